@@ -1,0 +1,151 @@
+// Command petrel is the Petrel server and its tools.
+//
+//	petrel server --datadir DIR --port N --server-id N [--root-password PW] [--config FILE]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"petrel/internal/config"
+	"petrel/node"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, `usage: petrel <command> [flags]
+
+commands:
+  server    run a Petrel server (petrel server --help)`)
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "server":
+		return runServer(args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		usage(stdout)
+		return 0
+	}
+	fmt.Fprintf(stderr, "petrel: unknown command %q\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+// serverFlags are the options of `petrel server`; the config file may set
+// the same ones under their MySQL names.
+type serverFlags struct {
+	datadir, bind, rootPW, configFile, logLevel string
+	port, serverID                              int
+}
+
+func runServer(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f serverFlags
+	fs.StringVar(&f.datadir, "datadir", "", "data directory (initialised on first start)")
+	fs.StringVar(&f.bind, "bind-address", "", "address to listen on (default 127.0.0.1)")
+	fs.IntVar(&f.port, "port", 0, "MySQL protocol port (default 3306)")
+	fs.IntVar(&f.serverID, "server-id", 0, "server_id (default 1)")
+	fs.StringVar(&f.rootPW, "root-password", "", "root password set when the datadir is initialised (default: generated and printed once)")
+	fs.StringVar(&f.configFile, "config", "", "my.cnf-style option file ([petrel] or [mysqld] section)")
+	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "petrel server: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+
+	vars := map[string]string{}
+	if f.configFile != "" {
+		cf, err := config.Load(f.configFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "petrel server: config: %v\n", err)
+			return 1
+		}
+		vars = cf.Merged("mysqld", "petrel")
+	}
+	// Options the node takes directly; flags win over the file.
+	take := func(name string, dst *string) {
+		if v, ok := vars[name]; ok {
+			if *dst == "" {
+				*dst = v
+			}
+			delete(vars, name)
+		}
+	}
+	takeInt := func(name string, dst *int) error {
+		if v, ok := vars[name]; ok {
+			delete(vars, name)
+			if *dst != 0 {
+				return nil
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("config: %s = %q is not a number", name, v)
+			}
+			*dst = n
+		}
+		return nil
+	}
+	take("datadir", &f.datadir)
+	take("bind_address", &f.bind)
+	take("root_password", &f.rootPW)
+	if err := takeInt("port", &f.port); err != nil {
+		fmt.Fprintf(stderr, "petrel server: %v\n", err)
+		return 1
+	}
+	if err := takeInt("server_id", &f.serverID); err != nil {
+		fmt.Fprintf(stderr, "petrel server: %v\n", err)
+		return 1
+	}
+	if f.port == 0 {
+		f.port = 3306
+	}
+	if f.serverID < 0 || f.serverID > 1<<32-1 {
+		fmt.Fprintf(stderr, "petrel server: --server-id %d out of range\n", f.serverID)
+		return 2
+	}
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(strings.ToUpper(f.logLevel))); err != nil {
+		fmt.Fprintf(stderr, "petrel server: --log-level: %v\n", err)
+		return 2
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
+
+	n, err := node.Open(node.Options{
+		Datadir: f.datadir, BindAddress: f.bind, Port: f.port, ServerID: uint32(f.serverID),
+		RootPassword: f.rootPW, Variables: vars, Logger: logger, Out: stdout,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "petrel server: %v\n", err)
+		return 1
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	s := <-sig
+	logger.Info("petrel: shutting down", "signal", s.String())
+	if err := n.Close(); err != nil {
+		fmt.Fprintf(stderr, "petrel server: shutdown: %v\n", err)
+		return 1
+	}
+	return 0
+}

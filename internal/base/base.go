@@ -1,0 +1,77 @@
+// Package base holds the small vocabulary every Petrel package shares:
+// the error classes that the server maps to MySQL error codes, and the
+// injectable clock.
+package base
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Class is a coarse error category. Exactly one place (sqlengine's error
+// mapping) turns a Class into a MySQL error code and SQLSTATE.
+type Class int
+
+const (
+	ClassInternal     Class = iota
+	ClassDeadlock           // 1213, whole transaction rolled back
+	ClassLockTimeout        // 1205, statement rolled back
+	ClassDiskFull           // 1021 / 3 (ER_DISK_FULL / ER_ERROR_ON_WRITE)
+	ClassReadOnly           // 1290 (--read-only)
+	ClassCorrupt            // refuse to start, or 1030 at runtime
+	ClassDuplicate          // 1062
+	ClassNotFound           // 1146 / 1049
+	ClassBadInput           // 1064-like, malformed input
+	ClassShutdown           // 1053
+	ClassWritesRefused      // storage/binlog lost durability: writes refused until fixed
+)
+
+// Error carries a Class alongside a package-prefixed message.
+type Error struct {
+	Class Class
+	Msg   string
+	Err   error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return e.Msg + ": " + e.Err.Error()
+	}
+	return e.Msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf builds an *Error of the given class.
+func Errorf(c Class, format string, args ...any) error {
+	return &Error{Class: c, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Wrap attaches a class and message to err.
+func Wrap(c Class, err error, format string, args ...any) error {
+	return &Error{Class: c, Msg: fmt.Sprintf(format, args...), Err: err}
+}
+
+// ClassOf reports the class of err, or ClassInternal.
+func ClassOf(err error) Class {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Class
+	}
+	return ClassInternal
+}
+
+// Clock is the time source every component takes, so tests can drive
+// timeouts and heartbeats without sleeping.
+type Clock interface {
+	Now() time.Time
+	// After behaves like time.After.
+	After(d time.Duration) <-chan time.Time
+}
+
+// RealClock is the wall clock.
+type RealClock struct{}
+
+func (RealClock) Now() time.Time                         { return time.Now() }
+func (RealClock) After(d time.Duration) <-chan time.Time { return time.After(d) }

@@ -1,0 +1,209 @@
+// Package node assembles one Petrel server from its parts: the datadir,
+// storage, the SQL engine and the MySQL protocol listener. cmd/petrel
+// parses flags and config into Options; tests build nodes directly.
+package node
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"petrel/sqlengine"
+	"petrel/storage"
+)
+
+// Options configures a Node. Zero values take the defaults noted.
+type Options struct {
+	// Datadir holds everything the server persists. Required.
+	Datadir string
+	// BindAddress; default 127.0.0.1.
+	BindAddress string
+	// Port; default 3306. 0 picks a free port.
+	Port int
+	// ServerID is server_id; default 1.
+	ServerID uint32
+	// RootPassword is used when the datadir is initialised. Empty means
+	// generate one and print it once to Out.
+	RootPassword string
+	// Variables are global variables from the config file.
+	Variables map[string]string
+	// Logger; default slog.Default().
+	Logger *slog.Logger
+	// Out receives the one-time generated root password; default os.Stdout.
+	Out io.Writer
+}
+
+// Node is a running Petrel server.
+type Node struct {
+	opts  Options
+	meta  datadirMeta
+	store *storage.Engine
+	sql   *sqlengine.Engine
+	srv   *sqlengine.Server
+}
+
+// datadirMeta is the datadir's identity file, like MySQL's auto.cnf.
+type datadirMeta struct {
+	Format     int    `json:"format"`
+	ServerUUID string `json:"server_uuid"`
+	Created    string `json:"created"`
+}
+
+const (
+	metaFile      = "petrel.json"
+	formatVersion = 1
+)
+
+// Open initialises the datadir if new, opens storage and the SQL engine and
+// starts listening.
+func Open(opts Options) (*Node, error) {
+	if opts.Datadir == "" {
+		return nil, errors.New("node: --datadir is required")
+	}
+	if opts.BindAddress == "" {
+		opts.BindAddress = "127.0.0.1"
+	}
+	if opts.ServerID == 0 {
+		opts.ServerID = 1
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Out == nil {
+		opts.Out = os.Stdout
+	}
+	n := &Node{opts: opts}
+	fresh, err := n.prepareDatadir()
+	if err != nil {
+		return nil, err
+	}
+	n.store, err = storage.Open(storage.Options{Dir: filepath.Join(opts.Datadir, "data"), Logger: opts.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("node: datadir %s: %w", opts.Datadir, err)
+	}
+	n.sql, err = sqlengine.New(sqlengine.Options{
+		Store: n.store, ServerID: opts.ServerID, ServerUUID: n.meta.ServerUUID,
+		Logger: opts.Logger, Variables: opts.Variables,
+	})
+	if err != nil {
+		n.store.Close()
+		return nil, fmt.Errorf("node: %w", err)
+	}
+	if fresh || !n.sql.HasUsers() {
+		pw := opts.RootPassword
+		if pw == "" {
+			pw = generatePassword()
+			fmt.Fprintf(opts.Out, "petrel: a temporary password is generated for root@localhost: %s\n", pw)
+		}
+		if err := n.sql.CreateRoot(pw); err != nil {
+			n.store.Close()
+			return nil, fmt.Errorf("node: create root account: %w", err)
+		}
+	}
+	addr := net.JoinHostPort(opts.BindAddress, strconv.Itoa(opts.Port))
+	n.srv, err = n.sql.Listen(addr)
+	if err != nil {
+		n.store.Close()
+		return nil, err
+	}
+	opts.Logger.Info("petrel: ready for connections", "addr", n.srv.Addr(), "server_id", opts.ServerID, "server_uuid", n.meta.ServerUUID, "version", sqlengine.Version)
+	return n, nil
+}
+
+// prepareDatadir creates a new datadir or checks an existing one is
+// Petrel's. It reports whether the datadir was new.
+func (n *Node) prepareDatadir() (bool, error) {
+	dir := n.opts.Datadir
+	p := filepath.Join(dir, metaFile)
+	b, err := os.ReadFile(p)
+	if err == nil {
+		if err := json.Unmarshal(b, &n.meta); err != nil || n.meta.ServerUUID == "" {
+			return false, fmt.Errorf("node: %s is corrupt (%v); refusing to start", p, err)
+		}
+		if n.meta.Format != formatVersion {
+			return false, fmt.Errorf("node: %s has format %d, this petrel reads %d; refusing to start", p, n.meta.Format, formatVersion)
+		}
+		if !storage.DirHasData(filepath.Join(dir, "data")) {
+			return false, fmt.Errorf("node: datadir %s has %s but no data directory; refusing to start", dir, metaFile)
+		}
+		return false, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return false, fmt.Errorf("node: read %s: %w", p, err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false, fmt.Errorf("node: datadir %s: %w", dir, err)
+	}
+	if len(entries) > 0 {
+		return false, fmt.Errorf("node: datadir %s is not empty and is not a Petrel datadir (no %s); refusing to start", dir, metaFile)
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return false, fmt.Errorf("node: create datadir: %w", err)
+	}
+	n.meta = datadirMeta{Format: formatVersion, ServerUUID: uuid.NewString(), Created: time.Now().UTC().Format(time.RFC3339)}
+	b, _ = json.MarshalIndent(n.meta, "", "  ")
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o640); err != nil {
+		return false, err
+	}
+	if err := syncFile(tmp); err != nil {
+		return false, err
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		return false, err
+	}
+	n.opts.Logger.Info("petrel: initialised datadir", "datadir", dir, "server_uuid", n.meta.ServerUUID)
+	return true, nil
+}
+
+func syncFile(p string) error {
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+func generatePassword() string {
+	const alphabet = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+	b := make([]byte, 16)
+	for i := range b {
+		v, _ := rand.Int(rand.Reader, big.NewInt(int64(len(alphabet))))
+		b[i] = alphabet[v.Int64()]
+	}
+	return string(b)
+}
+
+// Addr is the MySQL listening address.
+func (n *Node) Addr() string { return n.srv.Addr() }
+
+// ServerUUID is the datadir's server_uuid.
+func (n *Node) ServerUUID() string { return n.meta.ServerUUID }
+
+// SQL returns the SQL engine.
+func (n *Node) SQL() *sqlengine.Engine { return n.sql }
+
+// Close stops the listener and closes storage.
+func (n *Node) Close() error {
+	var errs []error
+	if n.srv != nil {
+		errs = append(errs, n.srv.Close())
+	}
+	if n.store != nil {
+		errs = append(errs, n.store.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,261 @@
+// Package sqlengine is Petrel's SQL layer: go-mysql-server (GMS) wired to
+// Petrel's Pebble storage. It owns the GMS database provider, tables and
+// indexes, sessions and transactions, system and status variables, users
+// and grants persistence, and the one mapping from Petrel errors to MySQL
+// error codes.
+//
+// Contract: every committed transaction passes through storage's commit
+// pipeline (and so through the commit sink) before the client's OK.
+package sqlengine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+
+	sqle "github.com/dolthub/go-mysql-server"
+	"github.com/dolthub/go-mysql-server/server"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/vitess/go/mysql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"petrel/internal/base"
+	"petrel/storage"
+)
+
+// Version is the server version string clients see.
+const Version = "8.0.40-petrel"
+
+// Options configures an Engine. Zero values take the defaults noted.
+type Options struct {
+	// Store is the storage engine. Required.
+	Store *storage.Engine
+	// ServerID is server_id; default 1.
+	ServerID uint32
+	// ServerUUID is server_uuid. Required.
+	ServerUUID string
+	// Logger; default slog.Default().
+	Logger *slog.Logger
+	// Variables are initial global variable values (from the config file),
+	// by MySQL name.
+	Variables map[string]string
+}
+
+// Engine is the SQL engine. Safe for concurrent use.
+type Engine struct {
+	opts  Options
+	store *storage.Engine
+	gms   *sqle.Engine
+	prov  *Provider
+	log   *slog.Logger
+}
+
+const usersMetaKey = "mysql_db"
+
+// New builds the SQL engine over opts.Store and loads users and grants.
+func New(opts Options) (*Engine, error) {
+	if opts.Store == nil {
+		return nil, errors.New("sqlengine: Options.Store is required")
+	}
+	if opts.ServerUUID == "" {
+		return nil, errors.New("sqlengine: Options.ServerUUID is required")
+	}
+	if opts.ServerID == 0 {
+		opts.ServerID = 1
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	e := &Engine{opts: opts, store: opts.Store, log: opts.Logger}
+	e.prov = NewProvider(opts.Store)
+	a := analyzer.NewDefault(e.prov)
+	e.gms = sqle.New(a, &sqle.Config{})
+	e.gms.Parser = schemaParser{e.gms.Parser}
+	if err := registerVariables(opts); err != nil {
+		return nil, err
+	}
+	registerStatus(e)
+
+	udb := a.Catalog.MySQLDb
+	blob, err := opts.Store.GetMeta(usersMetaKey)
+	if err != nil {
+		return nil, err
+	}
+	if blob != nil {
+		if err := udb.LoadData(sql.NewEmptyContext(), blob); err != nil {
+			return nil, base.Wrap(base.ClassCorrupt, err, "sqlengine: users and grants")
+		}
+		udb.SetEnabled(true)
+	}
+	udb.SetPersister(usersPersister{opts.Store})
+	return e, nil
+}
+
+// HasUsers reports whether any account exists (the datadir is initialised).
+func (e *Engine) HasUsers() bool {
+	blob, err := e.store.GetMeta(usersMetaKey)
+	return err == nil && blob != nil
+}
+
+// CreateRoot creates root@localhost and root@% with the given password and
+// persists only its hash.
+func (e *Engine) CreateRoot(password string) error {
+	udb := e.gms.Analyzer.Catalog.MySQLDb
+	ed := udb.Editor()
+	udb.AddSuperUser(ed, "root", "localhost", password)
+	udb.AddSuperUser(ed, "root", "%", password)
+	ctx := sql.NewEmptyContext()
+	err := udb.Persist(ctx, ed)
+	ed.Close()
+	return err
+}
+
+// GMS exposes the underlying GMS engine (tests, the replication applier).
+func (e *Engine) GMS() *sqle.Engine { return e.gms }
+
+// Store returns the storage engine.
+func (e *Engine) Store() *storage.Engine { return e.store }
+
+type usersPersister struct{ s *storage.Engine }
+
+func (p usersPersister) Persist(_ *sql.Context, data []byte) error {
+	return p.s.SetMetaSync(usersMetaKey, data)
+}
+
+// NewSession builds a session for a connection.
+func (e *Engine) NewSession(_ context.Context, conn *mysql.Conn, addr string) (sql.Session, error) {
+	host, user := "", ""
+	if u, ok := conn.UserData.(sql.MysqlConnectionUser); ok {
+		host, user = u.Host, u.User
+	}
+	client := sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}
+	return &Session{BaseSession: sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID), eng: e}, nil
+}
+
+// NewInternalSession builds a session not tied to a connection (the
+// replication applier, tests).
+func (e *Engine) NewInternalSession() *Session {
+	return &Session{BaseSession: sql.NewBaseSession(), eng: e, internal: true}
+}
+
+// NewContext returns a query context over session s.
+func (e *Engine) NewContext(ctx context.Context, s *Session) *sql.Context {
+	return sql.NewContext(ctx, sql.WithSession(s), sql.WithProcessList(e.gms.ProcessList))
+}
+
+// Listen starts the MySQL protocol server on addr. The returned server
+// runs until Close.
+func (e *Engine) Listen(addr string) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("sqlengine: listen %s: %w", addr, err)
+	}
+	cfg := server.Config{
+		Protocol:       "tcp",
+		Address:        ln.Addr().String(),
+		Listener:       ln,
+		Version:        Version,
+		MaxConnections: 1000,
+	}
+	s, err := server.NewServer(cfg, e.gms, sql.NewContext, e.NewSession, nil)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	srv := &Server{s: s, addr: ln.Addr().String(), done: make(chan error, 1)}
+	go func() { srv.done <- s.Start() }()
+	return srv, nil
+}
+
+// Server is a running MySQL protocol listener.
+type Server struct {
+	s    *server.Server
+	addr string
+	done chan error
+}
+
+// Addr is the listening address.
+func (s *Server) Addr() string { return s.addr }
+
+// Close stops accepting connections and closes existing ones.
+func (s *Server) Close() error {
+	err := s.s.Close()
+	<-s.done
+	return err
+}
+
+// checkWritable enforces read_only / super_read_only and refused writes.
+func (e *Engine) checkWritable(ctx *sql.Context) error {
+	if err := e.store.WriteError(); err != nil {
+		return toMySQLError(err)
+	}
+	s, _ := ctx.Session.(*Session)
+	if s != nil && s.internal {
+		return nil
+	}
+	if globalBool("super_read_only") {
+		return mysql.NewSQLError(mysql.EROptionPreventsStatement, mysql.SSUnknownSQLState,
+			"The MySQL server is running with the --super-read-only option so it cannot execute this statement")
+	}
+	if globalBool("read_only") && !e.hasSuper(ctx) {
+		return mysql.NewSQLError(mysql.EROptionPreventsStatement, mysql.SSUnknownSQLState,
+			"The MySQL server is running with the --read-only option so it cannot execute this statement")
+	}
+	return nil
+}
+
+func (e *Engine) hasSuper(ctx *sql.Context) bool {
+	udb := e.gms.Analyzer.Catalog.MySQLDb
+	if !udb.Enabled() {
+		return true
+	}
+	client := ctx.Session.Client()
+	rd := udb.Reader()
+	defer rd.Close()
+	u := udb.GetUser(rd, client.User, client.Address, false)
+	return u != nil && (u.IsSuperUser || u.PrivilegeSet.Has(sql.PrivilegeType_Super))
+}
+
+func globalBool(name string) bool {
+	_, v, ok := sql.SystemVariables.GetGlobal(name)
+	if !ok {
+		return false
+	}
+	n, _ := toInt64(v)
+	return n != 0
+}
+
+// schemaParser rewrites CREATE/DROP SCHEMA to CREATE/DROP DATABASE: GMS
+// rejects CREATE SCHEMA without a current database, which mysqlslap sends.
+type schemaParser struct{ sql.Parser }
+
+func fixSchema(stmt ast.Statement) ast.Statement {
+	if d, ok := stmt.(*ast.DBDDL); ok && strings.EqualFold(d.SchemaOrDatabase, "schema") {
+		d.SchemaOrDatabase = "database"
+	}
+	return stmt
+}
+
+func (p schemaParser) ParseSimple(q string) (ast.Statement, error) {
+	st, err := p.Parser.ParseSimple(q)
+	return fixSchema(st), err
+}
+
+func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Statement, string, string, error) {
+	st, a, b, err := p.Parser.Parse(ctx, q, multi)
+	return fixSchema(st), a, b, err
+}
+
+func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
+	st, a, b, err := p.Parser.ParseWithOptions(ctx, q, delim, multi, o)
+	return fixSchema(st), a, b, err
+}
+
+func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.ParserOptions) (ast.Statement, int, error) {
+	st, n, err := p.Parser.ParseOneWithOptions(ctx, q, o)
+	return fixSchema(st), n, err
+}

@@ -1,0 +1,290 @@
+package sqlengine
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+
+	"petrel/internal/base"
+	"petrel/storage"
+)
+
+// Session is one client connection's state. GMS drives it from a single
+// goroutine per connection; it is not safe for concurrent use.
+type Session struct {
+	*sql.BaseSession
+	eng *Engine
+	// internal sessions (the replication applier) may write on a
+	// read-only server.
+	internal bool
+}
+
+var (
+	_ sql.Session               = (*Session)(nil)
+	_ sql.TransactionSession    = (*Session)(nil)
+	_ sql.LifecycleAwareSession = (*Session)(nil)
+)
+
+// Transaction is the GMS face of a storage transaction.
+type Transaction struct {
+	txn      *storage.Txn
+	readOnly bool
+	// aborted is set when storage rolled the whole transaction back
+	// (deadlock victim); the session clears it at the end of the command.
+	aborted bool
+}
+
+func (t *Transaction) String() string   { return "petrel transaction" }
+func (t *Transaction) IsReadOnly() bool { return t.readOnly }
+
+// StartTransaction implements sql.TransactionSession. It is called before
+// every statement outside a transaction, reads included, so it allocates
+// nothing in storage until the first write.
+func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacteristic) (sql.Transaction, error) {
+	txn := s.eng.store.Begin()
+	if v, err := s.GetSessionVariable(ctx, "innodb_lock_wait_timeout"); err == nil {
+		if n, ok := toInt64(v); ok && n > 0 {
+			txn.SetLockTimeout(time.Duration(n) * time.Second)
+		}
+	}
+	return &Transaction{txn: txn, readOnly: tc == sql.ReadOnly}, nil
+}
+
+// CommitTransaction implements sql.TransactionSession. It returns only
+// when the transaction is durable (and acknowledged, with semi-sync); the
+// client's OK is written after it.
+func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error {
+	t, ok := tx.(*Transaction)
+	if !ok || t == nil {
+		return nil
+	}
+	if t.aborted {
+		return toMySQLError(base.Errorf(base.ClassDeadlock, "transaction was rolled back"))
+	}
+	if q := ctx.Query(); t.txn.HasWrites() && isDDL(q) {
+		t.txn.LogQuery(ctx.GetCurrentDatabase(), q)
+	}
+	if err := t.txn.Commit(ctx); err != nil {
+		return toMySQLError(err)
+	}
+	return nil
+}
+
+// Rollback implements sql.TransactionSession.
+func (s *Session) Rollback(_ *sql.Context, tx sql.Transaction) error {
+	if t, ok := tx.(*Transaction); ok && t != nil {
+		return t.txn.Rollback()
+	}
+	return nil
+}
+
+// CreateSavepoint implements sql.TransactionSession.
+func (s *Session) CreateSavepoint(*sql.Context, sql.Transaction, string) error {
+	return sql.ErrUnsupportedFeature.New("SAVEPOINT")
+}
+
+// RollbackToSavepoint implements sql.TransactionSession.
+func (s *Session) RollbackToSavepoint(*sql.Context, sql.Transaction, string) error {
+	return sql.ErrUnsupportedFeature.New("SAVEPOINT")
+}
+
+// ReleaseSavepoint implements sql.TransactionSession.
+func (s *Session) ReleaseSavepoint(*sql.Context, sql.Transaction, string) error {
+	return sql.ErrUnsupportedFeature.New("SAVEPOINT")
+}
+
+// CommandBegin implements sql.LifecycleAwareSession.
+func (s *Session) CommandBegin() error {
+	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil {
+		t.txn.SetLockingReads(false)
+	}
+	return nil
+}
+
+// CommandEnd implements sql.LifecycleAwareSession. GMS never rolls back a
+// failed autocommit statement, nor a deadlock victim: do it here, so the
+// next statement starts clean and no lock outlives its statement.
+func (s *Session) CommandEnd() {
+	t, ok := s.GetTransaction().(*Transaction)
+	if !ok || t == nil {
+		return
+	}
+	t.txn.SetLockingReads(false)
+	explicit := s.GetIgnoreAutoCommit() || !s.autocommit()
+	if t.aborted || !explicit {
+		_ = t.txn.Rollback()
+		s.SetTransaction(nil)
+		if t.aborted {
+			s.SetIgnoreAutoCommit(false)
+		}
+	}
+}
+
+// SessionEnd implements sql.LifecycleAwareSession: a dropped connection
+// rolls back its open transaction.
+func (s *Session) SessionEnd() {
+	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil {
+		_ = t.txn.Rollback()
+		s.SetTransaction(nil)
+	}
+}
+
+func (s *Session) autocommit() bool {
+	v, err := s.BaseSession.GetSessionVariable(nil, "autocommit")
+	if err != nil {
+		return true
+	}
+	n, _ := toInt64(v)
+	return n != 0
+}
+
+// GetSessionVariable returns the live global value for global-only
+// variables, so a session sees its own SET GLOBAL at once.
+func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (interface{}, error) {
+	if sv, v, ok := sql.SystemVariables.GetGlobal(name); ok && sv.IsGlobalOnly() {
+		return v, nil
+	}
+	return s.BaseSession.GetSessionVariable(ctx, name)
+}
+
+// GetAllSessionVariables: see GetSessionVariable.
+func (s *Session) GetAllSessionVariables() map[string]interface{} {
+	m := s.BaseSession.GetAllSessionVariables()
+	for k := range m {
+		if sv, v, ok := sql.SystemVariables.GetGlobal(k); ok && sv.IsGlobalOnly() {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+func toInt64(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int8:
+		return int64(x), true
+	case int16:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	case int64:
+		return x, true
+	case int:
+		return int64(x), true
+	case uint8:
+		return int64(x), true
+	case uint16:
+		return int64(x), true
+	case uint32:
+		return int64(x), true
+	case uint64:
+		return int64(x), true
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+// readTxn returns the statement's storage transaction.
+func readTxn(ctx *sql.Context) (*storage.Txn, error) {
+	t, ok := ctx.GetTransaction().(*Transaction)
+	if !ok || t == nil {
+		s, ok := ctx.Session.(*Session)
+		if !ok {
+			return nil, base.Errorf(base.ClassInternal, "sqlengine: session %T is not Petrel's", ctx.Session)
+		}
+		tx, err := s.StartTransaction(ctx, sql.ReadWrite)
+		if err != nil {
+			return nil, err
+		}
+		ctx.SetTransaction(tx)
+		t = tx.(*Transaction)
+	}
+	if t.aborted {
+		return nil, toMySQLError(base.Errorf(base.ClassDeadlock, "transaction was rolled back"))
+	}
+	return t.txn, nil
+}
+
+// writeTxn is readTxn for writes: it refuses them on a read-only server
+// (read_only for ordinary users, super_read_only for everyone but the
+// replication applier).
+func writeTxn(ctx *sql.Context) (*storage.Txn, error) {
+	if s, ok := ctx.Session.(*Session); ok {
+		if err := s.eng.checkWritable(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return readTxn(ctx)
+}
+
+// ddlTxn is writeTxn for DDL.
+func ddlTxn(ctx *sql.Context) (*storage.Txn, error) { return writeTxn(ctx) }
+
+// sessionError maps a storage error for the client; a deadlock victim's
+// transaction is rolled back whole, as InnoDB does.
+func sessionError(ctx *sql.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if base.ClassOf(err) == base.ClassDeadlock {
+		if t, ok := ctx.GetTransaction().(*Transaction); ok && t != nil {
+			_ = t.txn.Rollback()
+			t.aborted = true
+		}
+	}
+	return toMySQLError(err)
+}
+
+// toMySQLError is the one place a Petrel error class becomes a MySQL
+// error code and SQLSTATE. Errors that are not Petrel's pass through for
+// GMS's own mapping.
+func toMySQLError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *base.Error
+	if !asBase(err, &e) {
+		return err
+	}
+	msg := err.Error()
+	switch e.Class {
+	case base.ClassDeadlock:
+		return mysql.NewSQLError(mysql.ERLockDeadlock, mysql.SSLockDeadlock, "Deadlock found when trying to get lock; try restarting transaction")
+	case base.ClassLockTimeout:
+		return mysql.NewSQLError(mysql.ERLockWaitTimeout, mysql.SSUnknownSQLState, "Lock wait timeout exceeded; try restarting transaction")
+	case base.ClassDiskFull:
+		return mysql.NewSQLError(mysql.ERDiskFull, mysql.SSUnknownSQLState, "Disk full; %s", escape(msg))
+	case base.ClassReadOnly:
+		return mysql.NewSQLError(mysql.EROptionPreventsStatement, mysql.SSUnknownSQLState, "%s", escape(msg))
+	case base.ClassWritesRefused:
+		return mysql.NewSQLError(3 /* ER_ERROR_ON_WRITE */, mysql.SSUnknownSQLState, "%s", escape(msg))
+	case base.ClassCorrupt:
+		return mysql.NewSQLError(1030, mysql.SSUnknownSQLState, "Got error from storage engine: %s", escape(msg))
+	case base.ClassShutdown:
+		return mysql.NewSQLError(mysql.ERServerShutdown, mysql.SSUnknownSQLState, "Server shutdown in progress")
+	}
+	return mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "%s", escape(msg))
+}
+
+func escape(s string) string { return strings.ReplaceAll(s, "%", "%%") }
+
+func isDDL(q string) bool {
+	q = strings.TrimSpace(q)
+	if len(q) < 6 {
+		return false
+	}
+	w := strings.ToUpper(strings.Fields(q)[0])
+	switch w {
+	case "CREATE", "DROP", "ALTER", "RENAME", "TRUNCATE":
+		return true
+	}
+	return false
+}
+
+func asBase(err error, target **base.Error) bool { return errors.As(err, target) }

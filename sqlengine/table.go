@@ -1,0 +1,410 @@
+package sqlengine
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"petrel/storage"
+)
+
+// Table adapts a storage table to GMS. A Table value is cheap and built per
+// lookup; it resolves the latest storage definition when it edits, so a
+// plan built before a DDL does not write with a stale schema.
+type Table struct {
+	db *Database
+	t  *storage.Table
+}
+
+var (
+	_ sql.Table                 = (*Table)(nil)
+	_ sql.PrimaryKeyTable       = (*Table)(nil)
+	_ sql.CommentedTable        = (*Table)(nil)
+	_ sql.InsertableTable       = (*Table)(nil)
+	_ sql.UpdatableTable        = (*Table)(nil)
+	_ sql.DeletableTable        = (*Table)(nil)
+	_ sql.ReplaceableTable      = (*Table)(nil)
+	_ sql.TruncateableTable     = (*Table)(nil)
+	_ sql.AutoIncrementTable    = (*Table)(nil)
+	_ sql.IndexAddressableTable = (*Table)(nil)
+	_ sql.IndexAlterableTable   = (*Table)(nil)
+	_ sql.AlterableTable        = (*Table)(nil)
+	_ sql.RewritableTable       = (*Table)(nil)
+	_ sql.CheckTable            = (*Table)(nil)
+	_ sql.CheckAlterableTable   = (*Table)(nil)
+)
+
+func newTable(db *Database, t *storage.Table) *Table { return &Table{db: db, t: t} }
+
+// Storage returns the storage table (used by the applier and tests).
+func (t *Table) Storage() *storage.Table { return t.t }
+
+// Name implements sql.Nameable.
+func (t *Table) Name() string { return t.t.Def.Name }
+
+// String implements fmt.Stringer.
+func (t *Table) String() string { return t.t.Def.Name }
+
+// Schema implements sql.Table.
+func (t *Table) Schema() sql.Schema { return t.t.Schema }
+
+// Collation implements sql.Table.
+func (t *Table) Collation() sql.CollationID {
+	if t.t.Def.Collation == 0 {
+		return sql.Collation_Default
+	}
+	return sql.CollationID(t.t.Def.Collation)
+}
+
+// Comment implements sql.CommentedTable.
+func (t *Table) Comment() string { return t.t.Def.Comment }
+
+// PrimaryKeySchema implements sql.PrimaryKeyTable.
+func (t *Table) PrimaryKeySchema() sql.PrimaryKeySchema {
+	return sql.NewPrimaryKeySchema(t.t.Schema, t.t.Def.PK...)
+}
+
+// latest returns the current storage definition of this table.
+func (t *Table) latest() (*storage.Table, error) {
+	cur := t.db.p.e.Catalog().Table(t.db.name, t.t.Def.Name)
+	if cur == nil {
+		return nil, sql.ErrTableNotFound.New(t.t.Def.Name)
+	}
+	return cur, nil
+}
+
+type scanPartition struct {
+	lo, hi []byte
+	rng    sql.MySQLRange // nil for a full scan
+}
+
+func (p *scanPartition) Key() []byte { return p.lo }
+
+// Partitions implements sql.Table: one partition, the whole primary index.
+func (t *Table) Partitions(*sql.Context) (sql.PartitionIter, error) {
+	return sql.PartitionsToPartitionIter(&scanPartition{}), nil
+}
+
+// PartitionRows implements sql.Table.
+func (t *Table) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.RowIter, error) {
+	sp, ok := p.(*scanPartition)
+	if !ok {
+		return nil, fmt.Errorf("sqlengine: unexpected partition %T", p)
+	}
+	return t.scan(ctx, 0, sp, false, nil)
+}
+
+func (t *Table) scan(ctx *sql.Context, ixID uint8, sp *scanPartition, reverse bool, filter sql.Expression) (sql.RowIter, error) {
+	txn, err := readTxn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	it, err := txn.Scan(ctx, t.t, ixID, sp.lo, sp.hi, reverse)
+	if err != nil {
+		return nil, err
+	}
+	return &rowIter{it: it, filter: filter}, nil
+}
+
+type rowIter struct {
+	it     *storage.RowIter
+	filter sql.Expression
+}
+
+func (r *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
+	for {
+		row, err := r.it.Next()
+		if err != nil {
+			return nil, sessionError(ctx, err)
+		}
+		if row == nil {
+			return nil, io.EOF
+		}
+		if r.filter != nil {
+			ok, err := sql.EvaluateCondition(ctx, r.filter, row)
+			if err != nil {
+				return nil, err
+			}
+			if !sql.IsTrue(ok) {
+				continue
+			}
+		}
+		return row, nil
+	}
+}
+
+func (r *rowIter) Close(*sql.Context) error { return r.it.Close() }
+
+// Inserter implements sql.InsertableTable.
+func (t *Table) Inserter(ctx *sql.Context) sql.RowInserter { return t.editor(ctx) }
+
+// Updater implements sql.UpdatableTable. The scan feeding an UPDATE reads
+// with row locks, as InnoDB's current read does, so concurrent
+// read-modify-write statements never lose updates.
+func (t *Table) Updater(ctx *sql.Context) sql.RowUpdater {
+	if txn, err := readTxn(ctx); err == nil {
+		txn.SetLockingReads(true)
+	}
+	return t.editor(ctx)
+}
+
+// Deleter implements sql.DeletableTable; see Updater.
+func (t *Table) Deleter(ctx *sql.Context) sql.RowDeleter {
+	if txn, err := readTxn(ctx); err == nil {
+		txn.SetLockingReads(true)
+	}
+	return t.editor(ctx)
+}
+
+// Replacer implements sql.ReplaceableTable.
+func (t *Table) Replacer(ctx *sql.Context) sql.RowReplacer { return t.editor(ctx) }
+
+func (t *Table) editor(*sql.Context) *editor { return &editor{t: t} }
+
+// editor applies one statement's row edits to the session transaction.
+type editor struct {
+	t *Table
+}
+
+func (e *editor) target(ctx *sql.Context) (*storage.Txn, *storage.Table, error) {
+	txn, err := writeTxn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := e.t.latest()
+	if err != nil {
+		return nil, nil, err
+	}
+	return txn, st, nil
+}
+
+func (e *editor) StatementBegin(ctx *sql.Context) {
+	if txn, err := readTxn(ctx); err == nil {
+		txn.StatementBegin()
+	}
+}
+
+func (e *editor) DiscardChanges(ctx *sql.Context, _ error) error {
+	txn, err := readTxn(ctx)
+	if err != nil {
+		return nil
+	}
+	return txn.StatementRollback()
+}
+
+func (e *editor) StatementComplete(*sql.Context) error { return nil }
+
+func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
+	txn, st, err := e.target(ctx)
+	if err != nil {
+		return err
+	}
+	return sessionError(ctx, txn.Insert(ctx, st, row))
+}
+
+func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
+	txn, st, err := e.target(ctx)
+	if err != nil {
+		return err
+	}
+	return sessionError(ctx, txn.Update(ctx, st, old, new))
+}
+
+func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
+	txn, st, err := e.target(ctx)
+	if err != nil {
+		return err
+	}
+	return sessionError(ctx, txn.Delete(ctx, st, row))
+}
+
+func (e *editor) Close(*sql.Context) error { return nil }
+
+// SetAutoIncrementValue implements sql.AutoIncrementSetter.
+func (e *editor) SetAutoIncrementValue(ctx *sql.Context, v uint64) error {
+	txn, st, err := e.target(ctx)
+	if err != nil {
+		return err
+	}
+	return e.t.db.p.e.Catalog().PersistAutoIncrement(txn, st, v)
+}
+
+// AcquireAutoIncrementLock implements sql.AutoIncrementSetter; allocation
+// is atomic (innodb_autoinc_lock_mode=2), so there is nothing to lock.
+func (e *editor) AcquireAutoIncrementLock(*sql.Context) (func(), error) { return func() {}, nil }
+
+// Truncate implements sql.TruncateableTable.
+func (t *Table) Truncate(ctx *sql.Context) (int, error) {
+	txn, err := writeTxn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	st, err := t.latest()
+	if err != nil {
+		return 0, err
+	}
+	n, err := txn.RowCount(st)
+	if err != nil {
+		return 0, err
+	}
+	if err := txn.TruncateTable(st); err != nil {
+		return 0, err
+	}
+	return int(n), nil
+}
+
+// PeekNextAutoIncrementValue implements sql.AutoIncrementGetter.
+func (t *Table) PeekNextAutoIncrementValue(*sql.Context) (uint64, error) {
+	st, err := t.latest()
+	if err != nil {
+		return 0, err
+	}
+	return st.PeekAutoIncrement(), nil
+}
+
+// GetNextAutoIncrementValue implements sql.AutoIncrementTable: nil allocates
+// the next value; an explicit value moves the counter past it.
+func (t *Table) GetNextAutoIncrementValue(ctx *sql.Context, insertVal interface{}) (uint64, error) {
+	st, err := t.latest()
+	if err != nil {
+		return 0, err
+	}
+	if insertVal == nil {
+		return st.NextAutoIncrement(0), nil
+	}
+	v, _, err := types.Uint64.Convert(ctx, insertVal)
+	if err != nil {
+		return 0, err
+	}
+	return st.NextAutoIncrement(v.(uint64)), nil
+}
+
+// AutoIncrementSetter implements sql.AutoIncrementTable.
+func (t *Table) AutoIncrementSetter(ctx *sql.Context) sql.AutoIncrementSetter { return t.editor(ctx) }
+
+// GetChecks implements sql.CheckTable.
+func (t *Table) GetChecks(*sql.Context) ([]sql.CheckDefinition, error) {
+	var out []sql.CheckDefinition
+	for _, c := range t.t.Def.Checks {
+		out = append(out, sql.CheckDefinition{Name: c.Name, CheckExpression: c.Expr, Enforced: c.Enforced})
+	}
+	return out, nil
+}
+
+// CreateCheck implements sql.CheckAlterableTable.
+func (t *Table) CreateCheck(ctx *sql.Context, check *sql.CheckDefinition) error {
+	return t.alter(ctx, func(def *storage.TableDef) error {
+		for _, c := range def.Checks {
+			if strings.EqualFold(c.Name, check.Name) {
+				return sql.ErrDuplicateKey.New(check.Name)
+			}
+		}
+		def.Checks = append(def.Checks, storage.CheckDef{Name: check.Name, Expr: check.CheckExpression, Enforced: check.Enforced})
+		return nil
+	})
+}
+
+// DropCheck implements sql.CheckAlterableTable.
+func (t *Table) DropCheck(ctx *sql.Context, name string) error {
+	return t.alter(ctx, func(def *storage.TableDef) error {
+		for i, c := range def.Checks {
+			if strings.EqualFold(c.Name, name) {
+				def.Checks = append(def.Checks[:i], def.Checks[i+1:]...)
+				return nil
+			}
+		}
+		return sql.ErrUnknownConstraint.New(name)
+	})
+}
+
+func (t *Table) alter(ctx *sql.Context, fn func(*storage.TableDef) error) error {
+	txn, err := ddlTxn(ctx)
+	if err != nil {
+		return err
+	}
+	st, err := t.latest()
+	if err != nil {
+		return err
+	}
+	nt, err := t.db.p.e.Catalog().AlterTable(txn, st, fn)
+	if err != nil {
+		return err
+	}
+	t.t = nt
+	return nil
+}
+
+// AddColumn implements sql.AlterableTable. Rows are rewritten through
+// RewriteInserter, so this is only reached when GMS decides no rewrite is
+// needed; Petrel always asks for one.
+func (t *Table) AddColumn(*sql.Context, *sql.Column, *sql.ColumnOrder) error {
+	return fmt.Errorf("sqlengine: ADD COLUMN without rewrite is not supported")
+}
+
+// DropColumn implements sql.AlterableTable; see AddColumn.
+func (t *Table) DropColumn(*sql.Context, string) error {
+	return fmt.Errorf("sqlengine: DROP COLUMN without rewrite is not supported")
+}
+
+// ModifyColumn implements sql.AlterableTable; see AddColumn.
+func (t *Table) ModifyColumn(*sql.Context, string, *sql.Column, *sql.ColumnOrder) error {
+	return fmt.Errorf("sqlengine: MODIFY COLUMN without rewrite is not supported")
+}
+
+// ShouldRewriteTable implements sql.RewritableTable: Petrel rewrites rows
+// on every column change, so the stored encoding always matches the schema.
+func (t *Table) ShouldRewriteTable(*sql.Context, sql.PrimaryKeySchema, sql.PrimaryKeySchema, *sql.Column, *sql.Column) bool {
+	return true
+}
+
+// RewriteInserter implements sql.RewritableTable: it publishes the new
+// schema under a fresh table id, deletes the old rows, and returns an
+// inserter GMS fills with the projected rows.
+func (t *Table) RewriteInserter(ctx *sql.Context, oldSch, newSch sql.PrimaryKeySchema, oldCol, newCol *sql.Column, _ []sql.IndexColumn) (sql.RowInserter, error) {
+	txn, err := ddlTxn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st, err := t.latest()
+	if err != nil {
+		return nil, err
+	}
+	def := st.Def
+	def.Columns = nil
+	for _, c := range newSch.Schema {
+		def.Columns = append(def.Columns, storage.ColumnDefFrom(c))
+	}
+	def.PK = append([]int(nil), newSch.PkOrdinals...)
+	// Indexes follow renamed columns and lose dropped ones.
+	var idxs []storage.IndexDef
+	for _, ix := range st.Def.Indexes {
+		var cols []string
+		for _, c := range ix.Columns {
+			name := c
+			if oldCol != nil && strings.EqualFold(c, oldCol.Name) {
+				if newCol == nil {
+					continue
+				}
+				name = newCol.Name
+			}
+			if newSch.Schema.IndexOfColName(name) >= 0 {
+				cols = append(cols, name)
+			}
+		}
+		if len(cols) == 0 {
+			continue
+		}
+		ix.Columns = cols
+		idxs = append(idxs, ix)
+	}
+	def.Indexes = idxs
+	nt, err := t.db.p.e.Catalog().ReplaceTable(txn, st, def)
+	if err != nil {
+		return nil, err
+	}
+	t.t = nt
+	return &editor{t: t}, nil
+}

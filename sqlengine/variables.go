@@ -1,0 +1,140 @@
+package sqlengine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+)
+
+// registerVariables installs Petrel's system variables and applies the
+// config file's values. GMS keeps globals per process, so one process
+// hosts one server.
+func registerVariables(opts Options) error {
+	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
+	both := sql.GetMysqlScope(sql.SystemVariableScope_Both)
+	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
+		&sql.MysqlSystemVariable{Name: "version", Scope: global, Type: types.NewSystemStringType("version"), Default: Version},
+		&sql.MysqlSystemVariable{Name: "version_comment", Scope: global, Type: types.NewSystemStringType("version_comment"), Default: "Petrel"},
+		&sql.MysqlSystemVariable{Name: "server_uuid", Scope: global, Type: types.NewSystemStringType("server_uuid"), Default: opts.ServerUUID},
+		&sql.MysqlSystemVariable{Name: "server_id", Scope: global, Dynamic: true, Type: types.NewSystemUintType("server_id", 0, 4294967295), Default: uint32(opts.ServerID)},
+		&sql.MysqlSystemVariable{Name: "innodb_lock_wait_timeout", Scope: both, Dynamic: true, Type: types.NewSystemIntType("innodb_lock_wait_timeout", 1, 1073741824, false), Default: int64(50)},
+		&sql.MysqlSystemVariable{Name: "default_storage_engine", Scope: both, Dynamic: true, Type: types.NewSystemStringType("default_storage_engine"), Default: "InnoDB"},
+		&sql.MysqlSystemVariable{Name: "have_ssl", Scope: global, Type: types.NewSystemStringType("have_ssl"), Default: "DISABLED"},
+	})
+	if err := fixUintDefault("server_id", uint64(opts.ServerID)); err != nil {
+		return err
+	}
+	names := make([]string, 0, len(opts.Variables))
+	for k := range opts.Variables {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if err := SetGlobalFromString(k, opts.Variables[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func fixUintDefault(name string, v uint64) error {
+	return sql.SystemVariables.SetGlobal(sql.NewEmptyContext(), name, v)
+}
+
+// SetGlobalFromString sets a global variable from its config-file spelling
+// (dashes or underscores, ON/OFF, numbers, strings).
+func SetGlobalFromString(name, val string) error {
+	name = strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
+	sv, _, ok := sql.SystemVariables.GetGlobal(name)
+	if !ok {
+		return fmt.Errorf("unknown variable '%s'", name)
+	}
+	val = strings.Trim(strings.TrimSpace(val), `"'`)
+	var v any = val
+	if types.IsInteger(sv.GetType()) || isBoolType(sv.GetType()) {
+		switch strings.ToUpper(val) {
+		case "ON", "TRUE":
+			v = int64(1)
+		case "OFF", "FALSE":
+			v = int64(0)
+		default:
+			var n int64
+			if _, err := fmt.Sscan(val, &n); err != nil {
+				return fmt.Errorf("variable '%s' can't be set to the value of '%s'", name, val)
+			}
+			v = n
+		}
+	}
+	if err := sql.SystemVariables.SetGlobal(sql.NewEmptyContext(), name, v); err != nil {
+		return fmt.Errorf("variable '%s' can't be set to the value of '%s': %w", name, val, err)
+	}
+	return nil
+}
+
+func isBoolType(t sql.Type) bool {
+	return strings.Contains(strings.ToLower(fmt.Sprintf("%T", t)), "bool")
+}
+
+// statusRegistry adds Petrel's status variables to GMS's registry, which
+// has no way to add names: it wraps the registry and computes Petrel's
+// figures when a SHOW STATUS reads them.
+type statusRegistry struct {
+	sql.StatusVariableRegistry
+	mu    sync.RWMutex
+	extra map[string]func() any
+}
+
+var statusOnce sync.Once
+var status *statusRegistry
+
+// registerStatus installs the wrapper once per process and points it at e.
+func registerStatus(e *Engine) {
+	statusOnce.Do(func() {
+		status = &statusRegistry{StatusVariableRegistry: sql.StatusVariables, extra: map[string]func() any{}}
+		sql.StatusVariables = status
+	})
+	st := e.store
+	RegisterStatus("Innodb_row_lock_current_waits", func() any { return st.Stats().Locks.CurrentWaits })
+	RegisterStatus("Innodb_row_lock_waits", func() any { return st.Stats().Locks.TotalWaits })
+	RegisterStatus("Innodb_deadlocks", func() any { return st.Stats().Locks.Deadlocks })
+	RegisterStatus("Innodb_row_lock_timeouts", func() any { return st.Stats().Locks.Timeouts })
+	RegisterStatus("Petrel_commits", func() any { return st.Stats().Commits })
+	RegisterStatus("Petrel_rollbacks", func() any { return st.Stats().Rollbacks })
+	RegisterStatus("Petrel_storage_syncs", func() any { return st.Stats().StorageSyncs })
+}
+
+// RegisterStatus adds (or replaces) a computed global status variable.
+func RegisterStatus(name string, fn func() any) {
+	status.mu.Lock()
+	status.extra[name] = fn
+	status.mu.Unlock()
+}
+
+func (r *statusRegistry) NewGlobalMap() map[string]sql.StatusVarValue {
+	m := r.StatusVariableRegistry.NewGlobalMap()
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for name, fn := range r.extra {
+		m[name] = &sql.ImmutableStatusVarValue{
+			Var: &sql.MySQLStatusVariable{Name: name, Scope: sql.StatusVariableScope_Global, Type: types.Uint64, Default: uint64(0)},
+			Val: fn(),
+		}
+	}
+	return m
+}
+
+func (r *statusRegistry) GetGlobal(name string) (sql.StatusVariable, interface{}, bool) {
+	r.mu.RLock()
+	for n, fn := range r.extra {
+		if strings.EqualFold(n, name) {
+			r.mu.RUnlock()
+			return &sql.MySQLStatusVariable{Name: n, Scope: sql.StatusVariableScope_Global, Type: types.Uint64}, fn(), true
+		}
+	}
+	r.mu.RUnlock()
+	return r.StatusVariableRegistry.GetGlobal(name)
+}

@@ -1,0 +1,681 @@
+package storage
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/planbuilder"
+
+	"petrel/internal/base"
+)
+
+// ColumnDef is the persisted form of a column.
+type ColumnDef struct {
+	Name          string `json:"name"`
+	Type          string `json:"type"`
+	Nullable      bool   `json:"nullable,omitempty"`
+	PrimaryKey    bool   `json:"pk,omitempty"`
+	AutoIncrement bool   `json:"autoinc,omitempty"`
+	Default       string `json:"default,omitempty"`
+	Generated     string `json:"generated,omitempty"`
+	OnUpdate      string `json:"on_update,omitempty"`
+	Virtual       bool   `json:"virtual,omitempty"`
+	Comment       string `json:"comment,omitempty"`
+	Extra         string `json:"extra,omitempty"`
+}
+
+// IndexDef is the persisted form of a secondary index.
+type IndexDef struct {
+	ID      uint8    `json:"id"`
+	Name    string   `json:"name"`
+	Columns []string `json:"columns"`
+	Prefix  []uint16 `json:"prefix,omitempty"`
+	Unique  bool     `json:"unique,omitempty"`
+	Comment string   `json:"comment,omitempty"`
+}
+
+// TableDef is the persisted form of a table.
+type TableDef struct {
+	ID        uint32      `json:"id"`
+	Database  string      `json:"db"`
+	Name      string      `json:"name"`
+	Columns   []ColumnDef `json:"columns"`
+	PK        []int       `json:"pk"`
+	Indexes   []IndexDef  `json:"indexes,omitempty"`
+	Collation uint16      `json:"collation"`
+	Comment   string      `json:"comment,omitempty"`
+	Checks    []CheckDef  `json:"checks,omitempty"`
+}
+
+// CheckDef is a CHECK constraint.
+type CheckDef struct {
+	Name     string `json:"name"`
+	Expr     string `json:"expr"`
+	Enforced bool   `json:"enforced"`
+}
+
+// ViewDef is a persisted view.
+type ViewDef struct {
+	Name           string `json:"name"`
+	TextDefinition string `json:"text"`
+	CreateStmt     string `json:"create"`
+	SqlMode        string `json:"sql_mode,omitempty"`
+}
+
+// TriggerDef is a persisted trigger.
+type TriggerDef struct {
+	Name       string `json:"name"`
+	CreateStmt string `json:"create"`
+	CreatedAt  int64  `json:"created_at"`
+	SqlMode    string `json:"sql_mode,omitempty"`
+}
+
+// DatabaseDef is the persisted form of a database.
+type DatabaseDef struct {
+	Name      string       `json:"name"`
+	Collation uint16       `json:"collation"`
+	Views     []ViewDef    `json:"views,omitempty"`
+	Triggers  []TriggerDef `json:"triggers,omitempty"`
+}
+
+// Database is a database in the catalog.
+type Database struct {
+	mu     sync.RWMutex
+	def    DatabaseDef
+	tables map[string]*Table
+}
+
+// Def returns a copy of the database definition.
+func (d *Database) Def() DatabaseDef {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	c := d.def
+	c.Views = append([]ViewDef(nil), d.def.Views...)
+	c.Triggers = append([]TriggerDef(nil), d.def.Triggers...)
+	return c
+}
+
+// Name is the database's name as created.
+func (d *Database) Name() string { return d.def.Name }
+
+// Index is a resolved secondary index.
+type Index struct {
+	Def   IndexDef
+	Ords  []int // column ordinals in the table schema
+	Types []sql.Type
+}
+
+// Table is a resolved table: definition plus runtime counters. A *Table
+// is immutable once published; DDL publishes a new *Table.
+type Table struct {
+	Def     TableDef
+	Schema  sql.Schema
+	PKTypes []sql.Type
+	Indexes []*Index
+	// Hidden is true when the table has no primary key and rows are keyed
+	// by a hidden row id (as InnoDB's DB_ROW_ID).
+	Hidden bool
+
+	ctr *tableCounters
+}
+
+// tableCounters survive DDL that republishes the *Table.
+type tableCounters struct {
+	autoInc atomic.Uint64 // next AUTO_INCREMENT value
+	rowID   atomic.Uint64 // last hidden row id handed out
+}
+
+// AutoIncColumn returns the ordinal of the AUTO_INCREMENT column or -1.
+func (t *Table) AutoIncColumn() int {
+	for i, c := range t.Schema {
+		if c.AutoIncrement {
+			return i
+		}
+	}
+	return -1
+}
+
+// PeekAutoIncrement returns the next AUTO_INCREMENT value.
+func (t *Table) PeekAutoIncrement() uint64 {
+	v := t.ctr.autoInc.Load()
+	if v == 0 {
+		return 1
+	}
+	return v
+}
+
+// NextAutoIncrement allocates an AUTO_INCREMENT value. If explicit > 0 the
+// counter is bumped past it instead (an inserted explicit value).
+func (t *Table) NextAutoIncrement(explicit uint64) uint64 {
+	for {
+		raw := t.ctr.autoInc.Load()
+		cur := max(raw, 1)
+		if explicit > 0 {
+			if explicit < cur || t.ctr.autoInc.CompareAndSwap(raw, explicit+1) {
+				return explicit
+			}
+			continue
+		}
+		if t.ctr.autoInc.CompareAndSwap(raw, cur+1) {
+			return cur
+		}
+	}
+}
+
+// SetAutoIncrement sets the next AUTO_INCREMENT value (ALTER/TRUNCATE).
+func (t *Table) SetAutoIncrement(v uint64) { t.ctr.autoInc.Store(v) }
+
+// Catalog holds databases and tables. Safe for concurrent use. DDL
+// changes the in-memory catalog at once and writes its persisted form into
+// the DDL's transaction; a rolled-back DDL reloads the catalog.
+type Catalog struct {
+	e   *Engine
+	mu  sync.RWMutex
+	dbs map[string]*Database
+	// nextID is the next table id; ids are never reused.
+	nextID uint32
+}
+
+func newCatalog(e *Engine) *Catalog {
+	return &Catalog{e: e, dbs: map[string]*Database{}}
+}
+
+func lower(s string) string { return strings.ToLower(s) }
+
+func (c *Catalog) load() error {
+	dbs := map[string]*Database{}
+	it, err := c.e.db.NewIter(&pebble.IterOptions{LowerBound: metaKey(metaDatabase), UpperBound: metaKey(metaDatabase + 1)})
+	if err != nil {
+		return err
+	}
+	for it.First(); it.Valid(); it.Next() {
+		var def DatabaseDef
+		if err := json.Unmarshal(it.Value(), &def); err != nil {
+			it.Close()
+			return base.Wrap(base.ClassCorrupt, err, "storage: database definition %q", it.Key())
+		}
+		dbs[lower(def.Name)] = &Database{def: def, tables: map[string]*Table{}}
+	}
+	if err := it.Close(); err != nil {
+		return err
+	}
+	it, err = c.e.db.NewIter(&pebble.IterOptions{LowerBound: metaKey(metaTable), UpperBound: metaKey(metaTable + 1)})
+	if err != nil {
+		return err
+	}
+	var defs []TableDef
+	for it.First(); it.Valid(); it.Next() {
+		var def TableDef
+		if err := json.Unmarshal(it.Value(), &def); err != nil {
+			it.Close()
+			return base.Wrap(base.ClassCorrupt, err, "storage: table definition %q", it.Key())
+		}
+		defs = append(defs, def)
+	}
+	if err := it.Close(); err != nil {
+		return err
+	}
+	next, err := c.e.readUint64(metaKey(metaNextID))
+	if err != nil {
+		return err
+	}
+	for _, def := range defs {
+		db := dbs[lower(def.Database)]
+		if db == nil {
+			return base.Errorf(base.ClassCorrupt, "storage: table %s.%s belongs to no database", def.Database, def.Name)
+		}
+		t, err := resolveTable(def, nil)
+		if err != nil {
+			return base.Wrap(base.ClassCorrupt, err, "storage: table %s.%s", def.Database, def.Name)
+		}
+		if err := c.initCounters(t); err != nil {
+			return err
+		}
+		db.tables[lower(def.Name)] = t
+		if uint64(def.ID) >= next {
+			next = uint64(def.ID) + 1
+		}
+	}
+	if next == 0 {
+		next = 1
+	}
+	c.mu.Lock()
+	c.dbs = dbs
+	c.nextID = uint32(next)
+	c.mu.Unlock()
+	return nil
+}
+
+// Reload re-reads the catalog from storage (after a rolled-back DDL).
+func (c *Catalog) Reload() error { return c.load() }
+
+// initCounters sets the AUTO_INCREMENT and hidden row id counters from
+// the persisted floor and the largest key present.
+func (c *Catalog) initCounters(t *Table) error {
+	floor, err := c.e.readUint64(metaTableKey(metaAutoInc, t.Def.ID))
+	if err != nil {
+		return err
+	}
+	lo := indexPrefix(nil, t.Def.ID, 0)
+	it, err := c.e.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: prefixEnd(lo)})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	if t.Hidden {
+		if it.Last() {
+			k := it.Key()[len(lo):]
+			if len(k) == 8 {
+				t.ctr.rowID.Store(binary.BigEndian.Uint64(k))
+			}
+		}
+	}
+	ai := t.AutoIncColumn()
+	if ai < 0 {
+		return nil
+	}
+	maxv := uint64(0)
+	if len(t.Def.PK) > 0 && t.Def.PK[0] == ai {
+		if it.Last() {
+			row, err := decodeRow(it.Value(), t.Schema)
+			if err != nil {
+				return err
+			}
+			maxv = toUint64(row[ai])
+		}
+	} else {
+		for it.First(); it.Valid(); it.Next() {
+			row, err := decodeRow(it.Value(), t.Schema)
+			if err != nil {
+				return err
+			}
+			if v := toUint64(row[ai]); v > maxv {
+				maxv = v
+			}
+		}
+	}
+	next := maxv + 1
+	if floor > next {
+		next = floor
+	}
+	t.ctr.autoInc.Store(next)
+	return nil
+}
+
+func toUint64(v any) uint64 {
+	switch x := v.(type) {
+	case int8:
+		return uint64(max(x, 0))
+	case int16:
+		return uint64(max(x, 0))
+	case int32:
+		return uint64(max(x, 0))
+	case int64:
+		return uint64(max(x, 0))
+	case uint8:
+		return uint64(x)
+	case uint16:
+		return uint64(x)
+	case uint32:
+		return uint64(x)
+	case uint64:
+		return x
+	case float32:
+		return uint64(max(x, 0))
+	case float64:
+		return uint64(max(x, 0))
+	}
+	return 0
+}
+
+// resolveTable builds the runtime table for def. ctr carries counters over
+// from the previous version of the table (nil for a new one).
+func resolveTable(def TableDef, ctr *tableCounters) (*Table, error) {
+	sch := make(sql.Schema, len(def.Columns))
+	for i, cd := range def.Columns {
+		col, err := cd.toColumn(def.Name, def.Database)
+		if err != nil {
+			return nil, err
+		}
+		sch[i] = col
+	}
+	t := &Table{Def: def, Schema: sch, Hidden: len(def.PK) == 0, ctr: ctr}
+	if t.ctr == nil {
+		t.ctr = &tableCounters{}
+	}
+	for _, o := range def.PK {
+		if o < 0 || o >= len(sch) {
+			return nil, fmt.Errorf("primary key ordinal %d out of range", o)
+		}
+		t.PKTypes = append(t.PKTypes, sch[o].Type)
+	}
+	for _, id := range def.Indexes {
+		ix := &Index{Def: id}
+		for _, cn := range id.Columns {
+			o := sch.IndexOfColName(cn)
+			if o < 0 {
+				return nil, fmt.Errorf("index %s names unknown column %s", id.Name, cn)
+			}
+			ix.Ords = append(ix.Ords, o)
+			ix.Types = append(ix.Types, sch[o].Type)
+		}
+		t.Indexes = append(t.Indexes, ix)
+	}
+	return t, nil
+}
+
+// ColumnDefFrom converts a GMS column to its persisted form.
+func ColumnDefFrom(c *sql.Column) ColumnDef {
+	cd := ColumnDef{
+		Name: c.Name, Type: c.Type.String(), Nullable: c.Nullable, PrimaryKey: c.PrimaryKey,
+		AutoIncrement: c.AutoIncrement, Virtual: c.Virtual, Comment: c.Comment, Extra: c.Extra,
+	}
+	if c.Default != nil {
+		cd.Default = c.Default.String()
+	}
+	if c.Generated != nil {
+		cd.Generated = c.Generated.String()
+	}
+	if c.OnUpdate != nil {
+		cd.OnUpdate = c.OnUpdate.String()
+	}
+	return cd
+}
+
+func (cd ColumnDef) toColumn(table, db string) (*sql.Column, error) {
+	typ, err := planbuilder.ParseColumnTypeString(cd.Type)
+	if err != nil {
+		return nil, fmt.Errorf("column %s type %q: %w", cd.Name, cd.Type, err)
+	}
+	col := &sql.Column{
+		Name: cd.Name, Type: typ, Nullable: cd.Nullable, PrimaryKey: cd.PrimaryKey,
+		AutoIncrement: cd.AutoIncrement, Virtual: cd.Virtual, Comment: cd.Comment, Extra: cd.Extra,
+		Source: table, DatabaseSource: db,
+	}
+	if cd.Default != "" {
+		col.Default = sql.NewUnresolvedColumnDefaultValue(cd.Default)
+	}
+	if cd.Generated != "" {
+		col.Generated = sql.NewUnresolvedColumnDefaultValue(cd.Generated)
+	}
+	if cd.OnUpdate != "" {
+		col.OnUpdate = sql.NewUnresolvedColumnDefaultValue(cd.OnUpdate)
+	}
+	return col, nil
+}
+
+// Databases lists databases sorted by name.
+func (c *Catalog) Databases() []*Database {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]*Database, 0, len(c.dbs))
+	for _, d := range c.dbs {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].def.Name < out[j].def.Name })
+	return out
+}
+
+// Database looks a database up by name, case-insensitively.
+func (c *Catalog) Database(name string) *Database {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.dbs[lower(name)]
+}
+
+// Table looks a table up, case-insensitively.
+func (c *Catalog) Table(db, name string) *Table {
+	d := c.Database(db)
+	if d == nil {
+		return nil
+	}
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.tables[lower(name)]
+}
+
+// Tables lists a database's tables sorted by name.
+func (d *Database) Tables() []*Table {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	out := make([]*Table, 0, len(d.tables))
+	for _, t := range d.tables {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Def.Name < out[j].Def.Name })
+	return out
+}
+
+// ErrExists and ErrNotExist classify catalog conflicts.
+var (
+	ErrExists   = errors.New("storage: already exists")
+	ErrNotExist = errors.New("storage: does not exist")
+)
+
+// CreateDatabase adds a database within txn.
+func (c *Catalog) CreateDatabase(txn *Txn, name string, collation uint16) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.dbs[lower(name)]; ok {
+		return fmt.Errorf("%w: database %s", ErrExists, name)
+	}
+	d := &Database{def: DatabaseDef{Name: name, Collation: collation}, tables: map[string]*Table{}}
+	if err := txn.putJSON(metaKey(metaDatabase, lower(name)), d.def); err != nil {
+		return err
+	}
+	c.dbs[lower(name)] = d
+	return nil
+}
+
+// DropDatabase removes a database and all its tables within txn.
+func (c *Catalog) DropDatabase(txn *Txn, name string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.dbs[lower(name)]
+	if !ok {
+		return fmt.Errorf("%w: database %s", ErrNotExist, name)
+	}
+	for _, t := range d.tables {
+		if err := txn.dropTableData(t); err != nil {
+			return err
+		}
+	}
+	if err := txn.del(metaKey(metaDatabase, lower(name))); err != nil {
+		return err
+	}
+	delete(c.dbs, lower(name))
+	return nil
+}
+
+// UpdateDatabase rewrites a database's definition (views, triggers,
+// collation) within txn.
+func (c *Catalog) UpdateDatabase(txn *Txn, name string, fn func(*DatabaseDef) error) error {
+	d := c.Database(name)
+	if d == nil {
+		return fmt.Errorf("%w: database %s", ErrNotExist, name)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	def := d.def
+	def.Views = append([]ViewDef(nil), d.def.Views...)
+	def.Triggers = append([]TriggerDef(nil), d.def.Triggers...)
+	if err := fn(&def); err != nil {
+		return err
+	}
+	if err := txn.putJSON(metaKey(metaDatabase, lower(name)), def); err != nil {
+		return err
+	}
+	d.def = def
+	return nil
+}
+
+// CreateTable adds a table within txn. def.ID is assigned here.
+func (c *Catalog) CreateTable(txn *Txn, def TableDef) (*Table, error) {
+	d := c.Database(def.Database)
+	if d == nil {
+		return nil, fmt.Errorf("%w: database %s", ErrNotExist, def.Database)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.tables[lower(def.Name)]; ok {
+		return nil, fmt.Errorf("%w: table %s", ErrExists, def.Name)
+	}
+	def.Database = d.def.Name
+	c.mu.Lock()
+	def.ID = c.nextID
+	c.nextID++
+	next := c.nextID
+	c.mu.Unlock()
+	t, err := resolveTable(def, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := txn.put(metaKey(metaNextID), u64(uint64(next))); err != nil {
+		return nil, err
+	}
+	if err := txn.putJSON(metaTableKey(metaTable, def.ID), def); err != nil {
+		return nil, err
+	}
+	d.tables[lower(def.Name)] = t
+	return t, nil
+}
+
+// DropTable removes a table and its rows within txn.
+func (c *Catalog) DropTable(txn *Txn, db, name string) error {
+	d := c.Database(db)
+	if d == nil {
+		return fmt.Errorf("%w: database %s", ErrNotExist, db)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t, ok := d.tables[lower(name)]
+	if !ok {
+		return fmt.Errorf("%w: table %s", ErrNotExist, name)
+	}
+	if err := txn.dropTableData(t); err != nil {
+		return err
+	}
+	delete(d.tables, lower(name))
+	return nil
+}
+
+// RenameTable renames a table (and may move it to another database).
+func (c *Catalog) RenameTable(txn *Txn, db, from, toDB, to string) (*Table, error) {
+	src, dst := c.Database(db), c.Database(toDB)
+	if src == nil || dst == nil {
+		return nil, fmt.Errorf("%w: database", ErrNotExist)
+	}
+	src.mu.Lock()
+	if src != dst {
+		dst.mu.Lock()
+		defer dst.mu.Unlock()
+	}
+	defer src.mu.Unlock()
+	t, ok := src.tables[lower(from)]
+	if !ok {
+		return nil, fmt.Errorf("%w: table %s", ErrNotExist, from)
+	}
+	if _, ok := dst.tables[lower(to)]; ok {
+		return nil, fmt.Errorf("%w: table %s", ErrExists, to)
+	}
+	def := t.Def
+	def.Name, def.Database = to, dst.def.Name
+	nt, err := resolveTable(def, t.ctr)
+	if err != nil {
+		return nil, err
+	}
+	if err := txn.putJSON(metaTableKey(metaTable, def.ID), def); err != nil {
+		return nil, err
+	}
+	delete(src.tables, lower(from))
+	dst.tables[lower(to)] = nt
+	return nt, nil
+}
+
+// AlterTable replaces a table's definition in place (same id, same rows):
+// index and check changes, comments, column renames that keep the
+// encoding. Use ReplaceTable when rows must be rewritten.
+func (c *Catalog) AlterTable(txn *Txn, t *Table, fn func(*TableDef) error) (*Table, error) {
+	d := c.Database(t.Def.Database)
+	if d == nil {
+		return nil, fmt.Errorf("%w: database %s", ErrNotExist, t.Def.Database)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	cur, ok := d.tables[lower(t.Def.Name)]
+	if !ok {
+		return nil, fmt.Errorf("%w: table %s", ErrNotExist, t.Def.Name)
+	}
+	def := cur.Def
+	def.Columns = append([]ColumnDef(nil), cur.Def.Columns...)
+	def.PK = append([]int(nil), cur.Def.PK...)
+	def.Indexes = append([]IndexDef(nil), cur.Def.Indexes...)
+	def.Checks = append([]CheckDef(nil), cur.Def.Checks...)
+	if err := fn(&def); err != nil {
+		return nil, err
+	}
+	nt, err := resolveTable(def, cur.ctr)
+	if err != nil {
+		return nil, err
+	}
+	if err := txn.putJSON(metaTableKey(metaTable, def.ID), def); err != nil {
+		return nil, err
+	}
+	d.tables[lower(def.Name)] = nt
+	return nt, nil
+}
+
+// ReplaceTable publishes a new, empty table under t's name with a fresh id
+// and def's columns, and deletes t's rows. The caller re-inserts rows.
+func (c *Catalog) ReplaceTable(txn *Txn, t *Table, def TableDef) (*Table, error) {
+	d := c.Database(t.Def.Database)
+	if d == nil {
+		return nil, fmt.Errorf("%w: database %s", ErrNotExist, t.Def.Database)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	cur, ok := d.tables[lower(t.Def.Name)]
+	if !ok {
+		return nil, fmt.Errorf("%w: table %s", ErrNotExist, t.Def.Name)
+	}
+	c.mu.Lock()
+	def.ID = c.nextID
+	c.nextID++
+	next := c.nextID
+	c.mu.Unlock()
+	def.Name, def.Database = cur.Def.Name, cur.Def.Database
+	nt, err := resolveTable(def, cur.ctr)
+	if err != nil {
+		return nil, err
+	}
+	if err := txn.dropTableData(cur); err != nil {
+		return nil, err
+	}
+	if err := txn.put(metaKey(metaNextID), u64(uint64(next))); err != nil {
+		return nil, err
+	}
+	if err := txn.putJSON(metaTableKey(metaTable, def.ID), def); err != nil {
+		return nil, err
+	}
+	if v := cur.ctr.autoInc.Load(); v > 0 {
+		if err := txn.put(metaTableKey(metaAutoInc, def.ID), u64(v)); err != nil {
+			return nil, err
+		}
+	}
+	d.tables[lower(def.Name)] = nt
+	return nt, nil
+}
+
+// PersistAutoIncrement records an AUTO_INCREMENT floor for t within txn.
+func (c *Catalog) PersistAutoIncrement(txn *Txn, t *Table, v uint64) error {
+	t.SetAutoIncrement(v)
+	return txn.put(metaTableKey(metaAutoInc, t.Def.ID), u64(v))
+}

@@ -1,0 +1,142 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"petrel/internal/base"
+)
+
+// CommitRecord is what a committing transaction hands to the sink.
+type CommitRecord struct {
+	// Seq is the commit sequence number: dense, starting at 1, in commit order.
+	Seq uint64
+	// Changes are the row changes in statement order.
+	Changes []RowChange
+	// Queries are statements logged as such (DDL), before the row changes.
+	Queries []Query
+	// Time is the commit timestamp.
+	Time time.Time
+	// SinkPos is set by the sink in Append: an opaque position (for the
+	// binlog, the GTID state) stored in the same storage batch as the rows,
+	// so recovery knows exactly which sink records storage holds.
+	SinkPos []byte
+}
+
+// CommitSink receives every committing transaction. The binary log is the
+// production sink; it makes itself the commit point.
+type CommitSink interface {
+	// Append is called in commit order, under the engine's ordering lock:
+	// it must be quick (buffer the record, assign positions), never wait on
+	// I/O completion or the network.
+	Append(rec *CommitRecord) error
+	// Wait returns once rec is durable (and, with semi-sync, acknowledged).
+	// It is called concurrently by many committers, outside any global
+	// lock, so one fsync or one ack can release a whole group.
+	Wait(ctx context.Context, rec *CommitRecord) error
+	// Durable reports whether the sink's Wait makes records durable, so
+	// storage may apply its batch without its own fsync.
+	Durable() bool
+}
+
+// Commit commits the transaction: sink append (ordered), sink wait
+// (grouped), storage apply (ordered), lock release. The transaction is
+// finished whatever the outcome; on error nothing of it is visible.
+func (t *Txn) Commit(ctx context.Context) error {
+	if t.done {
+		return base.Errorf(base.ClassInternal, "storage: transaction already finished")
+	}
+	if !t.HasWrites() && len(t.queries) == 0 {
+		return t.Rollback()
+	}
+	e := t.e
+	defer func() {
+		t.done = true
+		if t.batch != nil {
+			t.batch.Close()
+			t.batch = nil
+		}
+		e.locks.ReleaseAll(t.id)
+	}()
+	if err := e.WriteError(); err != nil {
+		return err
+	}
+	rec := &CommitRecord{Changes: t.changes, Queries: t.queries, Time: time.Now()}
+
+	e.commitMu.Lock()
+	rec.Seq = e.nextSeq
+	sink := e.sink
+	var err error
+	if sink != nil {
+		err = sink.Append(rec)
+	}
+	if err == nil {
+		e.nextSeq++
+	}
+	e.commitMu.Unlock()
+	if err != nil {
+		e.refuseWrites(err)
+		return base.Wrap(classifyWriteErr(err), err, "storage: commit")
+	}
+
+	if sink != nil {
+		if err := sink.Wait(ctx, rec); err != nil {
+			// The record may be in the sink: storage must still take its
+			// place in the sequence (or recovery would see a gap), but the
+			// client hears of the failure. The sink decides whether writes
+			// may go on (semi-sync strict mode keeps the data; a failed
+			// fsync refuses further writes).
+			e.turn.wait(rec.Seq)
+			e.turn.pass(rec.Seq)
+			e.refuseWrites(err)
+			return base.Wrap(classifyWriteErr(err), err, "storage: commit")
+		}
+	}
+
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := t.batch.Set(metaKey(metaLastSeq), u64(rec.Seq), nil); err != nil {
+		return err
+	}
+	if rec.SinkPos != nil {
+		if err := t.batch.Set(metaKey(metaSinkPos), rec.SinkPos, nil); err != nil {
+			return err
+		}
+	}
+	syncStorage := !e.opts.NoSync && (sink == nil || !sink.Durable())
+
+	e.turn.wait(rec.Seq)
+	if syncStorage {
+		err = e.db.ApplyNoSyncWait(t.batch, pebble.Sync)
+	} else {
+		err = e.db.Apply(t.batch, pebble.NoSync)
+	}
+	e.turn.pass(rec.Seq)
+	if err == nil && syncStorage {
+		err = t.batch.SyncWait()
+		e.stats.StorageSyncs.Add(1)
+	}
+	if err != nil {
+		e.refuseWrites(err)
+		return base.Wrap(classifyWriteErr(err), err, "storage: commit")
+	}
+	e.stats.Commits.Add(1)
+	return nil
+}
+
+// SinkPos returns the sink position stored with the last applied commit.
+func (e *Engine) SinkPos() ([]byte, error) {
+	v, closer, err := e.db.Get(metaKey(metaSinkPos))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, base.Wrap(base.ClassCorrupt, err, "storage: read sink position")
+	}
+	defer closer.Close()
+	return append([]byte(nil), v...), nil
+}

@@ -1,0 +1,498 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"petrel/storage/keys"
+)
+
+func decodeRow(b []byte, sch sql.Schema) (sql.Row, error) { return keys.DecodeRow(b, sch) }
+
+func prefixEnd(p []byte) []byte { return keys.PrefixSuccessor(p) }
+
+// PKKey returns the storage key of row's primary-key entry.
+func (tb *Table) PKKey(dst []byte, row sql.Row) ([]byte, error) {
+	dst = indexPrefix(dst, tb.Def.ID, 0)
+	if tb.Hidden {
+		return nil, fmt.Errorf("storage: table %s has no primary key", tb.Def.Name)
+	}
+	for i, o := range tb.Def.PK {
+		var err error
+		dst, err = keys.AppendValue(dst, tb.PKTypes[i], row[o])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return dst, nil
+}
+
+// indexKey returns the key of row's entry in ix: index columns then primary
+// key suffix. hasNull reports whether an index column is NULL (a unique
+// index admits any number of those).
+func (tb *Table) indexKey(ix *Index, row sql.Row, pkSuffix []byte) (key []byte, prefixLen int, hasNull bool, err error) {
+	key = indexPrefix(nil, tb.Def.ID, ix.Def.ID)
+	for i, o := range ix.Ords {
+		v := row[o]
+		if v == nil {
+			hasNull = true
+		} else if i < len(ix.Def.Prefix) && ix.Def.Prefix[i] > 0 {
+			v = truncatePrefix(v, int(ix.Def.Prefix[i]))
+		}
+		key, err = keys.AppendValue(key, ix.Types[i], v)
+		if err != nil {
+			return nil, 0, false, err
+		}
+	}
+	prefixLen = len(key)
+	return append(key, pkSuffix...), prefixLen, hasNull, nil
+}
+
+func truncatePrefix(v any, n int) any {
+	switch s := v.(type) {
+	case string:
+		r := []rune(s)
+		if len(r) > n {
+			return string(r[:n])
+		}
+	case []byte:
+		if len(s) > n {
+			return s[:n]
+		}
+	}
+	return v
+}
+
+// rowKey returns the primary key of row, allocating a hidden row id for an
+// insert into a keyless table when alloc is set. For keyless tables the
+// row's identity is its hidden id, carried in a trailing position the
+// caller never sees; updates and deletes find it by content.
+func (t *Txn) rowKey(tb *Table, row sql.Row) ([]byte, error) {
+	if !tb.Hidden {
+		return tb.PKKey(nil, row)
+	}
+	id := tb.ctr.rowID.Add(1)
+	return binary.BigEndian.AppendUint64(indexPrefix(nil, tb.Def.ID, 0), id), nil
+}
+
+// Insert adds row. A duplicate primary or unique key returns GMS's
+// unique-key error carrying the existing row (REPLACE and ON DUPLICATE KEY
+// UPDATE need it).
+func (t *Txn) Insert(ctx context.Context, tb *Table, row sql.Row) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	key, err := t.rowKey(tb, row)
+	if err != nil {
+		return err
+	}
+	if err := t.lock(ctx, key); err != nil {
+		return err
+	}
+	if !tb.Hidden {
+		if old, ok, err := t.get(key); err != nil {
+			return err
+		} else if ok {
+			existing, derr := decodeRow(old, tb.Schema)
+			if derr != nil {
+				return derr
+			}
+			return sql.NewUniqueKeyErr(tb.keyString(tb.Def.PK, row), true, existing)
+		}
+	}
+	val, err := keys.EncodeRow(nil, tb.Schema, row)
+	if err != nil {
+		return err
+	}
+	if err := t.insertIndexes(ctx, tb, row, key); err != nil {
+		return err
+	}
+	if err := t.set(key, val, nil, false); err != nil {
+		return err
+	}
+	t.changes = append(t.changes, RowChange{Table: tb, After: row})
+	return nil
+}
+
+func (t *Txn) insertIndexes(ctx context.Context, tb *Table, row sql.Row, rowKey []byte) error {
+	pkSuffix := rowKey[len(indexPrefix(nil, tb.Def.ID, 0)):]
+	for _, ix := range tb.Indexes {
+		k, plen, hasNull, err := tb.indexKey(ix, row, pkSuffix)
+		if err != nil {
+			return err
+		}
+		if ix.Def.Unique && !hasNull {
+			if err := t.checkUnique(ctx, tb, ix, k[:plen], row); err != nil {
+				return err
+			}
+		}
+		if err := t.set(k, pkSuffix, nil, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkUnique locks the unique value and fails if another row holds it.
+func (t *Txn) checkUnique(ctx context.Context, tb *Table, ix *Index, prefix []byte, row sql.Row) error {
+	if err := t.lock(ctx, prefix); err != nil {
+		return err
+	}
+	it, err := t.newIter(prefix, prefixEnd(prefix))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	if !it.First() {
+		return it.Error()
+	}
+	existing, err := t.rowByPKSuffix(tb, it.Value())
+	if err != nil {
+		return err
+	}
+	return sql.NewUniqueKeyErr(tb.keyString(ix.Ords, row), false, existing)
+}
+
+func (t *Txn) rowByPKSuffix(tb *Table, suffix []byte) (sql.Row, error) {
+	k := append(indexPrefix(nil, tb.Def.ID, 0), suffix...)
+	v, ok, err := t.get(k)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("storage: index of %s points at missing row", tb.Def.Name)
+	}
+	return decodeRow(v, tb.Schema)
+}
+
+func (tb *Table) keyString(ords []int, row sql.Row) string {
+	parts := make([]string, len(ords))
+	for i, o := range ords {
+		parts[i] = fmt.Sprint(row[o])
+	}
+	return strings.Join(parts, "-")
+}
+
+// findKey returns the storage key of an existing row: its primary key, or
+// for keyless tables the first row with identical content.
+func (t *Txn) findKey(tb *Table, row sql.Row) ([]byte, []byte, error) {
+	if !tb.Hidden {
+		k, err := tb.PKKey(nil, row)
+		if err != nil {
+			return nil, nil, err
+		}
+		v, ok, err := t.get(k)
+		if err != nil || !ok {
+			return nil, nil, err
+		}
+		return k, v, nil
+	}
+	want, err := keys.EncodeRow(nil, tb.Schema, row)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := indexPrefix(nil, tb.Def.ID, 0)
+	it, err := t.newIter(p, prefixEnd(p))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		if bytes.Equal(it.Value(), want) {
+			return append([]byte(nil), it.Key()...), want, nil
+		}
+	}
+	return nil, nil, it.Error()
+}
+
+// Delete removes row (matched by primary key, or by content for keyless
+// tables). Deleting a missing row is a no-op.
+func (t *Txn) Delete(ctx context.Context, tb *Table, row sql.Row) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	key, val, err := t.findKey(tb, row)
+	if err != nil || key == nil {
+		return err
+	}
+	if err := t.lock(ctx, key); err != nil {
+		return err
+	}
+	old, err := decodeRow(val, tb.Schema)
+	if err != nil {
+		return err
+	}
+	if err := t.deleteIndexes(tb, old, key); err != nil {
+		return err
+	}
+	if err := t.delete(key, val); err != nil {
+		return err
+	}
+	t.changes = append(t.changes, RowChange{Table: tb, Before: old})
+	return nil
+}
+
+func (t *Txn) deleteIndexes(tb *Table, old sql.Row, rowKey []byte) error {
+	pkSuffix := rowKey[len(indexPrefix(nil, tb.Def.ID, 0)):]
+	for _, ix := range tb.Indexes {
+		k, _, _, err := tb.indexKey(ix, old, pkSuffix)
+		if err != nil {
+			return err
+		}
+		if err := t.delete(k, pkSuffix); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Update replaces old with new.
+func (t *Txn) Update(ctx context.Context, tb *Table, old, new sql.Row) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	key, val, err := t.findKey(tb, old)
+	if err != nil {
+		return err
+	}
+	if key == nil {
+		return nil
+	}
+	if err := t.lock(ctx, key); err != nil {
+		return err
+	}
+	cur, err := decodeRow(val, tb.Schema)
+	if err != nil {
+		return err
+	}
+	newKey := key
+	if !tb.Hidden {
+		if newKey, err = tb.PKKey(nil, new); err != nil {
+			return err
+		}
+	}
+	if !bytes.Equal(newKey, key) {
+		// Primary key changed: delete then insert, with the duplicate check.
+		if err := t.lock(ctx, newKey); err != nil {
+			return err
+		}
+		if oldv, ok, err := t.get(newKey); err != nil {
+			return err
+		} else if ok {
+			existing, derr := decodeRow(oldv, tb.Schema)
+			if derr != nil {
+				return derr
+			}
+			return sql.NewUniqueKeyErr(tb.keyString(tb.Def.PK, new), true, existing)
+		}
+		if err := t.deleteIndexes(tb, cur, key); err != nil {
+			return err
+		}
+		if err := t.delete(key, val); err != nil {
+			return err
+		}
+		if err := t.insertIndexes(ctx, tb, new, newKey); err != nil {
+			return err
+		}
+		nv, err := keys.EncodeRow(nil, tb.Schema, new)
+		if err != nil {
+			return err
+		}
+		if err := t.set(newKey, nv, nil, false); err != nil {
+			return err
+		}
+		t.changes = append(t.changes, RowChange{Table: tb, Before: cur, After: new})
+		return nil
+	}
+	pkSuffix := key[len(indexPrefix(nil, tb.Def.ID, 0)):]
+	for _, ix := range tb.Indexes {
+		ok, _, _, err := tb.indexKey(ix, cur, pkSuffix)
+		if err != nil {
+			return err
+		}
+		nk, plen, hasNull, err := tb.indexKey(ix, new, pkSuffix)
+		if err != nil {
+			return err
+		}
+		if bytes.Equal(ok, nk) {
+			continue
+		}
+		if err := t.delete(ok, pkSuffix); err != nil {
+			return err
+		}
+		if ix.Def.Unique && !hasNull {
+			if err := t.checkUnique(ctx, tb, ix, nk[:plen], new); err != nil {
+				return err
+			}
+		}
+		if err := t.set(nk, pkSuffix, nil, false); err != nil {
+			return err
+		}
+	}
+	nv, err := keys.EncodeRow(nil, tb.Schema, new)
+	if err != nil {
+		return err
+	}
+	if err := t.set(key, nv, val, true); err != nil {
+		return err
+	}
+	t.changes = append(t.changes, RowChange{Table: tb, Before: cur, After: new})
+	return nil
+}
+
+// GetRow reads the row with the given primary-key values.
+func (t *Txn) GetRow(ctx context.Context, tb *Table, key []byte) (sql.Row, error) {
+	if t.lockingReads {
+		if err := t.lock(ctx, key); err != nil {
+			return nil, err
+		}
+	}
+	v, ok, err := t.get(key)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return decodeRow(v, tb.Schema)
+}
+
+// RowIter iterates rows of one index range in key order.
+type RowIter struct {
+	t       *Txn
+	tb      *Table
+	it      *pebble.Iterator
+	primary bool
+	reverse bool
+	started bool
+	ctx     context.Context
+}
+
+// Scan iterates the rows whose entries in index ixID (0 = primary) lie in
+// [lo, hi). Bounds are full storage keys; nil means the whole index.
+func (t *Txn) Scan(ctx context.Context, tb *Table, ixID uint8, lo, hi []byte, reverse bool) (*RowIter, error) {
+	p := indexPrefix(nil, tb.Def.ID, ixID)
+	if lo == nil {
+		lo = p
+	}
+	if hi == nil {
+		hi = prefixEnd(p)
+	}
+	it, err := t.newIter(lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	return &RowIter{t: t, tb: tb, it: it, primary: ixID == 0, reverse: reverse, ctx: ctx}, nil
+}
+
+// IndexKeyPrefix returns the key prefix of index ixID of tb.
+func (tb *Table) IndexKeyPrefix(ixID uint8) []byte { return indexPrefix(nil, tb.Def.ID, ixID) }
+
+// Next returns the next row, or nil at the end.
+func (r *RowIter) Next() (sql.Row, error) {
+	for {
+		var ok bool
+		switch {
+		case !r.started && r.reverse:
+			ok = r.it.Last()
+		case !r.started:
+			ok = r.it.First()
+		case r.reverse:
+			ok = r.it.Prev()
+		default:
+			ok = r.it.Next()
+		}
+		r.started = true
+		if !ok {
+			return nil, r.it.Error()
+		}
+		var rowKey []byte
+		if r.primary {
+			rowKey = r.it.Key()
+		} else {
+			rowKey = append(indexPrefix(nil, r.tb.Def.ID, 0), r.it.Value()...)
+		}
+		if !r.primary || r.t.lockingReads {
+			// Secondary entries point at the row; locking reads re-read
+			// the latest version after the lock is granted.
+			rowKey = append([]byte(nil), rowKey...)
+			row, err := r.t.GetRow(r.ctx, r.tb, rowKey)
+			if err != nil {
+				return nil, err
+			}
+			if row == nil {
+				continue // deleted meanwhile
+			}
+			return row, nil
+		}
+		return decodeRow(r.it.Value(), r.tb.Schema)
+	}
+}
+
+// Close releases the iterator.
+func (r *RowIter) Close() error { return r.it.Close() }
+
+// RowCount counts the rows of tb (for information_schema / statistics).
+func (t *Txn) RowCount(tb *Table) (uint64, error) {
+	p := indexPrefix(nil, tb.Def.ID, 0)
+	it, err := t.newIter(p, prefixEnd(p))
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	var n uint64
+	for it.First(); it.Valid(); it.Next() {
+		n++
+	}
+	return n, it.Error()
+}
+
+// BuildIndex fills a newly added index from the table's rows.
+func (t *Txn) BuildIndex(ctx context.Context, tb *Table, ix *Index) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	t.catalogDirty = true
+	p := indexPrefix(nil, tb.Def.ID, 0)
+	it, err := t.newIter(p, prefixEnd(p))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		row, err := decodeRow(it.Value(), tb.Schema)
+		if err != nil {
+			return err
+		}
+		pkSuffix := append([]byte(nil), it.Key()[len(p):]...)
+		k, plen, hasNull, err := tb.indexKey(ix, row, pkSuffix)
+		if err != nil {
+			return err
+		}
+		if ix.Def.Unique && !hasNull {
+			if err := t.checkUnique(ctx, tb, ix, k[:plen], row); err != nil {
+				return err
+			}
+		}
+		if err := t.batch.Set(k, pkSuffix, nil); err != nil {
+			return err
+		}
+	}
+	return it.Error()
+}
+
+// DropIndexData deletes every entry of index ix of tb.
+func (t *Txn) DropIndexData(tb *Table, ix *Index) error {
+	if ix == nil {
+		return nil
+	}
+	if err := t.writable(); err != nil {
+		return err
+	}
+	t.catalogDirty = true
+	p := indexPrefix(nil, tb.Def.ID, ix.Def.ID)
+	return t.batch.DeleteRange(p, prefixEnd(p), nil)
+}

@@ -1,0 +1,258 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"petrel/internal/base"
+	"petrel/storage/lock"
+)
+
+// RowChange is one row event of a transaction, in statement order.
+// Before is nil for an insert, After is nil for a delete.
+type RowChange struct {
+	Table  *Table
+	Before sql.Row
+	After  sql.Row
+}
+
+// undoRec restores one key to its state before a statement wrote it.
+type undoRec struct {
+	key     []byte
+	prev    []byte
+	existed bool
+}
+
+// Txn is a transaction. Not safe for concurrent use: one session drives it.
+type Txn struct {
+	e  *Engine
+	id uint64
+
+	batch   *pebble.Batch // created on the first write
+	undo    []undoRec
+	changes []RowChange
+	// queries are statements logged as such (DDL), in order.
+	queries []Query
+
+	stmtUndo, stmtChanges, stmtQueries int
+	catalogDirty                       bool
+	// lockingReads makes scans lock each row and read its latest version
+	// (InnoDB's current read), set for the reads of UPDATE and DELETE.
+	lockingReads bool
+	lockTimeout  time.Duration
+	done         bool
+}
+
+// Query is a statement recorded in the transaction's change stream (DDL).
+type Query struct {
+	Database string
+	SQL      string
+}
+
+// Begin starts a transaction.
+func (e *Engine) Begin() *Txn {
+	return &Txn{e: e, id: e.nextTxnID.Add(1)}
+}
+
+// ID is the transaction's id (its lock owner).
+func (t *Txn) ID() uint64 { return t.id }
+
+// SetLockTimeout sets this transaction's lock wait timeout
+// (session innodb_lock_wait_timeout); <= 0 uses the engine default.
+func (t *Txn) SetLockTimeout(d time.Duration) { t.lockTimeout = d }
+
+// SetLockingReads switches InnoDB-style current reads on or off.
+func (t *Txn) SetLockingReads(on bool) { t.lockingReads = on }
+
+// LockingReads reports whether scans lock rows.
+func (t *Txn) LockingReads() bool { return t.lockingReads }
+
+// Changes returns the row changes so far.
+func (t *Txn) Changes() []RowChange { return t.changes }
+
+// HasWrites reports whether the transaction wrote anything.
+func (t *Txn) HasWrites() bool { return t.batch != nil && !t.batch.Empty() }
+
+// LogQuery records a statement (DDL) in the change stream.
+func (t *Txn) LogQuery(db, q string) { t.queries = append(t.queries, Query{Database: db, SQL: q}) }
+
+func (t *Txn) writable() error {
+	if t.done {
+		return base.Errorf(base.ClassInternal, "storage: transaction already finished")
+	}
+	if err := t.e.WriteError(); err != nil {
+		return err
+	}
+	if t.batch == nil {
+		t.batch = t.e.db.NewIndexedBatch()
+	}
+	return nil
+}
+
+// StatementBegin marks the start of a statement for statement rollback.
+func (t *Txn) StatementBegin() {
+	t.stmtUndo, t.stmtChanges, t.stmtQueries = len(t.undo), len(t.changes), len(t.queries)
+}
+
+// StatementRollback undoes the writes of the current statement; the
+// transaction stays open and keeps its locks, as InnoDB does.
+func (t *Txn) StatementRollback() error {
+	if t.batch == nil {
+		return nil
+	}
+	for i := len(t.undo) - 1; i >= t.stmtUndo; i-- {
+		u := t.undo[i]
+		var err error
+		if u.existed {
+			err = t.batch.Set(u.key, u.prev, nil)
+		} else {
+			err = t.batch.Delete(u.key, nil)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	t.undo = t.undo[:t.stmtUndo]
+	t.changes = t.changes[:t.stmtChanges]
+	t.queries = t.queries[:t.stmtQueries]
+	return nil
+}
+
+// lock takes the row lock on key for this transaction.
+func (t *Txn) lock(ctx context.Context, key []byte) error {
+	err := t.e.locks.Acquire(ctx, t.id, key, t.lockTimeout)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, lock.ErrDeadlock):
+		return base.Wrap(base.ClassDeadlock, err, "storage")
+	case errors.Is(err, lock.ErrLockWaitTimeout):
+		return base.Wrap(base.ClassLockTimeout, err, "storage")
+	}
+	return err
+}
+
+// put writes key without recording undo (catalog writes: a failed DDL
+// rolls back the whole transaction).
+func (t *Txn) put(key, val []byte) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	t.catalogDirty = true
+	return t.batch.Set(key, val, nil)
+}
+
+func (t *Txn) putJSON(key []byte, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return t.put(key, b)
+}
+
+func (t *Txn) del(key []byte) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	t.catalogDirty = true
+	return t.batch.Delete(key, nil)
+}
+
+// set writes key=val recording its previous state for statement undo.
+func (t *Txn) set(key, val []byte, prev []byte, existed bool) error {
+	t.undo = append(t.undo, undoRec{key: key, prev: prev, existed: existed})
+	return t.batch.Set(key, val, nil)
+}
+
+func (t *Txn) delete(key []byte, prev []byte) error {
+	t.undo = append(t.undo, undoRec{key: key, prev: prev, existed: true})
+	return t.batch.Delete(key, nil)
+}
+
+func (t *Txn) dropTableData(tb *Table) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	t.catalogDirty = true
+	p := tablePrefix(tb.Def.ID)
+	if err := t.batch.DeleteRange(p, prefixEnd(p), nil); err != nil {
+		return err
+	}
+	if err := t.batch.Delete(metaTableKey(metaTable, tb.Def.ID), nil); err != nil {
+		return err
+	}
+	return t.batch.Delete(metaTableKey(metaAutoInc, tb.Def.ID), nil)
+}
+
+// TruncateTable deletes every row of tb and resets its AUTO_INCREMENT.
+func (t *Txn) TruncateTable(tb *Table) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	t.catalogDirty = true
+	p := tablePrefix(tb.Def.ID)
+	if err := t.batch.DeleteRange(p, prefixEnd(p), nil); err != nil {
+		return err
+	}
+	tb.ctr.rowID.Store(0)
+	return t.e.cat.PersistAutoIncrement(t, tb, 1)
+}
+
+// get reads key as this transaction sees it (its own writes over the
+// latest committed state).
+func (t *Txn) get(key []byte) ([]byte, bool, error) {
+	var (
+		v      []byte
+		closer io.Closer
+		err    error
+	)
+	if t.batch != nil {
+		v, closer, err = t.batch.Get(key)
+	} else {
+		v, closer, err = t.e.db.Get(key)
+	}
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	out := append([]byte(nil), v...)
+	closer.Close()
+	return out, true, nil
+}
+
+func (t *Txn) newIter(lo, hi []byte) (*pebble.Iterator, error) {
+	o := &pebble.IterOptions{LowerBound: lo, UpperBound: hi}
+	if t.batch != nil {
+		return t.batch.NewIter(o)
+	}
+	return t.e.db.NewIter(o)
+}
+
+// Rollback discards the transaction and releases its locks.
+func (t *Txn) Rollback() error {
+	if t.done {
+		return nil
+	}
+	t.done = true
+	var err error
+	if t.batch != nil {
+		err = t.batch.Close()
+		t.batch = nil
+	}
+	t.e.locks.ReleaseAll(t.id)
+	t.e.stats.Rollbacks.Add(1)
+	if t.catalogDirty {
+		if rerr := t.e.cat.Reload(); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
