@@ -161,7 +161,7 @@ func (e *Engine) Listen(addr string) (*Server, error) {
 		Version:        Version,
 		MaxConnections: 1000,
 	}
-	s, err := server.NewServer(cfg, e.gms, sql.NewContext, e.NewSession, nil)
+	s, err := server.NewServerWithHandler(cfg, e.gms, sql.NewContext, e.NewSession, nil, wrapHandler)
 	if err != nil {
 		ln.Close()
 		return nil, err
