@@ -14,17 +14,17 @@ import (
 type Class int
 
 const (
-	ClassInternal     Class = iota
-	ClassDeadlock           // 1213, whole transaction rolled back
-	ClassLockTimeout        // 1205, statement rolled back
-	ClassDiskFull           // 1021 / 3 (ER_DISK_FULL / ER_ERROR_ON_WRITE)
-	ClassReadOnly           // 1290 (--read-only)
-	ClassCorrupt            // refuse to start, or 1030 at runtime
-	ClassDuplicate          // 1062
-	ClassNotFound           // 1146 / 1049
-	ClassBadInput           // 1064-like, malformed input
-	ClassShutdown           // 1053
-	ClassWritesRefused      // storage/binlog lost durability: writes refused until fixed
+	ClassInternal      Class = iota
+	ClassDeadlock            // 1213, whole transaction rolled back
+	ClassLockTimeout         // 1205, statement rolled back
+	ClassDiskFull            // 1021 / 3 (ER_DISK_FULL / ER_ERROR_ON_WRITE)
+	ClassReadOnly            // 1290 (--read-only)
+	ClassCorrupt             // refuse to start, or 1030 at runtime
+	ClassDuplicate           // 1062
+	ClassNotFound            // 1146 / 1049
+	ClassBadInput            // 1064-like, malformed input
+	ClassShutdown            // 1053
+	ClassWritesRefused       // storage/binlog lost durability: writes refused until fixed
 )
 
 // Error carries a Class alongside a package-prefixed message.
