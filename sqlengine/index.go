@@ -146,11 +146,12 @@ func (it *indexedTable) LookupPartitions(ctx *sql.Context, lookup sql.IndexLooku
 	}
 	var parts []sql.Partition
 	for _, r := range ranges {
-		lo, hi, empty := rangeBounds(ctx, it.Table.t, ix, r)
+		lo, hi, eqCols, empty := rangeBounds(ctx, it.Table.t, ix, r)
 		if empty {
 			continue
 		}
-		parts = append(parts, &lookupPartition{scanPartition: scanPartition{lo: lo, hi: hi, rng: r}, ix: ix, reverse: lookup.IsReverse})
+		point := ix.id == 0 && eqCols == len(ix.ords)
+		parts = append(parts, &lookupPartition{scanPartition: scanPartition{lo: lo, hi: hi, rng: r, point: point}, ix: ix, reverse: lookup.IsReverse})
 	}
 	return sql.PartitionsToPartitionIter(parts...), nil
 }
@@ -183,7 +184,7 @@ func (it *indexedTable) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.Ro
 // rangeBounds turns one GMS range into a [lo, hi) key span of ix. The span
 // may be wider than the range (lossy conversions, prefix columns): rows are
 // re-checked against the range, so wider is safe, narrower never happens.
-func rangeBounds(ctx *sql.Context, t *storage.Table, ix *Index, r sql.MySQLRange) (lo, hi []byte, empty bool) {
+func rangeBounds(ctx *sql.Context, t *storage.Table, ix *Index, r sql.MySQLRange) (lo, hi []byte, eqCols int, empty bool) {
 	prefix := t.IndexKeyPrefix(ix.id)
 	ords := ix.extendedOrds()
 	cur := prefix
@@ -209,6 +210,7 @@ func rangeBounds(ctx *sql.Context, t *storage.Table, ix *Index, r sql.MySQLRange
 				}
 				cur = enc
 				lo, hi = cur, keys.PrefixSuccessor(cur)
+				eqCols++
 				continue
 			}
 		}
@@ -235,7 +237,7 @@ func rangeBounds(ctx *sql.Context, t *storage.Table, ix *Index, r sql.MySQLRange
 		case sql.AboveNull:
 			lo = append(append([]byte(nil), cur...), 0x01)
 		case sql.AboveAll:
-			return nil, nil, true
+			return nil, nil, 0, true
 		}
 		switch ce.UpperBound.(type) {
 		case sql.Below:
@@ -253,7 +255,7 @@ func rangeBounds(ctx *sql.Context, t *storage.Table, ix *Index, r sql.MySQLRange
 		case sql.AboveNull:
 			hi = append(append([]byte(nil), cur...), 0x01)
 		case sql.BelowNull:
-			return nil, nil, true
+			return nil, nil, 0, true
 		}
 		return
 	}

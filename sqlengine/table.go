@@ -79,6 +79,8 @@ func (t *Table) latest() (*storage.Table, error) {
 type scanPartition struct {
 	lo, hi []byte
 	rng    sql.MySQLRange // nil for a full scan
+	// point is set when lo is a full primary key: one Get, no iterator.
+	point bool
 }
 
 func (p *scanPartition) Key() []byte { return p.lo }
@@ -101,6 +103,22 @@ func (t *Table) scan(ctx *sql.Context, ixID uint8, sp *scanPartition, reverse bo
 	txn, err := readTxn(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if sp.point {
+		row, err := txn.Point(ctx, t.t, sp.lo)
+		if err != nil {
+			return nil, sessionError(ctx, err)
+		}
+		if row == nil {
+			return sql.RowsToRowIter(), nil
+		}
+		if filter != nil {
+			ok, err := sql.EvaluateCondition(ctx, filter, row)
+			if err != nil || !sql.IsTrue(ok) {
+				return sql.RowsToRowIter(), err
+			}
+		}
+		return sql.RowsToRowIter(row), nil
 	}
 	it, err := txn.Scan(ctx, t.t, ixID, sp.lo, sp.hi, reverse)
 	if err != nil {

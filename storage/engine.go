@@ -51,6 +51,8 @@ type Options struct {
 	LockWaitTimeout time.Duration
 	// MemTableSize; default 64 MiB.
 	MemTableSize uint64
+	// CacheSize is the block cache (innodb_buffer_pool_size); default 256 MiB.
+	CacheSize int64
 	// NoSync makes storage commits skip the WAL fsync. Only safe when a
 	// durable sink (the binlog) can replay what storage lost. Default false.
 	NoSync bool
@@ -68,6 +70,9 @@ func (o *Options) setDefaults() error {
 	}
 	if o.LockWaitTimeout <= 0 {
 		o.LockWaitTimeout = 50 * time.Second
+	}
+	if o.CacheSize <= 0 {
+		o.CacheSize = 256 << 20
 	}
 	if o.MemTableSize == 0 {
 		o.MemTableSize = 64 << 20
@@ -119,7 +124,10 @@ func Open(opts Options) (*Engine, error) {
 	if err := opts.setDefaults(); err != nil {
 		return nil, err
 	}
+	cache := pebble.NewCache(opts.CacheSize)
+	defer cache.Unref()
 	po := &pebble.Options{
+		Cache:                       cache,
 		FS:                          opts.FS,
 		MemTableSize:                opts.MemTableSize,
 		MemTableStopWritesThreshold: 4,

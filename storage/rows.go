@@ -388,6 +388,12 @@ func (t *Txn) Scan(ctx context.Context, tb *Table, ixID uint8, lo, hi []byte, re
 	return &RowIter{t: t, tb: tb, it: it, primary: ixID == 0, reverse: reverse, ctx: ctx}, nil
 }
 
+// Point returns the row stored under the full primary key key (nil if
+// none): the one-Get path of primary-key equality lookups.
+func (t *Txn) Point(ctx context.Context, tb *Table, key []byte) (sql.Row, error) {
+	return t.GetRow(ctx, tb, key)
+}
+
 // IndexKeyPrefix returns the key prefix of index ixID of tb.
 func (tb *Table) IndexKeyPrefix(ixID uint8) []byte { return indexPrefix(nil, tb.Def.ID, ixID) }
 

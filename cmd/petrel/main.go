@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	_ "net/http/pprof"
 	"os"
 	"os/signal"
 	"strconv"
@@ -130,6 +132,10 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
+	if addr := os.Getenv("PETREL_PPROF"); addr != "" {
+		// Profiling endpoint for benchmark runs; loopback only by convention.
+		go func() { logger.Info("pprof", "err", http.ListenAndServe(addr, nil)) }()
+	}
 
 	n, err := node.Open(node.Options{
 		Datadir: f.datadir, BindAddress: f.bind, Port: f.port, ServerID: uint32(f.serverID),
