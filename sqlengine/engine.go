@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"sync"
 
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/server"
@@ -52,6 +53,10 @@ type Engine struct {
 	gms   *sqle.Engine
 	prov  *Provider
 	log   *slog.Logger
+
+	sessMu   sync.Mutex
+	sessions map[uint32]*Session // by connection id
+	fast     fastPlans
 }
 
 const usersMetaKey = "mysql_db"
@@ -70,7 +75,7 @@ func New(opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	e := &Engine{opts: opts, store: opts.Store, log: opts.Logger}
+	e := &Engine{opts: opts, store: opts.Store, log: opts.Logger, sessions: map[uint32]*Session{}}
 	e.prov = NewProvider(opts.Store)
 	a := analyzer.NewDefault(e.prov)
 	e.gms = sqle.New(a, &sqle.Config{})
@@ -133,7 +138,24 @@ func (e *Engine) NewSession(_ context.Context, conn *mysql.Conn, addr string) (s
 		host, user = u.Host, u.User
 	}
 	client := sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}
-	return &Session{BaseSession: sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID), eng: e}, nil
+	s := &Session{BaseSession: sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID), eng: e}
+	e.sessMu.Lock()
+	e.sessions[conn.ConnectionID] = s
+	e.sessMu.Unlock()
+	return s, nil
+}
+
+func (e *Engine) session(connID uint32) *Session {
+	e.sessMu.Lock()
+	defer e.sessMu.Unlock()
+	return e.sessions[connID]
+}
+
+func (e *Engine) connectionClosed(connID uint32) {
+	e.sessMu.Lock()
+	delete(e.sessions, connID)
+	e.sessMu.Unlock()
+	e.fast.drop(connID)
 }
 
 // NewInternalSession builds a session not tied to a connection (the
@@ -161,7 +183,7 @@ func (e *Engine) Listen(addr string) (*Server, error) {
 		Version:        Version,
 		MaxConnections: 1000,
 	}
-	s, err := server.NewServerWithHandler(cfg, e.gms, sql.NewContext, e.NewSession, nil, wrapHandler)
+	s, err := server.NewServerWithHandler(cfg, e.gms, sql.NewContext, e.NewSession, nil, e.wrapHandler)
 	if err != nil {
 		ln.Close()
 		return nil, err

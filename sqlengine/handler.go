@@ -16,9 +16,17 @@ import (
 // up to what MySQL clients expect.
 type errHandler struct {
 	mysql.Handler
+	e *Engine
 }
 
-func wrapHandler(h mysql.Handler) (mysql.Handler, error) { return &errHandler{Handler: h}, nil }
+func (e *Engine) wrapHandler(h mysql.Handler) (mysql.Handler, error) {
+	return &errHandler{Handler: h, e: e}, nil
+}
+
+func (h *errHandler) ConnectionClosed(c *mysql.Conn) {
+	h.Handler.ConnectionClosed(c)
+	h.e.connectionClosed(c.ConnectionID)
+}
 
 func (h *errHandler) ComInitDB(c *mysql.Conn, schema string) error {
 	return clientError(h.Handler.ComInitDB(c, schema))
@@ -35,10 +43,24 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 
 func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p *mysql.PrepareData) ([]*querypb.Field, error) {
 	f, err := h.Handler.ComPrepare(ctx, c, q, p)
+	if err == nil && p != nil && p.ParamsCount == 1 {
+		if s := h.e.session(c.ConnectionID); s != nil {
+			if plan := h.e.planPointSelect(s, q, f); plan != nil {
+				h.e.fast.put(c.ConnectionID, q, plan)
+			}
+		}
+	}
 	return f, clientError(err)
 }
 
 func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.PrepareData, cb func(*sqltypes.Result) error) error {
+	if plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt); plan != nil {
+		if s := h.e.session(c.ConnectionID); s != nil {
+			if ok, err := h.e.execPointSelect(ctx, s, plan, p.BindVars, cb); ok {
+				return clientError(err)
+			}
+		}
+	}
 	return clientError(h.Handler.ComStmtExecute(ctx, c, p, cb))
 }
 

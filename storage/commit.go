@@ -50,7 +50,8 @@ func (t *Txn) Commit(ctx context.Context) error {
 		return base.Errorf(base.ClassInternal, "storage: transaction already finished")
 	}
 	if !t.HasWrites() && len(t.queries) == 0 {
-		return t.Rollback()
+		t.release()
+		return nil
 	}
 	e := t.e
 	defer func() {

@@ -33,6 +33,22 @@ func (tb *Table) PKKey(dst []byte, row sql.Row) ([]byte, error) {
 	return dst, nil
 }
 
+// PKKeyFromValues returns the primary-key storage key for the given key
+// column values (already converted to the column types).
+func (tb *Table) PKKeyFromValues(vals []any) ([]byte, error) {
+	if tb.Hidden || len(vals) != len(tb.PKTypes) {
+		return nil, fmt.Errorf("storage: table %s: %d key values for %d key columns", tb.Def.Name, len(vals), len(tb.PKTypes))
+	}
+	dst := indexPrefix(nil, tb.Def.ID, 0)
+	for i, v := range vals {
+		var err error
+		if dst, err = keys.AppendValue(dst, tb.PKTypes[i], v); err != nil {
+			return nil, err
+		}
+	}
+	return dst, nil
+}
+
 // indexKey returns the key of row's entry in ix: index columns then primary
 // key suffix. hasNull reports whether an index column is NULL (a unique
 // index admits any number of those).

@@ -236,11 +236,8 @@ func (t *Txn) newIter(lo, hi []byte) (*pebble.Iterator, error) {
 	return t.e.db.NewIter(o)
 }
 
-// Rollback discards the transaction and releases its locks.
-func (t *Txn) Rollback() error {
-	if t.done {
-		return nil
-	}
+// release finishes the transaction without applying anything.
+func (t *Txn) release() error {
 	t.done = true
 	var err error
 	if t.batch != nil {
@@ -248,7 +245,19 @@ func (t *Txn) Rollback() error {
 		t.batch = nil
 	}
 	t.e.locks.ReleaseAll(t.id)
-	t.e.stats.Rollbacks.Add(1)
+	return err
+}
+
+// Rollback discards the transaction and releases its locks.
+func (t *Txn) Rollback() error {
+	if t.done {
+		return nil
+	}
+	wrote := t.HasWrites()
+	err := t.release()
+	if wrote {
+		t.e.stats.Rollbacks.Add(1)
+	}
 	if t.catalogDirty {
 		if rerr := t.e.cat.Reload(); rerr != nil && err == nil {
 			err = rerr

@@ -49,8 +49,9 @@
 // integer conversions). Out-of-range values return an error wrapping
 // ErrOutOfRange, values that cannot be converted at all return ErrInvalidValue.
 // Conversion may round (e.g. 1.5 for an INT column encodes as 2, as GMS's
-// Convert and Compare do); callers that build range scans from such literals
-// must widen their bounds themselves.
+// Convert and Compare do; 0.1 for a FLOAT column encodes as float32(0.1));
+// callers that build range scans from such literals must widen their bounds
+// themselves.
 //
 // # Row encoding (EncodeRow, DecodeRow)
 //
@@ -73,5 +74,8 @@
 // DecodeRow does not apply column defaults, the caller must. More stored
 // columns than the schema has is an error. DecodeRow never retains or aliases
 // the input buffer, and never panics on malformed input: it returns an error
-// wrapping ErrCorrupt.
+// wrapping ErrCorrupt. Besides the framing it validates each value's domain
+// (integer width, ENUM index, SET/BIT width, YEAR/TIME/DATETIME range and
+// fractional precision, DECIMAL scale and magnitude, JSON syntax, EWKB);
+// string and blob contents are returned as stored.
 package keys

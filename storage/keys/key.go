@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/shopspring/decimal"
@@ -243,27 +246,81 @@ func appendCollatedKey(dst []byte, s string, coll sql.CollationID) ([]byte, erro
 	if enc == nil || weight == nil {
 		return dst, fmt.Errorf("collation %s is not implemented", coll.Name())
 	}
-	for len(s) > 0 {
-		r, n := enc.NextRune(s)
-		if n <= 0 || n > len(s) {
-			return dst, fmt.Errorf("malformed string for collation %s", coll.Name())
+	ascii := asciiWeights(coll, weight)
+	// Each rune takes at least one input byte and at most maxWeightLen output
+	// bytes, so size the output once and write into it directly.
+	start := len(dst)
+	out := slices.Grow(dst, maxWeightLen*len(s)+1)[:start+maxWeightLen*len(s)+1]
+	pos := start
+	for i := 0; i < len(s); {
+		var w int32
+		// Every GMS encoder decodes a byte below 0x80 as that rune.
+		if c := s[i]; c < utf8.RuneSelf {
+			w = ascii[c]
+			i++
+		} else {
+			r, n := enc.NextRune(s[i:])
+			if n <= 0 || n > len(s)-i {
+				return dst, fmt.Errorf("malformed string for collation %s", coll.Name())
+			}
+			w = weight(r)
+			i += n
 		}
-		dst = appendWeight(dst, weight(r))
-		s = s[n:]
+		// The common one- and two-byte weights are written inline.
+		if uint32(w) < 1<<8 {
+			out[pos], out[pos+1] = 0x02, byte(w)
+			pos += 2
+		} else if uint32(w) < 1<<16 {
+			out[pos], out[pos+1], out[pos+2] = 0x03, byte(w>>8), byte(w)
+			pos += 3
+		} else {
+			pos += putWeight(out[pos:], w)
+		}
 	}
-	return append(dst, 0x00), nil
+	out[pos] = 0x00
+	return out[:pos+1], nil
 }
 
-func appendWeight(dst []byte, w int32) []byte {
-	if w < 0 {
+const maxWeightLen = 5
+
+// putWeight writes the length-classed encoding of w to b and returns its size.
+func putWeight(b []byte, w int32) int {
+	_ = b[maxWeightLen-1]
+	switch {
+	case w < 0:
 		// Negative int32s keep their relative order as uint32 bit patterns.
-		return appendBE(append(dst, 0x01), uint64(uint32(w)), 4)
+		b[0] = 0x01
+	case w < 1<<8:
+		b[0], b[1] = 0x02, byte(w)
+		return 2
+	case w < 1<<16:
+		b[0], b[1], b[2] = 0x03, byte(w>>8), byte(w)
+		return 3
+	case w < 1<<24:
+		b[0], b[1], b[2], b[3] = 0x04, byte(w>>16), byte(w>>8), byte(w)
+		return 4
+	default:
+		b[0] = 0x05
 	}
-	n := byteLen(uint64(w))
-	if n == 0 {
-		n = 1
+	b[1], b[2], b[3], b[4] = byte(w>>24), byte(w>>16), byte(w>>8), byte(w)
+	return 5
+}
+
+// asciiWeightCache maps a sql.CollationID to its *[utf8.RuneSelf]int32
+// weights for ASCII runes. Most key text is ASCII and Sorter calls (often map
+// lookups) dominate the cost of encoding it.
+var asciiWeightCache sync.Map
+
+func asciiWeights(coll sql.CollationID, weight sql.CollationSorter) *[utf8.RuneSelf]int32 {
+	if tbl, ok := asciiWeightCache.Load(coll); ok {
+		return tbl.(*[utf8.RuneSelf]int32)
 	}
-	return appendBE(append(dst, byte(0x01+n)), uint64(w), n)
+	tbl := new([utf8.RuneSelf]int32)
+	for r := range tbl {
+		tbl[r] = weight(rune(r))
+	}
+	asciiWeightCache.Store(coll, tbl)
+	return tbl
 }
 
 // appendEscapedBytes encodes b so that byte order and prefix order survive:

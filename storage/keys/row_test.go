@@ -226,10 +226,14 @@ func TestDecodeRowRejectsMalformed(t *testing.T) {
 		{types.MustCreateSetType([]string{"a", "b"}, sql.Collation_Default), []byte{4}},
 		{types.Year, []byte{0xD8, 0x04 * 20}},
 		{types.Time, []byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01}},
-		{types.MustCreateColumnDecimalType(10, 2), []byte{0, 2, 0}}, // non-canonical magnitude
-		{types.MustCreateColumnDecimalType(10, 2), []byte{0, 1}},    // negative zero
-		{types.JSON, []byte{3, '{', '"', '}'}},                      // not JSON
-		{types.PointType{}, []byte{3, 1, 2, 3}},                     // not EWKB
+		{types.MustCreateColumnDecimalType(10, 2), []byte{0, 2, 0}},                            // non-canonical magnitude
+		{types.MustCreateColumnDecimalType(10, 2), []byte{0, 1}},                               // negative zero
+		{types.MustCreateColumnDecimalType(10, 2), []byte{5, 2, 1}},                            // exponent -3 exceeds scale 2
+		{types.MustCreateColumnDecimalType(10, 2), []byte{0xFE, 0xFF, 0xFF, 0xFF, 0x0F, 2, 1}}, // 1e2147483647
+		{types.Date, []byte{2}},                 // 1µs after the epoch is not a date
+		{types.Datetime, []byte{0xD0, 0x0F}},    // 1ms, DATETIME(0) has whole seconds
+		{types.JSON, []byte{3, '{', '"', '}'}},  // not JSON
+		{types.PointType{}, []byte{3, 1, 2, 3}}, // not EWKB
 	}
 	for _, d := range domain {
 		b := append([]byte{rowFormatV1, 1, tagValue}, d.enc...)

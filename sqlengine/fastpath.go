@@ -1,0 +1,272 @@
+package sqlengine
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"petrel/storage"
+)
+
+// The point-select fast path. GMS re-binds and re-analyses every execution
+// of a prepared statement, which costs more CPU than the lookup itself.
+// Prepared statements of the exact shape
+//
+//	SELECT col, ... FROM [db.]t WHERE pk = ?
+//
+// on a table with a single-column integer primary key are executed here
+// instead: one storage Get, no planner. Anything else, and any doubt at
+// execution time (schema changed, different current database, a type the
+// fast path does not convert), falls back to GMS, which stays the
+// reference behaviour.
+
+// pointPlan is a prepared point select recognised at prepare time.
+type pointPlan struct {
+	db, table string
+	qualified bool
+	tableID   uint32
+	ncols     int
+	proj      []int
+	fields    []*querypb.Field
+	// checkedUser is the user whose SELECT privilege was verified.
+	mu          sync.Mutex
+	checkedUser string
+}
+
+// fastPlans caches point plans per connection and statement text.
+type fastPlans struct {
+	mu    sync.Mutex
+	plans map[uint32]map[string]*pointPlan
+}
+
+func (f *fastPlans) get(conn uint32, q string) *pointPlan {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.plans[conn][q]
+}
+
+func (f *fastPlans) put(conn uint32, q string, p *pointPlan) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.plans == nil {
+		f.plans = map[uint32]map[string]*pointPlan{}
+	}
+	m := f.plans[conn]
+	if m == nil {
+		m = map[string]*pointPlan{}
+		f.plans[conn] = m
+	}
+	if len(m) < 256 {
+		m[q] = p
+	}
+}
+
+func (f *fastPlans) drop(conn uint32) {
+	f.mu.Lock()
+	delete(f.plans, conn)
+	f.mu.Unlock()
+}
+
+// planPointSelect recognises a point select; nil means "use GMS".
+func (e *Engine) planPointSelect(s *Session, query string, fields []*querypb.Field) *pointPlan {
+	stmt, err := ast.Parse(query)
+	if err != nil {
+		return nil
+	}
+	sel, ok := stmt.(*ast.Select)
+	if !ok || sel.With != nil || sel.QueryOpts.Distinct || sel.GroupBy != nil || sel.Having != nil ||
+		sel.OrderBy != nil || sel.Limit != nil || sel.Lock != "" || sel.Into != nil || len(sel.From) != 1 ||
+		sel.Where == nil || sel.Where.Type != ast.WhereStr || len(sel.Window) > 0 || sel.QueryOpts.SQLCalcFoundRows {
+		return nil
+	}
+	ate, ok := sel.From[0].(*ast.AliasedTableExpr)
+	if !ok || ate.AsOf != nil || (ate.Hints != nil && len(ate.Hints.Indexes) > 0) {
+		return nil
+	}
+	tn, ok := ate.Expr.(ast.TableName)
+	if !ok {
+		return nil
+	}
+	alias := ate.As.String()
+	p := &pointPlan{table: tn.Name.String(), db: tn.DbQualifier.String()}
+	p.qualified = p.db != ""
+	if !p.qualified {
+		p.db = s.GetCurrentDatabase()
+	}
+	st := e.store.Catalog().Table(p.db, p.table)
+	if st == nil || st.Hidden || len(st.Def.PK) != 1 || !isIntType(st.PKTypes[0]) {
+		return nil
+	}
+	p.tableID, p.ncols = st.Def.ID, len(st.Schema)
+	cmp, ok := sel.Where.Expr.(*ast.ComparisonExpr)
+	if !ok || cmp.Operator != ast.EqualStr {
+		return nil
+	}
+	col, ok := cmp.Left.(*ast.ColName)
+	if !ok || !sameTable(col, p, alias) {
+		return nil
+	}
+	if _, ok := cmp.Right.(*ast.SQLVal); !ok {
+		return nil
+	}
+	if v := cmp.Right.(*ast.SQLVal); v.Type != ast.ValArg {
+		return nil
+	}
+	pk := st.Def.PK[0]
+	if !strings.EqualFold(col.Name.String(), st.Schema[pk].Name) {
+		return nil
+	}
+	for _, se := range sel.SelectExprs {
+		switch x := se.(type) {
+		case *ast.StarExpr:
+			if !x.TableName.IsEmpty() && !strings.EqualFold(x.TableName.Name.String(), p.table) && !strings.EqualFold(x.TableName.Name.String(), alias) {
+				return nil
+			}
+			for i := range st.Schema {
+				p.proj = append(p.proj, i)
+			}
+		case *ast.AliasedExpr:
+			c, ok := x.Expr.(*ast.ColName)
+			if !ok || !x.As.IsEmpty() || !sameTable(c, p, alias) {
+				return nil
+			}
+			o := st.Schema.IndexOfColName(c.Name.String())
+			if o < 0 {
+				return nil
+			}
+			p.proj = append(p.proj, o)
+		default:
+			return nil
+		}
+	}
+	if len(fields) != len(p.proj) {
+		return nil
+	}
+	p.fields = fields
+	return p
+}
+
+func sameTable(c *ast.ColName, p *pointPlan, alias string) bool {
+	q := c.Qualifier.Name.String()
+	if q == "" {
+		return true
+	}
+	if db := c.Qualifier.DbQualifier.String(); db != "" && !strings.EqualFold(db, p.db) {
+		return false
+	}
+	return strings.EqualFold(q, p.table) || (alias != "" && strings.EqualFold(q, alias))
+}
+
+func isIntType(t sql.Type) bool {
+	switch t.Type() {
+	case sqltypes.Int8, sqltypes.Int16, sqltypes.Int24, sqltypes.Int32, sqltypes.Int64,
+		sqltypes.Uint8, sqltypes.Uint16, sqltypes.Uint24, sqltypes.Uint32, sqltypes.Uint64:
+		return true
+	}
+	return false
+}
+
+// execPointSelect runs a point plan. ok=false means "let GMS do it".
+func (e *Engine) execPointSelect(ctx context.Context, s *Session, p *pointPlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (ok bool, err error) {
+	if !p.qualified && !strings.EqualFold(s.GetCurrentDatabase(), p.db) {
+		return false, nil
+	}
+	st := e.store.Catalog().Table(p.db, p.table)
+	if st == nil || st.Def.ID != p.tableID || len(st.Schema) != p.ncols {
+		return false, nil
+	}
+	bv := bind["v1"]
+	if bv == nil || len(bind) != 1 {
+		return false, nil
+	}
+	var key any
+	switch {
+	case sqltypes.IsSigned(bv.Type):
+		n, err := strconv.ParseInt(string(bv.Value), 10, 64)
+		if err != nil {
+			return false, nil
+		}
+		key = n
+	case sqltypes.IsUnsigned(bv.Type):
+		n, err := strconv.ParseUint(string(bv.Value), 10, 64)
+		if err != nil {
+			return false, nil
+		}
+		key = n
+	default:
+		return false, nil
+	}
+	sctx := e.NewContext(ctx, s)
+	if !e.canSelect(sctx, s, p) {
+		return false, nil
+	}
+	pkType := st.PKTypes[0]
+	cv, inRange, err := pkType.Convert(sctx, key)
+	if err != nil || inRange != sql.InRange {
+		return false, nil
+	}
+	var txn *storage.Txn
+	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil {
+		if t.aborted {
+			return false, nil
+		}
+		txn = t.txn
+	} else {
+		txn = e.store.Begin()
+		defer txn.Rollback()
+	}
+	k, err := st.PKKeyFromValues([]any{cv})
+	if err != nil {
+		return false, nil
+	}
+	row, err := txn.Point(ctx, st, k)
+	if err != nil {
+		return true, toMySQLError(err)
+	}
+	res := &sqltypes.Result{Fields: p.fields}
+	if row != nil {
+		out := make([]sqltypes.Value, len(p.proj))
+		for i, o := range p.proj {
+			if row[o] == nil {
+				out[i] = sqltypes.NULL
+				continue
+			}
+			v, err := st.Schema[o].Type.SQL(sctx, nil, row[o])
+			if err != nil {
+				return false, nil
+			}
+			out[i] = v
+		}
+		res.Rows = [][]sqltypes.Value{out}
+		res.RowsAffected = 0
+	}
+	return true, cb(res)
+}
+
+// canSelect checks the SELECT privilege once per plan and user.
+func (e *Engine) canSelect(ctx *sql.Context, s *Session, p *pointPlan) bool {
+	user := s.Client().User + "@" + s.Client().Address
+	p.mu.Lock()
+	checked := p.checkedUser == user
+	p.mu.Unlock()
+	if checked {
+		return true
+	}
+	udb := e.gms.Analyzer.Catalog.MySQLDb
+	if udb.Enabled() && !udb.UserHasPrivileges(ctx, sql.NewPrivilegedOperation(sql.PrivilegeCheckSubject{Database: p.db, Table: p.table}, sql.PrivilegeType_Select)) {
+		return false
+	}
+	p.mu.Lock()
+	p.checkedUser = user
+	p.mu.Unlock()
+	return true
+}
+
+var _ = mysql.ComStmtExecute
