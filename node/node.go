@@ -4,6 +4,7 @@
 package node
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/sirupsen/logrus"
 
 	"petrel/sqlengine"
 	"petrel/storage"
@@ -82,6 +84,11 @@ func Open(opts Options) (*Node, error) {
 	}
 	if opts.Out == nil {
 		opts.Out = os.Stdout
+	}
+	// go-mysql-server and vitess log through logrus: keep their
+	// per-connection chatter out of the server log unless debugging.
+	if !opts.Logger.Enabled(context.Background(), slog.LevelDebug) {
+		logrus.SetLevel(logrus.ErrorLevel)
 	}
 	n := &Node{opts: opts}
 	fresh, err := n.prepareDatadir()

@@ -113,6 +113,10 @@ func clientError(err error) error {
 		return mysql.NewSQLError(mysql.ERBadDb, "42000", "%s", escape(msg))
 	case strings.Contains(msg, "table not found"):
 		return mysql.NewSQLError(mysql.ERNoSuchTable, "42S02", "%s", escape(msg))
+	case strings.HasPrefix(msg, "command denied to user"):
+		return mysql.NewSQLError(1142 /* ER_TABLEACCESS_DENIED_ERROR */, "42000", "%s", escape(msg))
+	case strings.HasPrefix(msg, "Access denied for user"):
+		return mysql.NewSQLError(mysql.ERDBAccessDenied, "42000", "%s", escape(msg))
 	case strings.Contains(msg, "packet too large") || strings.Contains(msg, "max_allowed_packet"):
 		return mysql.NewSQLError(mysql.ERNetPacketTooLarge, mysql.SSNetError, "%s", escape(msg))
 	}

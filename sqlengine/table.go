@@ -419,10 +419,25 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSch, newSch sql.PrimaryKeyS
 		idxs = append(idxs, ix)
 	}
 	def.Indexes = idxs
-	nt, err := t.db.p.e.Catalog().ReplaceTable(txn, st, def)
-	if err != nil {
+	if _, err := t.db.p.e.Catalog().ReplaceTable(txn, st, def); err != nil {
 		return nil, err
 	}
-	t.t = nt
-	return &editor{t: t}, nil
+	// GMS reads the old rows through t (still the old table) and inserts
+	// the projected rows through the editor (which resolves the new one).
+	return &rewriteEditor{editor: editor{t: t}, old: st}, nil
+}
+
+// rewriteEditor deletes the old copy of a rewritten table once every row
+// has been copied.
+type rewriteEditor struct {
+	editor
+	old *storage.Table
+}
+
+func (r *rewriteEditor) Close(ctx *sql.Context) error {
+	txn, err := ddlTxn(ctx)
+	if err != nil {
+		return err
+	}
+	return txn.DropTableRows(r.old)
 }

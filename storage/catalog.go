@@ -634,7 +634,8 @@ func (c *Catalog) AlterTable(txn *Txn, t *Table, fn func(*TableDef) error) (*Tab
 }
 
 // ReplaceTable publishes a new, empty table under t's name with a fresh id
-// and def's columns, and deletes t's rows. The caller re-inserts rows.
+// and def's columns. The caller copies the rows over (reading t, which
+// keeps its id and rows) and then deletes t's rows with DropTableRows.
 func (c *Catalog) ReplaceTable(txn *Txn, t *Table, def TableDef) (*Table, error) {
 	d := c.Database(t.Def.Database)
 	if d == nil {
@@ -656,10 +657,10 @@ func (c *Catalog) ReplaceTable(txn *Txn, t *Table, def TableDef) (*Table, error)
 	if err != nil {
 		return nil, err
 	}
-	if err := txn.dropTableData(cur); err != nil {
+	if err := txn.put(metaKey(metaNextID), u64(uint64(next))); err != nil {
 		return nil, err
 	}
-	if err := txn.put(metaKey(metaNextID), u64(uint64(next))); err != nil {
+	if err := txn.del(metaTableKey(metaTable, cur.Def.ID)); err != nil {
 		return nil, err
 	}
 	if err := txn.putJSON(metaTableKey(metaTable, def.ID), def); err != nil {

@@ -190,6 +190,10 @@ func (t *Txn) dropTableData(tb *Table) error {
 	return t.batch.Delete(metaTableKey(metaAutoInc, tb.Def.ID), nil)
 }
 
+// DropTableRows deletes every row and index entry of a table that is no
+// longer in the catalog (the old copy after a rewrite).
+func (t *Txn) DropTableRows(tb *Table) error { return t.dropTableData(tb) }
+
 // TruncateTable deletes every row of tb and resets its AUTO_INCREMENT.
 func (t *Txn) TruncateTable(tb *Table) error {
 	if err := t.writable(); err != nil {

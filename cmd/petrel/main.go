@@ -134,12 +134,7 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
-	// go-mysql-server and vitess log through logrus: keep their per-connection
-	// chatter out of the server log unless debugging.
 	logrus.SetOutput(stderr)
-	if lvl > slog.LevelDebug {
-		logrus.SetLevel(logrus.ErrorLevel)
-	}
 	if addr := os.Getenv("PETREL_PPROF"); addr != "" {
 		// Profiling endpoint for benchmark runs; loopback only by convention.
 		go func() { logger.Info("pprof", "err", http.ListenAndServe(addr, nil)) }()
