@@ -248,7 +248,7 @@ func TestStorageDiskFullRefusesWrites(t *testing.T) {
 type failingSink struct{ fail atomic.Bool }
 
 func (s *failingSink) Append(*CommitRecord) error { return nil }
-func (s *failingSink) Durable() bool               { return true }
+func (s *failingSink) Durable() bool              { return true }
 func (s *failingSink) Wait(context.Context, *CommitRecord) error {
 	if s.fail.Load() {
 		return fmt.Errorf("binlog: write: %w", &errFull{})

@@ -7,18 +7,6 @@ import (
 	gmstest "github.com/dolthub/go-mysql-server/enginetest"
 )
 
-// Environment of TestEngineSuites (set by cmd/enginecount).
-const (
-	// EnvRun enables TestEngineSuites; it fails by design (GMS suites
-	// Petrel does not fully pass), so it only runs on request.
-	EnvRun = "PETREL_ENGINETEST"
-	// EnvBackend picks the harness: "petrel" (default) or "memory" (GMS's
-	// own in-memory backend, for comparison).
-	EnvBackend = "PETREL_ENGINETEST_BACKEND"
-	// EnvServer=1 runs the Petrel harness over the MySQL protocol.
-	EnvServer = "PETREL_ENGINETEST_SERVER"
-)
-
 // TestEngineSuites runs every GMS suite in Suites, one subtest per suite,
 // against the backend named by PETREL_ENGINETEST_BACKEND. Select suites
 // with -run 'TestEngineSuites/^TestQueries$'. cmd/enginecount runs it per

@@ -7,6 +7,18 @@ import (
 	"github.com/dolthub/go-mysql-server/enginetest/queries"
 )
 
+// Environment of TestEngineSuites (set by cmd/enginecount).
+const (
+	// EnvRun enables TestEngineSuites; it fails by design (GMS suites
+	// Petrel does not fully pass), so it only runs on request.
+	EnvRun = "PETREL_ENGINETEST"
+	// EnvBackend picks the harness: "petrel" (default) or "memory" (GMS's
+	// own in-memory backend, for comparison).
+	EnvBackend = "PETREL_ENGINETEST_BACKEND"
+	// EnvServer=1 runs the Petrel harness over the MySQL protocol.
+	EnvServer = "PETREL_ENGINETEST_SERVER"
+)
+
 // Suite is one of GMS's engine test suites, runnable with any harness.
 type Suite struct {
 	Name string
