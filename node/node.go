@@ -16,11 +16,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/sirupsen/logrus"
 
+	"petrel/binlog"
 	"petrel/sqlengine"
 	"petrel/storage"
 )
@@ -48,11 +50,12 @@ type Options struct {
 
 // Node is a running Petrel server.
 type Node struct {
-	opts  Options
-	meta  datadirMeta
-	store *storage.Engine
-	sql   *sqlengine.Engine
-	srv   *sqlengine.Server
+	opts   Options
+	meta   datadirMeta
+	store  *storage.Engine
+	sql    *sqlengine.Engine
+	srv    *sqlengine.Server
+	binlog *binlog.Log
 }
 
 // datadirMeta is the datadir's identity file, like MySQL's auto.cnf.
@@ -90,6 +93,15 @@ func Open(opts Options) (*Node, error) {
 	if !opts.Logger.Enabled(context.Background(), slog.LevelDebug) {
 		logrus.SetLevel(logrus.ErrorLevel)
 	}
+	// The config is checked before anything touches the datadir.
+	vars, logBin, err := splitLogBin(opts.Variables)
+	if err != nil {
+		return nil, err
+	}
+	binlogVariables(logBin, opts.Datadir)
+	if err := sqlengine.CheckVariables(vars); err != nil {
+		return nil, fmt.Errorf("node: config: %w", err)
+	}
 	n := &Node{opts: opts}
 	fresh, err := n.prepareDatadir()
 	if err != nil {
@@ -99,24 +111,43 @@ func Open(opts Options) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node: datadir %s: %w", opts.Datadir, err)
 	}
+	fail := func(err error) (*Node, error) {
+		if n.binlog != nil {
+			n.binlog.Close()
+		}
+		n.store.Close()
+		return nil, err
+	}
 	n.sql, err = sqlengine.New(sqlengine.Options{
 		Store: n.store, ServerID: opts.ServerID, ServerUUID: n.meta.ServerUUID,
-		Logger: opts.Logger, Variables: opts.Variables,
+		Logger: opts.Logger, Variables: vars,
 	})
 	if err != nil {
-		n.store.Close()
-		return nil, fmt.Errorf("node: %w", err)
+		return fail(fmt.Errorf("node: %w", err))
 	}
-	if fresh || !n.sql.HasUsers() {
+	if logBin {
+		if err := n.openBinlog(); err != nil {
+			return fail(err)
+		}
+	}
+	switch {
+	case fresh:
 		pw := opts.RootPassword
 		if pw == "" {
 			pw = generatePassword()
 			fmt.Fprintf(opts.Out, "petrel: a temporary password is generated for root@localhost: %s\n", pw)
 		}
 		if err := n.sql.CreateRoot(pw); err != nil {
-			n.store.Close()
-			return nil, fmt.Errorf("node: create root account: %w", err)
+			return fail(fmt.Errorf("node: create root account: %w", err))
 		}
+		// The identity file is written last: its presence means the
+		// datadir is complete.
+		if err := n.writeMeta(); err != nil {
+			return fail(err)
+		}
+		opts.Logger.Info("petrel: initialised datadir", "datadir", opts.Datadir, "server_uuid", n.meta.ServerUUID)
+	case !n.sql.HasUsers():
+		return fail(fmt.Errorf("node: datadir %s has no user accounts: its storage is damaged or was replaced; refusing to start", opts.Datadir))
 	}
 	addr := net.JoinHostPort(opts.BindAddress, strconv.Itoa(opts.Port))
 	n.srv, err = n.sql.Listen(addr)
@@ -154,29 +185,34 @@ func (n *Node) prepareDatadir() (bool, error) {
 		return false, fmt.Errorf("node: datadir %s: %w", dir, err)
 	}
 	if len(entries) > 0 {
-		return false, fmt.Errorf("node: datadir %s is not empty and is not a Petrel datadir (no %s); refusing to start", dir, metaFile)
+		return false, fmt.Errorf("node: datadir %s is not empty and is not a Petrel datadir (no %s; an interrupted first start leaves this too: remove the directory and start again); refusing to start", dir, metaFile)
 	}
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return false, fmt.Errorf("node: create datadir: %w", err)
 	}
 	n.meta = datadirMeta{Format: formatVersion, ServerUUID: uuid.NewString(), Created: time.Now().UTC().Format(time.RFC3339)}
-	b, _ = json.MarshalIndent(n.meta, "", "  ")
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o640); err != nil {
-		return false, err
-	}
-	if err := syncFile(tmp); err != nil {
-		return false, err
-	}
-	if err := os.Rename(tmp, p); err != nil {
-		return false, err
-	}
-	n.opts.Logger.Info("petrel: initialised datadir", "datadir", dir, "server_uuid", n.meta.ServerUUID)
 	return true, nil
 }
 
+// writeMeta atomically writes the datadir's identity file.
+func (n *Node) writeMeta() error {
+	p := filepath.Join(n.opts.Datadir, metaFile)
+	b, _ := json.MarshalIndent(n.meta, "", "  ")
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o640); err != nil {
+		return err
+	}
+	if err := syncFile(tmp); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		return err
+	}
+	return syncFile(n.opts.Datadir)
+}
+
 func syncFile(p string) error {
-	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	f, err := os.Open(p)
 	if err != nil {
 		return err
 	}
@@ -194,6 +230,27 @@ func generatePassword() string {
 	return string(b)
 }
 
+// splitLogBin takes the binary-log switches out of the config variables:
+// log_bin (ON by default, as in MySQL 8.0), skip_log_bin, disable_log_bin.
+func splitLogBin(in map[string]string) (map[string]string, bool, error) {
+	out := map[string]string{}
+	on := true
+	for k, v := range in {
+		switch k {
+		case "log_bin":
+			switch strings.ToUpper(v) {
+			case "OFF", "0", "FALSE":
+				on = false
+			}
+		case "skip_log_bin", "disable_log_bin":
+			on = false
+		default:
+			out[k] = v
+		}
+	}
+	return out, on, nil
+}
+
 // Addr is the MySQL listening address.
 func (n *Node) Addr() string { return n.srv.Addr() }
 
@@ -208,6 +265,9 @@ func (n *Node) Close() error {
 	var errs []error
 	if n.srv != nil {
 		errs = append(errs, n.srv.Close())
+	}
+	if n.binlog != nil {
+		errs = append(errs, n.binlog.Close())
 	}
 	if n.store != nil {
 		errs = append(errs, n.store.Close())

@@ -57,6 +57,8 @@ type Engine struct {
 	sessMu   sync.Mutex
 	sessions map[uint32]*Session // by connection id
 	fast     fastPlans
+	admin    adminRegistry
+	sm       *server.SessionManager
 }
 
 const usersMetaKey = "mysql_db"
@@ -151,6 +153,23 @@ func (e *Engine) session(connID uint32) *Session {
 	return e.sessions[connID]
 }
 
+// connSession returns the connection's session, creating it the way GMS
+// does when a connection's first statement is one Petrel answers itself.
+func (e *Engine) connSession(ctx context.Context, c *mysql.Conn, q string) (*Session, error) {
+	if s := e.session(c.ConnectionID); s != nil {
+		return s, nil
+	}
+	sctx, err := e.sm.NewContextWithQuery(ctx, c, q)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := sctx.Session.(*Session)
+	if !ok {
+		return nil, fmt.Errorf("sqlengine: session %T is not Petrel's", sctx.Session)
+	}
+	return s, nil
+}
+
 func (e *Engine) connectionClosed(connID uint32) {
 	e.sessMu.Lock()
 	delete(e.sessions, connID)
@@ -182,12 +201,15 @@ func (e *Engine) Listen(addr string) (*Server, error) {
 		Listener:       ln,
 		Version:        Version,
 		MaxConnections: 1000,
+
+		ProtocolListenerFactory: listenerFactory,
 	}
 	s, err := server.NewServerWithHandler(cfg, e.gms, sql.NewContext, e.NewSession, nil, e.wrapHandler)
 	if err != nil {
 		ln.Close()
 		return nil, err
 	}
+	e.sm = s.SessionManager()
 	srv := &Server{s: s, addr: ln.Addr().String(), done: make(chan error, 1)}
 	go func() { srv.done <- s.Start() }()
 	return srv, nil

@@ -3,7 +3,11 @@ package sqlengine
 import (
 	"context"
 	"errors"
+	"math"
+	"strconv"
 	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -33,15 +37,35 @@ func (h *errHandler) ComInitDB(c *mysql.Conn, schema string) error {
 }
 
 func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) error {
-	return clientError(h.Handler.ComQuery(ctx, c, q, cb))
+	if err := checkPacket(len(q)); err != nil {
+		return err
+	}
+	if st, m := h.e.matchAdmin(q); st != nil {
+		return clientError(h.e.runAdmin(ctx, c, st, m, cb, false))
+	}
+	return clientError(h.Handler.ComQuery(ctx, c, q, textFloats(cb)))
 }
 
 func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) (string, error) {
+	if err := checkPacket(len(q)); err != nil {
+		return "", err
+	}
+	cb = textFloats(cb)
+	first, rest := splitFirst(q)
+	if st, m := h.e.matchAdmin(first); st != nil {
+		if strings.TrimSpace(rest) == "" {
+			rest = ""
+		}
+		return rest, clientError(h.e.runAdmin(ctx, c, st, m, cb, rest != ""))
+	}
 	rest, err := h.Handler.ComMultiQuery(ctx, c, q, cb)
 	return rest, clientError(err)
 }
 
 func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p *mysql.PrepareData) ([]*querypb.Field, error) {
+	if err := checkPacket(len(q)); err != nil {
+		return nil, err
+	}
 	f, err := h.Handler.ComPrepare(ctx, c, q, p)
 	if err == nil && p != nil && p.ParamsCount == 1 {
 		if s := h.e.session(c.ConnectionID); s != nil {
@@ -54,6 +78,13 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 }
 
 func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.PrepareData, cb func(*sqltypes.Result) error) error {
+	n := 0
+	for _, bv := range p.BindVars {
+		n += len(bv.Value)
+	}
+	if err := checkPacket(n); err != nil {
+		return err
+	}
 	if plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt); plan != nil {
 		if s := h.e.session(c.ConnectionID); s != nil {
 			if ok, err := h.e.execPointSelect(ctx, s, plan, p.BindVars, cb); ok {
@@ -94,6 +125,81 @@ func (h *errHandler) ComBind(ctx context.Context, c *mysql.Conn, q string, pq my
 	return nil, nil, errors.New("bind is not supported")
 }
 
+// checkPacket enforces max_allowed_packet on statement text and bound
+// values (the protocol layer reads any size).
+func checkPacket(n int) error {
+	limit := 64 << 20
+	if _, v, ok := sql.SystemVariables.GetGlobal("max_allowed_packet"); ok {
+		if x, ok := toInt64(v); ok && x > 0 {
+			limit = int(x)
+		}
+	}
+	if n > limit {
+		return mysql.NewSQLError(mysql.ERNetPacketTooLarge, mysql.SSNetError, "Got a packet bigger than 'max_allowed_packet' bytes")
+	}
+	return nil
+}
+
+// textFloats rewrites DOUBLE/FLOAT values of text-protocol results the way
+// MySQL prints them (1234567, not 1.234567e+06).
+func textFloats(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+	return func(res *sqltypes.Result, more bool) error {
+		var cols []int
+		for i, f := range res.Fields {
+			if f.Type == sqltypes.Float64 || f.Type == sqltypes.Float32 {
+				cols = append(cols, i)
+			}
+		}
+		if len(cols) > 0 {
+			for _, row := range res.Rows {
+				for _, i := range cols {
+					if i < len(row) && !row[i].IsNull() {
+						row[i] = sqltypes.MakeTrusted(row[i].Type(), mysqlFloat(row[i].ToBytes(), res.Fields[i].Type == sqltypes.Float32))
+					}
+				}
+			}
+		}
+		return cb(res, more)
+	}
+}
+
+// mysqlFloat formats a float as MySQL does: plain digits while the
+// decimal exponent is within [-5, 15), shortest exponent form outside.
+func mysqlFloat(b []byte, f32 bool) []byte {
+	bits := 64
+	if f32 {
+		bits = 32
+	}
+	f, err := strconv.ParseFloat(string(b), bits)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return b
+	}
+	if f == 0 {
+		return []byte("0")
+	}
+	exp := int(math.Floor(math.Log10(math.Abs(f))))
+	if exp >= -5 && exp < 15 {
+		return strconv.AppendFloat(nil, f, 'f', -1, bits)
+	}
+	s := strconv.FormatFloat(f, 'e', -1, bits)
+	// MySQL writes 1e20 and 1.5e-7: no '+', no leading exponent zeros.
+	mant, e, _ := strings.Cut(s, "e")
+	e = strings.TrimPrefix(e, "+")
+	neg := strings.HasPrefix(e, "-")
+	e = strings.TrimLeft(strings.TrimPrefix(e, "-"), "0")
+	if neg {
+		e = "-" + e
+	}
+	return []byte(mant + "e" + e)
+}
+
+// sqlStates are the SQLSTATEs MySQL sends for codes GMS reports as HY000.
+var sqlStates = map[int]string{
+	1007: "HY000", 1045: "28000", 1049: "42000", 1050: "42S01", 1051: "42S02", 1054: "42S22",
+	1062: "23000", 1064: "42000", 1142: "42000", 1146: "42S02", 1048: "23000", 1136: "21S01",
+	1213: "40001", 1205: "HY000", 1364: "HY000", 1406: "22001", 1264: "22003", 1366: "HY000",
+}
+
 // clientError fixes the codes GMS reports as 1105 (unknown error) where
 // MySQL has a specific one clients act on.
 func clientError(err error) error {
@@ -102,7 +208,13 @@ func clientError(err error) error {
 	}
 	err = toMySQLError(err)
 	var se *mysql.SQLError
-	if !errors.As(err, &se) || se.Num != mysql.ERUnknownError {
+	if !errors.As(err, &se) {
+		return err
+	}
+	if se.Num != mysql.ERUnknownError {
+		if st, ok := sqlStates[se.Num]; ok && se.State != st {
+			return mysql.NewSQLError(se.Num, st, "%s", escape(se.Message))
+		}
 		return err
 	}
 	msg := se.Message

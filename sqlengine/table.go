@@ -3,6 +3,7 @@ package sqlengine
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -104,6 +105,12 @@ func (t *Table) scan(ctx *sql.Context, ixID uint8, sp *scanPartition, reverse bo
 	if err != nil {
 		return nil, err
 	}
+	if !txn.LockingReads() && lockingSelect(ctx.Query()) {
+		// SELECT ... FOR UPDATE / FOR SHARE / LOCK IN SHARE MODE: GMS drops
+		// the clause from the plan, so it is recognised in the text. Shared
+		// locks are taken as exclusive ones (stronger, never weaker).
+		txn.SetLockingReads(true)
+	}
 	if sp.point {
 		row, err := txn.Point(ctx, t.t, sp.lo)
 		if err != nil {
@@ -155,6 +162,13 @@ func (r *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 }
 
 func (r *rowIter) Close(*sql.Context) error { return r.it.Close() }
+
+var lockClause = regexp.MustCompile(`(?is)\bFOR\s+(UPDATE|SHARE)\b|\bLOCK\s+IN\s+SHARE\s+MODE\b`)
+
+// lockingSelect reports whether a statement asks for locking reads.
+func lockingSelect(q string) bool {
+	return len(q) > 10 && lockClause.MatchString(q)
+}
 
 // Inserter implements sql.InsertableTable.
 func (t *Table) Inserter(ctx *sql.Context) sql.RowInserter { return t.editor(ctx) }

@@ -23,6 +23,7 @@ func registerVariables(opts Options) error {
 		&sql.MysqlSystemVariable{Name: "server_id", Scope: global, Dynamic: true, Type: types.NewSystemUintType("server_id", 0, 4294967295), Default: uint32(opts.ServerID)},
 		&sql.MysqlSystemVariable{Name: "innodb_lock_wait_timeout", Scope: both, Dynamic: true, Type: types.NewSystemIntType("innodb_lock_wait_timeout", 1, 1073741824, false), Default: int64(50)},
 		&sql.MysqlSystemVariable{Name: "default_storage_engine", Scope: both, Dynamic: true, Type: types.NewSystemStringType("default_storage_engine"), Default: "InnoDB"},
+		&sql.MysqlSystemVariable{Name: "max_allowed_packet", Scope: both, Dynamic: true, Type: types.NewSystemUintType("max_allowed_packet", 1024, 1073741824), Default: uint64(64 << 20)},
 		&sql.MysqlSystemVariable{Name: "have_ssl", Scope: global, Type: types.NewSystemStringType("have_ssl"), Default: "DISABLED"},
 	})
 	if err := fixUintDefault("server_id", uint64(opts.ServerID)); err != nil {
@@ -39,6 +40,12 @@ func registerVariables(opts Options) error {
 		}
 	}
 	return nil
+}
+
+// CheckVariables defines Petrel's variables and applies vals, reporting the
+// first unknown name or bad value (config validation before start-up).
+func CheckVariables(vals map[string]string) error {
+	return registerVariables(Options{ServerUUID: "00000000-0000-0000-0000-000000000000", ServerID: 1, Variables: vals})
 }
 
 func fixUintDefault(name string, v uint64) error {

@@ -8,6 +8,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"petrel/internal/base"
+	"petrel/internal/failpoint"
 )
 
 // CommitRecord is what a committing transaction hands to the sink.
@@ -24,6 +25,8 @@ type CommitRecord struct {
 	// binlog, the GTID state) stored in the same storage batch as the rows,
 	// so recovery knows exactly which sink records storage holds.
 	SinkPos []byte
+	// GTID is set by the sink in Append (for status and tests).
+	GTID string
 }
 
 // CommitSink receives every committing transaction. The binary log is the
@@ -108,8 +111,16 @@ func (t *Txn) Commit(ctx context.Context) error {
 			return err
 		}
 	}
-	syncStorage := !e.opts.NoSync && (sink == nil || !sink.Durable())
+	// Storage fsyncs its own WAL unless a durable sink can replay the
+	// transaction after a crash. Catalog changes are always synced: recovery
+	// replays rows, not DDL.
+	syncStorage := sink == nil || !sink.Durable() || t.catalogDirty
 
+	if err := failpoint.Inject("storage.beforeApply"); err != nil {
+		e.turn.wait(rec.Seq)
+		e.turn.pass(rec.Seq)
+		return err
+	}
 	e.turn.wait(rec.Seq)
 	if syncStorage {
 		err = e.db.ApplyNoSyncWait(t.batch, pebble.Sync)
@@ -121,6 +132,42 @@ func (t *Txn) Commit(ctx context.Context) error {
 		err = t.batch.SyncWait()
 		e.stats.StorageSyncs.Add(1)
 	}
+	if err != nil {
+		e.refuseWrites(err)
+		return base.Wrap(classifyWriteErr(err), err, "storage: commit")
+	}
+	if err := failpoint.Inject("storage.afterApply"); err != nil {
+		return err
+	}
+	e.stats.Commits.Add(1)
+	return nil
+}
+
+// CommitReplayed commits a transaction replayed from the sink's own log
+// (crash recovery, replication apply of an already-logged transaction): it
+// bypasses the sink, records sinkPos with the rows, and syncs.
+func (t *Txn) CommitReplayed(ctx context.Context, sinkPos []byte) error {
+	if t.done {
+		return base.Errorf(base.ClassInternal, "storage: transaction already finished")
+	}
+	e := t.e
+	defer t.release()
+	if err := t.writable(); err != nil {
+		return err
+	}
+	e.commitMu.Lock()
+	seq := e.nextSeq
+	e.nextSeq++
+	e.commitMu.Unlock()
+	if err := t.batch.Set(metaKey(metaLastSeq), u64(seq), nil); err != nil {
+		return err
+	}
+	if err := t.batch.Set(metaKey(metaSinkPos), sinkPos, nil); err != nil {
+		return err
+	}
+	e.turn.wait(seq)
+	err := e.db.Apply(t.batch, pebble.Sync)
+	e.turn.pass(seq)
 	if err != nil {
 		e.refuseWrites(err)
 		return base.Wrap(classifyWriteErr(err), err, "storage: commit")
@@ -140,4 +187,19 @@ func (e *Engine) SinkPos() ([]byte, error) {
 	}
 	defer closer.Close()
 	return append([]byte(nil), v...), nil
+}
+
+// WithCommitsPaused runs fn with no commit in flight and none starting
+// (RESET MASTER, consistent snapshots of the sink).
+func (e *Engine) WithCommitsPaused(fn func() error) error {
+	e.commitMu.Lock()
+	defer e.commitMu.Unlock()
+	e.turn.wait(e.nextSeq)
+	return fn()
+}
+
+// SetSinkPos durably records a new sink position (after the sink was
+// reset, so recovery does not look for files that no longer exist).
+func (e *Engine) SetSinkPos(pos []byte) error {
+	return e.db.Set(metaKey(metaSinkPos), pos, pebble.Sync)
 }

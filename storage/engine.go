@@ -53,9 +53,6 @@ type Options struct {
 	MemTableSize uint64
 	// CacheSize is the block cache (innodb_buffer_pool_size); default 256 MiB.
 	CacheSize int64
-	// NoSync makes storage commits skip the WAL fsync. Only safe when a
-	// durable sink (the binlog) can replay what storage lost. Default false.
-	NoSync bool
 }
 
 func (o *Options) setDefaults() error {
@@ -156,9 +153,15 @@ func Open(opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// Close closes the engine. Open transactions must be finished first.
+// Close flushes memtables (so a clean stop leaves nothing that only the
+// WAL holds) and closes the engine. Open transactions must be finished
+// first.
 func (e *Engine) Close() error {
-	return e.db.Close()
+	ferr := e.db.Flush()
+	if err := e.db.Close(); err != nil {
+		return err
+	}
+	return ferr
 }
 
 // Catalog returns the engine's catalog.

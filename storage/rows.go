@@ -518,3 +518,20 @@ func (t *Txn) DropIndexData(tb *Table, ix *Index) error {
 	p := indexPrefix(nil, tb.Def.ID, ix.Def.ID)
 	return t.batch.DeleteRange(p, prefixEnd(p), nil)
 }
+
+// Upsert inserts row, replacing a row with the same primary key: the
+// idempotent write of log replay and replication appliers.
+func (t *Txn) Upsert(ctx context.Context, tb *Table, row sql.Row) error {
+	if !tb.Hidden {
+		if key, val, err := t.findKey(tb, row); err != nil {
+			return err
+		} else if key != nil {
+			old, err := decodeRow(val, tb.Schema)
+			if err != nil {
+				return err
+			}
+			return t.Update(ctx, tb, old, row)
+		}
+	}
+	return t.Insert(ctx, tb, row)
+}

@@ -46,15 +46,17 @@ type Harness struct {
 	// session lifecycle hooks (CommandBegin/CommandEnd) run as they do in
 	// production. Default false: queries go straight to the engine.
 	Server bool
-	// StrictSetup makes a setup statement GMS's memory backend accepts
-	// but Petrel rejects for want of foreign keys fail the whole test, as
-	// gmstest.RunSetupScripts does. By default such statements (ALTER
-	// TABLE ... ADD FOREIGN KEY, inline REFERENCES) are dropped and
-	// counted in SkippedSetup, so suites whose shared setup declares a
-	// foreign key (TestQueries' SimpleSetup) still run everything else.
+	// StrictSetup makes a setup statement that Petrel rejects as a
+	// feature it lacks fail the whole test, as gmstest.RunSetupScripts
+	// does. By default such statements (foreign keys:
+	// sql.ErrNoForeignKeySupport; FULLTEXT/SPATIAL/VECTOR indexes and
+	// savepoints: sql.ErrUnsupportedFeature) are dropped and counted in
+	// SkippedSetup, so a suite whose shared setup declares one foreign key
+	// (TestQueries' SimpleSetup) or one vector index
+	// (TestComplexIndexQueries) still runs its other tests. This applies
+	// to harness setup data only, never to a script's own statements.
 	StrictSetup bool
-	// SkippedSetup counts setup statements dropped for want of foreign
-	// keys.
+	// SkippedSetup counts setup statements dropped (see StrictSetup).
 	SkippedSetup int
 
 	mu        sync.Mutex
@@ -218,7 +220,7 @@ func (h *Harness) runSetup(ctx *sql.Context, e *sqle.Engine, scripts []setup.Set
 				_, err = sql.RowIterToRows(qctx, iter)
 			}
 			if err != nil {
-				if !h.StrictSetup && sql.ErrNoForeignKeySupport.Is(err) {
+				if !h.StrictSetup && (sql.ErrNoForeignKeySupport.Is(err) || sql.ErrUnsupportedFeature.Is(err)) {
 					h.SkippedSetup++
 					continue
 				}

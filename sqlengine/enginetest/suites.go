@@ -15,6 +15,8 @@ const (
 	// EnvBackend picks the harness: "petrel" (default) or "memory" (GMS's
 	// own in-memory backend, for comparison).
 	EnvBackend = "PETREL_ENGINETEST_BACKEND"
+	// EnvKnownFailures overrides KnownFailuresFile (an absolute path).
+	EnvKnownFailures = "PETREL_ENGINETEST_KNOWN"
 	// EnvServer=1 runs the Petrel harness over the MySQL protocol.
 	EnvServer = "PETREL_ENGINETEST_SERVER"
 )
@@ -111,6 +113,28 @@ var Suites = []Suite{
 	{"TestUpdateQueriesPrepared", gmstest.TestUpdateQueriesPrepared},
 	{"TestDeleteQueriesPrepared", gmstest.TestDeleteQueriesPrepared},
 }
+
+// SmokeSuites are the suites TestEngineSmoke runs (in this order, in one
+// process): the core DML, DDL, index, transaction, trigger, view and JSON
+// suites, about half of all leaf tests, in well under a minute.
+// TestVariables goes last because it changes process-global variables.
+var SmokeSuites = []string{
+	"TestQueries", "TestQueryErrors", "TestJoinQueries",
+	"TestInsertInto", "TestInsertIgnoreInto", "TestInsertIntoErrors", "TestInsertDuplicateKeyKeyless",
+	"TestUpdate", "TestUpdateErrors", "TestDelete", "TestDeleteErrors",
+	"TestReplaceInto", "TestReplaceIntoErrors", "TestPkOrdinalsDML", "TestNullRanges", "TestComplexIndexQueries",
+	"TestCreateTable", "TestDropTable", "TestRenameTable", "TestAddColumn", "TestModifyColumn",
+	"TestDropColumn", "TestDropColumnKeylessTables", "TestAlterTable", "TestColumnDefaults",
+	"TestCreateDatabase", "TestDropDatabase", "TestIndexes", "TestIndexPrefix",
+	"TestChecksOnInsert", "TestChecksOnUpdate",
+	"TestTransactionScripts", "TestViews", "TestTriggers", "TestJsonScripts", "TestScripts",
+	"TestVariables",
+}
+
+// KnownFailuresFile lists the smoke tests known to fail on Petrel, relative
+// to the package directory (go test's working directory);
+// PETREL_ENGINETEST_KNOWN overrides it.
+const KnownFailuresFile = "testdata/smoke_known_failures.txt"
 
 // SuiteByName returns the named suite.
 func SuiteByName(name string) (Suite, bool) {

@@ -1,0 +1,641 @@
+// Package binlog writes and reads Petrel's binary log: MySQL 8.0 binlog v4
+// files (row-based, GTIDs, CRC32 checksums) with an index file, group
+// commit and rotation. The Log is storage's commit sink and the commit
+// point: a transaction is committed once its events are durable here;
+// storage applies it afterwards and, after a crash, recovery replays into
+// storage what the log holds and storage lacks (see Recover).
+//
+// Invariants:
+//   - Transactions are written whole and in commit order; a file never
+//     holds half a transaction except a torn tail, which Open truncates.
+//   - With sync_binlog=1, Wait returns only after an fsync covering the
+//     transaction; concurrent committers share that fsync.
+//   - GTIDs of this server are dense: server_uuid:1..N.
+package binlog
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"petrel/internal/base"
+	"petrel/internal/failpoint"
+	"petrel/storage"
+)
+
+// Options configures a Log. Zero values take the defaults noted.
+type Options struct {
+	// Dir holds the binlog files and index. Required.
+	Dir string
+	// BaseName of files: BaseName.000001; default "binlog".
+	BaseName string
+	// MaxSize is max_binlog_size; default 1 GiB.
+	MaxSize int64
+	// SyncBinlog is sync_binlog: 1 (default) fsyncs every commit group,
+	// N fsyncs every N groups, 0 leaves it to the OS. Use -1 for "0" in
+	// Options (0 means default).
+	SyncBinlog int
+	// ServerID is server_id written in event headers; default 1.
+	ServerID uint32
+	// ServerUUID is server_uuid, the SID of this server's GTIDs. Required.
+	ServerUUID base.SID
+	// ServerVersion is written in FORMAT_DESCRIPTION; default "8.0.40-petrel".
+	ServerVersion string
+	// Logger; default slog.Default().
+	Logger *slog.Logger
+	// Store, when set, is reconciled with the log at Open: transactions
+	// the log holds beyond storage's position are replayed into it.
+	Store *storage.Engine
+}
+
+func (o *Options) setDefaults() error {
+	if o.Dir == "" {
+		return errors.New("binlog: Options.Dir is required")
+	}
+	if o.ServerUUID == (base.SID{}) {
+		return errors.New("binlog: Options.ServerUUID is required")
+	}
+	if o.BaseName == "" {
+		o.BaseName = "binlog"
+	}
+	if o.MaxSize <= 0 {
+		o.MaxSize = 1 << 30
+	}
+	if o.SyncBinlog == 0 {
+		o.SyncBinlog = 1
+	}
+	if o.ServerID == 0 {
+		o.ServerID = 1
+	}
+	if o.ServerVersion == "" {
+		o.ServerVersion = "8.0.40-petrel"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return nil
+}
+
+// maxTornTail bounds what a crash can leave half-written at the end of
+// the last file (one commit group); more damage than that is corruption.
+const maxTornTail = 256 << 20
+
+// Position is a place in the log: file name and byte offset.
+type Position struct {
+	File string
+	Pos  uint64
+}
+
+func (p Position) String() string { return fmt.Sprintf("%s:%d", p.File, p.Pos) }
+
+// Log is the binary log. Safe for concurrent use.
+type Log struct {
+	opts Options
+
+	// mu guards the current file and the executed set; Append holds it
+	// while writing one transaction.
+	mu       sync.Mutex
+	files    []string // index, oldest first
+	f        *os.File
+	fileIdx  int // index of the current file in files
+	pos      uint64
+	executed *base.GTIDSet
+	purged   *base.GTIDSet
+	nextGNO  int64
+	seqNo    int64 // logical clock: per-file sequence number
+	// lastDurableSeq is the seqNo of the newest transaction known durable
+	// when a transaction was appended: its last_committed.
+	lastDurableSeq atomic.Int64
+	closed         bool
+
+	// sync state: the leader of a commit group fsyncs for everyone.
+	syncMu     sync.Mutex
+	syncCond   *sync.Cond
+	syncing    bool
+	written    logPos // end of the last Append
+	synced     logPos // end of the last fsync
+	groupsLeft int    // for sync_binlog = N
+
+	onRotate []func()
+	// readers reports the oldest file index a dump thread still reads.
+	readers func() int
+
+	// change notification for dump threads.
+	notifyMu sync.Mutex
+	notify   chan struct{}
+
+	stats Stats
+}
+
+// logPos orders positions across files.
+type logPos struct {
+	file int
+	pos  uint64
+	seq  int64
+}
+
+func (a logPos) less(b logPos) bool {
+	return a.file < b.file || (a.file == b.file && a.pos < b.pos)
+}
+
+// Stats are cumulative counters.
+type Stats struct {
+	Commits      atomic.Uint64 // Binlog_commits
+	GroupCommits atomic.Uint64 // Binlog_group_commits (fsyncs)
+	BytesWritten atomic.Uint64
+}
+
+// Open opens the log in opts.Dir, recovering the last file: a torn tail is
+// truncated (and logged with file and offset). It always starts a new
+// file, as MySQL does at startup.
+func Open(opts Options) (*Log, error) {
+	if err := opts.setDefaults(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(opts.Dir, 0o750); err != nil {
+		return nil, fmt.Errorf("binlog: %w", err)
+	}
+	l := &Log{opts: opts, executed: base.NewGTIDSet(), purged: base.NewGTIDSet(), notify: make(chan struct{})}
+	l.syncCond = sync.NewCond(&l.syncMu)
+	files, err := l.readIndex()
+	if err != nil {
+		return nil, err
+	}
+	l.files = files
+	if len(files) > 0 {
+		first, err := ReadFileHeader(l.path(files[0]))
+		if err != nil {
+			return nil, err
+		}
+		l.purged = first.PreviousGTIDs
+		last := files[len(files)-1]
+		res, err := ScanFile(l.path(last), true)
+		if err != nil {
+			return nil, err
+		}
+		if res.Torn && res.Size-res.ValidEnd > maxTornTail {
+			return nil, fmt.Errorf("%w: %s is damaged at offset %d (%s) with %d bytes after it: that is not a torn write; refusing to start (inspect with `petrel binlog %s`)",
+				ErrCorrupt, last, res.ValidEnd, res.TornReason, res.Size-res.ValidEnd, l.path(last))
+		}
+		if res.Torn {
+			opts.Logger.Warn("binlog: truncating torn tail", "file", last, "offset", res.ValidEnd, "size", res.Size, "reason", res.TornReason)
+			if err := os.Truncate(l.path(last), int64(res.ValidEnd)); err != nil {
+				return nil, fmt.Errorf("binlog: truncate %s at %d: %w", last, res.ValidEnd, err)
+			}
+		}
+		l.executed = res.PreviousGTIDs.Clone()
+		l.executed.AddSet(res.GTIDs)
+	}
+	if opts.Store != nil {
+		if err := l.recoverStorage(opts.Store); err != nil {
+			return nil, err
+		}
+	}
+	l.nextGNO = l.executed.Last(opts.ServerUUID) + 1
+	if err := l.openNewFile(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *Log) path(name string) string { return filepath.Join(l.opts.Dir, name) }
+
+func (l *Log) indexPath() string { return l.path(l.opts.BaseName + ".index") }
+
+// readIndex reads the index file; without one, it lists the directory.
+func (l *Log) readIndex() ([]string, error) {
+	b, err := os.ReadFile(l.indexPath())
+	if errors.Is(err, os.ErrNotExist) {
+		ms, _ := filepath.Glob(l.path(l.opts.BaseName + ".[0-9]*"))
+		var out []string
+		for _, m := range ms {
+			out = append(out, filepath.Base(m))
+		}
+		sort.Strings(out)
+		return out, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("binlog: read index: %w", err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		name := filepath.Base(line)
+		if _, err := os.Stat(l.path(name)); err != nil {
+			return nil, fmt.Errorf("binlog: index names %s, which is missing: %w", name, err)
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+// writeIndex atomically rewrites the index file.
+func (l *Log) writeIndex() error {
+	tmp := l.indexPath() + ".tmp"
+	var b strings.Builder
+	for _, f := range l.files {
+		b.WriteString("./" + f + "\n")
+	}
+	if err := writeFileSync(tmp, []byte(b.String())); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, l.indexPath()); err != nil {
+		return err
+	}
+	return syncDir(l.opts.Dir)
+}
+
+func writeFileSync(p string, data []byte) error {
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o640)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+func (l *Log) nextFileName() string {
+	n := 1
+	if len(l.files) > 0 {
+		last := l.files[len(l.files)-1]
+		if i := strings.LastIndexByte(last, '.'); i >= 0 {
+			if v, err := strconv.Atoi(last[i+1:]); err == nil {
+				n = v + 1
+			}
+		}
+	}
+	return fmt.Sprintf("%s.%06d", l.opts.BaseName, n)
+}
+
+// openNewFile starts a new file with FORMAT_DESCRIPTION and PREVIOUS_GTIDS.
+// Caller holds mu (or is Open).
+func (l *Log) openNewFile() error {
+	name := l.nextFileName()
+	f, err := os.OpenFile(l.path(name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o640)
+	if err != nil {
+		return fmt.Errorf("binlog: create %s: %w", name, err)
+	}
+	now := uint32(time.Now().Unix())
+	var buf []byte
+	buf = append(buf, Magic...)
+	fde := frame(FormatDescriptionEvent, 0, l.opts.ServerID, now, 0, formatDescription(l.opts.ServerVersion, now))
+	setNextPos(fde, uint32(len(buf)+len(fde)))
+	buf = append(buf, fde...)
+	prev := frame(PreviousGTIDsEvent, 0, l.opts.ServerID, now, 0, l.executed.Encode())
+	setNextPos(prev, uint32(len(buf)+len(prev)))
+	buf = append(buf, prev...)
+	if _, err := f.Write(buf); err != nil {
+		f.Close()
+		os.Remove(l.path(name))
+		return fmt.Errorf("binlog: write %s: %w", name, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("binlog: sync %s: %w", name, err)
+	}
+	old := l.f
+	l.files = append(l.files, name)
+	if err := l.writeIndex(); err != nil {
+		l.files = l.files[:len(l.files)-1]
+		f.Close()
+		return fmt.Errorf("binlog: index: %w", err)
+	}
+	l.f = f
+	l.fileIdx = len(l.files) - 1
+	l.pos = uint64(len(buf))
+	l.seqNo = 0
+	l.lastDurableSeq.Store(0)
+	l.syncMu.Lock()
+	l.written = logPos{file: l.fileIdx, pos: l.pos}
+	l.synced = l.written
+	l.syncMu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	return nil
+}
+
+// rotate ends the current file with a ROTATE event and starts the next.
+// Caller holds mu.
+func (l *Log) rotate() error {
+	next := l.nextFileName()
+	ev := frame(RotateEvent, 0, l.opts.ServerID, 0, 0, rotateBody(4, next))
+	setNextPos(ev, uint32(l.pos)+uint32(len(ev)))
+	if _, err := l.f.Write(ev); err != nil {
+		return fmt.Errorf("binlog: write rotate: %w", err)
+	}
+	if err := l.f.Sync(); err != nil {
+		return fmt.Errorf("binlog: sync before rotate: %w", err)
+	}
+	l.pos += uint64(len(ev))
+	if err := l.openNewFile(); err != nil {
+		return err
+	}
+	for _, fn := range l.onRotate {
+		go fn()
+	}
+	return nil
+}
+
+// Rotate is FLUSH BINARY LOGS.
+func (l *Log) Rotate() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return errClosed
+	}
+	if err := l.rotate(); err != nil {
+		return err
+	}
+	l.wake()
+	return nil
+}
+
+var errClosed = errors.New("binlog: log is closed")
+
+// EncodeSinkPos is what storage stores with each applied transaction: where the
+// transaction ends in the log, so recovery replays exactly what follows.
+func EncodeSinkPos(file string, end uint64, gno int64) []byte {
+	b := binary.BigEndian.AppendUint64(nil, end)
+	b = binary.BigEndian.AppendUint64(b, uint64(gno))
+	return append(b, file...)
+}
+
+// DecodeSinkPos parses storage's record of the last applied transaction.
+func DecodeSinkPos(b []byte) (Position, int64, error) {
+	if len(b) < 17 {
+		return Position{}, 0, fmt.Errorf("binlog: sink position of %d bytes", len(b))
+	}
+	return Position{File: string(b[16:]), Pos: binary.BigEndian.Uint64(b)}, int64(binary.BigEndian.Uint64(b[8:])), nil
+}
+
+// Append implements storage.CommitSink: it encodes the transaction, assigns
+// its GTID and writes it to the current file (not yet synced). Called in
+// commit order under storage's ordering lock.
+func (l *Log) Append(rec *storage.CommitRecord) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return errClosed
+	}
+	if l.pos >= uint64(l.opts.MaxSize) {
+		if err := l.rotate(); err != nil {
+			return err
+		}
+	}
+	gtid := base.GTID{SID: l.opts.ServerUUID, GNO: l.nextGNO}
+	l.seqNo++
+	last := l.lastDurableSeq.Load()
+	if last >= l.seqNo {
+		last = l.seqNo - 1
+	}
+	evs, err := encodeTransaction(l.opts, rec, gtid, last, l.seqNo)
+	if err != nil {
+		l.seqNo--
+		return err
+	}
+	// Positions: each event's next-position is known only now.
+	var buf []byte
+	p := l.pos
+	for _, ev := range evs {
+		p += uint64(len(ev))
+		setNextPos(ev, uint32(p))
+		buf = append(buf, ev...)
+	}
+	if _, err := l.f.Write(buf); err != nil {
+		// Leave no torn transaction behind for later appends.
+		_ = l.f.Truncate(int64(l.pos))
+		_, _ = l.f.Seek(int64(l.pos), io.SeekStart)
+		l.seqNo--
+		return fmt.Errorf("binlog: write %s at %d: %w", l.files[l.fileIdx], l.pos, err)
+	}
+	if err := failpoint.Inject("binlog.afterWrite"); err != nil {
+		return err
+	}
+	l.pos = p
+	l.nextGNO++
+	l.executed.Add(gtid)
+	l.stats.Commits.Add(1)
+	l.stats.BytesWritten.Add(uint64(len(buf)))
+	rec.SinkPos = EncodeSinkPos(l.files[l.fileIdx], p, gtid.GNO)
+	rec.GTID = gtid.String()
+	l.syncMu.Lock()
+	l.written = logPos{file: l.fileIdx, pos: p, seq: l.seqNo}
+	l.syncMu.Unlock()
+	if l.opts.SyncBinlog != 1 {
+		l.wake()
+	}
+	return nil
+}
+
+// Durable implements storage.CommitSink.
+func (l *Log) Durable() bool { return l.opts.SyncBinlog == 1 }
+
+// Wait implements storage.CommitSink: it returns once rec's events are
+// durable under sync_binlog. One committer (the leader) fsyncs for all
+// transactions written so far; the others wait on that fsync.
+func (l *Log) Wait(ctx context.Context, rec *storage.CommitRecord) error {
+	pos, _, err := DecodeSinkPos(rec.SinkPos)
+	if err != nil {
+		return err
+	}
+	target := logPos{pos: pos.Pos}
+	l.mu.Lock()
+	for i, f := range l.files {
+		if f == pos.File {
+			target.file = i
+		}
+	}
+	l.mu.Unlock()
+
+	switch {
+	case l.opts.SyncBinlog < 0:
+		return nil
+	case l.opts.SyncBinlog > 1:
+		l.syncMu.Lock()
+		l.groupsLeft--
+		due := l.groupsLeft <= 0
+		if due {
+			l.groupsLeft = l.opts.SyncBinlog
+		}
+		l.syncMu.Unlock()
+		if !due {
+			return nil
+		}
+	}
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	for l.synced.less(target) {
+		if l.syncing {
+			l.syncCond.Wait()
+			continue
+		}
+		// Leader: fsync everything written so far, for the whole group.
+		l.syncing = true
+		upto := l.written
+		l.syncMu.Unlock()
+		l.mu.Lock()
+		f, cur := l.f, l.fileIdx
+		l.mu.Unlock()
+		var serr error
+		if upto.file == cur {
+			serr = f.Sync()
+		} // older files were synced when they were rotated
+		if serr == nil {
+			serr = failpoint.Inject("binlog.afterSync")
+		}
+		l.syncMu.Lock()
+		l.syncing = false
+		if serr != nil {
+			l.syncCond.Broadcast()
+			return fmt.Errorf("binlog: fsync: %w", serr)
+		}
+		if l.synced.less(upto) {
+			l.synced = upto
+		}
+		l.stats.GroupCommits.Add(1)
+		if upto.seq > l.lastDurableSeq.Load() {
+			l.lastDurableSeq.Store(upto.seq)
+		}
+		l.syncCond.Broadcast()
+		l.wake()
+	}
+	return ctx.Err()
+}
+
+// wake tells dump threads that the log grew.
+func (l *Log) wake() {
+	l.notifyMu.Lock()
+	close(l.notify)
+	l.notify = make(chan struct{})
+	l.notifyMu.Unlock()
+}
+
+// Changed returns a channel closed at the next growth of the log.
+func (l *Log) Changed() <-chan struct{} {
+	l.notifyMu.Lock()
+	defer l.notifyMu.Unlock()
+	return l.notify
+}
+
+// Executed returns a copy of gtid_executed.
+func (l *Log) Executed() *base.GTIDSet {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.executed.Clone()
+}
+
+// Purged returns a copy of gtid_purged.
+func (l *Log) Purged() *base.GTIDSet {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.purged.Clone()
+}
+
+// Current is the end of the log (SHOW MASTER STATUS).
+func (l *Log) Current() Position {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return Position{File: l.files[l.fileIdx], Pos: l.pos}
+}
+
+// SyncedPosition is the end of the durable part of the log.
+func (l *Log) SyncedPosition() Position {
+	l.mu.Lock()
+	files := l.files
+	l.mu.Unlock()
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	if l.opts.SyncBinlog != 1 {
+		return Position{File: files[l.written.file], Pos: l.written.pos}
+	}
+	return Position{File: files[l.synced.file], Pos: l.synced.pos}
+}
+
+// FileInfo describes one binlog file (SHOW BINARY LOGS).
+type FileInfo struct {
+	Name      string
+	Size      int64
+	Encrypted bool
+}
+
+// Files lists the log files, oldest first.
+func (l *Log) Files() []FileInfo {
+	l.mu.Lock()
+	names := append([]string(nil), l.files...)
+	l.mu.Unlock()
+	out := make([]FileInfo, 0, len(names))
+	for _, n := range names {
+		st, err := os.Stat(l.path(n))
+		size := int64(0)
+		if err == nil {
+			size = st.Size()
+		}
+		out = append(out, FileInfo{Name: n, Size: size})
+	}
+	return out
+}
+
+// Path returns the full path of a log file named in the index.
+func (l *Log) Path(name string) (string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, f := range l.files {
+		if f == name {
+			return l.path(f), true
+		}
+	}
+	return "", false
+}
+
+// StatsSnapshot returns the counters.
+func (l *Log) StatsSnapshot() (commits, groups, bytes uint64) {
+	return l.stats.Commits.Load(), l.stats.GroupCommits.Load(), l.stats.BytesWritten.Load()
+}
+
+// Close syncs and closes the current file.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	err := l.f.Sync()
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	l.wake()
+	return err
+}
+

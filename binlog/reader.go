@@ -1,0 +1,232 @@
+package binlog
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"petrel/internal/base"
+)
+
+// maxEventSize bounds one event; anything larger is corruption.
+const maxEventSize = 1 << 30
+
+// Reader reads events from one binlog file in order. Not safe for
+// concurrent use.
+type Reader struct {
+	name string
+	f    *os.File
+	r    *bufio.Reader
+	pos  uint64
+}
+
+// OpenReader opens a binlog file and checks its magic number.
+func OpenReader(path string) (*Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("binlog: %w", err)
+	}
+	r := &Reader{name: path, f: f, r: bufio.NewReaderSize(f, 64<<10)}
+	magic := make([]byte, 4)
+	if _, err := io.ReadFull(r.r, magic); err != nil || !bytes.Equal(magic, Magic) {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s is not a binlog file (bad magic at offset 0)", ErrCorrupt, path)
+	}
+	r.pos = 4
+	return r, nil
+}
+
+// Pos is the offset of the next event.
+func (r *Reader) Pos() uint64 { return r.pos }
+
+// Seek moves to an event boundary (a position from the log).
+func (r *Reader) Seek(pos uint64) error {
+	if _, err := r.f.Seek(int64(pos), io.SeekStart); err != nil {
+		return err
+	}
+	r.r.Reset(r.f)
+	r.pos = pos
+	return nil
+}
+
+// Next returns the next event and its start offset. At a clean end of file
+// it returns io.EOF; a partial event at the end returns io.ErrUnexpectedEOF;
+// a damaged event returns an ErrCorrupt error naming file and offset.
+func (r *Reader) Next() (ev []byte, at uint64, err error) {
+	at = r.pos
+	hdr, err := r.r.Peek(HeaderLen)
+	if err != nil {
+		if len(hdr) == 0 && errors.Is(err, io.EOF) {
+			return nil, at, io.EOF
+		}
+		return nil, at, io.ErrUnexpectedEOF
+	}
+	size := binary.LittleEndian.Uint32(hdr[9:])
+	if size < HeaderLen+ChecksumLen || size > maxEventSize {
+		return nil, at, fmt.Errorf("%w: %s at offset %d: event size %d", ErrCorrupt, r.name, at, size)
+	}
+	ev = make([]byte, size)
+	if _, err := io.ReadFull(r.r, ev); err != nil {
+		return nil, at, io.ErrUnexpectedEOF
+	}
+	if _, err := ParseHeader(ev); err != nil {
+		return nil, at, fmt.Errorf("%s at offset %d: %w", r.name, at, err)
+	}
+	r.pos += uint64(size)
+	return ev, at, nil
+}
+
+// Close closes the file.
+func (r *Reader) Close() error { return r.f.Close() }
+
+// FileHeader is what the first events of a file say.
+type FileHeader struct {
+	ServerVersion string
+	PreviousGTIDs *base.GTIDSet
+}
+
+// ReadFileHeader reads FORMAT_DESCRIPTION and PREVIOUS_GTIDS.
+func ReadFileHeader(path string) (FileHeader, error) {
+	var h FileHeader
+	r, err := OpenReader(path)
+	if err != nil {
+		return h, err
+	}
+	defer r.Close()
+	h.PreviousGTIDs = base.NewGTIDSet()
+	for i := 0; i < 2; i++ {
+		ev, at, err := r.Next()
+		if err != nil {
+			return h, fmt.Errorf("binlog: %s header at offset %d: %w", path, at, err)
+		}
+		switch ev[4] {
+		case FormatDescriptionEvent:
+			b := Body(ev)
+			if len(b) >= 52 {
+				h.ServerVersion = string(bytes.TrimRight(b[2:52], "\x00"))
+			}
+		case PreviousGTIDsEvent:
+			set, err := base.DecodeGTIDSet(Body(ev))
+			if err != nil {
+				return h, fmt.Errorf("%w: %s at offset %d: %v", ErrCorrupt, path, at, err)
+			}
+			h.PreviousGTIDs = set
+		}
+	}
+	return h, nil
+}
+
+// ScanResult summarises a file scan.
+type ScanResult struct {
+	PreviousGTIDs *base.GTIDSet
+	GTIDs         *base.GTIDSet // GTIDs of complete transactions in the file
+	// ValidEnd is the offset after the last complete transaction (or
+	// header event); bytes after it are a torn tail when Torn is set.
+	ValidEnd   uint64
+	Size       uint64
+	Torn       bool
+	TornReason string
+	// Transactions lists complete transactions: GTID and [Start, End).
+	Transactions []TxnSpan
+}
+
+// TxnSpan locates one transaction in a file.
+type TxnSpan struct {
+	GTID       base.GTID
+	Start, End uint64
+	DDL        bool
+}
+
+// ScanFile reads a whole file, validating every checksum and transaction
+// boundary. With tolerateTail, damage after the last complete transaction
+// is reported as a torn tail (crash mid-write) rather than an error.
+func ScanFile(path string, tolerateTail bool) (ScanResult, error) {
+	res := ScanResult{PreviousGTIDs: base.NewGTIDSet(), GTIDs: base.NewGTIDSet()}
+	st, err := os.Stat(path)
+	if err != nil {
+		return res, fmt.Errorf("binlog: %w", err)
+	}
+	res.Size = uint64(st.Size())
+	r, err := OpenReader(path)
+	if err != nil {
+		return res, err
+	}
+	defer r.Close()
+	res.ValidEnd = 4
+	var cur *TxnSpan
+	inTxn := false
+	for {
+		ev, at, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if !tolerateTail {
+				if errors.Is(err, io.ErrUnexpectedEOF) {
+					return res, fmt.Errorf("%w: %s at offset %d: truncated event", ErrCorrupt, path, at)
+				}
+				return res, err
+			}
+			res.Torn, res.TornReason = true, err.Error()
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				res.TornReason = fmt.Sprintf("partial event at offset %d", at)
+			}
+			break
+		}
+		end := at + uint64(len(ev))
+		switch ev[4] {
+		case FormatDescriptionEvent, RotateEvent, StopEvent:
+			if !inTxn {
+				res.ValidEnd = end
+			}
+		case PreviousGTIDsEvent:
+			set, err := base.DecodeGTIDSet(Body(ev))
+			if err != nil {
+				return res, fmt.Errorf("%w: %s at offset %d: %v", ErrCorrupt, path, at, err)
+			}
+			res.PreviousGTIDs = set
+			res.ValidEnd = end
+		case GTIDEvent:
+			g, err := ParseGTID(Body(ev))
+			if err != nil {
+				return res, fmt.Errorf("%s at offset %d: %w", path, at, err)
+			}
+			cur = &TxnSpan{GTID: g.GTID, Start: at}
+			inTxn = false
+		case QueryEvent:
+			q, err := ParseQuery(Body(ev))
+			if err != nil {
+				return res, fmt.Errorf("%s at offset %d: %w", path, at, err)
+			}
+			if q.Query == "BEGIN" {
+				inTxn = true
+				continue
+			}
+			if cur != nil && !inTxn {
+				// A DDL statement is a transaction of its own.
+				cur.End, cur.DDL = end, true
+				res.Transactions = append(res.Transactions, *cur)
+				res.GTIDs.Add(cur.GTID)
+				res.ValidEnd = end
+				cur = nil
+			}
+		case XIDEvent:
+			if cur != nil {
+				cur.End = end
+				res.Transactions = append(res.Transactions, *cur)
+				res.GTIDs.Add(cur.GTID)
+				cur = nil
+			}
+			inTxn = false
+			res.ValidEnd = end
+		}
+	}
+	if res.ValidEnd < res.Size && !res.Torn {
+		res.Torn, res.TornReason = true, fmt.Sprintf("incomplete transaction after offset %d", res.ValidEnd)
+	}
+	return res, nil
+}

@@ -1,0 +1,254 @@
+package binlog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"petrel/internal/base"
+	"petrel/storage"
+)
+
+// Txn is one transaction read back from a file.
+type Txn struct {
+	File       string
+	Start, End uint64
+	GTID       GTIDInfo
+	Events     [][]byte // GTID event first
+	DDL        bool
+}
+
+// txnReader groups a file's events into transactions.
+type txnReader struct {
+	r    *Reader
+	file string
+}
+
+// next returns the next complete transaction, io.EOF at the end, or
+// io.ErrUnexpectedEOF when the file ends inside a transaction.
+func (tr *txnReader) next() (*Txn, error) {
+	var cur *Txn
+	inTxn := false
+	for {
+		ev, at, err := tr.r.Next()
+		if err != nil {
+			if err == io.EOF && cur != nil {
+				return nil, io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		switch ev[4] {
+		case GTIDEvent:
+			g, err := ParseGTID(Body(ev))
+			if err != nil {
+				return nil, fmt.Errorf("%s at offset %d: %w", tr.file, at, err)
+			}
+			cur = &Txn{File: tr.file, Start: at, GTID: g, Events: [][]byte{ev}}
+			inTxn = false
+			continue
+		case FormatDescriptionEvent, PreviousGTIDsEvent, RotateEvent, StopEvent, HeartbeatEvent:
+			continue
+		}
+		if cur == nil {
+			continue // events outside a GTID transaction (not Petrel's)
+		}
+		cur.Events = append(cur.Events, ev)
+		end := at + uint64(len(ev))
+		switch ev[4] {
+		case QueryEvent:
+			q, err := ParseQuery(Body(ev))
+			if err != nil {
+				return nil, fmt.Errorf("%s at offset %d: %w", tr.file, at, err)
+			}
+			if q.Query == "BEGIN" {
+				inTxn = true
+			} else if !inTxn {
+				cur.End, cur.DDL = end, true
+				return cur, nil
+			}
+		case XIDEvent:
+			cur.End = end
+			return cur, nil
+		}
+	}
+}
+
+// recoverStorage replays into storage every transaction after storage's
+// last applied position. A DDL transaction there was never acknowledged
+// (storage applies DDL synchronously before the client's OK), so the log is
+// truncated at it instead. Called by Open before the new file starts.
+func (l *Log) recoverStorage(e *storage.Engine) error {
+	sp, err := e.SinkPos()
+	if err != nil {
+		return err
+	}
+	startFile, startPos := 0, uint64(0)
+	if sp != nil {
+		pos, _, err := DecodeSinkPos(sp)
+		if err != nil {
+			return base.Wrap(base.ClassCorrupt, err, "binlog: storage's log position")
+		}
+		startFile = -1
+		for i, f := range l.files {
+			if f == pos.File {
+				startFile, startPos = i, pos.Pos
+			}
+		}
+		if startFile < 0 {
+			// Storage is past every file we hold (they were purged or
+			// reset after it applied them): nothing to replay.
+			return nil
+		}
+	}
+	replayed := 0
+	for i := startFile; i < len(l.files); i++ {
+		name := l.files[i]
+		r, err := OpenReader(l.path(name))
+		if err != nil {
+			return err
+		}
+		if i == startFile && startPos > 0 {
+			st, _ := os.Stat(l.path(name))
+			if st != nil && uint64(st.Size()) < startPos {
+				r.Close()
+				return base.Errorf(base.ClassCorrupt,
+					"binlog: storage has applied %s up to offset %d but the file ends at %d: the binary log lost committed transactions; refusing to start",
+					name, startPos, st.Size())
+			}
+			if err := r.Seek(startPos); err != nil {
+				r.Close()
+				return err
+			}
+		}
+		tr := &txnReader{r: r, file: name}
+		for {
+			txn, err := tr.next()
+			if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+				break
+			}
+			if err != nil {
+				r.Close()
+				return err
+			}
+			if txn.DDL {
+				r.Close()
+				l.opts.Logger.Warn("binlog: dropping unapplied DDL transaction and what follows it", "file", name, "offset", txn.Start, "gtid", txn.GTID.GTID.String())
+				return l.truncateAt(i, txn.Start)
+			}
+			if err := replay(e, txn); err != nil {
+				r.Close()
+				return fmt.Errorf("binlog: replay %s at %s:%d: %w", txn.GTID.GTID, name, txn.Start, err)
+			}
+			replayed++
+		}
+		r.Close()
+	}
+	if replayed > 0 {
+		l.opts.Logger.Info("binlog: replayed transactions into storage", "count", replayed)
+	}
+	return nil
+}
+
+// truncateAt cuts the log at file i offset pos, removing later files, and
+// recomputes gtid_executed.
+func (l *Log) truncateAt(i int, pos uint64) error {
+	if err := os.Truncate(l.path(l.files[i]), int64(pos)); err != nil {
+		return err
+	}
+	for _, f := range l.files[i+1:] {
+		if err := os.Remove(l.path(f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	l.files = l.files[:i+1]
+	if err := l.writeIndex(); err != nil {
+		return err
+	}
+	res, err := ScanFile(l.path(l.files[i]), false)
+	if err != nil {
+		return err
+	}
+	l.executed = res.PreviousGTIDs.Clone()
+	l.executed.AddSet(res.GTIDs)
+	return nil
+}
+
+// replay applies one logged transaction's row events to storage.
+func replay(e *storage.Engine, t *Txn) error {
+	ctx := context.Background()
+	txn := e.Begin()
+	maps := map[uint64]*TableMap{}
+	for _, ev := range t.Events[1:] {
+		typ := ev[4]
+		switch {
+		case typ == TableMapEvent:
+			tm, err := ParseTableMap(Body(ev))
+			if err != nil {
+				txn.Rollback()
+				return err
+			}
+			maps[tm.TableID] = tm
+		case IsRowsEvent(typ):
+			body := Body(ev)
+			if len(body) < 6 {
+				txn.Rollback()
+				return corrupt("rows event of %d bytes", len(body))
+			}
+			tm := maps[readTableID(body)]
+			if tm == nil {
+				txn.Rollback()
+				return corrupt("rows event for unmapped table id %d", readTableID(body))
+			}
+			tb := e.Catalog().Table(tm.Database, tm.Table)
+			if tb == nil {
+				txn.Rollback()
+				return fmt.Errorf("table %s.%s does not exist", tm.Database, tm.Table)
+			}
+			types := make([]sql.Type, len(tb.Schema))
+			for i, c := range tb.Schema {
+				types[i] = c.Type
+			}
+			re, err := ParseRows(typ, body, tm, types)
+			if err != nil {
+				txn.Rollback()
+				return err
+			}
+			if err := ApplyRows(ctx, txn, tb, re); err != nil {
+				txn.Rollback()
+				return err
+			}
+		}
+	}
+	end := t.End
+	return txn.CommitReplayed(ctx, EncodeSinkPos(t.File, end, t.GTID.GTID.GNO))
+}
+
+// ApplyRows applies a decoded rows event to a storage transaction:
+// idempotently, so replaying a row storage already has converges.
+func ApplyRows(ctx context.Context, txn *storage.Txn, tb *storage.Table, re *RowsEvent) error {
+	switch {
+	case re.Before == nil:
+		for _, r := range re.After {
+			if err := txn.Upsert(ctx, tb, r); err != nil {
+				return err
+			}
+		}
+	case re.After == nil:
+		for _, r := range re.Before {
+			if err := txn.Delete(ctx, tb, r); err != nil {
+				return err
+			}
+		}
+	default:
+		for i := range re.Before {
+			if err := txn.Update(ctx, tb, re.Before[i], re.After[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

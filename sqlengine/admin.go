@@ -1,0 +1,195 @@
+package sqlengine
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+)
+
+// Admin statements are MySQL statements GMS does not parse (SHOW BINLOG
+// EVENTS, PURGE BINARY LOGS, RESET MASTER, ...). Components register a
+// handler for a statement pattern; the protocol handler answers matching
+// statements before GMS sees them. Patterns match the whole statement,
+// case-insensitively, with whitespace runs normalised to one space.
+
+// AdminResult is a statement's answer: columns and rows of strings (nil =
+// NULL), or an OK with RowsAffected when Columns is empty.
+type AdminResult struct {
+	Columns      []string
+	Rows         [][]*string
+	RowsAffected uint64
+}
+
+// AdminFunc answers one statement; m holds the pattern's submatches.
+type AdminFunc func(ctx context.Context, s *Session, m []string) (*AdminResult, error)
+
+type adminStmt struct {
+	re *regexp.Regexp
+	fn AdminFunc
+	// priv is the privilege the statement needs (SUPER-like statements).
+	priv sql.PrivilegeType
+}
+
+type adminRegistry struct {
+	mu    sync.RWMutex
+	stmts []adminStmt
+}
+
+// RegisterAdmin adds a statement. pattern is a regexp over the normalised
+// statement text (no trailing semicolon), anchored by the registry.
+func (e *Engine) RegisterAdmin(pattern string, priv sql.PrivilegeType, fn AdminFunc) {
+	re := regexp.MustCompile(`(?is)^` + pattern + `$`)
+	e.admin.mu.Lock()
+	e.admin.stmts = append(e.admin.stmts, adminStmt{re: re, fn: fn, priv: priv})
+	e.admin.mu.Unlock()
+}
+
+// Str makes a nullable cell.
+func Str(s string) *string { return &s }
+
+var spaceRun = regexp.MustCompile(`\s+`)
+
+// splitFirst returns the first statement of a multi-statement text and the
+// rest, splitting at the first ';' outside quotes and comments.
+func splitFirst(q string) (first, rest string) {
+	var quote byte
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && quote != '`' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			quote = c
+		case c == ';':
+			return q[:i], q[i+1:]
+		}
+	}
+	return q, ""
+}
+
+// matchAdmin finds the handler for a statement, if any.
+func (e *Engine) matchAdmin(stmt string) (*adminStmt, []string) {
+	norm := strings.TrimSpace(spaceRun.ReplaceAllString(stmt, " "))
+	norm = strings.TrimRight(norm, "; ")
+	if norm == "" {
+		return nil, nil
+	}
+	// Cheap filter: admin statements start with one of these words.
+	switch strings.ToUpper(strings.Fields(norm)[0]) {
+	case "SHOW", "PURGE", "RESET", "FLUSH", "INSTALL", "UNINSTALL", "START", "STOP", "CHANGE", "SET", "SELECT":
+	default:
+		return nil, nil
+	}
+	e.admin.mu.RLock()
+	defer e.admin.mu.RUnlock()
+	for i := range e.admin.stmts {
+		if m := e.admin.stmts[i].re.FindStringSubmatch(norm); m != nil {
+			return &e.admin.stmts[i], m
+		}
+	}
+	return nil, nil
+}
+
+// runAdmin executes a matched statement and sends its result.
+func (e *Engine) runAdmin(ctx context.Context, c *mysql.Conn, st *adminStmt, m []string, cb mysql.ResultSpoolFn, more bool) error {
+	s, err := e.connSession(ctx, c, m[0])
+	if err != nil {
+		return err
+	}
+	if st.priv != 0 {
+		sctx := e.NewContext(ctx, s)
+		udb := e.gms.Analyzer.Catalog.MySQLDb
+		if udb.Enabled() && !udb.UserHasPrivileges(sctx, sql.NewPrivilegedOperation(sql.PrivilegeCheckSubject{}, st.priv)) {
+			return mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, "42000",
+				"Access denied; you need (at least one of) the %s privilege(s) for this operation", st.priv.String())
+		}
+	}
+	res, err := st.fn(ctx, s, m)
+	if err != nil {
+		return toMySQLError(err)
+	}
+	out := &sqltypes.Result{RowsAffected: res.RowsAffected}
+	for _, c := range res.Columns {
+		out.Fields = append(out.Fields, &querypb.Field{Name: c, Type: sqltypes.VarChar, Charset: 33, ColumnLength: 1024})
+	}
+	for _, r := range res.Rows {
+		row := make([]sqltypes.Value, len(r))
+		for i, v := range r {
+			if v == nil {
+				row[i] = sqltypes.NULL
+			} else {
+				row[i] = sqltypes.MakeTrusted(sqltypes.VarChar, []byte(*v))
+			}
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	return cb(out, more)
+}
+
+// LiveVariable makes a global system variable read its value from fn at
+// each read (gtid_executed and friends change with every commit).
+func LiveVariable(name string, fn func() any) {
+	liveOnce.Do(func() {
+		live = &liveRegistry{SystemVariableRegistry: sql.SystemVariables, fns: map[string]func() any{}}
+		sql.SystemVariables = live
+	})
+	live.mu.Lock()
+	live.fns[strings.ToLower(name)] = fn
+	live.mu.Unlock()
+}
+
+var (
+	liveOnce sync.Once
+	live     *liveRegistry
+)
+
+type liveRegistry struct {
+	sql.SystemVariableRegistry
+	mu  sync.RWMutex
+	fns map[string]func() any
+}
+
+func (r *liveRegistry) GetGlobal(name string) (sql.SystemVariable, interface{}, bool) {
+	sv, v, ok := r.SystemVariableRegistry.GetGlobal(name)
+	r.mu.RLock()
+	fn := r.fns[strings.ToLower(name)]
+	r.mu.RUnlock()
+	if ok && fn != nil {
+		v = fn()
+	}
+	return sv, v, ok
+}
+
+func (r *liveRegistry) GetAllGlobalVariables() map[string]interface{} {
+	m := r.SystemVariableRegistry.GetAllGlobalVariables()
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for k, fn := range r.fns {
+		if _, ok := m[k]; ok {
+			m[k] = fn()
+		}
+	}
+	return m
+}
+
+// ParseDuration parses a MySQL-ish timeout in seconds (may be fractional).
+func ParseSeconds(s string) (time.Duration, error) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || f < 0 {
+		return 0, fmt.Errorf("invalid timeout %q", s)
+	}
+	return time.Duration(f * float64(time.Second)), nil
+}

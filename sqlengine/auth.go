@@ -1,0 +1,48 @@
+package sqlengine
+
+import (
+	"github.com/dolthub/go-mysql-server/server"
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+// unknownUserAuth makes an unknown user fail authentication the way a
+// wrong password does (error 1045), as MySQL answers, instead of vitess's
+// "no authentication methods available" handshake error, which also tells
+// a client which user names exist.
+type unknownUserAuth struct {
+	mysql.AuthServer
+}
+
+func (a unknownUserAuth) AuthMethods() []mysql.AuthMethod {
+	ms := a.AuthServer.AuthMethods()
+	out := make([]mysql.AuthMethod, len(ms))
+	for i, m := range ms {
+		if m.Name() == mysql.MysqlNativePassword {
+			m = acceptAnyUser{AuthMethod: m, all: ms}
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// acceptAnyUser handles users no method claims, so the password check runs
+// (and fails) for them.
+type acceptAnyUser struct {
+	mysql.AuthMethod
+	all []mysql.AuthMethod
+}
+
+func (m acceptAnyUser) HandleUser(c *mysql.Conn, user string) bool {
+	for _, o := range m.all {
+		if o.HandleUser(c, user) {
+			return o.Name() == m.Name()
+		}
+	}
+	return true
+}
+
+// listenerFactory installs unknownUserAuth into the protocol listener.
+func listenerFactory(cfg server.Config, lc mysql.ListenerConfig, sel server.ServerEventListener) (server.ProtocolListener, error) {
+	lc.AuthServer = unknownUserAuth{AuthServer: lc.AuthServer}
+	return server.MySQLProtocolListenerFactory(cfg, lc, sel)
+}
