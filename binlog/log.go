@@ -638,4 +638,3 @@ func (l *Log) Close() error {
 	l.wake()
 	return err
 }
-
