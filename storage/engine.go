@@ -157,7 +157,11 @@ func Open(opts Options) (*Engine, error) {
 // WAL holds) and closes the engine. Open transactions must be finished
 // first.
 func (e *Engine) Close() error {
-	ferr := e.db.Flush()
+	var ferr error
+	if e.WriteError() == nil {
+		// Pebble cannot flush after a failed WAL write; skip it then.
+		ferr = e.db.Flush()
+	}
 	if err := e.db.Close(); err != nil {
 		return err
 	}

@@ -151,9 +151,10 @@ func (w *testBinlog) xid(x uint64) {
 
 const mariadbBinlog = "/usr/bin/mariadb-binlog"
 
-// runMariadbBinlog writes the file, runs mariadb-binlog with the given
-// verbosity flag (-v or -vv) and returns its "###" lines.
-func runMariadbBinlog(t *testing.T, file []byte, verbose string) []string {
+// runMariadbBinlog writes the file, runs
+// `mariadb-binlog <flags> --base64-output=DECODE-ROWS <file>` and returns its
+// "###" lines.
+func runMariadbBinlog(t *testing.T, file []byte, flags ...string) []string {
 	t.Helper()
 	if _, err := os.Stat(mariadbBinlog); err != nil {
 		if os.Getenv("PETREL_LAB_STRICT") == "1" {
@@ -165,7 +166,7 @@ func runMariadbBinlog(t *testing.T, file []byte, verbose string) []string {
 	if err := os.WriteFile(path, file, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(mariadbBinlog, verbose, "--base64-output=DECODE-ROWS", path)
+	cmd := exec.Command(mariadbBinlog, append(flags, "--base64-output=DECODE-ROWS", path)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -358,8 +359,9 @@ func TestMariadbBinlogInterop(t *testing.T) {
 	}
 
 	// -vv annotates each value with the metadata and nullability MariaDB
-	// read from our TABLE_MAP: they must be ours.
-	vv := runMariadbBinlog(t, file, "-vv")
+	// read from our TABLE_MAP: they must be ours. This run also verifies
+	// every event's CRC32.
+	vv := runMariadbBinlog(t, file, "-vv", "--verify-binlog-checksum")
 	k := 0
 	for _, l := range vv {
 		if !strings.HasPrefix(l, "###   @") {

@@ -556,8 +556,8 @@ func TestDecodeErrors(t *testing.T) {
 		{Column{Type: TypeBlob, Meta: 2}, nil, "FF FF 00"},
 		{Column{Type: TypeBlob, Meta: 0}, nil, "00"},
 		{Column{Type: TypeNewDecimal, Meta: 5<<8 | 2}, nil, "80 01"},
-		{Column{Type: TypeNewDecimal, Meta: 5<<8 | 2}, nil, "80 01 FF"},         // 255 > 99
-		{Column{Type: TypeNewDecimal, Meta: 0}, nil, "80"},                      // precision 0
+		{Column{Type: TypeNewDecimal, Meta: 5<<8 | 2}, nil, "80 01 FF"},      // 255 > 99
+		{Column{Type: TypeNewDecimal, Meta: 0}, nil, "80"},                   // precision 0
 		{Column{Type: TypeNewDecimal, Meta: 10 << 8}, nil, "80 FF FF FF FF"}, // word > 999999999
 		{Column{Type: TypeDatetime2, Meta: 2}, nil, "99 B2 44 31 05 FF"},
 		{Column{Type: TypeDatetime2}, nil, "19 B2 44 31 05"}, // sign bit clear

@@ -200,14 +200,19 @@ func decodeTimestamp2(b []byte, fsp int) (sec int64, us int, n int, err error) {
 	if us, err = readFrac(b[4:], fsp); err != nil {
 		return 0, 0, 0, err
 	}
+	if sec == 0 && us != 0 {
+		// 0 is the zero timestamp; 1970-01-01 00:00:00.x is below the
+		// TIMESTAMP range.
+		return 0, 0, 0, corrupt("TIMESTAMP2 with zero seconds and a fraction")
+	}
 	return sec, us, n, nil
 }
 
 const (
 	timeIntOfs = 0x800000
 	timeOfs    = 0x800000000000
-	// maxTimeMicros is 838:59:59.999999, MySQL's TIME range limit... but
-	// GMS caps TIME at 838:59:59 exactly, which is what we accept.
+	// maxTimeMicros is 838:59:59, the TIME range limit of both MySQL
+	// (TIME(6) tops out at 838:59:59.000000) and GMS.
 	maxTimeMicros = 3020399000000
 )
 
@@ -345,8 +350,10 @@ func decodeOldTime(b []byte) (mysqlTime, int, error) {
 	return m, 3, nil
 }
 
-// validDate reports whether m is a real calendar date/time that time.Date
-// represents without normalisation.
+// validDatetime reports whether m is a real calendar date and time of day,
+// one that time.Date represents without normalising it. (MySQL may log
+// dates with zero parts or invalid days under lax SQL modes; GMS cannot hold
+// them.)
 func (m mysqlTime) validDatetime() bool {
 	if m.Year < 0 || m.Year > 9999 || m.Month < 1 || m.Month > 12 || m.Day < 1 ||
 		m.Hour > 23 || m.Minute > 59 || m.Second > 59 || m.Micro > 999999 {
@@ -363,7 +370,7 @@ func (m mysqlTime) toTime() time.Time {
 	return time.Date(m.Year, time.Month(m.Month), m.Day, m.Hour, m.Minute, m.Second, m.Micro*1000, time.UTC)
 }
 
-// formatDate formats as YYYY-MM-DD (zero parts printed as zeros).
+// appendDate formats as YYYY-MM-DD (zero parts printed as zeros).
 func (m mysqlTime) appendDate(dst []byte) []byte {
 	dst = appendInt(dst, m.Year, 4)
 	dst = append(dst, '-')

@@ -938,7 +938,8 @@ func toGMS(c Column, t sql.Type, raw any) (any, error) {
 		}
 	case sqltypes.Geometry:
 		if gb, ok := raw.(geomBin); ok {
-			return convertGeometry(t, append([]byte{}, gb...))
+			// GMS parses MySQL's SRID+WKB itself.
+			return convert(t, append([]byte{}, gb...))
 		}
 	}
 	// The logged column is not the natural one for t: let GMS convert.
@@ -1040,10 +1041,6 @@ func convert(t sql.Type, v any) (out any, err error) {
 		return nil, corrupt("value %v converts to NULL for %s", v, t)
 	}
 	return out, nil
-}
-
-func convertGeometry(t sql.Type, b []byte) (any, error) {
-	return convert(t, b)
 }
 
 // DecodeRowImage decodes one row image: the NULL bitmap over the present

@@ -1,0 +1,166 @@
+package binlog
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"petrel/storage"
+)
+
+// TestGroupCommitSharesFsyncs: concurrent committers share fsyncs, and
+// every transaction gets the next GTID.
+func TestGroupCommitSharesFsyncs(t *testing.T) {
+	r := openRig(t, vfs.NewMem(), t.TempDir())
+	defer r.log.Close()
+	r.createTable(t)
+	var wg sync.WaitGroup
+	const writers, per = 16, 40
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < per; i++ {
+				if err := insert(r.store, int64(w*per+i+1)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	commits, groups, _ := r.log.StatsSnapshot()
+	if commits != writers*per+1 {
+		t.Fatalf("Binlog_commits %d, want %d", commits, writers*per+1)
+	}
+	if groups >= commits {
+		t.Fatalf("Binlog_group_commits %d for %d commits: fsyncs were not shared", groups, commits)
+	}
+	t.Logf("%d commits, %d fsyncs (%.2f fsyncs per commit)", commits, groups, float64(groups)/float64(commits))
+	if got := r.log.Executed().Last(testSID); got != writers*per+1 {
+		t.Fatalf("gtid_executed ends at %d, want %d", got, writers*per+1)
+	}
+	if ids := logIDs(t, r.log); len(ids) != writers*per {
+		t.Fatalf("log holds %d rows, want %d", len(ids), writers*per)
+	}
+}
+
+// TestRotatePurgeReopen: rotation by size, the index, PURGE, and GTID
+// continuity across a restart.
+func TestRotatePurgeReopen(t *testing.T) {
+	dir := t.TempDir()
+	fs := vfs.NewMem()
+	st, err := storage.Open(storage.Options{Dir: "db", FS: fs, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := Open(Options{Dir: dir, ServerUUID: testSID, Logger: quiet, Store: st, MaxSize: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetSink(l)
+	r := &rig{fs: fs, dir: dir, store: st, log: l}
+	r.createTable(t)
+	for i := int64(1); i <= 200; i++ {
+		if err := insert(st, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := l.Files()
+	if len(files) < 5 {
+		t.Fatalf("%d files after 200 commits with max_binlog_size 4096", len(files))
+	}
+	idx, err := os.ReadFile(filepath.Join(dir, "binlog.index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(idx), "\n"); n != len(files) {
+		t.Fatalf("index lists %d files, log has %d", n, len(files))
+	}
+	if err := l.PurgeTo(files[3].Name); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Files(); got[0].Name != files[3].Name {
+		t.Fatalf("after PURGE TO %s first file is %s", files[3].Name, got[0].Name)
+	}
+	if _, err := os.Stat(filepath.Join(dir, files[0].Name)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("purged file still there: %v", err)
+	}
+	purged := l.Purged()
+	if purged.IsEmpty() || purged.Last(testSID) < 2 {
+		t.Fatalf("gtid_purged %q after purge", purged)
+	}
+	executed := l.Executed()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	r2 := openRig(t, fs, dir)
+	defer r2.log.Close()
+	if !r2.log.Executed().Equal(executed) {
+		t.Fatalf("gtid_executed after reopen %q, before %q", r2.log.Executed(), executed)
+	}
+	if err := insert(r2.store, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if got := r2.log.Executed().Last(testSID); got != executed.Last(testSID)+1 {
+		t.Fatalf("next GTID %d, want %d", got, executed.Last(testSID)+1)
+	}
+}
+
+// TestCorruptionIsReportedWithFileAndOffset flips a byte inside an event:
+// the printer and reader name the file and the event's offset.
+func TestCorruptionIsReportedWithFileAndOffset(t *testing.T) {
+	dir := t.TempDir()
+	r := openRig(t, vfs.NewMem(), dir)
+	r.createTable(t)
+	for i := int64(1); i <= 5; i++ {
+		if err := insert(r.store, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.log.Close(); err != nil {
+		t.Fatal(err)
+	}
+	name := r.log.Files()[0].Name
+	path := filepath.Join(dir, name)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := DescribeEvents(path, name, 4, 0, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := evs[len(evs)/2]
+	b[victim.Pos+HeaderLen+1] ^= 0xff
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	_, err = Print(&out, path, PrintOptions{Verbose: true})
+	if err == nil || !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Print of a corrupt file: %v", err)
+	}
+	want := name + " at offset " + itoa(victim.Pos)
+	if !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %q does not name %q", err, want)
+	}
+	// Truncated file: reported as truncated at the partial event.
+	if err := os.WriteFile(path, b[:victim.Pos+7], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ScanFile(path, false); err == nil || !strings.Contains(err.Error(), "offset "+itoa(victim.Pos)) {
+		t.Fatalf("ScanFile of a truncated file: %v", err)
+	}
+}
+
+func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
