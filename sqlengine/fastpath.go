@@ -214,7 +214,7 @@ func (e *Engine) execPointSelect(ctx context.Context, s *Session, p *pointPlan, 
 	}
 	var txn *storage.Txn
 	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil {
-		if t.aborted {
+		if t.abort != nil {
 			return false, nil
 		}
 		txn = t.txn

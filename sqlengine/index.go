@@ -338,7 +338,7 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 		return err
 	}
 	t.t = nt
-	return sessionError(ctx, txn.BuildIndex(ctx, nt, nt.Indexes[len(nt.Indexes)-1]))
+	return ddlError(ctx, txn.BuildIndex(ctx, nt, nt.Indexes[len(nt.Indexes)-1]))
 }
 
 // DropIndex implements sql.IndexAlterableTable.
@@ -366,7 +366,7 @@ func (t *Table) DropIndex(ctx *sql.Context, name string) error {
 		return err
 	}
 	t.t = nt
-	return txn.DropIndexData(st, dropped)
+	return ddlError(ctx, txn.DropIndexData(st, dropped))
 }
 
 // RenameIndex implements sql.IndexAlterableTable.

@@ -20,6 +20,9 @@ type Session struct {
 	// internal sessions (the replication applier) may write on a
 	// read-only server.
 	internal bool
+	// started are the transactions begun during the current command: GMS
+	// sometimes drops one (SetTransaction(nil)) without rolling it back.
+	started []*Transaction
 }
 
 var (
@@ -32,9 +35,12 @@ var (
 type Transaction struct {
 	txn      *storage.Txn
 	readOnly bool
-	// aborted is set when storage rolled the whole transaction back
-	// (deadlock victim); the session clears it at the end of the command.
-	aborted bool
+	// savepoints by name (SAVEPOINT, and GMS's trigger rollbacks).
+	savepoints map[string]storage.Mark
+	// abort is set when the whole transaction was rolled back (deadlock
+	// victim, failed DDL): every later use returns it; the session clears
+	// the transaction at the end of the command.
+	abort error
 }
 
 func (t *Transaction) String() string   { return "petrel transaction" }
@@ -50,7 +56,15 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 			txn.SetLockTimeout(time.Duration(n) * time.Second)
 		}
 	}
-	return &Transaction{txn: txn, readOnly: tc == sql.ReadOnly}, nil
+	t := &Transaction{txn: txn, readOnly: tc == sql.ReadOnly}
+	live := s.started[:0]
+	for _, st := range s.started {
+		if !st.txn.Done() {
+			live = append(live, st)
+		}
+	}
+	s.started = append(live, t)
+	return t, nil
 }
 
 // CommitTransaction implements sql.TransactionSession. It returns only
@@ -61,8 +75,8 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 	if !ok || t == nil {
 		return nil
 	}
-	if t.aborted {
-		return toMySQLError(base.Errorf(base.ClassDeadlock, "transaction was rolled back"))
+	if t.abort != nil {
+		return t.abort
 	}
 	if q := ctx.Query(); t.txn.HasWrites() && isDDL(q) {
 		t.txn.LogQuery(ctx.GetCurrentDatabase(), q)
@@ -82,24 +96,58 @@ func (s *Session) Rollback(_ *sql.Context, tx sql.Transaction) error {
 }
 
 // CreateSavepoint implements sql.TransactionSession.
-func (s *Session) CreateSavepoint(*sql.Context, sql.Transaction, string) error {
-	return sql.ErrUnsupportedFeature.New("SAVEPOINT")
+func (s *Session) CreateSavepoint(_ *sql.Context, tx sql.Transaction, name string) error {
+	t, ok := tx.(*Transaction)
+	if !ok || t == nil {
+		return nil
+	}
+	if t.savepoints == nil {
+		t.savepoints = map[string]storage.Mark{}
+	}
+	t.savepoints[strings.ToLower(name)] = t.txn.Savepoint()
+	return nil
 }
 
 // RollbackToSavepoint implements sql.TransactionSession.
-func (s *Session) RollbackToSavepoint(*sql.Context, sql.Transaction, string) error {
-	return sql.ErrUnsupportedFeature.New("SAVEPOINT")
+func (s *Session) RollbackToSavepoint(_ *sql.Context, tx sql.Transaction, name string) error {
+	t, ok := tx.(*Transaction)
+	if !ok || t == nil {
+		return nil
+	}
+	m, ok := t.savepoints[strings.ToLower(name)]
+	if !ok {
+		return sql.ErrSavepointDoesNotExist.New(name)
+	}
+	// Savepoints set after this one are gone, as in MySQL.
+	for k, o := range t.savepoints {
+		if o.After(m) {
+			delete(t.savepoints, k)
+		}
+	}
+	return t.txn.RollbackTo(m)
 }
 
 // ReleaseSavepoint implements sql.TransactionSession.
-func (s *Session) ReleaseSavepoint(*sql.Context, sql.Transaction, string) error {
-	return sql.ErrUnsupportedFeature.New("SAVEPOINT")
+func (s *Session) ReleaseSavepoint(_ *sql.Context, tx sql.Transaction, name string) error {
+	t, ok := tx.(*Transaction)
+	if !ok || t == nil {
+		return nil
+	}
+	if _, ok := t.savepoints[strings.ToLower(name)]; !ok {
+		return sql.ErrSavepointDoesNotExist.New(name)
+	}
+	delete(t.savepoints, strings.ToLower(name))
+	return nil
 }
 
 // CommandBegin implements sql.LifecycleAwareSession.
 func (s *Session) CommandBegin() error {
 	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil {
 		t.txn.SetLockingReads(false)
+		t.txn.ResetStatement()
+		s.started = append(s.started[:0], t)
+	} else {
+		s.started = s.started[:0]
 	}
 	return nil
 }
@@ -109,15 +157,23 @@ func (s *Session) CommandBegin() error {
 // next statement starts clean and no lock outlives its statement.
 func (s *Session) CommandEnd() {
 	t, ok := s.GetTransaction().(*Transaction)
+	// Transactions GMS let go of without finishing them hold locks and
+	// possibly catalog changes: roll them back.
+	for _, st := range s.started {
+		if st != t && !st.txn.Done() {
+			_ = st.txn.Rollback()
+		}
+	}
+	s.started = s.started[:0]
 	if !ok || t == nil {
 		return
 	}
 	t.txn.SetLockingReads(false)
 	explicit := s.GetIgnoreAutoCommit() || !s.autocommit()
-	if t.aborted || !explicit {
+	if t.abort != nil || !explicit {
 		_ = t.txn.Rollback()
 		s.SetTransaction(nil)
-		if t.aborted {
+		if t.abort != nil {
 			s.SetIgnoreAutoCommit(false)
 		}
 	}
@@ -130,6 +186,10 @@ func (s *Session) SessionEnd() {
 		_ = t.txn.Rollback()
 		s.SetTransaction(nil)
 	}
+	for _, st := range s.started {
+		_ = st.txn.Rollback()
+	}
+	s.started = nil
 }
 
 func (s *Session) autocommit() bool {
@@ -205,8 +265,8 @@ func readTxn(ctx *sql.Context) (*storage.Txn, error) {
 		ctx.SetTransaction(tx)
 		t = tx.(*Transaction)
 	}
-	if t.aborted {
-		return nil, toMySQLError(base.Errorf(base.ClassDeadlock, "transaction was rolled back"))
+	if t.abort != nil {
+		return nil, t.abort
 	}
 	return t.txn, nil
 }
@@ -226,19 +286,39 @@ func writeTxn(ctx *sql.Context) (*storage.Txn, error) {
 // ddlTxn is writeTxn for DDL.
 func ddlTxn(ctx *sql.Context) (*storage.Txn, error) { return writeTxn(ctx) }
 
+// ddlError aborts the transaction of a failed DDL statement: its catalog
+// changes are undone at once and nothing can commit the rest of it.
+func ddlError(ctx *sql.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	err = toMySQLError(err)
+	if t, ok := ctx.GetTransaction().(*Transaction); ok && t != nil && t.abort == nil {
+		_ = t.txn.Rollback()
+		t.abort = err
+	}
+	return err
+}
+
+func isDeadlock(err error) bool {
+	var se *mysql.SQLError
+	return errors.As(err, &se) && se.Num == mysql.ERLockDeadlock
+}
+
 // sessionError maps a storage error for the client; a deadlock victim's
 // transaction is rolled back whole, as InnoDB does.
 func sessionError(ctx *sql.Context, err error) error {
 	if err == nil {
 		return nil
 	}
-	if base.ClassOf(err) == base.ClassDeadlock {
-		if t, ok := ctx.GetTransaction().(*Transaction); ok && t != nil {
+	err = toMySQLError(err)
+	if base.ClassOf(err) == base.ClassDeadlock || isDeadlock(err) {
+		if t, ok := ctx.GetTransaction().(*Transaction); ok && t != nil && t.abort == nil {
 			_ = t.txn.Rollback()
-			t.aborted = true
+			t.abort = err
 		}
 	}
-	return toMySQLError(err)
+	return err
 }
 
 // toMySQLError is the one place a Petrel error class becomes a MySQL

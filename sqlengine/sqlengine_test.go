@@ -207,3 +207,43 @@ func asMySQL(err error, target **mysql.MySQLError) bool {
 	}
 	return ok
 }
+
+// An UPDATE must not meet again the rows it moved (Halloween problem):
+// through a secondary index split in two ranges, and through the primary
+// key.
+func TestUpdateDoesNotRevisitMovedRows(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE h", "CREATE TABLE h.b (id INT PRIMARY KEY, x INT, KEY(x))",
+		"INSERT INTO h.b VALUES (1,1),(2,2),(3,3),(4,4)",
+		"UPDATE h.b SET x = x + 10 WHERE x <> 2",
+		"CREATE TABLE h.p (id INT PRIMARY KEY, v INT)", "INSERT INTO h.p VALUES (1,1),(2,2),(3,3)",
+		"UPDATE h.p SET id = id + 1 ORDER BY id DESC", "UPDATE h.p SET id = id + 10 WHERE id > 0")
+	if got := queryRows(t, db, "SELECT id, x FROM h.b ORDER BY id"); fmt.Sprint(got) != "[[1 11] [2 2] [3 13] [4 14]]" {
+		t.Errorf("index update: %v", got)
+	}
+	if got := queryRows(t, db, "SELECT id, v FROM h.p ORDER BY id"); fmt.Sprint(got) != "[[12 1] [13 2] [14 3]]" {
+		t.Errorf("primary key update: %v", got)
+	}
+}
+
+// A failed DDL statement leaves no catalog change and no lock behind.
+func TestFailedDDLLeavesNothing(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE f", "CREATE TABLE f.k (id INT PRIMARY KEY, val INT)", "INSERT INTO f.k VALUES (1, 5), (2, 5)")
+	if _, err := db.Exec("ALTER TABLE f.k ADD CONSTRAINT c UNIQUE (val)"); err == nil {
+		t.Fatal("unique index over duplicate values was created")
+	}
+	if got := queryRows(t, db, "SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema='f' AND index_name='c'"); got[0][0] != "0" {
+		t.Errorf("index c is in the catalog after the failed ALTER: %v", got)
+	}
+	// No lock left: another connection inserts the duplicate value at once.
+	other := open("f")
+	if _, err := other.Exec("SET SESSION innodb_lock_wait_timeout = 1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Exec("INSERT INTO k VALUES (3, 5)"); err != nil {
+		t.Errorf("insert after failed ALTER: %v", err)
+	}
+}

@@ -21,21 +21,23 @@ type Table struct {
 }
 
 var (
-	_ sql.Table                 = (*Table)(nil)
-	_ sql.PrimaryKeyTable       = (*Table)(nil)
-	_ sql.CommentedTable        = (*Table)(nil)
-	_ sql.InsertableTable       = (*Table)(nil)
-	_ sql.UpdatableTable        = (*Table)(nil)
-	_ sql.DeletableTable        = (*Table)(nil)
-	_ sql.ReplaceableTable      = (*Table)(nil)
-	_ sql.TruncateableTable     = (*Table)(nil)
-	_ sql.AutoIncrementTable    = (*Table)(nil)
-	_ sql.IndexAddressableTable = (*Table)(nil)
-	_ sql.IndexAlterableTable   = (*Table)(nil)
-	_ sql.AlterableTable        = (*Table)(nil)
-	_ sql.RewritableTable       = (*Table)(nil)
-	_ sql.CheckTable            = (*Table)(nil)
-	_ sql.CheckAlterableTable   = (*Table)(nil)
+	_ sql.Table                    = (*Table)(nil)
+	_ sql.PrimaryKeyTable          = (*Table)(nil)
+	_ sql.CommentedTable           = (*Table)(nil)
+	_ sql.InsertableTable          = (*Table)(nil)
+	_ sql.UpdatableTable           = (*Table)(nil)
+	_ sql.DeletableTable           = (*Table)(nil)
+	_ sql.ReplaceableTable         = (*Table)(nil)
+	_ sql.TruncateableTable        = (*Table)(nil)
+	_ sql.AutoIncrementTable       = (*Table)(nil)
+	_ sql.IndexAddressableTable    = (*Table)(nil)
+	_ sql.IndexAlterableTable      = (*Table)(nil)
+	_ sql.AlterableTable           = (*Table)(nil)
+	_ sql.RewritableTable          = (*Table)(nil)
+	_ sql.CheckTable               = (*Table)(nil)
+	_ sql.CheckAlterableTable      = (*Table)(nil)
+	_ sql.StatisticsTable          = (*Table)(nil)
+	_ sql.PrimaryKeyAlterableTable = (*Table)(nil)
 )
 
 func newTable(db *Database, t *storage.Table) *Table { return &Table{db: db, t: t} }
@@ -227,7 +229,12 @@ func (e *editor) DiscardChanges(ctx *sql.Context, _ error) error {
 	return txn.StatementRollback()
 }
 
-func (e *editor) StatementComplete(*sql.Context) error { return nil }
+func (e *editor) StatementComplete(ctx *sql.Context) error {
+	if txn, err := readTxn(ctx); err == nil {
+		txn.StatementComplete()
+	}
+	return nil
+}
 
 func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	txn, st, err := e.target(ctx)
@@ -280,10 +287,10 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 	}
 	n, err := txn.RowCount(st)
 	if err != nil {
-		return 0, err
+		return 0, ddlError(ctx, err)
 	}
 	if err := txn.TruncateTable(st); err != nil {
-		return 0, err
+		return 0, ddlError(ctx, err)
 	}
 	return int(n), nil
 }
@@ -329,12 +336,26 @@ func (t *Table) GetChecks(*sql.Context) ([]sql.CheckDefinition, error) {
 // CreateCheck implements sql.CheckAlterableTable.
 func (t *Table) CreateCheck(ctx *sql.Context, check *sql.CheckDefinition) error {
 	return t.alter(ctx, func(def *storage.TableDef) error {
-		for _, c := range def.Checks {
-			if strings.EqualFold(c.Name, check.Name) {
-				return sql.ErrDuplicateKey.New(check.Name)
+		name := check.Name
+		if name == "" {
+			// MySQL names unnamed checks <table>_chk_<n>.
+			for n := 1; ; n++ {
+				name = fmt.Sprintf("%s_chk_%d", def.Name, n)
+				taken := false
+				for _, c := range def.Checks {
+					taken = taken || strings.EqualFold(c.Name, name)
+				}
+				if !taken {
+					break
+				}
 			}
 		}
-		def.Checks = append(def.Checks, storage.CheckDef{Name: check.Name, Expr: check.CheckExpression, Enforced: check.Enforced})
+		for _, c := range def.Checks {
+			if strings.EqualFold(c.Name, name) {
+				return sql.ErrDuplicateKey.New(name)
+			}
+		}
+		def.Checks = append(def.Checks, storage.CheckDef{Name: name, Expr: check.CheckExpression, Enforced: check.Enforced})
 		return nil
 	})
 }
@@ -381,9 +402,56 @@ func (t *Table) DropColumn(*sql.Context, string) error {
 	return fmt.Errorf("sqlengine: DROP COLUMN without rewrite is not supported")
 }
 
-// ModifyColumn implements sql.AlterableTable; see AddColumn.
-func (t *Table) ModifyColumn(*sql.Context, string, *sql.Column, *sql.ColumnOrder) error {
-	return fmt.Errorf("sqlengine: MODIFY COLUMN without rewrite is not supported")
+// ModifyColumn implements sql.AlterableTable. GMS calls it directly for
+// changes that keep the stored encoding (RENAME COLUMN, SET/DROP DEFAULT):
+// those are catalog-only. Anything else goes through RewriteInserter.
+func (t *Table) ModifyColumn(ctx *sql.Context, name string, col *sql.Column, order *sql.ColumnOrder) error {
+	st, err := t.latest()
+	if err != nil {
+		return err
+	}
+	o := st.Schema.IndexOfColName(name)
+	if o < 0 {
+		return sql.ErrTableColumnNotFound.New(st.Def.Name, name)
+	}
+	if order != nil || !col.Type.Equals(st.Schema[o].Type) {
+		return fmt.Errorf("sqlengine: MODIFY COLUMN %s needs a table rewrite", name)
+	}
+	return t.alter(ctx, func(def *storage.TableDef) error {
+		cd := storage.ColumnDefFrom(col)
+		cd.PrimaryKey = def.Columns[o].PrimaryKey
+		if cd.PrimaryKey {
+			cd.Nullable = false
+		}
+		old := def.Columns[o].Name
+		def.Columns[o] = cd
+		for i := range def.Indexes {
+			for j, c := range def.Indexes[i].Columns {
+				if strings.EqualFold(c, old) {
+					def.Indexes[i].Columns[j] = col.Name
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// CreatePrimaryKey implements sql.PrimaryKeyAlterableTable; GMS rewrites
+// the table through RewriteInserter, so nothing is left to do here.
+func (t *Table) CreatePrimaryKey(*sql.Context, []sql.IndexColumn) error { return nil }
+
+// DropPrimaryKey implements sql.PrimaryKeyAlterableTable; see CreatePrimaryKey.
+func (t *Table) DropPrimaryKey(*sql.Context) error { return nil }
+
+// DataLength implements sql.StatisticsTable (an estimate).
+func (t *Table) DataLength(ctx *sql.Context) (uint64, error) {
+	return t.db.p.e.ApproxRows(t.t) * 128, nil
+}
+
+// RowCount implements sql.StatisticsTable: approximate, for the planner
+// (never exact, so COUNT(*) is always counted, in the transaction's view).
+func (t *Table) RowCount(*sql.Context) (uint64, bool, error) {
+	return t.db.p.e.ApproxRows(t.t), false, nil
 }
 
 // ShouldRewriteTable implements sql.RewritableTable: Petrel rewrites rows
@@ -410,6 +478,10 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSch, newSch sql.PrimaryKeyS
 		def.Columns = append(def.Columns, storage.ColumnDefFrom(c))
 	}
 	def.PK = append([]int(nil), newSch.PkOrdinals...)
+	for _, o := range def.PK {
+		// Primary-key columns are NOT NULL, as in MySQL.
+		def.Columns[o].Nullable = false
+	}
 	// Indexes follow renamed columns and lose dropped ones.
 	var idxs []storage.IndexDef
 	for _, ix := range st.Def.Indexes {
@@ -434,7 +506,7 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSch, newSch sql.PrimaryKeyS
 	}
 	def.Indexes = idxs
 	if _, err := t.db.p.e.Catalog().ReplaceTable(txn, st, def); err != nil {
-		return nil, err
+		return nil, ddlError(ctx, err)
 	}
 	// GMS reads the old rows through t (still the old table) and inserts
 	// the projected rows through the editor (which resolves the new one).
@@ -448,10 +520,14 @@ type rewriteEditor struct {
 	old *storage.Table
 }
 
+func (r *rewriteEditor) Insert(ctx *sql.Context, row sql.Row) error {
+	return ddlError(ctx, r.editor.Insert(ctx, row))
+}
+
 func (r *rewriteEditor) Close(ctx *sql.Context) error {
 	txn, err := ddlTxn(ctx)
 	if err != nil {
 		return err
 	}
-	return txn.DropTableRows(r.old)
+	return ddlError(ctx, txn.DropTableRows(r.old))
 }

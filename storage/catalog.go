@@ -131,6 +131,10 @@ type Table struct {
 type tableCounters struct {
 	autoInc atomic.Uint64 // next AUTO_INCREMENT value
 	rowID   atomic.Uint64 // last hidden row id handed out
+	// rows is an approximate row count for the planner: counted once on
+	// first use, then moved by committed inserts and deletes.
+	rowsOnce sync.Once
+	rows     atomic.Int64
 }
 
 // AutoIncColumn returns the ordinal of the AUTO_INCREMENT column or -1.
@@ -374,8 +378,14 @@ func resolveTable(def TableDef, ctr *tableCounters) (*Table, error) {
 
 // ColumnDefFrom converts a GMS column to its persisted form.
 func ColumnDefFrom(c *sql.Column) ColumnDef {
+	typ := c.Type.String()
+	if ct, ok := c.Type.(sql.TypeWithCollation); ok {
+		// Spell out charset and collation: the bare type string leaves the
+		// default collation out, and reading it back would lose it.
+		typ = ct.StringWithTableCollation(sql.Collation_Unspecified)
+	}
 	cd := ColumnDef{
-		Name: c.Name, Type: c.Type.String(), Nullable: c.Nullable, PrimaryKey: c.PrimaryKey,
+		Name: c.Name, Type: typ, Nullable: c.Nullable, PrimaryKey: c.PrimaryKey,
 		AutoIncrement: c.AutoIncrement, Virtual: c.Virtual, Comment: c.Comment, Extra: c.Extra,
 	}
 	if c.Default != nil {
@@ -679,4 +689,34 @@ func (c *Catalog) ReplaceTable(txn *Txn, t *Table, def TableDef) (*Table, error)
 func (c *Catalog) PersistAutoIncrement(txn *Txn, t *Table, v uint64) error {
 	t.SetAutoIncrement(v)
 	return txn.put(metaTableKey(metaAutoInc, t.Def.ID), u64(v))
+}
+
+// ApproxRows returns an approximate row count of tb (planner statistics);
+// the first call counts the rows.
+func (e *Engine) ApproxRows(tb *Table) uint64 {
+	tb.ctr.rowsOnce.Do(func() {
+		p := indexPrefix(nil, tb.Def.ID, 0)
+		it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
+		if err != nil {
+			return
+		}
+		var n int64
+		for it.First(); it.Valid(); it.Next() {
+			n++
+		}
+		it.Close()
+		tb.ctr.rows.Add(n)
+	})
+	return uint64(max(tb.ctr.rows.Load(), 0))
+}
+
+func countChanges(changes []RowChange) {
+	for _, c := range changes {
+		switch {
+		case c.Before == nil:
+			c.Table.ctr.rows.Add(1)
+		case c.After == nil:
+			c.Table.ctr.rows.Add(-1)
+		}
+	}
 }

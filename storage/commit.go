@@ -136,6 +136,7 @@ func (t *Txn) Commit(ctx context.Context) error {
 		e.refuseWrites(err)
 		return base.Wrap(classifyWriteErr(err), err, "storage: commit")
 	}
+	countChanges(rec.Changes)
 	if err := failpoint.Inject("storage.afterApply"); err != nil {
 		return err
 	}

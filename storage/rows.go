@@ -323,6 +323,13 @@ func (t *Txn) Update(ctx context.Context, tb *Table, old, new sql.Row) error {
 		if err := t.set(newKey, nv, nil, false); err != nil {
 			return err
 		}
+		t.moved(newKey)
+		pkSuffix := newKey[len(indexPrefix(nil, tb.Def.ID, 0)):]
+		for _, ix := range tb.Indexes {
+			if k, _, _, err := tb.indexKey(ix, new, pkSuffix); err == nil {
+				t.moved(k)
+			}
+		}
 		t.changes = append(t.changes, RowChange{Table: tb, Before: cur, After: new})
 		return nil
 	}
@@ -350,6 +357,7 @@ func (t *Txn) Update(ctx context.Context, tb *Table, old, new sql.Row) error {
 		if err := t.set(nk, pkSuffix, nil, false); err != nil {
 			return err
 		}
+		t.moved(nk)
 	}
 	nv, err := keys.EncodeRow(nil, tb.Schema, new)
 	if err != nil {
@@ -430,6 +438,9 @@ func (r *RowIter) Next() (sql.Row, error) {
 		r.started = true
 		if !ok {
 			return nil, r.it.Error()
+		}
+		if r.t.lockingReads && r.t.writtenByStatement(r.it.Key()) {
+			continue // this statement's own write: never revisit it
 		}
 		var rowKey []byte
 		if r.primary {

@@ -41,7 +41,14 @@ type Txn struct {
 	queries []Query
 
 	stmtUndo, stmtChanges, stmtQueries int
-	catalogDirty                       bool
+	// stmtDepth counts nested StatementBegin calls (a trigger's editor
+	// begins inside its statement); only the outermost sets the mark.
+	stmtDepth int
+	// stmtKeys holds the index and primary keys the current statement's
+	// UPDATEs moved rows to: its scans skip them, so an UPDATE never meets
+	// a row again at the new place it just moved it to (Halloween problem).
+	stmtKeys     map[string]int // key -> statement depth that moved it
+	catalogDirty bool
 	// lockingReads makes scans lock each row and read its latest version
 	// (InnoDB's current read), set for the reads of UPDATE and DELETE.
 	lockingReads bool
@@ -96,9 +103,72 @@ func (t *Txn) writable() error {
 }
 
 // StatementBegin marks the start of a statement for statement rollback.
+// Nested calls (triggers) join the outer statement.
 func (t *Txn) StatementBegin() {
-	t.stmtUndo, t.stmtChanges, t.stmtQueries = len(t.undo), len(t.changes), len(t.queries)
+	if t.stmtDepth == 0 {
+		t.stmtUndo, t.stmtChanges, t.stmtQueries = len(t.undo), len(t.changes), len(t.queries)
+		clear(t.stmtKeys)
+	}
+	t.stmtDepth++
 }
+
+// Mark is a savepoint: the transaction's state at one moment.
+type Mark struct{ undo, changes, queries int }
+
+// After reports whether m was taken after o.
+func (m Mark) After(o Mark) bool { return m.undo > o.undo || m.changes > o.changes }
+
+// Savepoint returns the current state, for RollbackTo.
+func (t *Txn) Savepoint() Mark { return Mark{len(t.undo), len(t.changes), len(t.queries)} }
+
+// RollbackTo undoes every write after m (SAVEPOINT / trigger rollback).
+// Locks taken since stay held, as in InnoDB.
+func (t *Txn) RollbackTo(m Mark) error {
+	if t.batch != nil {
+		for i := len(t.undo) - 1; i >= m.undo && i < len(t.undo); i-- {
+			u := t.undo[i]
+			var err error
+			if u.existed {
+				err = t.batch.Set(u.key, u.prev, nil)
+			} else {
+				err = t.batch.Delete(u.key, nil)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	if m.undo < len(t.undo) {
+		t.undo = t.undo[:m.undo]
+	}
+	if m.changes < len(t.changes) {
+		t.changes = t.changes[:m.changes]
+	}
+	if m.queries < len(t.queries) {
+		t.queries = t.queries[:m.queries]
+	}
+	return nil
+}
+
+// StatementComplete ends a statement (or a nested part of one).
+func (t *Txn) StatementComplete() {
+	if len(t.stmtKeys) > 0 {
+		t.forgetMoved(t.stmtDepth)
+	}
+	if t.stmtDepth > 0 {
+		t.stmtDepth--
+	}
+}
+
+// ResetStatement forgets any statement left open (a new client command
+// starts).
+func (t *Txn) ResetStatement() {
+	t.stmtDepth = 0
+	clear(t.stmtKeys)
+}
+
+// Done reports whether the transaction committed or rolled back.
+func (t *Txn) Done() bool { return t.done }
 
 // StatementRollback undoes the writes of the current statement; the
 // transaction stays open and keeps its locks, as InnoDB does.
@@ -121,6 +191,12 @@ func (t *Txn) StatementRollback() error {
 	t.undo = t.undo[:t.stmtUndo]
 	t.changes = t.changes[:t.stmtChanges]
 	t.queries = t.queries[:t.stmtQueries]
+	if len(t.stmtKeys) > 0 {
+		t.forgetMoved(t.stmtDepth)
+	}
+	if t.stmtDepth > 0 {
+		t.stmtDepth--
+	}
 	return nil
 }
 
@@ -168,6 +244,33 @@ func (t *Txn) del(key []byte) error {
 func (t *Txn) set(key, val []byte, prev []byte, existed bool) error {
 	t.undo = append(t.undo, undoRec{key: key, prev: prev, existed: existed})
 	return t.batch.Set(key, val, nil)
+}
+
+// moved records a key an UPDATE moved a row (or index entry) to.
+func (t *Txn) moved(key []byte) {
+	if t.stmtKeys == nil {
+		t.stmtKeys = map[string]int{}
+	}
+	t.stmtKeys[string(key)] = t.stmtDepth
+}
+
+// forgetMoved drops the moves of statements at depth d and deeper.
+func (t *Txn) forgetMoved(d int) {
+	for k, v := range t.stmtKeys {
+		if v >= d {
+			delete(t.stmtKeys, k)
+		}
+	}
+}
+
+// writtenByStatement reports whether the current (innermost) statement
+// moved a row to key.
+func (t *Txn) writtenByStatement(key []byte) bool {
+	if len(t.stmtKeys) == 0 {
+		return false
+	}
+	d, ok := t.stmtKeys[string(key)]
+	return ok && d == t.stmtDepth
 }
 
 func (t *Txn) delete(key []byte, prev []byte) error {

@@ -459,7 +459,9 @@ func jsonTextToBinary(text []byte) ([]byte, error) {
 
 // AppendRowImage appends a row image with every column present: the NULL
 // bitmap ((len(cols)+7)/8 bytes, bit i set when row[i] is nil) followed by
-// the non-NULL values.
+// the non-NULL values. A nil in a column not marked Nullable is logged as
+// NULL all the same (the flag only describes the table); errors name the
+// 1-based column.
 func AppendRowImage(dst []byte, cols []Column, row sql.Row) ([]byte, error) {
 	if len(row) != len(cols) {
 		return nil, fmt.Errorf("rowenc: row has %d values for %d columns", len(row), len(cols))

@@ -47,6 +47,7 @@ func TestEngineSuites(t *testing.T) {
 			case "", "petrel":
 				h := NewHarness()
 				h.Server = os.Getenv(EnvServer) == "1"
+				h.StrictSetup = os.Getenv(EnvStrictSetup) == "1"
 				defer h.Close()
 				s.Run(t, h)
 				t.Logf("enginetest: skipped-setup=%d", h.SkippedSetup)

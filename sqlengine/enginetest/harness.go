@@ -44,7 +44,9 @@ type Harness struct {
 	// Server runs each engine behind GMS's MySQL protocol server and
 	// queries it over the wire (gmstest.ServerQueryEngine), so Petrel's
 	// session lifecycle hooks (CommandBegin/CommandEnd) run as they do in
-	// production. Default false: queries go straight to the engine.
+	// production. Default false: queries go straight to the engine
+	// (sqle.Engine.Query), as GMS's own harnesses do, and those hooks
+	// never run.
 	Server bool
 	// StrictSetup makes a setup statement that Petrel rejects as a
 	// feature it lacks fail the whole test, as gmstest.RunSetupScripts
@@ -65,7 +67,6 @@ type Harness struct {
 	session   sql.Session
 	skip      func(string) bool
 	stores    []*storage.Engine
-	nextConn  uint32
 }
 
 var (

@@ -17,6 +17,8 @@ const (
 	EnvBackend = "PETREL_ENGINETEST_BACKEND"
 	// EnvKnownFailures overrides KnownFailuresFile (an absolute path).
 	EnvKnownFailures = "PETREL_ENGINETEST_KNOWN"
+	// EnvStrictSetup=1 sets Harness.StrictSetup.
+	EnvStrictSetup = "PETREL_ENGINETEST_STRICT_SETUP"
 	// EnvServer=1 runs the Petrel harness over the MySQL protocol.
 	EnvServer = "PETREL_ENGINETEST_SERVER"
 )

@@ -76,6 +76,7 @@ func main() {
 		retries  = flag.Int("retries", 3, "re-runs of a crashed suite, skipping the crashing tests")
 		server   = flag.Bool("server", false, "run both harnesses over the MySQL protocol (GMS's ServerQueryEngine)")
 		bin      = flag.String("bin", "", "prebuilt test binary (default: build it)")
+		strict   = flag.Bool("strict-setup", false, "fail a Petrel test whose harness setup uses a feature Petrel lacks (default: drop that statement)")
 		update   = flag.Bool("update-smoke", false, "regenerate the known-failure list of TestEngineSmoke instead of counting")
 	)
 	flag.Parse()
@@ -131,7 +132,7 @@ func main() {
 		go func() {
 			defer wg.Done()
 			for j := range ch {
-				r := runSuite(testBin, absOut, j.backend, j.suite, *timeout, *retries, *server)
+				r := runSuite(testBin, j.backend, j.suite, *timeout, *retries, *server, *strict)
 				mu.Lock()
 				results[j] = r
 				fmt.Fprintf(os.Stderr, "%-8s %-45s leaves=%5d pass=%5d fail=%5d skip=%4d crashed=%d %.0fs %s\n",
@@ -178,11 +179,13 @@ func main() {
 		must(os.MkdirAll(dir, 0o755))
 		must(os.WriteFile(filepath.Join(dir, s+".txt"), []byte(formatFailures(only, nil)), 0o644))
 		leaves := max(p.Leaves, m.Leaves)
-		note := ""
-		if len(p.Crashed) > 0 {
-			note = fmt.Sprintf(" (%d crashed)", len(p.Crashed))
+		crashNote := func(r *Result) string {
+			if len(r.Crashed) == 0 {
+				return ""
+			}
+			return fmt.Sprintf(" (%d crashed)", len(r.Crashed))
 		}
-		fmt.Fprintf(&sb, "| %s | %d | %d%s | %d | %d |\n", s, leaves, p.Pass, note, m.Pass, len(only))
+		fmt.Fprintf(&sb, "| %s | %d | %d%s | %d%s | %d |\n", s, leaves, p.Pass, crashNote(p), m.Pass, crashNote(m), len(only))
 		tl += leaves
 		tp += p.Pass
 		tm += m.Pass
@@ -194,7 +197,7 @@ func main() {
 }
 
 // runSuite runs one suite on one backend, re-running after crashes.
-func runSuite(bin, out, backend, suite string, timeout time.Duration, retries int, server bool) *Result {
+func runSuite(bin, backend, suite string, timeout time.Duration, retries int, server, strict bool) *Result {
 	r := &Result{Backend: backend, Suite: suite}
 	start := time.Now()
 	var skips []string
@@ -204,7 +207,7 @@ func runSuite(bin, out, backend, suite string, timeout time.Duration, retries in
 		r.Attempts = attempt + 1
 		var crashed []string
 		var note string
-		states, order, crashed, note = runOnce(bin, backend, suite, timeout, skips, server)
+		states, order, crashed, note = runOnce(bin, backend, suite, timeout, skips, server, strict)
 		if note != "" {
 			r.Note = note
 		}
@@ -268,13 +271,16 @@ var (
 )
 
 // runOnce runs the test binary once under test2json.
-func runOnce(bin, backend, suite string, timeout time.Duration, skips []string, server bool) (map[string]*testState, []string, []string, string) {
+func runOnce(bin, backend, suite string, timeout time.Duration, skips []string, server, strict bool) (map[string]*testState, []string, []string, string) {
 	run := "-test.run=^TestEngineSuites$/^" + regexp.QuoteMeta(suite) + "$"
 	env := []string{enginetest.EnvRun + "=1", enginetest.EnvBackend + "=" + backend}
 	if server {
 		// Petrel's harness, and GMS's memory harness (which reads
 		// SERVER_ENGINE_TEST), both query over the MySQL protocol.
 		env = append(env, enginetest.EnvServer+"=1", "SERVER_ENGINE_TEST=1")
+	}
+	if strict {
+		env = append(env, enginetest.EnvStrictSetup+"=1")
 	}
 	return runTests(bin, run, timeout, skips, env)
 }
