@@ -6,6 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+
 	"petrel/binlog/rowenc"
 	"petrel/internal/base"
 	"petrel/storage"
@@ -20,23 +23,61 @@ const stmtEndFlag = 0x0001
 // columnCache maps a published storage table to its binlog column
 // descriptions; DDL publishes a new *storage.Table, so entries never go
 // stale, and a bounded size keeps dropped tables from accumulating.
-var columnCache sync.Map // *storage.Table -> []rowenc.Column
+var columnCache sync.Map // *storage.Table -> tableCols
 
-func tableColumns(t *storage.Table) ([]rowenc.Column, error) {
+type tableCols struct {
+	cols []rowenc.Column
+	// jsonText lists JSON columns logged as LONGTEXT (see jsonAsText).
+	jsonText []int
+}
+
+// JSON columns are logged as utf8mb4 LONGTEXT holding the JSON text, not
+// as MySQL's binary JSON: MariaDB (replicas, mariadb-binlog) cannot read
+// MySQL's JSON type at all, while every reader handles text, and a MariaDB
+// JSON column is LONGTEXT. Petrel's own readers convert it back.
+func tableColumns(t *storage.Table) (tableCols, error) {
 	if v, ok := columnCache.Load(t); ok {
-		return v.([]rowenc.Column), nil
+		return v.(tableCols), nil
 	}
-	cols := make([]rowenc.Column, len(t.Schema))
+	tc := tableCols{cols: make([]rowenc.Column, len(t.Schema))}
 	for i, c := range t.Schema {
 		col, err := rowenc.ColumnFor(c.Type, c.Nullable)
 		if err != nil {
-			return nil, fmt.Errorf("binlog: table %s column %s: %w", t.Def.Name, c.Name, err)
+			return tc, fmt.Errorf("binlog: table %s column %s: %w", t.Def.Name, c.Name, err)
+		}
+		if col.Type == rowenc.TypeJSON {
+			col = rowenc.Column{Type: rowenc.TypeBlob, Meta: 4, Nullable: c.Nullable, Charset: utf8mb4Common}
+			tc.jsonText = append(tc.jsonText, i)
 		}
 		col.Charset = portableCollation(col.Charset)
-		cols[i] = col
+		tc.cols[i] = col
 	}
-	columnCache.Store(t, cols)
-	return cols, nil
+	columnCache.Store(t, tc)
+	return tc, nil
+}
+
+// loggedRow returns row as logged: JSON values as their text.
+func (tc tableCols) loggedRow(row sql.Row) (sql.Row, error) {
+	if len(tc.jsonText) == 0 || row == nil {
+		return row, nil
+	}
+	out := append(sql.Row(nil), row...)
+	for _, i := range tc.jsonText {
+		if out[i] == nil {
+			continue
+		}
+		if w, ok := out[i].(sql.JSONWrapper); ok {
+			// The same text SELECT returns for the value.
+			s, err := types.JsonToMySqlString(w)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = []byte(s)
+		} else {
+			out[i] = rowenc.AppendJSONText(nil, out[i])
+		}
+	}
+	return out, nil
 }
 
 // portableCollation maps MySQL 8.0's utf8mb4_0900 collations, which MariaDB
@@ -132,12 +173,12 @@ func encodeTransaction(o Options, rec *storage.CommitRecord, gtid base.GTID, las
 		if mapped[c.Table] {
 			continue
 		}
-		cols, err := tableColumns(c.Table)
+		tc, err := tableColumns(c.Table)
 		if err != nil {
 			return nil, err
 		}
 		mapped[c.Table] = true
-		evs = append(evs, frame(TableMapEvent, 0, sid, ts, 0, TableMapBody(uint64(c.Table.Def.ID), c.Table.Def.Database, c.Table.Def.Name, cols)))
+		evs = append(evs, frame(TableMapEvent, 0, sid, ts, 0, TableMapBody(uint64(c.Table.Def.ID), c.Table.Def.Database, c.Table.Def.Name, tc.cols)))
 	}
 	// Consecutive changes of one kind to one table share a rows event.
 	var (
@@ -160,21 +201,23 @@ func encodeTransaction(o Options, rec *storage.CommitRecord, gtid base.GTID, las
 		if body != nil && (k != kind || c.Table != table || len(body) >= rowsEventTarget) {
 			flush(false)
 		}
-		cols, err := tableColumns(c.Table)
+		tc, err := tableColumns(c.Table)
 		if err != nil {
 			return nil, err
 		}
 		if body == nil {
 			kind, table = k, c.Table
-			body = rowsHeader(uint64(c.Table.Def.ID), 0, len(cols), k == UpdateRowsEventV2)
+			body = rowsHeader(uint64(c.Table.Def.ID), 0, len(tc.cols), k == UpdateRowsEventV2)
 		}
-		if c.Before != nil {
-			if body, err = rowenc.AppendRowImage(body, cols, c.Before); err != nil {
-				return nil, fmt.Errorf("binlog: %s.%s: %w", c.Table.Def.Database, c.Table.Def.Name, err)
+		for _, row := range []sql.Row{c.Before, c.After} {
+			if row == nil {
+				continue
 			}
-		}
-		if c.After != nil {
-			if body, err = rowenc.AppendRowImage(body, cols, c.After); err != nil {
+			lr, err := tc.loggedRow(row)
+			if err == nil {
+				body, err = rowenc.AppendRowImage(body, tc.cols, lr)
+			}
+			if err != nil {
 				return nil, fmt.Errorf("binlog: %s.%s: %w", c.Table.Def.Database, c.Table.Def.Name, err)
 			}
 		}
