@@ -6,7 +6,7 @@
 # writes it to bench/out/sysbench-<date>.md.
 #
 # Environment (defaults in brackets):
-#   SERVERS     ["petrel mariadb"]  which servers, in order
+#   SERVERS     ["petrel mariadb"]  which servers, in order (also: petrel-nobinlog)
 #   WORKLOADS   ["oltp_point_select oltp_write_only oltp_read_write"]
 #   THREADS     ["4 32"]
 #   DURATION    [20]  seconds per run

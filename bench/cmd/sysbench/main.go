@@ -143,8 +143,8 @@ func parseConfig(args []string) (config, error) {
 		sysbenchArgs: fields(*sysbenchArgs),
 	}
 	for _, s := range cfg.servers {
-		if s != "petrel" && s != "mariadb" {
-			return config{}, fmt.Errorf("unknown server %q (want petrel or mariadb)", s)
+		if s != "petrel" && s != "mariadb" && s != "petrel-nobinlog" {
+			return config{}, fmt.Errorf("unknown server %q (want petrel, petrel-nobinlog or mariadb)", s)
 		}
 	}
 	if len(cfg.servers) == 0 || len(cfg.workloads) == 0 {
@@ -200,6 +200,9 @@ type runKey struct {
 type serverRun struct {
 	version string
 	results map[runKey]lab.SysbenchResult
+	// fsyncsPerCommit is Binlog_group_commits / Binlog_commits over a run
+	// (Petrel with its binlog on).
+	fsyncsPerCommit map[runKey]float64
 	errs    map[runKey]error
 	fatal   error // start, prepare or stop failure
 	log     string
@@ -217,7 +220,7 @@ type dbServer interface {
 // against it, and stops it. Failures are recorded, not returned, so the
 // report always shows what was measured.
 func benchServer(ctx context.Context, logger *slog.Logger, name string, cfg config) *serverRun {
-	sr := &serverRun{results: make(map[runKey]lab.SysbenchResult), errs: make(map[runKey]error)}
+	sr := &serverRun{results: make(map[runKey]lab.SysbenchResult), errs: make(map[runKey]error), fsyncsPerCommit: make(map[runKey]float64)}
 	logger = logger.With("server", name)
 
 	srv, password, cleanup, err := startServer(ctx, logger, name, cfg)
@@ -272,7 +275,11 @@ func benchServer(ctx context.Context, logger *slog.Logger, name string, cfg conf
 			key := runKey{w, th}
 			o := base
 			o.Workload, o.Threads = w, th
+			c0, g0, statusOK := binlogCounters(ctx, srv)
 			res, err := lab.RunSysbench(ctx, o)
+			if c1, g1, ok := binlogCounters(ctx, srv); ok && statusOK && c1 > c0 {
+				sr.fsyncsPerCommit[key] = float64(g1-g0) / float64(c1-c0)
+			}
 			if err != nil {
 				sr.errs[key] = err
 				logger.Error("run failed", "workload", w, "threads", th, "err", err)
@@ -292,11 +299,43 @@ func benchServer(ctx context.Context, logger *slog.Logger, name string, cfg conf
 	return sr
 }
 
+// binlogCounters reads Binlog_commits and Binlog_group_commits (Petrel's
+// group-commit counters); ok is false where the server has none.
+func binlogCounters(ctx context.Context, srv dbServer) (commits, groups int64, ok bool) {
+	db, err := srv.DB("")
+	if err != nil {
+		return 0, 0, false
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	rows, err := db.QueryContext(ctx, "SHOW GLOBAL STATUS LIKE 'Binlog_%commits'")
+	if err != nil {
+		return 0, 0, false
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var name string
+		var v int64
+		if rows.Scan(&name, &v) != nil {
+			continue
+		}
+		switch name {
+		case "Binlog_commits":
+			commits, n = v, n+1
+		case "Binlog_group_commits":
+			groups, n = v, n+1
+		}
+	}
+	return commits, groups, n == 2 && commits > 0
+}
+
 // startServer starts the named server on a temporary datadir and returns it
 // with its root password and a function that removes what it created.
 func startServer(ctx context.Context, logger *slog.Logger, name string, cfg config) (dbServer, string, func(), error) {
 	switch name {
-	case "petrel":
+	case "petrel", "petrel-nobinlog":
 		bin, err := lab.BuildPetrel(ctx)
 		if err != nil {
 			return nil, "", nil, err
@@ -312,7 +351,7 @@ func startServer(ctx context.Context, logger *slog.Logger, name string, cfg conf
 			Datadir:      dir,
 			ServerID:     1,
 			RootPassword: petrelPassword,
-			ExtraArgs:    cfg.petrelArgs,
+			ExtraArgs:    petrelFlags(name, cfg.petrelArgs),
 			StartTimeout: 2 * time.Minute,
 			StopTimeout:  2 * time.Minute,
 			Logger:       logger,
@@ -337,6 +376,14 @@ func startServer(ctx context.Context, logger *slog.Logger, name string, cfg conf
 		return m, "", func() {}, nil
 	}
 	return nil, "", nil, fmt.Errorf("unknown server %q", name)
+}
+
+// petrelFlags adds --skip-log-bin for the binlog-off variant.
+func petrelFlags(name string, args []string) []string {
+	if name == "petrel-nobinlog" {
+		return append(append([]string(nil), args...), "--skip-log-bin")
+	}
+	return args
 }
 
 // prepareDB creates the sysbench database and returns the server version.
@@ -371,8 +418,8 @@ func formatReport(cfg config, started time.Time, runs map[string]*serverRun, int
 			continue
 		}
 		switch name {
-		case "petrel":
-			fmt.Fprintf(&b, "- petrel: version %s; flags: %s\n", orDash(sr.version), orDash(strings.Join(cfg.petrelArgs, " ")))
+		case "petrel", "petrel-nobinlog":
+			fmt.Fprintf(&b, "- %s: version %s; flags: %s\n", name, orDash(sr.version), orDash(strings.Join(petrelFlags(name, cfg.petrelArgs), " ")))
 		case "mariadb":
 			fmt.Fprintf(&b, "- mariadb: version %s; flags: %s\n", orDash(sr.version), strings.Join(cfg.mariadbArgs, " "))
 		}
@@ -383,17 +430,25 @@ func formatReport(cfg config, started time.Time, runs map[string]*serverRun, int
 	fmt.Fprintf(&b, "- Command: `SERVERS=%q WORKLOADS=%q THREADS=%q DURATION=%d bench/sysbench.sh`\n\n",
 		strings.Join(cfg.servers, " "), strings.Join(cfg.workloads, " "), joinInts(cfg.threads), int(cfg.duration/time.Second))
 
-	b.WriteString("| workload | threads | Petrel TPS | MariaDB TPS | Petrel/MariaDB TPS | Petrel QPS | MariaDB QPS | Petrel/MariaDB QPS | Petrel p95 ms | MariaDB p95 ms |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| workload | threads | Petrel TPS | MariaDB TPS | Petrel/MariaDB TPS | Petrel QPS | MariaDB QPS | Petrel/MariaDB QPS | Petrel p95 ms | MariaDB p95 ms | Petrel binlog-off TPS | binlog on/off | fsyncs/commit |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, w := range cfg.workloads {
 		for _, th := range cfg.threads {
 			key := runKey{w, th}
 			p, pok := cell(runs["petrel"], key)
 			m, mok := cell(runs["mariadb"], key)
-			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", w, th,
+			n, nok := cell(runs["petrel-nobinlog"], key)
+			fsyncs := "-"
+			if sr := runs["petrel"]; sr != nil {
+				if f, ok := sr.fsyncsPerCommit[key]; ok {
+					fsyncs = fmt.Sprintf("%.3f", f)
+				}
+			}
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", w, th,
 				num(p.TPS, pok, p.err), num(m.TPS, mok, m.err), ratio(p.TPS, pok, m.TPS, mok),
 				num(p.QPS, pok, p.err), num(m.QPS, mok, m.err), ratio(p.QPS, pok, m.QPS, mok),
-				lat(p.LatencyP95Ms, pok, p.err), lat(m.LatencyP95Ms, mok, m.err))
+				lat(p.LatencyP95Ms, pok, p.err), lat(m.LatencyP95Ms, mok, m.err),
+				num(n.TPS, nok, n.err), ratio(p.TPS, pok, n.TPS, nok), fsyncs)
 		}
 	}
 
