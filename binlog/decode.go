@@ -158,7 +158,11 @@ func ParseRows(typ byte, body []byte, tm *TableMap, types []sql.Type) (*RowsEven
 	if types != nil && len(types) != len(tm.Columns) {
 		return nil, fmt.Errorf("binlog: %s.%s: %d target columns for %d logged", tm.Database, tm.Table, len(types), len(tm.Columns))
 	}
+	if len(tm.Columns) == 0 {
+		return nil, corrupt("rows event for %s.%s, a table map with no columns", tm.Database, tm.Table)
+	}
 	for len(p) > 0 {
+		remaining := len(p)
 		switch typ {
 		case WriteRowsEventV1, WriteRowsEventV2:
 			row, used, err := rowenc.DecodeRowImage(p, tm.Columns, types, after)
@@ -187,6 +191,9 @@ func ParseRows(typ byte, body []byte, tm *TableMap, types []sql.Type) (*RowsEven
 			p = p[used:]
 			re.Before = append(re.Before, b)
 			re.After = append(re.After, a)
+		}
+		if len(p) >= remaining {
+			return nil, corrupt("rows event for %s.%s: a row image of no bytes", tm.Database, tm.Table)
 		}
 	}
 	return re, nil

@@ -114,6 +114,8 @@ type Log struct {
 	purged   *base.GTIDSet
 	nextGNO  int64
 	seqNo    int64 // logical clock: per-file sequence number
+	// broken is set when a failed write could not be undone.
+	broken error
 	// lastDurableSeq is the seqNo of the newest transaction known durable
 	// when a transaction was appended: its last_committed.
 	lastDurableSeq atomic.Int64
@@ -408,6 +410,9 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	if l.closed {
 		return errClosed
 	}
+	if l.broken != nil {
+		return l.broken
+	}
 	if l.pos >= uint64(l.opts.MaxSize) {
 		if err := l.rotate(); err != nil {
 			return err
@@ -432,15 +437,21 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 		setNextPos(ev, uint32(p))
 		buf = append(buf, ev...)
 	}
-	if _, err := l.f.Write(buf); err != nil {
-		// Leave no torn transaction behind for later appends.
-		_ = l.f.Truncate(int64(l.pos))
-		_, _ = l.f.Seek(int64(l.pos), io.SeekStart)
+	_, err = l.f.Write(buf)
+	if err == nil {
+		err = failpoint.Inject("binlog.afterWrite")
+	}
+	if err != nil {
+		// Leave no torn transaction behind for later appends; if that
+		// fails too, the log stays broken until a restart (recovery then
+		// truncates the torn tail).
+		if terr := l.f.Truncate(int64(l.pos)); terr != nil {
+			l.broken = fmt.Errorf("binlog: cannot remove a partly written transaction from %s: %w", l.files[l.fileIdx], terr)
+		} else if _, serr := l.f.Seek(int64(l.pos), io.SeekStart); serr != nil {
+			l.broken = serr
+		}
 		l.seqNo--
 		return fmt.Errorf("binlog: write %s at %d: %w", l.files[l.fileIdx], l.pos, err)
-	}
-	if err := failpoint.Inject("binlog.afterWrite"); err != nil {
-		return err
 	}
 	l.pos = p
 	l.nextGNO++
@@ -456,6 +467,14 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 		l.wake()
 	}
 	return nil
+}
+
+// Healthy reports whether appends can resume (no failed write left a
+// torn transaction in the current file).
+func (l *Log) Healthy() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.broken == nil && !l.closed
 }
 
 // Durable implements storage.CommitSink.
@@ -517,6 +536,12 @@ func (l *Log) Wait(ctx context.Context, rec *storage.CommitRecord) error {
 		l.syncMu.Lock()
 		l.syncing = false
 		if serr != nil {
+			// After a failed fsync the kernel may have dropped the pages:
+			// nothing written since the last good fsync can be trusted
+			// until a restart re-reads the file.
+			l.mu.Lock()
+			l.broken = fmt.Errorf("binlog: fsync of %s failed; restart the server to recover: %w", l.files[cur], serr)
+			l.mu.Unlock()
 			l.syncCond.Broadcast()
 			return fmt.Errorf("binlog: fsync: %w", serr)
 		}

@@ -56,6 +56,9 @@ type Node struct {
 	sql    *sqlengine.Engine
 	srv    *sqlengine.Server
 	binlog *binlog.Log
+
+	stopWatch context.CancelFunc
+	watchDone chan struct{}
 }
 
 // datadirMeta is the datadir's identity file, like MySQL's auto.cnf.
@@ -155,6 +158,9 @@ func Open(opts Options) (*Node, error) {
 		n.store.Close()
 		return nil, err
 	}
+	wctx, cancel := context.WithCancel(context.Background())
+	n.stopWatch, n.watchDone = cancel, make(chan struct{})
+	go n.watchDiskFull(wctx, 2*time.Second)
 	opts.Logger.Info("petrel: ready for connections", "addr", n.srv.Addr(), "server_id", opts.ServerID, "server_uuid", n.meta.ServerUUID, "version", sqlengine.Version)
 	return n, nil
 }
@@ -263,6 +269,10 @@ func (n *Node) SQL() *sqlengine.Engine { return n.sql }
 // Close stops the listener and closes storage.
 func (n *Node) Close() error {
 	var errs []error
+	if n.stopWatch != nil {
+		n.stopWatch()
+		<-n.watchDone
+	}
 	if n.srv != nil {
 		errs = append(errs, n.srv.Close())
 	}

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
+	"net"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -245,5 +248,44 @@ func TestFailedDDLLeavesNothing(t *testing.T) {
 	}
 	if _, err := other.Exec("INSERT INTO k VALUES (3, 5)"); err != nil {
 		t.Errorf("insert after failed ALTER: %v", err)
+	}
+}
+
+// Garbage on the wire, before and after the handshake, never takes the
+// server down: each bad connection is dropped or answered with an error
+// and the server keeps serving others.
+func TestMalformedPacketsDoNotHurtTheServer(t *testing.T) {
+	n, open := startNode(t)
+	rng := rand.New(rand.NewPCG(7, 11))
+	for i := 0; i < 60; i++ {
+		c, err := net.DialTimeout("tcp", n.Addr(), 2*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(2 * time.Second))
+		buf := make([]byte, 4096)
+		_, _ = c.Read(buf) // server greeting
+		var junk []byte
+		switch i % 4 {
+		case 0: // random bytes
+			junk = make([]byte, 1+rng.IntN(300))
+			for j := range junk {
+				junk[j] = byte(rng.IntN(256))
+			}
+		case 1: // a header announcing 16 MB followed by a few bytes
+			junk = []byte{0xff, 0xff, 0xff, 1, 1, 2, 3}
+		case 2: // a handshake response cut short
+			junk = []byte{10, 0, 0, 1, 0x8d, 0xa6, 0x0f, 0, 0, 0, 0, 1, 0x21}
+		case 3: // zero-length packet
+			junk = []byte{0, 0, 0, 1}
+		}
+		_, _ = c.Write(junk)
+		_, _ = c.Read(buf)
+		c.Close()
+	}
+	db := open("")
+	var one int
+	if err := db.QueryRow("SELECT 1").Scan(&one); err != nil || one != 1 {
+		t.Fatalf("server after garbage: %v %v", one, err)
 	}
 }

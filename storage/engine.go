@@ -72,7 +72,7 @@ func (o *Options) setDefaults() error {
 		o.CacheSize = 256 << 20
 	}
 	if o.MemTableSize == 0 {
-		o.MemTableSize = 64 << 20
+		o.MemTableSize = 8 << 20
 	}
 	return nil
 }
