@@ -203,9 +203,9 @@ type serverRun struct {
 	// fsyncsPerCommit is Binlog_group_commits / Binlog_commits over a run
 	// (Petrel with its binlog on).
 	fsyncsPerCommit map[runKey]float64
-	errs    map[runKey]error
-	fatal   error // start, prepare or stop failure
-	log     string
+	errs            map[runKey]error
+	fatal           error // start, prepare or stop failure
+	log             string
 }
 
 // dbServer is what Petrel and MariaDB have in common for the benchmark.
