@@ -173,24 +173,9 @@ func (t *Txn) Done() bool { return t.done }
 // StatementRollback undoes the writes of the current statement; the
 // transaction stays open and keeps its locks, as InnoDB does.
 func (t *Txn) StatementRollback() error {
-	if t.batch == nil {
-		return nil
+	if err := t.RollbackTo(Mark{t.stmtUndo, t.stmtChanges, t.stmtQueries}); err != nil {
+		return err
 	}
-	for i := len(t.undo) - 1; i >= t.stmtUndo; i-- {
-		u := t.undo[i]
-		var err error
-		if u.existed {
-			err = t.batch.Set(u.key, u.prev, nil)
-		} else {
-			err = t.batch.Delete(u.key, nil)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	t.undo = t.undo[:t.stmtUndo]
-	t.changes = t.changes[:t.stmtChanges]
-	t.queries = t.queries[:t.stmtQueries]
 	if len(t.stmtKeys) > 0 {
 		t.forgetMoved(t.stmtDepth)
 	}
