@@ -185,8 +185,13 @@ func (l *Log) purgeLocked(idx int) error {
 		idx = l.fileIdx
 	}
 	if l.readers != nil {
-		if min := l.readers(); min >= 0 && min < idx {
-			idx = min
+		if name := l.readers(); name != "" {
+			for i, f := range l.files[:idx] {
+				if f == name {
+					idx = i
+					break
+				}
+			}
 		}
 	}
 	removed := l.files[:idx]
@@ -263,9 +268,10 @@ func (l *Log) WaitExecuted(ctx context.Context, want *base.GTIDSet, timeout time
 	}
 }
 
-// SetReaderHorizon installs a function returning the oldest file index a
-// reader (dump thread) still needs, or -1; purge never removes it.
-func (l *Log) SetReaderHorizon(fn func() int) {
+// SetReaderHorizon installs a function returning the oldest file name a
+// reader (dump thread) still needs, or ""; purge never removes it. fn is
+// called with the log's lock held: it must not call into the log.
+func (l *Log) SetReaderHorizon(fn func() string) {
 	l.mu.Lock()
 	l.readers = fn
 	l.mu.Unlock()

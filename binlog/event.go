@@ -130,7 +130,7 @@ func formatDescription(serverVersion string, created uint32) []byte {
 
 // gtidBody builds a MySQL 8.0 GTID_LOG_EVENT body, with the logical-clock
 // fields replicas use to apply in parallel.
-func gtidBody(g base.GTID, rbrOnly bool, lastCommitted, seqNo int64, commitTime time.Time, txnLen uint64, serverVersion uint32) []byte {
+func gtidBody(g base.GTID, rbrOnly bool, lastCommitted, seqNo int64, commitTime, origTime time.Time, txnLen uint64, serverVersion uint32) []byte {
 	// flags bit 0: the transaction may hold statement-based events (DDL).
 	b := []byte{1}
 	if rbrOnly {
@@ -142,9 +142,19 @@ func gtidBody(g base.GTID, rbrOnly bool, lastCommitted, seqNo int64, commitTime 
 	b = binary.LittleEndian.AppendUint64(b, uint64(lastCommitted))
 	b = binary.LittleEndian.AppendUint64(b, uint64(seqNo))
 	us := uint64(commitTime.UnixMicro())
-	// 7-byte immediate commit timestamp; top bit clear: original == immediate.
+	ous := uint64(origTime.UnixMicro())
+	// 7-byte immediate commit timestamp; its top bit says an original
+	// commit timestamp follows (else original == immediate).
+	if ous != us {
+		us |= 1 << 55
+	}
 	for i := 0; i < 7; i++ {
 		b = append(b, byte(us>>(8*i)))
+	}
+	if ous != uint64(commitTime.UnixMicro()) {
+		for i := 0; i < 7; i++ {
+			b = append(b, byte(ous>>(8*i)))
+		}
 	}
 	b = appendPackedInt(b, txnLen)
 	// immediate server version; top bit clear: original == immediate.
@@ -156,7 +166,8 @@ type GTIDInfo struct {
 	GTID          base.GTID
 	LastCommitted int64
 	SeqNo         int64
-	CommitTime    time.Time
+	CommitTime    time.Time // immediate_commit_timestamp
+	OrigTime      time.Time // original_commit_timestamp
 	TxnLen        uint64
 }
 
@@ -184,8 +195,14 @@ func ParseGTID(body []byte) (GTIDInfo, error) {
 			hasOrig := us&(1<<55) != 0
 			us &^= 1 << 55
 			g.CommitTime = time.UnixMicro(int64(us))
+			g.OrigTime = g.CommitTime
 			p = p[7:]
 			if hasOrig && len(p) >= 7 {
+				var o uint64
+				for i := 0; i < 7; i++ {
+					o |= uint64(p[i]) << (8 * i)
+				}
+				g.OrigTime = time.UnixMicro(int64(o))
 				p = p[7:]
 			}
 			if len(p) > 0 {

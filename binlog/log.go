@@ -130,8 +130,8 @@ type Log struct {
 	groupsLeft int    // for sync_binlog = N
 
 	onRotate []func()
-	// readers reports the oldest file index a dump thread still reads.
-	readers func() int
+	// readers reports the oldest file a dump thread still reads.
+	readers func() string
 
 	// change notification for dump threads.
 	notifyMu sync.Mutex
@@ -419,6 +419,12 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 		}
 	}
 	gtid := base.GTID{SID: l.opts.ServerUUID, GNO: l.nextGNO}
+	if rec.Origin != nil {
+		gtid = rec.Origin.GTID
+		if l.executed.Contains(gtid) {
+			return base.Errorf(base.ClassDuplicate, "binlog: GTID %s is already in gtid_executed", gtid)
+		}
+	}
 	l.seqNo++
 	last := l.lastDurableSeq.Load()
 	if last >= l.seqNo {
@@ -454,7 +460,9 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 		return fmt.Errorf("binlog: write %s at %d: %w", l.files[l.fileIdx], l.pos, err)
 	}
 	l.pos = p
-	l.nextGNO++
+	if gtid.SID == l.opts.ServerUUID && gtid.GNO >= l.nextGNO {
+		l.nextGNO = gtid.GNO + 1
+	}
 	l.executed.Add(gtid)
 	l.stats.Commits.Add(1)
 	l.stats.BytesWritten.Add(uint64(len(buf)))

@@ -159,13 +159,27 @@ func changeKind(c storage.RowChange) byte {
 func encodeTransaction(o Options, rec *storage.CommitRecord, gtid base.GTID, lastCommitted, seqNo int64) ([][]byte, error) {
 	ts := uint32(rec.Time.Unix())
 	sid := o.ServerID
+	orig := rec.Time
+	if rec.Origin != nil {
+		// A replicated transaction keeps its first server's id and commit
+		// time (MySQL's original_commit_timestamp), so lag can be measured
+		// at every hop and circular topologies can filter their own events.
+		if rec.Origin.ServerID != 0 {
+			sid = rec.Origin.ServerID
+		}
+		if !rec.Origin.CommitTime.IsZero() {
+			orig = rec.Origin.CommitTime
+			ts = uint32(orig.Unix())
+		}
+	}
+	o.ServerID = sid
 	var evs [][]byte
 	if len(rec.Queries) > 0 {
 		// DDL is logged as statements; the rows a rewrite copied are not.
 		for _, q := range rec.Queries {
 			evs = append(evs, frame(QueryEvent, 0, sid, ts, 0, queryBody(0, q.Database, q.SQL, 0)))
 		}
-		return withGTID(o, evs, gtid, false, lastCommitted, seqNo, rec.Time), nil
+		return withGTID(o, evs, gtid, false, lastCommitted, seqNo, rec.Time, orig), nil
 	}
 	evs = append(evs, frame(QueryEvent, 0, sid, ts, 0, queryBody(0, "", "BEGIN", 0)))
 	mapped := map[*storage.Table]bool{}
@@ -224,12 +238,12 @@ func encodeTransaction(o Options, rec *storage.CommitRecord, gtid base.GTID, las
 	}
 	flush(true)
 	evs = append(evs, frame(XIDEvent, 0, sid, ts, 0, xidBody(uint64(gtid.GNO))))
-	return withGTID(o, evs, gtid, true, lastCommitted, seqNo, rec.Time), nil
+	return withGTID(o, evs, gtid, true, lastCommitted, seqNo, rec.Time, orig), nil
 }
 
 // withGTID prepends the GTID event; its transaction_length covers the
 // whole transaction including itself.
-func withGTID(o Options, evs [][]byte, gtid base.GTID, rbrOnly bool, lastCommitted, seqNo int64, t time.Time) [][]byte {
+func withGTID(o Options, evs [][]byte, gtid base.GTID, rbrOnly bool, lastCommitted, seqNo int64, t, orig time.Time) [][]byte {
 	total := 0
 	for _, e := range evs {
 		total += len(e)
@@ -238,7 +252,7 @@ func withGTID(o Options, evs [][]byte, gtid base.GTID, rbrOnly bool, lastCommitt
 	var g []byte
 	// The GTID event's own size depends on the length field's width.
 	for n := 0; n < 3; n++ {
-		g = frame(GTIDEvent, 0, o.ServerID, uint32(t.Unix()), 0, gtidBody(gtid, rbrOnly, lastCommitted, seqNo, t, uint64(total+len(g)), ver))
+		g = frame(GTIDEvent, 0, o.ServerID, uint32(orig.Unix()), 0, gtidBody(gtid, rbrOnly, lastCommitted, seqNo, t, orig, uint64(total+len(g)), ver))
 	}
 	return append([][]byte{g}, evs...)
 }

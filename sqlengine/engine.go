@@ -59,6 +59,7 @@ type Engine struct {
 	fast     fastPlans
 	admin    adminRegistry
 	sm       *server.SessionManager
+	repl     ReplicationSource
 }
 
 const usersMetaKey = "mysql_db"
@@ -171,6 +172,9 @@ func (e *Engine) connSession(ctx context.Context, c *mysql.Conn, q string) (*Ses
 }
 
 func (e *Engine) connectionClosed(connID uint32) {
+	if e.repl != nil {
+		e.repl.Disconnected(connID)
+	}
 	e.sessMu.Lock()
 	delete(e.sessions, connID)
 	e.sessMu.Unlock()
@@ -198,7 +202,7 @@ func (e *Engine) Listen(addr string) (*Server, error) {
 	cfg := server.Config{
 		Protocol:       "tcp",
 		Address:        ln.Addr().String(),
-		Listener:       ln,
+		Listener:       listener{ln},
 		Version:        Version,
 		MaxConnections: 1000,
 

@@ -234,17 +234,3 @@ func clientError(err error) error {
 	}
 	return err
 }
-
-func (h *errHandler) ComRegisterReplica(c *mysql.Conn, host string, port uint16, user, password string) error {
-	if x, ok := h.Handler.(mysql.BinlogReplicaHandler); ok {
-		return clientError(x.ComRegisterReplica(c, host, port, user, password))
-	}
-	return mysql.NewSQLError(mysql.ERUnknownComError, mysql.SSUnknownComError, "replication is not supported")
-}
-
-func (h *errHandler) ComBinlogDumpGTID(c *mysql.Conn, file string, pos uint64, set mysql.GTIDSet) error {
-	if x, ok := h.Handler.(mysql.BinlogReplicaHandler); ok {
-		return clientError(x.ComBinlogDumpGTID(c, file, pos, set))
-	}
-	return mysql.NewSQLError(mysql.ERUnknownComError, mysql.SSUnknownComError, "replication is not supported")
-}

@@ -27,6 +27,8 @@ type CommitRecord struct {
 	SinkPos []byte
 	// GTID is set by the sink in Append (for status and tests).
 	GTID string
+	// Origin is set for a replicated transaction: the sink keeps its GTID.
+	Origin *Origin
 }
 
 // CommitSink receives every committing transaction. The binary log is the
@@ -68,7 +70,7 @@ func (t *Txn) Commit(ctx context.Context) error {
 	if err := e.WriteError(); err != nil {
 		return err
 	}
-	rec := &CommitRecord{Changes: t.changes, Queries: t.queries, Time: time.Now()}
+	rec := &CommitRecord{Changes: t.changes, Queries: t.queries, Time: time.Now(), Origin: t.origin}
 
 	e.commitMu.Lock()
 	rec.Seq = e.nextSeq

@@ -54,7 +54,22 @@ type Txn struct {
 	lockingReads bool
 	lockTimeout  time.Duration
 	done         bool
+	// origin is set when the transaction replays another server's
+	// transaction (the replication applier): the sink logs it under the
+	// origin's GTID instead of assigning a new one.
+	origin *Origin
 }
+
+// Origin identifies a transaction that first committed on another server.
+type Origin struct {
+	GTID     base.GTID
+	ServerID uint32
+	// CommitTime is the original commit time on the first server.
+	CommitTime time.Time
+}
+
+// SetOrigin marks the transaction as a replicated one.
+func (t *Txn) SetOrigin(o Origin) { t.origin = &o }
 
 // Query is a statement recorded in the transaction's change stream (DDL).
 type Query struct {

@@ -1,0 +1,246 @@
+package sqlengine
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+
+	"petrel/internal/base"
+)
+
+// Replication commands reach the server on the normal client port. The
+// vitess protocol layer knows COM_REGISTER_SLAVE and COM_BINLOG_DUMP_GTID
+// but not COM_BINLOG_DUMP (file/position, what MariaDB replicas send), and
+// it trusts those packets' lengths. cmdConn sits under vitess on every
+// accepted connection: it parses the replication commands itself (so a
+// malformed one is refused, never sliced out of range), keeps what they
+// say for the handler, and hands vitess a sanitised COM_BINLOG_DUMP_GTID
+// instead.
+
+const (
+	comBinlogDump     = 0x12
+	comRegisterSlave  = 0x15
+	comBinlogDumpGTID = 0x1e
+	maxFrame          = 1<<24 - 1
+)
+
+// RegisterRequest is what COM_REGISTER_SLAVE says.
+type RegisterRequest struct {
+	ServerID uint32
+	Host     string
+	User     string
+	Port     uint16
+	SourceID uint32
+}
+
+// dumpCommand is what COM_BINLOG_DUMP[_GTID] says.
+type dumpCommand struct {
+	ServerID uint32
+	Flags    uint16
+	File     string
+	Pos      uint64
+	// GTIDs is the replica's executed+received set (auto-position); nil
+	// for a file/position dump.
+	GTIDs *base.GTIDSet
+}
+
+// listener wraps accepted connections in cmdConn.
+type listener struct{ net.Listener }
+
+func (l listener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &cmdConn{Conn: c}, nil
+}
+
+type cmdConn struct {
+	net.Conn
+	pending []byte // bytes for vitess not yet read
+
+	mu       sync.Mutex
+	register *RegisterRequest
+	dump     *dumpCommand
+	bad      error // the last replication command was malformed
+}
+
+// Read hands vitess whole frames, rewriting replication commands.
+func (c *cmdConn) Read(p []byte) (int, error) {
+	if len(c.pending) == 0 {
+		var hdr [4]byte
+		if _, err := io.ReadFull(c.Conn, hdr[:]); err != nil {
+			return 0, err
+		}
+		n := int(hdr[0]) | int(hdr[1])<<8 | int(hdr[2])<<16
+		payload := make([]byte, n)
+		if _, err := io.ReadFull(c.Conn, payload); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, err
+		}
+		if hdr[3] == 0 && n > 0 && n < maxFrame {
+			payload = c.inspect(payload)
+			n = len(payload)
+			hdr[0], hdr[1], hdr[2] = byte(n), byte(n>>8), byte(n>>16)
+		}
+		c.pending = append(hdr[:], payload...)
+	}
+	k := copy(p, c.pending)
+	c.pending = c.pending[k:]
+	return k, nil
+}
+
+// inspect parses a command packet; replication commands are recorded and
+// replaced by a minimal COM_BINLOG_DUMP_GTID / COM_REGISTER_SLAVE that
+// vitess parses safely.
+func (c *cmdConn) inspect(p []byte) []byte {
+	switch p[0] {
+	case comRegisterSlave:
+		r, err := ParseRegister(p)
+		c.mu.Lock()
+		c.register, c.bad = r, err
+		c.mu.Unlock()
+		// server_id, then empty host, user, password, port 0, rank, source.
+		return append([]byte{comRegisterSlave, 0, 0, 0, 0, 0, 0, 0}, make([]byte, 10)...)
+	case comBinlogDump, comBinlogDumpGTID:
+		d, err := ParseDump(p)
+		c.mu.Lock()
+		c.dump, c.bad = d, err
+		c.mu.Unlock()
+		// flags 0, server_id 0, empty file name, position 4.
+		out := []byte{comBinlogDumpGTID, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+		return binary.LittleEndian.AppendUint64(out, 4)
+	}
+	return p
+}
+
+// takeRegister returns the recorded COM_REGISTER_SLAVE.
+func (c *cmdConn) takeRegister() (*RegisterRequest, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, err := c.register, c.bad
+	c.register, c.bad = nil, nil
+	if err == nil && r == nil {
+		err = errors.New("no COM_REGISTER_SLAVE seen")
+	}
+	return r, err
+}
+
+// takeDump returns the recorded dump command.
+func (c *cmdConn) takeDump() (*dumpCommand, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, err := c.dump, c.bad
+	c.dump, c.bad = nil, nil
+	if err == nil && d == nil {
+		err = errors.New("no COM_BINLOG_DUMP seen")
+	}
+	return d, err
+}
+
+// ParseRegister decodes COM_REGISTER_SLAVE (command byte included).
+func ParseRegister(p []byte) (*RegisterRequest, error) {
+	r := &RegisterRequest{}
+	rd := &pktReader{b: p, pos: 1}
+	r.ServerID = rd.u32()
+	r.Host = rd.str8()
+	r.User = rd.str8()
+	_ = rd.str8() // password: never kept
+	r.Port = uint16(rd.u16())
+	if rd.err != nil {
+		return nil, fmt.Errorf("malformed COM_REGISTER_SLAVE packet (%d bytes)", len(p))
+	}
+	if len(p) >= rd.pos+8 {
+		rd.u32() // replication rank, unused
+		r.SourceID = rd.u32()
+	}
+	return r, nil
+}
+
+// ParseDump decodes COM_BINLOG_DUMP or COM_BINLOG_DUMP_GTID.
+func ParseDump(p []byte) (*dumpCommand, error) {
+	d := &dumpCommand{}
+	rd := &pktReader{b: p, pos: 1}
+	if p[0] == comBinlogDump {
+		d.Pos = uint64(rd.u32())
+		d.Flags = uint16(rd.u16())
+		d.ServerID = rd.u32()
+		if rd.err != nil {
+			return nil, fmt.Errorf("malformed COM_BINLOG_DUMP packet (%d bytes)", len(p))
+		}
+		d.File = string(p[rd.pos:])
+		return d, nil
+	}
+	d.Flags = uint16(rd.u16())
+	d.ServerID = rd.u32()
+	n := rd.u32()
+	d.File = string(rd.bytes(int(n)))
+	d.Pos = rd.u64()
+	d.GTIDs = base.NewGTIDSet()
+	if d.Flags&0x04 != 0 { // BINLOG_THROUGH_GTID
+		size := rd.u32()
+		data := rd.bytes(int(size))
+		if rd.err == nil && size > 0 {
+			set, err := base.DecodeGTIDSet(data)
+			if err != nil {
+				return nil, fmt.Errorf("malformed GTID set in COM_BINLOG_DUMP_GTID: %v", err)
+			}
+			d.GTIDs = set
+		}
+	}
+	if rd.err != nil {
+		return nil, fmt.Errorf("malformed COM_BINLOG_DUMP_GTID packet (%d bytes)", len(p))
+	}
+	return d, nil
+}
+
+// pktReader reads little-endian fields; the first overrun sets err.
+type pktReader struct {
+	b   []byte
+	pos int
+	err error
+}
+
+func (r *pktReader) bytes(n int) []byte {
+	if r.err != nil || n < 0 || r.pos+n > len(r.b) {
+		r.err = io.ErrUnexpectedEOF
+		return nil
+	}
+	v := r.b[r.pos : r.pos+n]
+	r.pos += n
+	return v
+}
+
+func (r *pktReader) u16() uint32 {
+	if b := r.bytes(2); b != nil {
+		return uint32(binary.LittleEndian.Uint16(b))
+	}
+	return 0
+}
+
+func (r *pktReader) u32() uint32 {
+	if b := r.bytes(4); b != nil {
+		return binary.LittleEndian.Uint32(b)
+	}
+	return 0
+}
+
+func (r *pktReader) u64() uint64 {
+	if b := r.bytes(8); b != nil {
+		return binary.LittleEndian.Uint64(b)
+	}
+	return 0
+}
+
+func (r *pktReader) str8() string {
+	n := r.bytes(1)
+	if n == nil {
+		return ""
+	}
+	return string(r.bytes(int(n[0])))
+}

@@ -1,0 +1,155 @@
+package sqlengine
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+
+	"petrel/internal/base"
+)
+
+// The source side of replication plugs in here: sqlengine authenticates
+// and authorises the replica and collects what its session announced; the
+// registered ReplicationSource streams the log.
+
+// ReplicaInfo describes a registered replica (SHOW REPLICAS).
+type ReplicaInfo struct {
+	ConnID      uint32
+	ServerID    uint32
+	Host        string
+	Port        uint16
+	User        string
+	ReplicaUUID string
+}
+
+// DumpRequest is a replica's request to stream the binary log.
+type DumpRequest struct {
+	ConnID   uint32
+	ServerID uint32
+	User     string
+	// File and Pos start a file/position dump; with AutoPosition the
+	// source starts after GTIDs instead.
+	File         string
+	Pos          uint64
+	AutoPosition bool
+	GTIDs        *base.GTIDSet
+	// HeartbeatPeriod is what the replica asked for (0: none).
+	HeartbeatPeriod time.Duration
+	// ChecksumAware: the replica announced it reads CRC32 trailers.
+	ChecksumAware bool
+	// SemiSync: the replica announced it acknowledges transactions.
+	SemiSync    bool
+	ReplicaUUID string
+	// Conn is the connection, owned by the dump until it returns.
+	Conn net.Conn
+}
+
+// ReplicationSource serves replicas.
+type ReplicationSource interface {
+	Register(ReplicaInfo) error
+	Dump(ctx context.Context, req DumpRequest) error
+	Disconnected(connID uint32)
+}
+
+// SetReplicationSource installs the source side (before Listen).
+func (e *Engine) SetReplicationSource(s ReplicationSource) { e.repl = s }
+
+// ComRegisterReplica implements mysql.BinlogReplicaHandler.
+func (h *errHandler) ComRegisterReplica(c *mysql.Conn, _ string, _ uint16, _ string, _ string) error {
+	cc, ok := c.Conn.(*cmdConn)
+	if !ok || h.e.repl == nil {
+		return mysql.NewSQLError(mysql.ERUnknownComError, mysql.SSUnknownComError, "replication is not available on this server")
+	}
+	r, err := cc.takeRegister()
+	if err != nil {
+		return mysql.NewSQLError(1835 /* ER_MALFORMED_PACKET */, mysql.SSUnknownSQLState, "%s", err.Error())
+	}
+	s, sctx, err := h.replSession(c)
+	if err != nil {
+		return err
+	}
+	info := ReplicaInfo{ConnID: c.ConnectionID, ServerID: r.ServerID, Host: r.Host, Port: r.Port, User: s.Client().User, ReplicaUUID: userVarString(sctx, s, "slave_uuid", "replica_uuid")}
+	if info.Host == "" {
+		if host, _, err := net.SplitHostPort(c.RemoteAddr().String()); err == nil {
+			info.Host = host
+		}
+	}
+	return h.e.repl.Register(info)
+}
+
+// ComBinlogDumpGTID implements mysql.BinlogReplicaHandler; cmdConn routes
+// COM_BINLOG_DUMP here too. It returns when the stream ends.
+func (h *errHandler) ComBinlogDumpGTID(c *mysql.Conn, _ string, _ uint64, _ mysql.GTIDSet) error {
+	cc, ok := c.Conn.(*cmdConn)
+	if !ok || h.e.repl == nil {
+		return mysql.NewSQLError(mysql.ERUnknownComError, mysql.SSUnknownComError, "replication is not available on this server")
+	}
+	d, err := cc.takeDump()
+	if err != nil {
+		return mysql.NewSQLError(mysql.ERMasterFatalReadingBinlog, mysql.SSUnknownSQLState, "%s", err.Error())
+	}
+	s, sctx, err := h.replSession(c)
+	if err != nil {
+		return err
+	}
+	req := DumpRequest{
+		ConnID: c.ConnectionID, ServerID: d.ServerID, User: s.Client().User,
+		File: d.File, Pos: d.Pos, AutoPosition: d.GTIDs != nil, GTIDs: d.GTIDs,
+		ReplicaUUID: userVarString(sctx, s, "slave_uuid", "replica_uuid"),
+		Conn:        cc.Conn,
+	}
+	if ns, err := strconv.ParseFloat(userVarString(sctx, s, "master_heartbeat_period", "source_heartbeat_period"), 64); err == nil && ns > 0 {
+		req.HeartbeatPeriod = time.Duration(ns)
+	}
+	switch strings.ToUpper(userVarString(sctx, s, "master_binlog_checksum", "source_binlog_checksum")) {
+	case "CRC32":
+		req.ChecksumAware = true
+	}
+	for _, v := range []string{"rpl_semi_sync_slave", "rpl_semi_sync_replica"} {
+		if x := userVarString(sctx, s, v); x != "" && x != "0" {
+			req.SemiSync = true
+		}
+	}
+	if err := h.e.repl.Dump(context.Background(), req); err != nil {
+		return toMySQLError(err)
+	}
+	return nil
+}
+
+// replSession returns the connection's session after checking it holds
+// REPLICATION SLAVE.
+func (h *errHandler) replSession(c *mysql.Conn) (*Session, *sql.Context, error) {
+	s, err := h.e.connSession(context.Background(), c, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	sctx := h.e.NewContext(context.Background(), s)
+	udb := h.e.gms.Analyzer.Catalog.MySQLDb
+	if udb.Enabled() && !udb.UserHasPrivileges(sctx, sql.NewPrivilegedOperation(sql.PrivilegeCheckSubject{}, sql.PrivilegeType_ReplicationSlave)) {
+		return nil, nil, mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, "42000",
+			"Access denied; you need (at least one of) the REPLICATION SLAVE privilege(s) for this operation")
+	}
+	return s, sctx, nil
+}
+
+// userVarString reads the first set user variable of names as text.
+func userVarString(ctx *sql.Context, s *Session, names ...string) string {
+	for _, n := range names {
+		_, v, err := s.GetUserVariable(ctx, n)
+		if err == nil && v != nil {
+			switch x := v.(type) {
+			case []byte:
+				return string(x)
+			default:
+				return fmt.Sprint(x)
+			}
+		}
+	}
+	return ""
+}
