@@ -588,6 +588,13 @@ func (l *Log) Executed() *base.GTIDSet {
 	return l.executed.Clone()
 }
 
+// HasExecuted reports whether g is in gtid_executed.
+func (l *Log) HasExecuted(g base.GTID) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.executed.Contains(g)
+}
+
 // Purged returns a copy of gtid_purged.
 func (l *Log) Purged() *base.GTIDSet {
 	l.mu.Lock()

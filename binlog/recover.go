@@ -28,6 +28,19 @@ type txnReader struct {
 	file string
 }
 
+// TxnReader groups a binlog or relay log file's events into transactions.
+type TxnReader struct{ tr txnReader }
+
+// NewTxnReader reads transactions from r (file names the file in errors).
+func NewTxnReader(r *Reader, file string) *TxnReader {
+	return &TxnReader{tr: txnReader{r: r, file: file}}
+}
+
+// Next returns the next complete transaction, io.EOF at the end of the
+// file, or io.ErrUnexpectedEOF when the file ends inside a transaction (the
+// caller seeks back to the transaction's start to retry).
+func (t *TxnReader) Next() (*Txn, error) { return t.tr.next() }
+
 // next returns the next complete transaction, io.EOF at the end, or
 // io.ErrUnexpectedEOF when the file ends inside a transaction.
 func (tr *txnReader) next() (*Txn, error) {
@@ -181,32 +194,38 @@ func (l *Log) truncateAt(i int, pos uint64) error {
 func replay(e *storage.Engine, t *Txn) error {
 	ctx := context.Background()
 	txn := e.Begin()
+	if err := ApplyRowEvents(ctx, e, txn, t.Events[1:]); err != nil {
+		txn.Rollback()
+		return err
+	}
+	return txn.CommitReplayed(ctx, EncodeSinkPos(t.File, t.End, t.GTID.GTID.GNO))
+}
+
+// ApplyRowEvents applies a transaction's TABLE_MAP and rows events to txn
+// (other events are ignored). On error the caller rolls txn back.
+func ApplyRowEvents(ctx context.Context, e *storage.Engine, txn *storage.Txn, events [][]byte) error {
 	maps := map[uint64]*TableMap{}
-	for _, ev := range t.Events[1:] {
+	for _, ev := range events {
 		typ := ev[4]
 		switch {
 		case typ == TableMapEvent:
 			tm, err := ParseTableMap(Body(ev))
 			if err != nil {
-				txn.Rollback()
 				return err
 			}
 			maps[tm.TableID] = tm
 		case IsRowsEvent(typ):
 			body := Body(ev)
 			if len(body) < 6 {
-				txn.Rollback()
 				return corrupt("rows event of %d bytes", len(body))
 			}
 			tm := maps[readTableID(body)]
 			if tm == nil {
-				txn.Rollback()
 				return corrupt("rows event for unmapped table id %d", readTableID(body))
 			}
 			tb := e.Catalog().Table(tm.Database, tm.Table)
 			if tb == nil {
-				txn.Rollback()
-				return fmt.Errorf("table %s.%s does not exist", tm.Database, tm.Table)
+				return base.Errorf(base.ClassNotFound, "Table '%s.%s' doesn't exist", tm.Database, tm.Table)
 			}
 			types := make([]sql.Type, len(tb.Schema))
 			for i, c := range tb.Schema {
@@ -214,17 +233,14 @@ func replay(e *storage.Engine, t *Txn) error {
 			}
 			re, err := ParseRows(typ, body, tm, types)
 			if err != nil {
-				txn.Rollback()
 				return err
 			}
 			if err := ApplyRows(ctx, txn, tb, re); err != nil {
-				txn.Rollback()
 				return err
 			}
 		}
 	}
-	end := t.End
-	return txn.CommitReplayed(ctx, EncodeSinkPos(t.File, end, t.GTID.GTID.GNO))
+	return nil
 }
 
 // ApplyRows applies a decoded rows event to a storage transaction:

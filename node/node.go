@@ -23,6 +23,8 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"petrel/binlog"
+	"petrel/repl/replica"
+	"petrel/repl/source"
 	"petrel/sqlengine"
 	"petrel/storage"
 )
@@ -56,6 +58,10 @@ type Node struct {
 	sql    *sqlengine.Engine
 	srv    *sqlengine.Server
 	binlog *binlog.Log
+	// replication
+	source     *source.Source
+	replica    *replica.Replica
+	netTimeout func() any
 
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
@@ -102,10 +108,11 @@ func Open(opts Options) (*Node, error) {
 		return nil, err
 	}
 	binlogVariables(logBin, opts.Datadir)
+	n := &Node{opts: opts}
+	n.replVariables()
 	if err := sqlengine.CheckVariables(vars); err != nil {
 		return nil, fmt.Errorf("node: config: %w", err)
 	}
-	n := &Node{opts: opts}
 	fresh, err := n.prepareDatadir()
 	if err != nil {
 		return nil, err
@@ -115,6 +122,9 @@ func Open(opts Options) (*Node, error) {
 		return nil, fmt.Errorf("node: datadir %s: %w", opts.Datadir, err)
 	}
 	fail := func(err error) (*Node, error) {
+		if n.replica != nil {
+			n.replica.Close()
+		}
 		if n.binlog != nil {
 			n.binlog.Close()
 		}
@@ -152,12 +162,15 @@ func Open(opts Options) (*Node, error) {
 	case !n.sql.HasUsers():
 		return fail(fmt.Errorf("node: datadir %s has no user accounts: its storage is damaged or was replaced; refusing to start", opts.Datadir))
 	}
+	if err := n.openReplication(); err != nil {
+		return fail(err)
+	}
 	addr := net.JoinHostPort(opts.BindAddress, strconv.Itoa(opts.Port))
 	n.srv, err = n.sql.Listen(addr)
 	if err != nil {
-		n.store.Close()
-		return nil, err
+		return fail(err)
 	}
+	n.startReplica()
 	wctx, cancel := context.WithCancel(context.Background())
 	n.stopWatch, n.watchDone = cancel, make(chan struct{})
 	go n.watchDiskFull(wctx, 2*time.Second)
@@ -272,6 +285,9 @@ func (n *Node) Close() error {
 	if n.stopWatch != nil {
 		n.stopWatch()
 		<-n.watchDone
+	}
+	if n.replica != nil {
+		errs = append(errs, n.replica.Close())
 	}
 	if n.srv != nil {
 		errs = append(errs, n.srv.Close())

@@ -10,6 +10,8 @@ package sqlengine
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -100,7 +102,38 @@ func New(opts Options) (*Engine, error) {
 		udb.SetEnabled(true)
 	}
 	udb.SetPersister(usersPersister{opts.Store})
+	if blob != nil {
+		if err := e.ensureSessionAccount(); err != nil {
+			return nil, err
+		}
+	}
 	return e, nil
+}
+
+// sessionAccount is the account internal sessions (the replication
+// applier) run as, like MySQL's mysql.session: a superuser whose random
+// password is never stored or shown, so nobody can log in with it.
+const sessionUser, sessionHost = "mysql.session", "localhost"
+
+func (e *Engine) ensureSessionAccount() error {
+	udb := e.gms.Analyzer.Catalog.MySQLDb
+	rd := udb.Reader()
+	u := udb.GetUser(rd, sessionUser, sessionHost, false)
+	rd.Close()
+	if u != nil {
+		return nil
+	}
+	ed := udb.Editor()
+	udb.AddSuperUser(ed, sessionUser, sessionHost, randomSecret())
+	err := udb.Persist(sql.NewEmptyContext(), ed)
+	ed.Close()
+	return err
+}
+
+func randomSecret() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b) // documented never to fail
+	return hex.EncodeToString(b)
 }
 
 // HasUsers reports whether any account exists (the datadir is initialised).
@@ -119,7 +152,10 @@ func (e *Engine) CreateRoot(password string) error {
 	ctx := sql.NewEmptyContext()
 	err := udb.Persist(ctx, ed)
 	ed.Close()
-	return err
+	if err != nil {
+		return err
+	}
+	return e.ensureSessionAccount()
 }
 
 // GMS exposes the underlying GMS engine (tests, the replication applier).
@@ -184,7 +220,8 @@ func (e *Engine) connectionClosed(connID uint32) {
 // NewInternalSession builds a session not tied to a connection (the
 // replication applier, tests).
 func (e *Engine) NewInternalSession() *Session {
-	return &Session{BaseSession: sql.NewBaseSession(), eng: e, internal: true}
+	client := sql.Client{User: sessionUser, Address: sessionHost}
+	return &Session{BaseSession: sql.NewBaseSessionWithClientServer("", client, 0), eng: e, internal: true}
 }
 
 // NewContext returns a query context over session s.

@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/base"
+	"petrel/storage"
 )
 
 // The source side of replication plugs in here: sqlengine authenticates
@@ -152,4 +153,30 @@ func userVarString(ctx *sql.Context, s *Session, names ...string) string {
 		}
 	}
 	return ""
+}
+
+// ExecReplicated runs one statement replicated from another server (DDL
+// from a QUERY event) in database db, as the applier: read_only does not
+// apply, and the commit is logged under the origin's GTID.
+func (e *Engine) ExecReplicated(ctx context.Context, db, query string, o storage.Origin) error {
+	s := e.NewInternalSession()
+	s.origin = &o
+	sctx := e.NewContext(ctx, s)
+	sctx = sctx.WithQuery(query)
+	if db != "" {
+		sctx.SetCurrentDatabase(db)
+	}
+	if err := s.CommandBegin(); err != nil {
+		return err
+	}
+	defer s.SessionEnd()
+	defer s.CommandEnd()
+	_, iter, _, err := e.gms.Query(sctx, query)
+	if err != nil {
+		return toMySQLError(err)
+	}
+	if _, err := sql.RowIterToRows(sctx, iter); err != nil {
+		return toMySQLError(err)
+	}
+	return nil
 }

@@ -20,6 +20,9 @@ type Session struct {
 	// internal sessions (the replication applier) may write on a
 	// read-only server.
 	internal bool
+	// origin marks the session's transactions as another server's
+	// (statements the replication applier replays).
+	origin *storage.Origin
 	// started are the transactions begun during the current command: GMS
 	// sometimes drops one (SetTransaction(nil)) without rolling it back.
 	started []*Transaction
@@ -51,6 +54,9 @@ func (t *Transaction) IsReadOnly() bool { return t.readOnly }
 // nothing in storage until the first write.
 func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacteristic) (sql.Transaction, error) {
 	txn := s.eng.store.Begin()
+	if s.origin != nil {
+		txn.SetOrigin(*s.origin)
+	}
 	if v, err := s.GetSessionVariable(ctx, "innodb_lock_wait_timeout"); err == nil {
 		if n, ok := toInt64(v); ok && n > 0 {
 			txn.SetLockTimeout(time.Duration(n) * time.Second)

@@ -145,3 +145,33 @@ func (r *statusRegistry) GetGlobal(name string) (sql.StatusVariable, interface{}
 	r.mu.RUnlock()
 	return r.StatusVariableRegistry.GetGlobal(name)
 }
+
+// AliasVariables defines global variables that are spellings of one
+// setting (replica_net_timeout / slave_net_timeout, the rpl_semi_sync
+// source/master pairs): setting any sets all, reading any reads the shared
+// value. It returns the current value's reader.
+func AliasVariables(names []string, typ sql.Type, def any) func() any {
+	var mu sync.Mutex
+	cur := def
+	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
+	notify := func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
+		mu.Lock()
+		cur = v.Val
+		mu.Unlock()
+		return nil
+	}
+	read := func() any {
+		mu.Lock()
+		defer mu.Unlock()
+		return cur
+	}
+	vars := make([]sql.SystemVariable, 0, len(names))
+	for _, n := range names {
+		vars = append(vars, &sql.MysqlSystemVariable{Name: n, Scope: global, Dynamic: true, Type: typ, Default: def, NotifyChanged: notify})
+	}
+	sql.SystemVariables.AddSystemVariables(vars)
+	for _, n := range names {
+		LiveVariable(n, read)
+	}
+	return read
+}

@@ -1,0 +1,148 @@
+package replica
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"petrel/binlog"
+	"petrel/internal/base"
+	"petrel/storage"
+)
+
+// runApplier is the SQL thread: it reads whole transactions from the relay
+// log in order and applies each one atomically, skipping transactions
+// already in gtid_executed (so a restart or a re-fetch never applies one
+// twice). Applied relay files are removed.
+func (r *Replica) runApplier(ctx context.Context, _ Config) {
+	defer r.threadEnded(false)
+	if err := r.apply(ctx); err != nil && ctx.Err() == nil {
+		errno := ErrApplyGeneric
+		switch base.ClassOf(err) {
+		case base.ClassNotFound:
+			errno = ErrApplyNoTable
+		case base.ClassDuplicate:
+			errno = ErrApplyDuplicate
+		}
+		r.setSQLError(errno, "%v", err)
+		r.opts.Logger.Error("replica: applier stopped", "error", err)
+	}
+}
+
+func (r *Replica) apply(ctx context.Context) error {
+	file := r.relay.first()
+	rd, err := binlog.OpenReader(r.relay.path(file))
+	if err != nil {
+		return err
+	}
+	defer func() { rd.Close() }()
+	tr := binlog.NewTxnReader(rd, file)
+	r.mu.Lock()
+	r.sqlState = "Replica has read all relay log; waiting for more updates"
+	r.mu.Unlock()
+	for {
+		changed := r.relay.changed()
+		limit, next, ok := r.relay.limit(file)
+		if !ok {
+			return errors.New("relay log file " + file + " disappeared")
+		}
+		progressed := false
+		for limit < 0 || int64(rd.Pos()) < limit {
+			start := rd.Pos()
+			t, err := tr.Next()
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				if limit >= 0 {
+					// Cannot happen (we read only whole transactions) unless
+					// the file was damaged.
+					return base.Errorf(base.ClassCorrupt, "relay log %s ends inside a transaction at %d", file, start)
+				}
+				if err := rd.Seek(start); err != nil {
+					return err
+				}
+				break
+			}
+			if err != nil {
+				return err
+			}
+			r.mu.Lock()
+			r.relayReadFile, r.relayReadPos = file, t.End
+			r.mu.Unlock()
+			if err := r.applyTxn(ctx, t); err != nil {
+				return err
+			}
+			progressed = true
+		}
+		if limit < 0 && next != "" {
+			rd.Close()
+			r.relay.purge(file)
+			file = next
+			rd, err = binlog.OpenReader(r.relay.path(file))
+			if err != nil {
+				return err
+			}
+			tr = binlog.NewTxnReader(rd, file)
+			continue
+		}
+		if progressed {
+			continue
+		}
+		r.mu.Lock()
+		r.caughtUp, r.applying = true, false
+		r.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-changed:
+		}
+	}
+}
+
+// applyTxn applies one transaction unless it was applied already. It is
+// atomic: the rows and the GTID commit together, or nothing does.
+func (r *Replica) applyTxn(ctx context.Context, t *binlog.Txn) error {
+	g := t.GTID
+	if r.opts.Log.HasExecuted(g.GTID) {
+		r.mu.Lock()
+		r.skippedTxns++
+		r.mu.Unlock()
+		return nil
+	}
+	h, _ := binlog.ParseHeader(t.Events[0])
+	origin := storage.Origin{GTID: g.GTID, ServerID: h.ServerID, CommitTime: g.OrigTime}
+	r.mu.Lock()
+	r.applying, r.caughtUp, r.applyingOrig = true, false, g.OrigTime
+	r.mu.Unlock()
+	// A stop request lets the transaction finish: never half a commit.
+	actx := context.WithoutCancel(ctx)
+	if t.DDL {
+		for _, ev := range t.Events[1:] {
+			if ev[4] != binlog.QueryEvent {
+				continue
+			}
+			q, err := binlog.ParseQuery(binlog.Body(ev))
+			if err != nil {
+				return err
+			}
+			if err := r.opts.ExecDDL(actx, q.Database, q.Query, origin); err != nil {
+				return base.Wrap(base.ClassOf(err), err, "Error executing '%s' of transaction '%s'", q.Query, g.GTID)
+			}
+		}
+	} else {
+		txn := r.opts.Store.Begin()
+		txn.SetOrigin(origin)
+		if err := binlog.ApplyRowEvents(actx, r.opts.Store, txn, t.Events[1:]); err != nil {
+			txn.Rollback()
+			return base.Wrap(base.ClassOf(err), err, "Could not apply transaction '%s'", g.GTID)
+		}
+		if err := txn.Commit(actx); err != nil {
+			return base.Wrap(base.ClassOf(err), err, "Could not commit transaction '%s'", g.GTID)
+		}
+	}
+	last := t.Events[len(t.Events)-1]
+	lh, _ := binlog.ParseHeader(last)
+	r.mu.Lock()
+	r.appliedTxns++
+	r.execPos = uint64(lh.NextPos)
+	r.mu.Unlock()
+	return nil
+}

@@ -1,0 +1,286 @@
+// Package replica is the replica side of replication: a receiver (MySQL's
+// IO thread) that streams the source's binary log into a durable relay
+// log, healing its link by itself, and an applier (the SQL thread) that
+// applies relay-log transactions straight to storage, with the applied
+// GTIDs recorded atomically with the rows (the replica's own binary log is
+// its commit point).
+package replica
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the replication source configuration (CHANGE REPLICATION
+// SOURCE TO), persisted in the datadir.
+type Config struct {
+	Host     string `json:"host"`
+	Port     int    `json:"port"`
+	User     string `json:"user"`
+	Password string `json:"password"`
+	// AutoPosition: GTID auto-positioning (Petrel replicas always use it).
+	AutoPosition bool `json:"auto_position"`
+	// ConnectRetry is the wait between reconnection attempts.
+	ConnectRetry time.Duration `json:"connect_retry"`
+	// RetryCount bounds reconnection attempts after a failure.
+	RetryCount int `json:"retry_count"`
+	// HeartbeatPeriod asks the source for heartbeats; 0 = replica_net_timeout/2.
+	HeartbeatPeriod time.Duration `json:"heartbeat_period"`
+	// HeartbeatSet records an explicit SOURCE_HEARTBEAT_PERIOD (0 disables).
+	HeartbeatSet bool `json:"heartbeat_set"`
+}
+
+// Petrel's defaults: short retries, many of them (the seeds' lesson: a
+// replica must heal a flaky WAN link by itself, quickly).
+const (
+	DefaultConnectRetry = 2 * time.Second
+	DefaultRetryCount   = 86400
+	DefaultPort         = 3306
+)
+
+// Configured reports whether a source was set.
+func (c *Config) Configured() bool { return c != nil && c.Host != "" }
+
+// Heartbeat is the heartbeat period to request given replica_net_timeout.
+func (c *Config) Heartbeat(netTimeout time.Duration) time.Duration {
+	if c.HeartbeatSet {
+		return c.HeartbeatPeriod
+	}
+	return netTimeout / 2
+}
+
+// Option is one NAME = value pair of CHANGE REPLICATION SOURCE TO.
+type Option struct {
+	Name  string // upper case, MASTER_ spellings mapped to SOURCE_
+	Value string
+	// Quoted: the value was a string literal.
+	Quoted bool
+}
+
+// ParseOptions parses the option list of CHANGE REPLICATION SOURCE TO /
+// CHANGE MASTER TO: NAME = 'string' | number, separated by commas.
+func ParseOptions(s string) ([]Option, error) {
+	var out []Option
+	i := 0
+	skip := func() {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+			i++
+		}
+	}
+	for {
+		skip()
+		start := i
+		for i < len(s) && (s[i] == '_' || s[i] >= 'A' && s[i] <= 'Z' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= '0' && s[i] <= '9') {
+			i++
+		}
+		name := strings.ToUpper(s[start:i])
+		if name == "" {
+			return nil, fmt.Errorf("expected an option name at %q", s[start:])
+		}
+		skip()
+		if i >= len(s) || s[i] != '=' {
+			return nil, fmt.Errorf("expected '=' after %s", name)
+		}
+		i++
+		skip()
+		opt := Option{Name: canonical(name)}
+		switch {
+		case i < len(s) && (s[i] == '\'' || s[i] == '"'):
+			q := s[i]
+			i++
+			var b strings.Builder
+			closed := false
+			for i < len(s) {
+				c := s[i]
+				if c == '\\' && i+1 < len(s) {
+					b.WriteByte(s[i+1])
+					i += 2
+					continue
+				}
+				if c == q {
+					if i+1 < len(s) && s[i+1] == q {
+						b.WriteByte(q)
+						i += 2
+						continue
+					}
+					i++
+					closed = true
+					break
+				}
+				b.WriteByte(c)
+				i++
+			}
+			if !closed {
+				return nil, fmt.Errorf("unterminated string for %s", name)
+			}
+			opt.Value, opt.Quoted = b.String(), true
+		default:
+			start := i
+			for i < len(s) && s[i] != ',' && s[i] != ' ' && s[i] != '\t' && s[i] != '\n' {
+				i++
+			}
+			opt.Value = s[start:i]
+			if opt.Value == "" {
+				return nil, fmt.Errorf("missing value for %s", name)
+			}
+		}
+		out = append(out, opt)
+		skip()
+		if i >= len(s) {
+			return out, nil
+		}
+		if s[i] != ',' {
+			return nil, fmt.Errorf("expected ',' after %s", name)
+		}
+		i++
+	}
+}
+
+func canonical(name string) string {
+	if strings.HasPrefix(name, "MASTER_") {
+		return "SOURCE_" + strings.TrimPrefix(name, "MASTER_")
+	}
+	return name
+}
+
+// Apply returns cfg changed by opts (CHANGE REPLICATION SOURCE keeps the
+// options it does not name). Errors name the offending option.
+func Apply(cfg Config, opts []Option) (Config, error) {
+	seen := map[string]bool{}
+	hostChanged := false
+	for _, o := range opts {
+		if seen[o.Name] {
+			return cfg, fmt.Errorf("option %s is given twice", o.Name)
+		}
+		seen[o.Name] = true
+		str := func() (string, error) {
+			if !o.Quoted {
+				return "", fmt.Errorf("%s needs a quoted string", o.Name)
+			}
+			return o.Value, nil
+		}
+		num := func(lo, hi float64) (float64, error) {
+			if o.Quoted {
+				return 0, fmt.Errorf("%s needs a number", o.Name)
+			}
+			v, err := strconv.ParseFloat(o.Value, 64)
+			if err != nil || v < lo || v > hi {
+				return 0, fmt.Errorf("%s = %s is out of range [%g, %g]", o.Name, o.Value, lo, hi)
+			}
+			return v, nil
+		}
+		var err error
+		var v float64
+		switch o.Name {
+		case "SOURCE_HOST":
+			cfg.Host, err = str()
+			hostChanged = true
+		case "SOURCE_USER":
+			cfg.User, err = str()
+		case "SOURCE_PASSWORD":
+			cfg.Password, err = str()
+		case "SOURCE_PORT":
+			if v, err = num(0, 65535); err == nil {
+				cfg.Port = int(v)
+			}
+			hostChanged = true
+		case "SOURCE_AUTO_POSITION":
+			if v, err = num(0, 1); err == nil {
+				if v != 1 {
+					err = errors.New("Petrel replicas use GTID auto-positioning: SOURCE_AUTO_POSITION must be 1")
+				}
+				cfg.AutoPosition = true
+			}
+		case "SOURCE_CONNECT_RETRY":
+			if v, err = num(1, 31536000); err == nil {
+				cfg.ConnectRetry = time.Duration(v * float64(time.Second))
+			}
+		case "SOURCE_RETRY_COUNT":
+			if v, err = num(0, 1<<31-1); err == nil {
+				cfg.RetryCount = int(v)
+			}
+		case "SOURCE_HEARTBEAT_PERIOD":
+			if v, err = num(0, 4294967); err == nil {
+				if v > 0 && v < 0.001 {
+					v = 0
+				}
+				cfg.HeartbeatPeriod = time.Duration(v * float64(time.Second))
+				cfg.HeartbeatSet = true
+			}
+		case "SOURCE_LOG_FILE", "SOURCE_LOG_POS", "RELAY_LOG_FILE", "RELAY_LOG_POS":
+			err = fmt.Errorf("%s cannot be combined with GTID auto-positioning; Petrel replicas position themselves by GTID", o.Name)
+		case "GET_SOURCE_PUBLIC_KEY", "SOURCE_SSL", "SOURCE_COMPRESSION_ALGORITHMS", "SOURCE_ZSTD_COMPRESSION_LEVEL", "SOURCE_DELAY", "SOURCE_BIND", "PRIVILEGE_CHECKS_USER", "REQUIRE_ROW_FORMAT", "SOURCE_CONNECTION_AUTO_FAILOVER", "GTID_ONLY":
+			// Accepted for compatibility; Petrel does not act on these yet.
+		default:
+			err = fmt.Errorf("unknown CHANGE REPLICATION SOURCE option %s", o.Name)
+		}
+		if err != nil {
+			return cfg, err
+		}
+	}
+	if hostChanged && cfg.Port == 0 {
+		cfg.Port = DefaultPort
+	}
+	cfg.AutoPosition = true
+	if cfg.ConnectRetry == 0 {
+		cfg.ConnectRetry = DefaultConnectRetry
+	}
+	if !seen["SOURCE_RETRY_COUNT"] && cfg.RetryCount == 0 {
+		cfg.RetryCount = DefaultRetryCount
+	}
+	return cfg, nil
+}
+
+const configFile = "replica.json"
+
+// LoadConfig reads the persisted configuration; nil when none.
+func LoadConfig(datadir string) (*Config, error) {
+	b, err := os.ReadFile(filepath.Join(datadir, configFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var c Config
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("replica: %s is corrupt: %v", configFile, err)
+	}
+	return &c, nil
+}
+
+// SaveConfig writes the configuration atomically (nil removes it). The
+// file holds the source password: it is readable by the owner only.
+func SaveConfig(datadir string, c *Config) error {
+	p := filepath.Join(datadir, configFile)
+	if c == nil {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	b, _ := json.MarshalIndent(c, "", "  ")
+	tmp := p + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p)
+}

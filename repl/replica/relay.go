@@ -1,0 +1,244 @@
+package replica
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"petrel/binlog"
+	"petrel/internal/base"
+)
+
+// relayLog holds what the receiver fetched and the applier has yet to
+// apply: files in binlog format (magic, then the source's events), holding
+// only whole transactions. Safe for concurrent use by one receiver and one
+// applier.
+type relayLog struct {
+	dir     string
+	maxSize uint64
+
+	mu        sync.Mutex
+	files     []string // oldest first; the last is written
+	f         *os.File
+	end       uint64 // end of the last whole transaction in the current file
+	retrieved *base.GTIDSet
+	notify    chan struct{}
+}
+
+const relayPrefix = "relay."
+
+// openRelay opens the relay log in dir: every file is checked, a torn tail
+// (crash in the middle of a write) is cut, and writing continues in a new
+// file.
+func openRelay(dir string, maxSize uint64) (*relayLog, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, err
+	}
+	rl := &relayLog{dir: dir, maxSize: maxSize, retrieved: base.NewGTIDSet(), notify: make(chan struct{})}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), relayPrefix) {
+			if _, err := strconv.Atoi(strings.TrimPrefix(e.Name(), relayPrefix)); err == nil {
+				rl.files = append(rl.files, e.Name())
+			}
+		}
+	}
+	sort.Strings(rl.files)
+	for _, name := range rl.files {
+		p := filepath.Join(dir, name)
+		res, err := binlog.ScanFile(p, true)
+		if err != nil {
+			return nil, fmt.Errorf("relay log %s: %w", name, err)
+		}
+		if res.Torn {
+			if err := os.Truncate(p, int64(res.ValidEnd)); err != nil {
+				return nil, err
+			}
+		}
+		rl.retrieved.AddSet(res.GTIDs)
+	}
+	if err := rl.newFile(); err != nil {
+		return nil, err
+	}
+	return rl, nil
+}
+
+// newFile starts the next relay file. Caller holds mu (or is opening).
+func (rl *relayLog) newFile() error {
+	n := 1
+	if len(rl.files) > 0 {
+		n, _ = strconv.Atoi(strings.TrimPrefix(rl.files[len(rl.files)-1], relayPrefix))
+		n++
+	}
+	name := fmt.Sprintf("%s%06d", relayPrefix, n)
+	f, err := os.OpenFile(filepath.Join(rl.dir, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o640)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(binlog.Magic); err != nil {
+		f.Close()
+		return err
+	}
+	if rl.f != nil {
+		if err := rl.f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
+		rl.f.Close()
+	}
+	rl.f, rl.end = f, uint64(len(binlog.Magic))
+	rl.files = append(rl.files, name)
+	return nil
+}
+
+// append writes whole events: one transaction (gtid set) or events
+// outside transactions (gtid nil). Not durable until sync.
+func (rl *relayLog) append(evs [][]byte, gtid *base.GTID) error {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if rl.f == nil {
+		return fmt.Errorf("relay log is closed")
+	}
+	if rl.end >= rl.maxSize && gtid != nil {
+		if err := rl.newFile(); err != nil {
+			return err
+		}
+	}
+	var buf []byte
+	for _, ev := range evs {
+		buf = append(buf, ev...)
+	}
+	if _, err := rl.f.Write(buf); err != nil {
+		// Cut what was partly written, so the file holds whole events.
+		rl.f.Truncate(int64(rl.end))
+		rl.f.Seek(int64(rl.end), 0)
+		return fmt.Errorf("relay log write: %w", err)
+	}
+	rl.end += uint64(len(buf))
+	if gtid != nil {
+		rl.retrieved.Add(*gtid)
+	}
+	close(rl.notify)
+	rl.notify = make(chan struct{})
+	return nil
+}
+
+// sync makes everything appended durable.
+func (rl *relayLog) sync() error {
+	rl.mu.Lock()
+	f := rl.f
+	rl.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	return f.Sync()
+}
+
+// changed is closed at the next append.
+func (rl *relayLog) changed() <-chan struct{} {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	return rl.notify
+}
+
+// limit is how far name may be read: the end of its whole transactions if
+// it is being written, else all of it (-1, with the next file's name).
+func (rl *relayLog) limit(name string) (limit int64, next string, ok bool) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	for i, f := range rl.files {
+		if f != name {
+			continue
+		}
+		if i == len(rl.files)-1 {
+			return int64(rl.end), "", true
+		}
+		return -1, rl.files[i+1], true
+	}
+	return 0, "", false
+}
+
+// first is the oldest relay file.
+func (rl *relayLog) first() string {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	return rl.files[0]
+}
+
+func (rl *relayLog) path(name string) string { return filepath.Join(rl.dir, name) }
+
+// current is the file being written and its end.
+func (rl *relayLog) current() (string, uint64) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	return rl.files[len(rl.files)-1], rl.end
+}
+
+// purge removes an applied file that is no longer written.
+func (rl *relayLog) purge(name string) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if len(rl.files) < 2 || rl.files[0] != name {
+		return
+	}
+	os.Remove(rl.path(name))
+	rl.files = rl.files[1:]
+}
+
+// space is Relay_Log_Space: the bytes of all relay files.
+func (rl *relayLog) space() uint64 {
+	rl.mu.Lock()
+	files := append([]string(nil), rl.files...)
+	rl.mu.Unlock()
+	var n uint64
+	for _, f := range files {
+		if st, err := os.Stat(rl.path(f)); err == nil {
+			n += uint64(st.Size())
+		}
+	}
+	return n
+}
+
+// retrievedSet is Retrieved_Gtid_Set.
+func (rl *relayLog) retrievedSet() *base.GTIDSet {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	return rl.retrieved.Clone()
+}
+
+// reset removes every relay file and starts afresh (RESET REPLICA).
+func (rl *relayLog) reset() error {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if rl.f != nil {
+		rl.f.Close()
+		rl.f = nil
+	}
+	for _, f := range rl.files {
+		if err := os.Remove(rl.path(f)); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	rl.files = nil
+	rl.retrieved = base.NewGTIDSet()
+	return rl.newFile()
+}
+
+func (rl *relayLog) close() error {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if rl.f == nil {
+		return nil
+	}
+	err := rl.f.Sync()
+	rl.f.Close()
+	rl.f = nil
+	return err
+}

@@ -1,0 +1,297 @@
+package replica
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"petrel/binlog"
+	"petrel/internal/base"
+	"petrel/storage"
+)
+
+// Options configures a Replica.
+type Options struct {
+	Datadir    string
+	ServerID   uint32
+	ServerUUID string
+	Store      *storage.Engine
+	// Log is the replica's own binary log: it records applied GTIDs
+	// atomically with the rows. Required.
+	Log *binlog.Log
+	// ExecDDL runs a replicated statement (DDL) through the SQL engine,
+	// logged under the origin's GTID.
+	ExecDDL func(ctx context.Context, db, query string, o storage.Origin) error
+	// NetTimeout returns replica_net_timeout (read at each connect).
+	NetTimeout func() time.Duration
+	// RelayMaxSize rotates relay files; default 256 MiB.
+	RelayMaxSize uint64
+	Logger       *slog.Logger
+	Clock        base.Clock
+}
+
+// Error codes shown in SHOW REPLICA STATUS (MySQL's).
+const (
+	ErrSourceFatal     = 13114 // ER_SERVER_SOURCE_FATAL_ERROR_READING_BINLOG
+	ErrSourceConnect   = 2003  // CR_CONN_HOST_ERROR
+	ErrSourceAccess    = 1045  // ER_ACCESS_DENIED_ERROR
+	ErrNetRead         = 13115 // ER_SERVER_NET_READ_ERROR-like: lost link
+	ErrEqualServerIDs  = 13117 // ER_SERVER_SOURCE_AND_REPLICA_HAVE_EQUAL_IDS
+	ErrEventChecksum   = 1743  // ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE
+	ErrUnknownEvent    = 13121 // ER_SERVER_RELAY_LOG_...: event not understood
+	ErrApplyGeneric    = 1594  // ER_RELAY_LOG_READ_FAILURE-like
+	ErrApplyNoTable    = 1146
+	ErrApplyDuplicate  = 1062
+	ErrRelayLogFailure = 13121
+)
+
+// threadError is a Last_IO_Error / Last_SQL_Error.
+type threadError struct {
+	Errno int
+	Msg   string
+	At    time.Time
+}
+
+// Replica runs the receiver and the applier. Safe for concurrent use.
+type Replica struct {
+	opts  Options
+	relay *relayLog
+
+	mu       sync.Mutex
+	cfg      *Config
+	io       *thread
+	sqlT     *thread
+	ioState  string
+	sqlState string
+	ioErr    threadError
+	sqlErr   threadError
+	// receiver facts
+	ioConnected  bool
+	sourceID     uint32
+	sourceUUID   string
+	sourceFile   string
+	sourcePos    uint64
+	lastHeard    time.Time
+	heartbeats   uint64
+	clockDiff    time.Duration // local - source, measured at connect
+	heartbeat    time.Duration
+	lastRecvOrig time.Time
+	receivedTxns uint64
+	connects     uint64
+	// applier facts
+	applying      bool
+	applyingOrig  time.Time
+	caughtUp      bool
+	appliedTxns   uint64
+	skippedTxns   uint64
+	execFile      string
+	execPos       uint64
+	relayReadFile string
+	relayReadPos  uint64
+}
+
+// thread is a running goroutine with its stop switch.
+type thread struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func (t *thread) stop() {
+	t.cancel()
+	<-t.done
+}
+
+// New opens the replica's relay log and configuration. It starts nothing.
+func New(opts Options) (*Replica, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Clock == nil {
+		opts.Clock = base.RealClock{}
+	}
+	if opts.RelayMaxSize == 0 {
+		opts.RelayMaxSize = 256 << 20
+	}
+	if opts.NetTimeout == nil {
+		opts.NetTimeout = func() time.Duration { return 10 * time.Second }
+	}
+	cfg, err := LoadConfig(opts.Datadir)
+	if err != nil {
+		return nil, err
+	}
+	rl, err := openRelay(filepath.Join(opts.Datadir, "relay"), opts.RelayMaxSize)
+	if err != nil {
+		return nil, err
+	}
+	return &Replica{opts: opts, relay: rl, cfg: cfg}, nil
+}
+
+// SQL-level errors (the node maps them to MySQL codes).
+var (
+	ErrNotConfigured = errors.New("Replica is not configured or failed to initialize properly. You must at least set --server-id to enable either a source or a replica. Additional error messages can be found in the MySQL error log")
+	ErrMustStop      = errors.New("This operation cannot be performed with a running replica; run STOP REPLICA first")
+)
+
+// Configured reports whether CHANGE REPLICATION SOURCE was run.
+func (r *Replica) Configured() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cfg.Configured()
+}
+
+// Change applies CHANGE REPLICATION SOURCE TO options; both threads must
+// be stopped.
+func (r *Replica) Change(opts []Option) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.io != nil || r.sqlT != nil {
+		return ErrMustStop
+	}
+	var cur Config
+	if r.cfg != nil {
+		cur = *r.cfg
+	}
+	next, err := Apply(cur, opts)
+	if err != nil {
+		return base.Wrap(base.ClassBadInput, err, "CHANGE REPLICATION SOURCE")
+	}
+	if next.Host == "" {
+		return base.Errorf(base.ClassBadInput, "CHANGE REPLICATION SOURCE: SOURCE_HOST is required")
+	}
+	if err := SaveConfig(r.opts.Datadir, &next); err != nil {
+		return err
+	}
+	r.cfg = &next
+	r.ioErr, r.sqlErr = threadError{}, threadError{}
+	return nil
+}
+
+// Start starts the receiver and/or the applier (START REPLICA
+// [IO_THREAD|SQL_THREAD]). Starting a running thread is a no-op.
+func (r *Replica) Start(io, sql bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.cfg.Configured() {
+		return ErrNotConfigured
+	}
+	if io && r.io == nil {
+		r.ioErr = threadError{}
+		r.io = r.spawn(r.runReceiver)
+	}
+	if sql && r.sqlT == nil {
+		r.sqlErr = threadError{}
+		r.sqlT = r.spawn(r.runApplier)
+	}
+	return nil
+}
+
+func (r *Replica) spawn(fn func(ctx context.Context, cfg Config)) *thread {
+	ctx, cancel := context.WithCancel(context.Background())
+	t := &thread{cancel: cancel, done: make(chan struct{})}
+	cfg := *r.cfg
+	go func() {
+		defer close(t.done)
+		fn(ctx, cfg)
+	}()
+	return t
+}
+
+// Stop stops the receiver and/or the applier and waits for them (the
+// applier finishes the transaction it is applying).
+func (r *Replica) Stop(io, sql bool) error {
+	r.mu.Lock()
+	var ts []*thread
+	if io && r.io != nil {
+		ts = append(ts, r.io)
+	}
+	if sql && r.sqlT != nil {
+		ts = append(ts, r.sqlT)
+	}
+	r.mu.Unlock()
+	for _, t := range ts {
+		t.stop()
+	}
+	r.mu.Lock()
+	if io && r.io != nil && isDone(r.io) {
+		r.io = nil
+	}
+	if sql && r.sqlT != nil && isDone(r.sqlT) {
+		r.sqlT = nil
+	}
+	r.mu.Unlock()
+	return nil
+}
+
+func isDone(t *thread) bool {
+	select {
+	case <-t.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// threadEnded clears a thread that stopped by itself (fatal error).
+func (r *Replica) threadEnded(io bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if io {
+		r.io = nil
+		r.ioConnected = false
+		r.ioState = ""
+	} else {
+		r.sqlT = nil
+		r.sqlState = ""
+		r.applying = false
+	}
+}
+
+// Reset is RESET REPLICA [ALL]: relay logs and errors go; ALL also forgets
+// the source.
+func (r *Replica) Reset(all bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.io != nil || r.sqlT != nil {
+		return ErrMustStop
+	}
+	if err := r.relay.reset(); err != nil {
+		return err
+	}
+	r.ioErr, r.sqlErr = threadError{}, threadError{}
+	r.sourceFile, r.sourcePos, r.execFile, r.execPos = "", 0, "", 0
+	if all {
+		if err := SaveConfig(r.opts.Datadir, nil); err != nil {
+			return err
+		}
+		r.cfg = nil
+	}
+	return nil
+}
+
+// Close stops both threads and closes the relay log.
+func (r *Replica) Close() error {
+	r.Stop(true, true)
+	return r.relay.close()
+}
+
+func (r *Replica) setIOError(errno int, format string, args ...any) {
+	r.mu.Lock()
+	r.ioErr = threadError{Errno: errno, Msg: fmt.Sprintf(format, args...), At: r.opts.Clock.Now()}
+	r.mu.Unlock()
+}
+
+func (r *Replica) setSQLError(errno int, format string, args ...any) {
+	r.mu.Lock()
+	r.sqlErr = threadError{Errno: errno, Msg: fmt.Sprintf(format, args...), At: r.opts.Clock.Now()}
+	r.mu.Unlock()
+}
+
+func (r *Replica) setIOState(s string) {
+	r.mu.Lock()
+	r.ioState = s
+	r.mu.Unlock()
+}
