@@ -235,6 +235,7 @@ func (l *Log) Reset() error {
 	l.files = nil
 	l.f = nil
 	l.executed = base.NewGTIDSet()
+	l.resetVisible()
 	l.purged = base.NewGTIDSet()
 	l.nextGNO = 1
 	if err := l.openNewFile(); err != nil {
@@ -254,9 +255,9 @@ func (l *Log) WaitExecuted(ctx context.Context, want *base.GTIDSet, timeout time
 	}
 	for {
 		ch := l.Changed()
-		l.mu.Lock()
-		ok := l.executed.ContainsSet(want)
-		l.mu.Unlock()
+		l.visMu.Lock()
+		ok := l.visible.ContainsSet(want)
+		l.visMu.Unlock()
 		if ok {
 			return true
 		}

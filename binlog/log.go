@@ -110,8 +110,12 @@ type Log struct {
 	f        *os.File
 	fileIdx  int // index of the current file in files
 	pos      uint64
-	executed *base.GTIDSet
+	executed *base.GTIDSet // every GTID written to the log
 	purged   *base.GTIDSet
+	// visible is gtid_executed as clients see it: GTIDs whose rows storage
+	// has applied (Applied), a subset of executed.
+	visMu   sync.Mutex
+	visible *base.GTIDSet
 	nextGNO  int64
 	seqNo    int64 // logical clock: per-file sequence number
 	// broken is set when a failed write could not be undone.
@@ -205,6 +209,7 @@ func Open(opts Options) (*Log, error) {
 		}
 	}
 	l.nextGNO = l.executed.Last(opts.ServerUUID) + 1
+	l.resetVisible()
 	if err := l.openNewFile(); err != nil {
 		return nil, err
 	}
@@ -467,7 +472,7 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	l.stats.Commits.Add(1)
 	l.stats.BytesWritten.Add(uint64(len(buf)))
 	rec.SinkPos = EncodeSinkPos(l.files[l.fileIdx], p, gtid.GNO)
-	rec.GTID = gtid.String()
+	rec.GTID = gtid
 	l.syncMu.Lock()
 	l.written = logPos{file: l.fileIdx, pos: p, seq: l.seqNo}
 	l.syncMu.Unlock()
@@ -581,11 +586,29 @@ func (l *Log) Changed() <-chan struct{} {
 	return l.notify
 }
 
-// Executed returns a copy of gtid_executed.
+// Executed returns a copy of gtid_executed: the GTIDs whose transactions
+// are committed and visible.
 func (l *Log) Executed() *base.GTIDSet {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.executed.Clone()
+	l.visMu.Lock()
+	defer l.visMu.Unlock()
+	return l.visible.Clone()
+}
+
+// Applied implements storage.AppliedNotifier: rec's rows are visible, so
+// its GTID joins gtid_executed.
+func (l *Log) Applied(rec *storage.CommitRecord) {
+	l.visMu.Lock()
+	l.visible.Add(rec.GTID)
+	l.visMu.Unlock()
+	l.wake()
+}
+
+// resetVisible makes gtid_executed equal to what the log holds (at open,
+// after recovery, after RESET MASTER). Caller holds mu or is Open.
+func (l *Log) resetVisible() {
+	l.visMu.Lock()
+	l.visible = l.executed.Clone()
+	l.visMu.Unlock()
 }
 
 // HasExecuted reports whether g is in gtid_executed.

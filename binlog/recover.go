@@ -187,6 +187,7 @@ func (l *Log) truncateAt(i int, pos uint64) error {
 	}
 	l.executed = res.PreviousGTIDs.Clone()
 	l.executed.AddSet(res.GTIDs)
+	l.resetVisible()
 	return nil
 }
 

@@ -25,8 +25,8 @@ type CommitRecord struct {
 	// binlog, the GTID state) stored in the same storage batch as the rows,
 	// so recovery knows exactly which sink records storage holds.
 	SinkPos []byte
-	// GTID is set by the sink in Append (for status and tests).
-	GTID string
+	// GTID is set by the sink in Append.
+	GTID base.GTID
 	// Origin is set for a replicated transaction: the sink keeps its GTID.
 	Origin *Origin
 }
@@ -45,6 +45,14 @@ type CommitSink interface {
 	// Durable reports whether the sink's Wait makes records durable, so
 	// storage may apply its batch without its own fsync.
 	Durable() bool
+}
+
+// AppliedNotifier is implemented by sinks that want to know when a
+// record's rows became visible in storage (called in commit order): the
+// binlog publishes gtid_executed then, so a reader who sees a GTID there
+// also sees its rows.
+type AppliedNotifier interface {
+	Applied(rec *CommitRecord)
 }
 
 // Commit commits the transaction: sink append (ordered), sink wait
@@ -129,6 +137,9 @@ func (t *Txn) Commit(ctx context.Context) error {
 	} else {
 		err = e.db.Apply(t.batch, pebble.NoSync)
 	}
+	if n, ok := sink.(AppliedNotifier); ok && err == nil {
+		n.Applied(rec)
+	}
 	e.turn.pass(rec.Seq)
 	if err == nil && syncStorage {
 		err = t.batch.SyncWait()
@@ -205,4 +216,11 @@ func (e *Engine) WithCommitsPaused(fn func() error) error {
 // reset, so recovery does not look for files that no longer exist).
 func (e *Engine) SetSinkPos(pos []byte) error {
 	return e.db.Set(metaKey(metaSinkPos), pos, pebble.Sync)
+}
+
+// Applied forwards to the wrapped sink.
+func (g gatedSink) Applied(rec *CommitRecord) {
+	if n, ok := g.inner.(AppliedNotifier); ok {
+		n.Applied(rec)
+	}
 }

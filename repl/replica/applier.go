@@ -50,12 +50,15 @@ func (r *Replica) apply(ctx context.Context) error {
 		for limit < 0 || int64(rd.Pos()) < limit {
 			start := rd.Pos()
 			t, err := tr.Next()
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				if limit >= 0 {
-					// Cannot happen (we read only whole transactions) unless
-					// the file was damaged.
+			if errors.Is(err, io.EOF) {
+				break // only events outside transactions were left
+			}
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				if limit < 0 {
 					return base.Errorf(base.ClassCorrupt, "relay log %s ends inside a transaction at %d", file, start)
 				}
+				// The receiver is writing the next transaction: retry it
+				// once it is whole.
 				if err := rd.Seek(start); err != nil {
 					return err
 				}
