@@ -11,8 +11,9 @@ import (
 
 // watchDiskFull lets writes resume by themselves once space returns after
 // a commit failed on a full disk: it probes the datadir with a real write
-// and fsync, and clears storage's refusal when that works (and the binlog
-// undid the failed write cleanly). It runs until ctx ends.
+// and fsync, and clears storage's refusal when that works, the binlog
+// undid the failed write cleanly and storage could restore its disk-space
+// reserve. It runs until ctx ends.
 func (n *Node) watchDiskFull(ctx context.Context, every time.Duration) {
 	defer close(n.watchDone)
 	t := time.NewTicker(every)
@@ -33,7 +34,10 @@ func (n *Node) watchDiskFull(ctx context.Context, every time.Duration) {
 		if perr := probeSpace(n.opts.Datadir, 8<<20); perr != nil {
 			continue
 		}
-		n.store.ClearWriteError()
+		if cerr := n.store.ClearWriteError(); cerr != nil {
+			n.opts.Logger.Debug("petrel: disk still too full to resume writes", "err", cerr)
+			continue
+		}
 		n.opts.Logger.Warn("petrel: disk space is back; writes resume")
 	}
 }

@@ -19,6 +19,7 @@
 package storage
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -53,6 +54,13 @@ type Options struct {
 	MemTableSize uint64
 	// CacheSize is the block cache (innodb_buffer_pool_size); default 256 MiB.
 	CacheSize int64
+	// ReserveSize is disk space held back in the file PETREL-RESERVE in Dir
+	// (allocated with fallocate where the filesystem has it, so du shows it
+	// and ls does not). When a storage write
+	// finds the disk full the reserve is released, so Pebble finishes the
+	// writes in flight, and writes are refused until ClearWriteError
+	// restores it. Default 4 × MemTableSize; negative disables it.
+	ReserveSize int64
 }
 
 func (o *Options) setDefaults() error {
@@ -74,6 +82,9 @@ func (o *Options) setDefaults() error {
 	if o.MemTableSize == 0 {
 		o.MemTableSize = 8 << 20
 	}
+	if o.ReserveSize == 0 {
+		o.ReserveSize = 4 * int64(o.MemTableSize)
+	}
 	return nil
 }
 
@@ -94,9 +105,20 @@ type Engine struct {
 	// turn serialises storage apply in sequence order.
 	turn turnstile
 
-	// writeErr, once set, refuses further writes (a full disk or a failed
-	// sink write left durability uncertain).
+	// Refusing writes (a full disk, or a failed sink write that left
+	// durability uncertain) takes two steps; see refuseWrites. gate, once
+	// set, turns new commits away at the sink; writeErr is published to
+	// statements and commits once no commit is between sink and storage.
+	// walErr is sticky: Pebble cannot write again after its WAL failed.
+	// refuseMu orders changes to gate and writeErr; reads are lock-free.
+	refuseMu sync.Mutex
+	gate     atomic.Pointer[error]
 	writeErr atomic.Pointer[error]
+	walErr   atomic.Pointer[error]
+	// bg tracks refusals being published in the background; opened says
+	// Open has finished (before, no commit can be in flight).
+	bg     sync.WaitGroup
+	opened atomic.Bool
 
 	stats Stats
 }
@@ -123,9 +145,16 @@ func Open(opts Options) (*Engine, error) {
 	}
 	cache := pebble.NewCache(opts.CacheSize)
 	defer cache.Unref()
+	e := &Engine{opts: opts}
+	e.sink = gatedSink{e: e}
+	// Pebble treats a failed WAL or MANIFEST write as fatal (it panics or
+	// exits), so a full disk must never reach it: the first ENOSPC releases
+	// the reserve and the write is retried once (vfs.OnDiskFull). walWatchFS
+	// sees what fails even so.
+	fs := &walWatchFS{FS: vfs.OnDiskFull(opts.FS, e.onDiskFull), failed: e.walFailed}
 	po := &pebble.Options{
 		Cache:                       cache,
-		FS:                          opts.FS,
+		FS:                          fs,
 		MemTableSize:                opts.MemTableSize,
 		MemTableStopWritesThreshold: 4,
 		Logger:                      quietLogger{opts.Logger},
@@ -136,7 +165,7 @@ func Open(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, base.Wrap(base.ClassCorrupt, err, "storage: cannot open %s", opts.Dir)
 	}
-	e := &Engine{opts: opts, db: db}
+	e.db = db
 	e.locks = lock.NewManager(lock.Options{WaitTimeout: opts.LockWaitTimeout})
 	seq, err := e.readUint64(metaKey(metaLastSeq))
 	if err != nil {
@@ -150,22 +179,54 @@ func Open(opts Options) (*Engine, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := e.restoreReserve(); err != nil {
+		if classifyWriteErr(err) != base.ClassDiskFull {
+			db.Close()
+			return nil, base.Wrap(base.ClassInternal, err, "storage: create %s", reserveName)
+		}
+		// Started on a full disk: serve reads; the node's disk-full
+		// watcher lets writes in once space returns.
+		e.refuseWrites(err)
+	}
+	e.opened.Store(true)
 	return e, nil
 }
 
 // Close flushes memtables (so a clean stop leaves nothing that only the
 // WAL holds) and closes the engine. Open transactions must be finished
-// first.
+// first. While writes are refused there is no flush: it would need disk
+// space, and Pebble cannot flush at all after its WAL failed (the memtable
+// rotation panics). Pebble replays the WAL at the next Open instead.
 func (e *Engine) Close() error {
+	e.bg.Wait()
 	var ferr error
-	if e.WriteError() == nil {
-		// Pebble cannot flush after a failed WAL write; skip it then.
-		ferr = e.db.Flush()
+	if !e.refusing() {
+		ferr = e.flushForClose()
 	}
-	if err := e.db.Close(); err != nil {
+	err := e.db.Close()
+	e.bg.Wait() // a WAL error on close refuses writes too
+	return errors.Join(err, ferr)
+}
+
+// flushForClose flushes the memtables, giving up if the disk fills
+// meanwhile (a failing flush is retried by Pebble without end).
+func (e *Engine) flushForClose() error {
+	done, err := e.db.AsyncFlush()
+	if err != nil {
 		return err
 	}
-	return ferr
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return nil
+		case <-tick.C:
+			if e.refusing() {
+				return nil
+			}
+		}
+	}
 }
 
 // Catalog returns the engine's catalog.
@@ -177,7 +238,7 @@ func (e *Engine) Locks() *lock.Manager { return e.locks }
 // SetSink installs the commit sink. Call before any commit.
 func (e *Engine) SetSink(s CommitSink) {
 	e.commitMu.Lock()
-	e.sink = s
+	e.sink = gatedSink{e: e, inner: s}
 	e.commitMu.Unlock()
 }
 
@@ -203,14 +264,240 @@ func (e *Engine) WriteError() error {
 	return nil
 }
 
+// refusing reports whether writes are refused or about to be.
+func (e *Engine) refusing() bool { return e.gate.Load() != nil || e.writeErr.Load() != nil }
+
+// refuseWrites refuses writes after err (a failed sink write or fsync, a
+// full disk, a failed storage write). New commits are turned away at the
+// sink at once; the refusal reaches statements and commits only when every
+// commit the sink already accepted has been applied, since a commit that
+// failed between sink and storage would be in the binlog but reported
+// failed, and would leave a gap in the commit sequence. The caller must
+// not hold commitMu or be inside a commit's turn.
 func (e *Engine) refuseWrites(err error) {
 	werr := base.Wrap(classifyWriteErr(err), err, "storage: writes refused after a failed commit")
-	e.writeErr.CompareAndSwap(nil, &werr)
-	e.opts.Logger.Error("storage: refusing writes", "err", err)
+	e.refuseMu.Lock()
+	p := e.gate.Load()
+	if p == nil {
+		p = &werr
+		e.gate.Store(p)
+		e.opts.Logger.Error("storage: refusing writes", "err", err)
+	}
+	e.refuseMu.Unlock()
+	e.publishRefusal(p)
+}
+
+// publishRefusal makes the gate's refusal p visible to WriteError once the
+// commits already sequenced have passed storage, unless writes were
+// allowed again meanwhile.
+func (e *Engine) publishRefusal(p *error) {
+	e.commitMu.Lock()
+	last := e.nextSeq - 1
+	e.commitMu.Unlock()
+	e.turn.waitPassed(last)
+	e.refuseMu.Lock()
+	if e.gate.Load() == p {
+		e.writeErr.Store(p)
+	}
+	e.refuseMu.Unlock()
 }
 
 // ClearWriteError lets writes resume (after an operator freed disk space).
-func (e *Engine) ClearWriteError() { e.writeErr.Store(nil) }
+// It first restores the disk-space reserve, and refuses while that fails
+// or after Pebble's write-ahead log failed (only a restart recovers then).
+func (e *Engine) ClearWriteError() error {
+	if p := e.walErr.Load(); p != nil {
+		return *p
+	}
+	if err := e.restoreReserve(); err != nil {
+		return base.Wrap(classifyWriteErr(err), err, "storage: restore %s", reserveName)
+	}
+	e.refuseMu.Lock()
+	if e.walErr.Load() == nil {
+		e.gate.Store(nil)
+		e.writeErr.Store(nil)
+	}
+	e.refuseMu.Unlock()
+	return nil
+}
+
+// gatedSink is the sink commits see: it turns appends away once writes are
+// refused (Append runs under commitMu, in commit order) and passes
+// everything else to the real sink, if any.
+type gatedSink struct {
+	e     *Engine
+	inner CommitSink // nil: no sink
+}
+
+func (g gatedSink) Append(rec *CommitRecord) error {
+	if p := g.e.gate.Load(); p != nil {
+		return *p
+	}
+	if g.inner == nil {
+		return nil
+	}
+	return g.inner.Append(rec)
+}
+
+func (g gatedSink) Wait(ctx context.Context, rec *CommitRecord) error {
+	if g.inner == nil {
+		return nil
+	}
+	return g.inner.Wait(ctx, rec)
+}
+
+func (g gatedSink) Durable() bool { return g.inner != nil && g.inner.Durable() }
+
+// reserveName is the disk-space reserve file in Options.Dir.
+const reserveName = "PETREL-RESERVE"
+
+// restoreReserve allocates the reserve file (a no-op when it is whole).
+func (e *Engine) restoreReserve() error {
+	size := e.opts.ReserveSize
+	if size <= 0 {
+		return nil
+	}
+	fs := e.opts.FS
+	f, err := fs.OpenReadWrite(fs.PathJoin(e.opts.Dir, reserveName), vfs.WriteCategoryUnspecified)
+	if err != nil {
+		return err
+	}
+	err = f.Preallocate(0, size)
+	if err != nil && !errors.Is(err, syscall.ENOSPC) {
+		// No fallocate on this filesystem: write the bytes, unless an
+		// earlier run did.
+		if fi, serr := f.Stat(); serr == nil && fi.Size() >= size {
+			err = nil
+		} else {
+			err = writeZeros(f, size)
+		}
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	return errors.Join(err, f.Close())
+}
+
+func writeZeros(f vfs.File, size int64) error {
+	buf := make([]byte, 1<<20)
+	for off := int64(0); off < size; off += int64(len(buf)) {
+		n := min(int64(len(buf)), size-off)
+		if _, err := f.WriteAt(buf[:n], off); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// onDiskFull runs when a Pebble write gets ENOSPC, with Pebble's writes
+// paused until it returns: it frees the reserve (on the unwrapped FS) for
+// the retry and refuses writes. Publishing the refusal waits for commits
+// in flight, which need Pebble, so it happens in the background.
+func (e *Engine) onDiskFull() {
+	fs := e.opts.FS
+	if err := fs.Remove(fs.PathJoin(e.opts.Dir, reserveName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		e.opts.Logger.Error("storage: cannot release the disk-space reserve", "err", err)
+	}
+	werr := base.Wrap(base.ClassDiskFull, syscall.ENOSPC, "storage: disk full; writes refused until space is freed")
+	e.refuseMu.Lock()
+	first := e.gate.CompareAndSwap(nil, &werr)
+	e.refuseMu.Unlock()
+	if !first {
+		return
+	}
+	e.opts.Logger.Error("storage: disk full: released the space reserve; refusing writes", "reserve", e.opts.ReserveSize)
+	e.publishInBackground(&werr)
+}
+
+// walFailed records that a write to Pebble's write-ahead log failed even
+// after the reserve was released. Pebble cannot append to or rotate that
+// log again (it panics), so writes stay refused until a restart, which
+// recovers from the log on disk and the binlog.
+func (e *Engine) walFailed(err error) {
+	werr := base.Wrap(classifyWriteErr(err), err, "storage: the write-ahead log failed; restart the server to resume writes")
+	if !e.walErr.CompareAndSwap(nil, &werr) {
+		return
+	}
+	e.opts.Logger.Error("storage: write-ahead log write failed; writes refused until restart", "err", err)
+	e.refuseMu.Lock()
+	e.gate.Store(&werr)
+	e.refuseMu.Unlock()
+	e.publishInBackground(&werr)
+}
+
+// publishInBackground publishes the refusal p for callers inside Pebble,
+// whose writes the commits in flight still need.
+func (e *Engine) publishInBackground(p *error) {
+	if !e.opened.Load() {
+		e.refuseMu.Lock()
+		if e.gate.Load() == p {
+			e.writeErr.Store(p)
+		}
+		e.refuseMu.Unlock()
+		return
+	}
+	e.bg.Add(1)
+	go func() {
+		defer e.bg.Done()
+		e.publishRefusal(p)
+	}()
+}
+
+// walWatchFS reports errors of write-ahead-log writes that reach Pebble.
+type walWatchFS struct {
+	vfs.FS
+	failed func(error)
+}
+
+func (fs *walWatchFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	f, err := fs.FS.Create(name, category)
+	return fs.watch(f, category), err
+}
+
+func (fs *walWatchFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	f, err := fs.FS.ReuseForWrite(oldname, newname, category)
+	return fs.watch(f, category), err
+}
+
+func (fs *walWatchFS) Unwrap() vfs.FS { return fs.FS }
+
+func (fs *walWatchFS) watch(f vfs.File, category vfs.DiskWriteCategory) vfs.File {
+	if f == nil || category != "pebble-wal" {
+		return f
+	}
+	return &walFile{File: f, failed: fs.failed}
+}
+
+type walFile struct {
+	vfs.File
+	failed func(error)
+}
+
+func (f *walFile) check(err error) error {
+	if err != nil {
+		f.failed(err)
+	}
+	return err
+}
+
+func (f *walFile) Write(p []byte) (int, error) {
+	n, err := f.File.Write(p)
+	return n, f.check(err)
+}
+
+func (f *walFile) WriteAt(p []byte, off int64) (int, error) {
+	n, err := f.File.WriteAt(p, off)
+	return n, f.check(err)
+}
+
+func (f *walFile) Sync() error     { return f.check(f.File.Sync()) }
+func (f *walFile) SyncData() error { return f.check(f.File.SyncData()) }
+func (f *walFile) Close() error    { return f.check(f.File.Close()) }
+
+func (f *walFile) SyncTo(length int64) (bool, error) {
+	full, err := f.File.SyncTo(length)
+	return full, f.check(err)
+}
 
 func classifyWriteErr(err error) base.Class {
 	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
@@ -290,6 +577,15 @@ func (t *turnstile) pass(seq uint64) {
 	t.last = seq
 	t.mu.Unlock()
 	t.cond.Broadcast()
+}
+
+// waitPassed blocks until seq has passed (at once if it has).
+func (t *turnstile) waitPassed(seq uint64) {
+	t.mu.Lock()
+	for t.last < seq {
+		t.cond.Wait()
+	}
+	t.mu.Unlock()
 }
 
 func (t *turnstile) done() uint64 {
