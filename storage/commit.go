@@ -92,6 +92,11 @@ func (t *Txn) Commit(ctx context.Context) error {
 	}
 	e.commitMu.Unlock()
 	if err != nil {
+		if c := base.ClassOf(err); c == base.ClassDuplicate || c == base.ClassBadInput {
+			// The sink refused this record (a GTID it already has) without
+			// writing anything: only this transaction fails.
+			return err
+		}
 		e.refuseWrites(err)
 		return base.Wrap(classifyWriteErr(err), err, "storage: commit")
 	}
