@@ -3,7 +3,7 @@
 GO ?= go
 # The command `make run` executes; switch it here (e.g. to a cluster
 # subcommand) without touching the target.
-RUN_CMD ?= bin/petrel server --datadir ./data --port 3306 --server-id 1 --root-password petrel
+RUN_CMD ?= bin/petrel cluster --datadir ./cluster --base-port 3306 --replicas 2 --root-password petrel
 # Per-target time for `make fuzz`.
 FUZZTIME ?= 10s
 

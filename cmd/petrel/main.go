@@ -1,9 +1,11 @@
 // Command petrel is the Petrel server and its tools.
 //
 //	petrel server --datadir DIR --port N --server-id N [--root-password PW] [--config FILE]
+//	petrel cluster [--datadir DIR] [--base-port P] [--replicas N] [--root-password PW]
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -19,6 +21,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"petrel/binlog"
+	"petrel/cluster"
 	"petrel/internal/config"
 	"petrel/node"
 )
@@ -32,6 +35,7 @@ func usage(w io.Writer) {
 
 commands:
   server    run a Petrel server (petrel server --help)
+  cluster   run a local primary and replicas, replication wired (petrel cluster --help)
   binlog    print binary log files, verifying checksums (petrel binlog [-v] FILE...)`)
 }
 
@@ -45,6 +49,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runServer(args[1:], stdout, stderr)
 	case "binlog":
 		return runBinlog(args[1:], stdout, stderr)
+	case "cluster":
+		return runCluster(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
@@ -189,4 +195,36 @@ func runBinlog(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return status
+}
+
+func runCluster(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("cluster", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o cluster.Options
+	fs.StringVar(&o.Dir, "datadir", "./cluster", "directory holding one datadir per node (created on first start)")
+	fs.IntVar(&o.BasePort, "base-port", 3306, "the primary's port; replica i listens on base-port+i")
+	fs.IntVar(&o.Replicas, "replicas", 2, "number of replicas")
+	fs.StringVar(&o.RootPassword, "root-password", "petrel", "root password of every node")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "petrel cluster: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(strings.ToUpper(*logLevel))); err != nil {
+		fmt.Fprintf(stderr, "petrel cluster: --log-level: %v\n", err)
+		return 2
+	}
+	o.Out = stdout
+	o.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := cluster.Run(ctx, o); err != nil {
+		fmt.Fprintf(stderr, "petrel cluster: %v\n", err)
+		return 1
+	}
+	return 0
 }

@@ -1,0 +1,318 @@
+// Package cluster runs a local Petrel cluster: one primary and N replicas,
+// each a `petrel server` child process with its own datadir on loopback,
+// replication wired by SQL (CHANGE REPLICATION SOURCE TO ...). It is the
+// README's main job (`petrel cluster`). Restarting on the same directory
+// resumes the same cluster.
+package cluster
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Options configures a cluster.
+type Options struct {
+	// Dir holds one datadir per node (node1 is the primary) and cluster.json.
+	Dir string
+	// BasePort is the primary's port; replica i listens on BasePort+i.
+	BasePort int
+	// Replicas is the number of replicas.
+	Replicas int
+	// RootPassword is every node's root password.
+	RootPassword string
+	// Binary is the petrel executable (default: this process's own).
+	Binary string
+	// Out receives the connection details; Logger the progress.
+	Out    io.Writer
+	Logger *slog.Logger
+	// StartTimeout bounds each node's start; default 60s.
+	StartTimeout time.Duration
+}
+
+// Node is one planned member.
+type Node struct {
+	Name     string
+	Datadir  string
+	Port     int
+	ServerID int
+	Primary  bool
+	Config   map[string]string
+}
+
+// state is persisted in Dir/cluster.json so a restart reuses the
+// replication account.
+type state struct {
+	ReplUser     string `json:"repl_user"`
+	ReplPassword string `json:"repl_password"`
+}
+
+// Plan lays out the nodes (pure).
+func Plan(o Options) ([]Node, error) {
+	if o.Replicas < 0 || o.Replicas > 64 {
+		return nil, fmt.Errorf("cluster: --replicas %d out of range [0, 64]", o.Replicas)
+	}
+	if o.BasePort < 1 || o.BasePort+o.Replicas > 65535 {
+		return nil, fmt.Errorf("cluster: --base-port %d with %d replicas leaves the port range", o.BasePort, o.Replicas)
+	}
+	if o.Dir == "" {
+		return nil, errors.New("cluster: --datadir is required")
+	}
+	nodes := make([]Node, 0, o.Replicas+1)
+	for i := 0; i <= o.Replicas; i++ {
+		n := Node{
+			Name: fmt.Sprintf("node%d", i+1), Datadir: filepath.Join(o.Dir, fmt.Sprintf("node%d", i+1)),
+			Port: o.BasePort + i, ServerID: i + 1, Primary: i == 0, Config: map[string]string{},
+		}
+		if !n.Primary {
+			// Replicas take writes only from replication.
+			n.Config["super_read_only"] = "ON"
+		}
+		nodes = append(nodes, n)
+	}
+	return nodes, nil
+}
+
+// Run starts the cluster and blocks until ctx ends, then stops every node.
+// It returns early with an error if a node fails to start or dies.
+func Run(ctx context.Context, o Options) error {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Out == nil {
+		o.Out = os.Stdout
+	}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = 60 * time.Second
+	}
+	if o.Binary == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		o.Binary = exe
+	}
+	nodes, err := Plan(o)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.Dir, 0o750); err != nil {
+		return err
+	}
+	st, err := loadState(o.Dir)
+	if err != nil {
+		return err
+	}
+	var procs []*proc
+	defer func() {
+		// Replicas first, then the primary.
+		for i := len(procs) - 1; i >= 0; i-- {
+			procs[i].stop(o.Logger)
+		}
+	}()
+	died := make(chan *proc, len(nodes))
+	for _, n := range nodes {
+		p, err := start(o, n, died)
+		if err != nil {
+			return err
+		}
+		procs = append(procs, p)
+	}
+	sctx, cancel := context.WithTimeout(ctx, o.StartTimeout)
+	defer cancel()
+	dbs := make([]*sql.DB, len(nodes))
+	for i, n := range nodes {
+		db, err := waitReady(sctx, n, o.RootPassword, procs[i])
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		dbs[i] = db
+	}
+	if err := wire(sctx, nodes, dbs, st); err != nil {
+		return err
+	}
+	printDetails(o, nodes)
+	select {
+	case <-ctx.Done():
+		o.Logger.Info("cluster: stopping")
+		return nil
+	case p := <-died:
+		return fmt.Errorf("cluster: %s exited unexpectedly (%v); stopping the others; its log is %s", p.node.Name, p.err, p.logPath)
+	}
+}
+
+func loadState(dir string) (state, error) {
+	p := filepath.Join(dir, "cluster.json")
+	var st state
+	b, err := os.ReadFile(p)
+	if err == nil {
+		if err := json.Unmarshal(b, &st); err != nil || st.ReplUser == "" {
+			return st, fmt.Errorf("cluster: %s is corrupt; refusing to start", p)
+		}
+		return st, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return st, err
+	}
+	buf := make([]byte, 12)
+	_, _ = rand.Read(buf)
+	st = state{ReplUser: "repl", ReplPassword: hex.EncodeToString(buf)}
+	b, _ = json.MarshalIndent(st, "", "  ")
+	return st, os.WriteFile(p, append(b, '\n'), 0o600)
+}
+
+// wire creates the replication account on the primary and points every
+// replica that has no source yet at it.
+func wire(ctx context.Context, nodes []Node, dbs []*sql.DB, st state) error {
+	primary := nodes[0]
+	stmts := []string{
+		fmt.Sprintf("CREATE USER IF NOT EXISTS '%s'@'%%' IDENTIFIED BY '%s'", st.ReplUser, st.ReplPassword),
+		fmt.Sprintf("GRANT REPLICATION SLAVE ON *.* TO '%s'@'%%'", st.ReplUser),
+	}
+	for _, q := range stmts {
+		if _, err := dbs[0].ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("cluster: %s: %s: %w", primary.Name, q, err)
+		}
+	}
+	for i, n := range nodes[1:] {
+		db := dbs[i+1]
+		rows, err := db.QueryContext(ctx, "SHOW REPLICA STATUS")
+		if err != nil {
+			return fmt.Errorf("cluster: %s: %w", n.Name, err)
+		}
+		configured := rows.Next()
+		rows.Close()
+		if configured {
+			continue // restarted: replication resumes by itself
+		}
+		q := fmt.Sprintf("CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=%d, SOURCE_USER='%s', SOURCE_PASSWORD='%s', SOURCE_AUTO_POSITION=1", primary.Port, st.ReplUser, st.ReplPassword)
+		for _, s := range []string{q, "START REPLICA"} {
+			if _, err := db.ExecContext(ctx, s); err != nil {
+				return fmt.Errorf("cluster: %s: %w", n.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func printDetails(o Options, nodes []Node) {
+	fmt.Fprintf(o.Out, "petrel cluster: %d node(s) in %s (Ctrl-C stops them)\n", len(nodes), o.Dir)
+	for _, n := range nodes {
+		role := "replica (super_read_only; replicates from node1)"
+		if n.Primary {
+			role = "primary"
+		}
+		fmt.Fprintf(o.Out, "  %-6s %-50s mariadb -h 127.0.0.1 -P %d -u root -p'%s'   datadir %s\n", n.Name, role, n.Port, o.RootPassword, n.Datadir)
+	}
+}
+
+// proc is a running node.
+type proc struct {
+	node    Node
+	cmd     *exec.Cmd
+	logPath string
+	done    chan struct{}
+	err     error
+}
+
+func start(o Options, n Node, died chan<- *proc) (*proc, error) {
+	if err := os.MkdirAll(o.Dir, 0o750); err != nil {
+		return nil, err
+	}
+	cnf := filepath.Join(o.Dir, n.Name+".cnf")
+	body := "[petrel]\n"
+	for k, v := range n.Config {
+		body += k + " = " + v + "\n"
+	}
+	if err := os.WriteFile(cnf, []byte(body), 0o640); err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(o.Dir, n.Name+".log")
+	lf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o640)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(o.Binary, "server", "--datadir", n.Datadir, "--port", strconv.Itoa(n.Port),
+		"--server-id", strconv.Itoa(n.ServerID), "--root-password", o.RootPassword, "--config", cnf)
+	cmd.Stdout, cmd.Stderr = lf, lf
+	// Own process group: Ctrl-C reaches the cluster, which stops the
+	// nodes in order.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		lf.Close()
+		return nil, fmt.Errorf("cluster: start %s: %w", n.Name, err)
+	}
+	p := &proc{node: n, cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		lf.Close()
+		close(p.done)
+		select {
+		case died <- p:
+		default:
+		}
+	}()
+	o.Logger.Info("cluster: started", "node", n.Name, "port", n.Port, "pid", cmd.Process.Pid)
+	return p, nil
+}
+
+func (p *proc) stop(log *slog.Logger) {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		log.Warn("cluster: node did not stop in 30s; killing it", "node", p.node.Name)
+		p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// waitReady pings the node as root until it answers.
+func waitReady(ctx context.Context, n Node, password string, p *proc) (*sql.DB, error) {
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", password, "tcp", "127.0.0.1:"+strconv.Itoa(n.Port)
+	cfg.Timeout = 2 * time.Second
+	cfg.Logger = &mysql.NopLogger{}
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(conn)
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		err := db.PingContext(pctx)
+		cancel()
+		if err == nil {
+			return db, nil
+		}
+		select {
+		case <-p.done:
+			db.Close()
+			return nil, fmt.Errorf("cluster: %s exited during start-up (%v); see %s", n.Name, p.err, p.logPath)
+		case <-ctx.Done():
+			db.Close()
+			return nil, fmt.Errorf("cluster: %s not ready: %v (last error: %v); see %s", n.Name, ctx.Err(), err, p.logPath)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
