@@ -138,6 +138,7 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 	}
 	r.mu.Lock()
 	r.ioConnected = true
+	r.ioErr = threadError{} // the link works again
 	r.connects++
 	r.lastHeard = r.opts.Clock.Now()
 	r.mu.Unlock()
