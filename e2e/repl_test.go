@@ -29,6 +29,25 @@ func TestReplicationFollowsSource(t *testing.T) {
 	waitCaughtUp(t, ctx, sdb, rdb, 20*time.Second)
 	sameTable(t, ctx, sdb, rdb, "app.t", "id")
 
+	// An idle source sends heartbeats (every replica_net_timeout/2 = 1 s):
+	// the link stays up and the lag stays a known 0.
+	time.Sleep(2500 * time.Millisecond)
+	if hb := globalStatus(t, ctx, rdb, "Replica_received_heartbeats"); hb < 1 {
+		t.Errorf("Replica_received_heartbeats = %d after 2.5 s idle, want >= 1", hb)
+	}
+	if lag := replicaStatus(t, ctx, rdb, "SHOW REPLICA STATUS")["Seconds_Behind_Source"]; lag != "0" {
+		t.Errorf("idle, heartbeats flowing: Seconds_Behind_Source = %s, want 0", lag)
+	}
+	// slave_net_timeout is replica_net_timeout's other name.
+	mustExec(t, ctx, rdb, "SET GLOBAL slave_net_timeout = 7")
+	if v := queryInt(t, ctx, rdb, "SELECT @@GLOBAL.replica_net_timeout"); v != 7 {
+		t.Errorf("after SET GLOBAL slave_net_timeout = 7: replica_net_timeout = %d", v)
+	}
+	mustExec(t, ctx, rdb, "SET GLOBAL replica_net_timeout = 2")
+	if v := queryInt(t, ctx, rdb, "SELECT @@GLOBAL.slave_net_timeout"); v != 2 {
+		t.Errorf("after SET GLOBAL replica_net_timeout = 2: slave_net_timeout = %d", v)
+	}
+
 	mustExec(t, ctx, sdb,
 		"UPDATE app.t SET amount = amount * 2 WHERE name IN ('a', 'c')",
 		"DELETE FROM app.t WHERE name = 'b'",
