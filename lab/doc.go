@@ -1,7 +1,10 @@
 // Package lab runs real database servers as subprocesses for end-to-end
 // tests and benchmark tools: Petrel itself (StartPetrel), a MariaDB 10.11
 // anchor from Debian (StartMariaDB), the mariadb CLI (RunMariaDBClient) and
-// sysbench (RunSysbench).
+// sysbench (RunSysbench). For replication tests it also injects network
+// faults: Link, a userspace TCP proxy with latency, black holes, cuts,
+// resets and outages, and NetnsPair, two network namespaces joined by a
+// veth pair with real packet loss from nftables (root only).
 //
 // Contract:
 //   - Every wait is bounded. Start waits at most StartTimeout for a ping to
