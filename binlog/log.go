@@ -57,6 +57,12 @@ type Options struct {
 	// Store, when set, is reconciled with the log at Open: transactions
 	// the log holds beyond storage's position are replayed into it.
 	Store *storage.Engine
+	// TruncateUnapplied makes recovery cut the transactions storage never
+	// applied instead of replaying them: with semi-sync AFTER_SYNC those
+	// were never acknowledged to a client (a replica may lack them), so a
+	// restarted source must not serve them. They are kept aside in a
+	// "<file>.unapplied-<unix time>" file for inspection.
+	TruncateUnapplied bool
 }
 
 func (o *Options) setDefaults() error {
@@ -134,6 +140,8 @@ type Log struct {
 	groupsLeft int    // for sync_binlog = N
 
 	onRotate []func()
+	// waiter is semi-sync, when on.
+	waiter CommitWaiter
 	// readers reports the oldest file a dump thread still reads.
 	readers func() string
 
@@ -418,6 +426,11 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	if l.broken != nil {
 		return l.broken
 	}
+	if l.waiter != nil {
+		if err := l.waiter.Admit(); err != nil {
+			return base.Wrap(base.ClassReadOnly, err, "binlog")
+		}
+	}
 	if l.pos >= uint64(l.opts.MaxSize) {
 		if err := l.rotate(); err != nil {
 			return err
@@ -493,14 +506,71 @@ func (l *Log) Healthy() bool {
 // Durable implements storage.CommitSink.
 func (l *Log) Durable() bool { return l.opts.SyncBinlog == 1 }
 
+// CommitWaiter is semi-synchronous replication as the log sees it.
+type CommitWaiter interface {
+	// Admit may refuse a commit before anything is written.
+	Admit() error
+	// WaitAcked waits until replicas acknowledged the log up to pos (or
+	// the source fell back to asynchronous).
+	WaitAcked(ctx context.Context, pos Position) error
+	// AfterSync: wait before storage applies (AFTER_SYNC), else after
+	// (AFTER_COMMIT).
+	AfterSync() bool
+}
+
+// SetCommitWaiter installs semi-sync (nil removes it).
+func (l *Log) SetCommitWaiter(w CommitWaiter) {
+	l.mu.Lock()
+	l.waiter = w
+	l.mu.Unlock()
+}
+
+func (l *Log) commitWaiter() CommitWaiter {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.waiter
+}
+
 // Wait implements storage.CommitSink: it returns once rec's events are
-// durable under sync_binlog. One committer (the leader) fsyncs for all
-// transactions written so far; the others wait on that fsync.
+// durable under sync_binlog and, with semi-sync AFTER_SYNC, acknowledged.
+// One committer (the leader) fsyncs for all transactions written so far;
+// the others wait on that fsync; one acknowledgement releases them all.
 func (l *Log) Wait(ctx context.Context, rec *storage.CommitRecord) error {
 	pos, _, err := DecodeSinkPos(rec.SinkPos)
 	if err != nil {
 		return err
 	}
+	if err := l.waitSync(ctx, pos); err != nil {
+		return err
+	}
+	if w := l.commitWaiter(); w != nil && w.AfterSync() {
+		return waitAcked(ctx, w, pos)
+	}
+	return nil
+}
+
+// AfterApply implements storage.AfterApplyWaiter (semi-sync AFTER_COMMIT).
+func (l *Log) AfterApply(ctx context.Context, rec *storage.CommitRecord) error {
+	w := l.commitWaiter()
+	if w == nil || w.AfterSync() || rec.SinkPos == nil {
+		return nil
+	}
+	pos, _, err := DecodeSinkPos(rec.SinkPos)
+	if err != nil {
+		return err
+	}
+	return waitAcked(ctx, w, pos)
+}
+
+func waitAcked(ctx context.Context, w CommitWaiter, pos Position) error {
+	if err := w.WaitAcked(ctx, pos); err != nil {
+		return fmt.Errorf("%w: %v", storage.ErrNotAcknowledged, err)
+	}
+	return nil
+}
+
+// waitSync returns once the log is durable up to pos under sync_binlog.
+func (l *Log) waitSync(ctx context.Context, pos Position) error {
 	target := logPos{pos: pos.Pos}
 	l.mu.Lock()
 	for i, f := range l.files {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 
@@ -152,6 +153,16 @@ func (l *Log) recoverStorage(e *storage.Engine) error {
 				l.opts.Logger.Warn("binlog: dropping unapplied DDL transaction and what follows it", "file", name, "offset", txn.Start, "gtid", txn.GTID.GTID.String())
 				return l.truncateAt(i, txn.Start)
 			}
+			if l.opts.TruncateUnapplied {
+				r.Close()
+				kept, err := l.saveTail(i, txn.Start)
+				if err != nil {
+					return err
+				}
+				l.opts.Logger.Warn("binlog: semi-sync source restarted: cutting transactions that were never acknowledged",
+					"file", name, "offset", txn.Start, "first_gtid", txn.GTID.GTID.String(), "kept_in", kept)
+				return l.truncateAt(i, txn.Start)
+			}
 			if err := replay(e, txn); err != nil {
 				r.Close()
 				return fmt.Errorf("binlog: replay %s at %s:%d: %w", txn.GTID.GTID, name, txn.Start, err)
@@ -164,6 +175,36 @@ func (l *Log) recoverStorage(e *storage.Engine) error {
 		l.opts.Logger.Info("binlog: replayed transactions into storage", "count", replayed)
 	}
 	return nil
+}
+
+// saveTail copies the log from file i offset pos to its end (later files
+// included) into a side file, before truncateAt removes it.
+func (l *Log) saveTail(i int, pos uint64) (string, error) {
+	name := fmt.Sprintf("%s.unapplied-%d", l.files[i], time.Now().Unix())
+	out, err := os.OpenFile(l.path(name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o640)
+	if err != nil {
+		return "", err
+	}
+	defer out.Close()
+	for j := i; j < len(l.files); j++ {
+		f, err := os.Open(l.path(l.files[j]))
+		if err != nil {
+			return "", err
+		}
+		if j == i {
+			_, err = f.Seek(int64(pos), io.SeekStart)
+		} else {
+			_, err = f.Seek(4, io.SeekStart)
+		}
+		if err == nil {
+			_, err = io.Copy(out, f)
+		}
+		f.Close()
+		if err != nil {
+			return "", err
+		}
+	}
+	return name, out.Sync()
 }
 
 // truncateAt cuts the log at file i offset pos, removing later files, and

@@ -80,6 +80,10 @@ func (n *Node) openBinlog() error {
 	l, err := binlog.Open(binlog.Options{
 		Dir: n.opts.Datadir + "/binlog", MaxSize: int64(globalUint("max_binlog_size", 1<<30)), SyncBinlog: sync,
 		ServerID: n.opts.ServerID, ServerUUID: sid, ServerVersion: sqlengine.Version, Logger: n.opts.Logger, Store: n.store,
+		// A crashed semi-sync source restarted as a replica (MariaDB's
+		// --init-rpl-role=SLAVE) cuts its unapplied, possibly
+		// unacknowledged tail instead of committing it.
+		TruncateUnapplied: strings.EqualFold(globalString("init_rpl_role"), "SLAVE"),
 	})
 	if err != nil {
 		return fmt.Errorf("node: binary log: %w", err)
@@ -209,3 +213,12 @@ func optArg(s string) string {
 
 var _ = regexp.MustCompile
 var _ = os.Getpid
+
+// globalString reads a global variable as text.
+func globalString(name string) string {
+	_, v, ok := sql.SystemVariables.GetGlobal(name)
+	if !ok || v == nil {
+		return ""
+	}
+	return fmt.Sprint(v)
+}

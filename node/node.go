@@ -25,6 +25,7 @@ import (
 	"petrel/binlog"
 	"petrel/repl/replica"
 	"petrel/repl/source"
+	"petrel/semisync"
 	"petrel/sqlengine"
 	"petrel/storage"
 )
@@ -62,6 +63,8 @@ type Node struct {
 	source     *source.Source
 	replica    *replica.Replica
 	netTimeout func() any
+	semi       semiVars
+	tracker    *semisync.Tracker
 
 	stopWatch context.CancelFunc
 	watchDone chan struct{}

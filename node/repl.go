@@ -27,6 +27,7 @@ const defaultReplicaNetTimeout = 10
 func (n *Node) replVariables() {
 	n.netTimeout = sqlengine.AliasVariables([]string{"replica_net_timeout", "slave_net_timeout"},
 		types.NewSystemIntType("replica_net_timeout", 1, 31536000, false), int64(defaultReplicaNetTimeout))
+	n.semi = semiVariables()
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
 	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
 		&sql.MysqlSystemVariable{Name: "skip_replica_start", Scope: global, Type: types.NewSystemBoolType("skip_replica_start"), Default: int8(0)},
@@ -78,13 +79,16 @@ func (n *Node) openReplication() error {
 	if err != nil {
 		return err
 	}
-	n.source = source.New(source.Options{Log: n.binlog, ServerID: n.opts.ServerID, ServerUUID: sid, Logger: n.opts.Logger})
+	n.openSemiSync()
+	n.source = source.New(source.Options{Log: n.binlog, ServerID: n.opts.ServerID, ServerUUID: sid, Logger: n.opts.Logger,
+		Semi: n.tracker, SemiEnabled: func() bool { return truthy(n.semi.enabled()) }})
 	e.SetReplicationSource(sourceAdapter{n.source})
 
 	n.replica, err = replica.New(replica.Options{
 		Datadir: n.opts.Datadir, ServerID: n.opts.ServerID, ServerUUID: n.meta.ServerUUID,
 		Store: n.store, Log: n.binlog, Logger: n.opts.Logger,
-		NetTimeout: n.replicaNetTimeout,
+		NetTimeout:  n.replicaNetTimeout,
+		SemiEnabled: func() bool { return truthy(n.semi.replicaEnabled()) },
 		ExecDDL: func(ctx context.Context, db, q string, o storage.Origin) error {
 			return e.ExecReplicated(ctx, db, q, o)
 		},

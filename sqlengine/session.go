@@ -352,6 +352,8 @@ func toMySQLError(err error) error {
 		return mysql.NewSQLError(3 /* ER_ERROR_ON_WRITE */, mysql.SSUnknownSQLState, "%s", escape(msg))
 	case base.ClassCorrupt:
 		return mysql.NewSQLError(1030, mysql.SSUnknownSQLState, "Got error from storage engine: %s", escape(msg))
+	case base.ClassInterrupted:
+		return mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "%s", escape(msg))
 	case base.ClassShutdown:
 		return mysql.NewSQLError(mysql.ERServerShutdown, mysql.SSUnknownSQLState, "Server shutdown in progress")
 	}

@@ -47,6 +47,18 @@ type CommitSink interface {
 	Durable() bool
 }
 
+// ErrNotAcknowledged is returned (wrapped) by a sink's Wait when the
+// record is durable in the sink but the wait for replicas was interrupted
+// (the session was killed): storage still applies the transaction, which
+// is committed, and the client gets an error instead of OK.
+var ErrNotAcknowledged = errors.New("the transaction is committed locally, but the wait for its acknowledgement by replicas was interrupted")
+
+// AfterApplyWaiter is implemented by sinks that wait after the rows are
+// visible and the locks released (semi-sync AFTER_COMMIT).
+type AfterApplyWaiter interface {
+	AfterApply(ctx context.Context, rec *CommitRecord) error
+}
+
 // AppliedNotifier is implemented by sinks that want to know when a
 // record's rows became visible in storage (called in commit order): the
 // binlog publishes gtid_executed then, so a reader who sees a GTID there
@@ -92,7 +104,7 @@ func (t *Txn) Commit(ctx context.Context) error {
 	}
 	e.commitMu.Unlock()
 	if err != nil {
-		if c := base.ClassOf(err); c == base.ClassDuplicate || c == base.ClassBadInput {
+		if c := base.ClassOf(err); c == base.ClassDuplicate || c == base.ClassBadInput || c == base.ClassReadOnly {
 			// The sink refused this record (a GTID it already has) without
 			// writing anything: only this transaction fails.
 			return err
@@ -101,8 +113,11 @@ func (t *Txn) Commit(ctx context.Context) error {
 		return base.Wrap(classifyWriteErr(err), err, "storage: commit")
 	}
 
+	var notAcked error
 	if sink != nil {
-		if err := sink.Wait(ctx, rec); err != nil {
+		if err := sink.Wait(ctx, rec); errors.Is(err, ErrNotAcknowledged) {
+			notAcked = err
+		} else if err != nil {
 			// The record may be in the sink: storage must still take its
 			// place in the sequence (or recovery would see a gap), but the
 			// client hears of the failure. The sink decides whether writes
@@ -159,6 +174,24 @@ func (t *Txn) Commit(ctx context.Context) error {
 		return err
 	}
 	e.stats.Commits.Add(1)
+	if notAcked != nil {
+		return base.Wrap(base.ClassInterrupted, notAcked, "Query execution was interrupted")
+	}
+	if w, ok := sink.(AfterApplyWaiter); ok {
+		// The rows are visible: release the locks before waiting.
+		e.locks.ReleaseAll(t.id)
+		if err := w.AfterApply(ctx, rec); err != nil {
+			return base.Wrap(base.ClassInterrupted, err, "Query execution was interrupted")
+		}
+	}
+	return nil
+}
+
+// AfterApply forwards to the wrapped sink.
+func (g gatedSink) AfterApply(ctx context.Context, rec *CommitRecord) error {
+	if w, ok := g.inner.(AfterApplyWaiter); ok {
+		return w.AfterApply(ctx, rec)
+	}
 	return nil
 }
 

@@ -25,6 +25,7 @@ const (
 	ClassBadInput            // 1064-like, malformed input
 	ClassShutdown            // 1053
 	ClassWritesRefused       // storage/binlog lost durability: writes refused until fixed
+	ClassInterrupted         // 1317: the wait was interrupted (the commit itself may stand)
 )
 
 // Error carries a Class alongside a package-prefixed message.

@@ -15,6 +15,7 @@ import (
 
 	"petrel/binlog"
 	"petrel/internal/base"
+	"petrel/semisync"
 )
 
 // ioError is a receiver failure with its MySQL error number; fatal ones
@@ -103,6 +104,10 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 		fmt.Sprintf("SET @source_heartbeat_period = %d, @master_heartbeat_period = %d", hb.Nanoseconds(), hb.Nanoseconds()),
 		fmt.Sprintf("SET @replica_uuid = '%s', @slave_uuid = '%s'", r.opts.ServerUUID, r.opts.ServerUUID),
 	}
+	semiOn := r.opts.SemiEnabled != nil && r.opts.SemiEnabled()
+	if semiOn {
+		setup = append(setup, "SET @rpl_semi_sync_replica = 1, @rpl_semi_sync_slave = 1")
+	}
 	for _, q := range setup {
 		if _, err := conn.ExecuteFetch(q, 0, false); err != nil {
 			return false, ioErrorf(ErrNetRead, false, "source refused %q: %v", q, err)
@@ -146,6 +151,12 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 	r.opts.Logger.Info("replica: streaming from source", "source", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)), "source_server_id", srcID, "requested_after", want.String())
 
 	var txn *pendingTxn
+	var ackPending *semisync.Pos
+	defer func() {
+		r.mu.Lock()
+		r.semiActive = false
+		r.mu.Unlock()
+	}()
 	for {
 		raw.SetReadDeadline(time.Now().Add(timeout))
 		payload, err := pc.read()
@@ -163,18 +174,37 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 			return progressed, ioErrorf(ErrNetRead, false, "lost the link to the source: %v", err)
 		}
 		ev := payload[1:]
-		if len(ev) >= 2 && ev[0] == 0xef {
-			ev = ev[2:] // semi-sync header: magic, ack-request flag
+		ackReq := false
+		if semiOn && len(ev) >= 2 && ev[0] == semisync.Magic {
+			// Semi-sync header: magic, ack-request flag.
+			ackReq = ev[1]&semisync.AckRequest != 0
+			ev = ev[2:]
+			r.mu.Lock()
+			r.semiActive = true
+			r.mu.Unlock()
 		}
 		progressed = true
 		txn, err = r.receiveEvent(ev, txn)
 		if err != nil {
 			return progressed, err
 		}
+		if ackReq && len(ev) >= binlog.HeaderLen {
+			r.mu.Lock()
+			ackPending = &semisync.Pos{File: r.sourceFile, Off: uint64(binary.LittleEndian.Uint32(ev[13:]))}
+			r.mu.Unlock()
+		}
 		if br.Buffered() == 0 {
-			// A burst ended: one fsync for everything it brought.
+			// A burst ended: one fsync for everything it brought, then one
+			// acknowledgement for the last transaction asked for (acks are
+			// cumulative): only what is durable in the relay log is acked.
 			if err := r.relay.sync(); err != nil {
 				return progressed, ioErrorf(ErrRelayLogFailure, true, "relay log sync failed: %v", err)
+			}
+			if ackPending != nil {
+				if err := pc.write(semisync.EncodeAck(*ackPending)); err != nil {
+					return progressed, ioErrorf(ErrNetRead, false, "sending a semi-sync acknowledgement: %v", err)
+				}
+				ackPending = nil
 			}
 		}
 	}

@@ -28,6 +28,8 @@ type Options struct {
 	ExecDDL func(ctx context.Context, db, query string, o storage.Origin) error
 	// NetTimeout returns replica_net_timeout (read at each connect).
 	NetTimeout func() time.Duration
+	// SemiEnabled reports rpl_semi_sync_replica_enabled (read at connect).
+	SemiEnabled func() bool
 	// RelayMaxSize rotates relay files; default 256 MiB.
 	RelayMaxSize uint64
 	Logger       *slog.Logger
@@ -82,6 +84,7 @@ type Replica struct {
 	lastRecvOrig time.Time
 	receivedTxns uint64
 	connects     uint64
+	semiActive   bool
 	// applier facts
 	applying      bool
 	applyingOrig  time.Time

@@ -235,7 +235,7 @@ func (r *Replica) Lags() (receive float64, receiveOK bool, apply float64, applyO
 // Counters are cumulative replica counters (status variables).
 type Counters struct {
 	Heartbeats, ReceivedTxns, AppliedTxns, SkippedTxns, Connects uint64
-	IORunning, SQLRunning                                        bool
+	IORunning, SQLRunning, SemiSync                              bool
 }
 
 // CountersSnapshot returns the counters.
@@ -243,5 +243,6 @@ func (r *Replica) CountersSnapshot() Counters {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return Counters{Heartbeats: r.heartbeats, ReceivedTxns: r.receivedTxns, AppliedTxns: r.appliedTxns,
-		SkippedTxns: r.skippedTxns, Connects: r.connects, IORunning: r.io != nil && r.ioConnected, SQLRunning: r.sqlT != nil}
+		SkippedTxns: r.skippedTxns, Connects: r.connects, IORunning: r.io != nil && r.ioConnected, SQLRunning: r.sqlT != nil,
+		SemiSync: r.io != nil && r.ioConnected && r.semiActive}
 }

@@ -4,10 +4,14 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"time"
 
 	"github.com/dolthub/vitess/go/mysql"
+
+	"petrel/semisync"
 )
 
 // Serve runs a dump over a replica's connection: the network shell around
@@ -17,14 +21,29 @@ import (
 func (s *Source) Serve(ctx context.Context, conn net.Conn, req Request) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	pw := &packetWriter{conn: conn, bw: bufio.NewWriterSize(conn, 64<<10), seq: 1, timeout: s.opts.WriteTimeout}
-	// The replica sends nothing during a dump (acks come with semi-sync):
-	// a read ending means it went away.
+	semi := s.semi(req)
+	pw := &packetWriter{conn: conn, bw: bufio.NewWriterSize(conn, 64<<10), seq: 1, timeout: s.opts.WriteTimeout, semi: semi}
+	// The replica sends nothing during a dump but semi-sync acks, read
+	// here (the dump thread only sends); a read ending means it went away,
+	// a bad ack disconnects it.
 	go func() {
-		buf := make([]byte, 512)
+		defer cancel()
+		br := bufio.NewReader(conn)
 		for {
-			if _, err := conn.Read(buf); err != nil {
-				cancel()
+			payload, err := readPacket(br)
+			if err != nil {
+				return
+			}
+			if !semi {
+				continue
+			}
+			p, err := semisync.ParseAck(payload)
+			if err == nil {
+				err = s.opts.Semi.Ack(req.ConnID, p)
+			}
+			if err != nil {
+				s.opts.Logger.Error("semi-sync: disconnecting replica after a bad acknowledgement", "replica_server_id", req.ServerID, "error", err)
+				conn.Close()
 				return
 			}
 		}
@@ -54,14 +73,38 @@ type packetWriter struct {
 	seq     byte
 	timeout time.Duration
 	sent    int
+	semi    bool
 }
 
-func (p *packetWriter) WriteEvent(ev []byte) error {
+func (p *packetWriter) WriteEvent(ev []byte, ackRequest bool) error {
 	p.sent++
-	payload := make([]byte, 0, len(ev)+1)
+	payload := make([]byte, 0, len(ev)+3)
 	payload = append(payload, 0)
+	if p.semi {
+		flag := byte(0)
+		if ackRequest {
+			flag = semisync.AckRequest
+		}
+		payload = append(payload, semisync.Magic, flag)
+	}
 	payload = append(payload, ev...)
 	return p.writePacket(payload)
+}
+
+// readPacket reads one packet's payload (acks are small: larger packets
+// are refused).
+func readPacket(br *bufio.Reader) ([]byte, error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(br, hdr[:]); err != nil {
+		return nil, err
+	}
+	n := int(hdr[0]) | int(hdr[1])<<8 | int(hdr[2])<<16
+	if n > 4096 {
+		return nil, fmt.Errorf("replica sent a %d-byte packet during a dump", n)
+	}
+	b := make([]byte, n)
+	_, err := io.ReadFull(br, b)
+	return b, err
 }
 
 func (p *packetWriter) writePacket(payload []byte) error {

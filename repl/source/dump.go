@@ -8,12 +8,14 @@ import (
 	"time"
 
 	"petrel/binlog"
+	"petrel/semisync"
 )
 
 // EventWriter sends events to one replica. Flush pushes buffered events to
-// the network.
+// the network. ackRequest asks a semi-sync replica to acknowledge the
+// transaction ev ends.
 type EventWriter interface {
-	WriteEvent(ev []byte) error
+	WriteEvent(ev []byte, ackRequest bool) error
 	Flush() error
 }
 
@@ -27,7 +29,9 @@ type dumper struct {
 	file     string
 	r        *binlog.Reader
 	skipping bool // inside a transaction the replica already has
+	inTxn    bool // between BEGIN and XID
 	lastSent time.Time
+	semi     bool // semi-sync stream: transaction ends ask for acks
 }
 
 func (d *dumper) run(ctx context.Context) error {
@@ -40,7 +44,7 @@ func (d *dumper) run(ctx context.Context) error {
 	if err := d.open(d.sp.file); err != nil {
 		return err
 	}
-	if err := d.w.WriteEvent(binlog.ArtificialRotate(sid, d.sp.file, d.sp.pos)); err != nil {
+	if err := d.w.WriteEvent(binlog.ArtificialRotate(sid, d.sp.file, d.sp.pos), false); err != nil {
 		return err
 	}
 	if d.sp.pos > 4 {
@@ -50,7 +54,7 @@ func (d *dumper) run(ctx context.Context) error {
 		if err != nil {
 			return fatalf("reading the format description of %s: %v", d.file, err)
 		}
-		if err := d.w.WriteEvent(binlog.WithNextPos(ev, 0)); err != nil {
+		if err := d.w.WriteEvent(binlog.WithNextPos(ev, 0), false); err != nil {
 			return err
 		}
 		if err := d.r.Seek(d.sp.pos); err != nil {
@@ -159,6 +163,15 @@ func (d *dumper) sendAvailable() (moved bool, err error) {
 		if d.skipping {
 			continue
 		}
+		if d.semi && d.endsTxn(ev) {
+			end := semisync.Pos{File: d.file, Off: at + uint64(len(ev))}
+			d.s.opts.Semi.Sent(d.req.ConnID, end)
+			d.lastSent = d.s.opts.Clock.Now()
+			if err := d.w.WriteEvent(ev, true); err != nil {
+				return false, err
+			}
+			continue
+		}
 		if err := d.send(ev); err != nil {
 			return false, err
 		}
@@ -179,7 +192,28 @@ func (d *dumper) sendAvailable() (moved bool, err error) {
 
 func (d *dumper) send(ev []byte) error {
 	d.lastSent = d.s.opts.Clock.Now()
-	return d.w.WriteEvent(ev)
+	return d.w.WriteEvent(ev, false)
+}
+
+// endsTxn reports whether ev ends a transaction (XID, or a statement
+// outside BEGIN ... COMMIT: DDL), tracking BEGIN.
+func (d *dumper) endsTxn(ev []byte) bool {
+	switch ev[4] {
+	case binlog.XIDEvent:
+		d.inTxn = false
+		return true
+	case binlog.QueryEvent:
+		q, err := binlog.ParseQuery(binlog.Body(ev))
+		if err != nil {
+			return false
+		}
+		if q.Query == "BEGIN" {
+			d.inTxn = true
+			return false
+		}
+		return !d.inTxn
+	}
+	return false
 }
 
 // idle waits for the log to grow, sending heartbeats at the replica's

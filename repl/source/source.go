@@ -18,6 +18,7 @@ import (
 
 	"petrel/binlog"
 	"petrel/internal/base"
+	"petrel/semisync"
 )
 
 // Options configures a Source.
@@ -29,6 +30,10 @@ type Options struct {
 	Clock      base.Clock
 	// WriteTimeout bounds each network write (net_write_timeout); default 60s.
 	WriteTimeout time.Duration
+	// Semi is semi-sync replication; nil when not wired.
+	Semi *semisync.Tracker
+	// SemiEnabled reports rpl_semi_sync_source_enabled.
+	SemiEnabled func() bool
 }
 
 // Replica is one registered replica (SHOW REPLICAS).
@@ -251,10 +256,23 @@ func (s *Source) Dump(ctx context.Context, w EventWriter, req Request) error {
 	}
 	s.dumping(req.ConnID, true)
 	defer s.dumping(req.ConnID, false)
+	if s.semi(req) {
+		s.opts.Semi.AddReplica(req.ConnID, req.ServerID)
+		defer s.opts.Semi.RemoveReplica(req.ConnID)
+	}
 	defer s.setReading(req.ConnID, "")
 	s.opts.Logger.Info("dump started", "replica_server_id", req.ServerID, "file", sp.file, "pos", sp.pos, "auto_position", req.AutoPosition)
-	d := &dumper{s: s, w: w, req: req, sp: sp}
+	d := &dumper{s: s, w: w, req: req, sp: sp, semi: s.semi(req)}
 	err = d.run(ctx)
 	s.opts.Logger.Info("dump ended", "replica_server_id", req.ServerID, "err", err)
 	return err
 }
+
+// semi reports whether a dump speaks semi-sync: the replica asked for it
+// and the source has it on (decided when the dump starts, as in MySQL).
+func (s *Source) semi(req Request) bool {
+	return req.SemiSync && s.opts.Semi != nil && s.opts.SemiEnabled != nil && s.opts.SemiEnabled()
+}
+
+// IsSemi reports whether a request will get a semi-sync stream.
+func (s *Source) IsSemi(req Request) bool { return s.semi(req) }
