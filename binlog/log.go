@@ -543,7 +543,9 @@ func (l *Log) Wait(ctx context.Context, rec *storage.CommitRecord) error {
 	if err := l.waitSync(ctx, pos); err != nil {
 		return err
 	}
-	if w := l.commitWaiter(); w != nil && w.AfterSync() {
+	// Replicated transactions (the applier's) do not wait: they were
+	// acknowledged where they were first committed.
+	if w := l.commitWaiter(); w != nil && w.AfterSync() && rec.Origin == nil {
 		return waitAcked(ctx, w, pos)
 	}
 	return nil
@@ -552,7 +554,7 @@ func (l *Log) Wait(ctx context.Context, rec *storage.CommitRecord) error {
 // AfterApply implements storage.AfterApplyWaiter (semi-sync AFTER_COMMIT).
 func (l *Log) AfterApply(ctx context.Context, rec *storage.CommitRecord) error {
 	w := l.commitWaiter()
-	if w == nil || w.AfterSync() || rec.SinkPos == nil {
+	if w == nil || w.AfterSync() || rec.SinkPos == nil || rec.Origin != nil {
 		return nil
 	}
 	pos, _, err := DecodeSinkPos(rec.SinkPos)

@@ -76,7 +76,8 @@ func SetGlobalFromString(name, val string) error {
 			v = n
 		}
 	}
-	if err := sql.SystemVariables.SetGlobal(sql.NewEmptyContext(), name, v); err != nil {
+	// The config file sets start-up values: read-only variables too.
+	if err := sql.SystemVariables.AssignValues(map[string]interface{}{name: v}); err != nil {
 		return fmt.Errorf("variable '%s' can't be set to the value of '%s': %w", name, val, err)
 	}
 	return nil

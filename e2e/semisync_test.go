@@ -1,0 +1,230 @@
+package e2e
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"petrel/internal/base"
+	"petrel/lab"
+)
+
+// semiNode is a server that can be either side of a semi-sync pair.
+func semiNode(t *testing.T, ctx context.Context, id int, extra map[string]string) *lab.Petrel {
+	t.Helper()
+	vars := map[string]string{
+		"rpl_semi_sync_source_enabled":  "ON",
+		"rpl_semi_sync_replica_enabled": "ON",
+		"rpl_semi_sync_source_timeout":  "60000",
+		// A crashed source comes back as a replica: its unacknowledged
+		// tail is cut, never served.
+		"init_rpl_role": "SLAVE",
+	}
+	for k, v := range extra {
+		vars[k] = v
+	}
+	return startReplicaServer(t, ctx, id, vars)
+}
+
+// waitSemiClients waits until a source has n semi-sync replicas.
+func waitSemiClients(t *testing.T, ctx context.Context, db *sql.DB, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if globalStatus(t, ctx, db, "Rpl_semi_sync_source_clients") == n {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("Rpl_semi_sync_source_clients did not reach %d", n)
+}
+
+// waitApplied waits until a replica has applied everything it received
+// (Retrieved_Gtid_Set within gtid_executed): what a promotion waits for.
+func waitApplied(t *testing.T, ctx context.Context, db *sql.DB, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	var st map[string]string
+	for time.Now().Before(deadline) {
+		st = replicaStatus(t, ctx, db, "SHOW REPLICA STATUS")
+		got, err1 := base.ParseGTIDSet(st["Retrieved_Gtid_Set"])
+		ex, err2 := base.ParseGTIDSet(queryString(t, ctx, db, "SELECT @@GLOBAL.gtid_executed"))
+		if err1 == nil && err2 == nil && ex.ContainsSet(got) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("replica did not apply its relay log within %v: retrieved %s, SQL=%s err=%q", within, st["Retrieved_Gtid_Set"], st["Replica_SQL_Running"], st["Last_SQL_Error"])
+}
+
+// TestSemiSyncLossless is the lossless proof: under a concurrent insert
+// load the primary is killed with SIGKILL at a random moment, the replica
+// is promoted, and every insert whose COMMIT returned OK must be on it.
+// The old primary restarts with init_rpl_role=SLAVE, cuts its
+// unacknowledged tail and rejoins as a replica of the new primary, ending
+// identical (same rows, same gtid_executed: it kept nothing the new
+// primary lacks). Then the roles swap, for 30 cycles.
+func TestSemiSyncLossless(t *testing.T) {
+	const cycles = 30
+	ctx := testContext(t, 6*time.Minute)
+	nodes := []*lab.Petrel{semiNode(t, ctx, 1, nil), semiNode(t, ctx, 2, nil)}
+	dbs := []*sql.DB{rootDB(t, nodes[0], ""), rootDB(t, nodes[1], "")}
+	for _, db := range dbs {
+		createReplUser(t, ctx, db)
+	}
+	pointAt(t, ctx, dbs[1], nodes[0].Port(), "")
+	waitSemiClients(t, ctx, dbs[0], 1)
+	mustExec(t, ctx, dbs[0], "CREATE DATABASE ss", "CREATE TABLE ss.t (id BIGINT PRIMARY KEY, w INT NOT NULL, n INT NOT NULL)")
+	waitCaughtUp(t, ctx, dbs[0], dbs[1], 20*time.Second)
+
+	seed := time.Now().UnixNano()
+	rng := rand.New(rand.NewPCG(uint64(seed), 1))
+	t.Logf("seed %d", seed)
+	primary := 0
+	var totalAcked, cut int
+	for c := 0; c < cycles; c++ {
+		p, r := primary, 1-primary
+		waitSemiClients(t, ctx, dbs[p], 1)
+		load := startInsertLoad(ctx, dbs[p], "ss.t", 8, int64(c+1)*1_000_000_000)
+		time.Sleep(time.Duration(150+rng.IntN(450)) * time.Millisecond)
+		if err := nodes[p].Kill(); err != nil {
+			t.Fatal(err)
+		}
+		acked := load.finish()
+		totalAcked += len(acked)
+
+		// Promote the replica.
+		waitApplied(t, ctx, dbs[r], 30*time.Second)
+		mustExec(t, ctx, dbs[r], "STOP REPLICA", "RESET REPLICA ALL")
+		have := map[int64]bool{}
+		rows, err := dbs[r].QueryContext(ctx, "SELECT id FROM ss.t WHERE id >= ? AND id < ?", int64(c+1)*1_000_000_000, int64(c+2)*1_000_000_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id int64
+			rows.Scan(&id)
+			have[id] = true
+		}
+		rows.Close()
+		missing := 0
+		for id := range acked {
+			if !have[id] {
+				missing++
+			}
+		}
+		if missing > 0 || len(acked) == 0 {
+			t.Fatalf("cycle %d: %d of %d acknowledged inserts missing on the promoted replica", c, missing, len(acked))
+		}
+
+		// The old primary rejoins as a replica of the new one.
+		if err := nodes[p].Restart(ctx); err != nil {
+			t.Fatalf("cycle %d: restart: %v\n%s", c, err, tail(nodes[p].Log(), 4096))
+		}
+		dbs[p] = rootDB(t, nodes[p], "")
+		pointAt(t, ctx, dbs[p], nodes[r].Port(), "")
+		waitCaughtUp(t, ctx, dbs[r], dbs[p], 30*time.Second)
+		sameTable(t, ctx, dbs[r], dbs[p], "ss.t", "id")
+		primary = r
+	}
+	for _, n := range nodes {
+		cut += strings.Count(n.Log(), "cutting transactions that were never acknowledged")
+	}
+	src := dbs[primary]
+	if noTx := globalStatus(t, ctx, src, "Rpl_semi_sync_source_no_tx"); noTx != 0 {
+		t.Errorf("the last primary committed %d transactions without an acknowledgement", noTx)
+	}
+	t.Logf("%d cycles, %d acknowledged inserts, 0 missing; %d restarts cut an unacknowledged tail", cycles, totalAcked, cut)
+}
+
+// TestSemiSyncFallbackAndStrict: with the replica gone, a commit waits
+// rpl_semi_sync_source_timeout, the source falls back to asynchronous
+// (status OFF, no_times+1) and switches back ON by itself once the
+// replica is back and caught up. In strict mode it never falls back: with
+// no replica a write is refused, and nothing is written.
+func TestSemiSyncFallbackAndStrict(t *testing.T) {
+	ctx := testContext(t, 2*time.Minute)
+	src := semiNode(t, ctx, 1, map[string]string{"rpl_semi_sync_source_timeout": "700"})
+	rep := semiNode(t, ctx, 2, nil)
+	sdb, rdb := rootDB(t, src, ""), rootDB(t, rep, "")
+	createReplUser(t, ctx, sdb)
+	mustExec(t, ctx, sdb, "INSTALL PLUGIN rpl_semi_sync_master SONAME 'semisync_master.so'", "CREATE DATABASE s", "CREATE TABLE s.t (id INT PRIMARY KEY)")
+	pointAt(t, ctx, rdb, src.Port(), "")
+	waitCaughtUp(t, ctx, sdb, rdb, 20*time.Second)
+	mustExec(t, ctx, sdb, "INSERT INTO s.t VALUES (1)")
+	status := func(db *sql.DB, name string) string {
+		var n, v string
+		if err := db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE '"+name+"'").Scan(&n, &v); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return v
+	}
+	if s := status(sdb, "Rpl_semi_sync_master_status"); s != "ON" {
+		t.Fatalf("Rpl_semi_sync_master_status = %s", s)
+	}
+	if s := status(rdb, "Rpl_semi_sync_slave_status"); s != "ON" {
+		t.Errorf("Rpl_semi_sync_slave_status = %s", s)
+	}
+	yes := globalStatus(t, ctx, sdb, "Rpl_semi_sync_source_yes_tx")
+	if yes < 1 {
+		t.Errorf("yes_tx = %d after an acknowledged insert", yes)
+	}
+
+	noTimes0 := globalStatus(t, ctx, sdb, "Rpl_semi_sync_source_no_times")
+	noTx0 := globalStatus(t, ctx, sdb, "Rpl_semi_sync_source_no_tx")
+	mustExec(t, ctx, rdb, "STOP REPLICA")
+	start := time.Now()
+	mustExec(t, ctx, sdb, "INSERT INTO s.t VALUES (2)")
+	if d := time.Since(start); d < 600*time.Millisecond {
+		t.Errorf("commit without a replica returned in %v, before the 700 ms timeout", d)
+	}
+	if s := status(sdb, "Rpl_semi_sync_source_status"); s != "OFF" {
+		t.Errorf("after the timeout: status %s, want OFF", s)
+	}
+	if n := globalStatus(t, ctx, sdb, "Rpl_semi_sync_source_no_times"); n != noTimes0+1 {
+		t.Errorf("no_times = %d, want %d", n, noTimes0+1)
+	}
+	start = time.Now()
+	mustExec(t, ctx, sdb, "INSERT INTO s.t VALUES (3)")
+	if d := time.Since(start); d > 300*time.Millisecond {
+		t.Errorf("asynchronous commit took %v", d)
+	}
+	if n := globalStatus(t, ctx, sdb, "Rpl_semi_sync_source_no_tx"); n != noTx0+2 {
+		t.Errorf("no_tx = %d, want %d", n, noTx0+2)
+	}
+	mustExec(t, ctx, rdb, "START REPLICA")
+	waitCaughtUp(t, ctx, sdb, rdb, 20*time.Second)
+	mustExec(t, ctx, sdb, "INSERT INTO s.t VALUES (4)") // its ack switches the source back ON
+	deadline := time.Now().Add(10 * time.Second)
+	for status(sdb, "Rpl_semi_sync_source_status") != "ON" && time.Now().Before(deadline) {
+		mustExec(t, ctx, sdb, fmt.Sprintf("INSERT INTO s.t VALUES (%d)", 100+time.Now().Nanosecond()%1000000))
+		time.Sleep(100 * time.Millisecond)
+	}
+	if s := status(sdb, "Rpl_semi_sync_source_status"); s != "ON" {
+		t.Fatalf("source did not switch back ON after the replica caught up")
+	}
+
+	// Strict: no fallback; without a replica, writes are refused.
+	mustExec(t, ctx, sdb, "SET GLOBAL rpl_semi_sync_source_strict = ON")
+	mustExec(t, ctx, rdb, "STOP REPLICA")
+	time.Sleep(200 * time.Millisecond)
+	before := queryString(t, ctx, sdb, "SELECT @@GLOBAL.gtid_executed")
+	_, err := sdb.ExecContext(ctx, "INSERT INTO s.t VALUES (5)")
+	wantErrNo(t, "strict semi-sync write without a replica", err, erOptionPreventsStmt)
+	if after := queryString(t, ctx, sdb, "SELECT @@GLOBAL.gtid_executed"); after != before {
+		t.Errorf("a refused write changed gtid_executed: %s -> %s", before, after)
+	}
+	if n := queryInt(t, ctx, sdb, "SELECT COUNT(*) FROM s.t WHERE id = 5"); n != 0 {
+		t.Error("a refused write is visible")
+	}
+	mustExec(t, ctx, rdb, "START REPLICA")
+	waitCaughtUp(t, ctx, sdb, rdb, 20*time.Second)
+	waitSemiClients(t, ctx, sdb, 1)
+	mustExec(t, ctx, sdb, "INSERT INTO s.t VALUES (5)")
+	waitCaughtUp(t, ctx, sdb, rdb, 20*time.Second)
+	sameTable(t, ctx, sdb, rdb, "s.t", "id")
+}
