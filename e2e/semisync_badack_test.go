@@ -124,8 +124,8 @@ func TestSemiSyncBadAcks(t *testing.T) {
 	for i, ack := range [][]byte{
 		semisync.EncodeAck(semisync.Pos{File: "binlog.000001", Off: 1 << 40}), // beyond what was sent
 		semisync.EncodeAck(semisync.Pos{File: "binlog.999999", Off: 4}),       // a file never sent
-		{semisync.Magic, 1, 2},                 // truncated
-		{0x00, 1, 2, 3, 4, 5, 6, 7, 8, 'b'},    // wrong magic
+		{semisync.Magic, 1, 2},              // truncated
+		{0x00, 1, 2, 3, 4, 5, 6, 7, 8, 'b'}, // wrong magic
 	} {
 		f := dialFakeReplica(t, src.Port(), uint32(100+i), executed)
 		waitSemiClients(t, ctx, sdb, 1)
