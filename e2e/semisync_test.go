@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -148,7 +150,12 @@ func TestSemiSyncLossless(t *testing.T) {
 // no replica a write is refused, and nothing is written.
 func TestSemiSyncFallbackAndStrict(t *testing.T) {
 	ctx := testContext(t, 2*time.Minute)
-	src := semiNode(t, ctx, 1, map[string]string{"rpl_semi_sync_source_timeout": "700"})
+	mport, err := lab.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	metricsURL := fmt.Sprintf("http://127.0.0.1:%d/metrics", mport)
+	src := semiNode(t, ctx, 1, map[string]string{"rpl_semi_sync_source_timeout": "700", "metrics_address": fmt.Sprintf("127.0.0.1:%d", mport)})
 	rep := semiNode(t, ctx, 2, nil)
 	sdb, rdb := rootDB(t, src, ""), rootDB(t, rep, "")
 	createReplUser(t, ctx, sdb)
@@ -172,6 +179,18 @@ func TestSemiSyncFallbackAndStrict(t *testing.T) {
 	yes := globalStatus(t, ctx, sdb, "Rpl_semi_sync_source_yes_tx")
 	if yes < 1 {
 		t.Errorf("yes_tx = %d after an acknowledged insert", yes)
+	}
+	// The same figures as Prometheus metrics (mysqld_exporter's names).
+	metrics := httpGet(t, metricsURL)
+	for _, want := range []string{
+		fmt.Sprintf("mysql_global_status_rpl_semi_sync_source_yes_tx %d", yes),
+		fmt.Sprintf("mysql_global_status_rpl_semi_sync_master_yes_tx %d", yes),
+		"mysql_global_status_rpl_semi_sync_master_status 1",
+		"mysql_global_status_rpl_semi_sync_source_clients 1",
+	} {
+		if !strings.Contains(metrics, want+"\n") {
+			t.Errorf("/metrics lacks %q", want)
+		}
 	}
 
 	noTimes0 := globalStatus(t, ctx, sdb, "Rpl_semi_sync_source_no_times")
@@ -213,7 +232,7 @@ func TestSemiSyncFallbackAndStrict(t *testing.T) {
 	mustExec(t, ctx, rdb, "STOP REPLICA")
 	time.Sleep(200 * time.Millisecond)
 	before := queryString(t, ctx, sdb, "SELECT @@GLOBAL.gtid_executed")
-	_, err := sdb.ExecContext(ctx, "INSERT INTO s.t VALUES (5)")
+	_, err = sdb.ExecContext(ctx, "INSERT INTO s.t VALUES (5)")
 	wantErrNo(t, "strict semi-sync write without a replica", err, erOptionPreventsStmt)
 	if after := queryString(t, ctx, sdb, "SELECT @@GLOBAL.gtid_executed"); after != before {
 		t.Errorf("a refused write changed gtid_executed: %s -> %s", before, after)
@@ -227,4 +246,19 @@ func TestSemiSyncFallbackAndStrict(t *testing.T) {
 	mustExec(t, ctx, sdb, "INSERT INTO s.t VALUES (5)")
 	waitCaughtUp(t, ctx, sdb, rdb, 20*time.Second)
 	sameTable(t, ctx, sdb, rdb, "s.t", "id")
+}
+
+func httpGet(t *testing.T, url string) string {
+	t.Helper()
+	c := &http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", url, resp.StatusCode, err)
+	}
+	return string(b)
 }

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"math/big"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -49,6 +50,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Out receives the one-time generated root password; default os.Stdout.
 	Out io.Writer
+	// MetricsAddress serves Prometheus metrics at /metrics ("" = off).
+	MetricsAddress string
 }
 
 // Node is a running Petrel server.
@@ -65,6 +68,9 @@ type Node struct {
 	netTimeout func() any
 	semi       semiVars
 	tracker    *semisync.Tracker
+	// metrics
+	metrics     *http.Server
+	metricsAddr string
 
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
@@ -172,6 +178,12 @@ func Open(opts Options) (*Node, error) {
 	n.srv, err = n.sql.Listen(addr)
 	if err != nil {
 		return fail(err)
+	}
+	if opts.MetricsAddress != "" {
+		if err := n.serveMetrics(opts.MetricsAddress); err != nil {
+			n.srv.Close()
+			return fail(err)
+		}
 	}
 	n.startReplica()
 	wctx, cancel := context.WithCancel(context.Background())
@@ -289,6 +301,7 @@ func (n *Node) Close() error {
 		n.stopWatch()
 		<-n.watchDone
 	}
+	n.closeMetrics()
 	if n.replica != nil {
 		errs = append(errs, n.replica.Close())
 	}

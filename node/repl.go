@@ -248,3 +248,5 @@ func (n *Node) registerReplSQL() {
 	sqlengine.RegisterStatus("Replica_connects", func() any { return r.CountersSnapshot().Connects })
 	sqlengine.RegisterStatus("Replicas_connected", func() any { return uint64(len(src.Replicas())) })
 }
+
+func replicaStatusColumns() []string { return replica.StatusColumns }

@@ -176,3 +176,19 @@ func AliasVariables(names []string, typ sql.Type, def any) func() any {
 	}
 	return read
 }
+
+// StatusSnapshot returns Petrel's computed global status variables, by
+// MySQL name (metrics exporters read them).
+func StatusSnapshot() map[string]any {
+	status.mu.RLock()
+	fns := make(map[string]func() any, len(status.extra))
+	for n, fn := range status.extra {
+		fns[n] = fn
+	}
+	status.mu.RUnlock()
+	out := make(map[string]any, len(fns))
+	for n, fn := range fns {
+		out[n] = fn()
+	}
+	return out
+}

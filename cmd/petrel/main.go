@@ -63,9 +63,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 // serverFlags are the options of `petrel server`; the config file may set
 // the same ones under their MySQL names.
 type serverFlags struct {
-	datadir, bind, rootPW, configFile, logLevel string
-	port, serverID                              int
-	skipLogBin                                  bool
+	datadir, bind, rootPW, configFile, logLevel, metrics string
+	port, serverID                                       int
+	skipLogBin                                           bool
 }
 
 func runServer(args []string, stdout, stderr io.Writer) int {
@@ -80,6 +80,7 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.configFile, "config", "", "my.cnf-style option file ([petrel] or [mysqld] section)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.BoolVar(&f.skipLogBin, "skip-log-bin", false, "run without a binary log (log_bin=OFF)")
+	fs.StringVar(&f.metrics, "metrics-address", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9104)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -128,6 +129,7 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 	take("datadir", &f.datadir)
 	take("bind_address", &f.bind)
 	take("root_password", &f.rootPW)
+	take("metrics_address", &f.metrics)
 	if err := takeInt("port", &f.port); err != nil {
 		fmt.Fprintf(stderr, "petrel server: %v\n", err)
 		return 1
@@ -157,7 +159,7 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 
 	n, err := node.Open(node.Options{
 		Datadir: f.datadir, BindAddress: f.bind, Port: f.port, ServerID: uint32(f.serverID),
-		RootPassword: f.rootPW, Variables: vars, Logger: logger, Out: stdout,
+		RootPassword: f.rootPW, Variables: vars, Logger: logger, Out: stdout, MetricsAddress: f.metrics,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "petrel server: %v\n", err)
