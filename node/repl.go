@@ -28,10 +28,15 @@ func (n *Node) replVariables() {
 	n.netTimeout = sqlengine.AliasVariables([]string{"replica_net_timeout", "slave_net_timeout"},
 		types.NewSystemIntType("replica_net_timeout", 1, 31536000, false), int64(defaultReplicaNetTimeout))
 	n.semi = semiVariables()
+	// Replicas always log what they apply: the binlog is their commit point.
+	sqlengine.AliasVariables([]string{"log_replica_updates", "log_slave_updates"}, types.NewSystemBoolType("log_replica_updates"), int8(1))
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
 	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
 		&sql.MysqlSystemVariable{Name: "skip_replica_start", Scope: global, Type: types.NewSystemBoolType("skip_replica_start"), Default: int8(0)},
-		&sql.MysqlSystemVariable{Name: "log_replica_updates", Scope: global, Type: types.NewSystemBoolType("log_replica_updates"), Default: int8(1)},
+		// Accepted from my.cnf files written for MySQL (the seeds' tutorial
+		// sets them); Petrel's relay log lives in DATADIR/relay.
+		&sql.MysqlSystemVariable{Name: "relay_log", Scope: global, Type: types.NewSystemStringType("relay_log"), Default: "relay"},
+		&sql.MysqlSystemVariable{Name: "relay_log_index", Scope: global, Type: types.NewSystemStringType("relay_log_index"), Default: "relay.index"},
 		&sql.MysqlSystemVariable{Name: "relay_log_recovery", Scope: global, Type: types.NewSystemBoolType("relay_log_recovery"), Default: int8(1)},
 	})
 }

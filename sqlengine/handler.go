@@ -43,7 +43,11 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 	if st, m := h.e.matchAdmin(q); st != nil {
 		return clientError(h.e.runAdmin(ctx, c, st, m, cb, false))
 	}
-	return clientError(h.Handler.ComQuery(ctx, c, q, textFloats(cb)))
+	cb = textFloats(cb)
+	if isShowVariables(q) {
+		cb = onOffVariables(cb)
+	}
+	return clientError(h.Handler.ComQuery(ctx, c, q, cb))
 }
 
 func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) (string, error) {
@@ -57,6 +61,9 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 			rest = ""
 		}
 		return rest, clientError(h.e.runAdmin(ctx, c, st, m, cb, rest != ""))
+	}
+	if isShowVariables(first) {
+		cb = onOffVariables(cb)
 	}
 	rest, err := h.Handler.ComMultiQuery(ctx, c, q, cb)
 	return rest, clientError(err)
@@ -142,6 +149,43 @@ func checkPacket(n int) error {
 
 // textFloats rewrites DOUBLE/FLOAT values of text-protocol results the way
 // MySQL prints them (1234567, not 1.234567e+06).
+// isShowVariables matches SHOW [GLOBAL|SESSION] VARIABLES ....
+func isShowVariables(q string) bool {
+	f := strings.Fields(strings.ToUpper(strings.TrimSpace(q)))
+	if len(f) < 2 || f[0] != "SHOW" {
+		return false
+	}
+	if f[1] == "GLOBAL" || f[1] == "SESSION" || f[1] == "LOCAL" {
+		f = f[1:]
+	}
+	return len(f) >= 2 && strings.HasPrefix(f[1], "VARIABLES")
+}
+
+// onOffVariables shows boolean system variables as MySQL does (ON/OFF);
+// go-mysql-server shows 1/0.
+func onOffVariables(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+	return func(res *sqltypes.Result, more bool) error {
+		if len(res.Fields) == 2 {
+			for _, row := range res.Rows {
+				if len(row) != 2 || row[1].IsNull() {
+					continue
+				}
+				sv, _, ok := sql.SystemVariables.GetGlobal(row[0].ToString())
+				if !ok || !isBoolType(sv.GetType()) {
+					continue
+				}
+				switch row[1].ToString() {
+				case "1":
+					row[1] = sqltypes.MakeTrusted(row[1].Type(), []byte("ON"))
+				case "0":
+					row[1] = sqltypes.MakeTrusted(row[1].Type(), []byte("OFF"))
+				}
+			}
+		}
+		return cb(res, more)
+	}
+}
+
 func textFloats(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 	return func(res *sqltypes.Result, more bool) error {
 		var cols []int
