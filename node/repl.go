@@ -50,19 +50,8 @@ func (n *Node) replicaNetTimeout() time.Duration {
 }
 
 func toInt(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return x, true
-	case int32:
-		return int64(x), true
-	case int:
-		return int64(x), true
-	case uint64:
-		return int64(x), true
-	case uint32:
-		return int64(x), true
-	case int8:
-		return int64(x), true
+	if n, ok := sqlengine.ToInt64(v); ok {
+		return n, true
 	}
 	i, err := strconv.ParseInt(fmt.Sprint(v), 10, 64)
 	return i, err == nil

@@ -227,6 +227,9 @@ func (s *Session) GetAllSessionVariables() map[string]interface{} {
 	return m
 }
 
+// ToInt64 reads a system variable's integer (or boolean) value.
+func ToInt64(v any) (int64, bool) { return toInt64(v) }
+
 func toInt64(v any) (int64, bool) {
 	switch x := v.(type) {
 	case int8:
