@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"os"
+	"strconv"
 	"database/sql"
 	"fmt"
 	"io"
@@ -71,8 +73,12 @@ func waitApplied(t *testing.T, ctx context.Context, db *sql.DB, within time.Dura
 // identical (same rows, same gtid_executed: it kept nothing the new
 // primary lacks). Then the roles swap, for 30 cycles.
 func TestSemiSyncLossless(t *testing.T) {
-	const cycles = 30
-	ctx := testContext(t, 6*time.Minute)
+	// scripts/semisync-campaign.sh runs longer campaigns.
+	cycles := 30
+	if v, err := strconv.Atoi(os.Getenv("PETREL_LOSSLESS_CYCLES")); err == nil && v > 0 {
+		cycles = v
+	}
+	ctx := testContext(t, 6*time.Minute+time.Duration(cycles)*3*time.Second)
 	nodes := []*lab.Petrel{semiNode(t, ctx, 1, nil), semiNode(t, ctx, 2, nil)}
 	dbs := []*sql.DB{rootDB(t, nodes[0], ""), rootDB(t, nodes[1], "")}
 	for _, db := range dbs {
