@@ -18,6 +18,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/server"
@@ -62,6 +63,10 @@ type Engine struct {
 	admin    adminRegistry
 	sm       *server.SessionManager
 	repl     ReplicationSource
+	// fastWrites enables the prepared write fast path (tests switch it
+	// off to compare with GMS).
+	fastWrites     atomic.Bool
+	fastWriteCount atomic.Uint64
 }
 
 const usersMetaKey = "mysql_db"
@@ -81,6 +86,7 @@ func New(opts Options) (*Engine, error) {
 		opts.Logger = slog.Default()
 	}
 	e := &Engine{opts: opts, store: opts.Store, log: opts.Logger, sessions: map[uint32]*Session{}}
+	e.fastWrites.Store(true)
 	e.prov = NewProvider(opts.Store)
 	a := analyzer.NewDefault(e.prov)
 	e.gms = sqle.New(a, &sqle.Config{})
@@ -160,6 +166,9 @@ func (e *Engine) CreateRoot(password string) error {
 
 // GMS exposes the underlying GMS engine (tests, the replication applier).
 func (e *Engine) GMS() *sqle.Engine { return e.gms }
+
+// SetFastWrites switches the prepared write fast path (default on).
+func (e *Engine) SetFastWrites(on bool) { e.fastWrites.Store(on) }
 
 // Store returns the storage engine.
 func (e *Engine) Store() *storage.Engine { return e.store }

@@ -40,27 +40,33 @@ type pointPlan struct {
 	checkedUser string
 }
 
-// fastPlans caches point plans per connection and statement text.
+// fastPlans caches fast-path plans per connection and statement text.
 type fastPlans struct {
 	mu    sync.Mutex
-	plans map[uint32]map[string]*pointPlan
+	plans map[uint32]map[string]fastPlan
 }
 
-func (f *fastPlans) get(conn uint32, q string) *pointPlan {
+// fastPlan is one statement's plan: a point select or a write.
+type fastPlan struct {
+	point *pointPlan
+	write *writePlan
+}
+
+func (f *fastPlans) get(conn uint32, q string) fastPlan {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.plans[conn][q]
 }
 
-func (f *fastPlans) put(conn uint32, q string, p *pointPlan) {
+func (f *fastPlans) put(conn uint32, q string, p fastPlan) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.plans == nil {
-		f.plans = map[uint32]map[string]*pointPlan{}
+		f.plans = map[uint32]map[string]fastPlan{}
 	}
 	m := f.plans[conn]
 	if m == nil {
-		m = map[string]*pointPlan{}
+		m = map[string]fastPlan{}
 		f.plans[conn] = m
 	}
 	if len(m) < 256 {

@@ -74,10 +74,12 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 		return nil, err
 	}
 	f, err := h.Handler.ComPrepare(ctx, c, q, p)
-	if err == nil && p != nil && p.ParamsCount == 1 {
+	if err == nil && p != nil && p.ParamsCount >= 1 {
 		if s := h.e.session(c.ConnectionID); s != nil {
-			if plan := h.e.planPointSelect(s, q, f); plan != nil {
-				h.e.fast.put(c.ConnectionID, q, plan)
+			if plan := h.e.planPointSelect(s, q, f); plan != nil && p.ParamsCount == 1 {
+				h.e.fast.put(c.ConnectionID, q, fastPlan{point: plan})
+			} else if w := h.e.planWrite(s, q); w != nil && int(p.ParamsCount) == w.nparams {
+				h.e.fast.put(c.ConnectionID, q, fastPlan{write: w})
 			}
 		}
 	}
@@ -92,9 +94,16 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 	if err := checkPacket(n); err != nil {
 		return err
 	}
-	if plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt); plan != nil {
+	if plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt); plan.point != nil || plan.write != nil {
 		if s := h.e.session(c.ConnectionID); s != nil {
-			if ok, err := h.e.execPointSelect(ctx, s, plan, p.BindVars, cb); ok {
+			var ok bool
+			var err error
+			if plan.point != nil {
+				ok, err = h.e.execPointSelect(ctx, s, plan.point, p.BindVars, cb)
+			} else if h.e.fastWrites.Load() {
+				ok, err = h.e.execWrite(ctx, s, plan.write, p.BindVars, cb)
+			}
+			if ok {
 				return clientError(err)
 			}
 		}

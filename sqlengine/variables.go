@@ -113,6 +113,7 @@ func registerStatus(e *Engine) {
 	RegisterStatus("Petrel_commits", func() any { return st.Stats().Commits })
 	RegisterStatus("Petrel_rollbacks", func() any { return st.Stats().Rollbacks })
 	RegisterStatus("Petrel_storage_syncs", func() any { return st.Stats().StorageSyncs })
+	RegisterStatus("Petrel_fast_path_writes", func() any { return e.fastWriteCount.Load() })
 }
 
 // RegisterStatus adds (or replaces) a computed global status variable.
