@@ -50,6 +50,7 @@ type fastPlans struct {
 type fastPlan struct {
 	point *pointPlan
 	write *writePlan
+	txn   string // txnBegin or txnCommit
 }
 
 func (f *fastPlans) get(conn uint32, q string) fastPlan {

@@ -562,3 +562,55 @@ func (e *Engine) canWrite(ctx *sql.Context, s *Session, p *writePlan) bool {
 	p.mu.Unlock()
 	return true
 }
+
+// Prepared BEGIN / START TRANSACTION and COMMIT (sysbench prepares them)
+// run without the planner, doing exactly what GMS's nodes do.
+const (
+	txnBegin  = "begin"
+	txnCommit = "commit"
+)
+
+func txnStatement(q string) string {
+	switch strings.ToUpper(strings.Join(strings.Fields(strings.TrimRight(strings.TrimSpace(q), ";")), " ")) {
+	case "BEGIN", "START TRANSACTION", "BEGIN WORK":
+		return txnBegin
+	case "COMMIT", "COMMIT WORK":
+		return txnCommit
+	}
+	return ""
+}
+
+// execTxnStatement runs BEGIN or COMMIT; ok=false means "let GMS do it".
+func (e *Engine) execTxnStatement(ctx context.Context, s *Session, kind string, cb func(*sqltypes.Result) error) (bool, error) {
+	sctx := e.NewContext(ctx, s)
+	cur, _ := s.GetTransaction().(*Transaction)
+	switch kind {
+	case txnBegin:
+		if s.GetTransaction() != nil {
+			return false, nil // GMS commits the open one first
+		}
+		tx, err := s.StartTransaction(sctx, sql.ReadWrite)
+		if err != nil {
+			return true, toMySQLError(err)
+		}
+		s.SetTransaction(tx)
+		s.SetIgnoreAutoCommit(true)
+	case txnCommit:
+		if s.GetTransaction() == nil {
+			break
+		}
+		if cur == nil || cur.abort != nil {
+			return false, nil
+		}
+		err := s.CommitTransaction(sctx, cur)
+		s.SetIgnoreAutoCommit(false)
+		s.SetTransaction(nil)
+		if err != nil {
+			return true, err
+		}
+	default:
+		return false, nil
+	}
+	s.ClearWarnings()
+	return true, cb(&sqltypes.Result{})
+}

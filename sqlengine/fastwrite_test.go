@@ -84,6 +84,17 @@ func TestFastWritesMatchGMS(t *testing.T) {
 		{"DELETE FROM TBL WHERE id = ?", []any{3}},
 		{"DELETE FROM TBL WHERE id = ?", []any{3}}, // already gone
 		{"INSERT INTO TBL " + cols + " VALUES " + qs, []any{3, 33, "back", "", nil, nil, nil, nil, nil, nil}},
+		// Explicit transactions: committed, and rolled back.
+		{"BEGIN", nil},
+		{"UPDATE TBL SET k = k + 1 WHERE id = ?", []any{3}},
+		{"INSERT INTO TBL " + cols + " VALUES " + qs, []any{10, 100, "in txn", "", nil, nil, nil, nil, nil, nil}},
+		{"INSERT INTO TBL " + cols + " VALUES " + qs, []any{10, 100, "dup in txn", "", nil, nil, nil, nil, nil, nil}},
+		{"COMMIT", nil},
+		{"START TRANSACTION", nil},
+		{"DELETE FROM TBL WHERE id = ?", []any{10}},
+		{"UPDATE TBL SET c = ? WHERE id = ?", []any{"rolled back", 1}},
+		{"ROLLBACK", nil},
+		{"COMMIT", nil},
 	}
 	n.SQL().SetFastWrites(true)
 	before := fastCount(t, db)
