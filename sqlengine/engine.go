@@ -67,6 +67,7 @@ type Engine struct {
 	// off to compare with GMS).
 	fastWrites     atomic.Bool
 	fastWriteCount atomic.Uint64
+	fastReadCount  atomic.Uint64
 }
 
 const usersMetaKey = "mysql_db"

@@ -50,6 +50,7 @@ type fastPlans struct {
 type fastPlan struct {
 	point *pointPlan
 	write *writePlan
+	rng   *rangePlan
 	txn   string // txnBegin or txnCommit
 }
 

@@ -3,6 +3,7 @@ package sqlengine_test
 import (
 	"database/sql"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -67,18 +68,18 @@ func TestFastWritesMatchGMS(t *testing.T) {
 		{"INSERT INTO TBL " + cols + " VALUES " + qs, []any{1, 10, "c-one", "p1", "v", "1.50", "2026-01-02 03:04:05.678", `{"a": 1}`, "x", 7}},
 		{"INSERT INTO TBL " + cols + " VALUES " + qs, []any{2, 20, "c-two", "p2", nil, nil, nil, nil, nil, nil}},
 		{"INSERT INTO TBL " + cols + " VALUES " + qs, []any{3, 30, "c-three  ", " p3 ", "vvvvvvvv", "-2.25", "1999-12-31 23:59:59", `[1, "x"]`, "y", 255}},
-		{"INSERT INTO TBL " + cols + " VALUES " + qs, []any{1, 1, "dup", "dup", nil, nil, nil, nil, nil, nil}},                  // duplicate key
+		{"INSERT INTO TBL " + cols + " VALUES " + qs, []any{1, 1, "dup", "dup", nil, nil, nil, nil, nil, nil}},                   // duplicate key
 		{"INSERT INTO TBL " + cols + " VALUES " + qs, []any{4, 1, "too long for char twenty", "", nil, nil, nil, nil, nil, nil}}, // too long
-		{"INSERT INTO TBL " + cols + " VALUES " + qs, []any{5, 1, "x", "", nil, nil, nil, nil, nil, 256}},                       // out of range
-		{"INSERT INTO TBL " + cols + " VALUES " + qs, []any{6, nil, "x", "", nil, nil, nil, nil, nil, nil}},                     // NULL into NOT NULL
-		{"INSERT INTO TBL " + cols + " VALUES " + qs, []any{0, 5, "auto", "", nil, nil, nil, nil, nil, nil}},                    // auto-increment allocates
-		{"INSERT INTO TBL " + cols + " VALUES " + qs, []any{7, 5, "e-bad", "", nil, nil, nil, nil, "z", nil}},                   // bad enum
+		{"INSERT INTO TBL " + cols + " VALUES " + qs, []any{5, 1, "x", "", nil, nil, nil, nil, nil, 256}},                        // out of range
+		{"INSERT INTO TBL " + cols + " VALUES " + qs, []any{6, nil, "x", "", nil, nil, nil, nil, nil, nil}},                      // NULL into NOT NULL
+		{"INSERT INTO TBL " + cols + " VALUES " + qs, []any{0, 5, "auto", "", nil, nil, nil, nil, nil, nil}},                     // auto-increment allocates
+		{"INSERT INTO TBL " + cols + " VALUES " + qs, []any{7, 5, "e-bad", "", nil, nil, nil, nil, "z", nil}},                    // bad enum
 		{"UPDATE TBL SET k = k + 1 WHERE id = ?", []any{1}},
 		{"UPDATE TBL SET k = k + 1 WHERE id = ?", []any{99}}, // no such row
 		{"UPDATE TBL SET c = ? WHERE id = ?", []any{"changed", 2}},
 		{"UPDATE TBL SET c = ? WHERE id = ?", []any{"changed", 2}}, // no change
 		{"UPDATE TBL SET c = ?, v = ?, u = ? WHERE id = ?", []any{"multi", "w", 9, 3}},
-		{"UPDATE TBL SET u = ? WHERE id = ?", []any{300, 3}}, // out of range
+		{"UPDATE TBL SET u = ? WHERE id = ?", []any{300, 3}},            // out of range
 		{"UPDATE TBL SET k = k + ? WHERE id = ?", []any{2147483647, 1}}, // overflow
 		{"UPDATE TBL SET k = k + ? WHERE id = ?", []any{-5, 2}},
 		{"DELETE FROM TBL WHERE id = ?", []any{3}},
@@ -121,13 +122,78 @@ func TestFastWritesMatchGMS(t *testing.T) {
 	n.SQL().SetFastWrites(true)
 }
 
-func fastCount(t *testing.T, db *sql.DB) int64 {
+func fastCount(t *testing.T, db *sql.DB) int64 { return statusInt(t, db, "Petrel_fast_path_writes") }
+
+func statusInt(t *testing.T, db *sql.DB, name string) int64 {
 	t.Helper()
-	var name string
+	var n string
 	var v int64
-	if err := db.QueryRow("SHOW GLOBAL STATUS LIKE 'Petrel_fast_path_writes'").Scan(&name, &v); err != nil {
+	if err := db.QueryRow("SHOW GLOBAL STATUS LIKE '"+name+"'").Scan(&n, &v); err != nil {
 		t.Fatal(err)
 	}
 	return v
 }
 
+// TestFastRangeMatchesGMS compares sysbench's range selects (and
+// variants) answered by the range fast path with GMS's answers.
+func TestFastRangeMatchesGMS(t *testing.T) {
+	n, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE DATABASE fr",
+		"CREATE TABLE fr.t (id INT PRIMARY KEY, k INT NOT NULL, c CHAR(20) NOT NULL, g VARCHAR(10) COLLATE utf8mb4_general_ci)")
+	for i := 1; i <= 60; i++ {
+		c := []string{"b", "a", "B", "c", "a ", "ä"}[i%6] + strings.Repeat("x", i%3)
+		mustExec(t, db, "INSERT INTO fr.t VALUES ("+itoa(i)+", "+itoa(i*7%13-5)+", '"+c+"', '"+strings.ToUpper(c[:1])+"')")
+	}
+	queries := []string{
+		"SELECT c FROM fr.t WHERE id BETWEEN ? AND ?",
+		"SELECT SUM(k) FROM fr.t WHERE id BETWEEN ? AND ?",
+		"SELECT c FROM fr.t WHERE id BETWEEN ? AND ? ORDER BY c",
+		"SELECT DISTINCT c FROM fr.t WHERE id BETWEEN ? AND ? ORDER BY c",
+		"SELECT g FROM fr.t WHERE id BETWEEN ? AND ? ORDER BY g",
+		"SELECT DISTINCT g FROM fr.t WHERE id BETWEEN ? AND ? ORDER BY g",
+	}
+	ranges := [][2]any{{1, 60}, {10, 20}, {20, 10}, {61, 70}, {-5, 3}, {59, 59}}
+	run := func() [][][]string {
+		var out [][][]string
+		for _, q := range queries {
+			st, err := db.Prepare(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range ranges {
+				rows, err := st.Query(r[0], r[1])
+				if err != nil {
+					t.Fatalf("%s %v: %v", q, r, err)
+				}
+				var got [][]string
+				for rows.Next() {
+					var v sql.NullString
+					rows.Scan(&v)
+					got = append(got, []string{v.String, fmt.Sprint(v.Valid)})
+				}
+				rows.Close()
+				out = append(out, got)
+			}
+			st.Close()
+		}
+		return out
+	}
+	n.SQL().SetFastWrites(true)
+	before := statusInt(t, db, "Petrel_fast_path_reads")
+	fast := run()
+	if used := statusInt(t, db, "Petrel_fast_path_reads") - before; used != int64(len(queries)*len(ranges)) {
+		t.Errorf("%d of %d range selects took the fast path", used, len(queries)*len(ranges))
+	}
+	n.SQL().SetFastWrites(false)
+	slow := run()
+	n.SQL().SetFastWrites(true)
+	for i := range fast {
+		if !reflect.DeepEqual(fast[i], slow[i]) {
+			t.Errorf("%s %v:\nfast %v\nGMS  %v", queries[i/len(ranges)], ranges[i%len(ranges)], fast[i], slow[i])
+		}
+	}
+}
+
+func itoa(i int) string { return fmt.Sprint(i) }

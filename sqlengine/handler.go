@@ -83,6 +83,8 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 		if s := h.e.session(c.ConnectionID); s != nil {
 			if plan := h.e.planPointSelect(s, q, f); plan != nil && p.ParamsCount == 1 {
 				h.e.fast.put(c.ConnectionID, q, fastPlan{point: plan})
+			} else if r := h.e.planRange(s, q, f); r != nil && p.ParamsCount == 2 {
+				h.e.fast.put(c.ConnectionID, q, fastPlan{rng: r})
 			} else if w := h.e.planWrite(s, q); w != nil && int(p.ParamsCount) == w.nparams {
 				h.e.fast.put(c.ConnectionID, q, fastPlan{write: w})
 			}
@@ -99,14 +101,20 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 	if err := checkPacket(n); err != nil {
 		return err
 	}
-	if plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt); plan.point != nil || plan.write != nil || plan.txn != "" {
+	if plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt); plan.point != nil || plan.write != nil || plan.rng != nil || plan.txn != "" {
 		if s := h.e.session(c.ConnectionID); s != nil {
 			var ok bool
 			var err error
 			if plan.point != nil {
-				ok, err = h.e.execPointSelect(ctx, s, plan.point, p.BindVars, cb)
+				if ok, err = h.e.execPointSelect(ctx, s, plan.point, p.BindVars, cb); ok {
+					h.e.fastReadCount.Add(1)
+				}
 			} else if !h.e.fastWrites.Load() {
 				// GMS only (tests compare against it).
+			} else if plan.rng != nil {
+				if ok, err = h.e.execRange(ctx, s, plan.rng, p.BindVars, cb); ok {
+					h.e.fastReadCount.Add(1)
+				}
 			} else if plan.write != nil {
 				ok, err = h.e.execWrite(ctx, s, plan.write, p.BindVars, cb)
 			} else {

@@ -1,0 +1,260 @@
+package sqlengine
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"petrel/storage"
+	"petrel/storage/keys"
+)
+
+// The primary-key range fast path: prepared statements of the shapes
+//
+//	SELECT [DISTINCT] col FROM [db.]t WHERE pk BETWEEN ? AND ? [ORDER BY col]
+//	SELECT SUM(col) FROM [db.]t WHERE pk BETWEEN ? AND ?
+//
+// (sysbench's range queries) on a table with a single-column integer
+// primary key are answered with one storage scan: no planner. The result
+// columns are the ones GMS announced at prepare time; anything unexpected
+// falls back to GMS.
+
+type rangePlan struct {
+	point    pointPlan // table identity, privileges, fields
+	col      int       // projected (or summed) column
+	sum      bool
+	distinct bool
+	ordered  bool // ORDER BY col
+}
+
+// planRange recognises a range select; nil means "use GMS".
+func (e *Engine) planRange(s *Session, query string, fields []*querypb.Field) *rangePlan {
+	stmt, err := ast.Parse(query)
+	if err != nil || len(fields) != 1 {
+		return nil
+	}
+	sel, ok := stmt.(*ast.Select)
+	if !ok || sel.With != nil || sel.GroupBy != nil || sel.Having != nil || sel.Limit != nil || sel.Lock != "" ||
+		sel.Into != nil || len(sel.From) != 1 || sel.Where == nil || sel.Where.Type != ast.WhereStr ||
+		len(sel.Window) > 0 || sel.QueryOpts.SQLCalcFoundRows || len(sel.SelectExprs) != 1 {
+		return nil
+	}
+	ate, ok := sel.From[0].(*ast.AliasedTableExpr)
+	if !ok || ate.AsOf != nil || !ate.As.IsEmpty() || (ate.Hints != nil && len(ate.Hints.Indexes) > 0) {
+		return nil
+	}
+	tn, ok := ate.Expr.(ast.TableName)
+	if !ok {
+		return nil
+	}
+	r := &rangePlan{distinct: sel.QueryOpts.Distinct}
+	p := &r.point
+	p.table, p.db = tn.Name.String(), tn.DbQualifier.String()
+	p.qualified = p.db != ""
+	if !p.qualified {
+		p.db = s.GetCurrentDatabase()
+	}
+	st := e.store.Catalog().Table(p.db, p.table)
+	if st == nil || st.Hidden || len(st.Def.PK) != 1 || !isIntType(st.PKTypes[0]) {
+		return nil
+	}
+	p.tableID, p.ncols, p.fields = st.Def.ID, len(st.Schema), fields
+	// WHERE pk BETWEEN ? AND ?
+	rc, ok := sel.Where.Expr.(*ast.RangeCond)
+	if !ok || rc.Operator != ast.BetweenStr {
+		return nil
+	}
+	col, ok := rc.Left.(*ast.ColName)
+	if !ok || !sameTable(col, p, "") || !strings.EqualFold(col.Name.String(), st.Schema[st.Def.PK[0]].Name) {
+		return nil
+	}
+	for _, b := range []ast.Expr{rc.From, rc.To} {
+		if v, ok := b.(*ast.SQLVal); !ok || v.Type != ast.ValArg {
+			return nil
+		}
+	}
+	ae, ok := sel.SelectExprs[0].(*ast.AliasedExpr)
+	if !ok || !ae.As.IsEmpty() {
+		return nil
+	}
+	var c *ast.ColName
+	switch x := ae.Expr.(type) {
+	case *ast.ColName:
+		c = x
+	case *ast.FuncExpr:
+		if !strings.EqualFold(x.Name.String(), "sum") || x.Distinct || len(x.Exprs) != 1 || r.distinct || x.Over != nil {
+			return nil
+		}
+		arg, ok := x.Exprs[0].(*ast.AliasedExpr)
+		if !ok {
+			return nil
+		}
+		if c, ok = arg.Expr.(*ast.ColName); !ok {
+			return nil
+		}
+		r.sum = true
+	default:
+		return nil
+	}
+	if !sameTable(c, p, "") {
+		return nil
+	}
+	if r.col = st.Schema.IndexOfColName(c.Name.String()); r.col < 0 {
+		return nil
+	}
+	if r.sum && (!isIntType(st.Schema[r.col].Type) || fields[0].Type != sqltypes.Float64) {
+		return nil
+	}
+	switch len(sel.OrderBy) {
+	case 0:
+		if r.distinct {
+			return nil // GMS's DISTINCT order without ORDER BY is its own
+		}
+	case 1:
+		o := sel.OrderBy[0]
+		oc, ok := o.Expr.(*ast.ColName)
+		if r.sum || !ok || o.Direction != ast.AscScr || !sameTable(oc, p, "") || !strings.EqualFold(oc.Name.String(), c.Name.String()) {
+			return nil
+		}
+		r.ordered = true
+	default:
+		return nil
+	}
+	return r
+}
+
+// execRange runs a range plan; ok=false means "let GMS do it".
+func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (bool, error) {
+	p := &r.point
+	if len(bind) != 2 || (!p.qualified && !strings.EqualFold(s.GetCurrentDatabase(), p.db)) {
+		return false, nil
+	}
+	st := e.store.Catalog().Table(p.db, p.table)
+	if st == nil || st.Def.ID != p.tableID || len(st.Schema) != p.ncols {
+		return false, nil
+	}
+	sctx := e.NewContext(ctx, s)
+	if !e.canSelect(sctx, s, p) {
+		return false, nil
+	}
+	var bounds [2][]byte
+	for i, name := range []string{"v1", "v2"} {
+		v, ok := bindValue(bind[name])
+		if !ok || v == nil {
+			return false, nil
+		}
+		cv, inRange, err := st.PKTypes[0].Convert(sctx, v)
+		if err != nil || inRange != sql.InRange {
+			return false, nil
+		}
+		if bounds[i], err = st.PKKeyFromValues([]any{cv}); err != nil {
+			return false, nil
+		}
+	}
+	txn, done, ok := e.readTxnFor(s)
+	if !ok {
+		return false, nil
+	}
+	defer done()
+	res := &sqltypes.Result{Fields: p.fields}
+	if string(bounds[0]) > string(bounds[1]) {
+		if r.sum {
+			res.Rows = [][]sqltypes.Value{{sqltypes.NULL}}
+		}
+		return true, cb(res)
+	}
+	it, err := txn.Scan(ctx, st, 0, bounds[0], keys.PrefixSuccessor(bounds[1]), false)
+	if err != nil {
+		return true, toMySQLError(err)
+	}
+	var vals []any
+	var sum int64
+	n := 0
+	for {
+		row, err := it.Next()
+		if err != nil {
+			it.Close()
+			return true, toMySQLError(err)
+		}
+		if row == nil {
+			break
+		}
+		v := row[r.col]
+		if v == nil {
+			it.Close()
+			return false, nil // NULL ordering and sums: GMS's
+		}
+		if r.sum {
+			x, ok := toInt64Strict(v)
+			if !ok || (x > 0 && sum > 1<<62) || (x < 0 && sum < -1<<62) {
+				it.Close()
+				return false, nil
+			}
+			sum += x
+			n++
+			continue
+		}
+		vals = append(vals, v)
+	}
+	it.Close()
+	typ := st.Schema[r.col].Type
+	if r.sum {
+		if n == 0 {
+			res.Rows = [][]sqltypes.Value{{sqltypes.NULL}}
+			return true, cb(res)
+		}
+		out, err := types.Float64.SQL(sctx, nil, float64(sum))
+		if err != nil {
+			return false, nil
+		}
+		res.Rows = [][]sqltypes.Value{{out}}
+		return true, cb(res)
+	}
+	if r.ordered {
+		var cmpErr error
+		sort.SliceStable(vals, func(i, j int) bool {
+			c, err := typ.Compare(sctx, vals[i], vals[j])
+			if err != nil {
+				cmpErr = err
+			}
+			return c < 0
+		})
+		if cmpErr != nil {
+			return false, nil
+		}
+	}
+	for i, v := range vals {
+		if r.distinct && i > 0 {
+			if c, err := typ.Compare(sctx, vals[i-1], v); err != nil {
+				return false, nil
+			} else if c == 0 {
+				continue
+			}
+		}
+		out, err := typ.SQL(sctx, nil, v)
+		if err != nil {
+			return false, nil
+		}
+		res.Rows = append(res.Rows, []sqltypes.Value{out})
+	}
+	return true, cb(res)
+}
+
+// readTxnFor returns the session's transaction, or a fresh read-only one
+// (done rolls it back).
+func (e *Engine) readTxnFor(s *Session) (*storage.Txn, func(), bool) {
+	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil {
+		if t.abort != nil {
+			return nil, nil, false
+		}
+		return t.txn, func() {}, true
+	}
+	txn := e.store.Begin()
+	return txn, func() { txn.Rollback() }, true
+}
