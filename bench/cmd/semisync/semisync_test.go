@@ -1,0 +1,62 @@
+package main
+
+import (
+	"testing"
+	"time"
+)
+
+func TestDiffCountsAcksFromLinkBytes(t *testing.T) {
+	const file = "binlog.000001" // an ack is 4 + 1 + 8 + 13 = 26 bytes
+	a := counters{commits: 100, groups: 40, yesTx: 10, linkUp: 1000, file: file, status: "ON"}
+	b := counters{commits: 160, groups: 55, yesTx: 70, linkUp: 1000 + 20*26, file: file, status: "ON"}
+	d := diff(a, b)
+	if d.acks != 20 || !d.acksExact {
+		t.Fatalf("acks = %d exact=%v, want 20 exact", d.acks, d.acksExact)
+	}
+	if got := d.commitsPerAck(); got != 3 {
+		t.Errorf("commits per ack = %v, want 3", got)
+	}
+	if got := d.commitsPerGroup(); got != 4 {
+		t.Errorf("commits per group = %v, want 4", got)
+	}
+	b.linkUp++
+	if d := diff(a, b); d.acksExact {
+		t.Errorf("%d bytes counted as a whole number of acks", b.linkUp-a.linkUp)
+	}
+	b.file = "binlog.000002"
+	if d := diff(a, b); d.acks != 0 || d.acksExact {
+		t.Errorf("acks across a rotation = %d exact=%v, want unknown", d.acks, d.acksExact)
+	}
+}
+
+func TestRTTBound(t *testing.T) {
+	s := slapRun{rtt: 90 * time.Millisecond, d: delta{commits: 550}}
+	if got := s.rttBound(10); got != 4950*time.Millisecond {
+		t.Errorf("RTT bound = %v, want 4.95s", got)
+	}
+}
+
+func TestSlapSeconds(t *testing.T) {
+	out := "Benchmark\n\tAverage number of seconds to run all queries: 50.089 seconds\n\tMinimum number of seconds to run all queries: 50.089 seconds\n"
+	m := slapSeconds.FindStringSubmatch(out)
+	if m == nil || m[1] != "50.089" {
+		t.Fatalf("slapSeconds matched %q", m)
+	}
+}
+
+func TestPositions(t *testing.T) {
+	const uuid = "62eb7926-f83e-474c-9788-84a2e57ee7bf"
+	for set, want := range map[string]int64{
+		"":                            0,
+		uuid + ":1-2032":              2032,
+		"aaaa:1-5,\n" + uuid + ":1-7": 7,
+		uuid + ":3-9":                 0,
+	} {
+		if got, err := gtidCount(set, uuid); err != nil || got != want {
+			t.Errorf("gtidCount(%q) = %d, %v; want %d", set, got, err, want)
+		}
+	}
+	if got, err := mariadbSeq("0-1-1234"); err != nil || got != 1234 {
+		t.Errorf("mariadbSeq = %d, %v", got, err)
+	}
+}
