@@ -140,6 +140,8 @@ type Log struct {
 	groupsLeft int    // for sync_binlog = N
 
 	onRotate []func()
+	// syncBinlog is sync_binlog (-1 for 0: never), changeable at run time.
+	syncBinlog atomic.Int64
 	// waiter is semi-sync, when on.
 	waiter CommitWaiter
 	// readers reports the oldest file a dump thread still reads.
@@ -181,6 +183,7 @@ func Open(opts Options) (*Log, error) {
 		return nil, fmt.Errorf("binlog: %w", err)
 	}
 	l := &Log{opts: opts, executed: base.NewGTIDSet(), purged: base.NewGTIDSet(), notify: make(chan struct{})}
+	l.syncBinlog.Store(int64(opts.SyncBinlog))
 	l.syncCond = sync.NewCond(&l.syncMu)
 	files, err := l.readIndex()
 	if err != nil {
@@ -489,7 +492,7 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	l.syncMu.Lock()
 	l.written = logPos{file: l.fileIdx, pos: p, seq: l.seqNo}
 	l.syncMu.Unlock()
-	if l.opts.SyncBinlog != 1 {
+	if l.syncBinlog.Load() != 1 {
 		l.wake()
 	}
 	return nil
@@ -503,8 +506,28 @@ func (l *Log) Healthy() bool {
 	return l.broken == nil && !l.closed
 }
 
-// Durable implements storage.CommitSink.
-func (l *Log) Durable() bool { return l.opts.SyncBinlog == 1 }
+// Durable implements storage.CommitSink: the log makes commits durable
+// with sync_binlog=1, or, with semi-sync on (AFTER_SYNC), by a replica's
+// acknowledgement (network durability: no local fsync needed at all).
+func (l *Log) Durable() bool {
+	if l.syncBinlog.Load() == 1 {
+		return true
+	}
+	w := l.commitWaiter()
+	return w != nil && w.NetworkDurable()
+}
+
+// SetSyncBinlog changes sync_binlog (SET GLOBAL): 0 never fsyncs, 1 every
+// group, N every N groups.
+func (l *Log) SetSyncBinlog(n int) {
+	if n == 0 {
+		n = -1
+	}
+	l.syncMu.Lock()
+	l.groupsLeft = 0
+	l.syncMu.Unlock()
+	l.syncBinlog.Store(int64(n))
+}
 
 // CommitWaiter is semi-synchronous replication as the log sees it.
 type CommitWaiter interface {
@@ -516,6 +539,9 @@ type CommitWaiter interface {
 	// AfterSync: wait before storage applies (AFTER_SYNC), else after
 	// (AFTER_COMMIT).
 	AfterSync() bool
+	// NetworkDurable: acknowledgements currently stand in for a local
+	// fsync (semi-sync ON, AFTER_SYNC).
+	NetworkDurable() bool
 }
 
 // SetCommitWaiter installs semi-sync (nil removes it).
@@ -583,14 +609,14 @@ func (l *Log) waitSync(ctx context.Context, pos Position) error {
 	l.mu.Unlock()
 
 	switch {
-	case l.opts.SyncBinlog < 0:
+	case l.syncBinlog.Load() < 0:
 		return nil
-	case l.opts.SyncBinlog > 1:
+	case l.syncBinlog.Load() > 1:
 		l.syncMu.Lock()
 		l.groupsLeft--
 		due := l.groupsLeft <= 0
 		if due {
-			l.groupsLeft = l.opts.SyncBinlog
+			l.groupsLeft = int(l.syncBinlog.Load())
 		}
 		l.syncMu.Unlock()
 		if !due {
@@ -683,6 +709,15 @@ func (l *Log) resetVisible() {
 	l.visMu.Unlock()
 }
 
+// Logged returns every GTID written to the log, including transactions
+// still waiting for their commit to finish (semi-sync acknowledgements): a
+// replica may already hold those.
+func (l *Log) Logged() *base.GTIDSet {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.executed.Clone()
+}
+
 // HasExecuted reports whether g is in gtid_executed.
 func (l *Log) HasExecuted(g base.GTID) bool {
 	l.mu.Lock()
@@ -711,7 +746,7 @@ func (l *Log) SyncedPosition() Position {
 	l.mu.Unlock()
 	l.syncMu.Lock()
 	defer l.syncMu.Unlock()
-	if l.opts.SyncBinlog != 1 {
+	if l.syncBinlog.Load() != 1 {
 		return Position{File: files[l.written.file], Pos: l.written.pos}
 	}
 	return Position{File: files[l.synced.file], Pos: l.synced.pos}

@@ -199,6 +199,42 @@ func TestSemiSyncFallbackAndStrict(t *testing.T) {
 		}
 	}
 
+	// Sustained load for several replica_net_timeouts (2 s): acks keep
+	// flowing on one connection, nothing falls back.
+	yes0, conns0 := globalStatus(t, ctx, sdb, "Rpl_semi_sync_source_yes_tx"), globalStatus(t, ctx, rdb, "Replica_connects")
+	mustExec(t, ctx, sdb, "CREATE TABLE s.load (id BIGINT PRIMARY KEY, w INT NOT NULL, n INT NOT NULL)")
+	load := startInsertLoad(ctx, sdb, "s.load", 4, 0)
+	time.Sleep(6 * time.Second)
+	acked := load.finish()
+	if n := globalStatus(t, ctx, sdb, "Rpl_semi_sync_source_no_times"); n != 1 {
+		t.Errorf("under sustained load: no_times = %d, want still 1", n)
+	}
+	if c := globalStatus(t, ctx, rdb, "Replica_connects"); c != conns0 {
+		t.Errorf("under sustained load the replica reconnected: %d -> %d connections", conns0, c)
+	}
+	if y := globalStatus(t, ctx, sdb, "Rpl_semi_sync_source_yes_tx"); y < yes0+int64(len(acked)) {
+		t.Errorf("yes_tx grew by %d for %d acknowledged inserts", y-yes0, len(acked))
+	}
+	// Switched off and on at run time: the connected replica stays a
+	// semi-sync client; commits while OFF ask for no acknowledgement.
+	mustExec(t, ctx, sdb, "SET GLOBAL rpl_semi_sync_master_enabled = OFF")
+	yes1 := globalStatus(t, ctx, sdb, "Rpl_semi_sync_source_yes_tx")
+	mustExec(t, ctx, sdb, "INSERT INTO s.t VALUES (50)")
+	if y := globalStatus(t, ctx, sdb, "Rpl_semi_sync_source_yes_tx"); y != yes1 {
+		t.Errorf("semi-sync OFF: yes_tx %d -> %d", yes1, y)
+	}
+	if s := status(sdb, "Rpl_semi_sync_source_status"); s != "OFF" {
+		t.Errorf("disabled: status %s", s)
+	}
+	mustExec(t, ctx, sdb, "SET GLOBAL rpl_semi_sync_master_enabled = ON")
+	if c := globalStatus(t, ctx, sdb, "Rpl_semi_sync_source_clients"); c != 1 {
+		t.Errorf("after SET GLOBAL ON: clients = %d, want 1", c)
+	}
+	mustExec(t, ctx, sdb, "INSERT INTO s.t VALUES (51)")
+	if y := globalStatus(t, ctx, sdb, "Rpl_semi_sync_source_yes_tx"); y != yes1+1 {
+		t.Errorf("semi-sync back ON: yes_tx %d -> %d, want +1", yes1, y)
+	}
+
 	noTimes0 := globalStatus(t, ctx, sdb, "Rpl_semi_sync_source_no_times")
 	noTx0 := globalStatus(t, ctx, sdb, "Rpl_semi_sync_source_no_tx")
 	mustExec(t, ctx, rdb, "STOP REPLICA")
@@ -267,4 +303,56 @@ func httpGet(t *testing.T, url string) string {
 		t.Fatalf("GET %s: %d %v", url, resp.StatusCode, err)
 	}
 	return string(b)
+}
+
+// TestSyncBinlogAtRunTime: SET GLOBAL sync_binlog takes effect at once (0:
+// no binlog fsync groups; 1: one per group again), and with semi-sync ON
+// and sync_binlog=0 acknowledgements stand in for local fsyncs: neither
+// the binlog nor storage fsyncs a commit.
+func TestSyncBinlogAtRunTime(t *testing.T) {
+	ctx := testContext(t, 2*time.Minute)
+	src := semiNode(t, ctx, 1, nil)
+	rep := semiNode(t, ctx, 2, nil)
+	sdb, rdb := rootDB(t, src, ""), rootDB(t, rep, "")
+	createReplUser(t, ctx, sdb)
+	pointAt(t, ctx, rdb, src.Port(), "")
+	waitSemiClients(t, ctx, sdb, 1)
+	mustExec(t, ctx, sdb, "CREATE DATABASE sb", "CREATE TABLE sb.t (id INT PRIMARY KEY)")
+	insert := func(from, n int) {
+		t.Helper()
+		for i := from; i < from+n; i++ {
+			mustExec(t, ctx, sdb, fmt.Sprintf("INSERT INTO sb.t VALUES (%d)", i))
+		}
+	}
+	counters := func() (groups, syncs, yes int64) {
+		return globalStatus(t, ctx, sdb, "Binlog_group_commits"), globalStatus(t, ctx, sdb, "Petrel_storage_syncs"), globalStatus(t, ctx, sdb, "Rpl_semi_sync_source_yes_tx")
+	}
+	g0, s0, _ := counters()
+	insert(0, 20)
+	g1, s1, _ := counters()
+	if g1-g0 < 20 || s1 != s0 {
+		t.Errorf("sync_binlog=1: %d binlog fsync groups, %d storage syncs for 20 commits", g1-g0, s1-s0)
+	}
+	mustExec(t, ctx, sdb, "SET GLOBAL sync_binlog = 0")
+	insert(100, 20)
+	g2, s2, y2 := counters()
+	if g2 != g1 {
+		t.Errorf("sync_binlog=0: the binlog still fsynced (%d groups)", g2-g1)
+	}
+	if s2 != s1 {
+		t.Errorf("sync_binlog=0 with semi-sync ON: storage fsynced %d commits; acknowledgements should stand in", s2-s1)
+	}
+	mustExec(t, ctx, sdb, "SET GLOBAL rpl_semi_sync_source_enabled = OFF")
+	insert(200, 5)
+	_, s3, y3 := counters()
+	if s3-s2 < 5 || y3 != y2 {
+		t.Errorf("sync_binlog=0, semi-sync OFF: %d storage syncs for 5 commits (want local durability), yes_tx %d -> %d", s3-s2, y2, y3)
+	}
+	mustExec(t, ctx, sdb, "SET GLOBAL rpl_semi_sync_source_enabled = ON", "SET GLOBAL sync_binlog = 1")
+	insert(300, 5)
+	if g4, _, _ := counters(); g4-g2 < 5 {
+		t.Errorf("back to sync_binlog=1: %d fsync groups for 5 commits", g4-g2)
+	}
+	waitCaughtUp(t, ctx, sdb, rdb, 20*time.Second)
+	sameTable(t, ctx, sdb, rdb, "sb.t", "id")
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -31,13 +32,24 @@ func binlogVariables(logBin bool, datadir string) {
 		&sql.MysqlSystemVariable{Name: "log_bin", Scope: global, Type: types.NewSystemBoolType("log_bin"), Default: onOff(logBin)},
 		&sql.MysqlSystemVariable{Name: "log_bin_basename", Scope: global, Type: types.NewSystemStringType("log_bin_basename"), Default: datadir + "/binlog/binlog"},
 		&sql.MysqlSystemVariable{Name: "log_bin_index", Scope: global, Type: types.NewSystemStringType("log_bin_index"), Default: datadir + "/binlog/binlog.index"},
-		&sql.MysqlSystemVariable{Name: "sync_binlog", Scope: global, Dynamic: true, Type: types.NewSystemUintType("sync_binlog", 0, 4294967295), Default: uint64(1)},
+		&sql.MysqlSystemVariable{Name: "sync_binlog", Scope: global, Dynamic: true, Type: types.NewSystemUintType("sync_binlog", 0, 4294967295), Default: uint64(1),
+			NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
+				if f := syncBinlogHook.Load(); f != nil {
+					n, _ := toInt(v.Val)
+					(*f)(int(n))
+				}
+				return nil
+			}},
 		&sql.MysqlSystemVariable{Name: "gtid_mode", Scope: global, Type: types.NewSystemEnumType("gtid_mode", "OFF", "OFF_PERMISSIVE", "ON_PERMISSIVE", "ON"), Default: "ON"},
 		&sql.MysqlSystemVariable{Name: "enforce_gtid_consistency", Scope: global, Type: types.NewSystemEnumType("enforce_gtid_consistency", "OFF", "ON", "WARN"), Default: "ON"},
 		&sql.MysqlSystemVariable{Name: "binlog_format", Scope: global, Type: types.NewSystemEnumType("binlog_format", "ROW"), Default: "ROW"},
 		&sql.MysqlSystemVariable{Name: "binlog_row_image", Scope: global, Type: types.NewSystemEnumType("binlog_row_image", "FULL"), Default: "FULL"},
 	})
 }
+
+// syncBinlogHook applies SET GLOBAL sync_binlog to the open log (the
+// variable registry is per process, like the node).
+var syncBinlogHook atomic.Pointer[func(int)]
 
 // globalUint reads a numeric global variable.
 func globalUint(name string, def uint64) uint64 {
@@ -89,6 +101,8 @@ func (n *Node) openBinlog() error {
 		return fmt.Errorf("node: binary log: %w", err)
 	}
 	n.binlog = l
+	set := l.SetSyncBinlog
+	syncBinlogHook.Store(&set) // SET GLOBAL sync_binlog takes effect at once
 	n.store.SetSink(l)
 	n.registerBinlogSQL()
 	return nil

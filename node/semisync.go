@@ -78,6 +78,13 @@ func (w semiWaiter) WaitAcked(ctx context.Context, p binlog.Position) error {
 
 func (w semiWaiter) AfterSync() bool { return w.v.settings().WaitPoint != semisync.AfterCommit }
 
+// NetworkDurable: with semi-sync ON at AFTER_SYNC, a commit returns only
+// once a replica holds it durably, so storage need not fsync it too.
+func (w semiWaiter) NetworkDurable() bool {
+	s := w.v.settings()
+	return s.Enabled && s.WaitPoint != semisync.AfterCommit && w.t.Snapshot().Status
+}
+
 // openSemiSync builds the tracker and plugs it into the log; the source
 // and replica read the switches from it.
 func (n *Node) openSemiSync() {

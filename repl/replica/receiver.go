@@ -131,7 +131,7 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 
 	raw := conn.Conn
 	br := bufio.NewReaderSize(raw, 256<<10)
-	pc := &packetConn{conn: raw, br: br}
+	pc := &packetConn{conn: raw, br: br, timeout: timeout}
 	r.setIOState("Registering replica on source")
 	if err := pc.register(r.opts.ServerID, cfg); err != nil {
 		return false, err
@@ -319,12 +319,14 @@ func (r *Replica) receiveEvent(ev []byte, txn *pendingTxn) (*pendingTxn, error) 
 // packetConn speaks the replication commands on the raw connection once
 // vitess has authenticated it.
 type packetConn struct {
-	conn net.Conn
-	br   *bufio.Reader
-	seq  byte
+	conn    net.Conn
+	br      *bufio.Reader
+	seq     byte
+	timeout time.Duration // for each write
 }
 
 func (p *packetConn) write(payload []byte) error {
+	p.conn.SetWriteDeadline(time.Now().Add(p.timeout))
 	p.seq = 0
 	hdr := []byte{byte(len(payload)), byte(len(payload) >> 8), byte(len(payload) >> 16), p.seq}
 	p.seq++

@@ -163,7 +163,7 @@ func (d *dumper) sendAvailable() (moved bool, err error) {
 		if d.skipping {
 			continue
 		}
-		if d.semi && d.endsTxn(ev) {
+		if d.semi && d.endsTxn(ev) && d.s.semiEnabled() {
 			end := semisync.Pos{File: d.file, Off: at + uint64(len(ev))}
 			d.s.opts.Semi.Sent(d.req.ConnID, end)
 			d.lastSent = d.s.opts.Clock.Now()

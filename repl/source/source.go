@@ -250,7 +250,9 @@ func (s *Source) Dump(ctx context.Context, w EventWriter, req Request) error {
 	if err != nil {
 		return err
 	}
-	sp, err := planStart(files, s.opts.Log.Executed(), s.opts.Log.Purged(), req, s.opts.ServerUUID)
+	// Logged, not Executed: under AFTER_SYNC a replica may hold
+	// transactions still waiting for their acknowledgement here.
+	sp, err := planStart(files, s.opts.Log.Logged(), s.opts.Log.Purged(), req, s.opts.ServerUUID)
 	if err != nil {
 		return err
 	}
@@ -269,10 +271,13 @@ func (s *Source) Dump(ctx context.Context, w EventWriter, req Request) error {
 }
 
 // semi reports whether a dump speaks semi-sync: the replica asked for it
-// and the source has it on (decided when the dump starts, as in MySQL).
+// (the source has the plugin built in). Whether transaction ends ask for
+// acknowledgements follows rpl_semi_sync_source_enabled as it changes.
 func (s *Source) semi(req Request) bool {
-	return req.SemiSync && s.opts.Semi != nil && s.opts.SemiEnabled != nil && s.opts.SemiEnabled()
+	return req.SemiSync && s.opts.Semi != nil
 }
+
+func (s *Source) semiEnabled() bool { return s.opts.SemiEnabled != nil && s.opts.SemiEnabled() }
 
 // IsSemi reports whether a request will get a semi-sync stream.
 func (s *Source) IsSemi(req Request) bool { return s.semi(req) }
