@@ -71,24 +71,32 @@ type AppliedNotifier interface {
 // (grouped), storage apply (ordered), lock release. The transaction is
 // finished whatever the outcome; on error nothing of it is visible.
 func (t *Txn) Commit(ctx context.Context) error {
+	finish, err := t.CommitStart(ctx)
+	if err != nil || finish == nil {
+		return err
+	}
+	return finish(ctx)
+}
+
+// CommitStart does the ordered part of a commit: the sink append, which
+// fixes the transaction's place in commit order. The returned finish
+// completes it (durability wait, storage apply in order, lock release)
+// and must be called exactly once; nil when there was nothing to commit.
+// A caller may start the next transaction's commit before finishing this
+// one (the replication applier pipelines its commits so that they share
+// fsyncs); row locks keep dependent transactions in order.
+func (t *Txn) CommitStart(ctx context.Context) (func(context.Context) error, error) {
 	if t.done {
-		return base.Errorf(base.ClassInternal, "storage: transaction already finished")
+		return nil, base.Errorf(base.ClassInternal, "storage: transaction already finished")
 	}
 	if !t.HasWrites() && len(t.queries) == 0 {
 		t.release()
-		return nil
+		return nil, nil
 	}
 	e := t.e
-	defer func() {
-		t.done = true
-		if t.batch != nil {
-			t.batch.Close()
-			t.batch = nil
-		}
-		e.locks.ReleaseAll(t.id)
-	}()
 	if err := e.WriteError(); err != nil {
-		return err
+		t.finish()
+		return nil, err
 	}
 	rec := &CommitRecord{Changes: t.changes, Queries: t.queries, Time: time.Now(), Origin: t.origin}
 
@@ -104,15 +112,35 @@ func (t *Txn) Commit(ctx context.Context) error {
 	}
 	e.commitMu.Unlock()
 	if err != nil {
+		t.finish()
 		if c := base.ClassOf(err); c == base.ClassDuplicate || c == base.ClassBadInput || c == base.ClassReadOnly {
 			// The sink refused this record (a GTID it already has) without
 			// writing anything: only this transaction fails.
-			return err
+			return nil, err
 		}
 		e.refuseWrites(err)
-		return base.Wrap(classifyWriteErr(err), err, "storage: commit")
+		return nil, base.Wrap(classifyWriteErr(err), err, "storage: commit")
 	}
+	return func(ctx context.Context) error {
+		defer t.finish()
+		return t.commitFinish(ctx, sink, rec)
+	}, nil
+}
 
+// finish ends the transaction: its batch is dropped and its locks released.
+func (t *Txn) finish() {
+	t.done = true
+	if t.batch != nil {
+		t.batch.Close()
+		t.batch = nil
+	}
+	t.e.locks.ReleaseAll(t.id)
+}
+
+// commitFinish is the grouped and ordered rest of a commit.
+func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitRecord) error {
+	e := t.e
+	var err error
 	var notAcked error
 	if sink != nil {
 		if err := sink.Wait(ctx, rec); errors.Is(err, ErrNotAcknowledged) {

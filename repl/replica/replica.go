@@ -85,6 +85,7 @@ type Replica struct {
 	receivedTxns uint64
 	connects     uint64
 	semiActive   bool
+	pipe         *pipeline // the running applier's commit pipeline
 	// applier facts
 	applying      bool
 	applyingOrig  time.Time
