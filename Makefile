@@ -8,13 +8,14 @@ RUN_CMD ?= bin/petrel cluster --datadir ./cluster --base-port 3306 --replicas 2 
 FUZZTIME ?= 10s
 
 .DEFAULT_GOAL := build
-.PHONY: help build run test vet bench fuzz deps
+.PHONY: help build run test vet bench bench-repl fuzz deps
 
 help:
 	@echo "make build   go build -o bin/petrel ./cmd/petrel"
 	@echo "make run     build, then: $(RUN_CMD)"
 	@echo "make test    scripts/deps.sh, go vet ./..., go test -count=1 -timeout 60m ./..."
 	@echo "make bench   bench/sysbench.sh (env: SERVERS WORKLOADS THREADS DURATION)"
+	@echo "make bench-repl  bench/replication.sh (env: SYSTEMS LAG_DURATION CATCHUP_DURATION THREADS)"
 	@echo "make fuzz    every Go fuzz target for FUZZTIME=$(FUZZTIME)"
 	@echo "make deps    scripts/deps.sh"
 
@@ -40,6 +41,9 @@ test:
 
 bench:
 	bash bench/sysbench.sh
+
+bench-repl:
+	bash bench/replication.sh
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh

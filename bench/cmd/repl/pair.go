@@ -1,0 +1,485 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"petrel/lab"
+)
+
+const (
+	benchDB = "sbtest"
+	// petrelPassword is root's password on the Petrel servers; MariaDB's
+	// root has none (lab's install).
+	petrelPassword = "petrel"
+	replUser       = "repl"
+	replPassword   = "repl-pw"
+	// queryTimeout bounds one query of the benchmark's own (samples,
+	// statements); table digests get digestTimeout.
+	queryTimeout = 10 * time.Second
+	startTimeout = 2 * time.Minute
+	// stopTimeout bounds the shutdown of one server, also on ^C.
+	stopTimeout = 3 * time.Minute
+	// pollInterval is how often waits poll the replica.
+	pollInterval = 20 * time.Millisecond
+	// threadCheckInterval is how often waits look at the replica's thread
+	// status, to fail fast when replication broke.
+	threadCheckInterval = time.Second
+)
+
+// server is what lab.Petrel and lab.MariaDB have in common here.
+type server interface {
+	Port() int
+	Stop(ctx context.Context) error
+	Log() string
+	DB(db string) (*sql.DB, error)
+}
+
+// flavor is how one system spells replication and reports its progress.
+type flavor struct {
+	// primaryPos and replicaPos are the variables holding each side's
+	// position; counter turns a position into a transaction count.
+	primaryPos, replicaPos string
+	counter                func(pos string) (int64, error)
+	// status is the replica status statement and the rest its columns.
+	status                string
+	ioRunning, sqlRunning string
+	behind                string // Seconds_Behind_*
+	received              string // the position the receiver has fetched
+	ioError, sqlError     string
+	// change is CHANGE ... TO with the port, user and password to fill in.
+	change                           string
+	start, stopApplier, startApplier string
+}
+
+// petrelFlavor needs its counter set to the primary's server_uuid.
+var petrelFlavor = flavor{
+	primaryPos: "@@GLOBAL.gtid_executed", replicaPos: "@@GLOBAL.gtid_executed",
+	status:    "SHOW REPLICA STATUS",
+	ioRunning: "Replica_IO_Running", sqlRunning: "Replica_SQL_Running",
+	behind: "Seconds_Behind_Source", received: "Retrieved_Gtid_Set",
+	ioError: "Last_IO_Error", sqlError: "Last_SQL_Error",
+	change: "CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=%d, " +
+		"SOURCE_USER='%s', SOURCE_PASSWORD='%s', SOURCE_AUTO_POSITION=1",
+	start: "START REPLICA", stopApplier: "STOP REPLICA SQL_THREAD", startApplier: "START REPLICA SQL_THREAD",
+}
+
+var mariadbFlavor = flavor{
+	primaryPos: "@@GLOBAL.gtid_binlog_pos", replicaPos: "@@GLOBAL.gtid_slave_pos",
+	counter:   mariadbSeq,
+	status:    "SHOW SLAVE STATUS",
+	ioRunning: "Slave_IO_Running", sqlRunning: "Slave_SQL_Running",
+	behind: "Seconds_Behind_Master", received: "Gtid_IO_Pos",
+	ioError: "Last_IO_Error", sqlError: "Last_SQL_Error",
+	change: "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, " +
+		"MASTER_USER='%s', MASTER_PASSWORD='%s', MASTER_USE_GTID=slave_pos",
+	start: "START SLAVE", stopApplier: "STOP SLAVE SQL_THREAD", startApplier: "START SLAVE SQL_THREAD",
+}
+
+// pair is one system's primary and replica, replicating. Its methods may
+// be called from several goroutines once start has returned (the samplers
+// share pdb and rdb, which database/sql makes safe).
+type pair struct {
+	system           string
+	f                flavor
+	primary, replica server
+	password         string // root's, on both
+	pdb, rdb         *sql.DB
+	version          string
+	dirs             []string // Petrel datadirs; MariaDB.Stop removes its own
+}
+
+// startPair starts a primary and a replica of system and wires replication.
+// The pair is returned even on error, so that the caller can collect the
+// servers' logs and close it.
+func startPair(ctx context.Context, logger *slog.Logger, system string, o Options) (*pair, error) {
+	p := &pair{system: system}
+	var err error
+	switch system {
+	case "petrel":
+		p.f, p.password = petrelFlavor, petrelPassword
+		err = p.startPetrel(ctx, logger, o)
+	case "mariadb":
+		p.f = mariadbFlavor
+		err = p.startMariaDB(ctx, logger, o)
+	default:
+		err = fmt.Errorf("unknown system %q", system)
+	}
+	if err == nil {
+		err = p.connect(ctx)
+	}
+	if err == nil {
+		err = p.wire(ctx, logger)
+	}
+	return p, err
+}
+
+func (p *pair) startPetrel(ctx context.Context, logger *slog.Logger, o Options) error {
+	bin, err := lab.BuildPetrel(ctx)
+	if err != nil {
+		return err
+	}
+	for id, role := range []string{"primary", "replica"} {
+		dir, err := os.MkdirTemp("", "bench-repl-petrel-")
+		if err != nil {
+			return err
+		}
+		p.dirs = append(p.dirs, dir)
+		srv, err := lab.StartPetrel(ctx, lab.PetrelOptions{
+			Binary: bin, Datadir: dir, ServerID: id + 1, RootPassword: petrelPassword,
+			ExtraArgs: o.PetrelArgs, StartTimeout: startTimeout, StopTimeout: stopTimeout,
+			Logger: logger.With("role", role),
+		})
+		if err != nil {
+			return fmt.Errorf("start petrel %s: %w", role, err)
+		}
+		p.setServer(role, srv)
+	}
+	return nil
+}
+
+func (p *pair) startMariaDB(ctx context.Context, logger *slog.Logger, o Options) error {
+	args := [][]string{o.MariaDBArgs, o.MariaDBReplicaArgs}
+	for id, role := range []string{"primary", "replica"} {
+		srv, err := lab.StartMariaDB(ctx, lab.MariaDBOptions{
+			ServerID: id + 1, ExtraArgs: args[id],
+			StartTimeout: startTimeout, StopTimeout: stopTimeout,
+			Logger: logger.With("role", role),
+		})
+		if err != nil {
+			return fmt.Errorf("start mariadb %s: %w", role, err)
+		}
+		p.setServer(role, srv)
+	}
+	return nil
+}
+
+func (p *pair) setServer(role string, s server) {
+	if role == "primary" {
+		p.primary = s
+	} else {
+		p.replica = s
+	}
+}
+
+// connect opens both servers' pools and learns what the counters need.
+func (p *pair) connect(ctx context.Context) error {
+	var err error
+	if p.pdb, err = p.primary.DB(""); err != nil {
+		return err
+	}
+	if p.rdb, err = p.replica.DB(""); err != nil {
+		return err
+	}
+	if p.version, err = queryString(ctx, p.pdb, "SELECT VERSION()"); err != nil {
+		return err
+	}
+	if p.f.counter == nil {
+		uuid, err := queryString(ctx, p.pdb, "SELECT @@GLOBAL.server_uuid")
+		if err != nil {
+			return err
+		}
+		p.f.counter = func(set string) (int64, error) { return gtidCount(set, uuid) }
+	}
+	return nil
+}
+
+// wire creates the replication user on the primary, points the replica at
+// it and waits until both replica threads run.
+func (p *pair) wire(ctx context.Context, logger *slog.Logger) error {
+	err := execAll(ctx, p.pdb,
+		fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED BY '%s'", replUser, replPassword),
+		fmt.Sprintf("GRANT REPLICATION SLAVE ON *.* TO '%s'@'%%'", replUser))
+	if err != nil {
+		return fmt.Errorf("primary: %w", err)
+	}
+	err = execAll(ctx, p.rdb, fmt.Sprintf(p.f.change, p.primary.Port(), replUser, replPassword), p.f.start)
+	if err != nil {
+		return fmt.Errorf("replica: %w", err)
+	}
+	_, err = p.waitStatus(ctx, "replica threads running", time.Minute, func(st map[string]string) bool {
+		return st[p.f.ioRunning] == "Yes" && st[p.f.sqlRunning] == "Yes"
+	})
+	if err == nil {
+		logger.Info("replicating", "primary_port", p.primary.Port(), "replica_port", p.replica.Port())
+	}
+	return err
+}
+
+// load creates the sysbench tables on the primary and waits until the
+// replica has applied them.
+func (p *pair) load(ctx context.Context, logger *slog.Logger, o Options) error {
+	if err := execAll(ctx, p.pdb, "CREATE DATABASE "+benchDB); err != nil {
+		return err
+	}
+	logger.Info("sysbench prepare", "tables", o.Tables, "table_size", o.TableSize)
+	if _, err := lab.RunSysbench(ctx, p.sysbench(o, "prepare", 0)); err != nil {
+		return fmt.Errorf("prepare: %w", err)
+	}
+	target, err := p.primaryCounter(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := p.waitApplied(ctx, target, o.WaitTimeout); err != nil {
+		return fmt.Errorf("after prepare: %w", err)
+	}
+	return nil
+}
+
+// sysbench returns the options of one sysbench invocation on the primary.
+func (p *pair) sysbench(o Options, command string, d time.Duration) lab.SysbenchOptions {
+	return lab.SysbenchOptions{
+		Workload: o.Workload, Command: command, Port: p.primary.Port(), Password: p.password,
+		DB: benchDB, Tables: o.Tables, TableSize: o.TableSize, Threads: o.Threads,
+		Duration: d, ExtraArgs: o.SysbenchArgs,
+	}
+}
+
+func (p *pair) primaryCounter(ctx context.Context) (int64, error) {
+	return p.counter(ctx, p.pdb, p.f.primaryPos)
+}
+
+func (p *pair) replicaCounter(ctx context.Context) (int64, error) {
+	return p.counter(ctx, p.rdb, p.f.replicaPos)
+}
+
+func (p *pair) counter(ctx context.Context, db *sql.DB, variable string) (int64, error) {
+	pos, err := queryString(ctx, db, "SELECT "+variable)
+	if err != nil {
+		return 0, err
+	}
+	return p.f.counter(pos)
+}
+
+// status returns the replica status row as column -> value ("NULL" for
+// NULL), or nil when there is none.
+func (p *pair) status(ctx context.Context) (map[string]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	rows, err := p.rdb.QueryContext(ctx, p.f.status)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p.f.status, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil || !rows.Next() {
+		return nil, errors.Join(err, rows.Err())
+	}
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return nil, err
+	}
+	st := make(map[string]string, len(cols))
+	for i, c := range cols {
+		st[c] = "NULL"
+		if vals[i].Valid {
+			st[c] = vals[i].String
+		}
+	}
+	return st, nil
+}
+
+// broken describes a replica thread that stopped with an error, or "".
+func (p *pair) broken(st map[string]string) string {
+	if st == nil {
+		return "no replica status"
+	}
+	if e := st[p.f.sqlError]; e != "" {
+		return fmt.Sprintf("%s=%s: %s", p.f.sqlRunning, st[p.f.sqlRunning], e)
+	}
+	if st[p.f.ioRunning] == "No" && st[p.f.ioError] != "" {
+		return fmt.Sprintf("%s=No: %s", p.f.ioRunning, st[p.f.ioError])
+	}
+	return ""
+}
+
+// waitApplied waits until the replica has applied target transactions and
+// returns when it saw that. It fails at once if replication broke.
+func (p *pair) waitApplied(ctx context.Context, target int64, timeout time.Duration) (time.Time, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	lastCheck := time.Now()
+	var got int64
+	for {
+		n, err := p.replicaCounter(ctx)
+		if err == nil && n >= target {
+			return time.Now(), nil
+		}
+		got = n
+		if time.Since(lastCheck) >= threadCheckInterval {
+			lastCheck = time.Now()
+			if st, err := p.status(ctx); err == nil && p.broken(st) != "" {
+				return time.Time{}, fmt.Errorf("replication broke at %d of %d: %s", got, target, p.broken(st))
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return time.Time{}, fmt.Errorf("replica applied %d of %d transactions within %v: %w", got, target, timeout, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// waitReceived waits until the replica's receiver has fetched target
+// transactions.
+func (p *pair) waitReceived(ctx context.Context, target int64, timeout time.Duration) error {
+	_, err := p.waitStatus(ctx, fmt.Sprintf("%s reaching %d", p.f.received, target), timeout, func(st map[string]string) bool {
+		n, err := p.f.counter(st[p.f.received])
+		return err == nil && n >= target
+	})
+	return err
+}
+
+// waitStatus polls the replica status until ok accepts it.
+func (p *pair) waitStatus(ctx context.Context, what string, timeout time.Duration, ok func(map[string]string) bool) (map[string]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	var st map[string]string
+	var err error
+	for {
+		if st, err = p.status(ctx); err == nil && st != nil && ok(st) {
+			return st, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting %v for %s: %w (last status error %v; %s)", timeout, what, ctx.Err(), err, p.broken(st))
+		case <-tick.C:
+		}
+	}
+}
+
+// close stops the replica, then the primary, each within stopTimeout even
+// if ctx was cancelled, and removes the Petrel datadirs.
+func (p *pair) close(ctx context.Context) error {
+	for _, db := range []*sql.DB{p.pdb, p.rdb} {
+		if db != nil {
+			db.Close()
+		}
+	}
+	var errs []error
+	for _, s := range []server{p.replica, p.primary} {
+		if s == nil {
+			continue
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
+		if err := s.Stop(sctx); err != nil {
+			errs = append(errs, fmt.Errorf("stop %s on port %d: %w", p.system, s.Port(), err))
+		}
+		cancel()
+	}
+	for _, dir := range p.dirs {
+		if err := os.RemoveAll(dir); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// logs returns the tails of both servers' output.
+func (p *pair) logs() string {
+	var b strings.Builder
+	for _, r := range []struct {
+		role string
+		s    server
+	}{{"primary", p.primary}, {"replica", p.replica}} {
+		if r.s != nil {
+			fmt.Fprintf(&b, "--- %s %s ---\n%s\n", p.system, r.role, lastLines(r.s.Log(), 30))
+		}
+	}
+	return b.String()
+}
+
+func queryString(ctx context.Context, db *sql.DB, q string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	var s sql.NullString
+	if err := db.QueryRowContext(ctx, q).Scan(&s); err != nil {
+		return "", fmt.Errorf("%s: %w", q, err)
+	}
+	return s.String, nil
+}
+
+func execAll(ctx context.Context, db *sql.DB, stmts ...string) error {
+	for _, q := range stmts {
+		qctx, cancel := context.WithTimeout(ctx, queryTimeout)
+		_, err := db.ExecContext(qctx, q)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("%s: %w", redact(q), err)
+		}
+	}
+	return nil
+}
+
+// redact hides the replication password in error messages.
+func redact(q string) string {
+	return strings.ReplaceAll(q, replPassword, "***")
+}
+
+// gtidCount returns N such that the MySQL GTID set holds uuid:1-N (the
+// primary's transactions applied in order), 0 when it holds none of uuid.
+// Sets look like "uuid:1-5:7,\nuuid2:1-3".
+func gtidCount(set, uuid string) (int64, error) {
+	for _, part := range strings.Split(set, ",") {
+		part = strings.TrimSpace(part)
+		sid, intervals, ok := strings.Cut(part, ":")
+		if !ok || !strings.EqualFold(sid, uuid) {
+			continue
+		}
+		first, _, _ := strings.Cut(intervals, ":")
+		lo, hi, isRange := strings.Cut(first, "-")
+		if !isRange {
+			hi = lo
+		}
+		start, err1 := strconv.ParseInt(lo, 10, 64)
+		end, err2 := strconv.ParseInt(hi, 10, 64)
+		if err := errors.Join(err1, err2); err != nil {
+			return 0, fmt.Errorf("bad GTID set %q: %w", set, err)
+		}
+		if start != 1 {
+			return 0, nil
+		}
+		return end, nil
+	}
+	return 0, nil
+}
+
+// mariadbSeq returns the sequence number of domain 0 in a MariaDB GTID
+// position such as "0-1-1234" (0 for an empty position).
+func mariadbSeq(pos string) (int64, error) {
+	for _, g := range strings.Split(pos, ",") {
+		parts := strings.Split(strings.TrimSpace(g), "-")
+		if len(parts) != 3 || parts[0] != "0" {
+			continue
+		}
+		n, err := strconv.ParseInt(parts[2], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("bad MariaDB GTID position %q: %w", pos, err)
+		}
+		return n, nil
+	}
+	return 0, nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

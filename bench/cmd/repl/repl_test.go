@@ -1,0 +1,89 @@
+package main
+
+import (
+	"testing"
+	"time"
+)
+
+func TestGTIDCount(t *testing.T) {
+	const uuid = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
+	for _, c := range []struct {
+		set  string
+		want int64
+	}{
+		{"", 0},
+		{uuid + ":1-42", 42},
+		{uuid + ":1", 1},
+		{"3E11FA47-71CA-11E1-9E33-C80AA9429562:1-7:9-12", 7},
+		{"aaaaaaaa-71ca-11e1-9e33-c80aa9429562:1-99,\n" + uuid + ":1-5", 5},
+		{uuid + ":3-5", 0}, // not applied from the start
+	} {
+		got, err := gtidCount(c.set, uuid)
+		if err != nil || got != c.want {
+			t.Errorf("gtidCount(%q) = %d, %v; want %d", c.set, got, err, c.want)
+		}
+	}
+	if _, err := gtidCount(uuid+":1-x", uuid); err == nil {
+		t.Error("gtidCount accepted a bad interval")
+	}
+}
+
+func TestMariaDBSeq(t *testing.T) {
+	for _, c := range []struct {
+		pos  string
+		want int64
+	}{{"", 0}, {"0-1-1234", 1234}, {"1-2-5,0-1-77", 77}} {
+		got, err := mariadbSeq(c.pos)
+		if err != nil || got != c.want {
+			t.Errorf("mariadbSeq(%q) = %d, %v; want %d", c.pos, got, err, c.want)
+		}
+	}
+}
+
+// The primary is idle at 0 until 100 ms, commits 100 transactions by
+// 200 ms and 100 more by 300 ms, then is idle again.
+func TestLagAt(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	primary := []point{{at(0), 0}, {at(100), 0}, {at(200), 100}, {at(300), 200}, {at(400), 200}}
+	for _, c := range []struct {
+		ms   int
+		n    int64
+		want time.Duration
+	}{
+		{50, 0, 0},                        // idle, nothing to apply
+		{150, 0, 49 * time.Millisecond},   // transaction 1 committed at 101 ms
+		{250, 100, 49 * time.Millisecond}, // 101 at 201 ms
+		{250, 50, 99 * time.Millisecond},
+		{220, 150, 0}, // ahead of the primary's estimated 120
+		{350, 200, 0},
+		{350, 190, 59 * time.Millisecond},
+		{500, 100, 299 * time.Millisecond}, // after the last primary sample
+	} {
+		if got := lagAt(primary, point{at(c.ms), c.n}); got != c.want {
+			t.Errorf("lagAt(%d ms, %d) = %v, want %v", c.ms, c.n, got, c.want)
+		}
+	}
+}
+
+func TestSummarizeLag(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	primary := []point{{at(0), 0}, {at(1000), 1000}}
+	var replica []replicaSample
+	for i := 1; i <= 100; i++ { // lag i ms at t = 10*i ms
+		replica = append(replica, replicaSample{point{at(10 * i), int64(9*i - 1)}, "0"})
+	}
+	replica[99].behind = "NULL"
+	replica = append(replica, replicaSample{point{at(2000), 0}, "7"}) // after the window
+	r := summarizeLag(primary, replica, at(0), at(1000))
+	if r.samples != 100 || r.max != 100*time.Millisecond || r.p99 != 99*time.Millisecond {
+		t.Errorf("samples %d max %v p99 %v; want 100, 100ms, 99ms", r.samples, r.max, r.p99)
+	}
+	if r.mean != 50500*time.Microsecond {
+		t.Errorf("mean %v, want 50.5ms", r.mean)
+	}
+	if r.behindMax != 0 || r.behindNull != 1 {
+		t.Errorf("behind max %d null %d, want 0 and 1", r.behindMax, r.behindNull)
+	}
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Replication benchmark: Petrel beside a MariaDB 10.11 anchor, each as a
+# primary and one replica on loopback (temporary datadirs, free ports).
+# Two measurements per system under sysbench oltp_write_only at full rate:
+#   1. lag: the replica's lag sampled every 100 ms (max, p99, mean) and the
+#      Seconds_Behind_Source/Master the server reports;
+#   2. catch-up: the applier is stopped during a load, then timed until it
+#      has applied the backlog: apply rate / production rate.
+# The replica's rows are compared with the primary's (digest of every
+# sbtest table) after each phase; a mismatch fails the run (exit 1).
+# Prints a markdown report and writes it to bench/out/repl-<date>.md.
+#
+# Environment (defaults in brackets):
+#   SYSTEMS           ["petrel mariadb"]  which systems, in order
+#   LAG_DURATION      [30]  seconds of load in the lag phase
+#   CATCHUP_DURATION  [60]  seconds of load while the applier is stopped
+#   THREADS [4], TABLES [4], TABLE_SIZE [10000], OUT_DIR [bench/out]
+#   WAIT_TIMEOUT      [10m] bound on each wait for the replica
+#   PETREL_BINARY     use this petrel instead of building ./cmd/petrel
+#   PETREL_ARGS, MARIADB_ARGS, MARIADB_REPLICA_ARGS, SYSBENCH_ARGS
+#                     extra/replacement flags
+# Example: LAG_DURATION=5 CATCHUP_DURATION=5 bench/replication.sh
+#
+# The orchestration is bench/cmd/repl (Go, using package lab); it stops
+# every server and removes their datadirs on exit, including on ^C.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
+	export PATH=/usr/local/go/bin:$PATH
+fi
+if ! command -v sysbench >/dev/null 2>&1 || { ! command -v mariadbd >/dev/null 2>&1 && [ ! -x /usr/sbin/mariadbd ]; }; then
+	bash scripts/deps.sh
+fi
+mkdir -p bin
+go build -o bin/bench-repl ./bench/cmd/repl
+exec bin/bench-repl "$@"
