@@ -50,7 +50,8 @@ type Options struct {
 	Logger *slog.Logger
 	// LockWaitTimeout is innodb_lock_wait_timeout; default 50s.
 	LockWaitTimeout time.Duration
-	// MemTableSize; default 64 MiB.
+	// MemTableSize; default 2 MiB: small memtables keep range scans over
+	// hot, often-updated rows short (fewer versions to step over).
 	MemTableSize uint64
 	// CacheSize is the block cache (innodb_buffer_pool_size); default 256 MiB.
 	CacheSize int64
@@ -80,7 +81,7 @@ func (o *Options) setDefaults() error {
 		o.CacheSize = 256 << 20
 	}
 	if o.MemTableSize == 0 {
-		o.MemTableSize = 8 << 20
+		o.MemTableSize = 2 << 20
 	}
 	if o.ReserveSize == 0 {
 		o.ReserveSize = 4 * int64(o.MemTableSize)
