@@ -122,8 +122,8 @@ type Log struct {
 	// has applied (Applied), a subset of executed.
 	visMu   sync.Mutex
 	visible *base.GTIDSet
-	nextGNO  int64
-	seqNo    int64 // logical clock: per-file sequence number
+	nextGNO int64
+	seqNo   int64 // logical clock: per-file sequence number
 	// broken is set when a failed write could not be undone.
 	broken error
 	// lastDurableSeq is the seqNo of the newest transaction known durable

@@ -2,13 +2,13 @@ package e2e
 
 import (
 	"context"
-	"os"
-	"strconv"
 	"database/sql"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
