@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"errors"
 	"encoding/binary"
 	"io"
 	"net"
@@ -96,18 +97,10 @@ func (f *fakeReplica) disconnected() bool {
 	for time.Now().Before(deadline) {
 		if _, err := f.readErr(time.Until(deadline)); err != nil {
 			var ne net.Error
-			return !(errorsAs(err, &ne) && ne.Timeout())
+			return !(errors.As(err, &ne) && ne.Timeout())
 		}
 	}
 	return false
-}
-
-func errorsAs(err error, ne *net.Error) bool {
-	x, ok := err.(net.Error)
-	if ok {
-		*ne = x
-	}
-	return ok
 }
 
 // TestSemiSyncBadAcks: a replica acknowledging a position it was never
