@@ -2,8 +2,8 @@ package e2e
 
 import (
 	"bufio"
-	"errors"
 	"encoding/binary"
+	"errors"
 	"io"
 	"net"
 	"strings"
