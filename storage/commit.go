@@ -151,8 +151,7 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 			// client hears of the failure. The sink decides whether writes
 			// may go on (semi-sync strict mode keeps the data; a failed
 			// fsync refuses further writes).
-			e.turn.wait(rec.Seq)
-			e.turn.pass(rec.Seq)
+			e.turn.do(rec.Seq, nil)
 			e.refuseWrites(err)
 			return base.Wrap(classifyWriteErr(err), err, "storage: commit")
 		}
@@ -175,20 +174,19 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 	syncStorage := sink == nil || !sink.Durable() || t.catalogDirty
 
 	if err := failpoint.Inject("storage.beforeApply"); err != nil {
-		e.turn.wait(rec.Seq)
-		e.turn.pass(rec.Seq)
+		e.turn.do(rec.Seq, nil)
 		return err
 	}
-	e.turn.wait(rec.Seq)
-	if syncStorage {
-		err = e.db.ApplyNoSyncWait(t.batch, pebble.Sync)
-	} else {
-		err = e.db.Apply(t.batch, pebble.NoSync)
-	}
-	if n, ok := sink.(AppliedNotifier); ok && err == nil {
-		n.Applied(rec)
-	}
-	e.turn.pass(rec.Seq)
+	e.turn.do(rec.Seq, func() {
+		if syncStorage {
+			err = e.db.ApplyNoSyncWait(t.batch, pebble.Sync)
+		} else {
+			err = e.db.Apply(t.batch, pebble.NoSync)
+		}
+		if n, ok := sink.(AppliedNotifier); ok && err == nil {
+			n.Applied(rec)
+		}
+	})
 	if err == nil && syncStorage {
 		err = t.batch.SyncWait()
 		e.stats.StorageSyncs.Add(1)
@@ -245,9 +243,8 @@ func (t *Txn) CommitReplayed(ctx context.Context, sinkPos []byte) error {
 	if err := t.batch.Set(metaKey(metaSinkPos), sinkPos, nil); err != nil {
 		return err
 	}
-	e.turn.wait(seq)
-	err := e.db.Apply(t.batch, pebble.Sync)
-	e.turn.pass(seq)
+	var err error
+	e.turn.do(seq, func() { err = e.db.Apply(t.batch, pebble.Sync) })
 	if err != nil {
 		e.refuseWrites(err)
 		return base.Wrap(classifyWriteErr(err), err, "storage: commit")
@@ -274,7 +271,7 @@ func (e *Engine) SinkPos() ([]byte, error) {
 func (e *Engine) WithCommitsPaused(fn func() error) error {
 	e.commitMu.Lock()
 	defer e.commitMu.Unlock()
-	e.turn.wait(e.nextSeq)
+	e.turn.waitPassed(e.nextSeq - 1)
 	return fn()
 }
 

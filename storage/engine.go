@@ -551,50 +551,6 @@ func (e *Engine) SetMetaSync(name string, value []byte) error {
 	return nil
 }
 
-// turnstile lets goroutines proceed strictly in sequence order.
-type turnstile struct {
-	mu   sync.Mutex
-	cond *sync.Cond
-	last uint64
-}
-
-func (t *turnstile) init(last uint64) {
-	t.last = last
-	t.cond = sync.NewCond(&t.mu)
-}
-
-// wait blocks until every sequence before seq has passed.
-func (t *turnstile) wait(seq uint64) {
-	t.mu.Lock()
-	for t.last != seq-1 {
-		t.cond.Wait()
-	}
-	t.mu.Unlock()
-}
-
-// pass marks seq as passed and wakes the next.
-func (t *turnstile) pass(seq uint64) {
-	t.mu.Lock()
-	t.last = seq
-	t.mu.Unlock()
-	t.cond.Broadcast()
-}
-
-// waitPassed blocks until seq has passed (at once if it has).
-func (t *turnstile) waitPassed(seq uint64) {
-	t.mu.Lock()
-	for t.last < seq {
-		t.cond.Wait()
-	}
-	t.mu.Unlock()
-}
-
-func (t *turnstile) done() uint64 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.last
-}
-
 // quietLogger routes Pebble's chatter to slog at debug level.
 type quietLogger struct{ l *slog.Logger }
 
