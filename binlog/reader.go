@@ -20,8 +20,33 @@ const maxEventSize = 1 << 30
 type Reader struct {
 	name string
 	f    *os.File
+	src  *limitedFile
 	r    *bufio.Reader
 	pos  uint64
+}
+
+// limitedFile reads the file up to limit (when >= 0): a reader following a
+// file that is still written, or preallocated past its end, never buffers
+// bytes beyond what the writer declared complete.
+type limitedFile struct {
+	f     *os.File
+	off   int64 // file offset of the next read
+	limit int64
+}
+
+func (l *limitedFile) Read(p []byte) (int, error) {
+	if l.limit >= 0 {
+		left := l.limit - l.off
+		if left <= 0 {
+			return 0, io.EOF
+		}
+		if int64(len(p)) > left {
+			p = p[:left]
+		}
+	}
+	n, err := l.f.Read(p)
+	l.off += int64(n)
+	return n, err
 }
 
 // OpenReader opens a binlog file and checks its magic number.
@@ -30,9 +55,12 @@ func OpenReader(path string) (*Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("binlog: %w", err)
 	}
-	r := &Reader{name: path, f: f, r: bufio.NewReaderSize(f, 64<<10)}
+	// The magic is read unbuffered: nothing past it is buffered before the
+	// caller had a chance to SetLimit.
 	magic := make([]byte, 4)
-	if _, err := io.ReadFull(r.r, magic); err != nil || !bytes.Equal(magic, Magic) {
+	src := &limitedFile{f: f, off: 4, limit: -1}
+	r := &Reader{name: path, f: f, src: src, r: bufio.NewReaderSize(src, 64<<10)}
+	if _, err := io.ReadFull(f, magic); err != nil || !bytes.Equal(magic, Magic) {
 		f.Close()
 		return nil, fmt.Errorf("%w: %s is not a binlog file (bad magic at offset 0)", ErrCorrupt, path)
 	}
@@ -48,10 +76,15 @@ func (r *Reader) Seek(pos uint64) error {
 	if _, err := r.f.Seek(int64(pos), io.SeekStart); err != nil {
 		return err
 	}
-	r.r.Reset(r.f)
+	r.src.off = int64(pos)
+	r.r.Reset(r.src)
 	r.pos = pos
 	return nil
 }
+
+// SetLimit bounds reading at offset limit (-1: to the end of the file).
+// Raising it later lets the reader continue past where it stopped.
+func (r *Reader) SetLimit(limit int64) { r.src.limit = limit }
 
 // Next returns the next event and its start offset. At a clean end of file
 // it returns io.EOF; a partial event at the end returns io.ErrUnexpectedEOF;

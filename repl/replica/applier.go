@@ -133,6 +133,7 @@ func (r *Replica) apply(ctx context.Context) (err error) {
 		if !ok {
 			return errors.New("relay log file " + file + " disappeared")
 		}
+		rd.SetLimit(limit) // the file is preallocated past its end
 		progressed := false
 		for limit < 0 || int64(rd.Pos()) < limit {
 			start := rd.Pos()

@@ -121,15 +121,16 @@ func TestReceiverKeepsOnlyWholeGoodTransactions(t *testing.T) {
 			t.Errorf("retrieved %s has GNO %d, which was bad or incomplete", got, n)
 		}
 	}
-	// The relay log reads back as exactly the good transactions.
-	name, _ := r.relay.current()
+	// Closed, the relay log (preallocated while written) is cut to its end
+	// and reads back as exactly the good transactions.
+	name, end := r.relay.current()
+	r.relay.close()
 	res, err := binlog.ScanFile(r.relay.path(name), false)
-	if err != nil || res.Torn || len(res.Transactions) != 3 {
-		t.Fatalf("relay file: %d transactions, torn %v, err %v", len(res.Transactions), res.Torn, err)
+	if err != nil || res.Torn || len(res.Transactions) != 3 || res.Size != end {
+		t.Fatalf("relay file: %d transactions, torn %v, size %d (end %d), err %v", len(res.Transactions), res.Torn, res.Size, end, err)
 	}
 
 	// Reopening (a restart) keeps the retrieved set.
-	r.relay.close()
 	rl, err := openRelay(r.relay.dir, 1<<20)
 	if err != nil {
 		t.Fatal(err)

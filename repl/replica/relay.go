@@ -11,6 +11,7 @@ import (
 
 	"petrel/binlog"
 	"petrel/internal/base"
+	"petrel/internal/fsutil"
 )
 
 // relayLog holds what the receiver fetched and the applier has yet to
@@ -25,11 +26,21 @@ type relayLog struct {
 	files     []string // oldest first; the last is written
 	f         *os.File
 	end       uint64 // end of the last whole transaction in the current file
+	alloc     uint64 // bytes of the current file written so far, zeros past end
 	retrieved *base.GTIDSet
 	notify    chan struct{}
 }
 
 const relayPrefix = "relay."
+
+// relayChunk is how far ahead of its end the current relay file is filled
+// with zeros. The receiver acknowledges semi-sync transactions only after
+// an fsync of the relay log; an fdatasync of a file written within its
+// size needs no metadata journal commit and costs about a third less than
+// one of a growing file. Readers stop at the end of the last whole
+// transaction (binlog.Reader.SetLimit); a crash leaves zeros after it,
+// which opening the relay log cuts like any torn tail.
+const relayChunk = 4 << 20
 
 // openRelay opens the relay log in dir: every file is checked, a torn tail
 // (crash in the middle of a write) is cut, and writing continues in a new
@@ -87,13 +98,12 @@ func (rl *relayLog) newFile() error {
 		return err
 	}
 	if rl.f != nil {
-		if err := rl.f.Sync(); err != nil {
+		if err := rl.finishFile(); err != nil {
 			f.Close()
 			return err
 		}
-		rl.f.Close()
 	}
-	rl.f, rl.end = f, uint64(len(binlog.Magic))
+	rl.f, rl.end, rl.alloc = f, uint64(len(binlog.Magic)), uint64(len(binlog.Magic))
 	rl.files = append(rl.files, name)
 	return nil
 }
@@ -115,10 +125,14 @@ func (rl *relayLog) append(evs [][]byte, gtid *base.GTID) error {
 	for _, ev := range evs {
 		buf = append(buf, ev...)
 	}
-	if _, err := rl.f.Write(buf); err != nil {
+	err := rl.prealloc(uint64(len(buf)))
+	if err == nil {
+		_, err = rl.f.WriteAt(buf, int64(rl.end))
+	}
+	if err != nil {
 		// Cut what was partly written, so the file holds whole events.
 		rl.f.Truncate(int64(rl.end))
-		rl.f.Seek(int64(rl.end), 0)
+		rl.alloc = rl.end
 		return fmt.Errorf("relay log write: %w", err)
 	}
 	rl.end += uint64(len(buf))
@@ -130,6 +144,35 @@ func (rl *relayLog) append(evs [][]byte, gtid *base.GTID) error {
 	return nil
 }
 
+// prealloc makes sure n bytes after end lie inside the zero-filled part
+// of the file. Caller holds mu.
+func (rl *relayLog) prealloc(n uint64) error {
+	if rl.end+n <= rl.alloc {
+		return nil
+	}
+	grow := max(relayChunk, rl.end+n-rl.alloc)
+	if _, err := rl.f.WriteAt(make([]byte, grow), int64(rl.alloc)); err != nil {
+		rl.f.Truncate(int64(rl.alloc))
+		return err
+	}
+	rl.alloc += grow
+	return nil
+}
+
+// finishFile cuts the zeros after the current file's end, syncs and
+// closes it. Caller holds mu.
+func (rl *relayLog) finishFile() error {
+	err := rl.f.Truncate(int64(rl.end))
+	if err == nil {
+		err = rl.f.Sync()
+	}
+	if cerr := rl.f.Close(); err == nil {
+		err = cerr
+	}
+	rl.f = nil
+	return err
+}
+
 // sync makes everything appended durable.
 func (rl *relayLog) sync() error {
 	rl.mu.Lock()
@@ -138,7 +181,7 @@ func (rl *relayLog) sync() error {
 	if f == nil {
 		return nil
 	}
-	return f.Sync()
+	return fsutil.DataSync(f)
 }
 
 // changed is closed at the next append.
@@ -198,12 +241,13 @@ func (rl *relayLog) space() uint64 {
 	files := append([]string(nil), rl.files...)
 	rl.mu.Unlock()
 	var n uint64
-	for _, f := range files {
+	for _, f := range files[:len(files)-1] {
 		if st, err := os.Stat(rl.path(f)); err == nil {
 			n += uint64(st.Size())
 		}
 	}
-	return n
+	_, end := rl.current()
+	return n + end
 }
 
 // retrievedSet is Retrieved_Gtid_Set.
@@ -237,8 +281,5 @@ func (rl *relayLog) close() error {
 	if rl.f == nil {
 		return nil
 	}
-	err := rl.f.Sync()
-	rl.f.Close()
-	rl.f = nil
-	return err
+	return rl.finishFile()
 }

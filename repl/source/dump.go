@@ -127,6 +127,7 @@ func (d *dumper) sendAvailable() (moved bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	d.r.SetLimit(limit)
 	for limit < 0 || int64(d.r.Pos()) < limit {
 		ev, at, err := d.r.Next()
 		if errors.Is(err, io.EOF) && limit < 0 {
