@@ -492,10 +492,40 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	l.syncMu.Lock()
 	l.written = logPos{file: l.fileIdx, pos: p, seq: l.seqNo}
 	l.syncMu.Unlock()
-	if l.syncBinlog.Load() != 1 {
+	if l.syncBinlog.Load() != 1 || l.sendEarly() {
 		l.wake()
 	}
 	return nil
+}
+
+// sendEarly reports whether dump threads may send what is written before
+// it is fsynced: while semi-sync acknowledgements make commits durable
+// (ON, AFTER_SYNC). A commit then waits for its local fsync and for the
+// acknowledgement, and the two overlap instead of following each other.
+// The price: after an operating-system crash of this server (not a
+// process crash: the page cache keeps the tail), a replica may hold
+// transactions whose clients never got OK and that this server lost; it
+// is the server to fail over to, and it refuses to replicate from this
+// one again (it has GTIDs the source lacks). Caller holds mu.
+func (l *Log) sendEarly() bool {
+	return l.waiter != nil && l.waiter.NetworkDurable()
+}
+
+// SendablePosition is how far dump threads may read the log: its durable
+// end, or everything written while sendEarly holds.
+func (l *Log) SendablePosition() Position {
+	l.mu.Lock()
+	early := l.sendEarly()
+	l.mu.Unlock()
+	if !early {
+		return l.SyncedPosition()
+	}
+	l.mu.Lock()
+	files := l.files
+	l.mu.Unlock()
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	return Position{File: files[l.written.file], Pos: l.written.pos}
 }
 
 // Healthy reports whether appends can resume (no failed write left a

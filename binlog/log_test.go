@@ -2,6 +2,7 @@ package binlog
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
@@ -164,3 +166,58 @@ func TestCorruptionIsReportedWithFileAndOffset(t *testing.T) {
 }
 
 func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
+
+// fakeWaiter is semi-sync as the log sees it, with switchable durability.
+type fakeWaiter struct{ network bool }
+
+func (fakeWaiter) Admit() error                                      { return nil }
+func (fakeWaiter) WaitAcked(ctx context.Context, pos Position) error { return nil }
+func (fakeWaiter) AfterSync() bool                                   { return true }
+func (w fakeWaiter) NetworkDurable() bool                            { return w.network }
+
+// TestSendablePosition: dump threads may send what is written before its
+// fsync only while semi-sync acknowledgements make commits durable, so the
+// ack round trip overlaps the local fsync.
+func TestSendablePosition(t *testing.T) {
+	r := openRig(t, vfs.NewMem(), t.TempDir())
+	defer r.log.Close()
+	appendOne := func() *storage.CommitRecord {
+		t.Helper()
+		rec := &storage.CommitRecord{Queries: []storage.Query{{Database: "d", SQL: "CREATE DATABASE d2"}}, Time: time.Now()}
+		if err := r.log.Append(rec); err != nil {
+			t.Fatal(err)
+		}
+		return rec
+	}
+	for _, network := range []bool{false, true} {
+		r.log.SetCommitWaiter(fakeWaiter{network: network})
+		changed := r.log.Changed()
+		rec := appendOne() // written, not yet fsynced: nobody waited for it
+		cur, synced, sendable := r.log.Current(), r.log.SyncedPosition(), r.log.SendablePosition()
+		if synced == cur {
+			t.Fatalf("network=%v: the append was fsynced at once (%v)", network, synced)
+		}
+		if network && sendable != cur {
+			t.Fatalf("semi-sync network-durable: sendable %v, want the written end %v", sendable, cur)
+		}
+		if !network && sendable != synced {
+			t.Fatalf("async: sendable %v, want the durable end %v", sendable, synced)
+		}
+		select {
+		case <-changed:
+			if !network {
+				t.Fatal("async: dump threads were woken for an unsynced append")
+			}
+		default:
+			if network {
+				t.Fatal("semi-sync: dump threads were not woken by the append")
+			}
+		}
+		if err := r.log.Wait(context.Background(), rec); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.log.SyncedPosition(); got != cur {
+			t.Fatalf("after Wait the durable end is %v, want %v", got, cur)
+		}
+	}
+}

@@ -100,13 +100,13 @@ func (d *dumper) open(name string) error {
 	return nil
 }
 
-// limit returns how far the current file may be read: its durable end if
-// it is the log's current file, else all of it (-1). next names the file
-// after it, if any.
+// limit returns how far the current file may be read: its sendable end
+// (binlog.Log.SendablePosition) if it is the log's current file, else all
+// of it (-1). next names the file after it, if any.
 func (d *dumper) limit() (limit int64, next string, err error) {
-	synced := d.s.opts.Log.SyncedPosition()
-	if synced.File == d.file {
-		return int64(synced.Pos), "", nil
+	end := d.s.opts.Log.SendablePosition()
+	if end.File == d.file {
+		return int64(end.Pos), "", nil
 	}
 	files := d.s.opts.Log.Files()
 	for i, f := range files {
