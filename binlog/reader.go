@@ -96,7 +96,15 @@ func (r *Reader) Next() (ev []byte, at uint64, err error) {
 		if len(hdr) == 0 && errors.Is(err, io.EOF) {
 			return nil, at, io.EOF
 		}
+		if allZero(hdr) {
+			return nil, at, io.EOF // a short preallocated tail
+		}
 		return nil, at, io.ErrUnexpectedEOF
+	}
+	if allZero(hdr) {
+		// The log's current file is zero-filled ahead of its end (see
+		// Log.prealloc); no event has an all-zero header.
+		return nil, at, io.EOF
 	}
 	size := binary.LittleEndian.Uint32(hdr[9:])
 	if size < HeaderLen+ChecksumLen || size > maxEventSize {
@@ -115,6 +123,33 @@ func (r *Reader) Next() (ev []byte, at uint64, err error) {
 
 // Close closes the file.
 func (r *Reader) Close() error { return r.f.Close() }
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// zeroFrom reports whether f holds only zero bytes from off to its end.
+func zeroFrom(f *os.File, off int64) (bool, error) {
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := f.ReadAt(buf, off)
+		if !allZero(buf[:n]) {
+			return false, nil
+		}
+		off += int64(n)
+		if err == io.EOF {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+}
 
 // FileHeader is what the first events of a file say.
 type FileHeader struct {
@@ -159,8 +194,11 @@ type ScanResult struct {
 	GTIDs         *base.GTIDSet // GTIDs of complete transactions in the file
 	// ValidEnd is the offset after the last complete transaction (or
 	// header event); bytes after it are a torn tail when Torn is set.
-	ValidEnd   uint64
-	Size       uint64
+	ValidEnd uint64
+	Size     uint64
+	// ZeroTail counts the zero bytes after the data: the preallocated part
+	// of a file the log was writing when it stopped (cut it on open).
+	ZeroTail   uint64
 	Torn       bool
 	TornReason string
 	// Transactions lists complete transactions: GTID and [Start, End).
@@ -195,6 +233,22 @@ func ScanFile(path string, tolerateTail bool) (ScanResult, error) {
 	for {
 		ev, at, err := r.Next()
 		if err == io.EOF {
+			if at < res.Size {
+				// Zeros from here: the rest must be zeros too, or a
+				// zeroed header hides data after it.
+				zero, zerr := zeroFrom(r.f, int64(at))
+				if zerr != nil {
+					return res, fmt.Errorf("binlog: %s: %w", path, zerr)
+				}
+				if !zero {
+					if !tolerateTail {
+						return res, fmt.Errorf("%w: %s at offset %d: zeroed event header with data after it", ErrCorrupt, path, at)
+					}
+					res.Torn, res.TornReason = true, fmt.Sprintf("zeroed event header at offset %d with data after it", at)
+					break
+				}
+				res.ZeroTail = res.Size - at
+			}
 			break
 		}
 		if err != nil {
@@ -258,7 +312,7 @@ func ScanFile(path string, tolerateTail bool) (ScanResult, error) {
 			res.ValidEnd = end
 		}
 	}
-	if res.ValidEnd < res.Size && !res.Torn {
+	if res.ValidEnd < res.Size-res.ZeroTail && !res.Torn {
 		res.Torn, res.TornReason = true, fmt.Sprintf("incomplete transaction after offset %d", res.ValidEnd)
 	}
 	return res, nil

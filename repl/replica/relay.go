@@ -68,7 +68,7 @@ func openRelay(dir string, maxSize uint64) (*relayLog, error) {
 		if err != nil {
 			return nil, fmt.Errorf("relay log %s: %w", name, err)
 		}
-		if res.Torn {
+		if res.Torn || res.ZeroTail > 0 {
 			if err := os.Truncate(p, int64(res.ValidEnd)); err != nil {
 				return nil, err
 			}
