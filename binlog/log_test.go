@@ -118,9 +118,10 @@ func TestRotatePurgeReopen(t *testing.T) {
 	}
 }
 
-// TestCorruptionIsReportedWithFileAndOffset flips a byte inside an event:
-// the printer and reader name the file and the event's offset.
-func TestCorruptionIsReportedWithFileAndOffset(t *testing.T) {
+// closedLogOfFiveRows writes a table and five rows through a log and
+// closes it: the file's name and path.
+func closedLogOfFiveRows(t *testing.T) (name, path string) {
+	t.Helper()
 	dir := t.TempDir()
 	r := openRig(t, vfs.NewMem(), dir)
 	r.createTable(t)
@@ -132,8 +133,14 @@ func TestCorruptionIsReportedWithFileAndOffset(t *testing.T) {
 	if err := r.log.Close(); err != nil {
 		t.Fatal(err)
 	}
-	name := r.log.Files()[0].Name
-	path := filepath.Join(dir, name)
+	name = r.log.Files()[0].Name
+	return name, filepath.Join(dir, name)
+}
+
+// TestCorruptionIsReportedWithFileAndOffset flips a byte inside an event:
+// the printer and reader name the file and the event's offset.
+func TestCorruptionIsReportedWithFileAndOffset(t *testing.T) {
+	name, path := closedLogOfFiveRows(t)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -168,19 +175,7 @@ func TestCorruptionIsReportedWithFileAndOffset(t *testing.T) {
 // A zeroed event header with data after it is damage, not the
 // preallocated tail of a live file.
 func TestZeroedHeaderInsideDataIsCorruption(t *testing.T) {
-	dir := t.TempDir()
-	r := openRig(t, vfs.NewMem(), dir)
-	r.createTable(t)
-	for i := int64(1); i <= 5; i++ {
-		if err := insert(r.store, i); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := r.log.Close(); err != nil {
-		t.Fatal(err)
-	}
-	name := r.log.Files()[0].Name
-	path := filepath.Join(dir, name)
+	name, path := closedLogOfFiveRows(t)
 	evs, err := DescribeEvents(path, name, 4, 0, -1)
 	if err != nil {
 		t.Fatal(err)

@@ -103,7 +103,7 @@ func (r *Reader) Next() (ev []byte, at uint64, err error) {
 	}
 	if allZero(hdr) {
 		// The log's current file is zero-filled ahead of its end (see
-		// Log.prealloc); no event has an all-zero header.
+		// binlogChunk); no event has an all-zero header.
 		return nil, at, io.EOF
 	}
 	size := binary.LittleEndian.Uint32(hdr[9:])

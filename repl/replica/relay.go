@@ -125,7 +125,7 @@ func (rl *relayLog) append(evs [][]byte, gtid *base.GTID) error {
 	for _, ev := range evs {
 		buf = append(buf, ev...)
 	}
-	err := rl.prealloc(uint64(len(buf)))
+	err := fsutil.ZeroAhead(rl.f, rl.end, uint64(len(buf)), &rl.alloc, relayChunk)
 	if err == nil {
 		_, err = rl.f.WriteAt(buf, int64(rl.end))
 	}
@@ -141,21 +141,6 @@ func (rl *relayLog) append(evs [][]byte, gtid *base.GTID) error {
 	}
 	close(rl.notify)
 	rl.notify = make(chan struct{})
-	return nil
-}
-
-// prealloc makes sure n bytes after end lie inside the zero-filled part
-// of the file. Caller holds mu.
-func (rl *relayLog) prealloc(n uint64) error {
-	if rl.end+n <= rl.alloc {
-		return nil
-	}
-	grow := max(relayChunk, rl.end+n-rl.alloc)
-	if _, err := rl.f.WriteAt(make([]byte, grow), int64(rl.alloc)); err != nil {
-		rl.f.Truncate(int64(rl.alloc))
-		return err
-	}
-	rl.alloc += grow
 	return nil
 }
 
