@@ -27,6 +27,8 @@ type relayLog struct {
 	f         *os.File
 	end       uint64 // end of the last whole transaction in the current file
 	alloc     uint64 // bytes of the current file written so far, zeros past end
+	dirty     bool   // appended since the last sync
+	syncs     uint64 // fdatasyncs done by sync (tests)
 	retrieved *base.GTIDSet
 	notify    chan struct{}
 }
@@ -104,6 +106,7 @@ func (rl *relayLog) newFile() error {
 		}
 	}
 	rl.f, rl.end, rl.alloc = f, uint64(len(binlog.Magic)), uint64(len(binlog.Magic))
+	rl.dirty = true // the magic
 	rl.files = append(rl.files, name)
 	return nil
 }
@@ -136,6 +139,7 @@ func (rl *relayLog) append(evs [][]byte, gtid *base.GTID) error {
 		return fmt.Errorf("relay log write: %w", err)
 	}
 	rl.end += uint64(len(buf))
+	rl.dirty = true
 	if gtid != nil {
 		rl.retrieved.Add(*gtid)
 	}
@@ -158,15 +162,26 @@ func (rl *relayLog) finishFile() error {
 	return err
 }
 
-// sync makes everything appended durable.
+// sync makes everything appended durable. With nothing appended since
+// the last sync it does nothing: an fdatasync of a clean file may still
+// cost a disk cache flush, and the receiver asks after every burst of
+// packets, including heartbeats and transactions still incomplete.
 func (rl *relayLog) sync() error {
 	rl.mu.Lock()
-	f := rl.f
+	f, dirty := rl.f, rl.dirty
+	rl.dirty = false
 	rl.mu.Unlock()
-	if f == nil {
+	if f == nil || !dirty {
 		return nil
 	}
-	return fsutil.DataSync(f)
+	err := fsutil.DataSync(f)
+	rl.mu.Lock()
+	rl.syncs++
+	if err != nil {
+		rl.dirty = true
+	}
+	rl.mu.Unlock()
+	return err
 }
 
 // changed is closed at the next append.

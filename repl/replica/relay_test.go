@@ -33,6 +33,10 @@ func TestRelayPreallocationAndCrash(t *testing.T) {
 	if err := rl.sync(); err != nil {
 		t.Fatal(err)
 	}
+	// Nothing appended since: no second fdatasync.
+	if err := rl.sync(); err != nil || rl.syncs != 1 {
+		t.Fatalf("syncs %d (err %v) after two syncs with one burst between, want 1", rl.syncs, err)
+	}
 	name, end := rl.current()
 	st, err := os.Stat(rl.path(name))
 	if err != nil {
