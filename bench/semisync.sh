@@ -22,9 +22,8 @@
 #   SLAP_CONCURRENCY [10], SLAP_QUERIES [1000]
 #   WAIT_TIMEOUT [10m]  bound on each wait for the replica
 #   PETREL_BINARY     use this petrel instead of building ./cmd/petrel
-#   PETREL_REPLICA_NET_TIMEOUT [1h]  replica_net_timeout of the Petrel replica
-#                     (0: Petrel's 10 s default, which currently breaks
-#                     semi-sync replication under load; see bench/cmd/semisync)
+#   PETREL_REPLICA_NET_TIMEOUT [0]  replica_net_timeout of the Petrel replica
+#                     (0: Petrel's 10 s default)
 #   PETREL_ARGS, MARIADB_ARGS, MARIADB_REPLICA_ARGS, SYSBENCH_ARGS
 #                     extra/replacement flags
 # Example: DURATION=3 THREADS=4 SYSTEMS=petrel bench/semisync.sh

@@ -37,7 +37,7 @@ func (c *catchupResult) ratio() float64 {
 // the receiver has fetched all of it (so only applying is timed), starts
 // the applier and times it until it has applied everything.
 func measureCatchup(ctx context.Context, p *pair, o Options) (*catchupResult, error) {
-	if err := execAll(ctx, p.rdb, p.f.stopApplier); err != nil {
+	if err := sqlq.Exec(ctx, p.rdb, p.f.stopApplier); err != nil {
 		return nil, err
 	}
 	_, err := p.waitStatus(ctx, "applier stopped", o.WaitTimeout, func(st map[string]string) bool {
@@ -77,7 +77,7 @@ func measureCatchup(ctx context.Context, p *pair, o Options) (*catchupResult, er
 	}
 
 	start := time.Now()
-	if err := execAll(ctx, p.rdb, p.f.startApplier); err != nil {
+	if err := sqlq.Exec(ctx, p.rdb, p.f.startApplier); err != nil {
 		return nil, err
 	}
 	done, err := p.waitApplied(ctx, c1, o.WaitTimeout)

@@ -38,15 +38,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
-	"os/signal"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"petrel/lab"
+	"petrel/bench/internal/benchkit"
 )
 
 // Options configures one benchmark run.
@@ -114,18 +109,18 @@ func main() {
 }
 
 func run() int {
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	logger := benchkit.NewLogger()
 	o, err := parseOptions(os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "repl bench:", err)
 		return 2
 	}
-	if _, err := exec.LookPath("sysbench"); err != nil {
-		fmt.Fprintln(os.Stderr, "repl bench: sysbench not found; run scripts/deps.sh")
+	if err := benchkit.CheckTools("sysbench"); err != nil {
+		fmt.Fprintln(os.Stderr, "repl bench:", err)
 		return 2
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := benchkit.SignalContext()
 	defer stop()
 
 	started := time.Now()
@@ -162,17 +157,17 @@ func run() int {
 
 func parseOptions(args []string) (Options, error) {
 	fs := flag.NewFlagSet("repl", flag.ContinueOnError)
-	systems := fs.String("systems", envOr("SYSTEMS", "petrel mariadb"), "systems to measure, in order: petrel, mariadb ($SYSTEMS)")
-	threads := fs.Int("threads", envInt("THREADS", 4), "sysbench --threads ($THREADS)")
-	tables := fs.Int("tables", envInt("TABLES", 4), "sysbench --tables ($TABLES)")
-	tableSize := fs.Int("table-size", envInt("TABLE_SIZE", 10000), "sysbench --table-size ($TABLE_SIZE)")
-	lagLoad := fs.String("lag-duration", envOr("LAG_DURATION", "30"), "load of the lag phase, seconds or a Go duration ($LAG_DURATION)")
-	catchupLoad := fs.String("catchup-duration", envOr("CATCHUP_DURATION", "60"), "load while the applier is stopped, seconds or a Go duration ($CATCHUP_DURATION)")
-	waitTimeout := fs.String("wait-timeout", envOr("WAIT_TIMEOUT", "10m"), "bound on each wait for the replica ($WAIT_TIMEOUT)")
+	systems := fs.String("systems", benchkit.EnvOr("SYSTEMS", "petrel mariadb"), "systems to measure, in order: petrel, mariadb ($SYSTEMS)")
+	threads := fs.Int("threads", benchkit.EnvInt("THREADS", 4), "sysbench --threads ($THREADS)")
+	tables := fs.Int("tables", benchkit.EnvInt("TABLES", 4), "sysbench --tables ($TABLES)")
+	tableSize := fs.Int("table-size", benchkit.EnvInt("TABLE_SIZE", 10000), "sysbench --table-size ($TABLE_SIZE)")
+	lagLoad := fs.String("lag-duration", benchkit.EnvOr("LAG_DURATION", "30"), "load of the lag phase, seconds or a Go duration ($LAG_DURATION)")
+	catchupLoad := fs.String("catchup-duration", benchkit.EnvOr("CATCHUP_DURATION", "60"), "load while the applier is stopped, seconds or a Go duration ($CATCHUP_DURATION)")
+	waitTimeout := fs.String("wait-timeout", benchkit.EnvOr("WAIT_TIMEOUT", "10m"), "bound on each wait for the replica ($WAIT_TIMEOUT)")
 	outDir := fs.String("out", os.Getenv("OUT_DIR"), "report directory; default <module root>/bench/out ($OUT_DIR)")
 	petrelArgs := fs.String("petrel-args", os.Getenv("PETREL_ARGS"), "extra petrel server flags ($PETREL_ARGS)")
-	mariadbArgs := fs.String("mariadb-args", envOr("MARIADB_ARGS", strings.Join(defaultMariaDBArgs, " ")), "MariaDB primary flags ($MARIADB_ARGS)")
-	mariadbReplicaArgs := fs.String("mariadb-replica-args", envOr("MARIADB_REPLICA_ARGS", strings.Join(defaultMariaDBReplicaArgs, " ")), "MariaDB replica flags ($MARIADB_REPLICA_ARGS)")
+	mariadbArgs := fs.String("mariadb-args", benchkit.EnvOr("MARIADB_ARGS", strings.Join(defaultMariaDBArgs, " ")), "MariaDB primary flags ($MARIADB_ARGS)")
+	mariadbReplicaArgs := fs.String("mariadb-replica-args", benchkit.EnvOr("MARIADB_REPLICA_ARGS", strings.Join(defaultMariaDBReplicaArgs, " ")), "MariaDB replica flags ($MARIADB_REPLICA_ARGS)")
 	sysbenchArgs := fs.String("sysbench-args", os.Getenv("SYSBENCH_ARGS"), "extra sysbench flags ($SYSBENCH_ARGS)")
 	if err := fs.Parse(args); err != nil {
 		return Options{}, err
@@ -181,7 +176,7 @@ func parseOptions(args []string) (Options, error) {
 		return Options{}, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	o := Options{
-		Systems:            fields(*systems),
+		Systems:            benchkit.Fields(*systems),
 		Workload:           "oltp_write_only",
 		Tables:             *tables,
 		TableSize:          *tableSize,
@@ -189,19 +184,19 @@ func parseOptions(args []string) (Options, error) {
 		PrimarySample:      20 * time.Millisecond,
 		ReplicaSample:      100 * time.Millisecond,
 		OutDir:             *outDir,
-		PetrelArgs:         fields(*petrelArgs),
-		MariaDBArgs:        fields(*mariadbArgs),
-		MariaDBReplicaArgs: fields(*mariadbReplicaArgs),
-		SysbenchArgs:       fields(*sysbenchArgs),
+		PetrelArgs:         benchkit.Fields(*petrelArgs),
+		MariaDBArgs:        benchkit.Fields(*mariadbArgs),
+		MariaDBReplicaArgs: benchkit.Fields(*mariadbReplicaArgs),
+		SysbenchArgs:       benchkit.Fields(*sysbenchArgs),
 	}
 	var err error
-	if o.LagLoad, err = parseDuration(*lagLoad); err != nil {
+	if o.LagLoad, err = benchkit.ParseDuration(*lagLoad); err != nil {
 		return Options{}, err
 	}
-	if o.CatchupLoad, err = parseDuration(*catchupLoad); err != nil {
+	if o.CatchupLoad, err = benchkit.ParseDuration(*catchupLoad); err != nil {
 		return Options{}, err
 	}
-	if o.WaitTimeout, err = parseDuration(*waitTimeout); err != nil {
+	if o.WaitTimeout, err = benchkit.ParseDuration(*waitTimeout); err != nil {
 		return Options{}, err
 	}
 	return o, o.validate()
@@ -220,25 +215,13 @@ func (o *Options) validate() error {
 		return errors.New("tables, table-size and threads must be positive")
 	}
 	if o.OutDir == "" {
-		root, err := lab.ModuleRoot()
+		dir, err := benchkit.DefaultOutDir()
 		if err != nil {
 			return err
 		}
-		o.OutDir = filepath.Join(root, "bench", "out")
+		o.OutDir = dir
 	}
 	return nil
-}
-
-// parseDuration accepts whole seconds ("30") or a Go duration ("1m30s").
-func parseDuration(s string) (time.Duration, error) {
-	if n, err := strconv.Atoi(s); err == nil && n > 0 {
-		return time.Duration(n) * time.Second, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < time.Second {
-		return 0, fmt.Errorf("bad duration %q (want seconds >= 1 or a Go duration)", s)
-	}
-	return d, nil
 }
 
 // systemResult is what one system produced. Measurements missing after a
@@ -269,7 +252,7 @@ func benchSystem(ctx context.Context, logger *slog.Logger, system string, o Opti
 	}()
 	res.version = p.version
 	if system == "petrel" {
-		res.build = petrelBuild()
+		res.build = benchkit.PetrelBuild()
 	}
 	if err != nil {
 		res.err = err
@@ -314,52 +297,4 @@ func (r *systemResult) check(ctx context.Context, p *pair, when string) error {
 		return fmt.Errorf("row check %s: %w", when, err)
 	}
 	return nil
-}
-
-// petrelBuild says which petrel binary lab.BuildPetrel used.
-func petrelBuild() string {
-	if bin := os.Getenv(lab.PetrelBinaryEnv); bin != "" {
-		return "$" + lab.PetrelBinaryEnv + "=" + bin
-	}
-	commit, err := git("rev-parse", "--short", "HEAD")
-	if err != nil {
-		return "built from the working tree"
-	}
-	if dirty, err := git("status", "--porcelain", "--untracked-files=no"); err == nil && dirty != "" {
-		commit += " plus uncommitted changes"
-	}
-	return "built from the working tree at " + commit
-}
-
-// git runs a git command in the module root, bounded in time.
-func git(args ...string) (string, error) {
-	root, err := lab.ModuleRoot()
-	if err != nil {
-		return "", err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = root
-	out, err := cmd.Output()
-	return strings.TrimSpace(string(out)), err
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
-func envInt(name string, def int) int {
-	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
-		return n
-	}
-	return def
-}
-
-// fields splits on spaces and commas.
-func fields(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' || r == '\n' })
 }

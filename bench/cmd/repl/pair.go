@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
+	"petrel/bench/internal/benchkit"
 	"petrel/lab"
 )
 
@@ -34,13 +33,9 @@ const (
 	threadCheckInterval = time.Second
 )
 
-// server is what lab.Petrel and lab.MariaDB have in common here.
-type server interface {
-	Port() int
-	Stop(ctx context.Context) error
-	Log() string
-	DB(db string) (*sql.DB, error)
-}
+// sqlq runs the benchmark's own statements, hiding the replication
+// password in errors.
+var sqlq = benchkit.Querier{Timeout: queryTimeout, Secret: replPassword}
 
 // flavor is how one system spells replication and reports its progress.
 type flavor struct {
@@ -73,7 +68,7 @@ var petrelFlavor = flavor{
 
 var mariadbFlavor = flavor{
 	primaryPos: "@@GLOBAL.gtid_binlog_pos", replicaPos: "@@GLOBAL.gtid_slave_pos",
-	counter:   mariadbSeq,
+	counter:   benchkit.MariaDBSeq,
 	status:    "SHOW SLAVE STATUS",
 	ioRunning: "Slave_IO_Running", sqlRunning: "Slave_SQL_Running",
 	behind: "Seconds_Behind_Master", received: "Gtid_IO_Pos",
@@ -89,7 +84,7 @@ var mariadbFlavor = flavor{
 type pair struct {
 	system           string
 	f                flavor
-	primary, replica server
+	primary, replica benchkit.Server
 	password         string // root's, on both
 	pdb, rdb         *sql.DB
 	version          string
@@ -161,7 +156,7 @@ func (p *pair) startMariaDB(ctx context.Context, logger *slog.Logger, o Options)
 	return nil
 }
 
-func (p *pair) setServer(role string, s server) {
+func (p *pair) setServer(role string, s benchkit.Server) {
 	if role == "primary" {
 		p.primary = s
 	} else {
@@ -178,15 +173,15 @@ func (p *pair) connect(ctx context.Context) error {
 	if p.rdb, err = p.replica.DB(""); err != nil {
 		return err
 	}
-	if p.version, err = queryString(ctx, p.pdb, "SELECT VERSION()"); err != nil {
+	if p.version, err = sqlq.String(ctx, p.pdb, "SELECT VERSION()"); err != nil {
 		return err
 	}
 	if p.f.counter == nil {
-		uuid, err := queryString(ctx, p.pdb, "SELECT @@GLOBAL.server_uuid")
+		uuid, err := sqlq.String(ctx, p.pdb, "SELECT @@GLOBAL.server_uuid")
 		if err != nil {
 			return err
 		}
-		p.f.counter = func(set string) (int64, error) { return gtidCount(set, uuid) }
+		p.f.counter = func(set string) (int64, error) { return benchkit.GTIDCount(set, uuid) }
 	}
 	return nil
 }
@@ -194,13 +189,13 @@ func (p *pair) connect(ctx context.Context) error {
 // wire creates the replication user on the primary, points the replica at
 // it and waits until both replica threads run.
 func (p *pair) wire(ctx context.Context, logger *slog.Logger) error {
-	err := execAll(ctx, p.pdb,
+	err := sqlq.Exec(ctx, p.pdb,
 		fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED BY '%s'", replUser, replPassword),
 		fmt.Sprintf("GRANT REPLICATION SLAVE ON *.* TO '%s'@'%%'", replUser))
 	if err != nil {
 		return fmt.Errorf("primary: %w", err)
 	}
-	err = execAll(ctx, p.rdb, fmt.Sprintf(p.f.change, p.primary.Port(), replUser, replPassword), p.f.start)
+	err = sqlq.Exec(ctx, p.rdb, fmt.Sprintf(p.f.change, p.primary.Port(), replUser, replPassword), p.f.start)
 	if err != nil {
 		return fmt.Errorf("replica: %w", err)
 	}
@@ -216,7 +211,7 @@ func (p *pair) wire(ctx context.Context, logger *slog.Logger) error {
 // load creates the sysbench tables on the primary and waits until the
 // replica has applied them.
 func (p *pair) load(ctx context.Context, logger *slog.Logger, o Options) error {
-	if err := execAll(ctx, p.pdb, "CREATE DATABASE "+benchDB); err != nil {
+	if err := sqlq.Exec(ctx, p.pdb, "CREATE DATABASE "+benchDB); err != nil {
 		return err
 	}
 	logger.Info("sysbench prepare", "tables", o.Tables, "table_size", o.TableSize)
@@ -251,7 +246,7 @@ func (p *pair) replicaCounter(ctx context.Context) (int64, error) {
 }
 
 func (p *pair) counter(ctx context.Context, db *sql.DB, variable string) (int64, error) {
-	pos, err := queryString(ctx, db, "SELECT "+variable)
+	pos, err := sqlq.String(ctx, db, "SELECT "+variable)
 	if err != nil {
 		return 0, err
 	}
@@ -372,7 +367,7 @@ func (p *pair) close(ctx context.Context) error {
 		}
 	}
 	var errs []error
-	for _, s := range []server{p.replica, p.primary} {
+	for _, s := range []benchkit.Server{p.replica, p.primary} {
 		if s == nil {
 			continue
 		}
@@ -392,94 +387,5 @@ func (p *pair) close(ctx context.Context) error {
 
 // logs returns the tails of both servers' output.
 func (p *pair) logs() string {
-	var b strings.Builder
-	for _, r := range []struct {
-		role string
-		s    server
-	}{{"primary", p.primary}, {"replica", p.replica}} {
-		if r.s != nil {
-			fmt.Fprintf(&b, "--- %s %s ---\n%s\n", p.system, r.role, lastLines(r.s.Log(), 30))
-		}
-	}
-	return b.String()
-}
-
-func queryString(ctx context.Context, db *sql.DB, q string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
-	defer cancel()
-	var s sql.NullString
-	if err := db.QueryRowContext(ctx, q).Scan(&s); err != nil {
-		return "", fmt.Errorf("%s: %w", q, err)
-	}
-	return s.String, nil
-}
-
-func execAll(ctx context.Context, db *sql.DB, stmts ...string) error {
-	for _, q := range stmts {
-		qctx, cancel := context.WithTimeout(ctx, queryTimeout)
-		_, err := db.ExecContext(qctx, q)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("%s: %w", redact(q), err)
-		}
-	}
-	return nil
-}
-
-// redact hides the replication password in error messages.
-func redact(q string) string {
-	return strings.ReplaceAll(q, replPassword, "***")
-}
-
-// gtidCount returns N such that the MySQL GTID set holds uuid:1-N (the
-// primary's transactions applied in order), 0 when it holds none of uuid.
-// Sets look like "uuid:1-5:7,\nuuid2:1-3".
-func gtidCount(set, uuid string) (int64, error) {
-	for _, part := range strings.Split(set, ",") {
-		part = strings.TrimSpace(part)
-		sid, intervals, ok := strings.Cut(part, ":")
-		if !ok || !strings.EqualFold(sid, uuid) {
-			continue
-		}
-		first, _, _ := strings.Cut(intervals, ":")
-		lo, hi, isRange := strings.Cut(first, "-")
-		if !isRange {
-			hi = lo
-		}
-		start, err1 := strconv.ParseInt(lo, 10, 64)
-		end, err2 := strconv.ParseInt(hi, 10, 64)
-		if err := errors.Join(err1, err2); err != nil {
-			return 0, fmt.Errorf("bad GTID set %q: %w", set, err)
-		}
-		if start != 1 {
-			return 0, nil
-		}
-		return end, nil
-	}
-	return 0, nil
-}
-
-// mariadbSeq returns the sequence number of domain 0 in a MariaDB GTID
-// position such as "0-1-1234" (0 for an empty position).
-func mariadbSeq(pos string) (int64, error) {
-	for _, g := range strings.Split(pos, ",") {
-		parts := strings.Split(strings.TrimSpace(g), "-")
-		if len(parts) != 3 || parts[0] != "0" {
-			continue
-		}
-		n, err := strconv.ParseInt(parts[2], 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("bad MariaDB GTID position %q: %w", pos, err)
-		}
-		return n, nil
-	}
-	return 0, nil
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
+	return benchkit.ServerLogs(p.system, p.primary, p.replica)
 }

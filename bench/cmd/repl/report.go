@@ -1,16 +1,15 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
+	"petrel/bench/internal/benchkit"
 	"petrel/lab"
 )
 
@@ -42,7 +41,7 @@ func writeFailures(b *strings.Builder, o Options, results map[string]*systemResu
 	}
 	for _, s := range o.Systems {
 		if r := results[s]; r != nil && r.err != nil {
-			fmt.Fprintf(b, "**FAILED (%s): %s**\n\n", s, oneLine(r.err))
+			fmt.Fprintf(b, "**FAILED (%s): %s**\n\n", s, benchkit.OneLine(r.err))
 		}
 	}
 }
@@ -50,7 +49,7 @@ func writeFailures(b *strings.Builder, o Options, results map[string]*systemResu
 func writeSetup(b *strings.Builder, o Options, started time.Time, results map[string]*systemResult) {
 	fmt.Fprintf(b, "- Date: %s\n", started.UTC().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(b, "- Host: %d CPUs, %s/%s; %s; primary, replica and sysbench share the host, on loopback\n",
-		runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, toolVersion("sysbench", "--version"))
+		runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, benchkit.ToolVersion("sysbench", "--version"))
 	fmt.Fprintf(b, "- Load: sysbench %s, %d tables x %d rows, %d threads, full rate, on the primary; lag phase %v, catch-up load %v\n",
 		o.Workload, o.Tables, o.TableSize, o.Threads, o.LagLoad, o.CatchupLoad)
 	fmt.Fprintf(b, "- Lag at a sample = the age of the oldest transaction the replica has not applied: sample time - when the primary's counter "+
@@ -64,12 +63,12 @@ func writeSetup(b *strings.Builder, o Options, started time.Time, results map[st
 	for _, s := range o.Systems {
 		version, build := "-", "-"
 		if r := results[s]; r != nil {
-			version, build = orDash(r.version), orDash(r.build)
+			version, build = benchkit.OrDash(r.version), benchkit.OrDash(r.build)
 		}
 		switch s {
 		case "petrel":
 			fmt.Fprintf(b, "- petrel %s (%s): two `petrel server` (server ids 1, 2), GTID auto-positioning; flags: %s\n",
-				version, build, orDash(strings.Join(o.PetrelArgs, " ")))
+				version, build, benchkit.OrDash(strings.Join(o.PetrelArgs, " ")))
 		case "mariadb":
 			fmt.Fprintf(b, "- mariadb %s: MASTER_USE_GTID=slave_pos; primary flags: %s; replica flags: %s\n",
 				version, strings.Join(o.MariaDBArgs, " "), strings.Join(o.MariaDBReplicaArgs, " "))
@@ -128,7 +127,7 @@ func writeChecks(b *strings.Builder, o Options, results map[string]*systemResult
 			} else if c.digest == "" {
 				verdict = "**check failed**"
 			}
-			fmt.Fprintf(b, "| %s | %s | %d | %d | %s | %s |\n", s, c.when, c.tables, c.rows, orDash(short(c.digest)), verdict)
+			fmt.Fprintf(b, "| %s | %s | %d | %d | %s | %s |\n", s, c.when, c.tables, c.rows, benchkit.OrDash(short(c.digest)), verdict)
 		}
 	}
 	b.WriteString("\n")
@@ -206,7 +205,7 @@ func writeCPU(b *strings.Builder, o Options, results map[string]*systemResult) {
 		}
 		c := r.cpu
 		fmt.Fprintf(b, "| %s | %.0f | %.2f | %.2f | %.2f | %.2f | %s | %.0f | %.3f |\n", s, c.wall.Seconds(),
-			c.ours, c.kernel, c.others, c.steal, orDash(c.top), c.flushRate, ms(c.flushMean))
+			c.ours, c.kernel, c.others, c.steal, benchkit.OrDash(c.top), c.flushRate, ms(c.flushMean))
 	}
 	b.WriteString("\n")
 }
@@ -221,7 +220,7 @@ func writeNotes(b *strings.Builder, o Options, results map[string]*systemResult)
 		}
 		if r.cpu.ok && (r.cpu.others > busyOthers || r.cpu.steal > busyOthers) {
 			notes = append(notes, fmt.Sprintf("%s: shared machine: other processes used %.2f cores (%s; steal %.2f) during the measurements; figures may be disturbed",
-				s, r.cpu.others, orDash(r.cpu.top), r.cpu.steal))
+				s, r.cpu.others, benchkit.OrDash(r.cpu.top), r.cpu.steal))
 		}
 		if l := r.lag; l != nil {
 			if l.ignoredErrors > 0 {
@@ -300,39 +299,7 @@ func short(digest string) string {
 	return digest
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// oneLine keeps the first line of an error.
-func oneLine(err error) string {
-	line, _, _ := strings.Cut(err.Error(), "\n")
-	return line
-}
-
+// writeReport writes the report to dir/repl-<date>.md.
 func writeReport(dir string, started time.Time, report string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	path := filepath.Join(dir, "repl-"+started.Format("2006-01-02-150405")+".md")
-	if err := os.WriteFile(path, []byte(report), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintln(os.Stderr, "report written to", path)
-	return nil
-}
-
-// toolVersion returns the first line of `name args...`, bounded in time.
-func toolVersion(name string, args ...string) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, name, args...).Output()
-	if err != nil {
-		return name + " (version unknown)"
-	}
-	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	return line
+	return benchkit.WriteReport(filepath.Join(dir, "repl-"+started.Format("2006-01-02-150405")+".md"), report)
 }

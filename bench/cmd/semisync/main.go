@@ -41,21 +41,16 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"petrel/lab"
+	"petrel/bench/internal/benchkit"
 )
 
 // Options configures one benchmark run.
@@ -86,12 +81,7 @@ type Options struct {
 	// PetrelArgs are extra petrel server flags, for both servers. Default: none.
 	PetrelArgs []string
 	// PetrelReplicaNetTimeout is replica_net_timeout in the Petrel
-	// replica's config file, 0 for Petrel's default (10 s). Default: 1h,
-	// which works around a Petrel bug: the receiver sets its connection's
-	// write deadline once, at connect, to replica_net_timeout, and never
-	// extends it, so the first semi-sync ack written after that fails
-	// ("sending a semi-sync acknowledgement: ... i/o timeout") and the
-	// replica reconnects (see petrelReplicaCnf).
+	// replica's config file, 0 for Petrel's default (10 s). Default: 0.
 	PetrelReplicaNetTimeout time.Duration
 	// MariaDBArgs are the MariaDB primary's flags. Default: defaultMariaDBArgs.
 	MariaDBArgs []string
@@ -136,20 +126,18 @@ func main() {
 }
 
 func run() int {
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	logger := benchkit.NewLogger()
 	o, err := parseOptions(os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "semisync bench:", err)
 		return 2
 	}
-	for _, tool := range requiredTools(o) {
-		if _, err := exec.LookPath(tool); err != nil {
-			fmt.Fprintf(os.Stderr, "semisync bench: %s not found; run scripts/deps.sh\n", tool)
-			return 2
-		}
+	if err := benchkit.CheckTools(requiredTools(o)...); err != nil {
+		fmt.Fprintln(os.Stderr, "semisync bench:", err)
+		return 2
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := benchkit.SignalContext()
 	defer stop()
 
 	started := time.Now()
@@ -212,14 +200,14 @@ func parseOptions(args []string) (Options, error) {
 	rtt := fs.String("rtt", envOr("RTT", "90ms"), "round trip the link adds in the WAN runs ($RTT)")
 	threads := fs.String("threads", envOr("THREADS", "1 32"), "sysbench thread counts ($THREADS)")
 	duration := fs.String("duration", envOr("DURATION", "20"), "seconds (or a Go duration) per sysbench run ($DURATION)")
-	tables := fs.Int("tables", envInt("TABLES", 4), "sysbench --tables ($TABLES)")
-	tableSize := fs.Int("table-size", envInt("TABLE_SIZE", 10000), "sysbench --table-size ($TABLE_SIZE)")
-	slapConc := fs.Int("slap-concurrency", envInt("SLAP_CONCURRENCY", 10), "mariadb-slap --concurrency ($SLAP_CONCURRENCY)")
-	slapQueries := fs.Int("slap-queries", envInt("SLAP_QUERIES", 1000), "mariadb-slap --number-of-queries ($SLAP_QUERIES)")
+	tables := fs.Int("tables", benchkit.EnvInt("TABLES", 4), "sysbench --tables ($TABLES)")
+	tableSize := fs.Int("table-size", benchkit.EnvInt("TABLE_SIZE", 10000), "sysbench --table-size ($TABLE_SIZE)")
+	slapConc := fs.Int("slap-concurrency", benchkit.EnvInt("SLAP_CONCURRENCY", 10), "mariadb-slap --concurrency ($SLAP_CONCURRENCY)")
+	slapQueries := fs.Int("slap-queries", benchkit.EnvInt("SLAP_QUERIES", 1000), "mariadb-slap --number-of-queries ($SLAP_QUERIES)")
 	waitTimeout := fs.String("wait-timeout", envOr("WAIT_TIMEOUT", "10m"), "bound on each wait for the replica ($WAIT_TIMEOUT)")
 	outDir := fs.String("out", os.Getenv("OUT_DIR"), "report directory; default <module root>/bench/out ($OUT_DIR)")
 	petrelArgs := fs.String("petrel-args", os.Getenv("PETREL_ARGS"), "extra petrel server flags ($PETREL_ARGS)")
-	replicaNetTimeout := fs.String("petrel-replica-net-timeout", envOr("PETREL_REPLICA_NET_TIMEOUT", "1h"), "replica_net_timeout of the Petrel replica, 0 for Petrel's default ($PETREL_REPLICA_NET_TIMEOUT)")
+	replicaNetTimeout := fs.String("petrel-replica-net-timeout", envOr("PETREL_REPLICA_NET_TIMEOUT", "0"), "replica_net_timeout of the Petrel replica, 0 for Petrel's default ($PETREL_REPLICA_NET_TIMEOUT)")
 	mariadbArgs := fs.String("mariadb-args", envOr("MARIADB_ARGS", strings.Join(defaultMariaDBArgs, " ")), "MariaDB primary flags ($MARIADB_ARGS)")
 	mariadbReplicaArgs := fs.String("mariadb-replica-args", envOr("MARIADB_REPLICA_ARGS", strings.Join(defaultMariaDBReplicaArgs, " ")), "MariaDB replica flags ($MARIADB_REPLICA_ARGS)")
 	sysbenchArgs := fs.String("sysbench-args", envOr("SYSBENCH_ARGS", "--mysql-ignore-errors=1213"), "extra sysbench flags ($SYSBENCH_ARGS)")
@@ -274,14 +262,14 @@ func parseOptions(args []string) (Options, error) {
 		return Options{}, fmt.Errorf("bad RTT %q (want a Go duration such as 90ms)", *rtt)
 	}
 	if *replicaNetTimeout != "0" {
-		if o.PetrelReplicaNetTimeout, err = parseDuration(*replicaNetTimeout); err != nil {
+		if o.PetrelReplicaNetTimeout, err = benchkit.ParseDuration(*replicaNetTimeout); err != nil {
 			return Options{}, err
 		}
 	}
-	if o.Duration, err = parseDuration(*duration); err != nil {
+	if o.Duration, err = benchkit.ParseDuration(*duration); err != nil {
 		return Options{}, err
 	}
-	if o.WaitTimeout, err = parseDuration(*waitTimeout); err != nil {
+	if o.WaitTimeout, err = benchkit.ParseDuration(*waitTimeout); err != nil {
 		return Options{}, err
 	}
 	if o.Tables <= 0 || o.TableSize <= 0 {
@@ -291,27 +279,18 @@ func parseOptions(args []string) (Options, error) {
 		return Options{}, errors.New("slap concurrency and queries must be positive")
 	}
 	if o.OutDir == "" {
-		root, err := lab.ModuleRoot()
+		dir, err := benchkit.DefaultOutDir()
 		if err != nil {
 			return Options{}, err
 		}
-		o.OutDir = filepath.Join(root, "bench", "out")
+		o.OutDir = dir
 	}
 	return o, nil
 }
 
-// parseDuration accepts whole seconds ("20") or a Go duration ("1m30s").
-func parseDuration(s string) (time.Duration, error) {
-	if n, err := strconv.Atoi(s); err == nil && n > 0 {
-		return time.Duration(n) * time.Second, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < time.Second {
-		return 0, fmt.Errorf("bad duration %q (want seconds >= 1 or a Go duration)", s)
-	}
-	return d, nil
-}
-
+// envOr returns the environment variable name, or def when it is unset.
+// Unlike benchkit.EnvOr, a set but empty variable counts (SYSBENCH_ARGS=""
+// drops the default --mysql-ignore-errors).
 func envOr(name, def string) string {
 	if v, ok := os.LookupEnv(name); ok {
 		return v
@@ -319,26 +298,10 @@ func envOr(name, def string) string {
 	return def
 }
 
-func envInt(name string, def int) int {
-	if v := os.Getenv(name); v != "" {
-		if n, err := strconv.Atoi(v); err == nil {
-			return n
-		}
-	}
-	return def
-}
-
+// fields splits on white space only (benchkit.Fields also splits on commas).
 func fields(s string) []string { return strings.Fields(s) }
 
 // writeReport writes the report to dir/semisync-<date>.md.
 func writeReport(dir string, started time.Time, report string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	path := filepath.Join(dir, "semisync-"+started.UTC().Format("2006-01-02-150405")+".md")
-	if err := os.WriteFile(path, []byte(report+"\n"), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintln(os.Stderr, "report written to", path)
-	return nil
+	return benchkit.WriteReport(filepath.Join(dir, "semisync-"+started.UTC().Format("2006-01-02-150405")+".md"), report+"\n")
 }

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"petrel/bench/internal/benchkit"
 	"petrel/lab"
 )
 
@@ -282,16 +283,16 @@ func (p *pair) slap(ctx context.Context, o Options, rtt time.Duration, semi bool
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return run, fmt.Errorf("%w\n%s", err, lastLines(string(out), 20))
+		return run, fmt.Errorf("%w\n%s", err, benchkit.LastLines(string(out), 20))
 	}
 	m := slapSeconds.FindSubmatch(out)
 	if m == nil {
-		return run, fmt.Errorf("no timing in mariadb-slap's output:\n%s", lastLines(string(out), 20))
+		return run, fmt.Errorf("no timing in mariadb-slap's output:\n%s", benchkit.LastLines(string(out), 20))
 	}
 	run.seconds, _ = strconv.ParseFloat(string(m[1]), 64)
 	before, after, err := snaps.result("pre", "post")
 	if err != nil {
-		return run, fmt.Errorf("counting the timed phase's commits: %w\n%s", err, lastLines(string(out), 20))
+		return run, fmt.Errorf("counting the timed phase's commits: %w\n%s", err, benchkit.LastLines(string(out), 20))
 	}
 	run.d = diff(before, after)
 	if semi {
@@ -392,7 +393,7 @@ type sbRun struct {
 }
 
 func sysbenchPhase(ctx context.Context, logger *slog.Logger, p *pair, o Options, r *systemResult) error {
-	if err := execAll(ctx, p.pdb, "CREATE DATABASE IF NOT EXISTS "+benchDB); err != nil {
+	if err := sqlq.Exec(ctx, p.pdb, "CREATE DATABASE IF NOT EXISTS "+benchDB); err != nil {
 		return err
 	}
 	logger.Info("sysbench prepare", "tables", o.Tables, "table_size", o.TableSize)
@@ -495,7 +496,7 @@ func (p *pair) storageSyncs(ctx context.Context) int64 {
 // probeWrites commits n one-row transactions on the primary and returns
 // how much the binlog's commit and fsync-group counters grew.
 func (p *pair) probeWrites(ctx context.Context, n int) (commits, groups int64, err error) {
-	if err := execAll(ctx, p.pdb,
+	if err := sqlq.Exec(ctx, p.pdb,
 		"CREATE TABLE IF NOT EXISTS "+benchDB+".probe (id INT PRIMARY KEY, n INT)",
 		"REPLACE INTO "+benchDB+".probe VALUES (1, 0)"); err != nil {
 		return 0, 0, err
@@ -505,7 +506,7 @@ func (p *pair) probeWrites(ctx context.Context, n int) (commits, groups int64, e
 		return 0, 0, err
 	}
 	for i := 0; i < n; i++ {
-		if err := execAll(ctx, p.pdb, "UPDATE "+benchDB+".probe SET n = n + 1 WHERE id = 1"); err != nil {
+		if err := sqlq.Exec(ctx, p.pdb, "UPDATE "+benchDB+".probe SET n = n + 1 WHERE id = 1"); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -523,10 +524,10 @@ const probeCommits = 50
 // primary with v in its config file. On Petrel "takes effect" for v=0 means
 // Binlog_group_commits stops growing under single-row commits.
 func (p *pair) setSyncBinlog(ctx context.Context, logger *slog.Logger, v int) (string, error) {
-	if err := execAll(ctx, p.pdb, fmt.Sprintf("SET GLOBAL sync_binlog = %d", v)); err != nil {
+	if err := sqlq.Exec(ctx, p.pdb, fmt.Sprintf("SET GLOBAL sync_binlog = %d", v)); err != nil {
 		return "", err
 	}
-	got, err := queryString(ctx, p.pdb, "SELECT @@GLOBAL.sync_binlog")
+	got, err := sqlq.String(ctx, p.pdb, "SELECT @@GLOBAL.sync_binlog")
 	if err != nil {
 		return "", err
 	}

@@ -9,9 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
+	"petrel/bench/internal/benchkit"
 	"petrel/lab"
 )
 
@@ -36,13 +36,9 @@ const (
 	threadCheckInterval = time.Second
 )
 
-// server is what lab.Petrel and lab.MariaDB have in common here.
-type server interface {
-	Port() int
-	Stop(ctx context.Context) error
-	Log() string
-	DB(db string) (*sql.DB, error)
-}
+// sqlq runs the benchmark's own statements, hiding the replication
+// password in errors.
+var sqlq = benchkit.Querier{Timeout: queryTimeout, Secret: replPassword}
 
 // flavor is how one system spells replication and semi-sync.
 type flavor struct {
@@ -75,7 +71,7 @@ var petrelFlavor = flavor{
 var mariadbFlavor = flavor{
 	enable: "rpl_semi_sync_master_enabled", statusPrefix: "Rpl_semi_sync_master_",
 	primaryPos: "@@GLOBAL.gtid_binlog_pos", replicaPos: "@@GLOBAL.gtid_slave_pos",
-	counter:   mariadbSeq,
+	counter:   benchkit.MariaDBSeq,
 	status:    "SHOW SLAVE STATUS",
 	ioRunning: "Slave_IO_Running", sqlRunning: "Slave_SQL_Running",
 	ioError: "Last_IO_Error", sqlError: "Last_SQL_Error",
@@ -89,7 +85,7 @@ var mariadbFlavor = flavor{
 type pair struct {
 	system           string
 	f                flavor
-	primary, replica server
+	primary, replica benchkit.Server
 	link             *lab.Link
 	password         string // root's, on both
 	pdb, rdb         *sql.DB
@@ -201,7 +197,7 @@ func (p *pair) startMariaDB(ctx context.Context, logger *slog.Logger, o Options)
 	return nil
 }
 
-func (p *pair) setServer(role string, s server) {
+func (p *pair) setServer(role string, s benchkit.Server) {
 	if role == "primary" {
 		p.primary = s
 	} else {
@@ -218,15 +214,15 @@ func (p *pair) connect(ctx context.Context) error {
 	if p.rdb, err = p.replica.DB(""); err != nil {
 		return err
 	}
-	if p.version, err = queryString(ctx, p.pdb, "SELECT VERSION()"); err != nil {
+	if p.version, err = sqlq.String(ctx, p.pdb, "SELECT VERSION()"); err != nil {
 		return err
 	}
 	if p.f.counter == nil {
-		uuid, err := queryString(ctx, p.pdb, "SELECT @@GLOBAL.server_uuid")
+		uuid, err := sqlq.String(ctx, p.pdb, "SELECT @@GLOBAL.server_uuid")
 		if err != nil {
 			return err
 		}
-		p.f.counter = func(set string) (int64, error) { return gtidCount(set, uuid) }
+		p.f.counter = func(set string) (int64, error) { return benchkit.GTIDCount(set, uuid) }
 	}
 	return nil
 }
@@ -235,13 +231,13 @@ func (p *pair) connect(ctx context.Context) error {
 // at the link and waits until both replica threads run and the primary
 // counts it as a semi-sync client.
 func (p *pair) wire(ctx context.Context, logger *slog.Logger) error {
-	err := execAll(ctx, p.pdb,
+	err := sqlq.Exec(ctx, p.pdb,
 		fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED BY '%s'", replUser, replPassword),
 		fmt.Sprintf("GRANT REPLICATION SLAVE ON *.* TO '%s'@'%%'", replUser))
 	if err != nil {
 		return fmt.Errorf("primary: %w", err)
 	}
-	err = execAll(ctx, p.rdb, fmt.Sprintf(p.f.change, p.link.Port(), replUser, replPassword), p.f.start)
+	err = sqlq.Exec(ctx, p.rdb, fmt.Sprintf(p.f.change, p.link.Port(), replUser, replPassword), p.f.start)
 	if err != nil {
 		return fmt.Errorf("replica: %w", err)
 	}
@@ -263,7 +259,7 @@ func (p *pair) setSemiSync(ctx context.Context, on bool) error {
 	if on {
 		v = "ON"
 	}
-	if err := execAll(ctx, p.pdb, fmt.Sprintf("SET GLOBAL %s = %s", p.f.enable, v)); err != nil {
+	if err := sqlq.Exec(ctx, p.pdb, fmt.Sprintf("SET GLOBAL %s = %s", p.f.enable, v)); err != nil {
 		return err
 	}
 	if on {
@@ -389,7 +385,7 @@ func (p *pair) replicaCounter(ctx context.Context) (int64, error) {
 }
 
 func (p *pair) counter(ctx context.Context, db *sql.DB, variable string) (int64, error) {
-	pos, err := queryString(ctx, db, "SELECT "+variable)
+	pos, err := sqlq.String(ctx, db, "SELECT "+variable)
 	if err != nil {
 		return 0, err
 	}
@@ -504,11 +500,11 @@ func (p *pair) waitCaughtUp(ctx context.Context, timeout time.Duration) error {
 func (p *pair) compareTables(ctx context.Context, tables int) error {
 	for i := 1; i <= tables; i++ {
 		q := fmt.Sprintf("SELECT CONCAT(COUNT(*), '/', COALESCE(SUM(id), 0), '/', COALESCE(SUM(k), 0)) FROM %s.sbtest%d", benchDB, i)
-		a, err := queryString(ctx, p.pdb, q)
+		a, err := sqlq.String(ctx, p.pdb, q)
 		if err != nil {
 			return fmt.Errorf("primary: %w", err)
 		}
-		b, err := queryString(ctx, p.rdb, q)
+		b, err := sqlq.String(ctx, p.rdb, q)
 		if err != nil {
 			return fmt.Errorf("replica: %w", err)
 		}
@@ -558,7 +554,7 @@ func (p *pair) close(ctx context.Context) error {
 	if p.link != nil {
 		errs = append(errs, p.link.Close())
 	}
-	for _, s := range []server{p.replica, p.primary} {
+	for _, s := range []benchkit.Server{p.replica, p.primary} {
 		if s == nil {
 			continue
 		}
@@ -578,88 +574,5 @@ func (p *pair) close(ctx context.Context) error {
 
 // logs returns the tails of both servers' output.
 func (p *pair) logs() string {
-	var b strings.Builder
-	for _, r := range []struct {
-		role string
-		s    server
-	}{{"primary", p.primary}, {"replica", p.replica}} {
-		if r.s != nil {
-			fmt.Fprintf(&b, "--- %s %s ---\n%s\n", p.system, r.role, lastLines(r.s.Log(), 30))
-		}
-	}
-	return b.String()
-}
-
-func queryString(ctx context.Context, db *sql.DB, q string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
-	defer cancel()
-	var s sql.NullString
-	if err := db.QueryRowContext(ctx, q).Scan(&s); err != nil {
-		return "", fmt.Errorf("%s: %w", q, err)
-	}
-	return s.String, nil
-}
-
-func execAll(ctx context.Context, db *sql.DB, stmts ...string) error {
-	for _, q := range stmts {
-		qctx, cancel := context.WithTimeout(ctx, queryTimeout)
-		_, err := db.ExecContext(qctx, q)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("%s: %w", strings.ReplaceAll(q, replPassword, "***"), err)
-		}
-	}
-	return nil
-}
-
-// gtidCount returns N such that the MySQL GTID set holds uuid:1-N (the
-// primary's transactions applied in order), 0 when it holds none of uuid.
-// Sets look like "uuid:1-5:7,\nuuid2:1-3".
-func gtidCount(set, uuid string) (int64, error) {
-	for _, part := range strings.Split(set, ",") {
-		sid, intervals, ok := strings.Cut(strings.TrimSpace(part), ":")
-		if !ok || !strings.EqualFold(sid, uuid) {
-			continue
-		}
-		first, _, _ := strings.Cut(intervals, ":")
-		lo, hi, isRange := strings.Cut(first, "-")
-		if !isRange {
-			hi = lo
-		}
-		start, err1 := strconv.ParseInt(lo, 10, 64)
-		end, err2 := strconv.ParseInt(hi, 10, 64)
-		if err := errors.Join(err1, err2); err != nil {
-			return 0, fmt.Errorf("bad GTID set %q: %w", set, err)
-		}
-		if start != 1 {
-			return 0, nil
-		}
-		return end, nil
-	}
-	return 0, nil
-}
-
-// mariadbSeq returns the sequence number of domain 0 in a MariaDB GTID
-// position such as "0-1-1234" (0 for an empty position).
-func mariadbSeq(pos string) (int64, error) {
-	for _, g := range strings.Split(pos, ",") {
-		parts := strings.Split(strings.TrimSpace(g), "-")
-		if len(parts) != 3 || parts[0] != "0" {
-			continue
-		}
-		n, err := strconv.ParseInt(parts[2], 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("bad MariaDB GTID position %q: %w", pos, err)
-		}
-		return n, nil
-	}
-	return 0, nil
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
+	return benchkit.ServerLogs(p.system, p.primary, p.replica)
 }

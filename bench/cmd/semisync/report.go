@@ -2,13 +2,12 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"runtime"
 	"strings"
 	"time"
 
-	"petrel/lab"
+	"petrel/bench/internal/benchkit"
 )
 
 // formatReport renders the results as markdown.
@@ -247,7 +246,7 @@ func netTimeoutNote(o Options) string {
 	if o.PetrelReplicaNetTimeout == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", `replica_net_timeout = %d` (works around a receiver bug: its write deadline is set once per connection, so with the default 10 s the first ack written 10 s after connecting fails and replication then stops with error 1236)", int(o.PetrelReplicaNetTimeout/time.Second))
+	return fmt.Sprintf(", `replica_net_timeout = %d`", int(o.PetrelReplicaNetTimeout/time.Second))
 }
 
 func findSlap(r *systemResult, rtt time.Duration, semi bool) (slapRun, bool) {
@@ -385,20 +384,5 @@ func toolVersions() string {
 
 // petrelSource says which petrel binary ran.
 func petrelSource() string {
-	if p := os.Getenv(lab.PetrelBinaryEnv); p != "" {
-		return "Petrel binary: $" + lab.PetrelBinaryEnv + "=" + p
-	}
-	root, err := lab.ModuleRoot()
-	if err != nil {
-		return "Petrel binary: built from the working tree"
-	}
-	rev, err := exec.Command("git", "-C", root, "rev-parse", "--short", "HEAD").Output()
-	if err != nil {
-		return "Petrel binary: built from the working tree"
-	}
-	dirty := ""
-	if out, err := exec.Command("git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(out) > 0 {
-		dirty = " plus uncommitted changes"
-	}
-	return "Petrel binary: built from the working tree at " + strings.TrimSpace(string(rev)) + dirty
+	return "Petrel binary: " + benchkit.PetrelBuild()
 }

@@ -43,20 +43,3 @@ func TestSlapSeconds(t *testing.T) {
 		t.Fatalf("slapSeconds matched %q", m)
 	}
 }
-
-func TestPositions(t *testing.T) {
-	const uuid = "62eb7926-f83e-474c-9788-84a2e57ee7bf"
-	for set, want := range map[string]int64{
-		"":                            0,
-		uuid + ":1-2032":              2032,
-		"aaaa:1-5,\n" + uuid + ":1-7": 7,
-		uuid + ":3-9":                 0,
-	} {
-		if got, err := gtidCount(set, uuid); err != nil || got != want {
-			t.Errorf("gtidCount(%q) = %d, %v; want %d", set, got, err, want)
-		}
-	}
-	if got, err := mariadbSeq("0-1-1234"); err != nil || got != 1234 {
-		t.Errorf("mariadbSeq = %d, %v", got, err)
-	}
-}

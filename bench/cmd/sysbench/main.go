@@ -15,21 +15,18 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"petrel/bench/internal/benchkit"
 	"petrel/lab"
 )
 
@@ -69,18 +66,18 @@ func main() {
 }
 
 func run() int {
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	logger := benchkit.NewLogger()
 	cfg, err := parseConfig(os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "sysbench bench:", err)
 		return 2
 	}
-	if _, err := exec.LookPath("sysbench"); err != nil {
-		fmt.Fprintln(os.Stderr, "sysbench bench: sysbench not found; run scripts/deps.sh")
+	if err := benchkit.CheckTools("sysbench"); err != nil {
+		fmt.Fprintln(os.Stderr, "sysbench bench:", err)
 		return 2
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := benchkit.SignalContext()
 	defer stop()
 
 	started := time.Now()
@@ -115,15 +112,15 @@ func run() int {
 
 func parseConfig(args []string) (config, error) {
 	fs := flag.NewFlagSet("sysbench", flag.ContinueOnError)
-	servers := fs.String("servers", envOr("SERVERS", "petrel mariadb"), "servers to run, in order: petrel, mariadb ($SERVERS)")
-	workloads := fs.String("workloads", envOr("WORKLOADS", "oltp_point_select oltp_write_only oltp_read_write"), "sysbench OLTP workloads ($WORKLOADS)")
-	threads := fs.String("threads", envOr("THREADS", "4 32"), "thread counts ($THREADS)")
-	duration := fs.String("duration", envOr("DURATION", "20"), "seconds (or a Go duration) per run ($DURATION)")
-	tables := fs.Int("tables", envInt("TABLES", 4), "sysbench --tables ($TABLES)")
-	tableSize := fs.Int("table-size", envInt("TABLE_SIZE", 10000), "sysbench --table-size ($TABLE_SIZE)")
+	servers := fs.String("servers", benchkit.EnvOr("SERVERS", "petrel mariadb"), "servers to run, in order: petrel, mariadb ($SERVERS)")
+	workloads := fs.String("workloads", benchkit.EnvOr("WORKLOADS", "oltp_point_select oltp_write_only oltp_read_write"), "sysbench OLTP workloads ($WORKLOADS)")
+	threads := fs.String("threads", benchkit.EnvOr("THREADS", "4 32"), "thread counts ($THREADS)")
+	duration := fs.String("duration", benchkit.EnvOr("DURATION", "20"), "seconds (or a Go duration) per run ($DURATION)")
+	tables := fs.Int("tables", benchkit.EnvInt("TABLES", 4), "sysbench --tables ($TABLES)")
+	tableSize := fs.Int("table-size", benchkit.EnvInt("TABLE_SIZE", 10000), "sysbench --table-size ($TABLE_SIZE)")
 	outDir := fs.String("out", os.Getenv("OUT_DIR"), "report directory; default <module root>/bench/out ($OUT_DIR)")
 	petrelArgs := fs.String("petrel-args", os.Getenv("PETREL_ARGS"), "extra petrel server flags ($PETREL_ARGS)")
-	mariadbArgs := fs.String("mariadb-args", envOr("MARIADB_ARGS", strings.Join(defaultMariaDBArgs, " ")), "mariadbd flags ($MARIADB_ARGS)")
+	mariadbArgs := fs.String("mariadb-args", benchkit.EnvOr("MARIADB_ARGS", strings.Join(defaultMariaDBArgs, " ")), "mariadbd flags ($MARIADB_ARGS)")
 	sysbenchArgs := fs.String("sysbench-args", os.Getenv("SYSBENCH_ARGS"), "extra sysbench flags, e.g. --db-ps-mode=disable ($SYSBENCH_ARGS)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -133,14 +130,14 @@ func parseConfig(args []string) (config, error) {
 	}
 
 	cfg := config{
-		servers:      fields(*servers),
-		workloads:    fields(*workloads),
+		servers:      benchkit.Fields(*servers),
+		workloads:    benchkit.Fields(*workloads),
 		tables:       *tables,
 		tableSize:    *tableSize,
 		outDir:       *outDir,
-		petrelArgs:   fields(*petrelArgs),
-		mariadbArgs:  fields(*mariadbArgs),
-		sysbenchArgs: fields(*sysbenchArgs),
+		petrelArgs:   benchkit.Fields(*petrelArgs),
+		mariadbArgs:  benchkit.Fields(*mariadbArgs),
+		sysbenchArgs: benchkit.Fields(*sysbenchArgs),
 	}
 	for _, s := range cfg.servers {
 		if s != "petrel" && s != "mariadb" && s != "petrel-nobinlog" {
@@ -150,7 +147,7 @@ func parseConfig(args []string) (config, error) {
 	if len(cfg.servers) == 0 || len(cfg.workloads) == 0 {
 		return config{}, errors.New("need at least one server and one workload")
 	}
-	for _, t := range fields(*threads) {
+	for _, t := range benchkit.Fields(*threads) {
 		n, err := strconv.Atoi(t)
 		if err != nil || n <= 0 {
 			return config{}, fmt.Errorf("bad thread count %q", t)
@@ -160,7 +157,7 @@ func parseConfig(args []string) (config, error) {
 	if len(cfg.threads) == 0 {
 		return config{}, errors.New("need at least one thread count")
 	}
-	d, err := parseDuration(*duration)
+	d, err := benchkit.ParseDuration(*duration)
 	if err != nil {
 		return config{}, err
 	}
@@ -169,25 +166,13 @@ func parseConfig(args []string) (config, error) {
 		return config{}, errors.New("tables and table-size must be positive")
 	}
 	if cfg.outDir == "" {
-		root, err := lab.ModuleRoot()
+		dir, err := benchkit.DefaultOutDir()
 		if err != nil {
 			return config{}, err
 		}
-		cfg.outDir = filepath.Join(root, "bench", "out")
+		cfg.outDir = dir
 	}
 	return cfg, nil
-}
-
-// parseDuration accepts whole seconds ("20") or a Go duration ("1m30s").
-func parseDuration(s string) (time.Duration, error) {
-	if n, err := strconv.Atoi(s); err == nil && n > 0 {
-		return time.Duration(n) * time.Second, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < time.Second {
-		return 0, fmt.Errorf("bad duration %q (want seconds >= 1 or a Go duration)", s)
-	}
-	return d, nil
 }
 
 // runKey identifies one measurement.
@@ -206,14 +191,6 @@ type serverRun struct {
 	errs            map[runKey]error
 	fatal           error // start, prepare or stop failure
 	log             string
-}
-
-// dbServer is what Petrel and MariaDB have in common for the benchmark.
-type dbServer interface {
-	Port() int
-	Stop(ctx context.Context) error
-	Log() string
-	DB(db string) (*sql.DB, error)
 }
 
 // benchServer starts one server, runs every workload and thread count
@@ -301,7 +278,7 @@ func benchServer(ctx context.Context, logger *slog.Logger, name string, cfg conf
 
 // binlogCounters reads Binlog_commits and Binlog_group_commits (Petrel's
 // group-commit counters); ok is false where the server has none.
-func binlogCounters(ctx context.Context, srv dbServer) (commits, groups int64, ok bool) {
+func binlogCounters(ctx context.Context, srv benchkit.Server) (commits, groups int64, ok bool) {
 	db, err := srv.DB("")
 	if err != nil {
 		return 0, 0, false
@@ -333,7 +310,7 @@ func binlogCounters(ctx context.Context, srv dbServer) (commits, groups int64, o
 
 // startServer starts the named server on a temporary datadir and returns it
 // with its root password and a function that removes what it created.
-func startServer(ctx context.Context, logger *slog.Logger, name string, cfg config) (dbServer, string, func(), error) {
+func startServer(ctx context.Context, logger *slog.Logger, name string, cfg config) (benchkit.Server, string, func(), error) {
 	switch name {
 	case "petrel", "petrel-nobinlog":
 		bin, err := lab.BuildPetrel(ctx)
@@ -387,7 +364,7 @@ func petrelFlags(name string, args []string) []string {
 }
 
 // prepareDB creates the sysbench database and returns the server version.
-func prepareDB(ctx context.Context, srv dbServer) (string, error) {
+func prepareDB(ctx context.Context, srv benchkit.Server) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	db, err := srv.DB("")
@@ -409,7 +386,7 @@ func formatReport(cfg config, started time.Time, runs map[string]*serverRun, int
 	var b strings.Builder
 	fmt.Fprintf(&b, "# sysbench: Petrel vs MariaDB\n\n")
 	fmt.Fprintf(&b, "- Date: %s\n", started.UTC().Format("2006-01-02 15:04 MST"))
-	fmt.Fprintf(&b, "- Host: %d CPUs, %s/%s; %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, toolVersion("sysbench", "--version"))
+	fmt.Fprintf(&b, "- Host: %d CPUs, %s/%s; %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, benchkit.ToolVersion("sysbench", "--version"))
 	fmt.Fprintf(&b, "- Data: %d tables x %d rows; %v per run; sysbench and the server share the host\n",
 		cfg.tables, cfg.tableSize, cfg.duration)
 	for _, name := range cfg.servers {
@@ -419,9 +396,9 @@ func formatReport(cfg config, started time.Time, runs map[string]*serverRun, int
 		}
 		switch name {
 		case "petrel", "petrel-nobinlog":
-			fmt.Fprintf(&b, "- %s: version %s; flags: %s\n", name, orDash(sr.version), orDash(strings.Join(petrelFlags(name, cfg.petrelArgs), " ")))
+			fmt.Fprintf(&b, "- %s: version %s; flags: %s\n", name, benchkit.OrDash(sr.version), benchkit.OrDash(strings.Join(petrelFlags(name, cfg.petrelArgs), " ")))
 		case "mariadb":
-			fmt.Fprintf(&b, "- mariadb: version %s; flags: %s\n", orDash(sr.version), strings.Join(cfg.mariadbArgs, " "))
+			fmt.Fprintf(&b, "- mariadb: version %s; flags: %s\n", benchkit.OrDash(sr.version), strings.Join(cfg.mariadbArgs, " "))
 		}
 	}
 	if len(cfg.sysbenchArgs) > 0 {
@@ -463,13 +440,13 @@ func formatReport(cfg config, started time.Time, runs map[string]*serverRun, int
 			continue
 		}
 		if sr.fatal != nil {
-			notes = append(notes, fmt.Sprintf("- %s: %s", name, oneLine(sr.fatal)))
+			notes = append(notes, fmt.Sprintf("- %s: %s", name, benchkit.OneLine(sr.fatal)))
 		}
 		for _, w := range cfg.workloads {
 			for _, th := range cfg.threads {
 				key := runKey{w, th}
 				if err := sr.errs[key]; err != nil {
-					notes = append(notes, fmt.Sprintf("- %s %s threads=%d: %s", name, w, th, oneLine(err)))
+					notes = append(notes, fmt.Sprintf("- %s %s threads=%d: %s", name, w, th, benchkit.OneLine(err)))
 				}
 				if r, ok := sr.results[key]; ok && (r.IgnoredErrors > 0 || r.Reconnects > 0) {
 					notes = append(notes, fmt.Sprintf("- %s %s threads=%d: %d ignored errors, %d reconnects",
@@ -485,7 +462,7 @@ func formatReport(cfg config, started time.Time, runs map[string]*serverRun, int
 	}
 	for _, name := range cfg.servers {
 		if sr := runs[name]; sr != nil && sr.log != "" {
-			fmt.Fprintf(&b, "\n<details><summary>%s log (tail)</summary>\n\n```\n%s\n```\n</details>\n", name, lastLines(sr.log, 40))
+			fmt.Fprintf(&b, "\n<details><summary>%s log (tail)</summary>\n\n```\n%s\n```\n</details>\n", name, benchkit.LastLines(sr.log, 40))
 		}
 	}
 	return b.String()
@@ -540,47 +517,9 @@ func ratio(p float64, pok bool, m float64, mok bool) string {
 	return strconv.FormatFloat(p/m, 'f', 2, 64) + "x"
 }
 
+// writeReport writes the report to dir/sysbench-<date>.md.
 func writeReport(dir string, started time.Time, report string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	path := filepath.Join(dir, "sysbench-"+started.Format("2006-01-02-150405")+".md")
-	if err := os.WriteFile(path, []byte(report), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintln(os.Stderr, "report written to", path)
-	return nil
-}
-
-// toolVersion returns the first line of `name args...`, bounded in time.
-func toolVersion(name string, args ...string) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, name, args...).Output()
-	if err != nil {
-		return name + " (version unknown)"
-	}
-	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	return line
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
-func envInt(name string, def int) int {
-	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
-		return n
-	}
-	return def
-}
-
-// fields splits on spaces and commas.
-func fields(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' || r == '\n' })
+	return benchkit.WriteReport(filepath.Join(dir, "sysbench-"+started.Format("2006-01-02-150405")+".md"), report)
 }
 
 func joinInts(ns []int) string {
@@ -589,25 +528,4 @@ func joinInts(ns []int) string {
 		s[i] = strconv.Itoa(n)
 	}
 	return strings.Join(s, " ")
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// oneLine keeps the first line of an error for the notes list.
-func oneLine(err error) string {
-	line, _, _ := strings.Cut(err.Error(), "\n")
-	return line
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
