@@ -368,7 +368,7 @@ func (l *Log) openNewFile() error {
 }
 
 // binlogChunk is how far ahead of its end the current binlog file is
-// filled with zeros (fsutil.ZeroAhead). Committers wait for an fdatasync of the log; one of a
+// filled with zeros (fsutil.WriteAhead). Committers wait for an fdatasync of the log; one of a
 // file written within its size needs no metadata journal commit (and does
 // not drag other files' dirty pages along with it), which on ext4 makes it
 // about a third cheaper than one of a growing file. Readers of the live
@@ -377,31 +377,18 @@ func (l *Log) openNewFile() error {
 // zeros, so finished files are plain binlog files for any tool.
 const binlogChunk = 4 << 20
 
-// finishFile cuts the zeros after the current file's end and fsyncs it.
-// Caller holds mu.
-func (l *Log) finishFile() error {
-	if err := l.f.Truncate(int64(l.pos)); err != nil {
-		return err
-	}
-	l.alloc = l.pos
-	return l.f.Sync()
-}
-
 // rotate ends the current file with a ROTATE event and starts the next.
 // Caller holds mu.
 func (l *Log) rotate() error {
 	next := l.nextFileName()
 	ev := frame(RotateEvent, 0, l.opts.ServerID, 0, 0, rotateBody(4, next))
 	setNextPos(ev, uint32(l.pos)+uint32(len(ev)))
-	err := fsutil.ZeroAhead(l.f, l.pos, uint64(len(ev)), &l.alloc, binlogChunk)
-	if err == nil {
-		_, err = l.f.WriteAt(ev, int64(l.pos))
-	}
-	if err != nil {
+	if err := fsutil.WriteAhead(l.f, ev, l.pos, &l.alloc, binlogChunk); err != nil {
+		fsutil.CutBack(l.f, l.pos, &l.alloc)
 		return fmt.Errorf("binlog: write rotate: %w", err)
 	}
 	l.pos += uint64(len(ev))
-	if err := l.finishFile(); err != nil {
+	if err := fsutil.Finish(l.f, l.pos, &l.alloc); err != nil {
 		l.pos -= uint64(len(ev))
 		return fmt.Errorf("binlog: sync before rotate: %w", err)
 	}
@@ -493,10 +480,7 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 		setNextPos(ev, uint32(p))
 		buf = append(buf, ev...)
 	}
-	err = fsutil.ZeroAhead(l.f, l.pos, uint64(len(buf)), &l.alloc, binlogChunk)
-	if err == nil {
-		_, err = l.f.WriteAt(buf, int64(l.pos))
-	}
+	err = fsutil.WriteAhead(l.f, buf, l.pos, &l.alloc, binlogChunk)
 	if err == nil {
 		err = failpoint.Inject("binlog.afterWrite")
 	}
@@ -504,10 +488,9 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 		// Leave no torn transaction behind for later appends; if that
 		// fails too, the log stays broken until a restart (recovery then
 		// truncates the torn tail).
-		if terr := l.f.Truncate(int64(l.pos)); terr != nil {
+		if terr := fsutil.CutBack(l.f, l.pos, &l.alloc); terr != nil {
 			l.broken = fmt.Errorf("binlog: cannot remove a partly written transaction from %s: %w", l.files[l.fileIdx], terr)
 		}
-		l.alloc = l.pos
 		l.seqNo--
 		return fmt.Errorf("binlog: write %s at %d: %w", l.files[l.fileIdx], l.pos, err)
 	}
@@ -544,20 +527,7 @@ func (l *Log) sendEarly() bool {
 
 // SendablePosition is how far dump threads may read the log: its durable
 // end, or everything written while sendEarly holds.
-func (l *Log) SendablePosition() Position {
-	l.mu.Lock()
-	early := l.sendEarly()
-	l.mu.Unlock()
-	if !early {
-		return l.SyncedPosition()
-	}
-	l.mu.Lock()
-	files := l.files
-	l.mu.Unlock()
-	l.syncMu.Lock()
-	defer l.syncMu.Unlock()
-	return Position{File: files[l.written.file], Pos: l.written.pos}
-}
+func (l *Log) SendablePosition() Position { return l.endPosition(true) }
 
 // Healthy reports whether appends can resume (no failed write left a
 // torn transaction in the current file).
@@ -801,13 +771,19 @@ func (l *Log) Current() Position {
 }
 
 // SyncedPosition is the end of the durable part of the log.
-func (l *Log) SyncedPosition() Position {
+func (l *Log) SyncedPosition() Position { return l.endPosition(false) }
+
+// endPosition is the durable end of the log (everything written when
+// sync_binlog is not 1), or, with early and sendEarly holding, everything
+// written.
+func (l *Log) endPosition(early bool) Position {
 	l.mu.Lock()
 	files := l.files
+	written := l.syncBinlog.Load() != 1 || (early && l.sendEarly())
 	l.mu.Unlock()
 	l.syncMu.Lock()
 	defer l.syncMu.Unlock()
-	if l.syncBinlog.Load() != 1 {
+	if written {
 		return Position{File: files[l.written.file], Pos: l.written.pos}
 	}
 	return Position{File: files[l.synced.file], Pos: l.synced.pos}
@@ -869,7 +845,7 @@ func (l *Log) Close() error {
 		return nil
 	}
 	l.closed = true
-	err := l.finishFile()
+	err := fsutil.Finish(l.f, l.pos, &l.alloc)
 	if cerr := l.f.Close(); err == nil {
 		err = cerr
 	}

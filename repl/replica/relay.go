@@ -128,14 +128,9 @@ func (rl *relayLog) append(evs [][]byte, gtid *base.GTID) error {
 	for _, ev := range evs {
 		buf = append(buf, ev...)
 	}
-	err := fsutil.ZeroAhead(rl.f, rl.end, uint64(len(buf)), &rl.alloc, relayChunk)
-	if err == nil {
-		_, err = rl.f.WriteAt(buf, int64(rl.end))
-	}
-	if err != nil {
+	if err := fsutil.WriteAhead(rl.f, buf, rl.end, &rl.alloc, relayChunk); err != nil {
 		// Cut what was partly written, so the file holds whole events.
-		rl.f.Truncate(int64(rl.end))
-		rl.alloc = rl.end
+		fsutil.CutBack(rl.f, rl.end, &rl.alloc)
 		return fmt.Errorf("relay log write: %w", err)
 	}
 	rl.end += uint64(len(buf))
@@ -151,10 +146,7 @@ func (rl *relayLog) append(evs [][]byte, gtid *base.GTID) error {
 // finishFile cuts the zeros after the current file's end, syncs and
 // closes it. Caller holds mu.
 func (rl *relayLog) finishFile() error {
-	err := rl.f.Truncate(int64(rl.end))
-	if err == nil {
-		err = rl.f.Sync()
-	}
+	err := fsutil.Finish(rl.f, rl.end, &rl.alloc)
 	if cerr := rl.f.Close(); err == nil {
 		err = cerr
 	}
