@@ -147,6 +147,9 @@ func (l *Log) OnRotate(fn func()) {
 
 // PurgeTo deletes the files before name (PURGE BINARY LOGS TO).
 func (l *Log) PurgeTo(name string) error {
+	if err := l.storageFlushed(); err != nil {
+		return err
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	idx := -1
@@ -163,8 +166,26 @@ func (l *Log) PurgeTo(name string) error {
 
 // PurgeBefore deletes files last modified before t, never the current one.
 func (l *Log) PurgeBefore(t time.Time) error {
+	if l.expiredBefore(t) == 0 {
+		return nil // the common case (expiry after each rotation): no flush
+	}
+	if err := l.storageFlushed(); err != nil {
+		return err
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.purgeLocked(l.expiredBeforeLocked(t))
+}
+
+// expiredBefore counts the leading files last modified before t, never
+// the current one.
+func (l *Log) expiredBefore(t time.Time) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.expiredBeforeLocked(t)
+}
+
+func (l *Log) expiredBeforeLocked(t time.Time) int {
 	idx := 0
 	for i, f := range l.files[:l.fileIdx] {
 		st, err := os.Stat(l.path(f))
@@ -173,7 +194,17 @@ func (l *Log) PurgeBefore(t time.Time) error {
 		}
 		idx = i + 1
 	}
-	return l.purgeLocked(idx)
+	return idx
+}
+
+// storageFlushed makes storage hold durably every transaction logged so
+// far, so no file it may still need for recovery is purged (when this log
+// is storage's only WAL).
+func (l *Log) storageFlushed() error {
+	if l.opts.Store == nil {
+		return nil
+	}
+	return l.opts.Store.FlushApplied()
 }
 
 // purgeLocked removes files [0, idx). Caller holds mu.

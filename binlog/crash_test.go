@@ -33,9 +33,31 @@ type rig struct {
 	log   *Log
 }
 
+// openRig opens storage and log as the server does: the log is storage's
+// only write-ahead log.
 func openRig(t *testing.T, fs *vfs.MemFS, dir string) *rig {
 	t.Helper()
-	st, err := storage.Open(storage.Options{Dir: "db", FS: fs, Logger: quiet})
+	return openRigWith(t, fs, dir, rigMode{})
+}
+
+// rigMode varies the rig: pebbleWAL keeps Pebble's own WAL (the mode
+// before the binlog became storage's WAL); memTable sets a small memtable
+// so flushes (and the log sync before each) happen under load.
+type rigMode struct {
+	pebbleWAL bool
+	memTable  uint64
+}
+
+func (m rigMode) String() string {
+	if m.pebbleWAL {
+		return "pebble-wal"
+	}
+	return fmt.Sprintf("log-is-wal-%dk", m.memTable>>10)
+}
+
+func openRigWith(t *testing.T, fs *vfs.MemFS, dir string, m rigMode) *rig {
+	t.Helper()
+	st, err := storage.Open(storage.Options{Dir: "db", FS: fs, Logger: quiet, LogIsWAL: !m.pebbleWAL, MemTableSize: m.memTable})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,12 +210,14 @@ func TestCrashPointsKeepLogAndStorageInAgreement(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(uint64(seed), 1))
 	points := []string{"binlog.afterWrite", "binlog.afterSync", "storage.beforeApply", "storage.afterApply"}
+	modes := []rigMode{{pebbleWAL: true}, {}, {memTable: 64 << 10}}
 	for round := 0; round < 3; round++ {
-		for _, point := range points {
-			t.Run(fmt.Sprintf("%s/%d", point, round), func(t *testing.T) {
+		for i, point := range points {
+			mode := modes[(round+i)%len(modes)]
+			t.Run(fmt.Sprintf("%s/%s/%d", point, mode, round), func(t *testing.T) {
 				fs := vfs.NewCrashableMem()
 				dir := t.TempDir()
-				r := openRig(t, fs, filepath.Join(dir, "binlog"))
+				r := openRigWith(t, fs, filepath.Join(dir, "binlog"), mode)
 				r.createTable(t)
 				var (
 					next   atomic.Int64
@@ -245,7 +269,7 @@ func TestCrashPointsKeepLogAndStorageInAgreement(t *testing.T) {
 				close(stop)
 				failpoint.Disable(point)
 
-				r2 := openRig(t, crashedFS, filepath.Join(dir, "binlog2"))
+				r2 := openRigWith(t, crashedFS, filepath.Join(dir, "binlog2"), mode)
 				defer r2.log.Close()
 				got := storageIDs(t, r2.store)
 				logged := logIDs(t, r2.log)

@@ -654,6 +654,28 @@ func (l *Log) waitSync(ctx context.Context, pos Position) error {
 			return nil
 		}
 	}
+	return l.syncTo(ctx, target)
+}
+
+// SyncForStorage implements storage.FlushSyncer: everything written so far
+// becomes durable whatever sync_binlog says, so storage (whose only WAL is
+// this log) never flushes a transaction the log could lose.
+func (l *Log) SyncForStorage() error {
+	l.mu.Lock()
+	closed := l.closed
+	l.mu.Unlock()
+	if closed {
+		return nil // Close synced the file
+	}
+	l.syncMu.Lock()
+	target := l.written
+	l.syncMu.Unlock()
+	return l.syncTo(context.Background(), target)
+}
+
+// syncTo returns once the log is durable up to target: one caller (the
+// leader) fsyncs everything written so far for all waiters.
+func (l *Log) syncTo(ctx context.Context, target logPos) error {
 	l.syncMu.Lock()
 	defer l.syncMu.Unlock()
 	for l.synced.less(target) {

@@ -118,6 +118,14 @@ func (l *Log) recoverStorage(e *storage.Engine) error {
 			return nil
 		}
 	}
+	// Replayed rows may reach sstables at once (when this log is storage's
+	// only WAL): the log they come from must be durable first, and after a
+	// process crash its tail may sit only in the page cache.
+	if len(l.files) > 0 {
+		if err := syncPath(l.path(l.files[len(l.files)-1])); err != nil {
+			return err
+		}
+	}
 	replayed := 0
 	for i := startFile; i < len(l.files); i++ {
 		name := l.files[i]
@@ -309,4 +317,13 @@ func ApplyRows(ctx context.Context, txn *storage.Txn, tb *storage.Table, re *Row
 		}
 	}
 	return nil
+}
+
+// syncPath fsyncs the file at path.
+func syncPath(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	return errors.Join(f.Sync(), f.Close())
 }

@@ -126,7 +126,7 @@ func Open(opts Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n.store, err = storage.Open(storage.Options{Dir: filepath.Join(opts.Datadir, "data"), Logger: opts.Logger})
+	n.store, err = storage.Open(storage.Options{Dir: filepath.Join(opts.Datadir, "data"), Logger: opts.Logger, LogIsWAL: logBin})
 	if err != nil {
 		return nil, fmt.Errorf("node: datadir %s: %w", opts.Datadir, err)
 	}

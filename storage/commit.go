@@ -170,16 +170,32 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 	}
 	// Storage fsyncs its own WAL unless a durable sink can replay the
 	// transaction after a crash. Catalog changes are always synced: recovery
-	// replays rows, not DDL.
+	// replays rows, not DDL. When the sink's log is storage's WAL, only
+	// catalog changes (and commits with no log attached) make storage
+	// durable, by a flush inside their turn.
 	syncStorage := sink == nil || !sink.Durable() || t.catalogDirty
+	if e.opts.LogIsWAL {
+		syncStorage = t.catalogDirty || !hasLog(sink)
+		if !syncStorage && !sink.Durable() {
+			// sync_binlog 0 or N: the log is not synced for its own sake,
+			// but it is storage's WAL, and storage is durable per commit.
+			if err := e.syncLog(); err != nil {
+				e.turn.do(rec.Seq, nil)
+				e.refuseWrites(err)
+				return base.Wrap(classifyWriteErr(err), err, "storage: commit")
+			}
+			e.stats.StorageSyncs.Add(1)
+		}
+	}
 
 	if err := failpoint.Inject("storage.beforeApply"); err != nil {
 		e.turn.do(rec.Seq, nil)
 		return err
 	}
+	waitSync := false
 	e.turn.do(rec.Seq, func() {
 		if syncStorage {
-			err = e.db.ApplyNoSyncWait(t.batch, pebble.Sync)
+			waitSync, err = e.applyDurable(t.batch)
 		} else {
 			err = e.db.Apply(t.batch, pebble.NoSync)
 		}
@@ -187,8 +203,10 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 			n.Applied(rec)
 		}
 	})
-	if err == nil && syncStorage {
+	if err == nil && waitSync {
 		err = t.batch.SyncWait()
+	}
+	if err == nil && syncStorage {
 		e.stats.StorageSyncs.Add(1)
 	}
 	if err != nil {
@@ -244,7 +262,13 @@ func (t *Txn) CommitReplayed(ctx context.Context, sinkPos []byte) error {
 		return err
 	}
 	var err error
-	e.turn.do(seq, func() { err = e.db.Apply(t.batch, pebble.Sync) })
+	// Without Pebble's WAL the replayed rows stay in the memtable: a crash
+	// now replays them again from the same log.
+	opts := pebble.Sync
+	if e.opts.LogIsWAL {
+		opts = pebble.NoSync
+	}
+	e.turn.do(seq, func() { err = e.db.Apply(t.batch, opts) })
 	if err != nil {
 		e.refuseWrites(err)
 		return base.Wrap(classifyWriteErr(err), err, "storage: commit")
@@ -278,7 +302,7 @@ func (e *Engine) WithCommitsPaused(fn func() error) error {
 // SetSinkPos durably records a new sink position (after the sink was
 // reset, so recovery does not look for files that no longer exist).
 func (e *Engine) SetSinkPos(pos []byte) error {
-	return e.db.Set(metaKey(metaSinkPos), pos, pebble.Sync)
+	return e.durableSet(metaKey(metaSinkPos), pos)
 }
 
 // Applied forwards to the wrapped sink.
@@ -286,4 +310,10 @@ func (g gatedSink) Applied(rec *CommitRecord) {
 	if n, ok := g.inner.(AppliedNotifier); ok {
 		n.Applied(rec)
 	}
+}
+
+// hasLog reports whether a real sink sits behind the engine's gate.
+func hasLog(s CommitSink) bool {
+	g, ok := s.(gatedSink)
+	return !ok || g.inner != nil
 }

@@ -62,6 +62,11 @@ type Options struct {
 	// writes in flight, and writes are refused until ClearWriteError
 	// restores it. Default 4 × MemTableSize; negative disables it.
 	ReserveSize int64
+	// LogIsWAL makes the commit sink's log (the binary log) storage's only
+	// write-ahead log: Pebble runs without its own WAL and recovery replays
+	// the sink's log over what Pebble flushed (see logwal.go). Set it only
+	// when a durable sink with recovery is attached before any commit.
+	LogIsWAL bool
 }
 
 func (o *Options) setDefaults() error {
@@ -121,6 +126,11 @@ type Engine struct {
 	bg     sync.WaitGroup
 	opened atomic.Bool
 
+	// flushSyncer is the sink's FlushSyncer, if any (LogIsWAL); closing is
+	// closed when Close starts.
+	flushSyncer atomic.Pointer[FlushSyncer]
+	closing     chan struct{}
+
 	stats Stats
 }
 
@@ -146,7 +156,7 @@ func Open(opts Options) (*Engine, error) {
 	}
 	cache := pebble.NewCache(opts.CacheSize)
 	defer cache.Unref()
-	e := &Engine{opts: opts}
+	e := &Engine{opts: opts, closing: make(chan struct{})}
 	e.sink = gatedSink{e: e}
 	// Pebble treats a failed WAL or MANIFEST write as fatal (it panics or
 	// exits), so a full disk must never reach it: the first ENOSPC releases
@@ -159,6 +169,8 @@ func Open(opts Options) (*Engine, error) {
 		MemTableSize:                opts.MemTableSize,
 		MemTableStopWritesThreshold: 4,
 		Logger:                      quietLogger{opts.Logger},
+		DisableWAL:                  opts.LogIsWAL,
+		EventListener:               &pebble.EventListener{FlushBegin: e.beforeFlush},
 	}
 	po.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
 	po.EnsureDefaults()
@@ -167,6 +179,10 @@ func Open(opts Options) (*Engine, error) {
 		return nil, base.Wrap(base.ClassCorrupt, err, "storage: cannot open %s", opts.Dir)
 	}
 	e.db = db
+	if err := e.checkLogIsWALMarker(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	e.locks = lock.NewManager(lock.Options{WaitTimeout: opts.LockWaitTimeout})
 	seq, err := e.readUint64(metaKey(metaLastSeq))
 	if err != nil {
@@ -199,13 +215,19 @@ func Open(opts Options) (*Engine, error) {
 // space, and Pebble cannot flush at all after its WAL failed (the memtable
 // rotation panics). Pebble replays the WAL at the next Open instead.
 func (e *Engine) Close() error {
+	close(e.closing)
 	e.bg.Wait()
 	var ferr error
+	flushed := false
 	if !e.refusing() {
 		ferr = e.flushForClose()
+		flushed = ferr == nil && !e.refusing()
 	}
 	err := e.db.Close()
 	e.bg.Wait() // a WAL error on close refuses writes too
+	if flushed && err == nil {
+		e.removeLogIsWALMarker()
+	}
 	return errors.Join(err, ferr)
 }
 
@@ -241,6 +263,11 @@ func (e *Engine) SetSink(s CommitSink) {
 	e.commitMu.Lock()
 	e.sink = gatedSink{e: e, inner: s}
 	e.commitMu.Unlock()
+	if fs, ok := s.(FlushSyncer); ok {
+		e.flushSyncer.Store(&fs)
+	} else {
+		e.flushSyncer.Store(nil)
+	}
 }
 
 // LastSeq is the sequence number of the last transaction applied to storage.
@@ -544,7 +571,7 @@ func (e *Engine) SetMetaSync(name string, value []byte) error {
 	if err := e.WriteError(); err != nil {
 		return err
 	}
-	if err := e.db.Set(metaKey(metaBlob, name), value, pebble.Sync); err != nil {
+	if err := e.durableSet(metaKey(metaBlob, name), value); err != nil {
 		e.refuseWrites(err)
 		return base.Wrap(classifyWriteErr(err), err, "storage: write meta %s", name)
 	}
