@@ -16,6 +16,8 @@
 //   - Batches are applied in commit-sequence order.
 //   - A committed transaction is durable before Commit returns (the sink's
 //     fsync, or Pebble's WAL fsync when no durable sink is attached).
+//   - With Options.LogIsWAL, storage never holds durably (in sstables) a
+//     transaction its sink's log could lose (logwal.go).
 package storage
 
 import (
@@ -130,6 +132,7 @@ type Engine struct {
 	// closed when Close starts.
 	flushSyncer atomic.Pointer[FlushSyncer]
 	closing     chan struct{}
+	closeOnce   sync.Once
 
 	stats Stats
 }
@@ -215,7 +218,7 @@ func Open(opts Options) (*Engine, error) {
 // space, and Pebble cannot flush at all after its WAL failed (the memtable
 // rotation panics). Pebble replays the WAL at the next Open instead.
 func (e *Engine) Close() error {
-	close(e.closing)
+	e.closeOnce.Do(func() { close(e.closing) })
 	e.bg.Wait()
 	var ferr error
 	flushed := false
