@@ -18,6 +18,8 @@
 #   PHASES    ["slap sysbench"]   which measurements
 #   RTT       [90ms]  round trip added by the link in the WAN runs
 #   THREADS   ["1 32"], DURATION [20] seconds per sysbench run
+#   ROUNDS    [2] repetitions of the sysbench plan, reversed on even rounds
+#             (tables show means over rounds)
 #   TABLES [4], TABLE_SIZE [10000], OUT_DIR [bench/out]
 #   SLAP_CONCURRENCY [10], SLAP_QUERIES [1000]
 #   WAIT_TIMEOUT [10m]  bound on each wait for the replica

@@ -69,6 +69,10 @@ type Options struct {
 	Threads []int
 	// Duration is each sysbench run's length. Default: 20s.
 	Duration time.Duration
+	// Rounds repeats the sysbench plan, in reverse order on even rounds,
+	// so drift of the host over the phase weighs on every configuration
+	// alike; tables show means over rounds. Default: 2.
+	Rounds int
 	// Tables and TableSize are sysbench --tables / --table-size. Default: 4 x 10000.
 	Tables, TableSize int
 	// WaitTimeout bounds each wait for the replica (caught up, semi-sync
@@ -200,6 +204,7 @@ func parseOptions(args []string) (Options, error) {
 	rtt := fs.String("rtt", envOr("RTT", "90ms"), "round trip the link adds in the WAN runs ($RTT)")
 	threads := fs.String("threads", envOr("THREADS", "1 32"), "sysbench thread counts ($THREADS)")
 	duration := fs.String("duration", envOr("DURATION", "20"), "seconds (or a Go duration) per sysbench run ($DURATION)")
+	rounds := fs.Int("rounds", benchkit.EnvInt("ROUNDS", 2), "sysbench plan repetitions, alternating order ($ROUNDS)")
 	tables := fs.Int("tables", benchkit.EnvInt("TABLES", 4), "sysbench --tables ($TABLES)")
 	tableSize := fs.Int("table-size", benchkit.EnvInt("TABLE_SIZE", 10000), "sysbench --table-size ($TABLE_SIZE)")
 	slapConc := fs.Int("slap-concurrency", benchkit.EnvInt("SLAP_CONCURRENCY", 10), "mariadb-slap --concurrency ($SLAP_CONCURRENCY)")
@@ -230,6 +235,10 @@ func parseOptions(args []string) (Options, error) {
 		MariaDBArgs:        fields(*mariadbArgs),
 		MariaDBReplicaArgs: fields(*mariadbReplicaArgs),
 		SysbenchArgs:       fields(*sysbenchArgs),
+		Rounds:             *rounds,
+	}
+	if o.Rounds < 1 {
+		return Options{}, fmt.Errorf("rounds must be at least 1, not %d", o.Rounds)
 	}
 	if len(o.Systems) == 0 {
 		return Options{}, errors.New("need at least one system")

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -384,6 +385,7 @@ func (s *snapshotServer) close() {
 
 // sbRun is one sysbench measurement.
 type sbRun struct {
+	round        int
 	syncBinlog   int
 	semi         bool
 	threads      int
@@ -403,19 +405,54 @@ func sysbenchPhase(ctx context.Context, logger *slog.Logger, p *pair, o Options,
 	if err := p.waitCaughtUp(ctx, o.WaitTimeout); err != nil {
 		return fmt.Errorf("after prepare: %w", err)
 	}
-	plan := []struct {
-		syncBinlog int
-		semi       bool
-	}{{1, false}, {1, true}, {0, true}, {0, false}}
 	current := 1
-	for _, step := range plan {
-		if step.syncBinlog != current {
+	for round := 1; round <= o.Rounds; round++ {
+		if err := sysbenchRound(ctx, logger, p, o, r, round, &current); err != nil {
+			return err
+		}
+	}
+	if err := p.compareTables(ctx, o.Tables); err != nil {
+		return fmt.Errorf("replica rows after the sysbench runs: %w", err)
+	}
+	r.notes = append(r.notes, fmt.Sprintf("replica caught up after every run; its sbtest tables match the primary's at the end (count, sum(id), sum(k) of %d tables)", o.Tables))
+	return nil
+}
+
+// sbStep is one configuration of the sysbench plan.
+type sbStep struct {
+	syncBinlog int
+	semi       bool
+}
+
+// sbPlan is the order of the configurations in a round: as listed on odd
+// rounds, reversed on even ones. A switch to sync_binlog=0 always follows
+// a semi-sync step, so Petrel's probe of it runs with semi-sync ON.
+func sbPlan(round int) []sbStep {
+	plan := []sbStep{{1, false}, {1, true}, {0, true}, {0, false}}
+	if round%2 == 0 {
+		slices.Reverse(plan)
+	}
+	return plan
+}
+
+// sysbenchRound runs every configuration of the plan once; current is
+// the primary's sync_binlog, carried from round to round.
+func sysbenchRound(ctx context.Context, logger *slog.Logger, p *pair, o Options, r *systemResult, round int, current *int) error {
+	for _, step := range sbPlan(round) {
+		// Semi-sync first: the probe that checks sync_binlog=0 took
+		// effect runs in the mode it is measured in.
+		if err := p.setSemiSync(ctx, step.semi); err != nil {
+			return err
+		}
+		if step.syncBinlog != *current {
 			how, err := p.setSyncBinlog(ctx, logger, step.syncBinlog)
 			if err != nil {
 				return fmt.Errorf("sync_binlog=%d: %w", step.syncBinlog, err)
 			}
-			current = step.syncBinlog
-			r.syncBinlog0 = how
+			*current = step.syncBinlog
+			if step.syncBinlog == 0 {
+				r.syncBinlog0 = how
+			}
 		}
 		for _, th := range o.Threads {
 			if ctx.Err() != nil {
@@ -425,8 +462,9 @@ func sysbenchPhase(ctx context.Context, logger *slog.Logger, p *pair, o Options,
 			if err != nil {
 				return fmt.Errorf("sysbench (sync_binlog=%d, %s, %s): %w", step.syncBinlog, modeName(step.semi), threadsName(th), err)
 			}
+			run.round = round
 			r.sb = append(r.sb, run)
-			logger.Info("sysbench", "sync_binlog", step.syncBinlog, "mode", modeName(step.semi), "threads", th,
+			logger.Info("sysbench", "round", round, "sync_binlog", step.syncBinlog, "mode", modeName(step.semi), "threads", th,
 				"tps", run.res.TPS, "p95_ms", run.res.LatencyP95Ms, "commits_per_group", fmt.Sprintf("%.1f", run.d.commitsPerGroup()),
 				"commits_per_ack", fmt.Sprintf("%.1f", run.d.commitsPerAck()), "ignored_errors", run.res.IgnoredErrors)
 			if run.res.IgnoredErrors > 0 {
@@ -438,10 +476,6 @@ func sysbenchPhase(ctx context.Context, logger *slog.Logger, p *pair, o Options,
 			}
 		}
 	}
-	if err := p.compareTables(ctx, o.Tables); err != nil {
-		return fmt.Errorf("replica rows after the sysbench runs: %w", err)
-	}
-	r.notes = append(r.notes, fmt.Sprintf("replica caught up after every run; its sbtest tables match the primary's at the end (count, sum(id), sum(k) of %d tables)", o.Tables))
 	return nil
 }
 

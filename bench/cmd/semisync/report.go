@@ -137,8 +137,9 @@ func formatSlap(b *strings.Builder, o Options, results map[string]*systemResult)
 func formatSysbench(b *strings.Builder, o Options, results map[string]*systemResult) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("## sysbench oltp_write_only on loopback (link delay 0)\n\n")
-	w("%d tables x %d rows, %v per run, sysbench flags: %s. sync_binlog=1 \"local durability\", semi-sync \"network durability\"; both = \"local + network\".\n\n",
-		o.Tables, o.TableSize, o.Duration, orDash(o.SysbenchArgs))
+	w("%d tables x %d rows, %v per run, sysbench flags: %s. sync_binlog=1 \"local durability\", semi-sync \"network durability\"; both = \"local + network\". "+
+		"The plan ran %d round(s), in reverse order on even rounds; TPS and p95 are means over rounds (each run's figures are in the counters table).\n\n",
+		o.Tables, o.TableSize, o.Duration, orDash(o.SysbenchArgs), o.Rounds)
 	w("| sync_binlog | mode | threads | Petrel TPS | MariaDB TPS | Petrel/MariaDB | Petrel p95 (ms) | MariaDB p95 (ms) |\n")
 	w("|---:|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, sb := range []int{1, 0} {
@@ -217,26 +218,27 @@ func formatCounters(b *strings.Builder, o Options, results map[string]*systemRes
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("## Commits per fsync and per acknowledgement\n\n")
 	w("Deltas on the primary over each run. commits = Binlog_commits; fsync groups = Binlog_group_commits (Petrel: binlog fsyncs; MariaDB: binlog group commits, fsynced or not); acks = bytes the link carried replica -> primary / ack packet size (4 + 1 + 8 + binlog file name; `~` when not a whole number); yes_tx, no_tx, avg wait = Rpl_semi_sync_*_yes_tx, no_tx, tx_wait_time / tx_waits over the run; storage fsyncs = Petrel_storage_syncs (Petrel's storage WAL, fsynced when the binlog is not).\n\n")
-	w("| system | run | commits | fsync groups | commits / group | acks | commits / ack | yes_tx | no_tx | avg wait (us) | storage fsyncs |\n")
-	w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	w("| system | run | TPS | commits | fsync groups | commits / group | acks | commits / ack | yes_tx | no_tx | avg wait (us) | storage fsyncs |\n")
+	w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, s := range o.Systems {
 		r := results[s]
 		if r == nil {
 			continue
 		}
-		row := func(name string, d delta, storage int64) {
+		row := func(name string, tps string, d delta, storage int64) {
 			st := "-"
 			if storage >= 0 {
 				st = fmt.Sprint(storage)
 			}
-			w("| %s | %s | %d | %d | %.1f | %s | %s | %d | %d | %.0f | %s |\n", s, name, d.commits, d.groups, d.commitsPerGroup(),
+			w("| %s | %s | %s | %d | %d | %.1f | %s | %s | %d | %d | %.0f | %s |\n", s, name, tps, d.commits, d.groups, d.commitsPerGroup(),
 				acksCell(d), perAckCell(d), d.yesTx, d.noTx, d.avgWaitUs(), st)
 		}
 		for _, sr := range r.slap {
-			row(fmt.Sprintf("slap timed phase, RTT %s, %s", rttName(sr.rtt), modeName(sr.semi)), sr.d, -1)
+			row(fmt.Sprintf("slap timed phase, RTT %s, %s", rttName(sr.rtt), modeName(sr.semi)), "-", sr.d, -1)
 		}
 		for _, sr := range r.sb {
-			row(fmt.Sprintf("sysbench, sync_binlog=%d, %s, %s", sr.syncBinlog, modeName(sr.semi), threadsName(sr.threads)), sr.d, sr.storageSyncs)
+			row(fmt.Sprintf("sysbench round %d, sync_binlog=%d, %s, %s", sr.round, sr.syncBinlog, modeName(sr.semi), threadsName(sr.threads)),
+				fmt.Sprintf("%.0f", sr.res.TPS), sr.d, sr.storageSyncs)
 		}
 	}
 	w("\n")
@@ -268,16 +270,32 @@ type sbKey struct {
 	threads    int
 }
 
+// findSB returns configuration k's run, its TPS and p95 the means over
+// the rounds that measured it.
 func findSB(r *systemResult, k sbKey) (sbRun, bool) {
 	if r == nil {
 		return sbRun{}, false
 	}
+	var out sbRun
+	n := 0
 	for _, s := range r.sb {
-		if s.syncBinlog == k.syncBinlog && s.semi == k.semi && s.threads == k.threads {
-			return s, true
+		if s.syncBinlog != k.syncBinlog || s.semi != k.semi || s.threads != k.threads {
+			continue
 		}
+		if n == 0 {
+			out = s
+		} else {
+			out.res.TPS += s.res.TPS
+			out.res.LatencyP95Ms += s.res.LatencyP95Ms
+		}
+		n++
 	}
-	return sbRun{}, false
+	if n == 0 {
+		return sbRun{}, false
+	}
+	out.res.TPS /= float64(n)
+	out.res.LatencyP95Ms /= float64(n)
+	return out, true
 }
 
 func acksCell(d delta) string {
@@ -357,9 +375,9 @@ func commandLine(o Options) string {
 	for i, t := range o.Threads {
 		threads[i] = fmt.Sprint(t)
 	}
-	env := fmt.Sprintf("SYSTEMS=%q PHASES=%q RTT=%s THREADS=%q DURATION=%d TABLES=%d TABLE_SIZE=%d",
+	env := fmt.Sprintf("SYSTEMS=%q PHASES=%q RTT=%s THREADS=%q DURATION=%d ROUNDS=%d TABLES=%d TABLE_SIZE=%d",
 		strings.Join(o.Systems, " "), strings.Join(o.Phases, " "), o.RTT, strings.Join(threads, " "),
-		int(o.Duration/time.Second), o.Tables, o.TableSize)
+		int(o.Duration/time.Second), o.Rounds, o.Tables, o.TableSize)
 	if o.SlapConcurrency != 10 || o.SlapQueries != 1000 {
 		env += fmt.Sprintf(" SLAP_CONCURRENCY=%d SLAP_QUERIES=%d", o.SlapConcurrency, o.SlapQueries)
 	}

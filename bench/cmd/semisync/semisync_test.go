@@ -43,3 +43,40 @@ func TestSlapSeconds(t *testing.T) {
 		t.Fatalf("slapSeconds matched %q", m)
 	}
 }
+
+// Even rounds run the plan backwards, and every switch to sync_binlog=0
+// (the probe of it needs semi-sync ON) follows or is a semi-sync step.
+func TestPlanAlternatesAndProbesWithSemiSyncOn(t *testing.T) {
+	fwd, back := sbPlan(1), sbPlan(2)
+	for i := range fwd {
+		if fwd[i] != back[len(back)-1-i] {
+			t.Fatalf("round 2 %v is not round 1 %v reversed", back, fwd)
+		}
+	}
+	current := 1
+	for round := 1; round <= 4; round++ {
+		for _, s := range sbPlan(round) {
+			if s.syncBinlog != current && s.syncBinlog == 0 && !s.semi {
+				t.Fatalf("round %d switches to sync_binlog=0 in an async step", round)
+			}
+			current = s.syncBinlog
+		}
+	}
+}
+
+// Tables show the mean over rounds.
+func TestFindSBAveragesRounds(t *testing.T) {
+	r := &systemResult{}
+	for i, tps := range []float64{100, 300} {
+		run := sbRun{round: i + 1, syncBinlog: 1, semi: true, threads: 32}
+		run.res.TPS = tps
+		r.sb = append(r.sb, run)
+	}
+	got, ok := findSB(r, sbKey{1, true, 32})
+	if !ok || got.res.TPS != 200 {
+		t.Fatalf("mean TPS %v (found %v), want 200", got.res.TPS, ok)
+	}
+	if _, ok := findSB(r, sbKey{0, true, 32}); ok {
+		t.Fatal("found a configuration that never ran")
+	}
+}
