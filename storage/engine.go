@@ -235,8 +235,20 @@ func (e *Engine) Close() error {
 }
 
 // flushForClose flushes the memtables, giving up if the disk fills
-// meanwhile (a failing flush is retried by Pebble without end).
+// meanwhile.
 func (e *Engine) flushForClose() error {
+	if err := e.flushUntil(e.refusing); err != errFlushGivenUp {
+		return err
+	}
+	return nil
+}
+
+// errFlushGivenUp is flushUntil's answer when its caller stopped waiting.
+var errFlushGivenUp = errors.New("storage: stopped waiting for a memtable flush")
+
+// flushUntil flushes the memtables and waits for the flush, polling
+// giveUp: a failing flush (a full disk) is retried by Pebble without end.
+func (e *Engine) flushUntil(giveUp func() bool) error {
 	done, err := e.db.AsyncFlush()
 	if err != nil {
 		return err
@@ -248,8 +260,8 @@ func (e *Engine) flushForClose() error {
 		case <-done:
 			return nil
 		case <-tick.C:
-			if e.refusing() {
-				return nil
+			if giveUp() {
+				return errFlushGivenUp
 			}
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -138,30 +137,27 @@ func (e *Engine) applyDurable(b *pebble.Batch) (sync bool, err error) {
 	return false, e.flushWait()
 }
 
-// flushWait flushes the memtables and waits for the flush. A flush that
-// fails (a full disk) is retried by Pebble; the wait ends when it
-// succeeds, or with an error when the engine is closing.
+// flushWait flushes the memtables and waits for the flush: until it
+// succeeds (Pebble retries a failed one, so after a full disk once space
+// returns), or with an error when the engine is closing.
 func (e *Engine) flushWait() error {
-	done, err := e.db.AsyncFlush()
-	if err != nil {
-		return err
-	}
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
 	warned := false
-	for {
+	err := e.flushUntil(func() bool {
 		select {
-		case <-done:
-			return nil
 		case <-e.closing:
-			return errors.New("storage: closing before a flush finished")
-		case <-tick.C:
-			if e.refusing() && !warned {
-				warned = true
-				e.opts.Logger.Warn("storage: waiting for a memtable flush while writes are refused (disk full?)")
-			}
+			return true
+		default:
 		}
+		if e.refusing() && !warned {
+			warned = true
+			e.opts.Logger.Warn("storage: waiting for a memtable flush while writes are refused (disk full?)")
+		}
+		return false
+	})
+	if err == errFlushGivenUp {
+		return errors.New("storage: closing before a flush finished")
 	}
+	return err
 }
 
 // FlushApplied makes every transaction the sink accepted so far durable in
