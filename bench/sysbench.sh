@@ -10,13 +10,17 @@
 #   WORKLOADS   ["oltp_point_select oltp_write_only oltp_read_write"]
 #   THREADS     ["4 32"]
 #   DURATION    [20]  seconds per run
+#   ROUNDS      [2]   rounds; every run of a round goes through each server
+#                     in turn, in SERVERS order on odd rounds, reversed on even
+#   SETTLE      [5s]  pause before each run; tables show means over rounds
 #   TABLES [4], TABLE_SIZE [10000], OUT_DIR [bench/out]
 #   PETREL_BINARY  use this petrel instead of building ./cmd/petrel
 #   PETREL_ARGS, MARIADB_ARGS, SYSBENCH_ARGS  extra/replacement flags
 # Example: DURATION=5 THREADS=4 WORKLOADS=oltp_point_select SERVERS=mariadb bench/sysbench.sh
 #
-# The orchestration is bench/cmd/sysbench (Go, using package lab); it stops
-# both servers and removes their datadirs on exit, including on ^C.
+# The orchestration is bench/cmd/sysbench (Go, using package lab): every
+# server is up for the whole run (only the one measured is under load); it
+# stops them and removes their datadirs on exit, including on ^C.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then

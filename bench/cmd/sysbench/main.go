@@ -4,13 +4,21 @@
 // and prints a markdown table of TPS and QPS with Petrel/MariaDB ratios. The
 // table is also written to bench/out/sysbench-<date>.md.
 //
-// Each server is started, loaded once (sysbench prepare), run through every
-// workload and thread count, cleaned up and stopped before the next server
-// starts, so the two never compete for the CPU.
+// Every server is started and loaded (sysbench prepare) first, one after
+// the other. They then all stay up side by side for the whole measurement,
+// but only one is under load at a time while the others sit idle. The runs
+// are interleaved so that the host's speed, which drifts over minutes,
+// weighs on every server alike: in each of ROUNDS rounds, for each workload
+// and thread count, every server gets one run in turn, in SERVERS order on
+// odd rounds and in reverse order on even ones, and every run is preceded
+// by a SETTLE pause in which the background work (compactions) of the
+// previous run can settle. The table shows means over the rounds; a second
+// table shows each round's TPS, so the spread is visible. At the end the
+// sysbench tables are dropped and every server is stopped.
 //
 // Settings come from flags, whose defaults come from the environment
 // variables named in their help (so bench/sysbench.sh can be driven by
-// WORKLOADS=... THREADS=... DURATION=... SERVERS=...).
+// WORKLOADS=... THREADS=... DURATION=... SERVERS=... ROUNDS=... SETTLE=...).
 package main
 
 import (
@@ -22,6 +30,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,10 +58,14 @@ var defaultMariaDBArgs = []string{
 }
 
 type config struct {
-	servers      []string
-	workloads    []string
-	threads      []int
-	duration     time.Duration
+	servers   []string
+	workloads []string
+	threads   []int
+	duration  time.Duration
+	// rounds is how many times every run is repeated (>= 1).
+	rounds int
+	// settle is the pause before every run (0: none).
+	settle       time.Duration
 	tables       int
 	tableSize    int
 	outDir       string
@@ -82,15 +95,22 @@ func run() int {
 
 	started := time.Now()
 	runs := make(map[string]*serverRun)
-	failed := false
 	for _, name := range cfg.servers {
-		sr := benchServer(ctx, logger, name, cfg)
-		runs[name] = sr
-		if len(sr.errs) > 0 || sr.fatal != nil {
-			failed = true
-		}
+		runs[name] = startBench(ctx, logger, name, cfg)
 		if ctx.Err() != nil {
 			break
+		}
+	}
+	measure(ctx, logger, cfg, runs)
+	failed := false
+	for _, name := range cfg.servers {
+		sr := runs[name]
+		if sr == nil {
+			continue
+		}
+		sr.finish(ctx, cfg)
+		if len(sr.errs) > 0 || sr.fatal != nil {
+			failed = true
 		}
 	}
 
@@ -116,6 +136,8 @@ func parseConfig(args []string) (config, error) {
 	workloads := fs.String("workloads", benchkit.EnvOr("WORKLOADS", "oltp_point_select oltp_write_only oltp_read_write"), "sysbench OLTP workloads ($WORKLOADS)")
 	threads := fs.String("threads", benchkit.EnvOr("THREADS", "4 32"), "thread counts ($THREADS)")
 	duration := fs.String("duration", benchkit.EnvOr("DURATION", "20"), "seconds (or a Go duration) per run ($DURATION)")
+	rounds := fs.Int("rounds", benchkit.EnvInt("ROUNDS", 2), "repetitions of every run, server order reversed on even rounds ($ROUNDS)")
+	settle := fs.String("settle", benchkit.EnvOr("SETTLE", "5s"), "pause before every run, seconds or a Go duration; 0 for none ($SETTLE)")
 	tables := fs.Int("tables", benchkit.EnvInt("TABLES", 4), "sysbench --tables ($TABLES)")
 	tableSize := fs.Int("table-size", benchkit.EnvInt("TABLE_SIZE", 10000), "sysbench --table-size ($TABLE_SIZE)")
 	outDir := fs.String("out", os.Getenv("OUT_DIR"), "report directory; default <module root>/bench/out ($OUT_DIR)")
@@ -132,6 +154,7 @@ func parseConfig(args []string) (config, error) {
 	cfg := config{
 		servers:      benchkit.Fields(*servers),
 		workloads:    benchkit.Fields(*workloads),
+		rounds:       *rounds,
 		tables:       *tables,
 		tableSize:    *tableSize,
 		outDir:       *outDir,
@@ -146,6 +169,11 @@ func parseConfig(args []string) (config, error) {
 	}
 	if len(cfg.servers) == 0 || len(cfg.workloads) == 0 {
 		return config{}, errors.New("need at least one server and one workload")
+	}
+	for i, s := range cfg.servers {
+		if slices.Contains(cfg.servers[:i], s) {
+			return config{}, fmt.Errorf("server %q listed twice", s)
+		}
 	}
 	for _, t := range benchkit.Fields(*threads) {
 		n, err := strconv.Atoi(t)
@@ -162,6 +190,12 @@ func parseConfig(args []string) (config, error) {
 		return config{}, err
 	}
 	cfg.duration = d
+	if cfg.rounds < 1 {
+		return config{}, fmt.Errorf("rounds must be at least 1, not %d", cfg.rounds)
+	}
+	if cfg.settle, err = parseSettle(*settle); err != nil {
+		return config{}, err
+	}
 	if cfg.tables <= 0 || cfg.tableSize <= 0 {
 		return config{}, errors.New("tables and table-size must be positive")
 	}
@@ -175,57 +209,75 @@ func parseConfig(args []string) (config, error) {
 	return cfg, nil
 }
 
+// parseSettle is benchkit.ParseDuration that also accepts a zero pause
+// ("0", "0s").
+func parseSettle(s string) (time.Duration, error) {
+	if d, err := time.ParseDuration(s); err == nil && d == 0 {
+		return 0, nil
+	}
+	d, err := benchkit.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("settle: %w", err)
+	}
+	return d, nil
+}
+
 // runKey identifies one measurement.
 type runKey struct {
 	workload string
 	threads  int
 }
 
-// serverRun is what one server produced.
-type serverRun struct {
-	version string
-	results map[runKey]lab.SysbenchResult
-	// fsyncsPerCommit is Binlog_group_commits / Binlog_commits over a run
-	// (Petrel with its binlog on).
-	fsyncsPerCommit map[runKey]float64
-	errs            map[runKey]error
-	fatal           error // start, prepare or stop failure
-	log             string
+// roundKey is one round's run of a measurement.
+type roundKey struct {
+	runKey
+	round int
 }
 
-// benchServer starts one server, runs every workload and thread count
-// against it, and stops it. Failures are recorded, not returned, so the
-// report always shows what was measured.
-func benchServer(ctx context.Context, logger *slog.Logger, name string, cfg config) *serverRun {
-	sr := &serverRun{results: make(map[runKey]lab.SysbenchResult), errs: make(map[runKey]error), fsyncsPerCommit: make(map[runKey]float64)}
-	logger = logger.With("server", name)
+// serverRun is one server of the benchmark and what it produced.
+type serverRun struct {
+	logger  *slog.Logger
+	srv     benchkit.Server // nil if it did not start
+	cleanup func()          // removes what startServer created
+	base    lab.SysbenchOptions
+	version string
+	results map[roundKey]lab.SysbenchResult
+	errs    map[roundKey]error
+	// commits and groups sum the Binlog_commits and Binlog_group_commits
+	// deltas of a measurement's runs over all rounds (Petrel with its
+	// binlog on): fsyncs per commit is groups/commits.
+	commits map[runKey]int64
+	groups  map[runKey]int64
+	fatal   error // start, prepare or stop failure
+	log     string
+}
 
-	srv, password, cleanup, err := startServer(ctx, logger, name, cfg)
+// startBench starts one server, creates its database and loads the
+// sysbench tables. Failures are recorded, not returned, so the report
+// always shows what was measured; a server that started is left running
+// for finish to stop.
+func startBench(ctx context.Context, logger *slog.Logger, name string, cfg config) *serverRun {
+	sr := &serverRun{
+		logger:  logger.With("server", name),
+		results: make(map[roundKey]lab.SysbenchResult),
+		errs:    make(map[roundKey]error),
+		commits: make(map[runKey]int64),
+		groups:  make(map[runKey]int64),
+	}
+	srv, password, cleanup, err := startServer(ctx, sr.logger, name, cfg)
 	if err != nil {
 		sr.fatal = err
-		logger.Error("start failed", "err", err)
+		sr.logger.Error("start failed", "err", err)
 		return sr
 	}
-	defer func() {
-		// Stop even if ctx was cancelled by ^C, within its own deadline.
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
-		defer cancel()
-		if err := srv.Stop(sctx); err != nil {
-			sr.fatal = errors.Join(sr.fatal, fmt.Errorf("stop: %w", err))
-			logger.Error("stop failed", "err", err)
-		}
-		if sr.fatal != nil {
-			sr.log = srv.Log()
-		}
-		cleanup()
-	}()
+	sr.srv, sr.cleanup = srv, cleanup
 
 	if sr.version, err = prepareDB(ctx, srv); err != nil {
 		sr.fatal = err
-		logger.Error("create database failed", "err", err)
+		sr.logger.Error("create database failed", "err", err)
 		return sr
 	}
-	base := lab.SysbenchOptions{
+	sr.base = lab.SysbenchOptions{
 		Port:      srv.Port(),
 		Password:  password,
 		DB:        benchDB,
@@ -235,45 +287,117 @@ func benchServer(ctx context.Context, logger *slog.Logger, name string, cfg conf
 		ExtraArgs: cfg.sysbenchArgs,
 	}
 
-	logger.Info("sysbench prepare", "tables", cfg.tables, "table_size", cfg.tableSize)
-	prep := base
+	sr.logger.Info("sysbench prepare", "tables", cfg.tables, "table_size", cfg.tableSize)
+	prep := sr.base
 	prep.Workload, prep.Command = cfg.workloads[0], "prepare"
 	if _, err := lab.RunSysbench(ctx, prep); err != nil {
 		sr.fatal = fmt.Errorf("prepare: %w", err)
-		logger.Error("prepare failed", "err", err)
-		return sr
-	}
-
-	for _, w := range cfg.workloads {
-		for _, th := range cfg.threads {
-			if ctx.Err() != nil {
-				return sr
-			}
-			key := runKey{w, th}
-			o := base
-			o.Workload, o.Threads = w, th
-			c0, g0, statusOK := binlogCounters(ctx, srv)
-			res, err := lab.RunSysbench(ctx, o)
-			if c1, g1, ok := binlogCounters(ctx, srv); ok && statusOK && c1 > c0 {
-				sr.fsyncsPerCommit[key] = float64(g1-g0) / float64(c1-c0)
-			}
-			if err != nil {
-				sr.errs[key] = err
-				logger.Error("run failed", "workload", w, "threads", th, "err", err)
-				continue
-			}
-			sr.results[key] = res
-			logger.Info("run", "workload", w, "threads", th,
-				"tps", res.TPS, "qps", res.QPS, "p95_ms", res.LatencyP95Ms, "ignored_errors", res.IgnoredErrors)
-		}
-	}
-
-	clean := base
-	clean.Workload, clean.Command = cfg.workloads[0], "cleanup"
-	if _, err := lab.RunSysbench(ctx, clean); err != nil && ctx.Err() == nil {
-		logger.Warn("cleanup failed", "err", err)
+		sr.logger.Error("prepare failed", "err", err)
 	}
 	return sr
+}
+
+// ready reports whether the server started and was loaded.
+func (sr *serverRun) ready() bool {
+	return sr != nil && sr.srv != nil && sr.fatal == nil
+}
+
+// measure runs every workload and thread count against every ready
+// server, cfg.rounds times: within a round, each measurement runs on the
+// servers one after the other (serverOrder), each run after a settle
+// pause, so the servers are measured minutes apart at most. It returns
+// early only when ctx is done.
+func measure(ctx context.Context, logger *slog.Logger, cfg config, runs map[string]*serverRun) {
+	for round := 1; round <= cfg.rounds; round++ {
+		order := serverOrder(cfg.servers, round)
+		logger.Info("round", "round", round, "of", cfg.rounds, "order", strings.Join(order, " "))
+		for _, w := range cfg.workloads {
+			for _, th := range cfg.threads {
+				for _, name := range order {
+					sr := runs[name]
+					if !sr.ready() {
+						continue
+					}
+					if err := sleep(ctx, cfg.settle); err != nil {
+						return
+					}
+					sr.runOnce(ctx, runKey{w, th}, round)
+				}
+			}
+		}
+	}
+}
+
+// serverOrder is the order the servers run in within a round: as listed
+// on odd rounds, reversed on even ones, so neither always goes first.
+func serverOrder(servers []string, round int) []string {
+	order := slices.Clone(servers)
+	if round%2 == 0 {
+		slices.Reverse(order)
+	}
+	return order
+}
+
+// sleep waits d, or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// runOnce runs one measurement's round against the server and records
+// its result or error, and its binlog commit counters.
+func (sr *serverRun) runOnce(ctx context.Context, key runKey, round int) {
+	rk := roundKey{key, round}
+	o := sr.base
+	o.Workload, o.Threads = key.workload, key.threads
+	c0, g0, statusOK := binlogCounters(ctx, sr.srv)
+	res, err := lab.RunSysbench(ctx, o)
+	if c1, g1, ok := binlogCounters(ctx, sr.srv); ok && statusOK && c1 > c0 {
+		sr.commits[key] += c1 - c0
+		sr.groups[key] += g1 - g0
+	}
+	if err != nil {
+		sr.errs[rk] = err
+		sr.logger.Error("run failed", "workload", key.workload, "threads", key.threads, "round", round, "err", err)
+		return
+	}
+	sr.results[rk] = res
+	sr.logger.Info("run", "workload", key.workload, "threads", key.threads, "round", round,
+		"tps", res.TPS, "qps", res.QPS, "p95_ms", res.LatencyP95Ms, "ignored_errors", res.IgnoredErrors)
+}
+
+// finish drops the sysbench tables and stops the server, within
+// stopTimeout even if ctx was cancelled by ^C, then removes its datadir.
+func (sr *serverRun) finish(ctx context.Context, cfg config) {
+	if sr.srv == nil {
+		return
+	}
+	if sr.fatal == nil && ctx.Err() == nil {
+		clean := sr.base
+		clean.Workload, clean.Command = cfg.workloads[0], "cleanup"
+		if _, err := lab.RunSysbench(ctx, clean); err != nil && ctx.Err() == nil {
+			sr.logger.Warn("cleanup failed", "err", err)
+		}
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
+	defer cancel()
+	if err := sr.srv.Stop(sctx); err != nil {
+		sr.fatal = errors.Join(sr.fatal, fmt.Errorf("stop: %w", err))
+		sr.logger.Error("stop failed", "err", err)
+	}
+	if sr.fatal != nil {
+		sr.log = sr.srv.Log()
+	}
+	sr.cleanup()
 }
 
 // binlogCounters reads Binlog_commits and Binlog_group_commits (Petrel's
@@ -385,10 +509,15 @@ func prepareDB(ctx context.Context, srv benchkit.Server) (string, error) {
 func formatReport(cfg config, started time.Time, runs map[string]*serverRun, interrupted bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# sysbench: Petrel vs MariaDB\n\n")
-	fmt.Fprintf(&b, "- Date: %s\n", started.UTC().Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(&b, "- Date: %s (%s)\n", started.UTC().Format("2006-01-02 15:04 MST"), time.Since(started).Round(time.Second))
 	fmt.Fprintf(&b, "- Host: %d CPUs, %s/%s; %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, benchkit.ToolVersion("sysbench", "--version"))
-	fmt.Fprintf(&b, "- Data: %d tables x %d rows; %v per run; sysbench and the server share the host\n",
+	fmt.Fprintf(&b, "- Data: %d tables x %d rows; %v per run; sysbench and the servers share the host\n",
 		cfg.tables, cfg.tableSize, cfg.duration)
+	fmt.Fprintf(&b, "- Method: the servers run side by side, each idle while another is measured; runs are interleaved, "+
+		"every workload and thread count running on each server in turn before the next, over %d round(s), "+
+		"in the order listed on odd rounds and reversed on even ones, with a %v pause before every run to let background work settle; "+
+		"TPS, QPS and p95 are means over the rounds, ratios are ratios of means, fsyncs/commit is over all rounds (each run's TPS is in the per-round table)\n",
+		cfg.rounds, cfg.settle)
 	for _, name := range cfg.servers {
 		sr := runs[name]
 		if sr == nil {
@@ -404,56 +533,20 @@ func formatReport(cfg config, started time.Time, runs map[string]*serverRun, int
 	if len(cfg.sysbenchArgs) > 0 {
 		fmt.Fprintf(&b, "- sysbench flags: %s\n", strings.Join(cfg.sysbenchArgs, " "))
 	}
-	fmt.Fprintf(&b, "- Command: `SERVERS=%q WORKLOADS=%q THREADS=%q DURATION=%d bench/sysbench.sh`\n\n",
-		strings.Join(cfg.servers, " "), strings.Join(cfg.workloads, " "), joinInts(cfg.threads), int(cfg.duration/time.Second))
+	fmt.Fprintf(&b, "- Command: `SERVERS=%q WORKLOADS=%q THREADS=%q DURATION=%s ROUNDS=%d SETTLE=%s TABLES=%d TABLE_SIZE=%d bench/sysbench.sh`\n\n",
+		strings.Join(cfg.servers, " "), strings.Join(cfg.workloads, " "), joinInts(cfg.threads),
+		seconds(cfg.duration), cfg.rounds, seconds(cfg.settle), cfg.tables, cfg.tableSize)
 
-	b.WriteString("| workload | threads | Petrel TPS | MariaDB TPS | Petrel/MariaDB TPS | Petrel QPS | MariaDB QPS | Petrel/MariaDB QPS | Petrel p95 ms | MariaDB p95 ms | Petrel binlog-off TPS | binlog on/off | fsyncs/commit |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	for _, w := range cfg.workloads {
-		for _, th := range cfg.threads {
-			key := runKey{w, th}
-			p, pok := cell(runs["petrel"], key)
-			m, mok := cell(runs["mariadb"], key)
-			n, nok := cell(runs["petrel-nobinlog"], key)
-			fsyncs := "-"
-			if sr := runs["petrel"]; sr != nil {
-				if f, ok := sr.fsyncsPerCommit[key]; ok {
-					fsyncs = fmt.Sprintf("%.3f", f)
-				}
-			}
-			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", w, th,
-				num(p.TPS, pok, p.err), num(m.TPS, mok, m.err), ratio(p.TPS, pok, m.TPS, mok),
-				num(p.QPS, pok, p.err), num(m.QPS, mok, m.err), ratio(p.QPS, pok, m.QPS, mok),
-				lat(p.LatencyP95Ms, pok, p.err), lat(m.LatencyP95Ms, mok, m.err),
-				num(n.TPS, nok, n.err), ratio(p.TPS, pok, n.TPS, nok), fsyncs)
-		}
-	}
+	writeMeanTable(&b, cfg, runs)
+	b.WriteString("\nPer round (TPS of each run):\n\n")
+	writeRoundTable(&b, cfg, runs)
 
 	var notes []string
 	if interrupted {
 		notes = append(notes, "- interrupted by a signal: figures are incomplete")
 	}
 	for _, name := range cfg.servers {
-		sr := runs[name]
-		if sr == nil {
-			notes = append(notes, fmt.Sprintf("- %s: not run (interrupted)", name))
-			continue
-		}
-		if sr.fatal != nil {
-			notes = append(notes, fmt.Sprintf("- %s: %s", name, benchkit.OneLine(sr.fatal)))
-		}
-		for _, w := range cfg.workloads {
-			for _, th := range cfg.threads {
-				key := runKey{w, th}
-				if err := sr.errs[key]; err != nil {
-					notes = append(notes, fmt.Sprintf("- %s %s threads=%d: %s", name, w, th, benchkit.OneLine(err)))
-				}
-				if r, ok := sr.results[key]; ok && (r.IgnoredErrors > 0 || r.Reconnects > 0) {
-					notes = append(notes, fmt.Sprintf("- %s %s threads=%d: %d ignored errors, %d reconnects",
-						name, w, th, r.IgnoredErrors, r.Reconnects))
-				}
-			}
-		}
+		notes = append(notes, serverNotes(cfg, name, runs[name])...)
 	}
 	if len(notes) > 0 {
 		b.WriteString("\nNotes:\n\n")
@@ -468,20 +561,165 @@ func formatReport(cfg config, started time.Time, runs map[string]*serverRun, int
 	return b.String()
 }
 
+// writeMeanTable writes the main table: each measurement's means over
+// the rounds.
+func writeMeanTable(b *strings.Builder, cfg config, runs map[string]*serverRun) {
+	b.WriteString("| workload | threads | Petrel TPS | MariaDB TPS | Petrel/MariaDB TPS | Petrel QPS | MariaDB QPS | Petrel/MariaDB QPS | Petrel p95 ms | MariaDB p95 ms | Petrel binlog-off TPS | binlog on/off | fsyncs/commit |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, w := range cfg.workloads {
+		for _, th := range cfg.threads {
+			key := runKey{w, th}
+			p, pok := cell(runs["petrel"], key, cfg.rounds)
+			m, mok := cell(runs["mariadb"], key, cfg.rounds)
+			n, nok := cell(runs["petrel-nobinlog"], key, cfg.rounds)
+			fsyncs := "-"
+			if sr := runs["petrel"]; sr != nil && sr.commits[key] > 0 {
+				fsyncs = fmt.Sprintf("%.3f", float64(sr.groups[key])/float64(sr.commits[key]))
+			}
+			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", w, th,
+				num(p.TPS, pok, p.err), num(m.TPS, mok, m.err), ratio(p.TPS, pok, m.TPS, mok),
+				num(p.QPS, pok, p.err), num(m.QPS, mok, m.err), ratio(p.QPS, pok, m.QPS, mok),
+				lat(p.LatencyP95Ms, pok, p.err), lat(m.LatencyP95Ms, mok, m.err),
+				num(n.TPS, nok, n.err), ratio(p.TPS, pok, n.TPS, nok), fsyncs)
+		}
+	}
+}
+
+// writeRoundTable writes every run's TPS, a column per server.
+func writeRoundTable(b *strings.Builder, cfg config, runs map[string]*serverRun) {
+	b.WriteString("| workload | threads | round |")
+	for _, name := range cfg.servers {
+		fmt.Fprintf(b, " %s TPS |", serverLabel(name))
+	}
+	b.WriteString("\n|---|---:|---:|" + strings.Repeat("---:|", len(cfg.servers)) + "\n")
+	for _, w := range cfg.workloads {
+		for _, th := range cfg.threads {
+			for round := 1; round <= cfg.rounds; round++ {
+				fmt.Fprintf(b, "| %s | %d | %d |", w, th, round)
+				for _, name := range cfg.servers {
+					c, ok := roundCell(runs[name], roundKey{runKey{w, th}, round})
+					fmt.Fprintf(b, " %s |", num(c.TPS, ok, c.err))
+				}
+				b.WriteString("\n")
+			}
+		}
+	}
+}
+
+// serverNotes lists a server's failures, failed runs, and the ignored
+// errors and reconnects of each measurement summed over its rounds.
+func serverNotes(cfg config, name string, sr *serverRun) []string {
+	if sr == nil {
+		return []string{fmt.Sprintf("- %s: not run (interrupted)", name)}
+	}
+	var notes []string
+	if sr.fatal != nil {
+		notes = append(notes, fmt.Sprintf("- %s: %s", name, benchkit.OneLine(sr.fatal)))
+	}
+	for _, w := range cfg.workloads {
+		for _, th := range cfg.threads {
+			key := runKey{w, th}
+			for round := 1; round <= cfg.rounds; round++ {
+				if err := sr.errs[roundKey{key, round}]; err != nil {
+					notes = append(notes, fmt.Sprintf("- %s %s threads=%d round %d: %s", name, w, th, round, benchkit.OneLine(err)))
+				}
+			}
+			if rs := sr.roundResults(key, cfg.rounds); len(rs) > 0 {
+				if r := meanResult(rs); r.IgnoredErrors > 0 || r.Reconnects > 0 {
+					notes = append(notes, fmt.Sprintf("- %s %s threads=%d: %d ignored errors, %d reconnects (over %d runs)",
+						name, w, th, r.IgnoredErrors, r.Reconnects, len(rs)))
+				}
+			}
+		}
+	}
+	return notes
+}
+
+// serverLabel is a server's name in table headers.
+func serverLabel(name string) string {
+	switch name {
+	case "petrel":
+		return "Petrel"
+	case "petrel-nobinlog":
+		return "Petrel binlog-off"
+	case "mariadb":
+		return "MariaDB"
+	}
+	return name
+}
+
+// roundResults returns the successful runs of a measurement, by round.
+func (sr *serverRun) roundResults(key runKey, rounds int) []lab.SysbenchResult {
+	var rs []lab.SysbenchResult
+	for round := 1; round <= rounds; round++ {
+		if r, ok := sr.results[roundKey{key, round}]; ok {
+			rs = append(rs, r)
+		}
+	}
+	return rs
+}
+
+// meanResult averages the rates and latencies of runs (TPS, QPS, average
+// and p95 latency) and sums their counts (transactions, queries, ignored
+// errors, reconnects). Output is left empty.
+func meanResult(rs []lab.SysbenchResult) lab.SysbenchResult {
+	var m lab.SysbenchResult
+	if len(rs) == 0 {
+		return m
+	}
+	for _, r := range rs {
+		m.Transactions += r.Transactions
+		m.Queries += r.Queries
+		m.IgnoredErrors += r.IgnoredErrors
+		m.Reconnects += r.Reconnects
+		m.TPS += r.TPS
+		m.QPS += r.QPS
+		m.LatencyAvgMs += r.LatencyAvgMs
+		m.LatencyP95Ms += r.LatencyP95Ms
+	}
+	n := float64(len(rs))
+	m.TPS /= n
+	m.QPS /= n
+	m.LatencyAvgMs /= n
+	m.LatencyP95Ms /= n
+	return m
+}
+
 // cellResult is one server's measurement for one row, or why it is missing.
 type cellResult struct {
 	lab.SysbenchResult
 	err error
 }
 
-func cell(sr *serverRun, key runKey) (cellResult, bool) {
+// cell is a measurement's mean over the rounds that succeeded; without
+// any, the first round's error, or the server's.
+func cell(sr *serverRun, key runKey, rounds int) (cellResult, bool) {
 	if sr == nil {
 		return cellResult{}, false
 	}
-	if r, ok := sr.results[key]; ok {
+	if rs := sr.roundResults(key, rounds); len(rs) > 0 {
+		return cellResult{SysbenchResult: meanResult(rs)}, true
+	}
+	for round := 1; round <= rounds; round++ {
+		if err := sr.errs[roundKey{key, round}]; err != nil {
+			return cellResult{err: err}, false
+		}
+	}
+	if sr.fatal != nil {
+		return cellResult{err: sr.fatal}, false
+	}
+	return cellResult{}, false
+}
+
+// roundCell is one round's run of a measurement, or why it is missing.
+func roundCell(sr *serverRun, rk roundKey) (cellResult, bool) {
+	if sr == nil {
+		return cellResult{}, false
+	}
+	if r, ok := sr.results[rk]; ok {
 		return cellResult{SysbenchResult: r}, true
 	}
-	if err := sr.errs[key]; err != nil {
+	if err := sr.errs[rk]; err != nil {
 		return cellResult{err: err}, false
 	}
 	if sr.fatal != nil {
@@ -520,6 +758,15 @@ func ratio(p float64, pok bool, m float64, mok bool) string {
 // writeReport writes the report to dir/sysbench-<date>.md.
 func writeReport(dir string, started time.Time, report string) error {
 	return benchkit.WriteReport(filepath.Join(dir, "sysbench-"+started.Format("2006-01-02-150405")+".md"), report)
+}
+
+// seconds formats d as whole seconds where it is one, as the
+// environment variables take it.
+func seconds(d time.Duration) string {
+	if d%time.Second == 0 {
+		return strconv.Itoa(int(d / time.Second))
+	}
+	return d.String()
 }
 
 func joinInts(ns []int) string {
