@@ -597,8 +597,12 @@ func (l *Log) Wait(ctx context.Context, rec *storage.CommitRecord) error {
 	if err != nil {
 		return err
 	}
-	if err := l.waitSync(ctx, pos); err != nil {
-		return err
+	// A replicated transaction durable in the relay log needs no fsync:
+	// after a crash the replica re-applies what this log lost.
+	if rec.Origin == nil || !rec.Origin.RelayDurable {
+		if err := l.waitSync(ctx, pos); err != nil {
+			return err
+		}
 	}
 	// Replicated transactions (the applier's) do not wait: they were
 	// acknowledged where they were first committed.

@@ -1,12 +1,15 @@
 package binlog
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/dolthub/go-mysql-server/sql"
 
+	"petrel/internal/base"
 	"petrel/storage"
 )
 
@@ -125,4 +128,44 @@ func TestStoreNeedsItsLogAfterACrash(t *testing.T) {
 		t.Fatalf("after a clean close and reopening without the log: %d rows, want 10", len(ids))
 	}
 	r.log.Close()
+}
+
+// Replicated transactions durable in the relay log commit without a
+// binlog fsync; the replica's own commits still fsync (sync_binlog=1).
+func TestRelayDurableCommitsSkipTheFsync(t *testing.T) {
+	r := openRig(t, vfs.NewMem(), t.TempDir())
+	defer r.log.Close()
+	r.createTable(t)
+	other, err := base.ParseSID("9e11fa47-71ca-11e1-9e33-c80aa9429599")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := r.store.Catalog().Table("db", "t")
+	_, g0, _ := r.log.StatsSnapshot()
+	for i := int64(1); i <= 20; i++ {
+		txn := r.store.Begin()
+		txn.SetOrigin(storage.Origin{GTID: base.GTID{SID: other, GNO: i}, ServerID: 9, RelayDurable: true})
+		if err := txn.Insert(context.Background(), tb, sql.Row{i, "replicated"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := txn.Commit(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, g1, _ := r.log.StatsSnapshot()
+	if g1 != g0 {
+		t.Fatalf("%d binlog fsyncs for 20 relay-durable commits, want 0", g1-g0)
+	}
+	if err := insert(r.store, 100); err != nil {
+		t.Fatal(err)
+	}
+	if _, g2, _ := r.log.StatsSnapshot(); g2 != g1+1 {
+		t.Fatalf("%d binlog fsyncs for one local commit, want 1", g2-g1)
+	}
+	if ids := storageIDs(t, r.store); len(ids) != 21 {
+		t.Fatalf("storage holds %d rows, want 21", len(ids))
+	}
+	if ex := r.log.Executed(); ex.Last(other) != 20 {
+		t.Fatalf("gtid_executed %s lacks the replicated transactions", ex)
+	}
 }

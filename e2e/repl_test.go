@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -156,6 +158,61 @@ func TestReplicaKill9MidApply(t *testing.T) {
 	// GTIDs: one per acknowledged insert, no gaps, none twice (the replica's
 	// set equals the source's, which is contiguous).
 	t.Logf("%d rows replicated across 4 replica kills", n)
+}
+
+// TestReplicaReappliesWhatItsBinlogLost: replicated commits skip the
+// replica's binlog fsync (the relay log, fsynced on receipt, holds them),
+// so an operating-system crash of the replica may cut its binlog back to
+// the last sync. Simulated here: kill -9, then the binlog truncated to
+// where it was last synced (the end of the last DDL, which flushed
+// storage and so synced the binlog). The restarted replica re-applies
+// from its relay log every transaction its binlog lost.
+func TestReplicaReappliesWhatItsBinlogLost(t *testing.T) {
+	ctx := testContext(t, 2*time.Minute)
+	src := startPetrel(t, ctx, lab.PetrelOptions{})
+	rep := startReplicaServer(t, ctx, 2, nil)
+	sdb, rdb := rootDB(t, src, ""), rootDB(t, rep, "")
+	createReplUser(t, ctx, sdb)
+	mustExec(t, ctx, sdb, "CREATE DATABASE lost", "CREATE TABLE lost.t (id INT PRIMARY KEY, v VARCHAR(20))")
+	pointAt(t, ctx, rdb, src.Port(), "")
+	waitCaughtUp(t, ctx, sdb, rdb, 20*time.Second)
+	var binFile string
+	var synced int64
+	var dbDo, dbIgnore, executed string
+	if err := rdb.QueryRowContext(ctx, "SHOW MASTER STATUS").Scan(&binFile, &synced, &dbDo, &dbIgnore, &executed); err != nil {
+		t.Fatal(err)
+	}
+	if binFile == "" || synced <= 4 {
+		t.Fatalf("replica binlog status %q:%d", binFile, synced)
+	}
+	groups0, commits0 := globalStatus(t, ctx, rdb, "Binlog_group_commits"), globalStatus(t, ctx, rdb, "Binlog_commits")
+	const n = 200
+	for i := 1; i <= n; i++ {
+		mustExec(t, ctx, sdb, fmt.Sprintf("INSERT INTO lost.t VALUES (%d, 'row %d')", i, i))
+	}
+	waitCaughtUp(t, ctx, sdb, rdb, 20*time.Second)
+	groups, commits := globalStatus(t, ctx, rdb, "Binlog_group_commits")-groups0, globalStatus(t, ctx, rdb, "Binlog_commits")-commits0
+	if commits != n || groups > 5 {
+		t.Fatalf("replica: %d binlog fsync groups for %d applied commits (want %d commits, at most 5 groups: replicated commits skip the fsync)", groups, commits, n)
+	}
+	if err := rep.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(rep.Datadir(), "binlog", binFile)
+	if err := os.Truncate(path, synced); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Restart(ctx); err != nil {
+		t.Fatalf("restart: %v\n%s", err, tail(rep.Log(), 4096))
+	}
+	rdb = rootDB(t, rep, "")
+	waitCaughtUp(t, ctx, sdb, rdb, 30*time.Second)
+	if got := sameTable(t, ctx, sdb, rdb, "lost.t", "id"); got != n {
+		t.Fatalf("replica has %d rows after losing its binlog tail, want %d", got, n)
+	}
+	if s, r := queryString(t, ctx, sdb, "SELECT @@GLOBAL.gtid_executed"), queryString(t, ctx, rdb, "SELECT @@GLOBAL.gtid_executed"); s != r {
+		t.Fatalf("gtid_executed differs: source %s, replica %s", s, r)
+	}
 }
 
 // TestReplicationBadInput: wrong credentials and a missing privilege show a

@@ -176,7 +176,7 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 	syncStorage := sink == nil || !sink.Durable() || t.catalogDirty
 	if e.opts.LogIsWAL {
 		syncStorage = t.catalogDirty || !hasLog(sink)
-		if !syncStorage && !sink.Durable() {
+		if !syncStorage && !sink.Durable() && (rec.Origin == nil || !rec.Origin.RelayDurable) {
 			// sync_binlog 0 or N: the log is not synced for its own sake,
 			// but it is storage's WAL, and storage is durable per commit.
 			if err := e.syncLog(); err != nil {

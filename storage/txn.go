@@ -66,6 +66,12 @@ type Origin struct {
 	ServerID uint32
 	// CommitTime is the original commit time on the first server.
 	CommitTime time.Time
+	// RelayDurable says the transaction is already durable where it came
+	// from (the replica's relay log, fsynced on receipt, from which a
+	// restarted replica re-applies whatever its binlog lost): its commit
+	// needs no fsync of its own. The sink's log is still fsynced before
+	// storage flushes it (LogIsWAL), so storage never gets ahead of it.
+	RelayDurable bool
 }
 
 // SetOrigin marks the transaction as a replicated one.

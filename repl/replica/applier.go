@@ -115,6 +115,11 @@ func (r *Replica) apply(ctx context.Context) (err error) {
 		if cerr := pl.close(); err == nil {
 			err = cerr
 		}
+		// Replication may stop for a failover or RESET REPLICA: what was
+		// applied becomes durable in the binlog, not only in the relay log.
+		if serr := r.opts.Log.SyncForStorage(); err == nil {
+			err = serr
+		}
 	}()
 	r.pipe = pl
 	file := r.relay.first()
@@ -165,6 +170,13 @@ func (r *Replica) apply(ctx context.Context) (err error) {
 		}
 		if limit < 0 && next != "" {
 			rd.Close()
+			// What the file held must be durable in the binlog first.
+			if err := pl.drain(); err != nil {
+				return err
+			}
+			if err := r.opts.Log.SyncForStorage(); err != nil {
+				return err
+			}
 			r.relay.purge(file)
 			file = next
 			rd, err = binlog.OpenReader(r.relay.path(file))
@@ -202,7 +214,11 @@ func (r *Replica) applyTxn(ctx context.Context, t *binlog.Txn) error {
 		return nil
 	}
 	h, _ := binlog.ParseHeader(t.Events[0])
-	origin := storage.Origin{GTID: g.GTID, ServerID: h.ServerID, CommitTime: g.OrigTime}
+	// The relay log holds the transaction durably (the receiver fsyncs it
+	// after every burst) and a restarted applier re-applies from it what
+	// the binlog lost: the commit skips its binlog fsync. The binlog is
+	// synced before a relay file is purged and when the applier stops.
+	origin := storage.Origin{GTID: g.GTID, ServerID: h.ServerID, CommitTime: g.OrigTime, RelayDurable: true}
 	r.mu.Lock()
 	r.applying, r.caughtUp, r.applyingOrig = true, false, g.OrigTime
 	r.mu.Unlock()
