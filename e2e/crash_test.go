@@ -293,3 +293,55 @@ func crashTxnWriter(ctx context.Context, c *sql.Conn, cw *crashWrite, killed *at
 		}
 	}
 }
+
+// TestKillAfterBinlogAdmin: the binlog is storage's only write-ahead log,
+// so statements that delete binlog files (PURGE BINARY LOGS, RESET MASTER)
+// must first make storage hold their transactions durably. A kill -9 right
+// after each loses no row. (The window inside RESET MASTER, between the
+// deletion and the new position's flush, is closed by a flush before the
+// deletion; only binlog/logwal_test.go's PURGE test can aim at such a
+// window.)
+func TestKillAfterBinlogAdmin(t *testing.T) {
+	ctx := testContext(t, 2*time.Minute)
+	p := startPetrel(t, ctx, lab.PetrelOptions{})
+	db := rootDB(t, p, "")
+	mustExec(t, ctx, db, "CREATE DATABASE adm", "CREATE TABLE adm.t (id INT PRIMARY KEY)")
+	insert := func(from, n int) {
+		t.Helper()
+		for i := from; i < from+n; i++ {
+			mustExec(t, ctx, db, fmt.Sprintf("INSERT INTO adm.t VALUES (%d)", i))
+		}
+	}
+	restart := func(what string) {
+		t.Helper()
+		if err := p.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Restart(ctx); err != nil {
+			t.Fatalf("restart after %s: %v\n%s", what, err, tail(p.Log(), 4096))
+		}
+		db = rootDB(t, p, "")
+	}
+	insert(0, 50)
+	mustExec(t, ctx, db, "FLUSH BINARY LOGS")
+	var file string
+	var pos int64
+	var doDB, ignoreDB, executed string
+	if err := db.QueryRowContext(ctx, "SHOW MASTER STATUS").Scan(&file, &pos, &doDB, &ignoreDB, &executed); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, ctx, db, fmt.Sprintf("PURGE BINARY LOGS TO '%s'", file))
+	restart("PURGE BINARY LOGS")
+	if n := queryInt(t, ctx, db, "SELECT COUNT(*) FROM adm.t"); n != 50 {
+		t.Fatalf("after PURGE BINARY LOGS and kill -9: %d rows, want 50", n)
+	}
+	insert(50, 50)
+	mustExec(t, ctx, db, "RESET MASTER")
+	restart("RESET MASTER")
+	if n := queryInt(t, ctx, db, "SELECT COUNT(*) FROM adm.t"); n != 100 {
+		t.Fatalf("after RESET MASTER and kill -9: %d rows, want 100", n)
+	}
+	if g := queryString(t, ctx, db, "SELECT @@GLOBAL.gtid_executed"); g != "" {
+		t.Fatalf("gtid_executed %q after RESET MASTER, want empty", g)
+	}
+}

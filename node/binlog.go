@@ -181,6 +181,11 @@ func (n *Node) registerBinlogSQL() {
 	e.RegisterAdmin(`RESET (?:MASTER|BINARY LOGS AND GTIDS)`, sql.PrivilegeType_Reload,
 		func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
 			return &sqlengine.AdminResult{}, n.store.WithCommitsPaused(func() error {
+				// The log is storage's WAL: what it holds must be in
+				// storage's sstables before it is deleted.
+				if err := n.store.FlushLogged(); err != nil {
+					return err
+				}
 				if err := l.Reset(); err != nil {
 					return err
 				}

@@ -169,3 +169,14 @@ func (e *Engine) FlushApplied() error {
 	}
 	return e.WithCommitsPaused(e.flushWait)
 }
+
+// FlushLogged makes what storage applied so far durable without the
+// sink's log (no-op with Pebble's WAL). For callers that already paused
+// commits (WithCommitsPaused) and are about to delete the log (RESET
+// MASTER).
+func (e *Engine) FlushLogged() error {
+	if !e.opts.LogIsWAL {
+		return nil
+	}
+	return e.flushWait()
+}
