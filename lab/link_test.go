@@ -388,10 +388,7 @@ func TestLinkDown(t *testing.T) {
 }
 
 func TestLinkUpstreamRefuses(t *testing.T) {
-	port, err := FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
+	port := boundNotListening(t)
 	l := startTestLink(t, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	c := dialLink(t, l)
 	if err := readErr(c, 2*time.Second); err == nil || isTimeout(err) {
@@ -429,4 +426,25 @@ func TestLinkNoLeaks(t *testing.T) {
 
 	closeLink(t, l)
 	checkNoLinkGoroutines(t)
+}
+
+// boundNotListening returns a loopback port held by a socket that is bound
+// but never listens, for the test's lifetime: connecting to it is refused,
+// and no other process (tests run in parallel) can start listening on it,
+// as could happen to a port that was merely found free.
+func boundNotListening(t *testing.T) int {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sa.(*syscall.SockaddrInet4).Port
 }
