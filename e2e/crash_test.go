@@ -324,12 +324,7 @@ func TestKillAfterBinlogAdmin(t *testing.T) {
 	}
 	insert(0, 50)
 	mustExec(t, ctx, db, "FLUSH BINARY LOGS")
-	var file string
-	var pos int64
-	var doDB, ignoreDB, executed string
-	if err := db.QueryRowContext(ctx, "SHOW MASTER STATUS").Scan(&file, &pos, &doDB, &ignoreDB, &executed); err != nil {
-		t.Fatal(err)
-	}
+	file, _ := binlogPosition(t, ctx, db)
 	mustExec(t, ctx, db, fmt.Sprintf("PURGE BINARY LOGS TO '%s'", file))
 	restart("PURGE BINARY LOGS")
 	if n := queryInt(t, ctx, db, "SELECT COUNT(*) FROM adm.t"); n != 50 {

@@ -209,3 +209,29 @@ func (l *insertLoad) finish() map[int64]bool {
 	l.wg.Wait()
 	return l.acked
 }
+
+// replicatingPair starts a source and a replica (server id 2), runs setup
+// on the source, points the replica at it and waits until it caught up.
+func replicatingPair(t *testing.T, ctx context.Context, setup ...string) (src, rep *lab.Petrel, sdb, rdb *sql.DB) {
+	t.Helper()
+	src = startPetrel(t, ctx, lab.PetrelOptions{})
+	rep = startReplicaServer(t, ctx, 2, nil)
+	sdb, rdb = rootDB(t, src, ""), rootDB(t, rep, "")
+	createReplUser(t, ctx, sdb)
+	mustExec(t, ctx, sdb, setup...)
+	pointAt(t, ctx, rdb, src.Port(), "")
+	waitCaughtUp(t, ctx, sdb, rdb, 20*time.Second)
+	return src, rep, sdb, rdb
+}
+
+// binlogPosition is SHOW MASTER STATUS's file and position.
+func binlogPosition(t *testing.T, ctx context.Context, db querier) (string, int64) {
+	t.Helper()
+	var file string
+	var pos int64
+	var doDB, ignoreDB, executed sql.NullString
+	if err := db.QueryRowContext(ctx, "SHOW MASTER STATUS").Scan(&file, &pos, &doDB, &ignoreDB, &executed); err != nil {
+		t.Fatal(err)
+	}
+	return file, pos
+}

@@ -60,12 +60,7 @@ func TestMariaDBReplicatesFromPetrel(t *testing.T) {
 		"START SLAVE")
 	sb("run", 8*time.Second)
 
-	var file string
-	var pos int64
-	var x1, x2, x3 any
-	if err := sdb.QueryRowContext(ctx, "SHOW MASTER STATUS").Scan(&file, &pos, &x1, &x2, &x3); err != nil {
-		t.Fatal(err)
-	}
+	file, pos := binlogPosition(t, ctx, sdb)
 	deadline := time.Now().Add(60 * time.Second)
 	var st map[string]string
 	for time.Now().Before(deadline) {

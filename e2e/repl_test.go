@@ -130,13 +130,7 @@ func TestReplicationFollowsSource(t *testing.T) {
 // (replication starts at boot), with no transaction lost or applied twice.
 func TestReplicaKill9MidApply(t *testing.T) {
 	ctx := testContext(t, 4*time.Minute)
-	src := startPetrel(t, ctx, lab.PetrelOptions{})
-	rep := startReplicaServer(t, ctx, 2, nil)
-	sdb, rdb := rootDB(t, src, ""), rootDB(t, rep, "")
-	createReplUser(t, ctx, sdb)
-	mustExec(t, ctx, sdb, "CREATE DATABASE k", "CREATE TABLE k.t (id BIGINT PRIMARY KEY, w INT NOT NULL, n INT NOT NULL)")
-	pointAt(t, ctx, rdb, src.Port(), "")
-	waitCaughtUp(t, ctx, sdb, rdb, 20*time.Second)
+	_, rep, sdb, rdb := replicatingPair(t, ctx, "CREATE DATABASE k", "CREATE TABLE k.t (id BIGINT PRIMARY KEY, w INT NOT NULL, n INT NOT NULL)")
 
 	load := startInsertLoad(ctx, sdb, "k.t", 8, 0)
 	for i := 0; i < 4; i++ {
@@ -169,19 +163,8 @@ func TestReplicaKill9MidApply(t *testing.T) {
 // from its relay log every transaction its binlog lost.
 func TestReplicaReappliesWhatItsBinlogLost(t *testing.T) {
 	ctx := testContext(t, 2*time.Minute)
-	src := startPetrel(t, ctx, lab.PetrelOptions{})
-	rep := startReplicaServer(t, ctx, 2, nil)
-	sdb, rdb := rootDB(t, src, ""), rootDB(t, rep, "")
-	createReplUser(t, ctx, sdb)
-	mustExec(t, ctx, sdb, "CREATE DATABASE lost", "CREATE TABLE lost.t (id INT PRIMARY KEY, v VARCHAR(20))")
-	pointAt(t, ctx, rdb, src.Port(), "")
-	waitCaughtUp(t, ctx, sdb, rdb, 20*time.Second)
-	var binFile string
-	var synced int64
-	var dbDo, dbIgnore, executed string
-	if err := rdb.QueryRowContext(ctx, "SHOW MASTER STATUS").Scan(&binFile, &synced, &dbDo, &dbIgnore, &executed); err != nil {
-		t.Fatal(err)
-	}
+	_, rep, sdb, rdb := replicatingPair(t, ctx, "CREATE DATABASE lost", "CREATE TABLE lost.t (id INT PRIMARY KEY, v VARCHAR(20))")
+	binFile, synced := binlogPosition(t, ctx, rdb)
 	if binFile == "" || synced <= 4 {
 		t.Fatalf("replica binlog status %q:%d", binFile, synced)
 	}
@@ -265,11 +248,7 @@ func TestReplicationBadInput(t *testing.T) {
 	// Purged transactions: the source rotates and purges its first file.
 	mustExec(t, ctx, sdb, "CREATE DATABASE p", "CREATE TABLE p.t (id INT PRIMARY KEY)", "INSERT INTO p.t VALUES (1)", "FLUSH BINARY LOGS")
 	cur := queryString(t, ctx, sdb, "SELECT @@GLOBAL.gtid_executed")
-	var file string
-	var pos, a, b, c any
-	if err := sdb.QueryRowContext(ctx, "SHOW MASTER STATUS").Scan(&file, &pos, &a, &b, &c); err != nil {
-		t.Fatal(err)
-	}
+	file, _ := binlogPosition(t, ctx, sdb)
 	mustExec(t, ctx, sdb, fmt.Sprintf("PURGE BINARY LOGS TO '%s'", file))
 	if got := queryString(t, ctx, sdb, "SELECT @@GLOBAL.gtid_purged"); got != cur {
 		t.Fatalf("gtid_purged = %q, want %q", got, cur)
