@@ -131,10 +131,16 @@ func formatDescription(serverVersion string, created uint32) []byte {
 // gtidBody builds a MySQL 8.0 GTID_LOG_EVENT body, with the logical-clock
 // fields replicas use to apply in parallel.
 func gtidBody(g base.GTID, rbrOnly bool, lastCommitted, seqNo int64, commitTime, origTime time.Time, txnLen uint64, serverVersion uint32) []byte {
+	return appendGTIDBody(nil, g, rbrOnly, lastCommitted, seqNo, commitTime, origTime, txnLen, serverVersion)
+}
+
+// appendGTIDBody appends a GTID_LOG_EVENT body to b.
+func appendGTIDBody(b []byte, g base.GTID, rbrOnly bool, lastCommitted, seqNo int64, commitTime, origTime time.Time, txnLen uint64, serverVersion uint32) []byte {
 	// flags bit 0: the transaction may hold statement-based events (DDL).
-	b := []byte{1}
 	if rbrOnly {
-		b[0] = 0
+		b = append(b, 0)
+	} else {
+		b = append(b, 1)
 	}
 	b = append(b, g.SID[:]...)
 	b = binary.LittleEndian.AppendUint64(b, uint64(g.GNO))
@@ -289,7 +295,18 @@ func ParseRotate(body []byte) (uint64, string, error) {
 	return binary.LittleEndian.Uint64(body), string(body[8:]), nil
 }
 
-func xidBody(xid uint64) []byte { return binary.LittleEndian.AppendUint64(nil, xid) }
+// packedIntLen is the length of v written by appendPackedInt.
+func packedIntLen(v uint64) int {
+	switch {
+	case v < 251:
+		return 1
+	case v < 1<<16:
+		return 3
+	case v < 1<<24:
+		return 4
+	}
+	return 9
+}
 
 // appendPackedInt writes MySQL's length-encoded integer.
 func appendPackedInt(b []byte, v uint64) []byte {

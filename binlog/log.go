@@ -63,6 +63,8 @@ type Options struct {
 	// restarted source must not serve them. They are kept aside in a
 	// "<file>.unapplied-<unix time>" file for inspection.
 	TruncateUnapplied bool
+
+	versionNum uint32 // ServerVersion as a number, for GTID events
 }
 
 func (o *Options) setDefaults() error {
@@ -87,6 +89,7 @@ func (o *Options) setDefaults() error {
 	if o.ServerVersion == "" {
 		o.ServerVersion = "8.0.40-petrel"
 	}
+	o.versionNum = serverVersionNumber(o.ServerVersion)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -433,9 +436,31 @@ func DecodeSinkPos(b []byte) (Position, int64, error) {
 	return Position{File: string(b[16:]), Pos: binary.BigEndian.Uint64(b)}, int64(binary.BigEndian.Uint64(b[8:])), nil
 }
 
-// Append implements storage.CommitSink: it encodes the transaction, assigns
-// its GTID and writes it to the current file (not yet synced). Called in
-// commit order under storage's ordering lock.
+// Prepare implements storage.Preparer: it encodes the transaction before
+// its commit turn, so Append, under storage's ordering lock, only places
+// and writes it.
+func (l *Log) Prepare(rec *storage.CommitRecord) error {
+	x, err := encodeTransaction(l.opts, rec, l.sidFor(rec))
+	if err != nil {
+		return err
+	}
+	x.by = l
+	rec.Prepared = x
+	return nil
+}
+
+// sidFor is the source id of rec's GTID.
+func (l *Log) sidFor(rec *storage.CommitRecord) base.SID {
+	if rec.Origin != nil {
+		return rec.Origin.GTID.SID
+	}
+	return l.opts.ServerUUID
+}
+
+// Append implements storage.CommitSink: it assigns the transaction its
+// GTID and logical clock and writes its events (encoded by Prepare) to
+// the current file, not yet synced. Called in commit order under
+// storage's ordering lock.
 func (l *Log) Append(rec *storage.CommitRecord) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -462,25 +487,22 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 			return base.Errorf(base.ClassDuplicate, "binlog: GTID %s is already in gtid_executed", gtid)
 		}
 	}
+	x, _ := rec.Prepared.(*encodedTxn)
+	if x == nil || x.by != l || x.sid != gtid.SID {
+		var err error
+		if x, err = encodeTransaction(l.opts, rec, gtid.SID); err != nil {
+			return err
+		}
+	}
 	l.seqNo++
 	last := l.lastDurableSeq.Load()
 	if last >= l.seqNo {
 		last = l.seqNo - 1
 	}
-	evs, err := encodeTransaction(l.opts, rec, gtid, last, l.seqNo)
-	if err != nil {
-		l.seqNo--
-		return err
-	}
-	// Positions: each event's next-position is known only now.
-	var buf []byte
-	p := l.pos
-	for _, ev := range evs {
-		p += uint64(len(ev))
-		setNextPos(ev, uint32(p))
-		buf = append(buf, ev...)
-	}
-	err = fsutil.WriteAhead(l.f, buf, l.pos, &l.alloc, binlogChunk)
+	x.place(gtid.GNO, last, l.seqNo, l.pos)
+	buf := x.buf
+	p := l.pos + uint64(len(buf))
+	err := fsutil.WriteAhead(l.f, buf, l.pos, &l.alloc, binlogChunk)
 	if err == nil {
 		err = failpoint.Inject("binlog.afterWrite")
 	}

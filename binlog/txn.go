@@ -3,6 +3,7 @@ package binlog
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -27,6 +28,8 @@ var columnCache sync.Map // *storage.Table -> tableCols
 
 type tableCols struct {
 	cols []rowenc.Column
+	// mapBody is the table's TABLE_MAP event body.
+	mapBody []byte
 	// jsonText lists JSON columns logged as LONGTEXT (see jsonAsText).
 	jsonText []int
 }
@@ -52,6 +55,7 @@ func tableColumns(t *storage.Table) (tableCols, error) {
 		col.Charset = portableCollation(col.Charset)
 		tc.cols[i] = col
 	}
+	tc.mapBody = TableMapBody(uint64(t.Def.ID), t.Def.Database, t.Def.Name, tc.cols)
 	columnCache.Store(t, tc)
 	return tc, nil
 }
@@ -126,19 +130,20 @@ func appendTableID(b []byte, id uint64) []byte {
 	return append(b, byte(id), byte(id>>8), byte(id>>16), byte(id>>24), byte(id>>32), byte(id>>40))
 }
 
-// rowsHeader starts a v2 rows event body for n columns, all present.
-func rowsHeader(tableID uint64, flags uint16, n int, update bool) []byte {
-	b := appendTableID(nil, tableID)
+// appendRowsHeader starts a v2 rows event body for n columns, all present.
+func appendRowsHeader(b []byte, tableID uint64, flags uint16, n int, update bool) []byte {
+	b = appendTableID(b, tableID)
 	b = binary.LittleEndian.AppendUint16(b, flags)
 	b = binary.LittleEndian.AppendUint16(b, 2) // extra data length: none
 	b = appendPackedInt(b, uint64(n))
-	present := make([]byte, (n+7)/8)
-	for i := 0; i < n; i++ {
-		present[i/8] |= 1 << (i % 8)
-	}
-	b = append(b, present...)
+	images := 1
 	if update {
-		b = append(b, present...)
+		images = 2
+	}
+	for range images {
+		for i := 0; i < n; i += 8 {
+			b = append(b, byte(1<<min(n-i, 8)-1))
+		}
 	}
 	return b
 }
@@ -153,75 +158,134 @@ func changeKind(c storage.RowChange) byte {
 	return UpdateRowsEventV2
 }
 
-// encodeTransaction turns a commit record into framed events (next
-// positions are patched by the caller): GTID, then either one QUERY per
-// DDL statement, or BEGIN, TABLE_MAPs, rows events and XID.
-func encodeTransaction(o Options, rec *storage.CommitRecord, gtid base.GTID, lastCommitted, seqNo int64) ([][]byte, error) {
+// encodedTxn is a transaction's events, encoded before its commit turn
+// (Log.Prepare) into one buffer: the GTID event first, then the rest,
+// back to back. What only the turn decides (the GNO of a local
+// transaction, the logical clock, the XID, every event's next-position
+// and so its checksum) is left zero and filled in by place.
+type encodedTxn struct {
+	by   *Log     // the log that encoded them (its server id and version)
+	sid  base.SID // the GTID's source id they were encoded for
+	o    Options
+	buf  []byte
+	ends []int // end offset of each event in buf
+	xid  bool  // the last event is an XID event
+}
+
+// GTID event body offsets of the fields place fills in.
+const (
+	gtidGNOAt           = HeaderLen + 1 + 16
+	gtidLastCommittedAt = gtidGNOAt + 8 + 1
+	gtidSeqNoAt         = gtidLastCommittedAt + 8
+	// gtidEventMax bounds a GTID event: header, body (flags, SID, GNO,
+	// typecode, two clock fields, two 7-byte timestamps, a packed length
+	// of at most 9 bytes, server version) and checksum.
+	gtidEventMax = HeaderLen + 1 + 16 + 8 + 1 + 8 + 8 + 7 + 7 + 9 + 4 + ChecksumLen
+)
+
+// beginBody is the QUERY event body of every row transaction's BEGIN.
+var beginBody = queryBody(0, "", "BEGIN", 0)
+
+// startEvent appends an event header (size, next position and checksum
+// are written by endEvent and place) and returns the event's offset.
+func startEvent(b []byte, typ byte, serverID, ts uint32) ([]byte, int) {
+	at := len(b)
+	var h [HeaderLen]byte
+	binary.LittleEndian.PutUint32(h[0:], ts)
+	h[4] = typ
+	binary.LittleEndian.PutUint32(h[5:], serverID)
+	return append(b, h[:]...), at
+}
+
+// endEvent reserves the checksum and sets the size of the event at at.
+func (x *encodedTxn) endEvent(at int) {
+	x.buf = append(x.buf, 0, 0, 0, 0)
+	binary.LittleEndian.PutUint32(x.buf[at+9:], uint32(len(x.buf)-at))
+	x.ends = append(x.ends, len(x.buf))
+}
+
+func (x *encodedTxn) event(typ byte, serverID, ts uint32, body []byte) {
+	var at int
+	x.buf, at = startEvent(x.buf, typ, serverID, ts)
+	x.buf = append(x.buf, body...)
+	x.endEvent(at)
+}
+
+// encodeTransaction encodes a commit record for a transaction whose GTID
+// has source id sid: GTID, then either one QUERY per DDL statement, or
+// BEGIN, TABLE_MAPs, rows events and XID. It reads nothing that changes
+// with the commit order.
+func encodeTransaction(o Options, rec *storage.CommitRecord, sid base.SID) (*encodedTxn, error) {
 	ts := uint32(rec.Time.Unix())
-	sid := o.ServerID
+	serverID := o.ServerID
 	orig := rec.Time
 	if rec.Origin != nil {
 		// A replicated transaction keeps its first server's id and commit
 		// time (MySQL's original_commit_timestamp), so lag can be measured
 		// at every hop and circular topologies can filter their own events.
 		if rec.Origin.ServerID != 0 {
-			sid = rec.Origin.ServerID
+			serverID = rec.Origin.ServerID
 		}
 		if !rec.Origin.CommitTime.IsZero() {
 			orig = rec.Origin.CommitTime
 			ts = uint32(orig.Unix())
 		}
 	}
-	o.ServerID = sid
-	var evs [][]byte
+	size := gtidEventMax + 256
+	for _, c := range rec.Changes {
+		size += 64 + 64*max(len(c.Before), len(c.After))
+	}
+	x := &encodedTxn{sid: sid, o: o, buf: make([]byte, gtidEventMax, size), ends: make([]int, 0, 8)}
 	if len(rec.Queries) > 0 {
 		// DDL is logged as statements; the rows a rewrite copied are not.
 		for _, q := range rec.Queries {
-			evs = append(evs, frame(QueryEvent, 0, sid, ts, 0, queryBody(0, q.Database, q.SQL, 0)))
+			x.event(QueryEvent, serverID, ts, queryBody(0, q.Database, q.SQL, 0))
 		}
-		return withGTID(o, evs, gtid, false, lastCommitted, seqNo, rec.Time, orig), nil
+		x.prependGTID(serverID, false, rec.Time, orig)
+		return x, nil
 	}
-	evs = append(evs, frame(QueryEvent, 0, sid, ts, 0, queryBody(0, "", "BEGIN", 0)))
-	mapped := map[*storage.Table]bool{}
+	x.event(QueryEvent, serverID, ts, beginBody)
+	var mapped []*storage.Table
 	for _, c := range rec.Changes {
-		if mapped[c.Table] {
+		if slices.Contains(mapped, c.Table) {
 			continue
 		}
 		tc, err := tableColumns(c.Table)
 		if err != nil {
 			return nil, err
 		}
-		mapped[c.Table] = true
-		evs = append(evs, frame(TableMapEvent, 0, sid, ts, 0, TableMapBody(uint64(c.Table.Def.ID), c.Table.Def.Database, c.Table.Def.Name, tc.cols)))
+		mapped = append(mapped, c.Table)
+		x.event(TableMapEvent, serverID, ts, tc.mapBody)
 	}
 	// Consecutive changes of one kind to one table share a rows event.
 	var (
-		body  []byte
+		open  = -1 // offset of the rows event being filled
 		kind  byte
 		table *storage.Table
 	)
 	flush := func(last bool) {
-		if body == nil {
+		if open < 0 {
 			return
 		}
 		if last {
-			binary.LittleEndian.PutUint16(body[6:], stmtEndFlag)
+			binary.LittleEndian.PutUint16(x.buf[open+HeaderLen+6:], stmtEndFlag)
 		}
-		evs = append(evs, frame(kind, 0, sid, ts, 0, body))
-		body = nil
+		x.endEvent(open)
+		open = -1
 	}
 	for _, c := range rec.Changes {
 		k := changeKind(c)
-		if body != nil && (k != kind || c.Table != table || len(body) >= rowsEventTarget) {
+		if open >= 0 && (k != kind || c.Table != table || len(x.buf)-open-HeaderLen >= rowsEventTarget) {
 			flush(false)
 		}
 		tc, err := tableColumns(c.Table)
 		if err != nil {
 			return nil, err
 		}
-		if body == nil {
+		if open < 0 {
 			kind, table = k, c.Table
-			body = rowsHeader(uint64(c.Table.Def.ID), 0, len(tc.cols), k == UpdateRowsEventV2)
+			x.buf, open = startEvent(x.buf, k, serverID, ts)
+			x.buf = appendRowsHeader(x.buf, uint64(c.Table.Def.ID), 0, len(tc.cols), k == UpdateRowsEventV2)
 		}
 		for _, row := range []sql.Row{c.Before, c.After} {
 			if row == nil {
@@ -229,7 +293,7 @@ func encodeTransaction(o Options, rec *storage.CommitRecord, gtid base.GTID, las
 			}
 			lr, err := tc.loggedRow(row)
 			if err == nil {
-				body, err = rowenc.AppendRowImage(body, tc.cols, lr)
+				x.buf, err = rowenc.AppendRowImage(x.buf, tc.cols, lr)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("binlog: %s.%s: %w", c.Table.Def.Database, c.Table.Def.Name, err)
@@ -237,24 +301,63 @@ func encodeTransaction(o Options, rec *storage.CommitRecord, gtid base.GTID, las
 		}
 	}
 	flush(true)
-	evs = append(evs, frame(XIDEvent, 0, sid, ts, 0, xidBody(uint64(gtid.GNO))))
-	return withGTID(o, evs, gtid, true, lastCommitted, seqNo, rec.Time, orig), nil
+	x.event(XIDEvent, serverID, ts, make([]byte, 8)) // the XID (the GNO) is placed later
+	x.xid = true
+	x.prependGTID(serverID, true, rec.Time, orig)
+	return x, nil
 }
 
-// withGTID prepends the GTID event; its transaction_length covers the
-// whole transaction including itself.
-func withGTID(o Options, evs [][]byte, gtid base.GTID, rbrOnly bool, lastCommitted, seqNo int64, t, orig time.Time) [][]byte {
-	total := 0
-	for _, e := range evs {
-		total += len(e)
+// prependGTID writes the GTID event in front of the others (in the room
+// left for it); its transaction_length covers the whole transaction
+// including itself. GNO and logical clock are left for place.
+func (x *encodedTxn) prependGTID(serverID uint32, rbrOnly bool, t, orig time.Time) {
+	total := len(x.buf) - gtidEventMax
+	ver := x.o.versionNumber()
+	sid := base.GTID{SID: x.sid}
+	// The GTID event's size depends on the width of its own length field:
+	// measure it with a one-byte field, then settle the width.
+	var scratch [gtidEventMax]byte
+	fixed := len(appendGTIDBody(scratch[:0], sid, rbrOnly, 0, 0, t, orig, 0, ver)) - 1 + HeaderLen + ChecksumLen
+	n := 1
+	for packedIntLen(uint64(total+fixed+n)) != n {
+		n = packedIntLen(uint64(total + fixed + n))
 	}
-	ver := serverVersionNumber(o.ServerVersion)
-	var g []byte
-	// The GTID event's own size depends on the length field's width.
-	for n := 0; n < 3; n++ {
-		g = frame(GTIDEvent, 0, o.ServerID, uint32(orig.Unix()), 0, gtidBody(gtid, rbrOnly, lastCommitted, seqNo, t, orig, uint64(total+len(g)), ver))
+	size := fixed + n
+	off := gtidEventMax - size
+	g, _ := startEvent(x.buf[off:off], GTIDEvent, serverID, uint32(orig.Unix()))
+	g = appendGTIDBody(g, sid, rbrOnly, 0, 0, t, orig, uint64(total+size), ver)
+	g = append(g, 0, 0, 0, 0)
+	binary.LittleEndian.PutUint32(g[9:], uint32(size))
+	x.buf = x.buf[off:]
+	for i := range x.ends {
+		x.ends[i] -= off
 	}
-	return append([][]byte{g}, evs...)
+	x.ends = append([]int{size}, x.ends...)
+}
+
+// place fills in what the commit turn decided, for events starting at
+// file offset start, and computes every checksum.
+func (x *encodedTxn) place(gno, lastCommitted, seqNo int64, start uint64) {
+	b := x.buf
+	binary.LittleEndian.PutUint64(b[gtidGNOAt:], uint64(gno))
+	binary.LittleEndian.PutUint64(b[gtidLastCommittedAt:], uint64(lastCommitted))
+	binary.LittleEndian.PutUint64(b[gtidSeqNoAt:], uint64(seqNo))
+	if x.xid {
+		binary.LittleEndian.PutUint64(b[len(b)-ChecksumLen-8:], uint64(gno))
+	}
+	prev := 0
+	for _, end := range x.ends {
+		setNextPos(b[prev:end], uint32(start+uint64(end)))
+		prev = end
+	}
+}
+
+// versionNumber is ServerVersion as a number (set by setDefaults).
+func (o Options) versionNumber() uint32 {
+	if o.versionNum == 0 {
+		return serverVersionNumber(o.ServerVersion)
+	}
+	return o.versionNum
 }
 
 // serverVersionNumber turns "8.0.40-petrel" into 80040.

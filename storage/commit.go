@@ -29,6 +29,9 @@ type CommitRecord struct {
 	GTID base.GTID
 	// Origin is set for a replicated transaction: the sink keeps its GTID.
 	Origin *Origin
+	// Prepared is the sink's own work done by its Prepare, before the
+	// commit turn (the binlog: the encoded events); Append uses it.
+	Prepared any
 }
 
 // CommitSink receives every committing transaction. The binary log is the
@@ -45,6 +48,15 @@ type CommitSink interface {
 	// Durable reports whether the sink's Wait makes records durable, so
 	// storage may apply its batch without its own fsync.
 	Durable() bool
+}
+
+// Preparer is implemented by sinks that do the costly, order-independent
+// part of Append (encoding the record) in Prepare, which runs before the
+// commit turn and outside the ordering lock, so that committers encode
+// in parallel and the lock is held only to place and write the record.
+// A Prepare error fails only its transaction: nothing was written.
+type Preparer interface {
+	Prepare(rec *CommitRecord) error
 }
 
 // ErrNotAcknowledged is returned (wrapped) by a sink's Wait when the
@@ -99,6 +111,12 @@ func (t *Txn) CommitStart(ctx context.Context) (func(context.Context) error, err
 		return nil, err
 	}
 	rec := &CommitRecord{Changes: t.changes, Queries: t.queries, Time: time.Now(), Origin: t.origin}
+	if p := e.preparer.Load(); p != nil {
+		if err := (*p).Prepare(rec); err != nil {
+			t.finish()
+			return nil, base.Wrap(base.ClassInternal, err, "storage: commit")
+		}
+	}
 
 	e.commitMu.Lock()
 	rec.Seq = e.nextSeq

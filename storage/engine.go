@@ -131,8 +131,11 @@ type Engine struct {
 	// flushSyncer is the sink's FlushSyncer, if any (LogIsWAL); closing is
 	// closed when Close starts.
 	flushSyncer atomic.Pointer[FlushSyncer]
-	closing     chan struct{}
-	closeOnce   sync.Once
+	// preparer is the sink's Preparer, if any: read by committers before
+	// they take commitMu.
+	preparer  atomic.Pointer[Preparer]
+	closing   chan struct{}
+	closeOnce sync.Once
 
 	stats Stats
 }
@@ -282,6 +285,11 @@ func (e *Engine) SetSink(s CommitSink) {
 		e.flushSyncer.Store(&fs)
 	} else {
 		e.flushSyncer.Store(nil)
+	}
+	if p, ok := s.(Preparer); ok {
+		e.preparer.Store(&p)
+	} else {
+		e.preparer.Store(nil)
 	}
 }
 

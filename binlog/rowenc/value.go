@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/big"
 	"time"
+	"unsafe"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/encodings"
@@ -394,7 +395,13 @@ func stringBytes(c Column, v any, stripPad bool) ([]byte, error) {
 	isStr := false
 	switch x := v.(type) {
 	case string:
-		b, isStr = []byte(x), true
+		isStr = true
+		if transcoder(c.Charset) == nil {
+			// Only read (appended to the image): no copy needed.
+			b = unsafe.Slice(unsafe.StringData(x), len(x))
+		} else {
+			b = []byte(x)
+		}
 	case []byte:
 		b = x
 	default:
