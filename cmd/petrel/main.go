@@ -152,6 +152,7 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
 	logrus.SetOutput(stderr)
+	tuneGC(logger)
 	if addr := os.Getenv("PETREL_PPROF"); addr != "" {
 		// Profiling endpoint for benchmark runs; loopback only by convention.
 		go func() { logger.Info("pprof", "err", http.ListenAndServe(addr, nil)) }()
@@ -222,6 +223,7 @@ func runCluster(args []string, stdout, stderr io.Writer) int {
 	}
 	o.Out = stdout
 	o.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
+	tuneGC(o.Logger)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if err := cluster.Run(ctx, o); err != nil {
