@@ -308,3 +308,67 @@ func (*errFull) Error() string { return "injected: no space left on device" }
 func (*errFull) Is(target error) bool {
 	return errors.Is(syscall.ENOSPC, target)
 }
+
+// preparingSink fails Prepare for odd ids and records what Append saw.
+type preparingSink struct {
+	appended []any // rec.Prepared of each appended record
+}
+
+func (s *preparingSink) Prepare(rec *CommitRecord) error {
+	for _, c := range rec.Changes {
+		if c.After != nil && c.After[0].(int64)%2 == 1 {
+			return errors.New("cannot encode an odd id")
+		}
+	}
+	rec.Prepared = len(rec.Changes)
+	return nil
+}
+func (s *preparingSink) Append(rec *CommitRecord) error {
+	s.appended = append(s.appended, rec.Prepared)
+	return nil
+}
+func (s *preparingSink) Durable() bool                             { return true }
+func (s *preparingSink) Wait(context.Context, *CommitRecord) error { return nil }
+
+// TestPrepareFailureFailsOnlyItsTransaction: a sink's Prepare runs before
+// the commit turn and hands its work to Append; when it fails, that
+// transaction fails with nothing visible and nothing appended, and the
+// next commits go on (no sequence number was taken).
+func TestPrepareFailureFailsOnlyItsTransaction(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	sink := &preparingSink{}
+	e.SetSink(sink)
+	createKV(t, e)
+	tb := e.Catalog().Table("db", "kv")
+	ins := func(ids ...int64) error {
+		txn := e.Begin()
+		for _, id := range ids {
+			if err := txn.Insert(context.Background(), tb, sql.Row{id, id, "x"}); err != nil {
+				txn.Rollback()
+				return err
+			}
+		}
+		return txn.Commit(context.Background())
+	}
+	if err := ins(2, 4); err != nil {
+		t.Fatal(err)
+	}
+	if err := ins(6, 7); err == nil || base.ClassOf(err) != base.ClassInternal {
+		t.Fatalf("commit whose Prepare failed: %v, want an internal error", err)
+	}
+	if err := ins(8); err != nil {
+		t.Fatalf("commit after a failed Prepare: %v", err)
+	}
+	rows := scanAll(t, e)
+	if len(rows) != 3 || rows[6] != 0 || rows[8] != 8 {
+		t.Fatalf("rows %v, want ids 2, 4, 8", rows)
+	}
+	// createKV's DDL, then the two good commits, each with its Prepare's work.
+	if fmt.Sprint(sink.appended) != "[0 2 1]" {
+		t.Fatalf("Append saw prepared work %v, want [0 2 1]", sink.appended)
+	}
+	if got := e.LastSeq(); got != 3 {
+		t.Fatalf("last seq %d, want 3", got)
+	}
+}
