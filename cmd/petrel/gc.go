@@ -8,9 +8,9 @@ import (
 
 // serverGCPercent is the garbage collector's target for the server: a
 // server's heap is mostly short-lived garbage per statement (rows,
-// packets, log events), and with Go's default of 100 a write-heavy load
-// spends a sixth of its CPU collecting (sysbench oltp_write_only at 32
-// threads: +15% TPS at 400, docs/PERFORMANCE.md).
+// packets, log events); with Go's default of 100 a write-heavy load
+// collects several times a second (sysbench oltp_write_only at 32
+// threads: +5% TPS at 400, docs/PERFORMANCE.md).
 const serverGCPercent = 400
 
 // tuneGC applies serverGCPercent and a soft memory limit of half the
