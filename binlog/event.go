@@ -128,13 +128,8 @@ func formatDescription(serverVersion string, created uint32) []byte {
 	return append(b, 1) // checksum algorithm: CRC32
 }
 
-// gtidBody builds a MySQL 8.0 GTID_LOG_EVENT body, with the logical-clock
-// fields replicas use to apply in parallel.
-func gtidBody(g base.GTID, rbrOnly bool, lastCommitted, seqNo int64, commitTime, origTime time.Time, txnLen uint64, serverVersion uint32) []byte {
-	return appendGTIDBody(nil, g, rbrOnly, lastCommitted, seqNo, commitTime, origTime, txnLen, serverVersion)
-}
-
-// appendGTIDBody appends a GTID_LOG_EVENT body to b.
+// appendGTIDBody appends a MySQL 8.0 GTID_LOG_EVENT body to b, with the
+// logical-clock fields replicas use to apply in parallel.
 func appendGTIDBody(b []byte, g base.GTID, rbrOnly bool, lastCommitted, seqNo int64, commitTime, origTime time.Time, txnLen uint64, serverVersion uint32) []byte {
 	// flags bit 0: the transaction may hold statement-based events (DDL).
 	if rbrOnly {

@@ -166,7 +166,6 @@ func changeKind(c storage.RowChange) byte {
 type encodedTxn struct {
 	by   *Log     // the log that encoded them (its server id and version)
 	sid  base.SID // the GTID's source id they were encoded for
-	o    Options
 	buf  []byte
 	ends []int // end offset of each event in buf
 	xid  bool  // the last event is an XID event
@@ -235,13 +234,14 @@ func encodeTransaction(o Options, rec *storage.CommitRecord, sid base.SID) (*enc
 	for _, c := range rec.Changes {
 		size += 64 + 64*max(len(c.Before), len(c.After))
 	}
-	x := &encodedTxn{sid: sid, o: o, buf: make([]byte, gtidEventMax, size), ends: make([]int, 0, 8)}
+	ver := o.versionNumber()
+	x := &encodedTxn{sid: sid, buf: make([]byte, gtidEventMax, size), ends: make([]int, 0, 8)}
 	if len(rec.Queries) > 0 {
 		// DDL is logged as statements; the rows a rewrite copied are not.
 		for _, q := range rec.Queries {
 			x.event(QueryEvent, serverID, ts, queryBody(0, q.Database, q.SQL, 0))
 		}
-		x.prependGTID(serverID, false, rec.Time, orig)
+		x.prependGTID(serverID, ver, false, rec.Time, orig)
 		return x, nil
 	}
 	x.event(QueryEvent, serverID, ts, beginBody)
@@ -303,16 +303,15 @@ func encodeTransaction(o Options, rec *storage.CommitRecord, sid base.SID) (*enc
 	flush(true)
 	x.event(XIDEvent, serverID, ts, make([]byte, 8)) // the XID (the GNO) is placed later
 	x.xid = true
-	x.prependGTID(serverID, true, rec.Time, orig)
+	x.prependGTID(serverID, ver, true, rec.Time, orig)
 	return x, nil
 }
 
 // prependGTID writes the GTID event in front of the others (in the room
 // left for it); its transaction_length covers the whole transaction
 // including itself. GNO and logical clock are left for place.
-func (x *encodedTxn) prependGTID(serverID uint32, rbrOnly bool, t, orig time.Time) {
+func (x *encodedTxn) prependGTID(serverID, ver uint32, rbrOnly bool, t, orig time.Time) {
 	total := len(x.buf) - gtidEventMax
-	ver := x.o.versionNumber()
 	sid := base.GTID{SID: x.sid}
 	// The GTID event's size depends on the width of its own length field:
 	// measure it with a one-byte field, then settle the width.
