@@ -33,6 +33,7 @@ const (
 	erLockWaitTimeout    = 1205 // ER_LOCK_WAIT_TIMEOUT
 	erLockDeadlock       = 1213 // ER_LOCK_DEADLOCK
 	erOptionPreventsStmt = 1290 // ER_OPTION_PREVENTS_STATEMENT
+	erWrongValueForVar   = 1231 // ER_WRONG_VALUE_FOR_VAR
 )
 
 // requireTool finds a client tool on PATH (or at fallback). It skips the

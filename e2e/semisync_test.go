@@ -72,14 +72,26 @@ func waitApplied(t *testing.T, ctx context.Context, db *sql.DB, within time.Dura
 // unacknowledged tail and rejoins as a replica of the new primary, ending
 // identical (same rows, same gtid_executed: it kept nothing the new
 // primary lacks). Then the roles swap, for 30 cycles.
+//
+// It runs at both acknowledgement points (rpl_semi_sync_replica_ack_after):
+// RELAY_WRITE, the default, where the replica acknowledges once the
+// transaction is written to its relay log, and RELAY_SYNC, once it is
+// fsynced there. A process kill loses neither.
 func TestSemiSyncLossless(t *testing.T) {
 	// scripts/semisync-campaign.sh runs longer campaigns.
-	cycles := 30
+	cycles := 20
 	if v, err := strconv.Atoi(os.Getenv("PETREL_LOSSLESS_CYCLES")); err == nil && v > 0 {
 		cycles = v
 	}
+	for _, mode := range []string{"RELAY_WRITE", "RELAY_SYNC"} {
+		t.Run(mode, func(t *testing.T) { testSemiSyncLossless(t, mode, cycles) })
+	}
+}
+
+func testSemiSyncLossless(t *testing.T, ackAfter string, cycles int) {
 	ctx := testContext(t, 6*time.Minute+time.Duration(cycles)*3*time.Second)
-	nodes := []*lab.Petrel{semiNode(t, ctx, 1, nil), semiNode(t, ctx, 2, nil)}
+	vars := map[string]string{"rpl_semi_sync_replica_ack_after": ackAfter}
+	nodes := []*lab.Petrel{semiNode(t, ctx, 1, vars), semiNode(t, ctx, 2, vars)}
 	dbs := []*sql.DB{rootDB(t, nodes[0], ""), rootDB(t, nodes[1], "")}
 	for _, db := range dbs {
 		createReplUser(t, ctx, db)
@@ -143,10 +155,165 @@ func TestSemiSyncLossless(t *testing.T) {
 		cut += strings.Count(n.Log(), "cutting transactions that were never acknowledged")
 	}
 	src := dbs[primary]
+	if got := queryString(t, ctx, src, "SELECT @@GLOBAL.rpl_semi_sync_slave_ack_after"); got != ackAfter {
+		t.Errorf("rpl_semi_sync_slave_ack_after = %q, want %q from the option file", got, ackAfter)
+	}
 	if noTx := globalStatus(t, ctx, src, "Rpl_semi_sync_source_no_tx"); noTx != 0 {
 		t.Errorf("the last primary committed %d transactions without an acknowledgement", noTx)
 	}
 	t.Logf("%d cycles, %d acknowledged inserts, 0 missing; %d restarts cut an unacknowledged tail", cycles, totalAcked, cut)
+}
+
+// TestSemiSyncReplicaKilledKeepsAcked: at the default acknowledgement point
+// (RELAY_WRITE) a replica acknowledges a transaction once it is written to
+// its relay log, before any fsync. A kill -9 of the replica process loses
+// none of it (the operating system still holds the write): the replica is
+// killed under load with its applier stopped (so acknowledged transactions
+// exist only in its relay log), then the primary too, so nothing can be
+// fetched again; the restarted replica, promoted, holds every insert whose
+// COMMIT returned OK.
+func TestSemiSyncReplicaKilledKeepsAcked(t *testing.T) {
+	const cycles = 4
+	ctx := testContext(t, 6*time.Minute)
+	nodes := []*lab.Petrel{semiNode(t, ctx, 1, nil), semiNode(t, ctx, 2, nil)}
+	dbs := []*sql.DB{rootDB(t, nodes[0], ""), rootDB(t, nodes[1], "")}
+	for _, db := range dbs {
+		createReplUser(t, ctx, db)
+	}
+	if got := queryString(t, ctx, dbs[1], "SELECT @@GLOBAL.rpl_semi_sync_replica_ack_after"); got != "RELAY_WRITE" {
+		t.Fatalf("default rpl_semi_sync_replica_ack_after = %q, want RELAY_WRITE", got)
+	}
+	pointAt(t, ctx, dbs[1], nodes[0].Port(), "")
+	waitSemiClients(t, ctx, dbs[0], 1)
+	mustExec(t, ctx, dbs[0], "CREATE DATABASE rk", "CREATE TABLE rk.t (id BIGINT PRIMARY KEY, w INT NOT NULL, n INT NOT NULL)")
+	waitCaughtUp(t, ctx, dbs[0], dbs[1], 20*time.Second)
+
+	seed := time.Now().UnixNano()
+	rng := rand.New(rand.NewPCG(uint64(seed), 2))
+	t.Logf("seed %d", seed)
+	primary, total := 0, 0
+	for c := 0; c < cycles; c++ {
+		p, r := primary, 1-primary
+		waitSemiClients(t, ctx, dbs[p], 1)
+		mustExec(t, ctx, dbs[r], "STOP REPLICA SQL_THREAD")
+		lo := int64(c+1) * 1_000_000_000
+		load := startInsertLoad(ctx, dbs[p], "rk.t", 8, lo)
+		time.Sleep(time.Duration(200+rng.IntN(400)) * time.Millisecond)
+		if err := nodes[r].Kill(); err != nil {
+			t.Fatal(err)
+		}
+		if err := nodes[p].Kill(); err != nil {
+			t.Fatal(err)
+		}
+		acked := load.finish()
+		total += len(acked)
+
+		// The replica restarts, applies its relay log (the source is
+		// gone) and is promoted.
+		if err := nodes[r].Restart(ctx); err != nil {
+			t.Fatalf("cycle %d: restart the replica: %v\n%s", c, err, tail(nodes[r].Log(), 4096))
+		}
+		dbs[r] = rootDB(t, nodes[r], "")
+		waitApplied(t, ctx, dbs[r], 30*time.Second)
+		mustExec(t, ctx, dbs[r], "STOP REPLICA", "RESET REPLICA ALL")
+		have := map[int64]bool{}
+		for _, id := range queryStrings(t, ctx, dbs[r], "SELECT id FROM rk.t WHERE id >= ? AND id < ?", lo, lo+1_000_000_000) {
+			n, _ := strconv.ParseInt(id, 10, 64)
+			have[n] = true
+		}
+		missing := 0
+		for id := range acked {
+			if !have[id] {
+				missing++
+			}
+		}
+		if missing > 0 || len(acked) == 0 {
+			t.Fatalf("cycle %d: %d of %d acknowledged inserts missing after the replica's kill -9", c, missing, len(acked))
+		}
+		// The old primary rejoins as a replica of the promoted one.
+		if err := nodes[p].Restart(ctx); err != nil {
+			t.Fatalf("cycle %d: restart the old primary: %v\n%s", c, err, tail(nodes[p].Log(), 4096))
+		}
+		dbs[p] = rootDB(t, nodes[p], "")
+		pointAt(t, ctx, dbs[p], nodes[r].Port(), "")
+		waitCaughtUp(t, ctx, dbs[r], dbs[p], 30*time.Second)
+		sameTable(t, ctx, dbs[r], dbs[p], "rk.t", "id")
+		primary = r
+	}
+	t.Logf("%d cycles, %d acknowledged inserts, 0 missing", cycles, total)
+}
+
+// TestSemiSyncAckAfterSetting: rpl_semi_sync_replica_ack_after (and its
+// slave spelling) is shown by SHOW VARIABLES, set with SET GLOBAL, refuses
+// values it does not have, and is honoured at once: under RELAY_SYNC every
+// acknowledgement follows a relay log fsync; under RELAY_WRITE the
+// replica acknowledges far more often than it fsyncs (at most once per
+// 10 ms, sync_relay_log being far off).
+func TestSemiSyncAckAfterSetting(t *testing.T) {
+	ctx := testContext(t, 2*time.Minute)
+	src, rep := semiNode(t, ctx, 1, nil), semiNode(t, ctx, 2, nil)
+	sdb, rdb := rootDB(t, src, ""), rootDB(t, rep, "")
+	createReplUser(t, ctx, sdb)
+	pointAt(t, ctx, rdb, src.Port(), "")
+	waitSemiClients(t, ctx, sdb, 1)
+	mustExec(t, ctx, sdb, "CREATE DATABASE aa", "CREATE TABLE aa.t (id BIGINT PRIMARY KEY, w INT NOT NULL, n INT NOT NULL)")
+
+	show := func() map[string]string {
+		t.Helper()
+		rows, err := rdb.QueryContext(ctx, "SHOW GLOBAL VARIABLES LIKE 'rpl_semi_sync_%ack_after'")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		out := map[string]string{}
+		for rows.Next() {
+			var k, v string
+			rows.Scan(&k, &v)
+			out[k] = v
+		}
+		return out
+	}
+	want := map[string]string{"rpl_semi_sync_replica_ack_after": "RELAY_WRITE", "rpl_semi_sync_slave_ack_after": "RELAY_WRITE"}
+	if got := show(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("SHOW VARIABLES: %v, want %v", got, want)
+	}
+	_, err := rdb.ExecContext(ctx, "SET GLOBAL rpl_semi_sync_replica_ack_after = 'RELAY_FLUSH'")
+	wantErrNo(t, "an unknown acknowledgement point", err, erWrongValueForVar)
+
+	run := func(mode string) (acks, syncs int64, elapsed time.Duration) {
+		t.Helper()
+		mustExec(t, ctx, rdb, "SET GLOBAL rpl_semi_sync_slave_ack_after = '"+mode+"'")
+		for k, v := range show() {
+			if v != mode {
+				t.Fatalf("after SET GLOBAL %s: %s = %s", mode, k, v)
+			}
+		}
+		a0, s0 := globalStatus(t, ctx, rdb, "Petrel_semi_sync_replica_acks"), globalStatus(t, ctx, rdb, "Petrel_relay_log_syncs")
+		start := time.Now()
+		load := startInsertLoad(ctx, sdb, "aa.t", 4, int64(len(mode))*1_000_000_000)
+		time.Sleep(time.Second)
+		acked := load.finish()
+		elapsed = time.Since(start)
+		if len(acked) == 0 {
+			t.Fatalf("%s: no insert committed", mode)
+		}
+		return globalStatus(t, ctx, rdb, "Petrel_semi_sync_replica_acks") - a0, globalStatus(t, ctx, rdb, "Petrel_relay_log_syncs") - s0, elapsed
+	}
+	acks, syncs, _ := run("RELAY_SYNC")
+	if acks == 0 || syncs < acks {
+		t.Errorf("RELAY_SYNC: %d acknowledgements but %d relay log fsyncs; every ack must follow one", acks, syncs)
+	}
+	t.Logf("RELAY_SYNC: %d acks, %d relay fsyncs", acks, syncs)
+	acks, syncs, elapsed := run("RELAY_WRITE")
+	t.Logf("RELAY_WRITE: %d acks, %d relay fsyncs in %v", acks, syncs, elapsed)
+	if bound := int64(elapsed/(10*time.Millisecond)) + 5; syncs > bound || acks <= syncs {
+		t.Errorf("RELAY_WRITE: %d acknowledgements, %d relay log fsyncs in %v (bound %d): acks must not wait for fsyncs", acks, syncs, elapsed, bound)
+	}
+	if n := globalStatus(t, ctx, sdb, "Rpl_semi_sync_source_no_tx"); n != 0 {
+		t.Errorf("%d commits were not acknowledged", n)
+	}
+	waitCaughtUp(t, ctx, sdb, rdb, 20*time.Second)
+	sameTable(t, ctx, sdb, rdb, "aa.t", "id")
 }
 
 // TestSemiSyncFallbackAndStrict: with the replica gone, a commit waits

@@ -63,11 +63,12 @@ type Node struct {
 	srv    *sqlengine.Server
 	binlog *binlog.Log
 	// replication
-	source     *source.Source
-	replica    *replica.Replica
-	netTimeout func() any
-	semi       semiVars
-	tracker    *semisync.Tracker
+	source       *source.Source
+	replica      *replica.Replica
+	netTimeout   func() any
+	syncRelayLog func() any
+	semi         semiVars
+	tracker      *semisync.Tracker
 	// metrics
 	metrics     *http.Server
 	metricsAddr string

@@ -28,6 +28,9 @@ func (n *Node) replVariables() {
 	n.netTimeout = sqlengine.AliasVariables([]string{"replica_net_timeout", "slave_net_timeout"},
 		types.NewSystemIntType("replica_net_timeout", 1, 31536000, false), int64(defaultReplicaNetTimeout))
 	n.semi = semiVariables()
+	// MySQL's default; Petrel also syncs within 10 ms of a relay write.
+	n.syncRelayLog = sqlengine.AliasVariables([]string{"sync_relay_log"},
+		types.NewSystemIntType("sync_relay_log", 0, 4294967295, false), int64(10000))
 	// Replicas always log what they apply: the binlog is their commit point.
 	sqlengine.AliasVariables([]string{"log_replica_updates", "log_slave_updates"}, types.NewSystemBoolType("log_replica_updates"), int8(1))
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
@@ -83,6 +86,11 @@ func (n *Node) openReplication() error {
 		Store: n.store, Log: n.binlog, Logger: n.opts.Logger,
 		NetTimeout:  n.replicaNetTimeout,
 		SemiEnabled: func() bool { return truthy(n.semi.replicaEnabled()) },
+		AckAfter:    func() string { return strings.ToUpper(fmt.Sprint(n.semi.ackAfter())) },
+		SyncRelayLog: func() int64 {
+			v, _ := toInt(n.syncRelayLog())
+			return v
+		},
 		ExecDDL: func(ctx context.Context, db, q string, o storage.Origin) error {
 			return e.ExecReplicated(ctx, db, q, o)
 		},
@@ -240,6 +248,8 @@ func (n *Node) registerReplSQL() {
 	sqlengine.RegisterStatus("Replica_received_transactions", func() any { return r.CountersSnapshot().ReceivedTxns })
 	sqlengine.RegisterStatus("Replica_applied_transactions", func() any { return r.CountersSnapshot().AppliedTxns })
 	sqlengine.RegisterStatus("Replica_connects", func() any { return r.CountersSnapshot().Connects })
+	sqlengine.RegisterStatus("Petrel_relay_log_syncs", func() any { return r.CountersSnapshot().RelaySyncs })
+	sqlengine.RegisterStatus("Petrel_semi_sync_replica_acks", func() any { return r.CountersSnapshot().AcksSent })
 	sqlengine.RegisterStatus("Replicas_connected", func() any { return uint64(len(src.Replicas())) })
 }
 

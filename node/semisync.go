@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/binlog"
+	"petrel/repl/replica"
 	"petrel/semisync"
 	"petrel/sqlengine"
 )
@@ -18,7 +19,7 @@ import (
 // semiVars reads the semi-sync variables (each under its source/master or
 // replica/slave spelling).
 type semiVars struct {
-	enabled, timeout, waitPoint, count, noReplica, strict, replicaEnabled func() any
+	enabled, timeout, waitPoint, count, noReplica, strict, replicaEnabled, ackAfter func() any
 }
 
 // semiVariables defines the semi-sync variables (before the config is
@@ -35,6 +36,9 @@ func semiVariables() semiVars {
 		// Petrel's: never fall back to asynchronous (safety over availability).
 		strict:         sqlengine.AliasVariables([]string{"rpl_semi_sync_source_strict"}, b("rpl_semi_sync_source_strict"), int8(0)),
 		replicaEnabled: sqlengine.AliasVariables([]string{"rpl_semi_sync_replica_enabled", "rpl_semi_sync_slave_enabled"}, b("rpl_semi_sync_replica_enabled"), int8(0)),
+		// Petrel's: when a replica acknowledges (see replica.AckRelayWrite).
+		ackAfter: sqlengine.AliasVariables([]string{"rpl_semi_sync_replica_ack_after", "rpl_semi_sync_slave_ack_after"},
+			types.NewSystemEnumType("rpl_semi_sync_replica_ack_after", replica.AckRelayWrite, replica.AckRelaySync), replica.AckRelayWrite),
 	}
 	sqlengine.AliasVariables([]string{"rpl_semi_sync_source_trace_level", "rpl_semi_sync_master_trace_level"}, i("rpl_semi_sync_source_trace_level", 0, 4294967295), int64(32))
 	sqlengine.AliasVariables([]string{"rpl_semi_sync_replica_trace_level", "rpl_semi_sync_slave_trace_level"}, i("rpl_semi_sync_replica_trace_level", 0, 4294967295), int64(32))

@@ -182,10 +182,12 @@ func (t *Tracker) recomputeLocked() {
 		t.acked = kth
 	}
 	if !t.status {
-		if end := t.end(); !t.acked.Less(end) {
-			t.status = true
+		if end := t.end(); t.acked.Less(end) {
+			return
 		}
-		return
+		// Back ON; strict waiters that arrived meanwhile and are now
+		// acknowledged are released below, not left for a later ack.
+		t.status = true
 	}
 	keep := t.waiters[:0]
 	for _, w := range t.waiters {

@@ -234,6 +234,37 @@ func TestTrackerStrictNeverFallsBack(t *testing.T) {
 	}
 }
 
+// A strict waiter that arrived while the source was asynchronous is
+// released by the acknowledgement that switches semi-sync back ON, not
+// left waiting for a later one.
+func TestTrackerStrictWaiterReleasedWhenSwitchingOn(t *testing.T) {
+	r := newRig(t, 1)
+	r.tr.AddReplica(1, 11)
+	r.tr.Sent(1, pos(100))
+	w0 := r.wait(pos(100))
+	r.clock.Advance(11 * time.Second) // falls back
+	if !done(w0) || r.tr.Snapshot().Status {
+		t.Fatal("timeout did not switch the source to asynchronous")
+	}
+	r.s.Strict = true
+	r.end = pos(200)
+	r.tr.Sent(1, pos(200))
+	w := r.wait(pos(200))
+	if done(w) {
+		t.Fatal("strict commit did not wait while the source was asynchronous")
+	}
+	r.tr.Ack(1, pos(200)) // reaches the end of the log: back ON
+	if !r.tr.Snapshot().Status {
+		t.Fatal("did not switch back ON")
+	}
+	if !done(w) {
+		t.Fatal("the acknowledgement that switched semi-sync ON did not release the strict waiter it covers")
+	}
+	if c := r.tr.Snapshot(); c.YesTx != 1 || c.WaitSessions != 0 {
+		t.Errorf("counters %+v", c)
+	}
+}
+
 func TestTrackerWaitNoReplicaOff(t *testing.T) {
 	r := newRig(t, 1)
 	r.s.WaitNoReplica = false

@@ -299,6 +299,8 @@ func clientError(err error) error {
 		return mysql.NewSQLError(1142 /* ER_TABLEACCESS_DENIED_ERROR */, "42000", "%s", escape(msg))
 	case strings.HasPrefix(msg, "Access denied for user"):
 		return mysql.NewSQLError(mysql.ERDBAccessDenied, "42000", "%s", escape(msg))
+	case strings.HasPrefix(msg, "Variable '") && strings.Contains(msg, "' can't be set to the value of '"):
+		return mysql.NewSQLError(1231 /* ER_WRONG_VALUE_FOR_VAR */, "42000", "%s", escape(msg))
 	case strings.Contains(msg, "packet too large") || strings.Contains(msg, "max_allowed_packet"):
 		return mysql.NewSQLError(mysql.ERNetPacketTooLarge, mysql.SSNetError, "%s", escape(msg))
 	}

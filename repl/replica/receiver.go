@@ -150,13 +150,43 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 	r.setIOState("Waiting for source to send event")
 	r.opts.Logger.Info("replica: streaming from source", "source", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)), "source_server_id", srcID, "requested_after", want.String())
 
-	var txn *pendingTxn
-	var ackPending *semisync.Pos
+	// The relay log is synced in the background while the link is up
+	// (and once more as it ends); a failed sync ends the link, fatally.
+	syncCtx, stopSyncer := context.WithCancel(ctx)
+	syncErr := make(chan error, 1)
+	go func() {
+		err := r.relay.runSyncer(syncCtx, r.opts.Clock, relaySyncInterval)
+		if err != nil {
+			raw.Close() // wake the read below
+		}
+		syncErr <- err
+	}()
 	defer func() {
 		r.mu.Lock()
 		r.semiActive = false
 		r.mu.Unlock()
 	}()
+	progressed, err = r.stream(ctx, pc, br, semiOn, timeout)
+	stopSyncer()
+	if serr := <-syncErr; serr != nil {
+		return progressed, ioErrorf(ErrRelayLogFailure, true, "relay log sync failed: %v", serr)
+	}
+	return progressed, err
+}
+
+// relaySyncInterval bounds how long a written relay log transaction waits
+// for its fdatasync when acknowledgements do not wait for it
+// (rpl_semi_sync_replica_ack_after=RELAY_WRITE).
+const relaySyncInterval = 10 * time.Millisecond
+
+// stream receives events until the link fails: whole transactions go to
+// the relay log, and at the end of each burst the last acknowledgement
+// asked for is sent, once the relay log holds the transaction as
+// rpl_semi_sync_replica_ack_after says (written, or synced).
+func (r *Replica) stream(ctx context.Context, pc *packetConn, br *bufio.Reader, semiOn bool, timeout time.Duration) (progressed bool, err error) {
+	raw := pc.conn
+	var txn *pendingTxn
+	var ackPending *semisync.Pos
 	for {
 		raw.SetReadDeadline(time.Now().Add(timeout))
 		payload, err := pc.read()
@@ -194,16 +224,23 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 			r.mu.Unlock()
 		}
 		if br.Buffered() == 0 {
-			// A burst ended: one fsync for everything it brought, then one
-			// acknowledgement for the last transaction asked for (acks are
-			// cumulative): only what is durable in the relay log is acked.
-			if err := r.relay.sync(); err != nil {
-				return progressed, ioErrorf(ErrRelayLogFailure, true, "relay log sync failed: %v", err)
+			// A burst ended: one acknowledgement for the last transaction
+			// asked for (acks are cumulative). With RELAY_SYNC, after one
+			// fsync for everything the burst brought; with RELAY_WRITE at
+			// once (the background syncer follows within 10 ms).
+			r.relay.syncEvery.Store(r.opts.syncRelayLog())
+			if r.opts.ackAfter() == AckRelaySync {
+				if err := r.relay.sync(); err != nil {
+					return progressed, ioErrorf(ErrRelayLogFailure, true, "relay log sync failed: %v", err)
+				}
 			}
 			if ackPending != nil {
 				if err := pc.write(semisync.EncodeAck(*ackPending)); err != nil {
 					return progressed, ioErrorf(ErrNetRead, false, "sending a semi-sync acknowledgement: %v", err)
 				}
+				r.mu.Lock()
+				r.acksSent++
+				r.mu.Unlock()
 				ackPending = nil
 			}
 		}

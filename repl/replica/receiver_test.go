@@ -1,13 +1,19 @@
 package replica
 
 import (
+	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
+	"io"
 	"log/slog"
+	"net"
 	"testing"
+	"time"
 
 	"petrel/binlog"
 	"petrel/internal/base"
+	"petrel/semisync"
 )
 
 const testSource = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
@@ -138,5 +144,77 @@ func TestReceiverKeepsOnlyWholeGoodTransactions(t *testing.T) {
 	defer rl.close()
 	if !rl.retrievedSet().Equal(got) {
 		t.Errorf("after reopen: retrieved %s, want %s", rl.retrievedSet(), got)
+	}
+}
+
+// TestAckPoint: the replica acknowledges a transaction once it is written
+// to the relay log (RELAY_WRITE: the relay log is still unsynced when the
+// ack leaves) or once it is fsynced there (RELAY_SYNC).
+func TestAckPoint(t *testing.T) {
+	for _, mode := range []string{AckRelayWrite, AckRelaySync} {
+		t.Run(mode, func(t *testing.T) {
+			r := newTestReplica(t)
+			r.opts.AckAfter = func() string { return mode }
+			r.sourceFile = "binlog.000001"         // as a ROTATE would set it
+			if err := r.relay.sync(); err != nil { // the magic
+				t.Fatal(err)
+			}
+			source, replica := net.Pipe()
+			defer source.Close()
+			br := bufio.NewReader(replica)
+			pc := &packetConn{conn: replica, br: br, timeout: 5 * time.Second}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { _, err := r.stream(ctx, pc, br, true, 5*time.Second); done <- err }()
+
+			// One transaction, its last event asking for an ack, in one burst.
+			var burst []byte
+			for i, ev := range [][]byte{gtidEvent(t, 1), queryEvent("BEGIN"), xidEvent()} {
+				flag := byte(0)
+				if i == 2 {
+					flag = semisync.AckRequest
+				}
+				payload := append([]byte{0x00, semisync.Magic, flag}, ev...)
+				burst = append(burst, byte(len(payload)), byte(len(payload)>>8), byte(len(payload)>>16), byte(i+1))
+				burst = append(burst, payload...)
+			}
+			source.SetDeadline(time.Now().Add(10 * time.Second))
+			if _, err := source.Write(burst); err != nil {
+				t.Fatal(err)
+			}
+			hdr := make([]byte, 4)
+			if _, err := io.ReadFull(source, hdr); err != nil {
+				t.Fatal(err)
+			}
+			ack := make([]byte, int(hdr[0])|int(hdr[1])<<8|int(hdr[2])<<16)
+			if _, err := io.ReadFull(source, ack); err != nil {
+				t.Fatal(err)
+			}
+			// What the relay log holds at the moment the ack arrived.
+			r.relay.mu.Lock()
+			dirty, syncs := r.relay.dirty, r.relay.syncs
+			r.relay.mu.Unlock()
+			p, err := semisync.ParseAck(ack)
+			if err != nil || p.Off != 300 || p.File != "binlog.000001" {
+				t.Fatalf("ack %v (err %v), want the XID event's end 300", p, err)
+			}
+			if name, end := r.relay.current(); end <= 4 {
+				t.Fatalf("acknowledged before the relay log %s held the transaction (end %d)", name, end)
+			}
+			switch mode {
+			case AckRelayWrite:
+				if !dirty || syncs != 1 {
+					t.Fatalf("RELAY_WRITE: at the ack the relay log was synced (dirty %v, syncs %d)", dirty, syncs)
+				}
+			case AckRelaySync:
+				if dirty || syncs != 2 {
+					t.Fatalf("RELAY_SYNC: ack before the relay log's fsync (dirty %v, syncs %d)", dirty, syncs)
+				}
+			}
+			cancel()
+			source.Close()
+			<-done
+		})
 	}
 }

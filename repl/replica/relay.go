@@ -1,6 +1,8 @@
 package replica
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"petrel/binlog"
 	"petrel/internal/base"
@@ -28,9 +32,17 @@ type relayLog struct {
 	end       uint64 // end of the last whole transaction in the current file
 	alloc     uint64 // bytes of the current file written so far, zeros past end
 	dirty     bool   // appended since the last sync
-	syncs     uint64 // fdatasyncs done by sync (tests)
+	unsynced  int64  // events appended since the last sync
+	syncs     uint64 // fdatasyncs done by sync
 	retrieved *base.GTIDSet
 	notify    chan struct{}
+
+	// Background syncing (runSyncer): dirtied is signalled when the log
+	// becomes dirty, due when sync_relay_log events are waiting.
+	dirtied   chan struct{}
+	due       chan struct{}
+	syncEvery atomic.Int64 // sync_relay_log; 0: by time only
+	syncMu    sync.Mutex   // one fdatasync at a time
 }
 
 const relayPrefix = "relay."
@@ -51,7 +63,8 @@ func openRelay(dir string, maxSize uint64) (*relayLog, error) {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, err
 	}
-	rl := &relayLog{dir: dir, maxSize: maxSize, retrieved: base.NewGTIDSet(), notify: make(chan struct{})}
+	rl := &relayLog{dir: dir, maxSize: maxSize, retrieved: base.NewGTIDSet(), notify: make(chan struct{}),
+		dirtied: make(chan struct{}, 1), due: make(chan struct{}, 1)}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -106,7 +119,7 @@ func (rl *relayLog) newFile() error {
 		}
 	}
 	rl.f, rl.end, rl.alloc = f, uint64(len(binlog.Magic)), uint64(len(binlog.Magic))
-	rl.dirty = true // the magic
+	rl.markDirty(0) // the magic
 	rl.files = append(rl.files, name)
 	return nil
 }
@@ -134,7 +147,7 @@ func (rl *relayLog) append(evs [][]byte, gtid *base.GTID) error {
 		return fmt.Errorf("relay log write: %w", err)
 	}
 	rl.end += uint64(len(buf))
-	rl.dirty = true
+	rl.markDirty(int64(len(evs)))
 	if gtid != nil {
 		rl.retrieved.Add(*gtid)
 	}
@@ -154,26 +167,87 @@ func (rl *relayLog) finishFile() error {
 	return err
 }
 
+// markDirty records n events appended and wakes the background syncer:
+// at the first write since the last sync (its interval starts), and when
+// sync_relay_log events are waiting. Caller holds mu.
+func (rl *relayLog) markDirty(n int64) {
+	if !rl.dirty {
+		signal(rl.dirtied)
+	}
+	rl.dirty = true
+	rl.unsynced += n
+	if every := rl.syncEvery.Load(); every > 0 && rl.unsynced >= every {
+		signal(rl.due)
+	}
+}
+
+// signal wakes whoever waits on a one-slot channel, never blocking.
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
 // sync makes everything appended durable. With nothing appended since
 // the last sync it does nothing: an fdatasync of a clean file may still
 // cost a disk cache flush, and the receiver asks after every burst of
 // packets, including heartbeats and transactions still incomplete.
 func (rl *relayLog) sync() error {
+	rl.syncMu.Lock()
+	defer rl.syncMu.Unlock()
 	rl.mu.Lock()
 	f, dirty := rl.f, rl.dirty
-	rl.dirty = false
+	rl.dirty, rl.unsynced = false, 0
 	rl.mu.Unlock()
 	if f == nil || !dirty {
 		return nil
 	}
 	err := fsutil.DataSync(f)
 	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if err != nil && rl.f != f && errors.Is(err, os.ErrClosed) {
+		// Rotated meanwhile: finishing the file synced it.
+		err = nil
+	}
 	rl.syncs++
 	if err != nil {
 		rl.dirty = true
 	}
-	rl.mu.Unlock()
 	return err
+}
+
+// runSyncer makes what is appended durable in the background, within
+// interval of the first write after a sync, or as soon as sync_relay_log
+// events wait: with rpl_semi_sync_replica_ack_after=RELAY_WRITE the
+// receiver acknowledges after the write and no commit waits for this
+// fdatasync. At ctx's end it syncs once more and returns; a failed sync
+// ends it with the error.
+func (rl *relayLog) runSyncer(ctx context.Context, clock base.Clock, interval time.Duration) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return rl.sync()
+		case <-rl.dirtied:
+		case <-rl.due:
+		}
+		select {
+		case <-ctx.Done():
+			return rl.sync()
+		case <-clock.After(interval):
+		case <-rl.due:
+		}
+		if err := rl.sync(); err != nil {
+			return err
+		}
+	}
+}
+
+// syncCount is how many fdatasyncs sync has done (Petrel_relay_log_syncs).
+func (rl *relayLog) syncCount() uint64 {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	return rl.syncs
 }
 
 // changed is closed at the next append.

@@ -30,10 +30,46 @@ type Options struct {
 	NetTimeout func() time.Duration
 	// SemiEnabled reports rpl_semi_sync_replica_enabled (read at connect).
 	SemiEnabled func() bool
+	// AckAfter returns rpl_semi_sync_replica_ack_after (read at each
+	// burst): AckRelayWrite (nil's default) or AckRelaySync.
+	AckAfter func() string
+	// SyncRelayLog returns sync_relay_log (read at each burst): the
+	// background syncer runs once this many events wait, and within 10 ms
+	// of a write in any case; 0 means by time only. nil: 10000.
+	SyncRelayLog func() int64
 	// RelayMaxSize rotates relay files; default 256 MiB.
 	RelayMaxSize uint64
 	Logger       *slog.Logger
 	Clock        base.Clock
+}
+
+// Acknowledgement points (rpl_semi_sync_replica_ack_after): what the
+// relay log must hold before a semi-sync acknowledgement is sent.
+const (
+	// AckRelayWrite acknowledges once the transaction is written to the
+	// relay log (handed to the operating system), as MySQL and MariaDB
+	// do; the relay log is fdatasync'd in the background. Survives the
+	// loss of the source and a kill -9 of the replica process, not the
+	// replica's host losing power together with the source.
+	AckRelayWrite = "RELAY_WRITE"
+	// AckRelaySync acknowledges once the relay log is fdatasync'd: also
+	// survives both hosts losing power, at the cost of a local fsync per
+	// acknowledgement.
+	AckRelaySync = "RELAY_SYNC"
+)
+
+func (o Options) ackAfter() string {
+	if o.AckAfter == nil {
+		return AckRelayWrite
+	}
+	return o.AckAfter()
+}
+
+func (o Options) syncRelayLog() int64 {
+	if o.SyncRelayLog == nil {
+		return 10000
+	}
+	return o.SyncRelayLog()
 }
 
 // Error codes shown in SHOW REPLICA STATUS (MySQL's).
@@ -85,6 +121,7 @@ type Replica struct {
 	receivedTxns uint64
 	connects     uint64
 	semiActive   bool
+	acksSent     uint64
 	pipe         *pipeline // the running applier's commit pipeline
 	// applier facts
 	applying      bool

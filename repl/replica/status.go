@@ -235,14 +235,19 @@ func (r *Replica) Lags() (receive float64, receiveOK bool, apply float64, applyO
 // Counters are cumulative replica counters (status variables).
 type Counters struct {
 	Heartbeats, ReceivedTxns, AppliedTxns, SkippedTxns, Connects uint64
-	IORunning, SQLRunning, SemiSync                              bool
+	// AcksSent are semi-sync acknowledgements sent; RelaySyncs the relay
+	// log's fdatasyncs.
+	AcksSent, RelaySyncs            uint64
+	IORunning, SQLRunning, SemiSync bool
 }
 
 // CountersSnapshot returns the counters.
 func (r *Replica) CountersSnapshot() Counters {
+	syncs := r.relay.syncCount()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return Counters{Heartbeats: r.heartbeats, ReceivedTxns: r.receivedTxns, AppliedTxns: r.appliedTxns,
-		SkippedTxns: r.skippedTxns, Connects: r.connects, IORunning: r.io != nil && r.ioConnected, SQLRunning: r.sqlT != nil,
+		SkippedTxns: r.skippedTxns, Connects: r.connects, AcksSent: r.acksSent, RelaySyncs: syncs,
+		IORunning: r.io != nil && r.ioConnected, SQLRunning: r.sqlT != nil,
 		SemiSync: r.io != nil && r.ioConnected && r.semiActive}
 }
