@@ -176,12 +176,12 @@ func benchSystem(ctx context.Context, logger *slog.Logger, system string, o Opti
 func (r *systemResult) noteAsyncAcks() {
 	var acks, commits int64
 	for _, s := range r.slap {
-		if !s.semi {
+		if !s.mode.semi() {
 			acks, commits = acks+s.d.acks, commits+s.d.commits
 		}
 	}
 	for _, s := range r.sb {
-		if !s.semi {
+		if !s.mode.semi() {
 			acks, commits = acks+s.d.acks, commits+s.d.commits
 		}
 	}
@@ -193,7 +193,7 @@ func (r *systemResult) noteAsyncAcks() {
 // slapRun is one mariadb-slap measurement.
 type slapRun struct {
 	rtt     time.Duration
-	semi    bool
+	mode    mode
 	seconds float64
 	// d covers slap's timed phase only: the hooks snapshot the counters
 	// just before and just after it.
@@ -211,19 +211,19 @@ func (s slapRun) rttBound(conc int) time.Duration {
 func slapPhase(ctx context.Context, logger *slog.Logger, p *pair, o Options, r *systemResult) error {
 	for _, rtt := range []time.Duration{0, o.RTT} {
 		p.link.SetLatency(rtt / 2)
-		for _, semi := range []bool{false, true} {
+		for _, m := range modes(p.system) {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			run, err := p.slap(ctx, o, rtt, semi)
+			run, err := p.slap(ctx, o, rtt, m)
 			if err != nil {
-				return fmt.Errorf("mariadb-slap (RTT %v, %s): %w", rtt, modeName(semi), err)
+				return fmt.Errorf("mariadb-slap (RTT %v, %s): %w", rtt, m, err)
 			}
 			r.slap = append(r.slap, run)
-			logger.Info("mariadb-slap", "rtt", rtt, "mode", modeName(semi), "seconds", run.seconds,
+			logger.Info("mariadb-slap", "rtt", rtt, "mode", m.String(), "seconds", run.seconds,
 				"timed_commits", run.d.commits, "commits_per_ack", fmt.Sprintf("%.1f", run.d.commitsPerAck()))
 			if err := p.waitCaughtUp(ctx, o.WaitTimeout); err != nil {
-				return fmt.Errorf("after mariadb-slap (RTT %v, %s): %w", rtt, modeName(semi), err)
+				return fmt.Errorf("after mariadb-slap (RTT %v, %s): %w", rtt, m, err)
 			}
 		}
 	}
@@ -231,11 +231,47 @@ func slapPhase(ctx context.Context, logger *slog.Logger, p *pair, o Options, r *
 	return nil
 }
 
-func modeName(semi bool) string {
-	if semi {
+// mode is how commits are made durable in a run.
+type mode int
+
+const (
+	async mode = iota
+	// semiWrite is semi-sync with the replica acknowledging once the
+	// transaction is written to its relay log: Petrel's default
+	// (rpl_semi_sync_replica_ack_after=RELAY_WRITE), MySQL's and MariaDB's
+	// only behaviour.
+	semiWrite
+	// semiSync is semi-sync with the replica acknowledging only once its
+	// relay log is fsynced (Petrel's RELAY_SYNC).
+	semiSync
+)
+
+func (m mode) semi() bool { return m != async }
+
+func (m mode) String() string {
+	switch m {
+	case semiWrite:
 		return "semi-sync"
+	case semiSync:
+		return "semi-sync RELAY_SYNC"
 	}
 	return "async"
+}
+
+// ackAfter is the Petrel replica's rpl_semi_sync_replica_ack_after for m.
+func (m mode) ackAfter() string {
+	if m == semiSync {
+		return "RELAY_SYNC"
+	}
+	return "RELAY_WRITE"
+}
+
+// modes are the modes a system is measured in.
+func modes(system string) []mode {
+	if system == "petrel" {
+		return []mode{async, semiWrite, semiSync}
+	}
+	return []mode{async, semiWrite}
 }
 
 var slapSeconds = regexp.MustCompile(`Average number of seconds to run all queries:\s+([\d.]+) seconds`)
@@ -264,9 +300,9 @@ func slapCommand(o Options, port int, password, hook string) []string {
 	}
 }
 
-func (p *pair) slap(ctx context.Context, o Options, rtt time.Duration, semi bool) (slapRun, error) {
-	run := slapRun{rtt: rtt, semi: semi}
-	if err := p.setSemiSync(ctx, semi); err != nil {
+func (p *pair) slap(ctx context.Context, o Options, rtt time.Duration, m mode) (slapRun, error) {
+	run := slapRun{rtt: rtt, mode: m}
+	if err := p.setMode(ctx, m); err != nil {
 		return run, err
 	}
 	snaps, err := startSnapshotServer(ctx, p)
@@ -286,17 +322,17 @@ func (p *pair) slap(ctx context.Context, o Options, rtt time.Duration, semi bool
 	if err != nil {
 		return run, fmt.Errorf("%w\n%s", err, benchkit.LastLines(string(out), 20))
 	}
-	m := slapSeconds.FindSubmatch(out)
-	if m == nil {
+	sm := slapSeconds.FindSubmatch(out)
+	if sm == nil {
 		return run, fmt.Errorf("no timing in mariadb-slap's output:\n%s", benchkit.LastLines(string(out), 20))
 	}
-	run.seconds, _ = strconv.ParseFloat(string(m[1]), 64)
+	run.seconds, _ = strconv.ParseFloat(string(sm[1]), 64)
 	before, after, err := snaps.result("pre", "post")
 	if err != nil {
 		return run, fmt.Errorf("counting the timed phase's commits: %w\n%s", err, benchkit.LastLines(string(out), 20))
 	}
 	run.d = diff(before, after)
-	if semi {
+	if m.semi() {
 		err = p.checkSemi(before, run.d)
 	} else {
 		err = p.checkAsync(before, run.d)
@@ -387,7 +423,7 @@ func (s *snapshotServer) close() {
 type sbRun struct {
 	round        int
 	syncBinlog   int
-	semi         bool
+	mode         mode
 	threads      int
 	res          lab.SysbenchResult
 	d            delta
@@ -421,14 +457,22 @@ func sysbenchPhase(ctx context.Context, logger *slog.Logger, p *pair, o Options,
 // sbStep is one configuration of the sysbench plan.
 type sbStep struct {
 	syncBinlog int
-	semi       bool
+	mode       mode
 }
 
-// sbPlan is the order of the configurations in a round: as listed on odd
-// rounds, reversed on even ones. A switch to sync_binlog=0 always follows
-// a semi-sync step, so Petrel's probe of it runs with semi-sync ON.
-func sbPlan(round int) []sbStep {
-	plan := []sbStep{{1, false}, {1, true}, {0, true}, {0, false}}
+// sbPlan is the order of the configurations in a round for a system: as
+// listed on odd rounds, reversed on even ones. A switch to sync_binlog=0
+// always follows a semi-sync step, so Petrel's probe of it runs with
+// semi-sync ON.
+func sbPlan(system string, round int) []sbStep {
+	var plan []sbStep
+	ms := modes(system)
+	for _, m := range ms {
+		plan = append(plan, sbStep{1, m})
+	}
+	for i := len(ms) - 1; i >= 0; i-- {
+		plan = append(plan, sbStep{0, ms[i]})
+	}
 	if round%2 == 0 {
 		slices.Reverse(plan)
 	}
@@ -438,10 +482,10 @@ func sbPlan(round int) []sbStep {
 // sysbenchRound runs every configuration of the plan once; current is
 // the primary's sync_binlog, carried from round to round.
 func sysbenchRound(ctx context.Context, logger *slog.Logger, p *pair, o Options, r *systemResult, round int, current *int) error {
-	for _, step := range sbPlan(round) {
+	for _, step := range sbPlan(p.system, round) {
 		// Semi-sync first: the probe that checks sync_binlog=0 took
 		// effect runs in the mode it is measured in.
-		if err := p.setSemiSync(ctx, step.semi); err != nil {
+		if err := p.setMode(ctx, step.mode); err != nil {
 			return err
 		}
 		if step.syncBinlog != *current {
@@ -458,21 +502,21 @@ func sysbenchRound(ctx context.Context, logger *slog.Logger, p *pair, o Options,
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			run, err := p.sysbenchRun(ctx, o, step.syncBinlog, step.semi, th)
+			run, err := p.sysbenchRun(ctx, o, step.syncBinlog, step.mode, th)
 			if err != nil {
-				return fmt.Errorf("sysbench (sync_binlog=%d, %s, %s): %w", step.syncBinlog, modeName(step.semi), threadsName(th), err)
+				return fmt.Errorf("sysbench (sync_binlog=%d, %s, %s): %w", step.syncBinlog, step.mode, threadsName(th), err)
 			}
 			run.round = round
 			r.sb = append(r.sb, run)
-			logger.Info("sysbench", "round", round, "sync_binlog", step.syncBinlog, "mode", modeName(step.semi), "threads", th,
+			logger.Info("sysbench", "round", round, "sync_binlog", step.syncBinlog, "mode", step.mode.String(), "threads", th,
 				"tps", run.res.TPS, "p95_ms", run.res.LatencyP95Ms, "commits_per_group", fmt.Sprintf("%.1f", run.d.commitsPerGroup()),
 				"commits_per_ack", fmt.Sprintf("%.1f", run.d.commitsPerAck()), "ignored_errors", run.res.IgnoredErrors)
 			if run.res.IgnoredErrors > 0 {
 				r.notes = append(r.notes, fmt.Sprintf("sysbench sync_binlog=%d %s %s: %d deadlocked transactions retried (1213 ignored)",
-					step.syncBinlog, modeName(step.semi), threadsName(th), run.res.IgnoredErrors))
+					step.syncBinlog, step.mode, threadsName(th), run.res.IgnoredErrors))
 			}
 			if err := p.waitCaughtUp(ctx, o.WaitTimeout); err != nil {
-				return fmt.Errorf("after sysbench (sync_binlog=%d, %s, %s): %w", step.syncBinlog, modeName(step.semi), threadsName(th), err)
+				return fmt.Errorf("after sysbench (sync_binlog=%d, %s, %s): %w", step.syncBinlog, step.mode, threadsName(th), err)
 			}
 		}
 	}
@@ -488,9 +532,9 @@ func (p *pair) sysbench(o Options, command string, threads int, d time.Duration)
 	}
 }
 
-func (p *pair) sysbenchRun(ctx context.Context, o Options, syncBinlog int, semi bool, threads int) (sbRun, error) {
-	run := sbRun{syncBinlog: syncBinlog, semi: semi, threads: threads, storageSyncs: -1}
-	if err := p.setSemiSync(ctx, semi); err != nil {
+func (p *pair) sysbenchRun(ctx context.Context, o Options, syncBinlog int, m mode, threads int) (sbRun, error) {
+	run := sbRun{syncBinlog: syncBinlog, mode: m, threads: threads, storageSyncs: -1}
+	if err := p.setMode(ctx, m); err != nil {
 		return run, err
 	}
 	before, err := p.snapshot(ctx)
@@ -511,7 +555,7 @@ func (p *pair) sysbenchRun(ctx context.Context, o Options, syncBinlog int, semi 
 		run.storageSyncs = ss1 - ss0
 	}
 	run.d = diff(before, after)
-	if semi {
+	if m.semi() {
 		return run, p.checkSemi(before, run.d)
 	}
 	return run, p.checkAsync(before, run.d)

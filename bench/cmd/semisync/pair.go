@@ -252,12 +252,19 @@ func (p *pair) wire(ctx context.Context, logger *slog.Logger) error {
 	return nil
 }
 
-// setSemiSync switches semi-sync on the primary and checks the switch
-// took: ON with at least one semi-sync client, or OFF.
-func (p *pair) setSemiSync(ctx context.Context, on bool) error {
+// setMode switches semi-sync on the primary and checks the switch took:
+// ON with at least one semi-sync client, or OFF. On Petrel it also sets
+// the replica's acknowledgement point.
+func (p *pair) setMode(ctx context.Context, m mode) error {
+	on := m.semi()
 	v := "OFF"
 	if on {
 		v = "ON"
+	}
+	if p.system == "petrel" && on {
+		if err := sqlq.Exec(ctx, p.rdb, "SET GLOBAL rpl_semi_sync_replica_ack_after = '"+m.ackAfter()+"'"); err != nil {
+			return err
+		}
 	}
 	if err := sqlq.Exec(ctx, p.pdb, fmt.Sprintf("SET GLOBAL %s = %s", p.f.enable, v)); err != nil {
 		return err

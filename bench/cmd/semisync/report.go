@@ -28,7 +28,7 @@ func formatReport(o Options, started time.Time, results map[string]*systemResult
 	w("- Host: %d CPUs, %s/%s; %s; primary, replica, link and clients share the host, on loopback\n",
 		runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, toolVersions())
 	w("- %s\n", petrelSource())
-	w("- Setup per system: a primary and one replica on temporary datadirs and free ports; the replica fetches through a lab.Link (userspace TCP proxy) whose one-way delay is RTT/2; clients connect to the primary directly. \"async\" = semi-sync switched OFF on the primary (SET GLOBAL), replica still replicating; \"semi-sync\" = ON with one semi-sync client, checked before and after each run (status ON, no_tx +0, yes_tx > 0)\n")
+	w("- Setup per system: a primary and one replica on temporary datadirs and free ports; the replica fetches through a lab.Link (userspace TCP proxy) whose one-way delay is RTT/2; clients connect to the primary directly. \"async\" = semi-sync switched OFF on the primary (SET GLOBAL), replica still replicating; \"semi-sync\" = ON with one semi-sync client, checked before and after each run (status ON, no_tx +0, yes_tx > 0), the replica acknowledging once a transaction is written to its relay log (Petrel's default `rpl_semi_sync_replica_ack_after = RELAY_WRITE`; MySQL's and MariaDB's behaviour); \"semi-sync RELAY_SYNC\" (Petrel only) = the replica acknowledging only once its relay log is fsynced\n")
 	for _, s := range o.Systems {
 		r := results[s]
 		if r == nil {
@@ -86,9 +86,9 @@ func formatSlap(b *strings.Builder, o Options, results map[string]*systemResult)
 	w("| added RTT | mode | Petrel (s) | MariaDB (s) | Petrel/MariaDB | write commits per client (P / M) | RTT bound (s) (P / M) | time / RTT bound (P / M) | commits per ack (P / M) |\n")
 	w("|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, rtt := range []time.Duration{0, o.RTT} {
-		for _, semi := range []bool{false, true} {
-			pr, pok := findSlap(results["petrel"], rtt, semi)
-			mr, mok := findSlap(results["mariadb"], rtt, semi)
+		for _, m := range modes("petrel") {
+			pr, pok := findSlap(results["petrel"], rtt, m)
+			mr, mok := findSlap(results["mariadb"], rtt, m)
 			if !pok && !mok {
 				continue
 			}
@@ -106,10 +106,10 @@ func formatSlap(b *strings.Builder, o Options, results map[string]*systemResult)
 				bound = pair(func(s slapRun) string { return fmt.Sprintf("%.2f", s.rttBound(c).Seconds()) })
 				over = pair(func(s slapRun) string { return fmt.Sprintf("%.2fx", s.seconds/s.rttBound(c).Seconds()) })
 			}
-			if semi {
+			if m.semi() {
 				perAck = pair(func(s slapRun) string { return perAckCell(s.d) })
 			}
-			w("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", rttName(rtt), modeName(semi),
+			w("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", rttName(rtt), m,
 				cell(pok, func() string { return fmt.Sprintf("%.3f", pr.seconds) }),
 				cell(mok, func() string { return fmt.Sprintf("%.3f", mr.seconds) }),
 				ratioCell(pok && mok, pr.seconds, mr.seconds),
@@ -118,13 +118,13 @@ func formatSlap(b *strings.Builder, o Options, results map[string]*systemResult)
 		}
 	}
 	w("\n")
-	if pr, ok := findSlap(results["petrel"], o.RTT, true); ok {
+	if pr, ok := findSlap(results["petrel"], o.RTT, semiWrite); ok {
 		x := pr.seconds / pr.rttBound(c).Seconds()
-		w("Target: Petrel semi-sync at %s RTT <= 1.3x the RTT bound: %s (%.3f s = %.2fx of %.2f s).", rttName(o.RTT), metOrNot(x <= 1.3), pr.seconds, x, pr.rttBound(c).Seconds())
-		if pa, ok := findSlap(results["petrel"], o.RTT, false); ok && pa.seconds > 0 {
+		w("Target: Petrel semi-sync at %s RTT <= 1.1x the RTT bound: %s (%.3f s = %.2fx of %.2f s).", rttName(o.RTT), metOrNot(x <= 1.1), pr.seconds, x, pr.rttBound(c).Seconds())
+		if pa, ok := findSlap(results["petrel"], o.RTT, async); ok && pa.seconds > 0 {
 			w(" Semi-sync / async at %s: Petrel %.1fx", rttName(o.RTT), pr.seconds/pa.seconds)
-			if mr, ok := findSlap(results["mariadb"], o.RTT, true); ok {
-				if ma, ok := findSlap(results["mariadb"], o.RTT, false); ok && ma.seconds > 0 {
+			if mr, ok := findSlap(results["mariadb"], o.RTT, semiWrite); ok {
+				if ma, ok := findSlap(results["mariadb"], o.RTT, async); ok && ma.seconds > 0 {
 					w(", MariaDB %.1fx", mr.seconds/ma.seconds)
 				}
 			}
@@ -143,15 +143,15 @@ func formatSysbench(b *strings.Builder, o Options, results map[string]*systemRes
 	w("| sync_binlog | mode | threads | Petrel TPS | MariaDB TPS | Petrel/MariaDB | Petrel p95 (ms) | MariaDB p95 (ms) |\n")
 	w("|---:|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, sb := range []int{1, 0} {
-		for _, semi := range []bool{false, true} {
+		for _, m := range modes("petrel") {
 			for _, th := range o.Threads {
-				k := sbKey{sb, semi, th}
+				k := sbKey{sb, m, th}
 				pr, pok := findSB(results["petrel"], k)
 				mr, mok := findSB(results["mariadb"], k)
 				if !pok && !mok {
 					continue
 				}
-				w("| %d | %s | %d | %s | %s | %s | %s | %s |\n", sb, modeName(semi), th,
+				w("| %d | %s | %d | %s | %s | %s | %s | %s |\n", sb, m, th,
 					tpsCell(pok, pr), tpsCell(mok, mr), ratioCell(pok && mok, pr.res.TPS, mr.res.TPS),
 					p95Cell(pok, pr), p95Cell(mok, mr))
 			}
@@ -165,22 +165,37 @@ func formatSysbench(b *strings.Builder, o Options, results map[string]*systemRes
 		num, den     sbKey
 		cost         bool // show 1 - num/den as a percentage
 	}
+	// The targets hold at the default acknowledgement point; RELAY_SYNC's
+	// rows are shown for reference.
 	var rows []derived
-	for _, th := range o.Threads {
-		d := derived{name: fmt.Sprintf("semi-sync / async, sync_binlog=1, %s", threadsName(th)), target: "(reference)",
-			num: sbKey{1, true, th}, den: sbKey{1, false, th}}
-		if th == 32 {
-			d.target, d.ok = "Petrel >= 0.95", func(x float64) bool { return x >= 0.95 }
+	for _, m := range []mode{semiWrite, semiSync} {
+		ref := func(d derived) derived {
+			if m == semiSync {
+				d.target, d.ok = "(reference)", nil
+			}
+			return d
 		}
-		rows = append(rows, d)
-	}
-	for _, th := range o.Threads {
-		rows = append(rows, derived{name: fmt.Sprintf("semi-sync sync_binlog=0 / async sync_binlog=1, %s", threadsName(th)), target: "Petrel >= 1",
-			ok: func(x float64) bool { return x >= 1 }, num: sbKey{0, true, th}, den: sbKey{1, false, th}})
-	}
-	for _, th := range o.Threads {
-		rows = append(rows, derived{name: fmt.Sprintf("cost of local + network over local alone (1 - semi-sync/async at sync_binlog=1), %s", threadsName(th)), target: "Petrel <= 5%",
-			ok: func(x float64) bool { return 1-x <= 0.05 }, num: sbKey{1, true, th}, den: sbKey{1, false, th}, cost: true})
+		for _, th := range o.Threads {
+			d := derived{name: fmt.Sprintf("%s / async, sync_binlog=1, %s", m, threadsName(th)), target: "(reference)",
+				num: sbKey{1, m, th}, den: sbKey{1, async, th}}
+			if th == 32 {
+				d.target, d.ok = "Petrel >= 0.97", func(x float64) bool { return x >= 0.97 }
+			}
+			rows = append(rows, ref(d))
+		}
+		for _, th := range o.Threads {
+			rows = append(rows, ref(derived{name: fmt.Sprintf("%s sync_binlog=0 / async sync_binlog=1, %s", m, threadsName(th)), target: "Petrel >= 1",
+				ok: func(x float64) bool { return x >= 1 }, num: sbKey{0, m, th}, den: sbKey{1, async, th}}))
+		}
+		for _, th := range o.Threads {
+			limit := 0.05
+			if th == 1 {
+				limit = 0.15
+			}
+			rows = append(rows, ref(derived{name: fmt.Sprintf("cost of local + network over local alone (1 - %s/async at sync_binlog=1), %s", m, threadsName(th)),
+				target: fmt.Sprintf("Petrel <= %.0f%%", 100*limit),
+				ok:     func(x float64) bool { return 1-x <= limit }, num: sbKey{1, m, th}, den: sbKey{1, async, th}, cost: true}))
+		}
 	}
 	w("| ratio | Petrel | MariaDB | target | Petrel |\n|---|---:|---:|---|---|\n")
 	for _, d := range rows {
@@ -234,10 +249,10 @@ func formatCounters(b *strings.Builder, o Options, results map[string]*systemRes
 				acksCell(d), perAckCell(d), d.yesTx, d.noTx, d.avgWaitUs(), st)
 		}
 		for _, sr := range r.slap {
-			row(fmt.Sprintf("slap timed phase, RTT %s, %s", rttName(sr.rtt), modeName(sr.semi)), "-", sr.d, -1)
+			row(fmt.Sprintf("slap timed phase, RTT %s, %s", rttName(sr.rtt), sr.mode), "-", sr.d, -1)
 		}
 		for _, sr := range r.sb {
-			row(fmt.Sprintf("sysbench round %d, sync_binlog=%d, %s, %s", sr.round, sr.syncBinlog, modeName(sr.semi), threadsName(sr.threads)),
+			row(fmt.Sprintf("sysbench round %d, sync_binlog=%d, %s, %s", sr.round, sr.syncBinlog, sr.mode, threadsName(sr.threads)),
 				fmt.Sprintf("%.0f", sr.res.TPS), sr.d, sr.storageSyncs)
 		}
 	}
@@ -251,12 +266,12 @@ func netTimeoutNote(o Options) string {
 	return fmt.Sprintf(", `replica_net_timeout = %d`", int(o.PetrelReplicaNetTimeout/time.Second))
 }
 
-func findSlap(r *systemResult, rtt time.Duration, semi bool) (slapRun, bool) {
+func findSlap(r *systemResult, rtt time.Duration, m mode) (slapRun, bool) {
 	if r == nil {
 		return slapRun{}, false
 	}
 	for _, s := range r.slap {
-		if s.rtt == rtt && s.semi == semi {
+		if s.rtt == rtt && s.mode == m {
 			return s, true
 		}
 	}
@@ -266,7 +281,7 @@ func findSlap(r *systemResult, rtt time.Duration, semi bool) (slapRun, bool) {
 // sbKey names one sysbench configuration.
 type sbKey struct {
 	syncBinlog int
-	semi       bool
+	mode       mode
 	threads    int
 }
 
@@ -279,7 +294,7 @@ func findSB(r *systemResult, k sbKey) (sbRun, bool) {
 	var out sbRun
 	n := 0
 	for _, s := range r.sb {
-		if s.syncBinlog != k.syncBinlog || s.semi != k.semi || s.threads != k.threads {
+		if s.syncBinlog != k.syncBinlog || s.mode != k.mode || s.threads != k.threads {
 			continue
 		}
 		if n == 0 {

@@ -47,7 +47,7 @@ func TestSlapSeconds(t *testing.T) {
 // Even rounds run the plan backwards, and every switch to sync_binlog=0
 // (the probe of it needs semi-sync ON) follows or is a semi-sync step.
 func TestPlanAlternatesAndProbesWithSemiSyncOn(t *testing.T) {
-	fwd, back := sbPlan(1), sbPlan(2)
+	fwd, back := sbPlan("petrel", 1), sbPlan("petrel", 2)
 	for i := range fwd {
 		if fwd[i] != back[len(back)-1-i] {
 			t.Fatalf("round 2 %v is not round 1 %v reversed", back, fwd)
@@ -55,8 +55,8 @@ func TestPlanAlternatesAndProbesWithSemiSyncOn(t *testing.T) {
 	}
 	current := 1
 	for round := 1; round <= 4; round++ {
-		for _, s := range sbPlan(round) {
-			if s.syncBinlog != current && s.syncBinlog == 0 && !s.semi {
+		for _, s := range sbPlan("petrel", round) {
+			if s.syncBinlog != current && s.syncBinlog == 0 && !s.mode.semi() {
 				t.Fatalf("round %d switches to sync_binlog=0 in an async step", round)
 			}
 			current = s.syncBinlog
@@ -68,15 +68,15 @@ func TestPlanAlternatesAndProbesWithSemiSyncOn(t *testing.T) {
 func TestFindSBAveragesRounds(t *testing.T) {
 	r := &systemResult{}
 	for i, tps := range []float64{100, 300} {
-		run := sbRun{round: i + 1, syncBinlog: 1, semi: true, threads: 32}
+		run := sbRun{round: i + 1, syncBinlog: 1, mode: semiWrite, threads: 32}
 		run.res.TPS = tps
 		r.sb = append(r.sb, run)
 	}
-	got, ok := findSB(r, sbKey{1, true, 32})
+	got, ok := findSB(r, sbKey{1, semiWrite, 32})
 	if !ok || got.res.TPS != 200 {
 		t.Fatalf("mean TPS %v (found %v), want 200", got.res.TPS, ok)
 	}
-	if _, ok := findSB(r, sbKey{0, true, 32}); ok {
+	if _, ok := findSB(r, sbKey{0, semiWrite, 32}); ok {
 		t.Fatal("found a configuration that never ran")
 	}
 }
