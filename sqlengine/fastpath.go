@@ -35,9 +35,8 @@ type pointPlan struct {
 	ncols     int
 	proj      []int
 	fields    []*querypb.Field
-	// checkedUser is the user whose SELECT privilege was verified.
-	mu          sync.Mutex
-	checkedUser string
+	// priv remembers whose SELECT privilege was verified.
+	priv privCache
 }
 
 // fastPlans caches fast-path plans per connection and statement text.
@@ -258,23 +257,10 @@ func (e *Engine) execPointSelect(ctx context.Context, s *Session, p *pointPlan, 
 	return true, cb(res)
 }
 
-// canSelect checks the SELECT privilege once per plan and user.
+// canSelect checks the SELECT privilege (once per plan, account and
+// grants generation).
 func (e *Engine) canSelect(ctx *sql.Context, s *Session, p *pointPlan) bool {
-	user := s.Client().User + "@" + s.Client().Address
-	p.mu.Lock()
-	checked := p.checkedUser == user
-	p.mu.Unlock()
-	if checked {
-		return true
-	}
-	udb := e.gms.Analyzer.Catalog.MySQLDb
-	if udb.Enabled() && !udb.UserHasPrivileges(ctx, sql.NewPrivilegedOperation(sql.PrivilegeCheckSubject{Database: p.db, Table: p.table}, sql.PrivilegeType_Select)) {
-		return false
-	}
-	p.mu.Lock()
-	p.checkedUser = user
-	p.mu.Unlock()
-	return true
+	return p.priv.allowed(ctx, e.gms.Analyzer.Catalog.MySQLDb, p.db, p.table, sql.PrivilegeType_Select)
 }
 
 var _ = mysql.ComStmtExecute

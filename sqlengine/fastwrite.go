@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -59,8 +58,7 @@ type writePlan struct {
 	insCols   []int // INSERT: parameter i goes to column insCols[i]
 	nparams   int
 
-	mu          sync.Mutex
-	checkedUser string
+	priv privCache
 }
 
 // planWrite recognises a write fast-path statement; nil means "use GMS".
@@ -535,15 +533,9 @@ func toUint64(v any) (uint64, bool) {
 	return uint64(n), true
 }
 
-// canWrite checks the statement's privileges once per plan and user.
+// canWrite checks the statement's privileges (once per plan, account and
+// grants generation).
 func (e *Engine) canWrite(ctx *sql.Context, s *Session, p *writePlan) bool {
-	user := s.Client().User + "@" + s.Client().Address
-	p.mu.Lock()
-	checked := p.checkedUser == user
-	p.mu.Unlock()
-	if checked {
-		return true
-	}
 	var privs []sql.PrivilegeType
 	switch p.kind {
 	case writeInsert:
@@ -553,14 +545,7 @@ func (e *Engine) canWrite(ctx *sql.Context, s *Session, p *writePlan) bool {
 	case writeDelete:
 		privs = []sql.PrivilegeType{sql.PrivilegeType_Delete, sql.PrivilegeType_Select}
 	}
-	udb := e.gms.Analyzer.Catalog.MySQLDb
-	if udb.Enabled() && !udb.UserHasPrivileges(ctx, sql.NewPrivilegedOperation(sql.PrivilegeCheckSubject{Database: p.db, Table: p.table}, privs...)) {
-		return false
-	}
-	p.mu.Lock()
-	p.checkedUser = user
-	p.mu.Unlock()
-	return true
+	return p.priv.allowed(ctx, e.gms.Analyzer.Catalog.MySQLDb, p.db, p.table, privs...)
 }
 
 // Prepared BEGIN / START TRANSACTION and COMMIT (sysbench prepares them)

@@ -283,26 +283,26 @@ func clientError(err error) error {
 	}
 	if se.Num != mysql.ERUnknownError {
 		if st, ok := sqlStates[se.Num]; ok && se.State != st {
-			return mysql.NewSQLError(se.Num, st, "%s", escape(se.Message))
+			return mysql.NewSQLError(se.Num, st, "%s", se.Message)
 		}
 		return err
 	}
 	msg := se.Message
 	switch {
 	case strings.HasPrefix(msg, "syntax error"):
-		return mysql.NewSQLError(1064 /* ER_PARSE_ERROR */, "42000", "You have an error in your SQL syntax; %s", escape(msg))
+		return mysql.NewSQLError(1064 /* ER_PARSE_ERROR */, "42000", "You have an error in your SQL syntax; %s", msg)
 	case strings.Contains(msg, "database not found"):
-		return mysql.NewSQLError(mysql.ERBadDb, "42000", "%s", escape(msg))
+		return mysql.NewSQLError(mysql.ERBadDb, "42000", "%s", msg)
 	case strings.Contains(msg, "table not found"):
-		return mysql.NewSQLError(mysql.ERNoSuchTable, "42S02", "%s", escape(msg))
+		return mysql.NewSQLError(mysql.ERNoSuchTable, "42S02", "%s", msg)
 	case strings.HasPrefix(msg, "command denied to user"):
-		return mysql.NewSQLError(1142 /* ER_TABLEACCESS_DENIED_ERROR */, "42000", "%s", escape(msg))
+		return mysql.NewSQLError(1142 /* ER_TABLEACCESS_DENIED_ERROR */, "42000", "%s", msg)
 	case strings.HasPrefix(msg, "Access denied for user"):
-		return mysql.NewSQLError(mysql.ERDBAccessDenied, "42000", "%s", escape(msg))
+		return mysql.NewSQLError(mysql.ERDBAccessDenied, "42000", "%s", msg)
 	case strings.HasPrefix(msg, "Variable '") && strings.Contains(msg, "' can't be set to the value of '"):
-		return mysql.NewSQLError(1231 /* ER_WRONG_VALUE_FOR_VAR */, "42000", "%s", escape(msg))
+		return mysql.NewSQLError(1231 /* ER_WRONG_VALUE_FOR_VAR */, "42000", "%s", msg)
 	case strings.Contains(msg, "packet too large") || strings.Contains(msg, "max_allowed_packet"):
-		return mysql.NewSQLError(mysql.ERNetPacketTooLarge, mysql.SSNetError, "%s", escape(msg))
+		return mysql.NewSQLError(mysql.ERNetPacketTooLarge, mysql.SSNetError, "%s", msg)
 	}
 	return err
 }

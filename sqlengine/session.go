@@ -348,22 +348,20 @@ func toMySQLError(err error) error {
 	case base.ClassLockTimeout:
 		return mysql.NewSQLError(mysql.ERLockWaitTimeout, mysql.SSUnknownSQLState, "Lock wait timeout exceeded; try restarting transaction")
 	case base.ClassDiskFull:
-		return mysql.NewSQLError(mysql.ERDiskFull, mysql.SSUnknownSQLState, "Disk full; %s", escape(msg))
+		return mysql.NewSQLError(mysql.ERDiskFull, mysql.SSUnknownSQLState, "Disk full; %s", msg)
 	case base.ClassReadOnly:
-		return mysql.NewSQLError(mysql.EROptionPreventsStatement, mysql.SSUnknownSQLState, "%s", escape(msg))
+		return mysql.NewSQLError(mysql.EROptionPreventsStatement, mysql.SSUnknownSQLState, "%s", msg)
 	case base.ClassWritesRefused:
-		return mysql.NewSQLError(3 /* ER_ERROR_ON_WRITE */, mysql.SSUnknownSQLState, "%s", escape(msg))
+		return mysql.NewSQLError(3 /* ER_ERROR_ON_WRITE */, mysql.SSUnknownSQLState, "%s", msg)
 	case base.ClassCorrupt:
-		return mysql.NewSQLError(1030, mysql.SSUnknownSQLState, "Got error from storage engine: %s", escape(msg))
+		return mysql.NewSQLError(1030, mysql.SSUnknownSQLState, "Got error from storage engine: %s", msg)
 	case base.ClassInterrupted:
-		return mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "%s", escape(msg))
+		return mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "%s", msg)
 	case base.ClassShutdown:
 		return mysql.NewSQLError(mysql.ERServerShutdown, mysql.SSUnknownSQLState, "Server shutdown in progress")
 	}
-	return mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "%s", escape(msg))
+	return mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "%s", msg)
 }
-
-func escape(s string) string { return strings.ReplaceAll(s, "%", "%%") }
 
 func isDDL(q string) bool {
 	q = strings.TrimSpace(q)

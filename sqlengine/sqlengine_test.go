@@ -203,6 +203,92 @@ func TestPointSelectFastPathChecksPrivileges(t *testing.T) {
 	}
 }
 
+// REVOKE applies to the next execution of a statement prepared before it,
+// on the open connection, fast paths included (MySQL's behaviour).
+func TestFastPathsApplyRevokeToNextExecution(t *testing.T) {
+	n, open := startNode(t)
+	root := open("")
+	mustExec(t, root, "CREATE DATABASE rv", "CREATE TABLE rv.t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO rv.t VALUES (1, 1), (2, 2)",
+		"CREATE USER 'u'@'%' IDENTIFIED BY 'x'", "GRANT SELECT, INSERT, UPDATE, DELETE, CREATE ON rv.* TO 'u'@'%'")
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = "u", "x", "tcp", n.Addr(), "rv"
+	u, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	u.SetMaxOpenConns(1)
+	stmts := map[string]string{
+		"point select": "SELECT v FROM t WHERE id = ?",
+		"range select": "SELECT v FROM t WHERE id BETWEEN ? AND ?",
+		"update":       "UPDATE t SET v = ? WHERE id = ?",
+		"insert":       "INSERT INTO t (id, v) VALUES (?, ?)",
+		"delete":       "DELETE FROM t WHERE id = ?",
+	}
+	args := map[string][]any{
+		"point select": {1}, "range select": {1, 2}, "update": {5, 1}, "insert": {10, 10}, "delete": {10},
+	}
+	order := []string{"point select", "range select", "update", "insert", "delete"}
+	prepared := map[string]*sql.Stmt{}
+	for _, name := range order {
+		st, err := u.Prepare(stmts[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		prepared[name] = st
+	}
+	exec := func(name string) error {
+		if strings.HasSuffix(name, "select") {
+			rows, err := prepared[name].Query(args[name]...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+			}
+			return rows.Err()
+		}
+		_, err := prepared[name].Exec(args[name]...)
+		return err
+	}
+	fast := func() int64 {
+		var r, w int64
+		for _, v := range []struct {
+			name string
+			p    *int64
+		}{{"Petrel_fast_path_reads", &r}, {"Petrel_fast_path_writes", &w}} {
+			var k string
+			if err := root.QueryRow("SHOW GLOBAL STATUS LIKE '"+v.name+"'").Scan(&k, v.p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return r + w
+	}
+	f0 := fast()
+	for _, name := range order {
+		if err := exec(name); err != nil {
+			t.Fatalf("%s with the privileges: %v", name, err)
+		}
+	}
+	if got := fast() - f0; got != int64(len(order)) {
+		t.Fatalf("%d of %d executions took a fast path; the test would not cover them", got, len(order))
+	}
+	mustExec(t, root, "REVOKE SELECT, INSERT, UPDATE, DELETE ON rv.* FROM 'u'@'%'")
+	for _, name := range order {
+		err := exec(name)
+		var me *mysql.MySQLError
+		if err == nil || !asMySQL(err, &me) || me.Number != 1142 {
+			t.Errorf("%s prepared before REVOKE, executed after: err=%v, want error 1142", name, err)
+		} else if !strings.Contains(me.Message, "'u'@'%'") || strings.Contains(me.Message, "%%") {
+			t.Errorf("%s: error text %q does not name the account as 'u'@'%%'", name, me.Message)
+		}
+	}
+	if got := queryRows(t, root, "SELECT id, v FROM rv.t ORDER BY id"); fmt.Sprint(got) != "[[1 5] [2 2]]" {
+		t.Errorf("rows after the refused writes: %v", got)
+	}
+}
+
 func asMySQL(err error, target **mysql.MySQLError) bool {
 	e, ok := err.(*mysql.MySQLError)
 	if ok {
