@@ -84,10 +84,7 @@ func (w semiWaiter) AfterSync() bool { return w.v.settings().WaitPoint != semisy
 
 // NetworkDurable: with semi-sync ON at AFTER_SYNC, a commit returns only
 // once a replica holds it durably, so storage need not fsync it too.
-func (w semiWaiter) NetworkDurable() bool {
-	s := w.v.settings()
-	return s.Enabled && s.WaitPoint != semisync.AfterCommit && w.t.Snapshot().Status
-}
+func (w semiWaiter) NetworkDurable() bool { return w.t.NetworkDurable() }
 
 // openSemiSync builds the tracker and plugs it into the log; the source
 // and replica read the switches from it.

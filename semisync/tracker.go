@@ -1,16 +1,15 @@
-// Package semisync is semi-synchronous replication: the source-side
-// Tracker (a deterministic core: who acknowledged what, who waits, when to
-// fall back to asynchronous and when to switch back) and the wire format
-// of acknowledgements. The dump threads (repl/source) feed it what they
-// send and what replicas acknowledge; the binary log's commit path waits
-// on it.
+// Package semisync is semi-synchronous replication on the source: Core,
+// the deterministic decision logic (who acknowledged what, which commits
+// wait, when to fall back to asynchronous and when to switch back),
+// Tracker, the thin shell that lets commits block on it, and the wire
+// format of acknowledgements. The dump threads (repl/source) feed it what
+// they send and what replicas acknowledge; the binary log's commit path
+// waits on it.
 package semisync
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sort"
 	"sync"
 	"time"
 
@@ -52,8 +51,10 @@ type Counters struct {
 	Status                                                                       bool
 }
 
-// Tracker tracks acknowledgements and waiting commits. Safe for concurrent
-// use.
+// Tracker is the shell around Core: it serialises inputs, reads the
+// settings and the clock for each, and wakes the commits a Decision
+// releases. A waiting commit's own goroutine owns its timer. Safe for
+// concurrent use.
 type Tracker struct {
 	settings func() Settings
 	clock    base.Clock
@@ -61,173 +62,78 @@ type Tracker struct {
 	// replicas at it).
 	end func() Pos
 
-	mu       sync.Mutex
-	replicas map[uint32]*replica // by connection id
-	status   bool                // ON: commits wait
-	acked    Pos                 // highest position acknowledged by WaitForCount replicas
-	waiters  []*waiter
-	maxWait  Pos
-	c        Counters
+	mu      sync.Mutex
+	core    *Core
+	nextID  WaiterID
+	waiting map[WaiterID]chan bool // released: true when acknowledged
 }
 
-type replica struct {
-	serverID uint32
-	sent     Pos // highest transaction end sent with an ack request
-	acked    Pos
-	sentAt   map[Pos]time.Time
-}
-
-type waiter struct {
-	pos  Pos
-	done chan struct{}
-	ok   bool
-}
-
-// New builds a Tracker. settings is read at every decision.
+// New builds a Tracker. settings is read at every input.
 func New(settings func() Settings, end func() Pos, clock base.Clock) *Tracker {
 	if clock == nil {
 		clock = base.RealClock{}
 	}
-	return &Tracker{settings: settings, clock: clock, end: end, replicas: map[uint32]*replica{}, status: true}
+	return &Tracker{settings: settings, clock: clock, end: end, core: NewCore(settings()), waiting: map[WaiterID]chan bool{}}
+}
+
+// lock takes the mutex and brings the core's settings up to date; the
+// returned time is the input's.
+func (t *Tracker) lock() time.Time {
+	t.mu.Lock()
+	now := t.clock.Now()
+	t.apply(t.core.Configure(t.settings(), now))
+	return now
+}
+
+// apply wakes the commits d releases. Caller holds mu.
+func (t *Tracker) apply(d Decision) {
+	for _, r := range d.Released {
+		if ch, ok := t.waiting[r.ID]; ok {
+			ch <- r.Acked
+			delete(t.waiting, r.ID)
+		}
+	}
 }
 
 // AddReplica registers a semi-sync replica's dump.
 func (t *Tracker) AddReplica(connID, serverID uint32) {
-	t.mu.Lock()
+	t.lock()
 	defer t.mu.Unlock()
-	t.replicas[connID] = &replica{serverID: serverID, sentAt: map[Pos]time.Time{}}
-	t.c.Clients = uint64(len(t.replicas))
+	t.core.AddReplica(connID, serverID)
 }
 
-// RemoveReplica forgets a dump; without enough replicas and with
-// wait_no_replica OFF the source falls back to asynchronous at once.
+// RemoveReplica forgets a dump.
 func (t *Tracker) RemoveReplica(connID uint32) {
-	t.mu.Lock()
+	now := t.lock()
 	defer t.mu.Unlock()
-	delete(t.replicas, connID)
-	t.c.Clients = uint64(len(t.replicas))
-	s := t.settings()
-	if !s.WaitNoReplica && !s.Strict && len(t.replicas) < s.WaitForCount && t.status {
-		t.switchOffLocked()
-	}
+	t.apply(t.core.RemoveReplica(connID, now))
 }
 
 // Sent records that a dump sent a transaction ending at p with an ack
-// request: acks up to p from that replica are valid.
+// request.
 func (t *Tracker) Sent(connID uint32, p Pos) {
-	t.mu.Lock()
+	now := t.lock()
 	defer t.mu.Unlock()
-	r := t.replicas[connID]
-	if r == nil {
-		return
-	}
-	if r.sent.Less(p) {
-		r.sent = p
-	}
-	if len(r.sentAt) < 4096 {
-		r.sentAt[p] = t.clock.Now()
-	}
+	t.core.Sent(connID, p, now)
 }
 
-// ErrBadAck is returned for an acknowledgement the replica was never sent.
-var ErrBadAck = errors.New("semisync: acknowledgement beyond what was sent")
-
-// Ack records a replica's acknowledgement of everything up to p (acks
-// are cumulative) and releases the commits it completes.
+// Ack records a replica's acknowledgement of everything up to p and
+// releases the commits it completes.
 func (t *Tracker) Ack(connID uint32, p Pos) error {
-	t.mu.Lock()
+	end := t.end()
+	now := t.lock()
 	defer t.mu.Unlock()
-	r := t.replicas[connID]
-	if r == nil {
-		return fmt.Errorf("semisync: ack from unregistered connection %d", connID)
-	}
-	if r.sent.Less(p) {
-		return fmt.Errorf("%w: replica server_id %d acknowledged %s, was sent up to %s", ErrBadAck, r.serverID, p, r.sent)
-	}
-	if !r.acked.Less(p) {
-		return nil // an old or repeated ack
-	}
-	r.acked = p
-	now := t.clock.Now()
-	for q, at := range r.sentAt {
-		if !p.Less(q) {
-			t.c.NetWaits++
-			t.c.NetWaitTime += now.Sub(at)
-			delete(r.sentAt, q)
-		}
-	}
-	t.recomputeLocked()
-	return nil
+	d, err := t.core.Ack(connID, p, end, now)
+	t.apply(d)
+	return err
 }
-
-// recomputeLocked finds the position WaitForCount replicas have reached,
-// releases waiters up to it, and switches back ON once replicas caught up
-// with the log's end.
-func (t *Tracker) recomputeLocked() {
-	s := t.settings()
-	k := s.WaitForCount
-	if k < 1 {
-		k = 1
-	}
-	if len(t.replicas) < k {
-		return
-	}
-	acks := make([]Pos, 0, len(t.replicas))
-	for _, r := range t.replicas {
-		acks = append(acks, r.acked)
-	}
-	sort.Slice(acks, func(i, j int) bool { return acks[j].Less(acks[i]) })
-	kth := acks[k-1]
-	if t.acked.Less(kth) {
-		t.acked = kth
-	}
-	if !t.status {
-		if end := t.end(); t.acked.Less(end) {
-			return
-		}
-		// Back ON; strict waiters that arrived meanwhile and are now
-		// acknowledged are released below, not left for a later ack.
-		t.status = true
-	}
-	keep := t.waiters[:0]
-	for _, w := range t.waiters {
-		if !t.acked.Less(w.pos) {
-			w.ok = true
-			close(w.done)
-			continue
-		}
-		keep = append(keep, w)
-	}
-	t.waiters = keep
-}
-
-func (t *Tracker) switchOffLocked() {
-	t.status = false
-	t.c.NoTimes++
-	for _, w := range t.waiters {
-		close(w.done) // released unacknowledged
-	}
-	t.waiters = nil
-}
-
-// ErrNoReplicas refuses a commit in strict mode when too few semi-sync
-// replicas are connected.
-var ErrNoReplicas = errors.New("semi-synchronous replication is strict (rpl_semi_sync_source_strict=ON) and fewer than rpl_semi_sync_source_wait_for_replica_count replicas are connected: the write is refused")
 
 // Admit is asked before a commit is written: in strict mode with too few
 // replicas connected it refuses (nothing is written).
 func (t *Tracker) Admit() error {
-	s := t.settings()
-	if !s.Enabled || !s.Strict {
-		return nil
-	}
-	t.mu.Lock()
-	n := len(t.replicas)
-	t.mu.Unlock()
-	if n < max(s.WaitForCount, 1) {
-		return ErrNoReplicas
-	}
-	return nil
+	t.lock()
+	defer t.mu.Unlock()
+	return t.core.Admit()
 }
 
 // Wait blocks until the commit ending at p is acknowledged by
@@ -236,92 +142,61 @@ func (t *Tracker) Admit() error {
 // waits until acknowledged; ctx ending returns its error (the caller must
 // not report success).
 func (t *Tracker) Wait(ctx context.Context, p Pos) error {
-	s := t.settings()
-	if !s.Enabled {
-		return nil
-	}
-	t.mu.Lock()
-	if !t.status && !s.Strict {
-		t.c.NoTx++
+	now := t.lock()
+	t.nextID++
+	id := t.nextID
+	if t.core.Wait(id, p, now) != Waiting {
 		t.mu.Unlock()
 		return nil
 	}
-	if !t.acked.Less(p) {
-		t.c.YesTx++
-		t.mu.Unlock()
-		return nil
-	}
-	w := &waiter{pos: p, done: make(chan struct{})}
-	if p.Less(t.maxWait) {
-		t.c.BackTraverse++
-	} else {
-		t.maxWait = p
-	}
-	t.waiters = append(t.waiters, w)
-	t.c.WaitSessions++
-	start := t.clock.Now()
+	done := make(chan bool, 1)
+	t.waiting[id] = done
+	deadline := t.core.Deadline(id)
 	t.mu.Unlock()
-
-	var timeout <-chan time.Time
-	if !s.Strict {
-		timeout = t.clock.After(s.Timeout)
-	}
-	var err error
-	select {
-	case <-w.done:
-	case <-timeout:
-		t.mu.Lock()
-		select {
-		case <-w.done: // released meanwhile
-		default:
-			if t.status {
-				t.switchOffLocked()
-			}
+	for {
+		var timeout <-chan time.Time
+		if !deadline.IsZero() {
+			timeout = t.clock.After(deadline.Sub(t.clock.Now()))
 		}
-		t.mu.Unlock()
-	case <-ctx.Done():
-		err = ctx.Err()
-		t.mu.Lock()
-		t.removeLocked(w)
-		t.mu.Unlock()
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.c.WaitSessions--
-	t.c.TxWaits++
-	t.c.TxWaitTime += t.clock.Now().Sub(start)
-	if err != nil {
-		return err
-	}
-	if w.ok {
-		t.c.YesTx++
-	} else {
-		t.c.NoTx++
-	}
-	return nil
-}
-
-func (t *Tracker) removeLocked(w *waiter) {
-	for i, x := range t.waiters {
-		if x == w {
-			t.waiters = append(t.waiters[:i], t.waiters[i+1:]...)
-			return
+		select {
+		case <-done:
+			return nil
+		case <-timeout:
+			now := t.lock()
+			t.apply(t.core.Tick(now))
+			deadline = t.core.Deadline(id)
+			t.mu.Unlock()
+		case <-ctx.Done():
+			now := t.lock()
+			cancelled := t.core.Cancel(id, now)
+			delete(t.waiting, id)
+			t.mu.Unlock()
+			if !cancelled {
+				return nil // released meanwhile
+			}
+			return ctx.Err()
 		}
 	}
 }
 
 // Snapshot returns the counters.
 func (t *Tracker) Snapshot() Counters {
-	t.mu.Lock()
+	t.lock()
 	defer t.mu.Unlock()
-	c := t.c
-	c.Status = t.status && t.settings().Enabled
-	return c
+	return t.core.Counters()
 }
 
 // Acked is the position WaitForCount replicas have acknowledged.
 func (t *Tracker) Acked() Pos {
-	t.mu.Lock()
+	t.lock()
 	defer t.mu.Unlock()
-	return t.acked
+	return t.core.Acked()
+}
+
+// NetworkDurable reports whether acknowledgements currently stand in for
+// a local fsync (semi-sync ON at AFTER_SYNC).
+func (t *Tracker) NetworkDurable() bool {
+	t.lock()
+	defer t.mu.Unlock()
+	return t.core.NetworkDurable()
 }
