@@ -1,7 +1,8 @@
 // Package cluster runs a local Petrel cluster: one primary and N replicas,
 // each a `petrel server` child process with its own datadir on loopback,
 // replication wired by SQL (CHANGE REPLICATION SOURCE TO ...). It is the
-// README's main job (`petrel cluster`). Restarting on the same directory
+// README's main job (`petrel cluster`), and a supervisor: a node that dies
+// is restarted, the nodes die with it. Restarting on the same directory
 // resumes the same cluster.
 package cluster
 
@@ -16,10 +17,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -42,6 +41,12 @@ type Options struct {
 	Logger *slog.Logger
 	// StartTimeout bounds each node's start; default 60s.
 	StartTimeout time.Duration
+	// StopTimeout bounds the stop of all nodes (half for the replicas,
+	// half for the primary) before they are killed; default 30s.
+	StopTimeout time.Duration
+	// Force, when closed, kills the nodes at once instead of waiting for
+	// them to stop (a second ^C).
+	Force <-chan struct{}
 }
 
 // Node is one planned member.
@@ -87,8 +92,12 @@ func Plan(o Options) ([]Node, error) {
 	return nodes, nil
 }
 
-// Run starts the cluster and blocks until ctx ends, then stops every node.
-// It returns early with an error if a node fails to start or dies.
+// Run starts the cluster and supervises it until ctx ends, then stops
+// every node (replicas first) within StopTimeout, at once if Force closes
+// first. A node that dies is restarted with backoff while the others keep
+// serving; the nodes die with the supervisor (parent-death signal); a
+// second supervisor on the same directory, or a node port already in use,
+// is refused before anything starts.
 func Run(ctx context.Context, o Options) error {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -98,6 +107,9 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if o.StartTimeout == 0 {
 		o.StartTimeout = 60 * time.Second
+	}
+	if o.StopTimeout == 0 {
+		o.StopTimeout = 30 * time.Second
 	}
 	if o.Binary == "" {
 		exe, err := os.Executable()
@@ -113,30 +125,32 @@ func Run(ctx context.Context, o Options) error {
 	if err := os.MkdirAll(o.Dir, 0o750); err != nil {
 		return err
 	}
+	lock, err := lockDir(o.Dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	for _, n := range nodes {
+		if err := portFree(n); err != nil {
+			return err
+		}
+	}
 	st, err := loadState(o.Dir)
 	if err != nil {
 		return err
 	}
-	var procs []*proc
-	defer func() {
-		// Replicas first, then the primary.
-		for i := len(procs) - 1; i >= 0; i-- {
-			procs[i].stop(o.Logger)
-		}
-	}()
-	died := make(chan *proc, len(nodes))
-	for _, n := range nodes {
-		p, err := start(o, n, died)
-		if err != nil {
+	s := newSupervisor(o, nodes)
+	defer s.stopAll(o.Force)
+	for i := range nodes {
+		if _, err := s.start(i); err != nil {
 			return err
 		}
-		procs = append(procs, p)
 	}
 	sctx, cancel := context.WithTimeout(ctx, o.StartTimeout)
 	defer cancel()
 	dbs := make([]*sql.DB, len(nodes))
 	for i, n := range nodes {
-		db, err := waitReady(sctx, n, o.RootPassword, procs[i])
+		db, err := waitReady(sctx, n, o.RootPassword, s.procs[i])
 		if err != nil {
 			return err
 		}
@@ -147,13 +161,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	printDetails(o, nodes)
-	select {
-	case <-ctx.Done():
-		o.Logger.Info("cluster: stopping")
-		return nil
-	case p := <-died:
-		return fmt.Errorf("cluster: %s exited unexpectedly (%v); stopping the others; its log is %s", p.node.Name, p.err, p.logPath)
-	}
+	return s.watch(ctx)
 }
 
 func loadState(dir string) (state, error) {
@@ -218,72 +226,6 @@ func printDetails(o Options, nodes []Node) {
 			role = "primary"
 		}
 		fmt.Fprintf(o.Out, "  %-6s %-50s mariadb -h 127.0.0.1 -P %d -u root -p'%s'   datadir %s\n", n.Name, role, n.Port, o.RootPassword, n.Datadir)
-	}
-}
-
-// proc is a running node.
-type proc struct {
-	node    Node
-	cmd     *exec.Cmd
-	logPath string
-	done    chan struct{}
-	err     error
-}
-
-func start(o Options, n Node, died chan<- *proc) (*proc, error) {
-	if err := os.MkdirAll(o.Dir, 0o750); err != nil {
-		return nil, err
-	}
-	cnf := filepath.Join(o.Dir, n.Name+".cnf")
-	body := "[petrel]\n"
-	for k, v := range n.Config {
-		body += k + " = " + v + "\n"
-	}
-	if err := os.WriteFile(cnf, []byte(body), 0o640); err != nil {
-		return nil, err
-	}
-	logPath := filepath.Join(o.Dir, n.Name+".log")
-	lf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o640)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(o.Binary, "server", "--datadir", n.Datadir, "--port", strconv.Itoa(n.Port),
-		"--server-id", strconv.Itoa(n.ServerID), "--root-password", o.RootPassword, "--config", cnf)
-	cmd.Stdout, cmd.Stderr = lf, lf
-	// Own process group: Ctrl-C reaches the cluster, which stops the
-	// nodes in order.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		lf.Close()
-		return nil, fmt.Errorf("cluster: start %s: %w", n.Name, err)
-	}
-	p := &proc{node: n, cmd: cmd, logPath: logPath, done: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		lf.Close()
-		close(p.done)
-		select {
-		case died <- p:
-		default:
-		}
-	}()
-	o.Logger.Info("cluster: started", "node", n.Name, "port", n.Port, "pid", cmd.Process.Pid)
-	return p, nil
-}
-
-func (p *proc) stop(log *slog.Logger) {
-	select {
-	case <-p.done:
-		return
-	default:
-	}
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(30 * time.Second):
-		log.Warn("cluster: node did not stop in 30s; killing it", "node", p.node.Name)
-		p.cmd.Process.Kill()
-		<-p.done
 	}
 }
 

@@ -3,12 +3,16 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -40,22 +44,43 @@ func freePortRun(t *testing.T, n int) int {
 	return 0
 }
 
+// syncBuffer is an io.Writer safe to read while a process writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// clusterRun is a running `petrel cluster`.
+type clusterRun struct {
+	cmd     *exec.Cmd
+	details string
+	stderr  *syncBuffer // the supervisor's log
+	exited  chan struct{}
+	err     error
+}
+
 // startCluster runs `petrel cluster` and waits for its connection details.
-func startCluster(t *testing.T, ctx context.Context, bin, dir string, base, replicas int) (*exec.Cmd, string) {
+func startCluster(t *testing.T, ctx context.Context, bin, dir string, base, replicas int) *clusterRun {
 	t.Helper()
-	cmd := exec.Command(bin, "cluster", "--datadir", dir, "--base-port", fmt.Sprint(base), "--replicas", fmt.Sprint(replicas), "--root-password", rootPassword)
-	out, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	c := &clusterRun{stderr: &syncBuffer{}, exited: make(chan struct{})}
+	c.cmd = exec.Command(bin, "cluster", "--datadir", dir, "--base-port", fmt.Sprint(base), "--replicas", fmt.Sprint(replicas), "--root-password", rootPassword)
+	out, _ := c.cmd.StdoutPipe()
+	c.cmd.Stderr = c.stderr
+	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Signal(syscall.SIGINT)
-			cmd.Wait()
-		}
-	})
 	lines := make(chan string, 16)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -64,22 +89,77 @@ func startCluster(t *testing.T, ctx context.Context, bin, dir string, base, repl
 		}
 		close(lines)
 		io.Copy(io.Discard, out)
+		c.err = c.cmd.Wait()
+		close(c.exited)
 	}()
+	t.Cleanup(func() {
+		select {
+		case <-c.exited:
+		default:
+			c.cmd.Process.Signal(syscall.SIGINT)
+			<-c.exited
+		}
+	})
 	var got []string
 	for {
 		select {
 		case l, ok := <-lines:
 			if !ok {
-				t.Fatalf("petrel cluster exited before it was ready: %s\n%s", strings.Join(got, "\n"), stderr.String())
+				t.Fatalf("petrel cluster exited before it was ready: %s\n%s", strings.Join(got, "\n"), c.stderr)
 			}
 			got = append(got, l)
 			if len(got) == replicas+2 {
-				return cmd, strings.Join(got, "\n")
+				c.details = strings.Join(got, "\n")
+				return c
 			}
 		case <-ctx.Done():
-			t.Fatalf("petrel cluster not ready: %s\n%s", strings.Join(got, "\n"), stderr.String())
+			t.Fatalf("petrel cluster not ready: %s\n%s", strings.Join(got, "\n"), c.stderr)
 		}
 	}
+}
+
+// wait waits for the supervisor to exit.
+func (c *clusterRun) wait(t *testing.T, within time.Duration) error {
+	t.Helper()
+	select {
+	case <-c.exited:
+		return c.err
+	case <-time.After(within):
+		t.Fatalf("petrel cluster still running after %v:\n%s", within, c.stderr)
+		return nil
+	}
+}
+
+var startedPID = regexp.MustCompile(`msg="cluster: started" node=(node\d+) port=\d+ pid=(\d+)`)
+
+// pid is the newest process id the supervisor logged for node.
+func (c *clusterRun) pid(t *testing.T, node string) int {
+	t.Helper()
+	pid := 0
+	for _, m := range startedPID.FindAllStringSubmatch(c.stderr.String(), -1) {
+		if m[1] == node {
+			pid, _ = strconv.Atoi(m[2])
+		}
+	}
+	if pid == 0 {
+		t.Fatalf("no pid logged for %s:\n%s", node, c.stderr)
+	}
+	return pid
+}
+
+// portClosed waits until nothing accepts connections on port.
+func portClosed(t *testing.T, port int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
+		if err != nil {
+			return
+		}
+		c.Close()
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("port %d still accepts connections after %v", port, within)
 }
 
 // TestClusterCommand: `petrel cluster` starts a primary and replicas with
@@ -99,10 +179,10 @@ func TestClusterCommand(t *testing.T) {
 		cfg.Logger = &mysql.NopLogger{}
 		return openConfig(t, cfg)
 	}
-	cmd, details := startCluster(t, ctx, bin, dir, base, 2)
+	c := startCluster(t, ctx, bin, dir, base, 2)
 	for i := 0; i < 3; i++ {
-		if !strings.Contains(details, fmt.Sprintf("-P %d", base+i)) {
-			t.Errorf("connection details lack port %d:\n%s", base+i, details)
+		if !strings.Contains(c.details, fmt.Sprintf("-P %d", base+i)) {
+			t.Errorf("connection details lack port %d:\n%s", base+i, c.details)
 		}
 	}
 	p, r1, r2 := open(base), open(base+1), open(base+2)
@@ -124,18 +204,124 @@ func TestClusterCommand(t *testing.T) {
 	_, err = r1.ExecContext(ctx, "INSERT INTO c.t VALUES (3, 'no')")
 	wantErrNo(t, "write on a cluster replica", err, erOptionPreventsStmt)
 
-	cmd.Process.Signal(syscall.SIGINT)
-	if err := cmd.Wait(); err != nil {
+	c.cmd.Process.Signal(syscall.SIGINT)
+	if err := c.wait(t, time.Minute); err != nil {
 		t.Fatalf("petrel cluster after Ctrl-C: %v", err)
 	}
-	cmd, _ = startCluster(t, ctx, bin, dir, base, 2)
+	c = startCluster(t, ctx, bin, dir, base, 2)
 	p, r1, r2 = open(base), open(base+1), open(base+2)
 	mustExec(t, ctx, p, "INSERT INTO c.t VALUES (3, 'three')")
 	waitRows(r1, 3)
 	waitRows(r2, 3)
 	sameTable(t, ctx, p, r2, "c.t", "id")
-	cmd.Process.Signal(syscall.SIGINT)
-	if err := cmd.Wait(); err != nil {
+	c.cmd.Process.Signal(syscall.SIGINT)
+	if err := c.wait(t, time.Minute); err != nil {
 		t.Fatalf("petrel cluster after the second Ctrl-C: %v", err)
+	}
+}
+
+// TestClusterSupervisor: `petrel cluster` behaves as a supervisor. A
+// replica killed with -9 is restarted (logged, counted) while the primary
+// keeps taking writes, and catches up; a second supervisor on the same
+// directory is refused at once; SIGHUP (a closed terminal) stops every
+// node; a supervisor killed with -9 takes its nodes with it, and a new one
+// starts on the same directory.
+func TestClusterSupervisor(t *testing.T) {
+	ctx := testContext(t, 4*time.Minute)
+	bin, err := lab.BuildPetrel(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	base := freePortRun(t, 2)
+	open := func(port int) querier {
+		cfg := mysql.NewConfig()
+		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", rootPassword, "tcp", fmt.Sprintf("127.0.0.1:%d", port)
+		cfg.Logger = &mysql.NopLogger{}
+		cfg.Timeout = 5 * time.Second
+		return openConfig(t, cfg)
+	}
+	c := startCluster(t, ctx, bin, dir, base, 1)
+	p, r := open(base), open(base+1)
+	mustExec(t, ctx, p, "CREATE DATABASE sv", "CREATE TABLE sv.t (id INT PRIMARY KEY)")
+
+	// kill -9 the replica under writes: every write succeeds, the replica
+	// is restarted and catches up.
+	old := c.pid(t, "node2")
+	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 100; i++ {
+		if _, err := p.ExecContext(ctx, "INSERT INTO sv.t VALUES (?)", i); err != nil {
+			t.Fatalf("write %d on the primary while the replica was down: %v", i, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for c.pid(t, "node2") == old && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if c.pid(t, "node2") == old {
+		t.Fatalf("the killed replica was not restarted:\n%s", c.stderr)
+	}
+	log := c.stderr.String()
+	if !strings.Contains(log, `msg="cluster: node exited; restarting it" node=node2 status="signal: killed"`) || !strings.Contains(log, "restarts=1") {
+		t.Errorf("the restart is not logged and counted:\n%s", log)
+	}
+	waitCaughtUp(t, ctx, p.(*sql.DB), r.(*sql.DB), 60*time.Second)
+	if n := queryInt(t, ctx, r, "SELECT COUNT(*) FROM sv.t"); n != 100 {
+		t.Fatalf("restarted replica has %d of 100 rows", n)
+	}
+
+	// A second supervisor on the same directory is refused at once.
+	start := time.Now()
+	out, err := exec.CommandContext(ctx, bin, "cluster", "--datadir", dir, "--base-port", fmt.Sprint(base), "--replicas", "1", "--root-password", rootPassword).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "another petrel cluster (pid ") || time.Since(start) > 10*time.Second {
+		t.Errorf("second supervisor: err=%v after %v:\n%s", err, time.Since(start), out)
+	}
+	if strings.Contains(string(out), "mariadb -h") {
+		t.Errorf("the refused supervisor printed connection details:\n%s", out)
+	}
+	if n := queryInt(t, ctx, p, "SELECT COUNT(*) FROM sv.t"); n != 100 {
+		t.Fatalf("after the refused supervisor the primary has %d rows", n)
+	}
+
+	// SIGHUP stops the nodes and the supervisor.
+	c.cmd.Process.Signal(syscall.SIGHUP)
+	if err := c.wait(t, time.Minute); err != nil {
+		t.Errorf("petrel cluster after SIGHUP: %v\n%s", err, c.stderr)
+	}
+	portClosed(t, base, 10*time.Second)
+	portClosed(t, base+1, 10*time.Second)
+
+	// kill -9 of the supervisor: its nodes stop by themselves, and a new
+	// supervisor starts on the directory with the data.
+	c = startCluster(t, ctx, bin, dir, base, 1)
+	if err := c.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	c.wait(t, 10*time.Second)
+	portClosed(t, base, 30*time.Second)
+	portClosed(t, base+1, 30*time.Second)
+	c = startCluster(t, ctx, bin, dir, base, 1)
+	p = open(base)
+	if n := queryInt(t, ctx, p, "SELECT COUNT(*) FROM sv.t"); n != 100 {
+		t.Fatalf("after the supervisor's kill -9 and a restart the primary has %d rows", n)
+	}
+	c.cmd.Process.Signal(syscall.SIGTERM)
+	if err := c.wait(t, time.Minute); err != nil {
+		t.Errorf("petrel cluster after SIGTERM: %v", err)
+	}
+
+	// A node's port held by another process (say, a server an older
+	// cluster left behind): refused before anything starts.
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", base+1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	out, err = exec.CommandContext(ctx, bin, "cluster", "--datadir", dir, "--base-port", fmt.Sprint(base), "--replicas", "1", "--root-password", rootPassword).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), fmt.Sprintf("port %d for node2 is in use", base+1)) || strings.Contains(string(out), "mariadb -h") {
+		t.Errorf("cluster with a node's port taken: err=%v\n%s", err, out)
 	}
 }

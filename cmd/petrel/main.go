@@ -224,8 +224,34 @@ func runCluster(args []string, stdout, stderr io.Writer) int {
 	o.Out = stdout
 	o.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
 	tuneGC(o.Logger)
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
+	// SIGHUP too: a closed terminal (`make run`) stops the cluster
+	// cleanly. A second signal kills the nodes at once.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	force := make(chan struct{})
+	o.Force = force
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for n := 0; ; n++ {
+			select {
+			case <-done:
+				return
+			case s := <-sigs:
+				if n == 0 {
+					o.Logger.Info("petrel cluster: stopping the nodes", "signal", s.String())
+					cancel()
+					continue
+				}
+				o.Logger.Warn("petrel cluster: second signal; killing the nodes", "signal", s.String())
+				close(force)
+				return
+			}
+		}
+	}()
 	if err := cluster.Run(ctx, o); err != nil {
 		fmt.Fprintf(stderr, "petrel cluster: %v\n", err)
 		return 1

@@ -1,0 +1,260 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// restartPolicy decides when a node that died is started again:
+// exponential backoff from Min to Max, starting over at Min once a node
+// stayed up for Stable before dying.
+type restartPolicy struct {
+	Min, Max, Stable time.Duration
+}
+
+var defaultRestart = restartPolicy{Min: time.Second, Max: 30 * time.Second, Stable: time.Minute}
+
+// backoff is one node's restart history. It is a pure value: next is
+// given the node's uptime before it died and returns the delay.
+type backoff struct{ failures int }
+
+func (b *backoff) next(p restartPolicy, uptime time.Duration) time.Duration {
+	if uptime >= p.Stable {
+		b.failures = 0
+	}
+	d := p.Max
+	if b.failures < 20 {
+		d = min(p.Min<<b.failures, p.Max)
+	}
+	b.failures++
+	return d
+}
+
+// spawner starts child processes from one goroutine locked to its OS
+// thread for the supervisor's whole life: the kernel's parent-death
+// signal fires when the forking thread exits, so it must be a thread that
+// lives as long as the supervisor. Its goroutine ends (and the thread
+// with it) only at close, once every child is stopped.
+type spawner struct{ reqs chan func() }
+
+func newSpawner() *spawner {
+	s := &spawner{reqs: make(chan func())}
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		for f := range s.reqs {
+			f()
+		}
+	}()
+	return s
+}
+
+func (s *spawner) do(f func()) {
+	done := make(chan struct{})
+	s.reqs <- func() { f(); close(done) }
+	<-done
+}
+
+func (s *spawner) close() { close(s.reqs) }
+
+// supervisor owns the nodes' processes: it starts them, restarts one that
+// dies (with backoff, logged and counted) while the others keep serving,
+// and stops them all, replicas first, within the stop timeout.
+type supervisor struct {
+	o        Options
+	nodes    []Node
+	sp       *spawner
+	procs    []*proc // by node index; nil while waiting to restart
+	died     chan *proc
+	backoffs []backoff
+	restarts int
+}
+
+// proc is a running node.
+type proc struct {
+	index   int
+	node    Node
+	cmd     *exec.Cmd
+	logPath string
+	started time.Time
+	done    chan struct{}
+	exited  time.Time
+	err     error
+}
+
+func newSupervisor(o Options, nodes []Node) *supervisor {
+	return &supervisor{o: o, nodes: nodes, sp: newSpawner(), procs: make([]*proc, len(nodes)),
+		died: make(chan *proc, 2*len(nodes)), backoffs: make([]backoff, len(nodes))}
+}
+
+// lockDir takes DIR/cluster.lock, so a second supervisor on the same
+// directory refuses at once. The kernel drops the lock when this process
+// dies, however it dies.
+func lockDir(dir string) (*os.File, error) {
+	p := filepath.Join(dir, "cluster.lock")
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR, 0o640)
+	if err != nil {
+		return nil, err
+	}
+	if err := lockFile(f); err != nil {
+		b, _ := os.ReadFile(p)
+		f.Close()
+		holder := strings.TrimSpace(string(b))
+		if holder == "" {
+			holder = "?"
+		}
+		return nil, fmt.Errorf("cluster: another petrel cluster (pid %s) is running on %s: stop it first", holder, dir)
+	}
+	if err := f.Truncate(0); err == nil {
+		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return f, nil
+}
+
+// portFree fails when something already listens on a node's port (for
+// example a server left from a cluster that was not stopped).
+func portFree(n Node) error {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(n.Port)))
+	if err != nil {
+		return fmt.Errorf("cluster: port %d for %s is in use (a server left running by an earlier cluster? see its log %s.log): %w", n.Port, n.Name, filepath.Join(filepath.Dir(n.Datadir), n.Name), err)
+	}
+	return l.Close()
+}
+
+func (s *supervisor) start(i int) (*proc, error) {
+	o, n := s.o, s.nodes[i]
+	cnf := filepath.Join(o.Dir, n.Name+".cnf")
+	body := "[petrel]\n"
+	for k, v := range n.Config {
+		body += k + " = " + v + "\n"
+	}
+	if err := os.WriteFile(cnf, []byte(body), 0o640); err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(o.Dir, n.Name+".log")
+	lf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o640)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(o.Binary, "server", "--datadir", n.Datadir, "--port", strconv.Itoa(n.Port),
+		"--server-id", strconv.Itoa(n.ServerID), "--root-password", o.RootPassword, "--config", cnf)
+	cmd.Stdout, cmd.Stderr = lf, lf
+	cmd.SysProcAttr = sysProcAttr()
+	s.sp.do(func() { err = cmd.Start() })
+	if err != nil {
+		lf.Close()
+		return nil, fmt.Errorf("cluster: start %s: %w", n.Name, err)
+	}
+	p := &proc{index: i, node: n, cmd: cmd, logPath: logPath, started: time.Now(), done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		p.exited = time.Now()
+		lf.Close()
+		close(p.done)
+		select {
+		case s.died <- p:
+		default: // only during shutdown, when nobody listens
+		}
+	}()
+	s.procs[i] = p
+	o.Logger.Info("cluster: started", "node", n.Name, "port", n.Port, "pid", cmd.Process.Pid)
+	return p, nil
+}
+
+// watch keeps the nodes running until ctx ends: a node that exits is
+// started again after its backoff; the others are left alone.
+func (s *supervisor) watch(ctx context.Context) error {
+	restart := make(chan int, len(s.nodes))
+	var timers []*time.Timer
+	defer func() {
+		for _, t := range timers {
+			t.Stop()
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			s.o.Logger.Info("cluster: stopping", "restarts", s.restarts)
+			return nil
+		case p := <-s.died:
+			if s.procs[p.index] != p {
+				continue
+			}
+			s.procs[p.index] = nil
+			delay := s.backoffs[p.index].next(defaultRestart, p.exited.Sub(p.started))
+			s.restarts++
+			s.o.Logger.Error("cluster: node exited; restarting it", "node", p.node.Name, "status", exitStatus(p.err),
+				"uptime", p.exited.Sub(p.started).Round(time.Millisecond), "restart_in", delay, "restarts", s.restarts, "log", p.logPath)
+			i := p.index
+			timers = append(timers, time.AfterFunc(delay, func() { restart <- i }))
+		case i := <-restart:
+			if _, err := s.start(i); err != nil {
+				delay := s.backoffs[i].next(defaultRestart, 0)
+				s.o.Logger.Error("cluster: restart failed", "node", s.nodes[i].Name, "error", err, "retry_in", delay)
+				timers = append(timers, time.AfterFunc(delay, func() { restart <- i }))
+			}
+		}
+	}
+}
+
+// exitStatus says how a node ended ("signal: killed", "exit status 1").
+func exitStatus(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
+}
+
+// stopAll stops every node: SIGTERM to the replicas, then to the primary,
+// each group given half the stop timeout; what is still running then, or
+// at once when force closes, gets SIGKILL. Then the spawner ends.
+func (s *supervisor) stopAll(force <-chan struct{}) {
+	var replicas, primary []*proc
+	for _, p := range s.procs {
+		switch {
+		case p == nil:
+		case p.node.Primary:
+			primary = append(primary, p)
+		default:
+			replicas = append(replicas, p)
+		}
+	}
+	for _, group := range [][]*proc{replicas, primary} {
+		stopGroup(s.o.Logger, group, s.o.StopTimeout/2, force)
+	}
+	s.sp.close()
+}
+
+func stopGroup(log *slog.Logger, ps []*proc, within time.Duration, force <-chan struct{}) {
+	for _, p := range ps {
+		p.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	deadline := time.NewTimer(within)
+	defer deadline.Stop()
+	for _, p := range ps {
+		select {
+		case <-p.done:
+			continue
+		case <-deadline.C:
+			log.Warn("cluster: nodes did not stop in time; killing them", "within", within)
+		case <-force:
+			log.Warn("cluster: second signal; killing the nodes")
+		}
+		for _, q := range ps {
+			q.cmd.Process.Kill()
+		}
+		for _, q := range ps {
+			<-q.done
+		}
+		return
+	}
+}
