@@ -79,7 +79,7 @@ func frame(typ byte, flags uint16, serverID uint32, ts uint32, nextPos uint32, b
 	binary.LittleEndian.PutUint32(ev[13:], nextPos)
 	binary.LittleEndian.PutUint16(ev[17:], flags)
 	ev = append(ev, body...)
-	return binary.LittleEndian.AppendUint32(ev, checksum(ev))
+	return binary.LittleEndian.AppendUint32(ev, checksumOf(ev))
 }
 
 // InUseFlag is LOG_EVENT_BINLOG_IN_USE_F: set in the FORMAT_DESCRIPTION of
@@ -94,16 +94,18 @@ const InUseFlag uint16 = 0x1
 // flagsAt is the offset of the flags in the common header.
 const flagsAt = 17
 
-// checksum is the CRC32 of ev without its trailer; a FORMAT_DESCRIPTION's
-// is computed as if InUseFlag were clear.
-func checksum(ev []byte) uint32 {
-	n := len(ev) - ChecksumLen
-	if ev[4] != FormatDescriptionEvent || ev[flagsAt]&byte(InUseFlag) == 0 {
-		return crc32.ChecksumIEEE(ev[:n])
+// checksum is the CRC32 of ev without its trailer.
+func checksum(ev []byte) uint32 { return checksumOf(ev[:len(ev)-ChecksumLen]) }
+
+// checksumOf is the CRC32 of an event's bytes before the trailer; a
+// FORMAT_DESCRIPTION's is computed as if InUseFlag were clear.
+func checksumOf(b []byte) uint32 {
+	if b[4] != FormatDescriptionEvent || b[flagsAt]&byte(InUseFlag) == 0 {
+		return crc32.ChecksumIEEE(b)
 	}
-	c := crc32.Update(0, crc32.IEEETable, ev[:flagsAt])
-	c = crc32.Update(c, crc32.IEEETable, []byte{ev[flagsAt] &^ byte(InUseFlag)})
-	return crc32.Update(c, crc32.IEEETable, ev[flagsAt+1:n])
+	c := crc32.Update(0, crc32.IEEETable, b[:flagsAt])
+	c = crc32.Update(c, crc32.IEEETable, []byte{b[flagsAt] &^ byte(InUseFlag)})
+	return crc32.Update(c, crc32.IEEETable, b[flagsAt+1:])
 }
 
 // setNextPos rewrites an event's next-position field and checksum.
