@@ -190,6 +190,22 @@ func TestLiveFileIsAPlainBinlogFile(t *testing.T) {
 	if !strings.Contains(out.String(), "in use") {
 		t.Errorf("Print does not say the file is in use:\n%s", out.String())
 	}
+	// A copy taken while a transaction is being appended ends inside an
+	// event: readers stop there, without error, since the file is in use.
+	cut := filepath.Join(t.TempDir(), "cut")
+	editFile(t, path, func(b []byte) []byte {
+		if err := os.WriteFile(cut, b[:len(b)-5], 0o640); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	})
+	out.Reset()
+	if sum, err := Print(&out, cut, PrintOptions{}); err != nil || sum.Transactions != 20 || !strings.Contains(out.String(), "ends inside an event") {
+		t.Fatalf("Print of a live file cut inside an event: %d transactions, err %v\n%s", sum.Transactions, err, out.String())
+	}
+	if evs, err := DescribeEvents(cut, "cut", 4, 0, -1); err != nil || evs[len(evs)-1].Type != "Write_rows" {
+		t.Fatalf("SHOW BINLOG EVENTS of a live file cut inside an event: %v", err)
+	}
 	if err := r.log.Rotate(); err != nil {
 		t.Fatal(err)
 	}
@@ -205,6 +221,11 @@ func TestLiveFileIsAPlainBinlogFile(t *testing.T) {
 	}
 	if c, _ := checkFile(next); c.inUse || !c.whole() {
 		t.Fatalf("after Close %s: in use %v, whole %v", next, c.inUse, c.whole())
+	}
+	// A finished file cut inside an event is damaged.
+	editFile(t, path, func(b []byte) []byte { return b[:len(b)-5] })
+	if _, err := Print(&out, path, PrintOptions{}); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Print of a finished file cut inside an event: %v, want ErrCorrupt", err)
 	}
 }
 
