@@ -119,6 +119,7 @@ type Log struct {
 	f        *os.File
 	fileIdx  int // index of the current file in files
 	pos      uint64
+	alloc    uint64        // how far the current file's blocks are preallocated
 	maxNum   int           // highest file number seen, so names never repeat
 	executed *base.GTIDSet // every GTID written to the log
 	purged   *base.GTIDSet
@@ -359,6 +360,7 @@ func (l *Log) openNewFile() error {
 	l.f = f
 	l.fileIdx = len(l.files) - 1
 	l.pos = uint64(len(buf))
+	l.alloc = 0
 	l.seqNo = 0
 	l.lastDurableSeq.Store(0)
 	l.syncMu.Lock()
@@ -371,15 +373,48 @@ func (l *Log) openNewFile() error {
 	return nil
 }
 
-// The current file is written by plain appends (pwrite at its end) and
-// synced with fdatasync, so at any moment it is a plain binlog file: its
-// size is where its data ends, and tools reading it while it grows (or a
-// copy of it) see whole events up to the last one written, possibly one
-// cut short at the end, which its in-use flag (InUseFlag) tells them to
-// expect. (Petrel once zero-filled the file ahead of its end, which saves
-// the metadata journal commit of a growing file's fdatasync on ext4, but
-// readers then met zeros where they expected the end of the file; the
-// cost of the plain append is measured in docs/PERFORMANCE.md.)
+// The current file is written by appends (pwrite at its end) and synced
+// with fdatasync, so at any moment it is a plain binlog file: its size is
+// where its data ends, and tools reading it while it grows (or a copy of
+// it) see whole events up to the last one written, possibly one cut short
+// at the end, which its in-use flag (InUseFlag) tells them to expect.
+// Blocks are preallocated binlogChunk ahead with FALLOC_FL_KEEP_SIZE,
+// which leaves the size alone; rotation, Close and recovery release what
+// is left past the end. (Petrel once zero-filled the file ahead of its
+// end, which spares a growing file's fdatasync the metadata journal
+// commit on ext4, but readers then met zeros where they expected the end
+// of the file; the cost is measured in docs/PERFORMANCE.md.)
+
+// binlogChunk is how far ahead of its end the current file's blocks are
+// preallocated.
+const binlogChunk = 4 << 20
+
+// writeAt appends b at the current file's end (l.pos). Preallocation is
+// only an optimisation: if it fails (a full disk), the write allocates.
+// Caller holds mu.
+func (l *Log) writeAt(b []byte) error {
+	if err := fsutil.PreallocateKeepSize(l.f, l.pos, uint64(len(b)), &l.alloc, binlogChunk); err != nil {
+		l.alloc = 0
+	}
+	_, err := l.f.WriteAt(b, int64(l.pos))
+	return err
+}
+
+// finish marks the current file finished (InUseFlag cleared, synced) and
+// releases the blocks preallocated past its end. Caller holds mu.
+func (l *Log) finish() error {
+	if err := clearInUse(l.f); err != nil {
+		return err
+	}
+	if l.alloc > l.pos {
+		// Truncating to the size frees the blocks allocated past it.
+		if err := l.f.Truncate(int64(l.pos)); err != nil {
+			return fmt.Errorf("binlog: %w", err)
+		}
+		l.alloc = l.pos
+	}
+	return nil
+}
 
 // rotate ends the current file with a ROTATE event and starts the next.
 // Caller holds mu.
@@ -387,12 +422,12 @@ func (l *Log) rotate() error {
 	next := l.nextFileName()
 	ev := frame(RotateEvent, 0, l.opts.ServerID, 0, 0, rotateBody(4, next))
 	setNextPos(ev, uint32(l.pos)+uint32(len(ev)))
-	if _, err := l.f.WriteAt(ev, int64(l.pos)); err != nil {
+	if err := l.writeAt(ev); err != nil {
 		l.f.Truncate(int64(l.pos))
 		return fmt.Errorf("binlog: write rotate: %w", err)
 	}
 	l.pos += uint64(len(ev))
-	if err := clearInUse(l.f); err != nil {
+	if err := l.finish(); err != nil {
 		return fmt.Errorf("binlog: finishing %s before rotation: %w", l.files[l.fileIdx], err)
 	}
 	if err := l.openNewFile(); err != nil {
@@ -504,7 +539,7 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	x.place(gtid.GNO, last, l.seqNo, l.pos)
 	buf := x.buf
 	p := l.pos + uint64(len(buf))
-	_, err := l.f.WriteAt(buf, int64(l.pos))
+	err := l.writeAt(buf)
 	if err == nil {
 		err = failpoint.Inject("binlog.afterWrite")
 	}
@@ -898,7 +933,7 @@ func (l *Log) Close() error {
 	l.closed = true
 	var err error
 	if l.broken == nil {
-		err = clearInUse(l.f)
+		err = l.finish()
 	} else {
 		// A torn transaction may remain: leave the flag, so that
 		// recovery treats the file as interrupted.

@@ -213,9 +213,11 @@ func (l *Log) finishRecovery(checks []fileCheck, sr *sinkRecord) error {
 			reason = fmt.Sprintf("%s at offset %d", last.bad.reason, last.bad.at)
 		}
 		l.opts.Logger.Warn("binlog: truncating torn tail", "file", last.name, "offset", last.validEnd, "size", last.size, "reason", reason)
-		if err := os.Truncate(path, int64(last.validEnd)); err != nil {
-			return fmt.Errorf("binlog: truncate %s at %d: %w", last.name, last.validEnd, err)
-		}
+	}
+	// Truncating, even to the same size, also frees the blocks a crash
+	// left preallocated past the end.
+	if err := os.Truncate(path, int64(last.validEnd)); err != nil {
+		return fmt.Errorf("binlog: truncate %s at %d: %w", last.name, last.validEnd, err)
 	}
 	if last.inUse {
 		if err := finishFile(path); err != nil {

@@ -1,13 +1,10 @@
 package fsutil
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // BenchmarkAppendSync compares ways to make a log's appends durable: an
@@ -19,7 +16,7 @@ import (
 //	          the live file see zeros after its end
 //	append    plain append: the size grows with each record
 //	keepsize  blocks preallocated 4 MiB ahead with FALLOC_FL_KEEP_SIZE
-//	          (preallocateKeepSize): the size still grows with each
+//	          (PreallocateKeepSize): the size still grows with each
 //	          record; readers see a clean end of file
 //
 // Each iteration does one append+fdatasync in every mode, each to its own
@@ -78,7 +75,7 @@ func benchAppendSync(b *testing.B, size int) {
 			case "append":
 				_, err = af.f.WriteAt(rec, int64(af.end))
 			case "keepsize":
-				err = preallocateKeepSize(af.f, af.end, uint64(size), &af.alloc, chunk)
+				err = PreallocateKeepSize(af.f, af.end, uint64(size), &af.alloc, chunk)
 				if err == nil {
 					_, err = af.f.WriteAt(rec, int64(af.end))
 				}
@@ -96,28 +93,4 @@ func benchAppendSync(b *testing.B, size int) {
 	for m, af := range files {
 		b.ReportMetric(float64(af.total.Microseconds())/float64(b.N), appendModes[m]+"-us")
 	}
-}
-
-// preallocateKeepSize (the benchmark's keepsize mode) makes sure the n bytes after end lie in blocks
-// allocated ahead of time, growing the allocation by at least chunk, with
-// FALLOC_FL_KEEP_SIZE: the file's size stays where the data ends, so a
-// reader of a file that is still being written sees a clean end of file,
-// never zeros. *alloc is how far blocks are allocated. A file system
-// without fallocate support is left to allocate on write.
-func preallocateKeepSize(f *os.File, end, n uint64, alloc *uint64, chunk uint64) error {
-	if end+n <= *alloc {
-		return nil
-	}
-	from := max(end, *alloc)
-	grow := max(chunk, end+n-from)
-	err := unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_KEEP_SIZE, int64(from), int64(grow))
-	if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.ENOSYS) {
-		*alloc = end + n // nothing to preallocate: the writes allocate
-		return nil
-	}
-	if err != nil {
-		return &os.PathError{Op: "fallocate", Path: f.Name(), Err: err}
-	}
-	*alloc = from + grow
-	return nil
 }
