@@ -356,34 +356,38 @@ func TestCorruptionMidFileIsRefused(t *testing.T) {
 // Every file but the last must be whole: damage there is refused at
 // start, whatever follows it. With TruncateCorrupt, a file storage still
 // needs is cut (and the later files set aside); a file storage already
-// holds leaves the log with the files before it, as a purge would.
+// holds leaves the log with the files before it, as a purge would; damage
+// before storage's position in the file it names is refused even then.
 func TestOldFileCorruptionIsRefused(t *testing.T) {
-	build := func(t *testing.T, flushFirst bool) (crashImage, string, []EventDesc) {
+	// Four files: ids 1-20, 21-40, 41-60, 61-70 (GNO 1 is the DDL).
+	// flush makes storage durable up to id 60 (the end of the third).
+	build := func(t *testing.T, flush bool, file, txn int) (crashImage, []string, []EventDesc) {
 		r := rigWithRows(t, 20)
-		first := r.log.Current().File
-		if err := r.log.Rotate(); err != nil {
-			t.Fatal(err)
-		}
-		insertRange(t, r, 21, 40)
-		if flushFirst {
-			if err := r.store.FlushApplied(); err != nil {
+		for _, ids := range [][2]int64{{21, 40}, {41, 60}, {61, 70}} {
+			if ids[0] == 61 && flush {
+				if err := r.store.FlushApplied(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := r.log.Rotate(); err != nil {
 				t.Fatal(err)
 			}
+			insertRange(t, r, ids[0], ids[1])
 		}
-		if err := r.log.Rotate(); err != nil {
-			t.Fatal(err)
+		var names []string
+		for _, f := range r.log.Files() {
+			names = append(names, f.Name)
 		}
-		insertRange(t, r, 41, 60)
 		img := takeCrashImage(t, r)
-		victim := txnEvents(t, filepath.Join(img.dir, first), 10)
-		editFile(t, filepath.Join(img.dir, first), func(b []byte) []byte { b[victim[1].Pos+HeaderLen] ^= 0x08; return b })
-		return img, first, victim
+		victim := txnEvents(t, filepath.Join(img.dir, names[file]), txn)
+		editFile(t, filepath.Join(img.dir, names[file]), func(b []byte) []byte { b[victim[1].Pos+HeaderLen] ^= 0x08; return b })
+		return img, names, victim
 	}
 	t.Run("storage needs it", func(t *testing.T) {
-		img, first, victim := build(t, false)
+		img, names, victim := build(t, false, 0, 10)
 		_, err := img.open(t, nil)
-		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), fmt.Sprintf("%s at offset %d", first, victim[1].Pos)) {
-			t.Fatalf("Open: %v; want corruption in %s at offset %d", err, first, victim[1].Pos)
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), fmt.Sprintf("%s at offset %d", names[0], victim[1].Pos)) {
+			t.Fatalf("Open: %v; want corruption in %s at offset %d", err, names[0], victim[1].Pos)
 		}
 		r2, err := img.open(t, func(o *Options) { o.TruncateCorrupt = true })
 		if err != nil {
@@ -394,33 +398,46 @@ func TestOldFileCorruptionIsRefused(t *testing.T) {
 		if n := len(r2.log.Files()); n != 2 {
 			t.Fatalf("%d files after the cut, want the cut one and the new one", n)
 		}
+		for _, later := range names[1:] {
+			if kept, _ := filepath.Glob(filepath.Join(img.dir, later+".corrupt-*")); len(kept) != 1 {
+				t.Fatalf("%s, after the cut, not kept aside: %v", later, kept)
+			}
+		}
 		wantGTIDs(t, r2, 11)
 	})
 	t.Run("storage holds it", func(t *testing.T) {
-		img, first, _ := build(t, true)
+		img, names, _ := build(t, true, 1, 10)
 		_, err := img.open(t, nil)
-		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), first) {
-			t.Fatalf("Open: %v; want corruption in %s", err, first)
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), names[1]) {
+			t.Fatalf("Open: %v; want corruption in %s", err, names[1])
 		}
 		r2, err := img.open(t, func(o *Options) { o.TruncateCorrupt = true })
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer r2.log.Close()
-		wantIDs(t, r2, 60)
-		files := r2.log.Files()
-		if files[0].Name == first {
-			t.Fatalf("the corrupt file %s is still in the log: %v", first, files)
+		wantIDs(t, r2, 70)
+		if files := r2.log.Files(); files[0].Name != names[2] {
+			t.Fatalf("the log starts with %s, want %s: %v", files[0].Name, names[2], files)
 		}
-		if kept, _ := filepath.Glob(filepath.Join(img.dir, first+".corrupt-*")); len(kept) != 1 {
-			t.Fatalf("%s not kept aside: %v", first, kept)
+		purgedAside, _ := filepath.Glob(filepath.Join(img.dir, names[0]+".purged-*"))
+		corruptAside, _ := filepath.Glob(filepath.Join(img.dir, names[1]+".corrupt-*"))
+		if len(purgedAside) != 1 || len(corruptAside) != 1 {
+			t.Fatalf("kept aside: %v and %v, want %s as purged and %s as corrupt", purgedAside, corruptAside, names[0], names[1])
 		}
 		purged := base.NewGTIDSet()
-		purged.AddRange(testSID, 1, 21)
+		purged.AddRange(testSID, 1, 41)
 		if got := r2.log.Purged(); !got.Equal(purged) {
 			t.Fatalf("gtid_purged %q, want %q", got, purged)
 		}
-		wantGTIDs(t, r2, 61)
+		wantGTIDs(t, r2, 71)
+	})
+	t.Run("storage holds what follows it", func(t *testing.T) {
+		img, names, _ := build(t, true, 2, 5)
+		_, err := img.open(t, func(o *Options) { o.TruncateCorrupt = true })
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), names[2]) || !strings.Contains(err.Error(), "Refusing to start even with binlog_recovery_truncate_corrupt") {
+			t.Fatalf("Open with TruncateCorrupt: %v; want a refusal", err)
+		}
 	})
 }
 

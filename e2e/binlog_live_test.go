@@ -306,6 +306,20 @@ func TestRemoteReaderFollowsRunningServer(t *testing.T) {
 		t.Fatalf("--raw copy of %s: %d bytes (err %v), the server's has %d, or they differ", first, len(got), err, len(want))
 	}
 
+	// The live file's copy: its events byte for byte, except that the
+	// stream does not say "in use" (the flag byte, offset 21).
+	if out, err := exec.CommandContext(ctx, bin, append(conn, "--raw", "--result-file", dir+"/", last)...).CombinedOutput(); err != nil {
+		t.Fatalf("--raw of the live file: %v\n%s", err, out)
+	}
+	want, err = os.ReadFile(filepath.Join(p.Datadir(), "binlog", last))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = os.ReadFile(filepath.Join(dir, last))
+	if err != nil || len(got) != len(want) || got[21] != 0 || want[21] != 1 || string(got[22:]) != string(want[22:]) || string(got[:21]) != string(want[:21]) {
+		t.Fatalf("--raw copy of the live %s: %d bytes (err %v) against %d, flags %v against %v", last, len(got), err, len(want), got[21:22], want[21:22])
+	}
+
 	// SIGINT stops it cleanly too; then a follower whose server dies
 	// exits 1 and says the link was lost.
 	f2 := startFollower(t, ctx, bin, append(conn, "-R", "--stop-never", last)...)
@@ -314,6 +328,26 @@ func TestRemoteReaderFollowsRunningServer(t *testing.T) {
 	if code := f2.exited(t, 10*time.Second); code != 0 {
 		t.Fatalf("SIGINT: exit %d", code)
 	}
+	// A link that goes silent (no event, no heartbeat) is given up after
+	// 20 s with an error.
+	link, err := lab.StartLink(fmt.Sprintf("127.0.0.1:%d", p.Port()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer link.Close()
+	viaLink := []string{"binlog", "-R", "-h", "127.0.0.1", "-P", fmt.Sprint(link.Port()), "-u", "root", "-p" + rootPassword, "--stop-never", last}
+	f4 := startFollower(t, ctx, bin, viaLink...)
+	f4.waitFor(t, "Previous_gtids", 10*time.Second)
+	link.BlackHole(true)
+	silenced := time.Now()
+	if code := f4.exited(t, 60*time.Second); code != 1 {
+		t.Fatalf("after the link went silent: exit %d, want 1", code)
+	}
+	if _, errs := f4.output(); !strings.Contains(errs, "link is down") || time.Since(silenced) < 15*time.Second {
+		t.Fatalf("after %v of silence the follower said %q", time.Since(silenced), errs)
+	}
+	link.BlackHole(false)
+
 	f3 := startFollower(t, ctx, bin, append(conn, "--stop-never", last)...)
 	f3.waitFor(t, "Previous_gtids", 10*time.Second)
 	if err := p.Kill(); err != nil {
