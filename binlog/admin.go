@@ -273,6 +273,7 @@ func (l *Log) Reset() error {
 		}
 	}
 	l.files = nil
+	l.maxNum = 0 // numbering starts again at 1
 	l.f = nil
 	l.executed = base.NewGTIDSet()
 	l.resetVisible()

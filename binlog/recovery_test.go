@@ -512,3 +512,26 @@ func TestLostTransactionsAreRefused(t *testing.T) {
 		t.Fatalf("Open of a log missing the GTIDs storage holds: %v", err)
 	}
 }
+
+// RESET MASTER starts again at binlog.000001 with an empty GTID history.
+func TestResetStartsAgainAtOne(t *testing.T) {
+	r := rigWithRows(t, 5)
+	for i := 0; i < 2; i++ {
+		if err := r.log.Rotate(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.log.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if cur := r.log.Current(); cur.File != "binlog.000001" || len(r.log.Files()) != 1 {
+		t.Fatalf("after RESET MASTER: current %s, files %v", cur, r.log.Files())
+	}
+	if !r.log.Executed().IsEmpty() {
+		t.Fatalf("gtid_executed %q after RESET MASTER", r.log.Executed())
+	}
+	insertRange(t, r, 6, 6)
+	if got := r.log.Executed().String(); got != testSID.String()+":1" {
+		t.Fatalf("gtid_executed %q after one commit", got)
+	}
+}
