@@ -156,6 +156,12 @@ func TestFlippedByteAfterKillIsRefused(t *testing.T) {
 	if kept, _ := filepath.Glob(path + ".corrupt-*"); len(kept) != 1 {
 		t.Fatalf("the bytes after the cut were not kept aside: %v", kept)
 	}
+	// The option shows, and acts only at startup.
+	if v := queryInt(t, ctx, db2, "SELECT @@GLOBAL.binlog_recovery_truncate_corrupt"); v != 1 {
+		t.Fatalf("binlog_recovery_truncate_corrupt reads %d, want 1", v)
+	}
+	_, err := db2.ExecContext(ctx, "SET GLOBAL binlog_recovery_truncate_corrupt = OFF")
+	wantErrNo(t, "SET GLOBAL binlog_recovery_truncate_corrupt", err, 1238)
 	if g := queryString(t, ctx, db2, "SELECT @@GLOBAL.gtid_executed"); g != uuid+":1-102" {
 		t.Fatalf("gtid_executed %q, want %s:1-102 (2 DDL + 100 rows)", g, uuid)
 	}
@@ -237,7 +243,12 @@ func TestOldBinlogCorruptionIsRefused(t *testing.T) {
 	flipByte(t, filepath.Join(p.Datadir(), "binlog", first), victim.pos+21)
 	wantRefused(t, ctx, p.Datadir(), p.Port(), fmt.Sprintf("%s at offset %d", first, victim.pos), "binlog_recovery_truncate_corrupt=ON")
 
-	p2 := startOn(t, ctx, p.Datadir(), p.Port(), "--binlog-recovery-truncate-corrupt")
+	// The option file takes the override too.
+	cnf := filepath.Join(t.TempDir(), "my.cnf")
+	if err := os.WriteFile(cnf, []byte("[mysqld]\nbinlog-recovery-truncate-corrupt = ON\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p2 := startOn(t, ctx, p.Datadir(), p.Port(), "--config", cnf)
 	db2 := rootDB(t, p2, "")
 	if n := queryInt(t, ctx, db2, "SELECT COUNT(*) FROM old.t"); n != 30 {
 		t.Fatalf("%d rows, want 30", n)

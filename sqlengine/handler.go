@@ -301,6 +301,8 @@ func clientError(err error) error {
 		return mysql.NewSQLError(mysql.ERDBAccessDenied, "42000", "%s", escape(msg))
 	case strings.Contains(msg, "packet too large") || strings.Contains(msg, "max_allowed_packet"):
 		return mysql.NewSQLError(mysql.ERNetPacketTooLarge, mysql.SSNetError, "%s", escape(msg))
+	case strings.HasSuffix(msg, "is a read only variable"):
+		return mysql.NewSQLError(1238 /* ER_INCORRECT_GLOBAL_LOCAL_VAR */, "HY000", "%s", escape(msg))
 	}
 	return err
 }
