@@ -360,3 +360,45 @@ func TestRemoteReaderFollowsRunningServer(t *testing.T) {
 		t.Fatalf("after the server died the follower said %q", errs)
 	}
 }
+
+// TestRemoteReaderReadsMariaDB: `petrel binlog -R` speaks the protocol of
+// other servers too: against MariaDB it prints the same rows as
+// mariadb-binlog -R and stops at the end of the log.
+func TestRemoteReaderReadsMariaDB(t *testing.T) {
+	tool := requireTool(t, "mariadb-binlog", "/usr/bin/mariadb-binlog")
+	ctx := testContext(t, 2*time.Minute)
+	m, err := lab.StartMariaDB(ctx, lab.MariaDBOptions{Datadir: t.TempDir(), ServerID: 7, ExtraArgs: []string{"--log-bin=mbin", "--binlog-format=ROW"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Stop(context.Background())
+	db, err := m.DB("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mustExec(t, ctx, db, "CREATE DATABASE live", "CREATE TABLE live.t (id INT PRIMARY KEY, v VARCHAR(20))",
+		"INSERT INTO live.t VALUES (1,'a'),(2,'b')", "INSERT INTO live.t VALUES (3,'c')")
+	bin, err := lab.BuildPetrel(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := fmt.Sprint(m.Port())
+	out, err := exec.CommandContext(ctx, bin, "binlog", "-R", "-h", "127.0.0.1", "-P", port, "-u", "root", "-v", "mbin.000001").CombinedOutput()
+	if err != nil {
+		t.Fatalf("petrel binlog -R against MariaDB: %v\n%s", err, tail(string(out), 3000))
+	}
+	ref, err := exec.CommandContext(ctx, tool, "-R", "-h", "127.0.0.1", "-P", port, "-u", "root", "-v", "mbin.000001").CombinedOutput()
+	if err != nil {
+		t.Fatalf("mariadb-binlog -R: %v\n%s", err, tail(string(ref), 3000))
+	}
+	pn, mn := len(insertLine.FindAllString(string(out), -1)), len(insertLine.FindAllString(string(ref), -1))
+	if pn != 3 || mn != 3 {
+		t.Fatalf("inserts printed: petrel binlog %d, mariadb-binlog %d; want 3 each\n%s", pn, mn, tail(string(out), 3000))
+	}
+	for _, want := range []string{"@2='a'", "@2='b'", "@2='c'"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("petrel binlog does not show %s", want)
+		}
+	}
+}

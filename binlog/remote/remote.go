@@ -3,8 +3,8 @@
 // with vitess's MySQL client, announces CRC32 checksums and a heartbeat
 // period, sends COM_BINLOG_DUMP for a file and position, and returns the
 // events the server streams, one at a time. `petrel binlog
-// --read-from-remote-server` is built on it; it works against Petrel,
-// MySQL and MariaDB sources.
+// --read-from-remote-server` is built on it. It speaks what mysqlbinlog
+// speaks; e2e tests run it against Petrel and MariaDB.
 //
 // A Stream is not safe for concurrent use, except Close, which may be
 // called from any goroutine to end a blocked Next.
