@@ -423,12 +423,17 @@ func (l *Log) rotate() error {
 	ev := frame(RotateEvent, 0, l.opts.ServerID, 0, 0, rotateBody(4, next))
 	setNextPos(ev, uint32(l.pos)+uint32(len(ev)))
 	if err := l.writeAt(ev); err != nil {
-		l.f.Truncate(int64(l.pos))
+		if terr := l.f.Truncate(int64(l.pos)); terr != nil {
+			l.broken = fmt.Errorf("binlog: cannot remove a partly written ROTATE event from %s: %w", l.files[l.fileIdx], terr)
+		}
 		return fmt.Errorf("binlog: write rotate: %w", err)
 	}
 	l.pos += uint64(len(ev))
 	if err := l.finish(); err != nil {
-		return fmt.Errorf("binlog: finishing %s before rotation: %w", l.files[l.fileIdx], err)
+		// The file ends with its ROTATE event but is not known durable:
+		// nothing more may be appended to it, and a restart recovers it.
+		l.broken = fmt.Errorf("binlog: finishing %s before rotation failed; restart the server to recover: %w", l.files[l.fileIdx], err)
+		return l.broken
 	}
 	if err := l.openNewFile(); err != nil {
 		return err
@@ -445,6 +450,9 @@ func (l *Log) Rotate() error {
 	defer l.mu.Unlock()
 	if l.closed {
 		return errClosed
+	}
+	if l.broken != nil {
+		return l.broken
 	}
 	if err := l.rotate(); err != nil {
 		return err

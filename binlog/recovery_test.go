@@ -535,3 +535,24 @@ func TestResetStartsAgainAtOne(t *testing.T) {
 		t.Fatalf("gtid_executed %q after one commit", got)
 	}
 }
+
+// A file that is not the last, cut short (a copy that stopped early, a
+// lost block at its end), is refused: only the last file may be torn.
+func TestOldFileCutShortIsRefused(t *testing.T) {
+	r := rigWithRows(t, 20)
+	first := r.log.Current().File
+	if err := r.log.Rotate(); err != nil {
+		t.Fatal(err)
+	}
+	insertRange(t, r, 21, 25)
+	img := takeCrashImage(t, r)
+	victim := txnEvents(t, filepath.Join(img.dir, first), 12)
+	if err := os.Truncate(filepath.Join(img.dir, first), int64(victim[2].Pos)+10); err != nil {
+		t.Fatal(err)
+	}
+	_, err := img.open(t, nil)
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), fmt.Sprintf("%s at offset %d", first, victim[2].Pos)) ||
+		!strings.Contains(err.Error(), "it is not the last file") {
+		t.Fatalf("Open: %v; want %s refused at offset %d as an old file cut short", err, first, victim[2].Pos)
+	}
+}
