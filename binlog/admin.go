@@ -104,8 +104,14 @@ func Info(ev []byte) string {
 }
 
 // DescribeEvents lists a file's events from position from, skipping
-// offset events and returning at most limit (<0: all).
+// offset events and returning at most limit (<0: all). A file in use (the
+// log's current file) ends where the events written so far end: an event
+// being appended is not listed.
 func DescribeEvents(path, name string, from uint64, offset, limit int) ([]EventDesc, error) {
+	inUse := false
+	if h, err := ReadFileHeader(path); err == nil {
+		inUse = h.InUse
+	}
 	r, err := OpenReader(path)
 	if err != nil {
 		return nil, err
@@ -124,6 +130,9 @@ func DescribeEvents(path, name string, from uint64, offset, limit int) ([]EventD
 		}
 		if err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) {
+				if inUse {
+					break
+				}
 				return out, fmt.Errorf("%w: %s at offset %d: truncated event", ErrCorrupt, name, at)
 			}
 			return out, err
@@ -264,6 +273,7 @@ func (l *Log) Reset() error {
 		}
 	}
 	l.files = nil
+	l.maxNum = 0 // numbering starts again at 1
 	l.f = nil
 	l.executed = base.NewGTIDSet()
 	l.resetVisible()

@@ -57,16 +57,32 @@ func (m rigMode) String() string {
 
 func openRigWith(t *testing.T, fs *vfs.MemFS, dir string, m rigMode) *rig {
 	t.Helper()
+	r, err := tryOpenRig(t, fs, dir, m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// tryOpenRig opens storage and log, with edit changing the log's options;
+// if the log refuses to open, storage is closed and the error returned.
+func tryOpenRig(t *testing.T, fs *vfs.MemFS, dir string, m rigMode, edit func(*Options)) (*rig, error) {
+	t.Helper()
 	st, err := storage.Open(storage.Options{Dir: "db", FS: fs, Logger: quiet, LogIsWAL: !m.pebbleWAL, MemTableSize: m.memTable})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := Open(Options{Dir: dir, ServerUUID: testSID, Logger: quiet, Store: st})
+	o := Options{Dir: dir, ServerUUID: testSID, Logger: quiet, Store: st}
+	if edit != nil {
+		edit(&o)
+	}
+	l, err := Open(o)
 	if err != nil {
-		t.Fatal(err)
+		st.Close()
+		return nil, err
 	}
 	st.SetSink(l)
-	return &rig{fs: fs, dir: dir, store: st, log: l}
+	return &rig{fs: fs, dir: dir, store: st, log: l}, nil
 }
 
 func (r *rig) createTable(t *testing.T) *storage.Table {

@@ -1,6 +1,7 @@
 package binlog
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"strings"
@@ -122,5 +123,36 @@ func BenchmarkEncodeTransaction(b *testing.B) {
 			b.Fatal(err)
 		}
 		x.place(int64(i+1), int64(i), int64(i+1), 4)
+	}
+}
+
+// Every event built for a file or a stream carries a valid checksum; a
+// FORMAT_DESCRIPTION's is computed with the in-use flag clear (as MySQL
+// does), so clearing the flag in place keeps it valid.
+func TestChecksumsOfBuiltEvents(t *testing.T) {
+	fde := frame(FormatDescriptionEvent, InUseFlag, 1, 1700000000, 0, formatDescription("8.0.40-petrel", 1700000000))
+	evs := map[string][]byte{
+		"artificial rotate": ArtificialRotate(1, "binlog.000002", 4),
+		"heartbeat":         Heartbeat(1, "binlog.000002", 1234),
+		"in-use FDE":        fde,
+		"FDE, flag cleared": WithoutInUse(fde),
+		"FDE, moved":        WithNextPos(fde, 0),
+	}
+	for name, ev := range evs {
+		if !VerifyChecksum(ev) {
+			t.Errorf("%s: bad checksum", name)
+		}
+		if _, err := ParseHeader(ev); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if cleared := WithoutInUse(fde); cleared[flagsAt]&byte(InUseFlag) != 0 || fde[flagsAt]&byte(InUseFlag) == 0 ||
+		!bytes.Equal(cleared[len(cleared)-4:], fde[len(fde)-4:]) {
+		t.Fatal("WithoutInUse must clear the flag in a copy and keep the checksum")
+	}
+	// The checksum is the CRC32 of the bytes with the flag clear.
+	plain := frame(FormatDescriptionEvent, 0, 1, 1700000000, 0, formatDescription("8.0.40-petrel", 1700000000))
+	if !bytes.Equal(plain[len(plain)-4:], fde[len(fde)-4:]) {
+		t.Fatal("an in-use FORMAT_DESCRIPTION's checksum differs from the same event's without the flag")
 	}
 }

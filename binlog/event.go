@@ -79,14 +79,40 @@ func frame(typ byte, flags uint16, serverID uint32, ts uint32, nextPos uint32, b
 	binary.LittleEndian.PutUint32(ev[13:], nextPos)
 	binary.LittleEndian.PutUint16(ev[17:], flags)
 	ev = append(ev, body...)
-	return binary.LittleEndian.AppendUint32(ev, crc32.ChecksumIEEE(ev))
+	return binary.LittleEndian.AppendUint32(ev, checksumOf(ev))
+}
+
+// InUseFlag is LOG_EVENT_BINLOG_IN_USE_F: set in the FORMAT_DESCRIPTION of
+// the file the log is writing, cleared when the file is finished (rotation,
+// clean shutdown, recovery). Readers take a file that has it as possibly
+// still growing: mysqlbinlog and `petrel binlog` then treat an event cut
+// short at the end as the end of what is written so far. As in MySQL, the
+// event's checksum is computed with the flag cleared, so clearing it is one
+// byte written in place.
+const InUseFlag uint16 = 0x1
+
+// flagsAt is the offset of the flags in the common header.
+const flagsAt = 17
+
+// checksum is the CRC32 of ev without its trailer.
+func checksum(ev []byte) uint32 { return checksumOf(ev[:len(ev)-ChecksumLen]) }
+
+// checksumOf is the CRC32 of an event's bytes before the trailer; a
+// FORMAT_DESCRIPTION's is computed as if InUseFlag were clear.
+func checksumOf(b []byte) uint32 {
+	if b[4] != FormatDescriptionEvent || b[flagsAt]&byte(InUseFlag) == 0 {
+		return crc32.ChecksumIEEE(b)
+	}
+	c := crc32.Update(0, crc32.IEEETable, b[:flagsAt])
+	c = crc32.Update(c, crc32.IEEETable, []byte{b[flagsAt] &^ byte(InUseFlag)})
+	return crc32.Update(c, crc32.IEEETable, b[flagsAt+1:])
 }
 
 // setNextPos rewrites an event's next-position field and checksum.
 func setNextPos(ev []byte, nextPos uint32) {
 	binary.LittleEndian.PutUint32(ev[13:], nextPos)
 	n := len(ev) - ChecksumLen
-	binary.LittleEndian.PutUint32(ev[n:], crc32.ChecksumIEEE(ev[:n]))
+	binary.LittleEndian.PutUint32(ev[n:], checksum(ev))
 }
 
 // ParseHeader reads the common header and checks the size field against
@@ -107,7 +133,7 @@ func ParseHeader(ev []byte) (EventHeader, error) {
 		return h, corrupt("event size field %d, have %d bytes", h.Size, len(ev))
 	}
 	n := len(ev) - ChecksumLen
-	if got, want := crc32.ChecksumIEEE(ev[:n]), binary.LittleEndian.Uint32(ev[n:]); got != want {
+	if got, want := checksum(ev), binary.LittleEndian.Uint32(ev[n:]); got != want {
 		return h, corrupt("checksum mismatch in event type %d: computed %08x, stored %08x", h.Type, got, want)
 	}
 	return h, nil

@@ -22,7 +22,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -63,6 +62,11 @@ type Options struct {
 	// restarted source must not serve them. They are kept aside in a
 	// "<file>.unapplied-<unix time>" file for inspection.
 	TruncateUnapplied bool
+	// TruncateCorrupt is binlog_recovery_truncate_corrupt: instead of
+	// refusing to start on a corrupt file, Open cuts the log at the
+	// corruption, keeping what it removes aside, and logs it at ERROR
+	// level (see recoverFiles). Default false: refuse.
+	TruncateCorrupt bool
 
 	versionNum uint32 // ServerVersion as a number, for GTID events
 }
@@ -96,10 +100,6 @@ func (o *Options) setDefaults() error {
 	return nil
 }
 
-// maxTornTail bounds what a crash can leave half-written at the end of
-// the last file (one commit group); more damage than that is corruption.
-const maxTornTail = 256 << 20
-
 // Position is a place in the log: file name and byte offset.
 type Position struct {
 	File string
@@ -119,7 +119,8 @@ type Log struct {
 	f        *os.File
 	fileIdx  int // index of the current file in files
 	pos      uint64
-	alloc    uint64        // bytes of the current file written (data, then zeros)
+	alloc    uint64        // how far the current file's blocks are preallocated
+	maxNum   int           // highest file number seen, so names never repeat
 	executed *base.GTIDSet // every GTID written to the log
 	purged   *base.GTIDSet
 	// visible is gtid_executed as clients see it: GTIDs whose rows storage
@@ -176,9 +177,11 @@ type Stats struct {
 	BytesWritten atomic.Uint64
 }
 
-// Open opens the log in opts.Dir, recovering the last file: a torn tail is
-// truncated (and logged with file and offset). It always starts a new
-// file, as MySQL does at startup.
+// Open opens the log in opts.Dir: every file is verified, a torn tail of
+// the last file is truncated (and logged with file and offset), corruption
+// is refused, storage is brought up to date with the log, and the log's
+// GTID state is checked against storage's (see recoverFiles). It always
+// starts a new file, as MySQL does at startup.
 func Open(opts Options) (*Log, error) {
 	if err := opts.setDefaults(); err != nil {
 		return nil, err
@@ -194,36 +197,36 @@ func Open(opts Options) (*Log, error) {
 		return nil, err
 	}
 	l.files = files
-	if len(files) > 0 {
-		first, err := ReadFileHeader(l.path(files[0]))
+	for _, f := range files {
+		l.maxNum = max(l.maxNum, fileNum(f))
+	}
+	if err := l.removeUnindexed(); err != nil {
+		return nil, err
+	}
+	var sr *sinkRecord
+	if opts.Store != nil {
+		sp, err := opts.Store.SinkPos()
 		if err != nil {
 			return nil, err
 		}
-		l.purged = first.PreviousGTIDs
-		last := files[len(files)-1]
-		res, err := ScanFile(l.path(last), true)
-		if err != nil {
-			return nil, err
-		}
-		if torn := res.Size - res.ZeroTail - res.ValidEnd; res.Torn && torn > maxTornTail {
-			return nil, fmt.Errorf("%w: %s is damaged at offset %d (%s) with %d bytes after it: that is not a torn write; refusing to start (inspect with `petrel binlog %s`)",
-				ErrCorrupt, last, res.ValidEnd, res.TornReason, torn, l.path(last))
-		}
-		if res.Torn {
-			opts.Logger.Warn("binlog: truncating torn tail", "file", last, "offset", res.ValidEnd, "size", res.Size-res.ZeroTail, "reason", res.TornReason)
-		}
-		if res.Torn || res.ZeroTail > 0 {
-			if err := os.Truncate(l.path(last), int64(res.ValidEnd)); err != nil {
-				return nil, fmt.Errorf("binlog: truncate %s at %d: %w", last, res.ValidEnd, err)
+		if sp != nil {
+			r, err := decodeSinkRecord(sp)
+			if err != nil {
+				return nil, base.Wrap(base.ClassCorrupt, err, "binlog: storage's log position")
 			}
+			sr = &r
 		}
-		l.executed = res.PreviousGTIDs.Clone()
-		l.executed.AddSet(res.GTIDs)
+	}
+	if err := l.recoverFiles(sr); err != nil {
+		return nil, err
 	}
 	if opts.Store != nil {
-		if err := l.recoverStorage(opts.Store); err != nil {
+		if err := l.recoverStorage(opts.Store, sr); err != nil {
 			return nil, err
 		}
+	}
+	if err := l.checkGTIDState(sr); err != nil {
+		return nil, err
 	}
 	l.nextGNO = l.executed.Last(opts.ServerUUID) + 1
 	l.resetVisible()
@@ -237,16 +240,20 @@ func (l *Log) path(name string) string { return filepath.Join(l.opts.Dir, name) 
 
 func (l *Log) indexPath() string { return l.path(l.opts.BaseName + ".index") }
 
-// readIndex reads the index file; without one, it lists the directory.
+// readIndex reads the index file; without one, it lists the directory
+// (BaseName.NNNNNN only: files kept aside by recovery have a suffix).
 func (l *Log) readIndex() ([]string, error) {
 	b, err := os.ReadFile(l.indexPath())
 	if errors.Is(err, os.ErrNotExist) {
 		ms, _ := filepath.Glob(l.path(l.opts.BaseName + ".[0-9]*"))
 		var out []string
 		for _, m := range ms {
-			out = append(out, filepath.Base(m))
+			name := filepath.Base(m)
+			if fileNum(name) >= 0 && !strings.ContainsAny(strings.TrimPrefix(name, l.opts.BaseName+"."), ".-") {
+				out = append(out, name)
+			}
 		}
-		sort.Strings(out)
+		sort.Slice(out, func(i, j int) bool { return fileNum(out[i]) < fileNum(out[j]) })
 		return out, nil
 	}
 	if err != nil {
@@ -309,30 +316,25 @@ func syncDir(dir string) error {
 }
 
 func (l *Log) nextFileName() string {
-	n := 1
+	n := l.maxNum
 	if len(l.files) > 0 {
-		last := l.files[len(l.files)-1]
-		if i := strings.LastIndexByte(last, '.'); i >= 0 {
-			if v, err := strconv.Atoi(last[i+1:]); err == nil {
-				n = v + 1
-			}
-		}
+		n = max(n, fileNum(l.files[len(l.files)-1]))
 	}
-	return fmt.Sprintf("%s.%06d", l.opts.BaseName, n)
+	return fmt.Sprintf("%s.%06d", l.opts.BaseName, n+1)
 }
 
-// openNewFile starts a new file with FORMAT_DESCRIPTION and PREVIOUS_GTIDS.
-// Caller holds mu (or is Open).
+// openNewFile starts a new file with FORMAT_DESCRIPTION (in use) and
+// PREVIOUS_GTIDS. Caller holds mu (or is Open).
 func (l *Log) openNewFile() error {
 	name := l.nextFileName()
-	f, err := os.OpenFile(l.path(name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o640)
+	f, err := os.OpenFile(l.path(name), os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o640)
 	if err != nil {
 		return fmt.Errorf("binlog: create %s: %w", name, err)
 	}
 	now := uint32(time.Now().Unix())
 	var buf []byte
 	buf = append(buf, Magic...)
-	fde := frame(FormatDescriptionEvent, 0, l.opts.ServerID, now, 0, formatDescription(l.opts.ServerVersion, now))
+	fde := frame(FormatDescriptionEvent, InUseFlag, l.opts.ServerID, now, 0, formatDescription(l.opts.ServerVersion, now))
 	setNextPos(fde, uint32(len(buf)+len(fde)))
 	buf = append(buf, fde...)
 	prev := frame(PreviousGTIDsEvent, 0, l.opts.ServerID, now, 0, l.executed.Encode())
@@ -349,6 +351,7 @@ func (l *Log) openNewFile() error {
 	}
 	old := l.f
 	l.files = append(l.files, name)
+	l.maxNum = max(l.maxNum, fileNum(name))
 	if err := l.writeIndex(); err != nil {
 		l.files = l.files[:len(l.files)-1]
 		f.Close()
@@ -357,7 +360,7 @@ func (l *Log) openNewFile() error {
 	l.f = f
 	l.fileIdx = len(l.files) - 1
 	l.pos = uint64(len(buf))
-	l.alloc = l.pos
+	l.alloc = 0
 	l.seqNo = 0
 	l.lastDurableSeq.Store(0)
 	l.syncMu.Lock()
@@ -370,15 +373,48 @@ func (l *Log) openNewFile() error {
 	return nil
 }
 
-// binlogChunk is how far ahead of its end the current binlog file is
-// filled with zeros (fsutil.WriteAhead). Committers wait for an fdatasync of the log; one of a
-// file written within its size needs no metadata journal commit (and does
-// not drag other files' dirty pages along with it), which on ext4 makes it
-// about a third cheaper than one of a growing file. Readers of the live
-// file stop at the first all-zero event header (Reader.Next) or at the
-// position the log gives them; rotation, Close and crash recovery cut the
-// zeros, so finished files are plain binlog files for any tool.
+// The current file is written by appends (pwrite at its end) and synced
+// with fdatasync, so at any moment it is a plain binlog file: its size is
+// where its data ends, and tools reading it while it grows (or a copy of
+// it) see whole events up to the last one written, possibly one cut short
+// at the end, which its in-use flag (InUseFlag) tells them to expect.
+// Blocks are preallocated binlogChunk ahead with FALLOC_FL_KEEP_SIZE,
+// which leaves the size alone; rotation, Close and recovery release what
+// is left past the end. (Petrel once zero-filled the file ahead of its
+// end, which spares a growing file's fdatasync the metadata journal
+// commit on ext4, but readers then met zeros where they expected the end
+// of the file; the cost is measured in docs/PERFORMANCE.md.)
+
+// binlogChunk is how far ahead of its end the current file's blocks are
+// preallocated.
 const binlogChunk = 4 << 20
+
+// writeAt appends b at the current file's end (l.pos). Preallocation is
+// only an optimisation: if it fails (a full disk), the write allocates.
+// Caller holds mu.
+func (l *Log) writeAt(b []byte) error {
+	if err := fsutil.PreallocateKeepSize(l.f, l.pos, uint64(len(b)), &l.alloc, binlogChunk); err != nil {
+		l.alloc = 0
+	}
+	_, err := l.f.WriteAt(b, int64(l.pos))
+	return err
+}
+
+// finish marks the current file finished (InUseFlag cleared, synced) and
+// releases the blocks preallocated past its end. Caller holds mu.
+func (l *Log) finish() error {
+	if err := clearInUse(l.f); err != nil {
+		return err
+	}
+	if l.alloc > l.pos {
+		// Truncating to the size frees the blocks allocated past it.
+		if err := l.f.Truncate(int64(l.pos)); err != nil {
+			return fmt.Errorf("binlog: %w", err)
+		}
+		l.alloc = l.pos
+	}
+	return nil
+}
 
 // rotate ends the current file with a ROTATE event and starts the next.
 // Caller holds mu.
@@ -386,14 +422,18 @@ func (l *Log) rotate() error {
 	next := l.nextFileName()
 	ev := frame(RotateEvent, 0, l.opts.ServerID, 0, 0, rotateBody(4, next))
 	setNextPos(ev, uint32(l.pos)+uint32(len(ev)))
-	if err := fsutil.WriteAhead(l.f, ev, l.pos, &l.alloc, binlogChunk); err != nil {
-		fsutil.CutBack(l.f, l.pos, &l.alloc)
+	if err := l.writeAt(ev); err != nil {
+		if terr := l.f.Truncate(int64(l.pos)); terr != nil {
+			l.broken = fmt.Errorf("binlog: cannot remove a partly written ROTATE event from %s: %w", l.files[l.fileIdx], terr)
+		}
 		return fmt.Errorf("binlog: write rotate: %w", err)
 	}
 	l.pos += uint64(len(ev))
-	if err := fsutil.Finish(l.f, l.pos, &l.alloc); err != nil {
-		l.pos -= uint64(len(ev))
-		return fmt.Errorf("binlog: sync before rotate: %w", err)
+	if err := l.finish(); err != nil {
+		// The file ends with its ROTATE event but is not known durable:
+		// nothing more may be appended to it, and a restart recovers it.
+		l.broken = fmt.Errorf("binlog: finishing %s before rotation failed; restart the server to recover: %w", l.files[l.fileIdx], err)
+		return l.broken
 	}
 	if err := l.openNewFile(); err != nil {
 		return err
@@ -411,6 +451,9 @@ func (l *Log) Rotate() error {
 	if l.closed {
 		return errClosed
 	}
+	if l.broken != nil {
+		return l.broken
+	}
 	if err := l.rotate(); err != nil {
 		return err
 	}
@@ -420,20 +463,22 @@ func (l *Log) Rotate() error {
 
 var errClosed = errors.New("binlog: log is closed")
 
-// EncodeSinkPos is what storage stores with each applied transaction: where the
-// transaction ends in the log, so recovery replays exactly what follows.
+// EncodeSinkPos is a position for storage to record without a
+// transaction (RESET MASTER): recovery replays what follows it. Each
+// applied transaction records more (encodeSinkRecord): its GTID and the
+// highest GNO this server had issued, which Open checks the log's GTID
+// history against.
 func EncodeSinkPos(file string, end uint64, gno int64) []byte {
 	b := binary.BigEndian.AppendUint64(nil, end)
 	b = binary.BigEndian.AppendUint64(b, uint64(gno))
 	return append(b, file...)
 }
 
-// DecodeSinkPos parses storage's record of the last applied transaction.
+// DecodeSinkPos parses storage's record of the last applied transaction:
+// its end in the log and its GNO.
 func DecodeSinkPos(b []byte) (Position, int64, error) {
-	if len(b) < 17 {
-		return Position{}, 0, fmt.Errorf("binlog: sink position of %d bytes", len(b))
-	}
-	return Position{File: string(b[16:]), Pos: binary.BigEndian.Uint64(b)}, int64(binary.BigEndian.Uint64(b[8:])), nil
+	r, err := decodeSinkRecord(b)
+	return r.pos, r.gtid.GNO, err
 }
 
 // Prepare implements storage.Preparer: it encodes the transaction before
@@ -502,7 +547,7 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	x.place(gtid.GNO, last, l.seqNo, l.pos)
 	buf := x.buf
 	p := l.pos + uint64(len(buf))
-	err := fsutil.WriteAhead(l.f, buf, l.pos, &l.alloc, binlogChunk)
+	err := l.writeAt(buf)
 	if err == nil {
 		err = failpoint.Inject("binlog.afterWrite")
 	}
@@ -510,7 +555,7 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 		// Leave no torn transaction behind for later appends; if that
 		// fails too, the log stays broken until a restart (recovery then
 		// truncates the torn tail).
-		if terr := fsutil.CutBack(l.f, l.pos, &l.alloc); terr != nil {
+		if terr := l.f.Truncate(int64(l.pos)); terr != nil {
 			l.broken = fmt.Errorf("binlog: cannot remove a partly written transaction from %s: %w", l.files[l.fileIdx], terr)
 		}
 		l.seqNo--
@@ -523,7 +568,7 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	l.executed.Add(gtid)
 	l.stats.Commits.Add(1)
 	l.stats.BytesWritten.Add(uint64(len(buf)))
-	rec.SinkPos = EncodeSinkPos(l.files[l.fileIdx], p, gtid.GNO)
+	rec.SinkPos = encodeSinkRecord(l.files[l.fileIdx], p, gtid, l.nextGNO-1)
 	rec.GTID = gtid
 	l.syncMu.Lock()
 	l.written = logPos{file: l.fileIdx, pos: p, seq: l.seqNo}
@@ -861,7 +906,7 @@ func (l *Log) Files() []FileInfo {
 			size = st.Size()
 		}
 		if n == cur.File {
-			size = int64(cur.Pos) // not the zeros after it
+			size = int64(cur.Pos) // a write in progress is not counted
 		}
 		out = append(out, FileInfo{Name: n, Size: size})
 	}
@@ -885,7 +930,8 @@ func (l *Log) StatsSnapshot() (commits, groups, bytes uint64) {
 	return l.stats.Commits.Load(), l.stats.GroupCommits.Load(), l.stats.BytesWritten.Load()
 }
 
-// Close syncs and closes the current file.
+// Close syncs the current file, marks it finished (InUseFlag cleared) and
+// closes it.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -893,7 +939,14 @@ func (l *Log) Close() error {
 		return nil
 	}
 	l.closed = true
-	err := fsutil.Finish(l.f, l.pos, &l.alloc)
+	var err error
+	if l.broken == nil {
+		err = l.finish()
+	} else {
+		// A torn transaction may remain: leave the flag, so that
+		// recovery treats the file as interrupted.
+		err = l.f.Sync()
+	}
 	if cerr := l.f.Close(); err == nil {
 		err = cerr
 	}

@@ -195,65 +195,6 @@ func TestZeroedHeaderInsideDataIsCorruption(t *testing.T) {
 	}
 }
 
-// The current file is zero-filled ahead of its end; readers and SHOW
-// BINARY LOGS see only the data; a crash leaves the zeros, which opening
-// cuts, keeping every transaction; Close cuts them too.
-func TestPreallocatedTail(t *testing.T) {
-	dir := t.TempDir()
-	fs := vfs.NewCrashableMem()
-	r := openRig(t, fs, filepath.Join(dir, "binlog"))
-	r.createTable(t)
-	for i := int64(1); i <= 20; i++ {
-		if err := insert(r.store, i); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cur := r.log.Current()
-	path := filepath.Join(dir, "binlog", cur.File)
-	st, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if uint64(st.Size()) < cur.Pos+binlogChunk/2 {
-		t.Fatalf("%s is %d bytes for %d written: not preallocated", cur.File, st.Size(), cur.Pos)
-	}
-	if f := r.log.Files(); f[len(f)-1].Size != int64(cur.Pos) {
-		t.Fatalf("SHOW BINARY LOGS size %d, want %d", f[len(f)-1].Size, cur.Pos)
-	}
-	res, err := ScanFile(path, false)
-	if err != nil || res.Torn || res.ValidEnd != cur.Pos || res.ZeroTail != uint64(st.Size())-cur.Pos {
-		t.Fatalf("scan of the live file: valid end %d (want %d), zero tail %d, torn %v, err %v", res.ValidEnd, cur.Pos, res.ZeroTail, res.Torn, err)
-	}
-	if ids := logIDs(t, r.log); len(ids) != 20 {
-		t.Fatalf("readers see %d rows in the live log, want 20", len(ids))
-	}
-
-	// Crash images: storage as synced, the log as written (zeros and all).
-	crashed := fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: 0})
-	copyDir(t, filepath.Join(dir, "binlog"), filepath.Join(dir, "binlog2"))
-	r2 := openRig(t, crashed, filepath.Join(dir, "binlog2"))
-	if st, err := os.Stat(filepath.Join(dir, "binlog2", cur.File)); err != nil || uint64(st.Size()) != cur.Pos {
-		t.Fatalf("after recovery %s is %d bytes (err %v), want %d", cur.File, st.Size(), err, cur.Pos)
-	}
-	if ids := logIDs(t, r2.log); len(ids) != 20 {
-		t.Fatalf("after recovery the log holds %d rows, want 20", len(ids))
-	}
-	if got := r2.log.Executed().Last(testSID); got != 21 {
-		t.Fatalf("gtid_executed ends at %d after recovery, want 21", got)
-	}
-	if err := insert(r2.store, 21); err != nil {
-		t.Fatal(err)
-	}
-	cur2 := r2.log.Current()
-	if err := r2.log.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if st, err := os.Stat(filepath.Join(dir, "binlog2", cur2.File)); err != nil || uint64(st.Size()) != cur2.Pos {
-		t.Fatalf("after Close %s is %d bytes (err %v), want %d", cur2.File, st.Size(), err, cur2.Pos)
-	}
-	r.log.Close()
-}
-
 func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
 
 // fakeWaiter is semi-sync as the log sees it, with switchable durability.

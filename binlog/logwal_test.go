@@ -57,7 +57,9 @@ func TestMemtableFlushSyncsTheLogFirst(t *testing.T) {
 }
 
 // PURGE first makes storage durable past the files it deletes: after a
-// crash, nothing storage needs from a purged file is lost.
+// crash, nothing storage needs from a purged file is lost; and commits
+// after the purge, which only the remaining file holds while storage's
+// durable position still names the purged one, are replayed.
 func TestPurgeFlushesStorageFirst(t *testing.T) {
 	dir := t.TempDir()
 	fs := vfs.NewCrashableMem()
@@ -84,6 +86,19 @@ func TestPurgeFlushesStorageFirst(t *testing.T) {
 	defer r2.log.Close()
 	if ids := storageIDs(t, r2.store); len(ids) != 50 {
 		t.Fatalf("after PURGE and a crash storage holds %d rows, want 50", len(ids))
+	}
+
+	for i := int64(51); i <= 60; i++ {
+		if err := insert(r.store, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	crashed = fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: 0})
+	copyDir(t, filepath.Join(dir, "binlog"), filepath.Join(dir, "binlog3"))
+	r3 := openRig(t, crashed, filepath.Join(dir, "binlog3"))
+	defer r3.log.Close()
+	if ids := storageIDs(t, r3.store); len(ids) != 60 {
+		t.Fatalf("after PURGE, 10 commits and a crash storage holds %d rows, want 60", len(ids))
 	}
 }
 

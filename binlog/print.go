@@ -25,30 +25,18 @@ type PrintSummary struct {
 // Print writes a file's events in mysqlbinlog's style, verifying every
 // checksum: a damaged or truncated event stops it with an error naming the
 // file and offset. Each transaction ends with a line giving its GTID and
-// size in bytes.
+// size in bytes. A file whose FORMAT_DESCRIPTION says it is in use (the
+// server is writing it, or crashed while it was) may end inside an event:
+// that is the end of what is written so far, noted, not an error, as in
+// mysqlbinlog.
 func Print(w io.Writer, path string, o PrintOptions) (PrintSummary, error) {
-	var sum PrintSummary
 	r, err := OpenReader(path)
 	if err != nil {
-		return sum, err
+		return PrintSummary{}, err
 	}
 	defer r.Close()
 	fmt.Fprintf(w, "# petrel binlog %s\n", path)
-	maps := map[uint64]*TableMap{}
-	var (
-		txnStart uint64
-		txnGTID  string
-		inTxn    bool
-		events   int
-	)
-	endTxn := func(end uint64) {
-		if txnGTID == "" {
-			return
-		}
-		fmt.Fprintf(w, "# transaction %s: %d events, %d bytes (at %d..%d)\n", txnGTID, events, end-txnStart, txnStart, end)
-		sum.Transactions++
-		txnGTID, inTxn, events = "", false, 0
-	}
+	p := NewPrinter(w, path, o)
 	for {
 		ev, at, err := r.Next()
 		if err == io.EOF {
@@ -56,58 +44,115 @@ func Print(w io.Writer, path string, o PrintOptions) (PrintSummary, error) {
 		}
 		if err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) {
-				return sum, fmt.Errorf("%w: %s at offset %d: truncated event (file ends inside it)", ErrCorrupt, path, at)
+				if p.InUse() {
+					fmt.Fprintf(w, "# %s ends inside an event at offset %d: the file is in use (this is the end of what is written so far) or was not closed properly\n", path, at)
+					break
+				}
+				return p.Sum, fmt.Errorf("%w: %s at offset %d: truncated event (file ends inside it)", ErrCorrupt, path, at)
 			}
-			return sum, err
+			return p.Sum, err
 		}
-		sum.Events++
-		sum.Bytes = at + uint64(len(ev))
-		h, _ := ParseHeader(ev)
-		end := at + uint64(len(ev))
-		fmt.Fprintf(w, "# at %d\n#%s server id %d  end_log_pos %d CRC32 ok\t%s\t%s\n", at,
-			time.Unix(int64(h.Timestamp), 0).UTC().Format("060102 15:04:05"), h.ServerID, end, TypeName(ev[4]), Info(ev))
-		body := Body(ev)
-		switch ev[4] {
-		case GTIDEvent:
-			g, err := ParseGTID(body)
-			if err == nil {
-				txnStart, txnGTID, events = at, g.GTID.String(), 0
-				fmt.Fprintf(w, "# GTID last_committed=%d sequence_number=%d transaction_length=%d\n", g.LastCommitted, g.SeqNo, g.TxnLen)
-			}
-		case QueryEvent:
-			q, err := ParseQuery(body)
-			if err == nil && q.Query == "BEGIN" {
-				inTxn = true
-			} else if err == nil && !inTxn {
-				events++
-				endTxn(end)
-				continue
-			}
-		case TableMapEvent:
-			tm, err := ParseTableMap(body)
-			if err != nil {
-				return sum, fmt.Errorf("%s at offset %d: %w", path, at, err)
-			}
-			maps[tm.TableID] = tm
-		case XIDEvent:
-			events++
-			endTxn(end)
-			continue
-		}
-		events++
-		if o.Verbose && IsRowsEvent(ev[4]) && len(body) >= 6 {
-			tm := maps[readTableID(body)]
-			if tm == nil {
-				return sum, fmt.Errorf("%w: %s at offset %d: rows event for unmapped table id %d", ErrCorrupt, path, at, readTableID(body))
-			}
-			re, err := ParseRows(ev[4], body, tm, nil)
-			if err != nil {
-				return sum, fmt.Errorf("%s at offset %d: %w", path, at, err)
-			}
-			printRows(w, tm, re)
+		if err := p.Event(ev, at); err != nil {
+			return p.Sum, err
 		}
 	}
-	return sum, nil
+	return p.Sum, nil
+}
+
+// Printer prints events in mysqlbinlog's style, one at a time: the events
+// of a file (Print) or of a replication stream (`petrel binlog
+// --read-from-remote-server`). Not safe for concurrent use.
+type Printer struct {
+	w    io.Writer
+	name string // file or stream, in errors
+	o    PrintOptions
+	maps map[uint64]*TableMap
+	// Sum counts what was printed.
+	Sum PrintSummary
+
+	inUse    bool
+	txnStart uint64
+	txnGTID  string
+	inTxn    bool
+	events   int
+}
+
+// NewPrinter prints to w; name names the source in errors.
+func NewPrinter(w io.Writer, name string, o PrintOptions) *Printer {
+	return &Printer{w: w, name: name, o: o, maps: map[uint64]*TableMap{}}
+}
+
+// InUse reports whether the last FORMAT_DESCRIPTION printed has InUseFlag.
+func (p *Printer) InUse() bool { return p.inUse }
+
+// Event prints one event that starts at offset at of its file. The event
+// must be whole; its checksum is verified.
+func (p *Printer) Event(ev []byte, at uint64) error {
+	h, err := ParseHeader(ev)
+	if err != nil {
+		return fmt.Errorf("%s at offset %d: %w", p.name, at, err)
+	}
+	w := p.w
+	p.Sum.Events++
+	end := at + uint64(len(ev))
+	p.Sum.Bytes = end
+	fmt.Fprintf(w, "# at %d\n#%s server id %d  end_log_pos %d CRC32 ok\t%s\t%s\n", at,
+		time.Unix(int64(h.Timestamp), 0).UTC().Format("060102 15:04:05"), h.ServerID, end, TypeName(ev[4]), Info(ev))
+	body := Body(ev)
+	switch ev[4] {
+	case FormatDescriptionEvent:
+		p.inUse = h.Flags&InUseFlag != 0
+		if p.inUse {
+			fmt.Fprintf(w, "# Warning: this binlog is either in use or was not closed properly.\n")
+		}
+	case GTIDEvent:
+		g, err := ParseGTID(body)
+		if err == nil {
+			p.txnStart, p.txnGTID, p.events = at, g.GTID.String(), 0
+			fmt.Fprintf(w, "# GTID last_committed=%d sequence_number=%d transaction_length=%d\n", g.LastCommitted, g.SeqNo, g.TxnLen)
+		}
+	case QueryEvent:
+		q, err := ParseQuery(body)
+		if err == nil && q.Query == "BEGIN" {
+			p.inTxn = true
+		} else if err == nil && !p.inTxn {
+			p.events++
+			p.endTxn(end)
+			return nil
+		}
+	case TableMapEvent:
+		tm, err := ParseTableMap(body)
+		if err != nil {
+			return fmt.Errorf("%s at offset %d: %w", p.name, at, err)
+		}
+		p.maps[tm.TableID] = tm
+	case XIDEvent:
+		p.events++
+		p.endTxn(end)
+		return nil
+	}
+	p.events++
+	if p.o.Verbose && IsRowsEvent(ev[4]) && len(body) >= 6 {
+		tm := p.maps[readTableID(body)]
+		if tm == nil {
+			return fmt.Errorf("%w: %s at offset %d: rows event for unmapped table id %d", ErrCorrupt, p.name, at, readTableID(body))
+		}
+		re, err := ParseRows(ev[4], body, tm, nil)
+		if err != nil {
+			return fmt.Errorf("%s at offset %d: %w", p.name, at, err)
+		}
+		printRows(w, tm, re)
+	}
+	return nil
+}
+
+func (p *Printer) endTxn(end uint64) {
+	if p.txnGTID == "" {
+		return
+	}
+	fmt.Fprintf(p.w, "# transaction %s: %d events, %d bytes (at %d..%d)\n", p.txnGTID, p.events, end-p.txnStart, p.txnStart, end)
+	p.Sum.Transactions++
+	p.txnGTID, p.inTxn, p.events = "", false, 0
 }
 
 func printRows(w io.Writer, tm *TableMap, re *RowsEvent) {

@@ -155,6 +155,9 @@ func zeroFrom(f *os.File, off int64) (bool, error) {
 type FileHeader struct {
 	ServerVersion string
 	PreviousGTIDs *base.GTIDSet
+	// InUse: the FORMAT_DESCRIPTION has InUseFlag (the file is being
+	// written, or was when its server stopped without finishing it).
+	InUse bool
 }
 
 // ReadFileHeader reads FORMAT_DESCRIPTION and PREVIOUS_GTIDS.
@@ -177,6 +180,7 @@ func ReadFileHeader(path string) (FileHeader, error) {
 			if len(b) >= 52 {
 				h.ServerVersion = string(bytes.TrimRight(b[2:52], "\x00"))
 			}
+			h.InUse = binary.LittleEndian.Uint16(ev[flagsAt:])&InUseFlag != 0
 		case PreviousGTIDsEvent:
 			set, err := base.DecodeGTIDSet(Body(ev))
 			if err != nil {

@@ -92,31 +92,33 @@ func (tr *txnReader) next() (*Txn, error) {
 }
 
 // recoverStorage replays into storage every transaction after storage's
-// last applied position. A DDL transaction there was never acknowledged
-// (storage applies DDL synchronously before the client's OK), so the log is
-// truncated at it instead. Called by Open before the new file starts.
-func (l *Log) recoverStorage(e *storage.Engine) error {
-	sp, err := e.SinkPos()
-	if err != nil {
-		return err
-	}
+// last applied position (sr, nil if storage has none). A DDL transaction
+// there was never acknowledged (storage applies DDL synchronously before
+// the client's OK), so the log is truncated at it instead. Called by Open
+// before the new file starts.
+func (l *Log) recoverStorage(e *storage.Engine, sr *sinkRecord) error {
 	startFile, startPos := 0, uint64(0)
-	if sp != nil {
-		pos, _, err := DecodeSinkPos(sp)
-		if err != nil {
-			return base.Wrap(base.ClassCorrupt, err, "binlog: storage's log position")
-		}
+	ownMax := int64(0) // this server's highest GNO up to the replayed transaction
+	if sr != nil {
 		startFile = -1
 		for i, f := range l.files {
-			if f == pos.File {
-				startFile, startPos = i, pos.Pos
+			if f == sr.pos.File {
+				startFile, startPos = i, sr.pos.Pos
 			}
 		}
-		if startFile < 0 {
-			// Storage is past every file we hold (they were purged or
-			// reset after it applied them): nothing to replay.
+		switch {
+		case startFile >= 0:
+		case len(l.files) > 0 && fileNum(sr.pos.File) < fileNum(l.files[0]):
+			// Storage's last transaction is in a purged file (PURGE
+			// flushed storage, then no commit came before the rotation):
+			// every file left may hold transactions it lacks.
+			startFile, startPos = 0, 0
+		default:
+			// Storage is past every file we hold (they were reset after
+			// it applied them): nothing to replay.
 			return nil
 		}
+		ownMax = sr.ownMax
 	}
 	// Replayed rows may reach sstables at once (when this log is storage's
 	// only WAL): the log they come from must be durable first, and after a
@@ -129,6 +131,11 @@ func (l *Log) recoverStorage(e *storage.Engine) error {
 	replayed := 0
 	for i := startFile; i < len(l.files); i++ {
 		name := l.files[i]
+		h, err := ReadFileHeader(l.path(name))
+		if err != nil {
+			return err
+		}
+		ownMax = max(ownMax, h.PreviousGTIDs.Last(l.opts.ServerUUID))
 		r, err := OpenReader(l.path(name))
 		if err != nil {
 			return err
@@ -171,7 +178,10 @@ func (l *Log) recoverStorage(e *storage.Engine) error {
 					"file", name, "offset", txn.Start, "first_gtid", txn.GTID.GTID.String(), "kept_in", kept)
 				return l.truncateAt(i, txn.Start)
 			}
-			if err := replay(e, txn); err != nil {
+			if g := txn.GTID.GTID; g.SID == l.opts.ServerUUID {
+				ownMax = max(ownMax, g.GNO)
+			}
+			if err := replay(e, txn, ownMax); err != nil {
 				r.Close()
 				return fmt.Errorf("binlog: replay %s at %s:%d: %w", txn.GTID.GTID, name, txn.Start, err)
 			}
@@ -240,15 +250,16 @@ func (l *Log) truncateAt(i int, pos uint64) error {
 	return nil
 }
 
-// replay applies one logged transaction's row events to storage.
-func replay(e *storage.Engine, t *Txn) error {
+// replay applies one logged transaction's row events to storage; ownMax
+// is this server's highest GNO up to it (for storage's record).
+func replay(e *storage.Engine, t *Txn, ownMax int64) error {
 	ctx := context.Background()
 	txn := e.Begin()
 	if err := ApplyRowEvents(ctx, e, txn, t.Events[1:]); err != nil {
 		txn.Rollback()
 		return err
 	}
-	return txn.CommitReplayed(ctx, EncodeSinkPos(t.File, t.End, t.GTID.GTID.GNO))
+	return txn.CommitReplayed(ctx, encodeSinkRecord(t.File, t.End, t.GTID.GTID, ownMax))
 }
 
 // ApplyRowEvents applies a transaction's TABLE_MAP and rows events to txn

@@ -2,7 +2,6 @@ package binlog
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 )
 
 // Events a source builds for the replication stream rather than reads from
@@ -44,6 +43,17 @@ func VerifyChecksum(ev []byte) bool {
 	if len(ev) < HeaderLen+ChecksumLen {
 		return false
 	}
-	n := len(ev) - ChecksumLen
-	return crc32.ChecksumIEEE(ev[:n]) == binary.LittleEndian.Uint32(ev[n:])
+	return checksum(ev) == binary.LittleEndian.Uint32(ev[len(ev)-ChecksumLen:])
+}
+
+// WithoutInUse returns ev, or for a FORMAT_DESCRIPTION with InUseFlag set a
+// copy without it: the stream to a replica never says "in use" (MySQL's
+// dump thread clears it too). The checksum stays valid (see InUseFlag).
+func WithoutInUse(ev []byte) []byte {
+	if len(ev) <= flagsAt || ev[4] != FormatDescriptionEvent || ev[flagsAt]&byte(InUseFlag) == 0 {
+		return ev
+	}
+	c := append([]byte(nil), ev...)
+	c[flagsAt] &^= byte(InUseFlag)
+	return c
 }

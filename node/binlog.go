@@ -44,6 +44,10 @@ func binlogVariables(logBin bool, datadir string) {
 		&sql.MysqlSystemVariable{Name: "enforce_gtid_consistency", Scope: global, Type: types.NewSystemEnumType("enforce_gtid_consistency", "OFF", "ON", "WARN"), Default: "ON"},
 		&sql.MysqlSystemVariable{Name: "binlog_format", Scope: global, Type: types.NewSystemEnumType("binlog_format", "ROW"), Default: "ROW"},
 		&sql.MysqlSystemVariable{Name: "binlog_row_image", Scope: global, Type: types.NewSystemEnumType("binlog_row_image", "FULL"), Default: "FULL"},
+		// Petrel's: at startup, cut the binary log at corruption instead of
+		// refusing to start (binlog.Options.TruncateCorrupt). Read-only:
+		// it acts only when the server starts.
+		&sql.MysqlSystemVariable{Name: "binlog_recovery_truncate_corrupt", Scope: global, Type: types.NewSystemBoolType("binlog_recovery_truncate_corrupt"), Default: int8(0)},
 	})
 }
 
@@ -96,6 +100,7 @@ func (n *Node) openBinlog() error {
 		// --init-rpl-role=SLAVE) cuts its unapplied, possibly
 		// unacknowledged tail instead of committing it.
 		TruncateUnapplied: strings.EqualFold(globalString("init_rpl_role"), "SLAVE"),
+		TruncateCorrupt:   truthy(globalString("binlog_recovery_truncate_corrupt")),
 	})
 	if err != nil {
 		return fmt.Errorf("node: binary log: %w", err)

@@ -20,7 +20,6 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"petrel/binlog"
 	"petrel/cluster"
 	"petrel/internal/config"
 	"petrel/node"
@@ -36,7 +35,8 @@ func usage(w io.Writer) {
 commands:
   server    run a Petrel server (petrel server --help)
   cluster   run a local primary and replicas, replication wired (petrel cluster --help)
-  binlog    print binary log files, verifying checksums (petrel binlog [-v] FILE...)`)
+  binlog    print binary log files, verifying checksums (petrel binlog [-v] FILE...),
+            or a server's binary log as it streams it (petrel binlog -R --host H --port P --user U -p PW [--stop-never] FILE)`)
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -65,7 +65,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 type serverFlags struct {
 	datadir, bind, rootPW, configFile, logLevel, metrics string
 	port, serverID                                       int
-	skipLogBin                                           bool
+	skipLogBin, truncateCorrupt                          bool
 }
 
 func runServer(args []string, stdout, stderr io.Writer) int {
@@ -80,6 +80,8 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.configFile, "config", "", "my.cnf-style option file ([petrel] or [mysqld] section)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.BoolVar(&f.skipLogBin, "skip-log-bin", false, "run without a binary log (log_bin=OFF)")
+	fs.BoolVar(&f.truncateCorrupt, "binlog-recovery-truncate-corrupt", false,
+		"at startup, cut the binary log at a corrupt event instead of refusing to start (binlog_recovery_truncate_corrupt; logged, the cut bytes kept aside)")
 	fs.StringVar(&f.metrics, "metrics-address", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9104)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -102,6 +104,9 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 	}
 	if f.skipLogBin {
 		vars["skip_log_bin"] = "ON"
+	}
+	if f.truncateCorrupt {
+		vars["binlog_recovery_truncate_corrupt"] = "ON"
 	}
 	// Options the node takes directly; flags win over the file.
 	take := func(name string, dst *string) {
@@ -175,29 +180,6 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-func runBinlog(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("binlog", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	verbose := fs.Bool("v", false, "decode row events to pseudo-SQL")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: petrel binlog [-v] FILE...")
-		return 2
-	}
-	status := 0
-	for _, path := range fs.Args() {
-		sum, err := binlog.Print(stdout, path, binlog.PrintOptions{Verbose: *verbose})
-		fmt.Fprintf(stdout, "# %s: %d events, %d transactions, %d bytes\n", path, sum.Events, sum.Transactions, sum.Bytes)
-		if err != nil {
-			fmt.Fprintf(stderr, "petrel binlog: %v\n", err)
-			status = 1
-		}
-	}
-	return status
 }
 
 func runCluster(args []string, stdout, stderr io.Writer) int {

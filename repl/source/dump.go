@@ -54,7 +54,7 @@ func (d *dumper) run(ctx context.Context) error {
 		if err != nil {
 			return fatalf("reading the format description of %s: %v", d.file, err)
 		}
-		if err := d.w.WriteEvent(binlog.WithNextPos(ev, 0), false); err != nil {
+		if err := d.w.WriteEvent(binlog.WithoutInUse(binlog.WithNextPos(ev, 0)), false); err != nil {
 			return err
 		}
 		if err := d.r.Seek(d.sp.pos); err != nil {
@@ -158,7 +158,10 @@ func (d *dumper) sendAvailable() (moved bool, err error) {
 				}
 				d.skipping = d.sp.skip.Contains(g.GTID)
 			}
-		case binlog.FormatDescriptionEvent, binlog.PreviousGTIDsEvent, binlog.StopEvent:
+		case binlog.FormatDescriptionEvent:
+			d.skipping = false
+			ev = binlog.WithoutInUse(ev)
+		case binlog.PreviousGTIDsEvent, binlog.StopEvent:
 			d.skipping = false
 		}
 		if d.skipping {
