@@ -41,7 +41,7 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 		return err
 	}
 	if st, m := h.e.matchAdmin(q); st != nil {
-		return clientError(h.e.runAdmin(ctx, c, st, m, cb, false))
+		return clientError(h.e.runAdmin(ctx, c, st, m, q, cb, false))
 	}
 	cb = textFloats(cb)
 	if isShowVariables(q) {
@@ -60,7 +60,7 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		if strings.TrimSpace(rest) == "" {
 			rest = ""
 		}
-		return rest, clientError(h.e.runAdmin(ctx, c, st, m, cb, rest != ""))
+		return rest, clientError(h.e.runAdmin(ctx, c, st, m, first, cb, rest != ""))
 	}
 	if isShowVariables(first) {
 		cb = onOffVariables(cb)
@@ -283,24 +283,26 @@ func clientError(err error) error {
 	}
 	if se.Num != mysql.ERUnknownError {
 		if st, ok := sqlStates[se.Num]; ok && se.State != st {
-			return mysql.NewSQLError(se.Num, st, "%s", escape(se.Message))
+			return mysql.NewSQLError(se.Num, st, "%s", se.Message)
 		}
 		return err
 	}
 	msg := se.Message
 	switch {
 	case strings.HasPrefix(msg, "syntax error"):
-		return mysql.NewSQLError(1064 /* ER_PARSE_ERROR */, "42000", "You have an error in your SQL syntax; %s", escape(msg))
+		return mysql.NewSQLError(1064 /* ER_PARSE_ERROR */, "42000", "You have an error in your SQL syntax; %s", msg)
 	case strings.Contains(msg, "database not found"):
-		return mysql.NewSQLError(mysql.ERBadDb, "42000", "%s", escape(msg))
+		return mysql.NewSQLError(mysql.ERBadDb, "42000", "%s", msg)
 	case strings.Contains(msg, "table not found"):
-		return mysql.NewSQLError(mysql.ERNoSuchTable, "42S02", "%s", escape(msg))
+		return mysql.NewSQLError(mysql.ERNoSuchTable, "42S02", "%s", msg)
 	case strings.HasPrefix(msg, "command denied to user"):
-		return mysql.NewSQLError(1142 /* ER_TABLEACCESS_DENIED_ERROR */, "42000", "%s", escape(msg))
+		return mysql.NewSQLError(1142 /* ER_TABLEACCESS_DENIED_ERROR */, "42000", "%s", msg)
+	case strings.HasPrefix(msg, "Operation ") && strings.Contains(msg, " failed for "):
+		return mysql.NewSQLError(1396 /* ER_CANNOT_USER */, "HY000", "%s", msg)
 	case strings.HasPrefix(msg, "Access denied for user"):
-		return mysql.NewSQLError(mysql.ERDBAccessDenied, "42000", "%s", escape(msg))
+		return mysql.NewSQLError(mysql.ERDBAccessDenied, "42000", "%s", msg)
 	case strings.Contains(msg, "packet too large") || strings.Contains(msg, "max_allowed_packet"):
-		return mysql.NewSQLError(mysql.ERNetPacketTooLarge, mysql.SSNetError, "%s", escape(msg))
+		return mysql.NewSQLError(mysql.ERNetPacketTooLarge, mysql.SSNetError, "%s", msg)
 	}
 	return err
 }
