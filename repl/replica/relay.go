@@ -31,6 +31,9 @@ type relayLog struct {
 	syncs     uint64 // fdatasyncs done by sync (tests)
 	retrieved *base.GTIDSet
 	notify    chan struct{}
+	// track is the source position after the last event appended
+	// (position.go).
+	track posTracker
 }
 
 const relayPrefix = "relay."
@@ -76,6 +79,9 @@ func openRelay(dir string, maxSize uint64) (*relayLog, error) {
 			}
 		}
 		rl.retrieved.AddSet(res.GTIDs)
+		if err := scanPosition(p, &rl.track); err != nil {
+			return nil, fmt.Errorf("relay log %s: %w", name, err)
+		}
 	}
 	if err := rl.newFile(); err != nil {
 		return nil, err
@@ -95,7 +101,13 @@ func (rl *relayLog) newFile() error {
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(binlog.Magic); err != nil {
+	head := binlog.Magic
+	if rl.track.pos.File != "" {
+		// The position reached so far: it survives the purge of the
+		// files before this one.
+		head = append(append([]byte(nil), head...), relayMarker(rl.track.pos)...)
+	}
+	if _, err := f.Write(head); err != nil {
 		f.Close()
 		return err
 	}
@@ -105,7 +117,7 @@ func (rl *relayLog) newFile() error {
 			return err
 		}
 	}
-	rl.f, rl.end, rl.alloc = f, uint64(len(binlog.Magic)), uint64(len(binlog.Magic))
+	rl.f, rl.end, rl.alloc = f, uint64(len(head)), uint64(len(head))
 	rl.dirty = true // the magic
 	rl.files = append(rl.files, name)
 	return nil
@@ -135,6 +147,9 @@ func (rl *relayLog) append(evs [][]byte, gtid *base.GTID) error {
 	}
 	rl.end += uint64(len(buf))
 	rl.dirty = true
+	for _, ev := range evs {
+		rl.track.observe(ev)
+	}
 	if gtid != nil {
 		rl.retrieved.Add(*gtid)
 	}
@@ -264,6 +279,7 @@ func (rl *relayLog) reset() error {
 	}
 	rl.files = nil
 	rl.retrieved = base.NewGTIDSet()
+	rl.track = posTracker{}
 	return rl.newFile()
 }
 
