@@ -12,6 +12,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
+
+	"petrel/internal/failpoint"
 )
 
 // Account statements (CREATE/ALTER/DROP/RENAME USER, GRANT, REVOKE, roles,
@@ -90,6 +92,9 @@ func (e *Engine) execAccount(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		iter, err = e.revokeAll(ctx, n)
 	default:
 		iter, err = rowexec.DefaultBuilder.Build(ctx, n, row)
+	}
+	if err == nil && s.acct.blob != nil {
+		err = failpoint.Inject("sqlengine.beforeAccountCommit")
 	}
 	if err == nil && s.acct.blob != nil {
 		err = e.commitAccounts(ctx, s, n)
