@@ -164,6 +164,7 @@ func TestAccountsReplicate(t *testing.T) {
 		"CREATE USER 'self'@'%' IDENTIFIED BY 'self-pw-1'",
 		"GRANT SELECT ON acc.* TO 'self'@'%'",
 		"DROP USER 'gone'@'%'",
+		"CREATE USER 'nopw'@'%'",
 	)
 	// Anyone may change their own password.
 	selfDB := openConfig(t, clientConfig(t, src, "self", "self-pw-1", ""))
@@ -189,6 +190,7 @@ func TestAccountsReplicate(t *testing.T) {
 
 	want := []string{
 		"app@% mysql_native_password " + nativeHash("app-pw-2"),
+		"nopw@% mysql_native_password ",
 		"renamed@% mysql_native_password " + nativeHash("renamed-pw"),
 		"self@% mysql_native_password " + nativeHash("self-pw-2"),
 	}
@@ -220,6 +222,7 @@ func TestAccountsReplicate(t *testing.T) {
 		{"gone", "gone-pw", false},
 		{"self", "self-pw-2", true}, {"self", "self-pw-1", false},
 		{"half", "half-pw", false},
+		{"nopw", "", true}, {"nopw", "x", false},
 	}
 	for _, s := range []struct{ name, dsn string }{{"primary", src.DSN("")}, {"petrel replica", rep.DSN("")}, {"mariadb replica", m}} {
 		for _, l := range logins {

@@ -46,6 +46,8 @@ import (
 type acctChange struct {
 	// blob is the serialised account tables the statement produced.
 	blob []byte
+	// stmt is the statement as written, for those logged so.
+	stmt string
 }
 
 // accountBuilder is the GMS exec-builder override that intercepts account
@@ -78,13 +80,16 @@ func (e *Engine) execAccount(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 			return nil, err
 		}
 	}
+	verbatim, err := verbatimStatement(ctx, n)
+	if err != nil {
+		return nil, err
+	}
 	e.acctMu.Lock()
 	defer e.acctMu.Unlock()
-	s.acct = &acctChange{}
+	s.acct = &acctChange{stmt: verbatim}
 	defer func() { s.acct = nil }()
 
 	var iter sql.RowIter
-	var err error
 	switch n := n.(type) {
 	case *plan.RenameUser:
 		iter, err = e.renameUsers(ctx, n)
@@ -113,7 +118,7 @@ func (e *Engine) execAccount(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 // commitAccounts stores the statement's account tables and logs the
 // statement, in one transaction.
 func (e *Engine) commitAccounts(ctx *sql.Context, s *Session, n sql.Node) error {
-	stmt, err := e.accountStatement(ctx, n)
+	stmt, err := e.accountStatement(n, s.acct.stmt)
 	if err != nil {
 		return err
 	}
@@ -174,9 +179,9 @@ func (s *Session) implicitCommit(ctx *sql.Context) error {
 // accountStatement is the text logged for an account statement: CREATE
 // USER and ALTER USER are rewritten with the stored hash (IDENTIFIED WITH
 // 'plugin' AS 'hash', which MySQL and MariaDB replicas both accept);
-// statements without passwords are logged as written. "" means nothing
-// to log.
-func (e *Engine) accountStatement(ctx *sql.Context, n sql.Node) (string, error) {
+// statements without passwords are logged as written (verbatim). ""
+// means nothing to log.
+func (e *Engine) accountStatement(n sql.Node, verbatim string) (string, error) {
 	switch n := n.(type) {
 	case *plan.FlushPrivileges:
 		return "", nil
@@ -210,8 +215,50 @@ func (e *Engine) accountStatement(ctx *sql.Context, n sql.Node) (string, error) 
 		}
 		return "ALTER USER " + auth, nil
 	}
+	return verbatim, nil
+}
+
+// verbatimKeyword is the first word of the statements logged as written.
+func verbatimKeyword(n sql.Node) string {
+	switch n.(type) {
+	case *plan.DropUser, *plan.DropRole:
+		return "DROP"
+	case *plan.RenameUser:
+		return "RENAME"
+	case *plan.Grant, *plan.GrantRole:
+		return "GRANT"
+	case *plan.Revoke, *plan.RevokeAll, *plan.RevokeRole:
+		return "REVOKE"
+	case *plan.CreateRole:
+		return "CREATE"
+	}
+	return ""
+}
+
+// verbatimStatement is the statement being run as written, for those
+// logged so. The text comes from the session (the current statement of a
+// multi-statement query); a statement run through PREPARE/EXECUTE, whose
+// text is not the statement's, is refused as MySQL refuses statements the
+// prepared protocol does not support, before it changes anything.
+func verbatimStatement(ctx *sql.Context, n sql.Node) (string, error) {
+	kw := verbatimKeyword(n)
+	if kw == "" {
+		return "", nil
+	}
 	stmt, _ := splitFirst(ctx.Query())
-	return strings.TrimRight(strings.TrimSpace(stmt), "; \t\r\n"), nil
+	stmt = strings.TrimRight(strings.TrimSpace(stmt), "; \t\r\n")
+	body := stmt
+	for strings.HasPrefix(body, "/*") {
+		end := strings.Index(body, "*/")
+		if end < 0 {
+			break
+		}
+		body = strings.TrimSpace(body[end+2:])
+	}
+	if f := strings.Fields(body); len(f) == 0 || !strings.EqualFold(f[0], kw) {
+		return "", mysql.NewSQLError(1295, mysql.SSUnknownSQLState, "This command is not supported in the prepared statement protocol yet")
+	}
+	return stmt, nil
 }
 
 // storedAuth is "'user'@'host' IDENTIFIED WITH 'plugin' AS 'auth'" for an

@@ -1,6 +1,7 @@
 package sqlengine_test
 
 import (
+	"context"
 	"crypto/sha1"
 	"database/sql"
 	"encoding/hex"
@@ -86,6 +87,24 @@ func TestAccountStatementsAreLogged(t *testing.T) {
 	}
 	if n := queryRows(t, db, "SELECT COUNT(*) FROM mysql.user WHERE user IN ('half', 'x')")[0][0]; n != "0" {
 		t.Errorf("failed statements left %s accounts", n)
+	}
+	// Through PREPARE the statement's text is not at hand: refused (MySQL's
+	// 1295) before it changes anything.
+	c, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(context.Background(), `PREPARE g FROM 'GRANT INSERT ON *.* TO ''a''@''%'''`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.ExecContext(context.Background(), "EXECUTE g")
+	var me *mysql.MySQLError
+	if err == nil || !asMySQL(err, &me) || me.Number != 1295 {
+		t.Errorf("EXECUTE of a prepared GRANT: %v, want error 1295", err)
+	}
+	if g := queryRows(t, db, "SHOW GRANTS FOR 'a'@'%'"); len(g) != 1 || g[0][0] != "GRANT USAGE ON *.* TO `a`@`%`" {
+		t.Errorf("after a refused EXECUTE: grants %v", g)
 	}
 	mustExec(t, db, "UPDATE mysql.user SET authentication_string = '' WHERE user = 'a'")
 	if got := queryRows(t, db, "SELECT @@GLOBAL.gtid_executed")[0][0]; got != gtids {
