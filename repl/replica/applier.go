@@ -200,6 +200,11 @@ func (r *Replica) apply(ctx context.Context) (err error) {
 			if err := r.opts.Log.SyncForStorage(); err != nil {
 				return err
 			}
+			// The next file's marker carries the source position once
+			// this file is gone: it must be durable first.
+			if err := r.relay.sync(); err != nil {
+				return err
+			}
 			r.relay.purge(file)
 			file = next
 			rd, err = binlog.OpenReader(r.relay.path(file))
