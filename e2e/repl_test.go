@@ -242,8 +242,10 @@ func TestReplicationBadInput(t *testing.T) {
 	mustExec(t, ctx, rdb, "STOP REPLICA")
 	_, err = rdb.ExecContext(ctx, "CHANGE REPLICATION SOURCE TO SOURCE_BOGUS=1")
 	wantErrNo(t, "unknown option", err, 1210)
-	_, err = rdb.ExecContext(ctx, "CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION=0")
-	wantErrNo(t, "SOURCE_AUTO_POSITION=0", err, 1210)
+	_, err = rdb.ExecContext(ctx, "CHANGE REPLICATION SOURCE TO SOURCE_LOG_FILE='binlog.000001'")
+	wantErrNo(t, "SOURCE_LOG_FILE with SOURCE_AUTO_POSITION=1", err, 1776)
+	_, err = rdb.ExecContext(ctx, "CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION=0, RELAY_LOG_POS=4")
+	wantErrNo(t, "RELAY_LOG_POS", err, 1210)
 
 	// Purged transactions: the source rotates and purges its first file.
 	mustExec(t, ctx, sdb, "CREATE DATABASE p", "CREATE TABLE p.t (id INT PRIMARY KEY)", "INSERT INTO p.t VALUES (1)", "FLUSH BINARY LOGS")

@@ -136,6 +136,8 @@ func replError(err error) error {
 		return nil
 	case errors.Is(err, replica.ErrNotConfigured):
 		return mysql.NewSQLError(1200, "HY000", "%s", err.Error())
+	case errors.Is(err, replica.ErrAutoPositionConflict):
+		return mysql.NewSQLError(1776, "HY000", "%s", err.Error()) // ER_BAD_REPLICA_AUTO_POSITION
 	case errors.Is(err, replica.ErrMustStop):
 		return mysql.NewSQLError(1198, "HY000", "%s", err.Error())
 	case base.ClassOf(err) == base.ClassBadInput:

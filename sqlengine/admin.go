@@ -104,11 +104,13 @@ func (e *Engine) matchAdmin(stmt string) (*adminStmt, []string) {
 }
 
 // runAdmin executes a matched statement and sends its result.
-func (e *Engine) runAdmin(ctx context.Context, c *mysql.Conn, st *adminStmt, m []string, cb mysql.ResultSpoolFn, more bool) error {
+func (e *Engine) runAdmin(ctx context.Context, c *mysql.Conn, st *adminStmt, m []string, stmt string, cb mysql.ResultSpoolFn, more bool) error {
 	s, err := e.connSession(ctx, c, m[0])
 	if err != nil {
 		return err
 	}
+	s.adminQuery = stmt
+	defer func() { s.adminQuery = "" }()
 	if st.priv != 0 {
 		sctx := e.NewContext(ctx, s)
 		udb := e.gms.Analyzer.Catalog.MySQLDb

@@ -24,6 +24,7 @@ import (
 	"github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
@@ -68,6 +69,10 @@ type Engine struct {
 	fastWrites     atomic.Bool
 	fastWriteCount atomic.Uint64
 	fastReadCount  atomic.Uint64
+	// acctMu runs account statements one at a time (accounts.go).
+	acctMu sync.Mutex
+	// nextPid numbers statements run on a client's behalf (execOnSession).
+	nextPid atomic.Uint64
 }
 
 const usersMetaKey = "mysql_db"
@@ -90,12 +95,14 @@ func New(opts Options) (*Engine, error) {
 	e.fastWrites.Store(true)
 	e.prov = NewProvider(opts.Store)
 	a := analyzer.NewDefault(e.prov)
+	a.ExecBuilder = rowexec.NewOverrideBuilder(accountBuilder{e})
 	e.gms = sqle.New(a, &sqle.Config{})
 	e.gms.Parser = schemaParser{e.gms.Parser}
 	if err := registerVariables(opts); err != nil {
 		return nil, err
 	}
 	registerStatus(e)
+	e.RegisterAdmin(`SET PASSWORD(?: FOR .+?)? ?= ?.+`, 0, e.setPassword)
 
 	udb := a.Catalog.MySQLDb
 	blob, err := opts.Store.GetMeta(usersMetaKey)
@@ -176,7 +183,16 @@ func (e *Engine) Store() *storage.Engine { return e.store }
 
 type usersPersister struct{ s *storage.Engine }
 
-func (p usersPersister) Persist(_ *sql.Context, data []byte) error {
+// Persist stores the account tables. During an account statement it only
+// hands the blob to the statement, which commits it with its binlog event
+// (accounts.go); other writers (initialisation) store it at once.
+func (p usersPersister) Persist(ctx *sql.Context, data []byte) error {
+	if ctx != nil {
+		if s, ok := ctx.Session.(*Session); ok && s.acct != nil {
+			s.acct.blob = append([]byte(nil), data...)
+			return nil
+		}
+	}
 	return p.s.SetMetaSync(usersMetaKey, data)
 }
 

@@ -41,7 +41,7 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 		return err
 	}
 	if st, m := h.e.matchAdmin(q); st != nil {
-		return clientError(h.e.runAdmin(ctx, c, st, m, cb, false))
+		return clientError(h.e.runAdmin(ctx, c, st, m, q, cb, false))
 	}
 	cb = textFloats(cb)
 	if isShowVariables(q) {
@@ -60,7 +60,7 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		if strings.TrimSpace(rest) == "" {
 			rest = ""
 		}
-		return rest, clientError(h.e.runAdmin(ctx, c, st, m, cb, rest != ""))
+		return rest, clientError(h.e.runAdmin(ctx, c, st, m, first, cb, rest != ""))
 	}
 	if isShowVariables(first) {
 		cb = onOffVariables(cb)
@@ -297,6 +297,8 @@ func clientError(err error) error {
 		return mysql.NewSQLError(mysql.ERNoSuchTable, "42S02", "%s", msg)
 	case strings.HasPrefix(msg, "command denied to user"):
 		return mysql.NewSQLError(1142 /* ER_TABLEACCESS_DENIED_ERROR */, "42000", "%s", msg)
+	case strings.HasPrefix(msg, "Operation ") && strings.Contains(msg, " failed for "):
+		return mysql.NewSQLError(1396 /* ER_CANNOT_USER */, "HY000", "%s", msg)
 	case strings.HasPrefix(msg, "Access denied for user"):
 		return mysql.NewSQLError(mysql.ERDBAccessDenied, "42000", "%s", msg)
 	case strings.HasPrefix(msg, "Variable '") && strings.Contains(msg, "' can't be set to the value of '"):

@@ -26,6 +26,10 @@ type Session struct {
 	// started are the transactions begun during the current command: GMS
 	// sometimes drops one (SetTransaction(nil)) without rolling it back.
 	started []*Transaction
+	// acct is the account statement being run (accounts.go).
+	acct *acctChange
+	// adminQuery is the admin statement being answered, as written.
+	adminQuery string
 }
 
 var (

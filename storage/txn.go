@@ -110,6 +110,15 @@ func (t *Txn) HasWrites() bool { return t.batch != nil && !t.batch.Empty() }
 // LogQuery records a statement (DDL) in the change stream.
 func (t *Txn) LogQuery(db, q string) { t.queries = append(t.queries, Query{Database: db, SQL: q}) }
 
+// PutMeta writes a metadata blob (as SetMetaSync does) inside the
+// transaction, so that the blob and the statement the transaction logs
+// commit together (accounts: the users blob and its CREATE USER). Like a
+// catalog change, the commit makes storage durable in its turn: recovery
+// replays rows, not statements.
+func (t *Txn) PutMeta(name string, value []byte) error {
+	return t.put(metaKey(metaBlob, name), value)
+}
+
 func (t *Txn) writable() error {
 	if t.done {
 		return base.Errorf(base.ClassInternal, "storage: transaction already finished")

@@ -44,10 +44,14 @@ type pipeline struct {
 	n    sync.WaitGroup
 }
 
+// pendingCommit is a started commit, or (finish nil) only a source
+// position the applier passed (a skipped transaction, events outside
+// transactions): queued behind the commits before it, so that
+// Exec_Source_Log_Pos moves in order.
 type pendingCommit struct {
-	finish  func(context.Context) error
-	gtid    base.GTID
-	execPos uint64
+	finish func(context.Context) error
+	gtid   base.GTID
+	exec   sourcePos
 }
 
 const pipelineDepth = 256
@@ -61,6 +65,11 @@ func newPipeline(r *Replica) *pipeline {
 func (p *pipeline) run() {
 	defer close(p.done)
 	for pc := range p.ch {
+		if pc.finish == nil {
+			p.r.setExec(pc.exec)
+			p.n.Done()
+			continue
+		}
 		// The wait is not cancellable: a stop lets started commits finish.
 		err := pc.finish(context.Background())
 		if err != nil {
@@ -72,8 +81,8 @@ func (p *pipeline) run() {
 		} else {
 			p.r.mu.Lock()
 			p.r.appliedTxns++
-			p.r.execPos = pc.execPos
 			p.r.mu.Unlock()
+			p.r.setExec(pc.exec)
 		}
 		p.n.Done()
 	}
@@ -82,7 +91,9 @@ func (p *pipeline) run() {
 // add queues a started commit.
 func (p *pipeline) add(pc pendingCommit) error {
 	if err := p.failed(); err != nil {
-		pc.finish(context.Background())
+		if pc.finish != nil {
+			pc.finish(context.Background())
+		}
 		return err
 	}
 	p.n.Add(1)
@@ -128,7 +139,11 @@ func (r *Replica) apply(ctx context.Context) (err error) {
 		return err
 	}
 	defer func() { rd.Close() }()
-	tr := binlog.NewTxnReader(rd, file)
+	// track follows the source position through the relay files (their
+	// markers and the source's events): the executed position.
+	var track posTracker
+	reported := sourcePos{}
+	tr := newRelayReader(rd, file, &track)
 	r.mu.Lock()
 	r.sqlState = "Replica has read all relay log; waiting for more updates"
 	r.mu.Unlock()
@@ -142,9 +157,16 @@ func (r *Replica) apply(ctx context.Context) (err error) {
 		progressed := false
 		for limit < 0 || int64(rd.Pos()) < limit {
 			start := rd.Pos()
-			t, err := tr.Next()
+			t, end, err := tr.next()
 			if errors.Is(err, io.EOF) {
-				break // only events outside transactions were left
+				// Only events outside transactions were left.
+				if track.pos != reported {
+					reported = track.pos
+					if err := pl.add(pendingCommit{exec: reported}); err != nil {
+						return err
+					}
+				}
+				break
 			}
 			if errors.Is(err, io.ErrUnexpectedEOF) {
 				if limit < 0 {
@@ -163,9 +185,10 @@ func (r *Replica) apply(ctx context.Context) (err error) {
 			r.mu.Lock()
 			r.relayReadFile, r.relayReadPos = file, t.End
 			r.mu.Unlock()
-			if err := r.applyTxn(ctx, t); err != nil {
+			if err := r.applyTxn(ctx, t, end); err != nil {
 				return err
 			}
+			reported = end
 			progressed = true
 		}
 		if limit < 0 && next != "" {
@@ -177,13 +200,18 @@ func (r *Replica) apply(ctx context.Context) (err error) {
 			if err := r.opts.Log.SyncForStorage(); err != nil {
 				return err
 			}
+			// The next file's marker carries the source position once
+			// this file is gone: it must be durable first.
+			if err := r.relay.sync(); err != nil {
+				return err
+			}
 			r.relay.purge(file)
 			file = next
 			rd, err = binlog.OpenReader(r.relay.path(file))
 			if err != nil {
 				return err
 			}
-			tr = binlog.NewTxnReader(rd, file)
+			tr = newRelayReader(rd, file, &track)
 			continue
 		}
 		if progressed {
@@ -205,13 +233,13 @@ func (r *Replica) apply(ctx context.Context) (err error) {
 
 // applyTxn applies one transaction unless it was applied already. It is
 // atomic: the rows and the GTID commit together, or nothing does.
-func (r *Replica) applyTxn(ctx context.Context, t *binlog.Txn) error {
+func (r *Replica) applyTxn(ctx context.Context, t *binlog.Txn, end sourcePos) error {
 	g := t.GTID
 	if r.opts.Log.HasExecuted(g.GTID) {
 		r.mu.Lock()
 		r.skippedTxns++
 		r.mu.Unlock()
-		return nil
+		return r.pipe.add(pendingCommit{exec: end})
 	}
 	h, _ := binlog.ParseHeader(t.Events[0])
 	// The relay log holds the transaction durably (the receiver fsyncs it
@@ -252,17 +280,20 @@ func (r *Replica) applyTxn(ctx context.Context, t *binlog.Txn) error {
 			return base.Wrap(base.ClassOf(err), err, "Could not commit transaction '%s'", g.GTID)
 		}
 		if finish != nil {
-			last := t.Events[len(t.Events)-1]
-			lh, _ := binlog.ParseHeader(last)
-			return r.pipe.add(pendingCommit{finish: finish, gtid: g.GTID, execPos: uint64(lh.NextPos)})
+			return r.pipe.add(pendingCommit{finish: finish, gtid: g.GTID, exec: end})
 		}
-		return nil
+		return r.pipe.add(pendingCommit{exec: end})
 	}
-	last := t.Events[len(t.Events)-1]
-	lh, _ := binlog.ParseHeader(last)
 	r.mu.Lock()
 	r.appliedTxns++
-	r.execPos = uint64(lh.NextPos)
 	r.mu.Unlock()
+	r.setExec(end)
 	return nil
+}
+
+// setExec records the source position the applier executed up to.
+func (r *Replica) setExec(p sourcePos) {
+	r.mu.Lock()
+	r.execFile, r.execPos = p.File, p.Pos
+	r.mu.Unlock()
 }

@@ -24,7 +24,9 @@ type Config struct {
 	Port     int    `json:"port"`
 	User     string `json:"user"`
 	Password string `json:"password"`
-	// AutoPosition: GTID auto-positioning (Petrel replicas always use it).
+	// AutoPosition: GTID auto-positioning (SOURCE_AUTO_POSITION=1, Petrel's
+	// default); false replicates by file and position, resuming from the
+	// position the relay log records (position.go).
 	AutoPosition bool `json:"auto_position"`
 	// ConnectRetry is the wait between reconnection attempts.
 	ConnectRetry time.Duration `json:"connect_retry"`
@@ -149,14 +151,39 @@ func canonical(name string) string {
 	return name
 }
 
+// ErrAutoPositionConflict is MySQL's ER_BAD_REPLICA_AUTO_POSITION (1776).
+var ErrAutoPositionConflict = errors.New("Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS, RELAY_LOG_FILE and RELAY_LOG_POS cannot be set when SOURCE_AUTO_POSITION is active.")
+
+// change is what one CHANGE REPLICATION SOURCE TO does.
+type change struct {
+	cfg Config
+	// start is the position SOURCE_LOG_FILE / SOURCE_LOG_POS ask for (nil:
+	// not given; File "": the current file).
+	start *sourcePos
+	// sourceChanged: SOURCE_HOST or SOURCE_PORT names another server.
+	sourceChanged bool
+}
+
 // Apply returns cfg changed by opts (CHANGE REPLICATION SOURCE keeps the
 // options it does not name). Errors name the offending option.
 func Apply(cfg Config, opts []Option) (Config, error) {
+	c, err := applyChange(cfg, opts)
+	return c.cfg, err
+}
+
+// applyChange is Apply with the positioning facts Replica.Change acts on.
+// SOURCE_AUTO_POSITION defaults to the current setting, or for a replica
+// not configured yet to 1 (Petrel's default) unless SOURCE_LOG_FILE or
+// SOURCE_LOG_POS is given.
+func applyChange(cfg Config, opts []Option) (change, error) {
 	seen := map[string]bool{}
 	hostChanged := false
+	old := cfg
+	var start *sourcePos
+	auto := -1
 	for _, o := range opts {
 		if seen[o.Name] {
-			return cfg, fmt.Errorf("option %s is given twice", o.Name)
+			return change{cfg: cfg}, fmt.Errorf("option %s is given twice", o.Name)
 		}
 		seen[o.Name] = true
 		str := func() (string, error) {
@@ -192,10 +219,19 @@ func Apply(cfg Config, opts []Option) (Config, error) {
 			hostChanged = true
 		case "SOURCE_AUTO_POSITION":
 			if v, err = num(0, 1); err == nil {
-				if v != 1 {
-					err = errors.New("Petrel replicas use GTID auto-positioning: SOURCE_AUTO_POSITION must be 1")
-				}
-				cfg.AutoPosition = true
+				auto = int(v)
+			}
+		case "SOURCE_LOG_FILE":
+			if start == nil {
+				start = &sourcePos{}
+			}
+			start.File, err = str()
+		case "SOURCE_LOG_POS":
+			if start == nil {
+				start = &sourcePos{}
+			}
+			if v, err = num(0, 1<<32-1); err == nil {
+				start.Pos = uint64(v)
 			}
 		case "SOURCE_CONNECT_RETRY":
 			if v, err = num(1, 31536000); err == nil {
@@ -213,28 +249,43 @@ func Apply(cfg Config, opts []Option) (Config, error) {
 				cfg.HeartbeatPeriod = time.Duration(v * float64(time.Second))
 				cfg.HeartbeatSet = true
 			}
-		case "SOURCE_LOG_FILE", "SOURCE_LOG_POS", "RELAY_LOG_FILE", "RELAY_LOG_POS":
-			err = fmt.Errorf("%s cannot be combined with GTID auto-positioning; Petrel replicas position themselves by GTID", o.Name)
+		case "RELAY_LOG_FILE", "RELAY_LOG_POS":
+			// Checked below: with auto-positioning MySQL's 1776 comes first.
 		case "GET_SOURCE_PUBLIC_KEY", "SOURCE_SSL", "SOURCE_COMPRESSION_ALGORITHMS", "SOURCE_ZSTD_COMPRESSION_LEVEL", "SOURCE_DELAY", "SOURCE_BIND", "PRIVILEGE_CHECKS_USER", "REQUIRE_ROW_FORMAT", "SOURCE_CONNECTION_AUTO_FAILOVER", "GTID_ONLY":
 			// Accepted for compatibility; Petrel does not act on these yet.
 		default:
 			err = fmt.Errorf("unknown CHANGE REPLICATION SOURCE option %s", o.Name)
 		}
 		if err != nil {
-			return cfg, err
+			return change{cfg: cfg}, err
 		}
+	}
+	switch {
+	case auto >= 0:
+		cfg.AutoPosition = auto == 1
+	case !old.Configured():
+		cfg.AutoPosition = start == nil
+	}
+	if cfg.AutoPosition && (start != nil || seen["RELAY_LOG_FILE"] || seen["RELAY_LOG_POS"]) {
+		return change{cfg: cfg}, ErrAutoPositionConflict
+	}
+	if seen["RELAY_LOG_FILE"] || seen["RELAY_LOG_POS"] {
+		return change{cfg: cfg}, errors.New("RELAY_LOG_FILE and RELAY_LOG_POS are not supported: Petrel's relay log records the source position itself; use SOURCE_LOG_FILE and SOURCE_LOG_POS")
 	}
 	if hostChanged && cfg.Port == 0 {
 		cfg.Port = DefaultPort
 	}
-	cfg.AutoPosition = true
+	if start != nil && start.Pos < 4 {
+		start.Pos = 4
+	}
 	if cfg.ConnectRetry == 0 {
 		cfg.ConnectRetry = DefaultConnectRetry
 	}
 	if !seen["SOURCE_RETRY_COUNT"] && cfg.RetryCount == 0 {
 		cfg.RetryCount = DefaultRetryCount
 	}
-	return cfg, nil
+	changed := old.Configured() && (cfg.Host != old.Host || cfg.Port != old.Port)
+	return change{cfg: cfg, start: start, sourceChanged: changed}, nil
 }
 
 const configFile = "replica.json"

@@ -26,8 +26,14 @@ func TestParseAndApplyOptions(t *testing.T) {
 		{in: "SOURCE_PORT='3306'", wantErr: "needs a number"},
 		{in: "SOURCE_HOST=h", wantErr: "needs a quoted string"},
 		{in: "SOURCE_PORT=70000", wantErr: "out of range"},
-		{in: "SOURCE_AUTO_POSITION=0", wantErr: "must be 1"},
-		{in: "SOURCE_LOG_FILE='binlog.000001'", wantErr: "GTID auto-positioning"},
+		{in: "SOURCE_AUTO_POSITION=0", check: func(c Config) bool { return !c.AutoPosition }},
+		{in: "SOURCE_HOST='h'", check: func(c Config) bool { return c.AutoPosition }},
+		{in: "SOURCE_LOG_FILE='binlog.000001'", check: func(c Config) bool { return !c.AutoPosition }},
+		{in: "SOURCE_AUTO_POSITION=2", wantErr: "out of range"},
+		{in: "SOURCE_AUTO_POSITION=1, SOURCE_LOG_POS=4", wantErr: "cannot be set when SOURCE_AUTO_POSITION is active"},
+		{in: "MASTER_AUTO_POSITION=1, RELAY_LOG_FILE='r.000001'", wantErr: "cannot be set when SOURCE_AUTO_POSITION is active"},
+		{in: "SOURCE_AUTO_POSITION=0, RELAY_LOG_POS=4", wantErr: "not supported"},
+		{in: "SOURCE_LOG_POS='4'", wantErr: "needs a number"},
 		{in: "SOURCE_HOST='a', SOURCE_HOST='b'", wantErr: "twice"},
 		{in: "SOURCE_NOPE=1", wantErr: "unknown"},
 		{in: "SOURCE_HOST='unterminated", wantErr: "unterminated"},
@@ -55,6 +61,63 @@ func TestParseAndApplyOptions(t *testing.T) {
 			t.Errorf("%q: got %+v", c.in, cfg)
 		}
 	}
+}
+
+// TestChangePositioning: switching between GTID auto-positioning and file
+// and position as MySQL does, and what each CHANGE asks of the relay log.
+func TestChangePositioning(t *testing.T) {
+	auto := Config{Host: "h", Port: 3306, AutoPosition: true, ConnectRetry: time.Second, RetryCount: 1}
+	file := auto
+	file.AutoPosition = false
+	cases := []struct {
+		name    string
+		cur     Config
+		in      string
+		auto    bool
+		start   *sourcePos
+		changed bool
+		wantErr error
+	}{
+		{name: "fresh, file and position", in: "SOURCE_HOST='h', SOURCE_LOG_FILE='binlog.000002', SOURCE_LOG_POS=157", start: &sourcePos{"binlog.000002", 157}},
+		{name: "fresh, position only", in: "SOURCE_HOST='h', MASTER_LOG_POS=1000", start: &sourcePos{"", 1000}},
+		{name: "fresh, file only starts at 4", in: "SOURCE_HOST='h', SOURCE_LOG_FILE='binlog.000003'", start: &sourcePos{"binlog.000003", 4}},
+		{name: "auto replica refuses a position", cur: auto, in: "SOURCE_LOG_POS=157", auto: true, wantErr: ErrAutoPositionConflict},
+		{name: "auto to file", cur: auto, in: "SOURCE_AUTO_POSITION=0, SOURCE_LOG_FILE='binlog.000001', SOURCE_LOG_POS=4", start: &sourcePos{"binlog.000001", 4}},
+		{name: "auto to file at the relay's position", cur: auto, in: "SOURCE_AUTO_POSITION=0"},
+		{name: "file to auto", cur: file, in: "MASTER_AUTO_POSITION=1", auto: true},
+		{name: "file stays file", cur: file, in: "SOURCE_CONNECT_RETRY=3"},
+		{name: "file, new position", cur: file, in: "SOURCE_LOG_FILE='binlog.000009', SOURCE_LOG_POS=99", start: &sourcePos{"binlog.000009", 99}},
+		{name: "another source", cur: file, in: "SOURCE_HOST='h2'", changed: true},
+		{name: "same source named again", cur: auto, in: "SOURCE_HOST='h', SOURCE_PORT=3306", auto: true},
+	}
+	for _, c := range cases {
+		opts, err := ParseOptions(c.in)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		ch, err := applyChange(c.cur, opts)
+		if c.wantErr != nil {
+			if err != c.wantErr {
+				t.Errorf("%s: err %v, want %v", c.name, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		sameStart := (ch.start == nil) == (c.start == nil) && (ch.start == nil || *ch.start == *c.start)
+		if ch.cfg.AutoPosition != c.auto || !sameStart || ch.sourceChanged != c.changed {
+			t.Errorf("%s: auto=%v start=%+v changed=%v; want auto=%v start=%+v changed=%v", c.name, ch.cfg.AutoPosition, deref(ch.start), ch.sourceChanged, c.auto, deref(c.start), c.changed)
+		}
+	}
+}
+
+func deref(p *sourcePos) any {
+	if p == nil {
+		return nil
+	}
+	return struct{ File, Pos any }{p.File, p.Pos}
 }
 
 func TestConfigPersists(t *testing.T) {

@@ -136,10 +136,22 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 	if err := pc.register(r.opts.ServerID, cfg); err != nil {
 		return false, err
 	}
-	want := r.opts.Log.Executed()
-	want.AddSet(r.relay.retrievedSet())
-	if err := pc.dumpGTID(r.opts.ServerID, want); err != nil {
-		return false, err
+	var from string
+	if cfg.AutoPosition {
+		want := r.opts.Log.Executed()
+		want.AddSet(r.relay.retrievedSet())
+		if err := pc.dumpGTID(r.opts.ServerID, want); err != nil {
+			return false, err
+		}
+		from = "after " + want.String()
+	} else {
+		// The relay log ends with whole transactions at this position:
+		// nothing before it is missing, nothing after it is held.
+		p := r.relay.position()
+		if err := pc.dumpFile(r.opts.ServerID, p.File, max(p.Pos, 4)); err != nil {
+			return false, err
+		}
+		from = fmt.Sprintf("at %s:%d", p.File, max(p.Pos, 4))
 	}
 	r.mu.Lock()
 	r.ioConnected = true
@@ -148,7 +160,7 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 	r.lastHeard = r.opts.Clock.Now()
 	r.mu.Unlock()
 	r.setIOState("Waiting for source to send event")
-	r.opts.Logger.Info("replica: streaming from source", "source", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)), "source_server_id", srcID, "requested_after", want.String())
+	r.opts.Logger.Info("replica: streaming from source", "source", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)), "source_server_id", srcID, "requested", from)
 
 	// The relay log is synced in the background while the link is up
 	// (and once more as it ends); a failed sync ends the link, fatally.
@@ -307,7 +319,8 @@ func (r *Replica) receiveEvent(ev []byte, txn *pendingTxn) (*pendingTxn, error) 
 		r.mu.Lock()
 		r.sourceFile, r.sourcePos = name, pos
 		r.mu.Unlock()
-		return txn, nil
+		// Kept in the relay log: it names the source's file (position.go).
+		return nil, r.relay.append([][]byte{ev}, nil)
 	case binlog.FormatDescriptionEvent, binlog.PreviousGTIDsEvent, binlog.StopEvent:
 		if txn != nil {
 			// The stream restarted mid-transaction: drop the partial one.
@@ -428,6 +441,20 @@ func (p *packetConn) register(serverID uint32, cfg Config) error {
 	}
 	if _, err := p.read(); err != nil {
 		return err
+	}
+	return nil
+}
+
+// dumpFile sends COM_BINLOG_DUMP for everything from file:pos (file ""
+// is the source's first file).
+func (p *packetConn) dumpFile(serverID uint32, file string, pos uint64) error {
+	b := []byte{0x12}
+	b = binary.LittleEndian.AppendUint32(b, uint32(pos))
+	b = binary.LittleEndian.AppendUint16(b, 0) // flags
+	b = binary.LittleEndian.AppendUint32(b, serverID)
+	b = append(b, file...)
+	if err := p.write(b); err != nil {
+		return ioErrorf(ErrNetRead, false, "requesting the binlog stream: %v", err)
 	}
 	return nil
 }

@@ -43,6 +43,9 @@ type relayLog struct {
 	due       chan struct{}
 	syncEvery atomic.Int64 // sync_relay_log; 0: by time only
 	syncMu    sync.Mutex   // one fdatasync at a time
+	// track is the source position after the last event appended
+	// (position.go).
+	track posTracker
 }
 
 const relayPrefix = "relay."
@@ -89,6 +92,9 @@ func openRelay(dir string, maxSize uint64) (*relayLog, error) {
 			}
 		}
 		rl.retrieved.AddSet(res.GTIDs)
+		if err := scanPosition(p, &rl.track); err != nil {
+			return nil, fmt.Errorf("relay log %s: %w", name, err)
+		}
 	}
 	if err := rl.newFile(); err != nil {
 		return nil, err
@@ -108,7 +114,13 @@ func (rl *relayLog) newFile() error {
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(binlog.Magic); err != nil {
+	head := binlog.Magic
+	if rl.track.pos.File != "" {
+		// The position reached so far: it survives the purge of the
+		// files before this one.
+		head = append(append([]byte(nil), head...), relayMarker(rl.track.pos)...)
+	}
+	if _, err := f.Write(head); err != nil {
 		f.Close()
 		return err
 	}
@@ -118,7 +130,7 @@ func (rl *relayLog) newFile() error {
 			return err
 		}
 	}
-	rl.f, rl.end, rl.alloc = f, uint64(len(binlog.Magic)), uint64(len(binlog.Magic))
+	rl.f, rl.end, rl.alloc = f, uint64(len(head)), uint64(len(head))
 	rl.markDirty(0) // the magic
 	rl.files = append(rl.files, name)
 	return nil
@@ -148,6 +160,9 @@ func (rl *relayLog) append(evs [][]byte, gtid *base.GTID) error {
 	}
 	rl.end += uint64(len(buf))
 	rl.markDirty(int64(len(evs)))
+	for _, ev := range evs {
+		rl.track.observe(ev)
+	}
 	if gtid != nil {
 		rl.retrieved.Add(*gtid)
 	}
@@ -338,6 +353,7 @@ func (rl *relayLog) reset() error {
 	}
 	rl.files = nil
 	rl.retrieved = base.NewGTIDSet()
+	rl.track = posTracker{}
 	return rl.newFile()
 }
 

@@ -168,7 +168,10 @@ func New(opts Options) (*Replica, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Replica{opts: opts, relay: rl, cfg: cfg}, nil
+	r := &Replica{opts: opts, relay: rl, cfg: cfg}
+	p := rl.position()
+	r.sourceFile, r.sourcePos = p.File, p.Pos
+	return r, nil
 }
 
 // SQL-level errors (the node maps them to MySQL codes).
@@ -196,17 +199,48 @@ func (r *Replica) Change(opts []Option) error {
 	if r.cfg != nil {
 		cur = *r.cfg
 	}
-	next, err := Apply(cur, opts)
+	ch, err := applyChange(cur, opts)
+	if errors.Is(err, ErrAutoPositionConflict) {
+		return err
+	}
 	if err != nil {
 		return base.Wrap(base.ClassBadInput, err, "CHANGE REPLICATION SOURCE")
 	}
+	next := ch.cfg
 	if next.Host == "" {
 		return base.Errorf(base.ClassBadInput, "CHANGE REPLICATION SOURCE: SOURCE_HOST is required")
+	}
+	// The relay log first: it holds the position (position.go). A crash
+	// before the configuration is saved leaves the new position with the
+	// old configuration, never a half-written one.
+	switch {
+	case ch.start != nil:
+		// Replication restarts exactly there, as in MySQL: what the relay
+		// log held is discarded.
+		p := *ch.start
+		if p.File == "" {
+			p.File = r.relay.position().File
+		}
+		if err := r.relay.resetTo(p); err != nil {
+			return err
+		}
+		r.execFile, r.execPos = p.File, p.Pos
+	case ch.sourceChanged:
+		// Another server: its positions are not the old one's. Relay
+		// transactions not yet applied still are (the applier skips what
+		// it has); by file and position the new source is read from its
+		// first file, as MySQL does.
+		if err := r.relay.mark(sourcePos{}); err != nil {
+			return err
+		}
+		r.execFile, r.execPos = "", 0
 	}
 	if err := SaveConfig(r.opts.Datadir, &next); err != nil {
 		return err
 	}
 	r.cfg = &next
+	p := r.relay.position()
+	r.sourceFile, r.sourcePos = p.File, p.Pos
 	r.ioErr, r.sqlErr = threadError{}, threadError{}
 	return nil
 }

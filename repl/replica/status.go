@@ -97,6 +97,10 @@ func (r *Replica) Status() []*string {
 		relayFile, relayPos = r.relayReadFile, r.relayReadPos
 	}
 	executed := r.opts.Log.Executed().String()
+	autoPosition := "0"
+	if cfg.AutoPosition {
+		autoPosition = "1"
+	}
 	s := func(v string) *string { return &v }
 	n := func(v uint64) *string { return s(strconv.FormatUint(v, 10)) }
 	errTS := func(e threadError) *string {
@@ -119,7 +123,7 @@ func (r *Replica) Status() []*string {
 		n(r.sourcePos),                     // Read_Source_Log_Pos
 		s(relayFile),                       // Relay_Log_File
 		n(relayPos),                        // Relay_Log_Pos
-		s(r.sourceFile),                    // Relay_Source_Log_File
+		s(r.execFile),                      // Relay_Source_Log_File
 		s(ioRunning),                       // Replica_IO_Running
 		s(sqlRunning),                      // Replica_SQL_Running
 		s(""),                              // Replicate_Do_DB
@@ -163,7 +167,7 @@ func (r *Replica) Status() []*string {
 		s(""),                              // Source_SSL_Crlpath
 		s(r.relay.retrievedSet().String()), // Retrieved_Gtid_Set
 		s(executed),                        // Executed_Gtid_Set
-		s("1"),                             // Auto_Position
+		s(autoPosition),                    // Auto_Position
 		s(""),                              // Replicate_Rewrite_DB
 		s(""),                              // Channel_Name
 		s(""),                              // Source_TLS_Version
