@@ -111,7 +111,7 @@ func TestSemiSyncBadAcks(t *testing.T) {
 	ctx := testContext(t, 2*time.Minute)
 	src := startReplicaServer(t, ctx, 1, map[string]string{"rpl_semi_sync_source_enabled": "ON", "rpl_semi_sync_source_timeout": "1500"})
 	sdb := rootDB(t, src, "")
-	createReplUser(t, ctx, sdb)
+	createReplUserSemi(t, ctx, sdb)
 	executed := queryString(t, ctx, sdb, "SELECT @@GLOBAL.gtid_executed")
 
 	for i, ack := range [][]byte{

@@ -34,6 +34,18 @@ func semiNode(t *testing.T, ctx context.Context, id int, extra map[string]string
 	return startReplicaServer(t, ctx, id, vars)
 }
 
+// createReplUserSemi makes the replication account on a semi-sync source
+// with no replica yet: the account statement is binlogged like any
+// transaction, and with semi-sync ON it would wait the whole
+// rpl_semi_sync_source_timeout for an acknowledgement nobody can send (as
+// in MySQL), so semi-sync is off around it.
+func createReplUserSemi(t *testing.T, ctx context.Context, src *sql.DB) {
+	t.Helper()
+	mustExec(t, ctx, src, "SET GLOBAL rpl_semi_sync_source_enabled = OFF")
+	createReplUser(t, ctx, src)
+	mustExec(t, ctx, src, "SET GLOBAL rpl_semi_sync_source_enabled = ON")
+}
+
 // waitSemiClients waits until a source has n semi-sync replicas.
 func waitSemiClients(t *testing.T, ctx context.Context, db *sql.DB, n int64) {
 	t.Helper()
@@ -94,7 +106,7 @@ func testSemiSyncLossless(t *testing.T, ackAfter string, cycles int) {
 	nodes := []*lab.Petrel{semiNode(t, ctx, 1, vars), semiNode(t, ctx, 2, vars)}
 	dbs := []*sql.DB{rootDB(t, nodes[0], ""), rootDB(t, nodes[1], "")}
 	// The account replicates to node 2, so either node can serve the other.
-	createReplUser(t, ctx, dbs[0])
+	createReplUserSemi(t, ctx, dbs[0])
 	pointAt(t, ctx, dbs[1], nodes[0].Port(), "")
 	waitSemiClients(t, ctx, dbs[0], 1)
 	mustExec(t, ctx, dbs[0], "CREATE DATABASE ss", "CREATE TABLE ss.t (id BIGINT PRIMARY KEY, w INT NOT NULL, n INT NOT NULL)")
@@ -177,7 +189,7 @@ func TestSemiSyncReplicaKilledKeepsAcked(t *testing.T) {
 	nodes := []*lab.Petrel{semiNode(t, ctx, 1, nil), semiNode(t, ctx, 2, nil)}
 	dbs := []*sql.DB{rootDB(t, nodes[0], ""), rootDB(t, nodes[1], "")}
 	// The account replicates to node 2, so either node can serve the other.
-	createReplUser(t, ctx, dbs[0])
+	createReplUserSemi(t, ctx, dbs[0])
 	if got := queryString(t, ctx, dbs[1], "SELECT @@GLOBAL.rpl_semi_sync_replica_ack_after"); got != "RELAY_WRITE" {
 		t.Fatalf("default rpl_semi_sync_replica_ack_after = %q, want RELAY_WRITE", got)
 	}
@@ -251,7 +263,7 @@ func TestSemiSyncAckAfterSetting(t *testing.T) {
 	ctx := testContext(t, 2*time.Minute)
 	src, rep := semiNode(t, ctx, 1, nil), semiNode(t, ctx, 2, nil)
 	sdb, rdb := rootDB(t, src, ""), rootDB(t, rep, "")
-	createReplUser(t, ctx, sdb)
+	createReplUserSemi(t, ctx, sdb)
 	pointAt(t, ctx, rdb, src.Port(), "")
 	waitSemiClients(t, ctx, sdb, 1)
 	mustExec(t, ctx, sdb, "CREATE DATABASE aa", "CREATE TABLE aa.t (id BIGINT PRIMARY KEY, w INT NOT NULL, n INT NOT NULL)")
@@ -329,7 +341,7 @@ func TestSemiSyncFallbackAndStrict(t *testing.T) {
 	src := semiNode(t, ctx, 1, map[string]string{"rpl_semi_sync_source_timeout": "700", "metrics_address": fmt.Sprintf("127.0.0.1:%d", mport)})
 	rep := semiNode(t, ctx, 2, nil)
 	sdb, rdb := rootDB(t, src, ""), rootDB(t, rep, "")
-	createReplUser(t, ctx, sdb)
+	createReplUserSemi(t, ctx, sdb)
 	mustExec(t, ctx, sdb, "INSTALL PLUGIN rpl_semi_sync_master SONAME 'semisync_master.so'", "CREATE DATABASE s", "CREATE TABLE s.t (id INT PRIMARY KEY)")
 	pointAt(t, ctx, rdb, src.Port(), "")
 	waitCaughtUp(t, ctx, sdb, rdb, 20*time.Second)
@@ -479,7 +491,7 @@ func TestSyncBinlogAtRunTime(t *testing.T) {
 	src := semiNode(t, ctx, 1, nil)
 	rep := semiNode(t, ctx, 2, nil)
 	sdb, rdb := rootDB(t, src, ""), rootDB(t, rep, "")
-	createReplUser(t, ctx, sdb)
+	createReplUserSemi(t, ctx, sdb)
 	pointAt(t, ctx, rdb, src.Port(), "")
 	waitSemiClients(t, ctx, sdb, 1)
 	mustExec(t, ctx, sdb, "CREATE DATABASE sb", "CREATE TABLE sb.t (id INT PRIMARY KEY)")
