@@ -55,7 +55,7 @@ type connSet struct {
 // the statement ran, so it is a definite failure; an open transaction of
 // the connection is rolled back when the connection closes.
 func errShutdown() error {
-	return mysql.NewSQLError(mysql.ERServerShutdown, mysql.SSNetError, "Server shutdown in progress")
+	return mysql.NewSQLError(mysql.ERServerShutdown, mysql.SSServerShutdown, "Server shutdown in progress")
 }
 
 // NewConnection implements mysql.Handler: the connection is registered
