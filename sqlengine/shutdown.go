@@ -21,23 +21,21 @@ import (
 // still be acknowledged.
 
 // connState is what shutdown needs to know about one client connection.
-// It lives in mysql.Conn.ClientData. Fields other than mu's are used by the
-// connection's own goroutine, or atomically.
+// It lives in mysql.Conn.ClientData. Safe for concurrent use (vitess runs a
+// server-side cursor's statement on a goroutine of its own).
 type connState struct {
 	c *mysql.Conn
-	// busy is 1 while a command runs (the protocol runs one at a time).
+	// ctx is cancelled when the server closes the connection; every
+	// command's context ends with it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// busy counts the commands running.
 	busy atomic.Int32
 	// dump is set once the connection streams the binlog to a replica.
 	dump atomic.Bool
 	// outcomeUnknown is set by a commit whose outcome is unknown
 	// (base.ClassOutcomeUnknown); reply then drops the connection.
-	outcomeUnknown bool
-
-	mu struct {
-		sync.Mutex
-		cancel context.CancelFunc // the running command's
-		closed bool               // CloseConnections/CloseDumps closed it
-	}
+	outcomeUnknown atomic.Bool
 }
 
 // connSet is the engine's registry of client connections.
@@ -63,6 +61,7 @@ func errShutdown() error {
 func (h *errHandler) NewConnection(c *mysql.Conn) {
 	h.Handler.NewConnection(c)
 	cs := &connState{c: c}
+	cs.ctx, cs.cancel = context.WithCancel(context.Background())
 	c.ClientData = cs
 	set := &h.e.conns
 	set.mu.Lock()
@@ -75,7 +74,7 @@ func (h *errHandler) NewConnection(c *mysql.Conn) {
 	}
 	set.mu.Unlock()
 	if late {
-		c.Close()
+		cs.close()
 	}
 }
 
@@ -84,6 +83,7 @@ func (h *errHandler) forget(c *mysql.Conn) {
 		h.e.conns.mu.Lock()
 		delete(h.e.conns.mu.conns, cs)
 		h.e.conns.mu.Unlock()
+		cs.cancel()
 	}
 }
 
@@ -103,18 +103,11 @@ func (h *errHandler) begin(ctx context.Context, c *mysql.Conn) (_ context.Contex
 		cs.busy.Add(-1)
 		return ctx, nil, errShutdown()
 	}
-	cs.outcomeUnknown = false
+	cs.outcomeUnknown.Store(false)
 	ctx, cancel := context.WithCancel(ctx)
-	cs.mu.Lock()
-	cs.mu.cancel = cancel
-	if cs.mu.closed {
-		cancel()
-	}
-	cs.mu.Unlock()
+	stop := context.AfterFunc(cs.ctx, cancel)
 	return ctx, func() {
-		cs.mu.Lock()
-		cs.mu.cancel = nil
-		cs.mu.Unlock()
+		stop()
 		cancel()
 		cs.busy.Add(-1)
 	}, nil
@@ -130,8 +123,7 @@ func (h *errHandler) reply(c *mysql.Conn, err error) error {
 	if err == nil {
 		return nil
 	}
-	if cs, ok := c.ClientData.(*connState); ok && cs.outcomeUnknown {
-		cs.outcomeUnknown = false
+	if cs, ok := c.ClientData.(*connState); ok && cs.outcomeUnknown.Swap(false) {
 		h.e.log.Warn("sqlengine: the outcome of a commit is unknown; closing its connection without a reply", "connection", c.ConnectionID, "err", err)
 		c.Close()
 		return err
@@ -143,7 +135,7 @@ func (h *errHandler) reply(c *mysql.Conn, err error) error {
 // outcome is noted for reply.
 func (s *Session) commitError(err error) error {
 	if base.ClassOf(err) == base.ClassOutcomeUnknown && s.conn != nil {
-		s.conn.outcomeUnknown = true
+		s.conn.outcomeUnknown.Store(true)
 	}
 	return toMySQLError(err)
 }
@@ -227,13 +219,8 @@ func (e *Engine) CloseDumps() int {
 	return len(cs)
 }
 
-// close cancels the running command, if any, and closes the connection.
+// close cancels the running commands, if any, and closes the connection.
 func (cs *connState) close() {
-	cs.mu.Lock()
-	cs.mu.closed = true
-	if cs.mu.cancel != nil {
-		cs.mu.cancel()
-	}
-	cs.mu.Unlock()
+	cs.cancel()
 	cs.c.Close()
 }
