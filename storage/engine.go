@@ -226,6 +226,46 @@ func Open(opts Options) (*Engine, error) {
 	return e, nil
 }
 
+// errFlushGivenUp is flushUntil's answer when its caller stopped waiting.
+var errFlushGivenUp = errors.New("storage: stopped waiting for a memtable flush")
+
+// flushUntil flushes the memtables and waits for the flush, polling
+// giveUp: a failing flush (a full disk, a removed directory) is retried by
+// Pebble without end. Even starting the flush can wait, for room in a
+// full memtable queue, so that too runs on its own goroutine.
+func (e *Engine) flushUntil(giveUp func() bool) error {
+	if giveUp() {
+		return errFlushGivenUp
+	}
+	type started struct {
+		done <-chan struct{}
+		err  error
+	}
+	start := make(chan started, 1)
+	go func() {
+		done, err := e.db.AsyncFlush()
+		start <- started{done, err}
+	}()
+	var done <-chan struct{}
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case s := <-start:
+			if s.err != nil {
+				return s.err
+			}
+			done = s.done
+		case <-done:
+			return nil
+		case <-tick.C:
+			if giveUp() {
+				return errFlushGivenUp
+			}
+		}
+	}
+}
+
 // Catalog returns the engine's catalog.
 func (e *Engine) Catalog() *Catalog { return e.cat }
 
