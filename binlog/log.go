@@ -143,6 +143,7 @@ type Log struct {
 	written    logPos // end of the last Append
 	synced     logPos // end of the last fsync
 	groupsLeft int    // for sync_binlog = N
+	syncClosed bool   // Close has begun: no new fsync of the file
 
 	onRotate []func()
 	// syncBinlog is sync_binlog (-1 for 0: never), changeable at run time.
@@ -754,6 +755,9 @@ func (l *Log) syncTo(ctx context.Context, target logPos) error {
 			l.syncCond.Wait()
 			continue
 		}
+		if l.syncClosed {
+			return errClosed // Close synced everything written
+		}
 		// Leader: fsync everything written so far, for the whole group.
 		l.syncing = true
 		upto := l.written
@@ -790,7 +794,9 @@ func (l *Log) syncTo(ctx context.Context, target logPos) error {
 		l.syncCond.Broadcast()
 		l.wake()
 	}
-	return ctx.Err()
+	// Durable: a cancelled ctx no longer matters (the fsync is not
+	// interruptible, and reporting a durable commit failed would be false).
+	return nil
 }
 
 // wake tells dump threads that the log grew.
@@ -931,8 +937,17 @@ func (l *Log) StatsSnapshot() (commits, groups, bytes uint64) {
 }
 
 // Close syncs the current file, marks it finished (InUseFlag cleared) and
-// closes it.
+// closes it. An fsync in progress is waited for first (closing the file
+// under it would fail it with EBADF); waiters not yet synced then get
+// errClosed.
 func (l *Log) Close() error {
+	l.syncMu.Lock()
+	for l.syncing {
+		l.syncCond.Wait()
+	}
+	l.syncClosed = true
+	l.syncCond.Broadcast()
+	l.syncMu.Unlock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {

@@ -196,7 +196,7 @@ func (m *MariaDB) startLocked(ctx context.Context) error {
 	if m.opts.Stderr != nil {
 		out = io.MultiWriter(m.log, m.opts.Stderr)
 	}
-	proc, err := startProcess(m.opts.Binary, m.args, out, m.opts.Logger)
+	proc, err := startProcess(m.opts.Binary, m.args, nil, out, m.opts.Logger)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -30,6 +31,8 @@ type PetrelOptions struct {
 	RootPassword string
 	// ExtraArgs are appended after the flags above.
 	ExtraArgs []string
+	// Env is added to the server's environment (e.g. PETREL_FAILPOINTS).
+	Env []string
 	// Stderr, if set, also receives the server's output as it is written
 	// (e.g. os.Stderr while debugging). Default: nil (only Log keeps it).
 	Stderr io.Writer
@@ -124,7 +127,7 @@ func (p *Petrel) startLocked(ctx context.Context) error {
 	if p.opts.Stderr != nil {
 		out = io.MultiWriter(p.log, p.opts.Stderr)
 	}
-	proc, err := startProcess(p.opts.Binary, p.args, out, p.opts.Logger)
+	proc, err := startProcess(p.opts.Binary, p.args, p.opts.Env, out, p.opts.Logger)
 	if err != nil {
 		return err
 	}
@@ -161,6 +164,41 @@ func (p *Petrel) Kill() error {
 		return nil
 	}
 	return p.mu.proc.kill()
+}
+
+// Signal sends sig to the running server without waiting (Stop sends
+// SIGTERM and waits); see Wait.
+func (p *Petrel) Signal(sig os.Signal) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.mu.proc == nil || p.mu.proc.exited() {
+		return fmt.Errorf("lab: petrel is not running")
+	}
+	return p.mu.proc.cmd.Process.Signal(sig)
+}
+
+// Wait waits until the server process exits (or ctx ends) and returns its
+// exit code (-1 if a signal ended it).
+func (p *Petrel) Wait(ctx context.Context) (int, error) {
+	p.mu.Lock()
+	proc := p.mu.proc
+	p.mu.Unlock()
+	if proc == nil {
+		return 0, fmt.Errorf("lab: petrel was never started")
+	}
+	select {
+	case <-proc.done:
+		return proc.cmd.ProcessState.ExitCode(), nil
+	case <-ctx.Done():
+		return 0, fmt.Errorf("lab: waiting for petrel (pid %d) to exit: %w", proc.pid(), ctx.Err())
+	}
+}
+
+// SetEnv replaces Options.Env for the next Restart.
+func (p *Petrel) SetEnv(env []string) {
+	p.mu.Lock()
+	p.opts.Env = env
+	p.mu.Unlock()
 }
 
 // Restart starts the server again on the same datadir, port and flags and

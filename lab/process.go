@@ -42,8 +42,11 @@ type process struct {
 // startProcess starts name with args, sending stdout and stderr to out.
 // A reaper goroutine waits for the process; it ends when the process exits,
 // which Stop or Kill (or, on Linux, our own death) guarantees.
-func startProcess(name string, args []string, out io.Writer, logger *slog.Logger) (*process, error) {
+func startProcess(name string, args, env []string, out io.Writer, logger *slog.Logger) (*process, error) {
 	cmd := exec.Command(name, args...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout = out
 	cmd.Stderr = out
 	cmd.SysProcAttr = sysProcAttr()

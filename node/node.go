@@ -120,6 +120,7 @@ func Open(opts Options) (*Node, error) {
 	binlogVariables(logBin, opts.Datadir)
 	n := &Node{opts: opts}
 	n.replVariables()
+	shutdownVariables()
 	if err := sqlengine.CheckVariables(vars); err != nil {
 		return nil, fmt.Errorf("node: config: %w", err)
 	}
@@ -294,26 +295,3 @@ func (n *Node) ServerUUID() string { return n.meta.ServerUUID }
 
 // SQL returns the SQL engine.
 func (n *Node) SQL() *sqlengine.Engine { return n.sql }
-
-// Close stops the listener and closes storage.
-func (n *Node) Close() error {
-	var errs []error
-	if n.stopWatch != nil {
-		n.stopWatch()
-		<-n.watchDone
-	}
-	n.closeMetrics()
-	if n.replica != nil {
-		errs = append(errs, n.replica.Close())
-	}
-	if n.srv != nil {
-		errs = append(errs, n.srv.Close())
-	}
-	if n.binlog != nil {
-		errs = append(errs, n.binlog.Close())
-	}
-	if n.store != nil {
-		errs = append(errs, n.store.Close())
-	}
-	return errors.Join(errs...)
-}

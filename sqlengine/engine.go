@@ -64,6 +64,8 @@ type Engine struct {
 	admin    adminRegistry
 	sm       *server.SessionManager
 	repl     ReplicationSource
+	// conns are the client connections, for shutdown (shutdown.go).
+	conns connSet
 	// fastWrites enables the prepared write fast path (tests switch it
 	// off to compare with GMS).
 	fastWrites     atomic.Bool
@@ -204,6 +206,7 @@ func (e *Engine) NewSession(_ context.Context, conn *mysql.Conn, addr string) (s
 	}
 	client := sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}
 	s := &Session{BaseSession: sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID), eng: e}
+	s.conn, _ = conn.ClientData.(*connState)
 	e.sessMu.Lock()
 	e.sessions[conn.ConnectionID] = s
 	e.sessMu.Unlock()

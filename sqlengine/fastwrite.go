@@ -365,7 +365,7 @@ func (e *Engine) execWrite(ctx context.Context, s *Session, p *writePlan, bind m
 		txn.StatementComplete()
 		if explicit == nil {
 			if err := txn.Commit(ctx); err != nil {
-				return true, toMySQLError(err)
+				return true, s.commitError(err)
 			}
 		}
 		s.ClearWarnings()

@@ -30,49 +30,70 @@ func (e *Engine) wrapHandler(h mysql.Handler) (mysql.Handler, error) {
 func (h *errHandler) ConnectionClosed(c *mysql.Conn) {
 	h.Handler.ConnectionClosed(c)
 	h.e.connectionClosed(c.ConnectionID)
+	h.forget(c)
 }
 
 func (h *errHandler) ComInitDB(c *mysql.Conn, schema string) error {
-	return clientError(h.Handler.ComInitDB(c, schema))
+	_, end, err := h.begin(context.Background(), c)
+	if err != nil {
+		return err
+	}
+	defer end()
+	return h.reply(c, h.Handler.ComInitDB(c, schema))
 }
 
 func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) error {
 	if err := checkPacket(len(q)); err != nil {
 		return err
 	}
+	ctx, end, err := h.begin(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer end()
 	if st, m := h.e.matchAdmin(q); st != nil {
-		return clientError(h.e.runAdmin(ctx, c, st, m, q, cb, false))
+		return h.reply(c, h.e.runAdmin(ctx, c, st, m, q, cb, false))
 	}
 	cb = textFloats(cb)
 	if isShowVariables(q) {
 		cb = onOffVariables(cb)
 	}
-	return clientError(h.Handler.ComQuery(ctx, c, q, cb))
+	return h.reply(c, h.Handler.ComQuery(ctx, c, q, cb))
 }
 
 func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) (string, error) {
 	if err := checkPacket(len(q)); err != nil {
 		return "", err
 	}
+	ctx, end, err := h.begin(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	defer end()
 	cb = textFloats(cb)
 	first, rest := splitFirst(q)
 	if st, m := h.e.matchAdmin(first); st != nil {
 		if strings.TrimSpace(rest) == "" {
 			rest = ""
 		}
-		return rest, clientError(h.e.runAdmin(ctx, c, st, m, first, cb, rest != ""))
+		return rest, h.reply(c, h.e.runAdmin(ctx, c, st, m, first, cb, rest != ""))
 	}
 	if isShowVariables(first) {
 		cb = onOffVariables(cb)
 	}
-	rest, err := h.Handler.ComMultiQuery(ctx, c, q, cb)
-	return rest, clientError(err)
+	rest, err = h.Handler.ComMultiQuery(ctx, c, q, cb)
+	return rest, h.reply(c, err)
 }
 
 func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p *mysql.PrepareData) ([]*querypb.Field, error) {
 	if err := checkPacket(len(q)); err != nil {
 		return nil, err
 	}
+	ctx, end, err := h.begin(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
 	f, err := h.Handler.ComPrepare(ctx, c, q, p)
 	if err == nil && p != nil && p.ParamsCount == 0 {
 		if k := txnStatement(q); k != "" {
@@ -90,7 +111,7 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 			}
 		}
 	}
-	return f, clientError(err)
+	return f, h.reply(c, err)
 }
 
 func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.PrepareData, cb func(*sqltypes.Result) error) error {
@@ -101,6 +122,11 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 	if err := checkPacket(n); err != nil {
 		return err
 	}
+	ctx, end, err := h.begin(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer end()
 	if plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt); plan.point != nil || plan.write != nil || plan.rng != nil || plan.txn != "" {
 		if s := h.e.session(c.ConnectionID); s != nil {
 			var ok bool
@@ -121,39 +147,59 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 				ok, err = h.e.execTxnStatement(ctx, s, plan.txn, cb)
 			}
 			if ok {
-				return clientError(err)
+				return h.reply(c, err)
 			}
 		}
 	}
-	return clientError(h.Handler.ComStmtExecute(ctx, c, p, cb))
+	return h.reply(c, h.Handler.ComStmtExecute(ctx, c, p, cb))
 }
 
 func (h *errHandler) ComParsedQuery(ctx context.Context, c *mysql.Conn, q string, parsed ast.Statement, cb mysql.ResultSpoolFn) error {
-	if x, ok := h.Handler.(mysql.ExtendedHandler); ok {
-		return clientError(x.ComParsedQuery(ctx, c, q, parsed, cb))
+	ctx, end, err := h.begin(ctx, c)
+	if err != nil {
+		return err
 	}
-	return clientError(h.Handler.ComQuery(ctx, c, q, cb))
+	defer end()
+	if x, ok := h.Handler.(mysql.ExtendedHandler); ok {
+		return h.reply(c, x.ComParsedQuery(ctx, c, q, parsed, cb))
+	}
+	return h.reply(c, h.Handler.ComQuery(ctx, c, q, cb))
 }
 
 func (h *errHandler) ComPrepareParsed(ctx context.Context, c *mysql.Conn, q string, parsed ast.Statement, p *mysql.PrepareData) (mysql.ParsedQuery, []*querypb.Field, error) {
+	ctx, end, err := h.begin(ctx, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer end()
 	if x, ok := h.Handler.(mysql.ExtendedHandler); ok {
 		pq, f, err := x.ComPrepareParsed(ctx, c, q, parsed, p)
-		return pq, f, clientError(err)
+		return pq, f, h.reply(c, err)
 	}
 	return nil, nil, errors.New("prepare of parsed statements is not supported")
 }
 
 func (h *errHandler) ComExecuteBound(ctx context.Context, c *mysql.Conn, q string, bound mysql.BoundQuery, cb mysql.ResultSpoolFn) error {
+	ctx, end, err := h.begin(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer end()
 	if x, ok := h.Handler.(mysql.ExtendedHandler); ok {
-		return clientError(x.ComExecuteBound(ctx, c, q, bound, cb))
+		return h.reply(c, x.ComExecuteBound(ctx, c, q, bound, cb))
 	}
 	return errors.New("execute of bound statements is not supported")
 }
 
 func (h *errHandler) ComBind(ctx context.Context, c *mysql.Conn, q string, pq mysql.ParsedQuery, p *mysql.PrepareData) (mysql.BoundQuery, []*querypb.Field, error) {
+	ctx, end, err := h.begin(ctx, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer end()
 	if x, ok := h.Handler.(mysql.ExtendedHandler); ok {
 		bq, f, err := x.ComBind(ctx, c, q, pq, p)
-		return bq, f, clientError(err)
+		return bq, f, h.reply(c, err)
 	}
 	return nil, nil, errors.New("bind is not supported")
 }
@@ -280,6 +326,11 @@ func clientError(err error) error {
 	var se *mysql.SQLError
 	if !errors.As(err, &se) {
 		return err
+	}
+	if se.Num < 1000 {
+		// Not a MySQL server error number (an operating-system errno that
+		// reached vitess's "(errno N)" parsing): clients would misread it.
+		return mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "%s", se.Message)
 	}
 	if se.Num != mysql.ERUnknownError {
 		if st, ok := sqlStates[se.Num]; ok && se.State != st {

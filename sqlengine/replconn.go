@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 
 	"petrel/internal/base"
 )
@@ -61,6 +62,10 @@ func (l listener) Accept() (net.Conn, error) {
 type cmdConn struct {
 	net.Conn
 	pending []byte // bytes for vitess not yet read
+	// closed is set when the server closes the connection on purpose
+	// (shutdown, a commit of unknown outcome): vitess then sees a clean
+	// end of stream instead of logging an error per connection.
+	closed atomic.Bool
 
 	mu       sync.Mutex
 	register *RegisterRequest
@@ -68,16 +73,39 @@ type cmdConn struct {
 	bad      error // the last replication command was malformed
 }
 
+// Close closes the connection; reads then end with io.EOF and writes
+// are dropped.
+func (c *cmdConn) Close() error {
+	c.closed.Store(true)
+	return c.Conn.Close()
+}
+
+// Write passes p on; after Close it drops it (the reply of a statement
+// whose connection the server closed is not sent, by design).
+func (c *cmdConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	if err != nil && c.closed.Load() {
+		return len(p), nil
+	}
+	return n, err
+}
+
 // Read hands vitess whole frames, rewriting replication commands.
 func (c *cmdConn) Read(p []byte) (int, error) {
 	if len(c.pending) == 0 {
 		var hdr [4]byte
 		if _, err := io.ReadFull(c.Conn, hdr[:]); err != nil {
+			if c.closed.Load() {
+				return 0, io.EOF
+			}
 			return 0, err
 		}
 		n := int(hdr[0]) | int(hdr[1])<<8 | int(hdr[2])<<16
 		payload := make([]byte, n)
 		if _, err := io.ReadFull(c.Conn, payload); err != nil {
+			if c.closed.Load() {
+				return 0, io.EOF
+			}
 			if errors.Is(err, io.EOF) {
 				err = io.ErrUnexpectedEOF
 			}

@@ -67,6 +67,11 @@ func (h *errHandler) ComRegisterReplica(c *mysql.Conn, _ string, _ uint16, _ str
 	if !ok || h.e.repl == nil {
 		return mysql.NewSQLError(mysql.ERUnknownComError, mysql.SSUnknownComError, "replication is not available on this server")
 	}
+	_, end, err := h.begin(context.Background(), c)
+	if err != nil {
+		return err
+	}
+	defer end()
 	r, err := cc.takeRegister()
 	if err != nil {
 		return mysql.NewSQLError(1835 /* ER_MALFORMED_PACKET */, mysql.SSUnknownSQLState, "%s", err.Error())
@@ -91,6 +96,16 @@ func (h *errHandler) ComBinlogDumpGTID(c *mysql.Conn, _ string, _ uint64, _ mysq
 	if !ok || h.e.repl == nil {
 		return mysql.NewSQLError(mysql.ERUnknownComError, mysql.SSUnknownComError, "replication is not available on this server")
 	}
+	// A dump runs until CloseDumps, after the client connections closed:
+	// it is not a statement shutdown waits for.
+	if cs, ok := c.ClientData.(*connState); ok {
+		cs.dump.Store(true)
+	}
+	ctx, end, err := h.begin(context.Background(), c)
+	if err != nil {
+		return err
+	}
+	defer end()
 	d, err := cc.takeDump()
 	if err != nil {
 		return mysql.NewSQLError(mysql.ERMasterFatalReadingBinlog, mysql.SSUnknownSQLState, "%s", err.Error())
@@ -117,7 +132,7 @@ func (h *errHandler) ComBinlogDumpGTID(c *mysql.Conn, _ string, _ uint64, _ mysq
 			req.SemiSync = true
 		}
 	}
-	if err := h.e.repl.Dump(context.Background(), req); err != nil {
+	if err := h.e.repl.Dump(ctx, req); err != nil {
 		return toMySQLError(err)
 	}
 	return nil

@@ -2,7 +2,9 @@ package sqlengine
 
 import (
 	"errors"
+	"fmt"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -23,6 +25,9 @@ type Session struct {
 	// origin marks the session's transactions as another server's
 	// (statements the replication applier replays).
 	origin *storage.Origin
+	// conn is the client connection's shutdown state (nil for internal
+	// sessions).
+	conn *connState
 	// started are the transactions begun during the current command: GMS
 	// sometimes drops one (SetTransaction(nil)) without rolling it back.
 	started []*Transaction
@@ -92,7 +97,7 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 		t.txn.LogQuery(ctx.GetCurrentDatabase(), q)
 	}
 	if err := t.txn.Commit(ctx); err != nil {
-		return toMySQLError(err)
+		return s.commitError(err)
 	}
 	return nil
 }
@@ -356,15 +361,35 @@ func toMySQLError(err error) error {
 	case base.ClassReadOnly:
 		return mysql.NewSQLError(mysql.EROptionPreventsStatement, mysql.SSUnknownSQLState, "%s", msg)
 	case base.ClassWritesRefused:
-		return mysql.NewSQLError(3 /* ER_ERROR_ON_WRITE */, mysql.SSUnknownSQLState, "%s", msg)
+		return mysql.NewSQLError(erErrorOnWrite, mysql.SSUnknownSQLState, "Error writing file%s: %s", errnoText(err), msg)
 	case base.ClassCorrupt:
 		return mysql.NewSQLError(1030, mysql.SSUnknownSQLState, "Got error from storage engine: %s", msg)
 	case base.ClassInterrupted:
 		return mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "%s", msg)
 	case base.ClassShutdown:
-		return mysql.NewSQLError(mysql.ERServerShutdown, mysql.SSUnknownSQLState, "Server shutdown in progress")
+		return errShutdown()
+	case base.ClassOutcomeUnknown:
+		// The handler closes the connection instead of sending this
+		// (errHandler.reply); internal callers see it.
+		return mysql.NewSQLError(erErrorDuringCommit, mysql.SSUnknownSQLState, "Got error during COMMIT, and the transaction may or may not be committed: %s", msg)
 	}
 	return mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "%s", msg)
+}
+
+// MySQL error numbers vitess has no constant for.
+const (
+	erErrorOnWrite      = 1026 // ER_ERROR_ON_WRITE
+	erErrorDuringCommit = 1180 // ER_ERROR_DURING_COMMIT
+)
+
+// errnoText is " (errno: N - text)" for an operating-system error inside
+// err, as MySQL prints it, or "".
+func errnoText(err error) string {
+	var no syscall.Errno
+	if !errors.As(err, &no) {
+		return ""
+	}
+	return fmt.Sprintf(" (errno: %d - %s)", int(no), no.Error())
 }
 
 func isDDL(q string) bool {

@@ -131,9 +131,10 @@ func (t *Txn) CommitStart(ctx context.Context) (func(context.Context) error, err
 	e.commitMu.Unlock()
 	if err != nil {
 		t.finish()
-		if c := base.ClassOf(err); c == base.ClassDuplicate || c == base.ClassBadInput || c == base.ClassReadOnly {
-			// The sink refused this record (a GTID it already has) without
-			// writing anything: only this transaction fails.
+		if c := base.ClassOf(err); c == base.ClassDuplicate || c == base.ClassBadInput || c == base.ClassReadOnly || c == base.ClassShutdown {
+			// The sink refused this record (a GTID it already has, or the
+			// engine is closing) without writing anything: only this
+			// transaction fails.
 			return nil, err
 		}
 		e.refuseWrites(err)
@@ -165,13 +166,13 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 			notAcked = err
 		} else if err != nil {
 			// The record may be in the sink: storage must still take its
-			// place in the sequence (or recovery would see a gap), but the
-			// client hears of the failure. The sink decides whether writes
-			// may go on (semi-sync strict mode keeps the data; a failed
-			// fsync refuses further writes).
+			// place in the sequence (or recovery would see a gap), and the
+			// client must not hear of a definite failure: the record may
+			// be durable, and recovery replays it. Further writes are
+			// refused until the sink recovers.
 			e.turn.do(rec.Seq, nil)
 			e.refuseWrites(err)
-			return base.Wrap(classifyWriteErr(err), err, "storage: commit")
+			return base.Wrap(base.ClassOutcomeUnknown, err, "storage: commit outcome unknown")
 		}
 	}
 
@@ -200,7 +201,7 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 			if err := e.syncLog(); err != nil {
 				e.turn.do(rec.Seq, nil)
 				e.refuseWrites(err)
-				return base.Wrap(classifyWriteErr(err), err, "storage: commit")
+				return base.Wrap(base.ClassOutcomeUnknown, err, "storage: commit outcome unknown")
 			}
 			e.stats.StorageSyncs.Add(1)
 		}

@@ -64,6 +64,11 @@ type Options struct {
 	// writes in flight, and writes are refused until ClearWriteError
 	// restores it. Default 4 × MemTableSize; negative disables it.
 	ReserveSize int64
+	// CloseTimeout bounds Close: what has not finished by then (commits in
+	// flight, a memtable flush that cannot complete, Pebble's own close)
+	// is abandoned and logged, and recovery at the next Open completes it.
+	// Default 10s.
+	CloseTimeout time.Duration
 	// LogIsWAL makes the commit sink's log (the binary log) storage's only
 	// write-ahead log: Pebble runs without its own WAL and recovery replays
 	// the sink's log over what Pebble flushed (see logwal.go). Set it only
@@ -89,6 +94,9 @@ func (o *Options) setDefaults() error {
 	}
 	if o.MemTableSize == 0 {
 		o.MemTableSize = 2 << 20
+	}
+	if o.CloseTimeout <= 0 {
+		o.CloseTimeout = 10 * time.Second
 	}
 	if o.ReserveSize == 0 {
 		o.ReserveSize = 4 * int64(o.MemTableSize)
@@ -136,6 +144,9 @@ type Engine struct {
 	preparer  atomic.Pointer[Preparer]
 	closing   chan struct{}
 	closeOnce sync.Once
+	// stopped, once set (StopCommits), turns every new commit away at the
+	// sink, before anything is written.
+	stopped atomic.Pointer[error]
 
 	stats Stats
 }
@@ -215,51 +226,36 @@ func Open(opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// Close flushes memtables (so a clean stop leaves nothing that only the
-// WAL holds) and closes the engine. Open transactions must be finished
-// first. While writes are refused there is no flush: it would need disk
-// space, and Pebble cannot flush at all after its WAL failed (the memtable
-// rotation panics). Pebble replays the WAL at the next Open instead.
-func (e *Engine) Close() error {
-	e.closeOnce.Do(func() { close(e.closing) })
-	e.bg.Wait()
-	var ferr error
-	flushed := false
-	if !e.refusing() {
-		ferr = e.flushForClose()
-		flushed = ferr == nil && !e.refusing()
-	}
-	err := e.db.Close()
-	e.bg.Wait() // a WAL error on close refuses writes too
-	if flushed && err == nil {
-		e.removeLogIsWALMarker()
-	}
-	return errors.Join(err, ferr)
-}
-
-// flushForClose flushes the memtables, giving up if the disk fills
-// meanwhile.
-func (e *Engine) flushForClose() error {
-	if err := e.flushUntil(e.refusing); err != errFlushGivenUp {
-		return err
-	}
-	return nil
-}
-
 // errFlushGivenUp is flushUntil's answer when its caller stopped waiting.
 var errFlushGivenUp = errors.New("storage: stopped waiting for a memtable flush")
 
 // flushUntil flushes the memtables and waits for the flush, polling
-// giveUp: a failing flush (a full disk) is retried by Pebble without end.
+// giveUp: a failing flush (a full disk, a removed directory) is retried by
+// Pebble without end. Even starting the flush can wait, for room in a
+// full memtable queue, so that too runs on its own goroutine.
 func (e *Engine) flushUntil(giveUp func() bool) error {
-	done, err := e.db.AsyncFlush()
-	if err != nil {
-		return err
+	if giveUp() {
+		return errFlushGivenUp
 	}
+	type started struct {
+		done <-chan struct{}
+		err  error
+	}
+	start := make(chan started, 1)
+	go func() {
+		done, err := e.db.AsyncFlush()
+		start <- started{done, err}
+	}()
+	var done <-chan struct{}
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		select {
+		case s := <-start:
+			if s.err != nil {
+				return s.err
+			}
+			done = s.done
 		case <-done:
 			return nil
 		case <-tick.C:
@@ -381,6 +377,9 @@ type gatedSink struct {
 }
 
 func (g gatedSink) Append(rec *CommitRecord) error {
+	if p := g.e.stopped.Load(); p != nil {
+		return *p
+	}
 	if p := g.e.gate.Load(); p != nil {
 		return *p
 	}

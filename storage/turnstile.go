@@ -1,6 +1,9 @@
 package storage
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // turnstile runs each commit's storage apply strictly in sequence order.
 // It combines: the goroutine whose turn it is runs its own step and then
@@ -92,4 +95,25 @@ func (t *turnstile) done() uint64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.last
+}
+
+// waitPassedCtx is waitPassed ending early, with false, when ctx ends.
+func (t *turnstile) waitPassedCtx(ctx context.Context, seq uint64) bool {
+	stop := context.AfterFunc(ctx, func() {
+		t.mu.Lock()
+		t.passed.Broadcast()
+		t.mu.Unlock()
+	})
+	defer stop()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.watchers++
+	defer func() { t.watchers-- }()
+	for t.last < seq {
+		if ctx.Err() != nil {
+			return false
+		}
+		t.passed.Wait()
+	}
+	return true
 }

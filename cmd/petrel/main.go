@@ -17,11 +17,13 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/sirupsen/logrus"
 
 	"petrel/cluster"
 	"petrel/internal/config"
+	"petrel/internal/failpoint"
 	"petrel/node"
 )
 
@@ -64,7 +66,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // the same ones under their MySQL names.
 type serverFlags struct {
 	datadir, bind, rootPW, configFile, logLevel, metrics string
-	port, serverID                                       int
+	port, serverID, shutdownTimeout                      int
 	skipLogBin, truncateCorrupt                          bool
 }
 
@@ -83,6 +85,7 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.truncateCorrupt, "binlog-recovery-truncate-corrupt", false,
 		"at startup, cut the binary log at a corrupt event instead of refusing to start (binlog_recovery_truncate_corrupt; logged, the cut bytes kept aside)")
 	fs.StringVar(&f.metrics, "metrics-address", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9104)")
+	fs.IntVar(&f.shutdownTimeout, "shutdown-timeout", 0, "seconds from SIGTERM to exit, whatever storage is doing (shutdown_timeout; default 10)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -107,6 +110,9 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 	}
 	if f.truncateCorrupt {
 		vars["binlog_recovery_truncate_corrupt"] = "ON"
+	}
+	if f.shutdownTimeout != 0 {
+		vars["shutdown_timeout"] = strconv.Itoa(f.shutdownTimeout)
 	}
 	// Options the node takes directly; flags win over the file.
 	take := func(name string, dst *string) {
@@ -163,23 +169,71 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 		go func() { logger.Info("pprof", "err", http.ListenAndServe(addr, nil)) }()
 	}
 
+	if spec := os.Getenv(failpoint.EnvVar); spec != "" {
+		names, err := failpoint.EnableSpec(spec)
+		if err != nil {
+			fmt.Fprintf(stderr, "petrel server: %s: %v\n", failpoint.EnvVar, err)
+			return 2
+		}
+		logger.Warn("petrel: failpoints armed (tests only)", "points", names)
+	}
+
+	// A signal during start-up ends the process at once: whatever start-up
+	// did (recovery included) is redone at the next start, as after a crash.
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	opened := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sig:
+			logger.Error("petrel: signal during start-up; exiting at once", "signal", s.String())
+			os.Exit(1)
+		case <-opened:
+		}
+	}()
 	n, err := node.Open(node.Options{
 		Datadir: f.datadir, BindAddress: f.bind, Port: f.port, ServerID: uint32(f.serverID),
 		RootPassword: f.rootPW, Variables: vars, Logger: logger, Out: stdout, MetricsAddress: f.metrics,
 	})
+	close(opened)
 	if err != nil {
 		fmt.Fprintf(stderr, "petrel server: %v\n", err)
 		return 1
 	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	s := <-sig
-	logger.Info("petrel: shutting down", "signal", s.String())
-	if err := n.Close(); err != nil {
-		fmt.Fprintf(stderr, "petrel server: shutdown: %v\n", err)
+	return shutdown(n, s, sig, logger, stderr)
+}
+
+// shutdown stops n within shutdown_timeout of the signal s. The node gets
+// the timeout less a small margin, so that it logs what it abandons
+// before the watchdog here exits regardless; another signal exits at once.
+// The exit status is 0 for a complete shutdown, 1 otherwise (as MySQL's:
+// 1 = unsuccessful termination).
+func shutdown(n *node.Node, s os.Signal, sig <-chan os.Signal, logger *slog.Logger, stderr io.Writer) int {
+	timeout := n.ShutdownTimeout()
+	logger.Info("petrel: shutting down", "signal", s.String(), "shutdown_timeout", timeout)
+	margin := min(timeout/10, 500*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout-margin)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- n.Shutdown(ctx) }()
+	watchdog := time.NewTimer(timeout)
+	defer watchdog.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			fmt.Fprintf(stderr, "petrel server: shutdown: %v\n", err)
+			return 1
+		}
+		logger.Info("petrel: shutdown complete")
+		return 0
+	case s := <-sig:
+		logger.Error("petrel: second signal; exiting at once without finishing the shutdown: the next start recovers from the binlog", "signal", s.String())
+		return 1
+	case <-watchdog.C:
+		logger.Error("petrel: shutdown_timeout passed; exiting without finishing the shutdown: the next start recovers from the binlog", "shutdown_timeout", timeout)
 		return 1
 	}
-	return 0
 }
 
 func runCluster(args []string, stdout, stderr io.Writer) int {

@@ -17,15 +17,21 @@ const (
 	ClassInternal      Class = iota
 	ClassDeadlock            // 1213, whole transaction rolled back
 	ClassLockTimeout         // 1205, statement rolled back
-	ClassDiskFull            // 1021 / 3 (ER_DISK_FULL / ER_ERROR_ON_WRITE)
+	ClassDiskFull            // 1021 (ER_DISK_FULL)
 	ClassReadOnly            // 1290 (--read-only)
 	ClassCorrupt             // refuse to start, or 1030 at runtime
 	ClassDuplicate           // 1062
 	ClassNotFound            // 1146 / 1049
 	ClassBadInput            // 1064-like, malformed input
-	ClassShutdown            // 1053
-	ClassWritesRefused       // storage/binlog lost durability: writes refused until fixed
+	ClassShutdown            // 1053: refused before anything was written
+	ClassWritesRefused       // 1026 (ER_ERROR_ON_WRITE): storage/binlog lost durability, writes refused until fixed
 	ClassInterrupted         // 1317: the wait was interrupted (the commit itself may stand)
+	// ClassOutcomeUnknown: a commit written to the commit sink (the binlog)
+	// failed before it was known durable; after a restart it may or may not
+	// be there. Never reported as a definite failure: the client's
+	// connection is closed without a reply (CR_SERVER_LOST 2013), as when
+	// MySQL goes away under a commit.
+	ClassOutcomeUnknown
 )
 
 // Error carries a Class alongside a package-prefixed message.

@@ -1,0 +1,44 @@
+package sqlengine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/dolthub/vitess/go/mysql"
+
+	"petrel/internal/base"
+)
+
+// TestClientErrorNumbers: every Petrel error class reaches clients with
+// MySQL's number and SQLSTATE, and no error number below 1000 (an errno,
+// such as the 3 that once came from a failed fdatasync) ever does.
+func TestClientErrorNumbers(t *testing.T) {
+	eio := fmt.Errorf("binlog: fsync: %w", syscall.EIO)
+	for _, tc := range []struct {
+		name  string
+		err   error
+		num   int
+		state string
+		text  string
+	}{
+		{"writes refused", base.Wrap(base.ClassWritesRefused, eio, "storage: writes refused after a failed commit"), 1026, "HY000", "errno: 5 - input/output error"},
+		{"shutdown", base.Errorf(base.ClassShutdown, "storage: the server is shutting down"), 1053, "08S01", "Server shutdown in progress"},
+		{"disk full", base.Wrap(base.ClassDiskFull, syscall.ENOSPC, "storage: disk full"), 1021, "HY000", "Disk full"},
+		{"outcome unknown", base.Wrap(base.ClassOutcomeUnknown, eio, "storage: commit outcome unknown"), 1180, "HY000", "may or may not be committed"},
+		{"raw errno number", mysql.NewSQLError(3, "HY000", "fdatasync: bad file descriptor"), 1105, "HY000", "bad file descriptor"},
+		{"errno parsed from a message", mysql.NewSQLErrorFromError(errors.New("wrapped: x (errno 3) (sqlstate HY000)")), 1105, "HY000", "wrapped"},
+	} {
+		err := clientError(tc.err)
+		var se *mysql.SQLError
+		if !errors.As(err, &se) {
+			t.Errorf("%s: %v is not a MySQL error", tc.name, err)
+			continue
+		}
+		if se.Num != tc.num || se.State != tc.state || !strings.Contains(se.Message, tc.text) {
+			t.Errorf("%s: got %d (%s) %q, want %d (%s) containing %q", tc.name, se.Num, se.State, se.Message, tc.num, tc.state, tc.text)
+		}
+	}
+}

@@ -1,0 +1,226 @@
+package sqlengine
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dolthub/vitess/go/mysql"
+
+	"petrel/internal/base"
+)
+
+// Shutdown, client side, in MySQL's order (docs/ARCHITECTURE.md,
+// "Shutdown"): the node stops the listener, then StopStatements turns new
+// statements away with ER_SERVER_SHUTDOWN, WaitStatements lets the running
+// ones finish, CloseConnections closes every client connection (a
+// statement still running is cancelled and gets no reply: its client sees
+// CR_SERVER_LOST, outcome unknown), and CloseDumps ends the replication
+// dump threads last, so that a semi-sync commit draining meanwhile can
+// still be acknowledged.
+
+// connState is what shutdown needs to know about one client connection.
+// It lives in mysql.Conn.ClientData. Safe for concurrent use (vitess runs a
+// server-side cursor's statement on a goroutine of its own).
+type connState struct {
+	c *mysql.Conn
+	// ctx is cancelled when the server closes the connection; every
+	// command's context ends with it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// busy counts the commands running.
+	busy atomic.Int32
+	// dump is set once the connection streams the binlog to a replica.
+	dump atomic.Bool
+	// outcomeUnknown is set by a commit whose outcome is unknown
+	// (base.ClassOutcomeUnknown); reply then drops the connection.
+	outcomeUnknown atomic.Bool
+}
+
+// connSet is the engine's registry of client connections.
+type connSet struct {
+	// stopping: new statements get ER_SERVER_SHUTDOWN.
+	stopping atomic.Bool
+	mu       struct {
+		sync.Mutex
+		conns  map[*connState]struct{}
+		closed bool // CloseConnections ran: late connections are closed at once
+	}
+}
+
+// errShutdown is MySQL's answer to a statement during shutdown. Nothing of
+// the statement ran, so it is a definite failure; an open transaction of
+// the connection is rolled back when the connection closes.
+func errShutdown() error {
+	return mysql.NewSQLError(mysql.ERServerShutdown, mysql.SSServerShutdown, "Server shutdown in progress")
+}
+
+// NewConnection implements mysql.Handler: the connection is registered
+// for shutdown.
+func (h *errHandler) NewConnection(c *mysql.Conn) {
+	h.Handler.NewConnection(c)
+	cs := &connState{c: c}
+	cs.ctx, cs.cancel = context.WithCancel(context.Background())
+	c.ClientData = cs
+	set := &h.e.conns
+	set.mu.Lock()
+	late := set.mu.closed
+	if !late {
+		if set.mu.conns == nil {
+			set.mu.conns = map[*connState]struct{}{}
+		}
+		set.mu.conns[cs] = struct{}{}
+	}
+	set.mu.Unlock()
+	if late {
+		cs.close()
+	}
+}
+
+func (h *errHandler) forget(c *mysql.Conn) {
+	if cs, ok := c.ClientData.(*connState); ok {
+		h.e.conns.mu.Lock()
+		delete(h.e.conns.mu.conns, cs)
+		h.e.conns.mu.Unlock()
+		cs.cancel()
+	}
+}
+
+// begin starts a client command on c: it is refused with
+// ER_SERVER_SHUTDOWN once shutdown began, and otherwise runs under a
+// context that CloseConnections cancels. end must be called when the
+// command returns.
+func (h *errHandler) begin(ctx context.Context, c *mysql.Conn) (_ context.Context, end func(), _ error) {
+	cs, ok := c.ClientData.(*connState)
+	if !ok {
+		return ctx, func() {}, nil
+	}
+	// busy before the check, the check before StopStatements' count: a
+	// command either sees the shutdown or is counted as running.
+	cs.busy.Add(1)
+	if h.e.conns.stopping.Load() {
+		cs.busy.Add(-1)
+		return ctx, nil, errShutdown()
+	}
+	cs.outcomeUnknown.Store(false)
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(cs.ctx, cancel)
+	return ctx, func() {
+		stop()
+		cancel()
+		cs.busy.Add(-1)
+	}, nil
+}
+
+// reply is the error a command returns to vitess: clientError's, or, when
+// a commit's outcome is unknown, none at all. The connection is closed
+// without a reply, so the client sees CR_SERVER_LOST (2013), which drivers
+// treat as "the statement may or may not have run", as after MySQL died
+// under a commit; a definite error would invite a retry that applies the
+// transaction twice.
+func (h *errHandler) reply(c *mysql.Conn, err error) error {
+	if err == nil {
+		return nil
+	}
+	if cs, ok := c.ClientData.(*connState); ok && cs.outcomeUnknown.Swap(false) {
+		h.e.log.Warn("sqlengine: the outcome of a commit is unknown; closing its connection without a reply", "connection", c.ConnectionID, "err", err)
+		c.Close()
+		return err
+	}
+	return clientError(err)
+}
+
+// commitError maps a commit's error for the session's client; an unknown
+// outcome is noted for reply.
+func (s *Session) commitError(err error) error {
+	if base.ClassOf(err) == base.ClassOutcomeUnknown && s.conn != nil {
+		s.conn.outcomeUnknown.Store(true)
+	}
+	return toMySQLError(err)
+}
+
+// StopStatements makes every new client statement fail with
+// ER_SERVER_SHUTDOWN (1053) and returns how many are running.
+func (e *Engine) StopStatements() int {
+	e.conns.stopping.Store(true)
+	return e.runningStatements()
+}
+
+func (e *Engine) runningStatements() int {
+	e.conns.mu.Lock()
+	defer e.conns.mu.Unlock()
+	n := 0
+	for cs := range e.conns.mu.conns {
+		if !cs.dump.Load() && cs.busy.Load() > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// WaitStatements waits until no client statement runs, or ctx ends, and
+// returns how many still run.
+func (e *Engine) WaitStatements(ctx context.Context) int {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		n := e.runningStatements()
+		if n == 0 {
+			return 0
+		}
+		select {
+		case <-ctx.Done():
+			return n
+		case <-tick.C:
+		}
+	}
+}
+
+// CloseConnections closes every client connection but the replication
+// dumps, and connections that arrive later. A statement still running is
+// cancelled (a lock wait or a semi-sync wait ends at once; a commit
+// already in the binlog still finishes) and its reply is lost. It returns
+// how many connections it closed and how many of them were running a
+// statement.
+func (e *Engine) CloseConnections() (closed, busy int) {
+	e.conns.mu.Lock()
+	e.conns.mu.closed = true
+	var cs []*connState
+	for c := range e.conns.mu.conns {
+		if !c.dump.Load() {
+			cs = append(cs, c)
+		}
+	}
+	e.conns.mu.Unlock()
+	for _, c := range cs {
+		if c.busy.Load() > 0 {
+			busy++
+		}
+		c.close()
+	}
+	return len(cs), busy
+}
+
+// CloseDumps ends the replication dump threads (their connections close)
+// and returns how many there were.
+func (e *Engine) CloseDumps() int {
+	e.conns.mu.Lock()
+	var cs []*connState
+	for c := range e.conns.mu.conns {
+		if c.dump.Load() {
+			cs = append(cs, c)
+		}
+	}
+	e.conns.mu.Unlock()
+	for _, c := range cs {
+		c.close()
+	}
+	return len(cs)
+}
+
+// close cancels the running commands, if any, and closes the connection.
+func (cs *connState) close() {
+	cs.cancel()
+	cs.c.Close()
+}
