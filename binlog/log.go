@@ -120,19 +120,19 @@ type Log struct {
 
 	// mu guards the current file and the executed set; Append holds it
 	// while writing one transaction.
-	mu       sync.Mutex
-	files    []string // index, oldest first
-	f        *os.File
-	tail     *tailLog // what commit groups fsync (tail.go)
+	mu    sync.Mutex
+	files []string // index, oldest first
+	f     *os.File
+	tail  *tailLog // what commit groups fsync (tail.go)
 	// fileSynced is how far the current file itself is known durable
 	// (its header, then each tail log wrap); tests cut there.
 	fileSynced uint64
-	fileIdx  int      // index of the current file in files
-	pos      uint64
-	alloc    uint64        // how far the current file's blocks are preallocated
-	maxNum   int           // highest file number seen, so names never repeat
-	executed *base.GTIDSet // every GTID written to the log
-	purged   *base.GTIDSet
+	fileIdx    int // index of the current file in files
+	pos        uint64
+	alloc      uint64        // how far the current file's blocks are preallocated
+	maxNum     int           // highest file number seen, so names never repeat
+	executed   *base.GTIDSet // every GTID written to the log
+	purged     *base.GTIDSet
 	// visible is gtid_executed as clients see it: GTIDs whose rows storage
 	// has applied (Applied), a subset of executed.
 	visMu   sync.Mutex
