@@ -299,43 +299,11 @@ func (l *Log) readIndex() ([]string, error) {
 
 // writeIndex atomically rewrites the index file.
 func (l *Log) writeIndex() error {
-	tmp := l.indexPath() + ".tmp"
 	var b strings.Builder
 	for _, f := range l.files {
 		b.WriteString("./" + f + "\n")
 	}
-	if err := writeFileSync(tmp, []byte(b.String())); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, l.indexPath()); err != nil {
-		return err
-	}
-	return syncDir(l.opts.Dir)
-}
-
-func writeFileSync(p string, data []byte) error {
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o640)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return fsutil.WriteFileAtomic(l.indexPath(), []byte(b.String()), 0o640)
 }
 
 func (l *Log) nextFileName() string {

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 
 	"petrel/internal/fsutil"
@@ -116,6 +117,10 @@ func createTail(path string, size int64) (*tailLog, error) {
 		return nil, err
 	}
 	if err := os.Rename(tmp, path); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("binlog: tail log: %w", err)
+	}
+	if err := fsutil.SyncDir(filepath.Dir(path)); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("binlog: tail log: %w", err)
 	}
