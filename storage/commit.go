@@ -149,6 +149,7 @@ func (t *Txn) CommitStart(ctx context.Context) (func(context.Context) error, err
 // finish ends the transaction: its batch is dropped and its locks released.
 func (t *Txn) finish() {
 	t.done = true
+	t.dropView()
 	if t.batch != nil {
 		t.batch.Close()
 		t.batch = nil
@@ -231,6 +232,9 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 	if err != nil {
 		e.refuseWrites(err)
 		return base.Wrap(classifyWriteErr(err), err, "storage: commit")
+	}
+	if t.catalogDirty {
+		e.cat.gen.Add(1)
 	}
 	countChanges(rec.Changes)
 	if err := failpoint.Inject("storage.afterApply"); err != nil {

@@ -32,6 +32,9 @@ const (
 	// connection is closed without a reply (CR_SERVER_LOST 2013), as when
 	// MySQL goes away under a commit.
 	ClassOutcomeUnknown
+	// ClassDefChanged: a table's definition changed after the
+	// transaction's read view was taken (1412 ER_TABLE_DEF_CHANGED).
+	ClassDefChanged
 )
 
 // Error carries a Class alongside a package-prefixed message.
