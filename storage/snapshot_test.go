@@ -562,4 +562,3 @@ func TestSnapshotRandomized(t *testing.T) {
 		c.Rollback()
 	}
 }
-
