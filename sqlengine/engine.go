@@ -105,6 +105,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	registerStatus(e)
 	e.RegisterAdmin(`SET PASSWORD(?: FOR .+?)? ?= ?.+`, 0, e.setPassword)
+	e.RegisterAdmin(`SET TRANSACTION ISOLATION LEVEL (READ UNCOMMITTED|READ COMMITTED|REPEATABLE READ|SERIALIZABLE)`, 0, e.setNextIsolation)
 
 	udb := a.Catalog.MySQLDb
 	blob, err := opts.Store.GetMeta(usersMetaKey)

@@ -330,8 +330,9 @@ func (e *Engine) execWrite(ctx context.Context, s *Session, p *writePlan, bind m
 			return false, nil
 		}
 		explicit, txn = t, t.txn
+		s.statementStart(t)
 	} else {
-		if !s.autocommit() {
+		if !s.autocommit() || s.nextIso != nil {
 			return false, nil // GMS opens the implicit transaction
 		}
 		txn = e.store.Begin()

@@ -35,6 +35,9 @@ type Session struct {
 	acct *acctChange
 	// adminQuery is the admin statement being answered, as written.
 	adminQuery string
+	// nextIso is the level SET TRANSACTION ISOLATION LEVEL (no scope)
+	// gave the next transaction (isolation.go).
+	nextIso *storage.Isolation
 }
 
 var (
@@ -53,6 +56,9 @@ type Transaction struct {
 	// victim, failed DDL): every later use returns it; the session clears
 	// the transaction at the end of the command.
 	abort error
+	// isoFixed: the level came from SET TRANSACTION ISOLATION LEVEL for
+	// this transaction, not from the session's variable.
+	isoFixed bool
 }
 
 func (t *Transaction) String() string   { return "petrel transaction" }
@@ -72,6 +78,19 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 		}
 	}
 	t := &Transaction{txn: txn, readOnly: tc == sql.ReadOnly}
+	// GMS opens an implicit transaction for every statement run with
+	// none open, START TRANSACTION included, which then commits it and
+	// starts its own: the one-shot level and WITH CONSISTENT SNAPSHOT
+	// belong to the second.
+	implicit := ctx.GetTransaction() == nil && beginStatement.MatchString(ctx.Query())
+	if implicit {
+		t.txn.SetIsolation(s.isolation())
+	} else {
+		s.beginIsolation(t)
+	}
+	if ctx.GetTransaction() != nil {
+		s.startSnapshot(ctx, t)
+	}
 	live := s.started[:0]
 	for _, st := range s.started {
 		if !st.txn.Done() {
@@ -160,6 +179,7 @@ func (s *Session) CommandBegin() error {
 	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil {
 		t.txn.SetLockingReads(false)
 		t.txn.ResetStatement()
+		s.statementStart(t)
 		s.started = append(s.started[:0], t)
 	} else {
 		s.started = s.started[:0]
@@ -366,6 +386,8 @@ func toMySQLError(err error) error {
 		return mysql.NewSQLError(1030, mysql.SSUnknownSQLState, "Got error from storage engine: %s", msg)
 	case base.ClassInterrupted:
 		return mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "%s", msg)
+	case base.ClassDefChanged:
+		return mysql.NewSQLError(erTableDefChanged, mysql.SSUnknownSQLState, "Table definition has changed, please retry transaction")
 	case base.ClassShutdown:
 		return errShutdown()
 	case base.ClassOutcomeUnknown:

@@ -26,6 +26,7 @@ func registerVariables(opts Options) error {
 		&sql.MysqlSystemVariable{Name: "max_allowed_packet", Scope: both, Dynamic: true, Type: types.NewSystemUintType("max_allowed_packet", 1024, 1073741824), Default: uint64(64 << 20)},
 		&sql.MysqlSystemVariable{Name: "have_ssl", Scope: global, Type: types.NewSystemStringType("have_ssl"), Default: "DISABLED"},
 	})
+	registerIsolation()
 	if err := fixUintDefault("server_id", uint64(opts.ServerID)); err != nil {
 		return err
 	}

@@ -92,6 +92,10 @@ func (t *Txn) StartSnapshot() bool {
 	return true
 }
 
+// Active reports whether the transaction has read through a read view or
+// written: whether it has started in MySQL's sense, fixing its level.
+func (t *Txn) Active() bool { return t.viewTaken || t.HasWrites() }
+
 // HasSnapshot reports whether the transaction holds a read view.
 func (t *Txn) HasSnapshot() bool { return t.snap != nil }
 
