@@ -131,7 +131,7 @@ func (t *Table) scan(ctx *sql.Context, ixID uint8, sp *scanPartition, reverse bo
 	}
 	it, err := txn.Scan(ctx, t.t, ixID, sp.lo, sp.hi, reverse)
 	if err != nil {
-		return nil, err
+		return nil, sessionError(ctx, err)
 	}
 	return &rowIter{it: it, filter: filter}, nil
 }
