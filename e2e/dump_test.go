@@ -24,8 +24,8 @@ import (
 // transaction started WITH CONSISTENT SNAPSHOT: each must hold every row
 // of both tables and the opening total, however many transfers committed
 // while it ran (and at least one must have, for each of the dumps counted,
-// or the dump proves nothing). The same run against MariaDB is the
-// reference.
+// or the dump proves nothing); so must one autocommit SELECT of both
+// tables' sums. The same run against MariaDB is the reference.
 func TestSingleTransactionDump(t *testing.T) {
 	dump := requireTool(t, "mariadb-dump", "/usr/bin/mariadb-dump")
 	ctx := testContext(t, 8*time.Minute)
@@ -193,6 +193,10 @@ func dumpUnderTransfers(t *testing.T, ctx context.Context, dumpBin string, db *s
 		}
 		if during > 0 {
 			overlapped++
+		}
+		// One autocommit statement reading both tables reads one snapshot.
+		if got := queryInt(t, ctx, db, "SELECT CAST((SELECT SUM(bal) FROM acct_a) + (SELECT SUM(bal) FROM acct_b) AS SIGNED)"); got != total {
+			t.Errorf("after dump %d: an autocommit SELECT of both tables' sums read %d, want %d", i, got, total)
 		}
 		select {
 		case err := <-errc:

@@ -128,6 +128,26 @@ func TestIsolation(t *testing.T) {
 		mustExec(t, ctx, a, "COMMIT")
 	})
 
+	t.Run("session level set after BEGIN", func(t *testing.T) {
+		reset(t)
+		a := newConn(t)
+		// The transaction has not read yet: it takes the new level, as an
+		// InnoDB transaction starts at its first read.
+		mustExec(t, ctx, a, "BEGIN", "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")
+		read(t, a, "first read")
+		bCommits(t, 4)
+		if v, _ := read(t, a, "second read"); v != 4 {
+			t.Errorf("BEGIN, SET SESSION ... READ COMMITTED, read, B's commit, read: v=%d, want 4", v)
+		}
+		// Once it has read, its level is fixed.
+		mustExec(t, ctx, a, "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+		mustExec(t, ctx, db, "UPDATE t SET v = 5 WHERE id = 1")
+		if v, _ := read(t, a, "third read"); v != 5 {
+			t.Errorf("after switching the session to REPEATABLE READ mid-transaction: v=%d, want 5 (the transaction stays READ COMMITTED)", v)
+		}
+		mustExec(t, ctx, a, "COMMIT")
+	})
+
 	t.Run("read uncommitted reads committed rows", func(t *testing.T) {
 		reset(t)
 		a, b := newConn(t), newConn(t)
@@ -255,6 +275,11 @@ func TestIsolation(t *testing.T) {
 		if n := queryInt(t, ctx, a, "SELECT COUNT(*) FROM t_copy"); n != 4 {
 			t.Errorf("INSERT ... SELECT in a snapshot transaction copied %d rows; want 4 (InnoDB reads the latest rows there)", n)
 		}
+		mustExec(t, ctx, db, "INSERT INTO t VALUES (11, 6)")
+		mustExec(t, ctx, a, "REPLACE INTO t_copy SELECT * FROM t")
+		if n := queryInt(t, ctx, a, "SELECT COUNT(*) FROM t_copy"); n != 5 {
+			t.Errorf("REPLACE ... SELECT in a snapshot transaction: %d rows in t_copy; want 5", n)
+		}
 		if n := queryInt(t, ctx, a, "SELECT COUNT(*) FROM t"); n != 3 {
 			t.Errorf("plain read of t after INSERT ... SELECT: %d rows, want 3 (the snapshot)", n)
 		}
@@ -276,5 +301,17 @@ func TestIsolation(t *testing.T) {
 		if n := queryInt(t, ctx, a, "SELECT COUNT(*) FROM t2"); n != 1 {
 			t.Errorf("t2 after COMMIT: %d rows, want 1", n)
 		}
+		// An index added after the snapshot holds no entries in it.
+		mustExec(t, ctx, a, "START TRANSACTION WITH CONSISTENT SNAPSHOT")
+		mustExec(t, ctx, db, "ALTER TABLE t2 ADD INDEX (v)")
+		_, err = a.ExecContext(ctx, "SELECT id FROM t2 WHERE v = 1")
+		wantErrNo(t, "SELECT through an index added after the snapshot", err, erTableDefChanged)
+		mustExec(t, ctx, a, "COMMIT")
+		// A table created after the snapshot.
+		mustExec(t, ctx, a, "START TRANSACTION WITH CONSISTENT SNAPSHOT")
+		mustExec(t, ctx, db, "CREATE TABLE t3 (id INT PRIMARY KEY)", "INSERT INTO t3 VALUES (1)")
+		_, err = a.ExecContext(ctx, "SELECT * FROM t3")
+		wantErrNo(t, "SELECT of a table created after the snapshot", err, erTableDefChanged)
+		mustExec(t, ctx, a, "COMMIT")
 	})
 }
