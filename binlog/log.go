@@ -25,7 +25,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"petrel/internal/base"
 	"petrel/internal/failpoint"
@@ -53,6 +52,9 @@ type Options struct {
 	ServerVersion string
 	// Logger; default slog.Default().
 	Logger *slog.Logger
+	// Clock stamps events and the names of files set aside; default the
+	// wall clock.
+	Clock base.Clock
 	// Store, when set, is reconciled with the log at Open: transactions
 	// the log holds beyond storage's position are replayed into it.
 	Store *storage.Engine
@@ -100,6 +102,7 @@ func (o *Options) setDefaults() error {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	o.Clock = base.ClockOr(o.Clock)
 	if o.TailSize <= 0 {
 		o.TailSize = defaultTailSize
 	}
@@ -322,7 +325,7 @@ func (l *Log) openNewFile() error {
 	if err != nil {
 		return fmt.Errorf("binlog: create %s: %w", name, err)
 	}
-	now := uint32(time.Now().Unix())
+	now := uint32(l.opts.Clock.Now().Unix())
 	var buf []byte
 	buf = append(buf, Magic...)
 	fde := frame(FormatDescriptionEvent, InUseFlag, l.opts.ServerID, now, 0, formatDescription(l.opts.ServerVersion, now))

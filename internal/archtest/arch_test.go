@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -186,5 +188,51 @@ func TestImportRulesCatch(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// clockStages are the packages that take time only from their injected
+// base.Clock.
+var clockStages = []string{"binlog", "storage", "repl", "semisync", "node"}
+
+// TestOneClock: the stages read time through their injected base.Clock,
+// never time.Now or time.Since directly, except for what the kernel or a
+// context measures against the wall clock (socket deadlines, a context's
+// deadline), which the line says ("Deadline" or "wall-clock").
+func TestOneClock(t *testing.T) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(strings.TrimSpace(string(out)))
+	checked := 0
+	for _, stage := range clockStages {
+		err := filepath.WalkDir(filepath.Join(root, stage), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			checked++
+			for i, line := range strings.Split(string(src), "\n") {
+				if !strings.Contains(line, "time.Now()") && !strings.Contains(line, "time.Since(") {
+					continue
+				}
+				if strings.Contains(line, "Deadline") || strings.Contains(line, "wall-clock") {
+					continue
+				}
+				rel, _ := filepath.Rel(root, path)
+				t.Errorf("%s:%d reads the wall clock; take the injected base.Clock: %s", rel, i+1, strings.TrimSpace(line))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if checked < 30 {
+		t.Fatalf("checked %d files; expected the stages' sources", checked)
 	}
 }
