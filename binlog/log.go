@@ -159,6 +159,15 @@ type Log struct {
 	syncClosed bool   // Close has begun: no new fsync of the file
 
 	onRotate []func()
+	// The OnRotate worker: rotated asks for a run, rotateStop ends it,
+	// rotateDone is closed when it has.
+	rotated    chan struct{}
+	rotateStop chan struct{}
+	rotateDone chan struct{}
+	rotateOnce sync.Once
+	// rotateStarted: the first OnRotate started the worker, or Close
+	// began (none starts then). Under mu.
+	rotateStarted bool
 	// syncBinlog is sync_binlog (-1 for 0: never), changeable at run time.
 	syncBinlog atomic.Int64
 	// waiter is semi-sync, when on.
@@ -203,7 +212,8 @@ func Open(opts Options) (*Log, error) {
 	if err := os.MkdirAll(opts.Dir, 0o750); err != nil {
 		return nil, fmt.Errorf("binlog: %w", err)
 	}
-	l := &Log{opts: opts, executed: base.NewGTIDSet(), purged: base.NewGTIDSet(), notify: make(chan struct{})}
+	l := &Log{opts: opts, executed: base.NewGTIDSet(), purged: base.NewGTIDSet(), notify: make(chan struct{}),
+		rotated: make(chan struct{}, 1), rotateStop: make(chan struct{}), rotateDone: make(chan struct{})}
 	l.syncBinlog.Store(int64(opts.SyncBinlog))
 	l.syncCond = sync.NewCond(&l.syncMu)
 	files, err := l.readIndex()
@@ -461,10 +471,32 @@ func (l *Log) rotate() error {
 	if err := l.openNewFile(); err != nil {
 		return err
 	}
-	for _, fn := range l.onRotate {
-		go fn()
+	if len(l.onRotate) > 0 {
+		select {
+		case l.rotated <- struct{}{}:
+		default: // a run is already due: it sees this rotation too
+		}
 	}
 	return nil
+}
+
+// runOnRotate runs the OnRotate callbacks after rotations, outside the
+// log's lock (they may purge), until Close stops it.
+func (l *Log) runOnRotate() {
+	defer close(l.rotateDone)
+	for {
+		select {
+		case <-l.rotateStop:
+			return
+		case <-l.rotated:
+		}
+		l.mu.Lock()
+		fns := append([]func(){}, l.onRotate...)
+		l.mu.Unlock()
+		for _, fn := range fns {
+			fn()
+		}
+	}
 }
 
 // Rotate is FLUSH BINARY LOGS.
@@ -969,6 +1001,21 @@ func (l *Log) Path(name string) (string, bool) {
 	return "", false
 }
 
+// stopOnRotate ends the OnRotate worker (once; a callback running is let
+// finish).
+func (l *Log) stopOnRotate() {
+	l.rotateOnce.Do(func() {
+		l.mu.Lock()
+		started := l.rotateStarted
+		l.rotateStarted = true // no worker starts after this
+		l.mu.Unlock()
+		close(l.rotateStop)
+		if started {
+			<-l.rotateDone
+		}
+	})
+}
+
 // StatsSnapshot returns the counters.
 func (l *Log) StatsSnapshot() (commits, groups, bytes uint64) {
 	return l.stats.Commits.Load(), l.stats.GroupCommits.Load(), l.stats.BytesWritten.Load()
@@ -979,6 +1026,7 @@ func (l *Log) StatsSnapshot() (commits, groups, bytes uint64) {
 // under it would fail it with EBADF); waiters not yet synced then get
 // errClosed.
 func (l *Log) Close() error {
+	l.stopOnRotate()
 	l.syncMu.Lock()
 	for l.syncing {
 		l.syncCond.Wait()
