@@ -133,7 +133,7 @@ func BenchmarkOLTP(b *testing.B) {
 				txn(c, rng)
 			}
 		})
-		b.ReportMetric(float64((processCPU() - cpu0).Microseconds())/float64(b.N), "cpu-us/txn")
+		b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-us/txn")
 	}
 	b.Run("point_select", func(b *testing.B) {
 		run(b, func(c *conn, rng *rand.Rand) { query(c, "point", 1+rng.IntN(rows)) })
