@@ -35,9 +35,9 @@ import (
 // snapshot with the batch itself: a row the transaction wrote (a key of
 // its undo log, which savepoint and statement rollbacks shorten) is read
 // as the transaction left it, every other row from the snapshot, in the
-// primary index and in secondary indexes alike (overlayIter). A transaction that
-// changed the catalog (DDL) reads the latest state: MySQL's DDL commits
-// implicitly and reads current data.
+// primary index and in secondary indexes alike (overlayIter). A
+// transaction that changed the catalog (DDL) reads the latest state:
+// MySQL's DDL commits implicitly and reads current data.
 
 // Isolation is a transaction isolation level as storage provides it.
 type Isolation uint8
