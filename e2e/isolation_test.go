@@ -128,24 +128,35 @@ func TestIsolation(t *testing.T) {
 		mustExec(t, ctx, a, "COMMIT")
 	})
 
-	t.Run("session level set after BEGIN", func(t *testing.T) {
+	t.Run("session level set inside a transaction", func(t *testing.T) {
 		reset(t)
 		a := newConn(t)
-		// The transaction has not read yet: it takes the new level, as an
-		// InnoDB transaction starts at its first read.
+		// As in MySQL, SET SESSION inside a transaction applies from the
+		// next one: START TRANSACTION fixed this one's level.
 		mustExec(t, ctx, a, "BEGIN", "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")
 		read(t, a, "first read")
 		bCommits(t, 4)
-		if v, _ := read(t, a, "second read"); v != 4 {
-			t.Errorf("BEGIN, SET SESSION ... READ COMMITTED, read, B's commit, read: v=%d, want 4", v)
+		if v, _ := read(t, a, "second read"); v != 0 {
+			t.Errorf("BEGIN, SET SESSION ... READ COMMITTED, read, B's commit, read: v=%d, want 0 (the transaction began REPEATABLE READ)", v)
 		}
-		// Once it has read, its level is fixed.
-		mustExec(t, ctx, a, "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+		mustExec(t, ctx, a, "COMMIT", "BEGIN")
+		read(t, a, "next transaction, first read")
 		mustExec(t, ctx, db, "UPDATE t SET v = 5 WHERE id = 1")
-		if v, _ := read(t, a, "third read"); v != 5 {
-			t.Errorf("after switching the session to REPEATABLE READ mid-transaction: v=%d, want 5 (the transaction stays READ COMMITTED)", v)
+		if v, _ := read(t, a, "next transaction, second read"); v != 5 {
+			t.Errorf("the next transaction: v=%d, want 5 (READ COMMITTED)", v)
 		}
 		mustExec(t, ctx, a, "COMMIT")
+		// Under autocommit=0 a transaction starts at its first read or
+		// write: a level set after COMMIT applies to the next one.
+		reset(t)
+		mustExec(t, ctx, a, "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ", "SET autocommit = 0", "COMMIT",
+			"SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")
+		read(t, a, "autocommit=0, first read")
+		mustExec(t, ctx, db, "UPDATE t SET v = 6 WHERE id = 1")
+		if v, _ := read(t, a, "autocommit=0, second read"); v != 6 {
+			t.Errorf("autocommit=0, SET SESSION ... READ COMMITTED between transactions: v=%d, want 6", v)
+		}
+		mustExec(t, ctx, a, "COMMIT", "SET autocommit = 1")
 	})
 
 	t.Run("read uncommitted reads committed rows", func(t *testing.T) {

@@ -579,6 +579,7 @@ func (e *Engine) execTxnStatement(ctx context.Context, s *Session, kind string, 
 		if err != nil {
 			return true, toMySQLError(err)
 		}
+		tx.(*Transaction).isoFixed = true // as START TRANSACTION's
 		s.SetTransaction(tx)
 		s.SetIgnoreAutoCommit(true)
 	case txnCommit:

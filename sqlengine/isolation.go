@@ -30,9 +30,10 @@ import (
 //
 // The level comes from the session's transaction_isolation (SET [SESSION |
 // GLOBAL] TRANSACTION ISOLATION LEVEL, SET @@transaction_isolation, the
-// option file's transaction-isolation) when the transaction first reads,
-// or from SET TRANSACTION ISOLATION LEVEL without a scope, which applies
-// to the next transaction only. tx_isolation, MySQL 5.7's spelling that
+// option file's transaction-isolation) when the transaction starts (START
+// TRANSACTION; under autocommit=0, its first read or write), or from SET
+// TRANSACTION ISOLATION LEVEL without a scope, which applies to the next
+// transaction only. tx_isolation, MySQL 5.7's spelling that
 // MySQL 8.0 removed, is not defined: a server that accepted it would
 // report a level it does not use.
 
@@ -101,11 +102,11 @@ func (s *Session) beginIsolation(t *Transaction) {
 }
 
 // statementStart readies the session's transaction for a client
-// statement: a transaction that has not read yet takes the session's
-// level now (a SET SESSION TRANSACTION ISOLATION LEVEL after BEGIN, or
-// after the statement that opened an autocommit=0 transaction, applies to
-// it, as in InnoDB, whose transactions start at their first read); under
-// READ COMMITTED the previous statement's snapshot ends.
+// statement: a transaction GMS opened implicitly (autocommit=0) that has
+// neither read nor written yet has not started in MySQL's sense, so it
+// takes the session's level now (a SET SESSION TRANSACTION after COMMIT
+// applies to the next transaction); under READ COMMITTED the previous
+// statement's snapshot ends.
 func (s *Session) statementStart(t *Transaction) {
 	if !t.isoFixed && !t.txn.Active() {
 		t.txn.SetIsolation(s.isolation())

@@ -56,8 +56,10 @@ type Transaction struct {
 	// victim, failed DDL): every later use returns it; the session clears
 	// the transaction at the end of the command.
 	abort error
-	// isoFixed: the level came from SET TRANSACTION ISOLATION LEVEL for
-	// this transaction, not from the session's variable.
+	// isoFixed: the level was fixed when the transaction started (START
+	// TRANSACTION, or SET TRANSACTION ISOLATION LEVEL for this one); a
+	// transaction GMS opened implicitly (autocommit=0) takes the
+	// session's level until it first reads or writes.
 	isoFixed bool
 }
 
@@ -89,6 +91,9 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 		s.beginIsolation(t)
 	}
 	if ctx.GetTransaction() != nil {
+		// START TRANSACTION fixes the level, as MySQL's does: a later
+		// SET SESSION TRANSACTION applies from the next transaction.
+		t.isoFixed = true
 		s.startSnapshot(ctx, t)
 	}
 	live := s.started[:0]
