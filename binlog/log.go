@@ -129,7 +129,8 @@ type Log struct {
 	visible *base.GTIDSet
 	nextGNO int64
 	seqNo   int64 // logical clock: per-file sequence number
-	// broken is set when a failed write could not be undone.
+	// broken is set when a failed write could not be undone; a failed
+	// fsync sets syncErr instead (see failure).
 	broken error
 	// lastDurableSeq is the seqNo of the newest transaction known durable
 	// when a transaction was appended: its last_committed.
@@ -144,6 +145,9 @@ type Log struct {
 	synced     logPos // end of the last fsync
 	groupsLeft int    // for sync_binlog = N
 	syncClosed bool   // Close has begun: no new fsync of the file
+	// syncErr is set when an fsync failed: from then on no position is
+	// reported durable (see syncTo).
+	syncErr error
 
 	onRotate []func()
 	// syncBinlog is sync_binlog (-1 for 0: never), changeable at run time.
@@ -452,8 +456,8 @@ func (l *Log) Rotate() error {
 	if l.closed {
 		return errClosed
 	}
-	if l.broken != nil {
-		return l.broken
+	if err := l.failure(); err != nil {
+		return err
 	}
 	if err := l.rotate(); err != nil {
 		return err
@@ -513,8 +517,8 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	if l.closed {
 		return errClosed
 	}
-	if l.broken != nil {
-		return l.broken
+	if err := l.failure(); err != nil {
+		return err
 	}
 	if l.waiter != nil {
 		if err := l.waiter.Admit(); err != nil {
@@ -597,12 +601,24 @@ func (l *Log) sendEarly() bool {
 // end, or everything written while sendEarly holds.
 func (l *Log) SendablePosition() Position { return l.endPosition(true) }
 
+// failure is why nothing more may be appended: a failed write that could
+// not be undone, or a failed fsync. Caller holds mu (syncMu is taken
+// after mu, never before).
+func (l *Log) failure() error {
+	if l.broken != nil {
+		return l.broken
+	}
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	return l.syncErr
+}
+
 // Healthy reports whether appends can resume (no failed write left a
 // torn transaction in the current file).
 func (l *Log) Healthy() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.broken == nil && !l.closed
+	return l.failure() == nil && !l.closed
 }
 
 // Durable implements storage.CommitSink: the log makes commits durable
@@ -742,15 +758,28 @@ func (l *Log) SyncForStorage() error {
 	l.syncMu.Lock()
 	target := l.written
 	l.syncMu.Unlock()
-	return l.syncTo(context.Background(), target)
+	if err := l.syncTo(context.Background(), target); err != errClosed {
+		return err
+	}
+	return nil // Close synced everything written
 }
 
 // syncTo returns once the log is durable up to target: one caller (the
 // leader) fsyncs everything written so far for all waiters.
+//
+// After a failed fsync it fails every wait for a position not synced
+// before the failure, without another fsync: the kernel may have dropped
+// the dirty pages and marked them clean, so a later fsync could succeed
+// without the data reaching the disk (PostgreSQL's "fsyncgate", 2018).
+// Only a restart, whose recovery reads the file back, knows what it
+// holds.
 func (l *Log) syncTo(ctx context.Context, target logPos) error {
 	l.syncMu.Lock()
 	defer l.syncMu.Unlock()
 	for l.synced.less(target) {
+		if l.syncErr != nil {
+			return l.syncErr
+		}
 		if l.syncing {
 			l.syncCond.Wait()
 			continue
@@ -763,7 +792,7 @@ func (l *Log) syncTo(ctx context.Context, target logPos) error {
 		upto := l.written
 		l.syncMu.Unlock()
 		l.mu.Lock()
-		f, cur := l.f, l.fileIdx
+		f, cur, name := l.f, l.fileIdx, l.files[l.fileIdx]
 		l.mu.Unlock()
 		var serr error
 		if upto.file == cur {
@@ -778,9 +807,7 @@ func (l *Log) syncTo(ctx context.Context, target logPos) error {
 			// After a failed fsync the kernel may have dropped the pages:
 			// nothing written since the last good fsync can be trusted
 			// until a restart re-reads the file.
-			l.mu.Lock()
-			l.broken = fmt.Errorf("binlog: fsync of %s failed; restart the server to recover: %w", l.files[cur], serr)
-			l.mu.Unlock()
+			l.syncErr = fmt.Errorf("binlog: fsync of %s failed; restart the server to recover: %w", name, serr)
 			l.syncCond.Broadcast()
 			return fmt.Errorf("binlog: fsync: %w", serr)
 		}
@@ -955,7 +982,7 @@ func (l *Log) Close() error {
 	}
 	l.closed = true
 	var err error
-	if l.broken == nil {
+	if l.failure() == nil {
 		err = l.finish()
 	} else {
 		// A torn transaction may remain: leave the flag, so that

@@ -75,6 +75,7 @@ func (e *Engine) CloseContext(ctx context.Context) error {
 		flushed = ferr == nil && !e.refusing()
 	}
 	var err error
+	e.pebbleCloseOnce.Do(func() { close(e.pebbleClosing) })
 	if !waitCtx(ctx, func() {
 		err = e.db.Close()
 		e.bg.Wait() // a WAL error on close refuses writes too

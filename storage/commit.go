@@ -223,7 +223,12 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 		}
 	})
 	if err == nil && waitSync {
-		err = t.batch.SyncWait()
+		if err = t.batch.SyncWait(); err != nil {
+			// The batch is applied and in Pebble's WAL, which failed to
+			// sync: the commit may survive a restart or not.
+			e.refuseWrites(err)
+			return base.Wrap(base.ClassOutcomeUnknown, err, "storage: commit outcome unknown")
+		}
 	}
 	if err == nil && syncStorage {
 		e.stats.StorageSyncs.Add(1)

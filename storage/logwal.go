@@ -98,7 +98,9 @@ func (e *Engine) beforeFlush(info pebble.FlushInfo) {
 		return
 	}
 	if err := (*p).SyncForStorage(); err != nil {
-		e.opts.Logger.Warn("storage: syncing the log before a memtable flush", "err", err)
+		// Storage must never hold durably what the log may lack: no
+		// table file is created from now on, so this flush fails.
+		e.Fail(fmt.Errorf("storage: syncing the log before a memtable flush: %w", err))
 	}
 }
 
@@ -139,7 +141,8 @@ func (e *Engine) applyDurable(b *pebble.Batch) (sync bool, err error) {
 
 // flushWait flushes the memtables and waits for the flush: until it
 // succeeds (Pebble retries a failed one, so after a full disk once space
-// returns), or with an error when the engine is closing.
+// returns), or with an error when the engine is closing or writes are
+// refused until restart (no flush can succeed then: see guardFS).
 func (e *Engine) flushWait() error {
 	warned := false
 	err := e.flushUntil(func() bool {
@@ -148,6 +151,9 @@ func (e *Engine) flushWait() error {
 			return true
 		default:
 		}
+		if e.fatal.Load() != nil {
+			return true
+		}
 		if e.refusing() && !warned {
 			warned = true
 			e.opts.Logger.Warn("storage: waiting for a memtable flush while writes are refused (disk full?)")
@@ -155,6 +161,9 @@ func (e *Engine) flushWait() error {
 		return false
 	})
 	if err == errFlushGivenUp {
+		if p := e.fatal.Load(); p != nil {
+			return *p
+		}
 		return errors.New("storage: closing before a flush finished")
 	}
 	return err
