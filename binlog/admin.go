@@ -274,6 +274,11 @@ func (l *Log) Reset() error {
 	}
 	l.files = nil
 	l.maxNum = 0 // numbering starts again at 1
+	// binlog.000001 starts again: no record of the old one may be
+	// replayed into the new one.
+	if err := l.tail.newEpoch(); err != nil {
+		return err
+	}
 	l.f = nil
 	l.executed = base.NewGTIDSet()
 	l.resetVisible()

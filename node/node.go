@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"petrel/internal/fsutil"
 	"strconv"
 	"strings"
 	"time"
@@ -234,26 +235,7 @@ func (n *Node) prepareDatadir() (bool, error) {
 func (n *Node) writeMeta() error {
 	p := filepath.Join(n.opts.Datadir, metaFile)
 	b, _ := json.MarshalIndent(n.meta, "", "  ")
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o640); err != nil {
-		return err
-	}
-	if err := syncFile(tmp); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, p); err != nil {
-		return err
-	}
-	return syncFile(n.opts.Datadir)
-}
-
-func syncFile(p string) error {
-	f, err := os.Open(p)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
+	return fsutil.WriteFileAtomic(p, append(b, '\n'), 0o640)
 }
 
 func generatePassword() string {
