@@ -359,7 +359,7 @@ func (e *Engine) refuseWrites(err error) {
 	if p == nil {
 		p = &werr
 		e.gate.Store(p)
-		e.opts.Logger.Error("storage: refusing writes", "err", err)
+		e.opts.Logger.Error("storage: refusing writes", "err", err.Error())
 	}
 	e.refuseMu.Unlock()
 	e.publishRefusal(p)
@@ -477,7 +477,7 @@ func writeZeros(f vfs.File, size int64) error {
 func (e *Engine) onDiskFull() {
 	fs := e.opts.FS
 	if err := fs.Remove(fs.PathJoin(e.opts.Dir, reserveName)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		e.opts.Logger.Error("storage: cannot release the disk-space reserve", "err", err)
+		e.opts.Logger.Error("storage: cannot release the disk-space reserve", "err", err.Error())
 	}
 	e.diskFull("storage: disk full: released the space reserve; refusing writes")
 }
@@ -530,7 +530,7 @@ func (e *Engine) fail(err error) (p *error, first bool) {
 	e.gate.Store(p)
 	e.refuseMu.Unlock()
 	if first {
-		e.opts.Logger.Error("storage: refusing writes until restart", "err", err)
+		e.opts.Logger.Error("storage: refusing writes until restart", "err", err.Error())
 	}
 	return p, first
 }
@@ -609,7 +609,7 @@ func (e *Engine) SetMetaSync(name string, value []byte) error {
 // to one per second per cause, with the count of lines held back.
 func (e *Engine) backgroundError(err error) {
 	e.lastIOFailure.Store(time.Now().UnixNano())
-	e.logLimit.Log(e.opts.Logger, slog.LevelError, ratelog.Cause("pebble: background error", err), "pebble: background error", "err", err)
+	e.logLimit.Log(e.opts.Logger, slog.LevelError, ratelog.Cause("pebble: background error", err), "pebble: background error", "err", err.Error())
 }
 
 // quietLogger routes Pebble's chatter to slog at debug level, and its
