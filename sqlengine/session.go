@@ -367,6 +367,13 @@ func toMySQLError(err error) error {
 		return mysql.NewSQLError(erErrorOnWrite, mysql.SSUnknownSQLState, "Error writing file%s%s: %s", fileText(err), errnoText(err), msg)
 	case base.ClassCorrupt:
 		return mysql.NewSQLError(1030, mysql.SSUnknownSQLState, "Got error from storage engine: %s", msg)
+	case base.ClassStorageIO:
+		// MySQL's text: "Got error %d - '%s' from storage engine".
+		var no syscall.Errno
+		if errors.As(err, &no) {
+			return mysql.NewSQLError(1030, mysql.SSUnknownSQLState, "Got error %d - '%s' from storage engine: %s", int(no), strerror(no), msg)
+		}
+		return mysql.NewSQLError(1030, mysql.SSUnknownSQLState, "Got error from storage engine: %s", msg)
 	case base.ClassInterrupted:
 		return mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "%s", msg)
 	case base.ClassShutdown:
@@ -392,11 +399,17 @@ func errnoText(err error) string {
 	if !errors.As(err, &no) {
 		return ""
 	}
+	return fmt.Sprintf(" (errno: %d - %s)", int(no), strerror(no))
+}
+
+// strerror is the errno's text as C's strerror prints it (capitalised),
+// as MySQL's messages show it.
+func strerror(no syscall.Errno) string {
 	text := no.Error()
 	if text != "" && text[0] >= 'a' && text[0] <= 'z' {
 		text = string(text[0]-'a'+'A') + text[1:]
 	}
-	return fmt.Sprintf(" (errno: %d - %s)", int(no), text)
+	return text
 }
 
 // fileText is " 'path'" for the file an error inside err names, or "".

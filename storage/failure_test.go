@@ -165,7 +165,11 @@ func eioOn(on *atomic.Bool, suffix string, kinds ...errorfs.OpKind) errorfs.Inje
 		}
 		for _, k := range kinds {
 			if op.Kind == k {
-				return &os.PathError{Op: "write", Path: op.Path, Err: syscall.EIO}
+				name := "write"
+				if k.ReadOrWrite() == errorfs.OpIsRead {
+					name = "read"
+				}
+				return &os.PathError{Op: name, Path: op.Path, Err: syscall.EIO}
 			}
 		}
 		return nil
@@ -389,5 +393,64 @@ func TestDiskFullFlushRetriesPaced(t *testing.T) {
 	}
 	if rows := scanAll(t, e); len(rows) != 51 {
 		t.Fatalf("%d rows, want 51", len(rows))
+	}
+}
+
+// TestReadIOErrorFailsTheStatement: EIO while reading a table file fails
+// the read with ClassStorageIO (ER_GET_ERRNO 1030 for clients) carrying
+// the errno, not an unclassified error; it refuses nothing (a failed read
+// says nothing about writes), and reads work again once the disk answers.
+func TestReadIOErrorFailsTheStatement(t *testing.T) {
+	mem := vfs.NewMem()
+	var eio atomic.Bool
+	fs := errorfs.Wrap(mem, eioOn(&eio, ".sst", errorfs.OpFileReadAt, errorfs.OpFileRead, errorfs.OpOpen))
+	e, err := Open(Options{Dir: "db", FS: fs, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	createKV(t, e)
+	insertRows(t, e, 1, 100)
+	closeWithin(t, e, 5*time.Second) // flushed to table files
+	// Reopened with a cache too small to keep a block: every row read
+	// goes to a table file.
+	e, err = Open(Options{Dir: "db", FS: fs, Logger: quiet, CacheSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	eio.Store(true)
+	err = scanErr(e)
+	if base.ClassOf(err) != base.ClassStorageIO || !errors.Is(err, syscall.EIO) {
+		t.Fatalf("a scan whose table file read fails: %v (class %v), want ClassStorageIO carrying EIO", err, base.ClassOf(err))
+	}
+	if werr := e.WriteError(); werr != nil {
+		t.Fatalf("a failed read refused writes: %v", werr)
+	}
+	eio.Store(false)
+	if rows := scanAll(t, e); len(rows) != 100 {
+		t.Fatalf("%d rows after the disk answered again, want 100", len(rows))
+	}
+	if err := insertOne(e, 101); err != nil {
+		t.Fatalf("insert after a failed read: %v", err)
+	}
+}
+
+// scanErr scans db.kv and returns the first error.
+func scanErr(e *Engine) error {
+	txn := e.Begin()
+	defer txn.Rollback()
+	it, err := txn.Scan(context.Background(), e.Catalog().Table("db", "kv"), 0, nil, nil, false)
+	if err != nil {
+		return err
+	}
+	for {
+		row, err := it.Next()
+		if err != nil {
+			it.Close()
+			return err
+		}
+		if row == nil {
+			return it.Close()
+		}
 	}
 }
