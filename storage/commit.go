@@ -212,9 +212,10 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 		return err
 	}
 	waitSync := false
+	var flushErr error
 	e.turn.do(rec.Seq, func() {
 		if syncStorage {
-			waitSync, err = e.applyDurable(t.batch)
+			waitSync, flushErr, err = e.applyDurable(t.batch)
 		} else {
 			err = e.db.Apply(t.batch, pebble.NoSync)
 		}
@@ -222,6 +223,13 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 			n.Applied(rec)
 		}
 	})
+	if err == nil && flushErr != nil {
+		// Applied and logged, but not durable in storage, and the log
+		// cannot complete it (a catalog change): it survives if a later
+		// flush succeeds (Pebble retries), not if the server stops first.
+		e.refuseWrites(flushErr)
+		return base.Wrap(base.ClassOutcomeUnknown, flushErr, "storage: commit outcome unknown")
+	}
 	if err == nil && waitSync {
 		if err = t.batch.SyncWait(); err != nil {
 			// The batch is applied and in Pebble's WAL, which failed to
