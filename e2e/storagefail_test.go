@@ -140,7 +140,9 @@ func testDatadirGone(t *testing.T, moved bool) {
 	checkIDs(t, ctx, db, o.acked)
 
 	// Near idle, and quiet in the log, while a client retries.
-	cpu, retries := idleWhileRetrying(t, ctx, p, db, 5*time.Second)
+	cpu, retries := cpuWhileRetrying(t, ctx, p, db, 5*time.Second, "INSERT INTO dg.t VALUES (2000000, 'retry')", func(err error) {
+		wantWriteRefused(t, "a retried insert", err)
+	})
 	lines := errorLines(p.Log()[logBefore:])
 	t.Logf("after the removal: CPU %.1f%% of a core over 5 s while %d refused retries were sent; %d ERROR/WARN lines in all:\n%s",
 		cpu, retries, len(lines), strings.Join(lines, "\n"))
@@ -235,16 +237,16 @@ func diffIDs(a, b []int64) []int64 {
 
 func head(ids []int64) []int64 { return ids[:min(len(ids), 10)] }
 
-// idleWhileRetrying measures p's CPU (user + system, % of one core) over
-// d while a client sends a refused INSERT every 50 ms, each of which must
-// be refused; it returns the CPU and the retries sent.
-func idleWhileRetrying(t *testing.T, ctx context.Context, p *lab.Petrel, db *sql.DB, d time.Duration) (float64, int) {
+// cpuWhileRetrying measures p's CPU (user + system, % of one core) over
+// d while a client sends the refused write q every 50 ms, checking each
+// error with refused; it returns the CPU and the retries sent.
+func cpuWhileRetrying(t *testing.T, ctx context.Context, p *lab.Petrel, db *sql.DB, d time.Duration, q string, refused func(error)) (float64, int) {
 	t.Helper()
 	before, start := procCPUTicks(t, p.Pid()), time.Now()
 	n := 0
 	for time.Since(start) < d {
-		_, err := db.ExecContext(ctx, "INSERT INTO dg.t VALUES (2000000, 'retry')")
-		wantWriteRefused(t, "a retried insert", err)
+		_, err := db.ExecContext(ctx, q)
+		refused(err)
 		n++
 		time.Sleep(50 * time.Millisecond)
 	}
