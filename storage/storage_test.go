@@ -244,6 +244,12 @@ func TestStorageDiskFullRefusesWrites(t *testing.T) {
 	if err := ins(3); err == nil || base.ClassOf(err) != base.ClassDiskFull {
 		t.Fatalf("write after disk full: %v, want refused with disk full", err)
 	}
+	if err := e.ClearWriteError(); err == nil {
+		t.Fatal("ClearWriteError succeeded after Pebble's WAL failed; want refused until restart")
+	}
+	if err := ins(4); base.ClassOf(err) != base.ClassDiskFull {
+		t.Fatalf("write after space returned: %v, want still refused (Pebble cannot write that WAL again)", err)
+	}
 }
 
 // failingSink accepts records but fails to make them durable, as a binlog
