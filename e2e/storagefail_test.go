@@ -38,19 +38,24 @@ const erErrorOnWrite = 1026 // ER_ERROR_ON_WRITE
 // after the removal included: they are in the binlog the server kept
 // writing through its open file) and writes resume.
 func TestDatadirRemoved(t *testing.T) {
-	for _, moved := range []bool{false, true} {
-		name := "removed"
-		if moved {
-			name = "moved-and-restored"
-		}
-		t.Run(name, func(t *testing.T) { testDatadirGone(t, moved) })
+	for _, tc := range []struct {
+		name  string
+		moved bool
+		args  []string
+	}{
+		{"removed", false, nil},
+		{"moved-and-restored", true, nil},
+		// Pebble's own WAL instead of the binlog: recovery replays it.
+		{"moved-and-restored-skip-log-bin", true, []string{"--skip-log-bin"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testDatadirGone(t, tc.moved, tc.args) })
 	}
 }
 
-func testDatadirGone(t *testing.T, moved bool) {
+func testDatadirGone(t *testing.T, moved bool, args []string) {
 	ctx := testContext(t, 3*time.Minute)
 	dir := filepath.Join(t.TempDir(), "petrel")
-	p, err := lab.StartPetrel(ctx, lab.PetrelOptions{Datadir: dir, RootPassword: rootPassword})
+	p, err := lab.StartPetrel(ctx, lab.PetrelOptions{Datadir: dir, RootPassword: rootPassword, ExtraArgs: args})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,6 +131,7 @@ func testDatadirGone(t *testing.T, moved bool) {
 		"DELETE FROM dg.t WHERE id = 2",
 		"CREATE TABLE dg.u (id INT PRIMARY KEY)",
 		"CREATE USER 'gone'@'%' IDENTIFIED BY 'x'",
+		"DROP TABLE dg.t",
 	} {
 		start := time.Now()
 		qctx, cancel := context.WithTimeout(ctx, 30*time.Second)
