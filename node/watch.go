@@ -68,14 +68,14 @@ func (id datadirIdentity) check() error {
 //     themselves once space returns (resumeAfterDiskFull).
 func (n *Node) watchStorage(ctx context.Context, id datadirIdentity, every time.Duration) {
 	defer close(n.watchDone)
-	t := time.NewTicker(every)
-	defer t.Stop()
 	gone := false
 	for {
+		fired, stop := n.opts.Clock.NewTimer(every)
 		select {
 		case <-ctx.Done():
+			stop()
 			return
-		case <-t.C:
+		case <-fired:
 		}
 		if !gone {
 			if err := id.check(); err != nil {

@@ -198,7 +198,7 @@ func Open(opts Options) (*Engine, error) {
 	}
 	cache := pebble.NewCache(opts.CacheSize)
 	defer cache.Unref()
-	e := &Engine{opts: opts, closing: make(chan struct{}), pebbleClosing: make(chan struct{}), logLimit: ratelog.New(time.Second)}
+	e := &Engine{opts: opts, closing: make(chan struct{}), pebbleClosing: make(chan struct{}), logLimit: ratelog.New(time.Second, opts.Clock.Now)}
 	e.sink = gatedSink{e: e}
 	// Pebble treats a failed WAL or MANIFEST write as fatal (it panics or
 	// exits), so a full disk must never reach it: the first ENOSPC releases
@@ -611,7 +611,7 @@ func (e *Engine) SetMetaSync(name string, value []byte) error {
 // which it retries: the retry is paced (guardFS) and the log line limited
 // to one per second per cause, with the count of lines held back.
 func (e *Engine) backgroundError(err error) {
-	e.lastIOFailure.Store(time.Now().UnixNano())
+	e.lastIOFailure.Store(e.opts.Clock.Now().UnixNano())
 	e.logLimit.Log(e.opts.Logger, slog.LevelError, ratelog.Cause("pebble: background error", err), "pebble: background error", "err", err.Error())
 }
 

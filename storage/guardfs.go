@@ -143,14 +143,14 @@ func (e *Engine) beforeCreate(name string) error {
 	if last == 0 {
 		return nil
 	}
-	wait := time.Until(time.Unix(0, last).Add(e.opts.RetryInterval))
+	wait := time.Unix(0, last).Add(e.opts.RetryInterval).Sub(e.opts.Clock.Now())
 	if wait <= 0 {
 		return nil
 	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
+	fired, stop := e.opts.Clock.NewTimer(wait)
+	defer stop()
 	select {
-	case <-t.C:
+	case <-fired:
 	case <-e.pebbleClosing:
 	}
 	if p := e.fatal.Load(); p != nil {
@@ -181,7 +181,7 @@ func (e *Engine) ioFailed(err error, category vfs.DiskWriteCategory) error {
 	if err == nil || !e.guarding.Load() {
 		return err
 	}
-	e.lastIOFailure.Store(time.Now().UnixNano())
+	e.lastIOFailure.Store(e.opts.Clock.Now().UnixNano())
 	if category == "pebble-wal" || classifyWriteErr(err) != base.ClassDiskFull {
 		if p, first := e.fail(err); first {
 			e.publishInBackground(p)

@@ -166,9 +166,9 @@ func (e *Engine) flushWait() error {
 			return false
 		}
 		if refusedAt.IsZero() {
-			refusedAt = time.Now()
+			refusedAt = e.opts.Clock.Now()
 		}
-		return time.Since(refusedAt) >= flushFullRetries*e.opts.RetryInterval
+		return e.opts.Clock.Now().Sub(refusedAt) >= flushFullRetries*e.opts.RetryInterval
 	})
 	if err == errFlushGivenUp {
 		if p := e.fatal.Load(); p != nil {

@@ -36,13 +36,17 @@ type cause struct {
 	suppressed int       // lines held back since
 }
 
-// New returns a Limiter allowing one line per interval per cause; an
-// interval <= 0 means one second.
-func New(interval time.Duration) *Limiter {
+// New returns a Limiter allowing one line per interval per cause, reading
+// the time from now (nil: the wall clock); an interval <= 0 means one
+// second.
+func New(interval time.Duration, now func() time.Time) *Limiter {
 	if interval <= 0 {
 		interval = time.Second
 	}
-	return &Limiter{interval: interval, now: time.Now, causes: map[string]*cause{}}
+	if now == nil {
+		now = time.Now
+	}
+	return &Limiter{interval: interval, now: now, causes: map[string]*cause{}}
 }
 
 // Allow reports whether a line for cause may be written at now, and how

@@ -15,7 +15,7 @@ import (
 // cause logs at most once per interval, the next line carries the count
 // held back, and causes do not hold each other back.
 func TestAllowOncePerIntervalPerCause(t *testing.T) {
-	l := New(time.Second)
+	l := New(time.Second, nil)
 	t0 := time.Unix(1000, 0)
 	type step struct {
 		at         time.Duration
@@ -46,9 +46,8 @@ func TestAllowOncePerIntervalPerCause(t *testing.T) {
 func TestLogFloodIsBounded(t *testing.T) {
 	var buf bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&buf, nil))
-	l := New(time.Second)
 	now := time.Unix(0, 0)
-	l.now = func() time.Time { return now }
+	l := New(time.Second, func() time.Time { return now })
 	const n = 10_000
 	for i := range n {
 		now = time.Unix(0, 0).Add(time.Duration(i) * time.Millisecond)
