@@ -138,6 +138,9 @@ func (t *Txn) CommitStart(ctx context.Context) (func(context.Context) error, err
 			return nil, err
 		}
 		e.refuseWrites(err)
+		if c := base.ClassOf(err); c == base.ClassWritesRefused || c == base.ClassDiskFull {
+			return nil, err // the refusal at the gate: it says what and why
+		}
 		return nil, base.Wrap(classifyWriteErr(err), err, "storage: commit")
 	}
 	return func(ctx context.Context) error {
