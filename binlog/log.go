@@ -163,6 +163,8 @@ type Log struct {
 	syncErr error
 
 	onRotate []func()
+	// cols caches the binlog column descriptions of tables.
+	cols colCache
 	// The OnRotate worker: rotated asks for a run, rotateStop ends it,
 	// rotateDone is closed when it has.
 	rotated    chan struct{}
@@ -544,7 +546,7 @@ func DecodeSinkPos(b []byte) (Position, int64, error) {
 // its commit turn, so Append, under storage's ordering lock, only places
 // and writes it.
 func (l *Log) Prepare(rec *storage.CommitRecord) error {
-	x, err := encodeTransaction(l.opts, rec, l.sidFor(rec))
+	x, err := encodeTransaction(l.opts, &l.cols, rec, l.sidFor(rec))
 	if err != nil {
 		return err
 	}
@@ -594,7 +596,7 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	x, _ := rec.Prepared.(*encodedTxn)
 	if x == nil || x.by != l || x.sid != gtid.SID {
 		var err error
-		if x, err = encodeTransaction(l.opts, rec, gtid.SID); err != nil {
+		if x, err = encodeTransaction(l.opts, &l.cols, rec, gtid.SID); err != nil {
 			return err
 		}
 	}

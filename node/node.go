@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/sirupsen/logrus"
 
 	"petrel/binlog"
 	"petrel/repl/replica"
@@ -111,11 +110,6 @@ func Open(opts Options) (*Node, error) {
 	}
 	if opts.Out == nil {
 		opts.Out = os.Stdout
-	}
-	// go-mysql-server and vitess log through logrus: keep their
-	// per-connection chatter out of the server log unless debugging.
-	if !opts.Logger.Enabled(context.Background(), slog.LevelDebug) {
-		logrus.SetLevel(logrus.ErrorLevel)
 	}
 	// The config is checked before anything touches the datadir.
 	vars, logBin, err := splitLogBin(opts.Variables)
