@@ -55,6 +55,12 @@ type Options struct {
 	// Clock stamps events and the names of files set aside; default the
 	// wall clock.
 	Clock base.Clock
+	// DependencyTracking is binlog_transaction_dependency_tracking
+	// (writeset.go); default TrackWriteset.
+	DependencyTracking string
+	// HistorySize is binlog_transaction_dependency_history_size; default
+	// DefaultHistorySize.
+	HistorySize int
 	// Store, when set, is reconciled with the log at Open: transactions
 	// the log holds beyond storage's position are replayed into it.
 	Store *storage.Engine
@@ -103,6 +109,17 @@ func (o *Options) setDefaults() error {
 		o.Logger = slog.Default()
 	}
 	o.Clock = base.ClockOr(o.Clock)
+	if o.DependencyTracking == "" {
+		o.DependencyTracking = TrackWriteset
+	}
+	mode, err := ParseTracking(o.DependencyTracking)
+	if err != nil {
+		return err
+	}
+	o.DependencyTracking = mode
+	if o.HistorySize <= 0 {
+		o.HistorySize = DefaultHistorySize
+	}
 	if o.TailSize <= 0 {
 		o.TailSize = defaultTailSize
 	}
@@ -145,10 +162,13 @@ type Log struct {
 	// broken is set when a failed write could not be undone; a failed
 	// fsync sets syncErr instead (see failure).
 	broken error
-	// lastDurableSeq is the seqNo of the newest transaction known durable
-	// when a transaction was appended: its last_committed.
-	lastDurableSeq atomic.Int64
-	closed         bool
+	// committed is the newest transaction whose commit completed (Wait
+	// returned), packed with its file (packCommitted): COMMIT_ORDER's
+	// last_committed. A transaction that waited for another's row locks
+	// is appended after that one's Wait returned, so it never gets a
+	// last_committed before a transaction it conflicts with.
+	committed atomic.Int64
+	closed    bool
 
 	// sync state: the leader of a commit group fsyncs for everyone.
 	syncMu     sync.Mutex
@@ -165,6 +185,10 @@ type Log struct {
 	onRotate []func()
 	// cols caches the binlog column descriptions of tables.
 	cols colCache
+	// deps computes last_committed (writeset.go); under mu.
+	deps *depTracker
+	// trackWritesets: Prepare extracts write sets (not COMMIT_ORDER).
+	trackWritesets atomic.Bool
 	// The OnRotate worker: rotated asks for a run, rotateStop ends it,
 	// rotateDone is closed when it has.
 	rotated    chan struct{}
@@ -192,7 +216,6 @@ type Log struct {
 type logPos struct {
 	file int
 	pos  uint64
-	seq  int64
 }
 
 func (a logPos) less(b logPos) bool {
@@ -221,6 +244,8 @@ func Open(opts Options) (*Log, error) {
 	l := &Log{opts: opts, executed: base.NewGTIDSet(), purged: base.NewGTIDSet(), notify: make(chan struct{}),
 		rotated: make(chan struct{}, 1), rotateStop: make(chan struct{}), rotateDone: make(chan struct{})}
 	l.syncBinlog.Store(int64(opts.SyncBinlog))
+	l.deps = newDepTracker(opts.DependencyTracking, opts.HistorySize)
+	l.trackWritesets.Store(opts.DependencyTracking != TrackCommitOrder)
 	l.syncCond = sync.NewCond(&l.syncMu)
 	files, err := l.readIndex()
 	if err != nil {
@@ -373,7 +398,7 @@ func (l *Log) openNewFile() error {
 	l.fileSynced = l.pos
 	l.alloc = 0
 	l.seqNo = 0
-	l.lastDurableSeq.Store(0)
+	l.deps.reset(1) // numbering starts again
 	l.syncMu.Lock()
 	l.written = logPos{file: l.fileIdx, pos: l.pos}
 	l.synced = l.written
@@ -546,13 +571,52 @@ func DecodeSinkPos(b []byte) (Position, int64, error) {
 // its commit turn, so Append, under storage's ordering lock, only places
 // and writes it.
 func (l *Log) Prepare(rec *storage.CommitRecord) error {
-	x, err := encodeTransaction(l.opts, &l.cols, rec, l.sidFor(rec))
+	x, err := l.encode(rec, l.sidFor(rec))
 	if err != nil {
 		return err
 	}
 	x.by = l
 	rec.Prepared = x
 	return nil
+}
+
+// encode encodes rec's events and, unless dependency tracking is
+// COMMIT_ORDER, extracts its write set.
+func (l *Log) encode(rec *storage.CommitRecord, sid base.SID) (*encodedTxn, error) {
+	x, err := encodeTransaction(l.opts, &l.cols, rec, sid)
+	if err != nil {
+		return nil, err
+	}
+	if l.trackWritesets.Load() {
+		ws, err := extractWriteset(rec)
+		if err != nil {
+			return nil, err
+		}
+		x.ws = &ws
+	}
+	return x, nil
+}
+
+// SetDependencyTracking sets binlog_transaction_dependency_tracking
+// (TrackCommitOrder, TrackWriteset, TrackWritesetSession); a change of
+// mode forgets the write-set history, as MySQL does.
+func (l *Log) SetDependencyTracking(mode string) error {
+	mode, err := ParseTracking(mode)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.deps.setMode(mode, l.deps.historySize)
+	l.trackWritesets.Store(mode != TrackCommitOrder)
+	return nil
+}
+
+// SetDependencyHistorySize sets binlog_transaction_dependency_history_size.
+func (l *Log) SetDependencyHistorySize(n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.deps.setMode(l.deps.mode, n)
 }
 
 // sidFor is the source id of rec's GTID.
@@ -596,16 +660,18 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	x, _ := rec.Prepared.(*encodedTxn)
 	if x == nil || x.by != l || x.sid != gtid.SID {
 		var err error
-		if x, err = encodeTransaction(l.opts, &l.cols, rec, gtid.SID); err != nil {
+		if x, err = l.encode(rec, gtid.SID); err != nil {
 			return err
 		}
 	}
 	l.seqNo++
-	last := l.lastDurableSeq.Load()
+	last := l.committedIn(l.fileIdx)
 	if last >= l.seqNo {
 		last = l.seqNo - 1
 	}
+	last = l.deps.lastCommitted(l.seqNo, last, x.ws)
 	x.place(gtid.GNO, last, l.seqNo, l.pos)
+	x.file, x.seq = l.fileIdx, l.seqNo
 	buf := x.buf
 	p := l.pos + uint64(len(buf))
 	err := l.writeAt(buf)
@@ -648,7 +714,7 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	rec.SinkPos = encodeSinkRecord(l.files[l.fileIdx], p, gtid, l.nextGNO-1)
 	rec.GTID = gtid
 	l.syncMu.Lock()
-	l.written = logPos{file: l.fileIdx, pos: p, seq: l.seqNo}
+	l.written = logPos{file: l.fileIdx, pos: p}
 	l.syncMu.Unlock()
 	if l.syncBinlog.Load() != 1 || l.sendEarly() {
 		l.wake()
@@ -763,9 +829,39 @@ func (l *Log) Wait(ctx context.Context, rec *storage.CommitRecord) error {
 	// Replicated transactions (the applier's) do not wait: they were
 	// acknowledged where they were first committed.
 	if w := l.commitWaiter(); w != nil && w.AfterSync() && rec.Origin == nil {
-		return waitAcked(ctx, w, pos)
+		if err := waitAcked(ctx, w, pos); err != nil {
+			return err
+		}
+	}
+	if x, ok := rec.Prepared.(*encodedTxn); ok && x.by == l {
+		l.noteCommitted(x.file, x.seq)
 	}
 	return nil
+}
+
+// packCommitted orders (file, sequence number) pairs in one int64.
+func packCommitted(file int, seq int64) int64 { return int64(file)<<40 | seq&(1<<40-1) }
+
+// noteCommitted records that the transaction numbered seq in file
+// committed.
+func (l *Log) noteCommitted(file int, seq int64) {
+	v := packCommitted(file, seq)
+	for {
+		cur := l.committed.Load()
+		if cur >= v || l.committed.CompareAndSwap(cur, v) {
+			return
+		}
+	}
+}
+
+// committedIn is the newest committed transaction's number in file (0:
+// none yet).
+func (l *Log) committedIn(file int) int64 {
+	v := l.committed.Load()
+	if int(v>>40) != file {
+		return 0
+	}
+	return v & (1<<40 - 1)
 }
 
 // AfterApply implements storage.AfterApplyWaiter (semi-sync AFTER_COMMIT).
@@ -887,9 +983,6 @@ func (l *Log) syncTo(ctx context.Context, target logPos) error {
 			l.synced = upto
 		}
 		l.stats.GroupCommits.Add(1)
-		if upto.seq > l.lastDurableSeq.Load() {
-			l.lastDurableSeq.Store(upto.seq)
-		}
 		l.syncCond.Broadcast()
 		l.wake()
 	}

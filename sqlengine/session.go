@@ -64,6 +64,7 @@ func (t *Transaction) IsReadOnly() bool { return t.readOnly }
 // nothing in storage until the first write.
 func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacteristic) (sql.Transaction, error) {
 	txn := s.eng.store.Begin()
+	txn.SetSession(s.ID())
 	if s.origin != nil {
 		txn.SetOrigin(*s.origin)
 	}

@@ -29,6 +29,10 @@ type CommitRecord struct {
 	GTID base.GTID
 	// Origin is set for a replicated transaction: the sink keeps its GTID.
 	Origin *Origin
+	// Session is the client session that committed (its connection id),
+	// 0 for replicated and internal transactions: the binlog's
+	// WRITESET_SESSION dependency tracking orders a session's transactions.
+	Session uint32
 	// Prepared is the sink's own work done by its Prepare, before the
 	// commit turn (the binlog: the encoded events); Append uses it.
 	Prepared any
@@ -110,7 +114,7 @@ func (t *Txn) CommitStart(ctx context.Context) (func(context.Context) error, err
 		t.finish()
 		return nil, err
 	}
-	rec := &CommitRecord{Changes: t.changes, Queries: t.queries, Time: e.opts.Clock.Now(), Origin: t.origin}
+	rec := &CommitRecord{Changes: t.changes, Queries: t.queries, Time: e.opts.Clock.Now(), Origin: t.origin, Session: t.session}
 	if p := e.preparer.Load(); p != nil {
 		if err := (*p).Prepare(rec); err != nil {
 			t.finish()
