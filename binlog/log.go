@@ -159,7 +159,8 @@ type Log struct {
 	visible *base.GTIDSet
 	nextGNO int64
 	seqNo   int64 // logical clock: per-file sequence number
-	// broken is set when a failed write could not be undone.
+	// broken is set when a failed write could not be undone; a failed
+	// fsync sets syncErr instead (see failure).
 	broken error
 	// committed is the newest transaction whose commit completed (Wait
 	// returned), packed with its file (packCommitted): COMMIT_ORDER's
@@ -177,6 +178,9 @@ type Log struct {
 	synced     logPos // end of the last fsync
 	groupsLeft int    // for sync_binlog = N
 	syncClosed bool   // Close has begun: no new fsync of the file
+	// syncErr is set when an fsync failed: from then on no position is
+	// reported durable (see syncTo).
+	syncErr error
 
 	onRotate []func()
 	// cols caches the binlog column descriptions of tables.
@@ -533,8 +537,8 @@ func (l *Log) Rotate() error {
 	if l.closed {
 		return errClosed
 	}
-	if l.broken != nil {
-		return l.broken
+	if err := l.failure(); err != nil {
+		return err
 	}
 	if err := l.rotate(); err != nil {
 		return err
@@ -633,8 +637,8 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	if l.closed {
 		return errClosed
 	}
-	if l.broken != nil {
-		return l.broken
+	if err := l.failure(); err != nil {
+		return err
 	}
 	if l.waiter != nil {
 		if err := l.waiter.Admit(); err != nil {
@@ -735,12 +739,24 @@ func (l *Log) sendEarly() bool {
 // end, or everything written while sendEarly holds.
 func (l *Log) SendablePosition() Position { return l.endPosition(true) }
 
+// failure is why nothing more may be appended: a failed write that could
+// not be undone, or a failed fsync. Caller holds mu (syncMu is taken
+// after mu, never before).
+func (l *Log) failure() error {
+	if l.broken != nil {
+		return l.broken
+	}
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	return l.syncErr
+}
+
 // Healthy reports whether appends can resume (no failed write left a
 // torn transaction in the current file).
 func (l *Log) Healthy() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.broken == nil && !l.closed
+	return l.failure() == nil && !l.closed
 }
 
 // Durable implements storage.CommitSink: the log makes commits durable
@@ -910,15 +926,28 @@ func (l *Log) SyncForStorage() error {
 	l.syncMu.Lock()
 	target := l.written
 	l.syncMu.Unlock()
-	return l.syncTo(context.Background(), target)
+	if err := l.syncTo(context.Background(), target); err != errClosed {
+		return err
+	}
+	return nil // Close synced everything written
 }
 
 // syncTo returns once the log is durable up to target: one caller (the
 // leader) fsyncs everything written so far for all waiters.
+//
+// After a failed fsync it fails every wait for a position not synced
+// before the failure, without another fsync: the kernel may have dropped
+// the dirty pages and marked them clean, so a later fsync could succeed
+// without the data reaching the disk (PostgreSQL's "fsyncgate", 2018).
+// Only a restart, whose recovery reads the file back, knows what it
+// holds.
 func (l *Log) syncTo(ctx context.Context, target logPos) error {
 	l.syncMu.Lock()
 	defer l.syncMu.Unlock()
 	for l.synced.less(target) {
+		if l.syncErr != nil {
+			return l.syncErr
+		}
 		if l.syncing {
 			l.syncCond.Wait()
 			continue
@@ -931,12 +960,12 @@ func (l *Log) syncTo(ctx context.Context, target logPos) error {
 		upto := l.written
 		l.syncMu.Unlock()
 		l.mu.Lock()
-		cur := l.fileIdx
+		tf := l.tail.f
 		l.mu.Unlock()
 		// The tail log holds every transaction written (tail.go); the
 		// binlog files themselves are synced when the ring wraps, when a
 		// file is finished, and at Close.
-		serr := fsutil.DataSync(l.tail.f)
+		serr := fsutil.DataSync(tf)
 		if serr == nil {
 			serr = failpoint.Inject("binlog.afterSync")
 		}
@@ -946,9 +975,7 @@ func (l *Log) syncTo(ctx context.Context, target logPos) error {
 			// After a failed fsync the kernel may have dropped the pages:
 			// nothing written since the last good fsync can be trusted
 			// until a restart re-reads the file.
-			l.mu.Lock()
-			l.broken = fmt.Errorf("binlog: fsync of %s failed; restart the server to recover: %w", l.files[cur], serr)
-			l.mu.Unlock()
+			l.syncErr = fmt.Errorf("binlog: fsync of %s failed; restart the server to recover: %w", tf.Name(), serr)
 			l.syncCond.Broadcast()
 			return fmt.Errorf("binlog: fsync: %w", serr)
 		}
@@ -1136,7 +1163,7 @@ func (l *Log) Close() error {
 	}
 	l.closed = true
 	var err error
-	if l.broken == nil {
+	if l.failure() == nil {
 		err = l.finish()
 	} else {
 		// A torn transaction may remain: leave the flag, so that

@@ -142,6 +142,9 @@ func (t *Txn) CommitStart(ctx context.Context) (func(context.Context) error, err
 			return nil, err
 		}
 		e.refuseWrites(err)
+		if c := base.ClassOf(err); c == base.ClassWritesRefused || c == base.ClassDiskFull {
+			return nil, err // the refusal at the gate: it says what and why
+		}
 		return nil, base.Wrap(classifyWriteErr(err), err, "storage: commit")
 	}
 	return func(ctx context.Context) error {
@@ -216,9 +219,10 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 		return err
 	}
 	waitSync := false
+	var flushErr error
 	e.turn.do(rec.Seq, func() {
 		if syncStorage {
-			waitSync, err = e.applyDurable(t.batch)
+			waitSync, flushErr, err = e.applyDurable(t.batch)
 		} else {
 			err = e.db.Apply(t.batch, pebble.NoSync)
 		}
@@ -226,8 +230,20 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 			n.Applied(rec)
 		}
 	})
+	if err == nil && flushErr != nil {
+		// Applied and logged, but not durable in storage, and the log
+		// cannot complete it (a catalog change): it survives if a later
+		// flush succeeds (Pebble retries), not if the server stops first.
+		e.refuseWrites(flushErr)
+		return base.Wrap(base.ClassOutcomeUnknown, flushErr, "storage: commit outcome unknown")
+	}
 	if err == nil && waitSync {
-		err = t.batch.SyncWait()
+		if err = t.batch.SyncWait(); err != nil {
+			// The batch is applied and in Pebble's WAL, which failed to
+			// sync: the commit may survive a restart or not.
+			e.refuseWrites(err)
+			return base.Wrap(base.ClassOutcomeUnknown, err, "storage: commit outcome unknown")
+		}
 	}
 	if err == nil && syncStorage {
 		e.stats.StorageSyncs.Add(1)

@@ -347,7 +347,7 @@ func (t *Txn) get(key []byte) ([]byte, bool, error) {
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, false, readErr(err)
 	}
 	out := append([]byte(nil), v...)
 	closer.Close()
@@ -356,10 +356,14 @@ func (t *Txn) get(key []byte) ([]byte, bool, error) {
 
 func (t *Txn) newIter(lo, hi []byte) (*pebble.Iterator, error) {
 	o := &pebble.IterOptions{LowerBound: lo, UpperBound: hi}
+	var it *pebble.Iterator
+	var err error
 	if t.batch != nil {
-		return t.batch.NewIter(o)
+		it, err = t.batch.NewIter(o)
+	} else {
+		it, err = t.e.db.NewIter(o)
 	}
-	return t.e.db.NewIter(o)
+	return it, readErr(err)
 }
 
 // release finishes the transaction without applying anything.

@@ -23,6 +23,7 @@ var allowed = map[string][]string{
 	"internal/config":    nil,
 	"internal/failpoint": nil,
 	"internal/fsutil":    nil,
+	"internal/ratelog":   nil,
 	"internal/archtest":  nil,
 	"internal/leakcheck": nil,
 
