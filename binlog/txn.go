@@ -202,6 +202,13 @@ type encodedTxn struct {
 	buf  []byte
 	ends []int // end offset of each event in buf
 	xid  bool  // the last event is an XID event
+	// ws is the transaction's write set (nil: not extracted, under
+	// COMMIT_ORDER tracking).
+	ws *writeset
+	// file and seq are where Append placed it (the file's index in the
+	// log, its sequence number there).
+	file int
+	seq  int64
 }
 
 // GTID event body offsets of the fields place fills in.

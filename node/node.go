@@ -141,6 +141,11 @@ func Open(opts Options) (*Node, error) {
 		n.store.Close()
 		return nil, err
 	}
+	// The datadir as opened, which the storage watcher compares against.
+	id, err := identifyDatadir(opts.Datadir)
+	if err != nil {
+		return fail(err)
+	}
 	n.sql, err = sqlengine.New(sqlengine.Options{
 		Store: n.store, ServerID: opts.ServerID, ServerUUID: n.meta.ServerUUID,
 		Logger: opts.Logger, Variables: vars,
@@ -189,7 +194,7 @@ func Open(opts Options) (*Node, error) {
 	n.startReplica()
 	wctx, cancel := context.WithCancel(context.Background())
 	n.stopWatch, n.watchDone = cancel, make(chan struct{})
-	go n.watchDiskFull(wctx, 2*time.Second)
+	go n.watchStorage(wctx, id, watchInterval)
 	opts.Logger.Info("petrel: ready for connections", "addr", n.srv.Addr(), "server_id", opts.ServerID, "server_uuid", n.meta.ServerUUID, "version", sqlengine.Version)
 	return n, nil
 }

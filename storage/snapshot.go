@@ -206,7 +206,7 @@ func getFrom(r pebble.Reader, key []byte) ([]byte, bool, error) {
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, false, readErr(err)
 	}
 	out := append([]byte(nil), v...)
 	closer.Close()
@@ -235,7 +235,7 @@ func (t *Txn) newReadIter(tb *Table, ixID uint8, lo, hi []byte) (kvIter, error) 
 	o := &pebble.IterOptions{LowerBound: lo, UpperBound: hi}
 	s, err := snap.NewIter(o)
 	if err != nil {
-		return nil, err
+		return nil, readErr(err)
 	}
 	if t.batch == nil || len(t.undo) == 0 {
 		return s, nil
@@ -254,7 +254,7 @@ func (t *Txn) newReadIter(tb *Table, ixID uint8, lo, hi []byte) (kvIter, error) 
 	}
 	if err != nil {
 		s.Close()
-		return nil, err
+		return nil, readErr(err)
 	}
 	return ov, nil
 }
