@@ -25,7 +25,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"petrel/internal/base"
 	"petrel/internal/failpoint"
@@ -53,6 +52,9 @@ type Options struct {
 	ServerVersion string
 	// Logger; default slog.Default().
 	Logger *slog.Logger
+	// Clock stamps events and the names of files set aside; default the
+	// wall clock.
+	Clock base.Clock
 	// Store, when set, is reconciled with the log at Open: transactions
 	// the log holds beyond storage's position are replayed into it.
 	Store *storage.Engine
@@ -67,6 +69,9 @@ type Options struct {
 	// corruption, keeping what it removes aside, and logs it at ERROR
 	// level (see recoverFiles). Default false: refuse.
 	TruncateCorrupt bool
+	// TailSize is the tail log's ring size (tail.go); default 64 MiB. A
+	// file of this size sits beside the binlog files.
+	TailSize int64
 
 	versionNum uint32 // ServerVersion as a number, for GTID events
 }
@@ -97,6 +102,10 @@ func (o *Options) setDefaults() error {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	o.Clock = base.ClockOr(o.Clock)
+	if o.TailSize <= 0 {
+		o.TailSize = defaultTailSize
+	}
 	return nil
 }
 
@@ -114,15 +123,19 @@ type Log struct {
 
 	// mu guards the current file and the executed set; Append holds it
 	// while writing one transaction.
-	mu       sync.Mutex
-	files    []string // index, oldest first
-	f        *os.File
-	fileIdx  int // index of the current file in files
-	pos      uint64
-	alloc    uint64        // how far the current file's blocks are preallocated
-	maxNum   int           // highest file number seen, so names never repeat
-	executed *base.GTIDSet // every GTID written to the log
-	purged   *base.GTIDSet
+	mu    sync.Mutex
+	files []string // index, oldest first
+	f     *os.File
+	tail  *tailLog // what commit groups fsync (tail.go)
+	// fileSynced is how far the current file itself is known durable
+	// (its header, then each tail log wrap); tests cut there.
+	fileSynced uint64
+	fileIdx    int // index of the current file in files
+	pos        uint64
+	alloc      uint64        // how far the current file's blocks are preallocated
+	maxNum     int           // highest file number seen, so names never repeat
+	executed   *base.GTIDSet // every GTID written to the log
+	purged     *base.GTIDSet
 	// visible is gtid_executed as clients see it: GTIDs whose rows storage
 	// has applied (Applied), a subset of executed.
 	visMu   sync.Mutex
@@ -146,6 +159,15 @@ type Log struct {
 	syncClosed bool   // Close has begun: no new fsync of the file
 
 	onRotate []func()
+	// The OnRotate worker: rotated asks for a run, rotateStop ends it,
+	// rotateDone is closed when it has.
+	rotated    chan struct{}
+	rotateStop chan struct{}
+	rotateDone chan struct{}
+	rotateOnce sync.Once
+	// rotateStarted: the first OnRotate started the worker, or Close
+	// began (none starts then). Under mu.
+	rotateStarted bool
 	// syncBinlog is sync_binlog (-1 for 0: never), changeable at run time.
 	syncBinlog atomic.Int64
 	// waiter is semi-sync, when on.
@@ -190,7 +212,8 @@ func Open(opts Options) (*Log, error) {
 	if err := os.MkdirAll(opts.Dir, 0o750); err != nil {
 		return nil, fmt.Errorf("binlog: %w", err)
 	}
-	l := &Log{opts: opts, executed: base.NewGTIDSet(), purged: base.NewGTIDSet(), notify: make(chan struct{})}
+	l := &Log{opts: opts, executed: base.NewGTIDSet(), purged: base.NewGTIDSet(), notify: make(chan struct{}),
+		rotated: make(chan struct{}, 1), rotateStop: make(chan struct{}), rotateDone: make(chan struct{})}
 	l.syncBinlog.Store(int64(opts.SyncBinlog))
 	l.syncCond = sync.NewCond(&l.syncMu)
 	files, err := l.readIndex()
@@ -204,6 +227,17 @@ func Open(opts Options) (*Log, error) {
 	if err := l.removeUnindexed(); err != nil {
 		return nil, err
 	}
+	// Before anything reads the last file: restore what the tail log holds
+	// for it (an operating-system crash may have cut its unsynced end).
+	if err := l.replayTail(); err != nil {
+		return nil, err
+	}
+	opened := false
+	defer func() {
+		if !opened {
+			l.tail.close()
+		}
+	}()
 	var sr *sinkRecord
 	if opts.Store != nil {
 		sp, err := opts.Store.SinkPos()
@@ -234,6 +268,7 @@ func Open(opts Options) (*Log, error) {
 	if err := l.openNewFile(); err != nil {
 		return nil, err
 	}
+	opened = true
 	return l, nil
 }
 
@@ -277,43 +312,11 @@ func (l *Log) readIndex() ([]string, error) {
 
 // writeIndex atomically rewrites the index file.
 func (l *Log) writeIndex() error {
-	tmp := l.indexPath() + ".tmp"
 	var b strings.Builder
 	for _, f := range l.files {
 		b.WriteString("./" + f + "\n")
 	}
-	if err := writeFileSync(tmp, []byte(b.String())); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, l.indexPath()); err != nil {
-		return err
-	}
-	return syncDir(l.opts.Dir)
-}
-
-func writeFileSync(p string, data []byte) error {
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o640)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return fsutil.WriteFileAtomic(l.indexPath(), []byte(b.String()), 0o640)
 }
 
 func (l *Log) nextFileName() string {
@@ -332,7 +335,7 @@ func (l *Log) openNewFile() error {
 	if err != nil {
 		return fmt.Errorf("binlog: create %s: %w", name, err)
 	}
-	now := uint32(time.Now().Unix())
+	now := uint32(l.opts.Clock.Now().Unix())
 	var buf []byte
 	buf = append(buf, Magic...)
 	fde := frame(FormatDescriptionEvent, InUseFlag, l.opts.ServerID, now, 0, formatDescription(l.opts.ServerVersion, now))
@@ -361,6 +364,7 @@ func (l *Log) openNewFile() error {
 	l.f = f
 	l.fileIdx = len(l.files) - 1
 	l.pos = uint64(len(buf))
+	l.fileSynced = l.pos
 	l.alloc = 0
 	l.seqNo = 0
 	l.lastDurableSeq.Store(0)
@@ -401,6 +405,34 @@ func (l *Log) writeAt(b []byte) error {
 	return err
 }
 
+// logTail copies a transaction just appended to the current file (ending
+// at l.pos+len(b)) into the tail log. When the ring must wrap, or the
+// record is larger than the ring, the binlog file is fdatasync'd first:
+// everything written to it, this transaction included, is then durable
+// in place, and the records the ring overwrites were redundant. Caller
+// holds mu.
+// It returns where the record went (-1: none).
+func (l *Log) logTail(b []byte) (int64, error) {
+	t := l.tail
+	if !t.fits(len(b)) || t.wraps(len(b)) {
+		if err := fsutil.DataSync(l.f); err != nil {
+			return -1, fmt.Errorf("binlog: sync %s before the tail log wraps: %w", l.files[l.fileIdx], err)
+		}
+		l.fileSynced = l.pos + uint64(len(b))
+		if !t.fits(len(b)) {
+			return -1, nil
+		}
+	}
+	return t.append(fileNum(l.files[l.fileIdx]), l.pos, b)
+}
+
+// fileSyncedPos is fileSynced, read under mu (tests).
+func (l *Log) fileSyncedPos() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.fileSynced
+}
+
 // finish marks the current file finished (InUseFlag cleared, synced) and
 // releases the blocks preallocated past its end. Caller holds mu.
 func (l *Log) finish() error {
@@ -439,10 +471,32 @@ func (l *Log) rotate() error {
 	if err := l.openNewFile(); err != nil {
 		return err
 	}
-	for _, fn := range l.onRotate {
-		go fn()
+	if len(l.onRotate) > 0 {
+		select {
+		case l.rotated <- struct{}{}:
+		default: // a run is already due: it sees this rotation too
+		}
 	}
 	return nil
+}
+
+// runOnRotate runs the OnRotate callbacks after rotations, outside the
+// log's lock (they may purge), until Close stops it.
+func (l *Log) runOnRotate() {
+	defer close(l.rotateDone)
+	for {
+		select {
+		case <-l.rotateStop:
+			return
+		case <-l.rotated:
+		}
+		l.mu.Lock()
+		fns := append([]func(){}, l.onRotate...)
+		l.mu.Unlock()
+		for _, fn := range fns {
+			fn()
+		}
+	}
 }
 
 // Rotate is FLUSH BINARY LOGS.
@@ -549,7 +603,18 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	buf := x.buf
 	p := l.pos + uint64(len(buf))
 	err := l.writeAt(buf)
+	rec0 := int64(-1)
 	if err == nil {
+		if rec0, err = l.logTail(buf); err != nil {
+			// The record may be whole in the tail log, and a restart would
+			// bring the transaction back: its outcome is unknown.
+			if terr := l.f.Truncate(int64(l.pos)); terr == nil {
+				err = base.Wrap(base.ClassOutcomeUnknown, err, "binlog")
+			}
+			l.broken = fmt.Errorf("binlog: the tail log failed; restart the server to recover: %w", err)
+			l.seqNo--
+			return err
+		}
 		err = failpoint.Inject("binlog.afterWrite")
 	}
 	if err != nil {
@@ -558,6 +623,11 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 		// truncates the torn tail).
 		if terr := l.f.Truncate(int64(l.pos)); terr != nil {
 			l.broken = fmt.Errorf("binlog: cannot remove a partly written transaction from %s: %w", l.files[l.fileIdx], terr)
+		}
+		if rec0 >= 0 {
+			if terr := l.tail.invalidate(rec0); terr != nil {
+				l.broken = fmt.Errorf("binlog: cannot withdraw a failed transaction from the tail log: %w", terr)
+			}
 		}
 		l.seqNo--
 		return fmt.Errorf("binlog: write %s at %d: %w", l.files[l.fileIdx], l.pos, err)
@@ -763,12 +833,12 @@ func (l *Log) syncTo(ctx context.Context, target logPos) error {
 		upto := l.written
 		l.syncMu.Unlock()
 		l.mu.Lock()
-		f, cur := l.f, l.fileIdx
+		cur := l.fileIdx
 		l.mu.Unlock()
-		var serr error
-		if upto.file == cur {
-			serr = fsutil.DataSync(f)
-		} // older files were synced when they were rotated
+		// The tail log holds every transaction written (tail.go); the
+		// binlog files themselves are synced when the ring wraps, when a
+		// file is finished, and at Close.
+		serr := fsutil.DataSync(l.tail.f)
 		if serr == nil {
 			serr = failpoint.Inject("binlog.afterSync")
 		}
@@ -931,6 +1001,21 @@ func (l *Log) Path(name string) (string, bool) {
 	return "", false
 }
 
+// stopOnRotate ends the OnRotate worker (once; a callback running is let
+// finish).
+func (l *Log) stopOnRotate() {
+	l.rotateOnce.Do(func() {
+		l.mu.Lock()
+		started := l.rotateStarted
+		l.rotateStarted = true // no worker starts after this
+		l.mu.Unlock()
+		close(l.rotateStop)
+		if started {
+			<-l.rotateDone
+		}
+	})
+}
+
 // StatsSnapshot returns the counters.
 func (l *Log) StatsSnapshot() (commits, groups, bytes uint64) {
 	return l.stats.Commits.Load(), l.stats.GroupCommits.Load(), l.stats.BytesWritten.Load()
@@ -941,6 +1026,7 @@ func (l *Log) StatsSnapshot() (commits, groups, bytes uint64) {
 // under it would fail it with EBADF); waiters not yet synced then get
 // errClosed.
 func (l *Log) Close() error {
+	l.stopOnRotate()
 	l.syncMu.Lock()
 	for l.syncing {
 		l.syncCond.Wait()
@@ -963,6 +1049,9 @@ func (l *Log) Close() error {
 		err = l.f.Sync()
 	}
 	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	if cerr := l.tail.close(); err == nil {
 		err = cerr
 	}
 	l.wake()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -112,8 +113,13 @@ func wantRefused(t *testing.T, ctx context.Context, datadir string, port int, wa
 }
 
 // TestFlippedByteAfterKillIsRefused: one byte flipped in the middle of the
-// binlog of a server killed with -9 is corruption, not a torn tail: the
-// next start refuses, naming file and offset, and leaves the file alone;
+// binlog of a server killed with -9. Within the tail log's reach (it
+// holds a verified copy of every transaction of the current file since
+// its ring last wrapped) the next start rewrites the damaged transaction
+// from it, says so at WARN with file and offset, and loses nothing.
+// Beyond its reach (the tail log removed here, as for a transaction
+// logged before the ring's last wrap) it is corruption, not a torn tail:
+// the start is refused, naming file and offset, and the file left alone;
 // binlog_recovery_truncate_corrupt starts it, cutting the log there,
 // saying so at ERROR level, with the GTID history continuing from the cut.
 func TestFlippedByteAfterKillIsRefused(t *testing.T) {
@@ -132,14 +138,44 @@ func TestFlippedByteAfterKillIsRefused(t *testing.T) {
 	}
 	path := filepath.Join(p.Datadir(), "binlog", file)
 	flipByte(t, path, victim.pos+22)
-	st, _ := os.Stat(path)
 
-	wantRefused(t, ctx, p.Datadir(), p.Port(), fmt.Sprintf("%s at offset %d", file, victim.pos), "Refusing to start", "binlog_recovery_truncate_corrupt=ON")
+	// A copy of the damaged datadir without its tail log.
+	beyond := filepath.Join(t.TempDir(), "datadir")
+	if out, err := exec.CommandContext(ctx, "cp", "-a", p.Datadir(), beyond).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v\n%s", err, out)
+	}
+	if err := os.Remove(filepath.Join(beyond, "binlog", "binlog.tail")); err != nil {
+		t.Fatal(err)
+	}
+
+	// Within reach: repaired, nothing lost.
+	p1 := startOn(t, ctx, p.Datadir(), p.Port())
+	db1 := rootDB(t, p1, "")
+	if n := queryInt(t, ctx, db1, "SELECT COUNT(*) FROM flip.t WHERE v = CONCAT('acknowledged-', id)"); n != 200 {
+		t.Fatalf("after the repair: %d intact rows, want 200", n)
+	}
+	if g := queryString(t, ctx, db1, "SELECT @@GLOBAL.gtid_executed"); g != uuid+":1-202" {
+		t.Fatalf("gtid_executed %q, want %s:1-202", g, uuid)
+	}
+	for _, w := range []string{"level=WARN", "differed from the tail log", "file=" + file, fmt.Sprintf("offset=%d", victim.pos+22)} {
+		if !strings.Contains(p1.Log(), w) {
+			t.Fatalf("the repair is not logged with %q:\n%s", w, tail(p1.Log(), 4000))
+		}
+	}
+
+	// Beyond reach: refused, then cut with the override.
+	path = filepath.Join(beyond, "binlog", file)
+	st, _ := os.Stat(path)
+	port, err := lab.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRefused(t, ctx, beyond, port, fmt.Sprintf("%s at offset %d", file, victim.pos), "Refusing to start", "binlog_recovery_truncate_corrupt=ON")
 	if st2, _ := os.Stat(path); st2.Size() != st.Size() {
 		t.Fatalf("the refused start changed %s from %d to %d bytes", file, st.Size(), st2.Size())
 	}
 
-	p2 := startOn(t, ctx, p.Datadir(), p.Port(), "--binlog-recovery-truncate-corrupt")
+	p2 := startOn(t, ctx, beyond, port, "--binlog-recovery-truncate-corrupt")
 	db2 := rootDB(t, p2, "")
 	if n := queryInt(t, ctx, db2, "SELECT COUNT(*) FROM flip.t"); n != 100 {
 		t.Fatalf("after the cut: %d rows, want 100 (the transactions before the damaged one)", n)
@@ -160,7 +196,7 @@ func TestFlippedByteAfterKillIsRefused(t *testing.T) {
 	if v := queryInt(t, ctx, db2, "SELECT @@GLOBAL.binlog_recovery_truncate_corrupt"); v != 1 {
 		t.Fatalf("binlog_recovery_truncate_corrupt reads %d, want 1", v)
 	}
-	_, err := db2.ExecContext(ctx, "SET GLOBAL binlog_recovery_truncate_corrupt = OFF")
+	_, err = db2.ExecContext(ctx, "SET GLOBAL binlog_recovery_truncate_corrupt = OFF")
 	wantErrNo(t, "SET GLOBAL binlog_recovery_truncate_corrupt", err, 1238)
 	if g := queryString(t, ctx, db2, "SELECT @@GLOBAL.gtid_executed"); g != uuid+":1-102" {
 		t.Fatalf("gtid_executed %q, want %s:1-102 (2 DDL + 100 rows)", g, uuid)

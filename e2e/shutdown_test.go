@@ -543,7 +543,7 @@ func TestShutdownSemiSync(t *testing.T) {
 	ctx := testContext(t, 2*time.Minute)
 	src, rep := semiNode(t, ctx, 1, nil), semiNode(t, ctx, 2, nil)
 	sdb, rdb := rootDB(t, src, ""), rootDB(t, rep, "")
-	createReplUser(t, ctx, sdb)
+	createReplUserSemi(t, ctx, sdb)
 	pointAt(t, ctx, rdb, src.Port(), "")
 	waitSemiClients(t, ctx, sdb, 1)
 	mustExec(t, ctx, sdb, "CREATE DATABASE sd",

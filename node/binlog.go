@@ -95,7 +95,7 @@ func (n *Node) openBinlog() error {
 	}
 	l, err := binlog.Open(binlog.Options{
 		Dir: n.opts.Datadir + "/binlog", MaxSize: int64(globalUint("max_binlog_size", 1<<30)), SyncBinlog: sync,
-		ServerID: n.opts.ServerID, ServerUUID: sid, ServerVersion: sqlengine.Version, Logger: n.opts.Logger, Store: n.store,
+		ServerID: n.opts.ServerID, ServerUUID: sid, ServerVersion: sqlengine.Version, Logger: n.opts.Logger, Clock: n.opts.Clock, Store: n.store,
 		// A crashed semi-sync source restarted as a replica (MariaDB's
 		// --init-rpl-role=SLAVE) cuts its unapplied, possibly
 		// unacknowledged tail instead of committing it.
@@ -219,7 +219,7 @@ func (n *Node) registerBinlogSQL() {
 	expire := func() {
 		secs := globalUint("binlog_expire_logs_seconds", 2592000)
 		if secs > 0 {
-			if err := l.PurgeBefore(time.Now().Add(-time.Duration(secs) * time.Second)); err != nil {
+			if err := l.PurgeBefore(n.opts.Clock.Now().Add(-time.Duration(secs) * time.Second)); err != nil {
 				n.opts.Logger.Warn("binlog: expiring old logs", "err", err)
 			}
 		}

@@ -16,6 +16,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"petrel/internal/base"
+	"petrel/internal/fsutil"
 	"strconv"
 	"strings"
 	"time"
@@ -48,6 +50,8 @@ type Options struct {
 	Variables map[string]string
 	// Logger; default slog.Default().
 	Logger *slog.Logger
+	// Clock is the one time source of every stage; default the wall clock.
+	Clock base.Clock
 	// Out receives the one-time generated root password; default os.Stdout.
 	Out io.Writer
 	// MetricsAddress serves Prometheus metrics at /metrics ("" = off).
@@ -101,6 +105,7 @@ func Open(opts Options) (*Node, error) {
 	if opts.ServerID == 0 {
 		opts.ServerID = 1
 	}
+	opts.Clock = base.ClockOr(opts.Clock)
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -128,7 +133,7 @@ func Open(opts Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n.store, err = storage.Open(storage.Options{Dir: filepath.Join(opts.Datadir, "data"), Logger: opts.Logger, LogIsWAL: logBin})
+	n.store, err = storage.Open(storage.Options{Dir: filepath.Join(opts.Datadir, "data"), Logger: opts.Logger, Clock: opts.Clock, LogIsWAL: logBin})
 	if err != nil {
 		return nil, fmt.Errorf("node: datadir %s: %w", opts.Datadir, err)
 	}
@@ -226,7 +231,7 @@ func (n *Node) prepareDatadir() (bool, error) {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return false, fmt.Errorf("node: create datadir: %w", err)
 	}
-	n.meta = datadirMeta{Format: formatVersion, ServerUUID: uuid.NewString(), Created: time.Now().UTC().Format(time.RFC3339)}
+	n.meta = datadirMeta{Format: formatVersion, ServerUUID: uuid.NewString(), Created: n.opts.Clock.Now().UTC().Format(time.RFC3339)}
 	return true, nil
 }
 
@@ -234,26 +239,7 @@ func (n *Node) prepareDatadir() (bool, error) {
 func (n *Node) writeMeta() error {
 	p := filepath.Join(n.opts.Datadir, metaFile)
 	b, _ := json.MarshalIndent(n.meta, "", "  ")
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o640); err != nil {
-		return err
-	}
-	if err := syncFile(tmp); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, p); err != nil {
-		return err
-	}
-	return syncFile(n.opts.Datadir)
-}
-
-func syncFile(p string) error {
-	f, err := os.Open(p)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
+	return fsutil.WriteFileAtomic(p, append(b, '\n'), 0o640)
 }
 
 func generatePassword() string {

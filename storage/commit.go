@@ -110,7 +110,7 @@ func (t *Txn) CommitStart(ctx context.Context) (func(context.Context) error, err
 		t.finish()
 		return nil, err
 	}
-	rec := &CommitRecord{Changes: t.changes, Queries: t.queries, Time: time.Now(), Origin: t.origin}
+	rec := &CommitRecord{Changes: t.changes, Queries: t.queries, Time: e.opts.Clock.Now(), Origin: t.origin}
 	if p := e.preparer.Load(); p != nil {
 		if err := (*p).Prepare(rec); err != nil {
 			t.finish()

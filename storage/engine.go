@@ -50,6 +50,8 @@ type Options struct {
 	FS vfs.FS
 	// Logger; default slog.Default().
 	Logger *slog.Logger
+	// Clock stamps commits and times lock waits; default the wall clock.
+	Clock base.Clock
 	// LockWaitTimeout is innodb_lock_wait_timeout; default 50s.
 	LockWaitTimeout time.Duration
 	// MemTableSize; default 2 MiB: small memtables keep range scans over
@@ -86,6 +88,7 @@ func (o *Options) setDefaults() error {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	o.Clock = base.ClockOr(o.Clock)
 	if o.LockWaitTimeout <= 0 {
 		o.LockWaitTimeout = 50 * time.Second
 	}
@@ -200,7 +203,7 @@ func Open(opts Options) (*Engine, error) {
 		db.Close()
 		return nil, err
 	}
-	e.locks = lock.NewManager(lock.Options{WaitTimeout: opts.LockWaitTimeout})
+	e.locks = lock.NewManager(lock.Options{WaitTimeout: opts.LockWaitTimeout, Clock: opts.Clock})
 	seq, err := e.readUint64(metaKey(metaLastSeq))
 	if err != nil {
 		db.Close()

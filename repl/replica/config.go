@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"petrel/internal/fsutil"
 	"strconv"
 	"strings"
 	"time"
@@ -317,21 +318,5 @@ func SaveConfig(datadir string, c *Config) error {
 		return nil
 	}
 	b, _ := json.MarshalIndent(c, "", "  ")
-	tmp := p + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
+	return fsutil.WriteFileAtomic(p, append(b, '\n'), 0o600)
 }
