@@ -56,6 +56,8 @@ func (s *Session) syncConn() {
 	cc.netReadTimeout.Store(int64(seconds(s.intVar("net_read_timeout", 30))))
 	cc.netWriteTimeout.Store(int64(seconds(s.intVar("net_write_timeout", 60))))
 	cc.maxPacket.Store(s.intVar("max_allowed_packet", 64<<20))
+	// The next write sets the write deadline from the new value.
+	cc.wrSetAt.Store(0)
 }
 
 func (s *Session) intVar(name string, def int64) int64 {

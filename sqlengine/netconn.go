@@ -49,6 +49,8 @@ type cmdConn struct {
 	// connection.
 	closed atomic.Bool
 	phase  atomic.Int32 // connPhase
+	// aborted: counted in Aborted_clients (abortClient).
+	aborted atomic.Bool
 
 	// Per-connection limits, set at authentication from the global values
 	// and by SET SESSION (sessionvars.go); nanoseconds and bytes.
@@ -72,6 +74,7 @@ type cmdConn struct {
 	packetLen int64  // bytes of the current packet so far
 	buf       []byte // reused for small frames
 	rdKind    deadlineKind
+	rdDur     time.Duration // the timeout rdKind had when set
 	rdSetAt   time.Time
 	// clientFlags are the capability flags of the handshake response.
 	clientFlags uint32
@@ -168,7 +171,19 @@ func (c *cmdConn) Write(p []byte) (int, error) {
 	if err != nil && c.closed.Load() {
 		return len(p), nil
 	}
+	if err != nil && isTimeout(err) {
+		// net_write_timeout: vitess ends the connection.
+		c.abortClient()
+	}
 	return n, err
+}
+
+// abortClient counts the connection in Aborted_clients, once: the server
+// ends it because of a timeout or an oversized packet.
+func (c *cmdConn) abortClient() {
+	if c.gate != nil && c.aborted.CompareAndSwap(false, true) {
+		sql.StatusVariables.IncrementGlobal("Aborted_clients", 1)
+	}
 }
 
 // refreshWriteDeadline keeps the write deadline net_write_timeout ahead,
@@ -249,10 +264,10 @@ func (c *cmdConn) timedOut(err error) error {
 	case c.rdKind == dlIdle && !c.cont && c.frameLeft == 0:
 		c.writeErr(0, mysql.NewSQLError(erClientInteractionTimeout, mysql.SSUnknownSQLState,
 			"The client was disconnected by the server because of inactivity. See wait_timeout and interactive_timeout for configuring this behavior."))
-		sql.StatusVariables.IncrementGlobal("Aborted_clients", 1)
+		c.abortClient()
 		return io.EOF
 	}
-	sql.StatusVariables.IncrementGlobal("Aborted_clients", 1)
+	c.abortClient()
 	return fmt.Errorf("sqlengine: net_read_timeout (%v) passed inside a packet from %s: %w",
 		time.Duration(c.netReadTimeout.Load()), c.RemoteAddr(), err)
 }
@@ -275,10 +290,10 @@ func (c *cmdConn) setReadDeadline(kind deadlineKind) {
 		d = time.Duration(c.netReadTimeout.Load())
 	}
 	now := time.Now()
-	if kind == c.rdKind && now.Sub(c.rdSetAt) < slack(d) {
+	if kind == c.rdKind && d == c.rdDur && now.Sub(c.rdSetAt) < slack(d) {
 		return
 	}
-	c.rdKind, c.rdSetAt = kind, now
+	c.rdKind, c.rdDur, c.rdSetAt = kind, d, now
 	_ = c.Conn.SetReadDeadline(now.Add(d))
 }
 
@@ -329,6 +344,9 @@ func (c *cmdConn) nextFrame() error {
 func (c *cmdConn) handshakeFrame(hdr [4]byte, n int) error {
 	if n > maxHandshakeFrame {
 		c.refuseHandshake(fmt.Sprintf("a %d-byte handshake packet", n))
+		// vitess sees the end of stream, not an aborted connection: the
+		// count is taken here.
+		sql.StatusVariables.IncrementGlobal("Aborted_connects", 1)
 		return errClosedByServer
 	}
 	b, err := c.readSmall(hdr, n)
@@ -495,20 +513,18 @@ func (c *cmdConn) discardPacket(n int) error {
 func (c *cmdConn) tooLarge() error {
 	c.writeErr(c.seq+1, mysql.NewSQLError(mysql.ERNetPacketTooLarge, mysql.SSNetError,
 		"Got a packet bigger than 'max_allowed_packet' bytes"))
-	if c.gate != nil {
-		sql.StatusVariables.IncrementGlobal("Aborted_clients", 1)
-	}
+	c.abortClient()
 	c.Close()
 	return errClosedByServer
 }
 
 // refuseHandshake answers a malformed or oversized handshake with
-// ER_HANDSHAKE_ERROR and closes the connection.
+// ER_HANDSHAKE_ERROR and closes the connection. (Aborted_connects is
+// counted by the caller: GMS counts the handshakes vitess aborts.)
 func (c *cmdConn) refuseHandshake(why string) {
 	c.writeErr(c.seq+1, mysql.NewSQLError(erHandshakeError, mysql.SSNetError, "Bad handshake"))
 	if c.gate != nil {
 		c.gate.badHandshakes.note(c.RemoteAddr().String() + ": " + why)
-		sql.StatusVariables.IncrementGlobal("Aborted_connects", 1)
 	}
 	c.Close()
 }

@@ -1,0 +1,610 @@
+package e2e
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"petrel/lab"
+)
+
+// Connections as MySQL limits them (docs/ARCHITECTURE.md, "Connections").
+// Raw sockets (rawclient_test.go) where a driver would hide what the
+// server sends.
+
+// Error numbers of this file's tests.
+const (
+	erConCount          = 1040 // ER_CON_COUNT_ERROR
+	erOutOfResources    = 1041 // ER_OUT_OF_RESOURCES
+	erHandshakeError    = 1043 // ER_HANDSHAKE_ERROR
+	erTooManyUserConns  = 1203 // ER_TOO_MANY_USER_CONNECTIONS
+	erClientInteraction = 4031 // ER_CLIENT_INTERACTION_TIMEOUT
+)
+
+// waitStatus polls a global status counter until ok accepts it, for up
+// to d; it returns the last value read.
+func waitStatus(t *testing.T, ctx context.Context, q querier, name string, d time.Duration, ok func(int64) bool) int64 {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		v := globalStatus(t, ctx, q, name)
+		if ok(v) || time.Now().After(deadline) {
+			return v
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestMaxConnections: connections past max_connections get error 1040 as
+// an ERR packet; an account with SUPER gets the one reserved connection
+// more; a closed connection frees its slot; max_user_connections limits
+// each account (1203).
+func TestMaxConnections(t *testing.T) {
+	ctx := testContext(t, 3*time.Minute)
+	const maxConns = 8
+	p := startPetrel(t, ctx, lab.PetrelOptions{ExtraArgs: []string{"--config",
+		configFile(t, map[string]string{"max_connections": strconv.Itoa(maxConns)})}})
+	root := rootDB(t, p, "")
+	root.SetMaxOpenConns(1)
+	rc, err := root.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	mustExec(t, ctx, rc, "CREATE USER u IDENTIFIED BY 'u-pw'", "GRANT SELECT ON *.* TO u")
+	if v := queryInt(t, ctx, rc, "SELECT @@GLOBAL.max_connections"); v != maxConns {
+		t.Fatalf("max_connections = %d, want %d from the option file", v, maxConns)
+	}
+	if v := globalStatus(t, ctx, rc, "Petrel_connections_admitted"); v != 1 {
+		t.Errorf("Petrel_connections_admitted = %d with root's one connection, want 1", v)
+	}
+	refusedBefore := globalStatus(t, ctx, rc, "Connection_errors_max_connections")
+
+	// root holds one; u takes the other maxConns-1.
+	var us []*rawClient
+	for i := 0; i < maxConns-1; i++ {
+		c := dialRaw(t, p.Port())
+		if err := c.login("u", "u-pw", 0); err != nil {
+			t.Fatalf("connection %d of u (of max_connections %d): %v", i+2, maxConns, err)
+		}
+		us = append(us, c)
+	}
+	over := dialRaw(t, p.Port())
+	err = over.login("u", "u-pw", 0)
+	if rawErrNo(err) != erConCount {
+		t.Fatalf("connection %d with max_connections = %d: %v; want ERR %d", maxConns+1, maxConns, err, erConCount)
+	}
+	if e := err.(*rawErr); e.State != "08004" || e.Message != "Too many connections" {
+		t.Errorf("refusal: SQLSTATE %q message %q; want 08004 \"Too many connections\"", e.State, e.Message)
+	}
+	if _, d, err := over.waitClosed(10 * time.Second); err != nil {
+		t.Errorf("refused connection: %v after %v", err, d)
+	}
+	// The driver sees the same error.
+	if _, err := login(ctx, p.DSN(""), "u", "u-pw"); errNo(err) != erConCount {
+		t.Errorf("driver connection over the limit: %v; want error %d", err, erConCount)
+	}
+
+	// root has SUPER: one more, and only one.
+	extra := dialRaw(t, p.Port())
+	if err := extra.login("root", rootPassword, 0); err != nil {
+		t.Fatalf("root's reserved connection (max_connections + 1): %v", err)
+	}
+	if err := extra.query("SELECT 1", 20*time.Second); err != nil {
+		t.Errorf("SELECT 1 on the reserved connection: %v", err)
+	}
+	if err := dialRaw(t, p.Port()).login("root", rootPassword, 0); rawErrNo(err) != erConCount {
+		t.Errorf("root's second connection over max_connections: %v; want ERR %d", err, erConCount)
+	}
+	if v := globalStatus(t, ctx, rc, "Petrel_connections_admitted"); v != maxConns+1 {
+		t.Errorf("Petrel_connections_admitted = %d, want %d", v, maxConns+1)
+	}
+	if v := globalStatus(t, ctx, rc, "Connection_errors_max_connections"); v-refusedBefore != 3 {
+		t.Errorf("Connection_errors_max_connections rose by %d, want 3 refusals", v-refusedBefore)
+	}
+
+	// A connection that ends frees its slot.
+	us[0].c.Close()
+	extra.c.Close()
+	if v := waitStatus(t, ctx, rc, "Petrel_connections_admitted", 20*time.Second, func(v int64) bool { return v == maxConns-1 }); v != maxConns-1 {
+		t.Fatalf("Petrel_connections_admitted = %d after two connections closed, want %d", v, maxConns-1)
+	}
+	again := dialRaw(t, p.Port())
+	if err := again.login("u", "u-pw", 0); err != nil {
+		t.Errorf("u after a connection closed: %v", err)
+	}
+
+	// max_user_connections: per account, for every account.
+	mustExec(t, ctx, rc, "SET GLOBAL max_connections = 100", "SET GLOBAL max_user_connections = 3")
+	for _, c := range us[1:] {
+		c.c.Close()
+	}
+	// u keeps `again`; root keeps rc.
+	if v := waitStatus(t, ctx, rc, "Petrel_connections_admitted", 20*time.Second, func(v int64) bool { return v == 2 }); v != 2 {
+		t.Fatalf("Petrel_connections_admitted = %d, want 2", v)
+	}
+	for i := 0; i < 2; i++ {
+		if err := dialRaw(t, p.Port()).login("u", "u-pw", 0); err != nil {
+			t.Fatalf("u's connection %d of max_user_connections 3: %v", i+2, err)
+		}
+	}
+	err = dialRaw(t, p.Port()).login("u", "u-pw", 0)
+	if rawErrNo(err) != erTooManyUserConns {
+		t.Fatalf("u's 4th connection with max_user_connections = 3: %v; want ERR %d", err, erTooManyUserConns)
+	}
+	if e := err.(*rawErr); e.State != "42000" || !strings.Contains(e.Message, "max_user_connections") {
+		t.Errorf("refusal: SQLSTATE %q message %q; want 42000 naming max_user_connections", e.State, e.Message)
+	}
+	// Other accounts are not affected.
+	if err := dialRaw(t, p.Port()).login("root", rootPassword, 0); err != nil {
+		t.Errorf("root while u is at its limit: %v", err)
+	}
+}
+
+// TestIdleSocketsDoNotLockOutRoot: 1000 TCP sockets that never send a
+// handshake neither keep root (nor anyone) out while they are open nor
+// stay open past connect_timeout; the server says so in the log, at most
+// one line a second.
+func TestIdleSocketsDoNotLockOutRoot(t *testing.T) {
+	ctx := testContext(t, 3*time.Minute)
+	const idle = 1000
+	const connectTimeout = 10 * time.Second // MySQL's default
+	p := startPetrel(t, ctx, lab.PetrelOptions{})
+	root := rootDB(t, p, "")
+	root.SetMaxOpenConns(1)
+	mustExec(t, ctx, root, "CREATE USER u IDENTIFIED BY 'u-pw'")
+	if v := queryInt(t, ctx, root, "SELECT @@GLOBAL.connect_timeout"); v != int64(connectTimeout/time.Second) {
+		t.Fatalf("connect_timeout = %d, want the default %v", v, connectTimeout)
+	}
+	abortedBefore := globalStatus(t, ctx, root, "Aborted_connects")
+
+	socks := make([]net.Conn, 0, idle)
+	t.Cleanup(func() {
+		for _, s := range socks {
+			s.Close()
+		}
+	})
+	dialed := time.Now()
+	for i := 0; i < idle; i++ {
+		s, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p.Port())), 10*time.Second)
+		if err != nil {
+			t.Fatalf("idle socket %d: %v", i, err)
+		}
+		socks = append(socks, s)
+	}
+	allDialed := time.Since(dialed)
+	if v := waitStatus(t, ctx, root, "Petrel_connections_authenticating", 5*time.Second, func(v int64) bool { return v >= idle }); v < idle {
+		t.Errorf("Petrel_connections_authenticating = %d with %d idle sockets open", v, idle)
+	}
+
+	// root and u get in at once while the sockets are open.
+	for _, who := range [][2]string{{"root", rootPassword}, {"u", "u-pw"}} {
+		start := time.Now()
+		c := dialRaw(t, p.Port())
+		if err := c.login(who[0], who[1], 0); err != nil {
+			t.Fatalf("%s while %d idle sockets are open: %v", who[0], idle, err)
+		}
+		if err := c.query("SELECT 1", 10*time.Second); err != nil {
+			t.Fatalf("%s: SELECT 1: %v", who[0], err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s took %v to log in with %d idle sockets open; want well under connect_timeout", who[0], d, idle)
+		}
+		if time.Since(dialed) > connectTimeout {
+			t.Fatalf("login checked %v after the sockets were opened, past connect_timeout: the host is too slow for this test", time.Since(dialed))
+		}
+	}
+
+	// Each socket is closed by the server after connect_timeout.
+	type closed struct {
+		after time.Duration
+		err   error
+	}
+	res := make([]closed, idle)
+	var wg sync.WaitGroup
+	for i, s := range socks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = s.SetReadDeadline(dialed.Add(connectTimeout + 40*time.Second))
+			buf := make([]byte, 4096)
+			for {
+				if _, err := s.Read(buf); err != nil {
+					res[i] = closed{time.Since(dialed), err}
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var early, late, open int
+	var last time.Duration
+	for _, r := range res {
+		var ne net.Error
+		switch {
+		case errors.As(r.err, &ne) && ne.Timeout():
+			open++
+		case r.after < connectTimeout-time.Second-allDialed:
+			early++
+		default:
+			last = max(last, r.after)
+			if r.after > connectTimeout+30*time.Second {
+				late++
+			}
+		}
+	}
+	t.Logf("%d sockets dialled in %v; the last closed %v after the first dial", idle, allDialed, last)
+	if open > 0 || early > 0 || late > 0 {
+		t.Errorf("of %d idle sockets: %d still open %v after connect_timeout, %d closed before connect_timeout (%v), %d closed more than 30 s late",
+			idle, open, 40*time.Second, early, connectTimeout, late)
+	}
+	if v := waitStatus(t, ctx, root, "Petrel_connections_authenticating", 10*time.Second, func(v int64) bool { return v == 0 }); v != 0 {
+		t.Errorf("Petrel_connections_authenticating = %d after the idle sockets were closed, want 0", v)
+	}
+	if v := globalStatus(t, ctx, root, "Aborted_connects"); v-abortedBefore != idle {
+		t.Errorf("Aborted_connects rose by %d, want %d", v-abortedBefore, idle)
+	}
+
+	// The log reports all of them, in lines at least a second apart.
+	time.Sleep(2 * time.Second) // the rate limiter's last line
+	var lines, reported int
+	re := regexp.MustCompile(`connections=(\d+)`)
+	for _, l := range strings.Split(p.Log(), "\n") {
+		if !strings.Contains(l, "did not complete the handshake within connect_timeout") {
+			continue
+		}
+		lines++
+		if m := re.FindStringSubmatch(l); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			reported += n
+		}
+	}
+	closing := last - (connectTimeout - time.Second - allDialed)
+	if reported != idle || lines < 1 || time.Duration(lines-1)*time.Second > closing+time.Second {
+		t.Errorf("log: %d lines reporting %d closed sockets; want %d sockets in at most one line a second (closing took %v)",
+			lines, reported, idle, closing)
+	}
+	t.Logf("log: %d lines for %d closed sockets", lines, reported)
+}
+
+// TestBadHandshake: a handshake response the server cannot parse, or one
+// larger than any handshake, gets ERR 1043 before the close, as in MySQL.
+func TestBadHandshake(t *testing.T) {
+	ctx := testContext(t, 2*time.Minute)
+	p := startPetrel(t, ctx, lab.PetrelOptions{})
+	root := rootDB(t, p, "")
+	root.SetMaxOpenConns(1)
+	abortedBefore := globalStatus(t, ctx, root, "Aborted_connects")
+
+	cases := []struct {
+		name string
+		send func(c *rawClient) error
+	}{
+		{"truncated response", func(c *rawClient) error { return c.writePacket([]byte{0x8d, 0xa6}) }},
+		{"no user name terminator", func(c *rawClient) error {
+			b := []byte{0x0d, 0xa6, 0x0f, 0x00, 0, 0, 0, 1, 45}
+			b = append(b, make([]byte, 23)...)
+			return c.writePacket(append(b, "root"...))
+		}},
+		{"16 MB handshake header", func(c *rawClient) error {
+			_, err := c.c.Write([]byte{0xff, 0xff, 0xff, 1, 0x8d, 0xa6, 0x0f, 0x00})
+			return err
+		}},
+		{"HTTP request", func(c *rawClient) error {
+			_, err := c.c.Write([]byte("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"))
+			return err
+		}},
+	}
+	for _, tc := range cases {
+		c := dialRaw(t, p.Port())
+		if _, err := c.greeting(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		start := time.Now()
+		if err := tc.send(c); err != nil {
+			t.Fatalf("%s: send: %v", tc.name, err)
+		}
+		e, d, err := c.waitClosed(10 * time.Second)
+		switch {
+		case err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case e == nil:
+			t.Errorf("%s: closed after %v without an ERR packet; want %d", tc.name, d, erHandshakeError)
+		case e.Number != erHandshakeError || e.State != "08S01" || e.Message != "Bad handshake":
+			t.Errorf("%s: %v; want ERR %d (08S01) Bad handshake", tc.name, e, erHandshakeError)
+		default:
+			t.Logf("%s: %v, closed after %v", tc.name, e, time.Since(start))
+		}
+	}
+	if v := globalStatus(t, ctx, root, "Aborted_connects"); v-abortedBefore != int64(len(cases)) {
+		t.Errorf("Aborted_connects rose by %d, want %d", v-abortedBefore, len(cases))
+	}
+	if v := queryInt(t, ctx, root, "SELECT 1"); v != 1 {
+		t.Errorf("SELECT 1 after the bad handshakes = %d", v)
+	}
+}
+
+// TestNetTimeouts: net_read_timeout inside a packet, wait_timeout and
+// interactive_timeout between commands, net_write_timeout on a client that
+// stops reading; each closes the connection within generous bounds and
+// frees what it held.
+func TestNetTimeouts(t *testing.T) {
+	ctx := testContext(t, 4*time.Minute)
+	p := startPetrel(t, ctx, lab.PetrelOptions{})
+	root := rootDB(t, p, "")
+	root.SetMaxOpenConns(1)
+	const timeout = 2 // seconds, every timeout under test
+	lower := time.Duration(timeout)*time.Second - 500*time.Millisecond
+	upper := time.Duration(timeout)*time.Second + 20*time.Second
+
+	rootRaw := func(t *testing.T, flags uint32, setup ...string) *rawClient {
+		c := dialRaw(t, p.Port())
+		if err := c.login("root", rootPassword, flags); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range setup {
+			if err := c.query(q, 20*time.Second); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		return c
+	}
+
+	t.Run("net_read_timeout mid-packet", func(t *testing.T) {
+		abortedBefore := globalStatus(t, ctx, root, "Aborted_clients")
+		for _, partial := range []int{0, 1000} {
+			c := rootRaw(t, 0, fmt.Sprintf("SET SESSION net_read_timeout = %d", timeout))
+			// A 16 MB packet's header, then partial bytes, then nothing.
+			b := append([]byte{0xff, 0xff, 0xff, 0, 0x03}, "SELECT '"...)
+			b = append(b, strings.Repeat("a", partial)...)
+			if _, err := c.c.Write(b); err != nil {
+				t.Fatal(err)
+			}
+			_, d, err := c.waitClosed(upper + 10*time.Second)
+			if err != nil || d < lower || d > upper {
+				t.Errorf("stall after %d bytes of a 16 MB packet: closed after %v (%v); want between %v and %v", partial, d, err, lower, upper)
+			}
+		}
+		if v := globalStatus(t, ctx, root, "Aborted_clients"); v-abortedBefore != 2 {
+			t.Errorf("Aborted_clients rose by %d, want 2", v-abortedBefore)
+		}
+		if v := waitStatus(t, ctx, root, "Petrel_packet_memory", 10*time.Second, func(v int64) bool { return v == 0 }); v != 0 {
+			t.Errorf("Petrel_packet_memory = %d after the stalled connections closed, want 0", v)
+		}
+	})
+
+	t.Run("wait_timeout", func(t *testing.T) {
+		c := rootRaw(t, 0, fmt.Sprintf("SET SESSION wait_timeout = %d", timeout))
+		// Other connections keep the default.
+		keep := rootRaw(t, 0)
+		e, d, err := c.waitClosed(upper + 10*time.Second)
+		if err != nil || d < lower || d > upper {
+			t.Errorf("idle with wait_timeout = %d: closed after %v (%v); want between %v and %v", timeout, d, err, lower, upper)
+		}
+		if e == nil || e.Number != erClientInteraction {
+			t.Errorf("idle close: ERR %v; want %d first", e, erClientInteraction)
+		}
+		if err := keep.query("SELECT 1", 10*time.Second); err != nil {
+			t.Errorf("a connection with the default wait_timeout, idle as long: %v", err)
+		}
+	})
+
+	t.Run("interactive_timeout", func(t *testing.T) {
+		mustExec(t, ctx, root, fmt.Sprintf("SET GLOBAL interactive_timeout = %d", timeout))
+		defer mustExec(t, ctx, root, "SET GLOBAL interactive_timeout = DEFAULT")
+		c := rootRaw(t, clientInteractiveFlag)
+		batch := rootRaw(t, 0)
+		_, d, err := c.waitClosed(upper + 10*time.Second)
+		if err != nil || d < lower || d > upper {
+			t.Errorf("interactive client idle with interactive_timeout = %d: closed after %v (%v); want between %v and %v", timeout, d, err, lower, upper)
+		}
+		if err := batch.query("SELECT 1", 10*time.Second); err != nil {
+			t.Errorf("a non-interactive client (wait_timeout) idle as long: %v", err)
+		}
+		// The interactive client's session starts with wait_timeout =
+		// interactive_timeout, as in MySQL.
+		cfg := clientConfig(t, p, "root", rootPassword, "")
+		cfg.Params = map[string]string{}
+		var v int64
+		conn, err := openConfig(t, cfg).Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if err := conn.QueryRowContext(ctx, "SELECT @@SESSION.wait_timeout").Scan(&v); err != nil || v != 28800 {
+			t.Errorf("non-interactive session: @@SESSION.wait_timeout = %d (%v), want 28800", v, err)
+		}
+	})
+
+	t.Run("net_write_timeout", func(t *testing.T) {
+		c := dialRaw(t, p.Port())
+		if tc, ok := c.c.(*net.TCPConn); ok {
+			_ = tc.SetReadBuffer(64 << 10)
+		}
+		if err := c.login("root", rootPassword, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.query(fmt.Sprintf("SET SESSION net_write_timeout = %d", timeout), 20*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		id := c.id
+		if n := queryInt(t, ctx, root, "SELECT COUNT(*) FROM information_schema.processlist WHERE id = ?", id); n != 1 {
+			t.Fatalf("connection %d: %d rows in the processlist, want 1", id, n)
+		}
+		abortedBefore := globalStatus(t, ctx, root, "Aborted_clients")
+		// About 400 MB of result that the client never reads.
+		c.seq = 0
+		q := "WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 400) SELECT n, REPEAT('x', 1000000) FROM s"
+		if err := c.writePacket(append([]byte{0x03}, q...)); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		var n int64 = 1
+		for n > 0 && time.Since(start) < upper+20*time.Second {
+			time.Sleep(200 * time.Millisecond)
+			n = queryInt(t, ctx, root, "SELECT COUNT(*) FROM information_schema.processlist WHERE id = ?", id)
+		}
+		d := time.Since(start)
+		if n != 0 || d < lower || d > upper+10*time.Second {
+			t.Errorf("client not reading with net_write_timeout = %d: connection gone after %v (still there: %v); want between %v and %v",
+				timeout, d, n != 0, lower, upper+10*time.Second)
+		}
+		if v := globalStatus(t, ctx, root, "Aborted_clients"); v-abortedBefore != 1 {
+			t.Errorf("Aborted_clients rose by %d, want 1", v-abortedBefore)
+		}
+	})
+}
+
+// vmRSS is the resident set of process pid in bytes.
+func vmRSS(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatalf("rss: %v", err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil {
+				t.Fatalf("rss: %q", l)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatalf("rss: no VmRSS in /proc/%d/status", pid)
+	return 0
+}
+
+// TestPacketMemory: eight concurrent 60 MB literals (each under
+// max_allowed_packet) stay within petrel_packet_memory_limit (the rest
+// wait their turn), the server's RSS stays bounded and returns near where
+// it was; a packet larger than the limit gets error 1041 and its
+// connection stays usable.
+func TestPacketMemory(t *testing.T) {
+	ctx := testContext(t, 6*time.Minute)
+	p := startPetrel(t, ctx, lab.PetrelOptions{ExtraArgs: []string{"--config",
+		// The queued statements wait for memory up to net_read_timeout;
+		// generous for a shared host.
+		configFile(t, map[string]string{"net_read_timeout": "300"})}})
+	root := rootDB(t, p, "")
+	mustExec(t, ctx, root,
+		"CREATE DATABASE pm",
+		"CREATE TABLE pm.t (id INT PRIMARY KEY, b LONGTEXT)")
+	limit := queryInt(t, ctx, root, "SELECT @@GLOBAL.petrel_packet_memory_limit")
+	if limit != 256<<20 {
+		t.Errorf("petrel_packet_memory_limit = %d, want the documented default %d", limit, 256<<20)
+	}
+	if v := queryInt(t, ctx, root, "SELECT @@GLOBAL.max_allowed_packet"); v != 64<<20 {
+		t.Errorf("max_allowed_packet = %d, want 64 MiB", v)
+	}
+
+	const clients = 8
+	const size = 60 << 20
+	cfg := clientConfig(t, p, "root", rootPassword, "pm")
+	cfg.MaxAllowedPacket = 100 << 20
+	db := openConfig(t, cfg)
+	db.SetMaxOpenConns(clients)
+	conns := make([]*sql.Conn, clients)
+	for i := range conns {
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns[i] = c
+	}
+	waitsBefore := globalStatus(t, ctx, root, "Petrel_packet_memory_waits")
+	before := vmRSS(t, p.Pid())
+
+	literal := strings.Repeat("x", size)
+	var peak int64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				peak = max(peak, vmRSS(t, p.Pid()))
+			}
+		}
+	}()
+	start := time.Now()
+	errs := make([]error, clients)
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = c.ExecContext(ctx, "INSERT INTO t VALUES ("+strconv.Itoa(i)+", '"+literal+"')")
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(stop)
+	<-sampled
+	literal = ""
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("client %d: 60 MB INSERT: %v", i, err)
+		}
+	}
+	if n := queryInt(t, ctx, root, "SELECT COUNT(*) FROM pm.t WHERE LENGTH(b) = ?", size); n != clients {
+		t.Errorf("%d rows of %d bytes, want %d", n, size, clients)
+	}
+	if w := globalStatus(t, ctx, root, "Petrel_packet_memory_waits") - waitsBefore; w < clients-int64(limit/size) {
+		t.Errorf("Petrel_packet_memory_waits rose by %d; want at least %d statements queued for memory", w, clients-limit/size)
+	}
+
+	// Memory is returned afterwards.
+	var after int64
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		after = vmRSS(t, p.Pid())
+		if after < before+1<<30 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Logf("RSS before %d MB, peak %d MB, after %d MB; %d x %d MB INSERTs took %v",
+		before>>20, peak>>20, after>>20, clients, size>>20, elapsed)
+	if peak > 6<<30 {
+		t.Errorf("peak RSS %d MB for %d concurrent %d MB statements; want under 6 GB (11 GB before the budget)", peak>>20, clients, size>>20)
+	}
+	if after > before+1<<30 {
+		t.Errorf("RSS %d MB 60 s after the statements, %d MB before: memory not returned", after>>20, before>>20)
+	}
+	if v := globalStatus(t, ctx, root, "Petrel_packet_memory"); v != 0 {
+		t.Errorf("Petrel_packet_memory = %d after the statements, want 0", v)
+	}
+
+	// Larger than the limit: 1041, and the connection stays usable.
+	mustExec(t, ctx, root, "SET GLOBAL petrel_packet_memory_limit = 16777216")
+	refusedBefore := globalStatus(t, ctx, root, "Petrel_packet_memory_refused")
+	c := conns[0]
+	_, err := c.ExecContext(ctx, "INSERT INTO t VALUES (100, '"+strings.Repeat("y", 20<<20)+"')")
+	if errNo(err) != erOutOfResources {
+		t.Errorf("a 20 MB statement with petrel_packet_memory_limit = 16 MB: %v; want error %d", err, erOutOfResources)
+	} else if !strings.Contains(err.Error(), "petrel_packet_memory_limit") {
+		t.Errorf("error %v does not name petrel_packet_memory_limit", err)
+	}
+	if v := queryInt(t, ctx, c, "SELECT COUNT(*) FROM t"); v != clients {
+		t.Errorf("%d rows after the refused statement (on its connection), want %d", v, clients)
+	}
+	if v := globalStatus(t, ctx, root, "Petrel_packet_memory_refused"); v-refusedBefore != 1 {
+		t.Errorf("Petrel_packet_memory_refused rose by %d, want 1", v-refusedBefore)
+	}
+}
