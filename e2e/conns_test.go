@@ -467,21 +467,28 @@ func TestNetTimeouts(t *testing.T) {
 // vmRSS is the resident set of process pid in bytes.
 func vmRSS(t *testing.T, pid int) int64 {
 	t.Helper()
+	n, err := readRSS(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func readRSS(pid int) (int64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		t.Fatalf("rss: %v", err)
+		return 0, fmt.Errorf("rss: %w", err)
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
 			kb, err := strconv.ParseInt(f[1], 10, 64)
 			if err != nil {
-				t.Fatalf("rss: %q", l)
+				return 0, fmt.Errorf("rss: %q", l)
 			}
-			return kb << 10
+			return kb << 10, nil
 		}
 	}
-	t.Fatalf("rss: no VmRSS in /proc/%d/status", pid)
-	return 0
+	return 0, fmt.Errorf("rss: no VmRSS in /proc/%d/status", pid)
 }
 
 // TestPacketMemory: eight concurrent 60 MB literals (each under
@@ -511,6 +518,8 @@ func TestPacketMemory(t *testing.T) {
 	const size = 60 << 20
 	cfg := clientConfig(t, p, "root", rootPassword, "pm")
 	cfg.MaxAllowedPacket = 100 << 20
+	cfg.Logger = mysqlLogger{t}
+	cfg.ReadTimeout, cfg.WriteTimeout = 5*time.Minute, 5*time.Minute
 	db := openConfig(t, cfg)
 	db.SetMaxOpenConns(clients)
 	conns := make([]*sql.Conn, clients)
@@ -538,7 +547,9 @@ func TestPacketMemory(t *testing.T) {
 			case <-stop:
 				return
 			case <-tick.C:
-				peak = max(peak, vmRSS(t, p.Pid()))
+				if n, err := readRSS(p.Pid()); err == nil {
+					peak = max(peak, n)
+				}
 			}
 		}
 	}()
@@ -557,6 +568,28 @@ func TestPacketMemory(t *testing.T) {
 	close(stop)
 	<-sampled
 	literal = ""
+	// Memory is returned afterwards: RSS falls back near where it was
+	// (Pebble's block cache and compaction buffers may keep some).
+	const returned = 768 << 20
+	var after int64
+	afterDeadline := time.Now().Add(60 * time.Second)
+	for {
+		after = vmRSS(t, p.Pid())
+		if after < before+returned || time.Now().After(afterDeadline) {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	returnedAfter := time.Since(start) - elapsed
+	t.Logf("RSS before %d MB, peak %d MB, after %d MB (%v after the statements); %d x %d MB INSERTs took %v",
+		before>>20, peak>>20, after>>20, returnedAfter.Round(time.Second), clients, size>>20, elapsed)
+	if peak > 6<<30 {
+		t.Errorf("peak RSS %d MB for %d concurrent %d MB statements; want under 6 GB (11 GB before the budget)", peak>>20, clients, size>>20)
+	}
+	if after >= before+returned {
+		t.Errorf("RSS %d MB 60 s after the statements, %d MB before: memory not returned", after>>20, before>>20)
+	}
+
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("client %d: 60 MB INSERT: %v", i, err)
@@ -569,24 +602,6 @@ func TestPacketMemory(t *testing.T) {
 		t.Errorf("Petrel_packet_memory_waits rose by %d; want at least %d statements queued for memory", w, clients-limit/size)
 	}
 
-	// Memory is returned afterwards.
-	var after int64
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		after = vmRSS(t, p.Pid())
-		if after < before+1<<30 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-	t.Logf("RSS before %d MB, peak %d MB, after %d MB; %d x %d MB INSERTs took %v",
-		before>>20, peak>>20, after>>20, clients, size>>20, elapsed)
-	if peak > 6<<30 {
-		t.Errorf("peak RSS %d MB for %d concurrent %d MB statements; want under 6 GB (11 GB before the budget)", peak>>20, clients, size>>20)
-	}
-	if after > before+1<<30 {
-		t.Errorf("RSS %d MB 60 s after the statements, %d MB before: memory not returned", after>>20, before>>20)
-	}
 	if v := globalStatus(t, ctx, root, "Petrel_packet_memory"); v != 0 {
 		t.Errorf("Petrel_packet_memory = %d after the statements, want 0", v)
 	}
@@ -608,3 +623,8 @@ func TestPacketMemory(t *testing.T) {
 		t.Errorf("Petrel_packet_memory_refused rose by %d, want 1", v-refusedBefore)
 	}
 }
+
+// mysqlLogger sends the driver's log to the test's.
+type mysqlLogger struct{ t *testing.T }
+
+func (l mysqlLogger) Print(v ...any) { l.t.Log(append([]any{"driver:"}, v...)...) }

@@ -48,7 +48,19 @@ type packetBudget struct {
 	// returnMemory gives the free heap back to the operating system;
 	// debug.FreeOSMemory (tests replace it).
 	returnMemory func()
+	// gcPercent sets the collector's target; debug.SetGCPercent (tests
+	// replace it). While large packets are held the target is at most
+	// busyGCPercent; gcSaved is the target to restore (-1: not lowered).
+	gcPercent func(int) int
+	gcLowered bool
+	gcSaved   int
 }
+
+// busyGCPercent is the collector's target while large packets are held.
+// The server runs at 400 (cmd/petrel): the heap may grow to five times
+// what is live before a collection, and a large statement's garbage is
+// several times its size.
+const busyGCPercent = 100
 
 type budgetWaiter struct {
 	n     int64
@@ -67,12 +79,14 @@ func (b *packetBudget) acquire(n, limit int64, deadline time.Time, done <-chan s
 	}
 	if len(b.waiters) == 0 && b.held+n <= limit {
 		b.held += n
+		b.syncGC()
 		b.mu.Unlock()
 		return nil
 	}
 	w := &budgetWaiter{n: n, ready: make(chan struct{})}
 	b.waiters = append(b.waiters, w)
 	b.waits.Add(1)
+	b.syncGC()
 	b.mu.Unlock()
 
 	t := time.NewTimer(time.Until(deadline))
@@ -95,6 +109,7 @@ func (b *packetBudget) acquire(n, limit int64, deadline time.Time, done <-chan s
 		}
 	}
 	held := b.held
+	b.syncGC()
 	b.mu.Unlock()
 	if granted {
 		// Granted as the wait ended: give it back.
@@ -124,6 +139,7 @@ func (b *packetBudget) release(n, limit int64) {
 	if ret {
 		b.passed = 0
 	}
+	b.syncGC()
 	b.mu.Unlock()
 	b.grant(limit)
 	if ret {
@@ -144,6 +160,28 @@ func (b *packetBudget) grant(limit int64) {
 		b.waiters = b.waiters[1:]
 		close(w.ready)
 	}
+}
+
+// syncGC lowers the collector's target to busyGCPercent while packets
+// are held or awaited, and restores it when none are. REQUIRES: b.mu.
+func (b *packetBudget) syncGC() {
+	busy := b.held > 0 || len(b.waiters) > 0
+	if busy == b.gcLowered {
+		return
+	}
+	set := b.gcPercent
+	if set == nil {
+		set = debug.SetGCPercent
+	}
+	if busy {
+		b.gcSaved = set(busyGCPercent)
+		if b.gcSaved < busyGCPercent {
+			set(b.gcSaved) // already lower, or off (GOGC): keep it
+		}
+	} else {
+		set(b.gcSaved)
+	}
+	b.gcLowered = busy
 }
 
 // giveBack returns the heap large statements left to the operating

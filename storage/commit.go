@@ -153,6 +153,7 @@ func (t *Txn) finish() {
 		t.batch.Close()
 		t.batch = nil
 	}
+	t.dropChanges()
 	t.e.locks.ReleaseAll(t.id)
 }
 
