@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -328,6 +329,33 @@ func TestBadHandshake(t *testing.T) {
 	if v := globalStatus(t, ctx, root, "Aborted_connects"); v-abortedBefore != int64(len(cases)) {
 		t.Errorf("Aborted_connects rose by %d, want %d", v-abortedBefore, len(cases))
 	}
+
+	// A burst of bad handshakes is logged in a few lines, not one each.
+	const burst = 200
+	start := time.Now()
+	for i := 0; i < burst; i++ {
+		c := dialRaw(t, p.Port())
+		if _, err := c.greeting(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.writePacket([]byte{0x8d, 0xa6}); err != nil {
+			t.Fatal(err)
+		}
+		if e, _, err := c.waitClosed(10 * time.Second); err != nil || e == nil || e.Number != erHandshakeError {
+			t.Fatalf("bad handshake %d of the burst: ERR %v, %v", i, e, err)
+		}
+		c.c.Close()
+	}
+	took := time.Since(start)
+	time.Sleep(2 * time.Second) // the rate limiter's last lines
+	most := int(took/time.Second) + 3
+	vitessLines, _ := logSum(p.Log(), `msg="Cannot parse client handshake response`, "")
+	ours, refused := logSum(p.Log(), "refused malformed handshakes", "connections")
+	if all := burst + len(cases); refused != all || ours > most || vitessLines > most {
+		t.Errorf("log after %d bad handshakes (%d in %v): %d lines reporting %d refusals, %d lines from vitess; want %d refusals, at most %d lines each",
+			all, burst, took, ours, refused, vitessLines, all, most)
+	}
+	t.Logf("%d bad handshakes in %v: %d + %d log lines", burst, took, ours, vitessLines)
 	if v := queryInt(t, ctx, root, "SELECT 1"); v != 1 {
 		t.Errorf("SELECT 1 after the bad handshakes = %d", v)
 	}
@@ -628,3 +656,157 @@ func TestPacketMemory(t *testing.T) {
 type mysqlLogger struct{ t *testing.T }
 
 func (l mysqlLogger) Print(v ...any) { l.t.Log(append([]any{"driver:"}, v...)...) }
+
+// dialIdle opens n sockets to port that never send anything; they are
+// closed when the test ends.
+func dialIdle(t *testing.T, port, n int) []net.Conn {
+	t.Helper()
+	socks := make([]net.Conn, 0, n)
+	t.Cleanup(func() {
+		for _, s := range socks {
+			s.Close()
+		}
+	})
+	for i := 0; i < n; i++ {
+		s, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), 10*time.Second)
+		if err != nil {
+			t.Fatalf("idle socket %d: %v", i, err)
+		}
+		socks = append(socks, s)
+	}
+	return socks
+}
+
+// closedWithin reports which sockets the server closed within d (all are
+// read concurrently).
+func closedWithin(socks []net.Conn, d time.Duration) []bool {
+	out := make([]bool, len(socks))
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(d)
+	for i, s := range socks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = s.SetReadDeadline(deadline)
+			buf := make([]byte, 512)
+			for {
+				_, err := s.Read(buf)
+				if err != nil {
+					var ne net.Error
+					out[i] = !(errors.As(err, &ne) && ne.Timeout())
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// logSum adds up key=N over the log lines containing msg.
+func logSum(log, msg, key string) (lines, sum int) {
+	re := regexp.MustCompile(`\b` + key + `=(\d+)`)
+	for _, l := range strings.Split(log, "\n") {
+		if !strings.Contains(l, msg) {
+			continue
+		}
+		lines++
+		if m := re.FindStringSubmatch(l); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			sum += n
+		}
+	}
+	return lines, sum
+}
+
+// TestHandshakeFlood: more idle sockets than the server holds
+// authenticating (1024, or max_connections if larger) close the oldest;
+// running out of file descriptors does not stop the accept loop. Root
+// gets in throughout.
+func TestHandshakeFlood(t *testing.T) {
+	ctx := testContext(t, 4*time.Minute)
+	p := startPetrel(t, ctx, lab.PetrelOptions{})
+	root := rootDB(t, p, "")
+	root.SetMaxOpenConns(1)
+	rootLogin := func(t *testing.T, within time.Duration) {
+		t.Helper()
+		start := time.Now()
+		c := dialRaw(t, p.Port())
+		if err := c.login("root", rootPassword, 0); err != nil {
+			t.Fatalf("root: %v", err)
+		}
+		if err := c.query("SELECT 1", 10*time.Second); err != nil {
+			t.Fatalf("root: SELECT 1: %v", err)
+		}
+		if d := time.Since(start); d > within {
+			t.Errorf("root took %v to get in; want under %v", d, within)
+		}
+		c.c.Close()
+	}
+
+	t.Run("oldest evicted", func(t *testing.T) {
+		const held, extra = 1024, 100
+		// Long enough for every check below.
+		mustExec(t, ctx, root, "SET GLOBAL connect_timeout = 120")
+		defer mustExec(t, ctx, root, "SET GLOBAL connect_timeout = DEFAULT")
+		socks := dialIdle(t, p.Port(), held+extra)
+		if v := waitStatus(t, ctx, root, "Petrel_connections_authenticating", 10*time.Second, func(v int64) bool { return v == held }); v != held {
+			t.Errorf("Petrel_connections_authenticating = %d with %d idle sockets, want %d", v, held+extra, held)
+		}
+		rootLogin(t, 5*time.Second)
+		// The oldest are closed at once, long before connect_timeout (10 s).
+		closed := closedWithin(socks, 4*time.Second)
+		var early, firstEvicted int
+		for i, c := range closed {
+			if c {
+				early++
+				if i < extra+10 {
+					firstEvicted++
+				}
+			}
+		}
+		// root's own handshake was one more socket.
+		if early < extra || early > extra+1 || firstEvicted < extra-10 {
+			t.Errorf("%d sockets closed early (%d of them among the first %d opened); want the %d oldest", early, firstEvicted, extra+10, extra)
+		}
+		time.Sleep(2 * time.Second) // the rate limiter's last line
+		lines, sum := logSum(p.Log(), "too many connections authenticating at once", "connections")
+		if sum < extra || sum > extra+1 || lines < 1 || lines > 6 {
+			t.Errorf("log: %d lines reporting %d evictions; want %d in a few lines", lines, sum, extra)
+		}
+		for _, s := range socks {
+			s.Close()
+		}
+		if v := waitStatus(t, ctx, root, "Petrel_connections_authenticating", 10*time.Second, func(v int64) bool { return v == 0 }); v != 0 {
+			t.Errorf("Petrel_connections_authenticating = %d after the sockets closed", v)
+		}
+	})
+
+	t.Run("out of file descriptors", func(t *testing.T) {
+		prlimit := requireTool(t, "prlimit", "/usr/bin/prlimit")
+		const fds = 256
+		if out, err := exec.CommandContext(ctx, prlimit, "--pid", strconv.Itoa(p.Pid()), fmt.Sprintf("--nofile=%d:", fds)).CombinedOutput(); err != nil {
+			t.Fatalf("prlimit: %v: %s", err, out)
+		}
+		acceptErrs := globalStatus(t, ctx, root, "Connection_errors_accept")
+		socks := dialIdle(t, p.Port(), 2*fds)
+		// Accepting failed (EMFILE), and went on.
+		if v := waitStatus(t, ctx, root, "Connection_errors_accept", 10*time.Second, func(v int64) bool { return v > acceptErrs }); v == acceptErrs {
+			t.Fatalf("Connection_errors_accept stayed %d with %d sockets against a limit of %d descriptors", v, 2*fds, fds)
+		}
+		rootLogin(t, 20*time.Second)
+		if v := queryInt(t, ctx, root, "SELECT COUNT(*) FROM information_schema.processlist"); v < 1 {
+			t.Errorf("processlist: %d rows", v)
+		}
+		for _, s := range socks {
+			s.Close()
+		}
+		if out, err := exec.CommandContext(ctx, prlimit, "--pid", strconv.Itoa(p.Pid()), fmt.Sprintf("--nofile=%d:", 8*fds)).CombinedOutput(); err != nil {
+			t.Fatalf("prlimit: %v: %s", err, out)
+		}
+		rootLogin(t, 10*time.Second)
+		if lines, _ := logSum(p.Log(), "accepting connections failed; retrying", "errors"); lines < 1 {
+			t.Errorf("log: no line about the accept errors")
+		}
+	})
+}

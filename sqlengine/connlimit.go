@@ -315,13 +315,15 @@ func (m gatedAuth) HandleAuthPluginData(c *mysql.Conn, user string, serverData, 
 // could not parse gets ER_HANDSHAKE_ERROR (1043) before the connection
 // closes, as in MySQL (vitess closes it without a word).
 func (h *errHandler) ConnectionAborted(c *mysql.Conn, reason string) error {
+	// GMS counts Aborted_connects: before the client hears of it.
+	err := h.Handler.ConnectionAborted(c, reason)
 	if strings.HasPrefix(reason, "Cannot parse client handshake response") ||
 		strings.HasPrefix(reason, "Cannot parse post-SSL client handshake response") {
 		if cc, ok := c.Conn.(*cmdConn); ok {
 			cc.refuseHandshake(reason)
 		}
 	}
-	return h.Handler.ConnectionAborted(c, reason)
+	return err
 }
 
 // rateLog logs a kind of event at most once a second: the first at once,

@@ -107,6 +107,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	registerStatus(e)
 	e.gate = newConnGate(opts.Logger, e.connAccount)
+	limitVitessLog()
 	e.registerConnStatus()
 	e.RegisterAdmin(`SET PASSWORD(?: FOR .+?)? ?= ?.+`, 0, e.setPassword)
 

@@ -343,10 +343,10 @@ func (c *cmdConn) nextFrame() error {
 // handshakeFrame reads a frame of the handshake (bounded).
 func (c *cmdConn) handshakeFrame(hdr [4]byte, n int) error {
 	if n > maxHandshakeFrame {
-		c.refuseHandshake(fmt.Sprintf("a %d-byte handshake packet", n))
 		// vitess sees the end of stream, not an aborted connection: the
 		// count is taken here.
 		sql.StatusVariables.IncrementGlobal("Aborted_connects", 1)
+		c.refuseHandshake(fmt.Sprintf("a %d-byte handshake packet", n))
 		return errClosedByServer
 	}
 	b, err := c.readSmall(hdr, n)
