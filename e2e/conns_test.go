@@ -431,25 +431,20 @@ func TestNetTimeouts(t *testing.T) {
 		defer mustExec(t, ctx, root, "SET GLOBAL interactive_timeout = DEFAULT")
 		c := rootRaw(t, clientInteractiveFlag)
 		batch := rootRaw(t, 0)
+		// The interactive client's session starts with wait_timeout =
+		// interactive_timeout, as in MySQL; the other keeps wait_timeout.
+		if v, err := c.queryValue("SELECT @@SESSION.wait_timeout", 10*time.Second); err != nil || v != strconv.Itoa(timeout) {
+			t.Errorf("interactive session: @@SESSION.wait_timeout = %q (%v), want %d", v, err, timeout)
+		}
+		if v, err := batch.queryValue("SELECT @@SESSION.wait_timeout", 10*time.Second); err != nil || v != "28800" {
+			t.Errorf("non-interactive session: @@SESSION.wait_timeout = %q (%v), want 28800", v, err)
+		}
 		_, d, err := c.waitClosed(upper + 10*time.Second)
 		if err != nil || d < lower || d > upper {
 			t.Errorf("interactive client idle with interactive_timeout = %d: closed after %v (%v); want between %v and %v", timeout, d, err, lower, upper)
 		}
 		if err := batch.query("SELECT 1", 10*time.Second); err != nil {
 			t.Errorf("a non-interactive client (wait_timeout) idle as long: %v", err)
-		}
-		// The interactive client's session starts with wait_timeout =
-		// interactive_timeout, as in MySQL.
-		cfg := clientConfig(t, p, "root", rootPassword, "")
-		cfg.Params = map[string]string{}
-		var v int64
-		conn, err := openConfig(t, cfg).Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		if err := conn.QueryRowContext(ctx, "SELECT @@SESSION.wait_timeout").Scan(&v); err != nil || v != 28800 {
-			t.Errorf("non-interactive session: @@SESSION.wait_timeout = %d (%v), want 28800", v, err)
 		}
 	})
 

@@ -253,3 +253,36 @@ func (r *rawClient) waitClosed(d time.Duration) (*rawErr, time.Duration, error) 
 	}
 	return last, time.Since(start), fmt.Errorf("still open after %v", d)
 }
+
+// queryValue runs a query returning one row and returns its first column
+// as text (text protocol: column count, column definitions, EOF, rows,
+// EOF).
+func (r *rawClient) queryValue(q string, d time.Duration) (string, error) {
+	r.seq = 0
+	if err := r.writePacket(append([]byte{0x03}, q...)); err != nil {
+		return "", err
+	}
+	var value *string
+	for eofs := 0; eofs < 2; {
+		p, err := r.readPacket(d)
+		if err != nil {
+			return "", err
+		}
+		switch {
+		case len(p) > 0 && p[0] == 0xff:
+			return "", parseErr(p)
+		case len(p) > 0 && p[0] == 0xfe && len(p) < 9:
+			eofs++
+		case eofs == 1 && value == nil && len(p) > 0 && p[0] < 0xfb:
+			// A row; its first value is short (one length byte).
+			if n := int(p[0]); 1+n <= len(p) {
+				v := string(p[1 : 1+n])
+				value = &v
+			}
+		}
+	}
+	if value == nil {
+		return "", errors.New("no row")
+	}
+	return *value, nil
+}
