@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/sirupsen/logrus"
 
 	"petrel/binlog"
 	"petrel/repl/replica"
@@ -112,11 +111,6 @@ func Open(opts Options) (*Node, error) {
 	if opts.Out == nil {
 		opts.Out = os.Stdout
 	}
-	// go-mysql-server and vitess log through logrus: keep their
-	// per-connection chatter out of the server log unless debugging.
-	if !opts.Logger.Enabled(context.Background(), slog.LevelDebug) {
-		logrus.SetLevel(logrus.ErrorLevel)
-	}
 	// The config is checked before anything touches the datadir.
 	vars, logBin, err := splitLogBin(opts.Variables)
 	if err != nil {
@@ -146,6 +140,11 @@ func Open(opts Options) (*Node, error) {
 		}
 		n.store.Close()
 		return nil, err
+	}
+	// The datadir as opened, which the storage watcher compares against.
+	id, err := identifyDatadir(opts.Datadir)
+	if err != nil {
+		return fail(err)
 	}
 	n.sql, err = sqlengine.New(sqlengine.Options{
 		Store: n.store, ServerID: opts.ServerID, ServerUUID: n.meta.ServerUUID,
@@ -195,7 +194,7 @@ func Open(opts Options) (*Node, error) {
 	n.startReplica()
 	wctx, cancel := context.WithCancel(context.Background())
 	n.stopWatch, n.watchDone = cancel, make(chan struct{})
-	go n.watchDiskFull(wctx, 2*time.Second)
+	go n.watchStorage(wctx, id, watchInterval)
 	opts.Logger.Info("petrel: ready for connections", "addr", n.srv.Addr(), "server_id", opts.ServerID, "server_uuid", n.meta.ServerUUID, "version", sqlengine.Version)
 	return n, nil
 }

@@ -67,7 +67,7 @@ func (n *Node) Shutdown(ctx context.Context) error {
 		defer cancel()
 	}
 	deadline, _ := ctx.Deadline()
-	start := time.Now() // measured against ctx's deadline, which is wall-clock
+	start := time.Now()                                                                  // measured against ctx's deadline, which is wall-clock
 	elapsed := func() time.Duration { return time.Since(start).Round(time.Millisecond) } // wall-clock, as start
 	budget := deadline.Sub(start)
 	at := func(frac float64) time.Time { return start.Add(time.Duration(float64(budget) * frac)) }

@@ -166,7 +166,7 @@ func (t *Txn) checkUnique(ctx context.Context, tb *Table, ix *Index, prefix []by
 	}
 	defer it.Close()
 	if !it.First() {
-		return it.Error()
+		return readErr(it.Error())
 	}
 	existing, err := t.rowByPKSuffix(tb, it.Value())
 	if err != nil {
@@ -224,7 +224,7 @@ func (t *Txn) findKey(tb *Table, row sql.Row) ([]byte, []byte, error) {
 			return append([]byte(nil), it.Key()...), want, nil
 		}
 	}
-	return nil, nil, it.Error()
+	return nil, nil, readErr(it.Error())
 }
 
 // Delete removes row (matched by primary key, or by content for keyless
@@ -437,7 +437,7 @@ func (r *RowIter) Next() (sql.Row, error) {
 		}
 		r.started = true
 		if !ok {
-			return nil, r.it.Error()
+			return nil, readErr(r.it.Error())
 		}
 		if r.t.lockingReads && r.t.writtenByStatement(r.it.Key()) {
 			continue // this statement's own write: never revisit it
@@ -466,7 +466,7 @@ func (r *RowIter) Next() (sql.Row, error) {
 }
 
 // Close releases the iterator.
-func (r *RowIter) Close() error { return r.it.Close() }
+func (r *RowIter) Close() error { return readErr(r.it.Close()) }
 
 // RowCount counts the rows of tb (for information_schema / statistics).
 func (t *Txn) RowCount(tb *Table) (uint64, error) {
@@ -480,7 +480,7 @@ func (t *Txn) RowCount(tb *Table) (uint64, error) {
 	for it.First(); it.Valid(); it.Next() {
 		n++
 	}
-	return n, it.Error()
+	return n, readErr(it.Error())
 }
 
 // BuildIndex fills a newly added index from the table's rows.
@@ -514,7 +514,7 @@ func (t *Txn) BuildIndex(ctx context.Context, tb *Table, ix *Index) error {
 			return err
 		}
 	}
-	return it.Error()
+	return readErr(it.Error())
 }
 
 // DropIndexData deletes every entry of index ix of tb.

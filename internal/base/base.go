@@ -32,6 +32,10 @@ const (
 	// connection is closed without a reply (CR_SERVER_LOST 2013), as when
 	// MySQL goes away under a commit.
 	ClassOutcomeUnknown
+	// ClassStorageIO: storage could not read what it needs (an I/O error,
+	// a table file removed with the datadir): 1030 (ER_GET_ERRNO) with
+	// the errno text. The statement fails; nothing is refused after it.
+	ClassStorageIO
 )
 
 // Error carries a Class alongside a package-prefixed message.
