@@ -193,6 +193,10 @@ func (t *tailLog) records() ([]tailRecord, error) {
 	return out, nil
 }
 
+// tailKeptBuffer is the largest record buffer the tail log keeps
+// between appends.
+const tailKeptBuffer = 1 << 20
+
 func alignUp(n int64) int64 { return (n + tailAlign - 1) / tailAlign * tailAlign }
 
 // fits reports whether a record of n data bytes fits in the ring at all.
@@ -220,6 +224,10 @@ func (t *tailLog) append(fileNum int, off uint64, data []byte) (int64, error) {
 	b = append(b, data...)
 	binary.LittleEndian.PutUint32(b[4:], crc32.Checksum(b[8:], tailCRC))
 	t.buf = b
+	if cap(b) > tailKeptBuffer {
+		// A large transaction's buffer is not kept for the next one.
+		t.buf = nil
+	}
 	at := t.w
 	if _, err := t.f.WriteAt(b, at); err != nil {
 		return at, fmt.Errorf("binlog: tail log write: %w", err)

@@ -9,8 +9,11 @@ import (
 // wrong password does (error 1045), as MySQL answers, instead of vitess's
 // "no authentication methods available" handshake error, which also tells
 // a client which user names exist.
+// Every method is wrapped in gatedAuth, which counts the connection
+// against max_connections once it authenticated (connlimit.go).
 type unknownUserAuth struct {
 	mysql.AuthServer
+	gate *connGate
 }
 
 func (a unknownUserAuth) AuthMethods() []mysql.AuthMethod {
@@ -19,6 +22,9 @@ func (a unknownUserAuth) AuthMethods() []mysql.AuthMethod {
 	for i, m := range ms {
 		if m.Name() == mysql.MysqlNativePassword {
 			m = acceptAnyUser{AuthMethod: m, all: ms}
+		}
+		if a.gate != nil {
+			m = gatedAuth{AuthMethod: m, gate: a.gate}
 		}
 		out[i] = m
 	}
@@ -42,7 +48,7 @@ func (m acceptAnyUser) HandleUser(c *mysql.Conn, user string) bool {
 }
 
 // listenerFactory installs unknownUserAuth into the protocol listener.
-func listenerFactory(cfg server.Config, lc mysql.ListenerConfig, sel server.ServerEventListener) (server.ProtocolListener, error) {
-	lc.AuthServer = unknownUserAuth{AuthServer: lc.AuthServer}
+func (e *Engine) listenerFactory(cfg server.Config, lc mysql.ListenerConfig, sel server.ServerEventListener) (server.ProtocolListener, error) {
+	lc.AuthServer = unknownUserAuth{AuthServer: lc.AuthServer, gate: e.gate}
 	return server.MySQLProtocolListenerFactory(cfg, lc, sel)
 }

@@ -75,6 +75,8 @@ type Engine struct {
 	acctMu sync.Mutex
 	// nextPid numbers statements run on a client's behalf (execOnSession).
 	nextPid atomic.Uint64
+	// gate enforces the connection limits (connlimit.go).
+	gate *connGate
 }
 
 const usersMetaKey = "mysql_db"
@@ -104,6 +106,9 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	registerStatus(e)
+	e.gate = newConnGate(opts.Logger, e.connAccount)
+	limitVitessLog()
+	e.registerConnStatus()
 	e.RegisterAdmin(`SET PASSWORD(?: FOR .+?)? ?= ?.+`, 0, e.setPassword)
 	e.RegisterAdmin(`SET TRANSACTION ISOLATION LEVEL (READ UNCOMMITTED|READ COMMITTED|REPEATABLE READ|SERIALIZABLE)`, 0, e.setNextIsolation)
 
@@ -208,6 +213,7 @@ func (e *Engine) NewSession(_ context.Context, conn *mysql.Conn, addr string) (s
 	client := sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}
 	s := &Session{BaseSession: sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID), eng: e}
 	s.conn, _ = conn.ClientData.(*connState)
+	e.startConnSession(s)
 	e.sessMu.Lock()
 	e.sessions[conn.ConnectionID] = s
 	e.sessMu.Unlock()
@@ -267,13 +273,15 @@ func (e *Engine) Listen(addr string) (*Server, error) {
 		return nil, fmt.Errorf("sqlengine: listen %s: %w", addr, err)
 	}
 	cfg := server.Config{
-		Protocol:       "tcp",
-		Address:        ln.Addr().String(),
-		Listener:       listener{ln},
-		Version:        Version,
-		MaxConnections: 1000,
+		Protocol: "tcp",
+		Address:  ln.Addr().String(),
+		Listener: newListener(ln, e.gate),
+		Version:  Version,
+		// No vitess limit: it would count sockets still authenticating;
+		// connGate counts authenticated connections (max_connections).
+		MaxConnections: 0,
 
-		ProtocolListenerFactory: listenerFactory,
+		ProtocolListenerFactory: e.listenerFactory,
 	}
 	s, err := server.NewServerWithHandler(cfg, e.gms, sql.NewContext, e.NewSession, nil, e.wrapHandler)
 	if err != nil {

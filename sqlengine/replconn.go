@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"sync"
-	"sync/atomic"
 
 	"petrel/internal/base"
 )
@@ -15,11 +12,11 @@ import (
 // Replication commands reach the server on the normal client port. The
 // vitess protocol layer knows COM_REGISTER_SLAVE and COM_BINLOG_DUMP_GTID
 // but not COM_BINLOG_DUMP (file/position, what MariaDB replicas send), and
-// it trusts those packets' lengths. cmdConn sits under vitess on every
-// accepted connection: it parses the replication commands itself (so a
-// malformed one is refused, never sliced out of range), keeps what they
-// say for the handler, and hands vitess a sanitised COM_BINLOG_DUMP_GTID
-// instead.
+// it trusts those packets' lengths. cmdConn (netconn.go) sits under vitess
+// on every accepted connection: it parses the replication commands itself
+// (so a malformed one is refused, never sliced out of range), keeps what
+// they say for the handler, and hands vitess a sanitised
+// COM_BINLOG_DUMP_GTID instead.
 
 const (
 	comBinlogDump     = 0x12
@@ -46,81 +43,6 @@ type dumpCommand struct {
 	// GTIDs is the replica's executed+received set (auto-position); nil
 	// for a file/position dump.
 	GTIDs *base.GTIDSet
-}
-
-// listener wraps accepted connections in cmdConn.
-type listener struct{ net.Listener }
-
-func (l listener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	return &cmdConn{Conn: c}, nil
-}
-
-type cmdConn struct {
-	net.Conn
-	pending []byte // bytes for vitess not yet read
-	// closed is set when the server closes the connection on purpose
-	// (shutdown, a commit of unknown outcome): vitess then sees a clean
-	// end of stream instead of logging an error per connection.
-	closed atomic.Bool
-
-	mu       sync.Mutex
-	register *RegisterRequest
-	dump     *dumpCommand
-	bad      error // the last replication command was malformed
-}
-
-// Close closes the connection; reads then end with io.EOF and writes
-// are dropped.
-func (c *cmdConn) Close() error {
-	c.closed.Store(true)
-	return c.Conn.Close()
-}
-
-// Write passes p on; after Close it drops it (the reply of a statement
-// whose connection the server closed is not sent, by design).
-func (c *cmdConn) Write(p []byte) (int, error) {
-	n, err := c.Conn.Write(p)
-	if err != nil && c.closed.Load() {
-		return len(p), nil
-	}
-	return n, err
-}
-
-// Read hands vitess whole frames, rewriting replication commands.
-func (c *cmdConn) Read(p []byte) (int, error) {
-	if len(c.pending) == 0 {
-		var hdr [4]byte
-		if _, err := io.ReadFull(c.Conn, hdr[:]); err != nil {
-			if c.closed.Load() {
-				return 0, io.EOF
-			}
-			return 0, err
-		}
-		n := int(hdr[0]) | int(hdr[1])<<8 | int(hdr[2])<<16
-		payload := make([]byte, n)
-		if _, err := io.ReadFull(c.Conn, payload); err != nil {
-			if c.closed.Load() {
-				return 0, io.EOF
-			}
-			if errors.Is(err, io.EOF) {
-				err = io.ErrUnexpectedEOF
-			}
-			return 0, err
-		}
-		if hdr[3] == 0 && n > 0 && n < maxFrame {
-			payload = c.inspect(payload)
-			n = len(payload)
-			hdr[0], hdr[1], hdr[2] = byte(n), byte(n>>8), byte(n>>16)
-		}
-		c.pending = append(hdr[:], payload...)
-	}
-	k := copy(p, c.pending)
-	c.pending = c.pending[k:]
-	return k, nil
 }
 
 // inspect parses a command packet; replication commands are recorded and

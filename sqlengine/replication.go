@@ -118,7 +118,7 @@ func (h *errHandler) ComBinlogDumpGTID(c *mysql.Conn, _ string, _ uint64, _ mysq
 		ConnID: c.ConnectionID, ServerID: d.ServerID, User: s.Client().User,
 		File: d.File, Pos: d.Pos, AutoPosition: d.GTIDs != nil, GTIDs: d.GTIDs,
 		ReplicaUUID: userVarString(sctx, s, "slave_uuid", "replica_uuid"),
-		Conn:        cc.Conn,
+		Conn:        cc.detach(),
 	}
 	if ns, err := strconv.ParseFloat(userVarString(sctx, s, "master_heartbeat_period", "source_heartbeat_period"), 64); err == nil && ns > 0 {
 		req.HeartbeatPeriod = time.Duration(ns)

@@ -104,6 +104,7 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 			live = append(live, st)
 		}
 	}
+	clear(s.started[len(live):])
 	s.started = append(live, t)
 	return t, nil
 }
@@ -189,9 +190,17 @@ func (s *Session) CommandBegin() error {
 		s.statementStart(t)
 		s.started = append(s.started[:0], t)
 	} else {
-		s.started = s.started[:0]
+		s.forgetStarted()
 	}
 	return nil
+}
+
+// forgetStarted empties started, dropping the references its backing
+// array holds: a finished transaction left there would keep its batch
+// and row images alive until the session's next statement.
+func (s *Session) forgetStarted() {
+	clear(s.started)
+	s.started = s.started[:0]
 }
 
 // CommandEnd implements sql.LifecycleAwareSession. GMS never rolls back a
@@ -206,7 +215,7 @@ func (s *Session) CommandEnd() {
 			_ = st.txn.Rollback()
 		}
 	}
-	s.started = s.started[:0]
+	s.forgetStarted()
 	if !ok || t == nil {
 		return
 	}

@@ -161,6 +161,7 @@ func (t *Txn) finish() {
 		t.batch.Close()
 		t.batch = nil
 	}
+	t.dropChanges()
 	t.e.locks.ReleaseAll(t.id)
 }
 

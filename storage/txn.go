@@ -409,8 +409,17 @@ func (t *Txn) release() error {
 		err = t.batch.Close()
 		t.batch = nil
 	}
+	t.dropChanges()
 	t.e.locks.ReleaseAll(t.id)
 	return err
+}
+
+// dropChanges lets go of what a finished transaction recorded (row
+// images, undo records): a session may keep its last transaction object
+// until its next statement, and a row image can be as large as
+// max_allowed_packet.
+func (t *Txn) dropChanges() {
+	t.undo, t.changes, t.queries, t.stmtKeys = nil, nil, nil, nil
 }
 
 // Rollback discards the transaction and releases its locks.

@@ -1,0 +1,617 @@
+package sqlengine
+
+import (
+	"bufio"
+	"container/list"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+// cmdConn is the server's end of one client connection, under vitess,
+// which runs the handshake and the command loop on it. It reads the byte
+// stream as MySQL packets (3-byte length, sequence id), which lets it do
+// what vitess does not:
+//   - connect_timeout: the handshake must complete within it (one deadline
+//     set at accept), and a handshake frame over maxHandshakeFrame is
+//     refused with ER_HANDSHAKE_ERROR (1043);
+//   - wait_timeout (interactive_timeout for interactive clients) while
+//     waiting for a command, net_read_timeout while a packet, or data a
+//     running command asked for, is arriving, net_write_timeout on every
+//     write;
+//   - max_allowed_packet before a packet is read: a larger one is answered
+//     with ER_NET_PACKET_TOO_LARGE (1153) and the connection closed, as
+//     MySQL does, without buffering it;
+//   - large packets take memory from the server's packet budget before
+//     they are read (packetmem.go);
+//   - replication commands are parsed here (replconn.go).
+//
+// Only vitess's goroutine for the connection calls Read; Write may be
+// called by a statement's goroutine too, Close by any goroutine.
+type cmdConn struct {
+	net.Conn
+	gate *connGate
+	br   *bufio.Reader
+	// done is closed by Close: a wait for packet memory ends with it.
+	done      chan struct{}
+	closeOnce sync.Once
+	// closed is set when the server closes the connection on purpose
+	// (shutdown, a commit of unknown outcome, connect_timeout): vitess then
+	// sees a clean end of stream instead of logging an error per
+	// connection.
+	closed atomic.Bool
+	phase  atomic.Int32 // connPhase
+	// aborted: counted in Aborted_clients (abortClient).
+	aborted atomic.Bool
+
+	// Per-connection limits, set at authentication from the global values
+	// and by SET SESSION (sessionvars.go); nanoseconds and bytes.
+	waitTimeout     atomic.Int64
+	netReadTimeout  atomic.Int64
+	netWriteTimeout atomic.Int64
+	maxPacket       atomic.Int64
+	// state is the connection's command state (shutdown.go), linked at
+	// authentication: a command running means reads are data it asked for
+	// (LOAD DATA LOCAL), under net_read_timeout.
+	state atomic.Pointer[connState]
+	// wrSetAt is when the write deadline was last set (unix ns; 0: not
+	// under net_write_timeout yet).
+	wrSetAt atomic.Int64
+
+	// Reader state, used by vitess's goroutine only.
+	pending   []byte // bytes for vitess not yet read
+	frameLeft int    // payload bytes of the current frame still to pass through
+	seq       byte   // sequence id of the last frame read
+	cont      bool   // the last frame was full-size: the packet continues
+	packetLen int64  // bytes of the current packet so far
+	buf       []byte // reused for small frames
+	rdKind    deadlineKind
+	rdDur     time.Duration // the timeout rdKind had when set
+	rdSetAt   time.Time
+	// clientFlags are the capability flags of the handshake response.
+	clientFlags uint32
+
+	// held is the packet memory reserved for the current command
+	// (packetmem.go); heldMu because Close releases it from any goroutine.
+	heldMu sync.Mutex
+	held   int64
+
+	// Accounting (connlimit.go), under gate.mu.
+	handshake *list.Element // in gate.handshakes while authenticating
+	account   string        // counted against max_connections once admitted
+	admitted  bool
+
+	mu       sync.Mutex
+	register *RegisterRequest
+	dump     *dumpCommand
+	bad      error // the last replication command was malformed
+}
+
+type connPhase int32
+
+const (
+	phaseHandshake connPhase = iota // until authentication succeeds
+	phaseCommand                    // the command loop
+	phaseDetached                   // a replication dump owns the socket
+)
+
+// deadlineKind is which timeout the read deadline currently enforces.
+type deadlineKind uint8
+
+const (
+	dlNone deadlineKind = iota
+	dlIdle
+	dlPacket
+)
+
+const (
+	// maxHandshakeFrame bounds what a client may send before it is
+	// authenticated: a handshake response is user, auth data, database and
+	// connection attributes (libmysqlclient caps those at 64 KiB).
+	maxHandshakeFrame = 64<<10 + 4<<10
+	// smallFrame: frames up to this size are read whole (replication
+	// commands are parsed, nothing is reserved); larger ones pass through
+	// to vitess under the packet budget.
+	smallFrame = 64 << 10
+	// keptBuffer is the largest frame buffer a connection keeps between
+	// commands.
+	keptBuffer = 16 << 10
+	// clientInteractive is CLIENT_INTERACTIVE: wait_timeout starts as
+	// interactive_timeout.
+	clientInteractive = 1 << 10
+	// maxTimeout caps timeouts (MySQL's maximum for them is one year).
+	maxTimeout = 31536000 * time.Second
+)
+
+// errClosedByServer ends a connection the server refused (bad handshake,
+// oversized packet) after its ERR packet was sent.
+var errClosedByServer = errors.New("sqlengine: connection closed by the server")
+
+func newCmdConn(c net.Conn, g *connGate) *cmdConn {
+	cc := &cmdConn{Conn: c, gate: g, br: bufio.NewReaderSize(c, 16<<10), done: make(chan struct{})}
+	// MySQL's defaults until authentication sets the server's values.
+	cc.waitTimeout.Store(int64(28800 * time.Second))
+	cc.netReadTimeout.Store(int64(30 * time.Second))
+	cc.netWriteTimeout.Store(int64(60 * time.Second))
+	cc.maxPacket.Store(64 << 20)
+	return cc
+}
+
+// Close closes the connection; reads then end with io.EOF and writes
+// are dropped. Its max_connections slot and packet memory are released.
+func (c *cmdConn) Close() error {
+	c.closed.Store(true)
+	err := c.Conn.Close()
+	c.closeOnce.Do(func() {
+		close(c.done)
+		if c.gate != nil {
+			c.gate.closed(c)
+		}
+		c.releaseHeld()
+	})
+	return err
+}
+
+// Write passes p on under net_write_timeout (the connect deadline while
+// authenticating); after Close it drops p (the reply of a statement whose
+// connection the server closed is not sent, by design).
+func (c *cmdConn) Write(p []byte) (int, error) {
+	if connPhase(c.phase.Load()) == phaseCommand {
+		c.refreshWriteDeadline()
+	}
+	n, err := c.Conn.Write(p)
+	if err != nil && c.closed.Load() {
+		return len(p), nil
+	}
+	if err != nil && isTimeout(err) {
+		// net_write_timeout: vitess ends the connection.
+		c.abortClient()
+	}
+	return n, err
+}
+
+// abortClient counts the connection in Aborted_clients, once: the server
+// ends it because of a timeout or an oversized packet.
+func (c *cmdConn) abortClient() {
+	if c.gate != nil && c.aborted.CompareAndSwap(false, true) {
+		sql.StatusVariables.IncrementGlobal("Aborted_clients", 1)
+	}
+}
+
+// refreshWriteDeadline keeps the write deadline net_write_timeout ahead,
+// resetting it at most every slack(timeout): a deadline costs a timer
+// update, and a reply is often many writes.
+func (c *cmdConn) refreshWriteDeadline() {
+	d := time.Duration(c.netWriteTimeout.Load())
+	now := time.Now()
+	if now.UnixNano()-c.wrSetAt.Load() < int64(slack(d)) {
+		return
+	}
+	c.wrSetAt.Store(now.UnixNano())
+	_ = c.Conn.SetWriteDeadline(now.Add(d))
+}
+
+// slack is how stale a deadline may get before it is set again: the
+// timeout is enforced to within it.
+func slack(d time.Duration) time.Duration {
+	return min(time.Second, d/10)
+}
+
+// Read hands vitess the byte stream, frame by frame.
+func (c *cmdConn) Read(p []byte) (int, error) {
+	for len(c.pending) == 0 && c.frameLeft == 0 {
+		if err := c.nextFrame(); err != nil {
+			return 0, c.readErr(err)
+		}
+	}
+	if len(c.pending) > 0 {
+		k := copy(p, c.pending)
+		c.pending = c.pending[k:]
+		return k, nil
+	}
+	if len(p) > c.frameLeft {
+		p = p[:c.frameLeft]
+	}
+	if c.br.Buffered() == 0 {
+		c.setReadDeadline(dlPacket)
+	}
+	n, err := c.br.Read(p)
+	c.frameLeft -= n
+	if err != nil {
+		return n, c.readErr(err)
+	}
+	return n, nil
+}
+
+func (c *cmdConn) readErr(err error) error {
+	if c.closed.Load() || errors.Is(err, errClosedByServer) {
+		return io.EOF
+	}
+	if isTimeout(err) {
+		return c.timedOut(err)
+	}
+	if errors.Is(err, io.EOF) && c.frameLeft > 0 {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// timedOut handles a read that hit its deadline and returns what vitess
+// sees. connect_timeout: counted and logged here (rate-limited), a clean
+// end of stream for vitess; wait_timeout: answered as MySQL 8 does (error
+// 4031, then the connection closes); net_read_timeout: the error itself
+// (vitess logs the connection it ends).
+func (c *cmdConn) timedOut(err error) error {
+	switch {
+	case connPhase(c.phase.Load()) == phaseHandshake:
+		if c.gate != nil {
+			c.gate.handshakeTimedOut(c)
+		}
+		return io.EOF
+	case c.rdKind == dlIdle && !c.cont && c.frameLeft == 0:
+		c.writeErr(0, mysql.NewSQLError(erClientInteractionTimeout, mysql.SSUnknownSQLState,
+			"The client was disconnected by the server because of inactivity. See wait_timeout and interactive_timeout for configuring this behavior."))
+		c.abortClient()
+		return io.EOF
+	}
+	c.abortClient()
+	return fmt.Errorf("sqlengine: net_read_timeout (%v) passed inside a packet from %s: %w",
+		time.Duration(c.netReadTimeout.Load()), c.RemoteAddr(), err)
+}
+
+// erClientInteractionTimeout is ER_CLIENT_INTERACTION_TIMEOUT (MySQL
+// 8.0.24+), sent before an idle connection is closed.
+const erClientInteractionTimeout = 4031
+
+// setReadDeadline puts the read deadline kind's timeout ahead of now,
+// unless it already is (within slack). During the handshake the connect
+// deadline, set at accept, stands.
+func (c *cmdConn) setReadDeadline(kind deadlineKind) {
+	if connPhase(c.phase.Load()) != phaseCommand {
+		return
+	}
+	var d time.Duration
+	if kind == dlIdle {
+		d = time.Duration(c.waitTimeout.Load())
+	} else {
+		d = time.Duration(c.netReadTimeout.Load())
+	}
+	now := time.Now()
+	if kind == c.rdKind && d == c.rdDur && now.Sub(c.rdSetAt) < slack(d) {
+		return
+	}
+	c.rdKind, c.rdDur, c.rdSetAt = kind, d, now
+	_ = c.Conn.SetReadDeadline(now.Add(d))
+}
+
+// headerKind is the timeout that applies while waiting for the next frame
+// header: between commands wait_timeout; inside a packet, or while a
+// command runs (data it asked for), net_read_timeout.
+func (c *cmdConn) headerKind() deadlineKind {
+	if c.cont {
+		return dlPacket
+	}
+	if st := c.state.Load(); st != nil && st.busy.Load() > 0 {
+		return dlPacket
+	}
+	return dlIdle
+}
+
+// nextFrame reads the next frame header and decides how its payload
+// reaches vitess: read here (small frames, the handshake), passed
+// through (large frames, under the packet budget), or not at all
+// (refused).
+func (c *cmdConn) nextFrame() error {
+	kind := c.headerKind()
+	if kind == dlIdle {
+		// vitess reads the next command only once the previous one has
+		// finished: its packet memory is free.
+		c.releaseHeld()
+	}
+	if c.br.Buffered() < 4 {
+		c.setReadDeadline(kind)
+	}
+	var hdr [4]byte
+	if _, err := io.ReadFull(c.br, hdr[:]); err != nil {
+		return err
+	}
+	n := int(hdr[0]) | int(hdr[1])<<8 | int(hdr[2])<<16
+	c.seq = hdr[3]
+	switch {
+	case connPhase(c.phase.Load()) == phaseHandshake:
+		return c.handshakeFrame(hdr, n)
+	case c.cont:
+		return c.continuation(hdr, n)
+	default:
+		return c.commandFrame(hdr, n)
+	}
+}
+
+// handshakeFrame reads a frame of the handshake (bounded).
+func (c *cmdConn) handshakeFrame(hdr [4]byte, n int) error {
+	if n > maxHandshakeFrame {
+		// vitess sees the end of stream, not an aborted connection: the
+		// count is taken here.
+		sql.StatusVariables.IncrementGlobal("Aborted_connects", 1)
+		c.refuseHandshake(fmt.Sprintf("a %d-byte handshake packet", n))
+		return errClosedByServer
+	}
+	b, err := c.readSmall(hdr, n)
+	if err != nil {
+		return err
+	}
+	if c.clientFlags == 0 && n >= 4 {
+		c.clientFlags = binary.LittleEndian.Uint32(b[4:])
+	}
+	c.pending = b
+	return nil
+}
+
+// readSmall reads a frame's payload whole and returns header and payload
+// in one buffer, reused for frames up to keptBuffer.
+func (c *cmdConn) readSmall(hdr [4]byte, n int) ([]byte, error) {
+	var b []byte
+	if n+4 <= keptBuffer {
+		if cap(c.buf) < n+4 {
+			c.buf = make([]byte, keptBuffer)
+		}
+		b = c.buf[:n+4]
+	} else {
+		b = make([]byte, n+4)
+	}
+	copy(b, hdr[:])
+	if c.br.Buffered() < n {
+		c.setReadDeadline(dlPacket)
+	}
+	if _, err := io.ReadFull(c.br, b[4:]); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return b, nil
+}
+
+// commandFrame starts a packet: a command (sequence 0), or data a running
+// command asked for.
+func (c *cmdConn) commandFrame(hdr [4]byte, n int) error {
+	c.packetLen = int64(n)
+	c.cont = n == maxFrame
+	if int64(n) > c.maxPacket.Load() {
+		return c.tooLarge()
+	}
+	command := hdr[3] == 0
+	if n <= smallFrame {
+		b, err := c.readSmall(hdr, n)
+		if err != nil {
+			return err
+		}
+		if command && n > 0 && !c.cont {
+			if p := c.inspect(b[4:]); len(p) != n || &p[0] != &b[4] {
+				// A replication command, replaced for vitess.
+				b = append([]byte{byte(len(p)), byte(len(p) >> 8), byte(len(p) >> 16), hdr[3]}, p...)
+			}
+		}
+		c.pending = b
+		return nil
+	}
+	if !command {
+		// Data a command asked for (LOAD DATA LOCAL): the command bounds
+		// what it keeps.
+		c.passThrough(hdr, n)
+		return nil
+	}
+	if c.br.Buffered() == 0 {
+		c.setReadDeadline(dlPacket)
+	}
+	first, err := c.br.Peek(1)
+	if err != nil {
+		return err
+	}
+	if cmd := first[0]; cmd == comRegisterSlave || cmd == comBinlogDump || cmd == comBinlogDumpGTID {
+		// Never this large; refused by the handler, never parsed.
+		if err := c.discardPacket(n); err != nil {
+			return err
+		}
+		p := c.inspect([]byte{cmd})
+		c.mu.Lock()
+		c.bad = fmt.Errorf("a %d-byte replication command packet", c.packetLen)
+		c.mu.Unlock()
+		c.pending = append([]byte{byte(len(p)), byte(len(p) >> 8), byte(len(p) >> 16), 0}, p...)
+		return nil
+	}
+	// A packet of one full-size frame continues; its size is unknown
+	// until it ends, so it reserves max_allowed_packet until then (a
+	// reservation taken frame by frame could deadlock with others).
+	want := int64(n)
+	if c.cont {
+		want = max(want, c.maxPacket.Load())
+	}
+	if err := c.reserve(want); err != nil {
+		var se *mysql.SQLError
+		if !errors.As(err, &se) {
+			return err
+		}
+		if derr := c.discardPacket(n); derr != nil {
+			return derr
+		}
+		c.writeErr(c.seq+1, se)
+		return nil
+	}
+	c.passThrough(hdr, n)
+	return nil
+}
+
+// continuation passes on the next frame of a packet.
+func (c *cmdConn) continuation(hdr [4]byte, n int) error {
+	c.packetLen += int64(n)
+	c.cont = n == maxFrame
+	if c.packetLen > c.maxPacket.Load() {
+		return c.tooLarge()
+	}
+	if !c.cont {
+		c.trimHeld(c.packetLen)
+	}
+	c.passThrough(hdr, n)
+	return nil
+}
+
+func (c *cmdConn) passThrough(hdr [4]byte, n int) {
+	if cap(c.buf) < 4 {
+		c.buf = make([]byte, keptBuffer)
+	}
+	c.pending = append(c.buf[:0], hdr[:]...)
+	c.frameLeft = n
+}
+
+// discardPacket reads and drops the rest of a refused packet whose frame
+// of n bytes has just begun, under net_read_timeout.
+func (c *cmdConn) discardPacket(n int) error {
+	for {
+		if c.br.Buffered() < n {
+			c.setReadDeadline(dlPacket)
+		}
+		if _, err := c.br.Discard(n); err != nil {
+			return err
+		}
+		if !c.cont {
+			return nil
+		}
+		var hdr [4]byte
+		if c.br.Buffered() < 4 {
+			c.setReadDeadline(dlPacket)
+		}
+		if _, err := io.ReadFull(c.br, hdr[:]); err != nil {
+			return err
+		}
+		n = int(hdr[0]) | int(hdr[1])<<8 | int(hdr[2])<<16
+		c.seq = hdr[3]
+		c.packetLen += int64(n)
+		c.cont = n == maxFrame
+		if c.packetLen > c.maxPacket.Load() {
+			return c.tooLarge()
+		}
+	}
+}
+
+// tooLarge answers a packet over max_allowed_packet as MySQL does:
+// ER_NET_PACKET_TOO_LARGE, then the connection is closed (the rest of the
+// packet is never read).
+func (c *cmdConn) tooLarge() error {
+	c.writeErr(c.seq+1, mysql.NewSQLError(mysql.ERNetPacketTooLarge, mysql.SSNetError,
+		"Got a packet bigger than 'max_allowed_packet' bytes"))
+	c.abortClient()
+	c.Close()
+	return errClosedByServer
+}
+
+// refuseHandshake answers a malformed or oversized handshake with
+// ER_HANDSHAKE_ERROR and closes the connection. (Aborted_connects is
+// counted by the caller: GMS counts the handshakes vitess aborts.)
+func (c *cmdConn) refuseHandshake(why string) {
+	c.writeErr(c.seq+1, mysql.NewSQLError(erHandshakeError, mysql.SSNetError, "Bad handshake"))
+	if c.gate != nil {
+		c.gate.badHandshakes.note(c.RemoteAddr().String() + ": " + why)
+	}
+	c.Close()
+}
+
+// erHandshakeError is ER_HANDSHAKE_ERROR, "Bad handshake".
+const erHandshakeError = 1043
+
+// writeErr sends an ERR packet with sequence id seq on the socket (best
+// effort: the connection is usually about to close).
+func (c *cmdConn) writeErr(seq byte, e *mysql.SQLError) {
+	msg := e.Message
+	state := e.SQLState()
+	if len(state) != 5 {
+		state = mysql.SSUnknownSQLState
+	}
+	n := 1 + 2 + 1 + 5 + len(msg)
+	b := make([]byte, 0, 4+n)
+	b = append(b, byte(n), byte(n>>8), byte(n>>16), seq, mysql.ErrPacket)
+	b = binary.LittleEndian.AppendUint16(b, uint16(e.Number()))
+	b = append(b, '#')
+	b = append(b, state...)
+	b = append(b, msg...)
+	d := time.Duration(c.netWriteTimeout.Load())
+	if d <= 0 {
+		d = 10 * time.Second
+	}
+	_ = c.Conn.SetWriteDeadline(time.Now().Add(d))
+	c.wrSetAt.Store(0)
+	_, _ = c.Conn.Write(b)
+}
+
+// detach hands the socket to a replication dump, which reads and writes
+// it directly with deadlines of its own; bytes already buffered here are
+// read first.
+func (c *cmdConn) detach() net.Conn {
+	c.phase.Store(int32(phaseDetached))
+	_ = c.Conn.SetDeadline(time.Time{})
+	if c.br.Buffered() > 0 {
+		return &bufferedConn{Conn: c.Conn, r: c.br}
+	}
+	return c.Conn
+}
+
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (b *bufferedConn) Read(p []byte) (int, error) { return b.r.Read(p) }
+
+// startCommands ends the handshake: the connection is under the command
+// loop's timeouts from now on.
+func (c *cmdConn) startCommands(cs *connState) {
+	if cs != nil {
+		c.state.Store(cs)
+	}
+	wait := "wait_timeout"
+	if c.clientFlags&clientInteractive != 0 {
+		wait = "interactive_timeout"
+	}
+	c.waitTimeout.Store(int64(globalSeconds(wait, 28800)))
+	c.netReadTimeout.Store(int64(globalSeconds("net_read_timeout", 30)))
+	c.netWriteTimeout.Store(int64(globalSeconds("net_write_timeout", 60)))
+	c.maxPacket.Store(globalInt("max_allowed_packet", 64<<20))
+	c.rdKind = dlNone
+	c.wrSetAt.Store(0)
+	c.phase.Store(int32(phaseCommand))
+}
+
+// globalSeconds reads a timeout variable as a duration (at least 1 s, at
+// most a year).
+func globalSeconds(name string, def int64) time.Duration {
+	return seconds(globalInt(name, def))
+}
+
+func seconds(n int64) time.Duration {
+	if n < 1 {
+		n = 1
+	}
+	return min(time.Duration(n)*time.Second, maxTimeout)
+}
+
+func globalInt(name string, def int64) int64 {
+	if _, v, ok := sql.SystemVariables.GetGlobal(name); ok {
+		if n, ok := toInt64(v); ok {
+			return n
+		}
+	}
+	return def
+}
