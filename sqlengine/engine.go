@@ -75,6 +75,8 @@ type Engine struct {
 	acctMu sync.Mutex
 	// nextPid numbers statements run on a client's behalf (execOnSession).
 	nextPid atomic.Uint64
+	// exec is the analyzer's exec builder (GMS's, with execOverrides).
+	exec sql.NodeExecBuilder
 }
 
 const usersMetaKey = "mysql_db"
@@ -97,7 +99,8 @@ func New(opts Options) (*Engine, error) {
 	e.fastWrites.Store(true)
 	e.prov = NewProvider(opts.Store)
 	a := analyzer.NewDefault(e.prov)
-	a.ExecBuilder = rowexec.NewOverrideBuilder(accountBuilder{e})
+	e.exec = rowexec.NewOverrideBuilder(execOverrides{e})
+	a.ExecBuilder = e.exec
 	e.gms = sqle.New(a, &sqle.Config{})
 	e.gms.Parser = schemaParser{e.gms.Parser}
 	if err := registerVariables(opts); err != nil {
@@ -105,6 +108,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	registerStatus(e)
 	e.RegisterAdmin(`SET PASSWORD(?: FOR .+?)? ?= ?.+`, 0, e.setPassword)
+	e.RegisterAdmin(`SET (NAMES|CHARACTER SET|CHARSET) ('[^']*'|"[^"]*"|[A-Za-z0-9_]+)(?: COLLATE ('[^']*'|"[^"]*"|[A-Za-z0-9_]+))?`, 0, e.setNames)
 
 	udb := a.Catalog.MySQLDb
 	blob, err := opts.Store.GetMeta(usersMetaKey)
@@ -207,6 +211,9 @@ func (e *Engine) NewSession(_ context.Context, conn *mysql.Conn, addr string) (s
 	client := sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}
 	s := &Session{BaseSession: sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID), eng: e}
 	s.conn, _ = conn.ClientData.(*connState)
+	if err := s.applyHandshake(sql.NewEmptyContext(), conn.CharacterSet); err != nil {
+		return nil, err
+	}
 	e.sessMu.Lock()
 	e.sessions[conn.ConnectionID] = s
 	e.sessMu.Unlock()

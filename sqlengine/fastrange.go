@@ -64,7 +64,7 @@ func (e *Engine) planRange(s *Session, query string, fields []*querypb.Field) *r
 	if st == nil || st.Hidden || len(st.Def.PK) != 1 || !isIntType(st.PKTypes[0]) {
 		return nil
 	}
-	p.tableID, p.ncols, p.fields = st.Def.ID, len(st.Schema), fields
+	p.tableID, p.ncols, p.fields, p.results = st.Def.ID, len(st.Schema), fields, s.GetCharacterSetResults()
 	// WHERE pk BETWEEN ? AND ?
 	rc, ok := sel.Where.Expr.(*ast.RangeCond)
 	if !ok || rc.Operator != ast.BetweenStr {
@@ -132,7 +132,7 @@ func (e *Engine) planRange(s *Session, query string, fields []*querypb.Field) *r
 // execRange runs a range plan; ok=false means "let GMS do it".
 func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (bool, error) {
 	p := &r.point
-	if len(bind) != 2 || (!p.qualified && !strings.EqualFold(s.GetCurrentDatabase(), p.db)) {
+	if len(bind) != 2 || (!p.qualified && !strings.EqualFold(s.GetCurrentDatabase(), p.db)) || s.GetCharacterSetResults() != p.results {
 		return false, nil
 	}
 	st := e.store.Catalog().Table(p.db, p.table)

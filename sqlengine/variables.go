@@ -26,6 +26,8 @@ func registerVariables(opts Options) error {
 		&sql.MysqlSystemVariable{Name: "max_allowed_packet", Scope: both, Dynamic: true, Type: types.NewSystemUintType("max_allowed_packet", 1024, 1073741824), Default: uint64(64 << 20)},
 		&sql.MysqlSystemVariable{Name: "have_ssl", Scope: global, Type: types.NewSystemStringType("have_ssl"), Default: "DISABLED"},
 	})
+	sql.SystemVariables.AddSystemVariables(charsetVariables())
+	installCharsetRegistry()
 	if err := fixUintDefault("server_id", uint64(opts.ServerID)); err != nil {
 		return err
 	}
@@ -77,6 +79,18 @@ func SetGlobalFromString(name, val string) error {
 		}
 	}
 	// The config file sets start-up values: read-only variables too.
+	set, err := charsetAssignments(name, v)
+	if err != nil {
+		return fmt.Errorf("variable '%s' can't be set to the value of '%s': %w", name, val, err)
+	}
+	if set != nil {
+		for _, a := range set {
+			if err := sql.SystemVariables.AssignValues(map[string]interface{}{a.name: a.value}); err != nil {
+				return fmt.Errorf("variable '%s' can't be set to the value of '%s': %w", name, val, err)
+			}
+		}
+		return nil
+	}
 	if err := sql.SystemVariables.AssignValues(map[string]interface{}{name: v}); err != nil {
 		return fmt.Errorf("variable '%s' can't be set to the value of '%s': %w", name, val, err)
 	}
