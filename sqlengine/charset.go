@@ -13,6 +13,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 
+	"petrel/storage"
 	"petrel/storage/keys"
 )
 
@@ -54,6 +55,7 @@ const (
 	erInvalidCharacterString   = 1300 // ER_INVALID_CHARACTER_STRING
 	erWrongValueForField       = 1366 // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
 	erWrongValueForVar         = 1231 // ER_WRONG_VALUE_FOR_VAR
+	erNotSupportedYet          = 1235 // ER_NOT_SUPPORTED_YET
 )
 
 // charsetVariables are the character set and collation variables with
@@ -76,7 +78,9 @@ func charsetVariables() []sql.SystemVariable {
 }
 
 // charsetPairs links each character set variable to its collation
-// variable: setting one sets the other.
+// variable. GMS's SET links the connection and server pairs itself (the
+// character set's default collation, or the collation's character set);
+// Petrel's own setters (SET NAMES, the option file) use charsetLinked.
 var charsetPairs = map[string]string{
 	"character_set_connection": "collation_connection",
 	"character_set_server":     "collation_server",
@@ -95,46 +99,62 @@ type assignment struct {
 	value any
 }
 
-// charsetAssignments validates a value for a character set or collation
-// variable and returns what to store, the linked variable included; nil
-// for any other variable. Names are normalised (utf8 -> utf8mb3, case).
-func charsetAssignments(name string, value any) ([]assignment, error) {
+// charsetValue validates a value for a character set or collation
+// variable and returns it normalised (utf8 -> utf8mb3, case, collation
+// ids -> names); ok is false for any other variable.
+func charsetValue(name string, value any) (_ any, ok bool, _ error) {
 	name = strings.ToLower(name)
 	if _, ok := charsetPairs[name]; !ok && collationPairs[name] == "" &&
 		name != "character_set_client" && name != "character_set_results" {
-		return nil, nil
+		return nil, false, nil
 	}
 	if value == nil || value == "" {
 		if name == "character_set_results" {
 			// NULL: results in each column's own character set.
-			return []assignment{{name, ""}}, nil
+			return "", true, nil
 		}
-		return nil, wrongValueForVar(name, "NULL")
+		return nil, true, wrongValueForVar(name, "NULL")
 	}
-	if coll, ok := collationPairs[name]; ok {
+	if _, ok := collationPairs[name]; ok {
 		id, err := collationByValue(value)
 		if err != nil {
-			return nil, err
+			return nil, true, err
 		}
-		return []assignment{{name, id.Name()}, {coll, id.CharacterSet().Name()}}, nil
+		return id.Name(), true, nil
 	}
 	cs, err := charsetByValue(value)
 	if err != nil {
-		return nil, err
+		return nil, true, err
 	}
 	switch name {
 	case "character_set_client":
 		if !clientCapable(cs) {
-			return nil, wrongValueForVar(name, cs.Name())
+			return nil, true, wrongValueForVar(name, cs.Name())
 		}
 	case "character_set_results":
 		if cs.Encoder() == nil {
-			return nil, unknownCharset(cs.Name())
+			return nil, true, unknownCharset(cs.Name())
 		}
 	}
-	out := []assignment{{name, cs.Name()}}
+	return cs.Name(), true, nil
+}
+
+// charsetLinked is a validated assignment with its linked variable: a
+// character set's default collation, or a collation's character set.
+// nil when name is not a character set or collation variable.
+func charsetLinked(name string, value any) ([]assignment, error) {
+	name = strings.ToLower(name)
+	v, ok, err := charsetValue(name, value)
+	if !ok || err != nil {
+		return nil, err
+	}
+	out := []assignment{{name, v}}
 	if coll, ok := charsetPairs[name]; ok {
+		cs, _ := sql.ParseCharacterSet(v.(string))
 		out = append(out, assignment{coll, cs.DefaultCollation().Name()})
+	} else if cs, ok := collationPairs[name]; ok {
+		id, _ := sql.ParseCollation("", v.(string), false)
+		out = append(out, assignment{cs, id.CharacterSet().Name()})
 	}
 	return out, nil
 }
@@ -210,22 +230,21 @@ func wrongValueForVar(name, value string) error {
 }
 
 // SetSessionVariable implements sql.Session: character set and collation
-// variables are validated and set with their linked variable; a change
-// of character_set_client changes how the connection's text is decoded.
+// variables are validated (MySQL's errors 1115, 1273, 1231) and stored
+// normalised; a change of character_set_client changes how the
+// connection's text is decoded.
 func (s *Session) SetSessionVariable(ctx *sql.Context, name string, value any) error {
-	set, err := charsetAssignments(name, value)
+	v, ok, err := charsetValue(name, value)
 	if err != nil {
 		return err
 	}
-	if set == nil {
+	if !ok {
 		return s.BaseSession.SetSessionVariable(ctx, name, value)
 	}
-	for _, a := range set {
-		if err := s.BaseSession.SetSessionVariable(ctx, a.name, a.value); err != nil {
-			return err
-		}
+	if err := s.BaseSession.SetSessionVariable(ctx, name, v); err != nil {
+		return err
 	}
-	if set[0].name == "character_set_client" {
+	if strings.EqualFold(name, "character_set_client") {
 		s.noteClientCharset(ctx)
 	}
 	return nil
@@ -291,7 +310,7 @@ func handshakeCollation(id uint8) (sql.CollationID, bool) {
 }
 
 // charsetRegistry makes SET GLOBAL of a character set or collation
-// variable validate its value and set the linked variable too.
+// variable validate and normalise its value.
 type charsetRegistry struct {
 	sql.SystemVariableRegistry
 }
@@ -305,19 +324,14 @@ func installCharsetRegistry() {
 }
 
 func (r charsetRegistry) SetGlobal(ctx *sql.Context, name string, val any) error {
-	set, err := charsetAssignments(name, val)
+	v, ok, err := charsetValue(name, val)
 	if err != nil {
 		return err
 	}
-	if set == nil {
-		return r.SystemVariableRegistry.SetGlobal(ctx, name, val)
+	if ok {
+		val = v
 	}
-	for _, a := range set {
-		if err := r.SystemVariableRegistry.SetGlobal(ctx, a.name, a.value); err != nil {
-			return err
-		}
-	}
-	return nil
+	return r.SystemVariableRegistry.SetGlobal(ctx, name, val)
 }
 
 // setNames answers `SET NAMES cs [COLLATE coll]` and `SET CHARACTER SET
@@ -352,7 +366,7 @@ func (e *Engine) setNames(_ context.Context, s *Session, m []string) (*AdminResu
 				dbColl = id
 			}
 		}
-		set = append(set, assignment{"collation_connection", dbColl.Name()})
+		set = append(set, assignment{"collation_connection", dbColl.Name()}, assignment{"character_set_connection", dbColl.CharacterSet().Name()})
 	case collName != "":
 		coll, err := collationByValue(collName)
 		if err != nil {
@@ -361,9 +375,9 @@ func (e *Engine) setNames(_ context.Context, s *Session, m []string) (*AdminResu
 		if coll.CharacterSet() != cs {
 			return nil, mysql.NewSQLError(erCollationCharsetMismatch, "42000", "COLLATION '%s' is not valid for CHARACTER SET '%s'", coll.Name(), cs.Name())
 		}
-		set = append(set, assignment{"collation_connection", coll.Name()})
+		set = append(set, assignment{"collation_connection", coll.Name()}, assignment{"character_set_connection", cs.Name()})
 	default:
-		set = append(set, assignment{"character_set_connection", cs.Name()})
+		set = append(set, assignment{"collation_connection", cs.DefaultCollation().Name()}, assignment{"character_set_connection", cs.Name()})
 	}
 	for _, a := range set {
 		if err := s.SetSessionVariable(ctx, a.name, a.value); err != nil {
@@ -438,4 +452,25 @@ func gmsBadString(msg string) string {
 		b = append(b, byte(n))
 	}
 	return escapeHex(string(b), 6)
+}
+
+var _ sql.CollationAlterableTable = (*Table)(nil)
+
+// ModifyDefaultCollation implements sql.CollationAlterableTable: ALTER
+// TABLE t [DEFAULT] COLLATE c sets the collation columns added later take;
+// existing columns, their values and their stored keys keep theirs, as in
+// MySQL.
+func (t *Table) ModifyDefaultCollation(ctx *sql.Context, c sql.CollationID) error {
+	return t.alter(ctx, func(td *storage.TableDef) error {
+		td.Collation = uint16(c)
+		return nil
+	})
+}
+
+// ModifyStoredCollation implements sql.CollationAlterableTable: ALTER
+// TABLE ... CONVERT TO CHARACTER SET would rewrite every string column
+// and its keys; Petrel refuses it (MODIFY COLUMN ... COLLATE converts one
+// column, rewriting the table).
+func (t *Table) ModifyStoredCollation(*sql.Context, sql.CollationID) error {
+	return mysql.NewSQLError(erNotSupportedYet, "42000", "This version of Petrel doesn't yet support 'ALTER TABLE ... CONVERT TO CHARACTER SET'; use ALTER TABLE ... MODIFY COLUMN ... COLLATE")
 }

@@ -79,7 +79,7 @@ func SetGlobalFromString(name, val string) error {
 		}
 	}
 	// The config file sets start-up values: read-only variables too.
-	set, err := charsetAssignments(name, v)
+	set, err := charsetLinked(name, v)
 	if err != nil {
 		return fmt.Errorf("variable '%s' can't be set to the value of '%s': %w", name, val, err)
 	}
