@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -122,6 +123,11 @@ func charsetValue(name string, value any) (_ any, ok bool, _ error) {
 		}
 		return id.Name(), true, nil
 	}
+	if name == "character_set_client" {
+		if err := checkClientCharsetName(value); err != nil {
+			return nil, true, err
+		}
+	}
 	cs, err := charsetByValue(value)
 	if err != nil {
 		return nil, true, err
@@ -215,6 +221,19 @@ func valueString(value any) (string, bool) {
 		return fmt.Sprint(v), true
 	}
 	return fmt.Sprint(value), false
+}
+
+// checkClientCharsetName refuses the character sets MySQL refuses for
+// clients (their text is not ASCII-compatible): 1231, as MySQL.
+func checkClientCharsetName(value any) error {
+	s, _ := valueString(value)
+	switch cs, err := sql.ParseCharacterSet(s); {
+	case err != nil:
+		return nil // charsetByValue reports it
+	case cs == sql.CharacterSet_ucs2 || cs == sql.CharacterSet_utf16 || cs == sql.CharacterSet_utf16le || cs == sql.CharacterSet_utf32:
+		return wrongValueForVar("character_set_client", cs.Name())
+	}
+	return nil
 }
 
 func unknownCharset(name string) error {
@@ -343,6 +362,9 @@ func (e *Engine) setNames(_ context.Context, s *Session, m []string) (*AdminResu
 	if strings.EqualFold(csName, "DEFAULT") {
 		csName = globalString("character_set_client", defaultCharset)
 	}
+	if err := checkClientCharsetName(csName); err != nil {
+		return nil, err
+	}
 	cs, err := charsetByValue(csName)
 	if err != nil {
 		return nil, err
@@ -456,11 +478,20 @@ func gmsBadString(msg string) string {
 
 var _ sql.CollationAlterableTable = (*Table)(nil)
 
+var convertTo = regexp.MustCompile(`(?i)\bCONVERT\s+TO\s+(CHARACTER\s+SET|CHARSET)\b`)
+
 // ModifyDefaultCollation implements sql.CollationAlterableTable: ALTER
 // TABLE t [DEFAULT] COLLATE c sets the collation columns added later take;
 // existing columns, their values and their stored keys keep theirs, as in
 // MySQL.
+//
+// GMS's parser turns ALTER TABLE ... CONVERT TO CHARACTER SET into the
+// same call; converting the columns is not implemented, so the statement
+// text tells them apart and CONVERT is refused rather than half done.
 func (t *Table) ModifyDefaultCollation(ctx *sql.Context, c sql.CollationID) error {
+	if convertTo.MatchString(ctx.Query()) {
+		return t.ModifyStoredCollation(ctx, c)
+	}
 	return t.alter(ctx, func(td *storage.TableDef) error {
 		td.Collation = uint16(c)
 		return nil

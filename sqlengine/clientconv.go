@@ -1,6 +1,7 @@
 package sqlengine
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -278,30 +279,37 @@ func isIdentByte(c byte) bool {
 }
 
 // decodeBindVars decodes the string parameters of a prepared statement's
-// execution (MYSQL_TYPE_STRING, VAR_STRING, VARCHAR; BLOB-typed ones are
-// binary). The map is the connection's and is refilled by each
-// execution, so entries are replaced, never modified in place.
-func (cc *clientCodec) decodeBindVars(bind map[string]*querypb.BindVariable) error {
-	if cc.table == nil {
+// execution: those the client typed MYSQL_TYPE_STRING, VAR_STRING or
+// VARCHAR (vitess hands every string parameter over as VARBINARY; the
+// client's types are in ParamsType). BLOB-typed ones are binary, as in
+// MySQL. The map is the connection's and is refilled by each execution,
+// so entries are replaced, never modified in place.
+func (cc *clientCodec) decodeBindVars(p *mysql.PrepareData) error {
+	if cc.table == nil || p == nil {
 		return nil
 	}
-	for k, bv := range bind {
-		if bv == nil || (bv.Type != sqltypes.VarChar && bv.Type != sqltypes.Char) || isASCIIText(string(bv.Value)) {
+	for i, typ := range p.ParamsType {
+		if t := querypb.Type(typ); t != sqltypes.VarChar && t != sqltypes.Char {
+			continue
+		}
+		k := "v" + strconv.Itoa(i+1)
+		bv := p.BindVars[k]
+		if bv == nil || isASCIIText(string(bv.Value)) {
 			continue
 		}
 		out := make([]byte, 0, len(bv.Value)+len(bv.Value)/2)
-		for i, c := range bv.Value {
+		for j, c := range bv.Value {
 			if c < utf8.RuneSelf {
 				out = append(out, c)
 				continue
 			}
 			u := cc.table[c-0x80]
 			if u == "" {
-				return invalidString(cc.cs, string(bv.Value[i:]))
+				return invalidString(cc.cs, string(bv.Value[j:]))
 			}
 			out = append(out, u...)
 		}
-		bind[k] = &querypb.BindVariable{Type: bv.Type, Value: out}
+		p.BindVars[k] = &querypb.BindVariable{Type: bv.Type, Value: out}
 	}
 	return nil
 }

@@ -151,7 +151,7 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 		return err
 	}
 	defer end()
-	if err := h.codec(c).decodeBindVars(p.BindVars); err != nil {
+	if err := h.codec(c).decodeBindVars(p); err != nil {
 		return h.reply(c, err)
 	}
 	if plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt); plan.point != nil || plan.write != nil || plan.rng != nil || plan.txn != "" {

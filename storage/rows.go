@@ -10,6 +10,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/dolthub/go-mysql-server/sql"
 
+	"petrel/internal/base"
 	"petrel/storage/keys"
 )
 
@@ -409,7 +410,9 @@ func (t *Txn) Scan(ctx context.Context, tb *Table, ixID uint8, lo, hi []byte, re
 	if err != nil {
 		return nil, err
 	}
-	return &RowIter{t: t, tb: tb, it: it, primary: ixID == 0, reverse: reverse, ctx: ctx}, nil
+	r := &RowIter{t: t, tb: tb, it: it, primary: ixID == 0, reverse: reverse, ctx: ctx}
+	t.rows = append(t.rows, r)
+	return r, nil
 }
 
 // Point returns the row stored under the full primary key key (nil if
@@ -423,6 +426,9 @@ func (tb *Table) IndexKeyPrefix(ixID uint8) []byte { return indexPrefix(nil, tb.
 
 // Next returns the next row, or nil at the end.
 func (r *RowIter) Next() (sql.Row, error) {
+	if r.it == nil {
+		return nil, base.Errorf(base.ClassInternal, "storage: row iterator of %s used after it was closed", r.tb.Def.Name)
+	}
 	for {
 		var ok bool
 		switch {
@@ -465,8 +471,30 @@ func (r *RowIter) Next() (sql.Row, error) {
 	}
 }
 
-// Close releases the iterator.
-func (r *RowIter) Close() error { return r.it.Close() }
+// Close releases the iterator. It may be called more than once (the
+// transaction's end closes iterators their users abandoned).
+func (r *RowIter) Close() error {
+	if r.it == nil {
+		return nil
+	}
+	err := r.it.Close()
+	r.it = nil
+	rows := r.t.rows
+	for i, o := range rows {
+		if o == r {
+			r.t.rows = append(rows[:i], rows[i+1:]...)
+			break
+		}
+	}
+	return err
+}
+
+// closeRows closes the row iterators still open at the transaction's end.
+func (t *Txn) closeRows() {
+	for len(t.rows) > 0 {
+		t.rows[len(t.rows)-1].Close()
+	}
+}
 
 // RowCount counts the rows of tb (for information_schema / statistics).
 func (t *Txn) RowCount(tb *Table) (uint64, error) {

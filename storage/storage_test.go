@@ -374,3 +374,54 @@ func TestPrepareFailureFailsOnlyItsTransaction(t *testing.T) {
 		t.Fatalf("last seq %d, want 3", got)
 	}
 }
+
+// TestAbandonedRowIterClosedWithTxn: a row iterator its user never closed
+// (a statement that failed half-way) is closed when its transaction ends;
+// left open, it kept Pebble from closing (a panic at shutdown). Closing
+// it later is harmless and using it is an error.
+func TestAbandonedRowIterClosedWithTxn(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	createKV(t, e)
+	tb := e.Catalog().Table("db", "kv")
+	ctx := context.Background()
+	txn := e.Begin()
+	for i := int64(1); i <= 3; i++ {
+		if err := txn.Insert(ctx, tb, sql.Row{i, i, "v"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := txn.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// In sstables, so an open iterator holds file references.
+	if err := e.db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, write := range []bool{false, true} {
+		txn := e.Begin()
+		if write {
+			if err := txn.Insert(ctx, tb, sql.Row{int64(9), int64(9), "w"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		it, err := txn.Scan(ctx, tb, 0, nil, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row, err := it.Next(); err != nil || row == nil {
+			t.Fatalf("first row: %v %v", row, err)
+		}
+		if err := txn.Rollback(); err != nil {
+			t.Fatal(err)
+		}
+		if row, err := it.Next(); err == nil {
+			t.Errorf("Next after the transaction ended: %v, want an error", row)
+		}
+		if err := it.Close(); err != nil {
+			t.Errorf("Close after the transaction ended: %v", err)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -58,6 +58,10 @@ type Txn struct {
 	// transaction (the replication applier): the sink logs it under the
 	// origin's GTID instead of assigning a new one.
 	origin *Origin
+	// rows are the row iterators handed out and not yet closed; the
+	// transaction's end closes them (a failed statement may abandon one,
+	// and an iterator left open keeps Pebble from closing).
+	rows []*RowIter
 }
 
 // Origin identifies a transaction that first committed on another server.
@@ -361,6 +365,7 @@ func (t *Txn) newIter(lo, hi []byte) (*pebble.Iterator, error) {
 // release finishes the transaction without applying anything.
 func (t *Txn) release() error {
 	t.done = true
+	t.closeRows()
 	var err error
 	if t.batch != nil {
 		err = t.batch.Close()
