@@ -1,11 +1,15 @@
 package sqlengine_test
 
 import (
+	"bytes"
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -371,5 +375,33 @@ func TestMultiStatementCharset(t *testing.T) {
 	got := fmt.Sprint(queryRows(t, utf, "SELECT id, HEX(s) FROM ms.t ORDER BY id"))
 	if got != "[[1 C3A9] [2 C3A0C3A8] [3 C3A9] [4 C3A9] [5 C3BF] [6 78]]" {
 		t.Errorf("rows: %s", got)
+	}
+}
+
+// TestGreetingAnnouncesDefaultCollation: the server's greeting names
+// MySQL 8.0's default collation, utf8mb4_0900_ai_ci (255).
+func TestGreetingAnnouncesDefaultCollation(t *testing.T) {
+	n, _ := startNode(t)
+	c, err := net.DialTimeout("tcp", n.Addr(), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	var hdr [4]byte
+	if _, err := io.ReadFull(c, hdr[:]); err != nil {
+		t.Fatal(err)
+	}
+	p := make([]byte, int(hdr[0])|int(hdr[1])<<8|int(hdr[2])<<16)
+	if _, err := io.ReadFull(c, p); err != nil {
+		t.Fatal(err)
+	}
+	end := bytes.IndexByte(p[1:], 0)
+	if p[0] != 10 || end < 0 {
+		t.Fatalf("not a HandshakeV10: % x", p)
+	}
+	pos := 1 + end + 1 + 4 + 8 + 1 + 2
+	if version := string(p[1 : 1+end]); !strings.HasPrefix(version, "8.0.") || p[pos] != 255 {
+		t.Errorf("greeting: version %q, character set %d, want 255", version, p[pos])
 	}
 }

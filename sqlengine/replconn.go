@@ -1,6 +1,7 @@
 package sqlengine
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -62,6 +63,10 @@ func (l listener) Accept() (net.Conn, error) {
 type cmdConn struct {
 	net.Conn
 	pending []byte // bytes for vitess not yet read
+	// greeted is set once the greeting went out, greetHdr once its
+	// header did (writes come from the connection's one goroutine until
+	// then).
+	greeted, greetHdr bool
 	// closed is set when the server closes the connection on purpose
 	// (shutdown, a commit of unknown outcome): vitess then sees a clean
 	// end of stream instead of logging an error per connection.
@@ -81,8 +86,23 @@ func (c *cmdConn) Close() error {
 }
 
 // Write passes p on; after Close it drops it (the reply of a statement
-// whose connection the server closed is not sent, by design).
+// whose connection the server closed is not sent, by design). The first
+// write is the server's greeting, whose character set byte is set to the
+// server's default collation (greetingCharset).
 func (c *cmdConn) Write(p []byte) (int, error) {
+	switch {
+	case c.greeted:
+	case len(p) == 4 && p[3] == 0:
+		// vitess may write the packet header alone, then the payload.
+		c.greetHdr = true
+	default:
+		c.greeted = true
+		if c.greetHdr {
+			setGreetingCharset(p)
+		} else if len(p) > 4 && p[3] == 0 {
+			setGreetingCharset(p[4:])
+		}
+	}
 	n, err := c.Conn.Write(p)
 	if err != nil && c.closed.Load() {
 		return len(p), nil
@@ -272,3 +292,27 @@ func (r *pktReader) str8() string {
 	}
 	return string(r.bytes(int(n[0])))
 }
+
+// setGreetingCharset sets the character set byte of a HandshakeV10
+// payload (the first packet the server writes) to MySQL 8.0's default
+// collation, utf8mb4_0900_ai_ci: vitess announces utf8mb3_general_ci (33),
+// and clients that adopt the server's default would take it. Anything
+// else is left alone.
+func setGreetingCharset(p []byte) {
+	// protocol(1) version NUL, connection id(4), auth data(8), filler(1),
+	// capabilities(2), character set(1)
+	if len(p) < 1 || p[0] != 10 {
+		return
+	}
+	end := bytes.IndexByte(p[1:], 0)
+	if end < 0 {
+		return
+	}
+	pos := 1 + end + 1 + 4 + 8 + 1 + 2
+	if pos < len(p) && p[pos] == 33 {
+		p[pos] = greetingCharset
+	}
+}
+
+// greetingCharset is the collation id the greeting announces.
+const greetingCharset = 255 // utf8mb4_0900_ai_ci
