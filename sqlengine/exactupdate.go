@@ -62,13 +62,14 @@ func rowsIdentical(ctx *sql.Context, a, b sql.Row, sch sql.Schema) (bool, error)
 		return false, nil
 	}
 	for i, col := range sch {
-		typ := col.Type
-		if st, ok := typ.(sql.StringType); ok && st.CharacterSet() != sql.CharacterSet_binary {
-			typ = exactString{st}
-		}
-		c, err := typ.Compare(ctx, a[i], b[i])
+		c, err := col.Type.Compare(ctx, a[i], b[i])
 		if err != nil || c != 0 {
 			return false, err
+		}
+		if as, ok := a[i].(string); ok {
+			if bs, ok := b[i].(string); ok && as != bs {
+				return false, nil
+			}
 		}
 	}
 	return true, nil
