@@ -23,13 +23,16 @@ import (
 type exactString struct{ sql.StringType }
 
 func (t exactString) Compare(ctx context.Context, a, b any) (int, error) {
+	as, aok := a.(string)
+	bs, bok := b.(string)
+	if aok && bok && as == bs {
+		return 0, nil // the common case, an unchanged column: no weights
+	}
 	c, err := t.StringType.Compare(ctx, a, b)
 	if err != nil || c != 0 {
 		return c, err
 	}
-	as, aok := a.(string)
-	bs, bok := b.(string)
-	if aok && bok && as != bs {
+	if aok && bok {
 		if as < bs {
 			return -1, nil
 		}
@@ -62,14 +65,18 @@ func rowsIdentical(ctx *sql.Context, a, b sql.Row, sch sql.Schema) (bool, error)
 		return false, nil
 	}
 	for i, col := range sch {
+		if as, ok := a[i].(string); ok {
+			if bs, ok := b[i].(string); ok {
+				// Byte-equal strings are equal under any collation.
+				if as != bs {
+					return false, nil
+				}
+				continue
+			}
+		}
 		c, err := col.Type.Compare(ctx, a[i], b[i])
 		if err != nil || c != 0 {
 			return false, err
-		}
-		if as, ok := a[i].(string); ok {
-			if bs, ok := b[i].(string); ok && as != bs {
-				return false, nil
-			}
 		}
 	}
 	return true, nil
