@@ -147,11 +147,16 @@ func DescribeEvents(path, name string, from uint64, offset, limit int) ([]EventD
 	return out, nil
 }
 
-// OnRotate registers fn to run (in its own goroutine) after each rotation.
+// OnRotate registers fn to run after rotations, on the log's own worker
+// (never under the log's lock; one run may follow several rotations).
 func (l *Log) OnRotate(fn func()) {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.onRotate = append(l.onRotate, fn)
-	l.mu.Unlock()
+	if !l.rotateStarted {
+		l.rotateStarted = true
+		go l.runOnRotate()
+	}
 }
 
 // PurgeTo deletes the files before name (PURGE BINARY LOGS TO).

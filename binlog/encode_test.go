@@ -63,7 +63,7 @@ func sysbenchRecord(tb testing.TB) *storage.CommitRecord {
 func TestEncodedTransactionIsPlacedWhole(t *testing.T) {
 	rec := sysbenchRecord(t)
 	o := Options{ServerID: 7, ServerVersion: "8.0.40-petrel"}
-	x, err := encodeTransaction(o, rec, testSID)
+	x, err := encodeTransaction(o, nil, rec, testSID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func BenchmarkEncodeTransaction(b *testing.B) {
 	o := Options{ServerID: 1, ServerVersion: "8.0.40-petrel"}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		x, err := encodeTransaction(o, rec, testSID)
+		x, err := encodeTransaction(o, nil, rec, testSID)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -154,5 +154,31 @@ func TestChecksumsOfBuiltEvents(t *testing.T) {
 	plain := frame(FormatDescriptionEvent, 0, 1, 1700000000, 0, formatDescription("8.0.40-petrel", 1700000000))
 	if !bytes.Equal(plain[len(plain)-4:], fde[len(fde)-4:]) {
 		t.Fatal("an in-use FORMAT_DESCRIPTION's checksum differs from the same event's without the flag")
+	}
+}
+
+// TestColCacheBounded: the column cache returns what it cached for a
+// table, and never holds more than colCacheMax tables (DDL publishes new
+// *storage.Table values; the old ones must not accumulate).
+func TestColCacheBounded(t *testing.T) {
+	rec := sysbenchRecord(t)
+	base := rec.Changes[0].Table
+	var c colCache
+	first, err := c.get(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := c.get(base)
+	if &first.cols[0] != &again.cols[0] {
+		t.Fatal("the second lookup of a table did not come from the cache")
+	}
+	for i := 0; i < 3*colCacheMax; i++ {
+		tb := *base // a new published table, as after DDL
+		if _, err := c.get(&tb); err != nil {
+			t.Fatal(err)
+		}
+		if n := c.size(); n > colCacheMax {
+			t.Fatalf("after %d tables the cache holds %d, more than %d", i+1, n, colCacheMax)
+		}
 	}
 }

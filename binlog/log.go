@@ -25,7 +25,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"petrel/internal/base"
 	"petrel/internal/failpoint"
@@ -53,6 +52,15 @@ type Options struct {
 	ServerVersion string
 	// Logger; default slog.Default().
 	Logger *slog.Logger
+	// Clock stamps events and the names of files set aside; default the
+	// wall clock.
+	Clock base.Clock
+	// DependencyTracking is binlog_transaction_dependency_tracking
+	// (writeset.go); default TrackWriteset.
+	DependencyTracking string
+	// HistorySize is binlog_transaction_dependency_history_size; default
+	// DefaultHistorySize.
+	HistorySize int
 	// Store, when set, is reconciled with the log at Open: transactions
 	// the log holds beyond storage's position are replayed into it.
 	Store *storage.Engine
@@ -100,6 +108,18 @@ func (o *Options) setDefaults() error {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	o.Clock = base.ClockOr(o.Clock)
+	if o.DependencyTracking == "" {
+		o.DependencyTracking = TrackWriteset
+	}
+	mode, err := ParseTracking(o.DependencyTracking)
+	if err != nil {
+		return err
+	}
+	o.DependencyTracking = mode
+	if o.HistorySize <= 0 {
+		o.HistorySize = DefaultHistorySize
+	}
 	if o.TailSize <= 0 {
 		o.TailSize = defaultTailSize
 	}
@@ -139,12 +159,16 @@ type Log struct {
 	visible *base.GTIDSet
 	nextGNO int64
 	seqNo   int64 // logical clock: per-file sequence number
-	// broken is set when a failed write could not be undone.
+	// broken is set when a failed write could not be undone; a failed
+	// fsync sets syncErr instead (see failure).
 	broken error
-	// lastDurableSeq is the seqNo of the newest transaction known durable
-	// when a transaction was appended: its last_committed.
-	lastDurableSeq atomic.Int64
-	closed         bool
+	// committed is the newest transaction whose commit completed (Wait
+	// returned), packed with its file (packCommitted): COMMIT_ORDER's
+	// last_committed. A transaction that waited for another's row locks
+	// is appended after that one's Wait returned, so it never gets a
+	// last_committed before a transaction it conflicts with.
+	committed atomic.Int64
+	closed    bool
 
 	// sync state: the leader of a commit group fsyncs for everyone.
 	syncMu     sync.Mutex
@@ -154,8 +178,26 @@ type Log struct {
 	synced     logPos // end of the last fsync
 	groupsLeft int    // for sync_binlog = N
 	syncClosed bool   // Close has begun: no new fsync of the file
+	// syncErr is set when an fsync failed: from then on no position is
+	// reported durable (see syncTo).
+	syncErr error
 
 	onRotate []func()
+	// cols caches the binlog column descriptions of tables.
+	cols colCache
+	// deps computes last_committed (writeset.go); under mu.
+	deps *depTracker
+	// trackWritesets: Prepare extracts write sets (not COMMIT_ORDER).
+	trackWritesets atomic.Bool
+	// The OnRotate worker: rotated asks for a run, rotateStop ends it,
+	// rotateDone is closed when it has.
+	rotated    chan struct{}
+	rotateStop chan struct{}
+	rotateDone chan struct{}
+	rotateOnce sync.Once
+	// rotateStarted: the first OnRotate started the worker, or Close
+	// began (none starts then). Under mu.
+	rotateStarted bool
 	// syncBinlog is sync_binlog (-1 for 0: never), changeable at run time.
 	syncBinlog atomic.Int64
 	// waiter is semi-sync, when on.
@@ -174,7 +216,6 @@ type Log struct {
 type logPos struct {
 	file int
 	pos  uint64
-	seq  int64
 }
 
 func (a logPos) less(b logPos) bool {
@@ -200,8 +241,11 @@ func Open(opts Options) (*Log, error) {
 	if err := os.MkdirAll(opts.Dir, 0o750); err != nil {
 		return nil, fmt.Errorf("binlog: %w", err)
 	}
-	l := &Log{opts: opts, executed: base.NewGTIDSet(), purged: base.NewGTIDSet(), notify: make(chan struct{})}
+	l := &Log{opts: opts, executed: base.NewGTIDSet(), purged: base.NewGTIDSet(), notify: make(chan struct{}),
+		rotated: make(chan struct{}, 1), rotateStop: make(chan struct{}), rotateDone: make(chan struct{})}
 	l.syncBinlog.Store(int64(opts.SyncBinlog))
+	l.deps = newDepTracker(opts.DependencyTracking, opts.HistorySize)
+	l.trackWritesets.Store(opts.DependencyTracking != TrackCommitOrder)
 	l.syncCond = sync.NewCond(&l.syncMu)
 	files, err := l.readIndex()
 	if err != nil {
@@ -322,7 +366,7 @@ func (l *Log) openNewFile() error {
 	if err != nil {
 		return fmt.Errorf("binlog: create %s: %w", name, err)
 	}
-	now := uint32(time.Now().Unix())
+	now := uint32(l.opts.Clock.Now().Unix())
 	var buf []byte
 	buf = append(buf, Magic...)
 	fde := frame(FormatDescriptionEvent, InUseFlag, l.opts.ServerID, now, 0, formatDescription(l.opts.ServerVersion, now))
@@ -354,7 +398,7 @@ func (l *Log) openNewFile() error {
 	l.fileSynced = l.pos
 	l.alloc = 0
 	l.seqNo = 0
-	l.lastDurableSeq.Store(0)
+	l.deps.reset(1) // numbering starts again
 	l.syncMu.Lock()
 	l.written = logPos{file: l.fileIdx, pos: l.pos}
 	l.synced = l.written
@@ -458,10 +502,32 @@ func (l *Log) rotate() error {
 	if err := l.openNewFile(); err != nil {
 		return err
 	}
-	for _, fn := range l.onRotate {
-		go fn()
+	if len(l.onRotate) > 0 {
+		select {
+		case l.rotated <- struct{}{}:
+		default: // a run is already due: it sees this rotation too
+		}
 	}
 	return nil
+}
+
+// runOnRotate runs the OnRotate callbacks after rotations, outside the
+// log's lock (they may purge), until Close stops it.
+func (l *Log) runOnRotate() {
+	defer close(l.rotateDone)
+	for {
+		select {
+		case <-l.rotateStop:
+			return
+		case <-l.rotated:
+		}
+		l.mu.Lock()
+		fns := append([]func(){}, l.onRotate...)
+		l.mu.Unlock()
+		for _, fn := range fns {
+			fn()
+		}
+	}
 }
 
 // Rotate is FLUSH BINARY LOGS.
@@ -471,8 +537,8 @@ func (l *Log) Rotate() error {
 	if l.closed {
 		return errClosed
 	}
-	if l.broken != nil {
-		return l.broken
+	if err := l.failure(); err != nil {
+		return err
 	}
 	if err := l.rotate(); err != nil {
 		return err
@@ -505,13 +571,52 @@ func DecodeSinkPos(b []byte) (Position, int64, error) {
 // its commit turn, so Append, under storage's ordering lock, only places
 // and writes it.
 func (l *Log) Prepare(rec *storage.CommitRecord) error {
-	x, err := encodeTransaction(l.opts, rec, l.sidFor(rec))
+	x, err := l.encode(rec, l.sidFor(rec))
 	if err != nil {
 		return err
 	}
 	x.by = l
 	rec.Prepared = x
 	return nil
+}
+
+// encode encodes rec's events and, unless dependency tracking is
+// COMMIT_ORDER, extracts its write set.
+func (l *Log) encode(rec *storage.CommitRecord, sid base.SID) (*encodedTxn, error) {
+	x, err := encodeTransaction(l.opts, &l.cols, rec, sid)
+	if err != nil {
+		return nil, err
+	}
+	if l.trackWritesets.Load() {
+		ws, err := extractWriteset(rec)
+		if err != nil {
+			return nil, err
+		}
+		x.ws = &ws
+	}
+	return x, nil
+}
+
+// SetDependencyTracking sets binlog_transaction_dependency_tracking
+// (TrackCommitOrder, TrackWriteset, TrackWritesetSession); a change of
+// mode forgets the write-set history, as MySQL does.
+func (l *Log) SetDependencyTracking(mode string) error {
+	mode, err := ParseTracking(mode)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.deps.setMode(mode, l.deps.historySize)
+	l.trackWritesets.Store(mode != TrackCommitOrder)
+	return nil
+}
+
+// SetDependencyHistorySize sets binlog_transaction_dependency_history_size.
+func (l *Log) SetDependencyHistorySize(n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.deps.setMode(l.deps.mode, n)
 }
 
 // sidFor is the source id of rec's GTID.
@@ -532,8 +637,8 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	if l.closed {
 		return errClosed
 	}
-	if l.broken != nil {
-		return l.broken
+	if err := l.failure(); err != nil {
+		return err
 	}
 	if l.waiter != nil {
 		if err := l.waiter.Admit(); err != nil {
@@ -555,16 +660,18 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	x, _ := rec.Prepared.(*encodedTxn)
 	if x == nil || x.by != l || x.sid != gtid.SID {
 		var err error
-		if x, err = encodeTransaction(l.opts, rec, gtid.SID); err != nil {
+		if x, err = l.encode(rec, gtid.SID); err != nil {
 			return err
 		}
 	}
 	l.seqNo++
-	last := l.lastDurableSeq.Load()
+	last := l.committedIn(l.fileIdx)
 	if last >= l.seqNo {
 		last = l.seqNo - 1
 	}
+	last = l.deps.lastCommitted(l.seqNo, last, x.ws)
 	x.place(gtid.GNO, last, l.seqNo, l.pos)
+	x.file, x.seq = l.fileIdx, l.seqNo
 	buf := x.buf
 	p := l.pos + uint64(len(buf))
 	err := l.writeAt(buf)
@@ -607,7 +714,7 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	rec.SinkPos = encodeSinkRecord(l.files[l.fileIdx], p, gtid, l.nextGNO-1)
 	rec.GTID = gtid
 	l.syncMu.Lock()
-	l.written = logPos{file: l.fileIdx, pos: p, seq: l.seqNo}
+	l.written = logPos{file: l.fileIdx, pos: p}
 	l.syncMu.Unlock()
 	if l.syncBinlog.Load() != 1 || l.sendEarly() {
 		l.wake()
@@ -632,12 +739,24 @@ func (l *Log) sendEarly() bool {
 // end, or everything written while sendEarly holds.
 func (l *Log) SendablePosition() Position { return l.endPosition(true) }
 
+// failure is why nothing more may be appended: a failed write that could
+// not be undone, or a failed fsync. Caller holds mu (syncMu is taken
+// after mu, never before).
+func (l *Log) failure() error {
+	if l.broken != nil {
+		return l.broken
+	}
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	return l.syncErr
+}
+
 // Healthy reports whether appends can resume (no failed write left a
 // torn transaction in the current file).
 func (l *Log) Healthy() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.broken == nil && !l.closed
+	return l.failure() == nil && !l.closed
 }
 
 // Durable implements storage.CommitSink: the log makes commits durable
@@ -710,9 +829,39 @@ func (l *Log) Wait(ctx context.Context, rec *storage.CommitRecord) error {
 	// Replicated transactions (the applier's) do not wait: they were
 	// acknowledged where they were first committed.
 	if w := l.commitWaiter(); w != nil && w.AfterSync() && rec.Origin == nil {
-		return waitAcked(ctx, w, pos)
+		if err := waitAcked(ctx, w, pos); err != nil {
+			return err
+		}
+	}
+	if x, ok := rec.Prepared.(*encodedTxn); ok && x.by == l {
+		l.noteCommitted(x.file, x.seq)
 	}
 	return nil
+}
+
+// packCommitted orders (file, sequence number) pairs in one int64.
+func packCommitted(file int, seq int64) int64 { return int64(file)<<40 | seq&(1<<40-1) }
+
+// noteCommitted records that the transaction numbered seq in file
+// committed.
+func (l *Log) noteCommitted(file int, seq int64) {
+	v := packCommitted(file, seq)
+	for {
+		cur := l.committed.Load()
+		if cur >= v || l.committed.CompareAndSwap(cur, v) {
+			return
+		}
+	}
+}
+
+// committedIn is the newest committed transaction's number in file (0:
+// none yet).
+func (l *Log) committedIn(file int) int64 {
+	v := l.committed.Load()
+	if int(v>>40) != file {
+		return 0
+	}
+	return v & (1<<40 - 1)
 }
 
 // AfterApply implements storage.AfterApplyWaiter (semi-sync AFTER_COMMIT).
@@ -777,15 +926,28 @@ func (l *Log) SyncForStorage() error {
 	l.syncMu.Lock()
 	target := l.written
 	l.syncMu.Unlock()
-	return l.syncTo(context.Background(), target)
+	if err := l.syncTo(context.Background(), target); err != errClosed {
+		return err
+	}
+	return nil // Close synced everything written
 }
 
 // syncTo returns once the log is durable up to target: one caller (the
 // leader) fsyncs everything written so far for all waiters.
+//
+// After a failed fsync it fails every wait for a position not synced
+// before the failure, without another fsync: the kernel may have dropped
+// the dirty pages and marked them clean, so a later fsync could succeed
+// without the data reaching the disk (PostgreSQL's "fsyncgate", 2018).
+// Only a restart, whose recovery reads the file back, knows what it
+// holds.
 func (l *Log) syncTo(ctx context.Context, target logPos) error {
 	l.syncMu.Lock()
 	defer l.syncMu.Unlock()
 	for l.synced.less(target) {
+		if l.syncErr != nil {
+			return l.syncErr
+		}
 		if l.syncing {
 			l.syncCond.Wait()
 			continue
@@ -798,12 +960,12 @@ func (l *Log) syncTo(ctx context.Context, target logPos) error {
 		upto := l.written
 		l.syncMu.Unlock()
 		l.mu.Lock()
-		cur := l.fileIdx
+		tf := l.tail.f
 		l.mu.Unlock()
 		// The tail log holds every transaction written (tail.go); the
 		// binlog files themselves are synced when the ring wraps, when a
 		// file is finished, and at Close.
-		serr := fsutil.DataSync(l.tail.f)
+		serr := fsutil.DataSync(tf)
 		if serr == nil {
 			serr = failpoint.Inject("binlog.afterSync")
 		}
@@ -813,9 +975,7 @@ func (l *Log) syncTo(ctx context.Context, target logPos) error {
 			// After a failed fsync the kernel may have dropped the pages:
 			// nothing written since the last good fsync can be trusted
 			// until a restart re-reads the file.
-			l.mu.Lock()
-			l.broken = fmt.Errorf("binlog: fsync of %s failed; restart the server to recover: %w", l.files[cur], serr)
-			l.mu.Unlock()
+			l.syncErr = fmt.Errorf("binlog: fsync of %s failed; restart the server to recover: %w", tf.Name(), serr)
 			l.syncCond.Broadcast()
 			return fmt.Errorf("binlog: fsync: %w", serr)
 		}
@@ -823,9 +983,6 @@ func (l *Log) syncTo(ctx context.Context, target logPos) error {
 			l.synced = upto
 		}
 		l.stats.GroupCommits.Add(1)
-		if upto.seq > l.lastDurableSeq.Load() {
-			l.lastDurableSeq.Store(upto.seq)
-		}
 		l.syncCond.Broadcast()
 		l.wake()
 	}
@@ -966,6 +1123,21 @@ func (l *Log) Path(name string) (string, bool) {
 	return "", false
 }
 
+// stopOnRotate ends the OnRotate worker (once; a callback running is let
+// finish).
+func (l *Log) stopOnRotate() {
+	l.rotateOnce.Do(func() {
+		l.mu.Lock()
+		started := l.rotateStarted
+		l.rotateStarted = true // no worker starts after this
+		l.mu.Unlock()
+		close(l.rotateStop)
+		if started {
+			<-l.rotateDone
+		}
+	})
+}
+
 // StatsSnapshot returns the counters.
 func (l *Log) StatsSnapshot() (commits, groups, bytes uint64) {
 	return l.stats.Commits.Load(), l.stats.GroupCommits.Load(), l.stats.BytesWritten.Load()
@@ -976,6 +1148,7 @@ func (l *Log) StatsSnapshot() (commits, groups, bytes uint64) {
 // under it would fail it with EBADF); waiters not yet synced then get
 // errClosed.
 func (l *Log) Close() error {
+	l.stopOnRotate()
 	l.syncMu.Lock()
 	for l.syncing {
 		l.syncCond.Wait()
@@ -990,7 +1163,7 @@ func (l *Log) Close() error {
 	}
 	l.closed = true
 	var err error
-	if l.broken == nil {
+	if l.failure() == nil {
 		err = l.finish()
 	} else {
 		// A torn transaction may remain: leave the flag, so that

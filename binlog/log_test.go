@@ -251,3 +251,36 @@ func TestSendablePosition(t *testing.T) {
 		}
 	}
 }
+
+// TestOnRotateWorker: callbacks run after rotations on the log's own
+// worker (they may take the log's lock: here, by purging), and Close
+// stops the worker (the package's leak check fails otherwise).
+func TestOnRotateWorker(t *testing.T) {
+	r := openRig(t, vfs.NewMem(), t.TempDir())
+	r.createTable(t)
+	ran := make(chan int, 16)
+	r.log.OnRotate(func() {
+		files := r.log.Files()
+		if err := r.log.PurgeTo(files[len(files)-1].Name); err != nil {
+			t.Error(err)
+		}
+		ran <- len(r.log.Files())
+	})
+	for i := 0; i < 3; i++ {
+		if err := r.log.Rotate(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case n := <-ran:
+			if n != 1 {
+				t.Fatalf("after the callback's purge %d files remain, want 1", n)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("rotation %d: the callback did not run", i+1)
+		}
+	}
+	if err := r.log.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r.log.OnRotate(func() { t.Error("a callback ran after Close") })
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 
@@ -198,7 +197,7 @@ func (l *Log) recoverStorage(e *storage.Engine, sr *sinkRecord) error {
 // saveTail copies the log from file i offset pos to its end (later files
 // included) into a side file, before truncateAt removes it.
 func (l *Log) saveTail(i int, pos uint64) (string, error) {
-	name := fmt.Sprintf("%s.unapplied-%d", l.files[i], time.Now().Unix())
+	name := fmt.Sprintf("%s.unapplied-%d", l.files[i], l.opts.Clock.Now().Unix())
 	out, err := os.OpenFile(l.path(name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o640)
 	if err != nil {
 		return "", err

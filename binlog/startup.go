@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"petrel/internal/base"
 )
@@ -238,7 +237,7 @@ func (l *Log) finishRecovery(checks []fileCheck, sr *sinkRecord) error {
 // transactions storage has.
 func (l *Log) cutCorrupt(checks []fileCheck, i int, at uint64, reason string, sr *sinkRecord) error {
 	c := &checks[i]
-	stamp := strconv.FormatInt(time.Now().Unix(), 10)
+	stamp := strconv.FormatInt(l.opts.Clock.Now().Unix(), 10)
 	aside := func(name, kind string) (string, error) {
 		to := name + "." + kind + "-" + stamp
 		return to, os.Rename(l.path(name), l.path(to))

@@ -21,10 +21,47 @@ const rowsEventTarget = 8192
 // Rows event flags.
 const stmtEndFlag = 0x0001
 
-// columnCache maps a published storage table to its binlog column
-// descriptions; DDL publishes a new *storage.Table, so entries never go
-// stale, and a bounded size keeps dropped tables from accumulating.
-var columnCache sync.Map // *storage.Table -> tableCols
+// colCache maps a published storage table to its binlog column
+// descriptions. DDL publishes a new *storage.Table, so entries never go
+// stale; a full cache starts over, so dropped tables do not accumulate.
+// Each Log owns one. Safe for concurrent use; a nil cache caches nothing.
+type colCache struct {
+	mu sync.RWMutex
+	m  map[*storage.Table]tableCols
+}
+
+// colCacheMax bounds a colCache's entries.
+const colCacheMax = 4096
+
+func (c *colCache) get(t *storage.Table) (tableCols, error) {
+	if c == nil {
+		return tableColumns(t)
+	}
+	c.mu.RLock()
+	tc, ok := c.m[t]
+	c.mu.RUnlock()
+	if ok {
+		return tc, nil
+	}
+	tc, err := tableColumns(t)
+	if err != nil {
+		return tc, err
+	}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= colCacheMax {
+		c.m = make(map[*storage.Table]tableCols)
+	}
+	c.m[t] = tc
+	c.mu.Unlock()
+	return tc, nil
+}
+
+// size is how many tables the cache holds.
+func (c *colCache) size() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.m)
+}
 
 type tableCols struct {
 	cols []rowenc.Column
@@ -39,9 +76,6 @@ type tableCols struct {
 // MySQL's JSON type at all, while every reader handles text, and a MariaDB
 // JSON column is LONGTEXT. Petrel's own readers convert it back.
 func tableColumns(t *storage.Table) (tableCols, error) {
-	if v, ok := columnCache.Load(t); ok {
-		return v.(tableCols), nil
-	}
 	tc := tableCols{cols: make([]rowenc.Column, len(t.Schema))}
 	for i, c := range t.Schema {
 		col, err := rowenc.ColumnFor(c.Type, c.Nullable)
@@ -56,7 +90,6 @@ func tableColumns(t *storage.Table) (tableCols, error) {
 		tc.cols[i] = col
 	}
 	tc.mapBody = TableMapBody(uint64(t.Def.ID), t.Def.Database, t.Def.Name, tc.cols)
-	columnCache.Store(t, tc)
 	return tc, nil
 }
 
@@ -169,6 +202,13 @@ type encodedTxn struct {
 	buf  []byte
 	ends []int // end offset of each event in buf
 	xid  bool  // the last event is an XID event
+	// ws is the transaction's write set (nil: not extracted, under
+	// COMMIT_ORDER tracking).
+	ws *writeset
+	// file and seq are where Append placed it (the file's index in the
+	// log, its sequence number there).
+	file int
+	seq  int64
 }
 
 // GTID event body offsets of the fields place fills in.
@@ -214,7 +254,7 @@ func (x *encodedTxn) event(typ byte, serverID, ts uint32, body []byte) {
 // has source id sid: GTID, then either one QUERY per DDL statement, or
 // BEGIN, TABLE_MAPs, rows events and XID. It reads nothing that changes
 // with the commit order.
-func encodeTransaction(o Options, rec *storage.CommitRecord, sid base.SID) (*encodedTxn, error) {
+func encodeTransaction(o Options, cols *colCache, rec *storage.CommitRecord, sid base.SID) (*encodedTxn, error) {
 	ts := uint32(rec.Time.Unix())
 	serverID := o.ServerID
 	orig := rec.Time
@@ -250,7 +290,7 @@ func encodeTransaction(o Options, rec *storage.CommitRecord, sid base.SID) (*enc
 		if slices.Contains(mapped, c.Table) {
 			continue
 		}
-		tc, err := tableColumns(c.Table)
+		tc, err := cols.get(c.Table)
 		if err != nil {
 			return nil, err
 		}
@@ -278,7 +318,7 @@ func encodeTransaction(o Options, rec *storage.CommitRecord, sid base.SID) (*enc
 		if open >= 0 && (k != kind || c.Table != table || len(x.buf)-open-HeaderLen >= rowsEventTarget) {
 			flush(false)
 		}
-		tc, err := tableColumns(c.Table)
+		tc, err := cols.get(c.Table)
 		if err != nil {
 			return nil, err
 		}

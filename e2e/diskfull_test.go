@@ -122,6 +122,38 @@ func testDiskFull(t *testing.T, args []string) {
 	}
 	checkRows(t, ctx, db, want)
 
+	// Still full: near idle, and no log line per refused retry.
+	logBefore := len(p.Log())
+	cpu, retries := cpuWhileRetrying(t, ctx, p, db, 3*time.Second, "INSERT INTO dfull.t VALUES (1002, 'retry')", func(err error) {
+		wantDiskFull(t, "a retried insert on a full disk", err)
+	})
+	lines := errorLines(p.Log()[logBefore:])
+	t.Logf("disk full: CPU %.1f%% of a core over 3 s while %d refused retries were sent; %d ERROR/WARN lines", cpu, retries, len(lines))
+	if cpu > 15 {
+		t.Errorf("CPU %.1f%% of a core while the disk is full, want near idle (< 15%%)", cpu)
+	}
+	if len(lines) > 3 {
+		t.Errorf("%d ERROR/WARN lines in 3 s of refused retries, want at most one per second:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	if args == nil {
+		// PURGE BINARY LOGS needs storage flushed first (the binlog is its
+		// WAL): on a full disk it answers within a bound, done (the space
+		// reserve let the flush through) or refused as disk full, instead
+		// of waiting for space with every commit paused.
+		file, _ := binlogPosition(t, ctx, db)
+		start := time.Now()
+		_, err := db.ExecContext(ctx, fmt.Sprintf("PURGE BINARY LOGS TO '%s'", file))
+		took := time.Since(start)
+		t.Logf("PURGE BINARY LOGS on a full disk: %v after %v", err, took.Round(time.Millisecond))
+		if err != nil {
+			wantDiskFull(t, "PURGE BINARY LOGS on a full disk", err)
+		}
+		if took > 15*time.Second {
+			t.Errorf("PURGE BINARY LOGS on a full disk took %v, want an answer within 15 s", took)
+		}
+		checkRows(t, ctx, db, want)
+	}
+
 	// Space returns: the disk-full watcher lets writes in again.
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)

@@ -40,6 +40,17 @@ func binlogVariables(logBin bool, datadir string) {
 				}
 				return nil
 			}},
+		// Dependency tracking (binlog/writeset.go): the last_committed of
+		// every GTID event, which parallel replicas schedule on.
+		&sql.MysqlSystemVariable{Name: "binlog_transaction_dependency_tracking", Scope: global, Dynamic: true,
+			Type:    types.NewSystemEnumType("binlog_transaction_dependency_tracking", binlog.TrackCommitOrder, binlog.TrackWriteset, binlog.TrackWritesetSession),
+			Default: binlog.TrackWriteset, NotifyChanged: notifyDependencyTracking},
+		&sql.MysqlSystemVariable{Name: "binlog_transaction_dependency_history_size", Scope: global, Dynamic: true,
+			Type:    types.NewSystemIntType("binlog_transaction_dependency_history_size", 1, 1000000, false),
+			Default: int64(binlog.DefaultHistorySize), NotifyChanged: notifyDependencyTracking},
+		// Write sets are hashed with XXH64 only (MySQL 8.0.26+ has no
+		// other choice but OFF, which WRITESET tracking refuses).
+		&sql.MysqlSystemVariable{Name: "transaction_write_set_extraction", Scope: global, Type: types.NewSystemEnumType("transaction_write_set_extraction", "XXHASH64"), Default: "XXHASH64"},
 		&sql.MysqlSystemVariable{Name: "gtid_mode", Scope: global, Type: types.NewSystemEnumType("gtid_mode", "OFF", "OFF_PERMISSIVE", "ON_PERMISSIVE", "ON"), Default: "ON"},
 		&sql.MysqlSystemVariable{Name: "enforce_gtid_consistency", Scope: global, Type: types.NewSystemEnumType("enforce_gtid_consistency", "OFF", "ON", "WARN"), Default: "ON"},
 		&sql.MysqlSystemVariable{Name: "binlog_format", Scope: global, Type: types.NewSystemEnumType("binlog_format", "ROW"), Default: "ROW"},
@@ -54,6 +65,30 @@ func binlogVariables(logBin bool, datadir string) {
 // syncBinlogHook applies SET GLOBAL sync_binlog to the open log (the
 // variable registry is per process, like the node).
 var syncBinlogHook atomic.Pointer[func(int)]
+
+// dependencyHook is the open log, for SET GLOBAL
+// binlog_transaction_dependency_*.
+var dependencyHook atomic.Pointer[binlog.Log]
+
+// notifyDependencyTracking runs under the registry's lock, before it
+// stores the new value: it must not read the registry.
+func notifyDependencyTracking(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
+	l := dependencyHook.Load()
+	if l == nil {
+		return nil
+	}
+	if strings.HasSuffix(v.Var.GetName(), "_size") {
+		n, _ := toInt(v.Val)
+		l.SetDependencyHistorySize(int(n))
+		return nil
+	}
+	return l.SetDependencyTracking(fmt.Sprint(v.Val))
+}
+
+// dependencySettings reads the dependency-tracking variables.
+func dependencySettings() (string, int) {
+	return globalString("binlog_transaction_dependency_tracking"), int(globalUint("binlog_transaction_dependency_history_size", binlog.DefaultHistorySize))
+}
 
 // globalUint reads a numeric global variable.
 func globalUint(name string, def uint64) uint64 {
@@ -95,19 +130,27 @@ func (n *Node) openBinlog() error {
 	}
 	l, err := binlog.Open(binlog.Options{
 		Dir: n.opts.Datadir + "/binlog", MaxSize: int64(globalUint("max_binlog_size", 1<<30)), SyncBinlog: sync,
-		ServerID: n.opts.ServerID, ServerUUID: sid, ServerVersion: sqlengine.Version, Logger: n.opts.Logger, Store: n.store,
+		ServerID: n.opts.ServerID, ServerUUID: sid, ServerVersion: sqlengine.Version, Logger: n.opts.Logger, Clock: n.opts.Clock, Store: n.store,
 		// A crashed semi-sync source restarted as a replica (MariaDB's
 		// --init-rpl-role=SLAVE) cuts its unapplied, possibly
 		// unacknowledged tail instead of committing it.
 		TruncateUnapplied: strings.EqualFold(globalString("init_rpl_role"), "SLAVE"),
 		TruncateCorrupt:   truthy(globalString("binlog_recovery_truncate_corrupt")),
 	})
+	if err == nil {
+		mode, size := dependencySettings()
+		l.SetDependencyHistorySize(size)
+		if err = l.SetDependencyTracking(mode); err != nil {
+			l.Close()
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("node: binary log: %w", err)
 	}
 	n.binlog = l
 	set := l.SetSyncBinlog
 	syncBinlogHook.Store(&set) // SET GLOBAL sync_binlog takes effect at once
+	dependencyHook.Store(l)
 	n.store.SetSink(l)
 	n.registerBinlogSQL()
 	return nil
@@ -219,7 +262,7 @@ func (n *Node) registerBinlogSQL() {
 	expire := func() {
 		secs := globalUint("binlog_expire_logs_seconds", 2592000)
 		if secs > 0 {
-			if err := l.PurgeBefore(time.Now().Add(-time.Duration(secs) * time.Second)); err != nil {
+			if err := l.PurgeBefore(n.opts.Clock.Now().Add(-time.Duration(secs) * time.Second)); err != nil {
 				n.opts.Logger.Warn("binlog: expiring old logs", "err", err)
 			}
 		}

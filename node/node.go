@@ -16,13 +16,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"petrel/internal/base"
 	"petrel/internal/fsutil"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/sirupsen/logrus"
 
 	"petrel/binlog"
 	"petrel/repl/replica"
@@ -49,6 +49,8 @@ type Options struct {
 	Variables map[string]string
 	// Logger; default slog.Default().
 	Logger *slog.Logger
+	// Clock is the one time source of every stage; default the wall clock.
+	Clock base.Clock
 	// Out receives the one-time generated root password; default os.Stdout.
 	Out io.Writer
 	// MetricsAddress serves Prometheus metrics at /metrics ("" = off).
@@ -102,16 +104,12 @@ func Open(opts Options) (*Node, error) {
 	if opts.ServerID == 0 {
 		opts.ServerID = 1
 	}
+	opts.Clock = base.ClockOr(opts.Clock)
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
 	if opts.Out == nil {
 		opts.Out = os.Stdout
-	}
-	// go-mysql-server and vitess log through logrus: keep their
-	// per-connection chatter out of the server log unless debugging.
-	if !opts.Logger.Enabled(context.Background(), slog.LevelDebug) {
-		logrus.SetLevel(logrus.ErrorLevel)
 	}
 	// The config is checked before anything touches the datadir.
 	vars, logBin, err := splitLogBin(opts.Variables)
@@ -129,7 +127,7 @@ func Open(opts Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n.store, err = storage.Open(storage.Options{Dir: filepath.Join(opts.Datadir, "data"), Logger: opts.Logger, LogIsWAL: logBin})
+	n.store, err = storage.Open(storage.Options{Dir: filepath.Join(opts.Datadir, "data"), Logger: opts.Logger, Clock: opts.Clock, LogIsWAL: logBin})
 	if err != nil {
 		return nil, fmt.Errorf("node: datadir %s: %w", opts.Datadir, err)
 	}
@@ -142,6 +140,11 @@ func Open(opts Options) (*Node, error) {
 		}
 		n.store.Close()
 		return nil, err
+	}
+	// The datadir as opened, which the storage watcher compares against.
+	id, err := identifyDatadir(opts.Datadir)
+	if err != nil {
+		return fail(err)
 	}
 	n.sql, err = sqlengine.New(sqlengine.Options{
 		Store: n.store, ServerID: opts.ServerID, ServerUUID: n.meta.ServerUUID,
@@ -191,7 +194,7 @@ func Open(opts Options) (*Node, error) {
 	n.startReplica()
 	wctx, cancel := context.WithCancel(context.Background())
 	n.stopWatch, n.watchDone = cancel, make(chan struct{})
-	go n.watchDiskFull(wctx, 2*time.Second)
+	go n.watchStorage(wctx, id, watchInterval)
 	opts.Logger.Info("petrel: ready for connections", "addr", n.srv.Addr(), "server_id", opts.ServerID, "server_uuid", n.meta.ServerUUID, "version", sqlengine.Version)
 	return n, nil
 }
@@ -227,7 +230,7 @@ func (n *Node) prepareDatadir() (bool, error) {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return false, fmt.Errorf("node: create datadir: %w", err)
 	}
-	n.meta = datadirMeta{Format: formatVersion, ServerUUID: uuid.NewString(), Created: time.Now().UTC().Format(time.RFC3339)}
+	n.meta = datadirMeta{Format: formatVersion, ServerUUID: uuid.NewString(), Created: n.opts.Clock.Now().UTC().Format(time.RFC3339)}
 	return true, nil
 }
 

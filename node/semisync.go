@@ -93,7 +93,7 @@ func (n *Node) openSemiSync() {
 	n.tracker = semisync.New(v.settings, func() semisync.Pos {
 		p := n.binlog.SyncedPosition()
 		return semisync.Pos{File: p.File, Off: p.Pos}
-	}, nil)
+	}, n.opts.Clock)
 	n.binlog.SetCommitWaiter(semiWaiter{t: n.tracker, v: v})
 	n.registerSemiSyncSQL()
 }

@@ -67,7 +67,8 @@ func (n *Node) Shutdown(ctx context.Context) error {
 		defer cancel()
 	}
 	deadline, _ := ctx.Deadline()
-	start := time.Now()
+	start := time.Now()                                                                  // measured against ctx's deadline, which is wall-clock
+	elapsed := func() time.Duration { return time.Since(start).Round(time.Millisecond) } // wall-clock, as start
 	budget := deadline.Sub(start)
 	at := func(frac float64) time.Time { return start.Add(time.Duration(float64(budget) * frac)) }
 
@@ -88,14 +89,14 @@ func (n *Node) Shutdown(ctx context.Context) error {
 		closed, busy := n.sql.CloseConnections()
 		if left > 0 || busy > 0 {
 			log.Warn("petrel: shutdown: closed connections whose statements were still running; their clients see a lost connection (2013), and a commit among them may or may not be durable",
-				"connections", closed, "running", max(left, busy), "after", time.Since(start).Round(time.Millisecond))
+				"connections", closed, "running", max(left, busy), "after", elapsed())
 			wctx, cancel := context.WithDeadline(ctx, at(0.75))
 			if stuck := n.sql.WaitStatements(wctx); stuck > 0 {
 				log.Warn("petrel: shutdown: statements still running after their connections were closed", "running", stuck)
 			}
 			cancel()
 		} else {
-			log.Info("petrel: shutdown: statements finished; connections closed", "connections", closed, "after", time.Since(start).Round(time.Millisecond))
+			log.Info("petrel: shutdown: statements finished; connections closed", "connections", closed, "after", elapsed())
 		}
 	}
 
@@ -132,8 +133,8 @@ func (n *Node) Shutdown(ctx context.Context) error {
 			rest = append(rest, r.what)
 		}
 		log.Error("petrel: shutdown deadline passed; abandoned the rest of the shutdown: the next start recovers from the binlog",
-			"abandoned", rest, "err", err, "after", time.Since(start).Round(time.Millisecond))
-		errs = append(errs, fmt.Errorf("%w after %v: abandoned %v", errAbandoned, time.Since(start).Round(time.Millisecond), rest))
+			"abandoned", rest, "err", err, "after", elapsed())
+		errs = append(errs, fmt.Errorf("%w after %v: abandoned %v", errAbandoned, elapsed(), rest))
 		break
 	}
 	return errors.Join(errs...)

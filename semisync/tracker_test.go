@@ -22,6 +22,11 @@ type fakeTimer struct {
 
 func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
 
+// NewTimer is After with a stop that leaves the timer to fire unseen.
+func (c *fakeClock) NewTimer(d time.Duration) (<-chan time.Time, func() bool) {
+	return c.After(d), func() bool { return true }
+}
+
 func (c *fakeClock) After(d time.Duration) <-chan time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()

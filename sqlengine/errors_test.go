@@ -3,6 +3,7 @@ package sqlengine
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,7 +25,13 @@ func TestClientErrorNumbers(t *testing.T) {
 		state string
 		text  string
 	}{
-		{"writes refused", base.Wrap(base.ClassWritesRefused, eio, "storage: writes refused after a failed commit"), 1026, "HY000", "errno: 5 - input/output error"},
+		{"writes refused", base.Wrap(base.ClassWritesRefused, eio, "storage: writes refused until the server is restarted"), 1026, "HY000", "Error writing file (errno: 5 - Input/output error): storage: writes refused"},
+		{"datadir removed", base.Wrap(base.ClassWritesRefused, &os.PathError{Op: "stat", Path: "/var/lib/petrel", Err: syscall.ENOENT}, "node: the datadir was removed"), 1026, "HY000",
+			"Error writing file '/var/lib/petrel' (errno: 2 - No such file or directory): node: the datadir was removed"},
+		{"sstable write failed", base.Wrap(base.ClassWritesRefused, fmt.Errorf("creating object 000012: %w", &os.PathError{Op: "write", Path: "/d/data/000012.sst", Err: syscall.EIO}), "storage: writes refused until the server is restarted"), 1026, "HY000",
+			"Error writing file '/d/data/000012.sst' (errno: 5 - Input/output error)"},
+		{"read failed", base.Wrap(base.ClassStorageIO, fmt.Errorf("pebble: %w", &os.PathError{Op: "read", Path: "/d/data/000007.sst", Err: syscall.EIO}), "storage: read failed"), 1030, "HY000",
+			"Got error 5 - 'Input/output error' from storage engine: storage: read failed"},
 		{"shutdown", base.Errorf(base.ClassShutdown, "storage: the server is shutting down"), 1053, "08S01", "Server shutdown in progress"},
 		{"disk full", base.Wrap(base.ClassDiskFull, syscall.ENOSPC, "storage: disk full"), 1021, "HY000", "Disk full"},
 		{"outcome unknown", base.Wrap(base.ClassOutcomeUnknown, eio, "storage: commit outcome unknown"), 1180, "HY000", "may or may not be committed"},

@@ -336,6 +336,7 @@ func (e *Engine) execWrite(ctx context.Context, s *Session, p *writePlan, bind m
 			return false, nil // GMS opens the implicit transaction
 		}
 		txn = e.store.Begin()
+		txn.SetSession(s.ID())
 		if v, err := s.GetSessionVariable(sctx, "innodb_lock_wait_timeout"); err == nil {
 			if n, ok := toInt64(v); ok && n > 0 {
 				txn.SetLockTimeout(time.Duration(n) * time.Second)

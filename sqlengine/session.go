@@ -3,6 +3,7 @@ package sqlengine
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"syscall"
 	"time"
@@ -63,6 +64,7 @@ func (t *Transaction) IsReadOnly() bool { return t.readOnly }
 // nothing in storage until the first write.
 func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacteristic) (sql.Transaction, error) {
 	txn := s.eng.store.Begin()
+	txn.SetSession(s.ID())
 	if s.origin != nil {
 		txn.SetOrigin(*s.origin)
 	}
@@ -361,8 +363,17 @@ func toMySQLError(err error) error {
 	case base.ClassReadOnly:
 		return mysql.NewSQLError(mysql.EROptionPreventsStatement, mysql.SSUnknownSQLState, "%s", msg)
 	case base.ClassWritesRefused:
-		return mysql.NewSQLError(erErrorOnWrite, mysql.SSUnknownSQLState, "Error writing file%s: %s", errnoText(err), msg)
+		// MySQL's text, "Error writing file '%s' (errno: %d - %s)", then
+		// what Petrel did and what the operator must do.
+		return mysql.NewSQLError(erErrorOnWrite, mysql.SSUnknownSQLState, "Error writing file%s%s: %s", fileText(err), errnoText(err), msg)
 	case base.ClassCorrupt:
+		return mysql.NewSQLError(1030, mysql.SSUnknownSQLState, "Got error from storage engine: %s", msg)
+	case base.ClassStorageIO:
+		// MySQL's text: "Got error %d - '%s' from storage engine".
+		var no syscall.Errno
+		if errors.As(err, &no) {
+			return mysql.NewSQLError(1030, mysql.SSUnknownSQLState, "Got error %d - '%s' from storage engine: %s", int(no), strerror(no), msg)
+		}
 		return mysql.NewSQLError(1030, mysql.SSUnknownSQLState, "Got error from storage engine: %s", msg)
 	case base.ClassInterrupted:
 		return mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "%s", msg)
@@ -383,13 +394,32 @@ const (
 )
 
 // errnoText is " (errno: N - text)" for an operating-system error inside
-// err, as MySQL prints it, or "".
+// err, as MySQL prints it (strerror's capital included), or "".
 func errnoText(err error) string {
 	var no syscall.Errno
 	if !errors.As(err, &no) {
 		return ""
 	}
-	return fmt.Sprintf(" (errno: %d - %s)", int(no), no.Error())
+	return fmt.Sprintf(" (errno: %d - %s)", int(no), strerror(no))
+}
+
+// strerror is the errno's text as C's strerror prints it (capitalised),
+// as MySQL's messages show it.
+func strerror(no syscall.Errno) string {
+	text := no.Error()
+	if text != "" && text[0] >= 'a' && text[0] <= 'z' {
+		text = string(text[0]-'a'+'A') + text[1:]
+	}
+	return text
+}
+
+// fileText is " 'path'" for the file an error inside err names, or "".
+func fileText(err error) string {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return ""
+	}
+	return fmt.Sprintf(" '%s'", pe.Path)
 }
 
 func isDDL(q string) bool {

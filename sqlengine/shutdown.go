@@ -127,7 +127,7 @@ func (h *errHandler) reply(c *mysql.Conn, err error) error {
 		return nil
 	}
 	if cs, ok := c.ClientData.(*connState); ok && cs.outcomeUnknown.Swap(false) {
-		h.e.log.Warn("sqlengine: the outcome of a commit is unknown; closing its connection without a reply", "connection", c.ConnectionID, "err", err)
+		h.e.log.Warn("sqlengine: the outcome of a commit is unknown; closing its connection without a reply", "connection", c.ConnectionID, "err", err.Error())
 		c.Close()
 		return err
 	}

@@ -43,7 +43,8 @@ func (e *Engine) Close() error { return e.CloseContext(context.Background()) }
 // While writes are refused there is no flush: it would need disk space,
 // and Pebble cannot flush at all after its WAL failed (the memtable
 // rotation panics). Pebble replays the WAL, or the sink's log when it is
-// storage's WAL, at the next Open instead.
+// storage's WAL, at the next Open instead. After a failure only a restart
+// recovers from (Fail), the close is not clean and says so in its error.
 //
 // At the deadline the rest is abandoned and ErrAbandoned returned: a flush
 // that cannot finish (the datadir was removed, the disk hangs) and
@@ -74,7 +75,12 @@ func (e *Engine) CloseContext(ctx context.Context) error {
 		}
 		flushed = ferr == nil && !e.refusing()
 	}
+	if p := e.fatal.Load(); p != nil {
+		// Not a clean stop: what only the log holds stays there.
+		ferr = errors.Join(ferr, fmt.Errorf("storage: closed without flushing, writes having been refused until restart (the next start recovers from the log): %w", *p))
+	}
 	var err error
+	e.pebbleCloseOnce.Do(func() { close(e.pebbleClosing) })
 	if !waitCtx(ctx, func() {
 		err = e.db.Close()
 		e.bg.Wait() // a WAL error on close refuses writes too
@@ -89,7 +95,7 @@ func (e *Engine) CloseContext(ctx context.Context) error {
 
 // abandoned logs what CloseContext leaves to recovery.
 func (e *Engine) abandoned(err error) error {
-	e.opts.Logger.Error("storage: close abandoned at its deadline; the next start recovers from the log", "dir", e.opts.Dir, "err", err)
+	e.opts.Logger.Error("storage: close abandoned at its deadline; the next start recovers from the log", "dir", e.opts.Dir, "err", err.Error())
 	return err
 }
 

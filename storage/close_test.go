@@ -3,8 +3,6 @@ package storage
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -120,38 +118,6 @@ func TestCloseAbandonsStalledFlush(t *testing.T) {
 	// The abandoned engine's flush could finish now; close it for good.
 	if err := e.db.Close(); err != nil {
 		t.Logf("closing the abandoned Pebble: %v", err)
-	}
-}
-
-// TestCloseAfterDatadirRemoved is the case on a real filesystem:
-// the directory is deleted under a running engine whose log is its WAL
-// (the server's configuration with the binlog on), so every flush fails
-// and Pebble retries it without end; Close still returns by its deadline.
-// (With Pebble's own WAL, Pebble exits the process when it cannot create
-// the next WAL file.)
-func TestCloseAfterDatadirRemoved(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "data")
-	e, err := Open(Options{Dir: dir, Logger: quiet, CloseTimeout: time.Second, LogIsWAL: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.SetSink(&failingSink{}) // durable, so commits stay in the memtable
-	createKV(t, e)
-	insertRows(t, e, 1, 50)
-	if err := os.RemoveAll(dir); err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	err = e.Close()
-	took := time.Since(start)
-	if !errors.Is(err, ErrAbandoned) {
-		t.Fatalf("Close after the directory was removed: %v, want ErrAbandoned", err)
-	}
-	if !strings.Contains(err.Error(), "flush") {
-		t.Errorf("Close's error %q does not say the flush was abandoned", err)
-	}
-	if took > 5*time.Second {
-		t.Errorf("Close took %v, want about its 1s deadline", took)
 	}
 }
 

@@ -29,6 +29,10 @@ type CommitRecord struct {
 	GTID base.GTID
 	// Origin is set for a replicated transaction: the sink keeps its GTID.
 	Origin *Origin
+	// Session is the client session that committed (its connection id),
+	// 0 for replicated and internal transactions: the binlog's
+	// WRITESET_SESSION dependency tracking orders a session's transactions.
+	Session uint32
 	// Prepared is the sink's own work done by its Prepare, before the
 	// commit turn (the binlog: the encoded events); Append uses it.
 	Prepared any
@@ -110,7 +114,7 @@ func (t *Txn) CommitStart(ctx context.Context) (func(context.Context) error, err
 		t.finish()
 		return nil, err
 	}
-	rec := &CommitRecord{Changes: t.changes, Queries: t.queries, Time: time.Now(), Origin: t.origin}
+	rec := &CommitRecord{Changes: t.changes, Queries: t.queries, Time: e.opts.Clock.Now(), Origin: t.origin, Session: t.session}
 	if p := e.preparer.Load(); p != nil {
 		if err := (*p).Prepare(rec); err != nil {
 			t.finish()
@@ -138,6 +142,9 @@ func (t *Txn) CommitStart(ctx context.Context) (func(context.Context) error, err
 			return nil, err
 		}
 		e.refuseWrites(err)
+		if c := base.ClassOf(err); c == base.ClassWritesRefused || c == base.ClassDiskFull {
+			return nil, err // the refusal at the gate: it says what and why
+		}
 		return nil, base.Wrap(classifyWriteErr(err), err, "storage: commit")
 	}
 	return func(ctx context.Context) error {
@@ -213,9 +220,10 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 		return err
 	}
 	waitSync := false
+	var flushErr error
 	e.turn.do(rec.Seq, func() {
 		if syncStorage {
-			waitSync, err = e.applyDurable(t.batch)
+			waitSync, flushErr, err = e.applyDurable(t.batch)
 		} else {
 			err = e.db.Apply(t.batch, pebble.NoSync)
 		}
@@ -223,8 +231,20 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 			n.Applied(rec)
 		}
 	})
+	if err == nil && flushErr != nil {
+		// Applied and logged, but not durable in storage, and the log
+		// cannot complete it (a catalog change): it survives if a later
+		// flush succeeds (Pebble retries), not if the server stops first.
+		e.refuseWrites(flushErr)
+		return base.Wrap(base.ClassOutcomeUnknown, flushErr, "storage: commit outcome unknown")
+	}
 	if err == nil && waitSync {
-		err = t.batch.SyncWait()
+		if err = t.batch.SyncWait(); err != nil {
+			// The batch is applied and in Pebble's WAL, which failed to
+			// sync: the commit may survive a restart or not.
+			e.refuseWrites(err)
+			return base.Wrap(base.ClassOutcomeUnknown, err, "storage: commit outcome unknown")
+		}
 	}
 	if err == nil && syncStorage {
 		e.stats.StorageSyncs.Add(1)

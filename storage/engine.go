@@ -38,6 +38,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"petrel/internal/base"
+	"petrel/internal/ratelog"
 	"petrel/storage/lock"
 )
 
@@ -50,6 +51,8 @@ type Options struct {
 	FS vfs.FS
 	// Logger; default slog.Default().
 	Logger *slog.Logger
+	// Clock stamps commits and times lock waits; default the wall clock.
+	Clock base.Clock
 	// LockWaitTimeout is innodb_lock_wait_timeout; default 50s.
 	LockWaitTimeout time.Duration
 	// MemTableSize; default 2 MiB: small memtables keep range scans over
@@ -69,6 +72,10 @@ type Options struct {
 	// is abandoned and logged, and recovery at the next Open completes it.
 	// Default 10s.
 	CloseTimeout time.Duration
+	// RetryInterval paces Pebble after a failed storage write: its next
+	// attempt to create a table file (the retry of a failed flush or
+	// compaction) comes no sooner than this after the failure. Default 1s.
+	RetryInterval time.Duration
 	// LogIsWAL makes the commit sink's log (the binary log) storage's only
 	// write-ahead log: Pebble runs without its own WAL and recovery replays
 	// the sink's log over what Pebble flushed (see logwal.go). Set it only
@@ -86,6 +93,7 @@ func (o *Options) setDefaults() error {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	o.Clock = base.ClockOr(o.Clock)
 	if o.LockWaitTimeout <= 0 {
 		o.LockWaitTimeout = 50 * time.Second
 	}
@@ -97,6 +105,9 @@ func (o *Options) setDefaults() error {
 	}
 	if o.CloseTimeout <= 0 {
 		o.CloseTimeout = 10 * time.Second
+	}
+	if o.RetryInterval <= 0 {
+		o.RetryInterval = time.Second
 	}
 	if o.ReserveSize == 0 {
 		o.ReserveSize = 4 * int64(o.MemTableSize)
@@ -121,16 +132,30 @@ type Engine struct {
 	// turn serialises storage apply in sequence order.
 	turn turnstile
 
-	// Refusing writes (a full disk, or a failed sink write that left
+	// Refusing writes (a full disk, or a failed write that left
 	// durability uncertain) takes two steps; see refuseWrites. gate, once
 	// set, turns new commits away at the sink; writeErr is published to
 	// statements and commits once no commit is between sink and storage.
-	// walErr is sticky: Pebble cannot write again after its WAL failed.
-	// refuseMu orders changes to gate and writeErr; reads are lock-free.
+	// fatal is sticky: set by any failure but a full disk (see fail),
+	// writes stay refused until a restart. refuseMu orders changes to
+	// gate and writeErr; reads are lock-free.
 	refuseMu sync.Mutex
 	gate     atomic.Pointer[error]
 	writeErr atomic.Pointer[error]
-	walErr   atomic.Pointer[error]
+	fatal    atomic.Pointer[error]
+	// lastIOFailure is when a storage write last failed (Unix
+	// nanoseconds; 0: never), which paces Pebble's retries (guardFS).
+	lastIOFailure atomic.Int64
+	// guarding says Pebble is open and guardFS acts on failures (during
+	// pebble.Open its errors are returned as they are).
+	guarding atomic.Bool
+	// pebbleClosing is closed just before Pebble's Close: table-file
+	// creations held back by guardFS fail then.
+	pebbleClosing   chan struct{}
+	pebbleCloseOnce sync.Once
+	// logLimit keeps repeated error lines (Pebble's retries) to one per
+	// second per cause.
+	logLimit *ratelog.Limiter
 	// bg tracks refusals being published in the background; opened says
 	// Open has finished (before, no commit can be in flight).
 	bg     sync.WaitGroup
@@ -173,21 +198,24 @@ func Open(opts Options) (*Engine, error) {
 	}
 	cache := pebble.NewCache(opts.CacheSize)
 	defer cache.Unref()
-	e := &Engine{opts: opts, closing: make(chan struct{})}
+	e := &Engine{opts: opts, closing: make(chan struct{}), pebbleClosing: make(chan struct{}), logLimit: ratelog.New(time.Second, opts.Clock.Now)}
 	e.sink = gatedSink{e: e}
 	// Pebble treats a failed WAL or MANIFEST write as fatal (it panics or
 	// exits), so a full disk must never reach it: the first ENOSPC releases
-	// the reserve and the write is retried once (vfs.OnDiskFull). walWatchFS
-	// sees what fails even so.
-	fs := &walWatchFS{FS: vfs.OnDiskFull(opts.FS, e.onDiskFull), failed: e.walFailed}
+	// the reserve and the write is retried once (vfs.OnDiskFull). guardFS
+	// sees what fails even so, refuses writes and paces Pebble's retries.
+	fs := &guardFS{FS: vfs.OnDiskFull(opts.FS, e.onDiskFull), e: e}
 	po := &pebble.Options{
 		Cache:                       cache,
 		FS:                          fs,
 		MemTableSize:                opts.MemTableSize,
 		MemTableStopWritesThreshold: 4,
-		Logger:                      quietLogger{opts.Logger},
+		Logger:                      quietLogger{opts.Logger, e.logLimit},
 		DisableWAL:                  opts.LogIsWAL,
-		EventListener:               &pebble.EventListener{FlushBegin: e.beforeFlush},
+		EventListener: &pebble.EventListener{
+			FlushBegin:      e.beforeFlush,
+			BackgroundError: e.backgroundError,
+		},
 	}
 	po.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
 	po.EnsureDefaults()
@@ -196,11 +224,12 @@ func Open(opts Options) (*Engine, error) {
 		return nil, base.Wrap(base.ClassCorrupt, err, "storage: cannot open %s", opts.Dir)
 	}
 	e.db = db
+	e.guarding.Store(true)
 	if err := e.checkLogIsWALMarker(); err != nil {
 		db.Close()
 		return nil, err
 	}
-	e.locks = lock.NewManager(lock.Options{WaitTimeout: opts.LockWaitTimeout})
+	e.locks = lock.NewManager(lock.Options{WaitTimeout: opts.LockWaitTimeout, Clock: opts.Clock})
 	seq, err := e.readUint64(metaKey(metaLastSeq))
 	if err != nil {
 		db.Close()
@@ -322,13 +351,18 @@ func (e *Engine) refusing() bool { return e.gate.Load() != nil || e.writeErr.Loa
 // failed, and would leave a gap in the commit sequence. The caller must
 // not hold commitMu or be inside a commit's turn.
 func (e *Engine) refuseWrites(err error) {
-	werr := base.Wrap(classifyWriteErr(err), err, "storage: writes refused after a failed commit")
+	if classifyWriteErr(err) != base.ClassDiskFull {
+		p, _ := e.fail(err)
+		e.publishRefusal(p)
+		return
+	}
+	werr := base.Wrap(base.ClassDiskFull, err, "storage: writes refused after a failed commit")
 	e.refuseMu.Lock()
 	p := e.gate.Load()
 	if p == nil {
 		p = &werr
 		e.gate.Store(p)
-		e.opts.Logger.Error("storage: refusing writes", "err", err)
+		e.opts.Logger.Error("storage: refusing writes", "err", err.Error())
 	}
 	e.refuseMu.Unlock()
 	e.publishRefusal(p)
@@ -351,16 +385,16 @@ func (e *Engine) publishRefusal(p *error) {
 
 // ClearWriteError lets writes resume (after an operator freed disk space).
 // It first restores the disk-space reserve, and refuses while that fails
-// or after Pebble's write-ahead log failed (only a restart recovers then).
+// or after a failure only a restart recovers from (Fail).
 func (e *Engine) ClearWriteError() error {
-	if p := e.walErr.Load(); p != nil {
+	if p := e.fatal.Load(); p != nil {
 		return *p
 	}
 	if err := e.restoreReserve(); err != nil {
 		return base.Wrap(classifyWriteErr(err), err, "storage: restore %s", reserveName)
 	}
 	e.refuseMu.Lock()
-	if e.walErr.Load() == nil {
+	if e.fatal.Load() == nil {
 		e.gate.Store(nil)
 		e.writeErr.Store(nil)
 	}
@@ -446,8 +480,14 @@ func writeZeros(f vfs.File, size int64) error {
 func (e *Engine) onDiskFull() {
 	fs := e.opts.FS
 	if err := fs.Remove(fs.PathJoin(e.opts.Dir, reserveName)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		e.opts.Logger.Error("storage: cannot release the disk-space reserve", "err", err)
+		e.opts.Logger.Error("storage: cannot release the disk-space reserve", "err", err.Error())
 	}
+	e.diskFull("storage: disk full: released the space reserve; refusing writes")
+}
+
+// diskFull refuses writes until space is freed (ClearWriteError), unless
+// they are refused already, logging msg. Safe inside Pebble.
+func (e *Engine) diskFull(msg string) {
 	werr := base.Wrap(base.ClassDiskFull, syscall.ENOSPC, "storage: disk full; writes refused until space is freed")
 	e.refuseMu.Lock()
 	first := e.gate.CompareAndSwap(nil, &werr)
@@ -455,24 +495,47 @@ func (e *Engine) onDiskFull() {
 	if !first {
 		return
 	}
-	e.opts.Logger.Error("storage: disk full: released the space reserve; refusing writes", "reserve", e.opts.ReserveSize)
+	e.opts.Logger.Error(msg, "reserve", e.opts.ReserveSize)
 	e.publishInBackground(&werr)
 }
 
-// walFailed records that a write to Pebble's write-ahead log failed even
-// after the reserve was released. Pebble cannot append to or rotate that
-// log again (it panics), so writes stay refused until a restart, which
-// recovers from the log on disk and the binlog.
-func (e *Engine) walFailed(err error) {
-	werr := base.Wrap(classifyWriteErr(err), err, "storage: the write-ahead log failed; restart the server to resume writes")
-	if !e.walErr.CompareAndSwap(nil, &werr) {
-		return
+// Fail refuses writes until the server is restarted, because of err:
+// something the caller found makes storage's writes impossible or
+// untrustworthy (the node's watcher: the datadir was removed). Pebble
+// writes no new file from then on. Safe to call more than once and from
+// any goroutine; the first cause is kept.
+func (e *Engine) Fail(err error) {
+	if p, first := e.fail(err); first {
+		e.publishInBackground(p)
 	}
-	e.opts.Logger.Error("storage: write-ahead log write failed; writes refused until restart", "err", err)
+}
+
+// fail makes writes refused until restart after err and returns the
+// refusal (the first one, if there were several). Only a full disk can
+// clear by itself; any other failed write needs an operator, and after a
+// failed fsync nothing written since the last good one can be trusted
+// (the kernel may have dropped the pages, as PostgreSQL learnt in 2018,
+// "fsyncgate"), so only a restart, whose recovery reads back what is on
+// disk, resumes writes. A failed write to Pebble's WAL is fatal too,
+// whatever the errno: Pebble cannot append to or rotate that log again.
+// The caller publishes the refusal (publishRefusal, or
+// publishInBackground from inside Pebble); first says this call set it.
+func (e *Engine) fail(err error) (p *error, first bool) {
+	var werr error
+	if b := (*base.Error)(nil); errors.As(err, &b) && b.Class == base.ClassWritesRefused {
+		werr = err // already says what happened and what to do
+	} else {
+		werr = base.Wrap(classifyWriteErr(err), err, "storage: writes refused until the server is restarted")
+	}
 	e.refuseMu.Lock()
-	e.gate.Store(&werr)
+	first = e.fatal.CompareAndSwap(nil, &werr)
+	p = e.fatal.Load()
+	e.gate.Store(p)
 	e.refuseMu.Unlock()
-	e.publishInBackground(&werr)
+	if first {
+		e.opts.Logger.Error("storage: refusing writes until restart", "err", err.Error())
+	}
+	return p, first
 }
 
 // publishInBackground publishes the refusal p for callers inside Pebble,
@@ -491,62 +554,6 @@ func (e *Engine) publishInBackground(p *error) {
 		defer e.bg.Done()
 		e.publishRefusal(p)
 	}()
-}
-
-// walWatchFS reports errors of write-ahead-log writes that reach Pebble.
-type walWatchFS struct {
-	vfs.FS
-	failed func(error)
-}
-
-func (fs *walWatchFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
-	f, err := fs.FS.Create(name, category)
-	return fs.watch(f, category), err
-}
-
-func (fs *walWatchFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCategory) (vfs.File, error) {
-	f, err := fs.FS.ReuseForWrite(oldname, newname, category)
-	return fs.watch(f, category), err
-}
-
-func (fs *walWatchFS) Unwrap() vfs.FS { return fs.FS }
-
-func (fs *walWatchFS) watch(f vfs.File, category vfs.DiskWriteCategory) vfs.File {
-	if f == nil || category != "pebble-wal" {
-		return f
-	}
-	return &walFile{File: f, failed: fs.failed}
-}
-
-type walFile struct {
-	vfs.File
-	failed func(error)
-}
-
-func (f *walFile) check(err error) error {
-	if err != nil {
-		f.failed(err)
-	}
-	return err
-}
-
-func (f *walFile) Write(p []byte) (int, error) {
-	n, err := f.File.Write(p)
-	return n, f.check(err)
-}
-
-func (f *walFile) WriteAt(p []byte, off int64) (int, error) {
-	n, err := f.File.WriteAt(p, off)
-	return n, f.check(err)
-}
-
-func (f *walFile) Sync() error     { return f.check(f.File.Sync()) }
-func (f *walFile) SyncData() error { return f.check(f.File.SyncData()) }
-func (f *walFile) Close() error    { return f.check(f.File.Close()) }
-
-func (f *walFile) SyncTo(length int64) (bool, error) {
-	full, err := f.File.SyncTo(length)
-	return full, f.check(err)
 }
 
 func classifyWriteErr(err error) base.Class {
@@ -600,14 +607,36 @@ func (e *Engine) SetMetaSync(name string, value []byte) error {
 	return nil
 }
 
-// quietLogger routes Pebble's chatter to slog at debug level.
-type quietLogger struct{ l *slog.Logger }
+// backgroundError is Pebble's report of a failed flush or compaction,
+// which it retries: the retry is paced (guardFS) and the log line limited
+// to one per second per cause, with the count of lines held back.
+func (e *Engine) backgroundError(err error) {
+	e.lastIOFailure.Store(e.opts.Clock.Now().UnixNano())
+	e.logLimit.Log(e.opts.Logger, slog.LevelError, ratelog.Cause("pebble: background error", err), "pebble: background error", "err", err.Error())
+}
+
+// quietLogger routes Pebble's chatter to slog at debug level, and its
+// errors at error level, at most one per second per cause.
+type quietLogger struct {
+	l     *slog.Logger
+	limit *ratelog.Limiter
+}
 
 func (q quietLogger) Infof(format string, args ...any) {
-	q.l.Debug(fmt.Sprintf("pebble: "+format, args...))
+	if q.l.Enabled(context.Background(), slog.LevelDebug) {
+		q.l.Debug(fmt.Sprintf("pebble: "+format, args...))
+	}
 }
+
 func (q quietLogger) Errorf(format string, args ...any) {
-	q.l.Error(fmt.Sprintf("pebble: "+format, args...))
+	var cause error
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			cause = err
+			break
+		}
+	}
+	q.limit.Log(q.l, slog.LevelError, ratelog.Cause("pebble: "+format, cause), fmt.Sprintf("pebble: "+format, args...))
 }
 func (q quietLogger) Fatalf(format string, args ...any) {
 	q.l.Error(fmt.Sprintf("pebble: "+format, args...))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -98,7 +99,9 @@ func (e *Engine) beforeFlush(info pebble.FlushInfo) {
 		return
 	}
 	if err := (*p).SyncForStorage(); err != nil {
-		e.opts.Logger.Warn("storage: syncing the log before a memtable flush", "err", err)
+		// Storage must never hold durably what the log may lack: no
+		// table file is created from now on, so this flush fails.
+		e.Fail(fmt.Errorf("storage: syncing the log before a memtable flush: %w", err))
 	}
 }
 
@@ -127,38 +130,65 @@ func (e *Engine) durableSet(key, value []byte) error {
 // applyDurable applies a batch that must be durable before the caller
 // goes on: with Pebble's WAL, a synced apply whose fsync the caller waits
 // for with batch.SyncWait (sync is true); without it, an apply and a flush.
-func (e *Engine) applyDurable(b *pebble.Batch) (sync bool, err error) {
+//
+// A failed flush (flushErr) comes after the batch was applied: it is
+// visible, and becomes durable only if a later flush succeeds.
+func (e *Engine) applyDurable(b *pebble.Batch) (sync bool, flushErr, err error) {
 	if !e.opts.LogIsWAL {
-		return true, e.db.ApplyNoSyncWait(b, pebble.Sync)
+		return true, nil, e.db.ApplyNoSyncWait(b, pebble.Sync)
 	}
 	if err := e.db.Apply(b, pebble.NoSync); err != nil {
-		return false, err
+		return false, nil, err
 	}
-	return false, e.flushWait()
+	return false, e.flushWait(), nil
 }
 
-// flushWait flushes the memtables and waits for the flush: until it
-// succeeds (Pebble retries a failed one, so after a full disk once space
-// returns), or with an error when the engine is closing.
+// flushWait flushes the memtables and waits for the flush to succeed.
+// It gives up, with the refusal as its error, when writes are refused
+// until restart (no flush can succeed then: see guardFS), or once writes
+// have been refused for a full disk for flushFullRetries of Pebble's
+// paced retries: the caller (a catalog change, PURGE BINARY LOGS) hears
+// "disk full" instead of waiting for space, and Pebble goes on retrying
+// the flush in the background until space returns. It also gives up when
+// the engine is closing.
 func (e *Engine) flushWait() error {
-	warned := false
+	var refusedAt time.Time
 	err := e.flushUntil(func() bool {
 		select {
 		case <-e.closing:
 			return true
 		default:
 		}
-		if e.refusing() && !warned {
-			warned = true
-			e.opts.Logger.Warn("storage: waiting for a memtable flush while writes are refused (disk full?)")
+		if e.fatal.Load() != nil {
+			return true
 		}
-		return false
+		if !e.refusing() {
+			return false
+		}
+		if refusedAt.IsZero() {
+			refusedAt = e.opts.Clock.Now()
+		}
+		return e.opts.Clock.Now().Sub(refusedAt) >= flushFullRetries*e.opts.RetryInterval
 	})
 	if err == errFlushGivenUp {
+		if p := e.fatal.Load(); p != nil {
+			return *p
+		}
+		if p := e.gate.Load(); p != nil {
+			return *p
+		}
+		if werr := e.WriteError(); werr != nil {
+			return werr
+		}
 		return errors.New("storage: closing before a flush finished")
 	}
 	return err
 }
+
+// flushFullRetries is how many of Pebble's paced retries a flush waited
+// for gets while the disk is full (the first ENOSPC released the space
+// reserve, which usually lets the retry through).
+const flushFullRetries = 3
 
 // FlushApplied makes every transaction the sink accepted so far durable in
 // storage (no-op with Pebble's WAL, which already holds them). The sink

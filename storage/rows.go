@@ -167,7 +167,7 @@ func (t *Txn) checkUnique(ctx context.Context, tb *Table, ix *Index, prefix []by
 	}
 	defer it.Close()
 	if !it.First() {
-		return it.Error()
+		return readErr(it.Error())
 	}
 	existing, err := t.rowByPKSuffix(tb, it.Value())
 	if err != nil {
@@ -225,7 +225,7 @@ func (t *Txn) findKey(tb *Table, row sql.Row) ([]byte, []byte, error) {
 			return append([]byte(nil), it.Key()...), want, nil
 		}
 	}
-	return nil, nil, it.Error()
+	return nil, nil, readErr(it.Error())
 }
 
 // Delete removes row (matched by primary key, or by content for keyless
@@ -443,7 +443,7 @@ func (r *RowIter) Next() (sql.Row, error) {
 		}
 		r.started = true
 		if !ok {
-			return nil, r.it.Error()
+			return nil, readErr(r.it.Error())
 		}
 		if r.t.lockingReads && r.t.writtenByStatement(r.it.Key()) {
 			continue // this statement's own write: never revisit it
@@ -477,7 +477,7 @@ func (r *RowIter) Close() error {
 	if r.it == nil {
 		return nil
 	}
-	err := r.it.Close()
+	err := readErr(r.it.Close())
 	r.it = nil
 	rows := r.t.rows
 	for i, o := range rows {
@@ -508,7 +508,7 @@ func (t *Txn) RowCount(tb *Table) (uint64, error) {
 	for it.First(); it.Valid(); it.Next() {
 		n++
 	}
-	return n, it.Error()
+	return n, readErr(it.Error())
 }
 
 // BuildIndex fills a newly added index from the table's rows.
@@ -542,7 +542,7 @@ func (t *Txn) BuildIndex(ctx context.Context, tb *Table, ix *Index) error {
 			return err
 		}
 	}
-	return it.Error()
+	return readErr(it.Error())
 }
 
 // DropIndexData deletes every entry of index ix of tb.

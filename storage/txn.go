@@ -57,7 +57,8 @@ type Txn struct {
 	// origin is set when the transaction replays another server's
 	// transaction (the replication applier): the sink logs it under the
 	// origin's GTID instead of assigning a new one.
-	origin *Origin
+	origin  *Origin
+	session uint32 // the committing client session, for the binlog
 	// rows are the row iterators handed out and not yet closed; the
 	// transaction's end closes them (a failed statement may abandon one,
 	// and an iterator left open keeps Pebble from closing).
@@ -80,6 +81,9 @@ type Origin struct {
 
 // SetOrigin marks the transaction as a replicated one.
 func (t *Txn) SetOrigin(o Origin) { t.origin = &o }
+
+// SetSession records the committing client session (its connection id).
+func (t *Txn) SetSession(id uint32) { t.session = id }
 
 // Query is a statement recorded in the transaction's change stream (DDL).
 type Query struct {
@@ -347,7 +351,7 @@ func (t *Txn) get(key []byte) ([]byte, bool, error) {
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, false, readErr(err)
 	}
 	out := append([]byte(nil), v...)
 	closer.Close()
@@ -356,10 +360,14 @@ func (t *Txn) get(key []byte) ([]byte, bool, error) {
 
 func (t *Txn) newIter(lo, hi []byte) (*pebble.Iterator, error) {
 	o := &pebble.IterOptions{LowerBound: lo, UpperBound: hi}
+	var it *pebble.Iterator
+	var err error
 	if t.batch != nil {
-		return t.batch.NewIter(o)
+		it, err = t.batch.NewIter(o)
+	} else {
+		it, err = t.e.db.NewIter(o)
 	}
-	return t.e.db.NewIter(o)
+	return it, readErr(err)
 }
 
 // release finishes the transaction without applying anything.

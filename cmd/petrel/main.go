@@ -162,7 +162,13 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
+	// go-mysql-server and vitess log through logrus, a process-wide
+	// logger: the process sets it (node never touches process globals),
+	// keeping their per-connection chatter out of the log unless debugging.
 	logrus.SetOutput(stderr)
+	if lvl > slog.LevelDebug {
+		logrus.SetLevel(logrus.ErrorLevel)
+	}
 	tuneGC(logger)
 	if addr := os.Getenv("PETREL_PPROF"); addr != "" {
 		// Profiling endpoint for benchmark runs; loopback only by convention.

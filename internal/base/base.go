@@ -32,6 +32,10 @@ const (
 	// connection is closed without a reply (CR_SERVER_LOST 2013), as when
 	// MySQL goes away under a commit.
 	ClassOutcomeUnknown
+	// ClassStorageIO: storage could not read what it needs (an I/O error,
+	// a table file removed with the datadir): 1030 (ER_GET_ERRNO) with
+	// the errno text. The statement fails; nothing is refused after it.
+	ClassStorageIO
 )
 
 // Error carries a Class alongside a package-prefixed message.
@@ -69,12 +73,17 @@ func ClassOf(err error) Class {
 	return ClassInternal
 }
 
-// Clock is the time source every component takes, so tests can drive
-// timeouts and heartbeats without sleeping.
+// Clock is the one time source every component takes (node hands the
+// same one to all), so tests can drive timeouts, heartbeats and
+// timestamps without sleeping. Socket deadlines are the exception: the
+// kernel enforces them against the wall clock.
 type Clock interface {
 	Now() time.Time
 	// After behaves like time.After.
 	After(d time.Duration) <-chan time.Time
+	// NewTimer returns a channel that receives once d has elapsed and a
+	// function that stops the timer (as time.Timer's Stop).
+	NewTimer(d time.Duration) (<-chan time.Time, func() bool)
 }
 
 // RealClock is the wall clock.
@@ -82,3 +91,15 @@ type RealClock struct{}
 
 func (RealClock) Now() time.Time                         { return time.Now() }
 func (RealClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+func (RealClock) NewTimer(d time.Duration) (<-chan time.Time, func() bool) {
+	t := time.NewTimer(d)
+	return t.C, t.Stop
+}
+
+// ClockOr returns c, or the wall clock when c is nil.
+func ClockOr(c Clock) Clock {
+	if c == nil {
+		return RealClock{}
+	}
+	return c
+}

@@ -2,8 +2,6 @@ package replica
 
 import (
 	"context"
-	"errors"
-	"io"
 	"sync"
 
 	"petrel/binlog"
@@ -30,15 +28,95 @@ func (r *Replica) runApplier(ctx context.Context, _ Config) {
 	}
 }
 
+// The applier's third stage: the appliers. The loop (apply) takes items
+// from the relay stream (reader.go), offers each transaction to the
+// scheduling core (sched.go) and applies it when the core lets it start;
+// commits complete in the pipeline, which reports each finished
+// transaction back to the core.
+
+// applier is the shell around the scheduling core: it serialises the
+// core's calls and hands its start decisions to the loop.
+type applier struct {
+	r  *Replica
+	pl *pipeline
+
+	mu      sync.Mutex
+	core    *schedCore
+	started map[uint64]bool // let start, not yet taken up by the loop
+	err     error           // the core refused a call (a bug): stop
+	wake    chan struct{}   // signalled when started grows
+	seq     uint64          // the last transaction offered to the core
+}
+
+func newApplier(r *Replica) *applier {
+	a := &applier{r: r, core: newSchedCore(pipelineDepth), started: map[uint64]bool{}, wake: make(chan struct{}, 1)}
+	a.pl = newPipeline(r, a.finished)
+	return a
+}
+
+// take records the core's decisions.
+func (a *applier) take(start []uint64, err error) {
+	if err != nil && a.err == nil {
+		a.err = err
+	}
+	for _, s := range start {
+		a.started[s] = true
+	}
+	if len(start) > 0 || err != nil {
+		select {
+		case a.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// offer gives the core the next transaction and waits until it may start.
+// A stop request ends the wait: nothing of the transaction was applied.
+func (a *applier) offer(ctx context.Context, barrier bool) (uint64, error) {
+	a.mu.Lock()
+	a.seq++
+	seq := a.seq
+	a.take(a.core.Arrive(schedTxn{Seq: seq, Barrier: barrier}))
+	a.mu.Unlock()
+	for {
+		a.mu.Lock()
+		ok, err := a.started[seq], a.err
+		delete(a.started, seq)
+		a.mu.Unlock()
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			return seq, nil
+		}
+		if err := a.pl.failed(); err != nil {
+			return 0, err
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-a.wake:
+		}
+	}
+}
+
+// finished reports a started transaction finished, committed or not.
+func (a *applier) finished(seq uint64) {
+	a.mu.Lock()
+	a.take(a.core.Finished(seq))
+	a.mu.Unlock()
+}
+
 // pipeline completes the applier's commits in order while the applier
 // goes on with the next transactions: consecutive transactions share the
 // replica's binlog fsyncs (group commit) instead of one fsync each. Row
 // locks, held until a commit completes, keep dependent transactions in
-// order; DDL drains the pipeline first.
+// order; the scheduling core holds DDL back until the pipeline is empty.
 type pipeline struct {
 	r    *Replica
+	done func(seq uint64) // a transaction's commit completed or failed
 	ch   chan pendingCommit
-	done chan struct{}
+	exit chan struct{}
 	mu   sync.Mutex
 	err  error
 	n    sync.WaitGroup
@@ -50,20 +128,21 @@ type pipeline struct {
 // Exec_Source_Log_Pos moves in order.
 type pendingCommit struct {
 	finish func(context.Context) error
+	seq    uint64 // the scheduling core's number; 0 for a position
 	gtid   base.GTID
 	exec   sourcePos
 }
 
 const pipelineDepth = 256
 
-func newPipeline(r *Replica) *pipeline {
-	p := &pipeline{r: r, ch: make(chan pendingCommit, pipelineDepth), done: make(chan struct{})}
+func newPipeline(r *Replica, done func(uint64)) *pipeline {
+	p := &pipeline{r: r, done: done, ch: make(chan pendingCommit, pipelineDepth), exit: make(chan struct{})}
 	go p.run()
 	return p
 }
 
 func (p *pipeline) run() {
-	defer close(p.done)
+	defer close(p.exit)
 	for pc := range p.ch {
 		if pc.finish == nil {
 			p.r.setExec(pc.exec)
@@ -84,6 +163,7 @@ func (p *pipeline) run() {
 			p.r.mu.Unlock()
 			p.r.setExec(pc.exec)
 		}
+		p.done(pc.seq)
 		p.n.Done()
 	}
 }
@@ -92,7 +172,9 @@ func (p *pipeline) run() {
 func (p *pipeline) add(pc pendingCommit) error {
 	if err := p.failed(); err != nil {
 		if pc.finish != nil {
-			pc.finish(context.Background())
+			if ferr := pc.finish(context.Background()); ferr != nil {
+				p.r.opts.Logger.Warn("replica: commit after a failed one", "gtid", pc.gtid.String(), "error", ferr)
+			}
 		}
 		return err
 	}
@@ -116,14 +198,14 @@ func (p *pipeline) drain() error {
 func (p *pipeline) close() error {
 	err := p.drain()
 	close(p.ch)
-	<-p.done
+	<-p.exit
 	return err
 }
 
 func (r *Replica) apply(ctx context.Context) (err error) {
-	pl := newPipeline(r)
+	a := newApplier(r)
 	defer func() {
-		if cerr := pl.close(); err == nil {
+		if cerr := a.pl.close(); err == nil {
 			err = cerr
 		}
 		// Replication may stop for a failover or RESET REPLICA: what was
@@ -132,69 +214,38 @@ func (r *Replica) apply(ctx context.Context) (err error) {
 			err = serr
 		}
 	}()
-	r.pipe = pl
-	file := r.relay.first()
-	rd, err := binlog.OpenReader(r.relay.path(file))
+	st, err := openStream(r.relay)
 	if err != nil {
 		return err
 	}
-	defer func() { rd.Close() }()
-	// track follows the source position through the relay files (their
-	// markers and the source's events): the executed position.
-	var track posTracker
-	reported := sourcePos{}
-	tr := newRelayReader(rd, file, &track)
+	defer func() {
+		if cerr := st.Close(); err == nil {
+			err = cerr
+		}
+	}()
 	r.mu.Lock()
 	r.sqlState = "Replica has read all relay log; waiting for more updates"
 	r.mu.Unlock()
 	for {
-		changed := r.relay.changed()
-		limit, next, ok := r.relay.limit(file)
-		if !ok {
-			return errors.New("relay log file " + file + " disappeared")
+		it, err := st.Next()
+		if err != nil {
+			return err
 		}
-		rd.SetLimit(limit) // the file is preallocated past its end
-		progressed := false
-		for limit < 0 || int64(rd.Pos()) < limit {
-			start := rd.Pos()
-			t, end, err := tr.next()
-			if errors.Is(err, io.EOF) {
-				// Only events outside transactions were left.
-				if track.pos != reported {
-					reported = track.pos
-					if err := pl.add(pendingCommit{exec: reported}); err != nil {
-						return err
-					}
-				}
-				break
-			}
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				if limit < 0 {
-					return base.Errorf(base.ClassCorrupt, "relay log %s ends inside a transaction at %d", file, start)
-				}
-				// The receiver is writing the next transaction: retry it
-				// once it is whole.
-				if err := rd.Seek(start); err != nil {
-					return err
-				}
-				break
-			}
-			if err != nil {
+		switch it.kind {
+		case streamPos:
+			if err := a.pl.add(pendingCommit{exec: it.end}); err != nil {
 				return err
 			}
+		case streamTxn:
 			r.mu.Lock()
-			r.relayReadFile, r.relayReadPos = file, t.End
+			r.relayReadFile, r.relayReadPos = it.txn.File, it.txn.End
 			r.mu.Unlock()
-			if err := r.applyTxn(ctx, t, end); err != nil {
+			if err := a.applyTxn(ctx, it.txn, it.end); err != nil {
 				return err
 			}
-			reported = end
-			progressed = true
-		}
-		if limit < 0 && next != "" {
-			rd.Close()
+		case streamFileEnd:
 			// What the file held must be durable in the binlog first.
-			if err := pl.drain(); err != nil {
+			if err := a.pl.drain(); err != nil {
 				return err
 			}
 			if err := r.opts.Log.SyncForStorage(); err != nil {
@@ -205,43 +256,42 @@ func (r *Replica) apply(ctx context.Context) (err error) {
 			if err := r.relay.sync(); err != nil {
 				return err
 			}
-			r.relay.purge(file)
-			file = next
-			rd, err = binlog.OpenReader(r.relay.path(file))
-			if err != nil {
+			if err := st.Advance(); err != nil {
 				return err
 			}
-			tr = newRelayReader(rd, file, &track)
-			continue
-		}
-		if progressed {
-			continue
-		}
-		if err := pl.drain(); err != nil {
-			return err
-		}
-		r.mu.Lock()
-		r.caughtUp, r.applying = true, false
-		r.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-changed:
+		case streamIdle:
+			if err := a.pl.drain(); err != nil {
+				return err
+			}
+			r.mu.Lock()
+			r.caughtUp, r.applying = true, false
+			r.mu.Unlock()
+			if err := st.Wait(ctx); err != nil {
+				return err
+			}
 		}
 	}
 }
 
 // applyTxn applies one transaction unless it was applied already. It is
 // atomic: the rows and the GTID commit together, or nothing does.
-func (r *Replica) applyTxn(ctx context.Context, t *binlog.Txn, end sourcePos) error {
+func (a *applier) applyTxn(ctx context.Context, t *binlog.Txn, end sourcePos) error {
+	r := a.r
 	g := t.GTID
 	if r.opts.Log.HasExecuted(g.GTID) {
 		r.mu.Lock()
 		r.skippedTxns++
 		r.mu.Unlock()
-		return r.pipe.add(pendingCommit{exec: end})
+		return a.pl.add(pendingCommit{exec: end})
 	}
-	h, _ := binlog.ParseHeader(t.Events[0])
+	h, err := binlog.ParseHeader(t.Events[0])
+	if err != nil {
+		return base.Wrap(base.ClassCorrupt, err, "transaction '%s'", g.GTID)
+	}
+	seq, err := a.offer(ctx, t.DDL)
+	if err != nil {
+		return err
+	}
 	// The relay log holds the transaction durably (the receiver fsyncs it
 	// after every burst) and a restarted applier re-applies from it what
 	// the binlog lost: the commit skips its binlog fsync. The binlog is
@@ -253,9 +303,8 @@ func (r *Replica) applyTxn(ctx context.Context, t *binlog.Txn, end sourcePos) er
 	// A stop request lets the transaction finish: never half a commit.
 	actx := context.WithoutCancel(ctx)
 	if t.DDL {
-		if err := r.pipe.drain(); err != nil {
-			return err
-		}
+		// The core started it alone: every commit before it completed.
+		defer a.finished(seq)
 		for _, ev := range t.Events[1:] {
 			if ev[4] != binlog.QueryEvent {
 				continue
@@ -268,27 +317,31 @@ func (r *Replica) applyTxn(ctx context.Context, t *binlog.Txn, end sourcePos) er
 				return base.Wrap(base.ClassOf(err), err, "Error executing '%s' of transaction '%s'", q.Query, g.GTID)
 			}
 		}
-	} else {
-		txn := r.opts.Store.Begin()
-		txn.SetOrigin(origin)
-		if err := binlog.ApplyRowEvents(actx, r.opts.Store, txn, t.Events[1:]); err != nil {
-			txn.Rollback()
-			return base.Wrap(base.ClassOf(err), err, "Could not apply transaction '%s'", g.GTID)
-		}
-		finish, err := txn.CommitStart(actx)
-		if err != nil {
-			return base.Wrap(base.ClassOf(err), err, "Could not commit transaction '%s'", g.GTID)
-		}
-		if finish != nil {
-			return r.pipe.add(pendingCommit{finish: finish, gtid: g.GTID, exec: end})
-		}
-		return r.pipe.add(pendingCommit{exec: end})
+		r.mu.Lock()
+		r.appliedTxns++
+		r.mu.Unlock()
+		r.setExec(end)
+		return nil
 	}
-	r.mu.Lock()
-	r.appliedTxns++
-	r.mu.Unlock()
-	r.setExec(end)
-	return nil
+	txn := r.opts.Store.Begin()
+	txn.SetOrigin(origin)
+	if err := binlog.ApplyRowEvents(actx, r.opts.Store, txn, t.Events[1:]); err != nil {
+		if rerr := txn.Rollback(); rerr != nil {
+			r.opts.Logger.Warn("replica: rollback of a failed transaction", "gtid", g.GTID.String(), "error", rerr)
+		}
+		a.finished(seq)
+		return base.Wrap(base.ClassOf(err), err, "Could not apply transaction '%s'", g.GTID)
+	}
+	finish, err := txn.CommitStart(actx)
+	if err != nil {
+		a.finished(seq)
+		return base.Wrap(base.ClassOf(err), err, "Could not commit transaction '%s'", g.GTID)
+	}
+	if finish == nil {
+		a.finished(seq)
+		return a.pl.add(pendingCommit{exec: end})
+	}
+	return a.pl.add(pendingCommit{finish: finish, seq: seq, gtid: g.GTID, exec: end})
 }
 
 // setExec records the source position the applier executed up to.

@@ -125,7 +125,7 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 	}
 	r.mu.Lock()
 	r.sourceID, r.sourceUUID = uint32(srcID), srcUUID
-	r.clockDiff = time.Since(time.Unix(0, int64(srcTS*1e9))).Truncate(time.Second)
+	r.clockDiff = r.opts.Clock.Now().Sub(time.Unix(0, int64(srcTS*1e9))).Truncate(time.Second)
 	r.heartbeat = hb
 	r.mu.Unlock()
 

@@ -111,6 +111,11 @@ type manualClock struct {
 
 func (c *manualClock) Now() time.Time { return time.Unix(1000, 0) }
 
+// NewTimer is After with a stop that leaves the timer to fire unseen.
+func (c *manualClock) NewTimer(d time.Duration) (<-chan time.Time, func() bool) {
+	return c.After(d), func() bool { return true }
+}
+
 func (c *manualClock) After(time.Duration) <-chan time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()

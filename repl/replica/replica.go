@@ -122,7 +122,6 @@ type Replica struct {
 	connects     uint64
 	semiActive   bool
 	acksSent     uint64
-	pipe         *pipeline // the running applier's commit pipeline
 	// applier facts
 	applying      bool
 	applyingOrig  time.Time

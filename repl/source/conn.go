@@ -25,8 +25,17 @@ func (s *Source) Serve(ctx context.Context, conn net.Conn, req Request) error {
 	pw := &packetWriter{conn: conn, bw: bufio.NewWriterSize(conn, 64<<10), seq: 1, timeout: s.opts.WriteTimeout, semi: semi}
 	// The replica sends nothing during a dump but semi-sync acks, read
 	// here (the dump thread only sends); a read ending means it went away,
-	// a bad ack disconnects it.
+	// a bad ack disconnects it. Serve does not return before it ended.
+	readerDone := make(chan struct{})
+	defer func() {
+		// Unblock the reader if the connection stays open (an error before
+		// anything was sent goes back to the client), and join it.
+		conn.SetReadDeadline(time.Unix(1, 0)) // a past Deadline: the read returns now
+		<-readerDone
+		conn.SetReadDeadline(time.Time{})
+	}()
 	go func() {
+		defer close(readerDone)
 		defer cancel()
 		br := bufio.NewReader(conn)
 		for {

@@ -54,6 +54,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"petrel/internal/base"
 )
 
 // Errors returned by Acquire.
@@ -76,24 +78,15 @@ const (
 	cacheLine = 64
 )
 
-// Clock abstracts time for wait timeouts and wait-time statistics so tests
-// can drive timeouts without sleeping. Nil fields use real time.
-type Clock struct {
-	// Now returns the current time (used for wait-time statistics).
-	Now func() time.Time
-	// NewTimer returns a channel that receives once d has elapsed, and a
-	// function that stops the timer. The manager always calls stop when the
-	// wait ends, so a timer never outlives its wait.
-	NewTimer func(d time.Duration) (c <-chan time.Time, stop func() bool)
-}
-
 // Options configures a Manager. Zero values take the defaults noted.
 type Options struct {
 	// WaitTimeout bounds how long Acquire waits when called with timeout<=0.
 	// Default DefaultWaitTimeout (50s, innodb_lock_wait_timeout).
 	WaitTimeout time.Duration
-	// Clock is the time source for timeouts; default real time.
-	Clock Clock
+	// Clock is the time source for timeouts and wait-time statistics;
+	// default real time. The manager always stops a timer when its wait
+	// ends, so a timer never outlives its wait.
+	Clock base.Clock
 }
 
 // Stats is a snapshot of the lock table counters. The first four mirror
@@ -159,10 +152,9 @@ type ownerShard struct {
 
 // Manager is the lock table. It is safe for concurrent use.
 type Manager struct {
-	timeout  time.Duration
-	now      func() time.Time
-	newTimer func(time.Duration) (<-chan time.Time, func() bool)
-	seed     maphash.Seed
+	timeout time.Duration
+	clock   base.Clock
+	seed    maphash.Seed
 
 	shards [numShards]shard
 	owners [numShards]ownerShard
@@ -182,27 +174,15 @@ type Manager struct {
 	waitHook func(owner uint64)
 }
 
-func realTimer(d time.Duration) (<-chan time.Time, func() bool) {
-	t := time.NewTimer(d)
-	return t.C, t.Stop
-}
-
 // NewManager returns an empty lock table.
 func NewManager(opts Options) *Manager {
 	m := &Manager{
-		timeout:  opts.WaitTimeout,
-		now:      opts.Clock.Now,
-		newTimer: opts.Clock.NewTimer,
-		seed:     maphash.MakeSeed(),
+		timeout: opts.WaitTimeout,
+		clock:   base.ClockOr(opts.Clock),
+		seed:    maphash.MakeSeed(),
 	}
 	if m.timeout <= 0 {
 		m.timeout = DefaultWaitTimeout
-	}
-	if m.now == nil {
-		m.now = time.Now
-	}
-	if m.newTimer == nil {
-		m.newTimer = realTimer
 	}
 	for i := range m.shards {
 		m.shards[i].locks = make(map[string]*entry)
@@ -373,8 +353,8 @@ func (m *Manager) wait(ctx context.Context, st *ownerState, s *shard, key []byte
 		m.waitHook(st.id)
 	}
 
-	start := m.now()
-	timerC, stop := m.newTimer(timeout)
+	start := m.clock.Now()
+	timerC, stop := m.clock.NewTimer(timeout)
 	var err error
 	select {
 	case <-w.ch:
@@ -384,7 +364,7 @@ func (m *Manager) wait(ctx context.Context, st *ownerState, s *shard, key []byte
 		err = ctx.Err()
 	}
 	stop()
-	m.recordWaitTime(m.now().Sub(start))
+	m.recordWaitTime(m.clock.Now().Sub(start))
 
 	var state waitState
 	if err == nil {

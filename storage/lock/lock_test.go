@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"petrel/internal/base"
 )
 
 var bg = context.Background()
@@ -346,20 +348,19 @@ type fakeTimer struct {
 
 func newFakeClock() *fakeClock { return &fakeClock{timers: make(chan *fakeTimer, 64)} }
 
-func (f *fakeClock) clock() Clock {
-	return Clock{
-		Now: func() time.Time { return time.Unix(0, 0) },
-		NewTimer: func(d time.Duration) (<-chan time.Time, func() bool) {
-			ft := &fakeTimer{d: d, c: make(chan time.Time, 1)}
-			f.timers <- ft
-			return ft.c, func() bool {
-				ft.mu.Lock()
-				defer ft.mu.Unlock()
-				was := !ft.stopped
-				ft.stopped = true
-				return was
-			}
-		},
+func (f *fakeClock) clock() base.Clock { return f }
+
+func (f *fakeClock) Now() time.Time                       { return time.Unix(0, 0) }
+func (f *fakeClock) After(time.Duration) <-chan time.Time { panic("lock: After is not used") }
+func (f *fakeClock) NewTimer(d time.Duration) (<-chan time.Time, func() bool) {
+	ft := &fakeTimer{d: d, c: make(chan time.Time, 1)}
+	f.timers <- ft
+	return ft.c, func() bool {
+		ft.mu.Lock()
+		defer ft.mu.Unlock()
+		was := !ft.stopped
+		ft.stopped = true
+		return was
 	}
 }
 

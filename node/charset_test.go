@@ -1,4 +1,4 @@
-package sqlengine_test
+package node_test
 
 import (
 	"bytes"

@@ -1,0 +1,241 @@
+package archtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "petrel"
+
+// allowed is docs/ARCHITECTURE.md's "Allowed imports" as data: for each
+// package, the Petrel packages it (and its tests) may import directly.
+// An entry ending in "/*" allows every package below that folder.
+var allowed = map[string][]string{
+	"internal/base":      nil,
+	"internal/config":    nil,
+	"internal/failpoint": nil,
+	"internal/fsutil":    nil,
+	"internal/ratelog":   nil,
+	"internal/archtest":  nil,
+	"internal/leakcheck": nil,
+
+	"storage/keys":  {"internal/*"},
+	"storage/lock":  {"internal/*"},
+	"storage":       {"internal/*", "storage/keys", "storage/lock"},
+	"binlog/rowenc": {"internal/*", "storage", "storage/keys"},
+	"binlog":        {"internal/*", "storage", "storage/keys", "storage/lock", "binlog/rowenc"},
+	"binlog/remote": {"internal/*", "binlog", "binlog/rowenc"},
+
+	// A pure core: nothing but the shared types (and, in its tests, the
+	// leak check).
+	"semisync": {"internal/base", "internal/leakcheck"},
+
+	// sqlengine never imports binlog or replication: node wires them.
+	"sqlengine":                            {"internal/*", "storage", "storage/keys", "storage/lock"},
+	"sqlengine/enginetest":                 {"internal/*", "storage", "storage/keys", "sqlengine"},
+	"sqlengine/enginetest/cmd/enginecount": {"sqlengine/enginetest"},
+
+	// Replication never imports sqlengine: node adapts.
+	"repl/source":  {"internal/*", "binlog", "binlog/rowenc", "storage", "semisync"},
+	"repl/replica": {"internal/*", "binlog", "binlog/rowenc", "storage", "semisync"},
+
+	"node": {"internal/*", "storage", "storage/keys", "binlog", "binlog/rowenc", "semisync", "sqlengine", "repl/source", "repl/replica"},
+
+	// cluster runs petrel processes: no server package.
+	"cluster":    {"internal/*"},
+	"cmd/petrel": {"internal/*", "node", "cluster", "binlog", "binlog/remote"},
+
+	// lab starts processes and builds cmd/petrel; it imports none of it.
+	"lab": nil,
+	// End-to-end tests drive real processes through lab; they may use the
+	// pure value types (GTID sets, the semi-sync ack format), never a
+	// server stage.
+	"e2e":                     {"lab", "internal/base", "semisync"},
+	"bench/internal/benchkit": {"lab"},
+	"bench/cmd/repl":          {"lab", "bench/internal/benchkit"},
+	"bench/cmd/semisync":      {"lab", "bench/internal/benchkit"},
+	"bench/cmd/sysbench":      {"lab", "bench/internal/benchkit"},
+}
+
+type pkg struct {
+	ImportPath   string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+}
+
+// listPackages runs `go list -json ./...` at the module root.
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatalf("go env GOMOD: %v", err)
+	}
+	cmd := exec.Command("go", "list", "-json", "./...")
+	cmd.Dir = filepath.Dir(strings.TrimSpace(string(out)))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err = cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// local strips the module prefix; ok is false for other modules.
+func local(path string) (string, bool) {
+	if !strings.HasPrefix(path, module+"/") {
+		return "", false
+	}
+	return strings.TrimPrefix(path, module+"/"), true
+}
+
+func permits(rules []string, imp string) bool {
+	for _, r := range rules {
+		if r == imp || (strings.HasSuffix(r, "/*") && strings.HasPrefix(imp, strings.TrimSuffix(r, "*"))) {
+			return true
+		}
+	}
+	return false
+}
+
+// violations checks every package against the rules and reports each
+// import they do not allow, and each package they do not place.
+func violations(pkgs []pkg, rules map[string][]string) []string {
+	var bad []string
+	for _, p := range pkgs {
+		name, ok := local(p.ImportPath)
+		if !ok {
+			continue
+		}
+		r, placed := rules[name]
+		if !placed {
+			bad = append(bad, name+": not in the import rules (docs/ARCHITECTURE.md, internal/archtest)")
+			continue
+		}
+		check := func(kind string, imps []string) {
+			for _, i := range imps {
+				imp, ok := local(i)
+				if !ok || imp == name {
+					continue
+				}
+				if !permits(r, imp) {
+					bad = append(bad, name+" ("+kind+") imports "+imp)
+				}
+			}
+		}
+		check("code", p.Imports)
+		check("tests", p.TestImports)
+		check("external tests", p.XTestImports)
+	}
+	sort.Strings(bad)
+	return bad
+}
+
+// TestImportRules: no package, and no package's tests, imports a stage
+// the architecture does not allow, and every package has a place in it.
+func TestImportRules(t *testing.T) {
+	pkgs := listPackages(t)
+	if len(pkgs) < 20 {
+		t.Fatalf("go list found %d packages; expected the whole module", len(pkgs))
+	}
+	for _, v := range violations(pkgs, allowed) {
+		t.Error(v)
+	}
+	seen := map[string]bool{}
+	for _, p := range pkgs {
+		if n, ok := local(p.ImportPath); ok {
+			seen[n] = true
+		}
+	}
+	for n := range allowed {
+		if !seen[n] {
+			t.Errorf("the rules name %s, which no longer exists", n)
+		}
+	}
+}
+
+// TestImportRulesCatch: the checker itself reports what it must (a
+// stage importing upward, a test doing so, an unplaced package).
+func TestImportRulesCatch(t *testing.T) {
+	pkgs := []pkg{
+		{ImportPath: "petrel/storage", Imports: []string{"petrel/internal/base", "petrel/binlog", "fmt"}},
+		{ImportPath: "petrel/sqlengine", XTestImports: []string{"petrel/node"}},
+		{ImportPath: "petrel/semisync", TestImports: []string{"petrel/internal/base", "github.com/cockroachdb/datadriven"}},
+		{ImportPath: "petrel/newthing"},
+	}
+	got := violations(pkgs, allowed)
+	want := []string{
+		"newthing: not in the import rules (docs/ARCHITECTURE.md, internal/archtest)",
+		"sqlengine (external tests) imports node",
+		"storage (code) imports binlog",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// clockStages are the packages that take time only from their injected
+// base.Clock.
+var clockStages = []string{"binlog", "storage", "repl", "semisync", "node"}
+
+// TestOneClock: the stages read time through their injected base.Clock,
+// never time.Now or time.Since directly, except for what the kernel or a
+// context measures against the wall clock (socket deadlines, a context's
+// deadline), which the line says ("Deadline" or "wall-clock").
+func TestOneClock(t *testing.T) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(strings.TrimSpace(string(out)))
+	checked := 0
+	for _, stage := range clockStages {
+		err := filepath.WalkDir(filepath.Join(root, stage), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			checked++
+			for i, line := range strings.Split(string(src), "\n") {
+				if !strings.Contains(line, "time.Now()") && !strings.Contains(line, "time.Since(") {
+					continue
+				}
+				if strings.Contains(line, "Deadline") || strings.Contains(line, "wall-clock") {
+					continue
+				}
+				rel, _ := filepath.Rel(root, path)
+				t.Errorf("%s:%d reads the wall clock; take the injected base.Clock: %s", rel, i+1, strings.TrimSpace(line))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if checked < 30 {
+		t.Fatalf("checked %d files; expected the stages' sources", checked)
+	}
+}
