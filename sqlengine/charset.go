@@ -55,6 +55,7 @@ const (
 	erUnknownCollation         = 1273 // ER_UNKNOWN_COLLATION
 	erInvalidCharacterString   = 1300 // ER_INVALID_CHARACTER_STRING
 	erWrongValueForField       = 1366 // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
+	erDataTooLong              = 1406 // ER_DATA_TOO_LONG
 	erWrongValueForVar         = 1231 // ER_WRONG_VALUE_FOR_VAR
 	erNotSupportedYet          = 1235 // ER_NOT_SUPPORTED_YET
 )

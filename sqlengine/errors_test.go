@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/base"
+	"petrel/storage/keys"
 )
 
 // TestClientErrorNumbers: every Petrel error class reaches clients with
@@ -37,6 +38,11 @@ func TestClientErrorNumbers(t *testing.T) {
 		{"outcome unknown", base.Wrap(base.ClassOutcomeUnknown, eio, "storage: commit outcome unknown"), 1180, "HY000", "may or may not be committed"},
 		{"raw errno number", mysql.NewSQLError(3, "HY000", "fdatasync: bad file descriptor"), 1105, "HY000", "bad file descriptor"},
 		{"errno parsed from a message", mysql.NewSQLErrorFromError(errors.New("wrapped: x (errno 3) (sqlstate HY000)")), 1105, "HY000", "wrapped"},
+		// GMS's own errors MySQL gives a number for.
+		{"invalid UTF-8", mysql.NewSQLError(1105, "HY000", "invalid string for charset utf8mb4: '[233 10]'"), 1366, "HY000", `Incorrect string value: '\xE9\x0A'`},
+		{"too long", mysql.NewSQLError(1105, "HY000", "string 'é' is too large for column 'c'"), 1406, "22001", "Data too long for column 'c'"},
+		// A string a column's character set cannot hold (keys.CheckRow).
+		{"string error", stringError(keys.NameColumn(&keys.StringError{Charset: "latin1", Value: `\xC4\x80`}, "l"), 3), 1366, "HY000", `Incorrect string value: '\xC4\x80' for column 'l' at row 3`},
 	} {
 		err := clientError(tc.err)
 		var se *mysql.SQLError

@@ -367,6 +367,11 @@ func clientError(err error) error {
 	}
 	msg := se.Message
 	switch {
+	case strings.HasPrefix(msg, "string '") && strings.Contains(msg, "' is too large for column '"):
+		// GMS's length check (ErrLengthBeyondLimit); MySQL's strict mode
+		// answers ER_DATA_TOO_LONG.
+		col := msg[strings.LastIndex(msg, "' is too large for column '")+len("' is too large for column '"):]
+		return mysql.NewSQLError(erDataTooLong, "22001", "Data too long for column '%s'", strings.TrimSuffix(col, "'"))
 	case strings.HasPrefix(msg, "invalid string for charset "):
 		// GMS's conversion of invalid UTF-8 for a utf8mb4 column.
 		return mysql.NewSQLError(erWrongValueForField, "HY000", "Incorrect string value: '%s'", gmsBadString(msg))
