@@ -405,3 +405,63 @@ func TestGreetingAnnouncesDefaultCollation(t *testing.T) {
 		t.Errorf("greeting: version %q, character set %d, want 255", version, p[pos])
 	}
 }
+
+// TestCollationLimits pins the differences from MySQL that
+// docs/COMPATIBILITY.md lists, so the table stays true.
+func TestCollationLimits(t *testing.T) {
+	n, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE DATABASE cl",
+		"CREATE TABLE cl.p (id INT PRIMARY KEY, s VARCHAR(5) COLLATE utf8mb4_general_ci, UNIQUE KEY (s))",
+		"INSERT INTO cl.p VALUES (1, 'a'), (2, 'a ')", // PAD SPACE not applied: two values
+		"CREATE TABLE cl.t (id INT PRIMARY KEY, name VARCHAR(20))", "CREATE TABLE cl.u (id INT PRIMARY KEY, v VARCHAR(20))",
+		"INSERT INTO cl.t VALUES (1, 'bob')", "INSERT INTO cl.u VALUES (1, 'BOB')",
+		"CREATE TABLE cl.l (id INT PRIMARY KEY, c VARCHAR(2) CHARACTER SET latin1)")
+	if got := fmt.Sprint(queryRows(t, db, "SELECT 'ß' = 'ss', 'a' = 'a ', 'Å' = 'a', COUNT(*) FROM cl.p WHERE s = 'a'")); got != "[[0 0 1 1]]" {
+		t.Errorf("ß = ss, 'a' = 'a ', Å = a, rows equal to 'a': %s", got)
+	}
+	// A multi-table UPDATE changing only the case keeps the old value.
+	if _, err := db.Exec("UPDATE cl.t JOIN cl.u ON cl.t.id = cl.u.id SET cl.t.name = cl.u.v"); err != nil {
+		t.Fatal(err)
+	}
+	if got := one(t, db, "SELECT name FROM cl.t"); got != "bob" {
+		t.Errorf("UPDATE ... JOIN to 'BOB': %s (the documented limit changed: update docs/COMPATIBILITY.md)", got)
+	}
+	// Single-byte columns count UTF-8 bytes.
+	if _, err := db.Exec("INSERT INTO cl.l VALUES (1, 'ab')"); err != nil {
+		t.Errorf("'ab' into latin1 VARCHAR(2): %v", err)
+	}
+	if _, err := db.Exec("INSERT INTO cl.l VALUES (2, 'éé')"); errno(t, err) != 1406 {
+		t.Errorf("'éé' into latin1 VARCHAR(2): %v, want 1406", err)
+	}
+	// Collations and character sets without weights are refused.
+	for _, tc := range []struct {
+		stmt  string
+		errno uint16
+	}{
+		{"CREATE TABLE cl.x (s VARCHAR(5) COLLATE utf8mb4_nb_0900_ai_ci)", 1273},
+		{"CREATE TABLE cl.x (s VARCHAR(5)) COLLATE utf8mb4_nb_0900_ai_ci", 1273},
+		{"CREATE TABLE cl.x (s VARCHAR(5) CHARACTER SET gbk)", 1115},
+		{"CREATE DATABASE nb COLLATE utf8mb4_nb_0900_ai_ci", 1273},
+		{"ALTER DATABASE cl COLLATE utf8mb4_nb_0900_ai_ci", 1273},
+		{"SET collation_connection = 'utf8mb4_nb_0900_ai_ci'", 1273},
+	} {
+		if _, err := db.Exec(tc.stmt); errno(t, err) != tc.errno {
+			t.Errorf("%s: %v, want %d", tc.stmt, err, tc.errno)
+		}
+	}
+	if got := queryRows(t, db, "SHOW DATABASES LIKE 'nb'"); len(got) != 0 {
+		t.Errorf("the refused database exists: %v", got)
+	}
+	// character_set_results = NULL reads ''; results come in the column's
+	// character set.
+	lat := openWith(t, n, "cl", nil)
+	mustExec(t, lat, "INSERT INTO l VALUES (3, 'é')", "SET character_set_results = NULL")
+	if got := fmt.Sprint(queryRows(t, lat, "SELECT @@character_set_results, c FROM l WHERE id = 3")); got != fmt.Sprint([][]string{{"", "\xe9"}}) {
+		t.Errorf("character_set_results NULL: %q", got)
+	}
+	if got := one(t, openWith(t, n, "", nil), "SELECT @@collation_database"); got != "utf8mb4_0900_bin" {
+		t.Errorf("@@collation_database without a database: %s", got)
+	}
+}

@@ -59,8 +59,9 @@ type execOverrides struct{ e *Engine }
 func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
 	switch n := n.(type) {
 	case *plan.CreateDB:
-		defaultCreateDB(ctx, n)
-		return nil, nil
+		return nil, defaultCreateDB(ctx, n)
+	case *plan.AlterDB:
+		return nil, implementedCollation(n.Collation)
 	case *plan.Update:
 		return o.e.buildExactUpdate(ctx, n, row)
 	case *exactTarget:

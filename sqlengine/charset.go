@@ -442,11 +442,22 @@ func serverCollation(ctx *sql.Context) sql.CollationID {
 
 // defaultCreateDB gives a CREATE DATABASE without a character set or
 // collation the session's collation_server (GMS would give it its own
-// default, utf8mb4_0900_bin).
-func defaultCreateDB(ctx *sql.Context, n *plan.CreateDB) {
+// default, utf8mb4_0900_bin), and refuses a collation GMS has no weights
+// for (its tables could hold no string column).
+func defaultCreateDB(ctx *sql.Context, n *plan.CreateDB) error {
 	if n.Collation == sql.Collation_Unspecified {
 		n.Collation = serverCollation(ctx)
 	}
+	return implementedCollation(n.Collation)
+}
+
+// implementedCollation refuses, with MySQL's 1273, a collation GMS knows
+// by name but cannot compare with.
+func implementedCollation(c sql.CollationID) error {
+	if c == sql.Collation_Unspecified || (c.Sorter() != nil && c.CharacterSet().Encoder() != nil) {
+		return nil
+	}
+	return unknownCollation(c.Name())
 }
 
 // stringError is MySQL's answer to a string its column cannot hold

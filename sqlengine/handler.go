@@ -372,6 +372,12 @@ func clientError(err error) error {
 		// answers ER_DATA_TOO_LONG.
 		col := msg[strings.LastIndex(msg, "' is too large for column '")+len("' is too large for column '"):]
 		return mysql.NewSQLError(erDataTooLong, "22001", "Data too long for column '%s'", strings.TrimSuffix(col, "'"))
+	case strings.HasPrefix(msg, "The collation `") && strings.Contains(msg, "` has not yet been implemented"):
+		// GMS's ErrCollationNotYetImplementedTemp: a collation it has no
+		// weights for.
+		return unknownCollation(strings.TrimPrefix(msg[:strings.Index(msg, "` has not yet")], "The collation `"))
+	case strings.HasPrefix(msg, "The character set `") && strings.Contains(msg, "` has not yet been implemented"):
+		return unknownCharset(strings.TrimPrefix(msg[:strings.Index(msg, "` has not yet")], "The character set `"))
 	case strings.HasPrefix(msg, "invalid string for charset "):
 		// GMS's conversion of invalid UTF-8 for a utf8mb4 column.
 		return mysql.NewSQLError(erWrongValueForField, "HY000", "Incorrect string value: '%s'", gmsBadString(msg))
