@@ -144,13 +144,20 @@ func (e *Engine) runAdmin(ctx context.Context, c *mysql.Conn, st *adminStmt, m [
 // LiveVariable makes a global system variable read its value from fn at
 // each read (gtid_executed and friends change with every commit).
 func LiveVariable(name string, fn func() any) {
+	r := wrapRegistry()
+	r.mu.Lock()
+	r.fns[strings.ToLower(name)] = fn
+	r.mu.Unlock()
+}
+
+// wrapRegistry installs Petrel's wrapper over GMS's system variable
+// registry (once per process) and returns it.
+func wrapRegistry() *liveRegistry {
 	liveOnce.Do(func() {
-		live = &liveRegistry{SystemVariableRegistry: sql.SystemVariables, fns: map[string]func() any{}}
+		live = &liveRegistry{SystemVariableRegistry: sql.SystemVariables, fns: map[string]func() any{}, hidden: map[string]bool{}}
 		sql.SystemVariables = live
 	})
-	live.mu.Lock()
-	live.fns[strings.ToLower(name)] = fn
-	live.mu.Unlock()
+	return live
 }
 
 var (
@@ -158,17 +165,24 @@ var (
 	live     *liveRegistry
 )
 
+// liveRegistry wraps GMS's registry: variables computed at each read
+// (fns) and variables Petrel does not define (hidden, isolation.go).
 type liveRegistry struct {
 	sql.SystemVariableRegistry
-	mu  sync.RWMutex
-	fns map[string]func() any
+	mu     sync.RWMutex
+	fns    map[string]func() any
+	hidden map[string]bool
 }
 
 func (r *liveRegistry) GetGlobal(name string) (sql.SystemVariable, interface{}, bool) {
 	sv, v, ok := r.SystemVariableRegistry.GetGlobal(name)
 	r.mu.RLock()
 	fn := r.fns[strings.ToLower(name)]
+	hidden := r.hidden[strings.ToLower(name)]
 	r.mu.RUnlock()
+	if hidden {
+		return nil, nil, false
+	}
 	if ok && fn != nil {
 		v = fn()
 	}
@@ -183,6 +197,9 @@ func (r *liveRegistry) GetAllGlobalVariables() map[string]interface{} {
 		if _, ok := m[k]; ok {
 			m[k] = fn()
 		}
+	}
+	for k := range r.hidden {
+		delete(m, k)
 	}
 	return m
 }

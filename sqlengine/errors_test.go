@@ -8,9 +8,11 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/base"
+	"petrel/storage"
 	"petrel/storage/keys"
 )
 
@@ -36,6 +38,8 @@ func TestClientErrorNumbers(t *testing.T) {
 		{"shutdown", base.Errorf(base.ClassShutdown, "storage: the server is shutting down"), 1053, "08S01", "Server shutdown in progress"},
 		{"disk full", base.Wrap(base.ClassDiskFull, syscall.ENOSPC, "storage: disk full"), 1021, "HY000", "Disk full"},
 		{"outcome unknown", base.Wrap(base.ClassOutcomeUnknown, eio, "storage: commit outcome unknown"), 1180, "HY000", "may or may not be committed"},
+		{"table changed after the snapshot", base.Errorf(base.ClassDefChanged, "storage: table d.t changed after the transaction's snapshot was taken"), 1412, "HY000", "Table definition has changed, please retry transaction"},
+		{"unknown system variable", mysql.NewSQLError(mysql.ERUnknownError, "HY000", "Unknown system variable 'tx_isolation'"), 1193, "HY000", "tx_isolation"},
 		{"raw errno number", mysql.NewSQLError(3, "HY000", "fdatasync: bad file descriptor"), 1105, "HY000", "bad file descriptor"},
 		{"errno parsed from a message", mysql.NewSQLErrorFromError(errors.New("wrapped: x (errno 3) (sqlstate HY000)")), 1105, "HY000", "wrapped"},
 		// GMS's own errors MySQL gives a number for.
@@ -53,5 +57,36 @@ func TestClientErrorNumbers(t *testing.T) {
 		if se.Num != tc.num || se.State != tc.state || !strings.Contains(se.Message, tc.text) {
 			t.Errorf("%s: got %d (%s) %q, want %d (%s) containing %q", tc.name, se.Num, se.State, se.Message, tc.num, tc.state, tc.text)
 		}
+	}
+}
+
+// TestIsolationOptionFile: the option file's transaction-isolation sets
+// the global level, SERIALIZABLE is refused (the server does not start)
+// rather than silently weakened, and MySQL 5.7's tx_isolation is unknown.
+func TestIsolationOptionFile(t *testing.T) {
+	global := func() string {
+		_, v, _ := sql.SystemVariables.GetGlobal("transaction_isolation")
+		s, _ := v.(string)
+		return s
+	}
+	defer CheckVariables(map[string]string{"transaction_isolation": "REPEATABLE-READ"})
+	if err := CheckVariables(map[string]string{"transaction-isolation": "READ-COMMITTED"}); err != nil {
+		t.Fatalf("transaction-isolation=READ-COMMITTED: %v", err)
+	}
+	if g := global(); g != "READ-COMMITTED" {
+		t.Errorf("global transaction_isolation = %q after the option file's READ-COMMITTED", g)
+	}
+	err := CheckVariables(map[string]string{"transaction-isolation": "SERIALIZABLE"})
+	if err == nil || !strings.Contains(err.Error(), "SERIALIZABLE") {
+		t.Errorf("transaction-isolation=SERIALIZABLE: %v; want a refusal naming SERIALIZABLE", err)
+	}
+	if g := global(); g == "SERIALIZABLE" {
+		t.Errorf("global transaction_isolation is SERIALIZABLE after the refusal")
+	}
+	if err := CheckVariables(map[string]string{"tx_isolation": "READ-COMMITTED"}); err == nil || !strings.Contains(err.Error(), "unknown variable") {
+		t.Errorf("tx_isolation in the option file: %v; want unknown variable", err)
+	}
+	if isolationOf("READ-UNCOMMITTED") != storage.ReadCommitted || isolationOf("READ-COMMITTED") != storage.ReadCommitted || isolationOf("REPEATABLE-READ") != storage.RepeatableRead {
+		t.Error("isolationOf maps the levels wrongly")
 	}
 }

@@ -11,8 +11,6 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
-
-	"petrel/storage"
 )
 
 // The point-select fast path. GMS re-binds and re-analyses every execution
@@ -222,16 +220,11 @@ func (e *Engine) execPointSelect(ctx context.Context, s *Session, p *pointPlan, 
 	if err != nil || inRange != sql.InRange {
 		return false, nil
 	}
-	var txn *storage.Txn
-	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil {
-		if t.abort != nil {
-			return false, nil
-		}
-		txn = t.txn
-	} else {
-		txn = e.store.Begin()
-		defer txn.Rollback()
+	txn, done, ok := e.readTxnFor(s)
+	if !ok {
+		return false, nil
 	}
+	defer done()
 	k, err := st.PKKeyFromValues([]any{cv})
 	if err != nil {
 		return false, nil

@@ -261,15 +261,22 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 	return true, cb(res)
 }
 
-// readTxnFor returns the session's transaction, or a fresh read-only one
-// (done rolls it back).
+// readTxnFor returns the transaction of a fast-path read: the session's
+// (its statement starting), or a fresh one for this one read, which needs
+// no snapshot (done rolls it back). ok=false means "let GMS do it".
 func (e *Engine) readTxnFor(s *Session) (*storage.Txn, func(), bool) {
 	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil {
 		if t.abort != nil {
 			return nil, nil, false
 		}
+		s.statementStart(t)
 		return t.txn, func() {}, true
 	}
-	txn := e.store.Begin()
+	if s.nextIso != nil || !s.autocommit() {
+		// A pending one-shot level, or autocommit=0: GMS opens the
+		// transaction the statement belongs to.
+		return nil, nil, false
+	}
+	txn := e.store.BeginSingleRead()
 	return txn, func() { txn.Rollback() }, true
 }

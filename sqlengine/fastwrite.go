@@ -331,8 +331,9 @@ func (e *Engine) execWrite(ctx context.Context, s *Session, p *writePlan, bind m
 			return false, nil
 		}
 		explicit, txn = t, t.txn
+		s.statementStart(t)
 	} else {
-		if !s.autocommit() {
+		if !s.autocommit() || s.nextIso != nil {
 			return false, nil // GMS opens the implicit transaction
 		}
 		txn = e.store.Begin()
@@ -586,6 +587,7 @@ func (e *Engine) execTxnStatement(ctx context.Context, s *Session, kind string, 
 		if err != nil {
 			return true, toMySQLError(err)
 		}
+		tx.(*Transaction).isoFixed = true // as START TRANSACTION's
 		s.SetTransaction(tx)
 		s.SetIgnoreAutoCommit(true)
 	case txnCommit:

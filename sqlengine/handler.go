@@ -397,6 +397,8 @@ func clientError(err error) error {
 		return mysql.NewSQLError(1231 /* ER_WRONG_VALUE_FOR_VAR */, "42000", "%s", msg)
 	case strings.Contains(msg, "packet too large") || strings.Contains(msg, "max_allowed_packet"):
 		return mysql.NewSQLError(mysql.ERNetPacketTooLarge, mysql.SSNetError, "%s", msg)
+	case strings.HasPrefix(msg, "Unknown system variable"):
+		return mysql.NewSQLError(1193 /* ER_UNKNOWN_SYSTEM_VARIABLE */, "HY000", "%s", msg)
 	case strings.HasSuffix(msg, "is a read only variable"):
 		return mysql.NewSQLError(1238 /* ER_INCORRECT_GLOBAL_LOCAL_VAR */, "HY000", "%s", msg)
 	}

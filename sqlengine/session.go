@@ -36,6 +36,9 @@ type Session struct {
 	acct *acctChange
 	// adminQuery is the admin statement being answered, as written.
 	adminQuery string
+	// nextIso is the level SET TRANSACTION ISOLATION LEVEL (no scope)
+	// gave the next transaction (isolation.go).
+	nextIso *storage.Isolation
 }
 
 var (
@@ -54,6 +57,11 @@ type Transaction struct {
 	// victim, failed DDL): every later use returns it; the session clears
 	// the transaction at the end of the command.
 	abort error
+	// isoFixed: the level was fixed when the transaction started (START
+	// TRANSACTION, or SET TRANSACTION ISOLATION LEVEL for this one); a
+	// transaction GMS opened implicitly (autocommit=0) takes the
+	// session's level until it first reads or writes.
+	isoFixed bool
 }
 
 func (t *Transaction) String() string   { return "petrel transaction" }
@@ -74,6 +82,22 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 		}
 	}
 	t := &Transaction{txn: txn, readOnly: tc == sql.ReadOnly}
+	// GMS opens an implicit transaction for every statement run with
+	// none open, START TRANSACTION included, which then commits it and
+	// starts its own: the one-shot level and WITH CONSISTENT SNAPSHOT
+	// belong to the second.
+	implicit := ctx.GetTransaction() == nil && beginStatement.MatchString(ctx.Query())
+	if implicit {
+		t.txn.SetIsolation(s.isolation())
+	} else {
+		s.beginIsolation(t)
+	}
+	if ctx.GetTransaction() != nil {
+		// START TRANSACTION fixes the level, as MySQL's does: a later
+		// SET SESSION TRANSACTION applies from the next transaction.
+		t.isoFixed = true
+		s.startSnapshot(ctx, t)
+	}
 	live := s.started[:0]
 	for _, st := range s.started {
 		if !st.txn.Done() {
@@ -162,6 +186,7 @@ func (s *Session) CommandBegin() error {
 	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil {
 		t.txn.SetLockingReads(false)
 		t.txn.ResetStatement()
+		s.statementStart(t)
 		s.started = append(s.started[:0], t)
 	} else {
 		s.started = s.started[:0]
@@ -377,6 +402,8 @@ func toMySQLError(err error) error {
 		return mysql.NewSQLError(1030, mysql.SSUnknownSQLState, "Got error from storage engine: %s", msg)
 	case base.ClassInterrupted:
 		return mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "%s", msg)
+	case base.ClassDefChanged:
+		return mysql.NewSQLError(erTableDefChanged, mysql.SSUnknownSQLState, "Table definition has changed, please retry transaction")
 	case base.ClassShutdown:
 		return errShutdown()
 	case base.ClassOutcomeUnknown:

@@ -132,7 +132,7 @@ func (t *Table) scan(ctx *sql.Context, ixID uint8, sp *scanPartition, reverse bo
 	}
 	it, err := txn.Scan(ctx, t.t, ixID, sp.lo, sp.hi, reverse)
 	if err != nil {
-		return nil, err
+		return nil, sessionError(ctx, err)
 	}
 	return &rowIter{it: it, filter: filter}, nil
 }
@@ -173,8 +173,21 @@ func lockingSelect(q string) bool {
 	return len(q) > 10 && lockClause.MatchString(q)
 }
 
-// Inserter implements sql.InsertableTable.
-func (t *Table) Inserter(ctx *sql.Context) sql.RowInserter { return t.editor(ctx) }
+// Inserter implements sql.InsertableTable. The SELECT of INSERT ...
+// SELECT reads the latest committed rows, not the transaction's snapshot,
+// as InnoDB's does (there under shared locks Petrel does not take).
+func (t *Table) Inserter(ctx *sql.Context) sql.RowInserter {
+	currentReads(ctx)
+	return t.editor(ctx)
+}
+
+// currentReads makes the statement's non-locking reads read the latest
+// committed version (GMS asks for the editor before it opens the scans).
+func currentReads(ctx *sql.Context) {
+	if txn, err := readTxn(ctx); err == nil && !txn.LockingReads() {
+		txn.SetCurrentReads(true)
+	}
+}
 
 // Updater implements sql.UpdatableTable. The scan feeding an UPDATE reads
 // with row locks, as InnoDB's current read does, so concurrent
@@ -194,8 +207,11 @@ func (t *Table) Deleter(ctx *sql.Context) sql.RowDeleter {
 	return t.editor(ctx)
 }
 
-// Replacer implements sql.ReplaceableTable.
-func (t *Table) Replacer(ctx *sql.Context) sql.RowReplacer { return t.editor(ctx) }
+// Replacer implements sql.ReplaceableTable; see Inserter.
+func (t *Table) Replacer(ctx *sql.Context) sql.RowReplacer {
+	currentReads(ctx)
+	return t.editor(ctx)
+}
 
 func (t *Table) editor(*sql.Context) *editor { return &editor{t: t} }
 

@@ -28,6 +28,7 @@ func registerVariables(opts Options) error {
 	})
 	sql.SystemVariables.AddSystemVariables(charsetVariables())
 	installCharsetRegistry()
+	registerIsolation()
 	if err := fixUintDefault("server_id", uint64(opts.ServerID)); err != nil {
 		return err
 	}

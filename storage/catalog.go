@@ -186,6 +186,10 @@ type Catalog struct {
 	dbs map[string]*Database
 	// nextID is the next table id; ids are never reused.
 	nextID uint32
+	// gen moves at every catalog change, when it is made, committed and
+	// rolled back: a read view taken at an older generation checks the
+	// definitions of the tables it reads (Txn.checkTable).
+	gen atomic.Uint64
 }
 
 func newCatalog(e *Engine) *Catalog {

@@ -157,6 +157,7 @@ func (t *Txn) CommitStart(ctx context.Context) (func(context.Context) error, err
 func (t *Txn) finish() {
 	t.done = true
 	t.closeRows()
+	t.dropView()
 	if t.batch != nil {
 		t.batch.Close()
 		t.batch = nil
@@ -252,6 +253,9 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 	if err != nil {
 		e.refuseWrites(err)
 		return base.Wrap(classifyWriteErr(err), err, "storage: commit")
+	}
+	if t.catalogDirty {
+		e.cat.gen.Add(1)
 	}
 	countChanges(rec.Changes)
 	if err := failpoint.Inject("storage.afterApply"); err != nil {

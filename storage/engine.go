@@ -173,6 +173,10 @@ type Engine struct {
 	// sink, before anything is written.
 	stopped atomic.Pointer[error]
 
+	// openViews counts the read views (Pebble snapshots) transactions
+	// hold (snapshot.go).
+	openViews atomic.Int64
+
 	stats Stats
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cockroachdb/pebble/v2"
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"petrel/internal/base"
@@ -371,14 +370,29 @@ func (t *Txn) Update(ctx context.Context, tb *Table, old, new sql.Row) error {
 	return nil
 }
 
-// GetRow reads the row with the given primary-key values.
+// GetRow reads the row stored under the full primary key key (nil if
+// none): a locking read (lock, then the latest version), a current read,
+// or a consistent read through the read view (snapshot.go).
 func (t *Txn) GetRow(ctx context.Context, tb *Table, key []byte) (sql.Row, error) {
-	if t.lockingReads {
+	var (
+		v   []byte
+		ok  bool
+		err error
+	)
+	switch {
+	case t.lockingReads:
 		if err := t.lock(ctx, key); err != nil {
 			return nil, err
 		}
+		v, ok, err = t.get(key)
+	case t.currentReads:
+		v, ok, err = t.get(key)
+	default:
+		if err := t.checkTable(tb); err != nil {
+			return nil, err
+		}
+		v, ok, err = t.readGet(key)
 	}
-	v, ok, err := t.get(key)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -389,7 +403,7 @@ func (t *Txn) GetRow(ctx context.Context, tb *Table, key []byte) (sql.Row, error
 type RowIter struct {
 	t       *Txn
 	tb      *Table
-	it      *pebble.Iterator
+	it      kvIter
 	primary bool
 	reverse bool
 	started bool
@@ -406,7 +420,16 @@ func (t *Txn) Scan(ctx context.Context, tb *Table, ixID uint8, lo, hi []byte, re
 	if hi == nil {
 		hi = prefixEnd(p)
 	}
-	it, err := t.newIter(lo, hi)
+	var it kvIter
+	var err error
+	if t.consistent() {
+		if err := t.checkTable(tb); err != nil {
+			return nil, err
+		}
+		it, err = t.newReadIter(tb, ixID, lo, hi)
+	} else {
+		it, err = t.newIter(lo, hi)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -415,8 +438,7 @@ func (t *Txn) Scan(ctx context.Context, tb *Table, ixID uint8, lo, hi []byte, re
 	return r, nil
 }
 
-// Point returns the row stored under the full primary key key (nil if
-// none): the one-Get path of primary-key equality lookups.
+// Point is GetRow: the one-Get path of primary-key equality lookups.
 func (t *Txn) Point(ctx context.Context, tb *Table, key []byte) (sql.Row, error) {
 	return t.GetRow(ctx, tb, key)
 }
@@ -516,7 +538,7 @@ func (t *Txn) BuildIndex(ctx context.Context, tb *Table, ix *Index) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	t.catalogDirty = true
+	t.dirtyCatalog()
 	p := indexPrefix(nil, tb.Def.ID, 0)
 	it, err := t.newIter(p, prefixEnd(p))
 	if err != nil {
@@ -553,7 +575,7 @@ func (t *Txn) DropIndexData(tb *Table, ix *Index) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	t.catalogDirty = true
+	t.dirtyCatalog()
 	p := indexPrefix(nil, tb.Def.ID, ix.Def.ID)
 	return t.batch.DeleteRange(p, prefixEnd(p), nil)
 }

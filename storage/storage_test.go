@@ -22,7 +22,7 @@ import (
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-func openTest(t *testing.T, fs vfs.FS) *Engine {
+func openTest(t testing.TB, fs vfs.FS) *Engine {
 	t.Helper()
 	e, err := Open(Options{Dir: "db", FS: fs, Logger: quiet, LockWaitTimeout: 5 * time.Second})
 	if err != nil {
@@ -32,7 +32,7 @@ func openTest(t *testing.T, fs vfs.FS) *Engine {
 }
 
 // createKV creates db.kv (id BIGINT PRIMARY KEY, txn BIGINT, v VARCHAR(64), KEY(txn)).
-func createKV(t *testing.T, e *Engine) {
+func createKV(t testing.TB, e *Engine) {
 	t.Helper()
 	txn := e.Begin()
 	if err := e.Catalog().CreateDatabase(txn, "db", 0); err != nil {

@@ -52,8 +52,25 @@ type Txn struct {
 	// lockingReads makes scans lock each row and read its latest version
 	// (InnoDB's current read), set for the reads of UPDATE and DELETE.
 	lockingReads bool
-	lockTimeout  time.Duration
-	done         bool
+	// currentReads makes non-locking reads read the latest version
+	// instead of the read view (snapshot.go).
+	currentReads bool
+
+	// The read view (snapshot.go): iso decides its lifetime; snap is the
+	// Pebble snapshot (nil until the first consistent read), snapGen the
+	// catalog generation when it was taken, viewTaken fixes iso, oneRead
+	// says no view is needed, defOK caches checkTable's answers. ws maps
+	// the keys of undo[:wsN] to their number of undo entries.
+	iso         Isolation
+	snap        *pebble.Snapshot
+	snapGen     uint64
+	viewTaken   bool
+	oneRead     bool
+	defOK       map[uint32]struct{}
+	ws          map[string]int
+	wsN         int
+	lockTimeout time.Duration
+	done        bool
 	// origin is set when the transaction replays another server's
 	// transaction (the replication applier): the sink logs it under the
 	// origin's GTID instead of assigning a new one.
@@ -103,8 +120,15 @@ func (t *Txn) ID() uint64 { return t.id }
 // (session innodb_lock_wait_timeout); <= 0 uses the engine default.
 func (t *Txn) SetLockTimeout(d time.Duration) { t.lockTimeout = d }
 
-// SetLockingReads switches InnoDB-style current reads on or off.
-func (t *Txn) SetLockingReads(on bool) { t.lockingReads = on }
+// SetLockingReads switches InnoDB-style locking reads on or off; off
+// also ends current reads (SetCurrentReads): the next statement reads
+// through the read view again.
+func (t *Txn) SetLockingReads(on bool) {
+	t.lockingReads = on
+	if !on {
+		t.currentReads = false
+	}
+}
 
 // LockingReads reports whether scans lock rows.
 func (t *Txn) LockingReads() bool { return t.lockingReads }
@@ -162,6 +186,7 @@ func (t *Txn) Savepoint() Mark { return Mark{len(t.undo), len(t.changes), len(t.
 // RollbackTo undoes every write after m (SAVEPOINT / trigger rollback).
 // Locks taken since stay held, as in InnoDB.
 func (t *Txn) RollbackTo(m Mark) error {
+	t.forgetWrites(m.undo)
 	if t.batch != nil {
 		for i := len(t.undo) - 1; i >= m.undo && i < len(t.undo); i-- {
 			u := t.undo[i]
@@ -237,13 +262,22 @@ func (t *Txn) lock(ctx context.Context, key []byte) error {
 	return err
 }
 
+// dirtyCatalog records that the transaction changes the catalog (or
+// other metadata): its own reads then bypass the read view, and the
+// catalog generation moves so other transactions' views check the tables
+// they read (checkTable).
+func (t *Txn) dirtyCatalog() {
+	t.catalogDirty = true
+	t.e.cat.gen.Add(1)
+}
+
 // put writes key without recording undo (catalog writes: a failed DDL
 // rolls back the whole transaction).
 func (t *Txn) put(key, val []byte) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	t.catalogDirty = true
+	t.dirtyCatalog()
 	return t.batch.Set(key, val, nil)
 }
 
@@ -259,7 +293,7 @@ func (t *Txn) del(key []byte) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	t.catalogDirty = true
+	t.dirtyCatalog()
 	return t.batch.Delete(key, nil)
 }
 
@@ -305,7 +339,7 @@ func (t *Txn) dropTableData(tb *Table) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	t.catalogDirty = true
+	t.dirtyCatalog()
 	p := tablePrefix(tb.Def.ID)
 	if err := t.batch.DeleteRange(p, prefixEnd(p), nil); err != nil {
 		return err
@@ -325,7 +359,7 @@ func (t *Txn) TruncateTable(tb *Table) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	t.catalogDirty = true
+	t.dirtyCatalog()
 	p := tablePrefix(tb.Def.ID)
 	if err := t.batch.DeleteRange(p, prefixEnd(p), nil); err != nil {
 		return err
@@ -374,6 +408,7 @@ func (t *Txn) newIter(lo, hi []byte) (*pebble.Iterator, error) {
 func (t *Txn) release() error {
 	t.done = true
 	t.closeRows()
+	t.dropView()
 	var err error
 	if t.batch != nil {
 		err = t.batch.Close()
@@ -397,6 +432,7 @@ func (t *Txn) Rollback() error {
 		if rerr := t.e.cat.Reload(); rerr != nil && err == nil {
 			err = rerr
 		}
+		t.e.cat.gen.Add(1)
 	}
 	return err
 }

@@ -36,6 +36,9 @@ const (
 	// a table file removed with the datadir): 1030 (ER_GET_ERRNO) with
 	// the errno text. The statement fails; nothing is refused after it.
 	ClassStorageIO
+	// ClassDefChanged: a table's definition changed after the
+	// transaction's read view was taken (1412 ER_TABLE_DEF_CHANGED).
+	ClassDefChanged
 )
 
 // Error carries a Class alongside a package-prefixed message.
