@@ -210,3 +210,36 @@ func TestBinlogColumnCharsets(t *testing.T) {
 		"@3='\xfc' /* VARSTRING(10) meta=10 nullable=1 is_null=0 */",
 	})
 }
+
+// TestCollationsReplicate: a Petrel replica applies rows of tables whose
+// unique keys follow a case-insensitive collation (a case-only UPDATE
+// included) and of latin1 columns; DDL is replicated as written, so a
+// CREATE DATABASE without a collation takes the replica's
+// collation_server (here configured to differ), one with a collation
+// keeps it.
+func TestCollationsReplicate(t *testing.T) {
+	ctx := testContext(t, 3*time.Minute)
+	src := startPetrel(t, ctx, lab.PetrelOptions{})
+	rep := startReplicaServer(t, ctx, 2, map[string]string{"collation_server": "utf8mb4_bin"})
+	sdb, rdb := rootDB(t, src, ""), rootDB(t, rep, "")
+	createReplUser(t, ctx, sdb)
+	pointAt(t, ctx, rdb, src.Port(), "")
+	mustExec(t, ctx, sdb, "CREATE DATABASE rc", "CREATE DATABASE rl COLLATE latin1_swedish_ci",
+		"CREATE TABLE rc.t (id INT PRIMARY KEY, name VARCHAR(20), UNIQUE KEY (name))",
+		"CREATE TABLE rl.t (id INT PRIMARY KEY, s VARCHAR(5))",
+		"INSERT INTO rc.t VALUES (1, 'bob'), (2, 'alice')", "UPDATE rc.t SET name = 'Bob' WHERE id = 1",
+		"INSERT INTO rl.t VALUES (1, 'été')")
+	waitCaughtUp(t, ctx, sdb, rdb, 30*time.Second)
+	sameTable(t, ctx, sdb, rdb, "rc.t", "id")
+	sameTable(t, ctx, sdb, rdb, "rl.t", "id")
+	if got := queryString(t, ctx, rdb, "SELECT name FROM rc.t WHERE id = 1"); got != "Bob" {
+		t.Errorf("replicated case-only update: %q", got)
+	}
+	q := "SELECT GROUP_CONCAT(SCHEMA_NAME, ':', DEFAULT_COLLATION_NAME ORDER BY SCHEMA_NAME) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME IN ('rc', 'rl')"
+	if got := queryString(t, ctx, sdb, q); got != "rc:utf8mb4_0900_ai_ci,rl:latin1_swedish_ci" {
+		t.Errorf("source databases: %s", got)
+	}
+	if got := queryString(t, ctx, rdb, q); got != "rc:utf8mb4_bin,rl:latin1_swedish_ci" {
+		t.Errorf("replica databases: %s", got)
+	}
+}

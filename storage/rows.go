@@ -197,10 +197,18 @@ func (tb *Table) keyString(ords []int, row sql.Row) string {
 
 // findKey returns the storage key of an existing row: its primary key, or
 // for keyless tables the first row with identical content.
-func (t *Txn) findKey(tb *Table, row sql.Row) ([]byte, []byte, error) {
+//
+// For a table with a primary key the key's lock is taken before the read:
+// a transaction whose commit is still completing (the replication
+// applier's pipeline) holds the lock on the row it wrote, and reading
+// first would miss that row and make the UPDATE or DELETE a silent no-op.
+func (t *Txn) findKey(ctx context.Context, tb *Table, row sql.Row) ([]byte, []byte, error) {
 	if !tb.Hidden {
 		k, err := tb.PKKey(nil, row)
 		if err != nil {
+			return nil, nil, err
+		}
+		if err := t.lock(ctx, k); err != nil {
 			return nil, nil, err
 		}
 		v, ok, err := t.get(k)
@@ -233,7 +241,7 @@ func (t *Txn) Delete(ctx context.Context, tb *Table, row sql.Row) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	key, val, err := t.findKey(tb, row)
+	key, val, err := t.findKey(ctx, tb, row)
 	if err != nil || key == nil {
 		return err
 	}
@@ -273,7 +281,7 @@ func (t *Txn) Update(ctx context.Context, tb *Table, old, new sql.Row) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	key, val, err := t.findKey(tb, old)
+	key, val, err := t.findKey(ctx, tb, old)
 	if err != nil {
 		return err
 	}
@@ -584,7 +592,7 @@ func (t *Txn) DropIndexData(tb *Table, ix *Index) error {
 // idempotent write of log replay and replication appliers.
 func (t *Txn) Upsert(ctx context.Context, tb *Table, row sql.Row) error {
 	if !tb.Hidden {
-		if key, val, err := t.findKey(tb, row); err != nil {
+		if key, val, err := t.findKey(ctx, tb, row); err != nil {
 			return err
 		} else if key != nil {
 			old, err := decodeRow(val, tb.Schema)
