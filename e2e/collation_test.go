@@ -235,7 +235,7 @@ func TestCollationsReplicate(t *testing.T) {
 	if got := queryString(t, ctx, rdb, "SELECT name FROM rc.t WHERE id = 1"); got != "Bob" {
 		t.Errorf("replicated case-only update: %q", got)
 	}
-	q := "SELECT GROUP_CONCAT(SCHEMA_NAME, ':', DEFAULT_COLLATION_NAME ORDER BY SCHEMA_NAME) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME IN ('rc', 'rl')"
+	q := "SELECT GROUP_CONCAT(CONCAT(SCHEMA_NAME, ':', DEFAULT_COLLATION_NAME) ORDER BY SCHEMA_NAME) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME IN ('rc', 'rl')"
 	if got := queryString(t, ctx, sdb, q); got != "rc:utf8mb4_0900_ai_ci,rl:latin1_swedish_ci" {
 		t.Errorf("source databases: %s", got)
 	}
