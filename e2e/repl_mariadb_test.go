@@ -22,8 +22,11 @@ func TestMariaDBReplicatesFromPetrel(t *testing.T) {
 	sdb := rootDB(t, src, "")
 	createReplUser(t, ctx, sdb)
 	mustExec(t, ctx, sdb, "CREATE DATABASE sbtest",
-		"CREATE TABLE sbtest.types (id INT PRIMARY KEY, i8 TINYINT, u64 BIGINT UNSIGNED, d DECIMAL(20,6), f DOUBLE, s VARCHAR(50), b BLOB, dt DATETIME(6), ts TIMESTAMP(3) NULL, y YEAR, e ENUM('x','y'), j JSON)",
-		"INSERT INTO sbtest.types VALUES (1, -128, 18446744073709551615, -12345678901234.123456, 3.5e300, 'ünïcode', x'00ff', '2026-11-22 01:02:03.456789', '2026-11-22 01:02:03.456', 2026, 'y', '{\"k\": [1, 2, null]}'), (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)")
+		// l is latin1 (logged as latin1 bytes), u utf8mb4 with Petrel's
+		// default collation, utf8mb4_0900_ai_ci, which MariaDB does not
+		// know (logged as utf8mb4_general_ci).
+		"CREATE TABLE sbtest.types (id INT PRIMARY KEY, i8 TINYINT, u64 BIGINT UNSIGNED, d DECIMAL(20,6), f DOUBLE, s VARCHAR(50), b BLOB, dt DATETIME(6), ts TIMESTAMP(3) NULL, y YEAR, e ENUM('x','y'), j JSON, l VARCHAR(10) CHARACTER SET latin1, u VARCHAR(20) CHARACTER SET utf8mb4, UNIQUE KEY (u))",
+		"INSERT INTO sbtest.types VALUES (1, -128, 18446744073709551615, -12345678901234.123456, 3.5e300, 'ünïcode', x'00ff', '2026-11-22 01:02:03.456789', '2026-11-22 01:02:03.456', 2026, 'y', '{\"k\": [1, 2, null]}', 'été', 'Bøb 😀'), (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)")
 	sb := func(command string, d time.Duration) {
 		t.Helper()
 		res, err := lab.RunSysbench(ctx, lab.SysbenchOptions{

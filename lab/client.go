@@ -17,6 +17,8 @@ const clientTimeout = 2 * time.Minute
 // 127.0.0.1:port over TCP and returns its stdout: tab-separated rows, one
 // per line, without column names. db may be "" for no default database.
 // The error includes the client's stderr (e.g. "ERROR 1146 (42S02) ...").
+// extra are more client flags, placed before -e (e.g.
+// "--default-character-set=latin1").
 //
 // Flags and why:
 //   - --no-defaults: ignore /etc/mysql/my.cnf (its client socket) and any
@@ -27,7 +29,7 @@ const clientTimeout = 2 * time.Minute
 //     verify server certificates by default and Petrel serves no TLS;
 //     10.11 accepts the flag, so it is passed to keep both working.
 //   - --connect-timeout: no hang on a port nobody answers.
-func RunMariaDBClient(ctx context.Context, port int, user, password, db, sql string) (string, error) {
+func RunMariaDBClient(ctx context.Context, port int, user, password, db, sql string, extra ...string) (string, error) {
 	ctx, cancel := contextWithDefaultTimeout(ctx, clientTimeout)
 	defer cancel()
 	args := []string{
@@ -45,6 +47,7 @@ func RunMariaDBClient(ctx context.Context, port int, user, password, db, sql str
 	if db != "" {
 		args = append(args, "--database="+db)
 	}
+	args = append(args, extra...)
 	args = append(args, "-e", sql)
 	cmd := exec.CommandContext(ctx, findTool("mariadb", "/usr/bin/mariadb"), args...)
 	var stdout, stderr bytes.Buffer

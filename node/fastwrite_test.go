@@ -141,10 +141,10 @@ func TestFastRangeMatchesGMS(t *testing.T) {
 	db := open("")
 	db.SetMaxOpenConns(1)
 	mustExec(t, db, "CREATE DATABASE fr",
-		"CREATE TABLE fr.t (id INT PRIMARY KEY, k INT NOT NULL, c CHAR(20) NOT NULL, g VARCHAR(10) COLLATE utf8mb4_general_ci)")
+		"CREATE TABLE fr.t (id INT PRIMARY KEY, k INT NOT NULL, c CHAR(20) NOT NULL, g VARCHAR(10) COLLATE utf8mb4_general_ci, h VARCHAR(10) COLLATE utf8mb4_bin)")
 	for i := 1; i <= 60; i++ {
 		c := []string{"b", "a", "B", "c", "a ", "ä"}[i%6] + strings.Repeat("x", i%3)
-		mustExec(t, db, "INSERT INTO fr.t VALUES ("+itoa(i)+", "+itoa(i*7%13-5)+", '"+c+"', '"+strings.ToUpper(c[:1])+"')")
+		mustExec(t, db, "INSERT INTO fr.t VALUES ("+itoa(i)+", "+itoa(i*7%13-5)+", '"+c+"', '"+strings.ToUpper(c[:1])+"', '"+c+"')")
 	}
 	queries := []string{
 		"SELECT c FROM fr.t WHERE id BETWEEN ? AND ?",
@@ -153,6 +153,8 @@ func TestFastRangeMatchesGMS(t *testing.T) {
 		"SELECT DISTINCT c FROM fr.t WHERE id BETWEEN ? AND ? ORDER BY c",
 		"SELECT g FROM fr.t WHERE id BETWEEN ? AND ? ORDER BY g",
 		"SELECT DISTINCT g FROM fr.t WHERE id BETWEEN ? AND ? ORDER BY g",
+		"SELECT h FROM fr.t WHERE id BETWEEN ? AND ? ORDER BY h",
+		"SELECT DISTINCT h FROM fr.t WHERE id BETWEEN ? AND ? ORDER BY h",
 	}
 	ranges := [][2]any{{1, 60}, {10, 20}, {20, 10}, {61, 70}, {-5, 3}, {59, 59}}
 	run := func() [][][]string {

@@ -50,6 +50,26 @@ type acctChange struct {
 	stmt string
 }
 
+// execOverrides is Petrel's GMS exec-builder override: account statements
+// (accountBuilder), CREATE DATABASE's default collation (defaultCreateDB)
+// and UPDATE's byte-exact "changed" test (exactupdate.go); every other
+// node returns (nil, nil) and GMS builds it.
+type execOverrides struct{ e *Engine }
+
+func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
+	switch n := n.(type) {
+	case *plan.CreateDB:
+		return nil, defaultCreateDB(ctx, n)
+	case *plan.AlterDB:
+		return nil, implementedCollation(n.Collation)
+	case *plan.Update:
+		return o.e.buildExactUpdate(ctx, n, row)
+	case *exactTarget:
+		return o.e.exec.Build(ctx, n.child, row)
+	}
+	return accountBuilder(o).Build(ctx, n, row)
+}
+
 // accountBuilder is the GMS exec-builder override that intercepts account
 // statements; every other node returns (nil, nil) and GMS builds it.
 type accountBuilder struct{ e *Engine }

@@ -12,15 +12,12 @@ var connVars = map[string]bool{
 	"wait_timeout": true, "net_read_timeout": true, "net_write_timeout": true, "max_allowed_packet": true,
 }
 
-// SetSessionVariable implements sql.Session.
-func (s *Session) SetSessionVariable(ctx *sql.Context, name string, value any) error {
-	if err := s.BaseSession.SetSessionVariable(ctx, name, value); err != nil {
-		return err
-	}
+// noteConnVar passes a SET of a connection variable on to the
+// connection wrapper (netconn.go) at once (SetSessionVariable, charset.go).
+func (s *Session) noteConnVar(name string) {
 	if connVars[strings.ToLower(name)] {
 		s.syncConn()
 	}
-	return nil
 }
 
 // startConnSession gives a client session its connection's settings: an

@@ -68,7 +68,7 @@ func (p *Provider) AllDatabases(*sql.Context) []sql.Database {
 
 // CreateDatabase implements sql.MutableDatabaseProvider.
 func (p *Provider) CreateDatabase(ctx *sql.Context, name string) error {
-	return p.CreateCollatedDatabase(ctx, name, sql.Collation_Default)
+	return p.CreateCollatedDatabase(ctx, name, serverCollation(ctx))
 }
 
 // CreateCollatedDatabase implements sql.CollatedDatabaseProvider.

@@ -77,6 +77,8 @@ type Engine struct {
 	nextPid atomic.Uint64
 	// gate enforces the connection limits (connlimit.go).
 	gate *connGate
+	// exec is the analyzer's exec builder (GMS's, with execOverrides).
+	exec sql.NodeExecBuilder
 }
 
 const usersMetaKey = "mysql_db"
@@ -99,7 +101,8 @@ func New(opts Options) (*Engine, error) {
 	e.fastWrites.Store(true)
 	e.prov = NewProvider(opts.Store)
 	a := analyzer.NewDefault(e.prov)
-	a.ExecBuilder = rowexec.NewOverrideBuilder(accountBuilder{e})
+	e.exec = rowexec.NewOverrideBuilder(execOverrides{e})
+	a.ExecBuilder = e.exec
 	e.gms = sqle.New(a, &sqle.Config{})
 	e.gms.Parser = schemaParser{e.gms.Parser}
 	if err := registerVariables(opts); err != nil {
@@ -110,6 +113,7 @@ func New(opts Options) (*Engine, error) {
 	limitVitessLog()
 	e.registerConnStatus()
 	e.RegisterAdmin(`SET PASSWORD(?: FOR .+?)? ?= ?.+`, 0, e.setPassword)
+	e.RegisterAdmin(`SET (NAMES|CHARACTER SET|CHARSET) ('[^']*'|"[^"]*"|[A-Za-z0-9_]+)(?: COLLATE ('[^']*'|"[^"]*"|[A-Za-z0-9_]+))?`, 0, e.setNames)
 	e.RegisterAdmin(`SET TRANSACTION ISOLATION LEVEL (READ UNCOMMITTED|READ COMMITTED|REPEATABLE READ|SERIALIZABLE)`, 0, e.setNextIsolation)
 
 	udb := a.Catalog.MySQLDb
@@ -214,6 +218,9 @@ func (e *Engine) NewSession(_ context.Context, conn *mysql.Conn, addr string) (s
 	s := &Session{BaseSession: sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID), eng: e}
 	s.conn, _ = conn.ClientData.(*connState)
 	e.startConnSession(s)
+	if err := s.applyHandshake(sql.NewEmptyContext(), conn.CharacterSet); err != nil {
+		return nil, err
+	}
 	e.sessMu.Lock()
 	e.sessions[conn.ConnectionID] = s
 	e.sessMu.Unlock()

@@ -13,6 +13,7 @@ import (
 
 	"petrel/internal/base"
 	"petrel/storage"
+	"petrel/storage/keys"
 )
 
 // TestClientErrorNumbers: every Petrel error class reaches clients with
@@ -41,6 +42,11 @@ func TestClientErrorNumbers(t *testing.T) {
 		{"unknown system variable", mysql.NewSQLError(mysql.ERUnknownError, "HY000", "Unknown system variable 'tx_isolation'"), 1193, "HY000", "tx_isolation"},
 		{"raw errno number", mysql.NewSQLError(3, "HY000", "fdatasync: bad file descriptor"), 1105, "HY000", "bad file descriptor"},
 		{"errno parsed from a message", mysql.NewSQLErrorFromError(errors.New("wrapped: x (errno 3) (sqlstate HY000)")), 1105, "HY000", "wrapped"},
+		// GMS's own errors MySQL gives a number for.
+		{"invalid UTF-8", mysql.NewSQLError(1105, "HY000", "invalid string for charset utf8mb4: '[233 10]'"), 1366, "HY000", `Incorrect string value: '\xE9\x0A'`},
+		{"too long", mysql.NewSQLError(1105, "HY000", "string 'é' is too large for column 'c'"), 1406, "22001", "Data too long for column 'c'"},
+		// A string a column's character set cannot hold (keys.CheckRow).
+		{"string error", stringError(keys.NameColumn(&keys.StringError{Charset: "latin1", Value: `\xC4\x80`}, "l"), 3), 1366, "HY000", `Incorrect string value: '\xC4\x80' for column 'l' at row 3`},
 	} {
 		err := clientError(tc.err)
 		var se *mysql.SQLError

@@ -33,6 +33,9 @@ type pointPlan struct {
 	ncols     int
 	proj      []int
 	fields    []*querypb.Field
+	// results is the character_set_results the fields were made for; a
+	// session that changed it since gets GMS's fields.
+	results sql.CharacterSetID
 	// priv remembers whose SELECT privilege was verified.
 	priv privCache
 }
@@ -154,7 +157,7 @@ func (e *Engine) planPointSelect(s *Session, query string, fields []*querypb.Fie
 	if len(fields) != len(p.proj) {
 		return nil
 	}
-	p.fields = fields
+	p.fields, p.results = fields, s.GetCharacterSetResults()
 	return p
 }
 
@@ -180,7 +183,7 @@ func isIntType(t sql.Type) bool {
 
 // execPointSelect runs a point plan. ok=false means "let GMS do it".
 func (e *Engine) execPointSelect(ctx context.Context, s *Session, p *pointPlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (ok bool, err error) {
-	if !p.qualified && !strings.EqualFold(s.GetCurrentDatabase(), p.db) {
+	if (!p.qualified && !strings.EqualFold(s.GetCurrentDatabase(), p.db)) || s.GetCharacterSetResults() != p.results {
 		return false, nil
 	}
 	st := e.store.Catalog().Table(p.db, p.table)

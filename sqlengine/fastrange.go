@@ -64,7 +64,7 @@ func (e *Engine) planRange(s *Session, query string, fields []*querypb.Field) *r
 	if st == nil || st.Hidden || len(st.Def.PK) != 1 || !isIntType(st.PKTypes[0]) {
 		return nil
 	}
-	p.tableID, p.ncols, p.fields = st.Def.ID, len(st.Schema), fields
+	p.tableID, p.ncols, p.fields, p.results = st.Def.ID, len(st.Schema), fields, s.GetCharacterSetResults()
 	// WHERE pk BETWEEN ? AND ?
 	rc, ok := sel.Where.Expr.(*ast.RangeCond)
 	if !ok || rc.Operator != ast.BetweenStr {
@@ -132,7 +132,7 @@ func (e *Engine) planRange(s *Session, query string, fields []*querypb.Field) *r
 // execRange runs a range plan; ok=false means "let GMS do it".
 func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (bool, error) {
 	p := &r.point
-	if len(bind) != 2 || (!p.qualified && !strings.EqualFold(s.GetCurrentDatabase(), p.db)) {
+	if len(bind) != 2 || (!p.qualified && !strings.EqualFold(s.GetCurrentDatabase(), p.db)) || s.GetCharacterSetResults() != p.results {
 		return false, nil
 	}
 	st := e.store.Catalog().Table(p.db, p.table)
@@ -216,10 +216,25 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 		res.Rows = [][]sqltypes.Value{{out}}
 		return true, cb(res)
 	}
+	compare := func(a, b any) (int, error) { return typ.Compare(sctx, a, b) }
+	if st, ok := typ.(sql.StringType); ok && st.CharacterSet() != sql.CharacterSet_binary {
+		// The collation's order, several times faster than GMS's Compare
+		// (keys.TextComparer agrees with it; values here are strings).
+		if cmp, ok := keys.TextComparer(st.Collation()); ok {
+			compare = func(a, b any) (int, error) {
+				as, aok := a.(string)
+				bs, bok := b.(string)
+				if !aok || !bok {
+					return typ.Compare(sctx, a, b)
+				}
+				return cmp(as, bs), nil
+			}
+		}
+	}
 	if r.ordered {
 		var cmpErr error
 		sort.SliceStable(vals, func(i, j int) bool {
-			c, err := typ.Compare(sctx, vals[i], vals[j])
+			c, err := compare(vals[i], vals[j])
 			if err != nil {
 				cmpErr = err
 			}
@@ -231,7 +246,7 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 	}
 	for i, v := range vals {
 		if r.distinct && i > 0 {
-			if c, err := typ.Compare(sctx, vals[i-1], v); err != nil {
+			if c, err := compare(vals[i-1], v); err != nil {
 				return false, nil
 			} else if c == 0 {
 				continue

@@ -13,6 +13,7 @@ import (
 
 	"petrel/internal/base"
 	"petrel/storage"
+	"petrel/storage/keys"
 )
 
 // Write fast paths: prepared statements of the exact shapes
@@ -424,6 +425,9 @@ func (e *Engine) writeRow(ctx *sql.Context, txn *storage.Txn, st *storage.Table,
 			st.NextAutoIncrement(n)
 			res.InsertID = n
 		}
+		if keys.CheckRow(st.Schema, nil, row) != nil {
+			return nil, true, nil // GMS gives the error (1366)
+		}
 		if err := txn.Insert(ctx, st, row); err != nil {
 			return nil, !isLockError(err), err
 		}
@@ -483,12 +487,15 @@ func (e *Engine) writeRow(ctx *sql.Context, txn *storage.Txn, st *storage.Table,
 		}
 		nw[sc.col] = cv
 	}
-	eq, err := old.Equals(ctx, nw, st.Schema)
+	eq, err := rowsIdentical(ctx, old, nw, st.Schema)
 	if err != nil {
 		return nil, true, nil
 	}
 	if eq {
 		return &sqltypes.Result{Info: "Rows matched: 1  Changed: 0  Warnings: 0"}, false, nil
+	}
+	if keys.CheckRow(st.Schema, old, nw) != nil {
+		return nil, true, nil // GMS gives the error (1366)
 	}
 	if err := txn.Update(ctx, st, old, nw); err != nil {
 		return nil, !isLockError(err), err

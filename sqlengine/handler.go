@@ -51,6 +51,11 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 		return err
 	}
 	defer end()
+	d, err := h.codec(c).decodeText(q)
+	if err != nil {
+		return h.reply(c, err)
+	}
+	q = d.text
 	if st, m := h.e.matchAdmin(q); st != nil {
 		return h.reply(c, h.e.runAdmin(ctx, c, st, m, q, cb, false))
 	}
@@ -71,18 +76,26 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 	}
 	defer end()
 	cb = textFloats(cb)
-	first, rest := splitFirst(q)
+	// Only the first statement runs now; vitess passes the rest back, to
+	// be decoded with the character set in force by then (the first may
+	// be SET NAMES).
+	codec := h.codec(c)
+	d, err := codec.decodeText(q)
+	if err != nil {
+		return "", h.reply(c, err)
+	}
+	first, rest := splitFirst(d.text)
 	if st, m := h.e.matchAdmin(first); st != nil {
 		if strings.TrimSpace(rest) == "" {
 			rest = ""
 		}
-		return rest, h.reply(c, h.e.runAdmin(ctx, c, st, m, first, cb, rest != ""))
+		return d.original(codec, rest), h.reply(c, h.e.runAdmin(ctx, c, st, m, first, cb, rest != ""))
 	}
 	if isShowVariables(first) {
 		cb = onOffVariables(cb)
 	}
-	rest, err = h.Handler.ComMultiQuery(ctx, c, q, cb)
-	return rest, h.reply(c, err)
+	rest, err = h.Handler.ComMultiQuery(ctx, c, d.text, cb)
+	return d.original(codec, rest), h.reply(c, err)
 }
 
 func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p *mysql.PrepareData) ([]*querypb.Field, error) {
@@ -94,6 +107,17 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 		return nil, err
 	}
 	defer end()
+	d, err := h.codec(c).decodeText(q)
+	if err != nil {
+		return nil, h.reply(c, err)
+	}
+	if d.text != q {
+		// Executions re-read the statement from PrepareStmt.
+		q = d.text
+		if p != nil {
+			p.PrepareStmt = q
+		}
+	}
 	f, err := h.Handler.ComPrepare(ctx, c, q, p)
 	if err == nil && p != nil && p.ParamsCount == 0 {
 		if k := txnStatement(q); k != "" {
@@ -127,6 +151,9 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 		return err
 	}
 	defer end()
+	if err := h.codec(c).decodeBindVars(p); err != nil {
+		return h.reply(c, err)
+	}
 	if plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt); plan.point != nil || plan.write != nil || plan.rng != nil || plan.txn != "" {
 		if s := h.e.session(c.ConnectionID); s != nil {
 			var ok bool
@@ -340,6 +367,20 @@ func clientError(err error) error {
 	}
 	msg := se.Message
 	switch {
+	case strings.HasPrefix(msg, "string '") && strings.Contains(msg, "' is too large for column '"):
+		// GMS's length check (ErrLengthBeyondLimit); MySQL's strict mode
+		// answers ER_DATA_TOO_LONG.
+		col := msg[strings.LastIndex(msg, "' is too large for column '")+len("' is too large for column '"):]
+		return mysql.NewSQLError(erDataTooLong, "22001", "Data too long for column '%s'", strings.TrimSuffix(col, "'"))
+	case strings.HasPrefix(msg, "The collation `") && strings.Contains(msg, "` has not yet been implemented"):
+		// GMS's ErrCollationNotYetImplementedTemp: a collation it has no
+		// weights for.
+		return unknownCollation(strings.TrimPrefix(msg[:strings.Index(msg, "` has not yet")], "The collation `"))
+	case strings.HasPrefix(msg, "The character set `") && strings.Contains(msg, "` has not yet been implemented"):
+		return unknownCharset(strings.TrimPrefix(msg[:strings.Index(msg, "` has not yet")], "The character set `"))
+	case strings.HasPrefix(msg, "invalid string for charset "):
+		// GMS's conversion of invalid UTF-8 for a utf8mb4 column.
+		return mysql.NewSQLError(erWrongValueForField, "HY000", "Incorrect string value: '%s'", gmsBadString(msg))
 	case strings.HasPrefix(msg, "syntax error"):
 		return mysql.NewSQLError(1064 /* ER_PARSE_ERROR */, "42000", "You have an error in your SQL syntax; %s", msg)
 	case strings.Contains(msg, "database not found"):

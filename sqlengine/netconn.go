@@ -66,6 +66,11 @@ type cmdConn struct {
 	// under net_write_timeout yet).
 	wrSetAt atomic.Int64
 
+	// greeted is set once the greeting went out, greetHdr once its
+	// header did (writes come from the connection's one goroutine until
+	// then).
+	greeted, greetHdr bool
+
 	// Reader state, used by vitess's goroutine only.
 	pending   []byte // bytes for vitess not yet read
 	frameLeft int    // payload bytes of the current frame still to pass through
@@ -162,10 +167,25 @@ func (c *cmdConn) Close() error {
 
 // Write passes p on under net_write_timeout (the connect deadline while
 // authenticating); after Close it drops p (the reply of a statement whose
-// connection the server closed is not sent, by design).
+// connection the server closed is not sent, by design). The first
+// write is the server's greeting, whose character set byte is set to the
+// server's default collation (greetingCharset).
 func (c *cmdConn) Write(p []byte) (int, error) {
 	if connPhase(c.phase.Load()) == phaseCommand {
 		c.refreshWriteDeadline()
+	}
+	switch {
+	case c.greeted:
+	case len(p) == 4 && p[3] == 0:
+		// vitess may write the packet header alone, then the payload.
+		c.greetHdr = true
+	default:
+		c.greeted = true
+		if c.greetHdr {
+			setGreetingCharset(p)
+		} else if len(p) > 4 && p[3] == 0 {
+			setGreetingCharset(p[4:])
+		}
 	}
 	n, err := c.Conn.Write(p)
 	if err != nil && c.closed.Load() {

@@ -1,6 +1,7 @@
 package sqlengine
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -194,3 +195,27 @@ func (r *pktReader) str8() string {
 	}
 	return string(r.bytes(int(n[0])))
 }
+
+// setGreetingCharset sets the character set byte of a HandshakeV10
+// payload (the first packet the server writes) to MySQL 8.0's default
+// collation, utf8mb4_0900_ai_ci: vitess announces utf8mb3_general_ci (33),
+// and clients that adopt the server's default would take it. Anything
+// else is left alone.
+func setGreetingCharset(p []byte) {
+	// protocol(1) version NUL, connection id(4), auth data(8), filler(1),
+	// capabilities(2), character set(1)
+	if len(p) < 1 || p[0] != 10 {
+		return
+	}
+	end := bytes.IndexByte(p[1:], 0)
+	if end < 0 {
+		return
+	}
+	pos := 1 + end + 1 + 4 + 8 + 1 + 2
+	if pos < len(p) && p[pos] == 33 {
+		p[pos] = greetingCharset
+	}
+}
+
+// greetingCharset is the collation id the greeting announces.
+const greetingCharset = 255 // utf8mb4_0900_ai_ci

@@ -36,6 +36,9 @@ type connState struct {
 	// outcomeUnknown is set by a commit whose outcome is unknown
 	// (base.ClassOutcomeUnknown); reply then drops the connection.
 	outcomeUnknown atomic.Bool
+	// codec decodes the connection's text from its character_set_client
+	// (clientconv.go); nil until the first command reads the handshake's.
+	codec atomic.Pointer[clientCodec]
 }
 
 // connSet is the engine's registry of client connections.

@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"petrel/storage"
+	"petrel/storage/keys"
 )
 
 // Table adapts a storage table to GMS. A Table value is cheap and built per
@@ -217,6 +218,8 @@ func (t *Table) editor(*sql.Context) *editor { return &editor{t: t} }
 // editor applies one statement's row edits to the session transaction.
 type editor struct {
 	t *Table
+	// rows counts the rows written, for error 1366's "at row N".
+	rows int
 }
 
 func (e *editor) target(ctx *sql.Context) (*storage.Txn, *storage.Table, error) {
@@ -257,6 +260,10 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	if err != nil {
 		return err
 	}
+	e.rows++
+	if err := keys.CheckRow(st.Schema, nil, row); err != nil {
+		return stringError(err, e.rows)
+	}
 	return sessionError(ctx, txn.Insert(ctx, st, row))
 }
 
@@ -264,6 +271,10 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 	txn, st, err := e.target(ctx)
 	if err != nil {
 		return err
+	}
+	e.rows++
+	if err := keys.CheckRow(st.Schema, old, new); err != nil {
+		return stringError(err, e.rows)
 	}
 	return sessionError(ctx, txn.Update(ctx, st, old, new))
 }

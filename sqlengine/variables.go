@@ -28,6 +28,8 @@ func registerVariables(opts Options) error {
 		// Petrel's: bytes of large client packets held at once (packetmem.go).
 		&sql.MysqlSystemVariable{Name: packetMemoryVar, Scope: global, Dynamic: true, Type: types.NewSystemIntType(packetMemoryVar, 1<<20, 1<<40, false), Default: int64(defaultPacketMemory)},
 	})
+	sql.SystemVariables.AddSystemVariables(charsetVariables())
+	installCharsetRegistry()
 	registerIsolation()
 	if err := fixUintDefault("server_id", uint64(opts.ServerID)); err != nil {
 		return err
@@ -80,6 +82,18 @@ func SetGlobalFromString(name, val string) error {
 		}
 	}
 	// The config file sets start-up values: read-only variables too.
+	set, err := charsetLinked(name, v)
+	if err != nil {
+		return fmt.Errorf("variable '%s' can't be set to the value of '%s': %w", name, val, err)
+	}
+	if set != nil {
+		for _, a := range set {
+			if err := sql.SystemVariables.AssignValues(map[string]interface{}{a.name: a.value}); err != nil {
+				return fmt.Errorf("variable '%s' can't be set to the value of '%s': %w", name, val, err)
+			}
+		}
+		return nil
+	}
 	if err := sql.SystemVariables.AssignValues(map[string]interface{}{name: v}); err != nil {
 		return fmt.Errorf("variable '%s' can't be set to the value of '%s': %w", name, val, err)
 	}

@@ -156,6 +156,7 @@ func (t *Txn) CommitStart(ctx context.Context) (func(context.Context) error, err
 // finish ends the transaction: its batch is dropped and its locks released.
 func (t *Txn) finish() {
 	t.done = true
+	t.closeRows()
 	t.dropView()
 	if t.batch != nil {
 		t.batch.Close()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 
+	"petrel/internal/base"
 	"petrel/storage/keys"
 )
 
@@ -196,10 +197,18 @@ func (tb *Table) keyString(ords []int, row sql.Row) string {
 
 // findKey returns the storage key of an existing row: its primary key, or
 // for keyless tables the first row with identical content.
-func (t *Txn) findKey(tb *Table, row sql.Row) ([]byte, []byte, error) {
+//
+// For a table with a primary key the key's lock is taken before the read:
+// a transaction whose commit is still completing (the replication
+// applier's pipeline) holds the lock on the row it wrote, and reading
+// first would miss that row and make the UPDATE or DELETE a silent no-op.
+func (t *Txn) findKey(ctx context.Context, tb *Table, row sql.Row) ([]byte, []byte, error) {
 	if !tb.Hidden {
 		k, err := tb.PKKey(nil, row)
 		if err != nil {
+			return nil, nil, err
+		}
+		if err := t.lock(ctx, k); err != nil {
 			return nil, nil, err
 		}
 		v, ok, err := t.get(k)
@@ -232,7 +241,7 @@ func (t *Txn) Delete(ctx context.Context, tb *Table, row sql.Row) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	key, val, err := t.findKey(tb, row)
+	key, val, err := t.findKey(ctx, tb, row)
 	if err != nil || key == nil {
 		return err
 	}
@@ -272,7 +281,7 @@ func (t *Txn) Update(ctx context.Context, tb *Table, old, new sql.Row) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	key, val, err := t.findKey(tb, old)
+	key, val, err := t.findKey(ctx, tb, old)
 	if err != nil {
 		return err
 	}
@@ -432,7 +441,9 @@ func (t *Txn) Scan(ctx context.Context, tb *Table, ixID uint8, lo, hi []byte, re
 	if err != nil {
 		return nil, err
 	}
-	return &RowIter{t: t, tb: tb, it: it, primary: ixID == 0, reverse: reverse, ctx: ctx}, nil
+	r := &RowIter{t: t, tb: tb, it: it, primary: ixID == 0, reverse: reverse, ctx: ctx}
+	t.rows = append(t.rows, r)
+	return r, nil
 }
 
 // Point is GetRow: the one-Get path of primary-key equality lookups.
@@ -445,6 +456,9 @@ func (tb *Table) IndexKeyPrefix(ixID uint8) []byte { return indexPrefix(nil, tb.
 
 // Next returns the next row, or nil at the end.
 func (r *RowIter) Next() (sql.Row, error) {
+	if r.it == nil {
+		return nil, base.Errorf(base.ClassInternal, "storage: row iterator of %s used after it was closed", r.tb.Def.Name)
+	}
 	for {
 		var ok bool
 		switch {
@@ -487,8 +501,30 @@ func (r *RowIter) Next() (sql.Row, error) {
 	}
 }
 
-// Close releases the iterator.
-func (r *RowIter) Close() error { return readErr(r.it.Close()) }
+// Close releases the iterator. It may be called more than once (the
+// transaction's end closes iterators their users abandoned).
+func (r *RowIter) Close() error {
+	if r.it == nil {
+		return nil
+	}
+	err := readErr(r.it.Close())
+	r.it = nil
+	rows := r.t.rows
+	for i, o := range rows {
+		if o == r {
+			r.t.rows = append(rows[:i], rows[i+1:]...)
+			break
+		}
+	}
+	return err
+}
+
+// closeRows closes the row iterators still open at the transaction's end.
+func (t *Txn) closeRows() {
+	for len(t.rows) > 0 {
+		t.rows[len(t.rows)-1].Close()
+	}
+}
 
 // RowCount counts the rows of tb (for information_schema / statistics).
 func (t *Txn) RowCount(tb *Table) (uint64, error) {
@@ -556,7 +592,7 @@ func (t *Txn) DropIndexData(tb *Table, ix *Index) error {
 // idempotent write of log replay and replication appliers.
 func (t *Txn) Upsert(ctx context.Context, tb *Table, row sql.Row) error {
 	if !tb.Hidden {
-		if key, val, err := t.findKey(tb, row); err != nil {
+		if key, val, err := t.findKey(ctx, tb, row); err != nil {
 			return err
 		} else if key != nil {
 			old, err := decodeRow(val, tb.Schema)

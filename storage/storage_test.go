@@ -383,3 +383,124 @@ func TestPrepareFailureFailsOnlyItsTransaction(t *testing.T) {
 		t.Fatalf("last seq %d, want 3", got)
 	}
 }
+
+// TestAbandonedRowIterClosedWithTxn: a row iterator its user never closed
+// (a statement that failed half-way) is closed when its transaction ends;
+// left open, it kept Pebble from closing (a panic at shutdown). Closing
+// it later is harmless and using it is an error.
+func TestAbandonedRowIterClosedWithTxn(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	createKV(t, e)
+	tb := e.Catalog().Table("db", "kv")
+	ctx := context.Background()
+	txn := e.Begin()
+	for i := int64(1); i <= 3; i++ {
+		if err := txn.Insert(ctx, tb, sql.Row{i, i, "v"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := txn.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// In sstables, so an open iterator holds file references.
+	if err := e.db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, write := range []bool{false, true} {
+		txn := e.Begin()
+		if write {
+			if err := txn.Insert(ctx, tb, sql.Row{int64(9), int64(9), "w"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		it, err := txn.Scan(ctx, tb, 0, nil, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row, err := it.Next(); err != nil || row == nil {
+			t.Fatalf("first row: %v %v", row, err)
+		}
+		if err := txn.Rollback(); err != nil {
+			t.Fatal(err)
+		}
+		if row, err := it.Next(); err == nil {
+			t.Errorf("Next after the transaction ended: %v, want an error", row)
+		}
+		if err := it.Close(); err != nil {
+			t.Errorf("Close after the transaction ended: %v", err)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWritesWaitForPipelinedCommit: the replication applier starts a
+// transaction's commit and goes on with the next one before the first is
+// applied. An UPDATE, DELETE or upsert of the row the first one wrote must
+// wait for its lock and then see the row, never find nothing and do
+// nothing (a replica once lost such an UPDATE, and its GTID).
+func TestWritesWaitForPipelinedCommit(t *testing.T) {
+	ctx := context.Background()
+	for _, op := range []string{"update", "delete", "upsert"} {
+		t.Run(op, func(t *testing.T) {
+			e := openTest(t, vfs.NewMem())
+			defer e.Close()
+			createKV(t, e)
+			tb := e.Catalog().Table("db", "kv")
+			a := e.Begin()
+			if err := a.Insert(ctx, tb, sql.Row{int64(1), int64(1), "a"}); err != nil {
+				t.Fatal(err)
+			}
+			finish, err := a.CommitStart(ctx)
+			if err != nil || finish == nil {
+				t.Fatalf("CommitStart: %v", err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				b := e.Begin()
+				var err error
+				switch op {
+				case "update":
+					err = b.Update(ctx, tb, sql.Row{int64(1), int64(1), "a"}, sql.Row{int64(1), int64(2), "b"})
+				case "delete":
+					err = b.Delete(ctx, tb, sql.Row{int64(1), int64(1), "a"})
+				case "upsert":
+					err = b.Upsert(ctx, tb, sql.Row{int64(1), int64(2), "b"})
+				}
+				if err == nil && !b.HasWrites() {
+					err = errors.New("the transaction wrote nothing")
+				}
+				if err == nil {
+					err = b.Commit(ctx)
+				} else {
+					b.Rollback()
+				}
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				t.Fatalf("%s finished before the insert it depends on was applied: %v", op, err)
+			case <-time.After(300 * time.Millisecond):
+			}
+			if err := finish(ctx); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s still waiting after the insert was applied", op)
+			}
+			want := map[int64]int64{1: 2}
+			if op == "delete" {
+				want = map[int64]int64{}
+			}
+			if got := scanAll(t, e); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("rows %v, want %v", got, want)
+			}
+		})
+	}
+}

@@ -76,6 +76,10 @@ type Txn struct {
 	// origin's GTID instead of assigning a new one.
 	origin  *Origin
 	session uint32 // the committing client session, for the binlog
+	// rows are the row iterators handed out and not yet closed; the
+	// transaction's end closes them (a failed statement may abandon one,
+	// and an iterator left open keeps Pebble from closing).
+	rows []*RowIter
 }
 
 // Origin identifies a transaction that first committed on another server.
@@ -403,6 +407,7 @@ func (t *Txn) newIter(lo, hi []byte) (*pebble.Iterator, error) {
 // release finishes the transaction without applying anything.
 func (t *Txn) release() error {
 	t.done = true
+	t.closeRows()
 	t.dropView()
 	var err error
 	if t.batch != nil {

@@ -125,6 +125,11 @@ func (h *Harness) newPetrel(t *testing.T) (*sqlengine.Engine, error) {
 		Store:      st,
 		ServerUUID: "3e11fa47-71ca-11e1-9e33-c80aa9429562",
 		Logger:     quiet,
+		// GMS's suites assert GMS's default collation (utf8mb4_0900_bin) in
+		// SHOW CREATE output and in literal comparisons; Petrel defaults to
+		// MySQL 8.0's utf8mb4_0900_ai_ci. Run them configured as GMS is, as
+		// an option file's collation-server would.
+		Variables: map[string]string{"collation_server": "utf8mb4_0900_bin", "collation_connection": "utf8mb4_0900_bin"},
 	})
 	if err != nil {
 		st.Close()

@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -84,4 +85,59 @@ func BenchmarkAppendValue(b *testing.B) {
 			buf, _ = AppendRowKey(buf[:0], typs, vals)
 		}
 	})
+}
+
+// BenchmarkCheckRow is the character set check of a written row (the SQL
+// layer runs it for every client INSERT and UPDATE).
+func BenchmarkCheckRow(b *testing.B) {
+	sch, row := sysbenchRow()
+	ci := append(sql.Schema(nil), sch...)
+	for _, i := range []int{2, 3} {
+		c := *ci[i]
+		c.Type = types.MustCreateString(sqltypes.Char, 120, sql.Collation_utf8mb4_0900_ai_ci)
+		ci[i] = &c
+	}
+	for _, tc := range []struct {
+		name string
+		sch  sql.Schema
+		old  sql.Row
+	}{{"insert_0900_bin", sch, nil}, {"insert_0900_ai_ci", ci, nil}, {"update_c_0900_ai_ci", ci, sql.Row{row[0], row[1], "x", row[3]}}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if err := CheckRow(tc.sch, tc.old, row); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCompare compares two sysbench c values as ORDER BY c does:
+// GMS's Compare (the planner's sorts) and TextComparer (the range fast
+// path's).
+func BenchmarkCompare(b *testing.B) {
+	_, row := sysbenchRow()
+	x := row[2].(string)
+	for _, at := range []int{3, 100} {
+		y := x[:at] + "9" + x[at+1:]
+		for _, c := range []sql.CollationID{sql.Collation_utf8mb4_0900_bin, sql.Collation_utf8mb4_0900_ai_ci} {
+			typ := types.MustCreateString(sqltypes.Char, 120, c)
+			b.Run(fmt.Sprintf("gms/%s/differ_at_%d", c.Name(), at), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					if _, err := typ.Compare(testCtx, x, y); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			cmp, _ := TextComparer(c)
+			b.Run(fmt.Sprintf("TextComparer/%s/differ_at_%d", c.Name(), at), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					if cmp(x, y) >= 0 {
+						b.Fatal("wrong order")
+					}
+				}
+			})
+		}
+	}
 }

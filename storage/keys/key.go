@@ -338,3 +338,49 @@ func appendEscapedBytes(dst []byte, b []byte) []byte {
 	}
 	return append(dst, 0x00, 0x01)
 }
+
+// TextComparer returns a comparison of two strings of a column with
+// collation coll that agrees with GMS's StringType.Compare (per-character
+// weights, then the shorter first) but looks the ASCII weights up in a
+// table: several times faster than GMS's, which the range fast path's
+// ORDER BY sorts with. ok is false when the collation has no weights.
+// A malformed UTF-8 sequence weighs as U+FFFD, as in GMS.
+func TextComparer(coll sql.CollationID) (cmp func(a, b string) int, ok bool) {
+	enc := coll.CharacterSet().Encoder()
+	weight := coll.Sorter()
+	if enc == nil || weight == nil {
+		return nil, false
+	}
+	ascii := asciiWeights(coll, weight)
+	next := func(s string, i int) (int32, int) {
+		if c := s[i]; c < utf8.RuneSelf {
+			return ascii[c], i + 1
+		}
+		r, n := enc.NextRune(s[i:])
+		if n <= 0 {
+			n = 1
+		}
+		return weight(r), i + n
+	}
+	return func(a, b string) int {
+		i, j := 0, 0
+		for i < len(a) && j < len(b) {
+			var wa, wb int32
+			wa, i = next(a, i)
+			wb, j = next(b, j)
+			if wa != wb {
+				if wa < wb {
+					return -1
+				}
+				return 1
+			}
+		}
+		switch ra, rb := len(a)-i, len(b)-j; {
+		case ra < rb:
+			return -1
+		case ra > rb:
+			return 1
+		}
+		return 0
+	}, true
+}
