@@ -56,6 +56,7 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 		return h.reply(c, err)
 	}
 	q = d.text
+	cb = h.statusSpool(c, cb)
 	if st, m := h.e.matchAdmin(q); st != nil {
 		return h.reply(c, h.e.runAdmin(ctx, c, st, m, q, cb, false))
 	}
@@ -75,7 +76,7 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		return "", err
 	}
 	defer end()
-	cb = textFloats(cb)
+	cb = textFloats(h.statusSpool(c, cb))
 	// Only the first statement runs now; vitess passes the rest back, to
 	// be decoded with the character set in force by then (the first may
 	// be SET NAMES).
@@ -154,6 +155,7 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 	if err := h.codec(c).decodeBindVars(p); err != nil {
 		return h.reply(c, err)
 	}
+	cb = h.statusRows(c, cb)
 	if plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt); plan.point != nil || plan.write != nil || plan.rng != nil || plan.txn != "" {
 		if s := h.e.session(c.ConnectionID); s != nil {
 			var ok bool
@@ -187,6 +189,7 @@ func (h *errHandler) ComParsedQuery(ctx context.Context, c *mysql.Conn, q string
 		return err
 	}
 	defer end()
+	cb = h.statusSpool(c, cb)
 	if x, ok := h.Handler.(mysql.ExtendedHandler); ok {
 		return h.reply(c, x.ComParsedQuery(ctx, c, q, parsed, cb))
 	}
@@ -212,6 +215,7 @@ func (h *errHandler) ComExecuteBound(ctx context.Context, c *mysql.Conn, q strin
 		return err
 	}
 	defer end()
+	cb = h.statusSpool(c, cb)
 	if x, ok := h.Handler.(mysql.ExtendedHandler); ok {
 		return h.reply(c, x.ComExecuteBound(ctx, c, q, bound, cb))
 	}
@@ -340,7 +344,7 @@ func mysqlFloat(b []byte, f32 bool) []byte {
 var sqlStates = map[int]string{
 	1007: "HY000", 1045: "28000", 1049: "42000", 1050: "42S01", 1051: "42S02", 1054: "42S22",
 	1062: "23000", 1064: "42000", 1142: "42000", 1146: "42S02", 1048: "23000", 1136: "21S01",
-	1213: "40001", 1205: "HY000", 1364: "HY000", 1406: "22001", 1264: "22003", 1366: "HY000",
+	1213: "40001", 1205: "HY000", 1792: "25006", 1364: "HY000", 1406: "22001", 1264: "22003", 1366: "HY000",
 }
 
 // clientError fixes the codes GMS reports as 1105 (unknown error) where
@@ -358,6 +362,9 @@ func clientError(err error) error {
 		// Not a MySQL server error number (an operating-system errno that
 		// reached vitess's "(errno N)" parsing): clients would misread it.
 		return mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "%s", se.Message)
+	}
+	if se.Num == erCantExecuteInReadOnlyTransaction {
+		return errReadOnlyTransaction() // GMS's own words, state HY000
 	}
 	if se.Num != mysql.ERUnknownError {
 		if st, ok := sqlStates[se.Num]; ok && se.State != st {

@@ -39,6 +39,9 @@ type Session struct {
 	// nextIso is the level SET TRANSACTION ISOLATION LEVEL (no scope)
 	// gave the next transaction (isolation.go).
 	nextIso *storage.Isolation
+	// nextReadOnly is the access mode SET TRANSACTION READ ONLY / READ
+	// WRITE (no scope) gave the next transaction (readonly.go).
+	nextReadOnly *bool
 }
 
 var (
@@ -62,6 +65,8 @@ type Transaction struct {
 	// transaction GMS opened implicitly (autocommit=0) takes the
 	// session's level until it first reads or writes.
 	isoFixed bool
+	// modeFixed: likewise for the access mode (readOnly).
+	modeFixed bool
 }
 
 func (t *Transaction) String() string   { return "petrel transaction" }
@@ -89,8 +94,10 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 	implicit := ctx.GetTransaction() == nil && beginStatement.MatchString(ctx.Query())
 	if implicit {
 		t.txn.SetIsolation(s.isolation())
+		t.readOnly = s.sessionReadOnly()
 	} else {
 		s.beginIsolation(t)
+		s.beginAccessMode(ctx, t, tc)
 	}
 	if ctx.GetTransaction() != nil {
 		// START TRANSACTION fixes the level, as MySQL's does: a later
@@ -255,6 +262,7 @@ func (s *Session) autocommit() bool {
 // GetSessionVariable returns the live global value for global-only
 // variables, so a session sees its own SET GLOBAL at once.
 func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (interface{}, error) {
+	name = varAlias(name)
 	if sv, v, ok := sql.SystemVariables.GetGlobal(name); ok && sv.IsGlobalOnly() {
 		return v, nil
 	}
@@ -329,6 +337,15 @@ func readTxn(ctx *sql.Context) (*storage.Txn, error) {
 // (read_only for ordinary users, super_read_only for everyone but the
 // replication applier).
 func writeTxn(ctx *sql.Context) (*storage.Txn, error) {
+	if err := checkReadOnly(ctx); err != nil {
+		return nil, err
+	}
+	return ddlTxn(ctx)
+}
+
+// ddlTxn is writeTxn for DDL, which a READ ONLY transaction does not
+// refuse (readonly.go).
+func ddlTxn(ctx *sql.Context) (*storage.Txn, error) {
 	if s, ok := ctx.Session.(*Session); ok {
 		if err := s.eng.checkWritable(ctx); err != nil {
 			return nil, err
@@ -336,9 +353,6 @@ func writeTxn(ctx *sql.Context) (*storage.Txn, error) {
 	}
 	return readTxn(ctx)
 }
-
-// ddlTxn is writeTxn for DDL.
-func ddlTxn(ctx *sql.Context) (*storage.Txn, error) { return writeTxn(ctx) }
 
 // ddlError aborts the transaction of a failed DDL statement: its catalog
 // changes are undone at once and nothing can commit the rest of it.
