@@ -6,6 +6,7 @@
 #   sysbench        OLTP workloads
 #   nftables, iproute2  link emulation (nft, ip/tc)
 #   make, ca-certificates  `make test` itself, and TLS to the Go module proxy
+#   python3-pymysql  PyMySQL, a driver the e2e tests run (transactions)
 # The mariadb-server package's own service is stopped (and disabled under
 # systemd) right after installation: tests start their own servers.
 set -euo pipefail
@@ -29,6 +30,7 @@ for tool in mariadbd mariadb-install-db mariadb mariadb-slap mariadb-binlog sysb
 	have "$tool" || missing+=("$tool")
 done
 [ -e /etc/ssl/certs/ca-certificates.crt ] || missing+=(ca-certificates)
+python3 -c 'import pymysql' >/dev/null 2>&1 || missing+=(python3-pymysql)
 
 # stop_mariadb_service stops the service apt may have started, by its own
 # init system, then by the pid in its pid file; never by process name.
@@ -62,7 +64,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: missing: ${missing[*]}"
 	echo "deps: apt-get update"
 	"${SUDO[@]}" apt-get update
-	pkgs=(mariadb-server mariadb-client sysbench nftables iproute2 make ca-certificates)
+	pkgs=(mariadb-server mariadb-client sysbench nftables iproute2 make ca-certificates python3-pymysql)
 	echo "deps: apt-get install ${pkgs[*]}"
 	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${pkgs[@]}"
 	stop_mariadb_service
