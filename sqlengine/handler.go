@@ -340,6 +340,12 @@ func mysqlFloat(b []byte, f32 bool) []byte {
 	return []byte(mant + "e" + e)
 }
 
+// Errors of SQL-level prepared statements.
+const (
+	erUnknownStmtHandler = 1243 // ER_UNKNOWN_STMT_HANDLER
+	erWrongArguments     = 1210 // ER_WRONG_ARGUMENTS
+)
+
 // sqlStates are the SQLSTATEs MySQL sends for codes GMS reports as HY000.
 var sqlStates = map[int]string{
 	1007: "HY000", 1045: "28000", 1049: "42000", 1050: "42S01", 1051: "42S02", 1054: "42S22",
@@ -388,6 +394,12 @@ func clientError(err error) error {
 	case strings.HasPrefix(msg, "invalid string for charset "):
 		// GMS's conversion of invalid UTF-8 for a utf8mb4 column.
 		return mysql.NewSQLError(erWrongValueForField, "HY000", "Incorrect string value: '%s'", gmsBadString(msg))
+	case strings.HasPrefix(msg, "Unknown prepared statement handler ("):
+		// GMS's ErrUnknownPreparedStatement (EXECUTE, DEALLOCATE PREPARE).
+		return mysql.NewSQLError(erUnknownStmtHandler, "HY000", "%s", msg)
+	case strings.HasPrefix(msg, "bind variable not provided") || strings.HasPrefix(msg, "invalid arguments. expected: "):
+		// EXECUTE with fewer or more USING variables than placeholders.
+		return mysql.NewSQLError(erWrongArguments, "HY000", "Incorrect arguments to EXECUTE")
 	case strings.HasPrefix(msg, "syntax error"):
 		return mysql.NewSQLError(1064 /* ER_PARSE_ERROR */, "42000", "You have an error in your SQL syntax; %s", msg)
 	case strings.Contains(msg, "database not found"):

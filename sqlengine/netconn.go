@@ -83,6 +83,9 @@ type cmdConn struct {
 	rdSetAt   time.Time
 	// clientFlags are the capability flags of the handshake response.
 	clientFlags uint32
+	// info fixes the next OK packet with info text (okinfo.go); written
+	// by the statement's goroutine, which is then the only writer.
+	info infoState
 
 	// held is the packet memory reserved for the current command
 	// (packetmem.go); heldMu because Close releases it from any goroutine.
@@ -186,6 +189,9 @@ func (c *cmdConn) Write(p []byte) (int, error) {
 		} else if len(p) > 4 && p[3] == 0 {
 			setGreetingCharset(p[4:])
 		}
+	}
+	if c.info.armed.Load() {
+		p = c.fixInfoOK(p)
 	}
 	n, err := c.Conn.Write(p)
 	if err != nil && c.closed.Load() {

@@ -66,6 +66,9 @@ func (h *errHandler) statusSpool(c *mysql.Conn, cb mysql.ResultSpoolFn) mysql.Re
 	return func(res *sqltypes.Result, more bool) error {
 		if len(res.Fields) == 0 {
 			h.setStatus(c)
+			if res.Info != "" {
+				expectInfoOK(c)
+			}
 		}
 		return cb(res, more)
 	}
