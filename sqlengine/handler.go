@@ -108,6 +108,13 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 		return nil, err
 	}
 	defer end()
+	if len(q) > maxParams {
+		// Long enough for more placeholders than vitess counts (cmdConn
+		// checks the shorter texts before vitess parses them).
+		if err := h.checkPrepare(c, q); err != nil {
+			return nil, err
+		}
+	}
 	d, err := h.codec(c).decodeText(q)
 	if err != nil {
 		return nil, h.reply(c, err)

@@ -83,6 +83,9 @@ type cmdConn struct {
 	rdSetAt   time.Time
 	// clientFlags are the capability flags of the handshake response.
 	clientFlags uint32
+	// checkPrepare checks COM_STMT_PREPARE's text (stmtguard.go); set
+	// before the command loop starts.
+	checkPrepare func(*mysql.Conn, string) *mysql.SQLError
 	// info fixes the next OK packet with info text (okinfo.go); written
 	// by the statement's goroutine, which is then the only writer.
 	info infoState
@@ -429,6 +432,14 @@ func (c *cmdConn) commandFrame(hdr [4]byte, n int) error {
 			if p := c.inspect(b[4:]); len(p) != n || &p[0] != &b[4] {
 				// A replication command, replaced for vitess.
 				b = append([]byte{byte(len(p)), byte(len(p) >> 8), byte(len(p) >> 16), hdr[3]}, p...)
+			} else if g := c.guard(p); g.reply != nil || g.drop {
+				// Answered (or dropped) here; vitess reads the next.
+				if g.reply != nil {
+					c.writeErr(1, g.reply)
+				}
+				return nil
+			} else if g.replace != nil {
+				b = append([]byte{byte(len(g.replace)), byte(len(g.replace) >> 8), byte(len(g.replace) >> 16), hdr[3]}, g.replace...)
 			}
 		}
 		c.pending = b
@@ -458,6 +469,9 @@ func (c *cmdConn) commandFrame(hdr [4]byte, n int) error {
 		c.mu.Unlock()
 		c.pending = append([]byte{byte(len(p)), byte(len(p) >> 8), byte(len(p) >> 16), 0}, p...)
 		return nil
+	}
+	if first[0] == comStmtExecute && c.manyParams() {
+		return c.bigExecute(hdr, n)
 	}
 	// A packet of one full-size frame continues; its size is unknown
 	// until it ends, so it reserves max_allowed_packet until then (a

@@ -64,6 +64,9 @@ func errShutdown() error {
 func (h *errHandler) NewConnection(c *mysql.Conn) {
 	h.Handler.NewConnection(c)
 	h.setStatus(c)
+	if cc, ok := c.Conn.(*cmdConn); ok {
+		cc.checkPrepare = h.checkPrepare
+	}
 	cs := &connState{c: c}
 	cs.ctx, cs.cancel = context.WithCancel(context.Background())
 	c.ClientData = cs
