@@ -243,8 +243,9 @@ func FuzzHandshakeResponse(f *testing.F) {
 
 // FuzzCommand sends one arbitrary command after login, on a connection
 // with prepared statements 1 (no parameters), 2 (INSERT, four parameters)
-// and 3 (SELECT, one): its first byte is taken modulo the commands under
-// test. The server must not panic and must answer COM_PING afterwards.
+// and 3 (SELECT, one): its first byte, unless it is one of the commands
+// under test, is taken modulo them. The server must not panic, must
+// answer the next query and COM_PING.
 func FuzzCommand(f *testing.F) {
 	addr := fuzzServer(f)
 	for _, s := range [][]byte{
@@ -286,7 +287,9 @@ func FuzzCommand(f *testing.F) {
 		if err := c.sync(); err != nil {
 			t.Fatal(err)
 		}
-		p = append([]byte{cmds[int(p[0])%len(cmds)]}, p[1:]...)
+		if bytes.IndexByte(cmds, p[0]) < 0 {
+			p = append([]byte{cmds[int(p[0])%len(cmds)]}, p[1:]...)
+		}
 		c.seq = 0
 		if err := c.write(p); err != nil {
 			t.Fatalf("command %x: %v", p[0], err)
