@@ -83,3 +83,11 @@ func (h *errHandler) statusRows(c *mysql.Conn, cb func(*sqltypes.Result) error) 
 		return cb(res)
 	}
 }
+
+// ComResetConnection implements mysql.Handler: the session is reset, and
+// vitess's OK carries its fresh status.
+func (h *errHandler) ComResetConnection(c *mysql.Conn) error {
+	err := h.Handler.ComResetConnection(c)
+	h.setStatus(c)
+	return err
+}
