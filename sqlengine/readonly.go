@@ -59,7 +59,7 @@ func (s *Session) beginAccessMode(ctx *sql.Context, t *Transaction, tc sql.Trans
 	switch {
 	case tc == sql.ReadOnly:
 		t.readOnly = true
-	case readWriteStart.MatchString(ctx.Query()):
+	case mayBegin(ctx.Query()) && readWriteStart.MatchString(ctx.Query()):
 		t.readOnly = false
 	case next != nil:
 		t.readOnly = *next
