@@ -83,6 +83,8 @@ type cmdConn struct {
 	rdSetAt   time.Time
 	// clientFlags are the capability flags of the handshake response.
 	clientFlags uint32
+	// respChecked: the handshake response was checked (handshake.go).
+	respChecked bool
 	// checkPrepare checks COM_STMT_PREPARE's text (stmtguard.go); set
 	// before the command loop starts.
 	checkPrepare func(*mysql.Conn, string) *mysql.SQLError
@@ -385,6 +387,15 @@ func (c *cmdConn) handshakeFrame(hdr [4]byte, n int) error {
 	b, err := c.readSmall(hdr, n)
 	if err != nil {
 		return err
+	}
+	if !c.respChecked {
+		// The first frame is the handshake response (handshake.go).
+		c.respChecked = true
+		if !validHandshakeResponse(b[4:]) {
+			sql.StatusVariables.IncrementGlobal("Aborted_connects", 1)
+			c.refuseHandshake("a malformed handshake response")
+			return errClosedByServer
+		}
 	}
 	if c.clientFlags == 0 && n >= 4 {
 		c.clientFlags = binary.LittleEndian.Uint32(b[4:])
