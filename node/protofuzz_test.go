@@ -197,7 +197,7 @@ func (f *fuzzConn) sync() error {
 		return err
 	}
 	for {
-		p, err := f.read(10 * time.Second)
+		p, err := f.read(3 * time.Second)
 		if err != nil {
 			return err
 		}
