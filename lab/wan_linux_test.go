@@ -1,0 +1,432 @@
+package lab
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// requireWAN skips when a WAN cannot be built here, or fails with
+// PETREL_LAB_STRICT=1 (CI runs as root with the tools).
+func requireWAN(t testing.TB) {
+	t.Helper()
+	if err := WANAvailable(); err != nil {
+		if os.Getenv(strictEnv) == "1" {
+			t.Fatalf("%v and %s=1", err, strictEnv)
+		}
+		t.Skipf("%v; run as root after scripts/deps.sh", err)
+	}
+}
+
+func startWAN(t testing.TB, opts WANOptions) *WAN {
+	t.Helper()
+	requireWAN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	w, err := NewWAN(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wan seed %d", w.Seed())
+	t.Cleanup(func() {
+		if err := w.Close(); err != nil {
+			t.Errorf("wan Close: %v", err)
+		}
+	})
+	return w
+}
+
+// wanGoroutines counts the goroutines running the WAN's forwarder.
+func wanGoroutines() (int, string) {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	n := 0
+	var sample string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "petrel/lab.(*WAN)") {
+			n++
+			sample = g
+		}
+	}
+	return n, sample
+}
+
+// TestWANRoundTrip checks that a TCP round trip across a WAN with 20 ms
+// each way takes 40-60 ms, in both the handshake and data, that a
+// process runs inside a side, that SetImpairment applies while
+// connections are open, and that Close leaves no namespace, device or
+// goroutine.
+func TestWANRoundTrip(t *testing.T) {
+	d20 := Impairment{Delay: 20 * time.Millisecond}
+	w := startWAN(t, WANOptions{AtoB: d20, BtoA: d20})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	// A TUN device has no carrier state: its flags say UP.
+	out, err := w.Run(ctx, 0, "ip", "-oneline", "addr", "show", "dev", w.Interface(0))
+	link, lerr := w.Run(ctx, 0, "ip", "-brief", "link", "show", "dev", w.Interface(0))
+	if err != nil || lerr != nil || !strings.Contains(out, w.IP(0)+"/24") || !strings.Contains(link, ",UP,") {
+		t.Fatalf("side 0: %q, %q, %v, %v; want %s/24 and UP", out, link, err, lerr, w.IP(0))
+	}
+	// A process inside side 1 sees only its own side's address.
+	cmd := w.Command(ctx, 1, "ip", "-brief", "-4", "addr")
+	b, err := cmd.Output()
+	if err != nil || !strings.Contains(string(b), w.IP(1)+"/24") || strings.Contains(string(b), w.IP(0)) {
+		t.Fatalf("ip addr in side 1: %q, %v; want %s and not %s", b, err, w.IP(1), w.IP(0))
+	}
+
+	ln, err := w.Listen(1, "tcp", net.JoinHostPort(w.IP(1), "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		io.Copy(c, c)
+	}()
+	var c net.Conn
+	var connect time.Duration
+	err = w.Do(0, func() error {
+		var d net.Dialer
+		var err error
+		start := time.Now()
+		c, err = d.DialContext(ctx, "tcp", ln.Addr().String())
+		connect = time.Since(start)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	t.Logf("connect (SYN, SYN-ACK) %v", connect)
+	if connect < 40*time.Millisecond || connect > 60*time.Millisecond {
+		t.Fatalf("connect took %v, want 40-60ms at 20ms each way", connect)
+	}
+	echoRTT := func(lo, hi time.Duration) {
+		t.Helper()
+		for i := 0; i < 5; i++ {
+			start := time.Now()
+			if err := echo(c, []byte("ping "+strconv.Itoa(i)), 5*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			rtt := time.Since(start)
+			t.Logf("echo %d: %v", i, rtt)
+			if rtt < lo || rtt > hi {
+				t.Fatalf("echo %d took %v, want %v-%v", i, rtt, lo, hi)
+			}
+		}
+	}
+	echoRTT(40*time.Millisecond, 60*time.Millisecond)
+
+	// Live change: 5 ms each way now.
+	d5 := Impairment{Delay: 5 * time.Millisecond}
+	if err := w.SetImpairment(AtoB, d5); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SetImpairment(BtoA, d5); err != nil {
+		t.Fatal(err)
+	}
+	echoRTT(10*time.Millisecond, 25*time.Millisecond)
+	if err := w.SetImpairment(AtoB, Impairment{Loss: 2}); err == nil {
+		t.Fatal("SetImpairment accepted a loss probability of 2")
+	}
+
+	// The last ACK may still be on its way.
+	waitFor(t, time.Second, "nothing in flight", func() bool { st := w.Stats(); return st[0].InFlight+st[1].InFlight == 0 })
+	st := w.Stats()
+	for d, s := range st {
+		t.Logf("dir %d: %+v", d, s)
+		// Handshake, 11 data segments and their ACKs at least.
+		if s.Received < 12 || s.Forwarded != s.Received || s.Dropped() != 0 || s.InFlight != 0 {
+			t.Fatalf("dir %d stats %+v: want >= 12 received, all forwarded, none dropped or in flight", d, s)
+		}
+	}
+
+	c.Close()
+	ln.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if list := netnsList(t); strings.Contains(list, w.Name(0)) || strings.Contains(list, w.Name(1)) {
+		t.Fatalf("namespaces left after Close:\n%s", list)
+	}
+	waitFor(t, time.Second, "wan goroutines to end", func() bool { n, _ := wanGoroutines(); return n == 0 })
+}
+
+// transferResult is what a one-way TCP transfer across a WAN measured.
+type transferResult struct {
+	bytes   int64
+	elapsed time.Duration // from connect to the receiver's last byte
+	sentSum [32]byte
+	recvSum [32]byte
+	retrans uint32 // the sender's tcpi_total_retrans at the end
+	cc      string // the sender socket's congestion control
+	recvErr error  // the receiver's, other than EOF
+}
+
+// transfer sends n random bytes (or, with n == 0, as much as it can for
+// dur) from side from to the other side over one TCP connection whose
+// congestion control is cc ("" for the namespace's default).
+func transfer(t testing.TB, w *WAN, from int, n int64, dur time.Duration, cc string) transferResult {
+	t.Helper()
+	to := 1 - from
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	ln, err := w.Listen(to, "tcp", net.JoinHostPort(w.IP(to), "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	type recv struct {
+		n   int64
+		sum [32]byte
+		end time.Time
+		err error
+	}
+	got := make(chan recv, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			got <- recv{err: err}
+			return
+		}
+		defer c.Close()
+		c.SetReadDeadline(time.Now().Add(50 * time.Second))
+		h := sha256.New()
+		buf := make([]byte, 256<<10)
+		var r recv
+		for {
+			k, err := c.Read(buf)
+			if k > 0 {
+				h.Write(buf[:k])
+				r.n += int64(k)
+				r.end = time.Now()
+			}
+			if err != nil {
+				if err != io.EOF {
+					r.err = err
+				}
+				break
+			}
+		}
+		copy(r.sum[:], h.Sum(nil))
+		got <- r
+	}()
+
+	var res transferResult
+	var c net.Conn
+	err = w.Do(from, func() error {
+		d := net.Dialer{Control: func(network, address string, rc syscall.RawConn) error {
+			if cc == "" {
+				return nil
+			}
+			var serr error
+			if err := rc.Control(func(fd uintptr) {
+				serr = unix.SetsockoptString(int(fd), unix.IPPROTO_TCP, unix.TCP_CONGESTION, cc)
+			}); err != nil {
+				return err
+			}
+			return serr
+		}}
+		var err error
+		c, err = d.DialContext(ctx, "tcp", net.JoinHostPort(w.IP(to), strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)))
+		return err
+	})
+	if err != nil {
+		t.Fatalf("dial with congestion control %q: %v", cc, err)
+	}
+	defer c.Close()
+	start := time.Now()
+	h := sha256.New()
+	chunk := make([]byte, 64<<10)
+	if _, err := rand.Read(chunk); err != nil {
+		t.Fatal(err)
+	}
+	c.SetWriteDeadline(start.Add(50 * time.Second))
+	for sent := int64(0); n == 0 || sent < n; {
+		p := chunk
+		if n > 0 && int64(len(p)) > n-sent {
+			p = p[:n-sent]
+		}
+		if n == 0 {
+			if time.Since(start) >= dur {
+				break
+			}
+			c.SetWriteDeadline(start.Add(dur))
+		}
+		k, err := c.Write(p)
+		h.Write(p[:k])
+		sent += int64(k)
+		if err != nil {
+			if n == 0 && isTimeout(err) {
+				break
+			}
+			t.Fatalf("write after %d bytes: %v", sent, err)
+		}
+		chunk[0]++ // vary the data
+	}
+	copy(res.sentSum[:], h.Sum(nil))
+	tcp := c.(*net.TCPConn)
+	rc, err := tcp.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := func() {
+		rc.Control(func(fd uintptr) {
+			res.cc, _ = unix.GetsockoptString(int(fd), unix.IPPROTO_TCP, unix.TCP_CONGESTION)
+			if ti, err := unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO); err == nil {
+				res.retrans = ti.Total_retrans
+			}
+		})
+	}
+	var r recv
+	if n == 0 {
+		// Time-boxed: what arrived within dur is the measure; the rest
+		// is cut with a reset.
+		info()
+		tcp.SetLinger(0)
+		tcp.Close()
+		r = <-got
+	} else {
+		tcp.CloseWrite()
+		r = <-got
+		info()
+	}
+	res.elapsed = r.end.Sub(start)
+	res.bytes, res.recvSum, res.recvErr = r.n, r.sum, r.err
+	return res
+}
+
+// TestWANBandwidth sends 4 MB across a 20 Mbit/s cap: it cannot take
+// less than 4e6*8/20e6 = 1.6 s, and TCP should fill the line to within
+// 1.5x of that (headers are 3.5% of each full segment).
+func TestWANBandwidth(t *testing.T) {
+	w := startWAN(t, WANOptions{
+		AtoB: Impairment{Delay: 5 * time.Millisecond, RateBps: 20e6},
+		BtoA: Impairment{Delay: 5 * time.Millisecond},
+	})
+	const n = 4e6
+	res := transfer(t, w, 0, n, 0, "")
+	ideal := time.Duration(n * 8 / 20e6 * float64(time.Second))
+	st := w.Stats()
+	t.Logf("%d bytes in %v (%.1f Mbit/s goodput); ideal %v; A->B %+v", res.bytes, res.elapsed,
+		float64(res.bytes)*8/res.elapsed.Seconds()/1e6, ideal, st[AtoB])
+	if res.recvErr != nil || res.bytes != n || res.sentSum != res.recvSum {
+		t.Fatalf("received %d bytes (err %v), sums equal %v; want %d intact", res.bytes, res.recvErr, res.sentSum == res.recvSum, int64(n))
+	}
+	if res.elapsed < ideal || res.elapsed > ideal*3/2 {
+		t.Fatalf("transfer took %v, want %v to %v", res.elapsed, ideal, ideal*3/2)
+	}
+	if st[AtoB].ForwardedBytes < n {
+		t.Fatalf("A->B forwarded %d bytes, fewer than the %d of payload", st[AtoB].ForwardedBytes, int64(n))
+	}
+}
+
+// TestWANLoss sends 2 MB across a line losing 5% of packets each way:
+// the bytes arrive intact, the forwarder dropped packets in both
+// directions, and the sender's kernel retransmitted (its socket's
+// tcpi_total_retrans and its namespace's RetransSegs both grew).
+func TestWANLoss(t *testing.T) {
+	lossy := Impairment{Delay: 5 * time.Millisecond, Loss: 0.05}
+	w := startWAN(t, WANOptions{AtoB: lossy, BtoA: lossy})
+	before := retransSegs(t, w, 0)
+	const n = 2 << 20
+	res := transfer(t, w, 0, n, 0, "")
+	after := retransSegs(t, w, 0)
+	st := w.Stats()
+	t.Logf("%d bytes in %v; socket retransmits %d; namespace RetransSegs %d -> %d; stats %+v",
+		res.bytes, res.elapsed, res.retrans, before, after, st)
+	if res.recvErr != nil || res.bytes != n || res.sentSum != res.recvSum {
+		t.Fatalf("received %d bytes (err %v), sums equal %v; want %d intact", res.bytes, res.recvErr, res.sentSum == res.recvSum, n)
+	}
+	for d, s := range st {
+		if s.DroppedLoss == 0 || s.Dropped() != s.DroppedLoss {
+			t.Fatalf("dir %d: %+v; want random-loss drops only", d, s)
+		}
+	}
+	if res.retrans == 0 || after <= before {
+		t.Fatalf("sender retransmits: socket %d, namespace %d -> %d; want both to grow", res.retrans, before, after)
+	}
+}
+
+// retransSegs reads Tcp RetransSegs from /proc/net/snmp inside side's
+// namespace (by a process there: the file is per namespace).
+func retransSegs(t testing.TB, w *WAN, side int) int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := w.Run(ctx, side, "cat", "/proc/net/snmp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != "Tcp:" {
+			continue
+		}
+		if names == nil {
+			names = f
+			continue
+		}
+		for i, name := range names {
+			if name == "RetransSegs" && i < len(f) {
+				v, err := strconv.ParseInt(f[i], 10, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return v
+			}
+		}
+	}
+	t.Fatalf("no Tcp RetransSegs in /proc/net/snmp:\n%s", out)
+	return 0
+}
+
+// BenchmarkWANCongestion measures a 10 s bulk TCP transfer across a WAN
+// of 50 ms each way (100 ms RTT) capped at 50 Mbit/s, with random loss on
+// both directions, per congestion control of the sending socket. It
+// reports goodput in Mbit/s; scripts/wan-demo.sh runs it.
+//
+//	go test -run '^$' -bench BenchmarkWANCongestion -benchtime 1x ./lab/
+func BenchmarkWANCongestion(b *testing.B) {
+	for _, loss := range []float64{0, 0.01, 0.02, 0.05} {
+		for _, cc := range []string{"cubic", "bbr"} {
+			b.Run(fmt.Sprintf("loss=%g%%/cc=%s", loss*100, cc), func(b *testing.B) {
+				imp := Impairment{Delay: 50 * time.Millisecond, Loss: loss, RateBps: 50e6}
+				w := startWAN(b, WANOptions{AtoB: imp, BtoA: Impairment{Delay: 50 * time.Millisecond, Loss: loss}})
+				var mbits float64
+				var retrans uint32
+				for i := 0; i < b.N; i++ {
+					res := transfer(b, w, 0, 0, 10*time.Second, cc)
+					if res.cc != cc {
+						b.Fatalf("socket congestion control %q, want %q", res.cc, cc)
+					}
+					mbits += float64(res.bytes) * 8 / res.elapsed.Seconds() / 1e6
+					retrans += res.retrans
+				}
+				b.ReportMetric(mbits/float64(b.N), "Mbit/s")
+				b.ReportMetric(float64(retrans)/float64(b.N), "retrans/op")
+			})
+		}
+	}
+}
