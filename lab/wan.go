@@ -137,6 +137,13 @@ func WANAvailable() error {
 // NewWAN builds the namespaces and TUN devices and starts forwarding.
 // ctx bounds the setup; on failure nothing is left behind.
 func NewWAN(ctx context.Context, opts WANOptions) (*WAN, error) {
+	return newWAN(ctx, opts, nil)
+}
+
+// newWAN is NewWAN; failStep, if set, is run as an extra ip command after
+// the devices are configured, so tests can check the cleanup after a
+// failure.
+func newWAN(ctx context.Context, opts WANOptions, failStep []string) (*WAN, error) {
 	if err := WANAvailable(); err != nil {
 		return nil, err
 	}
@@ -215,6 +222,11 @@ func NewWAN(ctx context.Context, opts WANOptions) (*WAN, error) {
 			if _, err := p.run(ctx, "", p.ipc, s...); err != nil {
 				return fail(err)
 			}
+		}
+	}
+	if failStep != nil {
+		if _, err := p.run(ctx, "", p.ipc, failStep...); err != nil {
+			return fail(err)
 		}
 	}
 	w.wg.Add(3)
