@@ -19,4 +19,4 @@ cd "$(dirname "$0")/.."
 COUNT="${COUNT:-1}"
 PETREL_LAB_STRICT=1 go test -count="$COUNT" -timeout 30m -run '^$' \
 	-bench '^BenchmarkWANCongestion$' -benchtime 1x ./lab/ 2>&1 |
-	grep -E '^(Benchmark|FAIL|ok|---|\s+wan_)'
+	grep -E '^(Benchmark|FAIL|ok|--- FAIL)|_test.go'
