@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"net"
@@ -156,36 +157,71 @@ func TestWANRoundTrip(t *testing.T) {
 		t.Fatalf("ip addr in side 1: %q, %v; want %s and not %s", b, err, w.IP(1), w.IP(0))
 	}
 
+	// A process in side 1 talks TCP to a listener in side 0 across the WAN.
+	hello, err := w.Listen(0, "tcp", net.JoinHostPort(w.IP(0), "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hello.Close()
+	peer := make(chan string, 1)
+	go func() {
+		c, err := hello.Accept()
+		if err != nil {
+			peer <- err.Error()
+			return
+		}
+		defer c.Close()
+		peer <- c.RemoteAddr().(*net.TCPAddr).IP.String()
+		c.Write([]byte("hello from A\n"))
+	}()
+	b, err = w.Command(ctx, 1, "bash", "-c", fmt.Sprintf(`exec 3<>/dev/tcp/%s/%d && read -r line <&3 && echo "$line"`,
+		w.IP(0), hello.Addr().(*net.TCPAddr).Port)).Output()
+	if got := <-peer; err != nil || string(b) != "hello from A\n" || got != w.IP(1) {
+		t.Fatalf("bash in side 1 read %q, %v; the listener saw %s; want the greeting from %s", b, err, got, w.IP(1))
+	}
+	hello.Close()
+
 	ln, err := w.Listen(1, "tcp", net.JoinHostPort(w.IP(1), "0"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
 	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				io.Copy(c, c)
+			}()
 		}
-		defer c.Close()
-		io.Copy(c, c)
 	}()
+	// A handshake takes one round trip; the fastest of three is checked,
+	// as a busy host can wake the forwarder late.
 	var c net.Conn
-	var connect time.Duration
-	err = w.Do(0, func() error {
-		var d net.Dialer
-		var err error
-		start := time.Now()
-		c, err = d.DialContext(ctx, "tcp", ln.Addr().String())
-		connect = time.Since(start)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
+	var connects []time.Duration
+	for range 3 {
+		if c != nil {
+			c.Close()
+		}
+		err = w.Do(0, func() error {
+			var d net.Dialer
+			var err error
+			start := time.Now()
+			c, err = d.DialContext(ctx, "tcp", ln.Addr().String())
+			connects = append(connects, time.Since(start))
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	defer c.Close()
-	t.Logf("connect (SYN, SYN-ACK) %v", connect)
-	if connect < 40*time.Millisecond || connect > 60*time.Millisecond {
-		t.Fatalf("connect took %v, want 40-60ms at 20ms each way", connect)
+	t.Logf("connects (SYN, SYN-ACK) %v", connects)
+	if m := slices.Min(connects); m < 40*time.Millisecond || m > 60*time.Millisecond {
+		t.Fatalf("connects took %v, want the fastest within 40-60ms at 20ms each way", connects)
 	}
 	// No round trip can beat the delay; the median allows for a busy
 	// host's occasional late wakeup.
@@ -225,9 +261,9 @@ func TestWANRoundTrip(t *testing.T) {
 	st := w.Stats()
 	for d, s := range st {
 		t.Logf("dir %d: %+v", d, s)
-		// Handshake, 11 data segments and their ACKs at least.
-		if s.Received < 12 || s.Forwarded != s.Received || s.Dropped() != 0 || s.InFlight != 0 {
-			t.Fatalf("dir %d stats %+v: want >= 12 received, all forwarded, none dropped or in flight", d, s)
+		// Four handshakes, 11 data segments and their ACKs at least.
+		if s.Received < 18 || s.Forwarded != s.Received || s.Dropped() != 0 || s.InFlight != 0 {
+			t.Fatalf("dir %d stats %+v: want >= 18 received, all forwarded, none dropped or in flight", d, s)
 		}
 	}
 
@@ -238,6 +274,89 @@ func TestWANRoundTrip(t *testing.T) {
 	}
 	if err := w.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
+	}
+}
+
+// TestWANMatchesCore sends numbered UDP datagrams across a line with
+// loss and reordering and a fixed seed: the forwarder must make exactly
+// the decisions the core makes for the same seed and packet sequence, so
+// the datagrams that arrive are the ones a policy built here delivers,
+// and the reordered ones arrive after later ones.
+func TestWANMatchesCore(t *testing.T) {
+	imp := Impairment{Delay: 2 * time.Millisecond, Loss: 0.1, Reorder: 0.1, ReorderDelay: 20 * time.Millisecond}
+	const seed, n = 7, 200
+	w := startWAN(t, WANOptions{AtoB: imp, Seed: seed})
+
+	core := newWANPolicy(imp, seed+uint64(AtoB))
+	want := map[uint32]bool{}
+	reordered := 0
+	now := time.Now()
+	for i := range n {
+		v := core.arrive(now.Add(time.Duration(i)*time.Millisecond), 28+8)
+		if v.Drop == wanDelivered {
+			want[uint32(i)] = true
+		}
+		if v.Reordered {
+			reordered++
+		}
+	}
+
+	rc, err := w.ns.ListenPacket(1, "udp", net.JoinHostPort(w.IP(1), "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sc, err := w.Dial(ctx, 0, "udp", rc.LocalAddr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	pkt := make([]byte, 8)
+	copy(pkt[4:], "ptl!")
+	for i := range n {
+		binary.BigEndian.PutUint32(pkt, uint32(i))
+		if _, err := sc.Write(pkt); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	var got []uint32
+	buf := make([]byte, 64)
+	for {
+		rc.SetReadDeadline(time.Now().Add(300 * time.Millisecond)) // > every delay
+		k, _, err := rc.ReadFrom(buf)
+		if err != nil {
+			break
+		}
+		if k == 8 && string(buf[4:8]) == "ptl!" {
+			got = append(got, binary.BigEndian.Uint32(buf))
+		}
+	}
+	inversions := 0
+	seen := map[uint32]bool{}
+	for k, i := range got {
+		if k > 0 && i < got[k-1] {
+			inversions++
+		}
+		seen[i] = true
+	}
+	st := w.Stats()
+	t.Logf("core: %d of %d delivered, %d reordered; received %d, %d inversions; A->B %+v", len(want), n, reordered, len(got), inversions, st[AtoB])
+	if len(got) != len(want) || len(seen) != len(want) {
+		t.Fatalf("received %d datagrams (%d distinct), the core delivers %d", len(got), len(seen), len(want))
+	}
+	for i := range want {
+		if !seen[i] {
+			t.Fatalf("datagram %d, which the core delivers, did not arrive", i)
+		}
+	}
+	if s := st[AtoB]; s.Received != n || s.Forwarded != int64(len(want)) || s.DroppedLoss != int64(n-len(want)) || s.Reordered != int64(reordered) {
+		t.Fatalf("A->B %+v: want %d received, %d forwarded, %d lost, %d reordered", s, n, len(want), n-len(want), reordered)
+	}
+	if reordered > 0 && inversions == 0 {
+		t.Fatalf("the core reordered %d datagrams but they arrived in order", reordered)
 	}
 }
 
