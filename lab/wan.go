@@ -214,7 +214,10 @@ func newWAN(ctx context.Context, opts WANOptions, failStep []string) (*WAN, erro
 		for _, s := range [][]string{
 			// No IPv6 link-local address: only the tests' traffic crosses.
 			{"-n", p.ns[side], "link", "set", w.tunName[side], "addrgenmode", "none"},
-			{"-n", p.ns[side], "link", "set", w.tunName[side], "mtu", strconv.Itoa(opts.MTU), "txqueuelen", "1000"},
+			// A deep ring, so a burst the reader is slow to take
+			// waits rather than being dropped (1000 lost packets to
+			// BBR bursts at 100 ms RTT); see KernelDrops.
+			{"-n", p.ns[side], "link", "set", w.tunName[side], "mtu", strconv.Itoa(opts.MTU), "txqueuelen", "10000"},
 			{"-n", p.ns[side], "addr", "add", p.ip[side] + "/24", "dev", w.tunName[side]},
 			{"-n", p.ns[side], "link", "set", w.tunName[side], "up"},
 			{"-n", p.ns[side], "link", "set", "lo", "up"},
@@ -294,6 +297,44 @@ func (w *WAN) Stats() [2]WANDirStats {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.mu.stats
+}
+
+// KernelDrops returns, per direction, the packets the kernels dropped
+// outside the emulator's decisions: the source TUN's tx_dropped (its
+// ring, txqueuelen 10000 packets, was full because the forwarder fell
+// behind a burst) plus the destination TUN's rx_dropped. Benchmarks check
+// it is 0, so every loss TCP saw was the Impairment's.
+func (w *WAN) KernelDrops() ([2]int64, error) {
+	var tx, rx [2]int64
+	for side := range w.tun {
+		err := w.Do(side, func() error {
+			// thread-self: the file of the thread's network namespace.
+			b, err := os.ReadFile("/proc/thread-self/net/dev")
+			if err != nil {
+				return err
+			}
+			for _, line := range strings.Split(string(b), "\n") {
+				name, counters, ok := strings.Cut(line, ":")
+				if !ok || strings.TrimSpace(name) != w.tunName[side] {
+					continue
+				}
+				f := strings.Fields(counters)
+				if len(f) < 12 {
+					return fmt.Errorf("lab: wan: short /proc/net/dev line %q", line)
+				}
+				rx[side], err = strconv.ParseInt(f[3], 10, 64)
+				if err == nil {
+					tx[side], err = strconv.ParseInt(f[11], 10, 64)
+				}
+				return err
+			}
+			return fmt.Errorf("lab: wan: %s not in /proc/net/dev", w.tunName[side])
+		})
+		if err != nil {
+			return [2]int64{}, fmt.Errorf("lab: wan: kernel drops: %w", err)
+		}
+	}
+	return [2]int64{tx[0] + rx[1], tx[1] + rx[0]}, nil
 }
 
 // Close stops the forwarder (packets in flight are lost), closes the TUN

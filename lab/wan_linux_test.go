@@ -98,6 +98,19 @@ func checkNoWANGoroutines(t testing.TB) {
 	}
 }
 
+// checkNoKernelDrops fails if a kernel dropped packets the emulator did
+// not decide to drop.
+func checkNoKernelDrops(t testing.TB, w *WAN) {
+	t.Helper()
+	kd, err := w.KernelDrops()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kd != [2]int64{} {
+		t.Fatalf("kernel drops outside the emulator: %v per direction, want none", kd)
+	}
+}
+
 // TestWANSetupFailure checks that bad options are refused before anything
 // is built, and that a failing setup step leaves no namespace, device or
 // goroutine.
@@ -355,8 +368,56 @@ func TestWANMatchesCore(t *testing.T) {
 	if s := st[AtoB]; s.Received != n || s.Forwarded != int64(len(want)) || s.DroppedLoss != int64(n-len(want)) || s.Reordered != int64(reordered) {
 		t.Fatalf("A->B %+v: want %d received, %d forwarded, %d lost, %d reordered", s, n, len(want), n-len(want), reordered)
 	}
+	checkNoKernelDrops(t, w)
 	if reordered > 0 && inversions == 0 {
 		t.Fatalf("the core reordered %d datagrams but they arrived in order", reordered)
+	}
+}
+
+// TestWANKernelDrops shrinks side 0's TUN ring to one packet and blasts
+// UDP at it: every datagram the sender's kernel accepted was either read
+// by the forwarder or counted by KernelDrops.
+func TestWANKernelDrops(t *testing.T) {
+	w := startWAN(t, WANOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := w.Run(ctx, 0, "ip", "link", "set", w.Interface(0), "txqueuelen", "1"); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := w.ns.ListenPacket(1, "udp", net.JoinHostPort(w.IP(1), "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	sc, err := w.Dial(ctx, 0, "udp", rc.LocalAddr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	sent := 0
+	pkt := make([]byte, 1000)
+	for range 5000 {
+		if _, err := sc.Write(pkt); err == nil {
+			sent++ // a full qdisc refuses with ENOBUFS: not sent
+		}
+	}
+	// The forwarder may still be reading the last ones.
+	var kd [2]int64
+	var st WANDirStats
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		if kd, err = w.KernelDrops(); err != nil {
+			t.Fatal(err)
+		}
+		st = w.Stats()[AtoB]
+		if st.Received+kd[AtoB] == int64(sent) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("sent %d, forwarder read %d, kernel drops %v", sent, st.Received, kd)
+	if kd[AtoB] == 0 || st.Received+kd[AtoB] != int64(sent) || kd[BtoA] != 0 {
+		t.Fatalf("sent %d = read %d + kernel drops %v? want some A->B kernel drops and none B->A", sent, st.Received, kd)
 	}
 }
 
@@ -521,6 +582,7 @@ func TestWANBandwidth(t *testing.T) {
 	if res.recvErr != nil || res.bytes != n || res.sentSum != res.recvSum {
 		t.Fatalf("received %d bytes (err %v), sums equal %v; want %d intact", res.bytes, res.recvErr, res.sentSum == res.recvSum, int64(n))
 	}
+	checkNoKernelDrops(t, w)
 	if res.elapsed < ideal || res.elapsed > ideal*3/2 {
 		t.Fatalf("transfer took %v, want %v to %v", res.elapsed, ideal, ideal*3/2)
 	}
@@ -551,6 +613,7 @@ func TestWANLoss(t *testing.T) {
 			t.Fatalf("dir %d: %+v; want random-loss drops only", d, s)
 		}
 	}
+	checkNoKernelDrops(t, w)
 	if res.retrans == 0 || after <= before {
 		t.Fatalf("sender retransmits: socket %d, namespace %d -> %d; want both to grow", res.retrans, before, after)
 	}
@@ -673,6 +736,11 @@ func BenchmarkWANCongestion(b *testing.B) {
 				b.ReportMetric(float64(retrans)/float64(b.N), "retrans/op")
 				st := w.Stats()
 				b.ReportMetric(float64(st[AtoB].DroppedQueue)/float64(b.N), "queuedrops/op")
+				kd, err := w.KernelDrops()
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(kd[AtoB]+kd[BtoA])/float64(b.N), "kerneldrops/op")
 			})
 		}
 	}
