@@ -7,7 +7,7 @@
 # retransmissions per run.
 #   bash scripts/wan-demo.sh
 #   PETREL_WAN_LOSS=2 PETREL_WAN_DELAY=50ms PETREL_WAN_RATE=0 bash scripts/wan-demo.sh
-# Variables (see BenchmarkWANCongestion in lab/wan_linux_test.go):
+# Variables (see BenchmarkWANCongestion in lab/wan_transfer_linux_test.go):
 #   PETREL_WAN_LOSS     loss percentages, both directions (default 0,1,2,5)
 #   PETREL_WAN_CC       congestion controls (default cubic,bbr)
 #   PETREL_WAN_DELAY    one-way delay (default 50ms: 100 ms RTT)
