@@ -233,3 +233,18 @@ func TestParseRate(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkWANPolicy is the core's cost per packet with every fault on.
+func BenchmarkWANPolicy(b *testing.B) {
+	imp, err := Impairment{Delay: 50 * time.Millisecond, Jitter: time.Millisecond, Loss: 0.02,
+		Burst: GilbertElliott{PGoodBad: 0.01, PBadGood: 0.3, LossBad: 0.5}, Reorder: 0.01, RateBps: 1e9}.withDefaults()
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := newWANPolicy(imp, 1)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < b.N; i++ {
+		now = now.Add(12 * time.Microsecond)
+		p.arrive(now, 1500)
+	}
+}
