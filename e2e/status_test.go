@@ -195,4 +195,67 @@ func TestStatusFlags(t *testing.T) {
 	if n := queryInt(t, ctx, rootDB(t, p, "sf"), "SELECT COUNT(*) FROM t"); n != 4 {
 		t.Errorf("rows after the steps: %d, want 4 (1, 2, 4, 5; 3 rolled back)", n)
 	}
+
+	// The binary protocol, where Petrel's fast paths answer prepared
+	// BEGIN, COMMIT, INSERT and point SELECTs without go-sql-server.
+	stmt := func(q string) uint32 {
+		t.Helper()
+		id, _, err := r.prepare(q)
+		if err != nil {
+			t.Fatalf("prepare %s: %v", q, err)
+		}
+		return id
+	}
+	begin, commit := stmt("START TRANSACTION"), stmt("COMMIT")
+	ins, sel := stmt("INSERT INTO t VALUES (?, ?)"), stmt("SELECT v FROM t WHERE id = ?")
+	le := binary.LittleEndian
+	execute := func(id uint32, params ...int64) []byte {
+		b := le.AppendUint32([]byte{comStmtExecuteRaw}, id)
+		b = le.AppendUint32(append(b, 0), 1)
+		if len(params) > 0 {
+			b = append(b, make([]byte, (len(params)+7)/8)...)
+			b = append(b, 1)
+			for range params {
+				b = append(b, 0x08, 0)
+			}
+			for _, v := range params {
+				b = le.AppendUint64(b, uint64(v))
+			}
+		}
+		return b
+	}
+	okStatus := func(what string, pkt []byte, want uint16) {
+		t.Helper()
+		p, err := r.command(pkt)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		rep, err := parseOK(p)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if rep.status&(statusInTrans|statusAutocommit) != want {
+			t.Errorf("%s: status %#04x, want %#04x", what, rep.status, want)
+		}
+	}
+	rowsStatus := func(what string, pkt []byte, want uint16) {
+		t.Helper()
+		r.seq = 0
+		if err := r.writePacket(pkt); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := r.readReply(20 * time.Second)
+		if err != nil || rep.err != nil {
+			t.Fatalf("%s: %v %v", what, err, rep.err)
+		}
+		if rep.status&(statusInTrans|statusAutocommit) != want {
+			t.Errorf("%s: status %#04x, want %#04x", what, rep.status, want)
+		}
+	}
+	okStatus("prepared INSERT, autocommit", execute(ins, 10, 1), ac)
+	okStatus("prepared START TRANSACTION", execute(begin), ac|in)
+	okStatus("prepared INSERT in a transaction", execute(ins, 11, 1), ac|in)
+	rowsStatus("prepared point SELECT in a transaction", execute(sel, 11), ac|in)
+	okStatus("prepared COMMIT", execute(commit), ac)
+	rowsStatus("prepared point SELECT, autocommit", execute(sel, 11), ac)
 }
