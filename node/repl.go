@@ -13,6 +13,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/base"
+	"petrel/internal/mysqlerr"
 	"petrel/repl/replica"
 	"petrel/repl/source"
 	"petrel/sqlengine"
@@ -68,7 +69,7 @@ func (n *Node) openReplication() error {
 	if n.binlog == nil {
 		e.RegisterAdmin(`(?:CHANGE (?:REPLICATION SOURCE|MASTER) TO .*|START (?:REPLICA|SLAVE).*)`, sql.PrivilegeType_Super,
 			func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
-				return nil, mysql.NewSQLError(1200, "HY000", "Petrel replicas need the binary log (log_bin=ON): it records the applied GTIDs atomically with the rows")
+				return nil, mysql.NewSQLError(mysqlerr.ErReplicaNotConfigured, mysqlerr.State(mysqlerr.ErReplicaNotConfigured), "Petrel replicas need the binary log (log_bin=ON): it records the applied GTIDs atomically with the rows")
 			})
 		return nil
 	}
@@ -135,13 +136,13 @@ func replError(err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, replica.ErrNotConfigured):
-		return mysql.NewSQLError(1200, "HY000", "%s", err.Error())
+		return mysql.NewSQLError(mysqlerr.ErReplicaNotConfigured, mysqlerr.State(mysqlerr.ErReplicaNotConfigured), "%s", err.Error())
 	case errors.Is(err, replica.ErrAutoPositionConflict):
-		return mysql.NewSQLError(1776, "HY000", "%s", err.Error()) // ER_BAD_REPLICA_AUTO_POSITION
+		return mysql.NewSQLError(mysqlerr.ErBadReplicaAutoPosition, mysqlerr.State(mysqlerr.ErBadReplicaAutoPosition), "%s", err.Error())
 	case errors.Is(err, replica.ErrMustStop):
-		return mysql.NewSQLError(1198, "HY000", "%s", err.Error())
+		return mysql.NewSQLError(mysqlerr.ErReplicaMustStop, mysqlerr.State(mysqlerr.ErReplicaMustStop), "%s", err.Error())
 	case base.ClassOf(err) == base.ClassBadInput:
-		return mysql.NewSQLError(1210, "HY000", "%s", err.Error()) // ER_WRONG_ARGUMENTS
+		return mysql.NewSQLError(mysqlerr.ErWrongArguments, mysqlerr.State(mysqlerr.ErWrongArguments), "%s", err.Error())
 	}
 	return err
 }
@@ -162,7 +163,7 @@ func (n *Node) registerReplSQL() {
 		func(_ context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
 			opts, err := replica.ParseOptions(m[1])
 			if err != nil {
-				return nil, mysql.NewSQLError(1064, "42000", "You have an error in your SQL syntax: %s", err.Error())
+				return nil, mysql.NewSQLError(mysqlerr.ErParse, mysqlerr.State(mysqlerr.ErParse), "You have an error in your SQL syntax: %s", err.Error())
 			}
 			if err := replError(r.Change(opts)); err != nil {
 				return nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/binlog"
+	"petrel/internal/mysqlerr"
 	"petrel/repl/replica"
 	"petrel/semisync"
 	"petrel/sqlengine"
@@ -146,14 +147,14 @@ func (n *Node) registerSemiSyncSQL() {
 	n.sql.RegisterAdmin(`INSTALL PLUGIN (\w+) SONAME '([^']*)'`, sql.PrivilegeType_Insert,
 		func(_ context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
 			if !plugins[strings.ToLower(m[1])] {
-				return nil, mysql.NewSQLError(1126, "HY000", "Can't open shared library '%s' (errno: 2 cannot open shared object file: No such file or directory)", m[2])
+				return nil, mysql.NewSQLError(mysqlerr.ErCantOpenLibrary, mysqlerr.State(mysqlerr.ErCantOpenLibrary), "Can't open shared library '%s' (errno: 2 cannot open shared object file: No such file or directory)", m[2])
 			}
 			return &sqlengine.AdminResult{}, nil
 		})
 	n.sql.RegisterAdmin(`UNINSTALL PLUGIN (\w+)`, sql.PrivilegeType_Delete,
 		func(_ context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
 			if !plugins[strings.ToLower(m[1])] {
-				return nil, mysql.NewSQLError(1305, "42000", "PLUGIN %s does not exist", m[1])
+				return nil, mysql.NewSQLError(mysqlerr.ErSPDoesNotExist, mysqlerr.State(mysqlerr.ErSPDoesNotExist), "PLUGIN %s does not exist", m[1])
 			}
 			return &sqlengine.AdminResult{}, nil
 		})

@@ -26,6 +26,7 @@ var allowed = map[string][]string{
 	"internal/ratelog":   nil,
 	"internal/archtest":  nil,
 	"internal/leakcheck": nil,
+	"internal/mysqlerr":  {"internal/base"},
 
 	"storage/keys":  {"internal/*"},
 	"storage/lock":  {"internal/*"},
