@@ -36,6 +36,7 @@ const (
 	ErErrorDuringCommit       = 1180 // ER_ERROR_DURING_COMMIT
 	ErUnknownSystemVariable   = 1193 // ER_UNKNOWN_SYSTEM_VARIABLE
 	ErReplicaMustStop         = 1198 // ER_REPLICA_MUST_STOP (ER_SLAVE_MUST_STOP)
+	ErErrorWhenExecuting      = 1220 // ER_ERROR_WHEN_EXECUTING_COMMAND
 	ErReplicaNotConfigured    = 1200 // ER_REPLICA_NOT_CONFIGURED (ER_BAD_SLAVE)
 	ErLockWaitTimeout         = 1205 // ER_LOCK_WAIT_TIMEOUT
 	ErWrongArguments          = 1210 // ER_WRONG_ARGUMENTS
@@ -49,6 +50,7 @@ const (
 	ErOptionPreventsStatement = 1290 // ER_OPTION_PREVENTS_STATEMENT
 	ErSPDoesNotExist          = 1305 // ER_SP_DOES_NOT_EXIST
 	ErQueryInterrupted        = 1317 // ER_QUERY_INTERRUPTED
+	ErWrongValue              = 1292 // ER_TRUNCATED_WRONG_VALUE ("Incorrect DATETIME value")
 	ErTruncatedWrongValue     = 1366 // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
 	ErCannotUser              = 1396 // ER_CANNOT_USER
 	ErDataTooLong             = 1406 // ER_DATA_TOO_LONG
@@ -57,6 +59,7 @@ const (
 	ErRelayLogWriteFailure    = 1595 // ER_REPLICA_RELAY_LOG_WRITE_FAILURE
 	ErNetReadEventChecksum    = 1743 // ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE
 	ErBadReplicaAutoPosition  = 1776 // ER_BAD_REPLICA_AUTO_POSITION
+	ErMalformedGTIDSet        = 1772 // ER_MALFORMED_GTID_SET_SPECIFICATION
 	ErReadOnlyTransaction     = 1792 // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
 
 	// Replication thread errors of MySQL 8.0 (SHOW REPLICA STATUS).
@@ -123,7 +126,7 @@ var states = map[int]string{
 	ErNoSuchTable: "42S02", ErNetPacketTooLarge: "08S01", ErLockDeadlock: "40001",
 	ErWrongValueForVar: "42000", ErNotSupportedYet: "42000", ErWarnDataOutOfRange: "22003",
 	ErSPDoesNotExist: "42000", ErQueryInterrupted: "70100", ErDataTooLong: "22001",
-	ErUnknownCharacterSet: "42000", ErReadOnlyTransaction: "25006",
+	ErUnknownCharacterSet: "42000", ErReadOnlyTransaction: "25006", ErWrongValue: "22007",
 	1136: "21S01", // ER_WRONG_VALUE_COUNT_ON_ROW
 }
 
