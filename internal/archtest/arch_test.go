@@ -27,6 +27,7 @@ var allowed = map[string][]string{
 	"internal/archtest":  nil,
 	"internal/leakcheck": nil,
 	"internal/mysqlerr":  {"internal/base"},
+	"internal/tcptune":   nil,
 
 	"storage/keys":  {"internal/*"},
 	"storage/lock":  {"internal/*"},
