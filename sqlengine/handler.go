@@ -59,6 +59,10 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 	if st, m := h.e.matchAdmin(q); st != nil {
 		return h.reply(c, h.e.runAdmin(ctx, c, st, m, q, cb, false))
 	}
+	if sel, ok := doAsSelect(q); ok {
+		o := &okInsteadOfRows{cb: cb}
+		return h.reply(c, o.finish(h.Handler.ComQuery(ctx, c, sel, o.spool)))
+	}
 	cb = textFloats(cb)
 	if isShowVariables(q) {
 		cb = onOffVariables(cb)
@@ -91,6 +95,12 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		}
 		return d.original(codec, rest), h.reply(c, h.e.runAdmin(ctx, c, st, m, first, cb, rest != ""))
 	}
+	if sel, ok := doAsSelect(first); ok {
+		o := &okInsteadOfRows{cb: cb}
+		rest, err = h.Handler.ComMultiQuery(ctx, c, sel+";"+rest, o.spool)
+		o.more = rest != ""
+		return d.original(codec, rest), h.reply(c, o.finish(err))
+	}
 	if isShowVariables(first) {
 		cb = onOffVariables(cb)
 	}
@@ -117,6 +127,10 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 		if p != nil {
 			p.PrepareStmt = q
 		}
+	}
+	if isDoSelect(q) {
+		_, err := h.Handler.ComPrepare(ctx, c, q, p)
+		return nil, h.reply(c, err) // DO has no result columns
 	}
 	f, err := h.Handler.ComPrepare(ctx, c, q, p)
 	if err == nil && p != nil && p.ParamsCount == 0 {
@@ -177,6 +191,10 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 				return h.reply(c, err)
 			}
 		}
+	}
+	if isDoSelect(p.PrepareStmt) {
+		o := &okInsteadOfRows{cb: func(r *sqltypes.Result, _ bool) error { return cb(r) }}
+		return h.reply(c, o.finish(h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error { return o.spool(r, false) })))
 	}
 	return h.reply(c, h.Handler.ComStmtExecute(ctx, c, p, cb))
 }
