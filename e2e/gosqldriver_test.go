@@ -54,7 +54,8 @@ func TestGoSQLDriverSuite(t *testing.T) {
 	go func() { defer wg.Done(); bin, binErr = buildDriverSuite(ctx, t.TempDir()) }()
 	go func() {
 		defer wg.Done()
-		mdb, mdbErr = lab.StartMariaDB(ctx, lab.MariaDBOptions{Datadir: t.TempDir(), ExtraArgs: []string{"--skip-log-bin"}})
+		mdb, mdbErr = lab.StartMariaDB(ctx, lab.MariaDBOptions{Datadir: t.TempDir(), ExtraArgs: []string{
+			"--skip-log-bin", "--local-infile=1", "--performance-schema=ON"}})
 	}()
 	petrelP = startPetrel(t, ctx, lab.PetrelOptions{})
 	wg.Wait()
@@ -71,8 +72,11 @@ func TestGoSQLDriverSuite(t *testing.T) {
 	if mdbErr != nil {
 		t.Fatalf("start mariadb: %v", mdbErr)
 	}
+	// The server settings the driver's own CI gives MySQL
+	// (.github/workflows/test.yml): local_infile=1, performance_schema=on
+	// (MariaDB only: Petrel has no performance_schema).
 	pdb := rootDB(t, petrelP, "")
-	mustExec(t, ctx, pdb, "CREATE DATABASE gotest")
+	mustExec(t, ctx, pdb, "CREATE DATABASE gotest", "SET GLOBAL local_infile = 1")
 	mdbDB, err := mdb.DB("")
 	if err != nil {
 		t.Fatal(err)
