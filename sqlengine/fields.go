@@ -85,6 +85,9 @@ func binaryFieldsFixed(q string, cb func(*sqltypes.Result) error) func(*sqltypes
 // "a.one" for `... AS A`. Only an alias written after AS is recognised;
 // others keep the lowercase name.
 func aliasCase(q string, fs []*querypb.Field) {
+	if len(fs) == 0 || !hasASKeyword(q) {
+		return // the common case, checked without allocating
+	}
 	var lower []byte
 	for _, f := range fs {
 		if f.Table == "" || !hasASCIILetter(f.Table) || f.Table != asciiLower(f.Table) {
@@ -125,6 +128,18 @@ func aliasSpelling(q string, lower []byte, alias string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// hasASKeyword reports whether q has an AS surrounded by whitespace (or a
+// backquote after it).
+func hasASKeyword(q string) bool {
+	for i := 1; i+2 < len(q); i++ {
+		if (q[i] == 'a' || q[i] == 'A') && (q[i+1] == 's' || q[i+1] == 'S') &&
+			isSpace(q[i-1]) && (isSpace(q[i+2]) || q[i+2] == '`') {
+			return true
+		}
+	}
+	return false
 }
 
 func indexFrom(s, sub string, from int) int {

@@ -61,3 +61,25 @@ func TestMysqlFields(t *testing.T) {
 		}
 	}
 }
+
+func TestHasASKeyword(t *testing.T) {
+	for q, want := range map[string]bool{
+		"SELECT c FROM sbtest1 WHERE id = ?": false,
+		"SELECT 1 AS A":                      true,
+		"SELECT x FROM t as`Foo`":            true,
+		"SELECT alias, has FROM t":           false,
+		"AS x":                               false,
+		"":                                   false,
+	} {
+		if got := hasASKeyword(q); got != want {
+			t.Errorf("hasASKeyword(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
+
+func BenchmarkAliasCasePointSelect(b *testing.B) {
+	fs := []*querypb.Field{{Name: "c", Table: "sbtest1"}}
+	for i := 0; i < b.N; i++ {
+		aliasCase("SELECT c FROM sbtest1 WHERE id=?", fs)
+	}
+}
