@@ -18,22 +18,19 @@ import (
 // which reads the text back from PrepareData, knows to drop the rows.
 const doMark = "/*petrel:do*/ "
 
-// comStmtPrepare is COM_STMT_PREPARE's command byte.
-const comStmtPrepare = 0x16
-
 // prepareDo rewrites a COM_STMT_PREPARE packet's DO statement into its
 // marked SELECT before vitess, which parses the statement ahead of the
 // handler, sees it. p is the packet's payload; it is returned unchanged
 // for any other statement.
 func prepareDo(p []byte) []byte {
-	if len(p) < 4 || p[0] != comStmtPrepare {
+	if len(p) < 4 || p[0] != mysql.ComPrepare {
 		return p
 	}
 	sel, ok := doAsSelect(string(p[1:]))
 	if !ok {
 		return p
 	}
-	return append([]byte{comStmtPrepare}, sel...)
+	return append([]byte{mysql.ComPrepare}, sel...)
 }
 
 // doAsSelect returns the SELECT that evaluates statement q's expressions

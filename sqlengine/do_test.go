@@ -1,6 +1,10 @@
 package sqlengine
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/dolthub/vitess/go/mysql"
+)
 
 // TestDoAsSelect checks which statements are DO statements and the SELECT
 // each becomes, and that a COM_STMT_PREPARE packet is rewritten only for
@@ -31,7 +35,7 @@ func TestDoAsSelect(t *testing.T) {
 	if isDoSelect("SELECT 1") {
 		t.Error(`isDoSelect("SELECT 1") = true`)
 	}
-	if got := string(prepareDo(append([]byte{comStmtPrepare}, "DO 1"...))); got != "\x16"+doMark+"SELECT  1" {
+	if got := string(prepareDo(append([]byte{mysql.ComPrepare}, "DO 1"...))); got != "\x16"+doMark+"SELECT  1" {
 		t.Errorf("prepareDo(DO 1) = %q", got)
 	}
 	for _, p := range []string{"\x16SELECT 1", "\x16DO", "\x16", "\x03DO 1"} {

@@ -66,10 +66,8 @@ func (c *cmdConn) inspect(p []byte) []byte {
 		// flags 0, server_id 0, empty file name, position 4.
 		out := []byte{comBinlogDumpGTID, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 		return binary.LittleEndian.AppendUint64(out, 4)
-	case comStmtPrepare:
-		return prepareDo(p)
 	}
-	return p
+	return prepareDo(p) // p itself unless a prepared DO
 }
 
 // takeRegister returns the recorded COM_REGISTER_SLAVE.
