@@ -120,7 +120,7 @@ func TestGoSQLDriverSuite(t *testing.T) {
 		case isKnown && m.Action != "pass":
 			t.Errorf("%s: listed as a known failure (%s) but MariaDB does not pass it either (%s): remove it from the list", name, reason, m.Action)
 		case isKnown:
-			t.Logf("known Petrel failure %s: %s", name, reason)
+			t.Logf("known Petrel failure %s: %s\n%s", name, reason, tail(p.Output, 1<<10))
 		}
 		if m.Action == "fail" && p.Action == "fail" {
 			t.Logf("fails on both servers: %s", name)
