@@ -22,8 +22,8 @@ func TestColumnMetadata(t *testing.T) {
 	db := rootDB(t, p, "")
 	mustExec(t, ctx, db,
 		"CREATE DATABASE meta",
-		"CREATE TABLE meta.t (id INT PRIMARY KEY, b BIT(8) NOT NULL, f FLOAT NOT NULL, d DOUBLE NOT NULL, y YEAR NOT NULL, dc DECIMAL(10,6) NOT NULL, dt DATETIME(2) NOT NULL)",
-		"INSERT INTO meta.t VALUES (1, b'01000010', 1.5, 2.25, 2006, 1.5, '2006-01-02 15:04:05.12')")
+		"CREATE TABLE meta.t (id INT PRIMARY KEY, b BIT(8) NOT NULL, f FLOAT NOT NULL, d DOUBLE NOT NULL, y YEAR NOT NULL, dc DECIMAL(10,6) NOT NULL, dt DATETIME(2) NOT NULL, ts TIMESTAMP(6) NULL)",
+		"INSERT INTO meta.t VALUES (1, b'01000010', 1.5, 2.25, 2006, 1.5, '2006-01-02 15:04:05.12', '2020-01-02 03:04:05.123456')")
 	type want struct {
 		scan           reflect.Type
 		prec, scale    int64
@@ -36,6 +36,7 @@ func TestColumnMetadata(t *testing.T) {
 		"y":  {scan: reflect.TypeOf(uint16(0))},
 		"dc": {scan: reflect.TypeOf(""), prec: 10, scale: 6, hasDecimalSize: true},
 		"dt": {scan: reflect.TypeOf(sql.NullTime{}), prec: 2, scale: 2, hasDecimalSize: true},
+		"ts": {scan: reflect.TypeOf(sql.NullTime{}), prec: 6, scale: 6, hasDecimalSize: true},
 	}
 	cfg := clientConfig(t, p, "root", rootPassword, "meta")
 	cfg.ParseTime = true
@@ -44,7 +45,7 @@ func TestColumnMetadata(t *testing.T) {
 		name string
 		args []any
 	}{{"text", nil}, {"binary", []any{1}}} {
-		q := "SELECT b, f, d, y, dc, dt FROM t"
+		q := "SELECT b, f, d, y, dc, dt, ts FROM t"
 		if proto.args != nil {
 			q += " WHERE id = ?"
 		}
@@ -74,14 +75,24 @@ func TestColumnMetadata(t *testing.T) {
 		var d float64
 		var y uint16
 		var dc string
-		var dt sql.NullTime
-		if err := rows.Scan(&b, &f, &d, &y, &dc, &dt); err != nil {
+		var dt, ts sql.NullTime
+		if err := rows.Scan(&b, &f, &d, &y, &dc, &dt, &ts); err != nil {
 			t.Fatalf("%s: scan: %v", proto.name, err)
 		}
 		rows.Close()
 		wantDT := time.Date(2006, 1, 2, 15, 4, 5, 120000000, time.UTC)
-		if string(b) != "B" || f != 1.5 || d != 2.25 || y != 2006 || dc != "1.500000" || !dt.Time.Equal(wantDT) {
-			t.Errorf("%s: row = %q %v %v %v %q %v", proto.name, b, f, d, y, dc, dt.Time)
+		wantTS := time.Date(2020, 1, 2, 3, 4, 5, 123456000, time.UTC)
+		if string(b) != "B" || f != 1.5 || d != 2.25 || y != 2006 || dc != "1.500000" || !dt.Time.Equal(wantDT) || !ts.Time.Equal(wantTS) {
+			t.Errorf("%s: row = %q %v %v %v %q %v %v", proto.name, b, f, d, y, dc, dt.Time, ts.Time)
 		}
+	}
+	// Without parseTime the driver formats a binary-protocol TIMESTAMP
+	// with the column's decimals: TIMESTAMP(6) keeps its fraction.
+	var s string
+	if err := db.QueryRowContext(ctx, "SELECT ts FROM meta.t WHERE id = ?", 1).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	if s != "2020-01-02 03:04:05.123456" {
+		t.Errorf("TIMESTAMP(6) through a prepared statement as a string: %q, want 2020-01-02 03:04:05.123456", s)
 	}
 }

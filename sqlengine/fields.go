@@ -3,6 +3,8 @@ package sqlengine
 import (
 	"strings"
 
+	"github.com/dolthub/go-mysql-server/sql"
+
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
@@ -60,22 +62,52 @@ func binaryTyped(t querypb.Type) bool {
 }
 
 // fieldsFixed wraps a text-protocol result callback for statement text q
-// with mysqlFields and aliasCase.
-func fieldsFixed(q string, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+// with mysqlFields, timestampDecimals and aliasCase.
+func (e *Engine) fieldsFixed(q string, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 	return func(res *sqltypes.Result, more bool) error {
-		mysqlFields(res.Fields)
-		aliasCase(q, res.Fields)
+		e.fixFields(q, res.Fields)
 		return cb(res, more)
 	}
 }
 
-// binaryFieldsFixed wraps a binary-protocol result callback for prepared
-// text q with mysqlFields and aliasCase.
-func binaryFieldsFixed(q string, cb func(*sqltypes.Result) error) func(*sqltypes.Result) error {
+// binaryFieldsFixed is fieldsFixed for a binary-protocol callback and
+// prepared text q.
+func (e *Engine) binaryFieldsFixed(q string, cb func(*sqltypes.Result) error) func(*sqltypes.Result) error {
 	return func(res *sqltypes.Result) error {
-		mysqlFields(res.Fields)
-		aliasCase(q, res.Fields)
+		e.fixFields(q, res.Fields)
 		return cb(res)
+	}
+}
+
+func (e *Engine) fixFields(q string, fs []*querypb.Field) {
+	mysqlFields(fs)
+	e.timestampDecimals(fs)
+	aliasCase(q, fs)
+}
+
+// timestampDecimals gives a TIMESTAMP(n) table column its n: GMS sends
+// decimals only for DATETIME, and go-sql-driver formats a binary-protocol
+// TIMESTAMP with the column's decimals, so TIMESTAMP(6) values lost their
+// fraction. The column is found by the field's database, table and
+// column name; through an alias it is not found and keeps 0.
+func (e *Engine) timestampDecimals(fs []*querypb.Field) {
+	for _, f := range fs {
+		if f.Type != sqltypes.Timestamp || f.Decimals != 0 || f.Database == "" || f.OrgTable == "" {
+			continue
+		}
+		t := e.store.Catalog().Table(f.Database, f.OrgTable)
+		if t == nil {
+			continue
+		}
+		for _, c := range t.Schema {
+			if !strings.EqualFold(c.Name, f.OrgName) {
+				continue
+			}
+			if dt, ok := c.Type.(sql.DatetimeType); ok && dt.Precision() > 0 {
+				f.Decimals = uint32(dt.Precision())
+			}
+			break
+		}
 	}
 }
 

@@ -63,7 +63,7 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 		o := &okInsteadOfRows{cb: cb}
 		return h.reply(c, o.finish(h.Handler.ComQuery(ctx, c, sel, o.spool)))
 	}
-	cb = fieldsFixed(q, textFloats(cb))
+	cb = h.e.fieldsFixed(q, textFloats(cb))
 	if isShowVariables(q) {
 		cb = onOffVariables(cb)
 	}
@@ -79,7 +79,7 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		return "", err
 	}
 	defer end()
-	cb = fieldsFixed(q, textFloats(cb))
+	cb = h.e.fieldsFixed(q, textFloats(cb))
 	// Only the first statement runs now; vitess passes the rest back, to
 	// be decoded with the character set in force by then (the first may
 	// be SET NAMES).
@@ -133,8 +133,7 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 		return nil, h.reply(c, err) // DO has no result columns
 	}
 	f, err := h.Handler.ComPrepare(ctx, c, q, p)
-	mysqlFields(f)
-	aliasCase(q, f)
+	h.e.fixFields(q, f)
 	if err == nil && p != nil && p.ParamsCount == 0 {
 		if k := txnStatement(q); k != "" {
 			h.e.fast.put(c.ConnectionID, q, fastPlan{txn: k})
@@ -170,7 +169,7 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 	if err := h.codec(c).decodeBindVars(p); err != nil {
 		return h.reply(c, err)
 	}
-	cb = binaryFieldsFixed(p.PrepareStmt, cb)
+	cb = h.e.binaryFieldsFixed(p.PrepareStmt, cb)
 	if plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt); plan.point != nil || plan.write != nil || plan.rng != nil || plan.txn != "" {
 		if s := h.e.session(c.ConnectionID); s != nil {
 			var ok bool
