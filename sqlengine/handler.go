@@ -59,7 +59,11 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 	if st, m := h.e.matchAdmin(q); st != nil {
 		return h.reply(c, h.e.runAdmin(ctx, c, st, m, q, cb, false))
 	}
-	cb = textFloats(cb)
+	if sel, ok := doAsSelect(q); ok {
+		o := &okInsteadOfRows{cb: cb}
+		return h.reply(c, o.finish(h.Handler.ComQuery(ctx, c, sel, o.spool)))
+	}
+	cb = h.e.fieldsFixed(q, textFloats(cb))
 	if isShowVariables(q) {
 		cb = onOffVariables(cb)
 	}
@@ -75,7 +79,7 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		return "", err
 	}
 	defer end()
-	cb = textFloats(cb)
+	cb = h.e.fieldsFixed(q, textFloats(cb))
 	// Only the first statement runs now; vitess passes the rest back, to
 	// be decoded with the character set in force by then (the first may
 	// be SET NAMES).
@@ -90,6 +94,12 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 			rest = ""
 		}
 		return d.original(codec, rest), h.reply(c, h.e.runAdmin(ctx, c, st, m, first, cb, rest != ""))
+	}
+	if sel, ok := doAsSelect(first); ok {
+		o := &okInsteadOfRows{cb: cb}
+		rest, err = h.Handler.ComMultiQuery(ctx, c, sel+";"+rest, o.spool)
+		o.more = rest != ""
+		return d.original(codec, rest), h.reply(c, o.finish(err))
 	}
 	if isShowVariables(first) {
 		cb = onOffVariables(cb)
@@ -118,7 +128,12 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 			p.PrepareStmt = q
 		}
 	}
+	if isDoSelect(q) {
+		_, err := h.Handler.ComPrepare(ctx, c, q, p)
+		return nil, h.reply(c, err) // DO has no result columns
+	}
 	f, err := h.Handler.ComPrepare(ctx, c, q, p)
+	h.e.fixFields(q, f)
 	if err == nil && p != nil && p.ParamsCount == 0 {
 		if k := txnStatement(q); k != "" {
 			h.e.fast.put(c.ConnectionID, q, fastPlan{txn: k})
@@ -154,6 +169,7 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 	if err := h.codec(c).decodeBindVars(p); err != nil {
 		return h.reply(c, err)
 	}
+	cb = h.e.binaryFieldsFixed(p.PrepareStmt, cb)
 	if plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt); plan.point != nil || plan.write != nil || plan.rng != nil || plan.txn != "" {
 		if s := h.e.session(c.ConnectionID); s != nil {
 			var ok bool
@@ -177,6 +193,10 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 				return h.reply(c, err)
 			}
 		}
+	}
+	if isDoSelect(p.PrepareStmt) {
+		o := &okInsteadOfRows{cb: func(r *sqltypes.Result, _ bool) error { return cb(r) }}
+		return h.reply(c, o.finish(h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error { return o.spool(r, false) })))
 	}
 	return h.reply(c, h.Handler.ComStmtExecute(ctx, c, p, cb))
 }
