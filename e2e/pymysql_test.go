@@ -51,7 +51,8 @@ except pymysql.err.IntegrityError as e:
 // not see it uncommitted, commit() keeps one, and a duplicate key is an
 // IntegrityError 1062.
 func TestPyMySQLTransactions(t *testing.T) {
-	py := requireTool(t, "python3", "/usr/bin/python3")
+	requireTool(t, "python3", debianPython)
+	py := debianPython
 	if err := exec.Command(py, "-c", "import pymysql").Run(); err != nil {
 		if os.Getenv(strictEnv) == "1" {
 			t.Fatalf("python3 cannot import pymysql (%v), and %s=1", err, strictEnv)

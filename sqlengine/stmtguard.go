@@ -38,8 +38,9 @@ const (
 
 // MySQL's errors for bad commands.
 const (
-	erMalformedPacket = 1835 // ER_MALFORMED_PACKET
-	erPSManyParam     = 1390 // ER_PS_MANY_PARAM
+	erUnknownStmtHandler = 1243 // ER_UNKNOWN_STMT_HANDLER
+	erMalformedPacket    = 1835 // ER_MALFORMED_PACKET
+	erPSManyParam        = 1390 // ER_PS_MANY_PARAM
 	// maxParams is the most placeholders a statement may have.
 	maxParams = 65535
 	// vitessBitmapLimit: vitess's NULL bitmap size overflows from here.
