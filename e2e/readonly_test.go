@@ -18,8 +18,9 @@ const erReadOnlyTxn = 1792
 // isolation level), @@transaction_read_only and @@tx_read_only (session
 // and global) refuse INSERT, UPDATE, DELETE and REPLACE with error 1792
 // (SQLSTATE 25006), through the text protocol and prepared statements
-// (the fast write path), without dropping the connection; reads work,
-// and READ WRITE overrides the session's mode.
+// (the fast write path), without dropping the connection; a read-only
+// session refuses DDL too; reads work, and READ WRITE overrides the
+// session's mode.
 func TestReadOnlyTransactions(t *testing.T) {
 	ctx := testContext(t, 3*time.Minute)
 	p := startPetrel(t, ctx, lab.PetrelOptions{})
@@ -53,6 +54,8 @@ func TestReadOnlyTransactions(t *testing.T) {
 		mustExec(t, ctx, c, "START TRANSACTION READ ONLY")
 		refused(t, c, "START TRANSACTION READ ONLY")
 		mustExec(t, ctx, c, "COMMIT", "INSERT INTO t VALUES (2, 1)", "DELETE FROM t WHERE id = 2")
+		// DDL commits the read-only transaction, then runs.
+		mustExec(t, ctx, c, "START TRANSACTION READ ONLY", "CREATE TABLE t3 (id INT PRIMARY KEY)", "DROP TABLE t3")
 	})
 
 	t.Run("SESSION", func(t *testing.T) {
@@ -62,6 +65,12 @@ func TestReadOnlyTransactions(t *testing.T) {
 			t.Errorf("@@transaction_read_only + 10 * @@tx_read_only = %d, want 11", v)
 		}
 		refused(t, c, "SESSION READ ONLY, autocommit")
+		// DDL too, in a read-only session (not in a read-only
+		// transaction, which DDL commits first).
+		for _, ddl := range []string{"DROP TABLE t", "CREATE TABLE t2 (id INT PRIMARY KEY)", "ALTER TABLE t ADD COLUMN w INT"} {
+			_, err := c.ExecContext(ctx, ddl)
+			wantErrNo(t, "SESSION READ ONLY: "+ddl, err, erReadOnlyTxn)
+		}
 		mustExec(t, ctx, c, "BEGIN")
 		refused(t, c, "SESSION READ ONLY, BEGIN")
 		mustExec(t, ctx, c, "ROLLBACK", "SET autocommit = 0")

@@ -19,8 +19,8 @@ import (
 // SET @@transaction_read_only; a new session takes the global value).
 // A write in a read-only transaction, autocommit statements included,
 // fails with ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION (1792, SQLSTATE
-// 25006); DDL is not refused (it commits the transaction first, as in
-// MySQL), and neither are temporary tables.
+// 25006). DDL is refused in a read-only session (transaction_read_only),
+// not in a read-only transaction, which it commits first, as in MySQL.
 //
 // GMS's analyzer refuses writes of a read-only transaction before they
 // run (validateReadOnlyTransaction; it needs the table to say whether it

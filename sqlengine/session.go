@@ -337,12 +337,26 @@ func writeTxn(ctx *sql.Context) (*storage.Txn, error) {
 	if err := checkReadOnly(ctx); err != nil {
 		return nil, err
 	}
-	return ddlTxn(ctx)
+	return rowTxn(ctx)
 }
 
-// ddlTxn is writeTxn for DDL, which a READ ONLY transaction does not
-// refuse (readonly.go).
+// ddlTxn is writeTxn for DDL: a READ ONLY transaction does not refuse it
+// (it commits first), a READ ONLY session does (readonly.go).
 func ddlTxn(ctx *sql.Context) (*storage.Txn, error) {
+	if s, ok := ctx.Session.(*Session); ok {
+		if err := s.eng.checkWritable(ctx); err != nil {
+			return nil, err
+		}
+		if !s.internal && s.sessionReadOnly() {
+			return nil, errReadOnlyTransaction()
+		}
+	}
+	return readTxn(ctx)
+}
+
+// rowTxn is readTxn for row writes, after the checks of ddlTxn but the
+// session's mode: the transaction's decides (checkReadOnly).
+func rowTxn(ctx *sql.Context) (*storage.Txn, error) {
 	if s, ok := ctx.Session.(*Session); ok {
 		if err := s.eng.checkWritable(ctx); err != nil {
 			return nil, err
