@@ -11,13 +11,25 @@ import (
 // a client which user names exist.
 // Every method is wrapped in gatedAuth, which counts the connection
 // against max_connections once it authenticated (connlimit.go).
+// caching_sha2_password is Petrel's (sha2auth.go), and the greeting
+// proposes it, as MySQL 8's does.
 type unknownUserAuth struct {
 	mysql.AuthServer
 	gate *connGate
+	sha2 *sha2Auth
+}
+
+func (a unknownUserAuth) DefaultAuthMethodDescription() mysql.AuthMethodDescription {
+	return mysql.CachingSha2Password
 }
 
 func (a unknownUserAuth) AuthMethods() []mysql.AuthMethod {
-	ms := a.AuthServer.AuthMethods()
+	ms := append([]mysql.AuthMethod(nil), a.AuthServer.AuthMethods()...)
+	for i, m := range ms {
+		if m.Name() == mysql.CachingSha2Password && a.sha2 != nil {
+			ms[i] = a.sha2
+		}
+	}
 	out := make([]mysql.AuthMethod, len(ms))
 	for i, m := range ms {
 		if m.Name() == mysql.MysqlNativePassword {
@@ -49,6 +61,6 @@ func (m acceptAnyUser) HandleUser(c *mysql.Conn, user string) bool {
 
 // listenerFactory installs unknownUserAuth into the protocol listener.
 func (e *Engine) listenerFactory(cfg server.Config, lc mysql.ListenerConfig, sel server.ServerEventListener) (server.ProtocolListener, error) {
-	lc.AuthServer = unknownUserAuth{AuthServer: lc.AuthServer, gate: e.gate}
+	lc.AuthServer = unknownUserAuth{AuthServer: lc.AuthServer, gate: e.gate, sha2: e.sha2}
 	return server.MySQLProtocolListenerFactory(cfg, lc, sel)
 }

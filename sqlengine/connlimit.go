@@ -2,6 +2,7 @@ package sqlengine
 
 import (
 	"container/list"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -41,6 +42,9 @@ type connGate struct {
 	// whether it may take the reserved connection.
 	account func(user, host string) (string, bool)
 	budget  packetBudget
+	// tlsCfg is the server's TLS configuration (nil: no TLS); set before
+	// the listener starts.
+	tlsCfg *tls.Config
 
 	mu struct {
 		sync.Mutex
@@ -80,6 +84,7 @@ func handshakeLimit() int64 { return max(minHandshakes, globalInt("max_connectio
 // connect_timeout.
 func (g *connGate) accepted(c net.Conn) net.Conn {
 	cc := newCmdConn(c, g)
+	cc.tlsCfg = g.tlsCfg
 	_ = c.SetDeadline(time.Now().Add(globalSeconds("connect_timeout", 10)))
 	limit := handshakeLimit()
 	g.mu.Lock()

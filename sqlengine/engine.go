@@ -11,6 +11,7 @@ package sqlengine
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -48,6 +49,12 @@ type Options struct {
 	// Variables are initial global variable values (from the config file),
 	// by MySQL name.
 	Variables map[string]string
+	// TLS is the server's TLS configuration (ServerTLS); nil: clients
+	// cannot use TLS (have_ssl=DISABLED).
+	TLS *tls.Config
+	// RSAKeys is caching_sha2_password's key pair (LoadRSAKeys); nil:
+	// a client without TLS that needs full authentication is refused.
+	RSAKeys *RSAKeys
 }
 
 // Engine is the SQL engine. Safe for concurrent use.
@@ -79,6 +86,8 @@ type Engine struct {
 	gate *connGate
 	// exec is the analyzer's exec builder (GMS's, with execOverrides).
 	exec sql.NodeExecBuilder
+	// sha2 is the caching_sha2_password method (sha2auth.go).
+	sha2 *sha2Auth
 }
 
 const usersMetaKey = "mysql_db"
@@ -110,6 +119,8 @@ func New(opts Options) (*Engine, error) {
 	}
 	registerStatus(e)
 	e.gate = newConnGate(opts.Logger, e.connAccount)
+	e.gate.tlsCfg = opts.TLS
+	e.sha2 = newSha2Auth(e, opts.RSAKeys)
 	limitVitessLog()
 	e.registerConnStatus()
 	e.RegisterAdmin(`SET PASSWORD(?: FOR .+?)? ?= ?.+`, 0, e.setPassword)
@@ -218,6 +229,13 @@ func (e *Engine) NewSession(_ context.Context, conn *mysql.Conn, addr string) (s
 	s := &Session{BaseSession: sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID), eng: e}
 	s.conn, _ = conn.ClientData.(*connState)
 	e.startConnSession(s)
+	if cc, ok := conn.Conn.(*cmdConn); ok {
+		if st := cc.TLSState(); st != nil {
+			ctx := sql.NewEmptyContext()
+			_ = s.SetStatusVariable(ctx, "Ssl_cipher", tls.CipherSuiteName(st.CipherSuite))
+			_ = s.SetStatusVariable(ctx, "Ssl_version", tlsVersionName(st.Version))
+		}
+	}
 	if err := s.applyHandshake(sql.NewEmptyContext(), conn.CharacterSet); err != nil {
 		return nil, err
 	}
