@@ -45,6 +45,8 @@ type connGate struct {
 	// tlsCfg is the server's TLS configuration (nil: no TLS); set before
 	// the listener starts.
 	tlsCfg *tls.Config
+	// requiresSSL reports accounts that must log in over TLS (nil: none).
+	requiresSSL func(user, host string) bool
 
 	mu struct {
 		sync.Mutex
@@ -309,6 +311,12 @@ func (m gatedAuth) HandleAuthPluginData(c *mysql.Conn, user string, serverData, 
 	ud, err := m.AuthMethod.HandleAuthPluginData(c, user, serverData, clientData, addr)
 	if err != nil {
 		return ud, err
+	}
+	if u, ok := ud.(sql.MysqlConnectionUser); ok && m.gate.requiresSSL != nil && m.gate.requiresSSL(u.User, u.Host) {
+		if cc, ok := c.Conn.(*cmdConn); !ok || cc.TLSState() == nil {
+			// REQUIRE SSL over plaintext: refused as a wrong password is.
+			return nil, accessDenied(user, addr, len(clientData) > 0)
+		}
 	}
 	if err := m.gate.admit(c, ud); err != nil {
 		return nil, err

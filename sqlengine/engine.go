@@ -88,6 +88,9 @@ type Engine struct {
 	exec sql.NodeExecBuilder
 	// sha2 is the caching_sha2_password method (sha2auth.go).
 	sha2 *sha2Auth
+	// requireSSL is the set of accounts that must log in over TLS
+	// (requiressl.go); replaced whole on change.
+	requireSSL atomic.Pointer[sslSet]
 }
 
 const usersMetaKey = "mysql_db"
@@ -120,11 +123,13 @@ func New(opts Options) (*Engine, error) {
 	registerStatus(e)
 	e.gate = newConnGate(opts.Logger, e.connAccount)
 	e.gate.tlsCfg = opts.TLS
+	e.gate.requiresSSL = e.requiresSSL
 	e.sha2 = newSha2Auth(e, opts.RSAKeys)
 	limitVitessLog()
 	e.registerConnStatus()
 	e.RegisterAdmin(`SET PASSWORD(?: FOR .+?)? ?= ?.+`, 0, e.setPassword)
 	e.RegisterAdmin(`SET (NAMES|CHARACTER SET|CHARSET) ('[^']*'|"[^"]*"|[A-Za-z0-9_]+)(?: COLLATE ('[^']*'|"[^"]*"|[A-Za-z0-9_]+))?`, 0, e.setNames)
+	e.RegisterAdmin(`ALTER USER (?:IF EXISTS )?\S+ REQUIRE (?:SSL|X509|NONE)`, sql.PrivilegeType_CreateUser, e.adminAlterRequire)
 	e.RegisterAdmin(`SET TRANSACTION ISOLATION LEVEL (READ UNCOMMITTED|READ COMMITTED|REPEATABLE READ|SERIALIZABLE)`, 0, e.setNextIsolation)
 
 	udb := a.Catalog.MySQLDb
@@ -139,6 +144,9 @@ func New(opts Options) (*Engine, error) {
 		udb.SetEnabled(true)
 	}
 	udb.SetPersister(usersPersister{opts.Store})
+	if err := e.loadRequireSSL(); err != nil {
+		return nil, base.Wrap(base.ClassCorrupt, err, "sqlengine: REQUIRE SSL accounts")
+	}
 	if blob != nil {
 		if err := e.ensureSessionAccount(); err != nil {
 			return nil, err
