@@ -43,9 +43,12 @@ func TestAccountStatementsAreLogged(t *testing.T) {
 	_, open := startNode(t)
 	db := open("")
 	mustExec(t, db,
-		"CREATE USER 'a'@'%' IDENTIFIED BY 'pw-a'",
+		// caching_sha2_password hashes are salted at random: these
+		// accounts use mysql_native_password, which ALTER USER and SET
+		// PASSWORD keep.
+		"CREATE USER 'a'@'%' IDENTIFIED WITH mysql_native_password BY 'pw-a'",
 		"CREATE USER IF NOT EXISTS 'a'@'%' IDENTIFIED BY 'other'",
-		"CREATE USER 'b'@'localhost'",
+		"CREATE USER 'b'@'localhost' IDENTIFIED WITH mysql_native_password",
 		"GRANT SELECT ON *.* TO 'a'@'%' WITH GRANT OPTION",
 		"RENAME USER 'b'@'localhost' TO 'c'@'%'",
 		"SET PASSWORD FOR 'c'@'%' = 'pw-c'",
