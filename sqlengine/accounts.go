@@ -138,6 +138,9 @@ func (e *Engine) execAccount(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 	if ssl != nil {
 		e.requireSSL.Store(&ssl)
 	}
+	if _, flush := n.(*plan.FlushPrivileges); flush {
+		e.sha2.flush()
+	}
 	return iter, nil
 }
 

@@ -125,6 +125,8 @@ func New(opts Options) (*Engine, error) {
 	e.gate.tlsCfg = opts.TLS
 	e.gate.requiresSSL = e.requiresSSL
 	e.sha2 = newSha2Auth(e, opts.RSAKeys)
+	RegisterStatus("Petrel_sha2_fast_auths", func() any { return e.sha2.fast.Load() })
+	RegisterStatus("Petrel_sha2_full_auths", func() any { return e.sha2.full.Load() })
 	limitVitessLog()
 	e.registerConnStatus()
 	e.RegisterAdmin(`SET PASSWORD(?: FOR .+?)? ?= ?.+`, 0, e.setPassword)

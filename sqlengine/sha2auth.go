@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"net"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/mysql_db"
@@ -36,8 +37,19 @@ type sha2Auth struct {
 	e    *Engine
 	keys *RSAKeys
 
+	// fast, full count logins by each path (Petrel_sha2_fast_auths,
+	// Petrel_sha2_full_auths).
+	fast, full atomic.Uint64
+
 	mu    sync.Mutex
 	cache map[mysql_db.UserPrimaryKey]sha2Cached
+}
+
+// flush empties the cache (FLUSH PRIVILEGES, as in MySQL).
+func (a *sha2Auth) flush() {
+	a.mu.Lock()
+	clear(a.cache)
+	a.mu.Unlock()
 }
 
 type sha2Cached struct {
@@ -135,6 +147,7 @@ func (a *sha2Auth) HandleAuthPluginData(c *mysql.Conn, user string, serverData, 
 		if err := cc.writeAuthPacket([]byte{mysql.AuthMoreDataPacket, sha2FastAuthOK}); err != nil {
 			return nil, err
 		}
+		a.fast.Add(1)
 		return ok2, nil
 	}
 	if err := cc.writeAuthPacket([]byte{mysql.AuthMoreDataPacket, sha2FullAuth}); err != nil {
@@ -159,6 +172,7 @@ func (a *sha2Auth) HandleAuthPluginData(c *mysql.Conn, user string, serverData, 
 	a.mu.Lock()
 	a.cache[key] = sha2Cached{authString: u.AuthString, stage2: sha256.Sum256(s1[:])}
 	a.mu.Unlock()
+	a.full.Add(1)
 	return ok2, nil
 }
 
