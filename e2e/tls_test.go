@@ -362,3 +362,80 @@ func TestCachingSha2Password(t *testing.T) {
 	_, err = login(ctx, p.DSN(""), "nat", "bad")
 	wantErrNo(t, "nat with a wrong password", err, erAccessDenied)
 }
+
+// TestReplicationOverTLS: a replica told SOURCE_SSL=1 with the source's
+// CA and SOURCE_SSL_VERIFY_SERVER_CERT=1 replicates over TLS: the
+// replication account is REQUIRE SSL (a plaintext link would be refused),
+// the source's Ssl_finished_accepts counts the link, the rows arrive,
+// SHOW REPLICA STATUS shows the settings, and they survive the replica's
+// restart. A replica given a CA that did not sign the source's
+// certificate (MASTER_ spellings) refuses the link and applies nothing.
+func TestReplicationOverTLS(t *testing.T) {
+	ctx := testContext(t, 3*time.Minute)
+	src := startPetrel(t, ctx, lab.PetrelOptions{})
+	rep := startReplicaServer(t, ctx, 2, nil)
+	sdb, rdb := rootDB(t, src, ""), rootDB(t, rep, "")
+	createReplUser(t, ctx, sdb)
+	mustExec(t, ctx, sdb,
+		"ALTER USER 'repl'@'%' REQUIRE SSL",
+		"CREATE DATABASE rt", "CREATE TABLE rt.t (id INT PRIMARY KEY, v VARCHAR(64))",
+		"INSERT INTO rt.t VALUES (1, 'one'), (2, 'two')")
+	if pl := queryString(t, ctx, sdb, "SELECT plugin FROM mysql.user WHERE user = 'repl'"); pl != "caching_sha2_password" {
+		t.Errorf("replication account plugin %q, want caching_sha2_password", pl)
+	}
+	before := globalStatus(t, ctx, sdb, "Ssl_finished_accepts")
+	srcCA := filepath.Join(src.Datadir(), "ca.pem")
+	pointAt(t, ctx, rdb, src.Port(), ", SOURCE_SSL=1, SOURCE_SSL_CA='"+srcCA+"', SOURCE_SSL_VERIFY_SERVER_CERT=1")
+	waitCaughtUp(t, ctx, sdb, rdb, 20*time.Second)
+	if n := sameTable(t, ctx, sdb, rdb, "rt.t", "id"); n != 2 {
+		t.Errorf("replicated %d rows, want 2", n)
+	}
+	if after := globalStatus(t, ctx, sdb, "Ssl_finished_accepts"); after < before+1 {
+		t.Errorf("source Ssl_finished_accepts %d -> %d: the link did not use TLS", before, after)
+	}
+	st := replicaStatus(t, ctx, rdb, "SHOW REPLICA STATUS")
+	if st["Source_SSL_Allowed"] != "Yes" || st["Source_SSL_CA_File"] != srcCA || st["Source_SSL_Verify_Server_Cert"] != "Yes" {
+		t.Errorf("SHOW REPLICA STATUS: Source_SSL_Allowed=%q Source_SSL_CA_File=%q Source_SSL_Verify_Server_Cert=%q",
+			st["Source_SSL_Allowed"], st["Source_SSL_CA_File"], st["Source_SSL_Verify_Server_Cert"])
+	}
+
+	// The settings are kept across the replica's restart.
+	if err := rep.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rdb = rootDB(t, rep, "")
+	mustExec(t, ctx, sdb, "INSERT INTO rt.t VALUES (3, REPEAT('x', 64))", "UPDATE rt.t SET v = 'uno' WHERE id = 1")
+	waitCaughtUp(t, ctx, sdb, rdb, 20*time.Second)
+	if n := sameTable(t, ctx, sdb, rdb, "rt.t", "id"); n != 3 {
+		t.Errorf("after the replica's restart: %d rows, want 3", n)
+	}
+	if v := queryString(t, ctx, rdb, "SELECT v FROM rt.t WHERE id = 1"); v != "uno" {
+		t.Errorf("updated row on the replica: %q", v)
+	}
+	if st := replicaStatus(t, ctx, rdb, "SHOW REPLICA STATUS"); st["Source_SSL_Allowed"] != "Yes" || st["Source_SSL_CA_File"] != srcCA {
+		t.Errorf("after restart: Source_SSL_Allowed=%q Source_SSL_CA_File=%q", st["Source_SSL_Allowed"], st["Source_SSL_CA_File"])
+	}
+
+	// A CA that did not sign the source's certificate: no link, no rows.
+	bad := startReplicaServer(t, ctx, 3, nil)
+	bdb := rootDB(t, bad, "")
+	mustExec(t, ctx, bdb,
+		"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT="+strconv.Itoa(src.Port())+", MASTER_USER='repl', MASTER_PASSWORD='"+replPassword+
+			"', MASTER_AUTO_POSITION=1, MASTER_CONNECT_RETRY=1, MASTER_SSL=1, MASTER_SSL_CA='"+filepath.Join(bad.Datadir(), "ca.pem")+"', MASTER_SSL_VERIFY_SERVER_CERT=1",
+		"START REPLICA")
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		st := replicaStatus(t, ctx, bdb, "SHOW REPLICA STATUS")
+		if strings.Contains(st["Last_IO_Error"], "certificate") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a replica with the wrong CA: Last_IO_Error %q, want a certificate error", st["Last_IO_Error"])
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	var n int
+	if err := bdb.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = 'rt'").Scan(&n); err != nil || n != 0 {
+		t.Errorf("a replica that refused the link has rt: %d, %v", n, err)
+	}
+}
