@@ -107,6 +107,9 @@ func (e *Engine) execAccount(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 	e.acctMu.Lock()
 	defer e.acctMu.Unlock()
 	e.defaultPlugins(ctx, n)
+	// Computed before the statement runs: CREATE USER IF NOT EXISTS must
+	// see which accounts existed.
+	ssl := e.sslAfter(n)
 	s.acct = &acctChange{stmt: verbatim}
 	defer func() { s.acct = nil }()
 
@@ -122,9 +125,7 @@ func (e *Engine) execAccount(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 	if err == nil && s.acct.blob != nil {
 		err = failpoint.Inject("sqlengine.beforeAccountCommit")
 	}
-	var ssl sslSet
 	if err == nil && s.acct.blob != nil {
-		ssl = e.sslAfter(n)
 		err = e.commitAccounts(ctx, s, n, ssl)
 	}
 	if err != nil {

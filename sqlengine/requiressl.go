@@ -76,8 +76,8 @@ func (e *Engine) requiresSSL(user, host string) bool {
 	return ok
 }
 
-// sslAfter is the REQUIRE SSL set once account statement n is applied;
-// nil when n does not change it.
+// sslAfter is the REQUIRE SSL set once account statement n, not run yet,
+// is applied; nil when n does not change it.
 func (e *Engine) sslAfter(n sql.Node) sslSet {
 	cur := sslSet{}
 	if p := e.requireSSL.Load(); p != nil {
@@ -88,7 +88,15 @@ func (e *Engine) sslAfter(n sql.Node) sslSet {
 		want := n.TLSOptions != nil && (n.TLSOptions.SSL || n.TLSOptions.X509 ||
 			n.TLSOptions.Cipher != "" || n.TLSOptions.Issuer != "" || n.TLSOptions.Subject != "")
 		next := cur.clone()
+		udb := e.gms.Analyzer.Catalog.MySQLDb
+		rd := udb.Reader()
+		defer rd.Close()
 		for _, u := range n.Users {
+			if _, exists := rd.GetUser(userKey(u.UserName)); exists {
+				// IF NOT EXISTS leaves an existing account as it is
+				// (without it the statement fails).
+				continue
+			}
 			if want {
 				next[userKey(u.UserName)] = struct{}{}
 			} else {
