@@ -11,6 +11,7 @@ import (
 
 	"petrel/binlog"
 	"petrel/internal/base"
+	"petrel/internal/tcptune"
 	"petrel/storage"
 )
 
@@ -37,6 +38,10 @@ type Options struct {
 	// background syncer runs once this many events wait, and within 10 ms
 	// of a write in any case; 0 means by time only. nil: 10000.
 	SyncRelayLog func() int64
+	// TCP returns the options of the link's socket
+	// (replication_tcp_congestion_control, keepalives, TCP_NODELAY), read at
+	// each connect; nil leaves the socket as dialed.
+	TCP func() tcptune.Options
 	// RelayMaxSize rotates relay files; default 256 MiB.
 	RelayMaxSize uint64
 	Logger       *slog.Logger
