@@ -636,6 +636,10 @@ type bufferedConn struct {
 
 func (b *bufferedConn) Read(p []byte) (int, error) { return b.r.Read(p) }
 
+// NetConn is the connection under the buffer (internal/tcptune finds the
+// socket through it).
+func (b *bufferedConn) NetConn() net.Conn { return b.Conn }
+
 // startCommands ends the handshake: the connection is under the command
 // loop's timeouts from now on.
 func (c *cmdConn) startCommands(cs *connState) {
