@@ -270,6 +270,9 @@ func TestCachingSha2Password(t *testing.T) {
 	if v := queryString(t, ctx, root, "SELECT @@default_authentication_plugin"); v != "caching_sha2_password" {
 		t.Errorf("default_authentication_plugin = %q", v)
 	}
+	if v := queryString(t, ctx, root, "SELECT @@authentication_policy"); v != "*,," {
+		t.Errorf("authentication_policy = %q, want MySQL's *,,", v)
+	}
 	mustExec(t, ctx, root,
 		"CREATE USER 'sha'@'%' IDENTIFIED BY 'sha-pw'",
 		"CREATE USER 'nat'@'%' IDENTIFIED WITH mysql_native_password BY 'nat-pw'",
