@@ -15,6 +15,8 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
+
+	"petrel/internal/mysqlerr"
 )
 
 // cmdConn is the server's end of one client connection, under vitess,
@@ -411,7 +413,7 @@ func (c *cmdConn) handshakeFrame(hdr [4]byte, n int) error {
 		}
 		if globalBool("require_secure_transport") {
 			sql.StatusVariables.IncrementGlobal("Aborted_connects", 1)
-			c.writeErr(c.seq+1, mysql.NewSQLError(erSecureTransportRequired, "HY000",
+			c.writeErr(c.seq+1, mysql.NewSQLError(mysqlerr.ErSecureTransportRequired, mysqlerr.State(mysqlerr.ErSecureTransportRequired),
 				"Connections using insecure transport are prohibited while --require_secure_transport=ON."))
 			c.Close()
 			return errClosedByServer

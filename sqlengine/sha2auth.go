@@ -12,6 +12,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 	"github.com/dolthub/vitess/go/mysql"
+
+	"petrel/internal/mysqlerr"
 )
 
 // sha2Auth is caching_sha2_password, as MySQL 8 runs it:
@@ -117,7 +119,7 @@ func accessDenied(user string, addr net.Addr, withPassword bool) error {
 	if withPassword {
 		using = "YES"
 	}
-	return mysql.NewSQLError(mysql.ERAccessDeniedError, mysql.SSAccessDeniedError,
+	return mysql.NewSQLError(mysqlerr.ErAccessDenied, mysqlerr.State(mysqlerr.ErAccessDenied),
 		"Access denied for user '%s'@'%s' (using password: %s)", user, hostOf(addr), using)
 }
 

@@ -28,8 +28,6 @@ const (
 	// sslRequestLen is the payload length of an SSLRequest packet:
 	// capabilities(4), max packet(4), character set(1), reserved(23).
 	sslRequestLen = 32
-	// erSecureTransportRequired is ER_SECURE_TRANSPORT_REQUIRED.
-	erSecureTransportRequired = 3159
 )
 
 // wire is what the connection's bytes go through: the TLS layer once
