@@ -59,7 +59,7 @@ func TestMaxConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rc.Close()
-	mustExec(t, ctx, rc, "CREATE USER u IDENTIFIED BY 'u-pw'", "GRANT SELECT ON *.* TO u")
+	mustExec(t, ctx, rc, "CREATE USER u IDENTIFIED WITH mysql_native_password BY 'u-pw'", "GRANT SELECT ON *.* TO u")
 	if v := queryInt(t, ctx, rc, "SELECT @@GLOBAL.max_connections"); v != maxConns {
 		t.Fatalf("max_connections = %d, want %d from the option file", v, maxConns)
 	}
@@ -160,7 +160,7 @@ func TestIdleSocketsDoNotLockOutRoot(t *testing.T) {
 	p := startPetrel(t, ctx, lab.PetrelOptions{})
 	root := rootDB(t, p, "")
 	root.SetMaxOpenConns(1)
-	mustExec(t, ctx, root, "CREATE USER u IDENTIFIED BY 'u-pw'")
+	mustExec(t, ctx, root, "CREATE USER u IDENTIFIED WITH mysql_native_password BY 'u-pw'")
 	if v := queryInt(t, ctx, root, "SELECT @@GLOBAL.connect_timeout"); v != int64(connectTimeout/time.Second) {
 		t.Fatalf("connect_timeout = %d, want the default %v", v, connectTimeout)
 	}

@@ -141,7 +141,11 @@ func TestAccountsReplicate(t *testing.T) {
 	tool := requireTool(t, "mariadb-binlog", "/usr/bin/mariadb-binlog")
 	requireTool(t, "mariadbd", "/usr/sbin/mariadbd")
 	ctx := testContext(t, 4*time.Minute)
-	src := startPetrel(t, ctx, lab.PetrelOptions{})
+	// MariaDB has no caching_sha2_password: a primary with MariaDB
+	// replicas creates mysql_native_password accounts, as a MySQL 8
+	// primary must.
+	src := startPetrel(t, ctx, lab.PetrelOptions{ExtraArgs: []string{"--config",
+		configFile(t, map[string]string{"default_authentication_plugin": "mysql_native_password"})}})
 	rep := startReplicaServer(t, ctx, 2, map[string]string{"super_read_only": "1"})
 	sdb, rdb := rootDB(t, src, ""), rootDB(t, rep, "")
 	createReplUser(t, ctx, sdb)

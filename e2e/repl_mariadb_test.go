@@ -20,7 +20,13 @@ func TestMariaDBReplicatesFromPetrel(t *testing.T) {
 	ctx := testContext(t, 4*time.Minute)
 	src := startPetrel(t, ctx, lab.PetrelOptions{})
 	sdb := rootDB(t, src, "")
-	createReplUser(t, ctx, sdb)
+	// MariaDB has no caching_sha2_password (Petrel's default): the
+	// replication account is mysql_native_password. The greeting still
+	// proposes caching_sha2_password; MariaDB's replication client answers
+	// with an empty native response and Petrel switches, as MySQL does.
+	mustExec(t, ctx, sdb,
+		fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED WITH mysql_native_password BY '%s'", replUser, replPassword),
+		fmt.Sprintf("GRANT REPLICATION SLAVE ON *.* TO '%s'@'%%'", replUser))
 	mustExec(t, ctx, sdb, "CREATE DATABASE sbtest",
 		// l is latin1 (logged as latin1 bytes), u utf8mb4 with Petrel's
 		// default collation, utf8mb4_0900_ai_ci, which MariaDB does not

@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -43,9 +44,12 @@ func TestAccountStatementsAreLogged(t *testing.T) {
 	_, open := startNode(t)
 	db := open("")
 	mustExec(t, db,
-		"CREATE USER 'a'@'%' IDENTIFIED BY 'pw-a'",
+		// caching_sha2_password hashes are salted at random: these
+		// accounts use mysql_native_password, which ALTER USER and SET
+		// PASSWORD keep.
+		"CREATE USER 'a'@'%' IDENTIFIED WITH mysql_native_password BY 'pw-a'",
 		"CREATE USER IF NOT EXISTS 'a'@'%' IDENTIFIED BY 'other'",
-		"CREATE USER 'b'@'localhost'",
+		"CREATE USER 'b'@'localhost' IDENTIFIED WITH mysql_native_password",
 		"GRANT SELECT ON *.* TO 'a'@'%' WITH GRANT OPTION",
 		"RENAME USER 'b'@'localhost' TO 'c'@'%'",
 		"SET PASSWORD FOR 'c'@'%' = 'pw-c'",
@@ -250,5 +254,60 @@ func TestConcurrentAccountStatements(t *testing.T) {
 		if len(g) != 1 || !strings.HasPrefix(g[0][0], "GRANT SELECT ON *.*") {
 			t.Fatalf("grants of u%d_%d after the restart: %v", w, each-1, g)
 		}
+	}
+}
+
+// TestRequireSSLAccounts: which accounts must log in over TLS follows
+// CREATE USER ... REQUIRE SSL (not undone by CREATE USER IF NOT EXISTS of
+// the existing account), ALTER USER ... REQUIRE NONE|SSL, RENAME USER and
+// DROP USER; plaintext logins of such accounts get 1045; the statements
+// are logged with REQUIRE SSL or as written.
+func TestRequireSSLAccounts(t *testing.T) {
+	n, open := startNode(t)
+	db := open("")
+	login := func(user, pw string) error {
+		cfg := mysql.NewConfig()
+		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = user, pw, "tcp", n.Addr()
+		cfg.Logger = &mysql.NopLogger{}
+		d, err := sql.Open("mysql", cfg.FormatDSN())
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		return d.Ping()
+	}
+	refused := func(what, user, pw string, want bool) {
+		t.Helper()
+		err := login(user, pw)
+		var me *mysql.MySQLError
+		switch {
+		case want && !(errors.As(err, &me) && me.Number == 1045):
+			t.Errorf("%s: plaintext login of %s: %v, want 1045", what, user, err)
+		case !want && err != nil:
+			t.Errorf("%s: plaintext login of %s: %v, want admitted", what, user, err)
+		}
+	}
+	mustExec(t, db,
+		"CREATE USER 'a'@'%' IDENTIFIED WITH mysql_native_password BY 'pw' REQUIRE SSL",
+		"CREATE USER IF NOT EXISTS 'a'@'%' IDENTIFIED BY 'other'")
+	refused("CREATE USER IF NOT EXISTS of a REQUIRE SSL account", "a", "pw", true)
+	mustExec(t, db, "ALTER USER 'a'@'%' REQUIRE NONE")
+	refused("REQUIRE NONE", "a", "pw", false)
+	mustExec(t, db, "ALTER USER a REQUIRE SSL", "RENAME USER 'a'@'%' TO 'b'@'%'")
+	refused("renamed", "b", "pw", true)
+	mustExec(t, db, "DROP USER 'b'@'%'", "CREATE USER 'b'@'%' IDENTIFIED WITH mysql_native_password BY 'pw'")
+	refused("dropped and created again", "b", "pw", false)
+
+	want := []string{
+		"CREATE USER 'a'@'%' IDENTIFIED WITH 'mysql_native_password' AS '" + hashOf("pw") + "' REQUIRE SSL",
+		"CREATE USER IF NOT EXISTS 'a'@'%' IDENTIFIED WITH 'mysql_native_password' AS '" + hashOf("pw") + "'",
+		"ALTER USER 'a'@'%' REQUIRE NONE",
+		"ALTER USER a REQUIRE SSL",
+		"RENAME USER 'a'@'%' TO 'b'@'%'",
+		"DROP USER 'b'@'%'",
+		"CREATE USER 'b'@'%' IDENTIFIED WITH 'mysql_native_password' AS '" + hashOf("pw") + "'",
+	}
+	if got := binlogStatements(t, db); !slices.Equal(got, want) {
+		t.Fatalf("logged\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

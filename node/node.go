@@ -6,6 +6,7 @@ package node
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -148,9 +149,13 @@ func Open(opts Options) (*Node, error) {
 	if err != nil {
 		return fail(err)
 	}
+	tlsCfg, rsaKeys, err := serverTLS(opts.Datadir, vars)
+	if err != nil {
+		return fail(fmt.Errorf("node: %w", err))
+	}
 	n.sql, err = sqlengine.New(sqlengine.Options{
 		Store: n.store, ServerID: opts.ServerID, ServerUUID: n.meta.ServerUUID,
-		Logger: opts.Logger, Variables: vars,
+		Logger: opts.Logger, Variables: vars, TLS: tlsCfg, RSAKeys: rsaKeys,
 	})
 	if err != nil {
 		return fail(fmt.Errorf("node: %w", err))
@@ -282,3 +287,20 @@ func (n *Node) ServerUUID() string { return n.meta.ServerUUID }
 
 // SQL returns the SQL engine.
 func (n *Node) SQL() *sqlengine.Engine { return n.sql }
+
+// serverTLS loads the server's certificate (ssl_cert, ssl_key, ssl_ca) or
+// the datadir's generated one, and caching_sha2_password's RSA key pair;
+// vars gets the paths used, which SHOW VARIABLES then shows.
+func serverTLS(datadir string, vars map[string]string) (*tls.Config, *sqlengine.RSAKeys, error) {
+	o := sqlengine.TLSOptions{Datadir: datadir, Cert: vars["ssl_cert"], Key: vars["ssl_key"], CA: vars["ssl_ca"]}
+	cfg, used, err := sqlengine.ServerTLS(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	vars["ssl_cert"], vars["ssl_key"], vars["ssl_ca"] = used.Cert, used.Key, used.CA
+	keys, err := sqlengine.LoadRSAKeys(datadir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, keys, nil
+}

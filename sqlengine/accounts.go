@@ -107,6 +107,10 @@ func (e *Engine) execAccount(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 	}
 	e.acctMu.Lock()
 	defer e.acctMu.Unlock()
+	e.defaultPlugins(ctx, n)
+	// Computed before the statement runs: CREATE USER IF NOT EXISTS must
+	// see which accounts existed.
+	ssl := e.sslAfter(n)
 	s.acct = &acctChange{stmt: verbatim}
 	defer func() { s.acct = nil }()
 
@@ -123,7 +127,7 @@ func (e *Engine) execAccount(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		err = failpoint.Inject("sqlengine.beforeAccountCommit")
 	}
 	if err == nil && s.acct.blob != nil {
-		err = e.commitAccounts(ctx, s, n)
+		err = e.commitAccounts(ctx, s, n, ssl)
 	}
 	if err != nil {
 		// GMS may have changed memory before failing (CREATE USER a, b
@@ -133,12 +137,18 @@ func (e *Engine) execAccount(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		}
 		return nil, err
 	}
+	if ssl != nil {
+		e.requireSSL.Store(&ssl)
+	}
+	if _, flush := n.(*plan.FlushPrivileges); flush {
+		e.sha2.flush()
+	}
 	return iter, nil
 }
 
 // commitAccounts stores the statement's account tables and logs the
 // statement, in one transaction.
-func (e *Engine) commitAccounts(ctx *sql.Context, s *Session, n sql.Node) error {
+func (e *Engine) commitAccounts(ctx *sql.Context, s *Session, n sql.Node, ssl sslSet) error {
 	stmt, err := e.accountStatement(n, s.acct.stmt)
 	if err != nil {
 		return err
@@ -155,6 +165,12 @@ func (e *Engine) commitAccounts(ctx *sql.Context, s *Session, n sql.Node) error 
 	if err := tx.PutMeta(usersMetaKey, s.acct.blob); err != nil {
 		tx.Rollback()
 		return toMySQLError(err)
+	}
+	if ssl != nil {
+		if err := tx.PutMeta(sslMetaKey, ssl.encode()); err != nil {
+			tx.Rollback()
+			return toMySQLError(err)
+		}
 	}
 	tx.LogQuery(ctx.GetCurrentDatabase(), stmt)
 	if err := tx.Commit(ctx); err != nil {
@@ -221,6 +237,9 @@ func (e *Engine) accountStatement(n sql.Node, verbatim string) (string, error) {
 				return "", err
 			}
 			b.WriteString(auth)
+		}
+		if o := n.TLSOptions; o != nil && (o.SSL || o.X509 || o.Cipher != "" || o.Issuer != "" || o.Subject != "") {
+			b.WriteString(" REQUIRE SSL")
 		}
 		return b.String(), nil
 	case *plan.AlterUser:

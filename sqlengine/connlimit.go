@@ -2,6 +2,7 @@ package sqlengine
 
 import (
 	"container/list"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -41,6 +42,11 @@ type connGate struct {
 	// whether it may take the reserved connection.
 	account func(user, host string) (string, bool)
 	budget  packetBudget
+	// tlsCfg is the server's TLS configuration (nil: no TLS); set before
+	// the listener starts.
+	tlsCfg *tls.Config
+	// requiresSSL reports accounts that must log in over TLS (nil: none).
+	requiresSSL func(user, host string) bool
 
 	mu struct {
 		sync.Mutex
@@ -80,6 +86,7 @@ func handshakeLimit() int64 { return max(minHandshakes, globalInt("max_connectio
 // connect_timeout.
 func (g *connGate) accepted(c net.Conn) net.Conn {
 	cc := newCmdConn(c, g)
+	cc.tlsCfg = g.tlsCfg
 	_ = c.SetDeadline(time.Now().Add(globalSeconds("connect_timeout", 10)))
 	limit := handshakeLimit()
 	g.mu.Lock()
@@ -304,6 +311,12 @@ func (m gatedAuth) HandleAuthPluginData(c *mysql.Conn, user string, serverData, 
 	ud, err := m.AuthMethod.HandleAuthPluginData(c, user, serverData, clientData, addr)
 	if err != nil {
 		return ud, err
+	}
+	if u, ok := ud.(sql.MysqlConnectionUser); ok && m.gate.requiresSSL != nil && m.gate.requiresSSL(u.User, u.Host) {
+		if cc, ok := c.Conn.(*cmdConn); !ok || cc.TLSState() == nil {
+			// REQUIRE SSL over plaintext: refused as a wrong password is.
+			return nil, accessDenied(user, addr, len(clientData) > 0)
+		}
 	}
 	if err := m.gate.admit(c, ud); err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ package sqlengine
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -48,6 +49,12 @@ type Options struct {
 	// Variables are initial global variable values (from the config file),
 	// by MySQL name.
 	Variables map[string]string
+	// TLS is the server's TLS configuration (ServerTLS); nil: clients
+	// cannot use TLS (have_ssl=DISABLED).
+	TLS *tls.Config
+	// RSAKeys is caching_sha2_password's key pair (LoadRSAKeys); nil:
+	// a client without TLS that needs full authentication is refused.
+	RSAKeys *RSAKeys
 }
 
 // Engine is the SQL engine. Safe for concurrent use.
@@ -79,6 +86,11 @@ type Engine struct {
 	gate *connGate
 	// exec is the analyzer's exec builder (GMS's, with execOverrides).
 	exec sql.NodeExecBuilder
+	// sha2 is the caching_sha2_password method (sha2auth.go).
+	sha2 *sha2Auth
+	// requireSSL is the set of accounts that must log in over TLS
+	// (requiressl.go); replaced whole on change.
+	requireSSL atomic.Pointer[sslSet]
 }
 
 const usersMetaKey = "mysql_db"
@@ -110,11 +122,17 @@ func New(opts Options) (*Engine, error) {
 	}
 	registerStatus(e)
 	e.gate = newConnGate(opts.Logger, e.connAccount)
+	e.gate.tlsCfg = opts.TLS
+	e.gate.requiresSSL = e.requiresSSL
+	e.sha2 = newSha2Auth(e, opts.RSAKeys)
+	RegisterStatus("Petrel_sha2_fast_auths", func() any { return e.sha2.fast.Load() })
+	RegisterStatus("Petrel_sha2_full_auths", func() any { return e.sha2.full.Load() })
 	limitVitessLog()
 	e.registerConnStatus()
 	e.RegisterAdmin(`SET PASSWORD(?: FOR .+?)? ?= ?.+`, 0, e.setPassword)
 	e.RegisterAdmin(`SET (NAMES|CHARACTER SET|CHARSET) ('[^']*'|"[^"]*"|[A-Za-z0-9_]+)(?: COLLATE ('[^']*'|"[^"]*"|[A-Za-z0-9_]+))?`, 0, e.setNames)
 	e.RegisterAdmin(setNextTransactionPattern, 0, e.setNextTransaction)
+	e.RegisterAdmin(`ALTER USER (?:IF EXISTS )?\S+ REQUIRE (?:SSL|X509|NONE)`, sql.PrivilegeType_CreateUser, e.adminAlterRequire)
 
 	udb := a.Catalog.MySQLDb
 	blob, err := opts.Store.GetMeta(usersMetaKey)
@@ -128,6 +146,9 @@ func New(opts Options) (*Engine, error) {
 		udb.SetEnabled(true)
 	}
 	udb.SetPersister(usersPersister{opts.Store})
+	if err := e.loadRequireSSL(); err != nil {
+		return nil, base.Wrap(base.ClassCorrupt, err, "sqlengine: REQUIRE SSL accounts")
+	}
 	if blob != nil {
 		if err := e.ensureSessionAccount(); err != nil {
 			return nil, err
@@ -218,6 +239,13 @@ func (e *Engine) NewSession(_ context.Context, conn *mysql.Conn, addr string) (s
 	s := &Session{BaseSession: sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID), eng: e}
 	s.conn, _ = conn.ClientData.(*connState)
 	e.startConnSession(s)
+	if cc, ok := conn.Conn.(*cmdConn); ok {
+		if st := cc.TLSState(); st != nil {
+			ctx := sql.NewEmptyContext()
+			_ = s.SetStatusVariable(ctx, "Ssl_cipher", tls.CipherSuiteName(st.CipherSuite))
+			_ = s.SetStatusVariable(ctx, "Ssl_version", tlsVersionName(st.Version))
+		}
+	}
 	if err := s.applyHandshake(sql.NewEmptyContext(), conn.CharacterSet); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package sqlengine
 import (
 	"bufio"
 	"container/list"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
+
+	"petrel/internal/mysqlerr"
 )
 
 // cmdConn is the server's end of one client connection, under vitess,
@@ -91,6 +94,18 @@ type cmdConn struct {
 	// info fixes the next OK packet with info text (okinfo.go); written
 	// by the statement's goroutine, which is then the only writer.
 	info infoState
+
+	// TLS (tlsconn.go). tlsCfg is the server's configuration (nil: TLS
+	// off); tc is the TLS layer once the client asked for it, between the
+	// socket and the framing here: vitess sees plaintext packets. seqShift
+	// is how far the real sequence ids are ahead of vitess's during the
+	// handshake (the SSLRequest and packets written here are hidden from
+	// it); wrLeft is the payload still to pass of the packet being
+	// written while shifting.
+	tlsCfg   *tls.Config
+	tc       atomic.Pointer[tls.Conn]
+	seqShift atomic.Int32
+	wrLeft   int
 
 	// held is the packet memory reserved for the current command
 	// (packetmem.go); heldMu because Close releases it from any goroutine.
@@ -194,15 +209,18 @@ func (c *cmdConn) Write(p []byte) (int, error) {
 	default:
 		c.greeted = true
 		if c.greetHdr {
-			setGreetingCharset(p)
+			c.editGreeting(p)
 		} else if len(p) > 4 && p[3] == 0 {
-			setGreetingCharset(p[4:])
+			c.editGreeting(p[4:])
 		}
 	}
 	if c.info.armed.Load() {
 		p = c.fixInfoOK(p)
 	}
-	n, err := c.Conn.Write(p)
+	if sh := c.seqShift.Load(); sh != 0 {
+		c.renumber(p, byte(sh))
+	}
+	n, err := c.wire().Write(p)
 	if err != nil && c.closed.Load() {
 		return len(p), nil
 	}
@@ -365,6 +383,14 @@ func (c *cmdConn) nextFrame() error {
 	}
 	n := int(hdr[0]) | int(hdr[1])<<8 | int(hdr[2])<<16
 	c.seq = hdr[3]
+	if sh := c.seqShift.Load(); sh != 0 {
+		if connPhase(c.phase.Load()) != phaseHandshake {
+			// The first command: sequence ids start again at 0.
+			c.seqShift.Store(0)
+		} else {
+			hdr[3] -= byte(sh)
+		}
+	}
 	switch {
 	case connPhase(c.phase.Load()) == phaseHandshake:
 		return c.handshakeFrame(hdr, n)
@@ -399,6 +425,19 @@ func (c *cmdConn) handshakeFrame(hdr [4]byte, n int) error {
 	}
 	if c.clientFlags == 0 && n >= 4 {
 		c.clientFlags = binary.LittleEndian.Uint32(b[4:])
+	}
+	if c.tc.Load() == nil && c.seq == 1 && n >= 4 {
+		if binary.LittleEndian.Uint32(b[4:])&clientSSL != 0 && n == sslRequestLen {
+			// SSLRequest: the rest of the conversation is TLS.
+			return c.startTLS()
+		}
+		if globalBool("require_secure_transport") {
+			sql.StatusVariables.IncrementGlobal("Aborted_connects", 1)
+			c.writeErr(c.seq+1, mysql.NewSQLError(mysqlerr.ErSecureTransportRequired, mysqlerr.State(mysqlerr.ErSecureTransportRequired),
+				"Connections using insecure transport are prohibited while --require_secure_transport=ON."))
+			c.Close()
+			return errClosedByServer
+		}
 	}
 	c.pending = b
 	return nil
@@ -608,7 +647,7 @@ func (c *cmdConn) writeErr(seq byte, e *mysql.SQLError) {
 	}
 	_ = c.Conn.SetWriteDeadline(time.Now().Add(d))
 	c.wrSetAt.Store(0)
-	_, _ = c.Conn.Write(b)
+	_, _ = c.wire().Write(b)
 }
 
 // detach hands the socket to a replication dump, which reads and writes
@@ -618,9 +657,9 @@ func (c *cmdConn) detach() net.Conn {
 	c.phase.Store(int32(phaseDetached))
 	_ = c.Conn.SetDeadline(time.Time{})
 	if c.br.Buffered() > 0 {
-		return &bufferedConn{Conn: c.Conn, r: c.br}
+		return &bufferedConn{Conn: c.wire(), r: c.br}
 	}
-	return c.Conn
+	return c.wire()
 }
 
 type bufferedConn struct {
@@ -629,6 +668,10 @@ type bufferedConn struct {
 }
 
 func (b *bufferedConn) Read(p []byte) (int, error) { return b.r.Read(p) }
+
+// NetConn is the connection under the buffer (internal/tcptune finds the
+// socket through it).
+func (b *bufferedConn) NetConn() net.Conn { return b.Conn }
 
 // startCommands ends the handshake: the connection is under the command
 // loop's timeouts from now on.

@@ -187,6 +187,10 @@ func (e *Engine) ExecReplicated(ctx context.Context, db, query string, o storage
 	}
 	defer s.SessionEnd()
 	defer s.CommandEnd()
+	if m := alterRequireRE.FindStringSubmatch(query); m != nil {
+		// GMS does not parse it (requiressl.go).
+		return toMySQLError(e.alterRequire(ctx, s, query, m))
+	}
 	_, iter, _, err := e.gms.Query(sctx, query)
 	if err != nil {
 		return toMySQLError(err)

@@ -25,7 +25,10 @@ func registerVariables(opts Options) error {
 		&sql.MysqlSystemVariable{Name: "innodb_lock_wait_timeout", Scope: both, Dynamic: true, Type: types.NewSystemIntType("innodb_lock_wait_timeout", 1, 1073741824, false), Default: int64(50)},
 		&sql.MysqlSystemVariable{Name: "default_storage_engine", Scope: both, Dynamic: true, Type: types.NewSystemStringType("default_storage_engine"), Default: "InnoDB"},
 		&sql.MysqlSystemVariable{Name: "max_allowed_packet", Scope: both, Dynamic: true, Type: types.NewSystemUintType("max_allowed_packet", 1024, 1073741824), Default: uint64(64 << 20)},
-		&sql.MysqlSystemVariable{Name: "have_ssl", Scope: global, Type: types.NewSystemStringType("have_ssl"), Default: "DISABLED"},
+		// MySQL 8.0.27+: '*' is default_authentication_plugin
+		// (caching_sha2_password), whose value CREATE USER follows.
+		&sql.MysqlSystemVariable{Name: "authentication_policy", Scope: global, Type: types.NewSystemStringType("authentication_policy"), Default: "*,,"},
+		&sql.MysqlSystemVariable{Name: "have_ssl", Scope: global, Type: types.NewSystemStringType("have_ssl"), Default: haveSSL(opts)},
 		// Petrel's: bytes of large client packets held at once (packetmem.go).
 		&sql.MysqlSystemVariable{Name: packetMemoryVar, Scope: global, Dynamic: true, Type: types.NewSystemIntType(packetMemoryVar, 1<<20, 1<<40, false), Default: int64(defaultPacketMemory)},
 	})

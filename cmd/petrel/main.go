@@ -66,6 +66,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // the same ones under their MySQL names.
 type serverFlags struct {
 	datadir, bind, rootPW, configFile, logLevel, metrics string
+	sslCert, sslKey, sslCA                               string
 	port, serverID, shutdownTimeout                      int
 	skipLogBin, truncateCorrupt                          bool
 }
@@ -86,6 +87,9 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 		"at startup, cut the binary log at a corrupt event instead of refusing to start (binlog_recovery_truncate_corrupt; logged, the cut bytes kept aside)")
 	fs.StringVar(&f.metrics, "metrics-address", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9104)")
 	fs.IntVar(&f.shutdownTimeout, "shutdown-timeout", 0, "seconds from SIGTERM to exit, whatever storage is doing (shutdown_timeout; default 10)")
+	fs.StringVar(&f.sslCert, "ssl-cert", "", "server certificate, PEM (ssl_cert; default: generated in the datadir at first start)")
+	fs.StringVar(&f.sslKey, "ssl-key", "", "server certificate's private key, PEM (ssl_key)")
+	fs.StringVar(&f.sslCA, "ssl-ca", "", "CA certificate, PEM (ssl_ca)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -113,6 +117,12 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 	}
 	if f.shutdownTimeout != 0 {
 		vars["shutdown_timeout"] = strconv.Itoa(f.shutdownTimeout)
+	}
+	// Flags win over the file.
+	for name, v := range map[string]string{"ssl_cert": f.sslCert, "ssl_key": f.sslKey, "ssl_ca": f.sslCA} {
+		if v != "" {
+			vars[name] = v
+		}
 	}
 	// Options the node takes directly; flags win over the file.
 	take := func(name string, dst *string) {

@@ -66,6 +66,7 @@ const (
 	ErMalformedGTIDSet         = 1772 // ER_MALFORMED_GTID_SET_SPECIFICATION
 	ErReadOnlyTransaction      = 1792 // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
 	ErMalformedPacket          = 1835 // ER_MALFORMED_PACKET
+	ErSecureTransportRequired  = 3159 // ER_SECURE_TRANSPORT_REQUIRED
 
 	// Replication thread errors of MySQL 8.0 (SHOW REPLICA STATUS).
 	ErSourceFatalReadingBinlog = 13114 // ER_SERVER_SOURCE_FATAL_ERROR_READING_BINLOG

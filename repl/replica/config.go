@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dolthub/vitess/go/vt/vttls"
 	"os"
 	"path/filepath"
 	"petrel/internal/fsutil"
@@ -37,6 +38,16 @@ type Config struct {
 	HeartbeatPeriod time.Duration `json:"heartbeat_period"`
 	// HeartbeatSet records an explicit SOURCE_HEARTBEAT_PERIOD (0 disables).
 	HeartbeatSet bool `json:"heartbeat_set"`
+	// SSL: the link to the source is TLS (SOURCE_SSL=1). SSLCA verifies
+	// the source's certificate chain (SOURCE_SSL_CA); SSLVerifyServerCert
+	// its host name too (SOURCE_SSL_VERIFY_SERVER_CERT=1). SSLCert and
+	// SSLKey are the replica's client certificate (SOURCE_SSL_CERT,
+	// SOURCE_SSL_KEY).
+	SSL                 bool   `json:"ssl,omitempty"`
+	SSLCA               string `json:"ssl_ca,omitempty"`
+	SSLCert             string `json:"ssl_cert,omitempty"`
+	SSLKey              string `json:"ssl_key,omitempty"`
+	SSLVerifyServerCert bool   `json:"ssl_verify_server_cert,omitempty"`
 }
 
 // Petrel's defaults: short retries, many of them (the seeds' lesson: a
@@ -250,9 +261,23 @@ func applyChange(cfg Config, opts []Option) (change, error) {
 				cfg.HeartbeatPeriod = time.Duration(v * float64(time.Second))
 				cfg.HeartbeatSet = true
 			}
+		case "SOURCE_SSL":
+			if v, err = num(0, 1); err == nil {
+				cfg.SSL = v == 1
+			}
+		case "SOURCE_SSL_VERIFY_SERVER_CERT":
+			if v, err = num(0, 1); err == nil {
+				cfg.SSLVerifyServerCert = v == 1
+			}
+		case "SOURCE_SSL_CA":
+			cfg.SSLCA, err = str()
+		case "SOURCE_SSL_CERT":
+			cfg.SSLCert, err = str()
+		case "SOURCE_SSL_KEY":
+			cfg.SSLKey, err = str()
 		case "RELAY_LOG_FILE", "RELAY_LOG_POS":
 			// Checked below: with auto-positioning MySQL's 1776 comes first.
-		case "GET_SOURCE_PUBLIC_KEY", "SOURCE_SSL", "SOURCE_COMPRESSION_ALGORITHMS", "SOURCE_ZSTD_COMPRESSION_LEVEL", "SOURCE_DELAY", "SOURCE_BIND", "PRIVILEGE_CHECKS_USER", "REQUIRE_ROW_FORMAT", "SOURCE_CONNECTION_AUTO_FAILOVER", "GTID_ONLY":
+		case "GET_SOURCE_PUBLIC_KEY", "SOURCE_COMPRESSION_ALGORITHMS", "SOURCE_ZSTD_COMPRESSION_LEVEL", "SOURCE_DELAY", "SOURCE_BIND", "PRIVILEGE_CHECKS_USER", "REQUIRE_ROW_FORMAT", "SOURCE_CONNECTION_AUTO_FAILOVER", "GTID_ONLY":
 			// Accepted for compatibility; Petrel does not act on these yet.
 		default:
 			err = fmt.Errorf("unknown CHANGE REPLICATION SOURCE option %s", o.Name)
@@ -284,6 +309,9 @@ func applyChange(cfg Config, opts []Option) (change, error) {
 	}
 	if !seen["SOURCE_RETRY_COUNT"] && cfg.RetryCount == 0 {
 		cfg.RetryCount = DefaultRetryCount
+	}
+	if (cfg.SSLCert == "") != (cfg.SSLKey == "") {
+		return change{cfg: cfg}, errors.New("SOURCE_SSL_CERT and SOURCE_SSL_KEY must be given together")
 	}
 	changed := old.Configured() && (cfg.Host != old.Host || cfg.Port != old.Port)
 	return change{cfg: cfg, start: start, sourceChanged: changed}, nil
@@ -319,4 +347,17 @@ func SaveConfig(datadir string, c *Config) error {
 	}
 	b, _ := json.MarshalIndent(c, "", "  ")
 	return fsutil.WriteFileAtomic(p, append(b, '\n'), 0o600)
+}
+
+// SslMode is how the link to the source uses TLS.
+func (c *Config) SslMode() vttls.SslMode {
+	switch {
+	case !c.SSL:
+		return vttls.Disabled
+	case c.SSLVerifyServerCert:
+		return vttls.VerifyIdentity
+	case c.SSLCA != "":
+		return vttls.VerifyCA
+	}
+	return vttls.Required
 }

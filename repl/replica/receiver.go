@@ -85,6 +85,10 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 	conn, err := mysql.Connect(cctx, &mysql.ConnParams{
 		Host: cfg.Host, Port: cfg.Port, Uname: cfg.User, Pass: cfg.Password,
 		ConnectTimeoutMs: uint64(timeout / time.Millisecond),
+		SslMode:          cfg.SslMode(), SslCa: cfg.SSLCA, SslCert: cfg.SSLCert, SslKey: cfg.SSLKey,
+		// The host as written: vitess would prefix an IP address with
+		// "IP:", which no certificate names.
+		ServerName: cfg.Host,
 	})
 	cancel()
 	if err != nil {

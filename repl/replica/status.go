@@ -140,14 +140,14 @@ func (r *Replica) Status() []*string {
 		s("None"),                          // Until_Condition
 		s(""),                              // Until_Log_File
 		s("0"),                             // Until_Log_Pos
-		s("No"),                            // Source_SSL_Allowed
-		s(""),                              // Source_SSL_CA_File
+		s(yesNo(cfg.SSL)),                  // Source_SSL_Allowed
+		s(cfg.SSLCA),                       // Source_SSL_CA_File
 		s(""),                              // Source_SSL_CA_Path
-		s(""),                              // Source_SSL_Cert
+		s(cfg.SSLCert),                     // Source_SSL_Cert
 		s(""),                              // Source_SSL_Cipher
-		s(""),                              // Source_SSL_Key
+		s(cfg.SSLKey),                      // Source_SSL_Key
 		lag,                                // Seconds_Behind_Source
-		s("No"),                            // Source_SSL_Verify_Server_Cert
+		s(yesNo(cfg.SSLVerifyServerCert)),  // Source_SSL_Verify_Server_Cert
 		n(uint64(r.ioErr.Errno)),           // Last_IO_Errno
 		s(r.ioErr.Msg),                     // Last_IO_Error
 		n(uint64(r.sqlErr.Errno)),          // Last_SQL_Errno
@@ -254,4 +254,11 @@ func (r *Replica) CountersSnapshot() Counters {
 		SkippedTxns: r.skippedTxns, Connects: r.connects, AcksSent: r.acksSent, RelaySyncs: syncs,
 		IORunning: r.io != nil && r.ioConnected, SQLRunning: r.sqlT != nil,
 		SemiSync: r.io != nil && r.ioConnected && r.semiActive}
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "Yes"
+	}
+	return "No"
 }
