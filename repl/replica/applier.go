@@ -49,20 +49,20 @@ type applier struct {
 }
 
 func newApplier(r *Replica) *applier {
-	a := &applier{r: r, core: newSchedCore(pipelineDepth), started: map[uint64]bool{}, wake: make(chan struct{}, 1)}
+	a := &applier{r: r, core: newSchedCore(schedOptions{Depth: pipelineDepth}), started: map[uint64]bool{}, wake: make(chan struct{}, 1)}
 	a.pl = newPipeline(r, a.finished)
 	return a
 }
 
 // take records the core's decisions.
-func (a *applier) take(start []uint64, err error) {
+func (a *applier) take(d schedDecision, err error) {
 	if err != nil && a.err == nil {
 		a.err = err
 	}
-	for _, s := range start {
-		a.started[s] = true
+	for _, s := range d.Start {
+		a.started[s.Seq] = true
 	}
-	if len(start) > 0 || err != nil {
+	if len(d.Start) > 0 || err != nil {
 		select {
 		case a.wake <- struct{}{}:
 		default:
