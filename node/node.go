@@ -69,6 +69,9 @@ type Node struct {
 	source       *source.Source
 	replica      *replica.Replica
 	netTimeout   func() any
+	parWorkers   func() any // replica_parallel_workers
+	parType      func() any // replica_parallel_type
+	parPreserve  func() any // replica_preserve_commit_order
 	syncRelayLog func() any
 	semi         semiVars
 	tracker      *semisync.Tracker

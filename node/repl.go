@@ -31,6 +31,22 @@ func (n *Node) replVariables() {
 	// MySQL's default; Petrel also syncs within 10 ms of a relay write.
 	n.syncRelayLog = sqlengine.AliasVariables([]string{"sync_relay_log"},
 		types.NewSystemIntType("sync_relay_log", 0, 4294967295, false), int64(10000))
+	// The parallel applier (repl/replica/sched.go). MySQL refuses
+	// replica_parallel_type and replica_preserve_commit_order changes
+	// while the applier runs (ER_REPLICA_CHANNEL_MUST_STOP, 3081) and
+	// takes replica_parallel_workers at the next START REPLICA.
+	stopped := func(any) error {
+		if n.replica != nil && n.replica.ApplierRunning() {
+			return mysql.NewSQLError(3081, "HY000", "%s", replica.ErrApplierRunning.Error())
+		}
+		return nil
+	}
+	n.parWorkers = sqlengine.AliasVariables([]string{"replica_parallel_workers", "slave_parallel_workers"},
+		types.NewSystemIntType("replica_parallel_workers", 0, 1024, false), int64(replica.DefaultParallelWorkers))
+	n.parType = sqlengine.CheckedAliasVariables([]string{"replica_parallel_type", "slave_parallel_type"},
+		types.NewSystemEnumType("replica_parallel_type", replica.ParallelDatabase, replica.ParallelLogicalClock), replica.ParallelLogicalClock, stopped)
+	n.parPreserve = sqlengine.CheckedAliasVariables([]string{"replica_preserve_commit_order", "slave_preserve_commit_order"},
+		types.NewSystemBoolType("replica_preserve_commit_order"), int8(1), stopped)
 	// Replicas always log what they apply: the binlog is their commit point.
 	sqlengine.AliasVariables([]string{"log_replica_updates", "log_slave_updates"}, types.NewSystemBoolType("log_replica_updates"), int8(1))
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
@@ -42,6 +58,11 @@ func (n *Node) replVariables() {
 		&sql.MysqlSystemVariable{Name: "relay_log_index", Scope: global, Type: types.NewSystemStringType("relay_log_index"), Default: "relay.index"},
 		&sql.MysqlSystemVariable{Name: "relay_log_recovery", Scope: global, Type: types.NewSystemBoolType("relay_log_recovery"), Default: int8(1)},
 	})
+}
+
+func (n *Node) parallel() replica.Parallel {
+	w, _ := toInt(n.parWorkers())
+	return replica.Parallel{Workers: int(w), Type: strings.ToUpper(fmt.Sprint(n.parType())), PreserveOrder: truthy(n.parPreserve())}
 }
 
 func (n *Node) replicaNetTimeout() time.Duration {
@@ -87,6 +108,7 @@ func (n *Node) openReplication() error {
 		NetTimeout:  n.replicaNetTimeout,
 		SemiEnabled: func() bool { return truthy(n.semi.replicaEnabled()) },
 		AckAfter:    func() string { return strings.ToUpper(fmt.Sprint(n.semi.ackAfter())) },
+		Parallel:    n.parallel,
 		SyncRelayLog: func() int64 {
 			v, _ := toInt(n.syncRelayLog())
 			return v

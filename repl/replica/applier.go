@@ -131,6 +131,7 @@ type pendingCommit struct {
 	seq    uint64 // the scheduling core's number; 0 for a position
 	gtid   base.GTID
 	exec   sourcePos
+	noExec bool // the parallel applier moves the position itself
 }
 
 const pipelineDepth = 256
@@ -161,7 +162,9 @@ func (p *pipeline) run() {
 			p.r.mu.Lock()
 			p.r.appliedTxns++
 			p.r.mu.Unlock()
-			p.r.setExec(pc.exec)
+			if !pc.noExec {
+				p.r.setExec(pc.exec)
+			}
 		}
 		p.done(pc.seq)
 		p.n.Done()
@@ -203,6 +206,9 @@ func (p *pipeline) close() error {
 }
 
 func (r *Replica) apply(ctx context.Context) (err error) {
+	if p := r.opts.parallel(); p.Workers > 1 {
+		return r.applyParallel(ctx, p)
+	}
 	a := newApplier(r)
 	defer func() {
 		if cerr := a.pl.close(); err == nil {

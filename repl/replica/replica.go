@@ -37,6 +37,10 @@ type Options struct {
 	// background syncer runs once this many events wait, and within 10 ms
 	// of a write in any case; 0 means by time only. nil: 10000.
 	SyncRelayLog func() int64
+	// Parallel returns replica_parallel_workers, replica_parallel_type and
+	// replica_preserve_commit_order, read when the applier starts. nil:
+	// the single applier.
+	Parallel func() Parallel
 	// RelayMaxSize rotates relay files; default 256 MiB.
 	RelayMaxSize uint64
 	Logger       *slog.Logger
@@ -70,6 +74,45 @@ func (o Options) syncRelayLog() int64 {
 		return 10000
 	}
 	return o.SyncRelayLog()
+}
+
+// Parallel configures the applier (MySQL's names).
+type Parallel struct {
+	// Workers is replica_parallel_workers (MySQL 8's default 4): 0 or 1
+	// is the single applier.
+	Workers int
+	// Type is replica_parallel_type: ParallelLogicalClock (default) or
+	// ParallelDatabase.
+	Type string
+	// PreserveOrder is replica_preserve_commit_order (default ON).
+	PreserveOrder bool
+}
+
+// replica_parallel_type values.
+const (
+	ParallelLogicalClock = "LOGICAL_CLOCK"
+	ParallelDatabase     = "DATABASE"
+)
+
+// DefaultParallelWorkers is replica_parallel_workers' default (MySQL 8.0.27+).
+const DefaultParallelWorkers = 4
+
+// ErrApplierRunning refuses a change the running applier would not see
+// (SET GLOBAL replica_parallel_type, replica_preserve_commit_order).
+var ErrApplierRunning = errors.New("This operation cannot be performed with running replication threads; run STOP REPLICA FOR CHANNEL '' first")
+
+// ApplierRunning reports whether the applier (SQL thread) runs.
+func (r *Replica) ApplierRunning() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sqlT != nil
+}
+
+func (o Options) parallel() Parallel {
+	if o.Parallel == nil {
+		return Parallel{}
+	}
+	return o.Parallel()
 }
 
 // Error codes shown in SHOW REPLICA STATUS (MySQL's).

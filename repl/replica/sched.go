@@ -157,6 +157,7 @@ type schedCore struct {
 	barrier bool   // a barrier is running
 	last    uint64 // the last Seq that arrived
 	stopped bool   // Failed: nothing more starts or commits
+	drain   bool   // Drain: nothing more starts
 
 	// parallel policies
 	busy     int
@@ -282,6 +283,9 @@ func (c *schedCore) Failed(seq uint64) {
 		delete(c.running, seq)
 	}
 }
+
+// Drain starts nothing more; started transactions still commit (a stop).
+func (c *schedCore) Drain() { c.drain = true }
 
 // Running is how many transactions started and have not finished.
 func (c *schedCore) Running() int { return len(c.running) }
@@ -457,7 +461,7 @@ func (c *schedCore) decide(grant []uint64) schedDecision {
 
 func (c *schedCore) startParallel() []schedStart {
 	var start []schedStart
-	for len(c.queue) > 0 && !c.stopped {
+	for len(c.queue) > 0 && !c.stopped && !c.drain {
 		t := c.queue[0]
 		if t.Executed {
 			c.queue = c.queue[1:]
