@@ -414,7 +414,16 @@ func (a *parApplier) footprint(t *binlog.Txn, executed bool) (schedTxn, error) {
 // applyParallel is apply (applier.go) with workers.
 func (r *Replica) applyParallel(ctx context.Context, p Parallel) (err error) {
 	a := newParApplier(r, p)
+	r.mu.Lock()
+	r.par = a
+	r.mu.Unlock()
 	defer func() {
+		a.mu.Lock()
+		w := a.core.Waits()
+		a.mu.Unlock()
+		r.mu.Lock()
+		r.par, r.parWaits = nil, r.parWaits.plus(w)
+		r.mu.Unlock()
 		if cerr := a.close(); err == nil || ctx.Err() != nil && cerr != nil {
 			err = cerr
 		}

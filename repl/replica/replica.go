@@ -175,6 +175,8 @@ type Replica struct {
 	execPos       uint64
 	relayReadFile string
 	relayReadPos  uint64
+	par           *parApplier // the running parallel applier
+	parWaits      schedWaits  // the scheduler waits of appliers that stopped
 }
 
 // thread is a running goroutine with its stop switch.

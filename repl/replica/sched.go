@@ -128,6 +128,11 @@ type schedWaits struct {
 	ByWriteset uint64
 }
 
+func (w schedWaits) plus(o schedWaits) schedWaits {
+	return schedWaits{Dependency: w.Dependency + o.Dependency, Barrier: w.Barrier + o.Barrier, Workers: w.Workers + o.Workers,
+		CommitOrder: w.CommitOrder + o.CommitOrder, Serialised: w.Serialised + o.Serialised, ByWriteset: w.ByWriteset + o.ByWriteset}
+}
+
 type txnState uint8
 
 const (

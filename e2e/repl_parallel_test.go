@@ -1,0 +1,232 @@
+package e2e
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"petrel/lab"
+)
+
+// TestParallelApplierVariables: replica_parallel_workers,
+// replica_parallel_type and replica_preserve_commit_order under both
+// spellings, from the option file and SET GLOBAL; the type and the
+// commit order are refused (3081) while the applier runs, the worker
+// count is taken at the next START REPLICA (as MySQL does); the applier
+// runs with what they say, and replicates the same rows.
+func TestParallelApplierVariables(t *testing.T) {
+	ctx := testContext(t, 3*time.Minute)
+	src := startPetrel(t, ctx, lab.PetrelOptions{})
+	rep := startReplicaServer(t, ctx, 2, map[string]string{"slave_parallel_workers": "8", "replica_parallel_type": "DATABASE"})
+	sdb, rdb := rootDB(t, src, ""), rootDB(t, rep, "")
+	for name, want := range map[string]string{
+		"replica_parallel_workers": "8", "slave_parallel_workers": "8",
+		"replica_parallel_type": "DATABASE", "slave_parallel_type": "DATABASE",
+		"replica_preserve_commit_order": "ON", "slave_preserve_commit_order": "ON",
+	} {
+		var n, v string
+		if err := rdb.QueryRowContext(ctx, "SHOW VARIABLES LIKE '"+name+"'").Scan(&n, &v); err != nil {
+			t.Fatalf("SHOW VARIABLES LIKE '%s': %v", name, err)
+		}
+		if !strings.EqualFold(v, want) && !(want == "ON" && v == "1") {
+			t.Fatalf("%s = %q, want %q", name, v, want)
+		}
+	}
+	createReplUser(t, ctx, sdb)
+	mustExec(t, ctx, sdb, "CREATE DATABASE a", "CREATE DATABASE b", "CREATE DATABASE c")
+	for _, db := range []string{"a", "b", "c"} {
+		mustExec(t, ctx, sdb, "CREATE TABLE "+db+".t (id INT PRIMARY KEY, v INT NOT NULL)")
+	}
+	pointAt(t, ctx, rdb, src.Port(), "")
+	waitCaughtUp(t, ctx, sdb, rdb, 30*time.Second)
+	if w := globalStatus(t, ctx, rdb, "Petrel_replica_parallel_workers"); w != 8 {
+		t.Fatalf("Petrel_replica_parallel_workers = %d, want 8", w)
+	}
+
+	// Refused while the applier runs: MySQL's 3081.
+	for _, q := range []string{"SET GLOBAL replica_preserve_commit_order = OFF", "SET GLOBAL slave_parallel_type = 'LOGICAL_CLOCK'"} {
+		_, err := rdb.ExecContext(ctx, q)
+		wantErrNo(t, q, err, 3081)
+	}
+	if v := queryString(t, ctx, rdb, "SELECT @@GLOBAL.replica_parallel_type"); v != "DATABASE" {
+		t.Fatalf("refused SET changed replica_parallel_type to %q", v)
+	}
+	mustExec(t, ctx, rdb, "SET GLOBAL replica_parallel_workers = 2")
+
+	writeRows := func(from, to int) {
+		for i := from; i < to; i++ {
+			db := []string{"a", "b", "c"}[i%3]
+			mustExec(t, ctx, sdb, fmt.Sprintf("INSERT INTO %s.t VALUES (%d, %d)", db, i, i*7))
+		}
+	}
+	writeRows(0, 150)
+	waitCaughtUp(t, ctx, sdb, rdb, 30*time.Second)
+	if w := globalStatus(t, ctx, rdb, "Petrel_replica_parallel_workers"); w != 8 {
+		t.Fatalf("Petrel_replica_parallel_workers = %d while running, want 8 (the new count waits for START)", w)
+	}
+
+	mustExec(t, ctx, rdb, "STOP REPLICA SQL_THREAD",
+		"SET GLOBAL slave_preserve_commit_order = OFF", "SET GLOBAL replica_parallel_type = 'LOGICAL_CLOCK'",
+		"START REPLICA SQL_THREAD")
+	if v := queryInt(t, ctx, rdb, "SELECT @@GLOBAL.replica_preserve_commit_order"); v != 0 {
+		t.Fatalf("replica_preserve_commit_order = %d after SET OFF", v)
+	}
+	writeRows(150, 300)
+	waitCaughtUp(t, ctx, sdb, rdb, 30*time.Second)
+	if w := globalStatus(t, ctx, rdb, "Petrel_replica_parallel_workers"); w != 2 {
+		t.Fatalf("Petrel_replica_parallel_workers = %d after restart of the applier, want 2", w)
+	}
+	total := 0
+	for _, db := range []string{"a", "b", "c"} {
+		total += sameTable(t, ctx, sdb, rdb, db+".t", "id")
+	}
+	if total != 300 {
+		t.Fatalf("%d rows replicated, want 300", total)
+	}
+}
+
+// gtidCount parses a gtid_executed of one source ("uuid:1-N" or
+// "uuid:1") and fails unless it is a gap-free prefix; it returns N.
+func gtidCount(t *testing.T, set string) int {
+	t.Helper()
+	set = strings.ReplaceAll(strings.TrimSpace(set), "\n", "")
+	if set == "" {
+		return 0
+	}
+	parts := strings.Split(set, ":")
+	if len(parts) != 2 || strings.Contains(set, ",") {
+		t.Fatalf("gtid_executed %q: want one source, one interval", set)
+	}
+	iv := strings.Split(parts[1], "-")
+	if iv[0] != "1" {
+		t.Fatalf("gtid_executed %q does not start at 1", set)
+	}
+	n, err := strconv.Atoi(iv[len(iv)-1])
+	if err != nil {
+		t.Fatalf("gtid_executed %q: %v", set, err)
+	}
+	return n
+}
+
+// backlog runs writers committing transactions on the source for d: each
+// inserts one row into k.log (so the replica's rows count its applied
+// transactions), inserts into one of k.t0..k.t3 and moves a counter of
+// k.hot (ten rows: conflicts that the scheduler must keep in order).
+func backlog(ctx context.Context, db *sql.DB, writers int, d time.Duration, next *int64, mu *sync.Mutex) int {
+	var wg sync.WaitGroup
+	var done sync.Mutex
+	count := 0
+	stop := time.Now().Add(d)
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			rng := rand.New(rand.NewSource(int64(w) + time.Now().UnixNano()))
+			for time.Now().Before(stop) && ctx.Err() == nil {
+				mu.Lock()
+				*next++
+				id := *next
+				mu.Unlock()
+				tx, err := db.BeginTx(ctx, nil)
+				if err != nil {
+					continue
+				}
+				_, err1 := tx.ExecContext(ctx, "INSERT INTO k.log (id, w) VALUES (?, ?)", id, w)
+				_, err2 := tx.ExecContext(ctx, fmt.Sprintf("INSERT INTO k.t%d (id, v) VALUES (?, ?)", id%4), id, rng.Intn(1000))
+				_, err3 := tx.ExecContext(ctx, "UPDATE k.hot SET c = c + 1, last = ? WHERE id = ?", id, rng.Intn(10))
+				if err1 != nil || err2 != nil || err3 != nil {
+					_ = tx.Rollback()
+					continue
+				}
+				if tx.Commit() == nil {
+					done.Lock()
+					count++
+					done.Unlock()
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	return count
+}
+
+// TestParallelReplicaKill9 kills the replica with SIGKILL while 8 workers
+// apply a backlog, a few times. After each restart the recovered state is
+// checked with the applier stopped: gtid_executed is a gap-free prefix of
+// the source's and the replica holds exactly one k.log row per applied
+// transaction (rows and GTID committed together). At the end every table
+// has the source's rows and gtid_executed equals the source's.
+func TestParallelReplicaKill9(t *testing.T) {
+	ctx := testContext(t, 4*time.Minute)
+	src := startPetrel(t, ctx, lab.PetrelOptions{})
+	rep := startReplicaServer(t, ctx, 2, map[string]string{"replica_parallel_workers": "8"})
+	sdb, rdb := rootDB(t, src, ""), rootDB(t, rep, "")
+	createReplUser(t, ctx, sdb)
+	setup := []string{"CREATE DATABASE k", "CREATE TABLE k.log (id BIGINT PRIMARY KEY, w INT NOT NULL)",
+		"CREATE TABLE k.hot (id INT PRIMARY KEY, c BIGINT NOT NULL, last BIGINT NOT NULL)"}
+	for i := 0; i < 4; i++ {
+		setup = append(setup, fmt.Sprintf("CREATE TABLE k.t%d (id BIGINT PRIMARY KEY, v INT NOT NULL, KEY (v))", i))
+	}
+	for i := 0; i < 10; i++ {
+		setup = append(setup, fmt.Sprintf("INSERT INTO k.hot VALUES (%d, 0, 0)", i))
+	}
+	mustExec(t, ctx, sdb, setup...)
+	// Transactions without a k.log row: the account, DDL, hot rows.
+	nonLog := gtidCount(t, queryString(t, ctx, sdb, "SELECT @@GLOBAL.gtid_executed"))
+	pointAt(t, ctx, rdb, src.Port(), "")
+	waitCaughtUp(t, ctx, sdb, rdb, 30*time.Second)
+
+	var next int64
+	var mu sync.Mutex
+	const cycles = 3
+	killedMidApply := 0
+	for c := 0; c < cycles; c++ {
+		mustExec(t, ctx, rdb, "STOP REPLICA SQL_THREAD")
+		n := backlog(ctx, sdb, 16, 2500*time.Millisecond, &next, &mu)
+		applied0 := globalStatus(t, ctx, rdb, "Replica_applied_transactions")
+		mustExec(t, ctx, rdb, "START REPLICA SQL_THREAD")
+		time.Sleep(time.Duration(20+20*c) * time.Millisecond)
+		if w := globalStatus(t, ctx, rdb, "Petrel_replica_parallel_workers"); w != 8 {
+			t.Fatalf("Petrel_replica_parallel_workers = %d, want 8", w)
+		}
+		applied := globalStatus(t, ctx, rdb, "Replica_applied_transactions") - applied0
+		srcSet := queryString(t, ctx, sdb, "SELECT @@GLOBAL.gtid_executed")
+		repSet := queryString(t, ctx, rdb, "SELECT @@GLOBAL.gtid_executed")
+		if repSet != srcSet {
+			killedMidApply++
+		}
+		if err := rep.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		if err := rep.Restart(ctx); err != nil {
+			t.Fatalf("restart %d: %v\n%s", c, err, tail(rep.Log(), 4096))
+		}
+		rdb = rootDB(t, rep, "")
+		// The recovered state, before the applier goes on.
+		mustExec(t, ctx, rdb, "STOP REPLICA SQL_THREAD")
+		got := gtidCount(t, queryString(t, ctx, rdb, "SELECT @@GLOBAL.gtid_executed"))
+		rows := int(queryInt(t, ctx, rdb, "SELECT COUNT(*) FROM k.log"))
+		if rows != got-nonLog {
+			t.Fatalf("cycle %d: replica holds %d k.log rows but gtid_executed counts %d transactions (%d without a row)", c, rows, got, nonLog)
+		}
+		t.Logf("cycle %d: backlog %d transactions, %d applied before the kill, %d recovered", c, n, applied, got)
+		mustExec(t, ctx, rdb, "START REPLICA SQL_THREAD")
+	}
+	if killedMidApply == 0 {
+		t.Fatalf("the replica caught up before every kill: no kill hit the workers mid-backlog")
+	}
+	final := waitCaughtUp(t, ctx, sdb, rdb, 90*time.Second)
+	gtidCount(t, final)
+	for _, tb := range []string{"k.log", "k.hot", "k.t0", "k.t1", "k.t2", "k.t3"} {
+		sameTable(t, ctx, sdb, rdb, tb, "id")
+	}
+	if s, r := queryString(t, ctx, sdb, "SELECT @@GLOBAL.gtid_executed"), queryString(t, ctx, rdb, "SELECT @@GLOBAL.gtid_executed"); s != r {
+		t.Fatalf("gtid_executed differs: source %s, replica %s", s, r)
+	}
+}
