@@ -268,7 +268,7 @@ func (r *Replica) CountersSnapshot() Counters {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return Counters{ParallelWorkers: workers, Waits: waits,Heartbeats: r.heartbeats, ReceivedTxns: r.receivedTxns, AppliedTxns: r.appliedTxns,
+	return Counters{ParallelWorkers: workers, Waits: waits, Heartbeats: r.heartbeats, ReceivedTxns: r.receivedTxns, AppliedTxns: r.appliedTxns,
 		SkippedTxns: r.skippedTxns, Connects: r.connects, AcksSent: r.acksSent, RelaySyncs: syncs,
 		IORunning: r.io != nil && r.ioConnected, SQLRunning: r.sqlT != nil,
 		SemiSync: r.io != nil && r.ioConnected && r.semiActive}
