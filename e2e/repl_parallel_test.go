@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math/rand"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -163,7 +164,12 @@ func backlog(ctx context.Context, db *sql.DB, writers int, d time.Duration, next
 // transaction (rows and GTID committed together). At the end every table
 // has the source's rows and gtid_executed equals the source's.
 func TestParallelReplicaKill9(t *testing.T) {
-	ctx := testContext(t, 4*time.Minute)
+	// scripts/parallel-kill-campaign.sh runs longer campaigns.
+	cycles := 3
+	if v, err := strconv.Atoi(os.Getenv("PETREL_PARALLEL_KILL_CYCLES")); err == nil && v > 0 {
+		cycles = v
+	}
+	ctx := testContext(t, 4*time.Minute+time.Duration(cycles)*10*time.Second)
 	src := startPetrel(t, ctx, lab.PetrelOptions{})
 	rep := startReplicaServer(t, ctx, 2, map[string]string{"replica_parallel_workers": "8"})
 	sdb, rdb := rootDB(t, src, ""), rootDB(t, rep, "")
@@ -184,14 +190,13 @@ func TestParallelReplicaKill9(t *testing.T) {
 
 	var next int64
 	var mu sync.Mutex
-	const cycles = 3
 	killedMidApply := 0
 	for c := 0; c < cycles; c++ {
 		mustExec(t, ctx, rdb, "STOP REPLICA SQL_THREAD")
 		n := backlog(ctx, sdb, 16, 2500*time.Millisecond, &next, &mu)
 		applied0 := globalStatus(t, ctx, rdb, "Replica_applied_transactions")
 		mustExec(t, ctx, rdb, "START REPLICA SQL_THREAD")
-		time.Sleep(time.Duration(20+20*c) * time.Millisecond)
+		time.Sleep(time.Duration(20+20*(c%3)) * time.Millisecond)
 		if w := globalStatus(t, ctx, rdb, "Petrel_replica_parallel_workers"); w != 8 {
 			t.Fatalf("Petrel_replica_parallel_workers = %d, want 8", w)
 		}
