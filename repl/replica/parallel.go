@@ -239,10 +239,18 @@ func (a *parApplier) close() error {
 		}
 		select {
 		case <-a.wake:
+			continue
 		case <-timer.C:
-			a.r.opts.Logger.Error("replica: stop: started transactions did not finish", "deadline", stopDeadline)
-			a.fail(0, base.Errorf(base.ClassInternal, "replica: stop: started transactions did not finish within %s", stopDeadline))
 		}
+		// A worker is stuck (a lock wait that does not end): leave it
+		// and its pipeline behind rather than hang the stop.
+		err = base.Errorf(base.ClassInternal, "replica: stop: started transactions did not finish within %s", stopDeadline)
+		a.r.opts.Logger.Error("replica: applier stopped with transactions still running", "error", err)
+		a.fail(0, err)
+		for _, ch := range a.work {
+			close(ch)
+		}
+		return err
 	}
 	for _, ch := range a.work {
 		close(ch)
