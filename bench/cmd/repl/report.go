@@ -142,6 +142,9 @@ func writeChecks(b *strings.Builder, o Options, results map[string]*systemResult
 
 func writeLag(b *strings.Builder, results map[string]*systemResult) {
 	p, m := lagOf(results["petrel"]), lagOf(results["mariadb"])
+	if p == nil && m == nil {
+		return // applier configurations only: see the side-by-side table
+	}
 	b.WriteString("## Lag under load\n\n")
 	b.WriteString("| | Petrel | MariaDB | Petrel/MariaDB |\n|---|---:|---:|---:|\n")
 	rows := []struct {
@@ -171,6 +174,9 @@ func writeLag(b *strings.Builder, results map[string]*systemResult) {
 
 func writeCatchup(b *strings.Builder, results map[string]*systemResult) {
 	p, m := catchupOf(results["petrel"]), catchupOf(results["mariadb"])
+	if p == nil && m == nil {
+		return
+	}
 	b.WriteString("## Catch-up\n\n")
 	b.WriteString("| | Petrel | MariaDB | Petrel/MariaDB |\n|---|---:|---:|---:|\n")
 	rows := []struct {
