@@ -162,7 +162,12 @@ func (a *parApplier) offer(ctx context.Context, t *binlog.Txn, end sourcePos, st
 	} else {
 		a.jobs[st.Seq] = &parJob{seq: st.Seq, txn: t, end: end, grant: make(chan struct{})}
 	}
+	serialised := a.core.Waits().Serialised
 	a.take(a.core.Arrive(st))
+	if a.core.Waits().Serialised != serialised {
+		a.r.opts.Logger.Warn("replica: impossible dependency interval; applied after everything before it",
+			"gtid", t.GTID.GTID.String(), "last_committed", st.LastCommitted, "sequence_number", st.SeqNo)
+	}
 	return nil
 }
 
