@@ -122,6 +122,7 @@ func Open(opts Options) (*Node, error) {
 	binlogVariables(logBin, opts.Datadir)
 	n := &Node{opts: opts}
 	n.replVariables()
+	n.tcpVariables()
 	shutdownVariables()
 	if err := sqlengine.CheckVariables(vars); err != nil {
 		return nil, fmt.Errorf("node: config: %w", err)

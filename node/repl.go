@@ -99,13 +99,14 @@ func (n *Node) openReplication() error {
 	}
 	n.openSemiSync()
 	n.source = source.New(source.Options{Log: n.binlog, ServerID: n.opts.ServerID, ServerUUID: sid, Logger: n.opts.Logger, Clock: n.opts.Clock,
-		Semi: n.tracker, SemiEnabled: func() bool { return truthy(n.semi.enabled()) }})
+		TCP: replTCP, Semi: n.tracker, SemiEnabled: func() bool { return truthy(n.semi.enabled()) }})
 	e.SetReplicationSource(sourceAdapter{n.source})
 
 	n.replica, err = replica.New(replica.Options{
 		Datadir: n.opts.Datadir, ServerID: n.opts.ServerID, ServerUUID: n.meta.ServerUUID,
 		Store: n.store, Log: n.binlog, Logger: n.opts.Logger, Clock: n.opts.Clock,
 		NetTimeout:  n.replicaNetTimeout,
+		TCP:         replTCP,
 		SemiEnabled: func() bool { return truthy(n.semi.replicaEnabled()) },
 		AckAfter:    func() string { return strings.ToUpper(fmt.Sprint(n.semi.ackAfter())) },
 		Parallel:    n.parallel,

@@ -114,6 +114,30 @@ func (s *Session) statementStart(t *Transaction) {
 	t.txn.NewStatement()
 }
 
+// mayBegin is beginStatement's cheap first test (it runs for every
+// statement): the first word, after spaces, is BEGIN or START.
+func mayBegin(q string) bool {
+	i := 0
+	for i < len(q) && (q[i] == ' ' || q[i] >= '\t' && q[i] <= '\r') {
+		i++
+	}
+	return hasPrefixFold(q[i:], "begin") || hasPrefixFold(q[i:], "start")
+}
+
+// hasPrefixFold reports whether q starts with p (lower-case ASCII),
+// ignoring ASCII case.
+func hasPrefixFold(q, p string) bool {
+	if len(q) < len(p) {
+		return false
+	}
+	for j := 0; j < len(p); j++ {
+		if q[j]|0x20 != p[j] {
+			return false
+		}
+	}
+	return true
+}
+
 // beginStatement matches BEGIN and START TRANSACTION.
 var beginStatement = regexp.MustCompile(`(?is)^\s*(START\s+TRANSACTION|BEGIN)\b`)
 

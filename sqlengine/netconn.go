@@ -152,6 +152,10 @@ func newCmdConn(c net.Conn, g *connGate) *cmdConn {
 
 // Close closes the connection; reads then end with io.EOF and writes
 // are dropped. Its max_connections slot and packet memory are released.
+// NetConn returns the connection under the wrapper (internal/tcptune sets
+// a replication socket's options on it).
+func (c *cmdConn) NetConn() net.Conn { return c.Conn }
+
 func (c *cmdConn) Close() error {
 	c.closed.Store(true)
 	err := c.Conn.Close()

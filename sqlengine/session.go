@@ -86,7 +86,7 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 	// none open, START TRANSACTION included, which then commits it and
 	// starts its own: the one-shot level and WITH CONSISTENT SNAPSHOT
 	// belong to the second.
-	implicit := ctx.GetTransaction() == nil && beginStatement.MatchString(ctx.Query())
+	implicit := ctx.GetTransaction() == nil && mayBegin(ctx.Query()) && beginStatement.MatchString(ctx.Query())
 	if implicit {
 		t.txn.SetIsolation(s.isolation())
 	} else {

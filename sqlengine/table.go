@@ -168,9 +168,33 @@ func (r *rowIter) Close(*sql.Context) error { return r.it.Close() }
 
 var lockClause = regexp.MustCompile(`(?is)\bFOR\s+(UPDATE|SHARE)\b|\bLOCK\s+IN\s+SHARE\s+MODE\b`)
 
-// lockingSelect reports whether a statement asks for locking reads.
+// lockingSelect reports whether a statement asks for locking reads. It
+// runs at every scan, so the regexp runs only on the few statements that
+// hold the word FOR or LOCK at all.
 func lockingSelect(q string) bool {
-	return len(q) > 10 && lockClause.MatchString(q)
+	return len(q) > 10 && (hasWordFold(q, "for") || hasWordFold(q, "lock")) && lockClause.MatchString(q)
+}
+
+// hasWordFold reports whether q holds w (lower-case ASCII) as a whole word,
+// ignoring ASCII case, without allocating.
+func hasWordFold(q, w string) bool {
+	for i := 0; i+len(w) <= len(q); i++ {
+		if i > 0 && isWordByte(q[i-1]) {
+			continue
+		}
+		j := 0
+		for j < len(w) && q[i+j]|0x20 == w[j] {
+			j++
+		}
+		if j == len(w) && (i+j == len(q) || !isWordByte(q[i+j])) {
+			return true
+		}
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z' || c >= 0x80
 }
 
 // Inserter implements sql.InsertableTable. The SELECT of INSERT ...

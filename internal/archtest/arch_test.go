@@ -26,6 +26,7 @@ var allowed = map[string][]string{
 	"internal/ratelog":   nil,
 	"internal/archtest":  nil,
 	"internal/leakcheck": nil,
+	"internal/tcptune":   nil,
 
 	"storage/keys":  {"internal/*"},
 	"storage/lock":  {"internal/*"},

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"strconv"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"petrel/binlog"
 	"petrel/internal/base"
+	"petrel/internal/tcptune"
 	"petrel/semisync"
 )
 
@@ -97,6 +99,9 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 	stop := context.AfterFunc(ctx, func() { conn.Conn.Close() })
 	defer stop()
 	conn.Conn.SetDeadline(time.Now().Add(timeout))
+	if r.opts.TCP != nil {
+		tuneSocket(r.opts.Logger, conn.Conn, r.opts.TCP())
+	}
 
 	hb := cfg.Heartbeat(timeout)
 	setup := []string{
@@ -473,4 +478,16 @@ func (p *packetConn) dumpGTID(serverID uint32, have *base.GTIDSet) error {
 		return ioErrorf(ErrNetRead, false, "requesting the binlog stream: %v", err)
 	}
 	return nil
+}
+
+// tuneSocket applies the replication socket options; a failure costs the
+// link its tuning, not the link, and is logged.
+func tuneSocket(log *slog.Logger, c net.Conn, o tcptune.Options) {
+	res, err := tcptune.Apply(c, o)
+	switch {
+	case err != nil:
+		log.Warn("replica: cannot set the replication socket's TCP options", "error", err)
+	case res.Fallback:
+		log.Warn("replica: TCP congestion control not set on the replication socket", "wanted", o.CongestionControl, "using", res.CongestionControl, "error", res.Reason)
+	}
 }

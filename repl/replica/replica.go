@@ -11,6 +11,7 @@ import (
 
 	"petrel/binlog"
 	"petrel/internal/base"
+	"petrel/internal/tcptune"
 	"petrel/storage"
 )
 
@@ -41,6 +42,10 @@ type Options struct {
 	// replica_preserve_commit_order, read when the applier starts. nil:
 	// the single applier.
 	Parallel func() Parallel
+	// TCP returns the options of the link's socket
+	// (replication_tcp_congestion_control, keepalives, TCP_NODELAY), read at
+	// each connect; nil leaves the socket as dialed.
+	TCP func() tcptune.Options
 	// RelayMaxSize rotates relay files; default 256 MiB.
 	RelayMaxSize uint64
 	Logger       *slog.Logger

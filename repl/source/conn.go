@@ -11,6 +11,7 @@ import (
 
 	"github.com/dolthub/vitess/go/mysql"
 
+	"petrel/internal/tcptune"
 	"petrel/semisync"
 )
 
@@ -21,6 +22,14 @@ import (
 func (s *Source) Serve(ctx context.Context, conn net.Conn, req Request) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if s.opts.TCP != nil {
+		o := s.opts.TCP()
+		if res, err := tcptune.Apply(conn, o); err != nil {
+			s.opts.Logger.Warn("cannot set the replica socket's TCP options", "replica_server_id", req.ServerID, "error", err)
+		} else if res.Fallback {
+			s.opts.Logger.Warn("TCP congestion control not set on the replica socket", "replica_server_id", req.ServerID, "wanted", o.CongestionControl, "using", res.CongestionControl, "error", res.Reason)
+		}
+	}
 	semi := s.semi(req)
 	pw := &packetWriter{conn: conn, bw: bufio.NewWriterSize(conn, 64<<10), seq: 1, timeout: s.opts.WriteTimeout, semi: semi}
 	// The replica sends nothing during a dump but semi-sync acks, read

@@ -18,6 +18,7 @@ import (
 
 	"petrel/binlog"
 	"petrel/internal/base"
+	"petrel/internal/tcptune"
 	"petrel/semisync"
 )
 
@@ -30,6 +31,10 @@ type Options struct {
 	Clock      base.Clock
 	// WriteTimeout bounds each network write (net_write_timeout); default 60s.
 	WriteTimeout time.Duration
+	// TCP returns the options of a replica's socket
+	// (replication_tcp_congestion_control, keepalives, TCP_NODELAY), read
+	// when its dump starts; nil leaves the socket as accepted.
+	TCP func() tcptune.Options
 	// Semi is semi-sync replication; nil when not wired.
 	Semi *semisync.Tracker
 	// SemiEnabled reports rpl_semi_sync_source_enabled.
