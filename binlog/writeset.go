@@ -132,8 +132,9 @@ type Footprint struct {
 	// Hashes is its write set (with keys): the same hashes the source's
 	// extraction makes from the same row images.
 	Hashes []uint64
-	// NoKeys: a row of a table without a primary key, or of a table the
-	// replica does not have: the write set cannot be trusted.
+	// NoKeys: a table without a primary key, or one the replica does not
+	// have: the write set cannot be trusted, and its rows are found by
+	// content (a scan that row locks do not order).
 	NoKeys bool
 }
 
@@ -156,6 +157,9 @@ func RowsFootprint(e *storage.Engine, events [][]byte, keys bool) (Footprint, er
 				return fp, err
 			}
 			maps[tm.TableID] = tm
+			if tb := e.Catalog().Table(tm.Database, tm.Table); tb == nil || tb.Hidden {
+				fp.NoKeys = true
+			}
 			if !dbs[tm.Database] {
 				dbs[tm.Database] = true
 				fp.DBs = append(fp.DBs, tm.Database)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 
+	"github.com/dolthub/go-mysql-server/sql"
+
 	"petrel/binlog"
 	"petrel/internal/base"
 	"petrel/storage"
@@ -329,9 +331,36 @@ func (a *applier) applyTxn(ctx context.Context, t *binlog.Txn, end sourcePos) er
 		r.setExec(end)
 		return nil
 	}
+	// Rows of a table without a primary key are found by a scan, which
+	// does not wait for the row locks of commits still in the pipeline
+	// (a DELETE would miss the row such a commit inserts): those commits
+	// complete first.
+	if fp, ferr := binlog.RowsFootprint(r.opts.Store, t.Events[1:], false); ferr != nil || fp.NoKeys {
+		if derr := a.pl.drain(); derr != nil {
+			a.finished(seq)
+			return derr
+		}
+	}
 	txn := r.opts.Store.Begin()
 	txn.SetOrigin(origin)
-	if err := binlog.ApplyRowEvents(actx, r.opts.Store, txn, t.Events[1:]); err != nil {
+	err = binlog.ApplyRowEvents(actx, r.opts.Store, txn, t.Events[1:])
+	if err != nil && isDuplicate(err) {
+		// A unique key that a commit still in the pipeline frees: its
+		// row is locked, the unique index entry it deletes is not, so
+		// this transaction saw the entry. Once the pipeline is empty,
+		// apply again.
+		if rerr := txn.Rollback(); rerr != nil {
+			r.opts.Logger.Warn("replica: rollback of a failed transaction", "gtid", g.GTID.String(), "error", rerr)
+		}
+		if derr := a.pl.drain(); derr != nil {
+			a.finished(seq)
+			return derr
+		}
+		txn = r.opts.Store.Begin()
+		txn.SetOrigin(origin)
+		err = binlog.ApplyRowEvents(actx, r.opts.Store, txn, t.Events[1:])
+	}
+	if err != nil {
 		if rerr := txn.Rollback(); rerr != nil {
 			r.opts.Logger.Warn("replica: rollback of a failed transaction", "gtid", g.GTID.String(), "error", rerr)
 		}
@@ -348,6 +377,12 @@ func (a *applier) applyTxn(ctx context.Context, t *binlog.Txn, end sourcePos) er
 		return a.pl.add(pendingCommit{exec: end})
 	}
 	return a.pl.add(pendingCommit{finish: finish, seq: seq, gtid: g.GTID, exec: end})
+}
+
+// isDuplicate reports a duplicate key error: storage's class, or the
+// go-mysql-server unique key error storage's unique checks return.
+func isDuplicate(err error) bool {
+	return base.ClassOf(err) == base.ClassDuplicate || sql.ErrUniqueKeyViolation.Is(err) || sql.ErrPrimaryKeyViolation.Is(err)
 }
 
 // setExec records the source position the applier executed up to.
