@@ -4,7 +4,10 @@
 // sysbench (RunSysbench). For replication tests it also injects network
 // faults: Link, a userspace TCP proxy with latency, black holes, cuts,
 // resets and outages, and NetnsPair, two network namespaces joined by a
-// veth pair with real packet loss from nftables (root only).
+// veth pair with real packet loss from nftables (root only), and WAN, two
+// namespaces joined through TUN devices by a packet-level forwarder that
+// delays, drops (randomly and in bursts), reorders and caps bandwidth per
+// direction, so both ends' kernel TCP stacks feel the line (root only).
 //
 // Contract:
 //   - Every wait is bounded. Start waits at most StartTimeout for a ping to

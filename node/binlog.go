@@ -1,121 +1,14 @@
 package node
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"regexp"
-	"strconv"
 	"strings"
-	"sync/atomic"
-	"time"
-
-	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"petrel/binlog"
+	"petrel/binlog/binlogsql"
 	"petrel/internal/base"
 	"petrel/sqlengine"
 )
-
-// binlogVariables defines the replication variables the config file may
-// set before the engine applies it.
-func binlogVariables(logBin bool, datadir string) {
-	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
-	onOff := func(b bool) int8 {
-		if b {
-			return 1
-		}
-		return 0
-	}
-	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
-		&sql.MysqlSystemVariable{Name: "log_bin", Scope: global, Type: types.NewSystemBoolType("log_bin"), Default: onOff(logBin)},
-		&sql.MysqlSystemVariable{Name: "log_bin_basename", Scope: global, Type: types.NewSystemStringType("log_bin_basename"), Default: datadir + "/binlog/binlog"},
-		&sql.MysqlSystemVariable{Name: "log_bin_index", Scope: global, Type: types.NewSystemStringType("log_bin_index"), Default: datadir + "/binlog/binlog.index"},
-		&sql.MysqlSystemVariable{Name: "sync_binlog", Scope: global, Dynamic: true, Type: types.NewSystemUintType("sync_binlog", 0, 4294967295), Default: uint64(1),
-			NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
-				if f := syncBinlogHook.Load(); f != nil {
-					n, _ := toInt(v.Val)
-					(*f)(int(n))
-				}
-				return nil
-			}},
-		// Dependency tracking (binlog/writeset.go): the last_committed of
-		// every GTID event, which parallel replicas schedule on.
-		&sql.MysqlSystemVariable{Name: "binlog_transaction_dependency_tracking", Scope: global, Dynamic: true,
-			Type:    types.NewSystemEnumType("binlog_transaction_dependency_tracking", binlog.TrackCommitOrder, binlog.TrackWriteset, binlog.TrackWritesetSession),
-			Default: binlog.TrackWriteset, NotifyChanged: notifyDependencyTracking},
-		&sql.MysqlSystemVariable{Name: "binlog_transaction_dependency_history_size", Scope: global, Dynamic: true,
-			Type:    types.NewSystemIntType("binlog_transaction_dependency_history_size", 1, 1000000, false),
-			Default: int64(binlog.DefaultHistorySize), NotifyChanged: notifyDependencyTracking},
-		// Write sets are hashed with XXH64 only (MySQL 8.0.26+ has no
-		// other choice but OFF, which WRITESET tracking refuses).
-		&sql.MysqlSystemVariable{Name: "transaction_write_set_extraction", Scope: global, Type: types.NewSystemEnumType("transaction_write_set_extraction", "XXHASH64"), Default: "XXHASH64"},
-		&sql.MysqlSystemVariable{Name: "gtid_mode", Scope: global, Type: types.NewSystemEnumType("gtid_mode", "OFF", "OFF_PERMISSIVE", "ON_PERMISSIVE", "ON"), Default: "ON"},
-		&sql.MysqlSystemVariable{Name: "enforce_gtid_consistency", Scope: global, Type: types.NewSystemEnumType("enforce_gtid_consistency", "OFF", "ON", "WARN"), Default: "ON"},
-		&sql.MysqlSystemVariable{Name: "binlog_format", Scope: global, Type: types.NewSystemEnumType("binlog_format", "ROW"), Default: "ROW"},
-		&sql.MysqlSystemVariable{Name: "binlog_row_image", Scope: global, Type: types.NewSystemEnumType("binlog_row_image", "FULL"), Default: "FULL"},
-		// Petrel's: at startup, cut the binary log at corruption instead of
-		// refusing to start (binlog.Options.TruncateCorrupt). Read-only:
-		// it acts only when the server starts.
-		&sql.MysqlSystemVariable{Name: "binlog_recovery_truncate_corrupt", Scope: global, Type: types.NewSystemBoolType("binlog_recovery_truncate_corrupt"), Default: int8(0)},
-	})
-}
-
-// syncBinlogHook applies SET GLOBAL sync_binlog to the open log (the
-// variable registry is per process, like the node).
-var syncBinlogHook atomic.Pointer[func(int)]
-
-// dependencyHook is the open log, for SET GLOBAL
-// binlog_transaction_dependency_*.
-var dependencyHook atomic.Pointer[binlog.Log]
-
-// notifyDependencyTracking runs under the registry's lock, before it
-// stores the new value: it must not read the registry.
-func notifyDependencyTracking(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
-	l := dependencyHook.Load()
-	if l == nil {
-		return nil
-	}
-	if strings.HasSuffix(v.Var.GetName(), "_size") {
-		n, _ := toInt(v.Val)
-		l.SetDependencyHistorySize(int(n))
-		return nil
-	}
-	return l.SetDependencyTracking(fmt.Sprint(v.Val))
-}
-
-// dependencySettings reads the dependency-tracking variables.
-func dependencySettings() (string, int) {
-	return globalString("binlog_transaction_dependency_tracking"), int(globalUint("binlog_transaction_dependency_history_size", binlog.DefaultHistorySize))
-}
-
-// globalUint reads a numeric global variable.
-func globalUint(name string, def uint64) uint64 {
-	_, v, ok := sql.SystemVariables.GetGlobal(name)
-	if !ok {
-		return def
-	}
-	switch x := v.(type) {
-	case int64:
-		return uint64(x)
-	case uint64:
-		return x
-	case int32:
-		return uint64(x)
-	case uint32:
-		return uint64(x)
-	case int8:
-		return uint64(x)
-	case int:
-		return uint64(x)
-	}
-	n, err := strconv.ParseUint(fmt.Sprint(v), 10, 64)
-	if err != nil {
-		return def
-	}
-	return n
-}
 
 // openBinlog opens the log (replaying into storage what storage lacks),
 // makes it storage's commit sink and exposes it through SQL.
@@ -124,21 +17,21 @@ func (n *Node) openBinlog() error {
 	if err != nil {
 		return err
 	}
-	sync := int(globalUint("sync_binlog", 1))
+	sync := int(sqlengine.GlobalUint("sync_binlog", 1))
 	if sync == 0 {
 		sync = -1
 	}
 	l, err := binlog.Open(binlog.Options{
-		Dir: n.opts.Datadir + "/binlog", MaxSize: int64(globalUint("max_binlog_size", 1<<30)), SyncBinlog: sync,
+		Dir: n.opts.Datadir + "/binlog", MaxSize: int64(sqlengine.GlobalUint("max_binlog_size", 1<<30)), SyncBinlog: sync,
 		ServerID: n.opts.ServerID, ServerUUID: sid, ServerVersion: sqlengine.Version, Logger: n.opts.Logger, Clock: n.opts.Clock, Store: n.store,
 		// A crashed semi-sync source restarted as a replica (MariaDB's
 		// --init-rpl-role=SLAVE) cuts its unapplied, possibly
 		// unacknowledged tail instead of committing it.
-		TruncateUnapplied: strings.EqualFold(globalString("init_rpl_role"), "SLAVE"),
-		TruncateCorrupt:   truthy(globalString("binlog_recovery_truncate_corrupt")),
+		TruncateUnapplied: strings.EqualFold(sqlengine.GlobalString("init_rpl_role"), "SLAVE"),
+		TruncateCorrupt:   sqlengine.Truthy(sqlengine.GlobalString("binlog_recovery_truncate_corrupt")),
 	})
 	if err == nil {
-		mode, size := dependencySettings()
+		mode, size := binlogsql.DependencySettings()
 		l.SetDependencyHistorySize(size)
 		if err = l.SetDependencyTracking(mode); err != nil {
 			l.Close()
@@ -148,144 +41,7 @@ func (n *Node) openBinlog() error {
 		return fmt.Errorf("node: binary log: %w", err)
 	}
 	n.binlog = l
-	set := l.SetSyncBinlog
-	syncBinlogHook.Store(&set) // SET GLOBAL sync_binlog takes effect at once
-	dependencyHook.Store(l)
 	n.store.SetSink(l)
-	n.registerBinlogSQL()
+	binlogsql.Register(n.sql, l, n.store, n.opts.Clock, n.opts.Logger)
 	return nil
-}
-
-func (n *Node) registerBinlogSQL() {
-	l, e := n.binlog, n.sql
-	sqlengine.LiveVariable("gtid_executed", func() any { return l.Executed().String() })
-	sqlengine.LiveVariable("gtid_purged", func() any { return l.Purged().String() })
-	sqlengine.RegisterStatus("Binlog_commits", func() any { c, _, _ := l.StatsSnapshot(); return c })
-	sqlengine.RegisterStatus("Binlog_group_commits", func() any { _, g, _ := l.StatsSnapshot(); return g })
-	sqlengine.RegisterStatus("Binlog_bytes_written", func() any { _, _, b := l.StatsSnapshot(); return b })
-
-	showLogs := func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
-		res := &sqlengine.AdminResult{Columns: []string{"Log_name", "File_size", "Encrypted"}}
-		for _, f := range l.Files() {
-			res.Rows = append(res.Rows, []*string{sqlengine.Str(f.Name), sqlengine.Str(strconv.FormatInt(f.Size, 10)), sqlengine.Str("No")})
-		}
-		return res, nil
-	}
-	e.RegisterAdmin(`SHOW (?:BINARY|MASTER) LOGS`, sql.PrivilegeType_ReplicationClient, showLogs)
-	status := func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
-		p := l.Current()
-		return &sqlengine.AdminResult{
-			Columns: []string{"File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB", "Executed_Gtid_Set"},
-			Rows:    [][]*string{{sqlengine.Str(p.File), sqlengine.Str(strconv.FormatUint(p.Pos, 10)), sqlengine.Str(""), sqlengine.Str(""), sqlengine.Str(l.Executed().String())}},
-		}, nil
-	}
-	e.RegisterAdmin(`SHOW MASTER STATUS`, sql.PrivilegeType_ReplicationClient, status)
-	e.RegisterAdmin(`SHOW BINARY LOG STATUS`, sql.PrivilegeType_ReplicationClient, status)
-	e.RegisterAdmin(`SHOW BINLOG EVENTS(?: IN '([^']*)')?(?: FROM (\d+))?(?: LIMIT (?:(\d+) ?, ?)?(\d+))?`, sql.PrivilegeType_ReplicationSlave,
-		func(_ context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
-			file := m[1]
-			if file == "" {
-				file = l.Files()[0].Name
-			}
-			path, ok := l.Path(file)
-			if !ok {
-				return nil, fmt.Errorf("Could not find target log (%s)", file)
-			}
-			from, _ := strconv.ParseUint(m[2], 10, 64)
-			offset, _ := strconv.Atoi(m[3])
-			limit := -1
-			if m[4] != "" {
-				limit, _ = strconv.Atoi(m[4])
-			}
-			evs, err := binlog.DescribeEvents(path, file, from, offset, limit)
-			if err != nil {
-				return nil, err
-			}
-			res := &sqlengine.AdminResult{Columns: []string{"Log_name", "Pos", "Event_type", "Server_id", "End_log_pos", "Info"}}
-			for _, ev := range evs {
-				res.Rows = append(res.Rows, []*string{sqlengine.Str(file), sqlengine.Str(strconv.FormatUint(ev.Pos, 10)), sqlengine.Str(ev.Type),
-					sqlengine.Str(strconv.FormatUint(uint64(ev.ServerID), 10)), sqlengine.Str(strconv.FormatUint(ev.EndPos, 10)), sqlengine.Str(ev.Info)})
-			}
-			return res, nil
-		})
-	e.RegisterAdmin(`FLUSH (?:NO_WRITE_TO_BINLOG |LOCAL )?BINARY LOGS`, sql.PrivilegeType_Reload,
-		func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
-			return &sqlengine.AdminResult{}, l.Rotate()
-		})
-	e.RegisterAdmin(`PURGE (?:BINARY|MASTER) LOGS TO '([^']*)'`, sql.PrivilegeType_Super,
-		func(_ context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
-			return &sqlengine.AdminResult{}, l.PurgeTo(m[1])
-		})
-	e.RegisterAdmin(`PURGE (?:BINARY|MASTER) LOGS BEFORE '([^']*)'`, sql.PrivilegeType_Super,
-		func(_ context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
-			t, err := time.ParseInLocation("2006-01-02 15:04:05", strings.TrimSpace(m[1]), time.Local)
-			if err != nil {
-				if t, err = time.ParseInLocation("2006-01-02", strings.TrimSpace(m[1]), time.Local); err != nil {
-					return nil, fmt.Errorf("Incorrect DATETIME value: '%s'", m[1])
-				}
-			}
-			return &sqlengine.AdminResult{}, l.PurgeBefore(t)
-		})
-	e.RegisterAdmin(`RESET (?:MASTER|BINARY LOGS AND GTIDS)`, sql.PrivilegeType_Reload,
-		func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
-			return &sqlengine.AdminResult{}, n.store.WithCommitsPaused(func() error {
-				// The log is storage's WAL: what it holds must be in
-				// storage's sstables before it is deleted.
-				if err := n.store.FlushLogged(); err != nil {
-					return err
-				}
-				if err := l.Reset(); err != nil {
-					return err
-				}
-				p := l.Current()
-				return n.store.SetSinkPos(binlog.EncodeSinkPos(p.File, p.Pos, 0))
-			})
-		})
-	e.RegisterAdmin(`SELECT WAIT_FOR_EXECUTED_GTID_SET\(\s*'([^']*)'\s*(?:,\s*([0-9.]+)\s*)?\)`, 0,
-		func(ctx context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
-			want, err := base.ParseGTIDSet(m[1])
-			if err != nil {
-				return nil, fmt.Errorf("Malformed GTID set specification '%s'", m[1])
-			}
-			timeout := time.Duration(0)
-			if m[2] != "" {
-				if timeout, err = sqlengine.ParseSeconds(m[2]); err != nil {
-					return nil, err
-				}
-			}
-			res := "0"
-			if !l.WaitExecuted(ctx, want, timeout) {
-				res = "1"
-			}
-			return &sqlengine.AdminResult{Columns: []string{fmt.Sprintf("WAIT_FOR_EXECUTED_GTID_SET('%s'%s)", m[1], optArg(m[2]))}, Rows: [][]*string{{sqlengine.Str(res)}}}, nil
-		})
-	expire := func() {
-		secs := globalUint("binlog_expire_logs_seconds", 2592000)
-		if secs > 0 {
-			if err := l.PurgeBefore(n.opts.Clock.Now().Add(-time.Duration(secs) * time.Second)); err != nil {
-				n.opts.Logger.Warn("binlog: expiring old logs", "err", err)
-			}
-		}
-	}
-	expire()
-	l.OnRotate(expire)
-}
-
-func optArg(s string) string {
-	if s == "" {
-		return ""
-	}
-	return ", " + s
-}
-
-var _ = regexp.MustCompile
-var _ = os.Getpid
-
-// globalString reads a global variable as text.
-func globalString(name string) string {
-	_, v, ok := sql.SystemVariables.GetGlobal(name)
-	if !ok || v == nil {
-		return ""
-	}
-	return fmt.Sprint(v)
 }

@@ -25,9 +25,12 @@ import (
 	"github.com/google/uuid"
 
 	"petrel/binlog"
+	"petrel/binlog/binlogsql"
 	"petrel/repl/replica"
+	"petrel/repl/replsql"
 	"petrel/repl/source"
 	"petrel/semisync"
+	"petrel/semisync/semisyncsql"
 	"petrel/sqlengine"
 	"petrel/storage"
 )
@@ -66,15 +69,11 @@ type Node struct {
 	srv    *sqlengine.Server
 	binlog *binlog.Log
 	// replication
-	source       *source.Source
-	replica      *replica.Replica
-	netTimeout   func() any
-	parWorkers   func() any // replica_parallel_workers
-	parType      func() any // replica_parallel_type
-	parPreserve  func() any // replica_preserve_commit_order
-	syncRelayLog func() any
-	semi         semiVars
-	tracker      *semisync.Tracker
+	source  *source.Source
+	replica *replica.Replica
+	repl    replsql.Vars
+	semi    semisyncsql.Vars
+	tracker *semisync.Tracker
 	// metrics
 	metrics     *http.Server
 	metricsAddr string
@@ -119,9 +118,8 @@ func Open(opts Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	binlogVariables(logBin, opts.Datadir)
-	n := &Node{opts: opts}
-	n.replVariables()
+	binlogsql.Variables(logBin, opts.Datadir)
+	n := &Node{opts: opts, repl: replsql.Variables(), semi: semisyncsql.Variables()}
 	n.tcpVariables()
 	shutdownVariables()
 	if err := sqlengine.CheckVariables(vars); err != nil {

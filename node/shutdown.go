@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
+	"petrel/sqlengine"
 	"petrel/storage"
 )
 
@@ -28,7 +29,7 @@ func shutdownVariables() {
 // ShutdownTimeout is shutdown_timeout: how long Shutdown (and so Close)
 // may take.
 func (n *Node) ShutdownTimeout() time.Duration {
-	return time.Duration(globalUint("shutdown_timeout", defaultShutdownTimeout)) * time.Second
+	return time.Duration(sqlengine.GlobalUint("shutdown_timeout", defaultShutdownTimeout)) * time.Second
 }
 
 // Close is Shutdown bounded by shutdown_timeout.

@@ -7,6 +7,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"petrel/internal/tcptune"
+	"petrel/sqlengine"
 )
 
 // Keepalives on replication sockets: a peer that vanished without a FIN
@@ -52,7 +53,7 @@ func (n *Node) tcpVariables() {
 // connects or a dump starts.
 func replTCP() tcptune.Options {
 	return tcptune.Options{
-		CongestionControl: globalString("replication_tcp_congestion_control"),
+		CongestionControl: sqlengine.GlobalString("replication_tcp_congestion_control"),
 		KeepAliveIdle:     replKeepAliveIdle, KeepAliveInterval: replKeepAliveInterval, KeepAliveCount: replKeepAliveCount,
 		NoDelay: true,
 	}

@@ -6,6 +6,8 @@
 #   sysbench        OLTP workloads
 #   nftables, iproute2  link emulation (nft, ip/tc)
 #   make, ca-certificates  `make test` itself, and TLS to the Go module proxy
+#   python3-pymysql, python3-mysqldb  the Python drivers e2e runs against
+#                   Petrel and MariaDB (Debian's /usr/bin/python3)
 # The mariadb-server package's own service is stopped (and disabled under
 # systemd) right after installation: tests start their own servers.
 set -euo pipefail
@@ -29,6 +31,12 @@ for tool in mariadbd mariadb-install-db mariadb mariadb-slap mariadb-binlog sysb
 	have "$tool" || missing+=("$tool")
 done
 [ -e /etc/ssl/certs/ca-certificates.crt ] || missing+=(ca-certificates)
+# have_py MODULE: true if Debian's python3 imports MODULE.
+have_py() {
+	[ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import $1" >/dev/null 2>&1
+}
+have_py pymysql || missing+=(python3-pymysql)
+have_py MySQLdb || missing+=(python3-mysqldb)
 
 # stop_mariadb_service stops the service apt may have started, by its own
 # init system, then by the pid in its pid file; never by process name.
@@ -62,7 +70,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: missing: ${missing[*]}"
 	echo "deps: apt-get update"
 	"${SUDO[@]}" apt-get update
-	pkgs=(mariadb-server mariadb-client sysbench nftables iproute2 make ca-certificates)
+	pkgs=(mariadb-server mariadb-client sysbench nftables iproute2 make ca-certificates python3-pymysql python3-mysqldb)
 	echo "deps: apt-get install ${pkgs[*]}"
 	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${pkgs[@]}"
 	stop_mariadb_service
@@ -72,8 +80,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 			exit 1
 		fi
 	done
+	for mod in pymysql MySQLdb; do
+		if ! have_py "$mod"; then
+			echo "deps: python module $mod still missing after install" >&2
+			exit 1
+		fi
+	done
 else
-	echo "deps: mariadb-server, mariadb-client, sysbench, nftables, iproute2 already installed"
+	echo "deps: mariadb-server, mariadb-client, sysbench, nftables, iproute2, python3-pymysql, python3-mysqldb already installed"
 fi
 
 echo "deps: go mod download"

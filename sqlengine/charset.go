@@ -14,6 +14,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 
+	"petrel/internal/mysqlerr"
 	"petrel/storage"
 	"petrel/storage/keys"
 )
@@ -46,18 +47,6 @@ import (
 const (
 	defaultCharset   = "utf8mb4"
 	defaultCollation = "utf8mb4_0900_ai_ci"
-)
-
-// MySQL error numbers vitess has no constant for.
-const (
-	erUnknownCharacterSet      = 1115 // ER_UNKNOWN_CHARACTER_SET
-	erCollationCharsetMismatch = 1253 // ER_COLLATION_CHARSET_MISMATCH
-	erUnknownCollation         = 1273 // ER_UNKNOWN_COLLATION
-	erInvalidCharacterString   = 1300 // ER_INVALID_CHARACTER_STRING
-	erWrongValueForField       = 1366 // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
-	erDataTooLong              = 1406 // ER_DATA_TOO_LONG
-	erWrongValueForVar         = 1231 // ER_WRONG_VALUE_FOR_VAR
-	erNotSupportedYet          = 1235 // ER_NOT_SUPPORTED_YET
 )
 
 // charsetVariables are the character set and collation variables with
@@ -238,15 +227,15 @@ func checkClientCharsetName(value any) error {
 }
 
 func unknownCharset(name string) error {
-	return mysql.NewSQLError(erUnknownCharacterSet, "42000", "Unknown character set: '%s'", name)
+	return mysql.NewSQLError(mysqlerr.ErUnknownCharacterSet, "42000", "Unknown character set: '%s'", name)
 }
 
 func unknownCollation(name string) error {
-	return mysql.NewSQLError(erUnknownCollation, "HY000", "Unknown collation: '%s'", name)
+	return mysql.NewSQLError(mysqlerr.ErUnknownCollation, "HY000", "Unknown collation: '%s'", name)
 }
 
 func wrongValueForVar(name, value string) error {
-	return mysql.NewSQLError(erWrongValueForVar, "42000", "Variable '%s' can't be set to the value of '%s'", name, value)
+	return mysql.NewSQLError(mysqlerr.ErWrongValueForVar, "42000", "Variable '%s' can't be set to the value of '%s'", name, value)
 }
 
 // SetSessionVariable implements sql.Session: connection variables reach
@@ -401,7 +390,7 @@ func (e *Engine) setNames(_ context.Context, s *Session, m []string) (*AdminResu
 			return nil, err
 		}
 		if coll.CharacterSet() != cs {
-			return nil, mysql.NewSQLError(erCollationCharsetMismatch, "42000", "COLLATION '%s' is not valid for CHARACTER SET '%s'", coll.Name(), cs.Name())
+			return nil, mysql.NewSQLError(mysqlerr.ErCollationCharsetMismatch, "42000", "COLLATION '%s' is not valid for CHARACTER SET '%s'", coll.Name(), cs.Name())
 		}
 		set = append(set, assignment{"collation_connection", coll.Name()}, assignment{"character_set_connection", cs.Name()})
 	default:
@@ -472,7 +461,7 @@ func stringError(err error, row int) error {
 	if !errors.As(err, &se) {
 		return err
 	}
-	return mysql.NewSQLError(erWrongValueForField, "HY000", "Incorrect string value: '%s' for column '%s' at row %d", se.Value, se.Column, row)
+	return mysql.NewSQLError(mysqlerr.ErTruncatedWrongValue, "HY000", "Incorrect string value: '%s' for column '%s' at row %d", se.Value, se.Column, row)
 }
 
 // gmsBadString turns the byte list of GMS's "invalid string for charset
@@ -520,5 +509,5 @@ func (t *Table) ModifyDefaultCollation(ctx *sql.Context, c sql.CollationID) erro
 // and its keys; Petrel refuses it (MODIFY COLUMN ... COLLATE converts one
 // column, rewriting the table).
 func (t *Table) ModifyStoredCollation(*sql.Context, sql.CollationID) error {
-	return mysql.NewSQLError(erNotSupportedYet, "42000", "This version of Petrel doesn't yet support 'ALTER TABLE ... CONVERT TO CHARACTER SET'; use ALTER TABLE ... MODIFY COLUMN ... COLLATE")
+	return mysql.NewSQLError(mysqlerr.ErNotSupportedYet, "42000", "This version of Petrel doesn't yet support 'ALTER TABLE ... CONVERT TO CHARACTER SET'; use ALTER TABLE ... MODIFY COLUMN ... COLLATE")
 }

@@ -1,6 +1,7 @@
 package sqlengine
 
 import (
+	"petrel/internal/mysqlerr"
 	"strconv"
 	"strings"
 	"sync"
@@ -315,7 +316,7 @@ func (cc *clientCodec) decodeBindVars(p *mysql.PrepareData) error {
 }
 
 func invalidString(cs sql.CharacterSetID, s string) error {
-	return mysql.NewSQLError(erInvalidCharacterString, "HY000", "Invalid %s character string: '%s'", cs.Name(), escapeHex(s, 6))
+	return mysql.NewSQLError(mysqlerr.ErInvalidCharacterString, "HY000", "Invalid %s character string: '%s'", cs.Name(), escapeHex(s, 6))
 }
 
 // escapeHex prints up to max bytes of s as MySQL's messages do.

@@ -59,7 +59,11 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 	if st, m := h.e.matchAdmin(q); st != nil {
 		return h.reply(c, h.e.runAdmin(ctx, c, st, m, q, cb, false))
 	}
-	cb = textFloats(cb)
+	if sel, ok := doAsSelect(q); ok {
+		o := &okInsteadOfRows{cb: cb}
+		return h.reply(c, o.finish(h.Handler.ComQuery(ctx, c, sel, o.spool)))
+	}
+	cb = h.e.fieldsFixed(q, textFloats(cb))
 	if isShowVariables(q) {
 		cb = onOffVariables(cb)
 	}
@@ -75,7 +79,7 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		return "", err
 	}
 	defer end()
-	cb = textFloats(cb)
+	cb = h.e.fieldsFixed(q, textFloats(cb))
 	// Only the first statement runs now; vitess passes the rest back, to
 	// be decoded with the character set in force by then (the first may
 	// be SET NAMES).
@@ -90,6 +94,12 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 			rest = ""
 		}
 		return d.original(codec, rest), h.reply(c, h.e.runAdmin(ctx, c, st, m, first, cb, rest != ""))
+	}
+	if sel, ok := doAsSelect(first); ok {
+		o := &okInsteadOfRows{cb: cb}
+		rest, err = h.Handler.ComMultiQuery(ctx, c, sel+";"+rest, o.spool)
+		o.more = rest != ""
+		return d.original(codec, rest), h.reply(c, o.finish(err))
 	}
 	if isShowVariables(first) {
 		cb = onOffVariables(cb)
@@ -118,7 +128,12 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 			p.PrepareStmt = q
 		}
 	}
+	if isDoSelect(q) {
+		_, err := h.Handler.ComPrepare(ctx, c, q, p)
+		return nil, h.reply(c, err) // DO has no result columns
+	}
 	f, err := h.Handler.ComPrepare(ctx, c, q, p)
+	h.e.fixFields(q, f)
 	if err == nil && p != nil && p.ParamsCount == 0 {
 		if k := txnStatement(q); k != "" {
 			h.e.fast.put(c.ConnectionID, q, fastPlan{txn: k})
@@ -154,6 +169,7 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 	if err := h.codec(c).decodeBindVars(p); err != nil {
 		return h.reply(c, err)
 	}
+	cb = h.e.binaryFieldsFixed(p.PrepareStmt, cb)
 	if plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt); plan.point != nil || plan.write != nil || plan.rng != nil || plan.txn != "" {
 		if s := h.e.session(c.ConnectionID); s != nil {
 			var ok bool
@@ -177,6 +193,10 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 				return h.reply(c, err)
 			}
 		}
+	}
+	if isDoSelect(p.PrepareStmt) {
+		o := &okInsteadOfRows{cb: func(r *sqltypes.Result, _ bool) error { return cb(r) }}
+		return h.reply(c, o.finish(h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error { return o.spool(r, false) })))
 	}
 	return h.reply(c, h.Handler.ComStmtExecute(ctx, c, p, cb))
 }
@@ -334,73 +354,4 @@ func mysqlFloat(b []byte, f32 bool) []byte {
 		e = "-" + e
 	}
 	return []byte(mant + "e" + e)
-}
-
-// sqlStates are the SQLSTATEs MySQL sends for codes GMS reports as HY000.
-var sqlStates = map[int]string{
-	1007: "HY000", 1045: "28000", 1049: "42000", 1050: "42S01", 1051: "42S02", 1054: "42S22",
-	1062: "23000", 1064: "42000", 1142: "42000", 1146: "42S02", 1048: "23000", 1136: "21S01",
-	1213: "40001", 1205: "HY000", 1364: "HY000", 1406: "22001", 1264: "22003", 1366: "HY000",
-}
-
-// clientError fixes the codes GMS reports as 1105 (unknown error) where
-// MySQL has a specific one clients act on.
-func clientError(err error) error {
-	if err == nil {
-		return nil
-	}
-	err = toMySQLError(err)
-	var se *mysql.SQLError
-	if !errors.As(err, &se) {
-		return err
-	}
-	if se.Num < 1000 {
-		// Not a MySQL server error number (an operating-system errno that
-		// reached vitess's "(errno N)" parsing): clients would misread it.
-		return mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "%s", se.Message)
-	}
-	if se.Num != mysql.ERUnknownError {
-		if st, ok := sqlStates[se.Num]; ok && se.State != st {
-			return mysql.NewSQLError(se.Num, st, "%s", se.Message)
-		}
-		return err
-	}
-	msg := se.Message
-	switch {
-	case strings.HasPrefix(msg, "string '") && strings.Contains(msg, "' is too large for column '"):
-		// GMS's length check (ErrLengthBeyondLimit); MySQL's strict mode
-		// answers ER_DATA_TOO_LONG.
-		col := msg[strings.LastIndex(msg, "' is too large for column '")+len("' is too large for column '"):]
-		return mysql.NewSQLError(erDataTooLong, "22001", "Data too long for column '%s'", strings.TrimSuffix(col, "'"))
-	case strings.HasPrefix(msg, "The collation `") && strings.Contains(msg, "` has not yet been implemented"):
-		// GMS's ErrCollationNotYetImplementedTemp: a collation it has no
-		// weights for.
-		return unknownCollation(strings.TrimPrefix(msg[:strings.Index(msg, "` has not yet")], "The collation `"))
-	case strings.HasPrefix(msg, "The character set `") && strings.Contains(msg, "` has not yet been implemented"):
-		return unknownCharset(strings.TrimPrefix(msg[:strings.Index(msg, "` has not yet")], "The character set `"))
-	case strings.HasPrefix(msg, "invalid string for charset "):
-		// GMS's conversion of invalid UTF-8 for a utf8mb4 column.
-		return mysql.NewSQLError(erWrongValueForField, "HY000", "Incorrect string value: '%s'", gmsBadString(msg))
-	case strings.HasPrefix(msg, "syntax error"):
-		return mysql.NewSQLError(1064 /* ER_PARSE_ERROR */, "42000", "You have an error in your SQL syntax; %s", msg)
-	case strings.Contains(msg, "database not found"):
-		return mysql.NewSQLError(mysql.ERBadDb, "42000", "%s", msg)
-	case strings.Contains(msg, "table not found"):
-		return mysql.NewSQLError(mysql.ERNoSuchTable, "42S02", "%s", msg)
-	case strings.HasPrefix(msg, "command denied to user"):
-		return mysql.NewSQLError(1142 /* ER_TABLEACCESS_DENIED_ERROR */, "42000", "%s", msg)
-	case strings.HasPrefix(msg, "Operation ") && strings.Contains(msg, " failed for "):
-		return mysql.NewSQLError(1396 /* ER_CANNOT_USER */, "HY000", "%s", msg)
-	case strings.HasPrefix(msg, "Access denied for user"):
-		return mysql.NewSQLError(mysql.ERDBAccessDenied, "42000", "%s", msg)
-	case strings.HasPrefix(msg, "Variable '") && strings.Contains(msg, "' can't be set to the value of '"):
-		return mysql.NewSQLError(1231 /* ER_WRONG_VALUE_FOR_VAR */, "42000", "%s", msg)
-	case strings.Contains(msg, "packet too large") || strings.Contains(msg, "max_allowed_packet"):
-		return mysql.NewSQLError(mysql.ERNetPacketTooLarge, mysql.SSNetError, "%s", msg)
-	case strings.HasPrefix(msg, "Unknown system variable"):
-		return mysql.NewSQLError(1193 /* ER_UNKNOWN_SYSTEM_VARIABLE */, "HY000", "%s", msg)
-	case strings.HasSuffix(msg, "is a read only variable"):
-		return mysql.NewSQLError(1238 /* ER_INCORRECT_GLOBAL_LOCAL_VAR */, "HY000", "%s", msg)
-	}
-	return err
 }

@@ -67,7 +67,7 @@ func (c *cmdConn) inspect(p []byte) []byte {
 		out := []byte{comBinlogDumpGTID, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 		return binary.LittleEndian.AppendUint64(out, 4)
 	}
-	return p
+	return prepareDo(p) // p itself unless a prepared DO
 }
 
 // takeRegister returns the recorded COM_REGISTER_SLAVE.

@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/base"
+	"petrel/internal/mysqlerr"
 	"petrel/storage"
 )
 
@@ -74,7 +75,7 @@ func (h *errHandler) ComRegisterReplica(c *mysql.Conn, _ string, _ uint16, _ str
 	defer end()
 	r, err := cc.takeRegister()
 	if err != nil {
-		return mysql.NewSQLError(1835 /* ER_MALFORMED_PACKET */, mysql.SSUnknownSQLState, "%s", err.Error())
+		return mysql.NewSQLError(mysqlerr.ErMalformedPacket, "HY000", "%s", err.Error())
 	}
 	s, sctx, err := h.replSession(c)
 	if err != nil {

@@ -2,10 +2,7 @@ package sqlengine
 
 import (
 	"errors"
-	"fmt"
-	"io/fs"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -373,89 +370,6 @@ func sessionError(ctx *sql.Context, err error) error {
 		}
 	}
 	return err
-}
-
-// toMySQLError is the one place a Petrel error class becomes a MySQL
-// error code and SQLSTATE. Errors that are not Petrel's pass through for
-// GMS's own mapping.
-func toMySQLError(err error) error {
-	if err == nil {
-		return nil
-	}
-	var e *base.Error
-	if !asBase(err, &e) {
-		return err
-	}
-	msg := err.Error()
-	switch e.Class {
-	case base.ClassDeadlock:
-		return mysql.NewSQLError(mysql.ERLockDeadlock, mysql.SSLockDeadlock, "Deadlock found when trying to get lock; try restarting transaction")
-	case base.ClassLockTimeout:
-		return mysql.NewSQLError(mysql.ERLockWaitTimeout, mysql.SSUnknownSQLState, "Lock wait timeout exceeded; try restarting transaction")
-	case base.ClassDiskFull:
-		return mysql.NewSQLError(mysql.ERDiskFull, mysql.SSUnknownSQLState, "Disk full; %s", msg)
-	case base.ClassReadOnly:
-		return mysql.NewSQLError(mysql.EROptionPreventsStatement, mysql.SSUnknownSQLState, "%s", msg)
-	case base.ClassWritesRefused:
-		// MySQL's text, "Error writing file '%s' (errno: %d - %s)", then
-		// what Petrel did and what the operator must do.
-		return mysql.NewSQLError(erErrorOnWrite, mysql.SSUnknownSQLState, "Error writing file%s%s: %s", fileText(err), errnoText(err), msg)
-	case base.ClassCorrupt:
-		return mysql.NewSQLError(1030, mysql.SSUnknownSQLState, "Got error from storage engine: %s", msg)
-	case base.ClassStorageIO:
-		// MySQL's text: "Got error %d - '%s' from storage engine".
-		var no syscall.Errno
-		if errors.As(err, &no) {
-			return mysql.NewSQLError(1030, mysql.SSUnknownSQLState, "Got error %d - '%s' from storage engine: %s", int(no), strerror(no), msg)
-		}
-		return mysql.NewSQLError(1030, mysql.SSUnknownSQLState, "Got error from storage engine: %s", msg)
-	case base.ClassInterrupted:
-		return mysql.NewSQLError(mysql.ERQueryInterrupted, "70100", "%s", msg)
-	case base.ClassDefChanged:
-		return mysql.NewSQLError(erTableDefChanged, mysql.SSUnknownSQLState, "Table definition has changed, please retry transaction")
-	case base.ClassShutdown:
-		return errShutdown()
-	case base.ClassOutcomeUnknown:
-		// The handler closes the connection instead of sending this
-		// (errHandler.reply); internal callers see it.
-		return mysql.NewSQLError(erErrorDuringCommit, mysql.SSUnknownSQLState, "Got error during COMMIT, and the transaction may or may not be committed: %s", msg)
-	}
-	return mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "%s", msg)
-}
-
-// MySQL error numbers vitess has no constant for.
-const (
-	erErrorOnWrite      = 1026 // ER_ERROR_ON_WRITE
-	erErrorDuringCommit = 1180 // ER_ERROR_DURING_COMMIT
-)
-
-// errnoText is " (errno: N - text)" for an operating-system error inside
-// err, as MySQL prints it (strerror's capital included), or "".
-func errnoText(err error) string {
-	var no syscall.Errno
-	if !errors.As(err, &no) {
-		return ""
-	}
-	return fmt.Sprintf(" (errno: %d - %s)", int(no), strerror(no))
-}
-
-// strerror is the errno's text as C's strerror prints it (capitalised),
-// as MySQL's messages show it.
-func strerror(no syscall.Errno) string {
-	text := no.Error()
-	if text != "" && text[0] >= 'a' && text[0] <= 'z' {
-		text = string(text[0]-'a'+'A') + text[1:]
-	}
-	return text
-}
-
-// fileText is " 'path'" for the file an error inside err names, or "".
-func fileText(err error) string {
-	var pe *fs.PathError
-	if !errors.As(err, &pe) {
-		return ""
-	}
-	return fmt.Sprintf(" '%s'", pe.Path)
 }
 
 func isDDL(q string) bool {

@@ -3,6 +3,7 @@ package sqlengine
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -222,4 +223,47 @@ func StatusSnapshot() map[string]any {
 		out[n] = fn()
 	}
 	return out
+}
+
+// GlobalUint reads a numeric global system variable, or def.
+func GlobalUint(name string, def uint64) uint64 {
+	_, v, ok := sql.SystemVariables.GetGlobal(name)
+	if !ok {
+		return def
+	}
+	if n, ok := toInt64(v); ok {
+		return uint64(n)
+	}
+	n, err := strconv.ParseUint(fmt.Sprint(v), 10, 64)
+	if err != nil {
+		return def
+	}
+	return n
+}
+
+// GlobalString reads a global system variable as text ("" if unset).
+func GlobalString(name string) string {
+	_, v, ok := sql.SystemVariables.GetGlobal(name)
+	if !ok || v == nil {
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// Truthy reads a boolean variable's value (1, ON, TRUE).
+func Truthy(v any) bool {
+	if n, ok := VarInt(v); ok {
+		return n != 0
+	}
+	s := strings.ToUpper(fmt.Sprint(v))
+	return s == "ON" || s == "TRUE"
+}
+
+// VarInt reads a variable's value as an integer.
+func VarInt(v any) (int64, bool) {
+	if n, ok := toInt64(v); ok {
+		return n, true
+	}
+	i, err := strconv.ParseInt(fmt.Sprint(v), 10, 64)
+	return i, err == nil
 }

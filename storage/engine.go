@@ -28,6 +28,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -214,7 +215,7 @@ func Open(opts Options) (*Engine, error) {
 		FS:                          fs,
 		MemTableSize:                opts.MemTableSize,
 		MemTableStopWritesThreshold: 4,
-		Logger:                      quietLogger{opts.Logger, e.logLimit},
+		Logger:                      quietLogger{opts.Logger, e.logLimit, e.pebbleFatal},
 		DisableWAL:                  opts.LogIsWAL,
 		EventListener: &pebble.EventListener{
 			FlushBegin:      e.beforeFlush,
@@ -620,10 +621,12 @@ func (e *Engine) backgroundError(err error) {
 }
 
 // quietLogger routes Pebble's chatter to slog at debug level, and its
-// errors at error level, at most one per second per cause.
+// errors at error level, at most one per second per cause. Its Fatalf
+// never exits the process: see Engine.pebbleFatal.
 type quietLogger struct {
 	l     *slog.Logger
 	limit *ratelog.Limiter
+	fatal func(msg string)
 }
 
 func (q quietLogger) Infof(format string, args ...any) {
@@ -642,9 +645,27 @@ func (q quietLogger) Errorf(format string, args ...any) {
 	}
 	q.limit.Log(q.l, slog.LevelError, ratelog.Cause("pebble: "+format, cause), fmt.Sprintf("pebble: "+format, args...))
 }
-func (q quietLogger) Fatalf(format string, args ...any) {
-	q.l.Error(fmt.Sprintf("pebble: "+format, args...))
-	os.Exit(1)
+
+func (q quietLogger) Fatalf(format string, args ...any) { q.fatal(fmt.Sprintf(format, args...)) }
+
+// pebbleFatal is Pebble's Fatalf: an invariant broken or a WAL, MANIFEST
+// or commit-pipeline write failed. Pebble's own logger exits the process
+// there, and its callers do not expect Fatalf to return (they would go on
+// in the state that failed). So the engine fails as for any failure only
+// a restart recovers from (fail: logged once, writes refused with
+// ER_ERROR_ON_WRITE, reads still served), and the calling goroutine goes
+// no further: it waits until Pebble is being closed, then ends
+// (runtime.Goexit, running its deferred calls, which release Pebble's
+// locks). Close is then not clean and is bounded by its deadline (a close
+// that waits for the stopped goroutine is abandoned, ErrAbandoned); the
+// next start recovers from the log.
+func (e *Engine) pebbleFatal(msg string) {
+	err := base.Errorf(base.ClassWritesRefused, "storage: Pebble stopped on a fatal error (%s); writes refused until the server is restarted", msg)
+	if p, first := e.fail(err); first {
+		e.publishInBackground(p)
+	}
+	<-e.pebbleClosing
+	runtime.Goexit()
 }
 
 // DirHasData reports whether dir exists and holds a Pebble store.

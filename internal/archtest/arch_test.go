@@ -26,6 +26,7 @@ var allowed = map[string][]string{
 	"internal/ratelog":   nil,
 	"internal/archtest":  nil,
 	"internal/leakcheck": nil,
+	"internal/mysqlerr":  {"internal/base"},
 	"internal/tcptune":   nil,
 
 	"storage/keys":  {"internal/*"},
@@ -48,7 +49,15 @@ var allowed = map[string][]string{
 	"repl/source":  {"internal/*", "binlog", "binlog/rowenc", "storage", "semisync"},
 	"repl/replica": {"internal/*", "binlog", "binlog/rowenc", "storage", "semisync"},
 
-	"node": {"internal/*", "storage", "storage/keys", "binlog", "binlog/rowenc", "semisync", "sqlengine", "repl/source", "repl/replica"},
+	// Each stage's SQL surface: statements, variables and status
+	// variables, registered through sqlengine's extension points, in a
+	// package next to the stage (the stage itself never imports sqlengine).
+	"binlog/binlogsql":     {"internal/*", "binlog", "storage", "sqlengine"},
+	"semisync/semisyncsql": {"internal/*", "semisync", "sqlengine"},
+	"repl/replsql":         {"internal/*", "repl/replica", "repl/source", "sqlengine"},
+
+	"node": {"internal/*", "storage", "storage/keys", "binlog", "binlog/rowenc", "semisync", "sqlengine", "repl/source", "repl/replica",
+		"binlog/binlogsql", "semisync/semisyncsql", "repl/replsql"},
 
 	// cluster runs petrel processes: no server package.
 	"cluster":    {"internal/*"},

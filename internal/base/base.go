@@ -9,8 +9,9 @@ import (
 	"time"
 )
 
-// Class is a coarse error category. Exactly one place (sqlengine's error
-// mapping) turns a Class into a MySQL error code and SQLSTATE.
+// Class is a coarse error category. Exactly one table (internal/mysqlerr,
+// applied by sqlengine's mysqlError) turns a Class into a MySQL error
+// number and SQLSTATE; the numbers below are that table's.
 type Class int
 
 const (
@@ -20,9 +21,9 @@ const (
 	ClassDiskFull            // 1021 (ER_DISK_FULL)
 	ClassReadOnly            // 1290 (--read-only)
 	ClassCorrupt             // refuse to start, or 1030 at runtime
-	ClassDuplicate           // 1062
-	ClassNotFound            // 1146 / 1049
-	ClassBadInput            // 1064-like, malformed input
+	ClassDuplicate           // 1062 (ER_DUP_ENTRY)
+	ClassNotFound            // 1146 (ER_NO_SUCH_TABLE)
+	ClassBadInput            // 1210 (ER_WRONG_ARGUMENTS): malformed arguments to a statement
 	ClassShutdown            // 1053: refused before anything was written
 	ClassWritesRefused       // 1026 (ER_ERROR_ON_WRITE): storage/binlog lost durability, writes refused until fixed
 	ClassInterrupted         // 1317: the wait was interrupted (the commit itself may stand)

@@ -8,6 +8,7 @@ import (
 
 	"petrel/binlog"
 	"petrel/internal/base"
+	"petrel/internal/mysqlerr"
 	"petrel/storage"
 )
 
@@ -18,12 +19,16 @@ import (
 func (r *Replica) runApplier(ctx context.Context, _ Config) {
 	defer r.threadEnded(false)
 	if err := r.apply(ctx); err != nil && ctx.Err() == nil {
-		errno := ErrApplyGeneric
+		// The failure's own number (1146 a missing table, 1062 a
+		// duplicate, ...); a relay log that cannot be read is a relay log
+		// read failure, anything else the generic applier failure
+		// (ER_REPLICA_RELAY_LOG_READ_FAILURE's old number, 1594).
+		errno := mysqlerr.ForClass(base.ClassOf(err)).Num
 		switch base.ClassOf(err) {
-		case base.ClassNotFound:
-			errno = ErrApplyNoTable
-		case base.ClassDuplicate:
-			errno = ErrApplyDuplicate
+		case base.ClassCorrupt:
+			errno = mysqlerr.ErRelayLogReadFailure
+		case base.ClassInternal:
+			errno = errApplyGeneric
 		}
 		r.setSQLError(errno, "%v", err)
 		r.opts.Logger.Error("replica: applier stopped", "error", err)
@@ -391,3 +396,7 @@ func (r *Replica) setExec(p sourcePos) {
 	r.execFile, r.execPos = p.File, p.Pos
 	r.mu.Unlock()
 }
+
+// errApplyGeneric is the applier's error number for a failure no class
+// names (MySQL 5.7's ER_SLAVE_RELAY_LOG_READ_FAILURE, 1594).
+const errApplyGeneric = 1594

@@ -11,6 +11,7 @@ import (
 
 	"petrel/binlog"
 	"petrel/internal/base"
+	"petrel/internal/mysqlerr"
 	"petrel/internal/tcptune"
 	"petrel/storage"
 )
@@ -120,19 +121,26 @@ func (o Options) parallel() Parallel {
 	return o.Parallel()
 }
 
-// Error codes shown in SHOW REPLICA STATUS (MySQL's).
+// Error codes shown in SHOW REPLICA STATUS (MySQL's, from the one table
+// in internal/mysqlerr).
 const (
-	ErrSourceFatal     = 13114 // ER_SERVER_SOURCE_FATAL_ERROR_READING_BINLOG
-	ErrSourceConnect   = 2003  // CR_CONN_HOST_ERROR
-	ErrSourceAccess    = 1045  // ER_ACCESS_DENIED_ERROR
-	ErrNetRead         = 13115 // ER_SERVER_NET_READ_ERROR-like: lost link
-	ErrEqualServerIDs  = 13117 // ER_SERVER_SOURCE_AND_REPLICA_HAVE_EQUAL_IDS
-	ErrEventChecksum   = 1743  // ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE
-	ErrUnknownEvent    = 13121 // ER_SERVER_RELAY_LOG_...: event not understood
-	ErrApplyGeneric    = 1594  // ER_RELAY_LOG_READ_FAILURE-like
-	ErrApplyNoTable    = 1146
-	ErrApplyDuplicate  = 1062
-	ErrRelayLogFailure = 13121
+	// The source sent a fatal error while streaming its binlog.
+	ErrSourceFatal = mysqlerr.ErSourceFatalReadingBinlog
+	// The source cannot be reached.
+	ErrSourceConnect = mysqlerr.CrConnHostError
+	// The source refused the replication account.
+	ErrSourceAccess = mysqlerr.ErAccessDenied
+	// The link to the source was lost or timed out (the receiver
+	// reconnects): CR_SERVER_LOST, as MySQL's I/O thread reports it.
+	ErrNetRead        = mysqlerr.CrServerLost
+	ErrEqualServerIDs = mysqlerr.ErReplicaEqualServerIDs
+	ErrEventChecksum  = mysqlerr.ErNetReadEventChecksum
+	// An event the replica cannot read: what MySQL's applier reports as a
+	// relay log read failure ("could not parse relay log event entry").
+	ErrUnknownEvent = mysqlerr.ErRelayLogReadFailure
+	// The relay log could not be written or synced: ER_REPLICA_RELAY_LOG_WRITE_FAILURE
+	// (the I/O thread "could not queue event from source").
+	ErrRelayLogFailure = mysqlerr.ErRelayLogWriteFailure
 )
 
 // threadError is a Last_IO_Error / Last_SQL_Error.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dolthub/vitess/go/mysql"
 
+	"petrel/internal/mysqlerr"
 	"petrel/internal/tcptune"
 	"petrel/semisync"
 )
@@ -72,7 +73,7 @@ func (s *Source) Serve(ctx context.Context, conn net.Conn, req Request) error {
 		return nil
 	}
 	if IsFatal(err) {
-		err = mysql.NewSQLError(mysql.ERMasterFatalReadingBinlog, "HY000", "%s", err.Error())
+		err = mysql.NewSQLError(mysqlerr.ErMasterFatalReadingLog, mysqlerr.State(mysqlerr.ErMasterFatalReadingLog), "%s", err.Error())
 	}
 	if pw.sent == 0 {
 		return err

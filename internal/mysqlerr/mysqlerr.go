@@ -1,0 +1,145 @@
+// Package mysqlerr is the one error table: the MySQL error numbers and
+// SQLSTATEs Petrel sends, the number each error class (internal/base)
+// stands for, and the SQLSTATE MySQL sends with each number. Every
+// package that chooses a MySQL number names it from here; sqlengine's
+// mapping (sqlengine/errtable.go) applies the table, with GMS's error
+// kinds, to what reaches a client.
+package mysqlerr
+
+import "petrel/internal/base"
+
+// MySQL error numbers (server and client errors) Petrel sends or reports.
+const (
+	ErDBCreateExists           = 1007 // ER_DB_CREATE_EXISTS
+	ErDiskFull                 = 1021 // ER_DISK_FULL
+	ErErrorOnWrite             = 1026 // ER_ERROR_ON_WRITE
+	ErGetErrno                 = 1030 // ER_GET_ERRNO
+	ErDBAccessDenied           = 1044 // ER_DBACCESS_DENIED_ERROR
+	ErAccessDenied             = 1045 // ER_ACCESS_DENIED_ERROR
+	ErNoDB                     = 1046 // ER_NO_DB_ERROR
+	ErBadNull                  = 1048 // ER_BAD_NULL_ERROR
+	ErBadDB                    = 1049 // ER_BAD_DB_ERROR
+	ErTableExists              = 1050 // ER_TABLE_EXISTS_ERROR
+	ErBadTable                 = 1051 // ER_BAD_TABLE_ERROR
+	ErBadField                 = 1054 // ER_BAD_FIELD_ERROR
+	ErDupFieldName             = 1060 // ER_DUP_FIELDNAME
+	ErDupKeyName               = 1061 // ER_DUP_KEYNAME
+	ErDupEntry                 = 1062 // ER_DUP_ENTRY
+	ErParse                    = 1064 // ER_PARSE_ERROR
+	ErServerShutdown           = 1053 // ER_SERVER_SHUTDOWN
+	ErCantDropFieldOrKey       = 1091 // ER_CANT_DROP_FIELD_OR_KEY
+	ErUnknown                  = 1105 // ER_UNKNOWN_ERROR
+	ErCantOpenLibrary          = 1126 // ER_CANT_OPEN_LIBRARY
+	ErTableAccessDenied        = 1142 // ER_TABLEACCESS_DENIED_ERROR
+	ErNoSuchTable              = 1146 // ER_NO_SUCH_TABLE
+	ErNetPacketTooLarge        = 1153 // ER_NET_PACKET_TOO_LARGE
+	ErErrorDuringCommit        = 1180 // ER_ERROR_DURING_COMMIT
+	ErUnknownSystemVariable    = 1193 // ER_UNKNOWN_SYSTEM_VARIABLE
+	ErReplicaMustStop          = 1198 // ER_REPLICA_MUST_STOP (ER_SLAVE_MUST_STOP)
+	ErReplicaChannelMustStop   = 3081 // ER_REPLICA_CHANNEL_MUST_STOP (ER_SLAVE_CHANNEL_MUST_STOP)
+	ErErrorWhenExecuting       = 1220 // ER_ERROR_WHEN_EXECUTING_COMMAND
+	ErReplicaNotConfigured     = 1200 // ER_REPLICA_NOT_CONFIGURED (ER_BAD_SLAVE)
+	ErLockWaitTimeout          = 1205 // ER_LOCK_WAIT_TIMEOUT
+	ErWrongArguments           = 1210 // ER_WRONG_ARGUMENTS
+	ErLockDeadlock             = 1213 // ER_LOCK_DEADLOCK
+	ErWrongValueForVar         = 1231 // ER_WRONG_VALUE_FOR_VAR
+	ErCollationCharsetMismatch = 1253 // ER_COLLATION_CHARSET_MISMATCH
+	ErCantRevokeAll            = 1269 // ER_REVOKE_GRANTS
+	ErUnsupportedPS            = 1295 // ER_UNSUPPORTED_PS
+	ErInvalidCharacterString   = 1300 // ER_INVALID_CHARACTER_STRING
+	ErNotSupportedYet          = 1235 // ER_NOT_SUPPORTED_YET
+	ErIncorrectGlobalLocalVar  = 1238 // ER_INCORRECT_GLOBAL_LOCAL_VAR
+	ErMasterFatalReadingLog    = 1236 // ER_SOURCE_FATAL_ERROR_READING_BINLOG
+	ErWarnDataOutOfRange       = 1264 // ER_WARN_DATA_OUT_OF_RANGE
+	ErUnknownCollation         = 1273 // ER_UNKNOWN_COLLATION
+	ErOptionPreventsStatement  = 1290 // ER_OPTION_PREVENTS_STATEMENT
+	ErSPDoesNotExist           = 1305 // ER_SP_DOES_NOT_EXIST
+	ErQueryInterrupted         = 1317 // ER_QUERY_INTERRUPTED
+	ErWrongValue               = 1292 // ER_TRUNCATED_WRONG_VALUE ("Incorrect DATETIME value")
+	ErTruncatedWrongValue      = 1366 // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
+	ErCannotUser               = 1396 // ER_CANNOT_USER
+	ErDataTooLong              = 1406 // ER_DATA_TOO_LONG
+	ErTableDefChanged          = 1412 // ER_TABLE_DEF_CHANGED
+	ErUnknownCharacterSet      = 1115 // ER_UNKNOWN_CHARACTER_SET
+	ErRelayLogWriteFailure     = 1595 // ER_REPLICA_RELAY_LOG_WRITE_FAILURE
+	ErNetReadEventChecksum     = 1743 // ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE
+	ErBadReplicaAutoPosition   = 1776 // ER_BAD_REPLICA_AUTO_POSITION
+	ErMalformedGTIDSet         = 1772 // ER_MALFORMED_GTID_SET_SPECIFICATION
+	ErReadOnlyTransaction      = 1792 // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
+	ErMalformedPacket          = 1835 // ER_MALFORMED_PACKET
+
+	// Replication thread errors of MySQL 8.0 (SHOW REPLICA STATUS).
+	ErSourceFatalReadingBinlog = 13114 // ER_SERVER_SOURCE_FATAL_ERROR_READING_BINLOG
+	ErReplicaEqualServerIDs    = 13117 // ER_SERVER_SOURCE_AND_REPLICA_HAVE_EQUAL_IDS
+	ErRelayLogReadFailure      = 13121 // ER_SERVER_RELAY_LOG_READ_FAILURE
+
+	// Client errors (libmysqlclient's CR_*), which MySQL's replica also
+	// reports as its I/O thread's error.
+	CrConnHostError = 2003 // CR_CONN_HOST_ERROR
+	CrServerLost    = 2013 // CR_SERVER_LOST
+)
+
+// Code is a MySQL error number with its SQLSTATE.
+type Code struct {
+	Num   int
+	State string
+}
+
+// classes is the class half of the table: the number and SQLSTATE each
+// error class stands for. sqlengine adds the message (MySQL's text).
+var classes = map[base.Class]Code{
+	base.ClassInternal:       {ErUnknown, "HY000"},
+	base.ClassDeadlock:       {ErLockDeadlock, "40001"},
+	base.ClassLockTimeout:    {ErLockWaitTimeout, "HY000"},
+	base.ClassDiskFull:       {ErDiskFull, "HY000"},
+	base.ClassReadOnly:       {ErOptionPreventsStatement, "HY000"},
+	base.ClassCorrupt:        {ErGetErrno, "HY000"},
+	base.ClassDuplicate:      {ErDupEntry, "23000"},
+	base.ClassNotFound:       {ErNoSuchTable, "42S02"},
+	base.ClassBadInput:       {ErWrongArguments, "HY000"},
+	base.ClassShutdown:       {ErServerShutdown, "08S01"},
+	base.ClassWritesRefused:  {ErErrorOnWrite, "HY000"},
+	base.ClassInterrupted:    {ErQueryInterrupted, "70100"},
+	base.ClassOutcomeUnknown: {ErErrorDuringCommit, "HY000"},
+	base.ClassStorageIO:      {ErGetErrno, "HY000"},
+	base.ClassDefChanged:     {ErTableDefChanged, "HY000"},
+}
+
+// ForClass is the MySQL number and SQLSTATE of an error class.
+func ForClass(c base.Class) Code {
+	if code, ok := classes[c]; ok {
+		return code
+	}
+	return Code{ErUnknown, "HY000"}
+}
+
+// Classes lists every class the table maps (for tests).
+func Classes() []base.Class {
+	out := make([]base.Class, 0, len(classes))
+	for c := range classes {
+		out = append(out, c)
+	}
+	return out
+}
+
+// states are the SQLSTATEs MySQL sends with the numbers Petrel sends
+// (numbers not listed: HY000).
+var states = map[int]string{
+	ErDBAccessDenied: "42000", ErAccessDenied: "28000", ErNoDB: "3D000", ErBadNull: "23000",
+	ErBadDB: "42000", ErTableExists: "42S01", ErBadTable: "42S02", ErBadField: "42S22",
+	ErDupFieldName: "42S21", ErDupKeyName: "42000", ErDupEntry: "23000", ErParse: "42000",
+	ErServerShutdown: "08S01", ErCantDropFieldOrKey: "42000", ErTableAccessDenied: "42000",
+	ErNoSuchTable: "42S02", ErNetPacketTooLarge: "08S01", ErLockDeadlock: "40001",
+	ErWrongValueForVar: "42000", ErNotSupportedYet: "42000", ErWarnDataOutOfRange: "22003",
+	ErSPDoesNotExist: "42000", ErCollationCharsetMismatch: "42000", ErQueryInterrupted: "70100", ErDataTooLong: "22001",
+	ErUnknownCharacterSet: "42000", ErReadOnlyTransaction: "25006", ErWrongValue: "22007",
+	1136: "21S01", // ER_WRONG_VALUE_COUNT_ON_ROW
+}
+
+// State is the SQLSTATE MySQL sends with error number num.
+func State(num int) string {
+	if s, ok := states[num]; ok {
+		return s
+	}
+	return "HY000"
+}

@@ -1,0 +1,277 @@
+// Package replsql is replication's SQL surface: the replica's statements
+// and variables (CHANGE REPLICATION SOURCE, START/STOP/RESET REPLICA,
+// SHOW REPLICA STATUS, replica_net_timeout, sync_relay_log, ...), the
+// source's (SHOW REPLICAS), their status variables and the MySQL error
+// numbers of the replica's refusals, registered through sqlengine's
+// extension points. repl/replica and repl/source never import sqlengine;
+// node calls Variables before the config is applied and Register once
+// both sides are open.
+package replsql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+
+	"petrel/internal/base"
+	"petrel/internal/mysqlerr"
+	"petrel/repl/replica"
+	"petrel/repl/source"
+	"petrel/sqlengine"
+)
+
+// Petrel's replication defaults differ from MySQL's where MySQL's are the
+// seeds' pain: a replica notices a dead link in 10 s, not 60.
+const defaultReplicaNetTimeout = 10
+
+// Vars reads the replica's variables.
+type Vars struct {
+	netTimeout, syncRelayLog, ackAfter func() any
+	// replica_parallel_workers, replica_parallel_type,
+	// replica_preserve_commit_order
+	parWorkers, parType, parPreserve func() any
+	// rep is the replica, once Attach names it: the refusal's check.
+	rep *atomic.Pointer[replica.Replica]
+}
+
+// Variables defines the replication variables the config may set
+// (before it is applied).
+func Variables() Vars {
+	v := Vars{rep: &atomic.Pointer[replica.Replica]{}}
+	// The parallel applier (repl/replica/sched.go). MySQL refuses
+	// replica_parallel_type and replica_preserve_commit_order changes
+	// while the applier runs (ER_REPLICA_CHANNEL_MUST_STOP, 3081) and
+	// takes replica_parallel_workers at the next START REPLICA.
+	stopped := func(any) error {
+		if r := v.rep.Load(); r != nil && r.ApplierRunning() {
+			return mysql.NewSQLError(mysqlerr.ErReplicaChannelMustStop, mysqlerr.State(mysqlerr.ErReplicaChannelMustStop), "%s", replica.ErrApplierRunning.Error())
+		}
+		return nil
+	}
+	v.parWorkers = sqlengine.AliasVariables([]string{"replica_parallel_workers", "slave_parallel_workers"},
+		types.NewSystemIntType("replica_parallel_workers", 0, 1024, false), int64(replica.DefaultParallelWorkers))
+	v.parType = sqlengine.CheckedAliasVariables([]string{"replica_parallel_type", "slave_parallel_type"},
+		types.NewSystemEnumType("replica_parallel_type", replica.ParallelDatabase, replica.ParallelLogicalClock), replica.ParallelLogicalClock, stopped)
+	v.parPreserve = sqlengine.CheckedAliasVariables([]string{"replica_preserve_commit_order", "slave_preserve_commit_order"},
+		types.NewSystemBoolType("replica_preserve_commit_order"), int8(1), stopped)
+	v.netTimeout = sqlengine.AliasVariables([]string{"replica_net_timeout", "slave_net_timeout"},
+		types.NewSystemIntType("replica_net_timeout", 1, 31536000, false), int64(defaultReplicaNetTimeout))
+	// Petrel's: when a replica acknowledges (see replica.AckRelayWrite).
+	v.ackAfter = sqlengine.AliasVariables([]string{"rpl_semi_sync_replica_ack_after", "rpl_semi_sync_slave_ack_after"},
+		types.NewSystemEnumType("rpl_semi_sync_replica_ack_after", replica.AckRelayWrite, replica.AckRelaySync), replica.AckRelayWrite)
+	// MySQL's default; Petrel also syncs within 10 ms of a relay write.
+	v.syncRelayLog = sqlengine.AliasVariables([]string{"sync_relay_log"},
+		types.NewSystemIntType("sync_relay_log", 0, 4294967295, false), int64(10000))
+	// Replicas always log what they apply: the binlog is their commit point.
+	sqlengine.AliasVariables([]string{"log_replica_updates", "log_slave_updates"}, types.NewSystemBoolType("log_replica_updates"), int8(1))
+	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
+	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
+		&sql.MysqlSystemVariable{Name: "skip_replica_start", Scope: global, Type: types.NewSystemBoolType("skip_replica_start"), Default: int8(0)},
+		// Accepted from my.cnf files written for MySQL (the seeds' tutorial
+		// sets them); Petrel's relay log lives in DATADIR/relay.
+		&sql.MysqlSystemVariable{Name: "relay_log", Scope: global, Type: types.NewSystemStringType("relay_log"), Default: "relay"},
+		&sql.MysqlSystemVariable{Name: "relay_log_index", Scope: global, Type: types.NewSystemStringType("relay_log_index"), Default: "relay.index"},
+		&sql.MysqlSystemVariable{Name: "relay_log_recovery", Scope: global, Type: types.NewSystemBoolType("relay_log_recovery"), Default: int8(1)},
+	})
+	return v
+}
+
+// NetTimeout reads replica_net_timeout.
+func (v Vars) NetTimeout() time.Duration {
+	s, _ := sqlengine.VarInt(v.netTimeout())
+	if s <= 0 {
+		s = defaultReplicaNetTimeout
+	}
+	return time.Duration(s) * time.Second
+}
+
+// SyncRelayLog reads sync_relay_log.
+func (v Vars) SyncRelayLog() int64 {
+	n, _ := sqlengine.VarInt(v.syncRelayLog())
+	return n
+}
+
+// Attach names the replica whose running applier refuses SET GLOBAL
+// replica_parallel_type / replica_preserve_commit_order.
+func (v Vars) Attach(r *replica.Replica) { v.rep.Store(r) }
+
+// Parallel reads the parallel applier's variables.
+func (v Vars) Parallel() replica.Parallel {
+	w, _ := sqlengine.VarInt(v.parWorkers())
+	return replica.Parallel{Workers: int(w), Type: strings.ToUpper(fmt.Sprint(v.parType())), PreserveOrder: sqlengine.Truthy(v.parPreserve())}
+}
+
+// AckAfter reads rpl_semi_sync_replica_ack_after.
+func (v Vars) AckAfter() string { return strings.ToUpper(fmt.Sprint(v.ackAfter())) }
+
+// Unconfigured registers, for a server without the binary log, the
+// refusal of the statements that would make it a replica.
+func Unconfigured(e *sqlengine.Engine) {
+	e.RegisterAdmin(`(?:CHANGE (?:REPLICATION SOURCE|MASTER) TO .*|START (?:REPLICA|SLAVE).*)`, sql.PrivilegeType_Super,
+		func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
+			return nil, mysql.NewSQLError(mysqlerr.ErReplicaNotConfigured, mysqlerr.State(mysqlerr.ErReplicaNotConfigured), "Petrel replicas need the binary log (log_bin=ON): it records the applied GTIDs atomically with the rows")
+		})
+}
+
+// SourceAdapter is the source's side of sqlengine's replication hooks
+// (COM_REGISTER_SLAVE, COM_BINLOG_DUMP).
+type SourceAdapter struct{ S *source.Source }
+
+func (a SourceAdapter) Register(r sqlengine.ReplicaInfo) error {
+	a.S.Register(source.Replica{ConnID: r.ConnID, ServerID: r.ServerID, Host: r.Host, Port: r.Port, User: r.User, ReplicaUUID: r.ReplicaUUID})
+	return nil
+}
+
+func (a SourceAdapter) Dump(ctx context.Context, r sqlengine.DumpRequest) error {
+	return a.S.Serve(ctx, r.Conn, source.Request{
+		ConnID: r.ConnID, ServerID: r.ServerID, File: r.File, Pos: r.Pos,
+		AutoPosition: r.AutoPosition, GTIDs: r.GTIDs, HeartbeatPeriod: r.HeartbeatPeriod,
+		ChecksumAware: r.ChecksumAware, SemiSync: r.SemiSync,
+	})
+}
+
+func (a SourceAdapter) Disconnected(connID uint32) { a.S.Disconnected(connID) }
+
+// replError maps replica errors to MySQL's codes.
+func replError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, replica.ErrNotConfigured):
+		return mysql.NewSQLError(mysqlerr.ErReplicaNotConfigured, mysqlerr.State(mysqlerr.ErReplicaNotConfigured), "%s", err.Error())
+	case errors.Is(err, replica.ErrAutoPositionConflict):
+		return mysql.NewSQLError(mysqlerr.ErBadReplicaAutoPosition, mysqlerr.State(mysqlerr.ErBadReplicaAutoPosition), "%s", err.Error())
+	case errors.Is(err, replica.ErrMustStop):
+		return mysql.NewSQLError(mysqlerr.ErReplicaMustStop, mysqlerr.State(mysqlerr.ErReplicaMustStop), "%s", err.Error())
+	case base.ClassOf(err) == base.ClassBadInput:
+		return mysql.NewSQLError(mysqlerr.ErWrongArguments, mysqlerr.State(mysqlerr.ErWrongArguments), "%s", err.Error())
+	}
+	return err
+}
+
+// threads parses "IO_THREAD, SQL_THREAD" lists (none = both).
+func threads(list string) (io, sqlT bool) {
+	list = strings.ToUpper(list)
+	if strings.TrimSpace(list) == "" {
+		return true, true
+	}
+	return strings.Contains(list, "IO_THREAD"), strings.Contains(list, "SQL_THREAD")
+}
+
+// Register registers the replica's statements (CHANGE REPLICATION
+// SOURCE, START/STOP/RESET REPLICA, SHOW REPLICA STATUS), the source's
+// (SHOW REPLICAS) and both sides' status variables.
+func Register(e *sqlengine.Engine, r *replica.Replica, src *source.Source, serverID uint32) {
+	ok := func() (*sqlengine.AdminResult, error) { return &sqlengine.AdminResult{}, nil }
+	e.RegisterAdmin(`CHANGE (?:REPLICATION SOURCE|MASTER) TO (.+?)(?: FOR CHANNEL '')?`, sql.PrivilegeType_Super,
+		func(_ context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
+			opts, err := replica.ParseOptions(m[1])
+			if err != nil {
+				return nil, mysql.NewSQLError(mysqlerr.ErParse, mysqlerr.State(mysqlerr.ErParse), "You have an error in your SQL syntax: %s", err.Error())
+			}
+			if err := replError(r.Change(opts)); err != nil {
+				return nil, err
+			}
+			return ok()
+		})
+	e.RegisterAdmin(`START (?:REPLICA|SLAVE)((?: ?,? ?(?:IO_THREAD|SQL_THREAD))*)(?: FOR CHANNEL '')?`, sql.PrivilegeType_Super,
+		func(_ context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
+			io, st := threads(m[1])
+			if err := replError(r.Start(io, st)); err != nil {
+				return nil, err
+			}
+			return ok()
+		})
+	e.RegisterAdmin(`STOP (?:REPLICA|SLAVE)((?: ?,? ?(?:IO_THREAD|SQL_THREAD))*)(?: FOR CHANNEL '')?`, sql.PrivilegeType_Super,
+		func(_ context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
+			io, st := threads(m[1])
+			if err := replError(r.Stop(io, st)); err != nil {
+				return nil, err
+			}
+			return ok()
+		})
+	e.RegisterAdmin(`RESET (?:REPLICA|SLAVE)( ALL)?(?: FOR CHANNEL '')?`, sql.PrivilegeType_Reload,
+		func(_ context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
+			if err := replError(r.Reset(m[1] != "")); err != nil {
+				return nil, err
+			}
+			return ok()
+		})
+	e.RegisterAdmin(`SHOW (REPLICA|SLAVE) STATUS(?: FOR CHANNEL '')?`, sql.PrivilegeType_ReplicationClient,
+		func(_ context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
+			legacy := strings.EqualFold(m[1], "SLAVE")
+			res := &sqlengine.AdminResult{}
+			for _, c := range replica.StatusColumns {
+				if legacy {
+					c = replica.LegacyName(c)
+				}
+				res.Columns = append(res.Columns, c)
+			}
+			if row := r.Status(); row != nil {
+				res.Rows = [][]*string{row}
+			}
+			return res, nil
+		})
+	hosts := func(legacy bool) sqlengine.AdminFunc {
+		return func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
+			cols := []string{"Server_Id", "Host", "Port", "Source_Id", "Replica_UUID"}
+			if legacy {
+				cols = []string{"Server_id", "Host", "Port", "Master_id", "Slave_UUID"}
+			}
+			res := &sqlengine.AdminResult{Columns: cols}
+			for _, rp := range src.Replicas() {
+				res.Rows = append(res.Rows, []*string{
+					sqlengine.Str(strconv.FormatUint(uint64(rp.ServerID), 10)), sqlengine.Str(rp.Host),
+					sqlengine.Str(strconv.Itoa(int(rp.Port))), sqlengine.Str(strconv.FormatUint(uint64(serverID), 10)),
+					sqlengine.Str(rp.ReplicaUUID),
+				})
+			}
+			return res, nil
+		}
+	}
+	e.RegisterAdmin(`SHOW REPLICAS`, sql.PrivilegeType_ReplicationSlave, hosts(false))
+	e.RegisterAdmin(`SHOW SLAVE HOSTS`, sql.PrivilegeType_ReplicationSlave, hosts(true))
+
+	lag := func(get func() (float64, bool)) func() any {
+		return func() any {
+			if v, ok := get(); ok {
+				return strconv.FormatFloat(v, 'f', 3, 64)
+			}
+			return nil
+		}
+	}
+	sqlengine.RegisterStatus("Replica_receive_lag", lag(func() (float64, bool) { v, ok, _, _ := r.Lags(); return v, ok }))
+	sqlengine.RegisterStatus("Replica_apply_lag", lag(func() (float64, bool) { _, _, v, ok := r.Lags(); return v, ok }))
+	onOff := func(b bool) string {
+		if b {
+			return "ON"
+		}
+		return "OFF"
+	}
+	sqlengine.RegisterStatus("Replica_running", func() any { c := r.CountersSnapshot(); return onOff(c.IORunning && c.SQLRunning) })
+	sqlengine.RegisterStatus("Slave_running", func() any { c := r.CountersSnapshot(); return onOff(c.IORunning && c.SQLRunning) })
+	sqlengine.RegisterStatus("Slave_received_heartbeats", func() any { return r.CountersSnapshot().Heartbeats })
+	sqlengine.RegisterStatus("Replica_received_heartbeats", func() any { return r.CountersSnapshot().Heartbeats })
+	sqlengine.RegisterStatus("Replica_received_transactions", func() any { return r.CountersSnapshot().ReceivedTxns })
+	sqlengine.RegisterStatus("Replica_applied_transactions", func() any { return r.CountersSnapshot().AppliedTxns })
+	// The parallel applier's scheduler (repl/replica/sched.go).
+	sqlengine.RegisterStatus("Petrel_replica_parallel_workers", func() any { return r.CountersSnapshot().ParallelWorkers })
+	sqlengine.RegisterStatus("Petrel_replica_waits_dependency", func() any { return r.CountersSnapshot().Waits.Dependency })
+	sqlengine.RegisterStatus("Petrel_replica_waits_barrier", func() any { return r.CountersSnapshot().Waits.Barrier })
+	sqlengine.RegisterStatus("Petrel_replica_waits_workers", func() any { return r.CountersSnapshot().Waits.Workers })
+	sqlengine.RegisterStatus("Petrel_replica_waits_commit_order", func() any { return r.CountersSnapshot().Waits.CommitOrder })
+	sqlengine.RegisterStatus("Petrel_replica_serialised_intervals", func() any { return r.CountersSnapshot().Waits.Serialised })
+	sqlengine.RegisterStatus("Petrel_replica_writeset_scheduled", func() any { return r.CountersSnapshot().Waits.ByWriteset })
+	sqlengine.RegisterStatus("Replica_connects", func() any { return r.CountersSnapshot().Connects })
+	sqlengine.RegisterStatus("Petrel_relay_log_syncs", func() any { return r.CountersSnapshot().RelaySyncs })
+	sqlengine.RegisterStatus("Petrel_semi_sync_replica_acks", func() any { return r.CountersSnapshot().AcksSent })
+	sqlengine.RegisterStatus("Replicas_connected", func() any { return uint64(len(src.Replicas())) })
+}

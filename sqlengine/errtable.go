@@ -1,0 +1,288 @@
+package sqlengine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"strings"
+	"syscall"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+	gmserrors "gopkg.in/src-d/go-errors.v1"
+
+	"petrel/internal/base"
+	"petrel/internal/mysqlerr"
+)
+
+// The one error mapping. internal/mysqlerr holds the table of numbers
+// (classes and SQLSTATEs); gmsKinds below is its GMS half; mysqlError
+// applies both. Everything a client sees passes through clientError
+// (the protocol handler's boundary); inside the engine, toMySQLError
+// maps Petrel's own errors and leaves GMS's alone (GMS tests its kinds
+// with Kind.Is: INSERT IGNORE, ON DUPLICATE KEY UPDATE).
+
+// gmsKind is one row of the GMS half: an error kind, the MySQL number
+// it stands for and, optionally, MySQL's message built from the kind's
+// arguments (else GMS's message is kept).
+type gmsKind struct {
+	kind *gmserrors.Kind
+	num  int
+	msg  func(args []string) string
+	re   *regexp.Regexp // the kind's message as a pattern, for errors GMS already turned into text
+}
+
+// gmsKinds maps every GMS error kind Petrel's statements can meet to
+// MySQL's number. More specific patterns come first. A msg function gets
+// the kind's arguments, then the cause Kind.Wrap appended ("" if none).
+// Not told apart by GMS, so not by this table: DROP TABLE of a missing
+// table (MySQL 1051; GMS's ErrTableNotFound gives 1146) and a missing
+// database- or global-level privilege (MySQL 1044 / 1227; GMS's
+// ErrPrivilegeCheckFailed gives 1142).
+var gmsKinds = compileKinds([]gmsKind{
+	{kind: sql.ErrTableAlreadyExists, num: mysqlerr.ErTableExists, msg: func(a []string) string { return fmt.Sprintf("Table '%s' already exists", a[0]) }},
+	{kind: sql.ErrDatabaseExists, num: mysqlerr.ErDBCreateExists, msg: func(a []string) string {
+		return fmt.Sprintf("Can't create database '%s'; database exists", a[0])
+	}},
+	{kind: sql.ErrTableNotFound, num: mysqlerr.ErNoSuchTable, msg: func(a []string) string { return fmt.Sprintf("Table '%s' doesn't exist", a[0]) }},
+	{kind: sql.ErrUnknownTable, num: mysqlerr.ErBadTable},
+	{kind: sql.ErrDatabaseNotFound, num: mysqlerr.ErBadDB, msg: func(a []string) string { return fmt.Sprintf("Unknown database '%s'", a[0]) }},
+	{kind: sql.ErrNoDatabaseSelected, num: mysqlerr.ErNoDB, msg: func([]string) string { return "No database selected" }},
+	{kind: sql.ErrUnknownColumn, num: mysqlerr.ErBadField},
+	{kind: sql.ErrTableColumnNotFound, num: mysqlerr.ErBadField, msg: func(a []string) string {
+		return fmt.Sprintf("Unknown column '%s' in '%s'", strings.Trim(a[1], `"`), strings.Trim(a[0], `"`))
+	}},
+	{kind: sql.ErrColumnNotFound, num: mysqlerr.ErBadField, msg: func(a []string) string {
+		return fmt.Sprintf("Unknown column '%s' in 'field list'", strings.Trim(a[0], `"`))
+	}},
+	{kind: sql.ErrDuplicateColumn, num: mysqlerr.ErDupFieldName, msg: func(a []string) string { return fmt.Sprintf("Duplicate column name '%s'", a[0]) }},
+	{kind: sql.ErrDuplicateKey, num: mysqlerr.ErDupKeyName},
+	{kind: sql.ErrDuplicateEntry, num: mysqlerr.ErDupEntry},
+	{kind: sql.ErrPrimaryKeyViolation, num: mysqlerr.ErDupEntry, msg: func(a []string) string {
+		return fmt.Sprintf("Duplicate entry '%s' for key 'PRIMARY'", a[0])
+	}},
+	{kind: sql.ErrUniqueKeyViolation, num: mysqlerr.ErDupEntry, msg: func(a []string) string {
+		return fmt.Sprintf("Duplicate entry '%s' for a unique key", a[0])
+	}},
+	{kind: sql.ErrInsertIntoNonNullableProvidedNull, num: mysqlerr.ErBadNull, msg: func(a []string) string { return fmt.Sprintf("Column '%s' cannot be null", a[0]) }},
+	{kind: types.ErrLengthBeyondLimit, num: mysqlerr.ErDataTooLong, msg: func(a []string) string { return fmt.Sprintf("Data too long for column '%s'", a[1]) }},
+	{kind: sql.ErrValueOutOfRange, num: mysqlerr.ErWarnDataOutOfRange, msg: func(a []string) string {
+		return fmt.Sprintf("Out of range value: %s out of range for %s", a[0], a[1])
+	}},
+	{kind: types.ErrBadCharsetString, num: mysqlerr.ErTruncatedWrongValue, msg: func(a []string) string {
+		return fmt.Sprintf("Incorrect string value: '%s'", gmsBadString("'"+a[1]+"'"))
+	}},
+	{kind: sql.ErrCollationNotYetImplementedTemp, num: mysqlerr.ErUnknownCollation, msg: func(a []string) string { return fmt.Sprintf("Unknown collation: '%s'", a[0]) }},
+	{kind: sql.ErrCharSetNotYetImplementedTemp, num: mysqlerr.ErUnknownCharacterSet, msg: func(a []string) string {
+		return fmt.Sprintf("Unknown character set: '%s'", a[0])
+	}},
+	{kind: sql.ErrDatabaseAccessDeniedForUser, num: mysqlerr.ErDBAccessDenied},
+	{kind: sql.ErrTableAccessDeniedForUser, num: mysqlerr.ErTableAccessDenied},
+	{kind: sql.ErrPrivilegeCheckFailed, num: mysqlerr.ErTableAccessDenied},
+	{kind: sql.ErrUserCreationFailure, num: mysqlerr.ErCannotUser},
+	{kind: sql.ErrUserAlterFailure, num: mysqlerr.ErCannotUser},
+	{kind: sql.ErrUserDeletionFailure, num: mysqlerr.ErCannotUser},
+	{kind: sql.ErrInvalidSystemVariableValue, num: mysqlerr.ErWrongValueForVar},
+	{kind: sql.ErrUnknownSystemVariable, num: mysqlerr.ErUnknownSystemVariable},
+	{kind: sql.ErrSystemVariableReadOnly, num: mysqlerr.ErIncorrectGlobalLocalVar},
+	{kind: sql.ErrLockDeadlock, num: mysqlerr.ErLockDeadlock},
+	{kind: sql.ErrReadOnlyTransaction, num: mysqlerr.ErReadOnlyTransaction},
+	{kind: plan.ErrIndexNotFound, num: mysqlerr.ErCantDropFieldOrKey},
+})
+
+// compileKinds turns each kind's format into an anchored pattern whose
+// groups are its arguments.
+func compileKinds(ks []gmsKind) []gmsKind {
+	verb := regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z]`)
+	for i := range ks {
+		f := ks[i].kind.Message
+		var b strings.Builder
+		b.WriteString(`(?s)^`)
+		last := 0
+		for _, m := range verb.FindAllStringIndex(f, -1) {
+			b.WriteString(regexp.QuoteMeta(strings.ReplaceAll(f[last:m[0]], "%%", "%")))
+			b.WriteString(`(.*?)`)
+			last = m[1]
+		}
+		b.WriteString(regexp.QuoteMeta(strings.ReplaceAll(f[last:], "%%", "%")))
+		// Kind.Wrap appends ": cause"; the cause is the last argument.
+		b.WriteString(`(?:: (.*))?$`)
+		ks[i].re = regexp.MustCompile(b.String())
+	}
+	return ks
+}
+
+// fromKind is the MySQL error for a GMS error message msg of the row's
+// kind, or nil when msg is not of it.
+func (k *gmsKind) fromText(msg string) *mysql.SQLError {
+	m := k.re.FindStringSubmatch(msg)
+	if m == nil {
+		return nil
+	}
+	if k.msg != nil {
+		msg = k.msg(m[1:])
+	}
+	return mysql.NewSQLError(k.num, mysqlerr.State(k.num), "%s", msg)
+}
+
+// textRules are errors that reach the handler as text only, from
+// vitess (its parser, its packet reader) rather than a GMS kind.
+var textRules = []struct {
+	match func(string) bool
+	num   int
+	msg   func(string) string
+}{
+	{func(m string) bool { return strings.HasPrefix(m, "syntax error") }, mysqlerr.ErParse,
+		func(m string) string { return "You have an error in your SQL syntax; " + m }},
+	{func(m string) bool {
+		return strings.Contains(m, "packet too large") || strings.Contains(m, "max_allowed_packet")
+	}, mysqlerr.ErNetPacketTooLarge, nil},
+}
+
+// mysqlError is the one function that applies the table: a Petrel error
+// by its class, a GMS error by its kind (or, once GMS made it text, by
+// its message), a MySQL error with its SQLSTATE corrected. Other errors
+// are returned as they are.
+func mysqlError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var be *base.Error
+	if errors.As(err, &be) {
+		return classError(be.Class, err)
+	}
+	var se *mysql.SQLError
+	if errors.As(err, &se) {
+		return fixSQLError(se)
+	}
+	var ge *gmserrors.Error
+	if errors.As(err, &ge) {
+		for i := range gmsKinds {
+			if gmsKinds[i].kind.Is(ge) {
+				if e := gmsKinds[i].fromText(ge.Error()); e != nil {
+					return e
+				}
+				return mysql.NewSQLError(gmsKinds[i].num, mysqlerr.State(gmsKinds[i].num), "%s", ge.Error())
+			}
+		}
+	}
+	return err
+}
+
+// fixSQLError corrects a MySQL error GMS or vitess built: a number below
+// 1000 (an errno that reached vitess's "(errno N)" parsing, which clients
+// would misread) becomes 1105; a GMS kind's text gets the kind's number
+// (GMS leaves most at 1105) and MySQL's message; every number gets
+// MySQL's SQLSTATE.
+func fixSQLError(se *mysql.SQLError) error {
+	if se.Num < 1000 {
+		return mysql.NewSQLError(mysqlerr.ErUnknown, "HY000", "%s", se.Message)
+	}
+	for i := range gmsKinds {
+		if k := &gmsKinds[i]; se.Num == mysqlerr.ErUnknown || se.Num == k.num {
+			if e := k.fromText(se.Message); e != nil {
+				return e
+			}
+		}
+	}
+	if se.Num != mysqlerr.ErUnknown {
+		if st := mysqlerr.State(se.Num); se.State != st && (st != "HY000" || se.State == "") {
+			return mysql.NewSQLError(se.Num, st, "%s", se.Message)
+		}
+		return se
+	}
+	for _, r := range textRules {
+		if r.match(se.Message) {
+			msg := se.Message
+			if r.msg != nil {
+				msg = r.msg(msg)
+			}
+			return mysql.NewSQLError(r.num, mysqlerr.State(r.num), "%s", msg)
+		}
+	}
+	return se
+}
+
+// classError is the MySQL error of a Petrel error class, with MySQL's
+// message.
+func classError(c base.Class, err error) error {
+	code := mysqlerr.ForClass(c)
+	msg := err.Error()
+	switch c {
+	case base.ClassDeadlock:
+		msg = "Deadlock found when trying to get lock; try restarting transaction"
+	case base.ClassLockTimeout:
+		msg = "Lock wait timeout exceeded; try restarting transaction"
+	case base.ClassDiskFull:
+		msg = "Disk full; " + msg
+	case base.ClassWritesRefused:
+		// MySQL's text, "Error writing file '%s' (errno: %d - %s)", then
+		// what Petrel did and what the operator must do.
+		msg = fmt.Sprintf("Error writing file%s%s: %s", fileText(err), errnoText(err), msg)
+	case base.ClassCorrupt, base.ClassStorageIO:
+		// MySQL's text: "Got error %d - '%s' from storage engine".
+		var no syscall.Errno
+		if c == base.ClassStorageIO && errors.As(err, &no) {
+			msg = fmt.Sprintf("Got error %d - '%s' from storage engine: %s", int(no), strerror(no), msg)
+		} else {
+			msg = "Got error from storage engine: " + msg
+		}
+	case base.ClassDefChanged:
+		msg = "Table definition has changed, please retry transaction"
+	case base.ClassShutdown:
+		msg = "Server shutdown in progress"
+	case base.ClassOutcomeUnknown:
+		// The handler closes the connection instead of sending this
+		// (errHandler.reply); internal callers see it.
+		msg = "Got error during COMMIT, and the transaction may or may not be committed: " + msg
+	case base.ClassDuplicate:
+		msg = "Duplicate entry: " + msg
+	}
+	return mysql.NewSQLError(code.Num, code.State, "%s", msg)
+}
+
+// toMySQLError maps Petrel's own errors (a base class) inside the
+// engine; errors that are not Petrel's pass through for GMS, which tests
+// its kinds, and for clientError at the boundary.
+func toMySQLError(err error) error {
+	var be *base.Error
+	if err == nil || !errors.As(err, &be) {
+		return err
+	}
+	return mysqlError(err)
+}
+
+// clientError is the error a client receives for err.
+func clientError(err error) error { return mysqlError(err) }
+
+// errnoText is " (errno: N - text)" for an operating-system error inside
+// err, as MySQL prints it (strerror's capital included), or "".
+func errnoText(err error) string {
+	var no syscall.Errno
+	if !errors.As(err, &no) {
+		return ""
+	}
+	return fmt.Sprintf(" (errno: %d - %s)", int(no), strerror(no))
+}
+
+// strerror is the errno's text as C's strerror prints it (capitalised),
+// as MySQL's messages show it.
+func strerror(no syscall.Errno) string {
+	text := no.Error()
+	if text != "" && text[0] >= 'a' && text[0] <= 'z' {
+		text = string(text[0]-'a'+'A') + text[1:]
+	}
+	return text
+}
+
+// fileText is " 'path'" for the file an error inside err names, or "".
+func fileText(err error) string {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return ""
+	}
+	return fmt.Sprintf(" '%s'", pe.Path)
+}
