@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -68,7 +69,8 @@ func testContext(t *testing.T, d time.Duration) context.Context {
 
 // startPetrel starts a server on a fresh t.TempDir() datadir and a free
 // port with rootPassword. Cleanup stops it, failing the test if the stop
-// was not clean, and prints the server's log if the test failed.
+// was not clean or the server's log shows a panic (recovered or not), and
+// prints the server's log if the test failed.
 func startPetrel(t *testing.T, ctx context.Context, opts lab.PetrelOptions) *lab.Petrel {
 	t.Helper()
 	if opts.Datadir == "" {
@@ -86,6 +88,9 @@ func startPetrel(t *testing.T, ctx context.Context, opts lab.PetrelOptions) *lab
 		defer cancel()
 		if err := p.Stop(sctx); err != nil {
 			t.Errorf("stop petrel: %v", err)
+		}
+		if line := panicLine(p.Log()); line != "" {
+			t.Errorf("the server's log shows a panic: %s", line)
 		}
 		if t.Failed() {
 			t.Logf("petrel log (tail):\n%s", tail(p.Log(), 16<<10))
@@ -235,4 +240,26 @@ func lines(s string) []string {
 		}
 	}
 	return out
+}
+
+// panicMark matches how a panic shows in a server log: one vitess
+// recovered around a connection ("mysql_server caught panic"), one GMS
+// turned into a statement's error ("handler caught panic", "panic while
+// running query"), or one nobody recovered (the runtime's "panic: " and
+// goroutine dump).
+var panicMark = regexp.MustCompile(`caught panic|panic while running query|(?m)^panic: |(?m)^goroutine \d+ \[running\]`)
+
+// panicLine returns the first log line that shows a panic (cut to 300
+// bytes), or "".
+func panicLine(log string) string {
+	loc := panicMark.FindStringIndex(log)
+	if loc == nil {
+		return ""
+	}
+	start := strings.LastIndexByte(log[:loc[0]], '\n') + 1
+	end := len(log)
+	if i := strings.IndexByte(log[loc[0]:], '\n'); i >= 0 {
+		end = loc[0] + i
+	}
+	return log[start:min(end, start+300)]
 }

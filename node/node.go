@@ -120,7 +120,7 @@ func Open(opts Options) (*Node, error) {
 	}
 	binlogsql.Variables(logBin, opts.Datadir)
 	n := &Node{opts: opts, repl: replsql.Variables(), semi: semisyncsql.Variables()}
-	n.tcpVariables()
+	replsql.TCPVariables(opts.Logger)
 	shutdownVariables()
 	if err := sqlengine.CheckVariables(vars); err != nil {
 		return nil, fmt.Errorf("node: config: %w", err)

@@ -27,14 +27,14 @@ func (n *Node) openReplication() error {
 	}
 	n.openSemiSync()
 	n.source = source.New(source.Options{Log: n.binlog, ServerID: n.opts.ServerID, ServerUUID: sid, Logger: n.opts.Logger, Clock: n.opts.Clock,
-		TCP: replTCP, Semi: n.tracker, SemiEnabled: n.semi.Enabled})
+		TCP: replsql.TCPOptions, Semi: n.tracker, SemiEnabled: n.semi.Enabled})
 	e.SetReplicationSource(replsql.SourceAdapter{S: n.source})
 
 	n.replica, err = replica.New(replica.Options{
 		Datadir: n.opts.Datadir, ServerID: n.opts.ServerID, ServerUUID: n.meta.ServerUUID,
 		Store: n.store, Log: n.binlog, Logger: n.opts.Logger, Clock: n.opts.Clock,
 		NetTimeout:   n.repl.NetTimeout,
-		TCP:          replTCP,
+		TCP:          replsql.TCPOptions,
 		SemiEnabled:  n.semi.ReplicaEnabled,
 		AckAfter:     n.repl.AckAfter,
 		SyncRelayLog: n.repl.SyncRelayLog,

@@ -195,6 +195,11 @@ type liveRegistry struct {
 }
 
 func (r *liveRegistry) GetGlobal(name string) (sql.SystemVariable, interface{}, bool) {
+	if a := varAlias(name); a != name {
+		_, v, ok := r.SystemVariableRegistry.GetGlobal(a)
+		sv, _, _ := r.SystemVariableRegistry.GetGlobal(name)
+		return sv, v, ok && sv != nil
+	}
 	sv, v, ok := r.SystemVariableRegistry.GetGlobal(name)
 	r.mu.RLock()
 	fn := r.fns[strings.ToLower(name)]

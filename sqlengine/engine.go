@@ -114,7 +114,7 @@ func New(opts Options) (*Engine, error) {
 	e.registerConnStatus()
 	e.RegisterAdmin(`SET PASSWORD(?: FOR .+?)? ?= ?.+`, 0, e.setPassword)
 	e.RegisterAdmin(`SET (NAMES|CHARACTER SET|CHARSET) ('[^']*'|"[^"]*"|[A-Za-z0-9_]+)(?: COLLATE ('[^']*'|"[^"]*"|[A-Za-z0-9_]+))?`, 0, e.setNames)
-	e.RegisterAdmin(`SET TRANSACTION ISOLATION LEVEL (READ UNCOMMITTED|READ COMMITTED|REPEATABLE READ|SERIALIZABLE)`, 0, e.setNextIsolation)
+	e.RegisterAdmin(setNextTransactionPattern, 0, e.setNextTransaction)
 
 	udb := a.Catalog.MySQLDb
 	blob, err := opts.Store.GetMeta(usersMetaKey)

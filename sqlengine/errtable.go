@@ -89,7 +89,10 @@ var gmsKinds = compileKinds([]gmsKind{
 	{kind: sql.ErrUnknownSystemVariable, num: mysqlerr.ErUnknownSystemVariable},
 	{kind: sql.ErrSystemVariableReadOnly, num: mysqlerr.ErIncorrectGlobalLocalVar},
 	{kind: sql.ErrLockDeadlock, num: mysqlerr.ErLockDeadlock},
-	{kind: sql.ErrReadOnlyTransaction, num: mysqlerr.ErReadOnlyTransaction},
+	{kind: sql.ErrReadOnlyTransaction, num: mysqlerr.ErReadOnlyTransaction, msg: func([]string) string {
+		return "Cannot execute statement in a READ ONLY transaction."
+	}},
+	{kind: sql.ErrUnknownPreparedStatement, num: erUnknownStmtHandler},
 	{kind: plan.ErrIndexNotFound, num: mysqlerr.ErCantDropFieldOrKey},
 })
 
@@ -137,6 +140,10 @@ var textRules = []struct {
 }{
 	{func(m string) bool { return strings.HasPrefix(m, "syntax error") }, mysqlerr.ErParse,
 		func(m string) string { return "You have an error in your SQL syntax; " + m }},
+	// EXECUTE with fewer or more USING variables than placeholders.
+	{func(m string) bool {
+		return strings.HasPrefix(m, "bind variable not provided") || strings.HasPrefix(m, "invalid arguments. expected: ")
+	}, mysqlerr.ErWrongArguments, func(string) string { return "Incorrect arguments to EXECUTE" }},
 	{func(m string) bool {
 		return strings.Contains(m, "packet too large") || strings.Contains(m, "max_allowed_packet")
 	}, mysqlerr.ErNetPacketTooLarge, nil},

@@ -103,7 +103,8 @@ func TestGMSErrorKinds(t *testing.T) {
 		{sql.ErrUnknownSystemVariable, []any{"tx_isolation"}, 1193, "HY000", "Unknown system variable 'tx_isolation'"},
 		{sql.ErrSystemVariableReadOnly, []any{"version"}, 1238, "HY000", "read only variable"},
 		{sql.ErrLockDeadlock, []any{"x"}, 1213, "40001", ""},
-		{sql.ErrReadOnlyTransaction, nil, 1792, "25006", "READ ONLY transaction"},
+		{sql.ErrReadOnlyTransaction, nil, 1792, "25006", "Cannot execute statement in a READ ONLY transaction."},
+		{sql.ErrUnknownPreparedStatement, []any{"s"}, 1243, "HY000", "Unknown prepared statement handler (s) given to EXECUTE"},
 		{plan.ErrIndexNotFound, []any{"i", "t", "d"}, 1091, "42000", ""},
 	} {
 		name := tc.kind.Message
@@ -121,7 +122,7 @@ func TestGMSErrorKinds(t *testing.T) {
 		}
 	}
 	// Every row of the table is covered above.
-	if len(gmsKinds) != 32 {
+	if len(gmsKinds) != 33 {
 		t.Errorf("gmsKinds has %d rows; add the new ones to this test", len(gmsKinds))
 	}
 }

@@ -333,7 +333,7 @@ func (e *Engine) execWrite(ctx context.Context, s *Session, p *writePlan, bind m
 		explicit, txn = t, t.txn
 		s.statementStart(t)
 	} else {
-		if !s.autocommit() || s.nextIso != nil {
+		if !s.autocommit() || s.nextIso != nil || s.nextReadOnly != nil || s.sessionReadOnly() {
 			return false, nil // GMS opens the implicit transaction
 		}
 		txn = e.store.Begin()

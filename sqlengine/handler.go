@@ -56,6 +56,7 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 		return h.reply(c, err)
 	}
 	q = d.text
+	cb = h.statusSpool(c, cb)
 	if st, m := h.e.matchAdmin(q); st != nil {
 		return h.reply(c, h.e.runAdmin(ctx, c, st, m, q, cb, false))
 	}
@@ -79,7 +80,7 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		return "", err
 	}
 	defer end()
-	cb = h.e.fieldsFixed(q, textFloats(cb))
+	cb = h.e.fieldsFixed(q, textFloats(h.statusSpool(c, cb)))
 	// Only the first statement runs now; vitess passes the rest back, to
 	// be decoded with the character set in force by then (the first may
 	// be SET NAMES).
@@ -117,6 +118,13 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 		return nil, err
 	}
 	defer end()
+	if len(q) > maxParams {
+		// Long enough for more placeholders than vitess counts (cmdConn
+		// checks the shorter texts before vitess parses them).
+		if err := h.checkPrepare(c, q); err != nil {
+			return nil, err
+		}
+	}
 	d, err := h.codec(c).decodeText(q)
 	if err != nil {
 		return nil, h.reply(c, err)
@@ -169,7 +177,7 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 	if err := h.codec(c).decodeBindVars(p); err != nil {
 		return h.reply(c, err)
 	}
-	cb = h.e.binaryFieldsFixed(p.PrepareStmt, cb)
+	cb = h.e.binaryFieldsFixed(p.PrepareStmt, h.statusRows(c, cb))
 	if plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt); plan.point != nil || plan.write != nil || plan.rng != nil || plan.txn != "" {
 		if s := h.e.session(c.ConnectionID); s != nil {
 			var ok bool
@@ -207,6 +215,7 @@ func (h *errHandler) ComParsedQuery(ctx context.Context, c *mysql.Conn, q string
 		return err
 	}
 	defer end()
+	cb = h.statusSpool(c, cb)
 	if x, ok := h.Handler.(mysql.ExtendedHandler); ok {
 		return h.reply(c, x.ComParsedQuery(ctx, c, q, parsed, cb))
 	}
@@ -232,6 +241,7 @@ func (h *errHandler) ComExecuteBound(ctx context.Context, c *mysql.Conn, q strin
 		return err
 	}
 	defer end()
+	cb = h.statusSpool(c, cb)
 	if x, ok := h.Handler.(mysql.ExtendedHandler); ok {
 		return h.reply(c, x.ComExecuteBound(ctx, c, q, bound, cb))
 	}

@@ -1,7 +1,6 @@
 package sqlengine
 
 import (
-	"context"
 	"regexp"
 	"strings"
 
@@ -111,6 +110,9 @@ func (s *Session) statementStart(t *Transaction) {
 	if !t.isoFixed && !t.txn.Active() {
 		t.txn.SetIsolation(s.isolation())
 	}
+	if !t.modeFixed && !t.txn.Active() {
+		t.readOnly = s.sessionReadOnly()
+	}
 	t.txn.NewStatement()
 }
 
@@ -158,35 +160,6 @@ func (s *Session) startSnapshot(ctx *sql.Context, t *Transaction) {
 	}
 }
 
-// setNextIsolation answers SET TRANSACTION ISOLATION LEVEL without GLOBAL
-// or SESSION: the level of the next transaction only (GMS would make it
-// the session's). Inside a transaction that has read or written it is
-// refused, as MySQL refuses it; an autocommit=0 transaction GMS opened
-// that has done neither has not started in MySQL's sense, so it takes
-// the level.
-func (e *Engine) setNextIsolation(_ context.Context, s *Session, m []string) (*AdminResult, error) {
-	var level storage.Isolation
-	switch strings.ToUpper(spaceRun.ReplaceAllString(m[1], " ")) {
-	case "READ UNCOMMITTED", "READ COMMITTED":
-		level = storage.ReadCommitted
-	case "REPEATABLE READ":
-		level = storage.RepeatableRead
-	default: // SERIALIZABLE
-		return nil, errSerializable()
-	}
-	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil && !t.txn.Done() {
-		if t.txn.Active() || s.GetIgnoreAutoCommit() {
-			return nil, mysql.NewSQLError(erCantChangeTxCharacteristics, "25001",
-				"Transaction characteristics can't be changed while a transaction is in progress")
-		}
-		t.txn.SetIsolation(level)
-		t.isoFixed = true
-		return &AdminResult{}, nil
-	}
-	s.nextIso = &level
-	return &AdminResult{}, nil
-}
-
 // hideVariable removes a GMS system variable from what sessions and
 // statements can see or set.
 func hideVariable(name string) {
@@ -216,7 +189,7 @@ func (r *liveRegistry) SetGlobal(ctx *sql.Context, name string, val interface{})
 	if r.isHidden(name) {
 		return sql.ErrUnknownSystemVariable.New(name)
 	}
-	return r.SystemVariableRegistry.SetGlobal(ctx, name, val)
+	return r.SystemVariableRegistry.SetGlobal(ctx, varAlias(name), val)
 }
 
 func (r *liveRegistry) AssignValues(vals map[string]interface{}) error {

@@ -83,6 +83,14 @@ type cmdConn struct {
 	rdSetAt   time.Time
 	// clientFlags are the capability flags of the handshake response.
 	clientFlags uint32
+	// respChecked: the handshake response was checked (handshake.go).
+	respChecked bool
+	// checkPrepare checks COM_STMT_PREPARE's text (stmtguard.go); set
+	// before the command loop starts.
+	checkPrepare func(*mysql.Conn, string) *mysql.SQLError
+	// info fixes the next OK packet with info text (okinfo.go); written
+	// by the statement's goroutine, which is then the only writer.
+	info infoState
 
 	// held is the packet memory reserved for the current command
 	// (packetmem.go); heldMu because Close releases it from any goroutine.
@@ -190,6 +198,9 @@ func (c *cmdConn) Write(p []byte) (int, error) {
 		} else if len(p) > 4 && p[3] == 0 {
 			setGreetingCharset(p[4:])
 		}
+	}
+	if c.info.armed.Load() {
+		p = c.fixInfoOK(p)
 	}
 	n, err := c.Conn.Write(p)
 	if err != nil && c.closed.Load() {
@@ -377,6 +388,15 @@ func (c *cmdConn) handshakeFrame(hdr [4]byte, n int) error {
 	if err != nil {
 		return err
 	}
+	if !c.respChecked {
+		// The first frame is the handshake response (handshake.go).
+		c.respChecked = true
+		if !validHandshakeResponse(b[4:]) {
+			sql.StatusVariables.IncrementGlobal("Aborted_connects", 1)
+			c.refuseHandshake("a malformed handshake response")
+			return errClosedByServer
+		}
+	}
 	if c.clientFlags == 0 && n >= 4 {
 		c.clientFlags = binary.LittleEndian.Uint32(b[4:])
 	}
@@ -427,6 +447,14 @@ func (c *cmdConn) commandFrame(hdr [4]byte, n int) error {
 			if p := c.inspect(b[4:]); len(p) != n || &p[0] != &b[4] {
 				// A replication command, replaced for vitess.
 				b = append([]byte{byte(len(p)), byte(len(p) >> 8), byte(len(p) >> 16), hdr[3]}, p...)
+			} else if g := c.guard(p); g.reply != nil || g.drop {
+				// Answered (or dropped) here; vitess reads the next.
+				if g.reply != nil {
+					c.writeErr(1, g.reply)
+				}
+				return nil
+			} else if g.replace != nil {
+				b = append([]byte{byte(len(g.replace)), byte(len(g.replace) >> 8), byte(len(g.replace) >> 16), hdr[3]}, g.replace...)
 			}
 		}
 		c.pending = b
@@ -456,6 +484,9 @@ func (c *cmdConn) commandFrame(hdr [4]byte, n int) error {
 		c.mu.Unlock()
 		c.pending = append([]byte{byte(len(p)), byte(len(p) >> 8), byte(len(p) >> 16), 0}, p...)
 		return nil
+	}
+	if first[0] == comStmtExecute && c.manyParams() {
+		return c.bigExecute(hdr, n)
 	}
 	// A packet of one full-size frame continues; its size is unknown
 	// until it ends, so it reserves max_allowed_packet until then (a

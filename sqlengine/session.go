@@ -36,6 +36,9 @@ type Session struct {
 	// nextIso is the level SET TRANSACTION ISOLATION LEVEL (no scope)
 	// gave the next transaction (isolation.go).
 	nextIso *storage.Isolation
+	// nextReadOnly is the access mode SET TRANSACTION READ ONLY / READ
+	// WRITE (no scope) gave the next transaction (readonly.go).
+	nextReadOnly *bool
 }
 
 var (
@@ -59,6 +62,8 @@ type Transaction struct {
 	// transaction GMS opened implicitly (autocommit=0) takes the
 	// session's level until it first reads or writes.
 	isoFixed bool
+	// modeFixed: likewise for the access mode (readOnly).
+	modeFixed bool
 }
 
 func (t *Transaction) String() string   { return "petrel transaction" }
@@ -86,8 +91,10 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 	implicit := ctx.GetTransaction() == nil && mayBegin(ctx.Query()) && beginStatement.MatchString(ctx.Query())
 	if implicit {
 		t.txn.SetIsolation(s.isolation())
+		t.readOnly = s.sessionReadOnly()
 	} else {
 		s.beginIsolation(t)
+		s.beginAccessMode(ctx, t, tc)
 	}
 	if ctx.GetTransaction() != nil {
 		// START TRANSACTION fixes the level, as MySQL's does: a later
@@ -252,6 +259,7 @@ func (s *Session) autocommit() bool {
 // GetSessionVariable returns the live global value for global-only
 // variables, so a session sees its own SET GLOBAL at once.
 func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (interface{}, error) {
+	name = varAlias(name)
 	if sv, v, ok := sql.SystemVariables.GetGlobal(name); ok && sv.IsGlobalOnly() {
 		return v, nil
 	}
@@ -326,6 +334,29 @@ func readTxn(ctx *sql.Context) (*storage.Txn, error) {
 // (read_only for ordinary users, super_read_only for everyone but the
 // replication applier).
 func writeTxn(ctx *sql.Context) (*storage.Txn, error) {
+	if err := checkReadOnly(ctx); err != nil {
+		return nil, err
+	}
+	return rowTxn(ctx)
+}
+
+// ddlTxn is writeTxn for DDL: a READ ONLY transaction does not refuse it
+// (it commits first), a READ ONLY session does (readonly.go).
+func ddlTxn(ctx *sql.Context) (*storage.Txn, error) {
+	if s, ok := ctx.Session.(*Session); ok {
+		if err := s.eng.checkWritable(ctx); err != nil {
+			return nil, err
+		}
+		if !s.internal && s.sessionReadOnly() {
+			return nil, errReadOnlyTransaction()
+		}
+	}
+	return readTxn(ctx)
+}
+
+// rowTxn is readTxn for row writes, after the checks of ddlTxn but the
+// session's mode: the transaction's decides (checkReadOnly).
+func rowTxn(ctx *sql.Context) (*storage.Txn, error) {
 	if s, ok := ctx.Session.(*Session); ok {
 		if err := s.eng.checkWritable(ctx); err != nil {
 			return nil, err
@@ -333,9 +364,6 @@ func writeTxn(ctx *sql.Context) (*storage.Txn, error) {
 	}
 	return readTxn(ctx)
 }
-
-// ddlTxn is writeTxn for DDL.
-func ddlTxn(ctx *sql.Context) (*storage.Txn, error) { return writeTxn(ctx) }
 
 // ddlError aborts the transaction of a failed DDL statement: its catalog
 // changes are undone at once and nothing can commit the rest of it.

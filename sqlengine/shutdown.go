@@ -60,9 +60,13 @@ func errShutdown() error {
 }
 
 // NewConnection implements mysql.Handler: the connection is registered
-// for shutdown.
+// for shutdown; its greeting carries the status flags (status.go).
 func (h *errHandler) NewConnection(c *mysql.Conn) {
 	h.Handler.NewConnection(c)
+	h.setStatus(c)
+	if cc, ok := c.Conn.(*cmdConn); ok {
+		cc.checkPrepare = h.checkPrepare
+	}
 	cs := &connState{c: c}
 	cs.ctx, cs.cancel = context.WithCancel(context.Background())
 	c.ClientData = cs
@@ -123,6 +127,8 @@ func (h *errHandler) begin(ctx context.Context, c *mysql.Conn) (_ context.Contex
 // under a commit; a definite error would invite a retry that applies the
 // transaction twice.
 func (h *errHandler) reply(c *mysql.Conn, err error) error {
+	// The end of a result set (EOF or OK) follows: its status flags.
+	h.setStatus(c)
 	if err == nil {
 		return nil
 	}

@@ -2,7 +2,9 @@ package sqlengine
 
 import (
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	vtlog "github.com/dolthub/vitess/go/vt/log"
 )
@@ -57,6 +59,9 @@ func msgKind(msg string) string {
 }
 
 func (l *logLimiter) note(kind, msg string) {
+	if strings.Contains(kind, "caught panic") {
+		recoveredPanics.Add(1)
+	}
 	l.mu.Lock()
 	r, ok := l.kinds[kind]
 	if !ok {
@@ -77,3 +82,11 @@ func (l *logLimiter) note(kind, msg string) {
 	l.mu.Unlock()
 	r.note(msg)
 }
+
+// recoveredPanics counts the panics vitess recovered around a connection
+// ("mysql_server caught panic"): each is a bug a client can trigger.
+var recoveredPanics atomic.Int64
+
+// RecoveredPanics returns how many panics vitess has recovered in this
+// process (fuzz targets and tests check it stays put).
+func RecoveredPanics() int64 { return recoveredPanics.Load() }

@@ -1,6 +1,7 @@
-package node
+package replsql
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -19,20 +20,20 @@ const (
 	replKeepAliveCount    = 3
 )
 
-// tcpVariables defines replication_tcp_congestion_control: the congestion
+// TCPVariables defines replication_tcp_congestion_control: the congestion
 // control both ends of a replication link set on their socket. Its values
 // are the algorithms this process can use (so SET GLOBAL and the option
 // file refuse others with error 1231); its default is BBR where usable,
 // else the kernel's default, and the fallback is logged once here.
-func (n *Node) tcpVariables() {
+func TCPVariables(log *slog.Logger) {
 	k, err := tcptune.ReadKernel()
 	if err != nil {
-		n.opts.Logger.Warn("replication sockets keep the kernel's TCP congestion control", "error", err)
+		log.Warn("replication sockets keep the kernel's TCP congestion control", "error", err)
 		return
 	}
 	def, why := k.DefaultCongestionControl()
 	if why != nil {
-		n.opts.Logger.Warn(why.Error())
+		log.Warn(why.Error())
 	}
 	var usable []string
 	for _, a := range k.Available {
@@ -49,9 +50,9 @@ func (n *Node) tcpVariables() {
 	})
 }
 
-// replTCP returns the options of a replication socket, read when a link
+// TCPOptions returns the options of a replication socket, read when a link
 // connects or a dump starts.
-func replTCP() tcptune.Options {
+func TCPOptions() tcptune.Options {
 	return tcptune.Options{
 		CongestionControl: sqlengine.GlobalString("replication_tcp_congestion_control"),
 		KeepAliveIdle:     replKeepAliveIdle, KeepAliveInterval: replKeepAliveInterval, KeepAliveCount: replKeepAliveCount,

@@ -1,0 +1,93 @@
+package sqlengine
+
+import (
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+)
+
+// Server status flags of OK and EOF packets and of the greeting.
+//
+// vitess writes them from mysql.Conn.StatusFlags; GMS updates that after
+// the statements it runs itself, from its own idea of a transaction (one
+// is open around every statement). The flags are set here instead, from
+// the session, before each OK packet and before the end of each result
+// set, whoever ran the statement (GMS, an admin statement, a fast path):
+//   - SERVER_STATUS_AUTOCOMMIT: the session's autocommit (the greeting:
+//     the global value, which a new session starts with);
+//   - SERVER_STATUS_IN_TRANS: a transaction is open in MySQL's sense:
+//     START TRANSACTION / BEGIN ran, or, under autocommit=0, a statement
+//     read or wrote through the transaction GMS keeps open;
+//   - SERVER_MORE_RESULTS_EXISTS: vitess adds it for multi-statements;
+//   - SERVER_STATUS_CURSOR_EXISTS / LAST_ROW_SENT: vitess, for cursors.
+//
+// SESSION_STATE_CHANGED is never set: Petrel does not offer
+// CLIENT_SESSION_TRACK, so a client could not read the change data the
+// flag announces. NO_INDEX_USED / NO_GOOD_INDEX_USED are not set (the
+// plan is GMS's, and no client acts on them).
+const statusOwned = uint16(mysql.ServerInTransaction | mysql.ServerStatusAutocommit)
+
+// sessionStatus is the status flags the session's state gives.
+func sessionStatus(s *Session) uint16 {
+	var f uint16
+	if s.autocommit() {
+		f |= mysql.ServerStatusAutocommit
+	}
+	if s.inTransaction() {
+		f |= mysql.ServerInTransaction
+	}
+	return f
+}
+
+// inTransaction reports whether the session is inside a transaction as
+// MySQL counts it.
+func (s *Session) inTransaction() bool {
+	t, ok := s.GetTransaction().(*Transaction)
+	if !ok || t == nil || t.txn.Done() || t.abort != nil {
+		return false
+	}
+	return s.GetIgnoreAutoCommit() || (!s.autocommit() && t.txn.Active())
+}
+
+// setStatus sets the connection's status flags from its session (the
+// greeting's when it has none yet).
+func (h *errHandler) setStatus(c *mysql.Conn) {
+	var f uint16
+	if s := h.e.session(c.ConnectionID); s != nil {
+		f = sessionStatus(s)
+	} else if globalBool("autocommit") {
+		f = mysql.ServerStatusAutocommit
+	}
+	c.StatusFlags = c.StatusFlags&^statusOwned | f
+}
+
+// statusSpool wraps a result callback: the status flags are set before a
+// result without columns, which vitess answers with an OK packet at once.
+func (h *errHandler) statusSpool(c *mysql.Conn, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+	return func(res *sqltypes.Result, more bool) error {
+		if len(res.Fields) == 0 {
+			h.setStatus(c)
+			if res.Info != "" {
+				expectInfoOK(c)
+			}
+		}
+		return cb(res, more)
+	}
+}
+
+// statusRows is statusSpool for the binary protocol's callback.
+func (h *errHandler) statusRows(c *mysql.Conn, cb func(*sqltypes.Result) error) func(*sqltypes.Result) error {
+	return func(res *sqltypes.Result) error {
+		if len(res.Fields) == 0 {
+			h.setStatus(c)
+		}
+		return cb(res)
+	}
+}
+
+// ComResetConnection implements mysql.Handler: the session is reset, and
+// vitess's OK carries its fresh status.
+func (h *errHandler) ComResetConnection(c *mysql.Conn) error {
+	err := h.Handler.ComResetConnection(c)
+	h.setStatus(c)
+	return err
+}
