@@ -11,7 +11,12 @@
 # Prints a markdown report and writes it to bench/out/repl-<date>.md.
 #
 # Environment (defaults in brackets):
-#   SYSTEMS           ["petrel mariadb"]  which systems, in order
+#   SYSTEMS           ["petrel mariadb"]  which systems, in order; each may
+#                     name an applier configuration (bench/cmd/repl/variant.go):
+#                     petrel/w1 petrel/w4 petrel/w8 (replica_parallel_workers),
+#                     petrel/db4 (DATABASE), mariadb/serial,
+#                     mariadb/optimistic-8, mariadb/conservative-4 ...
+#   PHASES            ["lag catchup"]  which phases
 #   LAG_DURATION      [30]  seconds of load in the lag phase
 #   CATCHUP_DURATION  [60]  seconds of load while the applier is stopped
 #   THREADS [4], TABLES [4], TABLE_SIZE [10000], OUT_DIR [bench/out]
@@ -20,6 +25,10 @@
 #   PETREL_ARGS, MARIADB_ARGS, MARIADB_REPLICA_ARGS, SYSBENCH_ARGS
 #                     extra/replacement flags
 # Example: LAG_DURATION=5 CATCHUP_DURATION=5 bench/replication.sh
+# Parallel appliers' catch-up, side by side:
+#   PHASES=catchup CATCHUP_DURATION=30 THREADS=16 SYSTEMS="petrel/w1 petrel/w4
+#   petrel/w8 mariadb/serial mariadb/conservative-4 mariadb/conservative-8
+#   mariadb/optimistic-4 mariadb/optimistic-8" bench/replication.sh
 #
 # The orchestration is bench/cmd/repl (Go, using package lab); it stops
 # every server and removes their datadirs on exit, including on ^C.

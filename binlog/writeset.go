@@ -82,27 +82,126 @@ func extractWriteset(rec *storage.CommitRecord) (writeset, error) {
 		ws.noRows = true
 		return ws, nil
 	}
-	seen := make(map[uint64]struct{}, 2*len(rec.Changes))
-	add := func(k []byte) {
-		h := xxhash.Sum64(k)
-		if _, dup := seen[h]; !dup {
-			seen[h] = struct{}{}
-			ws.hashes = append(ws.hashes, h)
+	k := newKeyHasher(2 * len(rec.Changes))
+	for _, c := range rec.Changes {
+		if err := k.rows(c.Table, c.Before, c.After); err != nil {
+			return ws, err
 		}
 	}
-	for _, c := range rec.Changes {
-		for _, row := range [2]sql.Row{c.Before, c.After} {
-			if row == nil {
+	ws.hashes, ws.missingKeys = k.hashes, k.missing
+	return ws, nil
+}
+
+// keyHasher collects the distinct hashes of row images' unique keys.
+type keyHasher struct {
+	seen    map[uint64]struct{}
+	hashes  []uint64
+	missing bool
+}
+
+func newKeyHasher(n int) *keyHasher {
+	return &keyHasher{seen: make(map[uint64]struct{}, n)}
+}
+
+func (k *keyHasher) add(key []byte) {
+	h := xxhash.Sum64(key)
+	if _, dup := k.seen[h]; !dup {
+		k.seen[h] = struct{}{}
+		k.hashes = append(k.hashes, h)
+	}
+}
+
+func (k *keyHasher) rows(tb *storage.Table, rows ...sql.Row) error {
+	for _, row := range rows {
+		if row == nil {
+			continue
+		}
+		missing, err := tb.UniqueKeys(row, k.add)
+		if err != nil {
+			return fmt.Errorf("binlog: write set of %s.%s: %w", tb.Def.Database, tb.Def.Name, err)
+		}
+		k.missing = k.missing || missing
+	}
+	return nil
+}
+
+// Footprint is what a replica's scheduler needs of a transaction's row
+// events.
+type Footprint struct {
+	DBs []string // the databases it changes, in first-seen order
+	// Hashes is its write set (with keys): the same hashes the source's
+	// extraction makes from the same row images.
+	Hashes []uint64
+	// NoKeys: a table without a primary key, or one the replica does not
+	// have: the write set cannot be trusted, and its rows are found by
+	// content (a scan that row locks do not order).
+	NoKeys bool
+}
+
+// RowsFootprint reads a transaction's row events (without the GTID
+// event): the databases they change and, when keys is set, the write set
+// of their before and after images, hashed as the source's dependency
+// tracking hashes them (a replica schedules on it when the source's
+// intervals say nothing).
+func RowsFootprint(e *storage.Engine, events [][]byte, keys bool) (Footprint, error) {
+	var fp Footprint
+	maps := map[uint64]*TableMap{}
+	dbs := map[string]bool{}
+	k := newKeyHasher(len(events))
+	for _, ev := range events {
+		typ := ev[4]
+		switch {
+		case typ == TableMapEvent:
+			tm, err := ParseTableMap(Body(ev))
+			if err != nil {
+				return fp, err
+			}
+			maps[tm.TableID] = tm
+			if tb := e.Catalog().Table(tm.Database, tm.Table); tb == nil || tb.Hidden {
+				fp.NoKeys = true
+			}
+			if !dbs[tm.Database] {
+				dbs[tm.Database] = true
+				fp.DBs = append(fp.DBs, tm.Database)
+			}
+		case keys && IsRowsEvent(typ):
+			body := Body(ev)
+			if len(body) < 6 {
+				return fp, corrupt("rows event of %d bytes", len(body))
+			}
+			tm := maps[readTableID(body)]
+			if tm == nil {
+				return fp, corrupt("rows event for unmapped table id %d", readTableID(body))
+			}
+			tb := e.Catalog().Table(tm.Database, tm.Table)
+			if tb == nil {
+				fp.NoKeys = true
 				continue
 			}
-			missing, err := c.Table.UniqueKeys(row, add)
-			if err != nil {
-				return ws, fmt.Errorf("binlog: write set of %s.%s: %w", c.Table.Def.Database, c.Table.Def.Name, err)
+			types := make([]sql.Type, len(tb.Schema))
+			for i, c := range tb.Schema {
+				types[i] = c.Type
 			}
-			ws.missingKeys = ws.missingKeys || missing
+			re, err := ParseRows(typ, body, tm, types)
+			if err != nil {
+				return fp, err
+			}
+			if err := k.rows(tb, re.Before...); err != nil {
+				return fp, err
+			}
+			if err := k.rows(tb, re.After...); err != nil {
+				return fp, err
+			}
 		}
 	}
-	return ws, nil
+	if keys {
+		fp.Hashes = k.hashes
+		if fp.Hashes == nil {
+			fp.Hashes = []uint64{}
+		}
+		fp.NoKeys = fp.NoKeys || k.missing
+	}
+	return fp, nil
 }
 
 // ParseTracking validates a binlog_transaction_dependency_tracking value.

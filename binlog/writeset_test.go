@@ -177,6 +177,53 @@ func TestWritesetIntervals(t *testing.T) {
 						j+1, strings.Join(touched[j], " "), g.LastCommitted, g.SeqNo, want, seq)
 				}
 			}
+			// A replica computes the same write sets from the row images
+			// (RowsFootprint): two transactions share a hash exactly when
+			// they touched an equal key.
+			rd, err := OpenReader(l.path(l.Files()[0].Name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rd.Close()
+			tr := NewTxnReader(rd, l.Files()[0].Name)
+			var fps []Footprint
+			for {
+				tx, err := tr.Next()
+				if err != nil {
+					break
+				}
+				if tx.DDL {
+					continue
+				}
+				fp, err := RowsFootprint(st, tx.Events[1:], true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(fp.DBs) != 1 || fp.DBs[0] != "d" || fp.NoKeys || len(fp.Hashes) == 0 {
+					t.Fatalf("footprint %+v: want database d, keys", fp)
+				}
+				fps = append(fps, fp)
+			}
+			if len(fps) != len(work) {
+				t.Fatalf("%d row transactions read back, want %d", len(fps), len(work))
+			}
+			shares := func(a, b []uint64) bool {
+				for _, x := range a {
+					for _, y := range b {
+						if x == y {
+							return true
+						}
+					}
+				}
+				return false
+			}
+			for j := range work {
+				for i := 0; i < j; i++ {
+					if g, w := shares(fps[i].Hashes, fps[j].Hashes), overlap(touched[i], touched[j]); g != w {
+						t.Errorf("txns %d and %d: replica write sets share a key = %v, want %v (keys %v / %v)", i+1, j+1, g, w, touched[i], touched[j])
+					}
+				}
+			}
 		})
 	}
 }

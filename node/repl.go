@@ -38,6 +38,7 @@ func (n *Node) openReplication() error {
 		SemiEnabled:  n.semi.ReplicaEnabled,
 		AckAfter:     n.repl.AckAfter,
 		SyncRelayLog: n.repl.SyncRelayLog,
+		Parallel:     n.repl.Parallel,
 		ExecDDL: func(ctx context.Context, db, q string, o storage.Origin) error {
 			return e.ExecReplicated(ctx, db, q, o)
 		},
@@ -45,6 +46,7 @@ func (n *Node) openReplication() error {
 	if err != nil {
 		return fmt.Errorf("node: replica: %w", err)
 	}
+	n.repl.Attach(n.replica)
 	replsql.Register(e, n.replica, n.source, n.opts.ServerID)
 	return nil
 }

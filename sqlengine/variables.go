@@ -175,10 +175,22 @@ func (r *statusRegistry) GetGlobal(name string) (sql.StatusVariable, interface{}
 // source/master pairs): setting any sets all, reading any reads the shared
 // value. It returns the current value's reader.
 func AliasVariables(names []string, typ sql.Type, def any) func() any {
+	return CheckedAliasVariables(names, typ, def, nil)
+}
+
+// CheckedAliasVariables is AliasVariables whose SET GLOBAL asks check
+// first: an error refuses the change (the option file's values are set
+// before anything runs, so check sees them too).
+func CheckedAliasVariables(names []string, typ sql.Type, def any, check func(v any) error) func() any {
 	var mu sync.Mutex
 	cur := def
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
 	notify := func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
+		if check != nil {
+			if err := check(v.Val); err != nil {
+				return err
+			}
+		}
 		mu.Lock()
 		cur = v.Val
 		mu.Unlock()

@@ -36,6 +36,7 @@ const (
 	ErErrorDuringCommit        = 1180 // ER_ERROR_DURING_COMMIT
 	ErUnknownSystemVariable    = 1193 // ER_UNKNOWN_SYSTEM_VARIABLE
 	ErReplicaMustStop          = 1198 // ER_REPLICA_MUST_STOP (ER_SLAVE_MUST_STOP)
+	ErReplicaChannelMustStop   = 3081 // ER_REPLICA_CHANNEL_MUST_STOP (ER_SLAVE_CHANNEL_MUST_STOP)
 	ErErrorWhenExecuting       = 1220 // ER_ERROR_WHEN_EXECUTING_COMMAND
 	ErReplicaNotConfigured     = 1200 // ER_REPLICA_NOT_CONFIGURED (ER_BAD_SLAVE)
 	ErLockWaitTimeout          = 1205 // ER_LOCK_WAIT_TIMEOUT

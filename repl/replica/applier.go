@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 
+	"github.com/dolthub/go-mysql-server/sql"
+
 	"petrel/binlog"
 	"petrel/internal/base"
 	"petrel/internal/mysqlerr"
@@ -54,20 +56,20 @@ type applier struct {
 }
 
 func newApplier(r *Replica) *applier {
-	a := &applier{r: r, core: newSchedCore(pipelineDepth), started: map[uint64]bool{}, wake: make(chan struct{}, 1)}
+	a := &applier{r: r, core: newSchedCore(schedOptions{Depth: pipelineDepth}), started: map[uint64]bool{}, wake: make(chan struct{}, 1)}
 	a.pl = newPipeline(r, a.finished)
 	return a
 }
 
 // take records the core's decisions.
-func (a *applier) take(start []uint64, err error) {
+func (a *applier) take(d schedDecision, err error) {
 	if err != nil && a.err == nil {
 		a.err = err
 	}
-	for _, s := range start {
-		a.started[s] = true
+	for _, s := range d.Start {
+		a.started[s.Seq] = true
 	}
-	if len(start) > 0 || err != nil {
+	if len(d.Start) > 0 || err != nil {
 		select {
 		case a.wake <- struct{}{}:
 		default:
@@ -136,6 +138,7 @@ type pendingCommit struct {
 	seq    uint64 // the scheduling core's number; 0 for a position
 	gtid   base.GTID
 	exec   sourcePos
+	noExec bool // the parallel applier moves the position itself
 }
 
 const pipelineDepth = 256
@@ -166,7 +169,9 @@ func (p *pipeline) run() {
 			p.r.mu.Lock()
 			p.r.appliedTxns++
 			p.r.mu.Unlock()
-			p.r.setExec(pc.exec)
+			if !pc.noExec {
+				p.r.setExec(pc.exec)
+			}
 		}
 		p.done(pc.seq)
 		p.n.Done()
@@ -208,6 +213,9 @@ func (p *pipeline) close() error {
 }
 
 func (r *Replica) apply(ctx context.Context) (err error) {
+	if p := r.opts.parallel(); p.Workers > 1 {
+		return r.applyParallel(ctx, p)
+	}
 	a := newApplier(r)
 	defer func() {
 		if cerr := a.pl.close(); err == nil {
@@ -328,9 +336,36 @@ func (a *applier) applyTxn(ctx context.Context, t *binlog.Txn, end sourcePos) er
 		r.setExec(end)
 		return nil
 	}
+	// Rows of a table without a primary key are found by a scan, which
+	// does not wait for the row locks of commits still in the pipeline
+	// (a DELETE would miss the row such a commit inserts): those commits
+	// complete first.
+	if fp, ferr := binlog.RowsFootprint(r.opts.Store, t.Events[1:], false); ferr != nil || fp.NoKeys {
+		if derr := a.pl.drain(); derr != nil {
+			a.finished(seq)
+			return derr
+		}
+	}
 	txn := r.opts.Store.Begin()
 	txn.SetOrigin(origin)
-	if err := binlog.ApplyRowEvents(actx, r.opts.Store, txn, t.Events[1:]); err != nil {
+	err = binlog.ApplyRowEvents(actx, r.opts.Store, txn, t.Events[1:])
+	if err != nil && isDuplicate(err) {
+		// A unique key that a commit still in the pipeline frees: its
+		// row is locked, the unique index entry it deletes is not, so
+		// this transaction saw the entry. Once the pipeline is empty,
+		// apply again.
+		if rerr := txn.Rollback(); rerr != nil {
+			r.opts.Logger.Warn("replica: rollback of a failed transaction", "gtid", g.GTID.String(), "error", rerr)
+		}
+		if derr := a.pl.drain(); derr != nil {
+			a.finished(seq)
+			return derr
+		}
+		txn = r.opts.Store.Begin()
+		txn.SetOrigin(origin)
+		err = binlog.ApplyRowEvents(actx, r.opts.Store, txn, t.Events[1:])
+	}
+	if err != nil {
 		if rerr := txn.Rollback(); rerr != nil {
 			r.opts.Logger.Warn("replica: rollback of a failed transaction", "gtid", g.GTID.String(), "error", rerr)
 		}
@@ -347,6 +382,12 @@ func (a *applier) applyTxn(ctx context.Context, t *binlog.Txn, end sourcePos) er
 		return a.pl.add(pendingCommit{exec: end})
 	}
 	return a.pl.add(pendingCommit{finish: finish, seq: seq, gtid: g.GTID, exec: end})
+}
+
+// isDuplicate reports a duplicate key error: storage's class, or the
+// go-mysql-server unique key error storage's unique checks return.
+func isDuplicate(err error) bool {
+	return base.ClassOf(err) == base.ClassDuplicate || sql.ErrUniqueKeyViolation.Is(err) || sql.ErrPrimaryKeyViolation.Is(err)
 }
 
 // setExec records the source position the applier executed up to.

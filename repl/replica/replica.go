@@ -39,6 +39,10 @@ type Options struct {
 	// background syncer runs once this many events wait, and within 10 ms
 	// of a write in any case; 0 means by time only. nil: 10000.
 	SyncRelayLog func() int64
+	// Parallel returns replica_parallel_workers, replica_parallel_type and
+	// replica_preserve_commit_order, read when the applier starts. nil:
+	// the single applier.
+	Parallel func() Parallel
 	// TCP returns the options of the link's socket
 	// (replication_tcp_congestion_control, keepalives, TCP_NODELAY), read at
 	// each connect; nil leaves the socket as dialed.
@@ -76,6 +80,45 @@ func (o Options) syncRelayLog() int64 {
 		return 10000
 	}
 	return o.SyncRelayLog()
+}
+
+// Parallel configures the applier (MySQL's names).
+type Parallel struct {
+	// Workers is replica_parallel_workers (MySQL 8's default 4): 0 or 1
+	// is the single applier.
+	Workers int
+	// Type is replica_parallel_type: ParallelLogicalClock (default) or
+	// ParallelDatabase.
+	Type string
+	// PreserveOrder is replica_preserve_commit_order (default ON).
+	PreserveOrder bool
+}
+
+// replica_parallel_type values.
+const (
+	ParallelLogicalClock = "LOGICAL_CLOCK"
+	ParallelDatabase     = "DATABASE"
+)
+
+// DefaultParallelWorkers is replica_parallel_workers' default (MySQL 8.0.27+).
+const DefaultParallelWorkers = 4
+
+// ErrApplierRunning refuses a change the running applier would not see
+// (SET GLOBAL replica_parallel_type, replica_preserve_commit_order).
+var ErrApplierRunning = errors.New("This operation cannot be performed with running replication threads; run STOP REPLICA FOR CHANNEL '' first")
+
+// ApplierRunning reports whether the applier (SQL thread) runs.
+func (r *Replica) ApplierRunning() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sqlT != nil
+}
+
+func (o Options) parallel() Parallel {
+	if o.Parallel == nil {
+		return Parallel{}
+	}
+	return o.Parallel()
 }
 
 // Error codes shown in SHOW REPLICA STATUS (MySQL's, from the one table
@@ -145,6 +188,8 @@ type Replica struct {
 	execPos       uint64
 	relayReadFile string
 	relayReadPos  uint64
+	par           *parApplier // the running parallel applier
+	parWaits      schedWaits  // the scheduler waits of appliers that stopped
 }
 
 // thread is a running goroutine with its stop switch.

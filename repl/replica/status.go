@@ -243,14 +243,32 @@ type Counters struct {
 	// log's fdatasyncs.
 	AcksSent, RelaySyncs            uint64
 	IORunning, SQLRunning, SemiSync bool
+	// ParallelWorkers is the running applier's worker count (0: the
+	// single applier). Waits are the scheduler's, since the server
+	// started: why a transaction could not start (or commit) at once.
+	ParallelWorkers int
+	Waits           SchedWaits
 }
+
+// SchedWaits counts the parallel scheduler's waits by reason.
+type SchedWaits = schedWaits
 
 // CountersSnapshot returns the counters.
 func (r *Replica) CountersSnapshot() Counters {
 	syncs := r.relay.syncCount()
 	r.mu.Lock()
+	par, waits := r.par, r.parWaits
+	r.mu.Unlock()
+	workers := 0
+	if par != nil {
+		workers = par.p.Workers
+		par.mu.Lock()
+		waits = waits.plus(par.core.Waits())
+		par.mu.Unlock()
+	}
+	r.mu.Lock()
 	defer r.mu.Unlock()
-	return Counters{Heartbeats: r.heartbeats, ReceivedTxns: r.receivedTxns, AppliedTxns: r.appliedTxns,
+	return Counters{ParallelWorkers: workers, Waits: waits, Heartbeats: r.heartbeats, ReceivedTxns: r.receivedTxns, AppliedTxns: r.appliedTxns,
 		SkippedTxns: r.skippedTxns, Connects: r.connects, AcksSent: r.acksSent, RelaySyncs: syncs,
 		IORunning: r.io != nil && r.ioConnected, SQLRunning: r.sqlT != nil,
 		SemiSync: r.io != nil && r.ioConnected && r.semiActive}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -34,12 +35,33 @@ const defaultReplicaNetTimeout = 10
 // Vars reads the replica's variables.
 type Vars struct {
 	netTimeout, syncRelayLog, ackAfter func() any
+	// replica_parallel_workers, replica_parallel_type,
+	// replica_preserve_commit_order
+	parWorkers, parType, parPreserve func() any
+	// rep is the replica, once Attach names it: the refusal's check.
+	rep *atomic.Pointer[replica.Replica]
 }
 
 // Variables defines the replication variables the config may set
 // (before it is applied).
 func Variables() Vars {
-	var v Vars
+	v := Vars{rep: &atomic.Pointer[replica.Replica]{}}
+	// The parallel applier (repl/replica/sched.go). MySQL refuses
+	// replica_parallel_type and replica_preserve_commit_order changes
+	// while the applier runs (ER_REPLICA_CHANNEL_MUST_STOP, 3081) and
+	// takes replica_parallel_workers at the next START REPLICA.
+	stopped := func(any) error {
+		if r := v.rep.Load(); r != nil && r.ApplierRunning() {
+			return mysql.NewSQLError(mysqlerr.ErReplicaChannelMustStop, mysqlerr.State(mysqlerr.ErReplicaChannelMustStop), "%s", replica.ErrApplierRunning.Error())
+		}
+		return nil
+	}
+	v.parWorkers = sqlengine.AliasVariables([]string{"replica_parallel_workers", "slave_parallel_workers"},
+		types.NewSystemIntType("replica_parallel_workers", 0, 1024, false), int64(replica.DefaultParallelWorkers))
+	v.parType = sqlengine.CheckedAliasVariables([]string{"replica_parallel_type", "slave_parallel_type"},
+		types.NewSystemEnumType("replica_parallel_type", replica.ParallelDatabase, replica.ParallelLogicalClock), replica.ParallelLogicalClock, stopped)
+	v.parPreserve = sqlengine.CheckedAliasVariables([]string{"replica_preserve_commit_order", "slave_preserve_commit_order"},
+		types.NewSystemBoolType("replica_preserve_commit_order"), int8(1), stopped)
 	v.netTimeout = sqlengine.AliasVariables([]string{"replica_net_timeout", "slave_net_timeout"},
 		types.NewSystemIntType("replica_net_timeout", 1, 31536000, false), int64(defaultReplicaNetTimeout))
 	// Petrel's: when a replica acknowledges (see replica.AckRelayWrite).
@@ -75,6 +97,16 @@ func (v Vars) NetTimeout() time.Duration {
 func (v Vars) SyncRelayLog() int64 {
 	n, _ := sqlengine.VarInt(v.syncRelayLog())
 	return n
+}
+
+// Attach names the replica whose running applier refuses SET GLOBAL
+// replica_parallel_type / replica_preserve_commit_order.
+func (v Vars) Attach(r *replica.Replica) { v.rep.Store(r) }
+
+// Parallel reads the parallel applier's variables.
+func (v Vars) Parallel() replica.Parallel {
+	w, _ := sqlengine.VarInt(v.parWorkers())
+	return replica.Parallel{Workers: int(w), Type: strings.ToUpper(fmt.Sprint(v.parType())), PreserveOrder: sqlengine.Truthy(v.parPreserve())}
 }
 
 // AckAfter reads rpl_semi_sync_replica_ack_after.
@@ -230,6 +262,14 @@ func Register(e *sqlengine.Engine, r *replica.Replica, src *source.Source, serve
 	sqlengine.RegisterStatus("Replica_received_heartbeats", func() any { return r.CountersSnapshot().Heartbeats })
 	sqlengine.RegisterStatus("Replica_received_transactions", func() any { return r.CountersSnapshot().ReceivedTxns })
 	sqlengine.RegisterStatus("Replica_applied_transactions", func() any { return r.CountersSnapshot().AppliedTxns })
+	// The parallel applier's scheduler (repl/replica/sched.go).
+	sqlengine.RegisterStatus("Petrel_replica_parallel_workers", func() any { return r.CountersSnapshot().ParallelWorkers })
+	sqlengine.RegisterStatus("Petrel_replica_waits_dependency", func() any { return r.CountersSnapshot().Waits.Dependency })
+	sqlengine.RegisterStatus("Petrel_replica_waits_barrier", func() any { return r.CountersSnapshot().Waits.Barrier })
+	sqlengine.RegisterStatus("Petrel_replica_waits_workers", func() any { return r.CountersSnapshot().Waits.Workers })
+	sqlengine.RegisterStatus("Petrel_replica_waits_commit_order", func() any { return r.CountersSnapshot().Waits.CommitOrder })
+	sqlengine.RegisterStatus("Petrel_replica_serialised_intervals", func() any { return r.CountersSnapshot().Waits.Serialised })
+	sqlengine.RegisterStatus("Petrel_replica_writeset_scheduled", func() any { return r.CountersSnapshot().Waits.ByWriteset })
 	sqlengine.RegisterStatus("Replica_connects", func() any { return r.CountersSnapshot().Connects })
 	sqlengine.RegisterStatus("Petrel_relay_log_syncs", func() any { return r.CountersSnapshot().RelaySyncs })
 	sqlengine.RegisterStatus("Petrel_semi_sync_replica_acks", func() any { return r.CountersSnapshot().AcksSent })

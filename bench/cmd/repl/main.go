@@ -48,6 +48,8 @@ import (
 type Options struct {
 	// Systems to measure, in order: "petrel", "mariadb". Default: both.
 	Systems []string
+	// Phases to run: "lag", "catchup". Default: both.
+	Phases []string
 	// Workload is the sysbench test used for both phases. Default: oltp_write_only.
 	Workload string
 	// Tables and TableSize are sysbench --tables / --table-size. Default: 4 x 10000.
@@ -157,7 +159,8 @@ func run() int {
 
 func parseOptions(args []string) (Options, error) {
 	fs := flag.NewFlagSet("repl", flag.ContinueOnError)
-	systems := fs.String("systems", benchkit.EnvOr("SYSTEMS", "petrel mariadb"), "systems to measure, in order: petrel, mariadb ($SYSTEMS)")
+	systems := fs.String("systems", benchkit.EnvOr("SYSTEMS", "petrel mariadb"), "systems to measure, in order: petrel, mariadb, each optionally with an applier configuration (petrel/w8, mariadb/optimistic-8; variant.go) ($SYSTEMS)")
+	phases := fs.String("phases", benchkit.EnvOr("PHASES", "lag catchup"), "phases to run: lag, catchup ($PHASES)")
 	threads := fs.Int("threads", benchkit.EnvInt("THREADS", 4), "sysbench --threads ($THREADS)")
 	tables := fs.Int("tables", benchkit.EnvInt("TABLES", 4), "sysbench --tables ($TABLES)")
 	tableSize := fs.Int("table-size", benchkit.EnvInt("TABLE_SIZE", 10000), "sysbench --table-size ($TABLE_SIZE)")
@@ -177,6 +180,7 @@ func parseOptions(args []string) (Options, error) {
 	}
 	o := Options{
 		Systems:            benchkit.Fields(*systems),
+		Phases:             benchkit.Fields(*phases),
 		Workload:           "oltp_write_only",
 		Tables:             *tables,
 		TableSize:          *tableSize,
@@ -207,8 +211,16 @@ func (o *Options) validate() error {
 		return errors.New("need at least one system")
 	}
 	for _, s := range o.Systems {
-		if s != "petrel" && s != "mariadb" {
+		if _, err := variantSetup(s); err != nil {
+			return err
+		}
+		if b, _ := splitSystem(s); b != "petrel" && b != "mariadb" {
 			return fmt.Errorf("unknown system %q (want petrel or mariadb)", s)
+		}
+	}
+	for _, ph := range o.Phases {
+		if ph != "lag" && ph != "catchup" {
+			return fmt.Errorf("unknown phase %q (want lag, catchup)", ph)
 		}
 	}
 	if o.Tables <= 0 || o.TableSize <= 0 || o.Threads <= 0 {
@@ -222,6 +234,15 @@ func (o *Options) validate() error {
 		o.OutDir = dir
 	}
 	return nil
+}
+
+func (o *Options) phase(name string) bool {
+	for _, p := range o.Phases {
+		if p == name {
+			return true
+		}
+	}
+	return false
 }
 
 // systemResult is what one system produced. Measurements missing after a
@@ -251,7 +272,7 @@ func benchSystem(ctx context.Context, logger *slog.Logger, system string, o Opti
 		}
 	}()
 	res.version = p.version
-	if system == "petrel" {
+	if b, _ := splitSystem(system); b == "petrel" {
 		res.build = benchkit.PetrelBuild()
 	}
 	if err != nil {
@@ -266,13 +287,18 @@ func benchSystem(ctx context.Context, logger *slog.Logger, system string, o Opti
 	cpu0 := readCPU()
 	defer func() { res.cpu = readCPU().since(cpu0) }()
 
-	logger.Info("lag phase", "load", o.LagLoad, "threads", o.Threads)
-	if res.lag, err = measureLag(ctx, p, o); err != nil {
-		res.err = fmt.Errorf("lag phase: %w", err)
-		return res
+	if o.phase("lag") {
+		logger.Info("lag phase", "load", o.LagLoad, "threads", o.Threads)
+		if res.lag, err = measureLag(ctx, p, o); err != nil {
+			res.err = fmt.Errorf("lag phase: %w", err)
+			return res
+		}
+		logger.Info("lag", "tps", res.lag.tps, "max", res.lag.max, "p99", res.lag.p99, "mean", res.lag.mean)
+		if res.err = res.check(ctx, p, "after the lag phase"); res.err != nil {
+			return res
+		}
 	}
-	logger.Info("lag", "tps", res.lag.tps, "max", res.lag.max, "p99", res.lag.p99, "mean", res.lag.mean)
-	if res.err = res.check(ctx, p, "after the lag phase"); res.err != nil {
+	if !o.phase("catchup") {
 		return res
 	}
 

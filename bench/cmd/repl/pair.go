@@ -97,7 +97,8 @@ type pair struct {
 func startPair(ctx context.Context, logger *slog.Logger, system string, o Options) (*pair, error) {
 	p := &pair{system: system}
 	var err error
-	switch system {
+	base, _ := splitSystem(system)
+	switch base {
 	case "petrel":
 		p.f, p.password = petrelFlavor, petrelPassword
 		err = p.startPetrel(ctx, logger, o)
@@ -113,7 +114,29 @@ func startPair(ctx context.Context, logger *slog.Logger, system string, o Option
 	if err == nil {
 		err = p.wire(ctx, logger)
 	}
+	if err == nil {
+		err = p.configure(ctx, logger)
+	}
 	return p, err
+}
+
+// configure sets the replica's applier configuration (variant.go) and
+// waits until both replica threads run again.
+func (p *pair) configure(ctx context.Context, logger *slog.Logger) error {
+	stmts, err := variantSetup(p.system)
+	if err != nil || len(stmts) == 0 {
+		return err
+	}
+	if err := sqlq.Exec(ctx, p.rdb, stmts...); err != nil {
+		return fmt.Errorf("replica applier configuration: %w", err)
+	}
+	_, err = p.waitStatus(ctx, "replica threads running", time.Minute, func(st map[string]string) bool {
+		return st[p.f.ioRunning] == "Yes" && st[p.f.sqlRunning] == "Yes"
+	})
+	if err == nil {
+		logger.Info("applier configured", "statements", stmts)
+	}
+	return err
 }
 
 func (p *pair) startPetrel(ctx context.Context, logger *slog.Logger, o Options) error {

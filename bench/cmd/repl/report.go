@@ -30,6 +30,7 @@ func formatReport(o Options, started time.Time, results map[string]*systemResult
 	writeChecks(&b, o, results)
 	writeLag(&b, results)
 	writeCatchup(&b, results)
+	writeCatchupBySystem(&b, o, results)
 	writeCPU(&b, o, results)
 	writeNotes(&b, o, results)
 	return b.String()
@@ -65,13 +66,18 @@ func writeSetup(b *strings.Builder, o Options, started time.Time, results map[st
 		if r := results[s]; r != nil {
 			version, build = benchkit.OrDash(r.version), benchkit.OrDash(r.build)
 		}
-		switch s {
+		switch base, _ := splitSystem(s); base {
 		case "petrel":
-			fmt.Fprintf(b, "- petrel %s (%s): two `petrel server` (server ids 1, 2), GTID auto-positioning; flags: %s\n",
-				version, build, benchkit.OrDash(strings.Join(o.PetrelArgs, " ")))
+			fmt.Fprintf(b, "- %s %s (%s): two `petrel server` (server ids 1, 2), GTID auto-positioning; flags: %s\n",
+				s, version, build, benchkit.OrDash(strings.Join(o.PetrelArgs, " ")))
 		case "mariadb":
-			fmt.Fprintf(b, "- mariadb %s: MASTER_USE_GTID=slave_pos; primary flags: %s; replica flags: %s\n",
-				version, strings.Join(o.MariaDBArgs, " "), strings.Join(o.MariaDBReplicaArgs, " "))
+			fmt.Fprintf(b, "- %s %s: MASTER_USE_GTID=slave_pos; primary flags: %s; replica flags: %s\n",
+				s, version, strings.Join(o.MariaDBArgs, " "), strings.Join(o.MariaDBReplicaArgs, " "))
+		}
+	}
+	for _, s := range o.Systems {
+		if stmts, _ := variantSetup(s); len(stmts) > 0 {
+			fmt.Fprintf(b, "- %s: replica configured with `%s`\n", s, strings.Join(stmts, "; "))
 		}
 	}
 	fmt.Fprintf(b, "- Command: `%s`\n\n", command(o))
@@ -85,6 +91,7 @@ func command(o Options) string {
 	}
 	env = append(env,
 		fmt.Sprintf("SYSTEMS=%q", strings.Join(o.Systems, " ")),
+		fmt.Sprintf("PHASES=%q", strings.Join(o.Phases, " ")),
 		"LAG_DURATION="+seconds(o.LagLoad),
 		"CATCHUP_DURATION="+seconds(o.CatchupLoad),
 		"THREADS="+strconv.Itoa(o.Threads),
@@ -135,6 +142,9 @@ func writeChecks(b *strings.Builder, o Options, results map[string]*systemResult
 
 func writeLag(b *strings.Builder, results map[string]*systemResult) {
 	p, m := lagOf(results["petrel"]), lagOf(results["mariadb"])
+	if p == nil && m == nil {
+		return // applier configurations only: see the side-by-side table
+	}
 	b.WriteString("## Lag under load\n\n")
 	b.WriteString("| | Petrel | MariaDB | Petrel/MariaDB |\n|---|---:|---:|---:|\n")
 	rows := []struct {
@@ -164,6 +174,9 @@ func writeLag(b *strings.Builder, results map[string]*systemResult) {
 
 func writeCatchup(b *strings.Builder, results map[string]*systemResult) {
 	p, m := catchupOf(results["petrel"]), catchupOf(results["mariadb"])
+	if p == nil && m == nil {
+		return
+	}
 	b.WriteString("## Catch-up\n\n")
 	b.WriteString("| | Petrel | MariaDB | Petrel/MariaDB |\n|---|---:|---:|---:|\n")
 	rows := []struct {
@@ -302,4 +315,35 @@ func short(digest string) string {
 // writeReport writes the report to dir/repl-<date>.md.
 func writeReport(dir string, started time.Time, report string) error {
 	return benchkit.WriteReport(filepath.Join(dir, "repl-"+started.Format("2006-01-02-150405")+".md"), report)
+}
+
+// writeCatchupBySystem is the catch-up side by side for every system and
+// applier configuration: the seed's figure is stopped time / catch-up
+// time (60 min / 11 min = 5.5 with 16 MySQL workers).
+func writeCatchupBySystem(b *strings.Builder, o Options, results map[string]*systemResult) {
+	var anchor float64
+	for _, s := range o.Systems {
+		if c := catchupOf(results[s]); c != nil && s == "petrel/w1" {
+			anchor = c.applyRate()
+		}
+	}
+	b.WriteString("## Catch-up by applier configuration\n\n")
+	b.WriteString("| system | backlog (txns) | production TPS | catch-up (s) | stopped / catch-up | apply TPS | apply / production | apply / petrel/w1 |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, s := range o.Systems {
+		c := catchupOf(results[s])
+		if c == nil {
+			fmt.Fprintf(b, "| %s | - | - | - | - | - | - | - |\n", s)
+			continue
+		}
+		rel := "-"
+		if anchor > 0 {
+			rel = fmt.Sprintf("%.2f", c.applyRate()/anchor)
+		}
+		stopped := "-"
+		if c.took > 0 {
+			stopped = fmt.Sprintf("%.2f", o.CatchupLoad.Seconds()/c.took.Seconds())
+		}
+		fmt.Fprintf(b, "| %s | %d | %.0f | %.2f | %s | %.0f | %.2f | %s |\n", s, c.backlog, c.produceRate, c.took.Seconds(), stopped, c.applyRate(), c.ratio(), rel)
+	}
+	b.WriteString("\n")
 }

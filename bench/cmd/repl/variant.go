@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Applier configurations. A system may name one after a slash:
+//
+//	petrel/wN                 replica_parallel_workers = N (1 = the single applier)
+//	petrel/dbN                replica_parallel_type = DATABASE, N workers
+//	mariadb/serial            slave_parallel_threads = 0
+//	mariadb/MODE-N            slave_parallel_mode = MODE (optimistic,
+//	                          conservative, aggressive, minimal),
+//	                          slave_parallel_threads = N
+//
+// "petrel" and "mariadb" alone keep the servers' configured defaults
+// (Petrel: 4 workers; MariaDB: defaultMariaDBReplicaArgs, 0 threads).
+// The settings are made on the running replica (threads stopped, SET
+// GLOBAL, started again) before the sysbench tables are loaded.
+
+// splitSystem returns a system's server kind and applier configuration.
+func splitSystem(s string) (base, variant string) {
+	base, variant, _ = strings.Cut(s, "/")
+	return base, variant
+}
+
+// variantSetup returns the statements that configure a replica's applier.
+func variantSetup(system string) ([]string, error) {
+	base, v := splitSystem(system)
+	if v == "" {
+		return nil, nil
+	}
+	bad := fmt.Errorf("unknown applier configuration %q for %s", v, base)
+	switch base {
+	case "petrel":
+		typ := "LOGICAL_CLOCK"
+		n := ""
+		switch {
+		case strings.HasPrefix(v, "w"):
+			n = v[1:]
+		case strings.HasPrefix(v, "db"):
+			typ, n = "DATABASE", v[2:]
+		default:
+			return nil, bad
+		}
+		w, err := strconv.Atoi(n)
+		if err != nil || w < 0 {
+			return nil, bad
+		}
+		return []string{"STOP REPLICA SQL_THREAD",
+			fmt.Sprintf("SET GLOBAL replica_parallel_workers = %d", w),
+			fmt.Sprintf("SET GLOBAL replica_parallel_type = '%s'", typ),
+			"START REPLICA SQL_THREAD"}, nil
+	case "mariadb":
+		if v == "serial" {
+			return []string{"STOP SLAVE", "SET GLOBAL slave_parallel_threads = 0", "START SLAVE"}, nil
+		}
+		mode, n, ok := strings.Cut(v, "-")
+		w, err := strconv.Atoi(n)
+		if !ok || err != nil || w < 0 {
+			return nil, bad
+		}
+		switch mode {
+		case "optimistic", "conservative", "aggressive", "minimal", "none":
+		default:
+			return nil, bad
+		}
+		return []string{"STOP SLAVE",
+			fmt.Sprintf("SET GLOBAL slave_parallel_mode = '%s'", mode),
+			fmt.Sprintf("SET GLOBAL slave_parallel_threads = %d", w),
+			"START SLAVE"}, nil
+	}
+	return nil, fmt.Errorf("unknown system %q (want petrel or mariadb)", base)
+}
