@@ -65,7 +65,9 @@ type acceptAnyUser struct {
 func (m acceptAnyUser) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, addr net.Addr) (mysql.Getter, error) {
 	if len(clientData) == 0 && m.sha2 != nil {
 		if u := m.sha2.lookup(user, addr); u != nil && u.AuthString != "" {
-			if cc, ok := c.Conn.(*cmdConn); ok {
+			// Not when vitess already switched the client to this
+			// method: an empty answer then is an empty password.
+			if cc, ok := c.Conn.(*cmdConn); ok && !cc.authSwitched {
 				salt, err := mysql.NewSalt()
 				if err != nil {
 					return nil, err

@@ -73,6 +73,10 @@ type cmdConn struct {
 	// header did (writes come from the connection's one goroutine until
 	// then).
 	greeted, greetHdr bool
+	// authSwitched is set once vitess sent an AuthSwitchRequest during the
+	// handshake (authHdr: the header of a handshake packet went out
+	// alone, its payload is next).
+	authSwitched, authHdr bool
 
 	// Reader state, used by vitess's goroutine only.
 	pending   []byte // bytes for vitess not yet read
@@ -200,6 +204,8 @@ func (c *cmdConn) Close() error {
 func (c *cmdConn) Write(p []byte) (int, error) {
 	if connPhase(c.phase.Load()) == phaseCommand {
 		c.refreshWriteDeadline()
+	} else if c.greeted {
+		c.noteAuthSwitch(p)
 	}
 	switch {
 	case c.greeted:

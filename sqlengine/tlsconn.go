@@ -8,6 +8,7 @@ import (
 	"net"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
 )
 
 // TLS on client connections is layered under cmdConn's framing, not
@@ -110,6 +111,22 @@ func (c *cmdConn) writeAuthPacket(payload []byte) error {
 	}
 	c.seqShift.Add(1)
 	return nil
+}
+
+// noteAuthSwitch records an AuthSwitchRequest among vitess's writes after
+// the greeting, while authenticating (one goroutine: no locking).
+func (c *cmdConn) noteAuthSwitch(p []byte) {
+	switch {
+	case c.authHdr:
+		c.authHdr = false
+		if len(p) > 0 && p[0] == mysql.AuthSwitchRequestPacket {
+			c.authSwitched = true
+		}
+	case len(p) == 4:
+		c.authHdr = true
+	case len(p) > 4 && p[4] == mysql.AuthSwitchRequestPacket:
+		c.authSwitched = true
+	}
 }
 
 // editGreeting adjusts vitess's HandshakeV10 payload: the character set
