@@ -244,10 +244,17 @@ type editor struct {
 	t *Table
 	// rows counts the rows written, for error 1366's "at row N".
 	rows int
+	// ddl: the edits copy a table an ALTER rewrites, DDL that a READ ONLY
+	// transaction does not refuse (ddlTxn), unlike row writes.
+	ddl bool
 }
 
 func (e *editor) target(ctx *sql.Context) (*storage.Txn, *storage.Table, error) {
-	txn, err := writeTxn(ctx)
+	txnFor := writeTxn
+	if e.ddl {
+		txnFor = ddlTxn
+	}
+	txn, err := txnFor(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -561,7 +568,7 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSch, newSch sql.PrimaryKeyS
 	}
 	// GMS reads the old rows through t (still the old table) and inserts
 	// the projected rows through the editor (which resolves the new one).
-	return &rewriteEditor{editor: editor{t: t}, old: st}, nil
+	return &rewriteEditor{editor: editor{t: t, ddl: true}, old: st}, nil
 }
 
 // rewriteEditor deletes the old copy of a rewritten table once every row
