@@ -550,8 +550,8 @@ func waitLog(t *testing.T, ctx context.Context, p *lab.Petrel, s string) {
 
 // TestShutdownSemiSync: the dump threads stop last, so commits in flight
 // at SIGTERM on a semi-sync source are still acknowledged by the replica
-// and answered OK (no lost connections, no wait for the drain deadline),
-// and every acknowledged unit is on the replica.
+// and answered OK (no applied commit without its answer, no wait for the
+// drain deadline), and every acknowledged unit is on the replica.
 func TestShutdownSemiSync(t *testing.T) {
 	ctx := testContext(t, 2*time.Minute)
 	src, rep := semiNode(t, ctx, 1, nil), semiNode(t, ctx, 2, nil)
@@ -575,13 +575,18 @@ func TestShutdownSemiSync(t *testing.T) {
 			t.Fatal(err)
 		}
 		sdb = rootDB(t, src, "")
-		ok, refused, lost, _ := sdCheck(t, ctx, src, cycle, writers)
-		if lost != 0 {
-			t.Errorf("cycle %d: %d clients lost their connection under a commit", cycle, lost)
+		ok, refused, lost, lostPresent := sdCheck(t, ctx, src, cycle, writers)
+		// A commit in flight at SIGTERM is answered. A client that sent
+		// its statement just as its idle connection was closed (the
+		// server had nothing running: "running=0" in the log) loses the
+		// connection, and the statement, never received, did nothing: a
+		// lost connection whose unit is present is the failure.
+		if lostPresent != 0 {
+			t.Errorf("cycle %d: %d clients lost their connection under a commit that was applied", cycle, lostPresent)
 		}
 		// What the source acknowledged, the replica has.
 		onReplica := sdCheckReplica(t, ctx, rdb, cycle, writers)
-		t.Logf("cycle %d: exit %d after %v; units OK %d (on the replica %d), refused %d", cycle, code, took.Round(time.Millisecond), ok, onReplica, refused)
+		t.Logf("cycle %d: exit %d after %v; units OK %d (on the replica %d), refused %d, lost (not applied) %d", cycle, code, took.Round(time.Millisecond), ok, onReplica, refused, lost)
 	}
 }
 
