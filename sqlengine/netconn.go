@@ -533,23 +533,8 @@ func (c *cmdConn) commandFrame(hdr [4]byte, n int) error {
 	if first[0] == comStmtExecute && c.manyParams() {
 		return c.bigExecute(hdr, n)
 	}
-	// A packet of one full-size frame continues; its size is unknown
-	// until it ends, so it reserves max_allowed_packet until then (a
-	// reservation taken frame by frame could deadlock with others).
-	want := int64(n)
-	if c.cont {
-		want = max(want, c.maxPacket.Load())
-	}
-	if err := c.reserve(want); err != nil {
-		var se *mysql.SQLError
-		if !errors.As(err, &se) {
-			return err
-		}
-		if derr := c.discardPacket(n); derr != nil {
-			return derr
-		}
-		c.writeErr(c.seq+1, se)
-		return nil
+	if ok, err := c.reservePacket(n); !ok {
+		return err
 	}
 	c.passThrough(hdr, n)
 	return nil
@@ -718,4 +703,29 @@ func globalInt(name string, def int64) int64 {
 		}
 	}
 	return def
+}
+
+// reservePacket takes packet memory for a packet of n bytes (this frame).
+// A packet of one full-size frame continues; its size is unknown until it
+// ends, so it reserves max_allowed_packet until then (a reservation taken
+// frame by frame could deadlock with others). When the budget refuses it,
+// the packet is discarded and the client answered with the error: ok is
+// false and err nil, or err says why the connection must end.
+func (c *cmdConn) reservePacket(n int) (ok bool, err error) {
+	want := int64(n)
+	if c.cont {
+		want = max(want, c.maxPacket.Load())
+	}
+	if err := c.reserve(want); err != nil {
+		var se *mysql.SQLError
+		if !errors.As(err, &se) {
+			return false, err
+		}
+		if derr := c.discardPacket(n); derr != nil {
+			return false, derr
+		}
+		c.writeErr(c.seq+1, se)
+		return false, nil
+	}
+	return true, nil
 }

@@ -408,20 +408,8 @@ func (c *cmdConn) manyParams() bool {
 // bigExecute reads a large COM_STMT_EXECUTE whole (under the packet
 // budget, as a passed-through packet would be) and guards it.
 func (c *cmdConn) bigExecute(hdr [4]byte, n int) error {
-	want := int64(n)
-	if c.cont {
-		want = max(want, c.maxPacket.Load())
-	}
-	if err := c.reserve(want); err != nil {
-		var se *mysql.SQLError
-		if !errors.As(err, &se) {
-			return err
-		}
-		if derr := c.discardPacket(n); derr != nil {
-			return derr
-		}
-		c.writeErr(c.seq+1, se)
-		return nil
+	if ok, err := c.reservePacket(n); !ok {
+		return err
 	}
 	p := make([]byte, 0, n)
 	for {
