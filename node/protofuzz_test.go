@@ -2,7 +2,6 @@ package node_test
 
 import (
 	"bytes"
-	"crypto/sha1"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -10,6 +9,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/node"
 	"petrel/sqlengine"
@@ -102,19 +103,6 @@ func (f *fuzzConn) greeting() ([]byte, error) {
 	return append(salt, q[8+1+2+1+2+2+1+10:][:12]...), nil
 }
 
-func scramble(pw string, salt []byte) []byte {
-	a := sha1.Sum([]byte(pw))
-	b := sha1.Sum(a[:])
-	h := sha1.New()
-	h.Write(salt)
-	h.Write(b[:])
-	c := h.Sum(nil)
-	for i := range c {
-		c[i] ^= a[i]
-	}
-	return c
-}
-
 // handshakeResponse is a HandshakeResponse41 for user with
 // mysql_native_password.
 func handshakeResponse(user, pw string, salt []byte) []byte {
@@ -123,7 +111,7 @@ func handshakeResponse(user, pw string, salt []byte) []byte {
 	b = append(b, 45)
 	b = append(b, make([]byte, 23)...)
 	b = append(append(b, user...), 0)
-	auth := scramble(pw, salt)
+	auth := mysql.ScrambleMysqlNativePassword(salt, []byte(pw))
 	b = append(append(b, byte(len(auth))), auth...)
 	return append(append(b, "mysql_native_password"...), 0)
 }
