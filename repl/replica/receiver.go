@@ -285,6 +285,7 @@ var knownEvents = map[byte]bool{
 	binlog.HeartbeatEvent: true, binlog.RowsQueryEvent: true,
 	binlog.WriteRowsEventV2: true, binlog.UpdateRowsEventV2: true, binlog.DeleteRowsEventV2: true,
 	binlog.GTIDEvent: true, binlog.AnonymousGTIDEvent: true, binlog.PreviousGTIDsEvent: true,
+	binlog.TransactionPayloadEvent: true, // kept compressed in the relay log
 }
 
 const ignorableFlag = 0x80
@@ -359,7 +360,7 @@ func (r *Replica) receiveEvent(ev []byte, txn *pendingTxn) (*pendingTxn, error) 
 		} else if !txn.inTxn {
 			done = true
 		}
-	case binlog.XIDEvent:
+	case binlog.XIDEvent, binlog.TransactionPayloadEvent:
 		done = true
 	}
 	if !done {

@@ -203,7 +203,7 @@ func (d *dumper) send(ev []byte) error {
 // outside BEGIN ... COMMIT: DDL), tracking BEGIN.
 func (d *dumper) endsTxn(ev []byte) bool {
 	switch ev[4] {
-	case binlog.XIDEvent:
+	case binlog.XIDEvent, binlog.TransactionPayloadEvent:
 		d.inTxn = false
 		return true
 	case binlog.QueryEvent:
