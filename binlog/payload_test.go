@@ -229,7 +229,9 @@ func TestMalformedPayloadsAreErrors(t *testing.T) {
 	}
 }
 
-func isCorrupt(err error) bool { return err != nil && strings.Contains(err.Error(), ErrCorrupt.Error()) }
+func isCorrupt(err error) bool {
+	return err != nil && strings.Contains(err.Error(), ErrCorrupt.Error())
+}
 
 // FuzzExpandPayload: whatever a TRANSACTION_PAYLOAD body holds (sizes,
 // compression type, zstd frame, inner events), expanding it returns
