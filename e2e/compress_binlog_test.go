@@ -219,3 +219,74 @@ func TestBinlogTransactionCompression(t *testing.T) {
 		t.Fatalf("petrel binlog -v printed no rows:\n%s", tail(string(out), 4096))
 	}
 }
+
+// TestMariaDBReplicaRefusedCompressedLog: a real MariaDB replica pointed
+// at a Petrel primary whose log holds compressed transactions applies
+// what precedes them (the DDL, never compressed) and then stops with
+// error 1236 naming binlog_transaction_compression, instead of being sent
+// TRANSACTION_PAYLOAD events it cannot parse.
+func TestMariaDBReplicaRefusedCompressedLog(t *testing.T) {
+	requireTool(t, "mariadbd", "/usr/sbin/mariadbd")
+	ctx := testContext(t, 3*time.Minute)
+	src := startPetrel(t, ctx, lab.PetrelOptions{})
+	sdb := rootDB(t, src, "")
+	mustExec(t, ctx, sdb,
+		fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED WITH mysql_native_password BY '%s'", replUser, replPassword),
+		fmt.Sprintf("GRANT REPLICATION SLAVE ON *.* TO '%s'@'%%'", replUser),
+		"CREATE DATABASE d", "CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(100))",
+		"INSERT INTO d.t VALUES (1, 'plain')",
+		"SET GLOBAL binlog_transaction_compression = ON")
+	// A new session takes the new global value.
+	mustExec(t, ctx, rootDB(t, src, ""), "INSERT INTO d.t VALUES (2, 'compressed'), (3, 'compressed')")
+	if n := binlogEventCounts(t, ctx, sdb)["Transaction_payload"]; n != 1 {
+		t.Fatalf("%d Transaction_payload events in the primary's log, want 1", n)
+	}
+
+	m, err := lab.StartMariaDB(ctx, lab.MariaDBOptions{Datadir: t.TempDir(), ServerID: 2, ExtraArgs: []string{"--skip-log-bin"}})
+	if err != nil {
+		t.Fatalf("start mariadb: %v", err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("mariadb log:\n%s", tail(m.Log(), 8192))
+		}
+		m.Stop(ctx)
+	})
+	mdb, err := m.DB("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mdb.Close()
+	mustExec(t, ctx, mdb,
+		fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, MASTER_USER='%s', MASTER_PASSWORD='%s', MASTER_LOG_FILE='binlog.000001', MASTER_LOG_POS=4, MASTER_USE_GTID=no, MASTER_CONNECT_RETRY=1", src.Port(), replUser, replPassword),
+		"START SLAVE")
+	deadline := time.Now().Add(60 * time.Second)
+	var st map[string]string
+	for {
+		st = replicaStatus(t, ctx, mdb, "SHOW SLAVE STATUS")
+		if st["Last_IO_Errno"] == "1236" && st["Slave_IO_Running"] == "No" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("MariaDB was not refused within 60s: IO %s errno %s %q, SQL errno %s %q", st["Slave_IO_Running"], st["Last_IO_Errno"], st["Last_IO_Error"], st["Last_SQL_Errno"], st["Last_SQL_Error"])
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if !strings.Contains(st["Last_IO_Error"], "binlog_transaction_compression") || !strings.Contains(st["Last_IO_Error"], "MariaDB") {
+		t.Fatalf("Last_IO_Error %q does not name binlog_transaction_compression", st["Last_IO_Error"])
+	}
+	if st["Last_SQL_Errno"] != "0" {
+		t.Fatalf("the SQL thread failed (%s %q): it was sent something it could not apply", st["Last_SQL_Errno"], st["Last_SQL_Error"])
+	}
+	// What preceded the compressed transaction was applied; nothing after.
+	deadline = time.Now().Add(30 * time.Second)
+	for queryInt(t, ctx, mdb, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'd' AND table_name = 't'") == 0 || queryInt(t, ctx, mdb, "SELECT COUNT(*) FROM d.t") != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("MariaDB did not apply the uncompressed transactions before the refusal")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if v := queryString(t, ctx, mdb, "SELECT GROUP_CONCAT(v ORDER BY id) FROM d.t"); v != "plain" {
+		t.Fatalf("MariaDB holds %q, want only the plain row", v)
+	}
+}

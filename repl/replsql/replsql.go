@@ -134,7 +134,7 @@ func (a SourceAdapter) Dump(ctx context.Context, r sqlengine.DumpRequest) error 
 	return a.S.Serve(ctx, r.Conn, source.Request{
 		ConnID: r.ConnID, ServerID: r.ServerID, File: r.File, Pos: r.Pos,
 		AutoPosition: r.AutoPosition, GTIDs: r.GTIDs, HeartbeatPeriod: r.HeartbeatPeriod,
-		ChecksumAware: r.ChecksumAware, SemiSync: r.SemiSync,
+		ChecksumAware: r.ChecksumAware, SemiSync: r.SemiSync, MariaDB: r.MariaDB,
 	})
 }
 
