@@ -32,6 +32,7 @@ type compState struct {
 	okLen int // bytes of the OK packet still to write uncompressed (-1: header not seen)
 	seq   mysqlcompress.Seq
 	w     *mysqlcompress.Writer
+	r     *mysqlcompress.Reader
 }
 
 // compressionOffered reads protocol_compression_algorithms.
@@ -122,7 +123,8 @@ func (c *cmdConn) writeArmed(p []byte) (int, error) {
 	}
 	cs.armed = false
 	cs.w = mysqlcompress.NewWriter(c.wire(), cs.algo, cs.level, &cs.seq)
-	c.br = bufio.NewReaderSize(mysqlcompress.NewReader(&bufferedConn{Conn: c.wire(), r: c.br}, cs.algo, &cs.seq), 16<<10)
+	cs.r = mysqlcompress.NewReader(&bufferedConn{Conn: c.wire(), r: c.br}, cs.algo, &cs.seq)
+	c.br = bufio.NewReaderSize(cs.r, 16<<10)
 	if k == len(p) {
 		return n, nil
 	}

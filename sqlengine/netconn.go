@@ -665,6 +665,7 @@ func (c *cmdConn) detach() net.Conn {
 	c.phase.Store(int32(phaseDetached))
 	_ = c.Conn.SetDeadline(time.Time{})
 	if c.comp != nil && c.comp.w != nil {
+		c.comp.r.Unfollow()
 		return &compNetConn{Conn: c.wire(), r: c.br, w: c.comp.w}
 	}
 	if c.br.Buffered() > 0 {

@@ -69,6 +69,9 @@ type Seq struct{ v atomic.Uint32 }
 func (s *Seq) next() byte   { return byte(s.v.Add(1) - 1) }
 func (s *Seq) after(b byte) { s.v.Store(uint32(b) + 1) }
 
+// Reset starts the ids again at 0 (a client's new command).
+func (s *Seq) Reset() { s.v.Store(0) }
+
 // Reader reads the plain stream out of compressed packets from src. Not
 // safe for concurrent use.
 type Reader struct {
@@ -89,6 +92,10 @@ type Reader struct {
 func NewReader(src io.Reader, algo Algorithm, seq *Seq) *Reader {
 	return &Reader{src: src, algo: algo, seq: seq}
 }
+
+// Unfollow stops the reader from following sequence ids (a replication
+// dump: the replica's acknowledgements must not renumber the stream).
+func (r *Reader) Unfollow() { r.seq = nil }
 
 // Read implements io.Reader.
 func (r *Reader) Read(p []byte) (int, error) {

@@ -147,6 +147,16 @@ func replError(err error) error {
 		return nil
 	case errors.Is(err, replica.ErrNotConfigured):
 		return mysql.NewSQLError(mysqlerr.ErReplicaNotConfigured, mysqlerr.State(mysqlerr.ErReplicaNotConfigured), "%s", err.Error())
+	case errors.As(err, new(*replica.CompressionAlgorithmError)):
+		var ce *replica.CompressionAlgorithmError
+		errors.As(err, &ce)
+		n := mysqlerr.ErChangeSourceWrongCompressionAlgorithm
+		if ce.TooMany {
+			n = mysqlerr.ErChangeSourceWrongCompressionList
+		}
+		return mysql.NewSQLError(n, mysqlerr.State(n), "%s", err.Error())
+	case errors.As(err, new(*replica.CompressionLevelError)):
+		return mysql.NewSQLError(mysqlerr.ErChangeSourceWrongCompressionLevel, mysqlerr.State(mysqlerr.ErChangeSourceWrongCompressionLevel), "%s", err.Error())
 	case errors.Is(err, replica.ErrAutoPositionConflict):
 		return mysql.NewSQLError(mysqlerr.ErBadReplicaAutoPosition, mysqlerr.State(mysqlerr.ErBadReplicaAutoPosition), "%s", err.Error())
 	case errors.Is(err, replica.ErrMustStop):
