@@ -151,6 +151,9 @@ func (f *Failover) SetThresholds(lagTxns int64, lagFor time.Duration) {
 	f.opts.LagTransactions, f.opts.LagFor = lagTxns, lagFor
 }
 
+// Sources returns the source list.
+func (f *Failover) Sources() []FailoverSource { return append([]FailoverSource(nil), f.list...) }
+
 // Current is the source the receiver connects to.
 func (f *Failover) Current() FailoverSource { return f.current }
 
