@@ -93,11 +93,11 @@ func waitHolds(t *testing.T, ctx context.Context, src, db *sql.DB, within time.D
 // P's link down (S moves back to R, which was restarted and caught up).
 // Every switch is timed (p50 / max logged; each must take under 6 s with
 // SOURCE_RETRY_COUNT=1, SOURCE_CONNECT_RETRY=1); at the end S's rows and
-// gtid_executed equal P's: no gap, no duplicate. FAILOVER_KILLS sets the
+// gtid_executed equal P's: no gap, no duplicate. PETREL_FAILOVER_KILLS sets the
 // number of rounds (default 3; scripts/failover-campaign.sh runs more).
 func TestAsyncFailoverKills(t *testing.T) {
 	rounds := 3
-	if v, err := strconv.Atoi(os.Getenv("FAILOVER_KILLS")); err == nil && v > 0 {
+	if v, err := strconv.Atoi(os.Getenv("PETREL_FAILOVER_KILLS")); err == nil && v > 0 {
 		rounds = v
 	}
 	ctx := testContext(t, time.Duration(2+rounds)*time.Minute)
