@@ -48,6 +48,9 @@ func TestAsyncFailoverSQLSurface(t *testing.T) {
 		}
 	}
 	const table = "SELECT * FROM performance_schema.replication_asynchronous_connection_failover"
+	if got := rows(db, "SHOW TABLES FROM performance_schema LIKE 'replication_async%'"); got != "[[replication_asynchronous_connection_failover]]" {
+		t.Fatalf("SHOW TABLES: %s", got)
+	}
 	if got := rows(db, table); got != "[]" {
 		t.Fatalf("empty list: %s", got)
 	}
@@ -83,6 +86,7 @@ func TestAsyncFailoverSQLSurface(t *testing.T) {
 		{"SELECT asynchronous_connection_failover_delete_source('', 'nosuch', 3306, '')", 3200},
 		{"SELECT asynchronous_connection_failover_add_source('', NULL, 3306)", 1123},
 		{"SELECT HOSTX FROM performance_schema.replication_asynchronous_connection_failover", 1054},
+		{"CREATE VIEW performance_schema.v AS SELECT 1", 1044},
 		// Auto failover needs GTID auto-positioning (3991), and keeps it (3993).
 		{"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=3310, SOURCE_AUTO_POSITION=0, SOURCE_CONNECTION_AUTO_FAILOVER=1", 3991},
 	} {

@@ -19,5 +19,5 @@ done
 TIMEOUT="$(( ROUNDS * 60 + 600 ))s"
 echo "site failover campaign: $ROUNDS rounds, $(( ROUNDS * 2 )) switches (timeout $TIMEOUT)"
 PETREL_FAILOVER_KILLS="$ROUNDS" PETREL_LAB_STRICT=1 \
-	nice -n 19 go test -count=1 -timeout "$TIMEOUT" -run '^TestAsyncFailoverKills$' -v ./e2e 2>&1 |
+	go test -count=1 -timeout "$TIMEOUT" -run '^TestAsyncFailoverKills$' -v ./e2e 2>&1 |
 	grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+repl_failover_test)'

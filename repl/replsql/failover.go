@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
 
 	"petrel/internal/mysqlerr"
 	"petrel/repl/replica"
@@ -53,9 +54,6 @@ func failoverError(err error) error {
 	}
 	return nil
 }
-
-// failoverColumns are performance_schema.replication_asynchronous_connection_failover's.
-var failoverColumns = []string{"CHANNEL_NAME", "HOST", "PORT", "NETWORK_NAMESPACE", "WEIGHT", "MANAGED_NAME"}
 
 // udfArg is one function argument: a string, a number, or NULL.
 type udfArg struct {
@@ -187,46 +185,29 @@ func registerFailover(e *sqlengine.Engine, r *replica.Replica) {
 		udf("asynchronous_connection_failover_delete_source", 4, func(a []udfArg, port, _ int) error {
 			return r.DeleteSource(a[0].s, a[1].s, port, ns(a))
 		}))
-	e.RegisterAdmin(`SELECT (.+?) FROM performance_schema\.replication_asynchronous_connection_failover(?: WHERE CHANNEL_NAME ?= ?'')?`, sql.PrivilegeType_ReplicationClient,
-		func(_ context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
-			var idx []int
-			for _, c := range strings.Split(m[1], ",") {
-				c = strings.Trim(strings.TrimSpace(c), "`")
-				if c == "*" {
-					for i := range failoverColumns {
-						idx = append(idx, i)
-					}
-					continue
-				}
-				found := false
-				for i, name := range failoverColumns {
-					if strings.EqualFold(c, name) {
-						idx, found = append(idx, i), true
-					}
-				}
-				if !found {
-					return nil, mysql.NewSQLError(mysqlerr.ErBadField, mysqlerr.State(mysqlerr.ErBadField), "Unknown column '%s' in 'field list'", c)
-				}
-			}
+	str := func(n int) sql.Type { return types.MustCreateStringWithDefaults(sqltypes.VarChar, int64(n)) }
+	e.RegisterSystemTable(sqlengine.SystemTable{
+		Name: "replication_asynchronous_connection_failover",
+		Schema: sql.Schema{
+			{Name: "CHANNEL_NAME", Type: str(64)},
+			{Name: "HOST", Type: str(255)},
+			{Name: "PORT", Type: types.Uint32},
+			{Name: "NETWORK_NAMESPACE", Type: str(64)},
+			{Name: "WEIGHT", Type: types.Uint8},
+			{Name: "MANAGED_NAME", Type: str(64)},
+		},
+		Rows: func(*sql.Context) ([]sql.Row, error) {
 			list, err := r.FailoverSources()
 			if err != nil {
 				return nil, err
 			}
-			res := &sqlengine.AdminResult{}
-			for _, i := range idx {
-				res.Columns = append(res.Columns, failoverColumns[i])
-			}
+			var rows []sql.Row
 			for _, s := range list {
-				all := []*string{sqlengine.Str(""), sqlengine.Str(s.Host), sqlengine.Str(strconv.Itoa(s.Port)),
-					sqlengine.Str(s.NetworkNamespace), sqlengine.Str(strconv.Itoa(s.Weight)), sqlengine.Str("")}
-				var row []*string
-				for _, i := range idx {
-					row = append(row, all[i])
-				}
-				res.Rows = append(res.Rows, row)
+				rows = append(rows, sql.Row{"", s.Host, uint32(s.Port), s.NetworkNamespace, uint8(s.Weight), ""})
 			}
-			return res, nil
-		})
+			return rows, nil
+		},
+	})
 	sqlengine.RegisterStatus("Petrel_replica_source_switches", func() any { return r.FailoverCounters().Switches })
 	sqlengine.RegisterStatus("Petrel_replica_source_lag_switches", func() any { return r.FailoverCounters().LagSwitches })
 }
