@@ -152,7 +152,8 @@ func TestAsyncFailoverKills(t *testing.T) {
 // R stops receiving (STOP REPLICA IO_THREAD) while P takes writes: once R
 // is more than replica_failover_lag_transactions behind P for
 // replica_failover_lag_seconds, S leaves it for P, logs why, counts it,
-// and ends identical to P. While R kept up, S stayed.
+// and ends identical to P. While R kept up, S stayed. A restarted S
+// resumes from P.
 func TestAsyncFailoverLaggingSource(t *testing.T) {
 	ctx := testContext(t, 3*time.Minute)
 	_, _, s, linkP, pdb, rdb, sdb := failoverTopology(t, ctx)
@@ -175,6 +176,16 @@ func TestAsyncFailoverLaggingSource(t *testing.T) {
 	}
 	if !strings.Contains(s.Log(), "transactions behind") {
 		t.Errorf("no switch log line with the reason in S's log")
+	}
+	// The switch rewrote the channel's source, as MySQL does: a restarted
+	// S resumes from P and still lists both sources.
+	if err := s.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sdb = rootDB(t, s, "")
+	waitStreamingFrom(t, ctx, sdb, linkP.Port(), 30*time.Second)
+	if n := queryInt(t, ctx, sdb, "SELECT COUNT(*) FROM performance_schema.replication_asynchronous_connection_failover"); n != 2 {
+		t.Errorf("%d sources listed after a restart, want 2", n)
 	}
 	t.Logf("S left the lagging R for P %v after R stopped receiving; %d rows identical", took.Round(time.Millisecond), n)
 }
