@@ -73,6 +73,13 @@ const (
 	ErMalformedPacket                       = 1835 // ER_MALFORMED_PACKET
 	ErSecureTransportRequired               = 3159 // ER_SECURE_TRANSPORT_REQUIRED
 
+	// Asynchronous connection failover (MySQL 8.0.22): the source-list
+	// functions' refusals and SOURCE_CONNECTION_AUTO_FAILOVER's rules.
+	ErCantInitializeUDF                   = 1123 // ER_CANT_INITIALIZE_UDF
+	ErUDFError                            = 3200 // ER_UDF_ERROR
+	ErAsyncReconnectAutoPositionOff       = 3991 // ER_RPL_ASYNC_RECONNECT_AUTO_POSITION_OFF
+	ErDisableAutoPositionRequiresAsyncOff = 3993 // ER_DISABLE_AUTO_POSITION_REQUIRES_ASYNC_RECONNECT_OFF
+
 	// Replication thread errors of MySQL 8.0 (SHOW REPLICA STATUS).
 	ErSourceFatalReadingBinlog = 13114 // ER_SERVER_SOURCE_FATAL_ERROR_READING_BINLOG
 	ErReplicaEqualServerIDs    = 13117 // ER_SERVER_SOURCE_AND_REPLICA_HAVE_EQUAL_IDS

@@ -54,6 +54,9 @@ type Config struct {
 	// SOURCE_ZSTD_COMPRESSION_LEVEL (1-22; 0 = the default, 3).
 	CompressionAlgorithms string `json:"compression_algorithms,omitempty"`
 	ZstdLevel             int    `json:"zstd_level,omitempty"`
+	// AutoFailover: SOURCE_CONNECTION_AUTO_FAILOVER=1, the receiver picks
+	// its source from the source list (failover.go).
+	AutoFailover bool `json:"auto_failover,omitempty"`
 }
 
 // Petrel's defaults: short retries, many of them (the seeds' lesson: a
@@ -275,6 +278,10 @@ func applyChange(cfg Config, opts []Option) (change, error) {
 			if v, err = num(0, 1); err == nil {
 				cfg.SSLVerifyServerCert = v == 1
 			}
+		case "SOURCE_CONNECTION_AUTO_FAILOVER":
+			if v, err = num(0, 1); err == nil {
+				cfg.AutoFailover = v == 1
+			}
 		case "SOURCE_SSL_CA":
 			cfg.SSLCA, err = str()
 		case "SOURCE_SSL_CERT":
@@ -294,7 +301,7 @@ func applyChange(cfg Config, opts []Option) (change, error) {
 			} else {
 				cfg.ZstdLevel = n
 			}
-		case "GET_SOURCE_PUBLIC_KEY", "SOURCE_DELAY", "SOURCE_BIND", "PRIVILEGE_CHECKS_USER", "REQUIRE_ROW_FORMAT", "SOURCE_CONNECTION_AUTO_FAILOVER", "GTID_ONLY":
+		case "GET_SOURCE_PUBLIC_KEY", "SOURCE_DELAY", "SOURCE_BIND", "PRIVILEGE_CHECKS_USER", "REQUIRE_ROW_FORMAT", "GTID_ONLY":
 			// Accepted for compatibility; Petrel does not act on these yet.
 		default:
 			err = fmt.Errorf("unknown CHANGE REPLICATION SOURCE option %s", o.Name)
@@ -311,6 +318,9 @@ func applyChange(cfg Config, opts []Option) (change, error) {
 	}
 	if cfg.AutoPosition && (start != nil || seen["RELAY_LOG_FILE"] || seen["RELAY_LOG_POS"]) {
 		return change{cfg: cfg}, ErrAutoPositionConflict
+	}
+	if err := checkFailover(cfg, seen["SOURCE_CONNECTION_AUTO_FAILOVER"]); err != nil {
+		return change{cfg: cfg}, err
 	}
 	if seen["RELAY_LOG_FILE"] || seen["RELAY_LOG_POS"] {
 		return change{cfg: cfg}, errors.New("RELAY_LOG_FILE and RELAY_LOG_POS are not supported: Petrel's relay log records the source position itself; use SOURCE_LOG_FILE and SOURCE_LOG_POS")

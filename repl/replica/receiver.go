@@ -40,6 +40,10 @@ func ioErrorf(errno int, fatal bool, format string, args ...any) *ioError {
 // twice or skipped.
 func (r *Replica) runReceiver(ctx context.Context, cfg Config) {
 	defer r.threadEnded(true)
+	if cfg.AutoFailover {
+		r.runFailoverReceiver(ctx, cfg)
+		return
+	}
 	failures := 0
 	for {
 		progressed, err := r.receiveOnce(ctx, cfg)
@@ -173,6 +177,7 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 	r.connects++
 	r.lastHeard = r.opts.Clock.Now()
 	r.mu.Unlock()
+	r.failoverLinkUp()
 	r.setIOState("Waiting for source to send event")
 	r.opts.Logger.Info("replica: streaming from source", "source", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)), "source_server_id", srcID, "requested", from)
 

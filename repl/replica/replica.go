@@ -190,6 +190,9 @@ type Replica struct {
 	relayReadPos  uint64
 	par           *parApplier // the running parallel applier
 	parWaits      schedWaits  // the scheduler waits of appliers that stopped
+	workers       workerStats // performance_schema's worker rows (own lock)
+
+	fo failoverState // source list and running failover policy (failover_shell.go)
 }
 
 // thread is a running goroutine with its stop switch.
