@@ -185,7 +185,7 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	l.stats.Commits.Add(1)
 	l.stats.BytesWritten.Add(uint64(len(buf)))
 	if x.compressed {
-		l.comp.note(x)
+		l.comp.note(x, gtid, l.opts.Clock.Now())
 	}
 	rec.SinkPos = encodeSinkRecord(l.files[l.fileIdx], p, gtid, l.nextGNO-1)
 	rec.GTID = gtid

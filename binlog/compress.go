@@ -1,7 +1,11 @@
 package binlog
 
 import (
+	"sync"
 	"sync/atomic"
+	"time"
+
+	"petrel/internal/base"
 )
 
 // compression is the log's transaction compression state: the level the
@@ -18,17 +22,35 @@ type compression struct {
 	xid atomic.Uint64
 
 	txns, compressed, uncompressed atomic.Uint64
+	mu                             sync.Mutex
+	first, last                    CompressedTxn
+}
+
+// CompressedTxn is one compressed transaction as the statistics table
+// describes it: its GTID, its payload event's size and the size of the
+// events it holds, when it was written.
+type CompressedTxn struct {
+	GTID                          base.GTID
+	CompressedBytes, Uncompressed uint64
+	Time                          time.Time
 }
 
 // note counts a written compressed transaction.
-func (c *compression) note(x *encodedTxn) {
-	c.txns.Add(1)
-	c.uncompressed.Add(uint64(x.rawSize))
+func (c *compression) note(x *encodedTxn, gtid base.GTID, at time.Time) {
 	prev := 0
 	if len(x.ends) > 1 {
 		prev = x.ends[len(x.ends)-2]
 	}
-	c.compressed.Add(uint64(x.ends[len(x.ends)-1] - prev))
+	t := CompressedTxn{GTID: gtid, CompressedBytes: uint64(x.ends[len(x.ends)-1] - prev), Uncompressed: uint64(x.rawSize), Time: at}
+	c.mu.Lock()
+	if c.txns.Load() == 0 {
+		c.first = t
+	}
+	c.last = t
+	c.txns.Add(1)
+	c.uncompressed.Add(t.Uncompressed)
+	c.compressed.Add(t.CompressedBytes)
+	c.mu.Unlock()
 }
 
 // CompressionStats are the counters of MySQL's
@@ -39,14 +61,19 @@ type CompressionStats struct {
 	Transactions      uint64
 	CompressedBytes   uint64
 	UncompressedBytes uint64
+	First, Last       CompressedTxn
 }
 
 // CompressionStats returns the compression counters.
 func (l *Log) CompressionStats() CompressionStats {
+	l.comp.mu.Lock()
+	defer l.comp.mu.Unlock()
 	return CompressionStats{
 		Transactions:      l.comp.txns.Load(),
 		CompressedBytes:   l.comp.compressed.Load(),
 		UncompressedBytes: l.comp.uncompressed.Load(),
+		First:             l.comp.first,
+		Last:              l.comp.last,
 	}
 }
 

@@ -170,6 +170,17 @@ func TestBinlogTransactionCompression(t *testing.T) {
 	if zb <= 0 || ub < 2*zb {
 		t.Fatalf("compressed bytes %d, uncompressed %d", zb, ub)
 	}
+	var logType, ctype, lastID string
+	var txnCount, zBytesPS, pct int64
+	if err := sdb.QueryRowContext(ctx, "SELECT LOG_TYPE, COMPRESSION_TYPE, TRANSACTION_COUNTER, COMPRESSED_BYTES_COUNTER, COMPRESSION_PERCENTAGE, LAST_TRANSACTION_ID FROM performance_schema.binary_log_transaction_compression_stats").Scan(&logType, &ctype, &txnCount, &zBytesPS, &pct, &lastID); err != nil {
+		t.Fatal(err)
+	}
+	if logType != "BINARY" || ctype != "ZSTD" || txnCount != int64(rowTxns) || zBytesPS != zb || pct < 40 || !strings.HasSuffix(lastID, fmt.Sprintf(":%d", 4+rowTxns)) {
+		t.Fatalf("binary_log_transaction_compression_stats: %s %s %d transactions, %d bytes, %d%%, last %s", logType, ctype, txnCount, zBytesPS, pct, lastID)
+	}
+
+	// GTIDs: CREATE USER, GRANT, CREATE DATABASE, CREATE TABLE, then the
+	// compressed ones (checked above through LAST_TRANSACTION_ID).
 
 	// The relay log holds the payloads as received.
 	want := queryString(t, ctx, sdb, "SELECT @@GLOBAL.gtid_executed")

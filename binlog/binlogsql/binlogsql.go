@@ -112,7 +112,7 @@ func Register(e *sqlengine.Engine, l *binlog.Log, store *storage.Engine, clock b
 	sqlengine.RegisterStatus("Binlog_commits", func() any { c, _, _ := l.StatsSnapshot(); return c })
 	sqlengine.RegisterStatus("Binlog_group_commits", func() any { _, g, _ := l.StatsSnapshot(); return g })
 	sqlengine.RegisterStatus("Binlog_bytes_written", func() any { _, _, b := l.StatsSnapshot(); return b })
-	registerCompression(l)
+	registerCompression(e, l)
 
 	showLogs := func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
 		res := &sqlengine.AdminResult{Columns: []string{"Log_name", "File_size", "Encrypted"}}

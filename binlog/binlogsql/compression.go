@@ -6,6 +6,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
 
 	"petrel/binlog"
 	"petrel/sqlengine"
@@ -95,7 +96,7 @@ func txnCompression(ctx *sql.Context, s *sqlengine.Session, txn *storage.Txn) {
 
 // registerCompression wires the open log: the globals as the option file
 // left them, the transaction hook, the counters.
-func registerCompression(l *binlog.Log) {
+func registerCompression(e *sqlengine.Engine, l *binlog.Log) {
 	globalCompressionOn.Store(sqlengine.Truthy(sqlengine.GlobalString("binlog_transaction_compression")))
 	globalCompressionLevel.Store(int32(sqlengine.GlobalUint("binlog_transaction_compression_level_zstd", binlog.DefaultCompressionLevel)))
 	if globalCompressionOn.Load() {
@@ -107,4 +108,32 @@ func registerCompression(l *binlog.Log) {
 	sqlengine.RegisterStatus("Petrel_binlog_compressed_transactions", func() any { return l.CompressionStats().Transactions })
 	sqlengine.RegisterStatus("Petrel_binlog_compressed_bytes", func() any { return l.CompressionStats().CompressedBytes })
 	sqlengine.RegisterStatus("Petrel_binlog_uncompressed_bytes", func() any { return l.CompressionStats().UncompressedBytes })
+	str := func(n int64) sql.Type { return types.MustCreateStringWithDefaults(sqltypes.VarChar, n) }
+	col := func(name string, t sql.Type) *sql.Column { return &sql.Column{Name: name, Type: t, Nullable: true} }
+	stamp := types.DatetimeMaxPrecision
+	e.RegisterSystemTable(sqlengine.SystemTable{
+		Name: "binary_log_transaction_compression_stats",
+		Schema: sql.Schema{
+			col("LOG_TYPE", str(6)), col("COMPRESSION_TYPE", str(64)),
+			col("TRANSACTION_COUNTER", types.Uint64), col("COMPRESSED_BYTES_COUNTER", types.Uint64),
+			col("UNCOMPRESSED_BYTES_COUNTER", types.Uint64), col("COMPRESSION_PERCENTAGE", types.Int16),
+			col("FIRST_TRANSACTION_ID", str(57)), col("FIRST_TRANSACTION_COMPRESSED_BYTES", types.Uint64),
+			col("FIRST_TRANSACTION_UNCOMPRESSED_BYTES", types.Uint64), col("FIRST_TRANSACTION_TIMESTAMP", stamp),
+			col("LAST_TRANSACTION_ID", str(57)), col("LAST_TRANSACTION_COMPRESSED_BYTES", types.Uint64),
+			col("LAST_TRANSACTION_UNCOMPRESSED_BYTES", types.Uint64), col("LAST_TRANSACTION_TIMESTAMP", stamp),
+		},
+		Rows: func(*sql.Context) ([]sql.Row, error) {
+			st := l.CompressionStats()
+			if st.Transactions == 0 {
+				return nil, nil
+			}
+			pct := int16(0)
+			if st.UncompressedBytes > 0 {
+				pct = int16(100 - st.CompressedBytes*100/st.UncompressedBytes)
+			}
+			return []sql.Row{{"BINARY", "ZSTD", st.Transactions, st.CompressedBytes, st.UncompressedBytes, pct,
+				st.First.GTID.String(), st.First.CompressedBytes, st.First.Uncompressed, st.First.Time.UTC(),
+				st.Last.GTID.String(), st.Last.CompressedBytes, st.Last.Uncompressed, st.Last.Time.UTC()}}, nil
+		},
+	})
 }
