@@ -241,12 +241,23 @@ func render(res map[string]map[bool][]sample, rounds, threads, tables, size, lev
 		if w == "text" {
 			unit = "txn/s (1 client)"
 		}
-		fmt.Fprintf(&b, "| %s | %.0f | %.0f | %.2fx | %.0f %s | %.0f | %.3f |\n", w, median(bo), median(bn), median(bo)/median(bn), median(to), unit, median(tn), median(tn)/median(to))
+		var pair []float64 // ON/OFF within each round: host drift cancels
+		for i := range res[w][false] {
+			if i < len(res[w][true]) && res[w][false][i].tps > 0 {
+				pair = append(pair, res[w][true][i].tps/res[w][false][i].tps)
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %.0f | %.0f | %.2fx | %.0f %s | %.0f | %.3f |\n", w, median(bo), median(bn), median(bo)/median(bn), median(to), unit, median(tn), median(pair))
 	}
-	fmt.Fprintf(&b, "\nMedians over rounds. Per round (OFF/ON TPS, sysbench): ")
-	for i := range res["sysbench"][false] {
-		fmt.Fprintf(&b, "%.0f/%.0f ", res["sysbench"][false][i].tps, res["sysbench"][true][i].tps)
+	b.WriteString("\nBytes and rates are medians over rounds; rate ON/OFF is the median of the rounds' own ON/OFF ratios. Per round (rate OFF/ON):\n")
+	for _, w := range []string{"sysbench", "text"} {
+		fmt.Fprintf(&b, "- %s:", w)
+		for i := range res[w][false] {
+			if i < len(res[w][true]) {
+				fmt.Fprintf(&b, " %.0f/%.0f", res[w][false][i].tps, res[w][true][i].tps)
+			}
+		}
+		b.WriteString("\n")
 	}
-	b.WriteString("\n")
 	return b.String()
 }
