@@ -108,6 +108,16 @@ func TestReplicationLinkCompression(t *testing.T) {
 		pointAt(t, ctx, r.db, r.link.Port(), r.extra)
 		waitCaughtUp(t, ctx, sdb, r.db, 30*time.Second)
 	}
+	for i, want := range []string{"zstd 5", "zlib 3", "uncompressed 3"} {
+		var algo string
+		var level int
+		if err := reps[i].db.QueryRowContext(ctx, "SELECT COMPRESSION_ALGORITHM, ZSTD_COMPRESSION_LEVEL FROM performance_schema.replication_connection_configuration").Scan(&algo, &level); err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprintf("%s %d", algo, level); got != want {
+			t.Fatalf("%s replica: replication_connection_configuration shows %q, want %q", reps[i].name, got, want)
+		}
+	}
 	before := make([]int64, len(reps))
 	for i, r := range reps {
 		before[i] = r.link.Stats().Downstream

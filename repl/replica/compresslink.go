@@ -324,3 +324,15 @@ func (r *Replica) dialSource(ctx context.Context, cfg Config, params *mysql.Conn
 	}
 	return conn, link, nil
 }
+
+// ConnectionConfig is the configuration as
+// performance_schema.replication_connection_configuration shows it; ok is
+// false when no source is configured.
+func (r *Replica) ConnectionConfig() (cfg Config, heartbeat time.Duration, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.cfg.Configured() {
+		return Config{}, 0, false
+	}
+	return *r.cfg, r.cfg.Heartbeat(r.opts.NetTimeout()), true
+}
