@@ -37,24 +37,7 @@ func pointAtRelay(t *testing.T, ctx context.Context, db *sql.DB, port int) {
 // logs, in log order (SHOW BINARY LOGS, SHOW BINLOG EVENTS).
 func binlogGTIDs(t *testing.T, ctx context.Context, db querier) (gtids []string, files int) {
 	t.Helper()
-	rows, err := db.QueryContext(ctx, "SHOW BINARY LOGS")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	cols, _ := rows.Columns()
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, vals[0].String)
-	}
-	rows.Close()
+	names := binaryLogs(t, ctx, db)
 	for _, f := range names {
 		rows, err := db.QueryContext(ctx, fmt.Sprintf("SHOW BINLOG EVENTS IN '%s'", f))
 		if err != nil {
@@ -76,6 +59,33 @@ func binlogGTIDs(t *testing.T, ctx context.Context, db querier) (gtids []string,
 		rows.Close()
 	}
 	return gtids, len(names)
+}
+
+// binaryLogs lists SHOW BINARY LOGS' file names.
+func binaryLogs(t *testing.T, ctx context.Context, db querier) []string {
+	t.Helper()
+	rows, err := db.QueryContext(ctx, "SHOW BINARY LOGS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var names []string
+	cols, _ := rows.Columns()
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, vals[0].String)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return names
 }
 
 // sameBinlogGTIDs fails unless the relay's log lists the primary's GTIDs

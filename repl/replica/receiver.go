@@ -66,7 +66,7 @@ func (r *Replica) runReceiver(ctx context.Context, cfg Config) {
 			r.opts.Logger.Error("replica: receiver gave up after retries", "retries", cfg.RetryCount, "error", ie.msg)
 			return
 		}
-		r.opts.Logger.Warn("replica: link to source failed; reconnecting", "error", ie.msg, "retry_in", cfg.ConnectRetry, "attempt", failures)
+		r.opts.Logger.Warn("replica: link to source failed; reconnecting", "errno", ie.errno, "error", ie.msg, "retry_in", cfg.ConnectRetry, "attempt", failures)
 		r.setIOState(fmt.Sprintf("Waiting to reconnect after a failed attempt (%d of %d)", failures, cfg.RetryCount))
 		select {
 		case <-ctx.Done():
