@@ -16,7 +16,7 @@ type fakeSink struct {
 }
 
 func (s *fakeSink) Connected(string) error { return nil }
-func (s *fakeSink) Header(ev []byte) error  { s.headers = append(s.headers, ev[4]); return nil }
+func (s *fakeSink) Header(ev []byte) error { s.headers = append(s.headers, ev[4]); return nil }
 func (s *fakeSink) Txn(evs [][]byte, g base.GTID) error {
 	if s.refuse != nil {
 		return s.refuse
