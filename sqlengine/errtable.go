@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer/analyzererrors"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
@@ -94,6 +95,15 @@ var gmsKinds = compileKinds([]gmsKind{
 	}},
 	{kind: sql.ErrUnknownPreparedStatement, num: erUnknownStmtHandler},
 	{kind: plan.ErrIndexNotFound, num: mysqlerr.ErCantDropFieldOrKey},
+	// Writes to a read-only database (performance_schema): MySQL refuses
+	// them as missing privileges.
+	{kind: analyzererrors.ErrReadOnlyDatabase, num: mysqlerr.ErDBAccessDenied},
+	{kind: sql.ErrCreateTableNotSupported, num: mysqlerr.ErDBAccessDenied},
+	{kind: sql.ErrDropTableNotSupported, num: mysqlerr.ErDBAccessDenied},
+	{kind: plan.ErrInsertIntoNotSupported, num: mysqlerr.ErTableAccessDenied},
+	{kind: plan.ErrUpdateNotSupported, num: mysqlerr.ErTableAccessDenied},
+	{kind: plan.ErrDeleteFromNotSupported, num: mysqlerr.ErTableAccessDenied},
+	{kind: plan.ErrTruncateNotSupported, num: mysqlerr.ErTableAccessDenied},
 })
 
 // compileKinds turns each kind's format into an anchored pattern whose
