@@ -21,6 +21,9 @@ type Provider struct {
 	dbs map[*storage.Database]*Database // stable wrappers
 
 	sys systemTables // performance_schema
+
+	fnMu sync.RWMutex
+	fns  map[string]sql.Function // RegisterFunction's, by lower-case name
 }
 
 var (
@@ -94,8 +97,7 @@ func (p *Provider) CreateCollatedDatabase(ctx *sql.Context, name string, collati
 // DropDatabase implements sql.MutableDatabaseProvider.
 func (p *Provider) DropDatabase(ctx *sql.Context, name string) error {
 	if strings.EqualFold(name, PerformanceSchema) {
-		c := ctx.Session.Client()
-		return sql.ErrDatabaseAccessDeniedForUser.New(fmt.Sprintf("'%s'@'%s'", c.User, c.Address), PerformanceSchema)
+		return perfSchemaDenied(ctx)
 	}
 	txn, err := ddlTxn(ctx)
 	if err != nil {

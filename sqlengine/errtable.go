@@ -9,7 +9,6 @@ import (
 	"syscall"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/analyzer/analyzererrors"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
@@ -95,9 +94,8 @@ var gmsKinds = compileKinds([]gmsKind{
 	}},
 	{kind: sql.ErrUnknownPreparedStatement, num: erUnknownStmtHandler},
 	{kind: plan.ErrIndexNotFound, num: mysqlerr.ErCantDropFieldOrKey},
-	// Writes to a read-only database (performance_schema): MySQL refuses
-	// them as missing privileges.
-	{kind: analyzererrors.ErrReadOnlyDatabase, num: mysqlerr.ErDBAccessDenied},
+	// Writes and DDL in performance_schema: MySQL refuses them as missing
+	// privileges.
 	{kind: sql.ErrCreateTableNotSupported, num: mysqlerr.ErDBAccessDenied},
 	{kind: sql.ErrDropTableNotSupported, num: mysqlerr.ErDBAccessDenied},
 	{kind: plan.ErrInsertIntoNotSupported, num: mysqlerr.ErTableAccessDenied},

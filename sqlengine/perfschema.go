@@ -1,6 +1,7 @@
 package sqlengine
 
 import (
+	"fmt"
 	"io"
 	"sort"
 	"strings"
@@ -90,6 +91,23 @@ func (d sysDatabase) GetTableInsensitive(_ *sql.Context, name string) (sql.Table
 }
 
 func (d sysDatabase) GetTableNames(*sql.Context) ([]string, error) { return d.s.names(), nil }
+
+// performance_schema has no views; GMS asks every database for them
+// (information_schema.VIEWS, name resolution).
+var _ sql.ViewDatabase = sysDatabase{}
+
+func (sysDatabase) CreateView(ctx *sql.Context, _, _, _ string) error { return perfSchemaDenied(ctx) }
+func (sysDatabase) DropView(ctx *sql.Context, _ string) error         { return perfSchemaDenied(ctx) }
+func (sysDatabase) GetViewDefinition(*sql.Context, string) (sql.ViewDefinition, bool, error) {
+	return sql.ViewDefinition{}, false, nil
+}
+func (sysDatabase) AllViews(*sql.Context) ([]sql.ViewDefinition, error) { return nil, nil }
+
+// perfSchemaDenied is MySQL's refusal of a change to performance_schema (1044).
+func perfSchemaDenied(ctx *sql.Context) error {
+	c := ctx.Session.Client()
+	return sql.ErrDatabaseAccessDeniedForUser.New(fmt.Sprintf("'%s'@'%s'", c.User, c.Address), PerformanceSchema)
+}
 
 // systemTable is one registered table as a GMS table of one partition.
 type systemTable struct {

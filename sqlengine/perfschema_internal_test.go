@@ -90,6 +90,7 @@ func TestPerformanceSchemaTables(t *testing.T) {
 		"DROP TABLE performance_schema.workers":                  1044,
 		"DROP DATABASE performance_schema":                       1044,
 		"CREATE DATABASE performance_schema":                     1007,
+		"CREATE VIEW performance_schema.v AS SELECT 1":           1044,
 	} {
 		_, err := query(q)
 		if err == nil {
