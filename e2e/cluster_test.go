@@ -74,8 +74,15 @@ type clusterRun struct {
 // startCluster runs `petrel cluster` and waits for its connection details.
 func startCluster(t *testing.T, ctx context.Context, bin, dir string, base, replicas int) *clusterRun {
 	t.Helper()
+	return startClusterArgs(t, ctx, bin, dir, base, replicas+1, "--replicas", fmt.Sprint(replicas))
+}
+
+// startClusterArgs runs `petrel cluster` with args and waits for the
+// connection details of its nodes.
+func startClusterArgs(t *testing.T, ctx context.Context, bin, dir string, base, nodes int, args ...string) *clusterRun {
+	t.Helper()
 	c := &clusterRun{stderr: &syncBuffer{}, exited: make(chan struct{})}
-	c.cmd = exec.Command(bin, "cluster", "--datadir", dir, "--base-port", fmt.Sprint(base), "--replicas", fmt.Sprint(replicas), "--root-password", rootPassword)
+	c.cmd = exec.Command(bin, append([]string{"cluster", "--datadir", dir, "--base-port", fmt.Sprint(base), "--root-password", rootPassword}, args...)...)
 	out, _ := c.cmd.StdoutPipe()
 	c.cmd.Stderr = c.stderr
 	if err := c.cmd.Start(); err != nil {
@@ -108,7 +115,7 @@ func startCluster(t *testing.T, ctx context.Context, bin, dir string, base, repl
 				t.Fatalf("petrel cluster exited before it was ready: %s\n%s", strings.Join(got, "\n"), c.stderr)
 			}
 			got = append(got, l)
-			if len(got) == replicas+2 {
+			if len(got) == nodes+1 {
 				c.details = strings.Join(got, "\n")
 				return c
 			}
@@ -323,5 +330,135 @@ func TestClusterSupervisor(t *testing.T) {
 	out, err = exec.CommandContext(ctx, bin, "cluster", "--datadir", dir, "--base-port", fmt.Sprint(base), "--replicas", "1", "--root-password", rootPassword).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), fmt.Sprintf("port %d for node2 is in use", base+1)) || strings.Contains(string(out), "mariadb -h") {
 		t.Errorf("cluster with a node's port taken: err=%v\n%s", err, out)
+	}
+}
+
+// TestClusterSites: `petrel cluster --sites 2 --replicas-per-site 1` lays
+// out the seed's topology: a primary, a relay per site fed by it, and the
+// site's replica fed by its relay with the primary as its failover
+// source. Rows written on the primary reach every replica through the
+// relays (which hold no rows themselves). kill -9 of site 1's relay: the
+// supervisor restarts it, the site's replica moves to the primary
+// (logged, counted) and keeps replicating; at the end every replica's
+// rows and gtid_executed equal the primary's.
+func TestClusterSites(t *testing.T) {
+	ctx := testContext(t, 4*time.Minute)
+	bin, err := lab.BuildPetrel(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	base := freePortRun(t, 5)
+	open := func(port int) querier {
+		cfg := mysql.NewConfig()
+		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", rootPassword, "tcp", fmt.Sprintf("127.0.0.1:%d", port)
+		cfg.Logger = &mysql.NopLogger{}
+		cfg.Timeout = 5 * time.Second
+		return openConfig(t, cfg)
+	}
+	c := startClusterArgs(t, ctx, bin, dir, base, 5, "--sites", "2", "--replicas-per-site", "1")
+	// node1 primary; node2 site 1's relay, node3 its replica; node4 site
+	// 2's relay, node5 its replica.
+	for _, want := range []string{"node2  site 1 relay (replicates from node1)", "node3  site 1 replica (super_read_only; from node2, fails over to node1)",
+		"node4  site 2 relay (replicates from node1)", "node5  site 2 replica (super_read_only; from node4, fails over to node1)"} {
+		if !strings.Contains(c.details, want) {
+			t.Errorf("connection details lack %q:\n%s", want, c.details)
+		}
+	}
+	p := open(base)
+	relays := map[int]querier{1: open(base + 1), 2: open(base + 3)}
+	replicas := map[int]querier{1: open(base + 2), 2: open(base + 4)}
+	for site, r := range replicas {
+		st := replicaStatus(t, ctx, r, "SHOW REPLICA STATUS")
+		if st["Source_Port"] != fmt.Sprint(base+2*site-1) {
+			t.Errorf("site %d replica reads from port %s, want its relay's %d", site, st["Source_Port"], base+2*site-1)
+		}
+		if got := queryString(t, ctx, r, "SELECT GROUP_CONCAT(CONCAT(PORT, ':', WEIGHT) ORDER BY WEIGHT DESC) FROM performance_schema.replication_asynchronous_connection_failover"); got != fmt.Sprintf("%d:70,%d:50", base+2*site-1, base) {
+			t.Errorf("site %d replica's failover sources: %s", site, got)
+		}
+	}
+	for site, r := range relays {
+		if st := replicaStatus(t, ctx, r, "SHOW REPLICA STATUS"); st["Source_Port"] != fmt.Sprint(base) {
+			t.Errorf("site %d relay reads from port %s, want the primary's %d", site, st["Source_Port"], base)
+		}
+	}
+	mustExec(t, ctx, p, "CREATE DATABASE st", "CREATE TABLE st.t (id INT PRIMARY KEY)")
+	insert := func(from, to int) {
+		for i := from; i < to; i++ {
+			if _, err := p.ExecContext(ctx, "INSERT INTO st.t VALUES (?)", i); err != nil {
+				t.Fatalf("insert %d on the primary: %v", i, err)
+			}
+		}
+	}
+	waitSame := func(r querier, within time.Duration) {
+		t.Helper()
+		want := queryString(t, ctx, p, "SELECT @@GLOBAL.gtid_executed")
+		deadline := time.Now().Add(within)
+		for {
+			var got string // a restarted node refuses connections for a moment
+			if err := r.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_executed").Scan(&got); err == nil && got == want {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("a replica did not reach the primary's gtid_executed %s within %v", want, within)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	insert(0, 100)
+	for _, r := range replicas {
+		waitSame(r, 30*time.Second)
+		if n := queryInt(t, ctx, r, "SELECT COUNT(*) FROM st.t"); n != 100 {
+			t.Fatalf("a site replica has %d of 100 rows", n)
+		}
+	}
+	for _, r := range relays {
+		if n := queryInt(t, ctx, r, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'st'"); n != 0 {
+			t.Errorf("a relay holds %d tables of st: relays apply nothing", n)
+		}
+	}
+
+	// Site 1 loses its relay under writes.
+	old := c.pid(t, "node2")
+	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	insert(100, 200)
+	deadline := time.Now().Add(30 * time.Second)
+	for replicaStatus(t, ctx, replicas[1], "SHOW REPLICA STATUS")["Source_Port"] != fmt.Sprint(base) {
+		if time.Now().After(deadline) {
+			t.Fatalf("site 1's replica did not move to the primary after its relay's kill -9")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("site 1's replica on the primary %v after its relay's kill -9", time.Since(killed).Round(time.Millisecond))
+	if n := globalStatus(t, ctx, replicas[1], "Petrel_replica_source_switches"); n != 1 {
+		t.Errorf("Petrel_replica_source_switches = %d on site 1's replica, want 1", n)
+	}
+	deadline = time.Now().Add(60 * time.Second)
+	for c.pid(t, "node2") == old && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if c.pid(t, "node2") == old {
+		t.Fatalf("the killed relay was not restarted:\n%s", c.stderr)
+	}
+	insert(200, 300)
+	relays[1] = open(base + 1)
+	for _, r := range []querier{replicas[1], replicas[2], relays[1], relays[2]} {
+		waitSame(r, 60*time.Second)
+	}
+	for site, r := range replicas {
+		if n := queryInt(t, ctx, r, "SELECT COUNT(*) FROM st.t"); n != 300 {
+			t.Fatalf("site %d replica has %d of 300 rows", site, n)
+		}
+		sameTable(t, ctx, p, r, "st.t", "id")
+	}
+	c.cmd.Process.Signal(syscall.SIGINT)
+	if err := c.wait(t, time.Minute); err != nil {
+		t.Errorf("petrel cluster after Ctrl-C: %v", err)
+	}
+	for i := 0; i < 5; i++ {
+		portClosed(t, base+i, 10*time.Second)
 	}
 }
