@@ -61,6 +61,7 @@ const (
 	ErDataTooLong              = 1406 // ER_DATA_TOO_LONG
 	ErTableDefChanged          = 1412 // ER_TABLE_DEF_CHANGED
 	ErUnknownCharacterSet      = 1115 // ER_UNKNOWN_CHARACTER_SET
+	ErReplicaFatalError        = 1593 // ER_REPLICA_FATAL_ERROR (ER_SLAVE_FATAL_ERROR)
 	ErRelayLogWriteFailure     = 1595 // ER_REPLICA_RELAY_LOG_WRITE_FAILURE
 	ErNetReadEventChecksum     = 1743 // ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE
 	ErBadReplicaAutoPosition   = 1776 // ER_BAD_REPLICA_AUTO_POSITION
