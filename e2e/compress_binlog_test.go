@@ -301,3 +301,34 @@ func TestMariaDBReplicaRefusedCompressedLog(t *testing.T) {
 		t.Fatalf("MariaDB holds %q, want only the plain row", v)
 	}
 }
+
+// TestCompressedTransactionsThroughRelay: a primary's compressed
+// transactions stay TRANSACTION_PAYLOAD events in a relay's binary log
+// (the relay itself on a zstd-compressed link), and a replica fed by the
+// relay applies them: rows and gtid_executed equal the primary's.
+func TestCompressedTransactionsThroughRelay(t *testing.T) {
+	ctx := testContext(t, 4*time.Minute)
+	src := startPetrel(t, ctx, lab.PetrelOptions{ExtraArgs: []string{"--config", configFile(t, map[string]string{"binlog_transaction_compression": "ON"})}})
+	sdb := rootDB(t, src, "")
+	createReplUser(t, ctx, sdb)
+	relay := startRelay(t, ctx, 10, nil)
+	ydb := rootDB(t, relay, "")
+	pointAt(t, ctx, ydb, src.Port(), ", SOURCE_COMPRESSION_ALGORITHMS = 'zstd'")
+	rep := startReplicaServer(t, ctx, 11, nil)
+	rdb := rootDB(t, rep, "")
+	pointAtRelay(t, ctx, rdb, relay.Port())
+
+	const rows, txns = 200, 100
+	sysbenchWrites(t, ctx, sdb, rows, txns, 5)
+	want := waitCaughtUp(t, ctx, sdb, ydb, 60*time.Second)
+	if got := waitCaughtUp(t, ctx, sdb, rdb, 60*time.Second); got != want {
+		t.Fatalf("replica %s, primary %s", got, want)
+	}
+	if n := sameTable(t, ctx, sdb, rdb, "sbtest.sbtest1", "id"); n != rows {
+		t.Fatalf("%d rows, want %d", n, rows)
+	}
+	p, y := binlogEventCounts(t, ctx, sdb), binlogEventCounts(t, ctx, ydb)
+	if p["Transaction_payload"] != rows/10+txns || y["Transaction_payload"] != p["Transaction_payload"] || y["Xid"] != 0 {
+		t.Fatalf("payload events: primary %d, relay %d (relay's plain Xid events %d); want %d in both", p["Transaction_payload"], y["Transaction_payload"], y["Xid"], rows/10+txns)
+	}
+}
