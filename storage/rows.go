@@ -412,7 +412,9 @@ type RowIter struct {
 	t       *Txn
 	tb      *Table
 	it      kvIter
+	ixID    uint8
 	primary bool
+	cover   *coverPlan // set by Cover
 	reverse bool
 	started bool
 	ctx     context.Context
@@ -441,7 +443,7 @@ func (t *Txn) Scan(ctx context.Context, tb *Table, ixID uint8, lo, hi []byte, re
 	if err != nil {
 		return nil, err
 	}
-	r := &RowIter{t: t, tb: tb, it: it, primary: ixID == 0, reverse: reverse, ctx: ctx}
+	r := &RowIter{t: t, tb: tb, it: it, ixID: ixID, primary: ixID == 0, reverse: reverse, ctx: ctx}
 	t.rows = append(t.rows, r)
 	return r, nil
 }
@@ -477,6 +479,9 @@ func (r *RowIter) Next() (sql.Row, error) {
 		}
 		if r.t.lockingReads && r.t.writtenByStatement(r.it.Key()) {
 			continue // this statement's own write: never revisit it
+		}
+		if r.cover != nil && !r.t.lockingReads {
+			return r.cover.row(r.tb, r.it.Key(), r.it.Value())
 		}
 		var rowKey []byte
 		if r.primary {
