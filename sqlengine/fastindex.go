@@ -350,7 +350,9 @@ func (e *Engine) execIndexSelect(ctx context.Context, s *Session, ip *indexPlan,
 		if err != nil {
 			return true, toMySQLError(err)
 		}
-		it.Cover(need)
+		if !it.Cover(need) {
+			it.Project(need)
+		}
 		for {
 			row, err := it.Next()
 			if err != nil {

@@ -173,6 +173,7 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 	if err != nil {
 		return true, toMySQLError(err)
 	}
+	it.Project([]int{r.col})
 	var vals []any
 	var sum int64
 	n := 0

@@ -123,3 +123,22 @@ func decodeCols(row sql.Row, cols []coverCol, b []byte) bool {
 	}
 	return true
 }
+
+// Project makes r, a primary-index scan, decode only the columns in need
+// (schema ordinals) from each row; the others are nil. It reports whether
+// it applies (a primary scan not started yet); call it before the first
+// Next.
+func (r *RowIter) Project(need []int) bool {
+	if !r.primary || r.started {
+		return false
+	}
+	want := make([]bool, len(r.tb.Schema))
+	for _, o := range need {
+		if o < 0 || o >= len(want) {
+			return false
+		}
+		want[o] = true
+	}
+	r.want = want
+	return true
+}

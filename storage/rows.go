@@ -415,6 +415,7 @@ type RowIter struct {
 	ixID    uint8
 	primary bool
 	cover   *coverPlan // set by Cover
+	want    []bool     // set by Project
 	reverse bool
 	started bool
 	ctx     context.Context
@@ -501,6 +502,9 @@ func (r *RowIter) Next() (sql.Row, error) {
 				continue // deleted meanwhile
 			}
 			return row, nil
+		}
+		if r.want != nil {
+			return keys.DecodeRowColumns(r.it.Value(), r.tb.Schema, r.want)
 		}
 		return decodeRow(r.it.Value(), r.tb.Schema)
 	}
