@@ -71,8 +71,11 @@ func TestParallelApplierVariables(t *testing.T) {
 	if w := globalStatus(t, ctx, rdb, "Petrel_replica_parallel_workers"); w != 8 {
 		t.Fatalf("Petrel_replica_parallel_workers = %d while running, want 8 (the new count waits for START)", w)
 	}
+	checkWorkerRows(t, ctx, sdb, rdb, 8, "ON")
 
-	mustExec(t, ctx, rdb, "STOP REPLICA SQL_THREAD",
+	mustExec(t, ctx, rdb, "STOP REPLICA SQL_THREAD")
+	checkWorkerRows(t, ctx, sdb, rdb, 8, "OFF") // kept until the next START
+	mustExec(t, ctx, rdb,
 		"SET GLOBAL slave_preserve_commit_order = OFF", "SET GLOBAL replica_parallel_type = 'LOGICAL_CLOCK'",
 		"START REPLICA SQL_THREAD")
 	if v := queryInt(t, ctx, rdb, "SELECT @@GLOBAL.replica_preserve_commit_order"); v != 0 {
@@ -89,6 +92,85 @@ func TestParallelApplierVariables(t *testing.T) {
 	}
 	if total != 300 {
 		t.Fatalf("%d rows replicated, want 300", total)
+	}
+	checkWorkerRows(t, ctx, sdb, rdb, 2, "ON")
+
+	// A worker's failure: its row and SHOW REPLICA STATUS carry MySQL's
+	// number (a table the replica lacks, 1146; row events apply
+	// idempotently, so a duplicate key is not one).
+	mustExec(t, ctx, rdb, "DROP TABLE c.t")
+	mustExec(t, ctx, sdb, "INSERT INTO c.t VALUES (1000, 1)")
+	deadline := time.Now().Add(30 * time.Second)
+	for replicaStatus(t, ctx, rdb, "SHOW REPLICA STATUS")["Last_SQL_Errno"] == "0" {
+		if time.Now().After(deadline) {
+			t.Fatal("the replica did not stop at the missing table")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := replicaStatus(t, ctx, rdb, "SHOW REPLICA STATUS")["Last_SQL_Errno"]; n != "1146" {
+		t.Fatalf("Last_SQL_Errno = %s, want 1146", n)
+	}
+	if n := queryInt(t, ctx, rdb, "SELECT COUNT(*) FROM performance_schema.replication_applier_status_by_worker WHERE LAST_ERROR_NUMBER = 1146 AND LAST_ERROR_MESSAGE LIKE '%c.t%'"); n != 1 {
+		t.Fatalf("%d worker rows carry error 1146 naming c.t, want 1", n)
+	}
+	if st := queryString(t, ctx, rdb, "SELECT SERVICE_STATE FROM performance_schema.replication_applier_status"); st != "OFF" {
+		t.Fatalf("replication_applier_status.SERVICE_STATE = %s after the failure, want OFF", st)
+	}
+}
+
+// checkWorkerRows: performance_schema.replication_applier_status_by_worker
+// has one row per worker (ids 1..n) in the given state, a thread id only
+// while running, every applied GTID it names is in the replica's
+// gtid_executed, and the source's last transaction is some worker's last
+// applied one.
+func checkWorkerRows(t *testing.T, ctx context.Context, sdb, rdb *sql.DB, n int, state string) {
+	t.Helper()
+	rows, err := rdb.QueryContext(ctx, "SELECT WORKER_ID, THREAD_ID, SERVICE_STATE, LAST_ERROR_NUMBER, LAST_APPLIED_TRANSACTION,"+
+		" LAST_APPLIED_TRANSACTION_END_APPLY_TIMESTAMP >= LAST_APPLIED_TRANSACTION_START_APPLY_TIMESTAMP"+
+		" FROM performance_schema.replication_applier_status_by_worker ORDER BY WORKER_ID")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	executed := queryString(t, ctx, rdb, "SELECT @@GLOBAL.gtid_executed")
+	srcExecuted := queryString(t, ctx, sdb, "SELECT @@GLOBAL.gtid_executed")
+	last := srcExecuted[:strings.Index(srcExecuted, ":")+1] + strconv.Itoa(gtidCount(t, srcExecuted))
+	var ids []int
+	foundLast := false
+	for rows.Next() {
+		var id, errno int
+		var thread sql.NullInt64
+		var st, applied string
+		var ordered sql.NullBool
+		if err := rows.Scan(&id, &thread, &st, &errno, &applied, &ordered); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+		if st != state || thread.Valid != (state == "ON") || errno != 0 {
+			t.Errorf("worker %d: state %s, thread %v, error %d; want %s, a thread id only when ON, no error", id, st, thread, errno, state)
+		}
+		if applied == "" {
+			continue
+		}
+		if !ordered.Bool {
+			t.Errorf("worker %d: its last transaction ended applying before it started", id)
+		}
+		if queryInt(t, ctx, rdb, "SELECT GTID_SUBSET(?, ?)", applied, executed) != 1 {
+			t.Errorf("worker %d: last applied %s is not in gtid_executed %s", id, applied, executed)
+		}
+		foundLast = foundLast || applied == last
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != n || ids[0] != 1 || ids[n-1] != n {
+		t.Fatalf("worker ids %v, want 1..%d", ids, n)
+	}
+	if !foundLast {
+		t.Errorf("no worker's last applied transaction is the source's last, %s", last)
+	}
+	if st := queryString(t, ctx, rdb, "SELECT SERVICE_STATE FROM performance_schema.replication_applier_status"); st != state {
+		t.Errorf("replication_applier_status.SERVICE_STATE = %s, want %s", st, state)
 	}
 }
 

@@ -161,6 +161,7 @@ func Open(opts Options) (*Node, error) {
 	if err != nil {
 		return fail(fmt.Errorf("node: %w", err))
 	}
+	binlogsql.RegisterGTIDFunctions(n.sql) // with or without the log, as MySQL
 	if logBin {
 		if err := n.openBinlog(); err != nil {
 			return fail(err)

@@ -19,6 +19,11 @@ type Provider struct {
 
 	mu  sync.Mutex
 	dbs map[*storage.Database]*Database // stable wrappers
+
+	sys systemTables // performance_schema
+
+	fnMu sync.RWMutex
+	fns  map[string]sql.Function // RegisterFunction's, by lower-case name
 }
 
 var (
@@ -45,6 +50,9 @@ func (p *Provider) wrap(d *storage.Database) *Database {
 
 // Database implements sql.DatabaseProvider.
 func (p *Provider) Database(_ *sql.Context, name string) (sql.Database, error) {
+	if strings.EqualFold(name, PerformanceSchema) {
+		return sysDatabase{&p.sys}, nil
+	}
 	d := p.e.Catalog().Database(name)
 	if d == nil {
 		return nil, sql.ErrDatabaseNotFound.New(name)
@@ -54,12 +62,12 @@ func (p *Provider) Database(_ *sql.Context, name string) (sql.Database, error) {
 
 // HasDatabase implements sql.DatabaseProvider.
 func (p *Provider) HasDatabase(_ *sql.Context, name string) bool {
-	return p.e.Catalog().Database(name) != nil
+	return strings.EqualFold(name, PerformanceSchema) || p.e.Catalog().Database(name) != nil
 }
 
 // AllDatabases implements sql.DatabaseProvider.
 func (p *Provider) AllDatabases(*sql.Context) []sql.Database {
-	var out []sql.Database
+	out := []sql.Database{sysDatabase{&p.sys}}
 	for _, d := range p.e.Catalog().Databases() {
 		out = append(out, p.wrap(d))
 	}
@@ -88,6 +96,9 @@ func (p *Provider) CreateCollatedDatabase(ctx *sql.Context, name string, collati
 
 // DropDatabase implements sql.MutableDatabaseProvider.
 func (p *Provider) DropDatabase(ctx *sql.Context, name string) error {
+	if strings.EqualFold(name, PerformanceSchema) {
+		return perfSchemaDenied(ctx)
+	}
 	txn, err := ddlTxn(ctx)
 	if err != nil {
 		return err

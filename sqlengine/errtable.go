@@ -94,6 +94,14 @@ var gmsKinds = compileKinds([]gmsKind{
 	}},
 	{kind: sql.ErrUnknownPreparedStatement, num: erUnknownStmtHandler},
 	{kind: plan.ErrIndexNotFound, num: mysqlerr.ErCantDropFieldOrKey},
+	// Writes and DDL in performance_schema: MySQL refuses them as missing
+	// privileges.
+	{kind: sql.ErrCreateTableNotSupported, num: mysqlerr.ErDBAccessDenied},
+	{kind: sql.ErrDropTableNotSupported, num: mysqlerr.ErDBAccessDenied},
+	{kind: plan.ErrInsertIntoNotSupported, num: mysqlerr.ErTableAccessDenied},
+	{kind: plan.ErrUpdateNotSupported, num: mysqlerr.ErTableAccessDenied},
+	{kind: plan.ErrDeleteFromNotSupported, num: mysqlerr.ErTableAccessDenied},
+	{kind: plan.ErrTruncateNotSupported, num: mysqlerr.ErTableAccessDenied},
 })
 
 // compileKinds turns each kind's format into an anchored pattern whose

@@ -106,6 +106,12 @@ func TestGMSErrorKinds(t *testing.T) {
 		{sql.ErrReadOnlyTransaction, nil, 1792, "25006", "Cannot execute statement in a READ ONLY transaction."},
 		{sql.ErrUnknownPreparedStatement, []any{"s"}, 1243, "HY000", "Unknown prepared statement handler (s) given to EXECUTE"},
 		{plan.ErrIndexNotFound, []any{"i", "t", "d"}, 1091, "42000", ""},
+		{sql.ErrCreateTableNotSupported, []any{"performance_schema"}, 1044, "42000", ""},
+		{sql.ErrDropTableNotSupported, []any{"performance_schema"}, 1044, "42000", ""},
+		{plan.ErrInsertIntoNotSupported, nil, 1142, "42000", ""},
+		{plan.ErrUpdateNotSupported, nil, 1142, "42000", ""},
+		{plan.ErrDeleteFromNotSupported, nil, 1142, "42000", ""},
+		{plan.ErrTruncateNotSupported, nil, 1142, "42000", ""},
 	} {
 		name := tc.kind.Message
 		raw := tc.kind.New(tc.args...)
@@ -122,7 +128,7 @@ func TestGMSErrorKinds(t *testing.T) {
 		}
 	}
 	// Every row of the table is covered above.
-	if len(gmsKinds) != 33 {
+	if len(gmsKinds) != 39 {
 		t.Errorf("gmsKinds has %d rows; add the new ones to this test", len(gmsKinds))
 	}
 }

@@ -8,7 +8,6 @@ import (
 
 	"petrel/binlog"
 	"petrel/internal/base"
-	"petrel/internal/mysqlerr"
 	"petrel/storage"
 )
 
@@ -19,18 +18,7 @@ import (
 func (r *Replica) runApplier(ctx context.Context, _ Config) {
 	defer r.threadEnded(false)
 	if err := r.apply(ctx); err != nil && ctx.Err() == nil {
-		// The failure's own number (1146 a missing table, 1062 a
-		// duplicate, ...); a relay log that cannot be read is a relay log
-		// read failure, anything else the generic applier failure
-		// (ER_REPLICA_RELAY_LOG_READ_FAILURE's old number, 1594).
-		errno := mysqlerr.ForClass(base.ClassOf(err)).Num
-		switch base.ClassOf(err) {
-		case base.ClassCorrupt:
-			errno = mysqlerr.ErRelayLogReadFailure
-		case base.ClassInternal:
-			errno = errApplyGeneric
-		}
-		r.setSQLError(errno, "%v", err)
+		r.setSQLError(applyErrno(err), "%v", err)
 		r.opts.Logger.Error("replica: applier stopped", "error", err)
 	}
 }
@@ -217,6 +205,7 @@ func (r *Replica) apply(ctx context.Context) (err error) {
 		return r.applyParallel(ctx, p)
 	}
 	a := newApplier(r)
+	r.workers.reset(1)
 	defer func() {
 		if cerr := a.pl.close(); err == nil {
 			err = cerr
@@ -253,7 +242,9 @@ func (r *Replica) apply(ctx context.Context) (err error) {
 			r.mu.Lock()
 			r.relayReadFile, r.relayReadPos = it.txn.File, it.txn.End
 			r.mu.Unlock()
-			if err := a.applyTxn(ctx, it.txn, it.end); err != nil {
+			err := a.applyTxn(ctx, it.txn, it.end)
+			r.workers.end(1, err, r.opts.Clock.Now())
+			if err != nil {
 				return err
 			}
 		case streamFileEnd:
@@ -313,6 +304,7 @@ func (a *applier) applyTxn(ctx context.Context, t *binlog.Txn, end sourcePos) er
 	r.mu.Lock()
 	r.applying, r.caughtUp, r.applyingOrig = true, false, g.OrigTime
 	r.mu.Unlock()
+	r.workers.begin(1, g.GTID, g.OrigTime, r.opts.Clock.Now())
 	// A stop request lets the transaction finish: never half a commit.
 	actx := context.WithoutCancel(ctx)
 	if t.DDL {

@@ -78,7 +78,7 @@ func newParApplier(r *Replica, p Parallel) *parApplier {
 		ch := make(chan *parJob, 1)
 		a.work = append(a.work, ch)
 		a.wg.Add(1)
-		go a.worker(ch)
+		go a.worker(w+1, ch)
 	}
 	return a
 }
@@ -288,10 +288,13 @@ func (a *parApplier) finished(seq uint64) {
 	a.signal()
 }
 
-func (a *parApplier) worker(ch <-chan *parJob) {
+func (a *parApplier) worker(id int, ch <-chan *parJob) {
 	defer a.wg.Done()
 	for j := range ch {
-		if err := a.run(j); err != nil {
+		a.r.workers.begin(id, j.txn.GTID.GTID, j.txn.GTID.OrigTime, a.r.opts.Clock.Now())
+		err := a.run(j)
+		a.r.workers.end(id, err, a.r.opts.Clock.Now())
+		if err != nil {
 			a.fail(j.seq, err)
 		}
 	}
@@ -426,6 +429,7 @@ func (a *parApplier) footprint(t *binlog.Txn, executed bool) (schedTxn, error) {
 
 // applyParallel is apply (applier.go) with workers.
 func (r *Replica) applyParallel(ctx context.Context, p Parallel) (err error) {
+	r.workers.reset(p.Workers)
 	a := newParApplier(r, p)
 	r.mu.Lock()
 	r.par = a

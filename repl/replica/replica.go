@@ -190,6 +190,7 @@ type Replica struct {
 	relayReadPos  uint64
 	par           *parApplier // the running parallel applier
 	parWaits      schedWaits  // the scheduler waits of appliers that stopped
+	workers       workerStats // performance_schema's worker rows (own lock)
 }
 
 // thread is a running goroutine with its stop switch.

@@ -171,6 +171,7 @@ func threads(list string) (io, sqlT bool) {
 // (SHOW REPLICAS) and both sides' status variables.
 func Register(e *sqlengine.Engine, r *replica.Replica, src *source.Source, serverID uint32) {
 	ok := func() (*sqlengine.AdminResult, error) { return &sqlengine.AdminResult{}, nil }
+	registerPerfSchema(e, r)
 	e.RegisterAdmin(`CHANGE (?:REPLICATION SOURCE|MASTER) TO (.+?)(?: FOR CHANNEL '')?`, sql.PrivilegeType_Super,
 		func(_ context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
 			opts, err := replica.ParseOptions(m[1])

@@ -1,0 +1,29 @@
+package sqlengine
+
+import (
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+)
+
+// RegisterFunction adds a SQL function, or replaces go-mysql-server's
+// built-in of the same name (the provider is asked before the built-ins).
+func (e *Engine) RegisterFunction(f sql.Function) {
+	e.prov.fnMu.Lock()
+	defer e.prov.fnMu.Unlock()
+	if e.prov.fns == nil {
+		e.prov.fns = map[string]sql.Function{}
+	}
+	e.prov.fns[strings.ToLower(f.FunctionName())] = f
+}
+
+var _ sql.FunctionProvider = (*Provider)(nil)
+
+// Function implements sql.FunctionProvider: the functions the stages
+// registered.
+func (p *Provider) Function(_ *sql.Context, name string) (sql.Function, bool) {
+	p.fnMu.RLock()
+	defer p.fnMu.RUnlock()
+	f, ok := p.fns[strings.ToLower(name)]
+	return f, ok
+}

@@ -1,0 +1,151 @@
+package sqlengine
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/sql"
+)
+
+// PerformanceSchema is the name of the read-only database whose tables the
+// pipeline's stages register (replication status, applier workers, ...).
+// Each table's rows are computed by its owner at every scan, so they are
+// always current; nothing is stored.
+const PerformanceSchema = "performance_schema"
+
+// SystemTable is one performance_schema table: its name, its columns and
+// the function that returns its rows at the moment of a scan.
+type SystemTable struct {
+	Name   string
+	Schema sql.Schema
+	Rows   func(ctx *sql.Context) ([]sql.Row, error)
+}
+
+// systemTables is the registry the provider serves performance_schema from.
+type systemTables struct {
+	mu     sync.RWMutex
+	tables map[string]*systemTable // lower-case name
+}
+
+// RegisterSystemTable adds (or replaces) a performance_schema table. The
+// owner's Rows is called once per scan, on the querying session's
+// goroutine.
+func (e *Engine) RegisterSystemTable(t SystemTable) {
+	e.prov.sys.register(t)
+}
+
+func (s *systemTables) register(t SystemTable) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tables == nil {
+		s.tables = map[string]*systemTable{}
+	}
+	sch := make(sql.Schema, len(t.Schema))
+	for i, c := range t.Schema {
+		cc := *c
+		cc.Source = t.Name
+		cc.DatabaseSource = PerformanceSchema
+		sch[i] = &cc
+	}
+	s.tables[strings.ToLower(t.Name)] = &systemTable{def: t, schema: sch}
+}
+
+func (s *systemTables) lookup(name string) (*systemTable, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t, ok := s.tables[strings.ToLower(name)]
+	return t, ok
+}
+
+func (s *systemTables) names() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]string, 0, len(s.tables))
+	for _, t := range s.tables {
+		out = append(out, t.def.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// sysDatabase is performance_schema as GMS sees it: tables only. It
+// implements no TableCreator/TableDropper and its tables no
+// Inserter/Updater/Deleter, so GMS refuses DDL (1044) and writes (1142)
+// as MySQL does; it is not marked read-only, which GMS would refuse with
+// one error for both.
+type sysDatabase struct{ s *systemTables }
+
+var _ sql.Database = sysDatabase{}
+
+func (sysDatabase) Name() string { return PerformanceSchema }
+
+func (d sysDatabase) GetTableInsensitive(_ *sql.Context, name string) (sql.Table, bool, error) {
+	t, ok := d.s.lookup(name)
+	if !ok {
+		return nil, false, nil
+	}
+	return t, true, nil
+}
+
+func (d sysDatabase) GetTableNames(*sql.Context) ([]string, error) { return d.s.names(), nil }
+
+// performance_schema has no views; GMS asks every database for them
+// (information_schema.VIEWS, name resolution).
+var _ sql.ViewDatabase = sysDatabase{}
+
+func (sysDatabase) CreateView(ctx *sql.Context, _, _, _ string) error { return perfSchemaDenied(ctx) }
+func (sysDatabase) DropView(ctx *sql.Context, _ string) error         { return perfSchemaDenied(ctx) }
+func (sysDatabase) GetViewDefinition(*sql.Context, string) (sql.ViewDefinition, bool, error) {
+	return sql.ViewDefinition{}, false, nil
+}
+func (sysDatabase) AllViews(*sql.Context) ([]sql.ViewDefinition, error) { return nil, nil }
+
+// perfSchemaDenied is MySQL's refusal of a change to performance_schema (1044).
+func perfSchemaDenied(ctx *sql.Context) error {
+	c := ctx.Session.Client()
+	return sql.ErrDatabaseAccessDeniedForUser.New(fmt.Sprintf("'%s'@'%s'", c.User, c.Address), PerformanceSchema)
+}
+
+// systemTable is one registered table as a GMS table of one partition.
+type systemTable struct {
+	def    SystemTable
+	schema sql.Schema
+}
+
+var _ sql.Table = (*systemTable)(nil)
+
+func (t *systemTable) Name() string               { return t.def.Name }
+func (t *systemTable) String() string             { return t.def.Name }
+func (t *systemTable) Schema() sql.Schema         { return t.schema }
+func (t *systemTable) Collation() sql.CollationID { return sql.Collation_Default }
+
+func (t *systemTable) Partitions(*sql.Context) (sql.PartitionIter, error) {
+	return &onePartition{}, nil
+}
+
+func (t *systemTable) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, error) {
+	rows, err := t.def.Rows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sql.RowsToRowIter(rows...), nil
+}
+
+type onePartition struct{ done bool }
+
+type sysPartition struct{}
+
+func (sysPartition) Key() []byte { return []byte("all") }
+
+func (p *onePartition) Next(*sql.Context) (sql.Partition, error) {
+	if p.done {
+		return nil, io.EOF
+	}
+	p.done = true
+	return sysPartition{}, nil
+}
+
+func (p *onePartition) Close(*sql.Context) error { return nil }

@@ -1,0 +1,108 @@
+package sqlengine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+
+	"petrel/storage"
+)
+
+// TestPerformanceSchemaTables: a registered table is computed at each scan
+// (its rows change between two SELECTs), filters and joins work on it,
+// performance_schema is listed, and it cannot be written, created in or
+// dropped.
+func TestPerformanceSchemaTables(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	st, err := storage.Open(storage.Options{Dir: t.TempDir(), Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e, err := New(Options{Store: st, ServerUUID: "3e11fa47-71ca-11e1-9e33-c80aa9429562", Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scans atomic.Int64
+	e.RegisterSystemTable(SystemTable{
+		Name: "workers",
+		Schema: sql.Schema{
+			{Name: "WORKER_ID", Type: types.Uint64},
+			{Name: "STATE", Type: types.MustCreateStringWithDefaults(sqltypes.VarChar, 16)},
+		},
+		Rows: func(*sql.Context) ([]sql.Row, error) {
+			n := scans.Add(1)
+			return []sql.Row{{uint64(1), "idle"}, {uint64(2), fmt.Sprintf("scan%d", n)}}, nil
+		},
+	})
+	bg := context.Background()
+	s := e.NewInternalSession()
+	query := func(q string) (string, error) {
+		ctx := e.NewContext(bg, s).WithQuery(q)
+		_, iter, _, err := e.GMS().Query(ctx, q)
+		if err != nil {
+			return "", err
+		}
+		rows, err := sql.RowIterToRows(ctx, iter)
+		return fmt.Sprint(rows), err
+	}
+	must := func(q string) string {
+		t.Helper()
+		out, err := query(q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return out
+	}
+	for _, tc := range []struct{ q, want string }{
+		{"SELECT * FROM performance_schema.workers ORDER BY WORKER_ID", "[[1 idle] [2 scan1]]"},
+		{"SELECT STATE FROM performance_schema.WORKERS WHERE worker_id = 2", "[[scan2]]"},
+		{"SELECT COUNT(*) FROM performance_schema.workers w JOIN performance_schema.workers v ON w.worker_id = v.worker_id", "[[2]]"},
+	} {
+		if got := must(tc.q); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.q, got, tc.want)
+		}
+	}
+	if got := must("SHOW DATABASES"); !strings.Contains(got, "performance_schema") {
+		t.Errorf("SHOW DATABASES: %s", got)
+	}
+	if got := must("SHOW TABLES FROM performance_schema"); got != "[[workers]]" {
+		t.Errorf("SHOW TABLES FROM performance_schema: %s", got)
+	}
+	must("CREATE DATABASE d")
+	s.SetCurrentDatabase("d") // as a client's session usually has one
+	for q, want := range map[string]uint16{
+		"INSERT INTO performance_schema.workers VALUES (3, 'x')": 1142,
+		"UPDATE performance_schema.workers SET STATE = 'x'":      1142,
+		"DELETE FROM performance_schema.workers":                 1142,
+		"TRUNCATE performance_schema.workers":                    1142,
+		"CREATE TABLE performance_schema.t (i INT)":              1044,
+		"DROP TABLE performance_schema.workers":                  1044,
+		"DROP DATABASE performance_schema":                       1044,
+		"CREATE DATABASE performance_schema":                     1007,
+		"CREATE VIEW performance_schema.v AS SELECT 1":           1044,
+	} {
+		_, err := query(q)
+		if err == nil {
+			t.Errorf("%s: accepted", q)
+			continue
+		}
+		var me *mysql.SQLError
+		if !errors.As(clientError(err), &me) || uint16(me.Num) != want {
+			t.Errorf("%s: %v, want MySQL error %d", q, clientError(err), want)
+		}
+	}
+	if got := must("SELECT COUNT(*) FROM performance_schema.workers"); got != "[[2]]" {
+		t.Errorf("rows after the refused writes: %s", got)
+	}
+}
