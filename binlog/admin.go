@@ -248,6 +248,8 @@ func (l *Log) purgeLocked(idx int) error {
 	l.syncMu.Lock()
 	l.written.file -= idx
 	l.synced.file -= idx
+	l.localEnd.file -= idx
+	l.relaySent.file -= idx
 	l.syncMu.Unlock()
 	for _, f := range removed {
 		if err := os.Remove(l.path(f)); err != nil && !errors.Is(err, os.ErrNotExist) {

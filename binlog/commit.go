@@ -178,10 +178,16 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	l.stats.BytesWritten.Add(uint64(len(buf)))
 	rec.SinkPos = encodeSinkRecord(l.files[l.fileIdx], p, gtid, l.nextGNO-1)
 	rec.GTID = gtid
+	relayDurable := rec.Origin != nil && rec.Origin.RelayDurable
 	l.syncMu.Lock()
 	l.written = logPos{file: l.fileIdx, pos: p}
+	if !relayDurable {
+		l.localEnd = l.written
+	} else if !l.synced.less(l.localEnd) {
+		l.relaySent = l.written
+	}
 	l.syncMu.Unlock()
-	if l.syncBinlog.Load() != 1 || l.sendEarly() {
+	if l.syncBinlog.Load() != 1 || l.sendEarly() || relayDurable {
 		l.wake()
 	}
 	return nil
@@ -201,7 +207,15 @@ func (l *Log) sendEarly() bool {
 }
 
 // SendablePosition is how far dump threads may read the log: its durable
-// end, or everything written while sendEarly holds.
+// end, or everything written while sendEarly holds. A replica's log
+// also sends, before its fsync, the replicated transactions that follow
+// its durable end (Origin.RelayDurable, which skip the fsync): they are
+// durable in its relay log, and if an operating-system crash cuts them
+// from this log the replica applies them again under the same GTIDs, so a
+// downstream replica that already holds them holds the same transactions
+// (a replica of this one by file and position could then see them at
+// other offsets). Without it an intermediate replica would feed its own
+// replicas only at its next fsync.
 func (l *Log) SendablePosition() Position { return l.endPosition(true) }
 
 // failure is why nothing more may be appended: a failed write that could

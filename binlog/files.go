@@ -113,6 +113,7 @@ func (l *Log) openNewFile() error {
 	l.syncMu.Lock()
 	l.written = logPos{file: l.fileIdx, pos: l.pos}
 	l.synced = l.written
+	l.relaySent = l.written
 	l.syncMu.Unlock()
 	if old != nil {
 		old.Close()

@@ -79,5 +79,22 @@ func (l *Log) endPosition(early bool) Position {
 	if written {
 		return Position{File: files[l.written.file], Pos: l.written.pos}
 	}
-	return Position{File: files[l.synced.file], Pos: l.synced.pos}
+	end := l.synced
+	if early {
+		end = l.sendableLocked()
+	}
+	return Position{File: files[end.file], Pos: end.pos}
+}
+
+// sendableLocked is the durable end, extended over the replicated
+// transactions that follow it (SendablePosition). Caller holds syncMu.
+func (l *Log) sendableLocked() logPos {
+	if !l.synced.less(l.localEnd) {
+		// Nothing local is unsynced: what is written is replicated.
+		return l.written
+	}
+	if l.synced.less(l.relaySent) {
+		return l.relaySent
+	}
+	return l.synced
 }

@@ -164,13 +164,18 @@ type Log struct {
 	closed    bool
 
 	// sync state: the leader of a commit group fsyncs for everyone.
-	syncMu     sync.Mutex
-	syncCond   *sync.Cond
-	syncing    bool
-	written    logPos // end of the last Append
-	synced     logPos // end of the last fsync
-	groupsLeft int    // for sync_binlog = N
-	syncClosed bool   // Close has begun: no new fsync of the file
+	syncMu   sync.Mutex
+	syncCond *sync.Cond
+	syncing  bool
+	written  logPos // end of the last Append
+	synced   logPos // end of the last fsync
+	// localEnd is the end of the last transaction not already durable
+	// elsewhere (not Origin.RelayDurable), and relaySent how far dump
+	// threads may read before an fsync because everything after synced up
+	// to it is replicated and durable in the relay log (sendableLocked).
+	localEnd, relaySent logPos
+	groupsLeft          int  // for sync_binlog = N
+	syncClosed          bool // Close has begun: no new fsync of the file
 	// syncErr is set when an fsync failed: from then on no position is
 	// reported durable (see syncTo).
 	syncErr error

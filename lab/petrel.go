@@ -31,6 +31,8 @@ type PetrelOptions struct {
 	RootPassword string
 	// ExtraArgs are appended after the flags above.
 	ExtraArgs []string
+	// Command is the petrel subcommand: "server" (default) or "relay".
+	Command string
 	// Env is added to the server's environment (e.g. PETREL_FAILPOINTS).
 	Env []string
 	// Stderr, if set, also receives the server's output as it is written
@@ -94,14 +96,18 @@ type Petrel struct {
 	}
 }
 
-// StartPetrel runs `petrel server ...` and waits until root can ping it.
+// StartPetrel runs `petrel server ...` (or opts.Command) and waits until root can ping it.
 // ctx bounds the start only; the server runs until Stop or Kill. On error
 // the process has been killed, and the error includes its output.
 func StartPetrel(ctx context.Context, opts PetrelOptions) (*Petrel, error) {
 	if err := opts.applyDefaults(ctx); err != nil {
 		return nil, err
 	}
-	args := []string{"server",
+	cmd := opts.Command
+	if cmd == "" {
+		cmd = "server"
+	}
+	args := []string{cmd,
 		"--datadir", opts.Datadir,
 		"--port", strconv.Itoa(opts.Port),
 		"--server-id", strconv.Itoa(opts.ServerID),

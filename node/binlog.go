@@ -8,6 +8,7 @@ import (
 	"petrel/binlog/binlogsql"
 	"petrel/internal/base"
 	"petrel/sqlengine"
+	"petrel/storage"
 )
 
 // openBinlog opens the log (replaying into storage what storage lacks),
@@ -23,7 +24,7 @@ func (n *Node) openBinlog() error {
 	}
 	l, err := binlog.Open(binlog.Options{
 		Dir: n.opts.Datadir + "/binlog", MaxSize: int64(sqlengine.GlobalUint("max_binlog_size", 1<<30)), SyncBinlog: sync,
-		ServerID: n.opts.ServerID, ServerUUID: sid, ServerVersion: sqlengine.Version, Logger: n.opts.Logger, Clock: n.opts.Clock, Store: n.store,
+		ServerID: n.opts.ServerID, ServerUUID: sid, ServerVersion: sqlengine.Version, Logger: n.opts.Logger, Clock: n.opts.Clock, Store: n.logStore(),
 		// A crashed semi-sync source restarted as a replica (MariaDB's
 		// --init-rpl-role=SLAVE) cuts its unapplied, possibly
 		// unacknowledged tail instead of committing it.
@@ -41,7 +42,18 @@ func (n *Node) openBinlog() error {
 		return fmt.Errorf("node: binary log: %w", err)
 	}
 	n.binlog = l
-	n.store.SetSink(l)
+	if !n.opts.Relay {
+		n.store.SetSink(l)
+	}
 	binlogsql.Register(n.sql, l, n.store, n.opts.Clock, n.opts.Logger)
 	return nil
+}
+
+// logStore is the storage the log recovers at Open: none on a relay, whose
+// log holds its source's transactions, never applied.
+func (n *Node) logStore() *storage.Engine {
+	if n.opts.Relay {
+		return nil
+	}
+	return n.store
 }

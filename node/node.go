@@ -59,6 +59,9 @@ type Options struct {
 	Out io.Writer
 	// MetricsAddress serves Prometheus metrics at /metrics ("" = off).
 	MetricsAddress string
+	// Relay makes the server a relay (`petrel relay`, relay.go): it keeps
+	// its source's binlog in its own and serves it, applying nothing.
+	Relay bool
 }
 
 // Node is a running Petrel server.
@@ -119,6 +122,12 @@ func Open(opts Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Relay {
+		if !logBin {
+			return nil, errors.New("node: a relay keeps what it receives in its binary log: log_bin cannot be OFF")
+		}
+		relayVariables(vars)
+	}
 	binlogsql.Variables(logBin, opts.Datadir)
 	n := &Node{opts: opts, repl: replsql.Variables(), semi: semisyncsql.Variables()}
 	replsql.TCPVariables(opts.Logger)
@@ -130,7 +139,7 @@ func Open(opts Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n.store, err = storage.Open(storage.Options{Dir: filepath.Join(opts.Datadir, "data"), Logger: opts.Logger, Clock: opts.Clock, LogIsWAL: logBin,
+	n.store, err = storage.Open(storage.Options{Dir: filepath.Join(opts.Datadir, "data"), Logger: opts.Logger, Clock: opts.Clock, LogIsWAL: logBin && !opts.Relay,
 		CacheSize: sqlengine.BufferPoolSize()})
 	if err != nil {
 		return nil, fmt.Errorf("node: datadir %s: %w", opts.Datadir, err)
@@ -185,6 +194,9 @@ func Open(opts Options) (*Node, error) {
 		opts.Logger.Info("petrel: initialised datadir", "datadir", opts.Datadir, "server_uuid", n.meta.ServerUUID)
 	case !n.sql.HasUsers():
 		return fail(fmt.Errorf("node: datadir %s has no user accounts: its storage is damaged or was replaced; refusing to start", opts.Datadir))
+	}
+	if opts.Relay {
+		n.store.SetSink(refuseWrites{})
 	}
 	if err := n.openReplication(); err != nil {
 		return fail(err)

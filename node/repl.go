@@ -30,7 +30,16 @@ func (n *Node) openReplication() error {
 		TCP: replsql.TCPOptions, Semi: n.tracker, SemiEnabled: n.semi.Enabled})
 	e.SetReplicationSource(replsql.SourceAdapter{S: n.source})
 
+	sink, err := n.relaySink()
+	if err != nil {
+		return err
+	}
+	var rs replica.Sink
+	if sink != nil {
+		rs = sink
+	}
 	n.replica, err = replica.New(replica.Options{
+		Sink:    rs,
 		Datadir: n.opts.Datadir, ServerID: n.opts.ServerID, ServerUUID: n.meta.ServerUUID,
 		Store: n.store, Log: n.binlog, Logger: n.opts.Logger, Clock: n.opts.Clock,
 		NetTimeout:   n.repl.NetTimeout,

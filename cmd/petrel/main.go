@@ -1,6 +1,7 @@
 // Command petrel is the Petrel server and its tools.
 //
 //	petrel server --datadir DIR --port N --server-id N [--root-password PW] [--config FILE]
+//	petrel relay  (the flags of petrel server)
 //	petrel cluster [--datadir DIR] [--base-port P] [--replicas N] [--root-password PW]
 package main
 
@@ -36,6 +37,8 @@ func usage(w io.Writer) {
 
 commands:
   server    run a Petrel server (petrel server --help)
+  relay     run a relay: the flags of server; it keeps its source's binlog (CHANGE REPLICATION SOURCE TO ...;
+            START REPLICA) in its own and serves it to replicas, applying nothing
   cluster   run a local primary and replicas, replication wired (petrel cluster --help)
   binlog    print binary log files, verifying checksums (petrel binlog [-v] FILE...),
             or a server's binary log as it streams it (petrel binlog -R --host H --port P --user U -p PW [--stop-never] FILE)`)
@@ -48,7 +51,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "server":
-		return runServer(args[1:], stdout, stderr)
+		return runServer(args[1:], stdout, stderr, false)
+	case "relay":
+		return runServer(args[1:], stdout, stderr, true)
 	case "binlog":
 		return runBinlog(args[1:], stdout, stderr)
 	case "cluster":
@@ -71,7 +76,9 @@ type serverFlags struct {
 	skipLogBin, truncateCorrupt                          bool
 }
 
-func runServer(args []string, stdout, stderr io.Writer) int {
+// runServer runs `petrel server`, or with relay `petrel relay` (same
+// flags and option file).
+func runServer(args []string, stdout, stderr io.Writer, relay bool) int {
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var f serverFlags
@@ -210,6 +217,7 @@ func runServer(args []string, stdout, stderr io.Writer) int {
 	n, err := node.Open(node.Options{
 		Datadir: f.datadir, BindAddress: f.bind, Port: f.port, ServerID: uint32(f.serverID),
 		RootPassword: f.rootPW, Variables: vars, Logger: logger, Out: stdout, MetricsAddress: f.metrics,
+		Relay: relay,
 	})
 	close(opened)
 	if err != nil {

@@ -48,6 +48,9 @@ var allowed = map[string][]string{
 	// Replication never imports sqlengine: node adapts.
 	"repl/source":  {"internal/*", "binlog", "binlog/rowenc", "storage", "semisync"},
 	"repl/replica": {"internal/*", "binlog", "binlog/rowenc", "storage", "semisync"},
+	// The relay role's sink: received transactions into the relay's own
+	// binlog (the receiver in repl/replica calls it through an interface).
+	"repl/relay": {"internal/*", "binlog"},
 
 	// Each stage's SQL surface: statements, variables and status
 	// variables, registered through sqlengine's extension points, in a
@@ -56,7 +59,7 @@ var allowed = map[string][]string{
 	"semisync/semisyncsql": {"internal/*", "semisync", "sqlengine"},
 	"repl/replsql":         {"internal/*", "repl/replica", "repl/source", "sqlengine"},
 
-	"node": {"internal/*", "storage", "storage/keys", "binlog", "binlog/rowenc", "semisync", "sqlengine", "repl/source", "repl/replica",
+	"node": {"internal/*", "storage", "storage/keys", "binlog", "binlog/rowenc", "semisync", "sqlengine", "repl/source", "repl/replica", "repl/relay",
 		"binlog/binlogsql", "semisync/semisyncsql", "repl/replsql"},
 
 	// cluster runs petrel processes: no server package.

@@ -187,6 +187,17 @@ func (s *GTIDSet) Last(sid SID) int64 {
 	return ivs[len(ivs)-1].End
 }
 
+// Count returns how many GTIDs the set holds.
+func (s *GTIDSet) Count() int64 {
+	var n int64
+	for _, ivs := range s.m {
+		for _, iv := range ivs {
+			n += iv.End - iv.Start + 1
+		}
+	}
+	return n
+}
+
 // IsEmpty reports whether the set has no GTID.
 func (s *GTIDSet) IsEmpty() bool {
 	for _, ivs := range s.m {

@@ -23,6 +23,9 @@ func TestGTIDSet(t *testing.T) {
 	if got := s.Subtract(sub).String(); got != "3e11fa47-71ca-11e1-9e33-c80aa9429562:1:4-7,\n3e11fa47-71ca-11e1-9e33-c80aa9429563:3" {
 		t.Fatalf("Subtract = %q", got)
 	}
+	if s.Count() != 8 || s.Subtract(sub).Count() != 6 || NewGTIDSet().Count() != 0 {
+		t.Fatalf("Count = %d, %d", s.Count(), s.Subtract(sub).Count())
+	}
 	for _, bad := range []string{"nope:1", "3e11fa47-71ca-11e1-9e33-c80aa9429562", "3e11fa47-71ca-11e1-9e33-c80aa9429562:5-3", "3e11fa47-71ca-11e1-9e33-c80aa9429562:0"} {
 		if _, err := ParseGTIDSet(bad); err == nil {
 			t.Errorf("%q parsed", bad)

@@ -61,6 +61,7 @@ const (
 	ErDataTooLong              = 1406 // ER_DATA_TOO_LONG
 	ErTableDefChanged          = 1412 // ER_TABLE_DEF_CHANGED
 	ErUnknownCharacterSet      = 1115 // ER_UNKNOWN_CHARACTER_SET
+	ErReplicaFatalError        = 1593 // ER_REPLICA_FATAL_ERROR (ER_SLAVE_FATAL_ERROR)
 	ErRelayLogWriteFailure     = 1595 // ER_REPLICA_RELAY_LOG_WRITE_FAILURE
 	ErNetReadEventChecksum     = 1743 // ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE
 	ErBadReplicaAutoPosition   = 1776 // ER_BAD_REPLICA_AUTO_POSITION
@@ -68,6 +69,13 @@ const (
 	ErReadOnlyTransaction      = 1792 // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
 	ErMalformedPacket          = 1835 // ER_MALFORMED_PACKET
 	ErSecureTransportRequired  = 3159 // ER_SECURE_TRANSPORT_REQUIRED
+
+	// Asynchronous connection failover (MySQL 8.0.22): the source-list
+	// functions' refusals and SOURCE_CONNECTION_AUTO_FAILOVER's rules.
+	ErCantInitializeUDF                   = 1123 // ER_CANT_INITIALIZE_UDF
+	ErUDFError                            = 3200 // ER_UDF_ERROR
+	ErAsyncReconnectAutoPositionOff       = 3991 // ER_RPL_ASYNC_RECONNECT_AUTO_POSITION_OFF
+	ErDisableAutoPositionRequiresAsyncOff = 3993 // ER_DISABLE_AUTO_POSITION_REQUIRES_ASYNC_RECONNECT_OFF
 
 	// Replication thread errors of MySQL 8.0 (SHOW REPLICA STATUS).
 	ErSourceFatalReadingBinlog = 13114 // ER_SERVER_SOURCE_FATAL_ERROR_READING_BINLOG

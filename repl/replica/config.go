@@ -48,6 +48,9 @@ type Config struct {
 	SSLCert             string `json:"ssl_cert,omitempty"`
 	SSLKey              string `json:"ssl_key,omitempty"`
 	SSLVerifyServerCert bool   `json:"ssl_verify_server_cert,omitempty"`
+	// AutoFailover: SOURCE_CONNECTION_AUTO_FAILOVER=1, the receiver picks
+	// its source from the source list (failover.go).
+	AutoFailover bool `json:"auto_failover,omitempty"`
 }
 
 // Petrel's defaults: short retries, many of them (the seeds' lesson: a
@@ -269,6 +272,10 @@ func applyChange(cfg Config, opts []Option) (change, error) {
 			if v, err = num(0, 1); err == nil {
 				cfg.SSLVerifyServerCert = v == 1
 			}
+		case "SOURCE_CONNECTION_AUTO_FAILOVER":
+			if v, err = num(0, 1); err == nil {
+				cfg.AutoFailover = v == 1
+			}
 		case "SOURCE_SSL_CA":
 			cfg.SSLCA, err = str()
 		case "SOURCE_SSL_CERT":
@@ -277,7 +284,7 @@ func applyChange(cfg Config, opts []Option) (change, error) {
 			cfg.SSLKey, err = str()
 		case "RELAY_LOG_FILE", "RELAY_LOG_POS":
 			// Checked below: with auto-positioning MySQL's 1776 comes first.
-		case "GET_SOURCE_PUBLIC_KEY", "SOURCE_COMPRESSION_ALGORITHMS", "SOURCE_ZSTD_COMPRESSION_LEVEL", "SOURCE_DELAY", "SOURCE_BIND", "PRIVILEGE_CHECKS_USER", "REQUIRE_ROW_FORMAT", "SOURCE_CONNECTION_AUTO_FAILOVER", "GTID_ONLY":
+		case "GET_SOURCE_PUBLIC_KEY", "SOURCE_COMPRESSION_ALGORITHMS", "SOURCE_ZSTD_COMPRESSION_LEVEL", "SOURCE_DELAY", "SOURCE_BIND", "PRIVILEGE_CHECKS_USER", "REQUIRE_ROW_FORMAT", "GTID_ONLY":
 			// Accepted for compatibility; Petrel does not act on these yet.
 		default:
 			err = fmt.Errorf("unknown CHANGE REPLICATION SOURCE option %s", o.Name)
@@ -294,6 +301,9 @@ func applyChange(cfg Config, opts []Option) (change, error) {
 	}
 	if cfg.AutoPosition && (start != nil || seen["RELAY_LOG_FILE"] || seen["RELAY_LOG_POS"]) {
 		return change{cfg: cfg}, ErrAutoPositionConflict
+	}
+	if err := checkFailover(cfg, seen["SOURCE_CONNECTION_AUTO_FAILOVER"]); err != nil {
+		return change{cfg: cfg}, err
 	}
 	if seen["RELAY_LOG_FILE"] || seen["RELAY_LOG_POS"] {
 		return change{cfg: cfg}, errors.New("RELAY_LOG_FILE and RELAY_LOG_POS are not supported: Petrel's relay log records the source position itself; use SOURCE_LOG_FILE and SOURCE_LOG_POS")

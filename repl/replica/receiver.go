@@ -40,6 +40,10 @@ func ioErrorf(errno int, fatal bool, format string, args ...any) *ioError {
 // twice or skipped.
 func (r *Replica) runReceiver(ctx context.Context, cfg Config) {
 	defer r.threadEnded(true)
+	if cfg.AutoFailover {
+		r.runFailoverReceiver(ctx, cfg)
+		return
+	}
 	failures := 0
 	for {
 		progressed, err := r.receiveOnce(ctx, cfg)
@@ -66,7 +70,7 @@ func (r *Replica) runReceiver(ctx context.Context, cfg Config) {
 			r.opts.Logger.Error("replica: receiver gave up after retries", "retries", cfg.RetryCount, "error", ie.msg)
 			return
 		}
-		r.opts.Logger.Warn("replica: link to source failed; reconnecting", "error", ie.msg, "retry_in", cfg.ConnectRetry, "attempt", failures)
+		r.opts.Logger.Warn("replica: link to source failed; reconnecting", "errno", ie.errno, "error", ie.msg, "retry_in", cfg.ConnectRetry, "attempt", failures)
 		r.setIOState(fmt.Sprintf("Waiting to reconnect after a failed attempt (%d of %d)", failures, cfg.RetryCount))
 		select {
 		case <-ctx.Done():
@@ -132,6 +136,11 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 	if uint32(srcID) == r.opts.ServerID {
 		return false, ioErrorf(ErrEqualServerIDs, true, "Fatal error: The replica I/O thread stops because source and replica have equal MySQL server ids; these ids must be different for replication to work (or the --replicate-same-server-id option must be used on replica but this does not always make sense; please check the manual before using it).")
 	}
+	if r.opts.Sink != nil {
+		if err := r.opts.Sink.Connected(srcUUID); err != nil {
+			return false, sinkError(err)
+		}
+	}
 	r.mu.Lock()
 	r.sourceID, r.sourceUUID = uint32(srcID), srcUUID
 	r.clockDiff = r.opts.Clock.Now().Sub(time.Unix(0, int64(srcTS*1e9))).Truncate(time.Second)
@@ -146,7 +155,7 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 		return false, err
 	}
 	var from string
-	if cfg.AutoPosition {
+	if cfg.AutoPosition || r.opts.Sink != nil {
 		want := r.opts.Log.Executed()
 		want.AddSet(r.relay.retrievedSet())
 		if err := pc.dumpGTID(r.opts.ServerID, want); err != nil {
@@ -168,6 +177,7 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 	r.connects++
 	r.lastHeard = r.opts.Clock.Now()
 	r.mu.Unlock()
+	r.failoverLinkUp()
 	r.setIOState("Waiting for source to send event")
 	r.opts.Logger.Info("replica: streaming from source", "source", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)), "source_server_id", srcID, "requested", from)
 
@@ -250,7 +260,11 @@ func (r *Replica) stream(ctx context.Context, pc *packetConn, br *bufio.Reader, 
 			// fsync for everything the burst brought; with RELAY_WRITE at
 			// once (the background syncer follows within 10 ms).
 			r.relay.syncEvery.Store(r.opts.syncRelayLog())
-			if r.opts.ackAfter() == AckRelaySync {
+			if r.opts.Sink != nil {
+				if err := r.opts.Sink.Sync(r.opts.ackAfter() == AckRelaySync); err != nil {
+					return progressed, ioErrorf(ErrRelayLogFailure, true, "relay: binary log sync failed: %v", err)
+				}
+			} else if r.opts.ackAfter() == AckRelaySync {
 				if err := r.relay.sync(); err != nil {
 					return progressed, ioErrorf(ErrRelayLogFailure, true, "relay log sync failed: %v", err)
 				}
@@ -329,13 +343,13 @@ func (r *Replica) receiveEvent(ev []byte, txn *pendingTxn) (*pendingTxn, error) 
 		r.sourceFile, r.sourcePos = name, pos
 		r.mu.Unlock()
 		// Kept in the relay log: it names the source's file (position.go).
-		return nil, r.relay.append([][]byte{ev}, nil)
+		return nil, r.keepHeader(ev)
 	case binlog.FormatDescriptionEvent, binlog.PreviousGTIDsEvent, binlog.StopEvent:
 		if txn != nil {
 			// The stream restarted mid-transaction: drop the partial one.
 			txn = nil
 		}
-		return nil, r.relay.append([][]byte{ev}, nil)
+		return nil, r.keepHeader(ev)
 	case binlog.GTIDEvent:
 		g, err := binlog.ParseGTID(binlog.Body(ev))
 		if err != nil {
@@ -365,8 +379,8 @@ func (r *Replica) receiveEvent(ev []byte, txn *pendingTxn) (*pendingTxn, error) 
 	if !done {
 		return txn, nil
 	}
-	if err := r.relay.append(txn.events, &txn.gtid); err != nil {
-		return nil, ioErrorf(ErrRelayLogFailure, true, "relay log write failed: %v", err)
+	if err := r.keepTxn(txn.events, txn.gtid); err != nil {
+		return nil, err
 	}
 	r.mu.Lock()
 	r.receivedTxns++

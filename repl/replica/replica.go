@@ -47,6 +47,9 @@ type Options struct {
 	// (replication_tcp_congestion_control, keepalives, TCP_NODELAY), read at
 	// each connect; nil leaves the socket as dialed.
 	TCP func() tcptune.Options
+	// Sink, when set, makes this a relay's receiver: whole transactions go
+	// to it instead of the relay log, and no applier runs (sink.go).
+	Sink Sink
 	// RelayMaxSize rotates relay files; default 256 MiB.
 	RelayMaxSize uint64
 	Logger       *slog.Logger
@@ -191,6 +194,8 @@ type Replica struct {
 	par           *parApplier // the running parallel applier
 	parWaits      schedWaits  // the scheduler waits of appliers that stopped
 	workers       workerStats // performance_schema's worker rows (own lock)
+
+	fo failoverState // source list and running failover policy (failover_shell.go)
 }
 
 // thread is a running goroutine with its stop switch.
@@ -315,7 +320,7 @@ func (r *Replica) Start(io, sql bool) error {
 		r.ioErr = threadError{}
 		r.io = r.spawn(r.runReceiver)
 	}
-	if sql && r.sqlT == nil {
+	if sql && r.sqlT == nil && r.opts.Sink == nil {
 		r.sqlErr = threadError{}
 		r.sqlT = r.spawn(r.runApplier)
 	}
@@ -393,6 +398,11 @@ func (r *Replica) Reset(all bool) error {
 	}
 	if err := r.relay.reset(); err != nil {
 		return err
+	}
+	if r.opts.Sink != nil {
+		if err := r.opts.Sink.Reset(); err != nil {
+			return err
+		}
 	}
 	r.ioErr, r.sqlErr = threadError{}, threadError{}
 	r.sourceFile, r.sourcePos, r.execFile, r.execPos = "", 0, "", 0

@@ -40,12 +40,14 @@ type Vars struct {
 	parWorkers, parType, parPreserve func() any
 	// rep is the replica, once Attach names it: the refusal's check.
 	rep *atomic.Pointer[replica.Replica]
+	// failover: the lag-switch thresholds (failover.go)
+	failover failoverVars
 }
 
 // Variables defines the replication variables the config may set
 // (before it is applied).
 func Variables() Vars {
-	v := Vars{rep: &atomic.Pointer[replica.Replica]{}}
+	v := Vars{rep: &atomic.Pointer[replica.Replica]{}, failover: failoverVariables()}
 	// The parallel applier (repl/replica/sched.go). MySQL refuses
 	// replica_parallel_type and replica_preserve_commit_order changes
 	// while the applier runs (ER_REPLICA_CHANNEL_MUST_STOP, 3081) and
@@ -101,7 +103,10 @@ func (v Vars) SyncRelayLog() int64 {
 
 // Attach names the replica whose running applier refuses SET GLOBAL
 // replica_parallel_type / replica_preserve_commit_order.
-func (v Vars) Attach(r *replica.Replica) { v.rep.Store(r) }
+func (v Vars) Attach(r *replica.Replica) {
+	v.rep.Store(r)
+	r.SetFailoverLag(v.failover.lag)
+}
 
 // Parallel reads the parallel applier's variables.
 func (v Vars) Parallel() replica.Parallel {
@@ -145,6 +150,8 @@ func replError(err error) error {
 	switch {
 	case err == nil:
 		return nil
+	case failoverError(err) != nil:
+		return failoverError(err)
 	case errors.Is(err, replica.ErrNotConfigured):
 		return mysql.NewSQLError(mysqlerr.ErReplicaNotConfigured, mysqlerr.State(mysqlerr.ErReplicaNotConfigured), "%s", err.Error())
 	case errors.Is(err, replica.ErrAutoPositionConflict):
@@ -275,4 +282,5 @@ func Register(e *sqlengine.Engine, r *replica.Replica, src *source.Source, serve
 	sqlengine.RegisterStatus("Petrel_relay_log_syncs", func() any { return r.CountersSnapshot().RelaySyncs })
 	sqlengine.RegisterStatus("Petrel_semi_sync_replica_acks", func() any { return r.CountersSnapshot().AcksSent })
 	sqlengine.RegisterStatus("Replicas_connected", func() any { return uint64(len(src.Replicas())) })
+	registerFailover(e, r)
 }
