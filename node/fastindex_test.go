@@ -51,6 +51,9 @@ func TestFastIndexSelectMatchesGMS(t *testing.T) {
 		{"SELECT COUNT(*) FROM fi.nk WHERE a IN (?, ?)", [][]any{{1, 2}, {2, 2}, {9, 10}}},
 		{"SELECT a, b FROM fi.nk WHERE a BETWEEN ? AND ?", [][]any{{3, 5}, {5, 3}}},
 		{"SELECT COUNT(a) FROM fi.nk WHERE a BETWEEN ? AND ? OR a = ?", [][]any{{0, 2, 8}}},
+		// String bounds are compared as numbers, not rounded to the column.
+		{"SELECT COUNT(*) FROM fi.t WHERE k BETWEEN ? AND ? OR k = ?", [][]any{{"-2.5", "2.5", "7"}, {"1", "3", "-5"}}},
+		{"SELECT SUM(k) FROM fi.t WHERE id BETWEEN ? AND ?", [][]any{{"1.5", "10.5"}, {"2", "9"}}},
 	}
 	run := func() [][][]string {
 		var out [][][]string

@@ -261,8 +261,8 @@ func (ip *indexPlan) spans(sctx *sql.Context, st *storage.Table, bind map[string
 	typ := st.Schema[ip.keyCol].Type
 	prefix := st.IndexKeyPrefix(ip.ixID)
 	enc := func(name string) ([]byte, bool) {
-		v, ok := bindValue(bind[name])
-		if !ok || v == nil {
+		v, ok := intBind(bind[name])
+		if !ok {
 			return nil, false
 		}
 		cv, inRange, err := typ.Convert(sctx, v)
@@ -301,6 +301,18 @@ func (ip *indexPlan) spans(sctx *sql.Context, st *storage.Table, bind map[string
 		merged = append(merged, sp)
 	}
 	return merged, true
+}
+
+// intBind returns an integer bind value. Others go to GMS: a string or
+// float bound ('2.5') converts to the integer column by rounding, which
+// would move an inclusive bound past the rows it must exclude.
+func intBind(bv *querypb.BindVariable) (any, bool) {
+	v, ok := bindValue(bv)
+	switch v.(type) {
+	case int64, uint64:
+		return v, ok
+	}
+	return nil, false
 }
 
 // need lists the columns the plan reads from each row.

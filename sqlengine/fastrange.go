@@ -145,8 +145,8 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 	}
 	var bounds [2][]byte
 	for i, name := range []string{"v1", "v2"} {
-		v, ok := bindValue(bind[name])
-		if !ok || v == nil {
+		v, ok := intBind(bind[name])
+		if !ok {
 			return false, nil
 		}
 		cv, inRange, err := st.PKTypes[0].Convert(sctx, v)
