@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -30,8 +31,13 @@ type Options struct {
 	Dir string
 	// BasePort is the primary's port; replica i listens on BasePort+i.
 	BasePort int
-	// Replicas is the number of replicas.
+	// Replicas is the number of replicas next to the primary.
 	Replicas int
+	// Sites is the number of remote sites (the seed's topology): each has
+	// a relay (`petrel relay`) fed by the primary and ReplicasPerSite
+	// replicas fed by the relay, with the primary as their failover
+	// source (SOURCE_CONNECTION_AUTO_FAILOVER).
+	Sites, ReplicasPerSite int
 	// RootPassword is every node's root password.
 	RootPassword string
 	// Binary is the petrel executable (default: this process's own).
@@ -41,8 +47,8 @@ type Options struct {
 	Logger *slog.Logger
 	// StartTimeout bounds each node's start; default 60s.
 	StartTimeout time.Duration
-	// StopTimeout bounds the stop of all nodes (half for the replicas,
-	// half for the primary) before they are killed; default 30s.
+	// StopTimeout bounds the stop of all nodes (a third each for the replicas,
+	// the relays and the primary) before they are killed; default 30s.
 	StopTimeout time.Duration
 	// Force, when closed, kills the nodes at once instead of waiting for
 	// them to stop (a second ^C).
@@ -56,8 +62,32 @@ type Node struct {
 	Port     int
 	ServerID int
 	Primary  bool
+	Role     string // RolePrimary, RoleReplica or RoleRelay
+	// Source is the index of the node it replicates from (-1: the
+	// primary); Failover lists the sources it may switch to, Source
+	// first, with their weights (site replicas only).
+	Source   int
+	Failover []Weighted
+	Site     int // 0: next to the primary
 	Config   map[string]string
 }
+
+// Weighted is a failover source and its weight.
+type Weighted struct{ Node, Weight int }
+
+// Roles.
+const (
+	RolePrimary = "primary"
+	RoleReplica = "replica"
+	RoleRelay   = "relay"
+)
+
+// Failover weights of a site replica's sources: its relay, then the
+// primary.
+const (
+	relayWeight   = 70
+	primaryWeight = 50
+)
 
 // state is persisted in Dir/cluster.json so a restart reuses the
 // replication account.
@@ -71,23 +101,42 @@ func Plan(o Options) ([]Node, error) {
 	if o.Replicas < 0 || o.Replicas > 64 {
 		return nil, fmt.Errorf("cluster: --replicas %d out of range [0, 64]", o.Replicas)
 	}
-	if o.BasePort < 1 || o.BasePort+o.Replicas > 65535 {
-		return nil, fmt.Errorf("cluster: --base-port %d with %d replicas leaves the port range", o.BasePort, o.Replicas)
+	if o.Sites < 0 || o.Sites > 16 || o.ReplicasPerSite < 0 || o.ReplicasPerSite > 16 {
+		return nil, fmt.Errorf("cluster: --sites %d / --replicas-per-site %d out of range [0, 16]", o.Sites, o.ReplicasPerSite)
+	}
+	total := 1 + o.Replicas + o.Sites*(1+o.ReplicasPerSite)
+	if o.BasePort < 1 || o.BasePort+total-1 > 65535 {
+		return nil, fmt.Errorf("cluster: --base-port %d with %d nodes leaves the port range", o.BasePort, total)
 	}
 	if o.Dir == "" {
 		return nil, errors.New("cluster: --datadir is required")
 	}
-	nodes := make([]Node, 0, o.Replicas+1)
-	for i := 0; i <= o.Replicas; i++ {
+	nodes := make([]Node, 0, total)
+	add := func(role string, source, site int) int {
+		i := len(nodes)
 		n := Node{
 			Name: fmt.Sprintf("node%d", i+1), Datadir: filepath.Join(o.Dir, fmt.Sprintf("node%d", i+1)),
-			Port: o.BasePort + i, ServerID: i + 1, Primary: i == 0, Config: map[string]string{},
+			Port: o.BasePort + i, ServerID: i + 1, Primary: role == RolePrimary, Role: role, Source: source, Site: site,
+			Config: map[string]string{},
 		}
-		if !n.Primary {
-			// Replicas take writes only from replication.
+		if role == RoleReplica {
+			// Replicas take writes only from replication (a relay
+			// refuses them by itself).
 			n.Config["super_read_only"] = "ON"
 		}
 		nodes = append(nodes, n)
+		return i
+	}
+	add(RolePrimary, -1, 0)
+	for i := 0; i < o.Replicas; i++ {
+		add(RoleReplica, 0, 0)
+	}
+	for site := 1; site <= o.Sites; site++ {
+		relay := add(RoleRelay, 0, site)
+		for i := 0; i < o.ReplicasPerSite; i++ {
+			r := add(RoleReplica, relay, site)
+			nodes[r].Failover = []Weighted{{relay, relayWeight}, {0, primaryWeight}}
+		}
 	}
 	return nodes, nil
 }
@@ -157,7 +206,7 @@ func Run(ctx context.Context, o Options) error {
 		defer db.Close()
 		dbs[i] = db
 	}
-	if err := wire(sctx, nodes, dbs, st); err != nil {
+	if err := wire(sctx, nodes, dbs, st, o.RootPassword); err != nil {
 		return err
 	}
 	printDetails(o, nodes)
@@ -185,8 +234,8 @@ func loadState(dir string) (state, error) {
 }
 
 // wire creates the replication account on the primary and points every
-// replica that has no source yet at it.
-func wire(ctx context.Context, nodes []Node, dbs []*sql.DB, st state) error {
+// replica and relay that has no source yet at its source.
+func wire(ctx context.Context, nodes []Node, dbs []*sql.DB, st state, rootPassword string) error {
 	primary := nodes[0]
 	stmts := []string{
 		fmt.Sprintf("CREATE USER IF NOT EXISTS '%s'@'%%' IDENTIFIED BY '%s'", st.ReplUser, st.ReplPassword),
@@ -208,25 +257,61 @@ func wire(ctx context.Context, nodes []Node, dbs []*sql.DB, st state) error {
 		if configured {
 			continue // restarted: replication resumes by itself
 		}
-		q := fmt.Sprintf("CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=%d, SOURCE_USER='%s', SOURCE_PASSWORD='%s', SOURCE_AUTO_POSITION=1", primary.Port, st.ReplUser, st.ReplPassword)
-		for _, s := range []string{q, "START REPLICA"} {
+		for _, s := range wireStatements(nodes, i+1, st, rootPassword) {
 			if _, err := db.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("cluster: %s: %w", n.Name, err)
+				return fmt.Errorf("cluster: %s: %s: %w", n.Name, strings.SplitN(s, " IDENTIFIED", 2)[0], err)
 			}
 		}
 	}
 	return nil
 }
 
+// wireStatements are the statements that point node i at its source
+// (pure). Replicas of the primary and relays log in with the replication
+// account; a site replica logs in to its relay with root (a relay applies
+// no account statements, so it has only its own accounts, and MySQL's
+// failover uses one set of credentials for every source), retries once a
+// second and fails over after one failed retry.
+func wireStatements(nodes []Node, i int, st state, rootPassword string) []string {
+	n := nodes[i]
+	src := nodes[n.Source]
+	if len(n.Failover) == 0 {
+		return []string{
+			fmt.Sprintf("CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=%d, SOURCE_USER='%s', SOURCE_PASSWORD='%s', SOURCE_AUTO_POSITION=1", src.Port, st.ReplUser, st.ReplPassword),
+			"START REPLICA",
+		}
+	}
+	var out []string
+	for _, w := range n.Failover {
+		out = append(out, fmt.Sprintf("SELECT asynchronous_connection_failover_add_source('', '127.0.0.1', %d, '', %d)", nodes[w.Node].Port, w.Weight))
+	}
+	return append(out,
+		fmt.Sprintf("CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=%d, SOURCE_USER='root', SOURCE_PASSWORD='%s', SOURCE_AUTO_POSITION=1, SOURCE_CONNECT_RETRY=1, SOURCE_RETRY_COUNT=1, SOURCE_CONNECTION_AUTO_FAILOVER=1", src.Port, rootPassword),
+		"START REPLICA")
+}
+
 func printDetails(o Options, nodes []Node) {
 	fmt.Fprintf(o.Out, "petrel cluster: %d node(s) in %s (Ctrl-C stops them)\n", len(nodes), o.Dir)
 	for _, n := range nodes {
-		role := "replica (super_read_only; replicates from node1)"
-		if n.Primary {
-			role = "primary"
-		}
-		fmt.Fprintf(o.Out, "  %-6s %-50s mariadb -h 127.0.0.1 -P %d -u root -p'%s'   datadir %s\n", n.Name, role, n.Port, o.RootPassword, n.Datadir)
+		fmt.Fprintf(o.Out, "  %-6s %-62s mariadb -h 127.0.0.1 -P %d -u root -p'%s'   datadir %s\n", n.Name, describe(nodes, n), n.Port, o.RootPassword, n.Datadir)
 	}
+}
+
+// describe is a node's role line in the connection details.
+func describe(nodes []Node, n Node) string {
+	site := ""
+	if n.Site > 0 {
+		site = fmt.Sprintf("site %d ", n.Site)
+	}
+	switch {
+	case n.Role == RolePrimary:
+		return "primary"
+	case n.Role == RoleRelay:
+		return site + "relay (replicates from " + nodes[n.Source].Name + ")"
+	case len(n.Failover) > 0:
+		return fmt.Sprintf("%sreplica (super_read_only; from %s, fails over to %s)", site, nodes[n.Source].Name, nodes[n.Failover[1].Node].Name)
+	}
+	return "replica (super_read_only; replicates from " + nodes[n.Source].Name + ")"
 }
 
 // waitReady pings the node as root until it answers.

@@ -145,7 +145,11 @@ func (s *supervisor) start(i int) (*proc, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(o.Binary, "server", "--datadir", n.Datadir, "--port", strconv.Itoa(n.Port),
+	sub := "server"
+	if n.Role == RoleRelay {
+		sub = "relay"
+	}
+	cmd := exec.Command(o.Binary, sub, "--datadir", n.Datadir, "--port", strconv.Itoa(n.Port),
 		"--server-id", strconv.Itoa(n.ServerID), "--root-password", o.RootPassword, "--config", cnf)
 	cmd.Stdout, cmd.Stderr = lf, lf
 	cmd.SysProcAttr = sysProcAttr()
@@ -214,22 +218,25 @@ func exitStatus(err error) string {
 	return err.Error()
 }
 
-// stopAll stops every node: SIGTERM to the replicas, then to the primary,
-// each group given half the stop timeout; what is still running then, or
-// at once when force closes, gets SIGKILL. Then the spawner ends.
+// stopAll stops every node: SIGTERM to the replicas, then to the relays,
+// then to the primary, each group given a third of the stop timeout; what
+// is still running then, or at once when force closes, gets SIGKILL.
+// Then the spawner ends.
 func (s *supervisor) stopAll(force <-chan struct{}) {
-	var replicas, primary []*proc
+	var replicas, relays, primary []*proc
 	for _, p := range s.procs {
 		switch {
 		case p == nil:
 		case p.node.Primary:
 			primary = append(primary, p)
+		case p.node.Role == RoleRelay:
+			relays = append(relays, p)
 		default:
 			replicas = append(replicas, p)
 		}
 	}
-	for _, group := range [][]*proc{replicas, primary} {
-		stopGroup(s.o.Logger, group, s.o.StopTimeout/2, force)
+	for _, group := range [][]*proc{replicas, relays, primary} {
+		stopGroup(s.o.Logger, group, s.o.StopTimeout/3, force)
 	}
 	s.sp.close()
 }

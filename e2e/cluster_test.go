@@ -8,11 +8,14 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"os"
 	"os/exec"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -74,8 +77,15 @@ type clusterRun struct {
 // startCluster runs `petrel cluster` and waits for its connection details.
 func startCluster(t *testing.T, ctx context.Context, bin, dir string, base, replicas int) *clusterRun {
 	t.Helper()
+	return startClusterArgs(t, ctx, bin, dir, base, replicas+1, "--replicas", fmt.Sprint(replicas))
+}
+
+// startClusterArgs runs `petrel cluster` with args and waits for the
+// connection details of its nodes.
+func startClusterArgs(t *testing.T, ctx context.Context, bin, dir string, base, nodes int, args ...string) *clusterRun {
+	t.Helper()
 	c := &clusterRun{stderr: &syncBuffer{}, exited: make(chan struct{})}
-	c.cmd = exec.Command(bin, "cluster", "--datadir", dir, "--base-port", fmt.Sprint(base), "--replicas", fmt.Sprint(replicas), "--root-password", rootPassword)
+	c.cmd = exec.Command(bin, append([]string{"cluster", "--datadir", dir, "--base-port", fmt.Sprint(base), "--root-password", rootPassword}, args...)...)
 	out, _ := c.cmd.StdoutPipe()
 	c.cmd.Stderr = c.stderr
 	if err := c.cmd.Start(); err != nil {
@@ -108,7 +118,7 @@ func startCluster(t *testing.T, ctx context.Context, bin, dir string, base, repl
 				t.Fatalf("petrel cluster exited before it was ready: %s\n%s", strings.Join(got, "\n"), c.stderr)
 			}
 			got = append(got, l)
-			if len(got) == replicas+2 {
+			if len(got) == nodes+1 {
 				c.details = strings.Join(got, "\n")
 				return c
 			}
@@ -323,5 +333,180 @@ func TestClusterSupervisor(t *testing.T) {
 	out, err = exec.CommandContext(ctx, bin, "cluster", "--datadir", dir, "--base-port", fmt.Sprint(base), "--replicas", "1", "--root-password", rootPassword).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), fmt.Sprintf("port %d for node2 is in use", base+1)) || strings.Contains(string(out), "mariadb -h") {
 		t.Errorf("cluster with a node's port taken: err=%v\n%s", err, out)
+	}
+}
+
+// TestClusterSites: `petrel cluster --sites 2 --replicas-per-site 1` lays
+// out the seed's topology: a primary, a relay per site fed by it, and the
+// site's replica fed by its relay with the primary as its failover
+// source. Rows written on the primary reach every replica through the
+// relays (which hold no rows themselves). kill -9 of a site's relay under
+// writes: the supervisor restarts it, the site's replica moves to the
+// primary (counted) and keeps replicating; at the end every replica's rows
+// and gtid_executed equal the primary's, every acknowledged row there.
+func TestClusterSites(t *testing.T) {
+	kills := 1
+	if v, err := strconv.Atoi(os.Getenv("PETREL_SITE_KILLS")); err == nil && v > 0 {
+		kills = v
+	}
+	ctx := testContext(t, 3*time.Minute+time.Duration(kills)*time.Minute)
+	bin, err := lab.BuildPetrel(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	base := freePortRun(t, 5)
+	open := func(port int) querier {
+		cfg := mysql.NewConfig()
+		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", rootPassword, "tcp", fmt.Sprintf("127.0.0.1:%d", port)
+		cfg.Logger = &mysql.NopLogger{}
+		cfg.Timeout = 5 * time.Second
+		return openConfig(t, cfg)
+	}
+	c := startClusterArgs(t, ctx, bin, dir, base, 5, "--sites", "2", "--replicas-per-site", "1")
+	// node1 primary; node2 site 1's relay, node3 its replica; node4 site
+	// 2's relay, node5 its replica.
+	for _, want := range []string{"node2  site 1 relay (replicates from node1)", "node3  site 1 replica (super_read_only; from node2, fails over to node1)",
+		"node4  site 2 relay (replicates from node1)", "node5  site 2 replica (super_read_only; from node4, fails over to node1)"} {
+		if !strings.Contains(c.details, want) {
+			t.Errorf("connection details lack %q:\n%s", want, c.details)
+		}
+	}
+	p := open(base)
+	relays := map[int]querier{1: open(base + 1), 2: open(base + 3)}
+	replicas := map[int]querier{1: open(base + 2), 2: open(base + 4)}
+	for site, r := range replicas {
+		st := replicaStatus(t, ctx, r, "SHOW REPLICA STATUS")
+		if st["Source_Port"] != fmt.Sprint(base+2*site-1) {
+			t.Errorf("site %d replica reads from port %s, want its relay's %d", site, st["Source_Port"], base+2*site-1)
+		}
+		if got := queryString(t, ctx, r, "SELECT GROUP_CONCAT(CONCAT(PORT, ':', WEIGHT) ORDER BY WEIGHT DESC) FROM performance_schema.replication_asynchronous_connection_failover"); got != fmt.Sprintf("%d:70,%d:50", base+2*site-1, base) {
+			t.Errorf("site %d replica's failover sources: %s", site, got)
+		}
+	}
+	for site, r := range relays {
+		if st := replicaStatus(t, ctx, r, "SHOW REPLICA STATUS"); st["Source_Port"] != fmt.Sprint(base) {
+			t.Errorf("site %d relay reads from port %s, want the primary's %d", site, st["Source_Port"], base)
+		}
+	}
+	mustExec(t, ctx, p, "CREATE DATABASE st", "CREATE TABLE st.t (id INT PRIMARY KEY)")
+	insert := func(from, to int) {
+		for i := from; i < to; i++ {
+			if _, err := p.ExecContext(ctx, "INSERT INTO st.t VALUES (?)", i); err != nil {
+				t.Fatalf("insert %d on the primary: %v", i, err)
+			}
+		}
+	}
+	waitReach := func(r querier, within time.Duration) {
+		t.Helper()
+		want := queryString(t, ctx, p, "SELECT @@GLOBAL.gtid_executed")
+		deadline := time.Now().Add(within)
+		for {
+			var got string // a restarted node refuses connections for a moment
+			if err := r.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_executed").Scan(&got); err == nil && queryInt(t, ctx, p, "SELECT GTID_SUBSET(?, ?)", want, got) == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				st := replicaStatus(t, ctx, r, "SHOW REPLICA STATUS")
+				t.Fatalf("a node did not reach the primary's gtid_executed %s within %v: it has %s; source port %s, IO %s (%s %s), SQL %s (%s %s)",
+					want, within, got, st["Source_Port"], st["Replica_IO_Running"], st["Last_IO_Errno"], st["Last_IO_Error"],
+					st["Replica_SQL_Running"], st["Last_SQL_Errno"], st["Last_SQL_Error"])
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	insert(0, 100)
+	for _, r := range replicas {
+		waitReach(r, 30*time.Second)
+		if n := queryInt(t, ctx, r, "SELECT COUNT(*) FROM st.t"); n != 100 {
+			t.Fatalf("a site replica has %d of 100 rows", n)
+		}
+	}
+	for _, r := range relays {
+		if n := queryInt(t, ctx, r, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'st'"); n != 0 {
+			t.Errorf("a relay holds %d tables of st: relays apply nothing", n)
+		}
+	}
+
+	// A site loses its relay under a write load, kills rounds times
+	// (PETREL_SITE_KILLS, default 1; scripts/site-failover-campaign.sh
+	// runs more), alternating sites: the site's replica moves to the
+	// primary; the supervisor restarts the relay; then the replica is
+	// pointed back at its relay for the next round (MySQL's failover does
+	// not move back by itself).
+	var acked atomic.Int64
+	acked.Store(100)
+	stop := make(chan struct{})
+	loadDone := make(chan error, 1)
+	go func() {
+		for i := 100; ; i++ {
+			select {
+			case <-stop:
+				loadDone <- nil
+				return
+			default:
+			}
+			if _, err := p.ExecContext(ctx, "INSERT INTO st.t VALUES (?)", i); err != nil {
+				loadDone <- fmt.Errorf("insert %d on the primary: %w", i, err)
+				return
+			}
+			acked.Add(1)
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	var switches []time.Duration
+	for k := 0; k < kills; k++ {
+		site := k%2 + 1
+		relayNode, relayPort := fmt.Sprintf("node%d", 2*site), base+2*site-1
+		old := c.pid(t, relayNode)
+		if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		killed := time.Now()
+		deadline := time.Now().Add(30 * time.Second)
+		for replicaStatus(t, ctx, replicas[site], "SHOW REPLICA STATUS")["Source_Port"] != fmt.Sprint(base) {
+			if time.Now().After(deadline) {
+				t.Fatalf("kill %d: site %d's replica did not move to the primary after its relay's kill -9", k+1, site)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		switches = append(switches, time.Since(killed))
+		deadline = time.Now().Add(60 * time.Second)
+		for c.pid(t, relayNode) == old && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if c.pid(t, relayNode) == old {
+			t.Fatalf("the killed relay was not restarted:\n%s", c.stderr)
+		}
+		relays[site] = open(relayPort)
+		waitReach(relays[site], 60*time.Second)
+		mustExec(t, ctx, replicas[site], "STOP REPLICA",
+			fmt.Sprintf("CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=%d", relayPort), "START REPLICA")
+	}
+	close(stop)
+	if err := <-loadDone; err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(switches, func(i, j int) bool { return switches[i] < switches[j] })
+	t.Logf("%d relay kills: a site's replica on the primary after p50 %v, p99 %v, max %v", kills,
+		switches[len(switches)/2].Round(time.Millisecond), switches[(len(switches)*99+99)/100-1].Round(time.Millisecond), switches[len(switches)-1].Round(time.Millisecond))
+	if n := globalStatus(t, ctx, replicas[1], "Petrel_replica_source_switches") + globalStatus(t, ctx, replicas[2], "Petrel_replica_source_switches"); n != int64(kills) {
+		t.Errorf("Petrel_replica_source_switches = %d over both sites, want %d", n, kills)
+	}
+	for _, r := range []querier{replicas[1], replicas[2], relays[1], relays[2]} {
+		waitReach(r, 60*time.Second)
+	}
+	for site, r := range replicas {
+		if n := queryInt(t, ctx, r, "SELECT COUNT(*) FROM st.t"); n != acked.Load() {
+			t.Fatalf("site %d replica has %d of %d acknowledged rows", site, n, acked.Load())
+		}
+		sameTable(t, ctx, p, r, "st.t", "id")
+	}
+	c.cmd.Process.Signal(syscall.SIGINT)
+	if err := c.wait(t, time.Minute); err != nil {
+		t.Errorf("petrel cluster after Ctrl-C: %v", err)
+	}
+	for i := 0; i < 5; i++ {
+		portClosed(t, base+i, 10*time.Second)
 	}
 }

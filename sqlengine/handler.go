@@ -270,6 +270,9 @@ func (h *errHandler) ComBind(ctx context.Context, c *mysql.Conn, q string, pq my
 // checkPacket enforces max_allowed_packet on statement text and bound
 // values (the protocol layer reads any size).
 func checkPacket(n int) error {
+	if n <= minAllowedPacket {
+		return nil // within every max_allowed_packet: no lookup per statement
+	}
 	limit := 64 << 20
 	if _, v, ok := sql.SystemVariables.GetGlobal("max_allowed_packet"); ok {
 		if x, ok := toInt64(v); ok && x > 0 {
@@ -281,6 +284,9 @@ func checkPacket(n int) error {
 	}
 	return nil
 }
+
+// minAllowedPacket is max_allowed_packet's smallest value (MySQL's).
+const minAllowedPacket = 1024
 
 // textFloats rewrites DOUBLE/FLOAT values of text-protocol results the way
 // MySQL prints them (1234567, not 1.234567e+06).

@@ -266,7 +266,9 @@ func runCluster(args []string, stdout, stderr io.Writer) int {
 	var o cluster.Options
 	fs.StringVar(&o.Dir, "datadir", "./cluster", "directory holding one datadir per node (created on first start)")
 	fs.IntVar(&o.BasePort, "base-port", 3306, "the primary's port; replica i listens on base-port+i")
-	fs.IntVar(&o.Replicas, "replicas", 2, "number of replicas")
+	fs.IntVar(&o.Replicas, "replicas", 2, "number of replicas next to the primary (default 0 with --sites)")
+	fs.IntVar(&o.Sites, "sites", 0, "remote sites, each with a relay fed by the primary and --replicas-per-site replicas fed by the relay (failing over to the primary)")
+	fs.IntVar(&o.ReplicasPerSite, "replicas-per-site", 2, "replicas in each remote site (with --sites)")
 	fs.StringVar(&o.RootPassword, "root-password", "petrel", "root password of every node")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
@@ -275,6 +277,13 @@ func runCluster(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "petrel cluster: unexpected argument %q\n", fs.Arg(0))
 		return 2
+	}
+	if o.Sites > 0 {
+		explicit := false
+		fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "replicas" })
+		if !explicit {
+			o.Replicas = 0
+		}
 	}
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(strings.ToUpper(*logLevel))); err != nil {
