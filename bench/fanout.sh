@@ -18,9 +18,9 @@
 #
 # Environment (defaults in brackets; SHORT=1 gives the short mode's):
 #   PHASES ["fanout congestion"], ROUNDS [3; short 1], REPLICAS [6],
-#   DURATION [60; short 15], DELAY [45ms], LOSS [2 (percent)], RATE [50Mbit],
+#   DURATION [60; short 12], DELAY [45ms], LOSS [2 (percent)], RATE [50Mbit],
 #   CC_DELAY [50ms], CC_LOSSES ["0 1 2 5"; short "0 5"], CC_ALGOS ["bbr cubic"],
-#   BACKLOG [60; short 8], CATCHUP_TIMEOUT [10m; short 90s], WAIT_TIMEOUT [10m],
+#   BACKLOG [60; short 8], CATCHUP_TIMEOUT [10m; short 45s], WAIT_TIMEOUT [10m],
 #   THREADS [16], TABLES [4], TABLE_SIZE [10000; short 2000], OUT_DIR,
 #   PETREL_BINARY, PETREL_ARGS, SYSBENCH_ARGS
 # Short mode (about 3 minutes): SHORT=1 bench/fanout.sh

@@ -152,11 +152,11 @@ func sampleLags(ctx context.Context, replicas []*node, every time.Duration) ([]f
 // fanoutReport renders the per-run rows and each layout's medians.
 func fanoutReport(o Options, rs []layoutResult) string {
 	var b benchkitTable
-	b.head("layout", "round", "txns", "tps", "WAN bytes A→B", "WAN bytes B→A", "WAN bytes/txn", "primary CPU s", "lag p50 s", "lag p99 s", "lag max s", "samples")
+	b.head("layout", "round", "txns", "tps", "WAN bytes A→B", "WAN bytes B→A", "WAN bytes/txn", "primary CPU s", "CPU ms/txn", "lag p50 s", "lag p99 s", "lag max s", "samples")
 	for _, r := range rs {
 		b.row(r.layout, fmt.Sprint(r.round), fmt.Sprint(r.txns), fmt.Sprintf("%.0f", r.tps),
 			fmt.Sprint(r.wanAtoB), fmt.Sprint(r.wanBtoA), fmt.Sprintf("%.0f", perTxn(r.wanAtoB+r.wanBtoA, r.txns)),
-			fmt.Sprintf("%.2f", r.cpuSec), fmt.Sprintf("%.3f", r.lagP50), fmt.Sprintf("%.3f", r.lagP99),
+			fmt.Sprintf("%.2f", r.cpuSec), fmt.Sprintf("%.2f", perTxn(int64(r.cpuSec*1e6), r.txns)/1e3), fmt.Sprintf("%.3f", r.lagP50), fmt.Sprintf("%.3f", r.lagP99),
 			fmt.Sprintf("%.3f", r.lagMax), fmt.Sprint(r.samples))
 	}
 	out := fmt.Sprintf("### Fan-out: %d replicas across the WAN (%v one way, %.1f%% loss, %s), sysbench oltp_write_only %d threads, %v per run\n\n",
