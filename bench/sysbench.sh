@@ -15,7 +15,13 @@
 #   SETTLE      [5s]  pause before each run; tables show means over rounds
 #   TABLES [4], TABLE_SIZE [10000], OUT_DIR [bench/out]
 #   PETREL_BINARY  use this petrel instead of building ./cmd/petrel
+#   RUNS        [""]  more measurements, "workload:threads,threads ...";
+#               "mysqlslap:10,50" runs the seed's mysqlslap --auto-generate-sql
+#               at those concurrencies (SLAP_QUERIES [100] queries per client)
+#   MAX_CONNECTIONS  [unset]  SET GLOBAL max_connections on every server
 #   PETREL_ARGS, MARIADB_ARGS, SYSBENCH_ARGS  extra/replacement flags
+#               (SYSBENCH_ARGS splits on spaces only: sysbench lists take commas)
+# bench/query.sh runs issue 18's query benchmark through this script.
 # Example: DURATION=5 THREADS=4 WORKLOADS=oltp_point_select SERVERS=mariadb bench/sysbench.sh
 #
 # The orchestration is bench/cmd/sysbench (Go, using package lab): every

@@ -139,7 +139,8 @@ func Open(opts Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n.store, err = storage.Open(storage.Options{Dir: filepath.Join(opts.Datadir, "data"), Logger: opts.Logger, Clock: opts.Clock, LogIsWAL: logBin && !opts.Relay})
+	n.store, err = storage.Open(storage.Options{Dir: filepath.Join(opts.Datadir, "data"), Logger: opts.Logger, Clock: opts.Clock, LogIsWAL: logBin && !opts.Relay,
+		CacheSize: sqlengine.BufferPoolSize()})
 	if err != nil {
 		return nil, fmt.Errorf("node: datadir %s: %w", opts.Datadir, err)
 	}
@@ -300,6 +301,9 @@ func (n *Node) ServerUUID() string { return n.meta.ServerUUID }
 
 // SQL returns the SQL engine.
 func (n *Node) SQL() *sqlengine.Engine { return n.sql }
+
+// Store returns the storage engine.
+func (n *Node) Store() *storage.Engine { return n.store }
 
 // serverTLS loads the server's certificate (ssl_cert, ssl_key, ssl_ca) or
 // the datadir's generated one, and caching_sha2_password's RSA key pair;

@@ -221,14 +221,15 @@ func TestFastPathsApplyRevokeToNextExecution(t *testing.T) {
 	stmts := map[string]string{
 		"point select": "SELECT v FROM t WHERE id = ?",
 		"range select": "SELECT v FROM t WHERE id BETWEEN ? AND ?",
+		"index select": "SELECT COUNT(v) FROM t WHERE id BETWEEN ? AND ? OR id = ?",
 		"update":       "UPDATE t SET v = ? WHERE id = ?",
 		"insert":       "INSERT INTO t (id, v) VALUES (?, ?)",
 		"delete":       "DELETE FROM t WHERE id = ?",
 	}
 	args := map[string][]any{
-		"point select": {1}, "range select": {1, 2}, "update": {5, 1}, "insert": {10, 10}, "delete": {10},
+		"point select": {1}, "range select": {1, 2}, "index select": {1, 1, 2}, "update": {5, 1}, "insert": {10, 10}, "delete": {10},
 	}
-	order := []string{"point select", "range select", "update", "insert", "delete"}
+	order := []string{"point select", "range select", "index select", "update", "insert", "delete"}
 	prepared := map[string]*sql.Stmt{}
 	for _, name := range order {
 		st, err := u.Prepare(stmts[name])

@@ -109,6 +109,7 @@ func New(opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	installASCIIFastEncoders()
 	e := &Engine{opts: opts, store: opts.Store, log: opts.Logger, sessions: map[uint32]*Session{}}
 	e.fastWrites.Store(true)
 	e.prov = NewProvider(opts.Store)

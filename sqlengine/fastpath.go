@@ -51,6 +51,7 @@ type fastPlan struct {
 	point *pointPlan
 	write *writePlan
 	rng   *rangePlan
+	index *indexPlan
 	txn   string // txnBegin or txnCommit
 }
 
@@ -220,7 +221,7 @@ func (e *Engine) execPointSelect(ctx context.Context, s *Session, p *pointPlan, 
 	if err != nil || inRange != sql.InRange {
 		return false, nil
 	}
-	txn, done, ok := e.readTxnFor(s)
+	txn, done, ok := e.readTxnFor(s, true)
 	if !ok {
 		return false, nil
 	}

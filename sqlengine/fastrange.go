@@ -2,7 +2,7 @@ package sqlengine
 
 import (
 	"context"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -145,8 +145,8 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 	}
 	var bounds [2][]byte
 	for i, name := range []string{"v1", "v2"} {
-		v, ok := bindValue(bind[name])
-		if !ok || v == nil {
+		v, ok := intBind(bind[name])
+		if !ok {
 			return false, nil
 		}
 		cv, inRange, err := st.PKTypes[0].Convert(sctx, v)
@@ -157,7 +157,7 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 			return false, nil
 		}
 	}
-	txn, done, ok := e.readTxnFor(s)
+	txn, done, ok := e.readTxnFor(s, true)
 	if !ok {
 		return false, nil
 	}
@@ -173,6 +173,7 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 	if err != nil {
 		return true, toMySQLError(err)
 	}
+	it.Project([]int{r.col})
 	var vals []any
 	var sum int64
 	n := 0
@@ -233,12 +234,14 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 	}
 	if r.ordered {
 		var cmpErr error
-		sort.SliceStable(vals, func(i, j int) bool {
-			c, err := compare(vals[i], vals[j])
+		// slices' generic sort: sort.SliceStable's reflection-based swaps
+		// were 10% of oltp_read_only's CPU.
+		slices.SortStableFunc(vals, func(a, b any) int {
+			c, err := compare(a, b)
 			if err != nil {
 				cmpErr = err
 			}
-			return c < 0
+			return c
 		})
 		if cmpErr != nil {
 			return false, nil
@@ -262,9 +265,11 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 }
 
 // readTxnFor returns the transaction of a fast-path read: the session's
-// (its statement starting), or a fresh one for this one read, which needs
-// no snapshot (done rolls it back). ok=false means "let GMS do it".
-func (e *Engine) readTxnFor(s *Session) (*storage.Txn, func(), bool) {
+// (its statement starting), or a fresh one (done rolls it back): for a
+// single storage read (one Point, or one primary-key Scan) one that takes
+// no snapshot, else one whose reads share a read view. ok=false means
+// "let GMS do it".
+func (e *Engine) readTxnFor(s *Session, single bool) (*storage.Txn, func(), bool) {
 	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil {
 		if t.abort != nil {
 			return nil, nil, false
@@ -277,6 +282,11 @@ func (e *Engine) readTxnFor(s *Session) (*storage.Txn, func(), bool) {
 		// transaction the statement belongs to.
 		return nil, nil, false
 	}
-	txn := e.store.BeginSingleRead()
+	var txn *storage.Txn
+	if single {
+		txn = e.store.BeginSingleRead()
+	} else {
+		txn = e.store.Begin()
+	}
 	return txn, func() { txn.Rollback() }, true
 }

@@ -153,6 +153,8 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 				h.e.fast.put(c.ConnectionID, q, fastPlan{point: plan})
 			} else if r := h.e.planRange(s, q, f); r != nil && p.ParamsCount == 2 {
 				h.e.fast.put(c.ConnectionID, q, fastPlan{rng: r})
+			} else if ip := h.e.planIndexSelect(s, q, f); ip != nil && int(p.ParamsCount) == ip.nbinds {
+				h.e.fast.put(c.ConnectionID, q, fastPlan{index: ip})
 			} else if w := h.e.planWrite(s, q); w != nil && int(p.ParamsCount) == w.nparams {
 				h.e.fast.put(c.ConnectionID, q, fastPlan{write: w})
 			}
@@ -178,7 +180,7 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 		return h.reply(c, err)
 	}
 	cb = h.e.binaryFieldsFixed(p.PrepareStmt, h.statusRows(c, cb))
-	if plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt); plan.point != nil || plan.write != nil || plan.rng != nil || plan.txn != "" {
+	if plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt); plan.point != nil || plan.write != nil || plan.rng != nil || plan.index != nil || plan.txn != "" {
 		if s := h.e.session(c.ConnectionID); s != nil {
 			var ok bool
 			var err error
@@ -190,6 +192,10 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 				// GMS only (tests compare against it).
 			} else if plan.rng != nil {
 				if ok, err = h.e.execRange(ctx, s, plan.rng, p.BindVars, cb); ok {
+					h.e.fastReadCount.Add(1)
+				}
+			} else if plan.index != nil {
+				if ok, err = h.e.execIndexSelect(ctx, s, plan.index, p.BindVars, cb); ok {
 					h.e.fastReadCount.Add(1)
 				}
 			} else if plan.write != nil {
@@ -264,6 +270,9 @@ func (h *errHandler) ComBind(ctx context.Context, c *mysql.Conn, q string, pq my
 // checkPacket enforces max_allowed_packet on statement text and bound
 // values (the protocol layer reads any size).
 func checkPacket(n int) error {
+	if n <= minAllowedPacket {
+		return nil // within every max_allowed_packet: no lookup per statement
+	}
 	limit := 64 << 20
 	if _, v, ok := sql.SystemVariables.GetGlobal("max_allowed_packet"); ok {
 		if x, ok := toInt64(v); ok && x > 0 {
@@ -275,6 +284,9 @@ func checkPacket(n int) error {
 	}
 	return nil
 }
+
+// minAllowedPacket is max_allowed_packet's smallest value (MySQL's).
+const minAllowedPacket = 1024
 
 // textFloats rewrites DOUBLE/FLOAT values of text-protocol results the way
 // MySQL prints them (1234567, not 1.234567e+06).

@@ -103,6 +103,17 @@ func (sysDatabase) GetViewDefinition(*sql.Context, string) (sql.ViewDefinition, 
 }
 func (sysDatabase) AllViews(*sql.Context) ([]sql.ViewDefinition, error) { return nil, nil }
 
+// performance_schema has no triggers either; GMS asks every database
+// (information_schema.TRIGGERS, SHOW TRIGGERS) through its privilege
+// wrapper, which refuses databases without TriggerDatabase.
+var _ sql.TriggerDatabase = sysDatabase{}
+
+func (sysDatabase) GetTriggers(*sql.Context) ([]sql.TriggerDefinition, error) { return nil, nil }
+func (sysDatabase) CreateTrigger(ctx *sql.Context, _ sql.TriggerDefinition) error {
+	return perfSchemaDenied(ctx)
+}
+func (sysDatabase) DropTrigger(ctx *sql.Context, _ string) error { return perfSchemaDenied(ctx) }
+
 // perfSchemaDenied is MySQL's refusal of a change to performance_schema (1044).
 func perfSchemaDenied(ctx *sql.Context) error {
 	c := ctx.Session.Client()

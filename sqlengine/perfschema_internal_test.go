@@ -76,6 +76,12 @@ func TestPerformanceSchemaTables(t *testing.T) {
 	if got := must("SHOW DATABASES"); !strings.Contains(got, "performance_schema") {
 		t.Errorf("SHOW DATABASES: %s", got)
 	}
+	if got := must("SHOW TRIGGERS FROM performance_schema"); got != "[]" {
+		t.Errorf("SHOW TRIGGERS FROM performance_schema: %s", got)
+	}
+	if got := must("SELECT COUNT(*) FROM information_schema.TRIGGERS"); got != "[[0]]" {
+		t.Errorf("information_schema.TRIGGERS: %s", got)
+	}
 	if got := must("SHOW TABLES FROM performance_schema"); got != "[[workers]]" {
 		t.Errorf("SHOW TABLES FROM performance_schema: %s", got)
 	}
@@ -91,6 +97,7 @@ func TestPerformanceSchemaTables(t *testing.T) {
 		"DROP DATABASE performance_schema":                       1044,
 		"CREATE DATABASE performance_schema":                     1007,
 		"CREATE VIEW performance_schema.v AS SELECT 1":           1044,
+		"CREATE TRIGGER performance_schema.tr BEFORE INSERT ON performance_schema.workers FOR EACH ROW SET @x = 1": 1044,
 	} {
 		_, err := query(q)
 		if err == nil {

@@ -2,6 +2,7 @@ package sqlengine
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"petrel/storage"
 )
 
 // registerVariables installs Petrel's system variables and applies the
@@ -30,6 +33,8 @@ func registerVariables(opts Options) error {
 		&sql.MysqlSystemVariable{Name: "authentication_policy", Scope: global, Type: types.NewSystemStringType("authentication_policy"), Default: "*,,"},
 		&sql.MysqlSystemVariable{Name: "have_ssl", Scope: global, Type: types.NewSystemStringType("have_ssl"), Default: haveSSL(opts)},
 		// Petrel's: bytes of large client packets held at once (packetmem.go).
+		// The block cache, sized at start-up (Pebble's cannot be resized).
+		&sql.MysqlSystemVariable{Name: "innodb_buffer_pool_size", Scope: global, Type: types.NewSystemIntType("innodb_buffer_pool_size", 5<<20, math.MaxInt64, false), Default: storage.DefaultCacheSize()},
 		&sql.MysqlSystemVariable{Name: packetMemoryVar, Scope: global, Dynamic: true, Type: types.NewSystemIntType(packetMemoryVar, 1<<20, 1<<40, false), Default: int64(defaultPacketMemory)},
 	})
 	sql.SystemVariables.AddSystemVariables(charsetVariables())
@@ -78,8 +83,8 @@ func SetGlobalFromString(name, val string) error {
 		case "OFF", "FALSE":
 			v = int64(0)
 		default:
-			var n int64
-			if _, err := fmt.Sscan(val, &n); err != nil {
+			n, ok := parseSize(val)
+			if !ok {
 				return fmt.Errorf("variable '%s' can't be set to the value of '%s'", name, val)
 			}
 			v = n
@@ -103,6 +108,34 @@ func SetGlobalFromString(name, val string) error {
 	}
 	return nil
 }
+
+// parseSize reads an option file's integer: digits with an optional K, M
+// or G suffix (powers of 1024), as MySQL's option files take them.
+func parseSize(val string) (int64, bool) {
+	mult := int64(1)
+	if n := len(val); n > 1 {
+		switch val[n-1] {
+		case 'k', 'K':
+			mult = 1 << 10
+		case 'm', 'M':
+			mult = 1 << 20
+		case 'g', 'G':
+			mult = 1 << 30
+		}
+		if mult > 1 {
+			val = val[:n-1]
+		}
+	}
+	n, err := strconv.ParseInt(val, 10, 64)
+	if err != nil || (n != 0 && (n*mult)/mult != n) {
+		return 0, false
+	}
+	return n * mult, true
+}
+
+// BufferPoolSize is innodb_buffer_pool_size, the block cache size storage
+// is opened with (the config file's, else storage.DefaultCacheSize()).
+func BufferPoolSize() int64 { return globalInt("innodb_buffer_pool_size", storage.DefaultCacheSize()) }
 
 func isBoolType(t sql.Type) bool {
 	return strings.Contains(strings.ToLower(fmt.Sprintf("%T", t)), "bool")

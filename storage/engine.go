@@ -59,7 +59,8 @@ type Options struct {
 	// MemTableSize; default 2 MiB: small memtables keep range scans over
 	// hot, often-updated rows short (fewer versions to step over).
 	MemTableSize uint64
-	// CacheSize is the block cache (innodb_buffer_pool_size); default 256 MiB.
+	// CacheSize is the block cache (innodb_buffer_pool_size); default
+	// DefaultCacheSize().
 	CacheSize int64
 	// ReserveSize is disk space held back in the file PETREL-RESERVE in Dir
 	// (allocated with fallocate where the filesystem has it, so du shows it
@@ -99,7 +100,7 @@ func (o *Options) setDefaults() error {
 		o.LockWaitTimeout = 50 * time.Second
 	}
 	if o.CacheSize <= 0 {
-		o.CacheSize = 256 << 20
+		o.CacheSize = DefaultCacheSize()
 	}
 	if o.MemTableSize == 0 {
 		o.MemTableSize = 2 << 20
@@ -195,6 +196,9 @@ type StatsSnapshot struct {
 	Locks              lock.Stats
 	LastSeq            uint64
 }
+
+// CacheSize is the block cache's capacity in bytes.
+func (e *Engine) CacheSize() int64 { return e.opts.CacheSize }
 
 // Open opens (or creates) the store in opts.Dir.
 func Open(opts Options) (*Engine, error) {

@@ -412,7 +412,10 @@ type RowIter struct {
 	t       *Txn
 	tb      *Table
 	it      kvIter
+	ixID    uint8
 	primary bool
+	cover   *coverPlan // set by Cover
+	want    []bool     // set by Project
 	reverse bool
 	started bool
 	ctx     context.Context
@@ -441,7 +444,7 @@ func (t *Txn) Scan(ctx context.Context, tb *Table, ixID uint8, lo, hi []byte, re
 	if err != nil {
 		return nil, err
 	}
-	r := &RowIter{t: t, tb: tb, it: it, primary: ixID == 0, reverse: reverse, ctx: ctx}
+	r := &RowIter{t: t, tb: tb, it: it, ixID: ixID, primary: ixID == 0, reverse: reverse, ctx: ctx}
 	t.rows = append(t.rows, r)
 	return r, nil
 }
@@ -478,6 +481,9 @@ func (r *RowIter) Next() (sql.Row, error) {
 		if r.t.lockingReads && r.t.writtenByStatement(r.it.Key()) {
 			continue // this statement's own write: never revisit it
 		}
+		if r.cover != nil && !r.t.lockingReads {
+			return r.cover.row(r.tb, r.it.Key(), r.it.Value())
+		}
 		var rowKey []byte
 		if r.primary {
 			rowKey = r.it.Key()
@@ -496,6 +502,9 @@ func (r *RowIter) Next() (sql.Row, error) {
 				continue // deleted meanwhile
 			}
 			return row, nil
+		}
+		if r.want != nil {
+			return keys.DecodeRowColumns(r.it.Value(), r.tb.Schema, r.want)
 		}
 		return decodeRow(r.it.Value(), r.tb.Schema)
 	}

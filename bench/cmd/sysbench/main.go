@@ -28,8 +28,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -72,6 +70,44 @@ type config struct {
 	petrelArgs   []string
 	mariadbArgs  []string
 	sysbenchArgs []string
+	// extra are measurements beyond workloads x threads (RUNS): a client
+	// curve, or "mysqlslap" runs whose thread count is its --concurrency.
+	extra []runKey
+	// maxConnections, when set, is SET GLOBAL on every server at start.
+	maxConnections int
+	// slapQueries is mysqlslap's --number-of-queries per client.
+	slapQueries int
+}
+
+// slapWorkload names mysqlslap's auto-generated load in RUNS.
+const slapWorkload = "mysqlslap"
+
+// measurements lists every measurement in run order: workloads x
+// threads, then the extra ones not already listed.
+func (c config) measurements() []runKey {
+	var out []runKey
+	for _, w := range c.workloads {
+		for _, th := range c.threads {
+			out = append(out, runKey{w, th})
+		}
+	}
+	for _, k := range c.extra {
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// sysbenchWorkload is the workload whose prepare and cleanup make and
+// drop the sysbench tables ("" if only mysqlslap runs).
+func (c config) sysbenchWorkload() string {
+	for _, k := range c.measurements() {
+		if k.workload != slapWorkload {
+			return k.workload
+		}
+	}
+	return ""
 }
 
 func main() {
@@ -85,7 +121,11 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "sysbench bench:", err)
 		return 2
 	}
-	if err := benchkit.CheckTools("sysbench"); err != nil {
+	tools := []string{"sysbench"}
+	if slices.ContainsFunc(cfg.measurements(), func(k runKey) bool { return k.workload == slapWorkload }) {
+		tools = append(tools, "mariadb-slap")
+	}
+	if err := benchkit.CheckTools(tools...); err != nil {
 		fmt.Fprintln(os.Stderr, "sysbench bench:", err)
 		return 2
 	}
@@ -144,6 +184,9 @@ func parseConfig(args []string) (config, error) {
 	petrelArgs := fs.String("petrel-args", os.Getenv("PETREL_ARGS"), "extra petrel server flags ($PETREL_ARGS)")
 	mariadbArgs := fs.String("mariadb-args", benchkit.EnvOr("MARIADB_ARGS", strings.Join(defaultMariaDBArgs, " ")), "mariadbd flags ($MARIADB_ARGS)")
 	sysbenchArgs := fs.String("sysbench-args", os.Getenv("SYSBENCH_ARGS"), "extra sysbench flags, e.g. --db-ps-mode=disable ($SYSBENCH_ARGS)")
+	extra := fs.String("runs", os.Getenv("RUNS"), "more measurements, workload:threads,threads... e.g. \"mysqlslap:10,50 oltp_read_write:1,100\" (mysqlslap's threads are its --concurrency) ($RUNS)")
+	maxConns := fs.Int("max-connections", benchkit.EnvInt("MAX_CONNECTIONS", 0), "SET GLOBAL max_connections on every server; 0 leaves it ($MAX_CONNECTIONS)")
+	slapQueries := fs.Int("slap-queries", benchkit.EnvInt("SLAP_QUERIES", 100), "mysqlslap --number-of-queries per client ($SLAP_QUERIES)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -152,23 +195,46 @@ func parseConfig(args []string) (config, error) {
 	}
 
 	cfg := config{
-		servers:      benchkit.Fields(*servers),
-		workloads:    benchkit.Fields(*workloads),
-		rounds:       *rounds,
-		tables:       *tables,
-		tableSize:    *tableSize,
-		outDir:       *outDir,
-		petrelArgs:   benchkit.Fields(*petrelArgs),
-		mariadbArgs:  benchkit.Fields(*mariadbArgs),
-		sysbenchArgs: benchkit.Fields(*sysbenchArgs),
+		servers:        benchkit.Fields(*servers),
+		workloads:      benchkit.Fields(*workloads),
+		rounds:         *rounds,
+		tables:         *tables,
+		tableSize:      *tableSize,
+		outDir:         *outDir,
+		petrelArgs:     benchkit.Fields(*petrelArgs),
+		mariadbArgs:    benchkit.Fields(*mariadbArgs),
+		sysbenchArgs:   strings.Fields(*sysbenchArgs), // spaces only: sysbench lists take commas
+		maxConnections: *maxConns,
+		slapQueries:    *slapQueries,
+	}
+	for _, f := range strings.Fields(*extra) {
+		w, list, ok := strings.Cut(f, ":")
+		if !ok || w == "" {
+			return config{}, fmt.Errorf("bad run %q (want workload:threads,threads...)", f)
+		}
+		for _, t := range strings.Split(list, ",") {
+			n, err := strconv.Atoi(t)
+			if err != nil || n <= 0 {
+				return config{}, fmt.Errorf("bad thread count %q in run %q", t, f)
+			}
+			cfg.extra = append(cfg.extra, runKey{w, n})
+		}
+	}
+	if cfg.slapQueries <= 0 {
+		return config{}, fmt.Errorf("slap-queries must be positive, not %d", cfg.slapQueries)
 	}
 	for _, s := range cfg.servers {
 		if s != "petrel" && s != "mariadb" && s != "petrel-nobinlog" {
 			return config{}, fmt.Errorf("unknown server %q (want petrel, petrel-nobinlog or mariadb)", s)
 		}
 	}
-	if len(cfg.servers) == 0 || len(cfg.workloads) == 0 {
+	if len(cfg.servers) == 0 || len(cfg.workloads)+len(cfg.extra) == 0 {
 		return config{}, errors.New("need at least one server and one workload")
+	}
+	for _, w := range cfg.workloads {
+		if w == slapWorkload {
+			return config{}, errors.New("mysqlslap goes in RUNS (mysqlslap:concurrency,...), not WORKLOADS")
+		}
 	}
 	for i, s := range cfg.servers {
 		if slices.Contains(cfg.servers[:i], s) {
@@ -182,7 +248,7 @@ func parseConfig(args []string) (config, error) {
 		}
 		cfg.threads = append(cfg.threads, n)
 	}
-	if len(cfg.threads) == 0 {
+	if len(cfg.threads) == 0 && len(cfg.workloads) > 0 {
 		return config{}, errors.New("need at least one thread count")
 	}
 	d, err := benchkit.ParseDuration(*duration)
@@ -287,9 +353,19 @@ func startBench(ctx context.Context, logger *slog.Logger, name string, cfg confi
 		ExtraArgs: cfg.sysbenchArgs,
 	}
 
+	if cfg.maxConnections > 0 {
+		if err := setMaxConnections(ctx, srv, cfg.maxConnections); err != nil {
+			sr.fatal = err
+			sr.logger.Error("max_connections", "err", err)
+			return sr
+		}
+	}
+	if cfg.sysbenchWorkload() == "" {
+		return sr
+	}
 	sr.logger.Info("sysbench prepare", "tables", cfg.tables, "table_size", cfg.tableSize)
 	prep := sr.base
-	prep.Workload, prep.Command = cfg.workloads[0], "prepare"
+	prep.Workload, prep.Command = cfg.sysbenchWorkload(), "prepare"
 	if _, err := lab.RunSysbench(ctx, prep); err != nil {
 		sr.fatal = fmt.Errorf("prepare: %w", err)
 		sr.logger.Error("prepare failed", "err", err)
@@ -311,18 +387,16 @@ func measure(ctx context.Context, logger *slog.Logger, cfg config, runs map[stri
 	for round := 1; round <= cfg.rounds; round++ {
 		order := serverOrder(cfg.servers, round)
 		logger.Info("round", "round", round, "of", cfg.rounds, "order", strings.Join(order, " "))
-		for _, w := range cfg.workloads {
-			for _, th := range cfg.threads {
-				for _, name := range order {
-					sr := runs[name]
-					if !sr.ready() {
-						continue
-					}
-					if err := sleep(ctx, cfg.settle); err != nil {
-						return
-					}
-					sr.runOnce(ctx, runKey{w, th}, round)
+		for _, key := range cfg.measurements() {
+			for _, name := range order {
+				sr := runs[name]
+				if !sr.ready() {
+					continue
 				}
+				if err := sleep(ctx, cfg.settle); err != nil {
+					return
+				}
+				sr.runOnce(ctx, cfg, key, round)
 			}
 		}
 	}
@@ -355,12 +429,18 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // runOnce runs one measurement's round against the server and records
 // its result or error, and its binlog commit counters.
-func (sr *serverRun) runOnce(ctx context.Context, key runKey, round int) {
+func (sr *serverRun) runOnce(ctx context.Context, cfg config, key runKey, round int) {
 	rk := roundKey{key, round}
-	o := sr.base
-	o.Workload, o.Threads = key.workload, key.threads
 	c0, g0, statusOK := binlogCounters(ctx, sr.srv)
-	res, err := lab.RunSysbench(ctx, o)
+	var res lab.SysbenchResult
+	var err error
+	if key.workload == slapWorkload {
+		res, err = sr.runSlap(ctx, cfg, key.threads)
+	} else {
+		o := sr.base
+		o.Workload, o.Threads = key.workload, key.threads
+		res, err = lab.RunSysbench(ctx, o)
+	}
 	if c1, g1, ok := binlogCounters(ctx, sr.srv); ok && statusOK && c1 > c0 {
 		sr.commits[key] += c1 - c0
 		sr.groups[key] += g1 - g0
@@ -375,15 +455,59 @@ func (sr *serverRun) runOnce(ctx context.Context, key runKey, round int) {
 		"tps", res.TPS, "qps", res.QPS, "p95_ms", res.LatencyP95Ms, "ignored_errors", res.IgnoredErrors)
 }
 
+// runSlap runs mysqlslap's auto-generated load at the given concurrency
+// and reports it as a sysbench result: a transaction is a query, TPS and
+// QPS are queries over the seconds mysqlslap took to run them all, and
+// the average latency is those seconds (no p95: mysqlslap has none).
+func (sr *serverRun) runSlap(ctx context.Context, cfg config, concurrency int) (lab.SysbenchResult, error) {
+	r, err := lab.RunMysqlslap(ctx, lab.MysqlslapOptions{
+		Port:        sr.base.Port,
+		Password:    sr.base.Password,
+		Concurrency: concurrency,
+		Queries:     cfg.slapQueries * concurrency,
+	})
+	if err != nil {
+		return lab.SysbenchResult{}, err
+	}
+	return lab.SysbenchResult{
+		Transactions: int64(r.Queries), Queries: int64(r.Queries),
+		TPS: r.QPS, QPS: r.QPS, LatencyAvgMs: r.AvgSeconds * 1000,
+		Output: r.Output,
+	}, nil
+}
+
+// setMaxConnections raises max_connections (the client curve's 3000
+// threads need it on both servers) and checks the server took it.
+func setMaxConnections(ctx context.Context, srv benchkit.Server, n int) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	db, err := srv.DB("")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, fmt.Sprintf("SET GLOBAL max_connections = %d", n)); err != nil {
+		return fmt.Errorf("set max_connections: %w", err)
+	}
+	var got int
+	if err := db.QueryRowContext(ctx, "SELECT @@GLOBAL.max_connections").Scan(&got); err != nil {
+		return fmt.Errorf("read max_connections: %w", err)
+	}
+	if got != n {
+		return fmt.Errorf("max_connections is %d after SET GLOBAL max_connections = %d", got, n)
+	}
+	return nil
+}
+
 // finish drops the sysbench tables and stops the server, within
 // stopTimeout even if ctx was cancelled by ^C, then removes its datadir.
 func (sr *serverRun) finish(ctx context.Context, cfg config) {
 	if sr.srv == nil {
 		return
 	}
-	if sr.fatal == nil && ctx.Err() == nil {
+	if sr.fatal == nil && ctx.Err() == nil && cfg.sysbenchWorkload() != "" {
 		clean := sr.base
-		clean.Workload, clean.Command = cfg.workloads[0], "cleanup"
+		clean.Workload, clean.Command = cfg.sysbenchWorkload(), "cleanup"
 		if _, err := lab.RunSysbench(ctx, clean); err != nil && ctx.Err() == nil {
 			sr.logger.Warn("cleanup failed", "err", err)
 		}
@@ -506,148 +630,6 @@ func prepareDB(ctx context.Context, srv benchkit.Server) (string, error) {
 	return version, nil
 }
 
-func formatReport(cfg config, started time.Time, runs map[string]*serverRun, interrupted bool) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# sysbench: Petrel vs MariaDB\n\n")
-	fmt.Fprintf(&b, "- Date: %s (%s)\n", started.UTC().Format("2006-01-02 15:04 MST"), time.Since(started).Round(time.Second))
-	fmt.Fprintf(&b, "- Host: %d CPUs, %s/%s; %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, benchkit.ToolVersion("sysbench", "--version"))
-	fmt.Fprintf(&b, "- Data: %d tables x %d rows; %v per run; sysbench and the servers share the host\n",
-		cfg.tables, cfg.tableSize, cfg.duration)
-	fmt.Fprintf(&b, "- Method: the servers run side by side, each idle while another is measured; runs are interleaved, "+
-		"every workload and thread count running on each server in turn before the next, over %d round(s), "+
-		"in the order listed on odd rounds and reversed on even ones, with a %v pause before every run to let background work settle; "+
-		"TPS, QPS and p95 are means over the rounds, ratios are ratios of means, fsyncs/commit is over all rounds (each run's TPS is in the per-round table)\n",
-		cfg.rounds, cfg.settle)
-	for _, name := range cfg.servers {
-		sr := runs[name]
-		if sr == nil {
-			continue
-		}
-		switch name {
-		case "petrel", "petrel-nobinlog":
-			fmt.Fprintf(&b, "- %s: version %s; flags: %s\n", name, benchkit.OrDash(sr.version), benchkit.OrDash(strings.Join(petrelFlags(name, cfg.petrelArgs), " ")))
-		case "mariadb":
-			fmt.Fprintf(&b, "- mariadb: version %s; flags: %s\n", benchkit.OrDash(sr.version), strings.Join(cfg.mariadbArgs, " "))
-		}
-	}
-	if len(cfg.sysbenchArgs) > 0 {
-		fmt.Fprintf(&b, "- sysbench flags: %s\n", strings.Join(cfg.sysbenchArgs, " "))
-	}
-	fmt.Fprintf(&b, "- Command: `SERVERS=%q WORKLOADS=%q THREADS=%q DURATION=%s ROUNDS=%d SETTLE=%s TABLES=%d TABLE_SIZE=%d bench/sysbench.sh`\n\n",
-		strings.Join(cfg.servers, " "), strings.Join(cfg.workloads, " "), joinInts(cfg.threads),
-		seconds(cfg.duration), cfg.rounds, seconds(cfg.settle), cfg.tables, cfg.tableSize)
-
-	writeMeanTable(&b, cfg, runs)
-	b.WriteString("\nPer round (TPS of each run):\n\n")
-	writeRoundTable(&b, cfg, runs)
-
-	var notes []string
-	if interrupted {
-		notes = append(notes, "- interrupted by a signal: figures are incomplete")
-	}
-	for _, name := range cfg.servers {
-		notes = append(notes, serverNotes(cfg, name, runs[name])...)
-	}
-	if len(notes) > 0 {
-		b.WriteString("\nNotes:\n\n")
-		b.WriteString(strings.Join(notes, "\n"))
-		b.WriteString("\n")
-	}
-	for _, name := range cfg.servers {
-		if sr := runs[name]; sr != nil && sr.log != "" {
-			fmt.Fprintf(&b, "\n<details><summary>%s log (tail)</summary>\n\n```\n%s\n```\n</details>\n", name, benchkit.LastLines(sr.log, 40))
-		}
-	}
-	return b.String()
-}
-
-// writeMeanTable writes the main table: each measurement's means over
-// the rounds.
-func writeMeanTable(b *strings.Builder, cfg config, runs map[string]*serverRun) {
-	b.WriteString("| workload | threads | Petrel TPS | MariaDB TPS | Petrel/MariaDB TPS | Petrel QPS | MariaDB QPS | Petrel/MariaDB QPS | Petrel p95 ms | MariaDB p95 ms | Petrel binlog-off TPS | binlog on/off | fsyncs/commit |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	for _, w := range cfg.workloads {
-		for _, th := range cfg.threads {
-			key := runKey{w, th}
-			p, pok := cell(runs["petrel"], key, cfg.rounds)
-			m, mok := cell(runs["mariadb"], key, cfg.rounds)
-			n, nok := cell(runs["petrel-nobinlog"], key, cfg.rounds)
-			fsyncs := "-"
-			if sr := runs["petrel"]; sr != nil && sr.commits[key] > 0 {
-				fsyncs = fmt.Sprintf("%.3f", float64(sr.groups[key])/float64(sr.commits[key]))
-			}
-			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", w, th,
-				num(p.TPS, pok, p.err), num(m.TPS, mok, m.err), ratio(p.TPS, pok, m.TPS, mok),
-				num(p.QPS, pok, p.err), num(m.QPS, mok, m.err), ratio(p.QPS, pok, m.QPS, mok),
-				lat(p.LatencyP95Ms, pok, p.err), lat(m.LatencyP95Ms, mok, m.err),
-				num(n.TPS, nok, n.err), ratio(p.TPS, pok, n.TPS, nok), fsyncs)
-		}
-	}
-}
-
-// writeRoundTable writes every run's TPS, a column per server.
-func writeRoundTable(b *strings.Builder, cfg config, runs map[string]*serverRun) {
-	b.WriteString("| workload | threads | round |")
-	for _, name := range cfg.servers {
-		fmt.Fprintf(b, " %s TPS |", serverLabel(name))
-	}
-	b.WriteString("\n|---|---:|---:|" + strings.Repeat("---:|", len(cfg.servers)) + "\n")
-	for _, w := range cfg.workloads {
-		for _, th := range cfg.threads {
-			for round := 1; round <= cfg.rounds; round++ {
-				fmt.Fprintf(b, "| %s | %d | %d |", w, th, round)
-				for _, name := range cfg.servers {
-					c, ok := roundCell(runs[name], roundKey{runKey{w, th}, round})
-					fmt.Fprintf(b, " %s |", num(c.TPS, ok, c.err))
-				}
-				b.WriteString("\n")
-			}
-		}
-	}
-}
-
-// serverNotes lists a server's failures, failed runs, and the ignored
-// errors and reconnects of each measurement summed over its rounds.
-func serverNotes(cfg config, name string, sr *serverRun) []string {
-	if sr == nil {
-		return []string{fmt.Sprintf("- %s: not run (interrupted)", name)}
-	}
-	var notes []string
-	if sr.fatal != nil {
-		notes = append(notes, fmt.Sprintf("- %s: %s", name, benchkit.OneLine(sr.fatal)))
-	}
-	for _, w := range cfg.workloads {
-		for _, th := range cfg.threads {
-			key := runKey{w, th}
-			for round := 1; round <= cfg.rounds; round++ {
-				if err := sr.errs[roundKey{key, round}]; err != nil {
-					notes = append(notes, fmt.Sprintf("- %s %s threads=%d round %d: %s", name, w, th, round, benchkit.OneLine(err)))
-				}
-			}
-			if rs := sr.roundResults(key, cfg.rounds); len(rs) > 0 {
-				if r := meanResult(rs); r.IgnoredErrors > 0 || r.Reconnects > 0 {
-					notes = append(notes, fmt.Sprintf("- %s %s threads=%d: %d ignored errors, %d reconnects (over %d runs)",
-						name, w, th, r.IgnoredErrors, r.Reconnects, len(rs)))
-				}
-			}
-		}
-	}
-	return notes
-}
-
-// serverLabel is a server's name in table headers.
-func serverLabel(name string) string {
-	switch name {
-	case "petrel":
-		return "Petrel"
-	case "petrel-nobinlog":
-		return "Petrel binlog-off"
-	case "mariadb":
-		return "MariaDB"
-	}
-	return name
-}
-
 // roundResults returns the successful runs of a measurement, by round.
 func (sr *serverRun) roundResults(key runKey, rounds int) []lab.SysbenchResult {
 	var rs []lab.SysbenchResult
@@ -726,53 +708,4 @@ func roundCell(sr *serverRun, rk roundKey) (cellResult, bool) {
 		return cellResult{err: sr.fatal}, false
 	}
 	return cellResult{}, false
-}
-
-func num(v float64, ok bool, err error) string {
-	switch {
-	case ok:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case err != nil:
-		return "error"
-	}
-	return "-"
-}
-
-func lat(v float64, ok bool, err error) string {
-	switch {
-	case ok:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	case err != nil:
-		return "error"
-	}
-	return "-"
-}
-
-func ratio(p float64, pok bool, m float64, mok bool) string {
-	if !pok || !mok || m == 0 {
-		return "-"
-	}
-	return strconv.FormatFloat(p/m, 'f', 2, 64) + "x"
-}
-
-// writeReport writes the report to dir/sysbench-<date>.md.
-func writeReport(dir string, started time.Time, report string) error {
-	return benchkit.WriteReport(filepath.Join(dir, "sysbench-"+started.Format("2006-01-02-150405")+".md"), report)
-}
-
-// seconds formats d as whole seconds where it is one, as the
-// environment variables take it.
-func seconds(d time.Duration) string {
-	if d%time.Second == 0 {
-		return strconv.Itoa(int(d / time.Second))
-	}
-	return d.String()
-}
-
-func joinInts(ns []int) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, " ")
 }

@@ -124,3 +124,35 @@ func TestParseConfigRoundsAndSettle(t *testing.T) {
 		}
 	}
 }
+
+// RUNS adds measurements after workloads x threads, mysqlslap only there.
+func TestParseRuns(t *testing.T) {
+	cfg, err := parseConfig([]string{"-workloads", "oltp_read_only", "-threads", "4", "-out", t.TempDir(),
+		"-runs", "mysqlslap:10,50 oltp_read_write:1,10 oltp_read_only:4", "-max-connections", "4000",
+		"-sysbench-args", "--mysql-ignore-errors=1213,1205 --db-ps-mode=auto"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []runKey{{"oltp_read_only", 4}, {"mysqlslap", 10}, {"mysqlslap", 50}, {"oltp_read_write", 1}, {"oltp_read_write", 10}}
+	if got := cfg.measurements(); !slices.Equal(got, want) {
+		t.Errorf("measurements = %v, want %v", got, want)
+	}
+	if !slices.Equal(cfg.sysbenchArgs, []string{"--mysql-ignore-errors=1213,1205", "--db-ps-mode=auto"}) {
+		t.Errorf("sysbench args split into %q", cfg.sysbenchArgs)
+	}
+	if cfg.maxConnections != 4000 || cfg.sysbenchWorkload() != "oltp_read_only" {
+		t.Errorf("max_connections %d, prepare workload %q", cfg.maxConnections, cfg.sysbenchWorkload())
+	}
+	if got := formatRuns(cfg.extra); got != "mysqlslap:10,50 oltp_read_write:1,10 oltp_read_only:4" {
+		t.Errorf("formatRuns = %q", got)
+	}
+	only, err := parseConfig([]string{"-workloads", "", "-out", t.TempDir(), "-runs", "mysqlslap:10"})
+	if err != nil || only.sysbenchWorkload() != "" || len(only.measurements()) != 1 {
+		t.Errorf("mysqlslap alone: %v, %v", only.measurements(), err)
+	}
+	for _, bad := range [][]string{{"-runs", "mysqlslap"}, {"-runs", "x:0"}, {"-runs", "x:a"}, {"-workloads", "mysqlslap"}} {
+		if _, err := parseConfig(append(bad, "-out", t.TempDir())); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
