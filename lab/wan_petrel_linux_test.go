@@ -11,12 +11,12 @@ import (
 
 // TestWANPetrelReplication runs a Petrel primary in side 0 of a WAN and a
 // replica in side 1 (PetrelOptions.WAN), the replica replicating across
-// the emulated line (10 ms each way, 2% loss both ways): N rows written
+// the emulated line (10 ms each way, 5% loss both ways): N rows written
 // on the primary through WAN.Dial arrive with equal gtid_executed and
 // equal checksums, and the WAN counted at least the rows' bytes and some
 // drops.
 func TestWANPetrelReplication(t *testing.T) {
-	imp := Impairment{Delay: 10 * time.Millisecond, Loss: 0.02}
+	imp := Impairment{Delay: 10 * time.Millisecond, Loss: 0.05}
 	w := startWAN(t, WANOptions{AtoB: imp, BtoA: imp, Seed: 17})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -75,7 +75,7 @@ func TestWANPetrelReplication(t *testing.T) {
 	exec(db[1], fmt.Sprintf("CHANGE REPLICATION SOURCE TO SOURCE_HOST='%s', SOURCE_PORT=%d, SOURCE_USER='root', "+
 		"SOURCE_PASSWORD='%s', SOURCE_AUTO_POSITION=1, SOURCE_CONNECT_RETRY=1", srv[0].Host(), srv[0].Port(), password),
 		"START REPLICA")
-	const n = 400
+	const n = 2000
 	pad := strings.Repeat("x", 200)
 	exec(db[0], "CREATE DATABASE w", "CREATE TABLE w.t (id INT PRIMARY KEY, v VARCHAR(255))")
 	for i := 0; i < n; i += 50 {
@@ -106,7 +106,7 @@ func TestWANPetrelReplication(t *testing.T) {
 		t.Errorf("nothing crossed side 1 -> 0 (acks, the replica's login): %d bytes", back)
 	}
 	if after[AtoB].DroppedLoss+after[BtoA].DroppedLoss == 0 {
-		t.Errorf("no packet dropped at 2%% loss: %+v", after)
+		t.Errorf("no packet dropped at 5%% loss: %+v", after)
 	}
 	t.Logf("crossed %d bytes A->B, %d B->A; dropped %d + %d", crossed,
 		after[BtoA].ForwardedBytes-before[BtoA].ForwardedBytes, after[AtoB].DroppedLoss, after[BtoA].DroppedLoss)
