@@ -13,7 +13,8 @@
 #   congestion: one primary, one replica at 2*CC_DELAY RTT, for each loss in
 #               CC_LOSSES and each replication_tcp_congestion_control in
 #               CC_ALGOS: a BACKLOG-second backlog written with the IO
-#               thread stopped, then the catch-up timed (CATCHUP_TIMEOUT).
+#               thread stopped, then the catch-up timed (CATCHUP_TIMEOUT),
+#               then Replica_apply_lag under LAG_RATE transactions/s.
 # Prints a markdown report and writes it to bench/out/fanout-<date>.md.
 #
 # Environment (defaults in brackets; SHORT=1 gives the short mode's):
@@ -21,6 +22,8 @@
 #   DURATION [60; short 12], DELAY [45ms], LOSS [2 (percent)], RATE [50Mbit],
 #   CC_DELAY [50ms], CC_LOSSES ["0 1 2 5"; short "0 5"], CC_ALGOS ["bbr cubic"],
 #   BACKLOG [60; short 8], CATCHUP_TIMEOUT [10m; short 45s], WAIT_TIMEOUT [10m],
+#   LAG_RATE [100] (after each catch-up, lag under this many transactions/s
+#   for BACKLOG seconds; 0 skips),
 #   THREADS [16], TABLES [4], TABLE_SIZE [10000; short 2000], OUT_DIR,
 #   PETREL_BINARY, PETREL_ARGS, SYSBENCH_ARGS
 # Short mode (about 3 minutes): SHORT=1 bench/fanout.sh

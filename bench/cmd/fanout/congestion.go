@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -22,6 +23,11 @@ type catchupResult struct {
 	txnPerSec float64
 	mbitPerS  float64
 	retrans   int64 // dropped packets (random loss) during the catch-up, both ways
+	// Replica_apply_lag under a steady load of o.LagRate transactions/s
+	// for o.Backlog, sampled every 200 ms (lagRun false when not run).
+	lagRun                 bool
+	lagP50, lagP99, lagMax float64
+	lagCaughtUp            bool // equal again within CatchupTimeout after the load
 }
 
 // runCongestion runs one primary (side 0) and one replica (side 1) at
@@ -125,16 +131,37 @@ func runCongestion(ctx context.Context, o Options, bin string, logger *slog.Logg
 			rs = append(rs, r)
 			logger.Info("catch-up", "loss", loss, "cc", cc, "backlog", r.backlog, "seconds", r.seconds,
 				"caught_up", r.caughtUp, "txn_per_s", r.txnPerSec, "mbit_per_s", r.mbitPerS)
-			if !r.caughtUp {
-				// Let it finish without loss so the next cell starts even.
-				imp.Loss = 0
+			// settle lets a missed catch-up finish without loss, so what
+			// follows starts even.
+			settle := func() error {
+				clean := imp
+				clean.Loss = 0
 				for _, d := range []lab.WANDir{lab.AtoB, lab.BtoA} {
-					if err := s.w.SetImpairment(d, imp); err != nil {
-						return rs, err
+					if err := s.w.SetImpairment(d, clean); err != nil {
+						return err
 					}
 				}
-				if err := waitEqual(ctx, primary, []*node{replica}, o.WaitTimeout); err != nil {
+				err := waitEqual(ctx, primary, []*node{replica}, o.WaitTimeout)
+				for _, d := range []lab.WANDir{lab.AtoB, lab.BtoA} {
+					err = errors.Join(err, s.w.SetImpairment(d, imp))
+				}
+				return err
+			}
+			if !r.caughtUp {
+				if err := settle(); err != nil {
 					return rs, err
+				}
+			}
+			if o.LagRate > 0 {
+				if err := steadyLag(ctx, o, s, primary, replica, &r); err != nil {
+					return rs, err
+				}
+				rs[len(rs)-1] = r
+				logger.Info("steady lag", "loss", loss, "cc", cc, "p99", r.lagP99, "max", r.lagMax, "caught_up", r.lagCaughtUp)
+				if !r.lagCaughtUp {
+					if err := settle(); err != nil {
+						return rs, err
+					}
 				}
 			}
 		}
@@ -143,6 +170,38 @@ func runCongestion(ctx context.Context, o Options, bin string, logger *slog.Logg
 		return rs, fmt.Errorf("end state: %w", err)
 	}
 	return rs, nil
+}
+
+// steadyLag runs sysbench at o.LagRate transactions/s for o.Backlog while
+// sampling the replica's Replica_apply_lag, then waits (CatchupTimeout)
+// for it to be equal again.
+func steadyLag(ctx context.Context, o Options, s *site, primary, replica *node, r *catchupResult) error {
+	lctx, stopLag := context.WithCancel(ctx)
+	var lags []float64
+	var lagErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		lags, lagErr = sampleLags(lctx, []*node{replica}, 200*time.Millisecond)
+	}()
+	lo := o
+	lo.SysbenchArgs = append(append([]string(nil), o.SysbenchArgs...), fmt.Sprintf("--rate=%d", o.LagRate))
+	_, err := sysbench(ctx, lo, primary, s.w, "run", o.Backlog)
+	stopLag()
+	<-done
+	if err != nil {
+		return err
+	}
+	if lagErr != nil {
+		return lagErr
+	}
+	r.lagRun = true
+	r.lagP50, r.lagP99 = percentile(lags, 50), percentile(lags, 99)
+	for _, l := range lags {
+		r.lagMax = max(r.lagMax, l)
+	}
+	r.lagCaughtUp = waitEqual(ctx, primary, []*node{replica}, o.CatchupTimeout) == nil
+	return nil
 }
 
 func reversed(xs []string) []string {
@@ -155,11 +214,17 @@ func reversed(xs []string) []string {
 
 func congestionReport(o Options, rs []catchupResult) string {
 	var b benchkitTable
-	b.head("loss", "congestion control", "backlog txns", "catch-up s", "caught up", "txn/s", "WAN Mbit/s A→B", "dropped pkts")
+	b.head("loss", "congestion control", "backlog txns", "catch-up s", "caught up", "txn/s", "WAN Mbit/s A→B", "dropped pkts",
+		"lag p50 s", "lag p99 s", "lag max s", "equal after")
 	for _, r := range rs {
-		b.row(fmt.Sprintf("%.0f%%", r.loss*100), r.cc, fmt.Sprint(r.backlog), fmt.Sprintf("%.1f", r.seconds),
-			fmt.Sprint(r.caughtUp), fmt.Sprintf("%.0f", r.txnPerSec), fmt.Sprintf("%.2f", r.mbitPerS), fmt.Sprint(r.retrans))
+		lag := []string{"-", "-", "-", "-"}
+		if r.lagRun {
+			lag = []string{fmt.Sprintf("%.3f", r.lagP50), fmt.Sprintf("%.3f", r.lagP99), fmt.Sprintf("%.3f", r.lagMax), fmt.Sprint(r.lagCaughtUp)}
+		}
+		b.row(append([]string{fmt.Sprintf("%.0f%%", r.loss*100), r.cc, fmt.Sprint(r.backlog), fmt.Sprintf("%.1f", r.seconds),
+			fmt.Sprint(r.caughtUp), fmt.Sprintf("%.0f", r.txnPerSec), fmt.Sprintf("%.2f", r.mbitPerS), fmt.Sprint(r.retrans)}, lag...)...)
 	}
-	return fmt.Sprintf("### Catch-up by congestion control: %v RTT, %s, a %v backlog (sysbench oltp_write_only %d threads, IO thread stopped), deadline %v\n\n",
-		2*o.CCDelay, o.RateText, o.Backlog, o.Threads, o.CatchupTimeout) + b.String()
+	return fmt.Sprintf("### Catch-up by congestion control: %v RTT, %s, a %v backlog (sysbench oltp_write_only %d threads, IO thread stopped), deadline %v; "+
+		"then lag under %d transactions/s for %v (lag columns; a missed catch-up is first finished without loss)\n\n",
+		2*o.CCDelay, o.RateText, o.Backlog, o.Threads, o.CatchupTimeout, o.LagRate, o.Backlog) + b.String()
 }

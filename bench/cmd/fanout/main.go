@@ -43,6 +43,7 @@ type Options struct {
 	CCAlgos        []string
 	Backlog        time.Duration
 	CatchupTimeout time.Duration
+	LagRate        int // transactions/s of the congestion cells' steady load; 0: none
 	WaitTimeout    time.Duration
 	Threads        int
 	Tables         int
@@ -153,6 +154,7 @@ func parseOptions(args []string) (Options, error) {
 	ccAlgos := fs.String("cc-algos", benchkit.EnvOr("CC_ALGOS", "bbr cubic"), "congestion controls ($CC_ALGOS)")
 	backlog := fs.String("backlog", benchkit.EnvOr("BACKLOG", def("60", "8")), "seconds of load with the IO thread stopped ($BACKLOG)")
 	catchup := fs.String("catchup-timeout", benchkit.EnvOr("CATCHUP_TIMEOUT", def("10m", "45s")), "bound on one catch-up ($CATCHUP_TIMEOUT)")
+	lagRate := fs.Int("lag-rate", benchkit.EnvInt("LAG_RATE", 100), "congestion cells: lag under this many transactions/s for BACKLOG after the catch-up; 0 skips ($LAG_RATE)")
 	wait := fs.String("wait-timeout", benchkit.EnvOr("WAIT_TIMEOUT", "10m"), "bound on other waits for replicas ($WAIT_TIMEOUT)")
 	threads := fs.Int("threads", benchkit.EnvInt("THREADS", 16), "sysbench --threads ($THREADS)")
 	tables := fs.Int("tables", benchkit.EnvInt("TABLES", 4), "sysbench --tables ($TABLES)")
@@ -170,7 +172,7 @@ func parseOptions(args []string) (Options, error) {
 		Phases: benchkit.Fields(*phases), Rounds: *rounds, Replicas: *replicas, Loss: *loss / 100,
 		RateText: *rate, CCAlgos: benchkit.Fields(*ccAlgos), Threads: *threads, Tables: *tables,
 		TableSize: *tableSize, OutDir: *outDir, PetrelArgs: benchkit.Fields(*petrelArgs),
-		SysbenchArgs: benchkit.Fields(*sysbenchArgs),
+		SysbenchArgs: benchkit.Fields(*sysbenchArgs), LagRate: *lagRate,
 	}
 	var errs []error
 	parseDur := func(s string, dst *time.Duration) {
@@ -199,6 +201,9 @@ func parseOptions(args []string) (Options, error) {
 		if p != "fanout" && p != "congestion" {
 			errs = append(errs, fmt.Errorf("unknown phase %q (want fanout, congestion)", p))
 		}
+	}
+	if o.LagRate < 0 {
+		errs = append(errs, errors.New("lag-rate must be >= 0"))
 	}
 	if o.Rounds <= 0 || o.Replicas <= 0 || o.Threads <= 0 || o.Tables <= 0 || o.TableSize <= 0 {
 		errs = append(errs, errors.New("rounds, replicas, threads, tables and table-size must be positive"))
