@@ -23,8 +23,9 @@ type catchupResult struct {
 	txnPerSec float64
 	mbitPerS  float64
 	retrans   int64 // dropped packets (random loss) during the catch-up, both ways
-	// Replica_apply_lag under a steady load of o.LagRate transactions/s
-	// for o.Backlog, sampled every 200 ms (lagRun false when not run).
+	// The replica's staleness under a steady load of o.LagRate
+	// transactions/s for o.Backlog, sampled every 100 ms (lagRun false
+	// when not run).
 	lagRun                 bool
 	lagP50, lagP99, lagMax float64
 	lagCaughtUp            bool // equal again within CatchupTimeout after the load
@@ -173,7 +174,7 @@ func runCongestion(ctx context.Context, o Options, bin string, logger *slog.Logg
 }
 
 // steadyLag runs sysbench at o.LagRate transactions/s for o.Backlog while
-// sampling the replica's Replica_apply_lag, then waits (CatchupTimeout)
+// sampling the replica's staleness, then waits (CatchupTimeout)
 // for it to be equal again.
 func steadyLag(ctx context.Context, o Options, s *site, primary, replica *node, r *catchupResult) error {
 	lctx, stopLag := context.WithCancel(ctx)
@@ -182,7 +183,7 @@ func steadyLag(ctx context.Context, o Options, s *site, primary, replica *node, 
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		lags, lagErr = sampleLags(lctx, []*node{replica}, 200*time.Millisecond)
+		lags, lagErr = sampleStaleness(lctx, primary, []*node{replica}, 100*time.Millisecond)
 	}()
 	lo := o
 	lo.SysbenchArgs = append(append([]string(nil), o.SysbenchArgs...), fmt.Sprintf("--rate=%d", o.LagRate))

@@ -19,7 +19,7 @@ type layoutResult struct {
 	cpuSec         float64 // primary utime+stime over the load and the catch-up
 	tps            float64
 	txns           int64
-	lagP50, lagP99 float64 // Replica_apply_lag over every replica's samples, s
+	lagP50, lagP99 float64 // staleness over every replica's samples, s
 	lagMax         float64
 	samples        int
 }
@@ -88,7 +88,7 @@ func runLayout(ctx context.Context, o Options, bin, layout string, round int, lo
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		lags, lagErr = sampleLags(lctx, replicas, 200*time.Millisecond)
+		lags, lagErr = sampleStaleness(lctx, primary, replicas, 100*time.Millisecond)
 	}()
 	logger.Info("load", "layout", layout, "round", round, "duration", o.Duration)
 	sb, err := sysbench(ctx, o, primary, s.w, "run", o.Duration)
@@ -120,33 +120,6 @@ func runLayout(ctx context.Context, o Options, bin, layout string, round int, lo
 	logger.Info("layout done", "layout", layout, "round", round, "wan_bytes", res.wanAtoB+res.wanBtoA,
 		"tps", res.tps, "lag_p99", res.lagP99, "cpu_s", res.cpuSec)
 	return res, nil
-}
-
-// sampleLags reads every replica's Replica_apply_lag each interval until
-// ctx ends; a replica whose lag is unknown counts as no sample.
-func sampleLags(ctx context.Context, replicas []*node, every time.Duration) ([]float64, error) {
-	var lags []float64
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return lags, nil
-		case <-t.C:
-		}
-		for _, r := range replicas {
-			l, ok, err := applyLag(ctx, r)
-			if ctx.Err() != nil {
-				return lags, nil
-			}
-			if err != nil {
-				return lags, err
-			}
-			if ok {
-				lags = append(lags, l)
-			}
-		}
-	}
 }
 
 // fanoutReport renders the per-run rows and each layout's medians.

@@ -66,3 +66,22 @@ func TestCPUTicks(t *testing.T) {
 		t.Error("cpuTicks of a pid that does not exist: no error")
 	}
 }
+
+// TestStalenessIndex checks the search staleness.sample uses: a replica
+// at count c lags from the first primary sample above c.
+func TestStalenessIndex(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	s := &staleness{}
+	for i, n := range []int64{10, 10, 15, 20, 20, 30} {
+		s.times = append(s.times, t0.Add(time.Duration(i)*100*time.Millisecond))
+		s.count = append(s.count, n)
+	}
+	for _, c := range []struct {
+		rc   int64
+		want int // index, len = caught up
+	}{{5, 0}, {10, 2}, {14, 2}, {15, 3}, {20, 5}, {29, 5}, {30, 6}, {31, 6}} {
+		if got := s.firstAbove(c.rc); got != c.want {
+			t.Errorf("firstAbove(%d) = %d, want %d", c.rc, got, c.want)
+		}
+	}
+}

@@ -4,8 +4,9 @@
 // Phase "fanout": a primary on side 0 and Replicas replicas on side 1,
 // connected directly to the primary or through one relay on side 1, in
 // interleaved rounds; sysbench oltp_write_only on the primary. Reports
-// WAN bytes both ways, the primary's CPU, every replica's
-// Replica_apply_lag sampled every 200 ms (p50/p99/max) and the
+// WAN bytes both ways, the primary's CPU, every replica's staleness
+// (now minus the primary's commit time of the oldest transaction it
+// lacks, from GTID counts sampled every 100 ms; p50/p99/max) and the
 // transactions; every replica must end with the primary's gtid_executed.
 //
 // Phase "congestion": one primary and one replica at CCDelay one way,
@@ -145,7 +146,7 @@ func parseOptions(args []string) (Options, error) {
 	phases := fs.String("phases", benchkit.EnvOr("PHASES", "fanout congestion"), "phases: fanout, congestion ($PHASES)")
 	rounds := fs.Int("rounds", benchkit.EnvInt("ROUNDS", map[bool]int{false: 3, true: 1}[short]), "interleaved fan-out rounds ($ROUNDS)")
 	replicas := fs.Int("replicas", benchkit.EnvInt("REPLICAS", 6), "replicas on the remote side ($REPLICAS)")
-	duration := fs.String("duration", benchkit.EnvOr("DURATION", def("60", "12")), "sysbench run per fan-out layout ($DURATION)")
+	duration := fs.String("duration", benchkit.EnvOr("DURATION", def("60", "10")), "sysbench run per fan-out layout ($DURATION)")
 	delay := fs.String("delay", benchkit.EnvOr("DELAY", "45ms"), "one-way delay, fan-out ($DELAY)")
 	ccDelay := fs.String("cc-delay", benchkit.EnvOr("CC_DELAY", "50ms"), "one-way delay, congestion phase ($CC_DELAY)")
 	loss := fs.Float64("loss", envFloat("LOSS", 2), "random loss percent each way, fan-out ($LOSS)")
@@ -153,7 +154,7 @@ func parseOptions(args []string) (Options, error) {
 	ccLosses := fs.String("cc-losses", benchkit.EnvOr("CC_LOSSES", def("0 1 2 5", "0 5")), "loss percents, congestion phase ($CC_LOSSES)")
 	ccAlgos := fs.String("cc-algos", benchkit.EnvOr("CC_ALGOS", "bbr cubic"), "congestion controls ($CC_ALGOS)")
 	backlog := fs.String("backlog", benchkit.EnvOr("BACKLOG", def("60", "8")), "seconds of load with the IO thread stopped ($BACKLOG)")
-	catchup := fs.String("catchup-timeout", benchkit.EnvOr("CATCHUP_TIMEOUT", def("10m", "45s")), "bound on one catch-up ($CATCHUP_TIMEOUT)")
+	catchup := fs.String("catchup-timeout", benchkit.EnvOr("CATCHUP_TIMEOUT", def("10m", "30s")), "bound on one catch-up ($CATCHUP_TIMEOUT)")
 	lagRate := fs.Int("lag-rate", benchkit.EnvInt("LAG_RATE", 100), "congestion cells: lag under this many transactions/s for BACKLOG after the catch-up; 0 skips ($LAG_RATE)")
 	wait := fs.String("wait-timeout", benchkit.EnvOr("WAIT_TIMEOUT", "10m"), "bound on other waits for replicas ($WAIT_TIMEOUT)")
 	threads := fs.Int("threads", benchkit.EnvInt("THREADS", 16), "sysbench --threads ($THREADS)")

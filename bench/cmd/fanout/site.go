@@ -163,23 +163,6 @@ func waitEqual(ctx context.Context, primary *node, replicas []*node, timeout tim
 	}
 }
 
-// applyLag reads a replica's Replica_apply_lag in seconds (ok false when
-// unknown).
-func applyLag(ctx context.Context, n *node) (float64, bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, sqlq.Timeout)
-	defer cancel()
-	var name string
-	var v sql.NullString
-	if err := n.db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Replica_apply_lag'").Scan(&name, &v); err != nil {
-		return 0, false, fmt.Errorf("%s: Replica_apply_lag: %w", n.name, err)
-	}
-	if !v.Valid || v.String == "" {
-		return 0, false, nil
-	}
-	f, err := strconv.ParseFloat(v.String, 64)
-	return f, err == nil, err
-}
-
 // cpuTicks returns utime+stime of pid in clock ticks (/proc/PID/stat).
 func cpuTicks(pid int) (int64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -213,4 +196,83 @@ func percentile(xs []float64, p float64) float64 {
 	i := int(p/100*float64(len(s))+0.5) - 1
 	i = max(0, min(i, len(s)-1))
 	return s[i]
+}
+
+// staleness samples how far replicas are behind the primary in time:
+// every interval it reads the primary's transaction count (uuid:1-N of
+// gtid_executed) and then each replica's; a replica at count c is as
+// stale as the oldest transaction it lacks, i.e. now minus the first
+// sample at which the primary's count exceeded c (0 when it has them
+// all). The resolution is the interval; a replica behind from before the
+// first sample is measured from that sample.
+type staleness struct {
+	uuid  string
+	times []time.Time
+	count []int64 // the primary's count at times[i], nondecreasing
+}
+
+func (s *staleness) gtids(ctx context.Context, n *node) (int64, error) {
+	set, err := gtidExecuted(ctx, n)
+	if err != nil {
+		return 0, err
+	}
+	return benchkit.GTIDCount(set, s.uuid)
+}
+
+// sample records the primary's count and returns each replica's
+// staleness in seconds.
+func (s *staleness) sample(ctx context.Context, primary *node, replicas []*node) ([]float64, error) {
+	pc, err := s.gtids(ctx, primary)
+	if err != nil {
+		return nil, err
+	}
+	s.times, s.count = append(s.times, time.Now()), append(s.count, pc)
+	out := make([]float64, 0, len(replicas))
+	for _, r := range replicas {
+		rc, err := s.gtids(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		i := s.firstAbove(rc)
+		if i == len(s.count) {
+			out = append(out, 0)
+			continue
+		}
+		out = append(out, time.Since(s.times[i]).Seconds())
+	}
+	return out, nil
+}
+
+// firstAbove is the first sample whose primary count exceeds c, or
+// len(count) if none does.
+func (s *staleness) firstAbove(c int64) int {
+	return sort.Search(len(s.count), func(i int) bool { return s.count[i] > c })
+}
+
+// sampleStaleness samples every interval until ctx ends and returns all
+// replicas' samples pooled.
+func sampleStaleness(ctx context.Context, primary *node, replicas []*node, every time.Duration) ([]float64, error) {
+	uuid, err := sqlq.String(ctx, primary.db, "SELECT @@GLOBAL.server_uuid")
+	if err != nil {
+		return nil, err
+	}
+	s := &staleness{uuid: uuid}
+	var lags []float64
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return lags, nil
+		case <-t.C:
+		}
+		l, err := s.sample(ctx, primary, replicas)
+		if ctx.Err() != nil {
+			return lags, nil
+		}
+		if err != nil {
+			return lags, err
+		}
+		lags = append(lags, l...)
+	}
 }
