@@ -52,6 +52,8 @@ func TypeName(t byte) string {
 		return "Heartbeat"
 	case RowsQueryEvent:
 		return "Rows_query"
+	case TransactionPayloadEvent:
+		return "Transaction_payload"
 	}
 	return fmt.Sprintf("Unknown(%d)", t)
 }
@@ -82,6 +84,10 @@ func Info(ev []byte) string {
 	case XIDEvent:
 		if len(body) >= 8 {
 			return fmt.Sprintf("COMMIT /* xid=%d */", uint64(body[0])|uint64(body[1])<<8|uint64(body[2])<<16|uint64(body[3])<<24|uint64(body[4])<<32|uint64(body[5])<<40|uint64(body[6])<<48|uint64(body[7])<<56)
+		}
+	case TransactionPayloadEvent:
+		if p, err := ParsePayload(body); err == nil {
+			return fmt.Sprintf("compression='%s', decompressed_size=%d bytes", p.CompressionName(), p.UncompressedSize)
 		}
 	case TableMapEvent:
 		if tm, err := ParseTableMap(body); err == nil {
@@ -142,7 +148,19 @@ func DescribeEvents(path, name string, from uint64, offset, limit int) ([]EventD
 			continue
 		}
 		h, _ := ParseHeader(ev)
-		out = append(out, EventDesc{Pos: at, Type: TypeName(ev[4]), ServerID: h.ServerID, EndPos: at + uint64(len(ev)), Info: Info(ev)})
+		end := at + uint64(len(ev))
+		out = append(out, EventDesc{Pos: at, Type: TypeName(ev[4]), ServerID: h.ServerID, EndPos: end, Info: Info(ev)})
+		if ev[4] == TransactionPayloadEvent {
+			// As MySQL: the events it holds follow, at its position.
+			inner, err := ExpandPayload(ev)
+			if err != nil {
+				return out, fmt.Errorf("%s at offset %d: %w", name, at, err)
+			}
+			for _, ie := range inner {
+				ih, _ := ParseHeader(ie)
+				out = append(out, EventDesc{Pos: at, Type: TypeName(ie[4]), ServerID: ih.ServerID, EndPos: end, Info: Info(ie)})
+			}
+		}
 	}
 	return out, nil
 }

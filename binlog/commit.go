@@ -48,7 +48,15 @@ func (l *Log) Prepare(rec *storage.CommitRecord) error {
 // encode encodes rec's events and, unless dependency tracking is
 // COMMIT_ORDER, extracts its write set.
 func (l *Log) encode(rec *storage.CommitRecord, sid base.SID) (*encodedTxn, error) {
-	x, err := encodeTransaction(l.opts, &l.cols, rec, sid)
+	level := rec.Compression
+	if rec.Origin != nil {
+		level = int(l.comp.replLevel.Load())
+	}
+	var xid uint64
+	if level > 0 {
+		xid = l.comp.xid.Add(1)
+	}
+	x, err := encodeCompressed(l.opts, &l.cols, rec, sid, level, xid)
 	if err != nil {
 		return nil, err
 	}
@@ -176,6 +184,9 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	l.executed.Add(gtid)
 	l.stats.Commits.Add(1)
 	l.stats.BytesWritten.Add(uint64(len(buf)))
+	if x.compressed {
+		l.comp.note(x, gtid, l.opts.Clock.Now())
+	}
 	rec.SinkPos = encodeSinkRecord(l.files[l.fileIdx], p, gtid, l.nextGNO-1)
 	rec.GTID = gtid
 	relayDurable := rec.Origin != nil && rec.Origin.RelayDurable

@@ -208,6 +208,8 @@ type Log struct {
 	notify   chan struct{}
 
 	stats Stats
+	// comp is transaction compression's global state (compress.go).
+	comp compression
 }
 
 // logPos orders positions across files.

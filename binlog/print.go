@@ -92,10 +92,16 @@ func (p *Printer) Event(ev []byte, at uint64) error {
 	if err != nil {
 		return fmt.Errorf("%s at offset %d: %w", p.name, at, err)
 	}
-	w := p.w
 	p.Sum.Events++
 	end := at + uint64(len(ev))
 	p.Sum.Bytes = end
+	return p.event(ev, h, at, end)
+}
+
+// event prints one event; the events of a TRANSACTION_PAYLOAD are printed
+// (between mysqlbinlog's markers) at the payload's offset and end.
+func (p *Printer) event(ev []byte, h EventHeader, at, end uint64) error {
+	w := p.w
 	fmt.Fprintf(w, "# at %d\n#%s server id %d  end_log_pos %d CRC32 ok\t%s\t%s\n", at,
 		time.Unix(int64(h.Timestamp), 0).UTC().Format("060102 15:04:05"), h.ServerID, end, TypeName(ev[4]), Info(ev))
 	body := Body(ev)
@@ -128,6 +134,25 @@ func (p *Printer) Event(ev []byte, at uint64) error {
 		p.maps[tm.TableID] = tm
 	case XIDEvent:
 		p.events++
+		p.endTxn(end)
+		return nil
+	case TransactionPayloadEvent:
+		inner, err := ExpandPayload(ev)
+		if err != nil {
+			return fmt.Errorf("%s at offset %d: %w", p.name, at, err)
+		}
+		p.events++
+		fmt.Fprintf(w, "# Start of compressed events!\n")
+		for _, ie := range inner {
+			ih, err := ParseHeader(ie)
+			if err == nil {
+				err = p.event(ie, ih, at, end)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(w, "# End of compressed events!\n")
 		p.endTxn(end)
 		return nil
 	}

@@ -305,7 +305,7 @@ func ScanFile(path string, tolerateTail bool) (ScanResult, error) {
 				res.ValidEnd = end
 				cur = nil
 			}
-		case XIDEvent:
+		case XIDEvent, TransactionPayloadEvent:
 			if cur != nil {
 				cur.End = end
 				res.Transactions = append(res.Transactions, *cur)

@@ -69,8 +69,17 @@ func (tr *txnReader) next() (*Txn, error) {
 		if cur == nil {
 			continue // events outside a GTID transaction (not Petrel's)
 		}
-		cur.Events = append(cur.Events, ev)
 		end := at + uint64(len(ev))
+		if ev[4] == TransactionPayloadEvent {
+			inner, err := ExpandPayload(ev)
+			if err != nil {
+				return nil, fmt.Errorf("%s at offset %d: %w", tr.file, at, err)
+			}
+			cur.Events = append(cur.Events, inner...)
+			cur.End = end
+			return cur, nil
+		}
+		cur.Events = append(cur.Events, ev)
 		switch ev[4] {
 		case QueryEvent:
 			q, err := ParseQuery(Body(ev))

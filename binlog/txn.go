@@ -205,6 +205,10 @@ type encodedTxn struct {
 	// ws is the transaction's write set (nil: not extracted, under
 	// COMMIT_ORDER tracking).
 	ws *writeset
+	// compressed: the events after the GTID event are one
+	// TRANSACTION_PAYLOAD event, compressing rawSize bytes.
+	compressed bool
+	rawSize    int
 	// file and seq are where Append placed it (the file's index in the
 	// log, its sequence number there).
 	file int
@@ -255,6 +259,14 @@ func (x *encodedTxn) event(typ byte, serverID, ts uint32, body []byte) {
 // BEGIN, TABLE_MAPs, rows events and XID. It reads nothing that changes
 // with the commit order.
 func encodeTransaction(o Options, cols *colCache, rec *storage.CommitRecord, sid base.SID) (*encodedTxn, error) {
+	return encodeCompressed(o, cols, rec, sid, 0, 0)
+}
+
+// encodeCompressed is encodeTransaction with binlog transaction
+// compression: with level > 0 a row transaction's events after the GTID
+// event become one TRANSACTION_PAYLOAD event (zstd at level) whose XID is
+// xid. DDL stays uncompressed.
+func encodeCompressed(o Options, cols *colCache, rec *storage.CommitRecord, sid base.SID, level int, xid uint64) (*encodedTxn, error) {
 	ts := uint32(rec.Time.Unix())
 	serverID := o.ServerID
 	orig := rec.Time
@@ -343,6 +355,9 @@ func encodeTransaction(o Options, cols *colCache, rec *storage.CommitRecord, sid
 	flush(true)
 	x.event(XIDEvent, serverID, ts, make([]byte, 8)) // the XID (the GNO) is placed later
 	x.xid = true
+	if level > 0 {
+		x.compressTxn(serverID, ts, level, xid)
+	}
 	x.prependGTID(serverID, ver, true, rec.Time, orig)
 	return x, nil
 }

@@ -213,7 +213,7 @@ func checkFile(path string) (fileCheck, error) {
 				c.gtids.Add(*txn)
 				txn, c.validEnd = nil, end
 			}
-		case XIDEvent:
+		case XIDEvent, TransactionPayloadEvent:
 			if txn != nil {
 				c.gtids.Add(*txn)
 			}

@@ -246,6 +246,7 @@ func (e *Engine) NewSession(_ context.Context, conn *mysql.Conn, addr string) (s
 			_ = s.SetStatusVariable(ctx, "Ssl_cipher", tls.CipherSuiteName(st.CipherSuite))
 			_ = s.SetStatusVariable(ctx, "Ssl_version", tlsVersionName(st.Version))
 		}
+		noteCompression(s, cc)
 	}
 	if err := s.applyHandshake(sql.NewEmptyContext(), conn.CharacterSet); err != nil {
 		return nil, err

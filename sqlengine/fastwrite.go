@@ -338,6 +338,7 @@ func (e *Engine) execWrite(ctx context.Context, s *Session, p *writePlan, bind m
 		}
 		txn = e.store.Begin()
 		txn.SetSession(s.ID())
+		runTxnHook(sctx, s, txn)
 		if v, err := s.GetSessionVariable(sctx, "innodb_lock_wait_timeout"); err == nil {
 			if n, ok := toInt64(v); ok && n > 0 {
 				txn.SetLockTimeout(time.Duration(n) * time.Second)

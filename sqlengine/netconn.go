@@ -121,6 +121,12 @@ type cmdConn struct {
 	account   string        // counted against max_connections once admitted
 	admitted  bool
 
+	// comp is protocol compression (compressconn.go), nil when the client
+	// did not ask for it; set by the handshake response, used by
+	// vitess's goroutine and by writers once on.
+	comp        *compState
+	compChecked bool
+
 	mu       sync.Mutex
 	register *RegisterRequest
 	dump     *dumpCommand
@@ -226,7 +232,13 @@ func (c *cmdConn) Write(p []byte) (int, error) {
 	if sh := c.seqShift.Load(); sh != 0 {
 		c.renumber(p, byte(sh))
 	}
-	n, err := c.wire().Write(p)
+	var n int
+	var err error
+	if c.comp != nil && c.comp.armed {
+		n, err = c.writeArmed(p)
+	} else {
+		n, err = c.out().Write(p)
+	}
 	if err != nil && c.closed.Load() {
 		return len(p), nil
 	}
@@ -431,6 +443,11 @@ func (c *cmdConn) handshakeFrame(hdr [4]byte, n int) error {
 	}
 	if c.clientFlags == 0 && n >= 4 {
 		c.clientFlags = binary.LittleEndian.Uint32(b[4:])
+	}
+	if !c.compChecked && n > sslRequestLen {
+		// The handshake response (after the SSLRequest, under TLS).
+		c.compChecked = true
+		c.negotiateCompression(b[4:])
 	}
 	if c.tc.Load() == nil && c.seq == 1 && n >= 4 {
 		if binary.LittleEndian.Uint32(b[4:])&clientSSL != 0 && n == sslRequestLen {
@@ -638,7 +655,7 @@ func (c *cmdConn) writeErr(seq byte, e *mysql.SQLError) {
 	}
 	_ = c.Conn.SetWriteDeadline(time.Now().Add(d))
 	c.wrSetAt.Store(0)
-	_, _ = c.wire().Write(b)
+	_, _ = c.out().Write(b)
 }
 
 // detach hands the socket to a replication dump, which reads and writes
@@ -647,6 +664,10 @@ func (c *cmdConn) writeErr(seq byte, e *mysql.SQLError) {
 func (c *cmdConn) detach() net.Conn {
 	c.phase.Store(int32(phaseDetached))
 	_ = c.Conn.SetDeadline(time.Time{})
+	if c.comp != nil && c.comp.w != nil {
+		c.comp.r.Unfollow()
+		return &compNetConn{Conn: c.wire(), r: c.br, w: c.comp.w}
+	}
 	if c.br.Buffered() > 0 {
 		return &bufferedConn{Conn: c.wire(), r: c.br}
 	}
@@ -680,6 +701,7 @@ func (c *cmdConn) startCommands(cs *connState) {
 	c.maxPacket.Store(globalInt("max_allowed_packet", 64<<20))
 	c.rdKind = dlNone
 	c.wrSetAt.Store(0)
+	c.armCompression()
 	c.phase.Store(int32(phaseCommand))
 }
 

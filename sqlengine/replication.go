@@ -46,7 +46,10 @@ type DumpRequest struct {
 	// ChecksumAware: the replica announced it reads CRC32 trailers.
 	ChecksumAware bool
 	// SemiSync: the replica announced it acknowledges transactions.
-	SemiSync    bool
+	SemiSync bool
+	// MariaDB: the replica set @mariadb_slave_capability (MariaDB's
+	// replicas do, before the dump).
+	MariaDB     bool
 	ReplicaUUID string
 	// Conn is the connection, owned by the dump until it returns.
 	Conn net.Conn
@@ -128,6 +131,7 @@ func (h *errHandler) ComBinlogDumpGTID(c *mysql.Conn, _ string, _ uint64, _ mysq
 	case "CRC32":
 		req.ChecksumAware = true
 	}
+	req.MariaDB = userVarString(sctx, s, "mariadb_slave_capability") != ""
 	for _, v := range []string{"rpl_semi_sync_slave", "rpl_semi_sync_replica"} {
 		if x := userVarString(sctx, s, v); x != "" && x != "0" {
 			req.SemiSync = true

@@ -75,6 +75,7 @@ func (t *Transaction) IsReadOnly() bool { return t.readOnly }
 func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacteristic) (sql.Transaction, error) {
 	txn := s.eng.store.Begin()
 	txn.SetSession(s.ID())
+	runTxnHook(ctx, s, txn)
 	if s.origin != nil {
 		txn.SetOrigin(*s.origin)
 	}

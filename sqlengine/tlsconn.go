@@ -133,7 +133,7 @@ func (c *cmdConn) noteAuthSwitch(p []byte) {
 // (setGreetingCharset) and, when TLS is configured, CLIENT_SSL.
 func (c *cmdConn) editGreeting(p []byte) {
 	setGreetingCharset(p)
-	if c.tlsCfg == nil || len(p) < 1 || p[0] != 10 {
+	if len(p) < 1 || p[0] != 10 {
 		return
 	}
 	end := bytes.IndexByte(p[1:], 0)
@@ -141,8 +141,13 @@ func (c *cmdConn) editGreeting(p []byte) {
 		return
 	}
 	// protocol(1) version NUL, connection id(4), auth data(8), filler(1),
-	// capabilities (low 2 bytes)
+	// capabilities (low 2 bytes), character set(1), status(2),
+	// capabilities (high 2 bytes)
 	pos := 1 + end + 1 + 4 + 8 + 1
+	offerCompression(p, pos, pos+5)
+	if c.tlsCfg == nil {
+		return
+	}
 	if pos+1 < len(p) {
 		p[pos+1] |= clientSSL >> 8
 	}

@@ -178,6 +178,12 @@ func RegisterStatus(name string, fn func() any) {
 	status.mu.Unlock()
 }
 
+func (r *statusRegistry) NewSessionMap() map[string]sql.StatusVarValue {
+	m := r.StatusVariableRegistry.NewSessionMap()
+	compressionStatus(m)
+	return m
+}
+
 func (r *statusRegistry) NewGlobalMap() map[string]sql.StatusVarValue {
 	m := r.StatusVariableRegistry.NewGlobalMap()
 	r.mu.RLock()

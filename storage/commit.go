@@ -33,6 +33,11 @@ type CommitRecord struct {
 	// 0 for replicated and internal transactions: the binlog's
 	// WRITESET_SESSION dependency tracking orders a session's transactions.
 	Session uint32
+	// Compression is the committing session's binlog transaction
+	// compression: the zstd level of its TRANSACTION_PAYLOAD, 0 for none
+	// (binlog_transaction_compression OFF). Replicated transactions take
+	// the sink's global setting instead.
+	Compression int
 	// Prepared is the sink's own work done by its Prepare, before the
 	// commit turn (the binlog: the encoded events); Append uses it.
 	Prepared any
@@ -114,7 +119,7 @@ func (t *Txn) CommitStart(ctx context.Context) (func(context.Context) error, err
 		t.finish()
 		return nil, err
 	}
-	rec := &CommitRecord{Changes: t.changes, Queries: t.queries, Time: e.opts.Clock.Now(), Origin: t.origin, Session: t.session}
+	rec := &CommitRecord{Changes: t.changes, Queries: t.queries, Time: e.opts.Clock.Now(), Origin: t.origin, Session: t.session, Compression: t.compression}
 	if p := e.preparer.Load(); p != nil {
 		if err := (*p).Prepare(rec); err != nil {
 			t.finish()

@@ -76,6 +76,9 @@ type Txn struct {
 	// origin's GTID instead of assigning a new one.
 	origin  *Origin
 	session uint32 // the committing client session, for the binlog
+	// compression is the session's binlog transaction compression level
+	// (0: off), for the binlog.
+	compression int
 	// rows are the row iterators handed out and not yet closed; the
 	// transaction's end closes them (a failed statement may abandon one,
 	// and an iterator left open keeps Pebble from closing).
@@ -101,6 +104,10 @@ func (t *Txn) SetOrigin(o Origin) { t.origin = &o }
 
 // SetSession records the committing client session (its connection id).
 func (t *Txn) SetSession(id uint32) { t.session = id }
+
+// SetCompression records the session's binlog transaction compression
+// (a zstd level; 0: off).
+func (t *Txn) SetCompression(level int) { t.compression = level }
 
 // Query is a statement recorded in the transaction's change stream (DDL).
 type Query struct {

@@ -68,6 +68,7 @@ func Variables(logBin bool, datadir string) {
 		// it acts only when the server starts.
 		&sql.MysqlSystemVariable{Name: "binlog_recovery_truncate_corrupt", Scope: global, Type: types.NewSystemBoolType("binlog_recovery_truncate_corrupt"), Default: int8(0)},
 	})
+	sql.SystemVariables.AddSystemVariables(compressionVariables())
 }
 
 // syncBinlogHook applies SET GLOBAL sync_binlog to the open log (the
@@ -111,6 +112,7 @@ func Register(e *sqlengine.Engine, l *binlog.Log, store *storage.Engine, clock b
 	sqlengine.RegisterStatus("Binlog_commits", func() any { c, _, _ := l.StatsSnapshot(); return c })
 	sqlengine.RegisterStatus("Binlog_group_commits", func() any { _, g, _ := l.StatsSnapshot(); return g })
 	sqlengine.RegisterStatus("Binlog_bytes_written", func() any { _, _, b := l.StatsSnapshot(); return b })
+	registerCompression(e, l)
 
 	showLogs := func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
 		res := &sqlengine.AdminResult{Columns: []string{"Log_name", "File_size", "Encrypted"}}

@@ -19,15 +19,16 @@ const module = "petrel"
 // package, the Petrel packages it (and its tests) may import directly.
 // An entry ending in "/*" allows every package below that folder.
 var allowed = map[string][]string{
-	"internal/base":      nil,
-	"internal/config":    nil,
-	"internal/failpoint": nil,
-	"internal/fsutil":    nil,
-	"internal/ratelog":   nil,
-	"internal/archtest":  nil,
-	"internal/leakcheck": nil,
-	"internal/mysqlerr":  {"internal/base"},
-	"internal/tcptune":   nil,
+	"internal/base":          nil,
+	"internal/config":        nil,
+	"internal/failpoint":     nil,
+	"internal/fsutil":        nil,
+	"internal/ratelog":       nil,
+	"internal/archtest":      nil,
+	"internal/leakcheck":     nil,
+	"internal/mysqlerr":      {"internal/base"},
+	"internal/tcptune":       nil,
+	"internal/mysqlcompress": nil,
 
 	"storage/keys":  {"internal/*"},
 	"storage/lock":  {"internal/*"},
@@ -76,6 +77,7 @@ var allowed = map[string][]string{
 	"bench/cmd/repl":          {"lab", "bench/internal/benchkit"},
 	"bench/cmd/semisync":      {"lab", "bench/internal/benchkit"},
 	"bench/cmd/fanout":        {"lab", "bench/internal/benchkit"},
+	"bench/cmd/compress":      {"lab", "bench/internal/benchkit"},
 	"bench/cmd/sysbench":      {"lab", "bench/internal/benchkit"},
 }
 

@@ -65,10 +65,14 @@ const (
 	ErRelayLogWriteFailure     = 1595 // ER_REPLICA_RELAY_LOG_WRITE_FAILURE
 	ErNetReadEventChecksum     = 1743 // ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE
 	ErBadReplicaAutoPosition   = 1776 // ER_BAD_REPLICA_AUTO_POSITION
-	ErMalformedGTIDSet         = 1772 // ER_MALFORMED_GTID_SET_SPECIFICATION
-	ErReadOnlyTransaction      = 1792 // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
-	ErMalformedPacket          = 1835 // ER_MALFORMED_PACKET
-	ErSecureTransportRequired  = 3159 // ER_SECURE_TRANSPORT_REQUIRED
+	// Protocol compression options of CHANGE REPLICATION SOURCE (HY000).
+	ErChangeSourceWrongCompressionAlgorithm = 3920 // ER_CHANGE_SOURCE_WRONG_COMPRESSION_ALGORITHM_CLIENT
+	ErChangeSourceWrongCompressionLevel     = 3921 // ER_CHANGE_SOURCE_WRONG_COMPRESSION_LEVEL_CLIENT
+	ErChangeSourceWrongCompressionList      = 3924 // ER_CHANGE_SOURCE_WRONG_COMPRESSION_ALGORITHM_LIST_CLIENT
+	ErMalformedGTIDSet                      = 1772 // ER_MALFORMED_GTID_SET_SPECIFICATION
+	ErReadOnlyTransaction                   = 1792 // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
+	ErMalformedPacket                       = 1835 // ER_MALFORMED_PACKET
+	ErSecureTransportRequired               = 3159 // ER_SECURE_TRANSPORT_REQUIRED
 
 	// Asynchronous connection failover (MySQL 8.0.22): the source-list
 	// functions' refusals and SOURCE_CONNECTION_AUTO_FAILOVER's rules.

@@ -48,6 +48,12 @@ type Config struct {
 	SSLCert             string `json:"ssl_cert,omitempty"`
 	SSLKey              string `json:"ssl_key,omitempty"`
 	SSLVerifyServerCert bool   `json:"ssl_verify_server_cert,omitempty"`
+	// CompressionAlgorithms is SOURCE_COMPRESSION_ALGORITHMS: the protocol
+	// compression the link may use, in order of preference ("zstd",
+	// "zlib", "uncompressed"; "" = uncompressed). ZstdLevel is
+	// SOURCE_ZSTD_COMPRESSION_LEVEL (1-22; 0 = the default, 3).
+	CompressionAlgorithms string `json:"compression_algorithms,omitempty"`
+	ZstdLevel             int    `json:"zstd_level,omitempty"`
 	// AutoFailover: SOURCE_CONNECTION_AUTO_FAILOVER=1, the receiver picks
 	// its source from the source list (failover.go).
 	AutoFailover bool `json:"auto_failover,omitempty"`
@@ -284,7 +290,18 @@ func applyChange(cfg Config, opts []Option) (change, error) {
 			cfg.SSLKey, err = str()
 		case "RELAY_LOG_FILE", "RELAY_LOG_POS":
 			// Checked below: with auto-positioning MySQL's 1776 comes first.
-		case "GET_SOURCE_PUBLIC_KEY", "SOURCE_COMPRESSION_ALGORITHMS", "SOURCE_ZSTD_COMPRESSION_LEVEL", "SOURCE_DELAY", "SOURCE_BIND", "PRIVILEGE_CHECKS_USER", "REQUIRE_ROW_FORMAT", "GTID_ONLY":
+		case "SOURCE_COMPRESSION_ALGORITHMS":
+			if cfg.CompressionAlgorithms, err = str(); err == nil {
+				cfg.CompressionAlgorithms, err = parseCompressionAlgorithms(cfg.CompressionAlgorithms)
+			}
+		case "SOURCE_ZSTD_COMPRESSION_LEVEL":
+			n, perr := strconv.Atoi(o.Value)
+			if o.Quoted || perr != nil || n < 1 || n > 22 {
+				err = &CompressionLevelError{Value: o.Value}
+			} else {
+				cfg.ZstdLevel = n
+			}
+		case "GET_SOURCE_PUBLIC_KEY", "SOURCE_DELAY", "SOURCE_BIND", "PRIVILEGE_CHECKS_USER", "REQUIRE_ROW_FORMAT", "GTID_ONLY":
 			// Accepted for compatibility; Petrel does not act on these yet.
 		default:
 			err = fmt.Errorf("unknown CHANGE REPLICATION SOURCE option %s", o.Name)

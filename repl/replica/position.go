@@ -177,9 +177,20 @@ func (r *relayReader) next() (*binlog.Txn, sourcePos, error) {
 		if cur == nil {
 			continue // events outside a GTID transaction (not Petrel's)
 		}
-		cur.Events = append(cur.Events, ev)
 		track.observe(ev)
 		end := at + uint64(len(ev))
+		if ev[4] == binlog.TransactionPayloadEvent {
+			// Relay logs keep it compressed: the applier expands it.
+			inner, err := binlog.ExpandPayload(ev)
+			if err != nil {
+				return nil, r.tr.pos, fmt.Errorf("%s at offset %d: %w", r.file, at, err)
+			}
+			cur.Events = append(cur.Events, inner...)
+			cur.End = end
+			*r.tr = track
+			return cur, track.pos, nil
+		}
+		cur.Events = append(cur.Events, ev)
 		switch ev[4] {
 		case binlog.QueryEvent:
 			q, err := binlog.ParseQuery(binlog.Body(ev))

@@ -86,14 +86,14 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 	timeout := r.opts.NetTimeout()
 	r.setIOState("Connecting to source")
 	cctx, cancel := context.WithTimeout(ctx, timeout)
-	conn, err := mysql.Connect(cctx, &mysql.ConnParams{
+	conn, link, err := r.dialSource(cctx, cfg, &mysql.ConnParams{
 		Host: cfg.Host, Port: cfg.Port, Uname: cfg.User, Pass: cfg.Password,
 		ConnectTimeoutMs: uint64(timeout / time.Millisecond),
 		SslMode:          cfg.SslMode(), SslCa: cfg.SSLCA, SslCert: cfg.SSLCert, SslKey: cfg.SSLKey,
 		// The host as written: vitess would prefix an IP address with
 		// "IP:", which no certificate names.
 		ServerName: cfg.Host,
-	})
+	}, timeout)
 	cancel()
 	if err != nil {
 		var se *mysql.SQLError
@@ -103,12 +103,17 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 		return false, ioErrorf(ErrSourceConnect, false, "error connecting to source '%s@%s:%d' - retry-time: %d retries: %d message: %v", cfg.User, cfg.Host, cfg.Port, int(cfg.ConnectRetry.Seconds()), cfg.RetryCount, err)
 	}
 	defer conn.Close()
+	sock := conn.Conn
+	if link != nil {
+		defer link.Close()
+		sock = link.src
+	}
 	// The connection dies with the thread.
 	stop := context.AfterFunc(ctx, func() { conn.Conn.Close() })
 	defer stop()
 	conn.Conn.SetDeadline(time.Now().Add(timeout))
 	if r.opts.TCP != nil {
-		tuneSocket(r.opts.Logger, conn.Conn, r.opts.TCP())
+		tuneSocket(r.opts.Logger, sock, r.opts.TCP())
 	}
 
 	hb := cfg.Heartbeat(timeout)
@@ -299,6 +304,7 @@ var knownEvents = map[byte]bool{
 	binlog.HeartbeatEvent: true, binlog.RowsQueryEvent: true,
 	binlog.WriteRowsEventV2: true, binlog.UpdateRowsEventV2: true, binlog.DeleteRowsEventV2: true,
 	binlog.GTIDEvent: true, binlog.AnonymousGTIDEvent: true, binlog.PreviousGTIDsEvent: true,
+	binlog.TransactionPayloadEvent: true, // kept compressed in the relay log
 }
 
 const ignorableFlag = 0x80
@@ -373,7 +379,7 @@ func (r *Replica) receiveEvent(ev []byte, txn *pendingTxn) (*pendingTxn, error) 
 		} else if !txn.inTxn {
 			done = true
 		}
-	case binlog.XIDEvent:
+	case binlog.XIDEvent, binlog.TransactionPayloadEvent:
 		done = true
 	}
 	if !done {

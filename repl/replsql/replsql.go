@@ -139,7 +139,7 @@ func (a SourceAdapter) Dump(ctx context.Context, r sqlengine.DumpRequest) error 
 	return a.S.Serve(ctx, r.Conn, source.Request{
 		ConnID: r.ConnID, ServerID: r.ServerID, File: r.File, Pos: r.Pos,
 		AutoPosition: r.AutoPosition, GTIDs: r.GTIDs, HeartbeatPeriod: r.HeartbeatPeriod,
-		ChecksumAware: r.ChecksumAware, SemiSync: r.SemiSync,
+		ChecksumAware: r.ChecksumAware, SemiSync: r.SemiSync, MariaDB: r.MariaDB,
 	})
 }
 
@@ -154,6 +154,16 @@ func replError(err error) error {
 		return failoverError(err)
 	case errors.Is(err, replica.ErrNotConfigured):
 		return mysql.NewSQLError(mysqlerr.ErReplicaNotConfigured, mysqlerr.State(mysqlerr.ErReplicaNotConfigured), "%s", err.Error())
+	case errors.As(err, new(*replica.CompressionAlgorithmError)):
+		var ce *replica.CompressionAlgorithmError
+		errors.As(err, &ce)
+		n := mysqlerr.ErChangeSourceWrongCompressionAlgorithm
+		if ce.TooMany {
+			n = mysqlerr.ErChangeSourceWrongCompressionList
+		}
+		return mysql.NewSQLError(n, mysqlerr.State(n), "%s", err.Error())
+	case errors.As(err, new(*replica.CompressionLevelError)):
+		return mysql.NewSQLError(mysqlerr.ErChangeSourceWrongCompressionLevel, mysqlerr.State(mysqlerr.ErChangeSourceWrongCompressionLevel), "%s", err.Error())
 	case errors.Is(err, replica.ErrAutoPositionConflict):
 		return mysql.NewSQLError(mysqlerr.ErBadReplicaAutoPosition, mysqlerr.State(mysqlerr.ErBadReplicaAutoPosition), "%s", err.Error())
 	case errors.Is(err, replica.ErrMustStop):
@@ -179,6 +189,7 @@ func threads(list string) (io, sqlT bool) {
 func Register(e *sqlengine.Engine, r *replica.Replica, src *source.Source, serverID uint32) {
 	ok := func() (*sqlengine.AdminResult, error) { return &sqlengine.AdminResult{}, nil }
 	registerPerfSchema(e, r)
+	registerConnectionConfig(e, r)
 	e.RegisterAdmin(`CHANGE (?:REPLICATION SOURCE|MASTER) TO (.+?)(?: FOR CHANNEL '')?`, sql.PrivilegeType_Super,
 		func(_ context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
 			opts, err := replica.ParseOptions(m[1])

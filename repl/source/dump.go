@@ -167,6 +167,9 @@ func (d *dumper) sendAvailable() (moved bool, err error) {
 		if d.skipping {
 			continue
 		}
+		if ev[4] == binlog.TransactionPayloadEvent && d.req.MariaDB {
+			return false, fatalf("Cannot send the transaction at %s:%d to a MariaDB replica: it was written with binlog_transaction_compression=ON (a TRANSACTION_PAYLOAD event), which MariaDB cannot read. Replicate from a source whose log has binlog_transaction_compression=OFF for the transactions this replica needs", d.file, at)
+		}
 		if d.semi && d.endsTxn(ev) && d.s.semiEnabled() {
 			end := semisync.Pos{File: d.file, Off: at + uint64(len(ev))}
 			d.s.opts.Semi.Sent(d.req.ConnID, end)
@@ -203,7 +206,7 @@ func (d *dumper) send(ev []byte) error {
 // outside BEGIN ... COMMIT: DDL), tracking BEGIN.
 func (d *dumper) endsTxn(ev []byte) bool {
 	switch ev[4] {
-	case binlog.XIDEvent:
+	case binlog.XIDEvent, binlog.TransactionPayloadEvent:
 		d.inTxn = false
 		return true
 	case binlog.QueryEvent:

@@ -210,6 +210,9 @@ type Request struct {
 	HeartbeatPeriod time.Duration
 	ChecksumAware   bool
 	SemiSync        bool
+	// MariaDB: the replica is MariaDB (it set @mariadb_slave_capability),
+	// which cannot read TRANSACTION_PAYLOAD events.
+	MariaDB bool
 }
 
 func (s *Source) headers() ([]fileHeader, error) {
