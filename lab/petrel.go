@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // PetrelOptions configures StartPetrel.
@@ -46,6 +49,13 @@ type PetrelOptions struct {
 	StopTimeout time.Duration
 	// Logger receives lab's own messages. Default: discard.
 	Logger *slog.Logger
+	// WAN, if set, runs the server inside side Side's namespace of WAN
+	// (`ip netns exec`, same pid), listening on all of that namespace's
+	// addresses (--bind-address 0.0.0.0): other servers reach it at
+	// Host():Port(), processes inside the namespace at 127.0.0.1, and
+	// DSN and DB connect through WAN.Dial from this process.
+	WAN  *WAN
+	Side int
 }
 
 func (o *PetrelOptions) applyDefaults(ctx context.Context) error {
@@ -115,6 +125,9 @@ func StartPetrel(ctx context.Context, opts PetrelOptions) (*Petrel, error) {
 	if opts.RootPassword != "" {
 		args = append(args, "--root-password", opts.RootPassword)
 	}
+	if opts.WAN != nil {
+		args = append(args, "--bind-address", "0.0.0.0")
+	}
 	args = append(args, opts.ExtraArgs...)
 	p := &Petrel{opts: opts, args: args, log: newTailBuffer(logTailSize)}
 
@@ -133,13 +146,17 @@ func (p *Petrel) startLocked(ctx context.Context) error {
 	if p.opts.Stderr != nil {
 		out = io.MultiWriter(p.log, p.opts.Stderr)
 	}
-	proc, err := startProcess(p.opts.Binary, p.args, p.opts.Env, out, p.opts.Logger)
+	name, args := p.opts.Binary, p.args
+	if w := p.opts.WAN; w != nil {
+		name, args = w.ns.ipc, append([]string{"netns", "exec", w.Name(p.opts.Side), name}, args...)
+	}
+	proc, err := startProcess(name, args, p.opts.Env, out, p.opts.Logger)
 	if err != nil {
 		return err
 	}
 	p.mu.proc = proc
 	p.pid.Store(int64(proc.pid()))
-	cfg := clientConfig(p.opts.Port, p.opts.RootPassword, "", p.opts.Logger)
+	cfg := p.config("")
 	if err := waitReady(ctx, proc, cfg, p.opts.StartTimeout); err != nil {
 		killErr := proc.kill()
 		return errors.Join(fmt.Errorf("%w\n--- petrel output (tail) ---\n%s", err, tail(p.log.String(), 8<<10)), killErr)
@@ -236,11 +253,31 @@ func (p *Petrel) Log() string { return p.log.String() }
 // DSN is a go-sql-driver/mysql DSN for root on db ("" for none), with
 // connect, read and write timeouts set.
 func (p *Petrel) DSN(db string) string {
-	return clientConfig(p.opts.Port, p.opts.RootPassword, db, p.opts.Logger).FormatDSN()
+	return p.config(db).FormatDSN()
+}
+
+// Host is the address other servers use to reach this one: its WAN
+// side's IP, or 127.0.0.1.
+func (p *Petrel) Host() string {
+	if p.opts.WAN != nil {
+		return p.opts.WAN.IP(p.opts.Side)
+	}
+	return "127.0.0.1"
+}
+
+// config is the client config for root on db, dialing through the WAN
+// side's namespace when the server runs in one.
+func (p *Petrel) config(db string) *mysql.Config {
+	cfg := clientConfig(p.opts.Port, p.opts.RootPassword, db, p.opts.Logger)
+	if p.opts.WAN != nil {
+		cfg.Net = p.opts.WAN.dialNetwork(p.opts.Side)
+		cfg.Addr = net.JoinHostPort(p.Host(), strconv.Itoa(p.opts.Port))
+	}
+	return cfg
 }
 
 // DB opens a *sql.DB for root on db ("" for none). It does not connect;
 // the caller closes it.
 func (p *Petrel) DB(db string) (*sql.DB, error) {
-	return openDB(clientConfig(p.opts.Port, p.opts.RootPassword, db, p.opts.Logger))
+	return openDB(p.config(db))
 }

@@ -41,6 +41,11 @@ type SysbenchOptions struct {
 	Timeout time.Duration
 	// Binary is the sysbench executable. Default: "sysbench" on PATH.
 	Binary string
+	// WAN, if set, runs sysbench inside side Side's namespace of WAN,
+	// where 127.0.0.1 is that namespace's loopback (see
+	// PetrelOptions.WAN).
+	WAN  *WAN
+	Side int
 }
 
 func (o *SysbenchOptions) applyDefaults() error {
@@ -123,6 +128,9 @@ func RunSysbench(ctx context.Context, opts SysbenchOptions) (SysbenchResult, err
 	args = append(args, opts.ExtraArgs...)
 	args = append(args, opts.Command)
 	cmd := exec.CommandContext(ctx, opts.Binary, args...)
+	if opts.WAN != nil {
+		cmd = opts.WAN.Command(ctx, opts.Side, opts.Binary, args...)
+	}
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // A WAN is two network namespaces, A (side 0) and B (side 1), joined by a
@@ -55,12 +57,13 @@ type WAN struct {
 
 	mu struct {
 		sync.Mutex
-		policy [2]*wanPolicy
-		queue  wanQueue
-		seq    uint64
-		stats  [2]WANDirStats
-		err    error // the first reader or writer failure
-		closed bool
+		policy     [2]*wanPolicy
+		queue      wanQueue
+		seq        uint64
+		stats      [2]WANDirStats
+		err        error // the first reader or writer failure
+		closed     bool
+		registered [2]bool // dialNetwork registered side's network
 	}
 }
 
@@ -276,6 +279,22 @@ func (w *WAN) Listen(side int, network, address string) (net.Listener, error) {
 // must be an IP literal and port.
 func (w *WAN) Dial(ctx context.Context, side int, network, address string) (net.Conn, error) {
 	return w.ns.Dial(ctx, side, network, address)
+}
+
+// dialNetwork returns the go-sql-driver network name (registered on first
+// use with mysql.RegisterDialContext) that dials from inside side's
+// namespace, so a *sql.DB in this process can reach servers there.
+func (w *WAN) dialNetwork(side int) string {
+	name := "lab-wan-" + w.Name(side)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.mu.registered[side] {
+		w.mu.registered[side] = true
+		mysql.RegisterDialContext(name, func(ctx context.Context, addr string) (net.Conn, error) {
+			return w.Dial(ctx, side, "tcp", addr)
+		})
+	}
+	return name
 }
 
 // SetImpairment changes direction dir's impairment for packets arriving

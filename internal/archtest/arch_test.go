@@ -76,6 +76,7 @@ var allowed = map[string][]string{
 	"bench/internal/benchkit": {"lab"},
 	"bench/cmd/repl":          {"lab", "bench/internal/benchkit"},
 	"bench/cmd/semisync":      {"lab", "bench/internal/benchkit"},
+	"bench/cmd/fanout":        {"lab", "bench/internal/benchkit"},
 	"bench/cmd/compress":      {"lab", "bench/internal/benchkit"},
 	"bench/cmd/sysbench":      {"lab", "bench/internal/benchkit"},
 }

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"petrel/lab"
+)
+
+// layoutResult is one fan-out run of one layout.
+type layoutResult struct {
+	layout         string
+	round          int
+	wanAtoB        int64 // bytes forwarded primary side -> replica side
+	wanBtoA        int64
+	cpuSec         float64 // primary utime+stime over the load and the catch-up
+	tps            float64
+	txns           int64
+	lagP50, lagP99 float64 // staleness over every replica's samples, s
+	lagMax         float64
+	samples        int
+}
+
+// runLayout builds a WAN, a primary on side 0 and o.Replicas replicas on
+// side 1, fed directly ("direct") or through a relay on side 1
+// ("relay"), and measures one sysbench run.
+func runLayout(ctx context.Context, o Options, bin, layout string, round int, logger *slog.Logger) (res layoutResult, err error) {
+	res = layoutResult{layout: layout, round: round}
+	s, err := newSite(ctx, bin, o.impairment(o.Delay), logger.With("layout", layout))
+	if err != nil {
+		return res, err
+	}
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("%s: %w\n%s", layout, err, s.logs())
+		}
+		cctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if cerr := s.close(cctx); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	primary, err := s.start(ctx, "primary", "server", 0, 1, o.PetrelArgs)
+	if err != nil {
+		return res, err
+	}
+	if err := prepare(ctx, o, primary, s.w); err != nil {
+		return res, err
+	}
+	src := primary
+	if layout == "relay" {
+		relay, err := s.start(ctx, "relay", "relay", 1, 2, o.PetrelArgs)
+		if err != nil {
+			return res, err
+		}
+		if err := replicate(ctx, relay, primary); err != nil {
+			return res, err
+		}
+		src = relay
+	}
+	var replicas []*node
+	for i := range o.Replicas {
+		r, err := s.start(ctx, fmt.Sprintf("replica%d", i+1), "server", 1, 10+i, o.PetrelArgs)
+		if err != nil {
+			return res, err
+		}
+		if err := replicate(ctx, r, src); err != nil {
+			return res, err
+		}
+		replicas = append(replicas, r)
+	}
+	if err := waitEqual(ctx, primary, replicas, o.WaitTimeout); err != nil {
+		return res, fmt.Errorf("after prepare: %w", err)
+	}
+
+	before := s.w.Stats()
+	cpu0, err := cpuTicks(primary.srv.Pid())
+	if err != nil {
+		return res, err
+	}
+	lctx, stopLag := context.WithCancel(ctx)
+	var lags []float64
+	var lagErr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		lags, lagErr = sampleStaleness(lctx, primary, replicas, 100*time.Millisecond)
+	}()
+	logger.Info("load", "layout", layout, "round", round, "duration", o.Duration)
+	sb, err := sysbench(ctx, o, primary, s.w, "run", o.Duration)
+	if err == nil {
+		err = waitEqual(ctx, primary, replicas, o.WaitTimeout)
+	}
+	stopLag()
+	wg.Wait()
+	if err != nil {
+		return res, err
+	}
+	if lagErr != nil {
+		return res, lagErr
+	}
+	cpu1, err := cpuTicks(primary.srv.Pid())
+	if err != nil {
+		return res, err
+	}
+	after := s.w.Stats()
+	res.wanAtoB = after[lab.AtoB].ForwardedBytes - before[lab.AtoB].ForwardedBytes
+	res.wanBtoA = after[lab.BtoA].ForwardedBytes - before[lab.BtoA].ForwardedBytes
+	res.cpuSec = float64(cpu1-cpu0) / clockTicks
+	res.tps, res.txns = sb.TPS, sb.Transactions
+	res.samples = len(lags)
+	res.lagP50, res.lagP99 = percentile(lags, 50), percentile(lags, 99)
+	for _, l := range lags {
+		res.lagMax = max(res.lagMax, l)
+	}
+	logger.Info("layout done", "layout", layout, "round", round, "wan_bytes", res.wanAtoB+res.wanBtoA,
+		"tps", res.tps, "lag_p99", res.lagP99, "cpu_s", res.cpuSec)
+	return res, nil
+}
+
+// fanoutReport renders the per-run rows and each layout's medians.
+func fanoutReport(o Options, rs []layoutResult) string {
+	var b benchkitTable
+	b.head("layout", "round", "txns", "tps", "WAN bytes A→B", "WAN bytes B→A", "WAN bytes/txn", "primary CPU s", "CPU ms/txn", "lag p50 s", "lag p99 s", "lag max s", "samples")
+	for _, r := range rs {
+		b.row(r.layout, fmt.Sprint(r.round), fmt.Sprint(r.txns), fmt.Sprintf("%.0f", r.tps),
+			fmt.Sprint(r.wanAtoB), fmt.Sprint(r.wanBtoA), fmt.Sprintf("%.0f", perTxn(r.wanAtoB+r.wanBtoA, r.txns)),
+			fmt.Sprintf("%.2f", r.cpuSec), fmt.Sprintf("%.2f", perTxn(int64(r.cpuSec*1e6), r.txns)/1e3), fmt.Sprintf("%.3f", r.lagP50), fmt.Sprintf("%.3f", r.lagP99),
+			fmt.Sprintf("%.3f", r.lagMax), fmt.Sprint(r.samples))
+	}
+	out := fmt.Sprintf("### Fan-out: %d replicas across the WAN (%v one way, %.1f%% loss, %s), sysbench oltp_write_only %d threads, %v per run\n\n",
+		o.Replicas, o.Delay, o.Loss*100, o.RateText, o.Threads, o.Duration) + b.String()
+	// Ratios of per-transaction WAN bytes, so runs of different rates compare.
+	var d, r []float64
+	var dl, rl []float64
+	for _, x := range rs {
+		if x.layout == "direct" {
+			d, dl = append(d, perTxn(x.wanAtoB+x.wanBtoA, x.txns)), append(dl, x.lagP99)
+		} else {
+			r, rl = append(r, perTxn(x.wanAtoB+x.wanBtoA, x.txns)), append(rl, x.lagP99)
+		}
+	}
+	if len(d) > 0 && len(r) > 0 {
+		md, mr := percentile(d, 50), percentile(r, 50)
+		out += fmt.Sprintf("\nWAN bytes per transaction, median: direct %.0f, relay %.0f: relay/direct = %.3f (target <= %.3f = 1/%d). "+
+			"Lag p99, median over rounds: direct %.3f s, relay %.3f s (target: relay <= direct).\n",
+			md, mr, mr/md, 1/float64(o.Replicas), o.Replicas, percentile(dl, 50), percentile(rl, 50))
+	}
+	return out
+}
+
+func perTxn(bytes, txns int64) float64 {
+	if txns == 0 {
+		return 0
+	}
+	return float64(bytes) / float64(txns)
+}
