@@ -88,6 +88,12 @@ func TestRelayRefusesBadStream(t *testing.T) {
 		mustExec(t, ctx, sdb, fmt.Sprintf("INSERT INTO app.t VALUES (%d, 0, %d)", i, i))
 	}
 	st := waitIOErrno(t, ctx, ydb, "1595")
+	// The error is recorded as the receiver stops: a status read in
+	// between still shows it Connecting.
+	for stop := time.Now().Add(5 * time.Second); st["Replica_IO_Running"] != "No" && time.Now().Before(stop); {
+		time.Sleep(20 * time.Millisecond)
+		st = replicaStatus(t, ctx, ydb, "SHOW REPLICA STATUS")
+	}
 	if st["Replica_IO_Running"] != "No" {
 		t.Errorf("after a gap: Replica_IO_Running = %q, want No", st["Replica_IO_Running"])
 	}
