@@ -55,18 +55,8 @@ type indexPlan struct {
 
 // planIndexSelect recognises an index-range select; nil means "use GMS".
 func (e *Engine) planIndexSelect(s *Session, query string, fields []*querypb.Field) *indexPlan {
-	stmt, err := ast.Parse(query)
-	if err != nil {
-		return nil
-	}
-	sel, ok := stmt.(*ast.Select)
-	if !ok || sel.With != nil || sel.QueryOpts.Distinct || sel.GroupBy != nil || sel.Having != nil ||
-		sel.OrderBy != nil || sel.Limit != nil || sel.Lock != "" || sel.Into != nil || len(sel.From) != 1 ||
-		sel.Where == nil || sel.Where.Type != ast.WhereStr || len(sel.Window) > 0 || sel.QueryOpts.SQLCalcFoundRows {
-		return nil
-	}
-	ate, ok := sel.From[0].(*ast.AliasedTableExpr)
-	if !ok || ate.AsOf != nil || !ate.As.IsEmpty() || (ate.Hints != nil && len(ate.Hints.Indexes) > 0) {
+	sel, ate := plainSelect(query)
+	if sel == nil || !ate.As.IsEmpty() {
 		return nil
 	}
 	tn, ok := ate.Expr.(ast.TableName)

@@ -83,20 +83,32 @@ func (f *fastPlans) drop(conn uint32) {
 	f.mu.Unlock()
 }
 
-// planPointSelect recognises a point select; nil means "use GMS".
-func (e *Engine) planPointSelect(s *Session, query string, fields []*querypb.Field) *pointPlan {
+// plainSelect parses query as a SELECT the fast paths may take: one
+// table without AS OF or index hints, a WHERE, and no DISTINCT, GROUP BY,
+// HAVING, ORDER BY, LIMIT, locking clause, INTO, window or
+// SQL_CALC_FOUND_ROWS. Nil when it is not one.
+func plainSelect(query string) (*ast.Select, *ast.AliasedTableExpr) {
 	stmt, err := ast.Parse(query)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	sel, ok := stmt.(*ast.Select)
 	if !ok || sel.With != nil || sel.QueryOpts.Distinct || sel.GroupBy != nil || sel.Having != nil ||
 		sel.OrderBy != nil || sel.Limit != nil || sel.Lock != "" || sel.Into != nil || len(sel.From) != 1 ||
 		sel.Where == nil || sel.Where.Type != ast.WhereStr || len(sel.Window) > 0 || sel.QueryOpts.SQLCalcFoundRows {
-		return nil
+		return nil, nil
 	}
 	ate, ok := sel.From[0].(*ast.AliasedTableExpr)
 	if !ok || ate.AsOf != nil || (ate.Hints != nil && len(ate.Hints.Indexes) > 0) {
+		return nil, nil
+	}
+	return sel, ate
+}
+
+// planPointSelect recognises a point select; nil means "use GMS".
+func (e *Engine) planPointSelect(s *Session, query string, fields []*querypb.Field) *pointPlan {
+	sel, ate := plainSelect(query)
+	if sel == nil {
 		return nil
 	}
 	tn, ok := ate.Expr.(ast.TableName)

@@ -115,34 +115,12 @@ func ParseOptions(s string) ([]Option, error) {
 		opt := Option{Name: canonical(name)}
 		switch {
 		case i < len(s) && (s[i] == '\'' || s[i] == '"'):
-			q := s[i]
-			i++
-			var b strings.Builder
-			closed := false
-			for i < len(s) {
-				c := s[i]
-				if c == '\\' && i+1 < len(s) {
-					b.WriteByte(s[i+1])
-					i += 2
-					continue
-				}
-				if c == q {
-					if i+1 < len(s) && s[i+1] == q {
-						b.WriteByte(q)
-						i += 2
-						continue
-					}
-					i++
-					closed = true
-					break
-				}
-				b.WriteByte(c)
-				i++
-			}
+			v, next, closed := ScanQuoted(s, i)
 			if !closed {
 				return nil, fmt.Errorf("unterminated string for %s", name)
 			}
-			opt.Value, opt.Quoted = b.String(), true
+			i = next
+			opt.Value, opt.Quoted = v, true
 		default:
 			start := i
 			for i < len(s) && s[i] != ',' && s[i] != ' ' && s[i] != '\t' && s[i] != '\n' {
@@ -387,4 +365,33 @@ func (c *Config) SslMode() vttls.SslMode {
 		return vttls.VerifyCA
 	}
 	return vttls.Required
+}
+
+// ScanQuoted reads the SQL string literal that starts at s[i] (its quote,
+// ' or "): backslash escapes and a doubled quote stand for the character.
+// It returns the value and the index after the closing quote; ok is false
+// when the literal is not closed.
+func ScanQuoted(s string, i int) (value string, next int, ok bool) {
+	q := s[i]
+	i++
+	var b strings.Builder
+	for i < len(s) {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) {
+			b.WriteByte(s[i+1])
+			i += 2
+			continue
+		}
+		if c == q {
+			if i+1 < len(s) && s[i+1] == q {
+				b.WriteByte(q)
+				i += 2
+				continue
+			}
+			return b.String(), i + 1, true
+		}
+		b.WriteByte(c)
+		i++
+	}
+	return "", i, false
 }

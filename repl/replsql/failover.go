@@ -75,33 +75,12 @@ func parseUDFArgs(s string) ([]udfArg, bool) {
 		}
 		var a udfArg
 		if q := s[i]; q == '\'' || q == '"' {
-			i++
-			var b strings.Builder
-			closed := false
-			for i < len(s) {
-				c := s[i]
-				if c == '\\' && i+1 < len(s) {
-					b.WriteByte(s[i+1])
-					i += 2
-					continue
-				}
-				if c == q {
-					if i+1 < len(s) && s[i+1] == q {
-						b.WriteByte(q)
-						i += 2
-						continue
-					}
-					i++
-					closed = true
-					break
-				}
-				b.WriteByte(c)
-				i++
-			}
+			v, next, closed := replica.ScanQuoted(s, i)
 			if !closed {
 				return nil, false
 			}
-			a = udfArg{s: b.String(), quoted: true}
+			i = next
+			a = udfArg{s: v, quoted: true}
 		} else {
 			j := i
 			for j < len(s) && s[j] != ',' && s[j] != ' ' {

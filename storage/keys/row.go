@@ -172,41 +172,7 @@ func appendRowDecimal(dst []byte, d decimal.Decimal) []byte {
 // nil; applying column defaults is the caller's job. The result never aliases
 // data.
 func DecodeRow(data []byte, sch sql.Schema) (sql.Row, error) {
-	r := reader{b: data}
-	version, err := r.byte()
-	if err != nil {
-		return nil, err
-	}
-	if version != rowFormatV1 {
-		return nil, r.corrupt("unknown row format version %d", version)
-	}
-	n, err := r.uvarint()
-	if err != nil {
-		return nil, err
-	}
-	if n > uint64(len(sch)) {
-		return nil, r.corrupt("row has %d columns but schema has %d", n, len(sch))
-	}
-	row := make(sql.Row, len(sch))
-	for i := 0; i < int(n); i++ {
-		tag, err := r.byte()
-		if err != nil {
-			return nil, err
-		}
-		switch tag {
-		case tagNull:
-		case tagValue:
-			if row[i], err = r.value(sch[i].Type); err != nil {
-				return nil, fmt.Errorf("column %q: %w", sch[i].Name, err)
-			}
-		default:
-			return nil, r.corrupt("bad column tag %d", tag)
-		}
-	}
-	if r.off != len(r.b) {
-		return nil, r.corrupt("%d trailing bytes", len(r.b)-r.off)
-	}
-	return row, nil
+	return decodeRow(data, sch, nil)
 }
 
 // reader is a bounds-checked cursor over an encoded row.

@@ -15,6 +15,12 @@ func DecodeRowColumns(data []byte, sch sql.Schema, want []bool) (sql.Row, error)
 	if len(want) != len(sch) {
 		return nil, fmt.Errorf("keys: %d wanted flags for %d columns", len(want), len(sch))
 	}
+	return decodeRow(data, sch, want)
+}
+
+// decodeRow decodes the columns whose want entry is true, every column
+// when want is nil.
+func decodeRow(data []byte, sch sql.Schema, want []bool) (sql.Row, error) {
 	r := reader{b: data}
 	version, err := r.byte()
 	if err != nil {
@@ -39,7 +45,7 @@ func DecodeRowColumns(data []byte, sch sql.Schema, want []bool) (sql.Row, error)
 		switch tag {
 		case tagNull:
 		case tagValue:
-			if want[i] {
+			if want == nil || want[i] {
 				row[i], err = r.value(sch[i].Type)
 			} else {
 				err = r.skip(sch[i].Type)
