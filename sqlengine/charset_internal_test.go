@@ -62,23 +62,7 @@ func TestOldDatadirKeepsItsCollations(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := e.NewInternalSession()
-	query := func(q string) (string, error) {
-		ctx := e.NewContext(bg, s).WithQuery(q)
-		_, iter, _, err := e.GMS().Query(ctx, q)
-		if err != nil {
-			return "", err
-		}
-		rows, err := sql.RowIterToRows(ctx, iter)
-		return fmt.Sprint(rows), err
-	}
-	must := func(q string) string {
-		t.Helper()
-		out, err := query(q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		return out
-	}
+	query, must := internalQueries(t, e, s)
 	if got := must("SHOW CREATE TABLE old.t"); !strings.Contains(got, "COLLATE=utf8mb4_0900_bin") || !strings.Contains(got, "`code` char(4) COLLATE utf8mb4_0900_ai_ci") {
 		t.Errorf("SHOW CREATE TABLE: %s", got)
 	}
@@ -106,4 +90,27 @@ func TestOldDatadirKeepsItsCollations(t *testing.T) {
 	if got != "[[fresh utf8mb4_0900_ai_ci] [old utf8mb4_0900_bin]]" {
 		t.Errorf("new tables' collations: %s", got)
 	}
+}
+
+// internalQueries runs statements on e in session s: query returns the
+// rows as fmt prints them, must fails the test on an error.
+func internalQueries(t *testing.T, e *Engine, s *Session) (query func(string) (string, error), must func(string) string) {
+	query = func(q string) (string, error) {
+		ctx := e.NewContext(context.Background(), s).WithQuery(q)
+		_, iter, _, err := e.GMS().Query(ctx, q)
+		if err != nil {
+			return "", err
+		}
+		rows, err := sql.RowIterToRows(ctx, iter)
+		return fmt.Sprint(rows), err
+	}
+	must = func(q string) string {
+		t.Helper()
+		out, err := query(q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return out
+	}
+	return query, must
 }

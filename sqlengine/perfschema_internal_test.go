@@ -1,7 +1,6 @@
 package sqlengine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -45,25 +44,8 @@ func TestPerformanceSchemaTables(t *testing.T) {
 			return []sql.Row{{uint64(1), "idle"}, {uint64(2), fmt.Sprintf("scan%d", n)}}, nil
 		},
 	})
-	bg := context.Background()
 	s := e.NewInternalSession()
-	query := func(q string) (string, error) {
-		ctx := e.NewContext(bg, s).WithQuery(q)
-		_, iter, _, err := e.GMS().Query(ctx, q)
-		if err != nil {
-			return "", err
-		}
-		rows, err := sql.RowIterToRows(ctx, iter)
-		return fmt.Sprint(rows), err
-	}
-	must := func(q string) string {
-		t.Helper()
-		out, err := query(q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		return out
-	}
+	query, must := internalQueries(t, e, s)
 	for _, tc := range []struct{ q, want string }{
 		{"SELECT * FROM performance_schema.workers ORDER BY WORKER_ID", "[[1 idle] [2 scan1]]"},
 		{"SELECT STATE FROM performance_schema.WORKERS WHERE worker_id = 2", "[[scan2]]"},
