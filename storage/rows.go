@@ -122,6 +122,12 @@ func (t *Txn) Insert(ctx context.Context, tb *Table, row sql.Row) error {
 			return sql.NewUniqueKeyErr(tb.keyString(tb.Def.PK, row), true, existing)
 		}
 	}
+	return t.insertAt(ctx, tb, key, row)
+}
+
+// insertAt writes row under key, which the transaction has locked and
+// found free.
+func (t *Txn) insertAt(ctx context.Context, tb *Table, key []byte, row sql.Row) error {
 	val, err := keys.EncodeRow(nil, tb.Schema, row)
 	if err != nil {
 		return err
@@ -245,8 +251,11 @@ func (t *Txn) Delete(ctx context.Context, tb *Table, row sql.Row) error {
 	if err != nil || key == nil {
 		return err
 	}
-	if err := t.lock(ctx, key); err != nil {
-		return err
+	if tb.Hidden {
+		// findKey locks a primary key before reading it, not a hidden id.
+		if err := t.lock(ctx, key); err != nil {
+			return err
+		}
 	}
 	old, err := decodeRow(val, tb.Schema)
 	if err != nil {
@@ -288,9 +297,18 @@ func (t *Txn) Update(ctx context.Context, tb *Table, old, new sql.Row) error {
 	if key == nil {
 		return nil
 	}
-	if err := t.lock(ctx, key); err != nil {
-		return err
+	if tb.Hidden {
+		// findKey locks a primary key before reading it, not a hidden id.
+		if err := t.lock(ctx, key); err != nil {
+			return err
+		}
 	}
+	return t.updateAt(ctx, tb, key, val, new)
+}
+
+// updateAt replaces the row stored under key (its current value val,
+// the key locked by the transaction) with new.
+func (t *Txn) updateAt(ctx context.Context, tb *Table, key, val []byte, new sql.Row) error {
 	cur, err := decodeRow(val, tb.Schema)
 	if err != nil {
 		return err
@@ -599,17 +617,26 @@ func (t *Txn) DropIndexData(tb *Table, ix *Index) error {
 
 // Upsert inserts row, replacing a row with the same primary key: the
 // idempotent write of log replay and replication appliers.
+//
+// One read of the primary key decides: the row found is updated in place,
+// a free key is written without the second read Insert's duplicate check
+// would make (findKey holds the key's lock, so it stays free).
 func (t *Txn) Upsert(ctx context.Context, tb *Table, row sql.Row) error {
-	if !tb.Hidden {
-		if key, val, err := t.findKey(ctx, tb, row); err != nil {
-			return err
-		} else if key != nil {
-			old, err := decodeRow(val, tb.Schema)
-			if err != nil {
-				return err
-			}
-			return t.Update(ctx, tb, old, row)
-		}
+	if tb.Hidden {
+		return t.Insert(ctx, tb, row)
 	}
-	return t.Insert(ctx, tb, row)
+	if err := t.writable(); err != nil {
+		return err
+	}
+	key, val, err := t.findKey(ctx, tb, row)
+	if err != nil {
+		return err
+	}
+	if key != nil {
+		return t.updateAt(ctx, tb, key, val, row)
+	}
+	if key, err = tb.PKKey(nil, row); err != nil {
+		return err
+	}
+	return t.insertAt(ctx, tb, key, row)
 }
