@@ -118,3 +118,12 @@ func ticks(s string) time.Duration {
 	n, _ := strconv.ParseInt(s, 10, 64)
 	return time.Duration(n) * clockTick
 }
+
+// processCPU is process pid's own CPU time (user + system) so far.
+func processCPU(pid int) (time.Duration, bool) {
+	if pid <= 0 {
+		return 0, false
+	}
+	s, ok := readProc("/proc/" + strconv.Itoa(pid) + "/stat")
+	return s.own, ok
+}

@@ -50,7 +50,9 @@ func measureLag(ctx context.Context, p *pair, o Options) (*lagResult, error) {
 		return nil, err
 	}
 	loadStart := time.Now()
-	sb, loadErr := lab.RunSysbench(ctx, p.sysbench(o, "run", o.LagLoad))
+	sbo := p.sysbench(o, "run", o.LagLoad)
+	sbo.Threads = o.LagThreads
+	sb, loadErr := lab.RunSysbench(ctx, sbo)
 	loadEnd := time.Now()
 	var caught time.Time
 	last, err := p.primaryCounter(ctx)

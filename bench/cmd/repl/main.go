@@ -16,7 +16,11 @@
 //     to within one primary interval.
 //  2. Catch-up: the replica's applier alone is stopped (the receiver keeps
 //     fetching), the same load runs, then the applier is started and timed
-//     until it has applied everything: apply rate / production rate.
+//     until it has applied everything: apply rate / production rate. With
+//     CATCHUP_RATE (default half) the primary keeps producing meanwhile at
+//     a fixed sysbench --rate, half the rate it reached while the applier
+//     was stopped, and the catch-up ends when the replica's lag is under
+//     1 s, as in the seed's experiment, whose source never stopped.
 //
 // After each phase every sbtest table is compared between primary and
 // replica by digest; a difference fails the run loudly (exit 1, FAILED at
@@ -56,6 +60,13 @@ type Options struct {
 	Tables, TableSize int
 	// Threads is sysbench --threads. Default: 4.
 	Threads int
+	// LagThreads is sysbench --threads in the lag phase (the issue's
+	// figure: 32). Default: Threads.
+	LagThreads int
+	// CatchupRate is the primary's production while the applier catches
+	// up: half the rate measured while it was stopped (the seed's source
+	// never stopped), a fixed rate, or none. Default: half.
+	CatchupRate catchupRate
 	// LagLoad is how long the load of the lag phase runs. Default: 30s.
 	LagLoad time.Duration
 	// CatchupLoad is how long the load runs while the applier is stopped. Default: 60s.
@@ -162,6 +173,8 @@ func parseOptions(args []string) (Options, error) {
 	systems := fs.String("systems", benchkit.EnvOr("SYSTEMS", "petrel mariadb"), "systems to measure, in order: petrel, mariadb, each optionally with an applier configuration (petrel/w8, mariadb/optimistic-8; variant.go) ($SYSTEMS)")
 	phases := fs.String("phases", benchkit.EnvOr("PHASES", "lag catchup"), "phases to run: lag, catchup ($PHASES)")
 	threads := fs.Int("threads", benchkit.EnvInt("THREADS", 4), "sysbench --threads ($THREADS)")
+	lagThreads := fs.Int("lag-threads", benchkit.EnvInt("LAG_THREADS", 0), "sysbench --threads in the lag phase; default --threads ($LAG_THREADS)")
+	catchupRateFlag := fs.String("catchup-rate", benchkit.EnvOr("CATCHUP_RATE", "half"), "primary's production during the catch-up: half (of the rate while the applier was stopped), off, or transactions/s ($CATCHUP_RATE)")
 	tables := fs.Int("tables", benchkit.EnvInt("TABLES", 4), "sysbench --tables ($TABLES)")
 	tableSize := fs.Int("table-size", benchkit.EnvInt("TABLE_SIZE", 10000), "sysbench --table-size ($TABLE_SIZE)")
 	lagLoad := fs.String("lag-duration", benchkit.EnvOr("LAG_DURATION", "30"), "load of the lag phase, seconds or a Go duration ($LAG_DURATION)")
@@ -185,6 +198,7 @@ func parseOptions(args []string) (Options, error) {
 		Tables:             *tables,
 		TableSize:          *tableSize,
 		Threads:            *threads,
+		LagThreads:         *lagThreads,
 		PrimarySample:      20 * time.Millisecond,
 		ReplicaSample:      100 * time.Millisecond,
 		OutDir:             *outDir,
@@ -202,6 +216,12 @@ func parseOptions(args []string) (Options, error) {
 	}
 	if o.WaitTimeout, err = benchkit.ParseDuration(*waitTimeout); err != nil {
 		return Options{}, err
+	}
+	if o.CatchupRate, err = parseCatchupRate(*catchupRateFlag); err != nil {
+		return Options{}, err
+	}
+	if o.LagThreads <= 0 {
+		o.LagThreads = o.Threads
 	}
 	return o, o.validate()
 }
@@ -288,7 +308,7 @@ func benchSystem(ctx context.Context, logger *slog.Logger, system string, o Opti
 	defer func() { res.cpu = readCPU().since(cpu0) }()
 
 	if o.phase("lag") {
-		logger.Info("lag phase", "load", o.LagLoad, "threads", o.Threads)
+		logger.Info("lag phase", "load", o.LagLoad, "threads", o.LagThreads)
 		if res.lag, err = measureLag(ctx, p, o); err != nil {
 			res.err = fmt.Errorf("lag phase: %w", err)
 			return res
@@ -302,13 +322,14 @@ func benchSystem(ctx context.Context, logger *slog.Logger, system string, o Opti
 		return res
 	}
 
-	logger.Info("catch-up phase", "load", o.CatchupLoad)
+	logger.Info("catch-up phase", "load", o.CatchupLoad, "rate", o.CatchupRate)
 	if res.catchup, err = measureCatchup(ctx, p, o); err != nil {
 		res.err = fmt.Errorf("catch-up phase: %w", err)
 		return res
 	}
 	logger.Info("catch-up", "txns", res.catchup.txns, "produce_tps", res.catchup.produceRate,
-		"apply_tps", res.catchup.applyRate(), "took", res.catchup.took)
+		"apply_tps", res.catchup.applyRate(), "took", res.catchup.took, "catchup_produce_tps", res.catchup.catchupProduce,
+		"replica_cpu", res.catchup.replicaCPU)
 	res.err = res.check(ctx, p, "after the catch-up phase")
 	return res
 }

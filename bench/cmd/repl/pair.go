@@ -412,3 +412,11 @@ func (p *pair) close(ctx context.Context) error {
 func (p *pair) logs() string {
 	return benchkit.ServerLogs(p.system, p.primary, p.replica)
 }
+
+// replicaPid is the replica server's process id (0: unknown).
+func (p *pair) replicaPid() int {
+	if s, ok := p.replica.(interface{ Pid() int }); ok {
+		return s.Pid()
+	}
+	return 0
+}

@@ -52,3 +52,30 @@ func TestSummarizeLag(t *testing.T) {
 		t.Errorf("behind max %d null %d, want 0 and 1", r.behindMax, r.behindNull)
 	}
 }
+
+func TestParseCatchupRate(t *testing.T) {
+	for _, c := range []struct {
+		in       string
+		capacity float64
+		want     float64
+		str      string
+	}{
+		{"half", 1800, 900, "half"},
+		{"off", 1800, 0, "off"},
+		{"0", 1800, 0, "off"},
+		{"250", 1800, 250, "250"},
+	} {
+		r, err := parseCatchupRate(c.in)
+		if err != nil {
+			t.Fatalf("parseCatchupRate(%q): %v", c.in, err)
+		}
+		if got := r.of(c.capacity); got != c.want || r.String() != c.str {
+			t.Errorf("parseCatchupRate(%q): rate %v of %v, %q; want %v, %q", c.in, got, c.capacity, r.String(), c.want, c.str)
+		}
+	}
+	for _, bad := range []string{"", "fast", "-5"} {
+		if _, err := parseCatchupRate(bad); err == nil {
+			t.Errorf("parseCatchupRate(%q) accepted", bad)
+		}
+	}
+}

@@ -30,6 +30,7 @@ func formatReport(o Options, started time.Time, results map[string]*systemResult
 	writeChecks(&b, o, results)
 	writeLag(&b, results)
 	writeCatchup(&b, results)
+	writeLagBySystem(&b, o, results)
 	writeCatchupBySystem(&b, o, results)
 	writeCPU(&b, o, results)
 	writeNotes(&b, o, results)
@@ -51,8 +52,8 @@ func writeSetup(b *strings.Builder, o Options, started time.Time, results map[st
 	fmt.Fprintf(b, "- Date: %s\n", started.UTC().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(b, "- Host: %d CPUs, %s/%s; %s; primary, replica and sysbench share the host, on loopback\n",
 		runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, benchkit.ToolVersion("sysbench", "--version"))
-	fmt.Fprintf(b, "- Load: sysbench %s, %d tables x %d rows, %d threads, full rate, on the primary; lag phase %v, catch-up load %v\n",
-		o.Workload, o.Tables, o.TableSize, o.Threads, o.LagLoad, o.CatchupLoad)
+	fmt.Fprintf(b, "- Load: sysbench %s, %d tables x %d rows, full rate, on the primary; lag phase %v with %d threads, catch-up load %v with %d threads\n",
+		o.Workload, o.Tables, o.TableSize, o.LagLoad, o.LagThreads, o.CatchupLoad, o.Threads)
 	fmt.Fprintf(b, "- Lag at a sample = the age of the oldest transaction the replica has not applied: sample time - when the primary's counter "+
 		"first reached the replica's applied counter + 1 (0 when the replica has all the primary had); replica sampled every %v, primary every %v "+
 		"(times between primary samples interpolated, error <= %v); statistics over the samples from load start until the replica applied everything\n",
@@ -61,6 +62,12 @@ func writeSetup(b *strings.Builder, o Options, started time.Time, results map[st
 		"MariaDB, the sequence number of @@gtid_binlog_pos (primary) and @@gtid_slave_pos (replica)\n")
 	b.WriteString("- Catch-up: applier stopped (receiver running), the load runs, the receiver is let fetch all of it, " +
 		"then the applier is started and timed until it has applied everything; apply rate = backlog / catch-up time\n")
+	if o.CatchupRate.half || o.CatchupRate.tps > 0 {
+		fmt.Fprintf(b, "- Catch-up under load (CATCHUP_RATE=%s): while the applier catches up the primary keeps producing at a fixed sysbench --rate "+
+			"(half: half the rate it reached while the applier was stopped); catch-up ends when the replica's lag (as above, sampled every %v) "+
+			"is first under %v; apply rate = what the replica applied by then / catch-up time; replica CPU = the replica process's user+system "+
+			"time over the catch-up\n", o.CatchupRate, o.ReplicaSample, lagTarget)
+	}
 	for _, s := range o.Systems {
 		version, build := "-", "-"
 		if r := results[s]; r != nil {
@@ -96,6 +103,12 @@ func command(o Options) string {
 		"CATCHUP_DURATION="+seconds(o.CatchupLoad),
 		"THREADS="+strconv.Itoa(o.Threads),
 	)
+	if o.LagThreads != o.Threads {
+		env = append(env, "LAG_THREADS="+strconv.Itoa(o.LagThreads))
+	}
+	if r := o.CatchupRate.String(); r != "half" {
+		env = append(env, "CATCHUP_RATE="+r)
+	}
 	if o.Tables != 4 || o.TableSize != 10000 {
 		env = append(env, "TABLES="+strconv.Itoa(o.Tables), "TABLE_SIZE="+strconv.Itoa(o.TableSize))
 	}
@@ -328,12 +341,21 @@ func writeCatchupBySystem(b *strings.Builder, o Options, results map[string]*sys
 		}
 	}
 	b.WriteString("## Catch-up by applier configuration\n\n")
-	b.WriteString("| system | backlog (txns) | production TPS | catch-up (s) | stopped / catch-up | apply TPS | apply / production | apply / petrel/w1 |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| system | backlog (txns) | production TPS | production TPS during catch-up | catch-up (s) | stopped / catch-up | apply TPS | apply / production | apply / petrel/w1 | replica CPU (s) | replica CPU ms/txn |\n" +
+		"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, s := range o.Systems {
 		c := catchupOf(results[s])
 		if c == nil {
-			fmt.Fprintf(b, "| %s | - | - | - | - | - | - | - |\n", s)
+			fmt.Fprintf(b, "| %s | - | - | - | - | - | - | - | - | - | - |\n", s)
 			continue
+		}
+		during := "0"
+		if c.rate > 0 {
+			during = fmt.Sprintf("%.0f (--rate=%.0f)", c.catchupProduce, c.rate)
+		}
+		cpu, perTxn := "-", "-"
+		if c.replicaCPU > 0 {
+			cpu, perTxn = fmt.Sprintf("%.2f", c.replicaCPU.Seconds()), fmt.Sprintf("%.3f", ms(c.cpuPerTxn()))
 		}
 		rel := "-"
 		if anchor > 0 {
@@ -343,7 +365,32 @@ func writeCatchupBySystem(b *strings.Builder, o Options, results map[string]*sys
 		if c.took > 0 {
 			stopped = fmt.Sprintf("%.2f", o.CatchupLoad.Seconds()/c.took.Seconds())
 		}
-		fmt.Fprintf(b, "| %s | %d | %.0f | %.2f | %s | %.0f | %.2f | %s |\n", s, c.backlog, c.produceRate, c.took.Seconds(), stopped, c.applyRate(), c.ratio(), rel)
+		fmt.Fprintf(b, "| %s | %d | %.0f | %s | %.2f | %s | %.0f | %.2f | %s | %s | %s |\n", s, c.backlog, c.produceRate, during, c.took.Seconds(), stopped,
+			c.applyRate(), c.ratio(), rel, cpu, perTxn)
+	}
+	b.WriteString("\n")
+}
+
+// writeLagBySystem is the lag phase side by side for every system and
+// applier configuration (the issue: 1 worker against 8 while the primary
+// runs 32 threads).
+func writeLagBySystem(b *strings.Builder, o Options, results map[string]*systemResult) {
+	some := false
+	for _, s := range o.Systems {
+		some = some || lagOf(results[s]) != nil
+	}
+	if !some {
+		return
+	}
+	fmt.Fprintf(b, "## Lag by applier configuration (%d threads on the primary)\n\n", o.LagThreads)
+	b.WriteString("| system | primary TPS | lag p99 (ms) | lag max (ms) | lag mean (ms) | drain after the load (ms) |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, s := range o.Systems {
+		l := lagOf(results[s])
+		if l == nil {
+			fmt.Fprintf(b, "| %s | - | - | - | - | - |\n", s)
+			continue
+		}
+		fmt.Fprintf(b, "| %s | %.0f | %.1f | %.1f | %.1f | %.1f |\n", s, l.tps, ms(l.p99), ms(l.max), ms(l.mean), ms(l.drain))
 	}
 	b.WriteString("\n")
 }
