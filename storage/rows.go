@@ -595,6 +595,7 @@ func (t *Txn) BuildIndex(ctx context.Context, tb *Table, ix *Index) error {
 				return err
 			}
 		}
+		t.undelete(k)
 		if err := t.batch.Set(k, pkSuffix, nil); err != nil {
 			return err
 		}

@@ -47,7 +47,14 @@ type Txn struct {
 	// stmtKeys holds the index and primary keys the current statement's
 	// UPDATEs moved rows to: its scans skip them, so an UPDATE never meets
 	// a row again at the new place it just moved it to (Halloween problem).
-	stmtKeys     map[string]int // key -> statement depth that moved it
+	stmtKeys map[string]int // key -> statement depth that moved it
+	// deleted holds keys whose last write in the batch is a deletion (at
+	// most maxDeletedKeys of them): get answers "none" for them without
+	// asking Pebble, whose Get of a key deleted in the batch reads every
+	// memtable and level below it for older versions to skip. A key not
+	// in it is read as before. The replication applier's UPDATE that
+	// moves a row, or DELETE then INSERT of one key, meets this.
+	deleted      map[string]struct{}
 	catalogDirty bool
 	// lockingReads makes scans lock each row and read its latest version
 	// (InnoDB's current read), set for the reads of UPDATE and DELETE.
@@ -194,6 +201,7 @@ func (t *Txn) Savepoint() Mark { return Mark{len(t.undo), len(t.changes), len(t.
 // Locks taken since stay held, as in InnoDB.
 func (t *Txn) RollbackTo(m Mark) error {
 	t.forgetWrites(m.undo)
+	clear(t.deleted) // restored keys are no longer deleted
 	if t.batch != nil {
 		for i := len(t.undo) - 1; i >= m.undo && i < len(t.undo); i-- {
 			u := t.undo[i]
@@ -285,6 +293,7 @@ func (t *Txn) put(key, val []byte) error {
 		return err
 	}
 	t.dirtyCatalog()
+	t.undelete(key)
 	return t.batch.Set(key, val, nil)
 }
 
@@ -307,7 +316,19 @@ func (t *Txn) del(key []byte) error {
 // set writes key=val recording its previous state for statement undo.
 func (t *Txn) set(key, val []byte, prev []byte, existed bool) error {
 	t.undo = append(t.undo, undoRec{key: key, prev: prev, existed: existed})
+	t.undelete(key)
 	return t.batch.Set(key, val, nil)
+}
+
+// maxDeletedKeys bounds Txn.deleted: a transaction that deletes more keys
+// reads the rest from Pebble.
+const maxDeletedKeys = 4096
+
+// undelete forgets that key was deleted: it is written again.
+func (t *Txn) undelete(key []byte) {
+	if len(t.deleted) > 0 {
+		delete(t.deleted, string(key))
+	}
 }
 
 // moved records a key an UPDATE moved a row (or index entry) to.
@@ -339,7 +360,16 @@ func (t *Txn) writtenByStatement(key []byte) bool {
 
 func (t *Txn) delete(key []byte, prev []byte) error {
 	t.undo = append(t.undo, undoRec{key: key, prev: prev, existed: true})
-	return t.batch.Delete(key, nil)
+	if err := t.batch.Delete(key, nil); err != nil {
+		return err
+	}
+	if len(t.deleted) < maxDeletedKeys {
+		if t.deleted == nil {
+			t.deleted = map[string]struct{}{}
+		}
+		t.deleted[string(key)] = struct{}{}
+	}
+	return nil
 }
 
 func (t *Txn) dropTableData(tb *Table) error {
@@ -384,6 +414,9 @@ func (t *Txn) get(key []byte) ([]byte, bool, error) {
 		err    error
 	)
 	if t.batch != nil {
+		if _, ok := t.deleted[string(key)]; ok {
+			return nil, false, nil
+		}
 		v, closer, err = t.batch.Get(key)
 	} else {
 		v, closer, err = t.e.db.Get(key)
@@ -431,7 +464,7 @@ func (t *Txn) release() error {
 // until its next statement, and a row image can be as large as
 // max_allowed_packet.
 func (t *Txn) dropChanges() {
-	t.undo, t.changes, t.queries, t.stmtKeys = nil, nil, nil, nil
+	t.undo, t.changes, t.queries, t.stmtKeys, t.deleted = nil, nil, nil, nil, nil
 }
 
 // Rollback discards the transaction and releases its locks.
