@@ -227,7 +227,6 @@ func Open(opts Options) (*Engine, error) {
 		},
 	}
 	po.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
-	h16Knobs(po)
 	po.EnsureDefaults()
 	db, err := pebble.Open(opts.Dir, po)
 	if err != nil {
