@@ -5,7 +5,10 @@
 #   1. lag: the replica's lag sampled every 100 ms (max, p99, mean) and the
 #      Seconds_Behind_Source/Master the server reports;
 #   2. catch-up: the applier is stopped during a load, then timed until it
-#      has applied the backlog: apply rate / production rate.
+#      has applied the backlog: apply rate / production rate. By default
+#      the primary keeps producing meanwhile at half the rate it reached
+#      (sysbench --rate), and the catch-up ends when the replica's lag is
+#      under 1 s; the report gives the replica's CPU per transaction.
 # The replica's rows are compared with the primary's (digest of every
 # sbtest table) after each phase; a mismatch fails the run (exit 1).
 # Prints a markdown report and writes it to bench/out/repl-<date>.md.
@@ -19,14 +22,18 @@
 #   PHASES            ["lag catchup"]  which phases
 #   LAG_DURATION      [30]  seconds of load in the lag phase
 #   CATCHUP_DURATION  [60]  seconds of load while the applier is stopped
+#   CATCHUP_RATE      [half]  production during the catch-up: half (of the
+#                     rate while the applier was stopped), off, or txn/s
+#   LAG_THREADS       [THREADS]  sysbench threads in the lag phase
 #   THREADS [4], TABLES [4], TABLE_SIZE [10000], OUT_DIR [bench/out]
 #   WAIT_TIMEOUT      [10m] bound on each wait for the replica
 #   PETREL_BINARY     use this petrel instead of building ./cmd/petrel
 #   PETREL_ARGS, MARIADB_ARGS, MARIADB_REPLICA_ARGS, SYSBENCH_ARGS
 #                     extra/replacement flags
 # Example: LAG_DURATION=5 CATCHUP_DURATION=5 bench/replication.sh
-# Parallel appliers' catch-up, side by side:
-#   PHASES=catchup CATCHUP_DURATION=30 THREADS=16 SYSTEMS="petrel/w1 petrel/w4
+# Parallel appliers side by side (issue 16: lag with 32 threads, catch-up
+# of a 120 s backlog under half-rate production):
+#   LAG_THREADS=32 CATCHUP_DURATION=120 THREADS=16 TABLES=8 SYSTEMS="petrel/w1 petrel/w4
 #   petrel/w8 mariadb/serial mariadb/conservative-4 mariadb/conservative-8
 #   mariadb/optimistic-4 mariadb/optimistic-8" bench/replication.sh
 #
