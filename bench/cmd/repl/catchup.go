@@ -117,7 +117,22 @@ func measureCatchup(ctx context.Context, p *pair, o Options) (*catchupResult, er
 		return nil, err
 	}
 
+	// The primary's counter through the load: when each backlog
+	// transaction was committed, which the lag under production needs.
+	history := []point{{at: time.Now(), n: c0}}
+	hctx, stopHistory := context.WithCancel(ctx)
+	historyDone := make(chan struct{})
+	go func() {
+		defer close(historyDone)
+		every(hctx, o.ReplicaSample, func() {
+			if pt, err := readPoint(hctx, p.primaryCounter); err == nil {
+				history = append(history, pt)
+			}
+		})
+	}()
 	sb, err := lab.RunSysbench(ctx, p.sysbench(o, "run", o.CatchupLoad))
+	stopHistory()
+	<-historyDone
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +171,7 @@ func measureCatchup(ctx context.Context, p *pair, o Options) (*catchupResult, er
 			return nil, err
 		}
 		res.took, res.applied = done.Sub(start), res.backlog
-	} else if err := catchUpUnderLoad(ctx, p, o, res, start, c1); err != nil {
+	} else if err := catchUpUnderLoad(ctx, p, o, res, start, append(history, point{at: loadEnd, n: c1})); err != nil {
 		return nil, err
 	}
 	if cpu1, ok := processCPU(p.replicaPid()); ok && cpuOK {
@@ -178,8 +193,10 @@ func measureCatchup(ctx context.Context, p *pair, o Options) (*catchupResult, er
 // catchUpUnderLoad keeps the primary producing at res.rate (sysbench
 // --rate) while the applier catches up, and records when the replica's
 // lag first fell under lagTarget: the primary's and the replica's
-// counters are sampled every ReplicaSample.
-func catchUpUnderLoad(ctx context.Context, p *pair, o Options, res *catchupResult, start time.Time, c1 int64) error {
+// counters are sampled every ReplicaSample. primary is the primary's
+// counter from the start of the backlog's load to its end.
+func catchUpUnderLoad(ctx context.Context, p *pair, o Options, res *catchupResult, start time.Time, primary []point) error {
+	c1 := primary[len(primary)-1].n
 	lctx, stopLoad := context.WithCancel(ctx)
 	sbo := p.sysbench(o, "run", o.WaitTimeout)
 	sbo.ExtraArgs = append(append([]string(nil), sbo.ExtraArgs...), fmt.Sprintf("--rate=%d", max(int64(res.rate+0.5), 1)))
@@ -195,7 +212,6 @@ func catchUpUnderLoad(ctx context.Context, p *pair, o Options, res *catchupResul
 	}()
 
 	deadline := time.Now().Add(o.WaitTimeout)
-	primary := []point{{at: start, n: c1}}
 	lastCheck := time.Now()
 	tick := time.NewTicker(o.ReplicaSample)
 	defer tick.Stop()
