@@ -119,6 +119,9 @@ func New(opts Options) (*Engine, error) {
 	e.stats = newStatsProvider(e.prov, opts.Logger)
 	a.Catalog.StatsProvider = e.stats
 	a.Coster = statsCoster{base: a.Coster, stats: e.stats}
+	if err := e.installCardinality(a.Catalog); err != nil {
+		return nil, err
+	}
 	e.exec = rowexec.NewOverrideBuilder(execOverrides{e})
 	a.ExecBuilder = e.exec
 	e.gms = sqle.New(a, &sqle.Config{})

@@ -712,7 +712,9 @@ func (e *Engine) ApproxRows(tb *Table) uint64 {
 			n++
 		}
 		it.Close()
-		tb.ctr.rows.Add(n)
+		// Store, not Add: commits before this first count moved the
+		// counter too, and the count already holds their rows.
+		tb.ctr.rows.Store(n)
 	})
 	return uint64(max(tb.ctr.rows.Load(), 0))
 }
