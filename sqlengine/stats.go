@@ -125,6 +125,9 @@ func (p *statsProvider) current(tb *Table) *tableStats {
 // maybeRefresh starts a background analysis of tb when refreshDue says so,
 // at most one per table at a time and one per statsMinInterval.
 func (p *statsProvider) maybeRefresh(tb *Table, st *storage.Table, ts *tableStats) {
+	if st.Hidden && len(st.Indexes) == 0 {
+		return // no index to describe; the row count is live
+	}
 	changed := p.store.RowsChanged(st)
 	var analysed uint64
 	if ts != nil {
@@ -181,6 +184,14 @@ func (p *statsProvider) analyze(ctx *sql.Context, tb *Table) error {
 	if err != nil {
 		return err
 	}
+	ts := &tableStats{changed: changed, at: p.now(), idx: map[string]*indexStats{}}
+	if len(indexes) == 0 {
+		ts.rows = p.store.ApproxRows(st)
+		p.mu.Lock()
+		p.tables[st.Def.ID] = ts
+		p.mu.Unlock()
+		return nil
+	}
 	var need []int
 	seen := map[int]bool{}
 	for _, ix := range indexes {
@@ -217,7 +228,7 @@ func (p *statsProvider) analyze(ctx *sql.Context, tb *Table) error {
 			sample[j] = row
 		}
 	}
-	ts := &tableStats{rows: total, changed: changed, at: p.now(), idx: map[string]*indexStats{}}
+	ts.rows = total
 	dataLen, _ := tb.DataLength(ctx)
 	for _, sqlIx := range indexes {
 		ix := sqlIx.(*Index)
