@@ -1,6 +1,7 @@
 package sqlengine
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand"
@@ -155,26 +156,34 @@ func (p *statsProvider) maybeRefresh(tb *Table, st *storage.Table, ts *tableStat
 	p.busy[id] = true
 	p.wg.Add(1)
 	p.mu.Unlock()
-	go func() {
-		defer p.wg.Done()
-		defer func() {
-			p.mu.Lock()
-			delete(p.busy, id)
-			p.mu.Unlock()
-		}()
-		if err := p.analyze(sql.NewEmptyContext(), tb); err != nil {
+	done := func() {
+		p.mu.Lock()
+		delete(p.busy, id)
+		p.mu.Unlock()
+		p.wg.Done()
+	}
+	started := p.store.Go(func(closing <-chan struct{}) {
+		defer done()
+		if err := p.analyze(sql.NewEmptyContext(), tb, closing); err != nil && !errors.Is(err, errStatsStopped) {
 			p.log.Warn("sqlengine: automatic ANALYZE TABLE failed", "table", tb.db.name+"."+tb.Name(), "err", err)
 		}
-	}()
+	})
+	if !started {
+		done()
+	}
 }
+
+// errStatsStopped ends an automatic analysis when the server closes.
+var errStatsStopped = errors.New("sqlengine: statistics: the server is closing")
 
 // wait blocks until the background analyses started so far are done.
 func (p *statsProvider) wait() { p.wg.Wait() }
 
 // analyze reads tb's rows (a sample of each index's keys past
 // statsMaxSample) in one consistent read, builds every index's
-// statistics, persists them and publishes them.
-func (p *statsProvider) analyze(ctx *sql.Context, tb *Table) error {
+// statistics, persists them and publishes them. It gives up with
+// errStatsStopped once stop is closed (nil: never).
+func (p *statsProvider) analyze(ctx *sql.Context, tb *Table, stop <-chan struct{}) error {
 	st, err := tb.latest()
 	if err != nil {
 		return err
@@ -222,6 +231,13 @@ func (p *statsProvider) analyze(ctx *sql.Context, tb *Table) error {
 			break
 		}
 		total++
+		if total%1024 == 0 && stop != nil {
+			select {
+			case <-stop:
+				return errStatsStopped
+			default:
+			}
+		}
 		if len(sample) < statsMaxSample {
 			sample = append(sample, row)
 		} else if j := rng.Int63n(int64(total)); j < statsMaxSample {
@@ -312,7 +328,7 @@ func (p *statsProvider) AnalyzeTable(ctx *sql.Context, table sql.Table, _ string
 	if !ok {
 		return nil // information_schema, performance_schema: nothing to analyse
 	}
-	return p.analyze(ctx, tb)
+	return p.analyze(ctx, tb, nil)
 }
 
 // GetTableStats implements sql.StatsProvider.
