@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -58,6 +59,10 @@ type statsProvider struct {
 
 // tableStats is one analysis of a table. Immutable once published.
 type tableStats struct {
+	// sig is statsSignature of the definition analysed; def caches the
+	// last *storage.Table found to match it.
+	sig     string
+	def     atomic.Pointer[storage.Table]
 	rows    uint64    // rows at the analysis
 	changed uint64    // storage.RowsChanged at the analysis
 	at      time.Time // when it was made (or loaded)
@@ -109,6 +114,15 @@ func (p *statsProvider) current(tb *Table) *tableStats {
 	if err != nil {
 		return nil
 	}
+	ts := p.lookup(st)
+	p.maybeRefresh(tb, st, ts)
+	return ts
+}
+
+// lookup returns st's statistics, loading them on first use; nil if there
+// are none or they describe another definition of the table (DDL that
+// kept its id changed its indexes or columns).
+func (p *statsProvider) lookup(st *storage.Table) *tableStats {
 	id := st.Def.ID
 	p.mu.Lock()
 	ts, loaded := p.tables[id]
@@ -119,8 +133,28 @@ func (p *statsProvider) current(tb *Table) *tableStats {
 		p.tables[id] = ts
 		p.mu.Unlock()
 	}
-	p.maybeRefresh(tb, st, ts)
+	if ts == nil || ts.def.Load() == st {
+		return ts
+	}
+	if ts.sig != statsSignature(st) {
+		return nil
+	}
+	ts.def.Store(st)
 	return ts
+}
+
+// statsSignature names what a table's statistics depend on: its indexes'
+// names and columns and the columns' types.
+func statsSignature(st *storage.Table) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pk%v", st.Def.PK)
+	for _, ix := range st.Indexes {
+		fmt.Fprintf(&b, ";%s%v", strings.ToLower(ix.Def.Name), ix.Ords)
+	}
+	for _, c := range st.Schema {
+		fmt.Fprintf(&b, ";%s", c.Type.String())
+	}
+	return b.String()
 }
 
 // maybeRefresh starts a background analysis of tb when refreshDue says so,
@@ -193,7 +227,8 @@ func (p *statsProvider) analyze(ctx *sql.Context, tb *Table, stop <-chan struct{
 	if err != nil {
 		return err
 	}
-	ts := &tableStats{changed: changed, at: p.now(), idx: map[string]*indexStats{}}
+	ts := &tableStats{sig: statsSignature(st), changed: changed, at: p.now(), idx: map[string]*indexStats{}}
+	ts.def.Store(st)
 	if len(indexes) == 0 {
 		ts.rows = p.store.ApproxRows(st)
 		p.mu.Lock()
@@ -263,6 +298,15 @@ func (p *statsProvider) analyze(ctx *sql.Context, tb *Table, stop <-chan struct{
 			keys[i] = k
 		}
 		ks := buildKeyStats(ctx, types, keys, total, ix.uniq)
+		if len(types) > 1 {
+			// The histogram is of the first column only (see statistic).
+			first := make([]sql.Row, len(keys))
+			for i, k := range keys {
+				first[i] = k[:1]
+			}
+			h := buildKeyStats(ctx, types[:1], first, total, false)
+			ks.lower, ks.buckets, ks.distinct, ks.nulls = h.lower, h.buckets, h.distinct, h.nulls
+		}
 		is, err := p.statistic(tb, ix, types, cols, ks, dataLen, ts.at)
 		if err != nil {
 			return err
@@ -280,14 +324,18 @@ func (p *statsProvider) analyze(ctx *sql.Context, tb *Table, stop <-chan struct{
 }
 
 // statistic wraps one index's analysis as GMS's statistic, with the
-// functional dependencies the memo reads from it.
+// functional dependencies the memo reads from it. The histogram describes
+// the index's first column only: GMS v0.20.0's histogram union
+// (stats.Union, costing OR filters) indexes past the end of multi-column
+// bucket keys and panics; the per-prefix distinct counts keep every
+// column.
 func (p *statsProvider) statistic(tb *Table, ix *Index, types []sql.Type, cols []string, ks keyStats, dataLen uint64, at time.Time) (*indexStats, error) {
 	qual := sql.NewStatQualifier(strings.ToLower(tb.db.name), "", strings.ToLower(tb.Name()), strings.ToLower(ix.name))
 	var avg uint64
 	if ks.rows > 0 {
 		avg = dataLen / max(p.store.ApproxRows(tb.t), 1)
 	}
-	s := stats.NewStatistic(ks.rows, ks.distinct, ks.nulls, avg, at, qual, cols, types, ks.buckets, sql.IndexClassDefault, ks.lower)
+	s := stats.NewStatistic(ks.rows, ks.distinct, ks.nulls, avg, at, qual, cols[:1], types[:1], ks.buckets, sql.IndexClassDefault, ks.lower)
 	fds, colset, err := stats.IndexFds(strings.ToLower(tb.Name()), tb.Schema(), ix)
 	if err != nil {
 		return nil, err
@@ -303,15 +351,7 @@ func (p *statsProvider) prefixCounts(db, table, index string, n int) (rows, dist
 	if st == nil {
 		return 0, 0, false
 	}
-	p.mu.Lock()
-	ts, loaded := p.tables[st.Def.ID]
-	p.mu.Unlock()
-	if !loaded {
-		ts = p.load(st)
-		p.mu.Lock()
-		p.tables[st.Def.ID] = ts
-		p.mu.Unlock()
-	}
+	ts := p.lookup(st)
 	if ts == nil {
 		return 0, 0, false
 	}

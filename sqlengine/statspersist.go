@@ -20,12 +20,13 @@ import (
 // type changed in place) are dropped on load and rebuilt by the refresh
 // rule.
 
-const statsMetaVersion = 1
+const statsMetaVersion = 2
 
 func statsMetaKey(tableID uint32) string { return fmt.Sprintf("stats/%d", tableID) }
 
 type statsRecord struct {
 	Version int           `json:"v"`
+	Sig     string        `json:"sig"`
 	Rows    uint64        `json:"rows"`
 	At      int64         `json:"at"` // unix nanoseconds
 	Indexes []indexRecord `json:"indexes"`
@@ -88,7 +89,7 @@ func decodeKey(ctx *sql.Context, types []sql.Type, vals []*string) (sql.Row, err
 // persist stores ts as table id's statistics.
 func (p *statsProvider) persist(id uint32, ts *tableStats) error {
 	ctx := sql.NewEmptyContext()
-	rec := statsRecord{Version: statsMetaVersion, Rows: ts.rows, At: ts.at.UnixNano()}
+	rec := statsRecord{Version: statsMetaVersion, Sig: ts.sig, Rows: ts.rows, At: ts.at.UnixNano()}
 	for name, is := range ts.idx {
 		s := is.stat
 		ir := indexRecord{Name: name, Rows: s.RowCount(), Distinct: s.DistinctCount(), Nulls: s.NullCount(), Prefix: is.prefix}
@@ -129,7 +130,7 @@ func (p *statsProvider) load(st *storage.Table) *tableStats {
 		return nil
 	}
 	var rec statsRecord
-	if err := json.Unmarshal(blob, &rec); err != nil || rec.Version != statsMetaVersion {
+	if err := json.Unmarshal(blob, &rec); err != nil || rec.Version != statsMetaVersion || rec.Sig != statsSignature(st) {
 		return nil
 	}
 	d := p.store.Catalog().Database(st.Def.Database)
@@ -143,7 +144,8 @@ func (p *statsProvider) load(st *storage.Table) *tableStats {
 	for _, ix := range indexes {
 		byName[strings.ToLower(ix.ID())] = ix.(*Index)
 	}
-	ts := &tableStats{rows: rec.Rows, at: time.Unix(0, rec.At), idx: map[string]*indexStats{}}
+	ts := &tableStats{sig: rec.Sig, rows: rec.Rows, at: time.Unix(0, rec.At), idx: map[string]*indexStats{}}
+	ts.def.Store(st)
 	for _, ir := range rec.Indexes {
 		ix := byName[ir.Name]
 		if ix == nil || len(ir.Prefix) != len(ix.ords) {
@@ -157,18 +159,18 @@ func (p *statsProvider) load(st *storage.Table) *tableStats {
 		}
 		ks := keyStats{rows: ir.Rows, distinct: ir.Distinct, nulls: ir.Nulls, prefix: ir.Prefix}
 		if ir.Lower != nil {
-			if ks.lower, err = decodeKey(ctx, types, ir.Lower); err != nil {
+			if ks.lower, err = decodeKey(ctx, types[:1], ir.Lower); err != nil {
 				return nil
 			}
 		}
 		for _, br := range ir.Buckets {
-			upper, err := decodeKey(ctx, types, br.Upper)
+			upper, err := decodeKey(ctx, types[:1], br.Upper)
 			if err != nil || len(br.Mcvs) != len(br.McvCounts) {
 				return nil
 			}
 			var mcvs []sql.Row
 			for _, m := range br.Mcvs {
-				k, err := decodeKey(ctx, types, m)
+				k, err := decodeKey(ctx, types[:1], m)
 				if err != nil {
 					return nil
 				}
