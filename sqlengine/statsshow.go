@@ -14,7 +14,7 @@ import (
 // Where the statistics show: ANALYZE TABLE's result rows,
 // information_schema.STATISTICS.CARDINALITY and SHOW INDEX's Cardinality
 // (GMS reports 0 for both), each the distinct count of the index's column
-// prefix at the last analysis, NULL without one.
+// prefix at the last analysis, 0 without one.
 
 // Column ordinals of the rows GMS builds.
 const (
@@ -62,19 +62,18 @@ func (e *Engine) installCardinality(cat *analyzer.Catalog) error {
 	return nil
 }
 
-// cardinality is CARDINALITY for one index column row: an int64, or nil.
+// cardinality is CARDINALITY for one index column row; 0 without
+// statistics (InnoDB's value for a table created empty).
 func (e *Engine) cardinality(db, table, index, seq any) any {
 	d, _ := db.(string)
 	t, _ := table.(string)
 	ix, _ := index.(string)
-	n, ok := toInt64(seq)
-	if !ok {
-		return nil
+	if n, ok := toInt64(seq); ok {
+		if _, distinct, ok := e.stats.prefixCounts(d, t, ix, int(n)); ok {
+			return int64(distinct)
+		}
 	}
-	if _, distinct, ok := e.stats.prefixCounts(d, t, ix, int(n)); ok {
-		return int64(distinct)
-	}
-	return nil
+	return int64(0)
 }
 
 // showIndexes is SHOW INDEX with cardinalities.
