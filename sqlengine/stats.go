@@ -49,8 +49,11 @@ type statsProvider struct {
 	// tables holds the statistics loaded or built, by table id; a nil
 	// entry means none are stored.
 	tables map[uint32]*tableStats
-	// busy marks tables being analysed in the background.
-	busy map[uint32]bool
+	// busy marks tables being analysed in the background; tried holds
+	// when each table's last automatic analysis started (a failing one is
+	// retried once per statsMinInterval, not at every plan).
+	busy  map[uint32]bool
+	tried map[uint32]time.Time
 	// custom holds SetStats's statistics (ANALYZE ... UPDATE HISTOGRAM),
 	// by qualifier and columns.
 	custom map[string]sql.Statistic
@@ -86,6 +89,7 @@ func newStatsProvider(prov *Provider, log *slog.Logger) *statsProvider {
 		auto:   func() bool { return globalBool("innodb_stats_auto_recalc") },
 		tables: map[uint32]*tableStats{},
 		busy:   map[uint32]bool{},
+		tried:  map[uint32]time.Time{},
 		custom: map[string]sql.Statistic{},
 	}
 }
@@ -182,12 +186,14 @@ func (p *statsProvider) maybeRefresh(tb *Table, st *storage.Table, ts *tableStat
 		return
 	}
 	id := st.Def.ID
+	now := p.now()
 	p.mu.Lock()
-	if p.busy[id] {
+	if last, ok := p.tried[id]; p.busy[id] || ok && now.Sub(last) < statsMinInterval {
 		p.mu.Unlock()
 		return
 	}
 	p.busy[id] = true
+	p.tried[id] = now
 	p.wg.Add(1)
 	p.mu.Unlock()
 	done := func() {
@@ -314,13 +320,12 @@ func (p *statsProvider) analyze(ctx *sql.Context, tb *Table, stop <-chan struct{
 		ts.idx[strings.ToLower(ix.name)] = is
 		ts.list = append(ts.list, is.stat)
 	}
-	if err := p.persist(st.Def.ID, ts); err != nil {
-		return err
-	}
 	p.mu.Lock()
 	p.tables[st.Def.ID] = ts
 	p.mu.Unlock()
-	return nil
+	// Published even when it cannot be kept (writes refused): the planner
+	// uses it until the next start.
+	return p.persist(st.Def.ID, ts)
 }
 
 // statistic wraps one index's analysis as GMS's statistic, with the
