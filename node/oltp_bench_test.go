@@ -18,9 +18,10 @@ import (
 	"petrel/node"
 )
 
-// BenchmarkOLTP runs the transactions of sysbench's oltp_point_select and
-// oltp_read_write (the same statements, prepared, as sysbench sends them)
-// over the wire against an in-process server, from 8 connections. Besides
+// BenchmarkOLTP runs the transactions of sysbench's oltp_point_select,
+// oltp_read_write and oltp_write_only (the same statements, prepared, as
+// sysbench sends them) over the wire against an in-process server, from
+// 8 connections. Besides
 // wall time per transaction it reports the process's CPU time per
 // transaction (client and server: on a shared host, wall time measures
 // the neighbours as much as the code). Compare two trees by running it in
@@ -122,6 +123,25 @@ func BenchmarkOLTP(b *testing.B) {
 			panic(fmt.Sprint(name, err))
 		}
 	}
+	// sysbench's deadlock retry: a victim's statements fail, the
+	// transaction is rolled back and abandoned.
+	retry := func(c *conn) {
+		if r := recover(); r != nil {
+			if !strings.Contains(fmt.Sprint(r), "1213") && !strings.Contains(fmt.Sprint(r), "1062") {
+				panic(r)
+			}
+			c.c.ExecContext(ctx, "ROLLBACK")
+		}
+	}
+	// The write statements of oltp_read_write and oltp_write_only, then COMMIT.
+	writes := func(c *conn, rng *rand.Rand) {
+		exec(c, "uindex", 1+rng.IntN(rows))
+		exec(c, "unindex", strings.Repeat("u", 119), 1+rng.IntN(rows))
+		id := 1 + rng.IntN(rows)
+		exec(c, "delete", id)
+		exec(c, "insert", id, rng.IntN(rows), strings.Repeat("c", 119), strings.Repeat("p", 59))
+		exec(c, "commit")
+	}
 	run := func(b *testing.B, txn func(c *conn, rng *rand.Rand)) {
 		b.SetParallelism(4) // 8 connections on 2 CPUs
 		cpu0 := processCPU()
@@ -140,16 +160,7 @@ func BenchmarkOLTP(b *testing.B) {
 	})
 	b.Run("read_write", func(b *testing.B) {
 		run(b, func(c *conn, rng *rand.Rand) {
-			// sysbench's deadlock retry: a victim's statements fail, the
-			// transaction is rolled back and abandoned.
-			defer func() {
-				if r := recover(); r != nil {
-					if !strings.Contains(fmt.Sprint(r), "1213") && !strings.Contains(fmt.Sprint(r), "1062") {
-						panic(r)
-					}
-					c.c.ExecContext(ctx, "ROLLBACK")
-				}
-			}()
+			defer retry(c)
 			exec(c, "begin")
 			for range 10 {
 				query(c, "point", 1+rng.IntN(rows))
@@ -159,12 +170,14 @@ func BenchmarkOLTP(b *testing.B) {
 			query(c, "sum", lo, lo+99)
 			query(c, "order", lo, lo+99)
 			query(c, "distinct", lo, lo+99)
-			exec(c, "uindex", 1+rng.IntN(rows))
-			exec(c, "unindex", strings.Repeat("u", 119), 1+rng.IntN(rows))
-			id := 1 + rng.IntN(rows)
-			exec(c, "delete", id)
-			exec(c, "insert", id, rng.IntN(rows), strings.Repeat("c", 119), strings.Repeat("p", 59))
-			exec(c, "commit")
+			writes(c, rng)
+		})
+	})
+	b.Run("write_only", func(b *testing.B) {
+		run(b, func(c *conn, rng *rand.Rand) {
+			defer retry(c)
+			exec(c, "begin")
+			writes(c, rng)
 		})
 	})
 }
