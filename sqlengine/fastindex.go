@@ -340,11 +340,13 @@ func (e *Engine) execIndexSelect(ctx context.Context, s *Session, ip *indexPlan,
 	// Several scans (or a secondary scan's row reads) must see one state:
 	// outside a transaction, a read-only one with a read view.
 	single := len(spans) <= 1 && ip.ixID == 0
-	txn, done, ok := e.readTxnFor(s, single)
+	txn, owned, ok := e.readTxnFor(s, single)
 	if !ok {
 		return false, nil
 	}
-	defer done()
+	if owned {
+		defer txn.Rollback()
+	}
 	var acc indexAcc
 	need := ip.need()
 	for _, sp := range spans {

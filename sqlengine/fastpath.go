@@ -233,11 +233,13 @@ func (e *Engine) execPointSelect(ctx context.Context, s *Session, p *pointPlan, 
 	if err != nil || inRange != sql.InRange {
 		return false, nil
 	}
-	txn, done, ok := e.readTxnFor(s, true)
+	txn, owned, ok := e.readTxnFor(s, true)
 	if !ok {
 		return false, nil
 	}
-	defer done()
+	if owned {
+		defer txn.Rollback()
+	}
 	k, err := st.PKKeyFromValues([]any{cv})
 	if err != nil {
 		return false, nil

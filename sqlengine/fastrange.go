@@ -157,11 +157,13 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 			return false, nil
 		}
 	}
-	txn, done, ok := e.readTxnFor(s, true)
+	txn, owned, ok := e.readTxnFor(s, true)
 	if !ok {
 		return false, nil
 	}
-	defer done()
+	if owned {
+		defer txn.Rollback()
+	}
 	res := &sqltypes.Result{Fields: p.fields}
 	if string(bounds[0]) > string(bounds[1]) {
 		if r.sum {
@@ -265,28 +267,25 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 }
 
 // readTxnFor returns the transaction of a fast-path read: the session's
-// (its statement starting), or a fresh one (done rolls it back): for a
-// single storage read (one Point, or one primary-key Scan) one that takes
-// no snapshot, else one whose reads share a read view. ok=false means
-// "let GMS do it".
-func (e *Engine) readTxnFor(s *Session, single bool) (*storage.Txn, func(), bool) {
+// (its statement starting), or a fresh one (owned: the caller rolls it
+// back): for a single storage read (one Point, or one primary-key Scan)
+// one that takes no snapshot, else one whose reads share a read view.
+// ok=false means "let GMS do it".
+func (e *Engine) readTxnFor(s *Session, single bool) (txn *storage.Txn, owned, ok bool) {
 	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil {
 		if t.abort != nil {
-			return nil, nil, false
+			return nil, false, false
 		}
 		s.statementStart(t)
-		return t.txn, func() {}, true
+		return t.txn, false, true
 	}
 	if s.nextIso != nil || !s.autocommit() {
 		// A pending one-shot level, or autocommit=0: GMS opens the
 		// transaction the statement belongs to.
-		return nil, nil, false
+		return nil, false, false
 	}
-	var txn *storage.Txn
 	if single {
-		txn = e.store.BeginSingleRead()
-	} else {
-		txn = e.store.Begin()
+		return e.store.BeginSingleRead(), true, true
 	}
-	return txn, func() { txn.Rollback() }, true
+	return e.store.Begin(), true, true
 }

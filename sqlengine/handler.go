@@ -179,33 +179,41 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 	if err := h.codec(c).decodeBindVars(p); err != nil {
 		return h.reply(c, err)
 	}
+	plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt)
+	s := h.e.session(c.ConnectionID)
+	// The fast reads send the fields fixed when the statement was
+	// prepared (a plan keeps them) and always a result set, so their
+	// callback needs neither wrapper (nor their allocations); everything
+	// else gets both.
+	if s != nil && (plan.point != nil || plan.rng != nil || plan.index != nil) {
+		var ok bool
+		var err error
+		switch {
+		case plan.point != nil:
+			ok, err = h.e.execPointSelect(ctx, s, plan.point, p.BindVars, cb)
+		case !h.e.fastWrites.Load():
+			// GMS only (tests compare against it).
+		case plan.rng != nil:
+			ok, err = h.e.execRange(ctx, s, plan.rng, p.BindVars, cb)
+		default:
+			ok, err = h.e.execIndexSelect(ctx, s, plan.index, p.BindVars, cb)
+		}
+		if ok {
+			h.e.fastReadCount.Add(1)
+			return h.reply(c, err)
+		}
+	}
 	cb = h.e.binaryFieldsFixed(p.PrepareStmt, h.statusRows(c, cb))
-	if plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt); plan.point != nil || plan.write != nil || plan.rng != nil || plan.index != nil || plan.txn != "" {
-		if s := h.e.session(c.ConnectionID); s != nil {
-			var ok bool
-			var err error
-			if plan.point != nil {
-				if ok, err = h.e.execPointSelect(ctx, s, plan.point, p.BindVars, cb); ok {
-					h.e.fastReadCount.Add(1)
-				}
-			} else if !h.e.fastWrites.Load() {
-				// GMS only (tests compare against it).
-			} else if plan.rng != nil {
-				if ok, err = h.e.execRange(ctx, s, plan.rng, p.BindVars, cb); ok {
-					h.e.fastReadCount.Add(1)
-				}
-			} else if plan.index != nil {
-				if ok, err = h.e.execIndexSelect(ctx, s, plan.index, p.BindVars, cb); ok {
-					h.e.fastReadCount.Add(1)
-				}
-			} else if plan.write != nil {
-				ok, err = h.e.execWrite(ctx, s, plan.write, p.BindVars, cb)
-			} else {
-				ok, err = h.e.execTxnStatement(ctx, s, plan.txn, cb)
-			}
-			if ok {
-				return h.reply(c, err)
-			}
+	if s != nil && h.e.fastWrites.Load() && (plan.write != nil || plan.txn != "") {
+		var ok bool
+		var err error
+		if plan.write != nil {
+			ok, err = h.e.execWrite(ctx, s, plan.write, p.BindVars, cb)
+		} else {
+			ok, err = h.e.execTxnStatement(ctx, s, plan.txn, cb)
+		}
+		if ok {
+			return h.reply(c, err)
 		}
 	}
 	if isDoSelect(p.PrepareStmt) {
