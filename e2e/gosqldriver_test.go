@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -23,6 +24,11 @@ import (
 // and MariaDB; the version is go.mod's, so the module cache has it after
 // scripts/deps.sh.
 const goSQLDriverModule = "github.com/go-sql-driver/mysql@v1.8.1"
+
+// goSQLDriverModuleCompress is the newer driver testdata/gosqlcompress
+// builds with: its suite runs every runTests test a third time with
+// compress=true (zlib), so TestGoSQLDriverSuiteCompress runs it too.
+const goSQLDriverModuleCompress = "github.com/go-sql-driver/mysql@v1.10.1"
 
 // goSQLDriverExcluded are the suite's tests run against neither server.
 var goSQLDriverExcluded = map[string]string{
@@ -38,9 +44,22 @@ var goSQLDriverExcluded = map[string]string{
 // in testdata/gosqldriver_known_failures.txt; a listed test that passes
 // on Petrel fails this test too, so the list stays true.
 func TestGoSQLDriverSuite(t *testing.T) {
+	driverSuite(t, goSQLDriverModule, "testdata/gosqldriver_known_failures.txt")
+}
+
+// TestGoSQLDriverSuiteCompress is TestGoSQLDriverSuite with v1.10.1's
+// suite, whose runTests tests also run over a compress=true connection
+// (a top-level test passes only if its default, interpolateParams and
+// compress subtests all pass).
+func TestGoSQLDriverSuiteCompress(t *testing.T) {
+	driverSuite(t, goSQLDriverModuleCompress, "testdata/gosqldriver_v1.10_known_failures.txt")
+}
+
+// driverSuite runs module's suite on both servers and compares them.
+func driverSuite(t *testing.T, module, knownFile string) {
 	requireTool(t, "mariadbd", "/usr/sbin/mariadbd")
 	ctx := testContext(t, 6*time.Minute)
-	known := readKnownFailures(t, "testdata/gosqldriver_known_failures.txt")
+	known := readKnownFailures(t, knownFile)
 
 	var (
 		wg      sync.WaitGroup
@@ -51,7 +70,7 @@ func TestGoSQLDriverSuite(t *testing.T) {
 		petrelP *lab.Petrel
 	)
 	wg.Add(2)
-	go func() { defer wg.Done(); bin, binErr = buildDriverSuite(ctx, t.TempDir()) }()
+	go func() { defer wg.Done(); bin, binErr = buildDriverSuite(ctx, t.TempDir(), module) }()
 	go func() {
 		defer wg.Done()
 		mdb, mdbErr = lab.StartMariaDB(ctx, lab.MariaDBOptions{Datadir: t.TempDir(), ExtraArgs: []string{
@@ -107,8 +126,13 @@ func TestGoSQLDriverSuite(t *testing.T) {
 		t.Fatalf("run suite: petrel: %v; mariadb: %v", pErr, mErr)
 	}
 
-	t.Logf("go-sql-driver/mysql v1.8.1 suite, %d top-level tests (%d excluded): Petrel %d pass, MariaDB %d pass",
-		len(all)+len(goSQLDriverExcluded), len(goSQLDriverExcluded), countPass(pRes), countPass(mRes))
+	t.Logf("%s suite, %d top-level tests (%d excluded): Petrel %d pass, %d fail, %d skip; MariaDB %d pass, %d fail, %d skip", module,
+		len(all)+len(goSQLDriverExcluded), len(goSQLDriverExcluded), countPass(pRes), len(pRes)-countPass(pRes)-countAction(pRes, "skip"),
+		countAction(pRes, "skip"), countPass(mRes), len(mRes)-countPass(mRes)-countAction(mRes, "skip"), countAction(mRes, "skip"))
+	if pc, mc := countSubtests(pRes, "compress"), countSubtests(mRes, "compress"); pc["PASS"]+pc["FAIL"]+mc["PASS"]+mc["FAIL"] > 0 {
+		t.Logf("compress=true subtests: Petrel %d pass, %d fail, %d skip; MariaDB %d pass, %d fail, %d skip",
+			pc["PASS"], pc["FAIL"], pc["SKIP"], mc["PASS"], mc["FAIL"], mc["SKIP"])
+	}
 	for _, name := range all {
 		p, m := pRes[name], mRes[name]
 		reason, isKnown := known[name]
@@ -161,17 +185,17 @@ func readKnownFailures(t *testing.T, path string) map[string]string {
 
 // buildDriverSuite copies the driver's module source out of the read-only
 // module cache into dir and compiles its test binary there.
-func buildDriverSuite(ctx context.Context, dir string) (string, error) {
+func buildDriverSuite(ctx context.Context, dir, module string) (string, error) {
 	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", goSQLDriverModule)
+	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", module)
 	cmd.Stdout = &out
 	cmd.Stderr = &out
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go mod download %s: %v\n%s", goSQLDriverModule, err, out.String())
+		return "", fmt.Errorf("go mod download %s: %v\n%s", module, err, out.String())
 	}
 	var mod struct{ Dir string }
 	if err := json.Unmarshal(out.Bytes(), &mod); err != nil || mod.Dir == "" {
-		return "", fmt.Errorf("go mod download %s: no Dir in %q", goSQLDriverModule, out.String())
+		return "", fmt.Errorf("go mod download %s: no Dir in %q", module, out.String())
 	}
 	src := filepath.Join(dir, "src")
 	if err := os.CopyFS(src, os.DirFS(mod.Dir)); err != nil {
@@ -222,11 +246,26 @@ type suiteOutcome struct {
 	Output string
 }
 
-func countPass(res map[string]suiteOutcome) int {
+func countPass(res map[string]suiteOutcome) int { return countAction(res, "pass") }
+
+func countAction(res map[string]suiteOutcome, action string) int {
 	n := 0
 	for _, o := range res {
-		if o.Action == "pass" {
+		if o.Action == action {
 			n++
+		}
+	}
+	return n
+}
+
+// countSubtests counts the outcomes ("PASS", "FAIL", "SKIP") of the
+// subtests named name, from the tests' verbose output.
+func countSubtests(res map[string]suiteOutcome, name string) map[string]int {
+	re := regexp.MustCompile(`--- (PASS|FAIL|SKIP): \S+/` + regexp.QuoteMeta(name) + ` `)
+	n := map[string]int{}
+	for _, o := range res {
+		for _, m := range re.FindAllStringSubmatch(o.Output, -1) {
+			n[m[1]]++
 		}
 	}
 	return n

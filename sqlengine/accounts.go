@@ -67,6 +67,10 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		return o.e.buildExactUpdate(ctx, n, row)
 	case *exactTarget:
 		return o.e.exec.Build(ctx, n.child, row)
+	case *plan.AnalyzeTable:
+		return o.e.analyzeTables(ctx, n)
+	case *plan.ShowIndexes:
+		return o.e.showIndexes(ctx, n, row)
 	}
 	return accountBuilder(o).Build(ctx, n, row)
 }

@@ -64,6 +64,8 @@ type Engine struct {
 	gms   *sqle.Engine
 	prov  *Provider
 	log   *slog.Logger
+	// stats are the planner's table and index statistics (stats.go).
+	stats *statsProvider
 
 	sessMu   sync.Mutex
 	sessions map[uint32]*Session // by connection id
@@ -114,6 +116,12 @@ func New(opts Options) (*Engine, error) {
 	e.fastWrites.Store(true)
 	e.prov = NewProvider(opts.Store)
 	a := analyzer.NewDefault(e.prov)
+	e.stats = newStatsProvider(e.prov, opts.Logger)
+	a.Catalog.StatsProvider = e.stats
+	a.Coster = statsCoster{base: a.Coster, stats: e.stats}
+	if err := e.installCardinality(a.Catalog); err != nil {
+		return nil, err
+	}
 	e.exec = rowexec.NewOverrideBuilder(execOverrides{e})
 	a.ExecBuilder = e.exec
 	e.gms = sqle.New(a, &sqle.Config{})

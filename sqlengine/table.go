@@ -49,6 +49,10 @@ func (t *Table) Storage() *storage.Table { return t.t }
 // Name implements sql.Nameable.
 func (t *Table) Name() string { return t.t.Def.Name }
 
+// Database implements sql.Databaseable (GMS's planner names a table's
+// statistics by it).
+func (t *Table) Database() string { return t.db.name }
+
 // String implements fmt.Stringer.
 func (t *Table) String() string { return t.t.Def.Name }
 

@@ -135,6 +135,9 @@ type tableCounters struct {
 	// first use, then moved by committed inserts and deletes.
 	rowsOnce sync.Once
 	rows     atomic.Int64
+	// changed counts the rows inserted, updated and deleted by commits
+	// since the server started (the statistics' refresh rule).
+	changed atomic.Uint64
 }
 
 // AutoIncColumn returns the ordinal of the AUTO_INCREMENT column or -1.
@@ -709,13 +712,21 @@ func (e *Engine) ApproxRows(tb *Table) uint64 {
 			n++
 		}
 		it.Close()
-		tb.ctr.rows.Add(n)
+		// Store, not Add: commits before this first count moved the
+		// counter too, and the count already holds their rows.
+		tb.ctr.rows.Store(n)
 	})
 	return uint64(max(tb.ctr.rows.Load(), 0))
 }
 
+// RowsChanged returns how many row changes (inserts, updates, deletes)
+// commits have made to tb since the server started; like the row count it
+// survives DDL that republishes tb.
+func (e *Engine) RowsChanged(tb *Table) uint64 { return tb.ctr.changed.Load() }
+
 func countChanges(changes []RowChange) {
 	for _, c := range changes {
+		c.Table.ctr.changed.Add(1)
 		switch {
 		case c.Before == nil:
 			c.Table.ctr.rows.Add(1)

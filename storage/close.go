@@ -57,9 +57,16 @@ func (e *Engine) CloseContext(ctx context.Context) error {
 		ctx, cancel = context.WithTimeout(ctx, e.opts.CloseTimeout)
 		defer cancel()
 	}
-	e.closeOnce.Do(func() { close(e.closing) })
+	e.closeOnce.Do(func() {
+		e.tasksMu.Lock()
+		close(e.closing)
+		e.tasksMu.Unlock()
+	})
 	if err := e.StopCommits(ctx); err != nil {
 		return e.abandoned(err)
+	}
+	if !waitCtx(ctx, e.tasks.Wait) {
+		return e.abandoned(fmt.Errorf("%w: background work did not stop", ErrAbandoned))
 	}
 	if !waitCtx(ctx, e.bg.Wait) {
 		return e.abandoned(fmt.Errorf("%w: refusing writes after a failed commit did not finish", ErrAbandoned))

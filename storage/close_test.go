@@ -197,3 +197,30 @@ func (s *blockingSink) Wait(context.Context, *CommitRecord) error {
 	}
 	return nil
 }
+
+// TestCloseWaitsForBackgroundWork: work started with Go sees Close start
+// (its channel closes), Close returns only after it ended and could still
+// write metadata, and Go refuses work once Close has started.
+func TestCloseWaitsForBackgroundWork(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	started := make(chan struct{})
+	var wrote atomic.Bool
+	if !e.Go(func(closing <-chan struct{}) {
+		close(started)
+		<-closing
+		time.Sleep(50 * time.Millisecond) // Close must wait for this
+		wrote.Store(e.SetMetaSync("bg", []byte("done")) == nil)
+	}) {
+		t.Fatal("Go refused work on an open engine")
+	}
+	<-started
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !wrote.Load() {
+		t.Error("the background work's metadata write failed: Close did not wait for it")
+	}
+	if e.Go(func(<-chan struct{}) { t.Error("ran after Close") }) {
+		t.Error("Go accepted work after Close")
+	}
+}

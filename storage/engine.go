@@ -171,6 +171,10 @@ type Engine struct {
 	preparer  atomic.Pointer[Preparer]
 	closing   chan struct{}
 	closeOnce sync.Once
+	// tasks tracks the background work started by Go, which Close waits
+	// for before closing Pebble; tasksMu orders Go against Close's start.
+	tasksMu sync.Mutex
+	tasks   sync.WaitGroup
 	// stopped, once set (StopCommits), turns every new commit away at the
 	// sink, before anything is written.
 	stopped atomic.Pointer[error]
@@ -545,6 +549,26 @@ func (e *Engine) fail(err error) (p *error, first bool) {
 		e.opts.Logger.Error("storage: refusing writes until restart", "err", err.Error())
 	}
 	return p, first
+}
+
+// Go runs fn on its own goroutine as the engine's background work (the
+// planner's statistics): fn is given a channel closed when Close starts,
+// and must return soon after it is; Close waits for fn before closing
+// Pebble. Go reports false, and does not run fn, once Close has started.
+func (e *Engine) Go(fn func(closing <-chan struct{})) bool {
+	e.tasksMu.Lock()
+	defer e.tasksMu.Unlock()
+	select {
+	case <-e.closing:
+		return false
+	default:
+	}
+	e.tasks.Add(1)
+	go func() {
+		defer e.tasks.Done()
+		fn(e.closing)
+	}()
+	return true
 }
 
 // publishInBackground publishes the refusal p for callers inside Pebble,

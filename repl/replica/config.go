@@ -115,7 +115,7 @@ func ParseOptions(s string) ([]Option, error) {
 		opt := Option{Name: canonical(name)}
 		switch {
 		case i < len(s) && (s[i] == '\'' || s[i] == '"'):
-			v, next, closed := ScanQuoted(s, i)
+			v, next, closed := scanQuoted(s, i)
 			if !closed {
 				return nil, fmt.Errorf("unterminated string for %s", name)
 			}
@@ -367,11 +367,11 @@ func (c *Config) SslMode() vttls.SslMode {
 	return vttls.Required
 }
 
-// ScanQuoted reads the SQL string literal that starts at s[i] (its quote,
+// scanQuoted reads the SQL string literal that starts at s[i] (its quote,
 // ' or "): backslash escapes and a doubled quote stand for the character.
 // It returns the value and the index after the closing quote; ok is false
 // when the literal is not closed.
-func ScanQuoted(s string, i int) (value string, next int, ok bool) {
+func scanQuoted(s string, i int) (value string, next int, ok bool) {
 	q := s[i]
 	i++
 	var b strings.Builder

@@ -15,6 +15,13 @@
 //  2. a text-heavy workload (rows of English-like prose, 1-4 KB, written
 //     by Go clients): binlog bytes per transaction with and without.
 //
+// MODE=cost measures instead what compressing costs the primary (issue
+// 17's target: at most 5% of its throughput): sysbench oltp_write_only
+// runs a fixed number of transactions (EVENTS) with the setting OFF and
+// ON in interleaved rounds, while `perf stat -e task-clock -p PID` counts
+// the server's CPU time; it reports TPS and CPU milliseconds per
+// transaction, and the median of each round's ON/OFF ratios (cost.go).
+//
 // It is a benchmark: nothing is judged pass or fail; it fails (exit 1) if
 // a compressed run wrote no TRANSACTION_PAYLOAD (Petrel_binlog_compressed_transactions
 // did not grow) or an uncompressed one did.
@@ -65,7 +72,15 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := benchkit.CheckTools("sysbench"); err != nil {
+	mode := benchkit.EnvOr("MODE", "bytes")
+	if mode != "bytes" && mode != "cost" {
+		return fmt.Errorf("MODE %q: want bytes or cost", mode)
+	}
+	tools := []string{"sysbench"}
+	if mode == "cost" {
+		tools = append(tools, "perf")
+	}
+	if err := benchkit.CheckTools(tools...); err != nil {
 		return err
 	}
 	dir, err := os.MkdirTemp("", "petrel-compress-")
@@ -95,6 +110,10 @@ func run() error {
 	if _, err := lab.RunSysbench(ctx, lab.SysbenchOptions{Workload: "oltp_write_only", Command: "prepare", Port: p.Port(), Password: rootPassword,
 		Tables: tables, TableSize: size, Threads: threads}); err != nil {
 		return err
+	}
+	if mode == "cost" {
+		return runCost(ctx, p, db, costOptions{rounds: rounds, threads: threads, tables: tables, size: size, level: level,
+			events: benchkit.EnvInt("EVENTS", 20000)})
 	}
 	if _, err := db.ExecContext(ctx, "CREATE TABLE sbtest.docs (id BIGINT PRIMARY KEY, title VARCHAR(200), body TEXT)"); err != nil {
 		return err

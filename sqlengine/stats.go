@@ -1,0 +1,466 @@
+package sqlengine
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/stats"
+
+	"petrel/storage"
+)
+
+// Table and index statistics for GMS's cost-based planner (issue 18).
+//
+// Row counts are storage's live counters (moved by every commit). Index
+// statistics -- a histogram and per-prefix distinct counts for every
+// index of a table -- are built by ANALYZE TABLE, persisted as a metadata
+// blob per table id (a restart keeps them; DDL that rewrites a table gives
+// it a new id and so fresh statistics), and refreshed in the background by
+// InnoDB's persistent-statistics rule (refreshDue) while
+// innodb_stats_auto_recalc is ON. GMS only costs a table's indexes with
+// real histograms when every index has one, which an analysis guarantees.
+
+// statsMinInterval is the least time between two automatic analyses of a
+// table (InnoDB's MIN_RECALC_INTERVAL).
+const statsMinInterval = 10 * time.Second
+
+// refreshDue is InnoDB's rule for recalculating persistent statistics: a
+// table is analysed again once more than 10% of the rows it had at the
+// last analysis have changed (any change, for a table analysed empty).
+func refreshDue(analysedRows, changed uint64) bool { return changed > analysedRows/10 }
+
+// statsProvider implements sql.StatsProvider. Safe for concurrent use.
+type statsProvider struct {
+	prov  *Provider
+	store *storage.Engine
+	log   *slog.Logger
+	now   func() time.Time
+	// auto reports innodb_stats_auto_recalc.
+	auto func() bool
+
+	mu sync.Mutex
+	// tables holds the statistics loaded or built, by table id; a nil
+	// entry means none are stored.
+	tables map[uint32]*tableStats
+	// busy marks tables being analysed in the background; tried holds
+	// when each table's last automatic analysis started (a failing one is
+	// retried once per statsMinInterval, not at every plan).
+	busy  map[uint32]bool
+	tried map[uint32]time.Time
+	// custom holds SetStats's statistics (ANALYZE ... UPDATE HISTOGRAM),
+	// by qualifier and columns.
+	custom map[string]sql.Statistic
+	wg     sync.WaitGroup
+}
+
+// tableStats is one analysis of a table. Immutable once published.
+type tableStats struct {
+	// sig is statsSignature of the definition analysed; def caches the
+	// last *storage.Table found to match it.
+	sig     string
+	def     atomic.Pointer[storage.Table]
+	rows    uint64    // rows at the analysis
+	changed uint64    // storage.RowsChanged at the analysis
+	at      time.Time // when it was made (or loaded)
+	idx     map[string]*indexStats
+	list    []sql.Statistic
+}
+
+type indexStats struct {
+	stat   sql.Statistic
+	prefix []uint64 // distinct counts of the first 1..n columns
+}
+
+var _ sql.StatsProvider = (*statsProvider)(nil)
+
+func newStatsProvider(prov *Provider, log *slog.Logger) *statsProvider {
+	return &statsProvider{
+		prov:   prov,
+		store:  prov.e,
+		log:    log,
+		now:    time.Now,
+		auto:   func() bool { return globalBool("innodb_stats_auto_recalc") },
+		tables: map[uint32]*tableStats{},
+		busy:   map[uint32]bool{},
+		tried:  map[uint32]time.Time{},
+		custom: map[string]sql.Statistic{},
+	}
+}
+
+// petrelTable finds Petrel's table under GMS's wrappers.
+func petrelTable(t sql.Table) (*Table, bool) {
+	for t != nil {
+		switch x := t.(type) {
+		case *Table:
+			return x, true
+		case *indexedTable:
+			return x.Table, true
+		case sql.TableWrapper:
+			t = x.Underlying()
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// current returns tb's statistics (loading them on first use) and starts a
+// background analysis when they are due.
+func (p *statsProvider) current(tb *Table) *tableStats {
+	st, err := tb.latest()
+	if err != nil {
+		return nil
+	}
+	ts := p.lookup(st)
+	p.maybeRefresh(tb, st, ts)
+	return ts
+}
+
+// lookup returns st's statistics, loading them on first use; nil if there
+// are none or they describe another definition of the table (DDL that
+// kept its id changed its indexes or columns).
+func (p *statsProvider) lookup(st *storage.Table) *tableStats {
+	id := st.Def.ID
+	p.mu.Lock()
+	ts, loaded := p.tables[id]
+	p.mu.Unlock()
+	if !loaded {
+		ts = p.load(st)
+		p.mu.Lock()
+		p.tables[id] = ts
+		p.mu.Unlock()
+	}
+	if ts == nil || ts.def.Load() == st {
+		return ts
+	}
+	if ts.sig != statsSignature(st) {
+		return nil
+	}
+	ts.def.Store(st)
+	return ts
+}
+
+// statsSignature names what a table's statistics depend on: its indexes'
+// names and columns and the columns' types.
+func statsSignature(st *storage.Table) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pk%v", st.Def.PK)
+	for _, ix := range st.Indexes {
+		fmt.Fprintf(&b, ";%s%v", strings.ToLower(ix.Def.Name), ix.Ords)
+	}
+	for _, c := range st.Schema {
+		fmt.Fprintf(&b, ";%s", c.Type.String())
+	}
+	return b.String()
+}
+
+// maybeRefresh starts a background analysis of tb when refreshDue says so,
+// at most one per table at a time and one per statsMinInterval.
+func (p *statsProvider) maybeRefresh(tb *Table, st *storage.Table, ts *tableStats) {
+	if st.Hidden && len(st.Indexes) == 0 {
+		return // no index to describe; the row count is live
+	}
+	changed := p.store.RowsChanged(st)
+	var analysed uint64
+	if ts != nil {
+		if changed < ts.changed { // counters restart with the server
+			changed = ts.changed
+		}
+		changed -= ts.changed
+		analysed = ts.rows
+		if p.now().Sub(ts.at) < statsMinInterval {
+			return
+		}
+	} else {
+		// Never analysed: due as soon as the table has rows.
+		changed = max(changed, p.store.ApproxRows(st))
+	}
+	if !refreshDue(analysed, changed) || !p.auto() {
+		return
+	}
+	id := st.Def.ID
+	now := p.now()
+	p.mu.Lock()
+	if last, ok := p.tried[id]; p.busy[id] || ok && now.Sub(last) < statsMinInterval {
+		p.mu.Unlock()
+		return
+	}
+	p.busy[id] = true
+	p.tried[id] = now
+	p.wg.Add(1)
+	p.mu.Unlock()
+	done := func() {
+		p.mu.Lock()
+		delete(p.busy, id)
+		p.mu.Unlock()
+		p.wg.Done()
+	}
+	started := p.store.Go(func(closing <-chan struct{}) {
+		defer done()
+		if err := p.analyze(sql.NewEmptyContext(), tb, closing); err != nil && !errors.Is(err, errStatsStopped) {
+			p.log.Warn("sqlengine: automatic ANALYZE TABLE failed", "table", tb.db.name+"."+tb.Name(), "err", err)
+		}
+	})
+	if !started {
+		done()
+	}
+}
+
+// errStatsStopped ends an automatic analysis when the server closes.
+var errStatsStopped = errors.New("sqlengine: statistics: the server is closing")
+
+// wait blocks until the background analyses started so far are done.
+func (p *statsProvider) wait() { p.wg.Wait() }
+
+// analyze reads tb's rows (a sample of each index's keys past
+// statsMaxSample) in one consistent read, builds every index's
+// statistics, persists them and publishes them. It gives up with
+// errStatsStopped once stop is closed (nil: never).
+func (p *statsProvider) analyze(ctx *sql.Context, tb *Table, stop <-chan struct{}) error {
+	st, err := tb.latest()
+	if err != nil {
+		return err
+	}
+	changed := p.store.RowsChanged(st)
+	indexes, err := tb.GetIndexes(ctx)
+	if err != nil {
+		return err
+	}
+	ts := &tableStats{sig: statsSignature(st), changed: changed, at: p.now(), idx: map[string]*indexStats{}}
+	ts.def.Store(st)
+	if len(indexes) == 0 {
+		ts.rows = p.store.ApproxRows(st)
+		p.mu.Lock()
+		p.tables[st.Def.ID] = ts
+		p.mu.Unlock()
+		return nil
+	}
+	var need []int
+	seen := map[int]bool{}
+	for _, ix := range indexes {
+		for _, o := range ix.(*Index).ords {
+			if !seen[o] {
+				seen[o] = true
+				need = append(need, o)
+			}
+		}
+	}
+	txn := p.store.Begin()
+	defer txn.Rollback()
+	it, err := txn.Scan(ctx, st, 0, nil, nil, false)
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	it.Project(need)
+	rng := rand.New(rand.NewSource(int64(st.Def.ID)))
+	var sample []sql.Row
+	var total uint64
+	for {
+		row, err := it.Next()
+		if err != nil {
+			return err
+		}
+		if row == nil {
+			break
+		}
+		total++
+		if total%1024 == 0 && stop != nil {
+			select {
+			case <-stop:
+				return errStatsStopped
+			default:
+			}
+		}
+		if len(sample) < statsMaxSample {
+			sample = append(sample, row)
+		} else if j := rng.Int63n(int64(total)); j < statsMaxSample {
+			sample[j] = row
+		}
+	}
+	ts.rows = total
+	dataLen, _ := tb.DataLength(ctx)
+	for _, sqlIx := range indexes {
+		ix := sqlIx.(*Index)
+		types := make([]sql.Type, len(ix.ords))
+		cols := make([]string, len(ix.ords))
+		for i, o := range ix.ords {
+			types[i] = st.Schema[o].Type
+			cols[i] = strings.ToLower(st.Schema[o].Name)
+		}
+		keys := make([]sql.Row, len(sample))
+		for i, row := range sample {
+			k := make(sql.Row, len(ix.ords))
+			for j, o := range ix.ords {
+				k[j] = row[o]
+			}
+			keys[i] = k
+		}
+		ks := buildKeyStats(ctx, types, keys, total, ix.uniq)
+		if len(types) > 1 {
+			// The histogram is of the first column only (see statistic).
+			first := make([]sql.Row, len(keys))
+			for i, k := range keys {
+				first[i] = k[:1]
+			}
+			h := buildKeyStats(ctx, types[:1], first, total, false)
+			ks.lower, ks.buckets, ks.distinct, ks.nulls = h.lower, h.buckets, h.distinct, h.nulls
+		}
+		is, err := p.statistic(tb, ix, types, cols, ks, dataLen, ts.at)
+		if err != nil {
+			return err
+		}
+		ts.idx[strings.ToLower(ix.name)] = is
+		ts.list = append(ts.list, is.stat)
+	}
+	p.mu.Lock()
+	p.tables[st.Def.ID] = ts
+	p.mu.Unlock()
+	// Published even when it cannot be kept (writes refused): the planner
+	// uses it until the next start.
+	return p.persist(st.Def.ID, ts)
+}
+
+// statistic wraps one index's analysis as GMS's statistic, with the
+// functional dependencies the memo reads from it. The histogram describes
+// the index's first column only: GMS v0.20.0's histogram union
+// (stats.Union, costing OR filters) indexes past the end of multi-column
+// bucket keys and panics; the per-prefix distinct counts keep every
+// column.
+func (p *statsProvider) statistic(tb *Table, ix *Index, types []sql.Type, cols []string, ks keyStats, dataLen uint64, at time.Time) (*indexStats, error) {
+	qual := sql.NewStatQualifier(strings.ToLower(tb.db.name), "", strings.ToLower(tb.Name()), strings.ToLower(ix.name))
+	var avg uint64
+	if ks.rows > 0 {
+		avg = dataLen / max(p.store.ApproxRows(tb.t), 1)
+	}
+	s := stats.NewStatistic(ks.rows, ks.distinct, ks.nulls, avg, at, qual, cols[:1], types[:1], ks.buckets, sql.IndexClassDefault, ks.lower)
+	fds, colset, err := stats.IndexFds(strings.ToLower(tb.Name()), tb.Schema(), ix)
+	if err != nil {
+		return nil, err
+	}
+	return &indexStats{stat: newIndexStatistic(s).WithFuncDeps(fds).WithColSet(colset), prefix: ks.prefix}, nil
+}
+
+// prefixCounts returns the rows of db.table and the distinct count of
+// index's first n columns at the last analysis (MySQL's CARDINALITY of
+// Seq_in_index n), or false without statistics.
+func (p *statsProvider) prefixCounts(db, table, index string, n int) (rows, distinct uint64, ok bool) {
+	st := p.store.Catalog().Table(db, table)
+	if st == nil {
+		return 0, 0, false
+	}
+	ts := p.lookup(st)
+	if ts == nil {
+		return 0, 0, false
+	}
+	is := ts.idx[strings.ToLower(index)]
+	if is == nil || n < 1 || n > len(is.prefix) {
+		return 0, 0, false
+	}
+	return ts.rows, is.prefix[n-1], true
+}
+
+// AnalyzeTable implements sql.StatsProvider (ANALYZE TABLE).
+func (p *statsProvider) AnalyzeTable(ctx *sql.Context, table sql.Table, _ string) error {
+	tb, ok := petrelTable(table)
+	if !ok {
+		return nil // information_schema, performance_schema: nothing to analyse
+	}
+	return p.analyze(ctx, tb, nil)
+}
+
+// GetTableStats implements sql.StatsProvider.
+func (p *statsProvider) GetTableStats(_ *sql.Context, db string, table sql.Table) ([]sql.Statistic, error) {
+	tb, ok := petrelTable(table)
+	if !ok {
+		return nil, nil
+	}
+	ts := p.current(tb)
+	if ts == nil {
+		return nil, nil
+	}
+	return ts.list, nil
+}
+
+// GetStats implements sql.StatsProvider.
+func (p *statsProvider) GetStats(_ *sql.Context, qual sql.StatQualifier, cols []string) (sql.Statistic, bool) {
+	p.mu.Lock()
+	c, ok := p.custom[customKey(qual, cols)]
+	p.mu.Unlock()
+	if ok {
+		return c, true
+	}
+	st := p.store.Catalog().Table(qual.Database, qual.Tab)
+	if st == nil {
+		return nil, false
+	}
+	d := p.store.Catalog().Database(qual.Database)
+	if d == nil {
+		return nil, false
+	}
+	ts := p.current(newTable(p.prov.wrap(d), st))
+	if ts == nil {
+		return nil, false
+	}
+	is := ts.idx[strings.ToLower(qual.Idx)]
+	if is == nil || len(cols) != len(is.stat.Columns()) {
+		return nil, false
+	}
+	for i, c := range cols {
+		if !strings.EqualFold(c, is.stat.Columns()[i]) {
+			return nil, false
+		}
+	}
+	return is.stat, true
+}
+
+func customKey(qual sql.StatQualifier, cols []string) string {
+	return strings.ToLower(fmt.Sprintf("%s.(%s)", qual, strings.Join(cols, ",")))
+}
+
+// SetStats implements sql.StatsProvider (ANALYZE TABLE ... UPDATE
+// HISTOGRAM); such statistics live until restart.
+func (p *statsProvider) SetStats(_ *sql.Context, s sql.Statistic) error {
+	p.mu.Lock()
+	p.custom[customKey(s.Qualifier(), s.Columns())] = s
+	p.mu.Unlock()
+	return nil
+}
+
+// DropStats implements sql.StatsProvider (ANALYZE TABLE ... DROP
+// HISTOGRAM).
+func (p *statsProvider) DropStats(_ *sql.Context, qual sql.StatQualifier, cols []string) error {
+	p.mu.Lock()
+	delete(p.custom, customKey(qual, cols))
+	p.mu.Unlock()
+	return nil
+}
+
+// DropDbStats implements sql.StatsProvider: a dropped database's tables
+// are gone, and their ids are never reused, so nothing is left to drop.
+func (p *statsProvider) DropDbStats(*sql.Context, string, bool) error { return nil }
+
+// RowCount implements sql.StatsProvider: the live row counter.
+func (p *statsProvider) RowCount(_ *sql.Context, _ string, table sql.Table) (uint64, error) {
+	tb, ok := petrelTable(table)
+	if !ok {
+		return 0, nil
+	}
+	return p.store.ApproxRows(tb.t), nil
+}
+
+// DataLength implements sql.StatsProvider.
+func (p *statsProvider) DataLength(ctx *sql.Context, _ string, table sql.Table) (uint64, error) {
+	tb, ok := petrelTable(table)
+	if !ok {
+		return 0, nil
+	}
+	return tb.DataLength(ctx)
+}

@@ -1,0 +1,193 @@
+package sqlengine
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/stats"
+
+	"petrel/storage"
+)
+
+// Persisted statistics: one JSON blob per table id in storage's metadata
+// (as InnoDB keeps mysql.innodb_index_stats). Key values are stored as
+// their SQL text and converted back by the column's type, so every
+// indexable type round-trips through the code that parses literals.
+// Statistics that no longer fit the table (an index renamed, a column
+// type changed in place) are dropped on load and rebuilt by the refresh
+// rule.
+
+const statsMetaVersion = 2
+
+func statsMetaKey(tableID uint32) string { return fmt.Sprintf("stats/%d", tableID) }
+
+type statsRecord struct {
+	Version int           `json:"v"`
+	Sig     string        `json:"sig"`
+	Rows    uint64        `json:"rows"`
+	At      int64         `json:"at"` // unix nanoseconds
+	Indexes []indexRecord `json:"indexes"`
+}
+
+type indexRecord struct {
+	Name     string         `json:"name"`
+	Rows     uint64         `json:"rows"`
+	Distinct uint64         `json:"distinct"`
+	Nulls    uint64         `json:"nulls"`
+	Prefix   []uint64       `json:"prefix"`
+	Lower    []*string      `json:"lower"`
+	Buckets  []bucketRecord `json:"buckets"`
+}
+
+type bucketRecord struct {
+	Rows      uint64      `json:"rows"`
+	Distinct  uint64      `json:"distinct"`
+	Nulls     uint64      `json:"nulls"`
+	Bound     uint64      `json:"bound"`
+	Upper     []*string   `json:"upper"`
+	Mcvs      [][]*string `json:"mcvs,omitempty"`
+	McvCounts []uint64    `json:"mcv_counts,omitempty"`
+}
+
+func encodeKey(ctx *sql.Context, types []sql.Type, row sql.Row) ([]*string, error) {
+	out := make([]*string, len(row))
+	for i, v := range row {
+		if v == nil {
+			continue
+		}
+		sv, err := types[i].SQL(ctx, nil, v)
+		if err != nil {
+			return nil, err
+		}
+		s := sv.ToString()
+		out[i] = &s
+	}
+	return out, nil
+}
+
+func decodeKey(ctx *sql.Context, types []sql.Type, vals []*string) (sql.Row, error) {
+	if len(vals) != len(types) {
+		return nil, fmt.Errorf("key of %d values for %d columns", len(vals), len(types))
+	}
+	out := make(sql.Row, len(vals))
+	for i, s := range vals {
+		if s == nil {
+			continue
+		}
+		v, _, err := types[i].Convert(ctx, *s)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// persist stores ts as table id's statistics.
+func (p *statsProvider) persist(id uint32, ts *tableStats) error {
+	ctx := sql.NewEmptyContext()
+	rec := statsRecord{Version: statsMetaVersion, Sig: ts.sig, Rows: ts.rows, At: ts.at.UnixNano()}
+	for name, is := range ts.idx {
+		s := is.stat
+		ir := indexRecord{Name: name, Rows: s.RowCount(), Distinct: s.DistinctCount(), Nulls: s.NullCount(), Prefix: is.prefix}
+		var err error
+		if s.LowerBound() != nil {
+			if ir.Lower, err = encodeKey(ctx, s.Types(), s.LowerBound()); err != nil {
+				return err
+			}
+		}
+		for _, b := range s.Histogram() {
+			br := bucketRecord{Rows: b.RowCount(), Distinct: b.DistinctCount(), Nulls: b.NullCount(), Bound: b.BoundCount(), McvCounts: b.McvCounts()}
+			if br.Upper, err = encodeKey(ctx, s.Types(), b.UpperBound()); err != nil {
+				return err
+			}
+			for _, m := range b.Mcvs() {
+				k, err := encodeKey(ctx, s.Types(), m)
+				if err != nil {
+					return err
+				}
+				br.Mcvs = append(br.Mcvs, k)
+			}
+			ir.Buckets = append(ir.Buckets, br)
+		}
+		rec.Indexes = append(rec.Indexes, ir)
+	}
+	blob, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	return p.store.SetMetaSync(statsMetaKey(id), blob)
+}
+
+// load reads st's persisted statistics; nil if there are none or they no
+// longer fit the table.
+func (p *statsProvider) load(st *storage.Table) *tableStats {
+	blob, err := p.store.GetMeta(statsMetaKey(st.Def.ID))
+	if err != nil || blob == nil {
+		return nil
+	}
+	var rec statsRecord
+	if err := json.Unmarshal(blob, &rec); err != nil || rec.Version != statsMetaVersion || rec.Sig != statsSignature(st) {
+		return nil
+	}
+	d := p.store.Catalog().Database(st.Def.Database)
+	if d == nil {
+		return nil
+	}
+	tb := newTable(p.prov.wrap(d), st)
+	ctx := sql.NewEmptyContext()
+	indexes, _ := tb.GetIndexes(ctx)
+	byName := map[string]*Index{}
+	for _, ix := range indexes {
+		byName[strings.ToLower(ix.ID())] = ix.(*Index)
+	}
+	ts := &tableStats{sig: rec.Sig, rows: rec.Rows, at: time.Unix(0, rec.At), idx: map[string]*indexStats{}}
+	ts.def.Store(st)
+	for _, ir := range rec.Indexes {
+		ix := byName[ir.Name]
+		if ix == nil || len(ir.Prefix) != len(ix.ords) {
+			return nil
+		}
+		types := make([]sql.Type, len(ix.ords))
+		cols := make([]string, len(ix.ords))
+		for i, o := range ix.ords {
+			types[i] = st.Schema[o].Type
+			cols[i] = strings.ToLower(st.Schema[o].Name)
+		}
+		ks := keyStats{rows: ir.Rows, distinct: ir.Distinct, nulls: ir.Nulls, prefix: ir.Prefix}
+		if ir.Lower != nil {
+			if ks.lower, err = decodeKey(ctx, types[:1], ir.Lower); err != nil {
+				return nil
+			}
+		}
+		for _, br := range ir.Buckets {
+			upper, err := decodeKey(ctx, types[:1], br.Upper)
+			if err != nil || len(br.Mcvs) != len(br.McvCounts) {
+				return nil
+			}
+			var mcvs []sql.Row
+			for _, m := range br.Mcvs {
+				k, err := decodeKey(ctx, types[:1], m)
+				if err != nil {
+					return nil
+				}
+				mcvs = append(mcvs, k)
+			}
+			ks.buckets = append(ks.buckets, stats.NewHistogramBucket(br.Rows, br.Distinct, br.Nulls, br.Bound, upper, br.McvCounts, mcvs))
+		}
+		dataLen, _ := tb.DataLength(ctx)
+		is, err := p.statistic(tb, ix, types, cols, ks, dataLen, ts.at)
+		if err != nil {
+			return nil
+		}
+		ts.idx[ir.Name] = is
+		ts.list = append(ts.list, is.stat)
+	}
+	if len(ts.idx) != len(indexes) {
+		return nil
+	}
+	return ts
+}
