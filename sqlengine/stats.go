@@ -118,6 +118,13 @@ func (p *statsProvider) current(tb *Table) *tableStats {
 	if err != nil {
 		return nil
 	}
+	if p.store.WriteError() != nil {
+		// Storage has failed (a full disk, a removed datadir): a read of a
+		// file Pebble has not opened yet would park the query for good
+		// (Pebble's Fatalf never returns), and statistics only help the
+		// planner, so none are loaded or refreshed.
+		return nil
+	}
 	ts := p.lookup(st)
 	p.maybeRefresh(tb, st, ts)
 	return ts
