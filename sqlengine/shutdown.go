@@ -29,8 +29,9 @@ type connState struct {
 	// command's context ends with it.
 	ctx    context.Context
 	cancel context.CancelFunc
-	// busy counts the commands running.
+	// busy counts the commands running; done ends one (begin's end).
 	busy atomic.Int32
+	done func()
 	// dump is set once the connection streams the binlog to a replica.
 	dump atomic.Bool
 	// outcomeUnknown is set by a commit whose outcome is unknown
@@ -69,6 +70,7 @@ func (h *errHandler) NewConnection(c *mysql.Conn) {
 	}
 	cs := &connState{c: c}
 	cs.ctx, cs.cancel = context.WithCancel(context.Background())
+	cs.done = func() { cs.busy.Add(-1) }
 	c.ClientData = cs
 	set := &h.e.conns
 	set.mu.Lock()
@@ -111,6 +113,12 @@ func (h *errHandler) begin(ctx context.Context, c *mysql.Conn) (_ context.Contex
 		return ctx, nil, errShutdown()
 	}
 	cs.outcomeUnknown.Store(false)
+	if ctx.Done() == nil {
+		// vitess runs a connection's commands under a context that never
+		// ends: the connection's own is the command's, with nothing to
+		// allocate or register per command.
+		return cs.ctx, cs.done, nil
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(cs.ctx, cancel)
 	return ctx, func() {
