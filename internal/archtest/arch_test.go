@@ -56,7 +56,7 @@ var allowed = map[string][]string{
 	// Each stage's SQL surface: statements, variables and status
 	// variables, registered through sqlengine's extension points, in a
 	// package next to the stage (the stage itself never imports sqlengine).
-	"binlog/binlogsql":     {"internal/*", "binlog", "storage", "sqlengine"},
+	"binlog/binlogsql": {"internal/*", "binlog", "storage", "sqlengine"},
 	// The stages below them too: their tests build a real engine (and
 	// replica and source) over storage and a binary log.
 	"semisync/semisyncsql": {"internal/*", "semisync", "storage", "sqlengine"},
