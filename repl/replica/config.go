@@ -151,6 +151,14 @@ func canonical(name string) string {
 }
 
 // ErrAutoPositionConflict is MySQL's ER_BAD_REPLICA_AUTO_POSITION (1776).
+// NotSupportedError refuses a CHANGE REPLICATION SOURCE option Petrel
+// would not honour (MySQL's ER_NOT_SUPPORTED_YET).
+type NotSupportedError struct{ Option, Why string }
+
+func (e *NotSupportedError) Error() string {
+	return fmt.Sprintf("This version of Petrel doesn't yet support '%s' (%s)", e.Option, e.Why)
+}
+
 var ErrAutoPositionConflict = errors.New("Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS, RELAY_LOG_FILE and RELAY_LOG_POS cannot be set when SOURCE_AUTO_POSITION is active.")
 
 // change is what one CHANGE REPLICATION SOURCE TO does.
@@ -279,8 +287,21 @@ func applyChange(cfg Config, opts []Option) (change, error) {
 			} else {
 				cfg.ZstdLevel = n
 			}
-		case "GET_SOURCE_PUBLIC_KEY", "SOURCE_DELAY", "SOURCE_BIND", "PRIVILEGE_CHECKS_USER", "REQUIRE_ROW_FORMAT", "GTID_ONLY":
-			// Accepted for compatibility; Petrel does not act on these yet.
+		case "SOURCE_DELAY":
+			// A delayed replica is a safety net an operator counts on:
+			// refused rather than accepted and not honoured.
+			if v, err = num(0, 1<<31-1); err == nil && v != 0 {
+				err = &NotSupportedError{Option: o.Name, Why: "Petrel replicas apply without delay"}
+			}
+		case "SOURCE_BIND", "PRIVILEGE_CHECKS_USER":
+			// Only their "none" values are accepted: binding to an address
+			// and applying under another account's privileges are not done.
+			if !(o.Value == "" || !o.Quoted && strings.EqualFold(o.Value, "NULL")) {
+				err = &NotSupportedError{Option: o.Name, Why: "only '' or NULL is accepted"}
+			}
+		case "GET_SOURCE_PUBLIC_KEY", "REQUIRE_ROW_FORMAT", "GTID_ONLY":
+			// Accepted for compatibility. Petrel's sources log rows only, and
+			// a replica that cannot authenticate fails to connect and says so.
 		default:
 			err = fmt.Errorf("unknown CHANGE REPLICATION SOURCE option %s", o.Name)
 		}

@@ -36,6 +36,13 @@ func TestParseAndApplyOptions(t *testing.T) {
 		{in: "SOURCE_LOG_POS='4'", wantErr: "needs a number"},
 		{in: "SOURCE_HOST='a', SOURCE_HOST='b'", wantErr: "twice"},
 		{in: "SOURCE_NOPE=1", wantErr: "unknown"},
+		// Options Petrel would not honour are refused, their "none"
+		// values accepted.
+		{in: "SOURCE_DELAY=0, SOURCE_BIND='', PRIVILEGE_CHECKS_USER=NULL, GET_SOURCE_PUBLIC_KEY=1", check: func(c Config) bool { return true }},
+		{in: "MASTER_DELAY=3600", wantErr: "doesn't yet support 'SOURCE_DELAY'"},
+		{in: "SOURCE_BIND='10.0.0.2'", wantErr: "doesn't yet support 'SOURCE_BIND'"},
+		{in: "PRIVILEGE_CHECKS_USER='applier'@'localhost'", wantErr: "expected ','"},
+		{in: "PRIVILEGE_CHECKS_USER='applier'", wantErr: "doesn't yet support 'PRIVILEGE_CHECKS_USER'"},
 		{in: "SOURCE_HOST='unterminated", wantErr: "unterminated"},
 		{in: "SOURCE_HOST", wantErr: "expected '='"},
 		{in: "SOURCE_HOST='a' SOURCE_PORT=1", wantErr: "expected ','"},

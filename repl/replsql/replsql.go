@@ -164,6 +164,8 @@ func replError(err error) error {
 		return mysql.NewSQLError(n, mysqlerr.State(n), "%s", err.Error())
 	case errors.As(err, new(*replica.CompressionLevelError)):
 		return mysql.NewSQLError(mysqlerr.ErChangeSourceWrongCompressionLevel, mysqlerr.State(mysqlerr.ErChangeSourceWrongCompressionLevel), "%s", err.Error())
+	case errors.As(err, new(*replica.NotSupportedError)):
+		return mysql.NewSQLError(mysqlerr.ErNotSupportedYet, mysqlerr.State(mysqlerr.ErNotSupportedYet), "%s", err.Error())
 	case errors.Is(err, replica.ErrAutoPositionConflict):
 		return mysql.NewSQLError(mysqlerr.ErBadReplicaAutoPosition, mysqlerr.State(mysqlerr.ErBadReplicaAutoPosition), "%s", err.Error())
 	case errors.Is(err, replica.ErrMustStop):

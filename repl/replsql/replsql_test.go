@@ -164,6 +164,14 @@ func TestReplicationSQLSurface(t *testing.T) {
 	if n := errno("CHANGE REPLICATION SOURCE TO SOURCE_LOG_FILE='binlog.000001', SOURCE_LOG_POS=4"); n != 1776 {
 		t.Fatalf("a file position with SOURCE_AUTO_POSITION=1: error %d, want 1776", n)
 	}
+	// A delay Petrel would not honour is refused (ER_NOT_SUPPORTED_YET),
+	// and leaves the configuration as it was.
+	if n := errno("CHANGE REPLICATION SOURCE TO SOURCE_DELAY=3600"); n != 1235 {
+		t.Fatalf("SOURCE_DELAY=3600: error %d, want 1235", n)
+	}
+	if s := status("SHOW REPLICA STATUS"); s["SQL_Delay"] != "0" || s["Source_Host"] != "127.0.0.1" {
+		t.Fatalf("after a refused SOURCE_DELAY: %v", s)
+	}
 
 	// The parallel applier's variables, both spellings, read when the
 	// applier starts.
