@@ -48,6 +48,7 @@ func (n *Node) openReplication() error {
 		AckAfter:     n.repl.AckAfter,
 		SyncRelayLog: n.repl.SyncRelayLog,
 		Parallel:     n.repl.Parallel,
+		StrictRows:   n.repl.StrictRows,
 		ExecDDL: func(ctx context.Context, db, q string, o storage.Origin) error {
 			return e.ExecReplicated(ctx, db, q, o)
 		},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -248,8 +249,11 @@ func (t *Txn) Delete(ctx context.Context, tb *Table, row sql.Row) error {
 		return err
 	}
 	key, val, err := t.findKey(ctx, tb, row)
-	if err != nil || key == nil {
+	if err != nil {
 		return err
+	}
+	if key == nil {
+		return t.missingRow(tb)
 	}
 	if tb.Hidden {
 		// findKey locks a primary key before reading it, not a hidden id.
@@ -295,7 +299,7 @@ func (t *Txn) Update(ctx context.Context, tb *Table, old, new sql.Row) error {
 		return err
 	}
 	if key == nil {
-		return nil
+		return t.missingRow(tb)
 	}
 	if tb.Hidden {
 		// findKey locks a primary key before reading it, not a hidden id.
@@ -634,10 +638,35 @@ func (t *Txn) Upsert(ctx context.Context, tb *Table, row sql.Row) error {
 		return err
 	}
 	if key != nil {
+		if t.strictRows {
+			existing, derr := decodeRow(val, tb.Schema)
+			if derr != nil {
+				return derr
+			}
+			return sql.NewUniqueKeyErr(tb.keyString(tb.Def.PK, row), true, existing)
+		}
 		return t.updateAt(ctx, tb, key, val, row)
 	}
 	if key, err = tb.PKKey(nil, row); err != nil {
 		return err
 	}
 	return t.insertAt(ctx, tb, key, row)
+}
+
+// ErrRowNotFound is a strict transaction's UPDATE or DELETE of a row it
+// does not hold (a replica whose rows diverged from its source: MySQL's
+// 1032, HA_ERR_KEY_NOT_FOUND).
+var ErrRowNotFound = errors.New("Can't find record")
+
+// SetStrictRows makes Update and Delete of a missing row, and Upsert of an
+// existing key, errors (ErrRowNotFound, a duplicate key) instead of
+// no-ops and overwrites: the replica applier's replica_exec_mode=STRICT.
+func (t *Txn) SetStrictRows(on bool) { t.strictRows = on }
+
+// missingRow is Update's and Delete's answer when the row is not there.
+func (t *Txn) missingRow(tb *Table) error {
+	if t.strictRows {
+		return fmt.Errorf("%w in '%s'", ErrRowNotFound, tb.Def.Name)
+	}
+	return nil
 }

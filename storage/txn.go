@@ -62,6 +62,9 @@ type Txn struct {
 	// currentReads makes non-locking reads read the latest version
 	// instead of the read view (snapshot.go).
 	currentReads bool
+	// strictRows: a missing row's Update or Delete, and an existing
+	// key's Upsert, are errors (SetStrictRows).
+	strictRows bool
 
 	// The read view (snapshot.go): iso decides its lifetime; snap is the
 	// Pebble snapshot (nil until the first consistent read), snapGen the

@@ -48,6 +48,7 @@ const (
 	ErUnsupportedPS            = 1295 // ER_UNSUPPORTED_PS
 	ErInvalidCharacterString   = 1300 // ER_INVALID_CHARACTER_STRING
 	ErNotSupportedYet          = 1235 // ER_NOT_SUPPORTED_YET
+	ErKeyNotFound              = 1032 // ER_KEY_NOT_FOUND (HA_ERR_KEY_NOT_FOUND)
 	ErIncorrectGlobalLocalVar  = 1238 // ER_INCORRECT_GLOBAL_LOCAL_VAR
 	ErMasterFatalReadingLog    = 1236 // ER_SOURCE_FATAL_ERROR_READING_BINLOG
 	ErWarnDataOutOfRange       = 1264 // ER_WARN_DATA_OUT_OF_RANGE

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -338,8 +339,10 @@ func (a *applier) applyTxn(ctx context.Context, t *binlog.Txn, end sourcePos) er
 			return derr
 		}
 	}
+	strict := r.opts.strictRows()
 	txn := r.opts.Store.Begin()
 	txn.SetOrigin(origin)
+	txn.SetStrictRows(strict)
 	err = binlog.ApplyRowEvents(actx, r.opts.Store, txn, t.Events[1:])
 	if err != nil && isDuplicate(err) {
 		// A unique key that a commit still in the pipeline frees: its
@@ -355,6 +358,7 @@ func (a *applier) applyTxn(ctx context.Context, t *binlog.Txn, end sourcePos) er
 		}
 		txn = r.opts.Store.Begin()
 		txn.SetOrigin(origin)
+		txn.SetStrictRows(strict)
 		err = binlog.ApplyRowEvents(actx, r.opts.Store, txn, t.Events[1:])
 	}
 	if err != nil {
@@ -379,7 +383,15 @@ func (a *applier) applyTxn(ctx context.Context, t *binlog.Txn, end sourcePos) er
 // isDuplicate reports a duplicate key error: storage's class, or the
 // go-mysql-server unique key error storage's unique checks return.
 func isDuplicate(err error) bool {
-	return base.ClassOf(err) == base.ClassDuplicate || sql.ErrUniqueKeyViolation.Is(err) || sql.ErrPrimaryKeyViolation.Is(err)
+	if base.ClassOf(err) == base.ClassDuplicate {
+		return true
+	}
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if sql.ErrUniqueKeyViolation.Is(e) || sql.ErrPrimaryKeyViolation.Is(e) {
+			return true
+		}
+	}
+	return false
 }
 
 // setExec records the source position the applier executed up to.

@@ -341,6 +341,7 @@ func (a *parApplier) run(j *parJob) error {
 	}
 	txn := r.opts.Store.Begin()
 	txn.SetOrigin(origin)
+	txn.SetStrictRows(r.opts.strictRows())
 	rollback := func() {
 		if rerr := txn.Rollback(); rerr != nil {
 			r.opts.Logger.Warn("replica: rollback", "gtid", g.GTID.String(), "error", rerr)

@@ -43,6 +43,11 @@ type Options struct {
 	// replica_preserve_commit_order, read when the applier starts. nil:
 	// the single applier.
 	Parallel func() Parallel
+	// StrictRows reports replica_exec_mode=STRICT (read at each
+	// transaction): a row event whose row is missing (UPDATE, DELETE) or
+	// already there (INSERT) stops the applier with 1032 or 1062 instead of
+	// being applied idempotently. nil: IDEMPOTENT.
+	StrictRows func() bool
 	// TCP returns the options of the link's socket
 	// (replication_tcp_congestion_control, keepalives, TCP_NODELAY), read at
 	// each connect; nil leaves the socket as dialed.
@@ -70,6 +75,8 @@ const (
 	// acknowledgement.
 	AckRelaySync = "RELAY_SYNC"
 )
+
+func (o Options) strictRows() bool { return o.StrictRows != nil && o.StrictRows() }
 
 func (o Options) ackAfter() string {
 	if o.AckAfter == nil {

@@ -1,11 +1,13 @@
 package replica
 
 import (
+	"errors"
 	"sync"
 	"time"
 
 	"petrel/internal/base"
 	"petrel/internal/mysqlerr"
+	"petrel/storage"
 )
 
 // WorkerStatus is one applier worker as
@@ -100,6 +102,12 @@ func (r *Replica) Workers() []WorkerStatus {
 // generic applier failure (ER_REPLICA_RELAY_LOG_READ_FAILURE's old
 // number, 1594).
 func applyErrno(err error) int {
+	if errors.Is(err, storage.ErrRowNotFound) {
+		return mysqlerr.ErKeyNotFound
+	}
+	if isDuplicate(err) {
+		return mysqlerr.ForClass(base.ClassDuplicate).Num
+	}
 	switch base.ClassOf(err) {
 	case base.ClassCorrupt:
 		return mysqlerr.ErRelayLogReadFailure

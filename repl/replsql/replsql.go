@@ -34,7 +34,7 @@ const defaultReplicaNetTimeout = 10
 
 // Vars reads the replica's variables.
 type Vars struct {
-	netTimeout, syncRelayLog, ackAfter func() any
+	netTimeout, syncRelayLog, ackAfter, execMode func() any
 	// replica_parallel_workers, replica_parallel_type,
 	// replica_preserve_commit_order
 	parWorkers, parType, parPreserve func() any
@@ -64,6 +64,11 @@ func Variables() Vars {
 		types.NewSystemEnumType("replica_parallel_type", replica.ParallelDatabase, replica.ParallelLogicalClock), replica.ParallelLogicalClock, stopped)
 	v.parPreserve = sqlengine.CheckedAliasVariables([]string{"replica_preserve_commit_order", "slave_preserve_commit_order"},
 		types.NewSystemBoolType("replica_preserve_commit_order"), int8(1), stopped)
+	// How row events that do not match the replica's rows are applied.
+	// Petrel's default is IDEMPOTENT (its applier's behaviour before the
+	// variable existed); MySQL's is STRICT.
+	v.execMode = sqlengine.AliasVariables([]string{"replica_exec_mode", "slave_exec_mode"},
+		types.NewSystemEnumType("replica_exec_mode", "STRICT", "IDEMPOTENT"), "IDEMPOTENT")
 	v.netTimeout = sqlengine.AliasVariables([]string{"replica_net_timeout", "slave_net_timeout"},
 		types.NewSystemIntType("replica_net_timeout", 1, 31536000, false), int64(defaultReplicaNetTimeout))
 	// Petrel's: when a replica acknowledges (see replica.AckRelayWrite).
@@ -113,6 +118,9 @@ func (v Vars) Parallel() replica.Parallel {
 	w, _ := sqlengine.VarInt(v.parWorkers())
 	return replica.Parallel{Workers: int(w), Type: strings.ToUpper(fmt.Sprint(v.parType())), PreserveOrder: sqlengine.Truthy(v.parPreserve())}
 }
+
+// StrictRows reads replica_exec_mode: true for STRICT.
+func (v Vars) StrictRows() bool { return strings.EqualFold(fmt.Sprint(v.execMode()), "STRICT") }
 
 // AckAfter reads rpl_semi_sync_replica_ack_after.
 func (v Vars) AckAfter() string { return strings.ToUpper(fmt.Sprint(v.ackAfter())) }
