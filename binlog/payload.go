@@ -19,6 +19,8 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+
+	"petrel/internal/mysqlcompress"
 )
 
 // TransactionPayloadEvent is TRANSACTION_PAYLOAD_EVENT (MySQL 8.0.20).
@@ -46,27 +48,12 @@ const maxPayload = 1 << 30
 // default.
 const DefaultCompressionLevel = 3
 
-// zstdEncoders holds one encoder per klauspost speed level (EncodeAll is
-// safe for concurrent use); zstdDecoder is shared the same way.
+// zstdDecoder is shared (DecodeAll is safe for concurrent use); the
+// encoders are the protocol's (mysqlcompress.ZstdEncoder).
 var (
-	zstdEncMu    sync.Mutex
-	zstdEncoders = map[zstd.EncoderLevel]*zstd.Encoder{}
-	zstdDecOnce  sync.Once
-	zstdDecoder  *zstd.Decoder
+	zstdDecOnce sync.Once
+	zstdDecoder *zstd.Decoder
 )
-
-func encoderFor(level int) *zstd.Encoder {
-	l := zstd.EncoderLevelFromZstd(level)
-	zstdEncMu.Lock()
-	defer zstdEncMu.Unlock()
-	e := zstdEncoders[l]
-	if e == nil {
-		// Errors only come from bad options.
-		e, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(l), zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
-		zstdEncoders[l] = e
-	}
-	return e
-}
 
 func decoder() *zstd.Decoder {
 	zstdDecOnce.Do(func() {
@@ -94,7 +81,7 @@ func payloadInner(dst, events []byte, ends []int) []byte {
 // appendPayloadBody appends a TRANSACTION_PAYLOAD body compressing inner
 // (the events in their payload form) at zstd level.
 func appendPayloadBody(b, inner []byte, level int) []byte {
-	z := encoderFor(level).EncodeAll(inner, nil)
+	z := mysqlcompress.ZstdEncoder(level).EncodeAll(inner, nil)
 	field := func(typ, v uint64) {
 		b = appendPackedInt(b, typ)
 		b = appendPackedInt(b, uint64(packedIntLen(v)))

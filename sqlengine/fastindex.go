@@ -434,17 +434,9 @@ func (a *indexAcc) result(sctx *sql.Context, ip *indexPlan, st *storage.Table) (
 		return res, true
 	}
 	for _, row := range a.rows {
-		out := make([]sqltypes.Value, len(p.proj))
-		for i, o := range p.proj {
-			if row[o] == nil {
-				out[i] = sqltypes.NULL
-				continue
-			}
-			v, err := st.Schema[o].Type.SQL(sctx, nil, row[o])
-			if err != nil {
-				return nil, false
-			}
-			out[i] = v
+		out, ok := projectRow(sctx, st.Schema, row, p.proj)
+		if !ok {
+			return nil, false
 		}
 		res.Rows = append(res.Rows, out)
 	}

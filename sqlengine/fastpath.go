@@ -250,17 +250,9 @@ func (e *Engine) execPointSelect(ctx context.Context, s *Session, p *pointPlan, 
 	}
 	res := &sqltypes.Result{Fields: p.fields}
 	if row != nil {
-		out := make([]sqltypes.Value, len(p.proj))
-		for i, o := range p.proj {
-			if row[o] == nil {
-				out[i] = sqltypes.NULL
-				continue
-			}
-			v, err := st.Schema[o].Type.SQL(sctx, nil, row[o])
-			if err != nil {
-				return false, nil
-			}
-			out[i] = v
+		out, ok := projectRow(sctx, st.Schema, row, p.proj)
+		if !ok {
+			return false, nil
 		}
 		res.Rows = [][]sqltypes.Value{out}
 		res.RowsAffected = 0
@@ -275,3 +267,21 @@ func (e *Engine) canSelect(ctx *sql.Context, s *Session, p *pointPlan) bool {
 }
 
 var _ = mysql.ComStmtExecute
+
+// projectRow turns the columns proj of a stored row into wire values;
+// ok=false when a value does not convert (the caller lets GMS answer).
+func projectRow(sctx *sql.Context, schema sql.Schema, row sql.Row, proj []int) ([]sqltypes.Value, bool) {
+	out := make([]sqltypes.Value, len(proj))
+	for i, o := range proj {
+		if row[o] == nil {
+			out[i] = sqltypes.NULL
+			continue
+		}
+		v, err := schema[o].Type.SQL(sctx, nil, row[o])
+		if err != nil {
+			return nil, false
+		}
+		out[i] = v
+	}
+	return out, true
+}

@@ -44,6 +44,7 @@ var allowed = map[string][]string{
 	// sqlengine never imports binlog or replication: node wires them.
 	"sqlengine":                            {"internal/*", "storage", "storage/keys", "storage/lock"},
 	"sqlengine/enginetest":                 {"internal/*", "storage", "storage/keys", "sqlengine"},
+	"sqlengine/sqltest":                    {"sqlengine"},
 	"sqlengine/enginetest/cmd/enginecount": {"sqlengine/enginetest"},
 
 	// Replication never imports sqlengine: node adapts.
@@ -59,8 +60,8 @@ var allowed = map[string][]string{
 	"binlog/binlogsql": {"internal/*", "binlog", "storage", "sqlengine"},
 	// The stages below them too: their tests build a real engine (and
 	// replica and source) over storage and a binary log.
-	"semisync/semisyncsql": {"internal/*", "semisync", "storage", "sqlengine"},
-	"repl/replsql":         {"internal/*", "repl/replica", "repl/source", "binlog", "storage", "sqlengine"},
+	"semisync/semisyncsql": {"internal/*", "semisync", "storage", "sqlengine", "sqlengine/sqltest"},
+	"repl/replsql":         {"internal/*", "repl/replica", "repl/source", "binlog", "storage", "sqlengine", "sqlengine/sqltest"},
 
 	"node": {"internal/*", "storage", "storage/keys", "binlog", "binlog/rowenc", "semisync", "sqlengine", "repl/source", "repl/replica", "repl/relay",
 		"binlog/binlogsql", "semisync/semisyncsql", "repl/replsql"},

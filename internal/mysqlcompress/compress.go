@@ -254,7 +254,7 @@ func (w *Writer) appendPacket(b, chunk []byte) []byte {
 
 func (w *Writer) compress(b, chunk []byte) []byte {
 	if w.algo == Zstd {
-		return zstdEncoder(w.level).EncodeAll(chunk, b)
+		return ZstdEncoder(w.level).EncodeAll(chunk, b)
 	}
 	w.zbuf.Reset()
 	if w.zw == nil {
@@ -274,7 +274,10 @@ var (
 	zstdDec  *zstd.Decoder
 )
 
-func zstdEncoder(level int) *zstd.Encoder {
+// ZstdEncoder returns the shared encoder for a zstd level (1-22): one per
+// klauspost speed level, safe for concurrent EncodeAll. The binary log's
+// transaction payloads use it too.
+func ZstdEncoder(level int) *zstd.Encoder {
 	l := zstd.EncoderLevelFromZstd(level)
 	zstdMu.Lock()
 	defer zstdMu.Unlock()

@@ -11,14 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"petrel/binlog"
 	"petrel/internal/base"
 	"petrel/repl/replica"
 	"petrel/repl/replsql"
 	"petrel/repl/source"
 	"petrel/sqlengine"
+	"petrel/sqlengine/sqltest"
 	"petrel/storage"
 )
 
@@ -50,9 +49,6 @@ func TestReplicationSQLSurface(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.CreateRoot("pw"); err != nil {
-		t.Fatal(err)
-	}
 	r, err := replica.New(replica.Options{
 		Datadir: dir, ServerID: 5, ServerUUID: uuid, Store: st, Log: blog, Logger: quiet,
 		Clock: base.RealClock{}, NetTimeout: vars.NetTimeout, Parallel: vars.Parallel,
@@ -65,46 +61,9 @@ func TestReplicationSQLSurface(t *testing.T) {
 	vars.Attach(r)
 	src := source.New(source.Options{Log: blog, ServerID: 5, ServerUUID: sid, Logger: quiet})
 	replsql.Register(e, r, src, 5)
-	srv, err := e.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", "pw", "tcp", srv.Addr()
-	cfg.Timeout, cfg.ReadTimeout, cfg.WriteTimeout = 10*time.Second, 10*time.Second, 10*time.Second
-	db, err := sql.Open("mysql", cfg.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-
-	exec := func(q string) {
-		t.Helper()
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	errno := func(q string) uint16 {
-		t.Helper()
-		_, err := db.ExecContext(ctx, q)
-		var me *mysql.MySQLError
-		if !errors.As(err, &me) {
-			t.Fatalf("%s: got %v, want a MySQL error", q, err)
-		}
-		return me.Number
-	}
-	one := func(q string) string {
-		t.Helper()
-		var s sql.NullString
-		if err := db.QueryRowContext(ctx, q).Scan(&s); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		return s.String
-	}
+	c := sqltest.Client(t, e, 90*time.Second)
+	db, ctx := c.DB, c.Ctx()
+	exec, errno, one := c.Exec, c.Errno, c.One
 	// status reads SHOW REPLICA STATUS (or SLAVE) as column -> value; nil
 	// when it returns no row.
 	status := func(q string) map[string]string {

@@ -1,21 +1,18 @@
 package semisyncsql_test
 
 import (
-	"context"
 	"database/sql"
-	"errors"
 	"io"
 	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"petrel/internal/base"
 	"petrel/semisync"
 	"petrel/semisync/semisyncsql"
 	"petrel/sqlengine"
+	"petrel/sqlengine/sqltest"
 	"petrel/storage"
 )
 
@@ -37,44 +34,13 @@ func TestSemiSyncSQLSurface(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.CreateRoot("pw"); err != nil {
-		t.Fatal(err)
-	}
 	end := semisync.Pos{File: "binlog.000001", Off: 1000}
 	tracker := semisync.New(vars.Settings, func() semisync.Pos { return end }, base.RealClock{})
 	var replicaOn atomic.Bool
 	semisyncsql.Register(e, tracker, replicaOn.Load)
-	srv, err := e.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", "pw", "tcp", srv.Addr()
-	cfg.Timeout, cfg.ReadTimeout, cfg.WriteTimeout = 10*time.Second, 10*time.Second, 10*time.Second
-	db, err := sql.Open("mysql", cfg.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-
-	exec := func(q string) {
-		t.Helper()
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	one := func(q string) string {
-		t.Helper()
-		var s sql.NullString
-		if err := db.QueryRowContext(ctx, q).Scan(&s); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		return s.String
-	}
+	c := sqltest.Client(t, e, 60*time.Second)
+	db, ctx := c.DB, c.Ctx()
+	exec, one, errno := c.Exec, c.One, c.Errno
 	status := func(name string) string {
 		t.Helper()
 		var n, v string
@@ -82,15 +48,6 @@ func TestSemiSyncSQLSurface(t *testing.T) {
 			t.Fatalf("status %s: %v", name, err)
 		}
 		return v
-	}
-	errno := func(q string) uint16 {
-		t.Helper()
-		_, err := db.ExecContext(ctx, q)
-		var me *mysql.MySQLError
-		if !errors.As(err, &me) {
-			t.Fatalf("%s: got %v, want a MySQL error", q, err)
-		}
-		return me.Number
 	}
 
 	// Defaults, as MySQL's plugin has them.
