@@ -89,15 +89,21 @@ func (n *Node) watchStorage(ctx context.Context, id datadirIdentity, every time.
 }
 
 // resumeAfterDiskFull clears storage's refusal after a commit failed on a
-// full disk, once space is back: it probes the datadir with a real write
-// and fsync, and clears the refusal when that works, the binlog undid the
-// failed write cleanly and storage could restore its disk-space reserve.
+// full disk, once space is back: with storage's disk-space reserve whole
+// again, it probes the datadir with a real write and fsync of 8 MiB more,
+// and clears the refusal when that works and the binlog undid the failed
+// write cleanly.
 func (n *Node) resumeAfterDiskFull() {
 	err := n.store.WriteError()
 	if err == nil || base.ClassOf(err) != base.ClassDiskFull {
 		return
 	}
 	if n.binlog != nil && !n.binlog.Healthy() {
+		return
+	}
+	// The reserve first, then room beyond it: the bytes a released
+	// reserve gave back are not space an operator freed.
+	if err := n.store.RestoreReserve(); err != nil {
 		return
 	}
 	if perr := probeSpace(n.opts.Datadir, 8<<20); perr != nil {

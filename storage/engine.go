@@ -396,6 +396,17 @@ func (e *Engine) publishRefusal(p *error) {
 	e.refuseMu.Unlock()
 }
 
+// RestoreReserve allocates the disk-space reserve again if a full disk
+// released it (a no-op when it is whole). A caller deciding whether space
+// is back restores the reserve first and then probes for room beyond it:
+// the reserve's own bytes are not free space.
+func (e *Engine) RestoreReserve() error {
+	if err := e.restoreReserve(); err != nil {
+		return base.Wrap(classifyWriteErr(err), err, "storage: restore %s", reserveName)
+	}
+	return nil
+}
+
 // ClearWriteError lets writes resume (after an operator freed disk space).
 // It first restores the disk-space reserve, and refuses while that fails
 // or after a failure only a restart recovers from (Fail).
