@@ -140,7 +140,7 @@ func Open(opts Options) (*Node, error) {
 		return nil, err
 	}
 	n.store, err = storage.Open(storage.Options{Dir: filepath.Join(opts.Datadir, "data"), Logger: opts.Logger, Clock: opts.Clock, LogIsWAL: logBin && !opts.Relay,
-		CacheSize: sqlengine.BufferPoolSize()})
+		CacheSize: sqlengine.BufferPoolSize(), MemTableSize: sqlengine.MemtableSize()})
 	if err != nil {
 		return nil, fmt.Errorf("node: datadir %s: %w", opts.Datadir, err)
 	}

@@ -35,6 +35,11 @@ func registerVariables(opts Options) error {
 		// Petrel's: bytes of large client packets held at once (packetmem.go).
 		// The block cache, sized at start-up (Pebble's cannot be resized).
 		&sql.MysqlSystemVariable{Name: "innodb_buffer_pool_size", Scope: global, Type: types.NewSystemIntType("innodb_buffer_pool_size", 5<<20, math.MaxInt64, false), Default: storage.DefaultCacheSize()},
+		// Pebble's memtable, sized at start-up: MyRocks'
+		// rocksdb_write_buffer_size. Larger ones cut a write-heavy
+		// replica's compaction work (docs/PERFORMANCE.md, issue 16) and
+		// lengthen crash recovery's replay of the binlog.
+		&sql.MysqlSystemVariable{Name: "petrel_memtable_size", Scope: global, Type: types.NewSystemIntType("petrel_memtable_size", 1<<20, 1<<30, false), Default: int64(storage.DefaultMemTableSize)},
 		&sql.MysqlSystemVariable{Name: packetMemoryVar, Scope: global, Dynamic: true, Type: types.NewSystemIntType(packetMemoryVar, 1<<20, 1<<40, false), Default: int64(defaultPacketMemory)},
 	})
 	sql.SystemVariables.AddSystemVariables(charsetVariables())
@@ -136,6 +141,12 @@ func parseSize(val string) (int64, bool) {
 // BufferPoolSize is innodb_buffer_pool_size, the block cache size storage
 // is opened with (the config file's, else storage.DefaultCacheSize()).
 func BufferPoolSize() int64 { return globalInt("innodb_buffer_pool_size", storage.DefaultCacheSize()) }
+
+// MemtableSize is petrel_memtable_size, the Pebble memtable size storage
+// is opened with (the config file's, else storage.DefaultMemTableSize).
+func MemtableSize() uint64 {
+	return uint64(globalInt("petrel_memtable_size", storage.DefaultMemTableSize))
+}
 
 func isBoolType(t sql.Type) bool {
 	return strings.Contains(strings.ToLower(fmt.Sprintf("%T", t)), "bool")

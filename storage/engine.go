@@ -103,7 +103,7 @@ func (o *Options) setDefaults() error {
 		o.CacheSize = DefaultCacheSize()
 	}
 	if o.MemTableSize == 0 {
-		o.MemTableSize = 2 << 20
+		o.MemTableSize = DefaultMemTableSize
 	}
 	if o.CloseTimeout <= 0 {
 		o.CloseTimeout = 10 * time.Second
@@ -200,6 +200,12 @@ type StatsSnapshot struct {
 	Locks              lock.Stats
 	LastSeq            uint64
 }
+
+// DefaultMemTableSize is Options.MemTableSize's default.
+const DefaultMemTableSize = 2 << 20
+
+// MemTableSize is the size Pebble's memtables are allowed to grow to.
+func (e *Engine) MemTableSize() uint64 { return e.opts.MemTableSize }
 
 // CacheSize is the block cache's capacity in bytes.
 func (e *Engine) CacheSize() int64 { return e.opts.CacheSize }

@@ -234,6 +234,9 @@ func (o *Options) validate() error {
 		if _, err := variantSetup(s); err != nil {
 			return err
 		}
+		if _, err := replicaVariables(s); err != nil {
+			return err
+		}
 		if b, _ := splitSystem(s); b != "petrel" && b != "mariadb" {
 			return fmt.Errorf("unknown system %q (want petrel or mariadb)", s)
 		}

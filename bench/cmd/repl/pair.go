@@ -6,7 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"petrel/bench/internal/benchkit"
@@ -150,9 +154,15 @@ func (p *pair) startPetrel(ctx context.Context, logger *slog.Logger, o Options) 
 			return err
 		}
 		p.dirs = append(p.dirs, dir)
+		args := o.PetrelArgs
+		if role == "replica" {
+			if args, err = replicaConfig(p.system, dir, args); err != nil {
+				return err
+			}
+		}
 		srv, err := lab.StartPetrel(ctx, lab.PetrelOptions{
-			Binary: bin, Datadir: dir, ServerID: id + 1, RootPassword: petrelPassword,
-			ExtraArgs: o.PetrelArgs, StartTimeout: startTimeout, StopTimeout: stopTimeout,
+			Binary: bin, Datadir: filepath.Join(dir, "data"), ServerID: id + 1, RootPassword: petrelPassword,
+			ExtraArgs: args, StartTimeout: startTimeout, StopTimeout: stopTimeout,
 			Logger: logger.With("role", role),
 		})
 		if err != nil {
@@ -161,6 +171,26 @@ func (p *pair) startPetrel(ctx context.Context, logger *slog.Logger, o Options) 
 		p.setServer(role, srv)
 	}
 	return nil
+}
+
+// replicaConfig writes the replica's option file in dir when its system
+// names start-up settings (replicaVariables) and returns args with
+// --config added.
+func replicaConfig(system, dir string, args []string) ([]string, error) {
+	vars, err := replicaVariables(system)
+	if err != nil || len(vars) == 0 {
+		return args, err
+	}
+	var b strings.Builder
+	b.WriteString("[petrel]\n")
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
+		fmt.Fprintf(&b, "%s = %s\n", k, vars[k])
+	}
+	path := filepath.Join(dir, "replica.cnf")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		return nil, err
+	}
+	return append(append([]string(nil), args...), "--config="+path), nil
 }
 
 func (p *pair) startMariaDB(ctx context.Context, logger *slog.Logger, o Options) error {
