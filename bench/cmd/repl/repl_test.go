@@ -81,27 +81,27 @@ func TestParseCatchupRate(t *testing.T) {
 	}
 }
 
-// A system's variant configures the applier with statements and, after a
-// comma, the replica's start-up settings.
+// A system's variant configures the applier with statements and, after a plus
+// sign, the replica's start-up settings.
 func TestVariant(t *testing.T) {
-	stmts, err := variantSetup("petrel/w8,mt16")
+	stmts, err := variantSetup("petrel/w8+mt16")
 	if err != nil || len(stmts) != 4 || stmts[1] != "SET GLOBAL replica_parallel_workers = 8" {
-		t.Errorf("petrel/w8,mt16 statements %q (%v)", stmts, err)
+		t.Errorf("petrel/w8+mt16 statements %q (%v)", stmts, err)
 	}
-	vars, err := replicaVariables("petrel/w8,mt16")
+	vars, err := replicaVariables("petrel/w8+mt16")
 	if err != nil || len(vars) != 1 || vars["petrel_memtable_size"] != "16M" {
-		t.Errorf("petrel/w8,mt16 replica settings %v (%v)", vars, err)
+		t.Errorf("petrel/w8+mt16 replica settings %v (%v)", vars, err)
 	}
 	if vars, err := replicaVariables("petrel/w8"); err != nil || vars != nil {
 		t.Errorf("petrel/w8 replica settings %v (%v), want none", vars, err)
 	}
-	for _, bad := range []string{"petrel/w8,mt0", "petrel/w8,xx", "petrel/w8,mt"} {
+	for _, bad := range []string{"petrel/w8+mt0", "petrel/w8+xx", "petrel/w8+mt"} {
 		if _, err := replicaVariables(bad); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
 	}
 	dir := t.TempDir()
-	args, err := replicaConfig("petrel/w1,mt8", dir, []string{"--log-level=warn"})
+	args, err := replicaConfig("petrel/w1+mt8", dir, []string{"--log-level=warn"})
 	if err != nil || len(args) != 2 || args[1] != "--config="+dir+"/replica.cnf" {
 		t.Fatalf("replicaConfig args %q (%v)", args, err)
 	}

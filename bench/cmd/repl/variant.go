@@ -10,7 +10,7 @@ import (
 //
 //	petrel/wN                 replica_parallel_workers = N (1 = the single applier)
 //	petrel/dbN                replica_parallel_type = DATABASE, N workers
-//	petrel/wN,mtM             and the replica started with
+//	petrel/wN+mtM             and the replica started with
 //	                          petrel_memtable_size = M MiB (an option file)
 //	mariadb/serial            slave_parallel_threads = 0
 //	mariadb/MODE-N            slave_parallel_mode = MODE (optimistic,
@@ -37,7 +37,7 @@ func variantSetup(system string) ([]string, error) {
 	bad := fmt.Errorf("unknown applier configuration %q for %s", v, base)
 	switch base {
 	case "petrel":
-		v, _, _ = strings.Cut(v, ",") // the start-up part: replicaVariables
+		v, _, _ = strings.Cut(v, "+") // the start-up part: replicaVariables
 		typ := "LOGICAL_CLOCK"
 		n := ""
 		switch {
@@ -79,15 +79,15 @@ func variantSetup(system string) ([]string, error) {
 }
 
 // replicaVariables returns the option-file settings a Petrel replica
-// starts with for system (petrel/wN,mtM: petrel_memtable_size), or nil.
+// starts with for system (petrel/wN+mtM: petrel_memtable_size), or nil.
 func replicaVariables(system string) (map[string]string, error) {
 	base, v := splitSystem(system)
-	_, rest, ok := strings.Cut(v, ",")
+	_, rest, ok := strings.Cut(v, "+")
 	if base != "petrel" || !ok {
 		return nil, nil
 	}
 	vars := map[string]string{}
-	for _, part := range strings.Split(rest, ",") {
+	for _, part := range strings.Split(rest, "+") {
 		mib, err := strconv.Atoi(strings.TrimPrefix(part, "mt"))
 		if !strings.HasPrefix(part, "mt") || err != nil || mib < 1 || mib > 1024 {
 			return nil, fmt.Errorf("unknown replica setting %q in %s (want mtN: petrel_memtable_size N MiB)", part, system)
