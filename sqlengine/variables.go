@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -141,6 +142,12 @@ func parseSize(val string) (int64, bool) {
 // BufferPoolSize is innodb_buffer_pool_size, the block cache size storage
 // is opened with (the config file's, else storage.DefaultCacheSize()).
 func BufferPoolSize() int64 { return globalInt("innodb_buffer_pool_size", storage.DefaultCacheSize()) }
+
+// LockWaitTimeout is innodb_lock_wait_timeout's global value (the
+// replica's applier reads it for its row lock waits, as MySQL's does).
+func LockWaitTimeout() time.Duration {
+	return time.Duration(globalInt("innodb_lock_wait_timeout", 50)) * time.Second
+}
 
 // MemtableSize is petrel_memtable_size, the Pebble memtable size storage
 // is opened with (the config file's, else storage.DefaultMemTableSize).

@@ -340,31 +340,40 @@ func (a *applier) applyTxn(ctx context.Context, t *binlog.Txn, end sourcePos) er
 		}
 	}
 	strict := r.opts.strictRows()
-	txn := r.opts.Store.Begin()
-	txn.SetOrigin(origin)
-	txn.SetStrictRows(strict)
-	err = binlog.ApplyRowEvents(actx, r.opts.Store, txn, t.Events[1:])
-	if err != nil && isDuplicate(err) {
-		// A unique key that a commit still in the pipeline frees: its
-		// row is locked, the unique index entry it deletes is not, so
-		// this transaction saw the entry. Once the pipeline is empty,
-		// apply again.
-		if rerr := txn.Rollback(); rerr != nil {
-			r.opts.Logger.Warn("replica: rollback of a failed transaction", "gtid", g.GTID.String(), "error", rerr)
-		}
-		if derr := a.pl.drain(); derr != nil {
-			a.finished(seq)
-			return derr
-		}
+	var txn *storage.Txn
+	attempt := func() error {
 		txn = r.opts.Store.Begin()
 		txn.SetOrigin(origin)
 		txn.SetStrictRows(strict)
-		err = binlog.ApplyRowEvents(actx, r.opts.Store, txn, t.Events[1:])
+		txn.SetLockTimeout(r.opts.lockWaitTimeout())
+		err := binlog.ApplyRowEvents(actx, r.opts.Store, txn, t.Events[1:])
+		if err != nil {
+			if rerr := txn.Rollback(); rerr != nil {
+				r.opts.Logger.Warn("replica: rollback of a failed transaction", "gtid", g.GTID.String(), "error", rerr)
+			}
+		}
+		return err
+	}
+	var drainErr error
+	err = r.retrying(ctx.Done(), g.GTID.String(), func() error {
+		err := attempt()
+		if err != nil && isDuplicate(err) {
+			// A unique key that a commit still in the pipeline frees:
+			// its row is locked, the unique index entry it deletes is
+			// not, so this transaction saw the entry. Once the pipeline
+			// is empty, apply again.
+			if drainErr = a.pl.drain(); drainErr != nil {
+				return drainErr
+			}
+			err = attempt()
+		}
+		return err
+	})
+	if drainErr != nil {
+		a.finished(seq)
+		return drainErr
 	}
 	if err != nil {
-		if rerr := txn.Rollback(); rerr != nil {
-			r.opts.Logger.Warn("replica: rollback of a failed transaction", "gtid", g.GTID.String(), "error", rerr)
-		}
 		a.finished(seq)
 		return base.Wrap(base.ClassOf(err), err, "Could not apply transaction '%s'", g.GTID)
 	}

@@ -41,6 +41,9 @@ type parApplier struct {
 	r  *Replica
 	pl *pipeline
 	p  Parallel
+	// stop is closed when the applier is asked to stop: a worker ends
+	// its pauses between retries (retry.go).
+	stop <-chan struct{}
 
 	// commitMu orders CommitStart with the pipeline's queue (the storage
 	// completes commits in CommitStart order).
@@ -65,12 +68,12 @@ type parApplier struct {
 	wg   sync.WaitGroup
 }
 
-func newParApplier(r *Replica, p Parallel) *parApplier {
+func newParApplier(r *Replica, p Parallel, stop <-chan struct{}) *parApplier {
 	o := schedOptions{Policy: policyLogicalClock, Workers: p.Workers, PreserveOrder: p.PreserveOrder}
 	if p.Type == ParallelDatabase {
 		o.Policy = policyDatabase
 	}
-	a := &parApplier{r: r, p: p, core: newSchedCore(o), jobs: map[uint64]*parJob{}, grants: map[uint64]*parJob{},
+	a := &parApplier{r: r, p: p, stop: stop, core: newSchedCore(o), jobs: map[uint64]*parJob{}, grants: map[uint64]*parJob{},
 		failed: make(chan struct{}), wake: make(chan struct{}, 1), execNext: 1,
 		execDone: map[uint64]sourcePos{}, posAfter: map[uint64]sourcePos{}}
 	a.pl = newPipeline(r, a.finished)
@@ -339,16 +342,24 @@ func (a *parApplier) run(j *parJob) error {
 		a.finished(j.seq)
 		return nil
 	}
-	txn := r.opts.Store.Begin()
-	txn.SetOrigin(origin)
-	txn.SetStrictRows(r.opts.strictRows())
+	var txn *storage.Txn
 	rollback := func() {
 		if rerr := txn.Rollback(); rerr != nil {
 			r.opts.Logger.Warn("replica: rollback", "gtid", g.GTID.String(), "error", rerr)
 		}
 	}
-	if err := binlog.ApplyRowEvents(ctx, r.opts.Store, txn, t.Events[1:]); err != nil {
-		rollback()
+	err = r.retrying(a.stop, g.GTID.String(), func() error {
+		txn = r.opts.Store.Begin()
+		txn.SetOrigin(origin)
+		txn.SetStrictRows(r.opts.strictRows())
+		txn.SetLockTimeout(r.opts.lockWaitTimeout())
+		err := binlog.ApplyRowEvents(ctx, r.opts.Store, txn, t.Events[1:])
+		if err != nil {
+			rollback()
+		}
+		return err
+	})
+	if err != nil {
 		return base.Wrap(base.ClassOf(err), err, "Could not apply transaction '%s'", g.GTID)
 	}
 	if !a.turn(j) {
@@ -431,7 +442,7 @@ func (a *parApplier) footprint(t *binlog.Txn, executed bool) (schedTxn, error) {
 // applyParallel is apply (applier.go) with workers.
 func (r *Replica) applyParallel(ctx context.Context, p Parallel) (err error) {
 	r.workers.reset(p.Workers)
-	a := newParApplier(r, p)
+	a := newParApplier(r, p, ctx.Done())
 	r.mu.Lock()
 	r.par = a
 	r.mu.Unlock()

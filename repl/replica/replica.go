@@ -48,6 +48,16 @@ type Options struct {
 	// already there (INSERT) stops the applier with 1032 or 1062 instead of
 	// being applied idempotently. nil: IDEMPOTENT.
 	StrictRows func() bool
+	// TransactionRetries returns replica_transaction_retries (read at each
+	// failure): how many times a transaction whose apply failed on a
+	// lock wait timeout or a deadlock is rolled back and applied again
+	// before the applier stops. nil: MySQL's default, 10.
+	TransactionRetries func() uint64
+	// LockWaitTimeout returns innodb_lock_wait_timeout's global value
+	// (read at each transaction): how long the applier waits for a row
+	// lock a client transaction on the replica holds. nil: storage's
+	// default.
+	LockWaitTimeout func() time.Duration
 	// TCP returns the options of the link's socket
 	// (replication_tcp_congestion_control, keepalives, TCP_NODELAY), read at
 	// each connect; nil leaves the socket as dialed.
@@ -77,6 +87,20 @@ const (
 )
 
 func (o Options) strictRows() bool { return o.StrictRows != nil && o.StrictRows() }
+
+func (o Options) transactionRetries() uint64 {
+	if o.TransactionRetries == nil {
+		return 10
+	}
+	return o.TransactionRetries()
+}
+
+func (o Options) lockWaitTimeout() time.Duration {
+	if o.LockWaitTimeout == nil {
+		return 0
+	}
+	return o.LockWaitTimeout()
+}
 
 func (o Options) ackAfter() string {
 	if o.AckAfter == nil {
@@ -194,6 +218,7 @@ type Replica struct {
 	caughtUp      bool
 	appliedTxns   uint64
 	skippedTxns   uint64
+	retriedTxns   uint64 // replica_transaction_retries' retries made
 	execFile      string
 	execPos       uint64
 	relayReadFile string

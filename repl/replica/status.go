@@ -239,6 +239,10 @@ func (r *Replica) Lags() (receive float64, receiveOK bool, apply float64, applyO
 // Counters are cumulative replica counters (status variables).
 type Counters struct {
 	Heartbeats, ReceivedTxns, AppliedTxns, SkippedTxns, Connects uint64
+	// RetriedTxns counts transactions applied again after a lock wait
+	// timeout or a deadlock (replica_transaction_retries), since the
+	// server started: COUNT_TRANSACTIONS_RETRIES.
+	RetriedTxns uint64
 	// AcksSent are semi-sync acknowledgements sent; RelaySyncs the relay
 	// log's fdatasyncs.
 	AcksSent, RelaySyncs            uint64
@@ -269,7 +273,7 @@ func (r *Replica) CountersSnapshot() Counters {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return Counters{ParallelWorkers: workers, Waits: waits, Heartbeats: r.heartbeats, ReceivedTxns: r.receivedTxns, AppliedTxns: r.appliedTxns,
-		SkippedTxns: r.skippedTxns, Connects: r.connects, AcksSent: r.acksSent, RelaySyncs: syncs,
+		SkippedTxns: r.skippedTxns, RetriedTxns: r.retriedTxns, Connects: r.connects, AcksSent: r.acksSent, RelaySyncs: syncs,
 		IORunning: r.io != nil && r.ioConnected, SQLRunning: r.sqlT != nil,
 		SemiSync: r.io != nil && r.ioConnected && r.semiActive}
 }

@@ -83,7 +83,8 @@ func registerPerfSchema(e *sqlengine.Engine, r *replica.Replica) {
 			if r.Status() == nil {
 				return nil, nil // no source configured: no channel
 			}
-			return []sql.Row{{"", state(r.CountersSnapshot().SQLRunning), nil, uint64(0)}}, nil
+			c := r.CountersSnapshot()
+			return []sql.Row{{"", state(c.SQLRunning), nil, c.RetriedTxns}}, nil
 		},
 	})
 }

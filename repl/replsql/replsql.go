@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -34,7 +35,7 @@ const defaultReplicaNetTimeout = 10
 
 // Vars reads the replica's variables.
 type Vars struct {
-	netTimeout, syncRelayLog, ackAfter, execMode func() any
+	netTimeout, syncRelayLog, ackAfter, execMode, retries func() any
 	// replica_parallel_workers, replica_parallel_type,
 	// replica_preserve_commit_order
 	parWorkers, parType, parPreserve func() any
@@ -69,6 +70,10 @@ func Variables() Vars {
 	// variable existed); MySQL's is STRICT.
 	v.execMode = sqlengine.AliasVariables([]string{"replica_exec_mode", "slave_exec_mode"},
 		types.NewSystemEnumType("replica_exec_mode", "STRICT", "IDEMPOTENT"), "IDEMPOTENT")
+	// How often a transaction that failed on a row lock is applied
+	// again before the applier stops (repl/replica/retry.go).
+	v.retries = sqlengine.AliasVariables([]string{"replica_transaction_retries", "slave_transaction_retries"},
+		types.NewSystemIntType("replica_transaction_retries", 0, math.MaxInt64, false), int64(10))
 	v.netTimeout = sqlengine.AliasVariables([]string{"replica_net_timeout", "slave_net_timeout"},
 		types.NewSystemIntType("replica_net_timeout", 1, 31536000, false), int64(defaultReplicaNetTimeout))
 	// Petrel's: when a replica acknowledges (see replica.AckRelayWrite).
@@ -117,6 +122,12 @@ func (v Vars) Attach(r *replica.Replica) {
 func (v Vars) Parallel() replica.Parallel {
 	w, _ := sqlengine.VarInt(v.parWorkers())
 	return replica.Parallel{Workers: int(w), Type: strings.ToUpper(fmt.Sprint(v.parType())), PreserveOrder: sqlengine.Truthy(v.parPreserve())}
+}
+
+// TransactionRetries reads replica_transaction_retries.
+func (v Vars) TransactionRetries() uint64 {
+	n, _ := sqlengine.VarInt(v.retries())
+	return uint64(max(n, 0))
 }
 
 // StrictRows reads replica_exec_mode: true for STRICT.
@@ -291,6 +302,10 @@ func Register(e *sqlengine.Engine, r *replica.Replica, src *source.Source, serve
 	sqlengine.RegisterStatus("Replica_received_heartbeats", func() any { return r.CountersSnapshot().Heartbeats })
 	sqlengine.RegisterStatus("Replica_received_transactions", func() any { return r.CountersSnapshot().ReceivedTxns })
 	sqlengine.RegisterStatus("Replica_applied_transactions", func() any { return r.CountersSnapshot().AppliedTxns })
+	// MariaDB's name (MySQL 8 moved it to performance_schema's
+	// replication_applier_status.COUNT_TRANSACTIONS_RETRIES).
+	sqlengine.RegisterStatus("Slave_retried_transactions", func() any { return r.CountersSnapshot().RetriedTxns })
+	sqlengine.RegisterStatus("Replica_retried_transactions", func() any { return r.CountersSnapshot().RetriedTxns })
 	// The parallel applier's scheduler (repl/replica/sched.go).
 	sqlengine.RegisterStatus("Petrel_replica_parallel_workers", func() any { return r.CountersSnapshot().ParallelWorkers })
 	sqlengine.RegisterStatus("Petrel_replica_waits_dependency", func() any { return r.CountersSnapshot().Waits.Dependency })
