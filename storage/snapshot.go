@@ -103,6 +103,7 @@ func (t *Txn) HasSnapshot() bool { return t.snap != nil }
 // ReadCommitted the previous statement's read view ends, so the next
 // consistent read sees the latest commits.
 func (t *Txn) NewStatement() {
+	t.closePointIt()
 	if t.iso == ReadCommitted && t.snap != nil {
 		t.dropView()
 	}
@@ -125,6 +126,7 @@ func (t *Txn) takeView() {
 }
 
 func (t *Txn) dropView() {
+	t.closePointIt()
 	if t.snap != nil {
 		_ = t.snap.Close()
 		t.snap = nil
@@ -192,12 +194,43 @@ func (t *Txn) forgetWrites(from int) {
 }
 
 // readGet is a consistent point read: own writes, else the read view.
+// Reads of the view go through one Pebble iterator the transaction keeps
+// until its statement ends (pointIt), sought to each key: a join's inner
+// primary-key lookups and a secondary index's row reads then reuse its
+// level and table iterators, where a Get builds them for every key.
+// SeekPrefixGE (the default comparer's prefix is the whole key) consults
+// the bloom filters as Get does.
 func (t *Txn) readGet(key []byte) ([]byte, bool, error) {
 	snap := t.readView()
 	if snap == nil || t.ownWrite(key) {
 		return t.get(key)
 	}
-	return getFrom(snap, key)
+	if t.pointIt == nil {
+		it, err := snap.NewIter(nil)
+		if err != nil {
+			return nil, false, readErr(err)
+		}
+		t.pointIt = it
+	}
+	it := t.pointIt
+	if !it.SeekPrefixGE(key) || !bytes.Equal(it.Key(), key) {
+		return nil, false, readErr(it.Error())
+	}
+	v, err := it.ValueAndErr()
+	if err != nil {
+		return nil, false, readErr(err)
+	}
+	return append([]byte(nil), v...), true, nil
+}
+
+// closePointIt closes readGet's iterator: at each statement's start (an
+// open iterator keeps the files it reads from being deleted, so it lives
+// no longer than a statement) and before its read view ends.
+func (t *Txn) closePointIt() {
+	if t.pointIt != nil {
+		_ = t.pointIt.Close()
+		t.pointIt = nil
+	}
 }
 
 func getFrom(r pebble.Reader, key []byte) ([]byte, bool, error) {

@@ -182,3 +182,88 @@ func benchReads(b *testing.B, txn *Txn, tb *Table, key func(int) []byte, rng *ra
 		b.Fatalf("scan: %d rows", n)
 	}
 }
+
+// BenchmarkViewLookups is a join's inner side through a read view: in
+// one transaction, 200 point reads of random primary keys (a lookup join
+// into the primary key, one Txn.Point per outer row) and a 200-entry
+// range of a secondary index with each entry's row read by its primary
+// key (a lookup on a non-covering index). The store is compacted and
+// then overwritten in part, so reads go through the memtable and more
+// than one level, as a served table's do.
+//
+// go test ./storage -run XXX -bench ViewLookups -count 5
+func BenchmarkViewLookups(b *testing.B) {
+	const rows = 10000
+	e := openTest(b, vfs.NewMem())
+	defer e.Close()
+	createKV(b, e)
+	tb := e.Catalog().Table("db", "kv")
+	ctx := context.Background()
+	load := func(from, step int) {
+		for lo := from; lo < rows; lo += 1000 {
+			txn := e.Begin()
+			for id := lo; id < min(lo+1000, rows); id += step {
+				if err := txn.Upsert(ctx, tb, sql.Row{int64(id), int64(id), "v"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := txn.Commit(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	load(0, 1)
+	if err := e.db.Compact(ctx, []byte{0}, []byte{0xff}, false); err != nil {
+		b.Fatal(err)
+	}
+	load(0, 7) // a seventh of the rows again, above the compacted level
+	key := func(id int) []byte {
+		k, _ := tb.PKKeyFromValues([]any{int64(id)})
+		return k
+	}
+	b.Run("point", func(b *testing.B) {
+		rng := rand.New(rand.NewPCG(4, 4))
+		defer threadCPU(b)()
+		for b.Loop() {
+			txn := e.Begin()
+			for range 200 {
+				if r, err := txn.Point(ctx, tb, key(rng.IntN(rows))); err != nil || r == nil {
+					b.Fatal(r, err)
+				}
+			}
+			txn.Rollback()
+		}
+	})
+	b.Run("secondary", func(b *testing.B) {
+		rng := rand.New(rand.NewPCG(5, 5))
+		lo := func(v int) []byte {
+			k, _ := tb.indexKeyPrefixFor(b, 1, int64(v))
+			return k
+		}
+		defer threadCPU(b)()
+		for b.Loop() {
+			txn := e.Begin()
+			from := rng.IntN(rows - 200)
+			it, err := txn.Scan(ctx, tb, 1, lo(from), lo(from+200), false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := 0
+			for {
+				r, err := it.Next()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if r == nil {
+					break
+				}
+				n++
+			}
+			it.Close()
+			if n != 200 {
+				b.Fatalf("secondary range: %d rows", n)
+			}
+			txn.Rollback()
+		}
+	})
+}

@@ -178,7 +178,7 @@ func TestCrashKeepsAcknowledgedCommits(t *testing.T) {
 }
 
 // indexKeyPrefixFor builds the key prefix of index ixID for one value.
-func (tb *Table) indexKeyPrefixFor(t *testing.T, ixID uint8, v int64) ([]byte, error) {
+func (tb *Table) indexKeyPrefixFor(t testing.TB, ixID uint8, v int64) ([]byte, error) {
 	for _, ix := range tb.Indexes {
 		if ix.Def.ID == ixID {
 			row := make(sql.Row, len(tb.Schema))

@@ -73,6 +73,7 @@ type Txn struct {
 	// the keys of undo[:wsN] to their number of undo entries.
 	iso         Isolation
 	snap        *pebble.Snapshot
+	pointIt     *pebble.Iterator // readGet's, on snap
 	snapGen     uint64
 	viewTaken   bool
 	oneRead     bool
