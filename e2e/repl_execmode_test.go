@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// TestReplicaExecModeStrict: with replica_exec_mode=STRICT (MySQL's
-// default; Petrel's is IDEMPOTENT) a row event whose row the replica does
+// TestReplicaExecModeStrict: with replica_exec_mode=STRICT (the default,
+// as in MySQL) a row event whose row the replica does
 // not hold stops the applier with MySQL's 1032, in SHOW REPLICA STATUS and
 // the worker's performance_schema row, applying nothing of that
 // transaction; an INSERT of a key the replica already holds stops it with
@@ -18,10 +18,10 @@ func TestReplicaExecModeStrict(t *testing.T) {
 		"CREATE DATABASE xm",
 		"CREATE TABLE xm.t (id INT PRIMARY KEY, v INT NOT NULL)",
 		"INSERT INTO xm.t VALUES (1, 10), (2, 20), (3, 30)")
-	if v := queryString(t, ctx, rdb, "SELECT @@GLOBAL.replica_exec_mode"); v != "IDEMPOTENT" {
-		t.Fatalf("replica_exec_mode = %q, want Petrel's default IDEMPOTENT", v)
+	if v := queryString(t, ctx, rdb, "SELECT @@GLOBAL.replica_exec_mode"); v != "STRICT" {
+		t.Fatalf("replica_exec_mode = %q, want the default STRICT", v)
 	}
-	mustExec(t, ctx, rdb, "STOP REPLICA", "SET GLOBAL slave_exec_mode = 'STRICT'")
+	mustExec(t, ctx, rdb, "STOP REPLICA", "SET GLOBAL slave_exec_mode = 'IDEMPOTENT'", "SET GLOBAL slave_exec_mode = 'STRICT'")
 	if v := queryString(t, ctx, rdb, "SELECT @@GLOBAL.replica_exec_mode"); v != "STRICT" {
 		t.Fatalf("replica_exec_mode = %q after SET GLOBAL slave_exec_mode", v)
 	}

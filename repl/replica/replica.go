@@ -46,7 +46,7 @@ type Options struct {
 	// StrictRows reports replica_exec_mode=STRICT (read at each
 	// transaction): a row event whose row is missing (UPDATE, DELETE) or
 	// already there (INSERT) stops the applier with 1032 or 1062 instead of
-	// being applied idempotently. nil: IDEMPOTENT.
+	// being applied idempotently. nil: STRICT, MySQL's default.
 	StrictRows func() bool
 	// TransactionRetries returns replica_transaction_retries (read at each
 	// failure): how many times a transaction whose apply failed on a
@@ -86,7 +86,7 @@ const (
 	AckRelaySync = "RELAY_SYNC"
 )
 
-func (o Options) strictRows() bool { return o.StrictRows != nil && o.StrictRows() }
+func (o Options) strictRows() bool { return o.StrictRows == nil || o.StrictRows() }
 
 func (o Options) transactionRetries() uint64 {
 	if o.TransactionRetries == nil {

@@ -66,10 +66,11 @@ func Variables() Vars {
 	v.parPreserve = sqlengine.CheckedAliasVariables([]string{"replica_preserve_commit_order", "slave_preserve_commit_order"},
 		types.NewSystemBoolType("replica_preserve_commit_order"), int8(1), stopped)
 	// How row events that do not match the replica's rows are applied.
-	// Petrel's default is IDEMPOTENT (its applier's behaviour before the
-	// variable existed); MySQL's is STRICT.
+	// STRICT, MySQL's default, stops at a row the replica does not hold
+	// as the source did (1032, 1062): a replica whose rows diverged says
+	// so instead of being quietly overwritten.
 	v.execMode = sqlengine.AliasVariables([]string{"replica_exec_mode", "slave_exec_mode"},
-		types.NewSystemEnumType("replica_exec_mode", "STRICT", "IDEMPOTENT"), "IDEMPOTENT")
+		types.NewSystemEnumType("replica_exec_mode", "STRICT", "IDEMPOTENT"), "STRICT")
 	// How often a transaction that failed on a row lock is applied
 	// again before the applier stops (repl/replica/retry.go).
 	v.retries = sqlengine.AliasVariables([]string{"replica_transaction_retries", "slave_transaction_retries"},

@@ -33,6 +33,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
 	"petrel/bench/internal/benchkit"
 	"petrel/lab"
 )
@@ -496,8 +498,21 @@ func setMaxConnections(ctx context.Context, srv benchkit.Server, n int) error {
 	if got != n {
 		return fmt.Errorf("max_connections is %d after SET GLOBAL max_connections = %d", got, n)
 	}
+	// sysbench prepares its statements on every connection: thousands of
+	// clients pass MariaDB's and MySQL's default max_prepared_stmt_count
+	// (16382; error 1461). A server without the variable has no such
+	// limit.
+	var me *mysql.MySQLError
+	if _, err := db.ExecContext(ctx, fmt.Sprintf("SET GLOBAL max_prepared_stmt_count = %d", maxPreparedStmts)); err != nil &&
+		!(errors.As(err, &me) && me.Number == 1193) {
+		return fmt.Errorf("set max_prepared_stmt_count: %w", err)
+	}
 	return nil
 }
+
+// maxPreparedStmts is the max_prepared_stmt_count the client curve sets
+// (within MySQL 8's maximum, 4194304).
+const maxPreparedStmts = 1 << 20
 
 // finish drops the sysbench tables and stops the server, within
 // stopTimeout even if ctx was cancelled by ^C, then removes its datadir.
