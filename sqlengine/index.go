@@ -168,6 +168,14 @@ func (it *indexedTable) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.Ro
 	if !ok {
 		return it.Table.PartitionRows(ctx, p)
 	}
+	if lp.point {
+		// Equality on every primary-key column, each value converted
+		// to the column's type without loss (rangeBounds): the one row
+		// stored under that key is the range's, and re-checking it
+		// against a filter built for it (as a lookup join would for
+		// every outer row) changes nothing.
+		return it.Table.scan(ctx, lp.ix.id, &lp.scanPartition, lp.reverse, nil)
+	}
 	var exprs []sql.Expression
 	sch := it.Table.t.Schema
 	for _, o := range lp.ix.extendedOrds()[:len(lp.rng)] {
