@@ -49,7 +49,7 @@ func TestRetrying(t *testing.T) {
 		{name: "cured", limit: 10, fails: []error{timeout, deadlock}, calls: 3, retried: 2, pauses: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond}},
 		{name: "not transient", limit: 10, fails: []error{other}, calls: 1, wantErr: base.ClassDuplicate},
 		{name: "no retries", limit: 0, fails: []error{timeout}, calls: 1, wantErr: base.ClassLockTimeout},
-		{name: "spent", limit: 12, fails: []error{timeout, timeout, timeout, timeout, timeout, timeout, timeout, timeout, timeout, timeout, timeout, timeout, timeout}, calls: 13, retried: 12,
+		{name: "spent", limit: 12, fails: slices.Repeat([]error{timeout}, 13), calls: 13, retried: 12,
 			wantErr: base.ClassLockTimeout, inVain: true},
 		{name: "stopped", limit: 10, fails: []error{deadlock}, calls: 1, wantErr: base.ClassDeadlock, stopping: true},
 	} {
