@@ -162,23 +162,7 @@ func benchReads(b *testing.B, txn *Txn, tb *Table, key func(int) []byte, rng *ra
 		}
 	}
 	lo := rng.IntN(rows - 100)
-	it, err := txn.Scan(ctx, tb, 0, key(lo), key(lo+100), false)
-	if err != nil {
-		b.Fatal(err)
-	}
-	n := 0
-	for {
-		r, err := it.Next()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if r == nil {
-			break
-		}
-		n++
-	}
-	it.Close()
-	if n != 100 {
+	if n := countScan(b, txn, tb, 0, key(lo), key(lo+100)); n != 100 {
 		b.Fatalf("scan: %d rows", n)
 	}
 }
@@ -244,23 +228,7 @@ func BenchmarkViewLookups(b *testing.B) {
 		for b.Loop() {
 			txn := e.Begin()
 			from := rng.IntN(rows - 200)
-			it, err := txn.Scan(ctx, tb, 1, lo(from), lo(from+200), false)
-			if err != nil {
-				b.Fatal(err)
-			}
-			n := 0
-			for {
-				r, err := it.Next()
-				if err != nil {
-					b.Fatal(err)
-				}
-				if r == nil {
-					break
-				}
-				n++
-			}
-			it.Close()
-			if n != 200 {
+			if n := countScan(b, txn, tb, 1, lo(from), lo(from+200)); n != 200 {
 				b.Fatalf("secondary range: %d rows", n)
 			}
 			txn.Rollback()

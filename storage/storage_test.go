@@ -151,29 +151,34 @@ func TestCrashKeepsAcknowledgedCommits(t *testing.T) {
 		txn := e2.Begin()
 		for id := range perTxnSeen {
 			lo, _ := tb.indexKeyPrefixFor(t, 1, id)
-			it, err := txn.Scan(context.Background(), e2.Catalog().Table("db", "kv"), 1, lo, prefixEnd(lo), false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := 0
-			for {
-				r, err := it.Next()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if r == nil {
-					break
-				}
-				n++
-			}
-			it.Close()
-			if n != perTxn {
+			if n := countScan(t, txn, e2.Catalog().Table("db", "kv"), 1, lo, prefixEnd(lo)); n != perTxn {
 				t.Fatalf("cycle %d: index has %d entries for txn %d, want %d", cycle, n, id, perTxn)
 			}
 		}
 		txn.Rollback()
 		t.Logf("cycle %d: %d acknowledged before crash, %d transactions recovered", cycle, len(ackedBefore), len(perTxnSeen))
 		e2.Close()
+	}
+}
+
+// countScan counts the rows txn.Scan returns for index ix over [lo, hi).
+func countScan(t testing.TB, txn *Txn, tb *Table, ix uint8, lo, hi []byte) int {
+	t.Helper()
+	it, err := txn.Scan(context.Background(), tb, ix, lo, hi, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	n := 0
+	for {
+		r, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r == nil {
+			return n
+		}
+		n++
 	}
 }
 
