@@ -202,8 +202,8 @@ func (tb *Table) keyString(ords []int, row sql.Row) string {
 	return strings.Join(parts, "-")
 }
 
-// findKey returns the storage key of an existing row: its primary key, or
-// for keyless tables the first row with identical content.
+// findKey returns the storage key of an existing row, locked: its primary
+// key, or for keyless tables the first row with identical content.
 //
 // For a table with a primary key the key's lock is taken before the read:
 // a transaction whose commit is still completing (the replication
@@ -235,8 +235,23 @@ func (t *Txn) findKey(ctx context.Context, tb *Table, row sql.Row) ([]byte, []by
 	}
 	defer it.Close()
 	for it.First(); it.Valid(); it.Next() {
-		if bytes.Equal(it.Value(), want) {
-			return append([]byte(nil), it.Key()...), want, nil
+		if !bytes.Equal(it.Value(), want) {
+			continue
+		}
+		// Lock the row, then read it again: another transaction may have
+		// changed or deleted it while this one waited for the lock (two
+		// DELETE ... LIMIT 1 of identical rows); then the next identical
+		// row is the one to change, as InnoDB's locking read moves on.
+		k := append([]byte(nil), it.Key()...)
+		if err := t.lock(ctx, k); err != nil {
+			return nil, nil, err
+		}
+		v, ok, err := t.get(k)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok && bytes.Equal(v, want) {
+			return k, v, nil
 		}
 	}
 	return nil, nil, readErr(it.Error())
@@ -254,12 +269,6 @@ func (t *Txn) Delete(ctx context.Context, tb *Table, row sql.Row) error {
 	}
 	if key == nil {
 		return t.missingRow(tb)
-	}
-	if tb.Hidden {
-		// findKey locks a primary key before reading it, not a hidden id.
-		if err := t.lock(ctx, key); err != nil {
-			return err
-		}
 	}
 	old, err := decodeRow(val, tb.Schema)
 	if err != nil {
@@ -300,12 +309,6 @@ func (t *Txn) Update(ctx context.Context, tb *Table, old, new sql.Row) error {
 	}
 	if key == nil {
 		return t.missingRow(tb)
-	}
-	if tb.Hidden {
-		// findKey locks a primary key before reading it, not a hidden id.
-		if err := t.lock(ctx, key); err != nil {
-			return err
-		}
 	}
 	return t.updateAt(ctx, tb, key, val, new)
 }
