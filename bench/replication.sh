@@ -17,7 +17,8 @@
 #   SYSTEMS           ["petrel mariadb"]  which systems, in order; each may
 #                     name an applier configuration (bench/cmd/repl/variant.go):
 #                     petrel/w1 petrel/w4 petrel/w8 (replica_parallel_workers),
-#                     petrel/db4 (DATABASE), mariadb/serial,
+#                     petrel/db4 (DATABASE), petrel/w8+co (COMMIT_ORDER
+#                     source), petrel/w8+mt16 (16 MiB memtable), mariadb/serial,
 #                     mariadb/optimistic-8, mariadb/conservative-4 ...
 #   PHASES            ["lag catchup"]  which phases
 #   LAG_DURATION      [30]  seconds of load in the lag phase

@@ -127,6 +127,12 @@ func startPair(ctx context.Context, logger *slog.Logger, system string, o Option
 // configure sets the replica's applier configuration (variant.go) and
 // waits until both replica threads run again.
 func (p *pair) configure(ctx context.Context, logger *slog.Logger) error {
+	if ps := primarySetup(p.system); len(ps) > 0 {
+		if err := sqlq.Exec(ctx, p.pdb, ps...); err != nil {
+			return fmt.Errorf("primary configuration: %w", err)
+		}
+		logger.Info("primary configured", "statements", ps)
+	}
 	stmts, err := variantSetup(p.system)
 	if err != nil || len(stmts) == 0 {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -94,6 +95,15 @@ func TestVariant(t *testing.T) {
 	}
 	if vars, err := replicaVariables("petrel/w8"); err != nil || vars != nil {
 		t.Errorf("petrel/w8 replica settings %v (%v), want none", vars, err)
+	}
+	if vars, err := replicaVariables("petrel/w8+co"); err != nil || vars != nil {
+		t.Errorf("petrel/w8+co replica settings %v (%v), want none", vars, err)
+	}
+	if ps := primarySetup("petrel/w8+mt16+co"); len(ps) != 1 || !strings.Contains(ps[0], "COMMIT_ORDER") {
+		t.Errorf("petrel/w8+mt16+co primary statements %q", ps)
+	}
+	if ps := primarySetup("petrel/w8+mt16"); ps != nil {
+		t.Errorf("petrel/w8+mt16 primary statements %q, want none", ps)
 	}
 	for _, bad := range []string{"petrel/w8+mt0", "petrel/w8+xx", "petrel/w8+mt"} {
 		if _, err := replicaVariables(bad); err == nil {

@@ -86,6 +86,9 @@ func writeSetup(b *strings.Builder, o Options, started time.Time, results map[st
 		if stmts, _ := variantSetup(s); len(stmts) > 0 {
 			fmt.Fprintf(b, "- %s: replica configured with `%s`\n", s, strings.Join(stmts, "; "))
 		}
+		if ps := primarySetup(s); len(ps) > 0 {
+			fmt.Fprintf(b, "- %s: primary configured with `%s`\n", s, strings.Join(ps, "; "))
+		}
 		if vars, _ := replicaVariables(s); len(vars) > 0 {
 			fmt.Fprintf(b, "- %s: replica started with the option file settings %v\n", s, vars)
 		}

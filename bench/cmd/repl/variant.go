@@ -12,6 +12,10 @@ import (
 //	petrel/dbN                replica_parallel_type = DATABASE, N workers
 //	petrel/wN+mtM             and the replica started with
 //	                          petrel_memtable_size = M MiB (an option file)
+//	petrel/wN+co              and the primary's dependency tracking
+//	                          COMMIT_ORDER (binlog_transaction_dependency_
+//	                          tracking; the replica schedules on its
+//	                          group-commit intervals)
 //	mariadb/serial            slave_parallel_threads = 0
 //	mariadb/MODE-N            slave_parallel_mode = MODE (optimistic,
 //	                          conservative, aggressive, minimal),
@@ -88,11 +92,33 @@ func replicaVariables(system string) (map[string]string, error) {
 	}
 	vars := map[string]string{}
 	for _, part := range strings.Split(rest, "+") {
+		if part == "co" {
+			continue // the primary's setting: primarySetup
+		}
 		mib, err := strconv.Atoi(strings.TrimPrefix(part, "mt"))
 		if !strings.HasPrefix(part, "mt") || err != nil || mib < 1 || mib > 1024 {
 			return nil, fmt.Errorf("unknown replica setting %q in %s (want mtN: petrel_memtable_size N MiB)", part, system)
 		}
 		vars["petrel_memtable_size"] = fmt.Sprintf("%dM", mib)
 	}
+	if len(vars) == 0 {
+		return nil, nil
+	}
 	return vars, nil
+}
+
+// primarySetup returns the statements that configure a Petrel primary
+// for system (petrel/...+co: COMMIT_ORDER dependency tracking), or nil.
+func primarySetup(system string) []string {
+	base, v := splitSystem(system)
+	if base != "petrel" {
+		return nil
+	}
+	_, rest, _ := strings.Cut(v, "+")
+	for _, part := range strings.Split(rest, "+") {
+		if part == "co" {
+			return []string{"SET GLOBAL binlog_transaction_dependency_tracking = 'COMMIT_ORDER'"}
+		}
+	}
+	return nil
 }
