@@ -70,6 +70,7 @@ type Engine struct {
 	sessMu   sync.Mutex
 	sessions map[uint32]*Session // by connection id
 	fast     fastPlans
+	scans    scanPlans
 	admin    adminRegistry
 	sm       *server.SessionManager
 	repl     ReplicationSource

@@ -64,7 +64,11 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 		o := &okInsteadOfRows{cb: cb}
 		return h.reply(c, o.finish(h.Handler.ComQuery(ctx, c, sel, o.spool)))
 	}
-	cb = h.e.fieldsFixed(q, textFloats(cb))
+	handled, cb, err := h.tryScan(ctx, c, q, textFloats(cb))
+	if handled {
+		return h.reply(c, err)
+	}
+	cb = h.e.fieldsFixed(q, cb)
 	if isShowVariables(q) {
 		cb = onOffVariables(cb)
 	}
@@ -80,7 +84,8 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		return "", err
 	}
 	defer end()
-	cb = h.e.fieldsFixed(q, textFloats(h.statusSpool(c, cb)))
+	inner := textFloats(h.statusSpool(c, cb))
+	cb = h.e.fieldsFixed(q, inner)
 	// Only the first statement runs now; vitess passes the rest back, to
 	// be decoded with the character set in force by then (the first may
 	// be SET NAMES).
@@ -101,6 +106,13 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		rest, err = h.Handler.ComMultiQuery(ctx, c, sel+";"+rest, o.spool)
 		o.more = rest != ""
 		return d.original(codec, rest), h.reply(c, o.finish(err))
+	}
+	if strings.TrimSpace(rest) == "" {
+		handled, run, err := h.tryScan(ctx, c, first, inner)
+		if handled {
+			return "", h.reply(c, err)
+		}
+		cb = h.e.fieldsFixed(q, run)
 	}
 	if isShowVariables(first) {
 		cb = onOffVariables(cb)

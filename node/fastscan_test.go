@@ -1,0 +1,213 @@
+package node_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// columnsOf describes a text query's result columns as a client sees
+// them (go-sql-driver's view of the column definitions).
+func columnsOf(t *testing.T, db *sql.DB, q string) []string {
+	t.Helper()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cts, err := rows.ColumnTypes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, ct := range cts {
+		l, _ := ct.Length()
+		p, s, _ := ct.DecimalSize()
+		nullable, _ := ct.Nullable()
+		out = append(out, fmt.Sprintf("%s %s len=%d dec=%d,%d null=%v %v", ct.Name(), ct.DatabaseTypeName(), l, p, s, nullable, ct.ScanType()))
+	}
+	return out
+}
+
+// TestFastScanMatchesGMS: text-protocol scans of whole tables (SELECT *
+// or a column list, keyless and keyed tables, NULLs, non-ASCII text,
+// decimals, floats, dates, blobs, enums) answered by the scan fast path
+// give the rows and column definitions GMS gives, and the fast path is
+// the one that answered (Petrel_fast_path_reads). Statements of other
+// shapes are left to GMS.
+func TestFastScanMatchesGMS(t *testing.T) {
+	n, open := startNode(t)
+	db := open("fs")
+	root := open("")
+	mustExec(t, root, "CREATE DATABASE fs")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db,
+		`CREATE TABLE k (a INT, b VARCHAR(20) COLLATE utf8mb4_0900_ai_ci, c DECIMAL(10,2), d DOUBLE, e DATETIME(3),
+			f BLOB, g ENUM('x','y'), h TIMESTAMP(6) NULL, i BIGINT UNSIGNED NOT NULL, j CHAR(3) CHARACTER SET latin1)`,
+		"CREATE TABLE p (id INT PRIMARY KEY, v VARCHAR(10) NOT NULL, w FLOAT)",
+		"CREATE TABLE vacant (x INT)")
+	for i := 0; i < 300; i++ {
+		mustExec(t, db, fmt.Sprintf("INSERT INTO k VALUES (%d, '%s', %d.25, %g, '2026-11-%02d 10:00:00.123', x'00ff%02x', '%s', '2026-01-01 00:00:00.000001', %d, 'é%d')",
+			i%7, []string{"bob", "Bob", "ä", "日本", ""}[i%5], i, float64(i)/3, 1+i%28, i%256, []string{"x", "y"}[i%2], uint64(1)<<63+uint64(i), i%10))
+		mustExec(t, db, fmt.Sprintf("INSERT INTO p VALUES (%d, 'v%d', %g)", 1000-i, i, float32(i)/7))
+	}
+	mustExec(t, db, "INSERT INTO k (i) VALUES (0), (0)") // a row of NULLs, twice
+	queries := []string{
+		"SELECT * FROM k",
+		"SELECT * FROM fs.k",
+		"select a, b, a FROM k",
+		"SELECT `b`,c,d,e,f,g,h,i,j FROM `fs`.`k`",
+		"SELECT k.a, fs.k.b FROM k",
+		"SELECT * FROM p",
+		"SELECT v, id FROM p",
+		"SELECT * FROM vacant",
+		"SELECT v FROM p\x00", // mysqlslap sends the C string's NUL
+	}
+	// Other shapes: GMS answers (they are not counted as fast reads).
+	others := []string{
+		"SELECT a FROM k WHERE a",
+		"SELECT DISTINCT a FROM k",
+		"SELECT a AS x FROM k",
+		"SELECT x.a FROM k x",
+		"SELECT a FROM k LIMIT 3",
+		"SELECT * FROM k, p",
+		"SELECT * FROM information_schema.schemata",
+	}
+	type answer struct {
+		cols []string
+		rows [][]string
+	}
+	run := func(qs []string) []answer {
+		var out []answer
+		for _, q := range qs {
+			out = append(out, answer{columnsOf(t, db, q), queryRows(t, db, q)})
+		}
+		return out
+	}
+	n.SQL().SetFastWrites(true)
+	run(queries) // GMS answers each text once; the fast path the next times
+	before := statusInt(t, root, "Petrel_fast_path_reads")
+	fast := run(queries)
+	if used := statusInt(t, root, "Petrel_fast_path_reads") - before; used != int64(2*len(queries)) {
+		t.Errorf("the scan fast path answered %d of %d scans", used, 2*len(queries))
+	}
+	before = statusInt(t, root, "Petrel_fast_path_reads")
+	otherFast := run(others)
+	run(others)
+	if used := statusInt(t, root, "Petrel_fast_path_reads") - before; used != 0 {
+		t.Errorf("the scan fast path answered %d statements that are not plain scans", used)
+	}
+	n.SQL().SetFastWrites(false)
+	slow := run(queries)
+	otherSlow := run(others)
+	n.SQL().SetFastWrites(true)
+	for i, q := range queries {
+		if !reflect.DeepEqual(fast[i], slow[i]) {
+			t.Errorf("%s:\nfast %v\n     %v\nGMS  %v\n     %v", q, fast[i].cols, fast[i].rows[:min(3, len(fast[i].rows))], slow[i].cols, slow[i].rows[:min(3, len(slow[i].rows))])
+		}
+	}
+	if len(fast[0].rows) != 302 || len(fast[5].rows) != 300 || len(fast[7].rows) != 0 {
+		t.Errorf("row counts %d, %d, %d; want 302, 300, 0", len(fast[0].rows), len(fast[5].rows), len(fast[7].rows))
+	}
+	if !reflect.DeepEqual(otherFast, otherSlow) {
+		t.Errorf("other statements answered differently with the fast paths on")
+	}
+}
+
+// TestFastScanSessionState: a fast scan reads the transaction's snapshot
+// (REPEATABLE READ), sets FOUND_ROWS(), honours sql_select_limit, follows
+// a table's DDL, and never answers a session without the SELECT
+// privilege, even for a text another session's scan made a plan of.
+func TestFastScanSessionState(t *testing.T) {
+	n, open := startNode(t)
+	root := open("")
+	mustExec(t, root, "CREATE DATABASE ss", "CREATE TABLE ss.t (id INT PRIMARY KEY, v INT)",
+		"INSERT INTO ss.t VALUES (1, 1), (2, 2), (3, 3)",
+		"CREATE USER 'noscan'@'%' IDENTIFIED BY 'x'", "GRANT INSERT ON ss.* TO 'noscan'@'%'")
+	ctx := context.Background()
+	a, err := root.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	count := func(c *sql.Conn, q string) int {
+		t.Helper()
+		rows, err := c.QueryContext(ctx, q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		defer rows.Close()
+		n := 0
+		for rows.Next() {
+			n++
+		}
+		return n
+	}
+	scalar := func(c *sql.Conn, q string) int64 {
+		t.Helper()
+		var v int64
+		if err := c.QueryRowContext(ctx, q).Scan(&v); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return v
+	}
+	const scan = "SELECT * FROM ss.t"
+	count(a, scan) // GMS answers once; a plan is made
+	before := statusInt(t, root, "Petrel_fast_path_reads")
+	if _, err := a.ExecContext(ctx, "START TRANSACTION"); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(a, scan); got != 3 {
+		t.Fatalf("first read in the transaction: %d rows, want 3", got)
+	}
+	mustExec(t, root, "INSERT INTO ss.t VALUES (4, 4)")
+	if got := count(a, scan); got != 3 {
+		t.Fatalf("second read in the transaction: %d rows, want the snapshot's 3", got)
+	}
+	if got := scalar(a, "SELECT FOUND_ROWS()"); got != 3 {
+		t.Errorf("FOUND_ROWS() after a fast scan: %d, want 3", got)
+	}
+	if _, err := a.ExecContext(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(a, scan); got != 4 {
+		t.Fatalf("after COMMIT: %d rows, want 4", got)
+	}
+	if used := statusInt(t, root, "Petrel_fast_path_reads") - before; used != 3 {
+		t.Errorf("the fast path answered %d of the 3 scans", used)
+	}
+	if _, err := a.ExecContext(ctx, "SET SESSION sql_select_limit = 2"); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(a, scan); got != 2 {
+		t.Errorf("sql_select_limit = 2: %d rows", got)
+	}
+	if _, err := a.ExecContext(ctx, "SET SESSION sql_select_limit = DEFAULT"); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, root, "ALTER TABLE ss.t ADD COLUMN w INT DEFAULT 7")
+	for range 2 {
+		if cols := columnsOf(t, root, scan); len(cols) != 3 {
+			t.Fatalf("after ADD COLUMN: columns %v", cols)
+		}
+	}
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "noscan", "x", "tcp", n.Addr()
+	u, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	rows, err := u.Query(scan)
+	if err == nil {
+		rows.Close()
+	}
+	var me *mysql.MySQLError
+	if err == nil || !asMySQL(err, &me) || me.Number != 1142 {
+		t.Fatalf("scan without the SELECT privilege: %v, want error 1142", err)
+	}
+}

@@ -1,0 +1,288 @@
+package sqlengine
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"petrel/internal/base"
+	"petrel/storage"
+)
+
+// The table-scan fast path for text queries (COM_QUERY): statements of
+// the shape
+//
+//	SELECT * FROM [db.]t
+//	SELECT col[, col...] FROM [db.]t
+//
+// (no WHERE, alias, expression, DISTINCT, GROUP BY, ORDER BY, LIMIT or
+// locking clause: a whole table in storage order, as the seed's mysqlslap
+// --auto-generate-sql reads its table) over a table in storage are
+// answered with one storage scan streamed to the client, without GMS's
+// parse, analysis and row pipeline. GMS answers the first execution of
+// each statement text (per current database); the result fields it sent
+// are kept with the plan and reused while the table is the same catalog
+// object (every DDL makes a new one) and the session's
+// character_set_results is the one they were made for. A session with a
+// non-default sql_select_limit, autocommit off outside a transaction, or
+// without the table-level SELECT privilege gets GMS.
+
+// scanPlan is a recognised table scan; fields are GMS's, nil until GMS
+// answered it once.
+type scanPlan struct {
+	point pointPlan
+	table *storage.Table
+}
+
+type scanKey struct{ db, query string }
+
+// scanPlans caches scan plans (and texts that are not scans: nil) by
+// current database and statement text.
+type scanPlans struct {
+	mu sync.Mutex
+	m  map[scanKey]*scanPlan
+}
+
+// maxScanPlans bounds the cache; a full cache starts again empty.
+const maxScanPlans = 1024
+
+// scanBatch is how many rows go to the client per callback.
+const scanBatch = 128
+
+func (c *scanPlans) get(k scanKey) (p *scanPlan, known bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, known = c.m[k]
+	return p, known
+}
+
+func (c *scanPlans) put(k scanKey, p *scanPlan) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxScanPlans {
+		c.m = make(map[scanKey]*scanPlan)
+	}
+	c.m[k] = p
+}
+
+// scanText is a cheap filter run on every text statement before any map
+// lookup or parse: a plain scan has only identifiers, '*', ',', '.',
+// backquotes and spaces, and starts with SELECT.
+func scanText(q string) bool {
+	if len(q) < len("select * from t") || len(q) > 1024 || !strings.EqualFold(q[:6], "select") {
+		return false
+	}
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9',
+			c == '_', c == '$', c == '*', c == ',', c == '.', c == '`',
+			c == ' ', c == '\t', c == '\n', c == '\r':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// planScan recognises a table scan; nil means "use GMS". The fields are
+// filled in once GMS answered it.
+func (e *Engine) planScan(s *Session, query string) *scanPlan {
+	stmt, err := ast.Parse(query)
+	if err != nil {
+		return nil
+	}
+	sel, ok := stmt.(*ast.Select)
+	if !ok || sel.With != nil || sel.QueryOpts != (ast.QueryOpts{}) || sel.GroupBy != nil || sel.Having != nil ||
+		len(sel.OrderBy) > 0 || sel.Limit != nil || sel.Lock != "" || sel.Into != nil || len(sel.From) != 1 ||
+		sel.Where != nil || len(sel.Window) > 0 || len(sel.SelectExprs) == 0 {
+		return nil
+	}
+	ate, ok := sel.From[0].(*ast.AliasedTableExpr)
+	if !ok || ate.AsOf != nil || !ate.As.IsEmpty() || ate.Hints != nil {
+		return nil
+	}
+	tn, ok := ate.Expr.(ast.TableName)
+	if !ok {
+		return nil
+	}
+	p := &scanPlan{}
+	pp := &p.point
+	pp.table, pp.db = tn.Name.String(), tn.DbQualifier.String()
+	pp.qualified = pp.db != ""
+	if !pp.qualified {
+		pp.db = s.GetCurrentDatabase()
+	}
+	st := e.store.Catalog().Table(pp.db, pp.table)
+	if st == nil {
+		return nil
+	}
+	p.table = st
+	pp.tableID, pp.ncols, pp.results = st.Def.ID, len(st.Schema), s.GetCharacterSetResults()
+	for _, se := range sel.SelectExprs {
+		switch x := se.(type) {
+		case *ast.StarExpr:
+			if len(sel.SelectExprs) != 1 || !x.TableName.IsEmpty() {
+				return nil
+			}
+			for i := range st.Schema {
+				pp.proj = append(pp.proj, i)
+			}
+		case *ast.AliasedExpr:
+			c, ok := x.Expr.(*ast.ColName)
+			if !ok || !x.As.IsEmpty() || !sameTable(c, pp, "") {
+				return nil
+			}
+			i := st.Schema.IndexOfColName(c.Name.String())
+			if i < 0 {
+				return nil
+			}
+			pp.proj = append(pp.proj, i)
+		default:
+			return nil
+		}
+	}
+	return p
+}
+
+// tryScan answers a text statement on the scan fast path. cb is the
+// callback below fieldsFixed: a plan keeps the fields as fixFields left
+// them, copies nobody mutates, and sends them to cb as they are.
+// handled=false means "let GMS do it"; then GMS's callback is
+// fieldsFixed(run), where run records the fields for the plan when the
+// statement is a scan.
+func (h *errHandler) tryScan(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) (handled bool, run mysql.ResultSpoolFn, err error) {
+	// libmysqlclient's mysqlslap sends the C string's terminating NUL.
+	q = strings.TrimRight(q, "\x00 \t\r\n")
+	if !scanText(q) || !h.e.fastWrites.Load() {
+		return false, cb, nil
+	}
+	s := h.e.session(c.ConnectionID)
+	if s == nil {
+		return false, cb, nil
+	}
+	k := scanKey{s.GetCurrentDatabase(), q}
+	p, known := h.e.scans.get(k)
+	if p != nil && p.point.fields != nil {
+		if ok, err := h.e.execScan(ctx, s, p, cb); ok {
+			h.e.fastReadCount.Add(1)
+			return true, nil, err
+		}
+	}
+	if known && p == nil {
+		return false, cb, nil
+	}
+	// GMS answers; its fields (when it answers with as many columns as
+	// the plan projects) complete a fresh plan.
+	np := h.e.planScan(s, q)
+	if np == nil {
+		h.e.scans.put(k, nil)
+		return false, cb, nil
+	}
+	recorded := false
+	return false, func(r *sqltypes.Result, more bool) error {
+		if !recorded {
+			recorded = true
+			if len(r.Fields) == len(np.point.proj) {
+				np.point.fields = make([]*querypb.Field, len(r.Fields))
+				for i, f := range r.Fields {
+					np.point.fields[i] = &querypb.Field{Name: f.Name, Type: f.Type, Table: f.Table, OrgTable: f.OrgTable,
+						Database: f.Database, OrgName: f.OrgName, ColumnLength: f.ColumnLength, Charset: f.Charset,
+						Decimals: f.Decimals, Flags: f.Flags}
+				}
+				h.e.scans.put(k, np)
+			}
+		}
+		return cb(r, more)
+	}, nil
+}
+
+// execScan runs a scan plan. ok=false means "let GMS do it" (nothing was
+// sent).
+func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql.ResultSpoolFn) (ok bool, err error) {
+	pp := &p.point
+	if (!pp.qualified && !strings.EqualFold(s.GetCurrentDatabase(), pp.db)) || s.GetCharacterSetResults() != pp.results {
+		return false, nil
+	}
+	st := e.store.Catalog().Table(pp.db, pp.table)
+	if st != p.table {
+		return false, nil
+	}
+	sctx := e.NewContext(ctx, s)
+	if def, _ := sql.HasDefaultValue(sctx, s, "sql_select_limit"); !def {
+		return false, nil
+	}
+	if !e.canSelect(sctx, s, pp) {
+		return false, nil
+	}
+	txn, owned, ok := e.readTxnFor(s, true)
+	if !ok {
+		return false, nil
+	}
+	if owned {
+		defer txn.Rollback()
+	}
+	it, err := txn.Scan(ctx, st, 0, nil, nil, false)
+	if err != nil {
+		return false, nil
+	}
+	defer it.Close()
+	it.Project(pp.proj)
+	s.ClearWarnings()
+	sent := false
+	n := int64(0)
+	rows := make([][]sqltypes.Value, 0, scanBatch)
+	flush := func() error {
+		sent = true
+		err := cb(&sqltypes.Result{Fields: pp.fields, Rows: rows}, false)
+		rows = make([][]sqltypes.Value, 0, scanBatch)
+		return err
+	}
+	for {
+		row, err := it.Next()
+		if err != nil {
+			if !sent {
+				return false, nil
+			}
+			return true, toMySQLError(err)
+		}
+		if row == nil {
+			break
+		}
+		out, ok := projectRow(sctx, st.Schema, row, pp.proj)
+		if !ok {
+			if !sent {
+				return false, nil
+			}
+			return true, errScanConvert
+		}
+		rows = append(rows, out)
+		n++
+		if len(rows) == scanBatch {
+			if err := ctx.Err(); err != nil {
+				return true, err
+			}
+			if err := flush(); err != nil {
+				return true, err
+			}
+		}
+	}
+	if len(rows) > 0 || !sent {
+		if err := flush(); err != nil {
+			return true, err
+		}
+	}
+	s.SetLastQueryInfoInt(sql.RowCount, -1)
+	s.SetLastQueryInfoInt(sql.FoundRows, n)
+	return true, nil
+}
+
+// errScanConvert: a stored value GMS's type could not convert, after part
+// of the result was sent (GMS fails such a stream too).
+var errScanConvert = base.Errorf(base.ClassCorrupt, "sqlengine: a stored value does not convert to its column's type")
