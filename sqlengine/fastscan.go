@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
@@ -235,13 +236,21 @@ func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql
 	defer it.Close()
 	it.Project(pp.proj)
 	s.ClearWarnings()
+	// The callback writes a batch to the connection before it returns and
+	// keeps nothing: every batch reuses the rows and the byte arena the
+	// values are written into.
+	rows := make([][]sqltypes.Value, scanBatch)
+	vals := make([]sqltypes.Value, scanBatch*len(pp.proj))
+	for i := range rows {
+		rows[i] = vals[i*len(pp.proj) : (i+1)*len(pp.proj) : (i+1)*len(pp.proj)]
+	}
+	arena := make([]byte, 0, scanArena)
 	sent := false
-	n := int64(0)
-	rows := make([][]sqltypes.Value, 0, scanBatch)
+	n, inBatch := int64(0), 0
 	flush := func() error {
 		sent = true
-		err := cb(&sqltypes.Result{Fields: pp.fields, Rows: rows}, false)
-		rows = make([][]sqltypes.Value, 0, scanBatch)
+		err := cb(&sqltypes.Result{Fields: pp.fields, Rows: rows[:inBatch]}, false)
+		inBatch, arena = 0, arena[:0]
 		return err
 	}
 	for {
@@ -255,16 +264,16 @@ func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql
 		if row == nil {
 			break
 		}
-		out, ok := projectRow(sctx, st.Schema, row, pp.proj)
-		if !ok {
+		var ok bool
+		if arena, ok = wireRow(sctx, st.Schema, row, pp.proj, rows[inBatch], arena); !ok {
 			if !sent {
 				return false, nil
 			}
 			return true, errScanConvert
 		}
-		rows = append(rows, out)
+		inBatch++
 		n++
-		if len(rows) == scanBatch {
+		if inBatch == scanBatch {
 			if err := ctx.Err(); err != nil {
 				return true, err
 			}
@@ -273,7 +282,7 @@ func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql
 			}
 		}
 	}
-	if len(rows) > 0 || !sent {
+	if inBatch > 0 || !sent {
 		if err := flush(); err != nil {
 			return true, err
 		}
@@ -281,6 +290,38 @@ func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql
 	s.SetLastQueryInfoInt(sql.RowCount, -1)
 	s.SetLastQueryInfoInt(sql.FoundRows, n)
 	return true, nil
+}
+
+// scanArena is the byte arena a batch's values are written into; values
+// that do not fit get their own allocation.
+const scanArena = 16 << 10
+
+// wireRow converts the columns proj of a stored row into wire values in
+// out, GMS's types writing their bytes into arena's spare capacity (the
+// arena grows over what the values use); ok=false when a value does not
+// convert.
+func wireRow(sctx *sql.Context, schema sql.Schema, row sql.Row, proj []int, out []sqltypes.Value, arena []byte) ([]byte, bool) {
+	for i, o := range proj {
+		if row[o] == nil {
+			out[i] = sqltypes.NULL
+			continue
+		}
+		v, err := schema[o].Type.SQL(sctx, arena[len(arena):], row[o])
+		if err != nil {
+			return arena, false
+		}
+		out[i] = v
+		// A type may return bytes it wrote into the arena, part of them
+		// (a float's sign dropped), or bytes of its own.
+		if raw := v.Raw(); len(raw) > 0 && cap(arena) > len(arena) {
+			base := uintptr(unsafe.Pointer(unsafe.SliceData(arena[:cap(arena)])))
+			at := uintptr(unsafe.Pointer(unsafe.SliceData(raw)))
+			if at >= base+uintptr(len(arena)) && at < base+uintptr(cap(arena)) {
+				arena = arena[:int(at-base)+len(raw)]
+			}
+		}
+	}
+	return arena, true
 }
 
 // errScanConvert: a stored value GMS's type could not convert, after part
