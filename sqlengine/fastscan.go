@@ -253,8 +253,11 @@ func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql
 		inBatch, arena = 0, arena[:0]
 		return err
 	}
+	var buf sql.Row
 	for {
-		row, err := it.Next()
+		// The row's strings alias the storage iterator's buffer: wireRow
+		// copies them into the arena before the next call.
+		row, err := it.NextBorrowed(buf)
 		if err != nil {
 			if !sent {
 				return false, nil
@@ -264,6 +267,7 @@ func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql
 		if row == nil {
 			break
 		}
+		buf = row
 		var ok bool
 		if arena, ok = wireRow(sctx, st.Schema, row, pp.proj, rows[inBatch], arena); !ok {
 			if !sent {

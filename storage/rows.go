@@ -488,19 +488,7 @@ func (r *RowIter) Next() (sql.Row, error) {
 		return nil, base.Errorf(base.ClassInternal, "storage: row iterator of %s used after it was closed", r.tb.Def.Name)
 	}
 	for {
-		var ok bool
-		switch {
-		case !r.started && r.reverse:
-			ok = r.it.Last()
-		case !r.started:
-			ok = r.it.First()
-		case r.reverse:
-			ok = r.it.Prev()
-		default:
-			ok = r.it.Next()
-		}
-		r.started = true
-		if !ok {
+		if !r.step() {
 			return nil, readErr(r.it.Error())
 		}
 		if r.t.lockingReads && r.t.writtenByStatement(r.it.Key()) {
@@ -533,6 +521,37 @@ func (r *RowIter) Next() (sql.Row, error) {
 		}
 		return decodeRow(r.it.Value(), r.tb.Schema)
 	}
+}
+
+// NextBorrowed is Next for callers that convert each row before they
+// read the next: a row of a plain primary-key scan is decoded into dst's
+// storage with its text values aliasing the iterator's buffer, valid only
+// until the next call or Close (other scans return Next's rows).
+func (r *RowIter) NextBorrowed(dst sql.Row) (sql.Row, error) {
+	if r.it == nil || !r.primary || r.cover != nil || r.t.lockingReads {
+		return r.Next()
+	}
+	if !r.step() {
+		return nil, readErr(r.it.Error())
+	}
+	return keys.DecodeRowBorrowed(dst, r.it.Value(), r.tb.Schema, r.want)
+}
+
+// step moves to the next entry in scan order; false at the end.
+func (r *RowIter) step() bool {
+	var ok bool
+	switch {
+	case !r.started && r.reverse:
+		ok = r.it.Last()
+	case !r.started:
+		ok = r.it.First()
+	case r.reverse:
+		ok = r.it.Prev()
+	default:
+		ok = r.it.Next()
+	}
+	r.started = true
+	return ok
 }
 
 // Close releases the iterator. It may be called more than once (the

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"time"
+	"unsafe"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -179,6 +180,9 @@ func DecodeRow(data []byte, sch sql.Schema) (sql.Row, error) {
 type reader struct {
 	b   []byte
 	off int
+	// borrow: text values alias b instead of being copied
+	// (DecodeRowBorrowed).
+	borrow bool
 }
 
 func (r *reader) corrupt(format string, args ...any) error {
@@ -306,6 +310,9 @@ func (r *reader) value(typ sql.Type) (any, error) {
 		b, err := r.lenPrefixed()
 		if err != nil {
 			return nil, err
+		}
+		if r.borrow {
+			return unsafe.String(unsafe.SliceData(b), len(b)), nil
 		}
 		return string(b), nil
 	case kindBytes:

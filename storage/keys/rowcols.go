@@ -18,10 +18,34 @@ func DecodeRowColumns(data []byte, sch sql.Schema, want []bool) (sql.Row, error)
 	return decodeRow(data, sch, want)
 }
 
+// DecodeRowBorrowed is DecodeRowColumns (want nil: every column) into
+// dst's storage when it is large enough, with text values that alias
+// data: the row is valid only while data is, and its strings must not be
+// kept. For callers that convert each row before they read the next
+// (the scan fast path).
+func DecodeRowBorrowed(dst sql.Row, data []byte, sch sql.Schema, want []bool) (sql.Row, error) {
+	if want != nil && len(want) != len(sch) {
+		return nil, fmt.Errorf("keys: %d wanted flags for %d columns", len(want), len(sch))
+	}
+	if cap(dst) >= len(sch) {
+		dst = dst[:len(sch)]
+		clear(dst)
+	} else {
+		dst = make(sql.Row, len(sch))
+	}
+	r := reader{b: data, borrow: true}
+	return r.row(dst, sch, want)
+}
+
 // decodeRow decodes the columns whose want entry is true, every column
 // when want is nil.
 func decodeRow(data []byte, sch sql.Schema, want []bool) (sql.Row, error) {
 	r := reader{b: data}
+	return r.row(make(sql.Row, len(sch)), sch, want)
+}
+
+// row decodes a row into row (len(sch), zeroed).
+func (r *reader) row(row sql.Row, sch sql.Schema, want []bool) (sql.Row, error) {
 	version, err := r.byte()
 	if err != nil {
 		return nil, err
@@ -36,7 +60,6 @@ func decodeRow(data []byte, sch sql.Schema, want []bool) (sql.Row, error) {
 	if n > uint64(len(sch)) {
 		return nil, r.corrupt("row has %d columns but schema has %d", n, len(sch))
 	}
-	row := make(sql.Row, len(sch))
 	for i := 0; i < int(n); i++ {
 		tag, err := r.byte()
 		if err != nil {

@@ -21,6 +21,7 @@ func TestDecodeRowColumns(t *testing.T) {
 		typs = append(typs, tc.typ)
 	}
 	sch := schemaOf(typs...)
+	buf := make(sql.Row, len(sch))
 	for n := 0; n < 300; n++ {
 		row := make(sql.Row, len(cases))
 		want := make([]bool, len(cases))
@@ -41,6 +42,18 @@ func TestDecodeRowColumns(t *testing.T) {
 		got, err := DecodeRowColumns(enc, sch, want)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
+		}
+		// The borrowed decoding gives the same values, in the buffer it
+		// was given (stale values of the previous row cleared).
+		borrowed, err := DecodeRowBorrowed(buf, enc, sch, want)
+		if err != nil {
+			t.Fatalf("seed %d: borrowed: %v", seed, err)
+		}
+		if !reflect.DeepEqual(borrowed, got) {
+			t.Fatalf("seed %d: borrowed decoding %v, DecodeRowColumns %v", seed, borrowed, got)
+		}
+		if &borrowed[0] != &buf[0] {
+			t.Fatalf("seed %d: the borrowed decoding did not reuse its buffer", seed)
 		}
 		for i := range row {
 			if !want[i] {
