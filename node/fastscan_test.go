@@ -195,6 +195,23 @@ func TestFastScanSessionState(t *testing.T) {
 			t.Fatalf("after ADD COLUMN: columns %v", cols)
 		}
 	}
+	// A text first run before its table exists takes the fast path once
+	// the table is there.
+	const later = "SELECT * FROM ss.later"
+	if rows, err := root.Query(later); err == nil {
+		rows.Close()
+		t.Fatalf("%s before CREATE TABLE: no error", later)
+	}
+	mustExec(t, root, "CREATE TABLE ss.later (a INT)", "INSERT INTO ss.later VALUES (1)")
+	before = statusInt(t, root, "Petrel_fast_path_reads")
+	for range 2 {
+		if rows := queryRows(t, root, later); len(rows) != 1 {
+			t.Fatalf("%s: %v", later, rows)
+		}
+	}
+	if used := statusInt(t, root, "Petrel_fast_path_reads") - before; used < 1 {
+		t.Errorf("%s never took the fast path after its table was created", later)
+	}
 	cfg := mysql.NewConfig()
 	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "noscan", "x", "tcp", n.Addr()
 	u, err := sql.Open("mysql", cfg.FormatDSN())

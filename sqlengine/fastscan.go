@@ -92,26 +92,28 @@ func scanText(q string) bool {
 	return true
 }
 
-// planScan recognises a table scan; nil means "use GMS". The fields are
-// filled in once GMS answered it.
-func (e *Engine) planScan(s *Session, query string) *scanPlan {
+// planScan recognises a table scan; nil means "use GMS" (absent: the
+// statement has a scan's shape but names no table in storage, which a
+// later statement may create). The fields are filled in once GMS
+// answered it.
+func (e *Engine) planScan(s *Session, query string) (*scanPlan, bool) {
 	stmt, err := ast.Parse(query)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	sel, ok := stmt.(*ast.Select)
 	if !ok || sel.With != nil || sel.QueryOpts != (ast.QueryOpts{}) || sel.GroupBy != nil || sel.Having != nil ||
 		len(sel.OrderBy) > 0 || sel.Limit != nil || sel.Lock != "" || sel.Into != nil || len(sel.From) != 1 ||
 		sel.Where != nil || len(sel.Window) > 0 || len(sel.SelectExprs) == 0 {
-		return nil
+		return nil, false
 	}
 	ate, ok := sel.From[0].(*ast.AliasedTableExpr)
 	if !ok || ate.AsOf != nil || !ate.As.IsEmpty() || ate.Hints != nil {
-		return nil
+		return nil, false
 	}
 	tn, ok := ate.Expr.(ast.TableName)
 	if !ok {
-		return nil
+		return nil, false
 	}
 	p := &scanPlan{}
 	pp := &p.point
@@ -122,7 +124,7 @@ func (e *Engine) planScan(s *Session, query string) *scanPlan {
 	}
 	st := e.store.Catalog().Table(pp.db, pp.table)
 	if st == nil {
-		return nil
+		return nil, true
 	}
 	p.table = st
 	pp.tableID, pp.ncols, pp.results = st.Def.ID, len(st.Schema), s.GetCharacterSetResults()
@@ -130,7 +132,7 @@ func (e *Engine) planScan(s *Session, query string) *scanPlan {
 		switch x := se.(type) {
 		case *ast.StarExpr:
 			if len(sel.SelectExprs) != 1 || !x.TableName.IsEmpty() {
-				return nil
+				return nil, false
 			}
 			for i := range st.Schema {
 				pp.proj = append(pp.proj, i)
@@ -138,18 +140,18 @@ func (e *Engine) planScan(s *Session, query string) *scanPlan {
 		case *ast.AliasedExpr:
 			c, ok := x.Expr.(*ast.ColName)
 			if !ok || !x.As.IsEmpty() || !sameTable(c, pp, "") {
-				return nil
+				return nil, false
 			}
 			i := st.Schema.IndexOfColName(c.Name.String())
 			if i < 0 {
-				return nil
+				return nil, false
 			}
 			pp.proj = append(pp.proj, i)
 		default:
-			return nil
+			return nil, false
 		}
 	}
-	return p
+	return p, false
 }
 
 // tryScan answers a text statement on the scan fast path. cb is the
@@ -181,9 +183,11 @@ func (h *errHandler) tryScan(ctx context.Context, c *mysql.Conn, q string, cb my
 	}
 	// GMS answers; its fields (when it answers with as many columns as
 	// the plan projects) complete a fresh plan.
-	np := h.e.planScan(s, q)
+	np, absent := h.e.planScan(s, q)
 	if np == nil {
-		h.e.scans.put(k, nil)
+		if !absent {
+			h.e.scans.put(k, nil)
+		}
 		return false, cb, nil
 	}
 	recorded := false
