@@ -65,12 +65,7 @@ func (e *Engine) planIndexSelect(s *Session, query string, fields []*querypb.Fie
 	}
 	ip := &indexPlan{aggCol: -1}
 	p := &ip.point
-	p.table, p.db = tn.Name.String(), tn.DbQualifier.String()
-	p.qualified = p.db != ""
-	if !p.qualified {
-		p.db = s.GetCurrentDatabase()
-	}
-	st := e.store.Catalog().Table(p.db, p.table)
+	st := p.resolve(e, s, tn)
 	if st == nil {
 		return nil
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"petrel/storage"
 )
 
 // The point-select fast path. GMS re-binds and re-analyses every execution
@@ -105,6 +107,17 @@ func plainSelect(query string) (*ast.Select, *ast.AliasedTableExpr) {
 	return sel, ate
 }
 
+// resolve names p's table as tn does (the session's current database when
+// unqualified) and returns it from the catalog, nil when there is none.
+func (p *pointPlan) resolve(e *Engine, s *Session, tn ast.TableName) *storage.Table {
+	p.table, p.db = tn.Name.String(), tn.DbQualifier.String()
+	p.qualified = p.db != ""
+	if !p.qualified {
+		p.db = s.GetCurrentDatabase()
+	}
+	return e.store.Catalog().Table(p.db, p.table)
+}
+
 // planPointSelect recognises a point select; nil means "use GMS".
 func (e *Engine) planPointSelect(s *Session, query string, fields []*querypb.Field) *pointPlan {
 	sel, ate := plainSelect(query)
@@ -116,12 +129,8 @@ func (e *Engine) planPointSelect(s *Session, query string, fields []*querypb.Fie
 		return nil
 	}
 	alias := ate.As.String()
-	p := &pointPlan{table: tn.Name.String(), db: tn.DbQualifier.String()}
-	p.qualified = p.db != ""
-	if !p.qualified {
-		p.db = s.GetCurrentDatabase()
-	}
-	st := e.store.Catalog().Table(p.db, p.table)
+	p := &pointPlan{}
+	st := p.resolve(e, s, tn)
 	if st == nil || st.Hidden || len(st.Def.PK) != 1 || !isIntType(st.PKTypes[0]) {
 		return nil
 	}

@@ -55,12 +55,7 @@ func (e *Engine) planRange(s *Session, query string, fields []*querypb.Field) *r
 	}
 	r := &rangePlan{distinct: sel.QueryOpts.Distinct}
 	p := &r.point
-	p.table, p.db = tn.Name.String(), tn.DbQualifier.String()
-	p.qualified = p.db != ""
-	if !p.qualified {
-		p.db = s.GetCurrentDatabase()
-	}
-	st := e.store.Catalog().Table(p.db, p.table)
+	st := p.resolve(e, s, tn)
 	if st == nil || st.Hidden || len(st.Def.PK) != 1 || !isIntType(st.PKTypes[0]) {
 		return nil
 	}

@@ -117,17 +117,12 @@ func (e *Engine) planScan(s *Session, query string) (*scanPlan, bool) {
 	}
 	p := &scanPlan{}
 	pp := &p.point
-	pp.table, pp.db = tn.Name.String(), tn.DbQualifier.String()
-	pp.qualified = pp.db != ""
-	if !pp.qualified {
-		pp.db = s.GetCurrentDatabase()
-	}
-	st := e.store.Catalog().Table(pp.db, pp.table)
+	st := pp.resolve(e, s, tn)
 	if st == nil {
 		return nil, true
 	}
 	p.table = st
-	pp.tableID, pp.ncols, pp.results = st.Def.ID, len(st.Schema), s.GetCharacterSetResults()
+	pp.results = s.GetCharacterSetResults()
 	for _, se := range sel.SelectExprs {
 		switch x := se.(type) {
 		case *ast.StarExpr:

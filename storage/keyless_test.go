@@ -68,6 +68,31 @@ func keylessRows(t *testing.T, e *Engine, tb *Table) map[string]int {
 	return out
 }
 
+// waitsUntil runs op on its own goroutine and fails the test unless op is
+// still waiting after hold, and, once release ran (named event), finishes
+// without error within 10 s.
+func waitsUntil(t *testing.T, what, event string, hold time.Duration, op, release func() error) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- op() }()
+	select {
+	case err := <-done:
+		t.Fatalf("%s did not wait until %s: %v", what, event, err)
+	case <-time.After(hold):
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s still waiting after %s", what, event)
+	}
+}
+
 // TestKeylessDeleteAfterLockWait: two transactions each delete one of two
 // identical rows of a keyless table. The second finds the first's row,
 // waits for its lock, and once the first commits must go on to the other
@@ -91,33 +116,15 @@ func TestKeylessDeleteAfterLockWait(t *testing.T) {
 			if err := apply(a); err != nil {
 				t.Fatal(err)
 			}
-			done := make(chan error, 1)
-			go func() {
+			second := func() error {
 				b := e.Begin()
-				err := apply(b)
-				if err == nil {
-					err = b.Commit(ctx)
-				} else {
+				if err := apply(b); err != nil {
 					b.Rollback()
+					return err
 				}
-				done <- err
-			}()
-			select {
-			case err := <-done:
-				t.Fatalf("the second %s did not wait for the first's row lock: %v", op, err)
-			case <-time.After(200 * time.Millisecond):
+				return b.Commit(ctx)
 			}
-			if err := a.Commit(ctx); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatal(err)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatalf("the second %s still waits after the first committed", op)
-			}
+			waitsUntil(t, "the second "+op, "the first committed", 200*time.Millisecond, second, func() error { return a.Commit(ctx) })
 			want := map[string]int{}
 			if op == "update" {
 				want = map[string]int{"[2 y]": 2}

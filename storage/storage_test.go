@@ -461,8 +461,7 @@ func TestWritesWaitForPipelinedCommit(t *testing.T) {
 			if err != nil || finish == nil {
 				t.Fatalf("CommitStart: %v", err)
 			}
-			done := make(chan error, 1)
-			go func() {
+			waitsUntil(t, op, "the insert it depends on was applied", 300*time.Millisecond, func() error {
 				b := e.Begin()
 				var err error
 				switch op {
@@ -477,28 +476,11 @@ func TestWritesWaitForPipelinedCommit(t *testing.T) {
 					err = errors.New("the transaction wrote nothing")
 				}
 				if err == nil {
-					err = b.Commit(ctx)
-				} else {
-					b.Rollback()
+					return b.Commit(ctx)
 				}
-				done <- err
-			}()
-			select {
-			case err := <-done:
-				t.Fatalf("%s finished before the insert it depends on was applied: %v", op, err)
-			case <-time.After(300 * time.Millisecond):
-			}
-			if err := finish(ctx); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatal(err)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatalf("%s still waiting after the insert was applied", op)
-			}
+				b.Rollback()
+				return err
+			}, func() error { return finish(ctx) })
 			want := map[int64]int64{1: 2}
 			if op == "delete" {
 				want = map[int64]int64{}
