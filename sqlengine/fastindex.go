@@ -429,7 +429,7 @@ func (a *indexAcc) result(sctx *sql.Context, ip *indexPlan, st *storage.Table) (
 		return res, true
 	}
 	for _, row := range a.rows {
-		out, ok := projectRow(sctx, st.Schema, row, p.proj)
+		out, ok := projectRow(sctx, st.Schema, p.results, row, p.proj)
 		if !ok {
 			return nil, false
 		}

@@ -259,7 +259,7 @@ func (e *Engine) execPointSelect(ctx context.Context, s *Session, p *pointPlan, 
 	}
 	res := &sqltypes.Result{Fields: p.fields}
 	if row != nil {
-		out, ok := projectRow(sctx, st.Schema, row, p.proj)
+		out, ok := projectRow(sctx, st.Schema, p.results, row, p.proj)
 		if !ok {
 			return false, nil
 		}
@@ -277,16 +277,17 @@ func (e *Engine) canSelect(ctx *sql.Context, s *Session, p *pointPlan) bool {
 
 var _ = mysql.ComStmtExecute
 
-// projectRow turns the columns proj of a stored row into wire values;
-// ok=false when a value does not convert (the caller lets GMS answer).
-func projectRow(sctx *sql.Context, schema sql.Schema, row sql.Row, proj []int) ([]sqltypes.Value, bool) {
+// projectRow turns the columns proj of a stored row into wire values for
+// a client with character_set_results results (wireValue); ok=false when
+// a value does not convert (the caller lets GMS answer).
+func projectRow(sctx *sql.Context, schema sql.Schema, results sql.CharacterSetID, row sql.Row, proj []int) ([]sqltypes.Value, bool) {
 	out := make([]sqltypes.Value, len(proj))
 	for i, o := range proj {
 		if row[o] == nil {
 			out[i] = sqltypes.NULL
 			continue
 		}
-		v, err := schema[o].Type.SQL(sctx, nil, row[o])
+		v, err := wireValue(sctx, schema[o].Type, results, nil, row[o])
 		if err != nil {
 			return nil, false
 		}

@@ -252,7 +252,7 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 				continue
 			}
 		}
-		out, err := typ.SQL(sctx, nil, v)
+		out, err := wireValue(sctx, typ, p.results, nil, v)
 		if err != nil {
 			return false, nil
 		}

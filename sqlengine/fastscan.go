@@ -268,7 +268,7 @@ func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql
 		}
 		buf = row
 		var ok bool
-		if arena, ok = wireRow(sctx, st.Schema, row, pp.proj, rows[inBatch], arena); !ok {
+		if arena, ok = wireRow(sctx, st.Schema, pp.results, row, pp.proj, rows[inBatch], arena); !ok {
 			if !sent {
 				return false, nil
 			}
@@ -300,16 +300,16 @@ func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql
 const scanArena = 16 << 10
 
 // wireRow converts the columns proj of a stored row into wire values in
-// out, GMS's types writing their bytes into arena's spare capacity (the
+// out (wireValue), the bytes written into arena's spare capacity (the
 // arena grows over what the values use); ok=false when a value does not
 // convert.
-func wireRow(sctx *sql.Context, schema sql.Schema, row sql.Row, proj []int, out []sqltypes.Value, arena []byte) ([]byte, bool) {
+func wireRow(sctx *sql.Context, schema sql.Schema, results sql.CharacterSetID, row sql.Row, proj []int, out []sqltypes.Value, arena []byte) ([]byte, bool) {
 	for i, o := range proj {
 		if row[o] == nil {
 			out[i] = sqltypes.NULL
 			continue
 		}
-		v, err := schema[o].Type.SQL(sctx, arena[len(arena):], row[o])
+		v, err := wireValue(sctx, schema[o].Type, results, arena[len(arena):], row[o])
 		if err != nil {
 			return arena, false
 		}

@@ -82,6 +82,7 @@ var allowed = map[string][]string{
 	"bench/cmd/fanout":        {"lab", "bench/internal/benchkit"},
 	"bench/cmd/compress":      {"lab", "bench/internal/benchkit"},
 	"bench/cmd/sysbench":      {"lab", "bench/internal/benchkit"},
+	"bench/cmd/abcost":        {"lab", "bench/internal/benchkit"},
 }
 
 type pkg struct {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"petrel/bench/internal/benchkit"
 	"petrel/lab"
 )
 
@@ -77,7 +78,7 @@ func runLayout(ctx context.Context, o Options, bin, layout string, round int, lo
 	}
 
 	before := s.w.Stats()
-	cpu0, err := cpuTicks(primary.srv.Pid())
+	cpu0, err := benchkit.ProcessCPU(primary.srv.Pid())
 	if err != nil {
 		return res, err
 	}
@@ -103,14 +104,14 @@ func runLayout(ctx context.Context, o Options, bin, layout string, round int, lo
 	if lagErr != nil {
 		return res, lagErr
 	}
-	cpu1, err := cpuTicks(primary.srv.Pid())
+	cpu1, err := benchkit.ProcessCPU(primary.srv.Pid())
 	if err != nil {
 		return res, err
 	}
 	after := s.w.Stats()
 	res.wanAtoB = after[lab.AtoB].ForwardedBytes - before[lab.AtoB].ForwardedBytes
 	res.wanBtoA = after[lab.BtoA].ForwardedBytes - before[lab.BtoA].ForwardedBytes
-	res.cpuSec = float64(cpu1-cpu0) / clockTicks
+	res.cpuSec = (cpu1 - cpu0).Seconds()
 	res.tps, res.txns = sb.TPS, sb.Transactions
 	res.samples = len(lags)
 	res.lagP50, res.lagP99 = percentile(lags, 50), percentile(lags, 99)

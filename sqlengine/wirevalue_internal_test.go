@@ -1,0 +1,107 @@
+package sqlengine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
+)
+
+// TestWireValueMatchesGMS: the fast paths' own formatting gives the
+// bytes, wire type and errors GMS's Type.SQL gives, for every column
+// type and value it formats itself and for the ones it hands on, under
+// several character_set_results.
+func TestWireValueMatchesGMS(t *testing.T) {
+	utf8Varchar := types.MustCreateString(sqltypes.VarChar, 128, sql.Collation_utf8mb4_0900_ai_ci)
+	cases := []struct {
+		typ  sql.Type
+		vals []any
+		fast bool // formatted by wireValue itself under utf8mb4 results
+	}{
+		{types.Int8, []any{int8(0), int8(-128), int8(127)}, true},
+		{types.Boolean, []any{int8(1), int8(0)}, true},
+		{types.Int16, []any{int16(-32768), int16(32767)}, true},
+		{types.Int24, []any{int32(-1 << 23), int32(1<<23 - 1)}, true},
+		{types.Int32, []any{int32(math.MinInt32), int32(42), int32(math.MaxInt32)}, true},
+		{types.MustCreateNumberTypeWithDisplayWidth(sqltypes.Int8, 1), []any{int8(-7)}, true},
+		{types.Int64, []any{int64(math.MinInt64), int64(math.MaxInt64)}, true},
+		{types.Uint8, []any{uint8(255)}, true},
+		{types.Uint16, []any{uint16(65535)}, true},
+		{types.Uint24, []any{uint32(1<<24 - 1)}, true},
+		{types.Uint32, []any{uint32(math.MaxUint32)}, true},
+		{types.Uint64, []any{uint64(math.MaxUint64)}, true},
+		{utf8Varchar, []any{"", "bob", "héllo wörld ✓ 𝄞"}, true},
+		{types.MustCreateString(sqltypes.Text, 65535, sql.Collation_utf8mb4_bin), []any{"long text"}, true},
+		// Handed to GMS: out of the column's range for the Go type, other
+		// Go types, types that print integers otherwise, CHAR, binary and
+		// non-utf8mb4 text, invalid UTF-8.
+		{types.Int24, []any{int32(1 << 23), int64(5)}, false},
+		{types.Int8, []any{int64(300), int32(5)}, false},
+		{types.Uint24, []any{uint32(1 << 24)}, false},
+		{types.Year, []any{int16(2024)}, false},
+		{types.MustCreateBitType(8), []any{uint64(5)}, false},
+		{types.MustCreateEnumType([]string{"a", "b"}, sql.Collation_Default), []any{uint16(2)}, false},
+		{types.MustCreateSetType([]string{"a", "b"}, sql.Collation_Default), []any{uint64(3)}, false},
+		{types.Float64, []any{float64(-1.5)}, false},
+		{types.MustCreateString(sqltypes.Char, 10, sql.Collation_utf8mb4_0900_ai_ci), []any{"ab"}, false},
+		{types.MustCreateString(sqltypes.VarChar, 10, sql.Collation_latin1_swedish_ci), []any{"åäö"}, false},
+		{types.MustCreateString(sqltypes.VarChar, 10, sql.Collation_utf8mb3_general_ci), []any{"abc"}, false},
+		{types.MustCreateBinary(sqltypes.Binary, 4), []any{"ab"}, false},
+		{types.MustCreateBinary(sqltypes.VarBinary, 4), []any{"ab"}, false},
+		{utf8Varchar, []any{"bad \xff utf8", []byte("bytes")}, false},
+	}
+	for _, results := range []sql.CharacterSetID{sql.CharacterSet_utf8mb4, sql.CharacterSet_latin1, sql.CharacterSet_binary, sql.CharacterSet_utf8mb3} {
+		ctx := sql.NewContext(context.Background(), sql.WithSession(sql.NewBaseSession()))
+		if err := ctx.SetSessionVariable(ctx, "character_set_results", results.String()); err != nil {
+			t.Fatal(err)
+		}
+		if got := ctx.GetCharacterSetResults(); got != results {
+			t.Fatalf("session character_set_results = %v, want %v", got, results)
+		}
+		for _, c := range cases {
+			for _, v := range c.vals {
+				name := fmt.Sprintf("%s/%s/%T(%v)", results, c.typ, v, v)
+				want, wantErr := c.typ.SQL(ctx, nil, v)
+				dest := make([]byte, 0, 64)
+				got, gotErr := wireValue(ctx, c.typ, results, dest, v)
+				if (wantErr != nil) != (gotErr != nil) {
+					t.Errorf("%s: error %v, GMS's %v", name, gotErr, wantErr)
+					continue
+				}
+				if wantErr != nil {
+					continue
+				}
+				if got.Type() != want.Type() || string(got.Raw()) != string(want.Raw()) {
+					t.Errorf("%s: %v %q, GMS's %v %q", name, got.Type(), got.Raw(), want.Type(), want.Raw())
+				}
+				// Formatted here: the bytes land in dest's spare capacity.
+				if c.fast && results == sql.CharacterSet_utf8mb4 && len(got.Raw()) > 0 && &got.Raw()[0] != &dest[:1][0] {
+					t.Errorf("%s: not written into dest", name)
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkWireValue(b *testing.B) {
+	ctx := sql.NewContext(context.Background(), sql.WithSession(sql.NewBaseSession()))
+	vc := types.MustCreateString(sqltypes.VarChar, 128, sql.Collation_utf8mb4_0900_ai_ci)
+	dest := make([]byte, 0, 256)
+	s := "mysqlslap-like text value of some length, ascii only...."
+	b.Run("fast", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = wireValue(ctx, types.Int32, sql.CharacterSet_utf8mb4, dest, int32(123456))
+			_, _ = wireValue(ctx, vc, sql.CharacterSet_utf8mb4, dest, s)
+		}
+	})
+	b.Run("gms", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = types.Int32.SQL(ctx, dest, int32(123456))
+			_, _ = vc.SQL(ctx, dest, s)
+		}
+	})
+}
