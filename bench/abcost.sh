@@ -9,6 +9,11 @@
 #   BINARIES   (required) "name=path ...", the first is the anchor; a path
 #              of "build" builds ./cmd/petrel
 #   WORKLOADS  ["oltp_point_select oltp_read_write"]   THREADS ["4 32"]
+#              sysbench tests, or mysqlslap's --auto-generate-sql load:
+#              "mysqlslap" (the seed's mixed load), "mysqlslap-read",
+#              "mysqlslap-write", at THREADS clients, SLAP_QUERIES [100]
+#              queries per client, SLAP_ITERATIONS [3] (a query counts as
+#              a transaction)
 #   ROUNDS [8]  DURATION [8s]  SETTLE [1s]  TABLES [4]  TABLE_SIZE [10000]
 #   PETREL_ARGS  extra server flags for every binary;  OUT_DIR [bench/out]
 #   TOGETHER [0]  1: all binaries run each measurement at the same time,

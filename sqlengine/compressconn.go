@@ -158,6 +158,26 @@ func (c *compNetConn) NetConn() net.Conn { return c.Conn }
 // handshakeResponseEnd is the offset just past a HandshakeResponse41's
 // fields (connection attributes included), or -1.
 func handshakeResponseEnd(p []byte) int {
+	pos := handshakeAttrsAt(p)
+	if pos < 0 {
+		return -1
+	}
+	caps := uint32(p[0]) | uint32(p[1])<<8 | uint32(p[2])<<16 | uint32(p[3])<<24
+	if caps&0x100000 != 0 { // CLIENT_CONNECT_ATTRS
+		l, next, ok := lenEnc(p, pos)
+		if !ok || l > uint64(len(p)-next) {
+			return -1
+		}
+		pos = next + int(l)
+	}
+	return pos
+}
+
+// handshakeAttrsAt returns the offset in a HandshakeResponse41 payload at
+// which its connection attributes (CLIENT_CONNECT_ATTRS) begin: after
+// the user, auth response, database and plugin name; -1 when the
+// response is shorter than its fields.
+func handshakeAttrsAt(p []byte) int {
 	const fixed = 4 + 4 + 1 + 23
 	if len(p) < fixed {
 		return -1
@@ -197,13 +217,6 @@ func handshakeResponseEnd(p []byte) int {
 	}
 	if caps&0x80000 != 0 && !nul() { // CLIENT_PLUGIN_AUTH
 		return -1
-	}
-	if caps&0x100000 != 0 { // CLIENT_CONNECT_ATTRS
-		l, next, ok := lenEnc(p, pos)
-		if !ok || l > uint64(len(p)-next) {
-			return -1
-		}
-		pos = next + int(l)
 	}
 	return pos
 }

@@ -131,6 +131,7 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	registerStatus(e)
+	e.registerConnectAttrs()
 	e.gate = newConnGate(opts.Logger, e.connAccount)
 	e.gate.tlsCfg = opts.TLS
 	e.gate.requiresSSL = e.requiresSSL
@@ -256,6 +257,7 @@ func (e *Engine) NewSession(_ context.Context, conn *mysql.Conn, addr string) (s
 			_ = s.SetStatusVariable(ctx, "Ssl_version", tlsVersionName(st.Version))
 		}
 		noteCompression(s, cc)
+		s.attrs = cc.attrs
 	}
 	if err := s.applyHandshake(sql.NewEmptyContext(), conn.CharacterSet); err != nil {
 		return nil, err

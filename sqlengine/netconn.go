@@ -126,6 +126,9 @@ type cmdConn struct {
 	// vitess's goroutine and by writers once on.
 	comp        *compState
 	compChecked bool
+	// attrs are the connection attributes of the handshake response
+	// (connattrs.go), set before vitess reads it.
+	attrs []connAttr
 
 	mu       sync.Mutex
 	register *RegisterRequest
@@ -448,6 +451,7 @@ func (c *cmdConn) handshakeFrame(hdr [4]byte, n int) error {
 		// The handshake response (after the SSLRequest, under TLS).
 		c.compChecked = true
 		c.negotiateCompression(b[4:])
+		c.attrs = parseConnAttrs(b[4:])
 	}
 	if c.tc.Load() == nil && c.seq == 1 && n >= 4 {
 		if binary.LittleEndian.Uint32(b[4:])&clientSSL != 0 && n == sslRequestLen {

@@ -39,6 +39,9 @@ type Session struct {
 	// nextReadOnly is the access mode SET TRANSACTION READ ONLY / READ
 	// WRITE (no scope) gave the next transaction (readonly.go).
 	nextReadOnly *bool
+	// attrs are the client's connection attributes (connattrs.go), set
+	// before the session is listed and never changed.
+	attrs []connAttr
 }
 
 var (

@@ -51,6 +51,9 @@ type config struct {
 	// instead of one after another: the host's speed then changes for
 	// all of them at once, at the price of their sharing the cores.
 	together bool
+	// slapQueries is mysqlslap's queries per client, slapIterations its
+	// --iterations (SLAP_QUERIES [100], SLAP_ITERATIONS [3]).
+	slapQueries, slapIterations int
 }
 
 // measurement is one workload at one thread count.
@@ -176,11 +179,19 @@ func parseConfig() (config, error) {
 		tableSize:  benchkit.EnvInt("TABLE_SIZE", 10000),
 		petrelArgs: benchkit.Fields(os.Getenv("PETREL_ARGS")),
 		together:   os.Getenv("TOGETHER") == "1",
+
+		slapQueries:    benchkit.EnvInt("SLAP_QUERIES", 100),
+		slapIterations: benchkit.EnvInt("SLAP_ITERATIONS", 3),
 	}
 	for _, f := range benchkit.Fields(os.Getenv("BINARIES")) {
 		name, path, ok := strings.Cut(f, "=")
 		if !ok || name == "" || path == "" {
 			return cfg, fmt.Errorf("BINARIES entry %q: want name=path", f)
+		}
+		for _, b := range cfg.binaries {
+			if b.name == name {
+				return cfg, fmt.Errorf("BINARIES names %q twice", name)
+			}
 		}
 		cfg.binaries = append(cfg.binaries, binary{name, path})
 	}
@@ -279,21 +290,49 @@ func (s *server) measure(ctx context.Context, cfg config, m measurement) (run, e
 	if err != nil {
 		return run{}, err
 	}
-	res, err := lab.RunSysbench(ctx, lab.SysbenchOptions{
-		Workload: m.workload, Port: s.p.Port(), Password: password, DB: benchDB,
-		Tables: cfg.tables, TableSize: cfg.tableSize, Threads: m.threads, Duration: cfg.duration,
-	})
-	if err != nil {
-		return run{}, err
+	var tps float64
+	var txns int64
+	if strings.HasPrefix(m.workload, slapPrefix) {
+		// mysqlslap's auto-generated load: a transaction is a query.
+		res, err := lab.RunMysqlslap(ctx, lab.MysqlslapOptions{
+			Port: s.p.Port(), Password: password, Concurrency: m.threads,
+			Queries: cfg.slapQueries * m.threads, Iterations: cfg.slapIterations,
+			ExtraArgs: slapArgs(m.workload),
+		})
+		if err != nil {
+			return run{}, err
+		}
+		tps, txns = res.QPS, int64(res.Queries)*int64(cfg.slapIterations)
+	} else {
+		res, err := lab.RunSysbench(ctx, lab.SysbenchOptions{
+			Workload: m.workload, Port: s.p.Port(), Password: password, DB: benchDB,
+			Tables: cfg.tables, TableSize: cfg.tableSize, Threads: m.threads, Duration: cfg.duration,
+		})
+		if err != nil {
+			return run{}, err
+		}
+		tps, txns = res.TPS, res.Transactions
 	}
 	c1, err := benchkit.ProcessCPU(s.p.Pid())
 	if err != nil {
 		return run{}, err
 	}
-	if res.Transactions <= 0 {
+	if txns <= 0 {
 		return run{}, fmt.Errorf("no transactions")
 	}
-	return run{tps: res.TPS, cpuPerTx: float64((c1 - c0).Microseconds()) / float64(res.Transactions)}, nil
+	return run{tps: tps, cpuPerTx: float64((c1 - c0).Microseconds()) / float64(txns)}, nil
+}
+
+// slapPrefix names mysqlslap's auto-generated load in WORKLOADS:
+// "mysqlslap" is the seed's mixed load, "mysqlslap-read" and
+// "mysqlslap-write" its other load types.
+const slapPrefix = "mysqlslap"
+
+func slapArgs(workload string) []string {
+	if t, ok := strings.CutPrefix(workload, slapPrefix+"-"); ok {
+		return []string{"--auto-generate-sql-load-type=" + t}
+	}
+	return nil
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
