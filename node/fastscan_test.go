@@ -65,7 +65,8 @@ func TestFastScanMatchesGMS(t *testing.T) {
 		"SELECT * FROM p",
 		"SELECT v, id FROM p",
 		"SELECT * FROM vacant",
-		"SELECT v FROM p\x00", // mysqlslap sends the C string's NUL
+		"SELECT v FROM p\x00",                        // mysqlslap sends the C string's NUL
+		"SELECT /*!40001 SQL_NO_CACHE */ * FROM `k`", // mysqldump's and mariadb-dump's
 	}
 	// Other shapes: GMS answers (they are not counted as fast reads).
 	others := []string{
@@ -76,6 +77,10 @@ func TestFastScanMatchesGMS(t *testing.T) {
 		"SELECT a FROM k LIMIT 3",
 		"SELECT * FROM k, p",
 		"SELECT * FROM information_schema.schemata",
+		"SELECT SQL_CALC_FOUND_ROWS a FROM k",
+		"SELECT a/2 FROM k",
+		"SELECT /*!40001 SQL_NO_CACHE */ a FROM k /* x */ WHERE a",
+		"SELECT a FROM k UNION ALL SELECT id FROM p", // not a SELECT: a set operation
 	}
 	type answer struct {
 		cols []string

@@ -372,7 +372,7 @@ func (e *Engine) execIndexSelect(ctx context.Context, s *Session, ip *indexPlan,
 	if !ok {
 		return false, nil
 	}
-	return true, cb(res)
+	return true, sendRead(s, res, cb)
 }
 
 // indexAcc accumulates an index plan's rows or aggregate.

@@ -266,7 +266,17 @@ func (e *Engine) execPointSelect(ctx context.Context, s *Session, p *pointPlan, 
 		res.Rows = [][]sqltypes.Value{out}
 		res.RowsAffected = 0
 	}
-	return true, cb(res)
+	return true, sendRead(s, res, cb)
+}
+
+// sendRead sends a fast read's result and leaves the session as GMS
+// leaves it after a SELECT: the previous statement's warnings cleared,
+// FOUND_ROWS() the rows sent, ROW_COUNT() -1.
+func sendRead(s *Session, res *sqltypes.Result, cb func(*sqltypes.Result) error) error {
+	s.ClearWarnings()
+	s.SetLastQueryInfoInt(sql.RowCount, -1)
+	s.SetLastQueryInfoInt(sql.FoundRows, int64(len(res.Rows)))
+	return cb(res)
 }
 
 // canSelect checks the SELECT privilege (once per plan, account and

@@ -164,7 +164,7 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 		if r.sum {
 			res.Rows = [][]sqltypes.Value{{sqltypes.NULL}}
 		}
-		return true, cb(res)
+		return true, sendRead(s, res, cb)
 	}
 	it, err := txn.Scan(ctx, st, 0, bounds[0], keys.PrefixSuccessor(bounds[1]), false)
 	if err != nil {
@@ -205,14 +205,14 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 	if r.sum {
 		if n == 0 {
 			res.Rows = [][]sqltypes.Value{{sqltypes.NULL}}
-			return true, cb(res)
+			return true, sendRead(s, res, cb)
 		}
 		out, err := types.Float64.SQL(sctx, nil, float64(sum))
 		if err != nil {
 			return false, nil
 		}
 		res.Rows = [][]sqltypes.Value{{out}}
-		return true, cb(res)
+		return true, sendRead(s, res, cb)
 	}
 	compare := func(a, b any) (int, error) { return typ.Compare(sctx, a, b) }
 	if st, ok := typ.(sql.StringType); ok && st.CharacterSet() != sql.CharacterSet_binary {
@@ -258,7 +258,7 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 		}
 		res.Rows = append(res.Rows, []sqltypes.Value{out})
 	}
-	return true, cb(res)
+	return true, sendRead(s, res, cb)
 }
 
 // readTxnFor returns the transaction of a fast-path read: the session's

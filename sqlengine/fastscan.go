@@ -24,7 +24,9 @@ import (
 //
 // (no WHERE, alias, expression, DISTINCT, GROUP BY, ORDER BY, LIMIT or
 // locking clause: a whole table in storage order, as the seed's mysqlslap
-// --auto-generate-sql reads its table) over a table in storage are
+// --auto-generate-sql reads its table; SQL_NO_CACHE allowed, as
+// mysqldump's and mariadb-dump's `SELECT /*!40001 SQL_NO_CACHE */ * FROM
+// t` reads each table) over a table in storage are
 // answered with one storage scan streamed to the client, without GMS's
 // parse, analysis and row pipeline. GMS answers the first execution of
 // each statement text (per current database); the result fields it sent
@@ -74,7 +76,8 @@ func (c *scanPlans) put(k scanKey, p *scanPlan) {
 
 // scanText is a cheap filter run on every text statement before any map
 // lookup or parse: a plain scan has only identifiers, '*', ',', '.',
-// backquotes and spaces, and starts with SELECT.
+// backquotes, spaces and the characters of mysqldump's version comment,
+// and starts with SELECT.
 func scanText(q string) bool {
 	if len(q) < len("select * from t") || len(q) > 1024 || !strings.EqualFold(q[:6], "select") {
 		return false
@@ -84,7 +87,8 @@ func scanText(q string) bool {
 		switch {
 		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9',
 			c == '_', c == '$', c == '*', c == ',', c == '.', c == '`',
-			c == ' ', c == '\t', c == '\n', c == '\r':
+			c == ' ', c == '\t', c == '\n', c == '\r',
+			c == '/', c == '!': // mysqldump's /*!40001 SQL_NO_CACHE */
 		default:
 			return false
 		}
@@ -102,7 +106,13 @@ func (e *Engine) planScan(s *Session, query string) (*scanPlan, bool) {
 		return nil, false
 	}
 	sel, ok := stmt.(*ast.Select)
-	if !ok || sel.With != nil || sel.QueryOpts != (ast.QueryOpts{}) || sel.GroupBy != nil || sel.Having != nil ||
+	if !ok {
+		return nil, false
+	}
+	// SQL_NO_CACHE (mysqldump and mariadb-dump send it) changes nothing.
+	opts := sel.QueryOpts
+	opts.SQLNoCache = false
+	if sel.With != nil || opts != (ast.QueryOpts{}) || sel.GroupBy != nil || sel.Having != nil ||
 		len(sel.OrderBy) > 0 || sel.Limit != nil || sel.Lock != "" || sel.Into != nil || len(sel.From) != 1 ||
 		sel.Where != nil || len(sel.Window) > 0 || len(sel.SelectExprs) == 0 {
 		return nil, false
