@@ -95,7 +95,28 @@ func mainErr() int {
 	ctx, stop := benchkit.SignalContext()
 	defer stop()
 	started := time.Now()
+	report, err := measureAll(ctx, logger, cfg, started)
+	if err != nil {
+		logger.Error("abcost", "err", err)
+		return 1
+	}
+	fmt.Print(report)
+	path := filepath.Join(cfg.outDir, "abcost-"+started.UTC().Format("2006-01-02-150405")+".md")
+	if err := benchkit.WriteReport(path, report); err != nil {
+		logger.Error("write report", "err", err)
+		return 1
+	}
+	logger.Info("report written", "path", path)
+	if ctx.Err() != nil {
+		return 1
+	}
+	return 0
+}
 
+// measureAll starts every binary, runs every round and returns the
+// report; the servers are stopped and their datadirs removed before it
+// returns. An interrupted run (ctx done) reports the rounds that ran.
+func measureAll(ctx context.Context, logger *slog.Logger, cfg config, started time.Time) (string, error) {
 	var servers []*server
 	defer func() {
 		for _, s := range servers {
@@ -111,8 +132,7 @@ func mainErr() int {
 			servers = append(servers, s)
 		}
 		if err != nil {
-			logger.Error("start failed", "binary", b.name, "err", err)
-			return 1
+			return "", fmt.Errorf("start %s: %w", b.name, err)
 		}
 	}
 	byName := map[string]*server{}
@@ -147,18 +167,7 @@ func mainErr() int {
 			}
 		}
 	}
-	report := formatReport(cfg, started, servers, ctx.Err() != nil)
-	fmt.Print(report)
-	path := filepath.Join(cfg.outDir, "abcost-"+started.UTC().Format("2006-01-02-150405")+".md")
-	if err := benchkit.WriteReport(path, report); err != nil {
-		logger.Error("write report", "err", err)
-		return 1
-	}
-	logger.Info("report written", "path", path)
-	if ctx.Err() != nil {
-		return 1
-	}
-	return 0
+	return formatReport(cfg, started, servers, ctx.Err() != nil), nil
 }
 
 func (c config) measurements() []measurement {
