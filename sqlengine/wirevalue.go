@@ -15,10 +15,10 @@ import (
 // the bytes into dest's spare capacity where it can, as GMS's t.SQL
 // does. The commonest columns are formatted here, without GMS's
 // per-value session lookups: integers as decimal digits, and utf8mb4
-// text sent to a utf8mb4 client as its bytes (which GMS's conversion
-// leaves unchanged once it has checked they are valid UTF-8). Every
-// other value, and text that is not valid UTF-8 (GMS's error), goes to
-// t.SQL.
+// text as its bytes where GMS's conversion leaves them unchanged (valid
+// UTF-8 to a utf8mb4 client, ASCII to a latin1 one: textPassThrough).
+// Every other value, and text that is not valid UTF-8 (GMS's error),
+// goes to t.SQL.
 func wireValue(sctx *sql.Context, t sql.Type, results sql.CharacterSetID, dest []byte, v any) (sqltypes.Value, error) {
 	switch x := v.(type) {
 	case int64:
@@ -54,8 +54,10 @@ func wireValue(sctx *sql.Context, t sql.Type, results sql.CharacterSetID, dest [
 			return sqltypes.MakeTrusted(q, strconv.AppendUint(dest, uint64(x), 10)), nil
 		}
 	case string:
-		if st, ok := t.(types.StringType); ok && sameUTF8Text(st, results) && utf8.ValidString(x) {
-			return sqltypes.MakeTrusted(st.Type(), append(dest, x...)), nil
+		if st, ok := t.(types.StringType); ok {
+			if pass := textPassThrough(st, results); (pass == passValid && utf8.ValidString(x)) || (pass == passASCII && isASCIIString(x)) {
+				return sqltypes.MakeTrusted(st.Type(), append(dest, x...)), nil
+			}
 		}
 	}
 	return t.SQL(sctx, dest, v)
@@ -73,18 +75,48 @@ func integerType(t sql.Type) querypb.Type {
 	return sqltypes.Null
 }
 
-// sameUTF8Text reports whether GMS sends a value of the text column st
-// to a client with character_set_results results unchanged: VARCHAR or
-// TEXT (CHAR and the binary types are left to GMS) in utf8mb4, sent as
-// utf8mb4 (results utf8mb4, or unset or binary, which mean "the
-// column's own").
-func sameUTF8Text(st types.StringType, results sql.CharacterSetID) bool {
+// textPass is which text values GMS sends unchanged.
+type textPass uint8
+
+const (
+	passNone  textPass = iota
+	passValid          // every valid UTF-8 value
+	passASCII          // every ASCII value
+)
+
+// textPassThrough reports which values of the text column st GMS sends
+// to a client with character_set_results results as they are stored:
+// only for VARCHAR and TEXT in utf8mb4 (CHAR and the binary types are
+// left to GMS); all valid UTF-8 when they are sent as utf8mb4 (results
+// utf8mb4, or unset or binary, which mean "the column's own"); ASCII
+// when the result set's encoder maps ASCII to itself (latin1, the
+// MariaDB and MySQL command-line tools' default, and the other sets
+// resultenc.go wraps).
+func textPassThrough(st types.StringType, results sql.CharacterSetID) textPass {
 	if q := st.Type(); q != sqltypes.VarChar && q != sqltypes.Text {
-		return false
+		return passNone
 	}
 	cs := st.CharacterSet()
 	if cs != sql.CharacterSet_utf8mb4 {
-		return false
+		return passNone
 	}
-	return results == cs || results == sql.CharacterSet_Unspecified || results == sql.CharacterSet_binary
+	if results == cs || results == sql.CharacterSet_Unspecified || results == sql.CharacterSet_binary {
+		return passValid
+	}
+	if results >= sql.CharacterSetID(len(characterSetArray)) {
+		return passNone
+	}
+	if _, ok := characterSetArray[results].Encoder.(asciiFastEncoder); ok {
+		return passASCII
+	}
+	return passNone
+}
+
+func isASCIIString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
