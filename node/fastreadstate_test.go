@@ -19,35 +19,14 @@ func TestFastReadsSessionState(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	scalar := func(q string) int64 {
-		t.Helper()
-		var v int64
-		if err := c.QueryRowContext(ctx, q).Scan(&v); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		return v
-	}
-	count := func(q string) int {
-		t.Helper()
-		rows, err := c.QueryContext(ctx, q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		defer rows.Close()
-		n := 0
-		for rows.Next() {
-			n++
-		}
-		return n
-	}
-	warnings := func() int { return count("SHOW WARNINGS") }
+	warnings := func() int { return connRowCount(t, c, "SHOW WARNINGS") }
 	// The statement before each fast read: 7 rows and a warning.
 	const before = "SELECT 1/0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6"
-	if n := count(before); n != 7 || warnings() == 0 {
+	if n := connRowCount(t, c, before); n != 7 || warnings() == 0 {
 		t.Fatalf("setup: %d rows (want 7) or no warning", n)
 	}
-	count(before)
-	if got := scalar("SELECT FOUND_ROWS()"); got != 7 {
+	connRowCount(t, c, before)
+	if got := connInt(t, c, "SELECT FOUND_ROWS()"); got != 7 {
 		t.Fatalf("setup: FOUND_ROWS() %d, want 7", got)
 	}
 	for _, tc := range []struct {
@@ -81,14 +60,14 @@ func TestFastReadsSessionState(t *testing.T) {
 		}
 		fast := statusInt(t, root, "Petrel_fast_path_reads")
 		for i := 1; i <= 2; i++ { // GMS answers the first execution, the fast path the next ones
-			count(before)
+			connRowCount(t, c, before)
 			run()
 			if w := warnings(); w != 0 {
 				t.Errorf("%s %v (execution %d): SHOW WARNINGS lists %d after it, want 0", tc.q, tc.args, i, w)
 			}
-			count(before)
+			connRowCount(t, c, before)
 			run()
-			if got := scalar("SELECT FOUND_ROWS()"); got != tc.found {
+			if got := connInt(t, c, "SELECT FOUND_ROWS()"); got != tc.found {
 				t.Errorf("%s %v (execution %d): FOUND_ROWS() %d, want %d", tc.q, tc.args, i, got, tc.found)
 			}
 		}

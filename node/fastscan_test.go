@@ -139,47 +139,26 @@ func TestFastScanSessionState(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	count := func(c *sql.Conn, q string) int {
-		t.Helper()
-		rows, err := c.QueryContext(ctx, q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		defer rows.Close()
-		n := 0
-		for rows.Next() {
-			n++
-		}
-		return n
-	}
-	scalar := func(c *sql.Conn, q string) int64 {
-		t.Helper()
-		var v int64
-		if err := c.QueryRowContext(ctx, q).Scan(&v); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		return v
-	}
 	const scan = "SELECT * FROM ss.t"
-	count(a, scan) // GMS answers once; a plan is made
+	connRowCount(t, a, scan) // GMS answers once; a plan is made
 	before := statusInt(t, root, "Petrel_fast_path_reads")
 	if _, err := a.ExecContext(ctx, "START TRANSACTION"); err != nil {
 		t.Fatal(err)
 	}
-	if got := count(a, scan); got != 3 {
+	if got := connRowCount(t, a, scan); got != 3 {
 		t.Fatalf("first read in the transaction: %d rows, want 3", got)
 	}
 	mustExec(t, root, "INSERT INTO ss.t VALUES (4, 4)")
-	if got := count(a, scan); got != 3 {
+	if got := connRowCount(t, a, scan); got != 3 {
 		t.Fatalf("second read in the transaction: %d rows, want the snapshot's 3", got)
 	}
-	if got := scalar(a, "SELECT FOUND_ROWS()"); got != 3 {
+	if got := connInt(t, a, "SELECT FOUND_ROWS()"); got != 3 {
 		t.Errorf("FOUND_ROWS() after a fast scan: %d, want 3", got)
 	}
 	if _, err := a.ExecContext(ctx, "COMMIT"); err != nil {
 		t.Fatal(err)
 	}
-	if got := count(a, scan); got != 4 {
+	if got := connRowCount(t, a, scan); got != 4 {
 		t.Fatalf("after COMMIT: %d rows, want 4", got)
 	}
 	if used := statusInt(t, root, "Petrel_fast_path_reads") - before; used != 3 {
@@ -188,7 +167,7 @@ func TestFastScanSessionState(t *testing.T) {
 	if _, err := a.ExecContext(ctx, "SET SESSION sql_select_limit = 2"); err != nil {
 		t.Fatal(err)
 	}
-	if got := count(a, scan); got != 2 {
+	if got := connRowCount(t, a, scan); got != 2 {
 		t.Errorf("sql_select_limit = 2: %d rows", got)
 	}
 	if _, err := a.ExecContext(ctx, "SET SESSION sql_select_limit = DEFAULT"); err != nil {

@@ -1,6 +1,7 @@
 package node_test
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"io"
@@ -49,6 +50,31 @@ func mustExec(t *testing.T, db *sql.DB, qs ...string) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+}
+
+// connRowCount runs q on c and counts the rows it returns.
+func connRowCount(t *testing.T, c *sql.Conn, q string) int {
+	t.Helper()
+	rows, err := c.QueryContext(context.Background(), q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	return n
+}
+
+// connInt runs q on c and returns its one integer.
+func connInt(t *testing.T, c *sql.Conn, q string) int64 {
+	t.Helper()
+	var v int64
+	if err := c.QueryRowContext(context.Background(), q).Scan(&v); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return v
 }
 
 func queryRows(t *testing.T, db *sql.DB, q string, args ...any) [][]string {

@@ -55,7 +55,7 @@ func wireValue(sctx *sql.Context, t sql.Type, results sql.CharacterSetID, dest [
 		}
 	case string:
 		if st, ok := t.(types.StringType); ok {
-			if pass := textPassThrough(st, results); (pass == passValid && utf8.ValidString(x)) || (pass == passASCII && isASCIIString(x)) {
+			if pass := textPassThrough(st, results); (pass == passValid && utf8.ValidString(x)) || (pass == passASCII && isASCIIText(x)) {
 				return sqltypes.MakeTrusted(st.Type(), append(dest, x...)), nil
 			}
 		}
@@ -110,13 +110,4 @@ func textPassThrough(st types.StringType, results sql.CharacterSetID) textPass {
 		return passASCII
 	}
 	return passNone
-}
-
-func isASCIIString(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }

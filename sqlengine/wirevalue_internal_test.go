@@ -82,7 +82,7 @@ func TestWireValueMatchesGMS(t *testing.T) {
 				// Formatted here: the bytes land in dest's spare capacity
 				// (for a latin1 client, ASCII text too).
 				s, isText := v.(string)
-				here := c.fast && (results == sql.CharacterSet_utf8mb4 || !isText || (results == sql.CharacterSet_latin1 && isASCIIString(s)))
+				here := c.fast && (results == sql.CharacterSet_utf8mb4 || !isText || (results == sql.CharacterSet_latin1 && isASCIIText(s)))
 				if here && len(got.Raw()) > 0 && &got.Raw()[0] != &dest[:1][0] {
 					t.Errorf("%s: not written into dest", name)
 				}

@@ -145,7 +145,7 @@ func measureAll(ctx context.Context, logger *slog.Logger, cfg config, started ti
 		logger.Info("round", "round", r, "of", cfg.rounds, "order", strings.Join(order, " "))
 		for _, m := range cfg.measurements() {
 			if cfg.together {
-				if err := sleep(ctx, cfg.settle); err != nil {
+				if err := benchkit.Sleep(ctx, cfg.settle); err != nil {
 					break
 				}
 				var wg sync.WaitGroup
@@ -160,7 +160,7 @@ func measureAll(ctx context.Context, logger *slog.Logger, cfg config, started ti
 				continue
 			}
 			for _, name := range order {
-				if err := sleep(ctx, cfg.settle); err != nil {
+				if err := benchkit.Sleep(ctx, cfg.settle); err != nil {
 					break
 				}
 				byName[name].measureAndRecord(ctx, logger, cfg, m, r)
@@ -342,15 +342,4 @@ func slapArgs(workload string) []string {
 		return []string{"--auto-generate-sql-load-type=" + t}
 	}
 	return nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -395,7 +395,7 @@ func measure(ctx context.Context, logger *slog.Logger, cfg config, runs map[stri
 				if !sr.ready() {
 					continue
 				}
-				if err := sleep(ctx, cfg.settle); err != nil {
+				if err := benchkit.Sleep(ctx, cfg.settle); err != nil {
 					return
 				}
 				sr.runOnce(ctx, cfg, key, round)
@@ -412,21 +412,6 @@ func serverOrder(servers []string, round int) []string {
 		slices.Reverse(order)
 	}
 	return order
-}
-
-// sleep waits d, or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // runOnce runs one measurement's round against the server and records
