@@ -49,7 +49,7 @@ const maxPayload = 1 << 30
 const DefaultCompressionLevel = 3
 
 // zstdDecoder is shared (DecodeAll is safe for concurrent use); the
-// encoders are the protocol's (mysqlcompress.ZstdEncoder).
+// encoder is the protocol's (mysqlcompress.ZstdAppend).
 var (
 	zstdDecOnce sync.Once
 	zstdDecoder *zstd.Decoder
@@ -81,7 +81,7 @@ func payloadInner(dst, events []byte, ends []int) []byte {
 // appendPayloadBody appends a TRANSACTION_PAYLOAD body compressing inner
 // (the events in their payload form) at zstd level.
 func appendPayloadBody(b, inner []byte, level int) []byte {
-	z := mysqlcompress.ZstdEncoder(level).EncodeAll(inner, nil)
+	z := mysqlcompress.ZstdAppend(nil, inner, level)
 	field := func(typ, v uint64) {
 		b = appendPackedInt(b, typ)
 		b = appendPackedInt(b, uint64(packedIntLen(v)))

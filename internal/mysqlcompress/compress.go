@@ -83,6 +83,8 @@ type Reader struct {
 	out  []byte
 	left []byte
 	zr   io.ReadCloser
+	// stream, when not nil, follows streamed zstd (stream.go).
+	stream *streamDec
 	// Bytes counts the compressed bytes read (headers included).
 	Bytes atomic.Uint64
 }
@@ -143,8 +145,8 @@ func (r *Reader) next() error {
 
 // decompress expands one payload into exactly ulen bytes.
 func (r *Reader) decompress(in []byte, ulen int) ([]byte, error) {
-	if cap(r.out) < ulen {
-		r.out = make([]byte, ulen)
+	if cap(r.out) < ulen+1 {
+		r.out = make([]byte, ulen+1)
 	}
 	out := r.out[:ulen]
 	switch r.algo {
@@ -167,6 +169,12 @@ func (r *Reader) decompress(in []byte, ulen int) ([]byte, error) {
 		}
 		return out, nil
 	case Zstd:
+		if r.stream != nil {
+			if err := r.stream.expand(in, out); err != nil {
+				return nil, err
+			}
+			return out, nil
+		}
 		got, err := zstdDecoder().DecodeAll(in, out[:0])
 		if err != nil {
 			return nil, fmt.Errorf("%w: zstd: %v", ErrCorrupt, err)
@@ -190,6 +198,8 @@ type Writer struct {
 	buf   []byte
 	zw    *zlib.Writer
 	zbuf  bytes.Buffer
+	// stream, when not nil, makes the packets one zstd stream (stream.go).
+	stream *streamEnc
 	// Bytes counts the compressed bytes written (headers included).
 	Bytes atomic.Uint64
 }
@@ -212,10 +222,17 @@ func (w *Writer) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	b := w.buf[:0]
+	most := maxPayload
+	if w.stream != nil {
+		most -= 64 << 10 // room for the blocks' headers of incompressible bytes
+	}
 	for rest := p; len(rest) > 0 || len(p) == 0; {
-		chunk := rest[:min(len(rest), maxPayload)]
+		chunk := rest[:min(len(rest), most)]
 		rest = rest[len(chunk):]
-		b = w.appendPacket(b, chunk)
+		var err error
+		if b, err = w.appendPacket(b, chunk); err != nil {
+			return 0, err
+		}
 		if len(p) == 0 {
 			break
 		}
@@ -230,31 +247,42 @@ func (w *Writer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (w *Writer) appendPacket(b, chunk []byte) []byte {
+func (w *Writer) appendPacket(b, chunk []byte) ([]byte, error) {
 	at := len(b)
 	b = append(b, make([]byte, HeaderLen)...)
 	ulen := 0
-	if len(chunk) >= MinCompressLength && w.algo != None {
+	switch {
+	case len(chunk) < MinCompressLength || w.algo == None:
+		b = append(b, chunk...)
+	case w.stream != nil:
+		// Sent compressed whatever its size: the stream's history holds it.
+		var err error
+		if b, err = w.stream.appendStreamed(b, chunk); err != nil {
+			return nil, err
+		}
+		if len(b)-at-HeaderLen > maxPayload {
+			return nil, fmt.Errorf("mysqlcompress: %d plain bytes streamed to %d, over a packet", len(chunk), len(b)-at-HeaderLen)
+		}
+		ulen = len(chunk)
+	default:
 		b = w.compress(b, chunk)
 		if len(b)-at-HeaderLen < len(chunk) {
 			ulen = len(chunk)
 		} else {
 			b = append(b[:at+HeaderLen], chunk...) // it did not shrink
 		}
-	} else {
-		b = append(b, chunk...)
 	}
 	clen := len(b) - at - HeaderLen
 	h := b[at:]
 	h[0], h[1], h[2] = byte(clen), byte(clen>>8), byte(clen>>16)
 	h[3] = w.seq.next()
 	h[4], h[5], h[6] = byte(ulen), byte(ulen>>8), byte(ulen>>16)
-	return b
+	return b, nil
 }
 
 func (w *Writer) compress(b, chunk []byte) []byte {
 	if w.algo == Zstd {
-		return ZstdEncoder(w.level).EncodeAll(chunk, b)
+		return ZstdAppend(b, chunk, w.level)
 	}
 	w.zbuf.Reset()
 	if w.zw == nil {
@@ -274,10 +302,14 @@ var (
 	zstdDec  *zstd.Decoder
 )
 
-// ZstdEncoder returns the shared encoder for a zstd level (1-22): one per
-// klauspost speed level, safe for concurrent EncodeAll. The binary log's
-// transaction payloads use it too.
-func ZstdEncoder(level int) *zstd.Encoder {
+// zstdGoAppend is ZstdAppend by the pure-Go encoder.
+func zstdGoAppend(dst, src []byte, level int) []byte {
+	return zstdEncoder(level).EncodeAll(src, dst)
+}
+
+// zstdEncoder returns the shared pure-Go encoder for a zstd level (1-22):
+// one per klauspost speed level, safe for concurrent EncodeAll.
+func zstdEncoder(level int) *zstd.Encoder {
 	l := zstd.EncoderLevelFromZstd(level)
 	zstdMu.Lock()
 	defer zstdMu.Unlock()

@@ -3,6 +3,7 @@ package mysqlcompress
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand"
 	"strings"
@@ -84,4 +85,63 @@ func FuzzReader(f *testing.F) {
 		}
 		_, _ = io.ReadAll(NewReader(bytes.NewReader(b), algo, nil))
 	})
+}
+
+// TestZstdAppendEncoders: the frames ZstdAppend makes (the C library's
+// with cgo) and the pure-Go encoder's both expand to the input with the
+// shared decoder, appended after what dst held, at MySQL's levels and
+// sizes from empty to past the context's kept buffer; concurrent calls do
+// not mix their frames.
+func TestZstdAppendEncoders(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	words := make([]string, 30)
+	for i := range words {
+		words[i] = fmt.Sprint(r.Int63())
+	}
+	var inputs [][]byte
+	for _, n := range []int{0, 1, 100, 5000, 300 << 10} {
+		var b []byte
+		for len(b) < n {
+			b = append(b, words[r.Intn(len(words))]...)
+		}
+		inputs = append(inputs, b[:n])
+	}
+	check := func(name string, enc func(dst, src []byte, level int) []byte) {
+		for _, level := range []int{1, 3, 9, 19} {
+			for _, in := range inputs {
+				out := enc([]byte("prefix"), in, level)
+				if string(out[:6]) != "prefix" {
+					t.Fatalf("%s level %d: dst's bytes not kept", name, level)
+				}
+				got, err := zstdDecoder().DecodeAll(out[6:], nil)
+				if err != nil || !bytes.Equal(got, in) {
+					t.Fatalf("%s level %d, %d bytes: expands to %d bytes, %v", name, level, len(in), len(got), err)
+				}
+				if len(in) >= 5000 && len(out)-6 >= len(in)*3/4 {
+					t.Fatalf("%s level %d: %d bytes compressed to %d", name, level, len(in), len(out)-6)
+				}
+			}
+		}
+	}
+	check("ZstdAppend", ZstdAppend)
+	check("pure Go", zstdGoAppend)
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			in := inputs[2+g%2]
+			for i := 0; i < 50; i++ {
+				got, err := zstdDecoder().DecodeAll(ZstdAppend(nil, in, 3), nil)
+				if err != nil || !bytes.Equal(got, in) {
+					errs <- errors.New("a concurrent frame does not expand to its input")
+					return
+				}
+			}
+			errs <- nil
+		}(g)
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
 }
