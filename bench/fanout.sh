@@ -26,7 +26,9 @@
 #   LAG_RATE [100] (after each catch-up, lag under this many transactions/s
 #   for BACKLOG seconds; 0 skips),
 #   THREADS [16], TABLES [4], TABLE_SIZE [10000; short 2000], OUT_DIR,
-#   PETREL_BINARY, PETREL_ARGS, SYSBENCH_ARGS
+#   PETREL_BINARY, PETREL_ARGS, SYSBENCH_ARGS,
+#   SOURCE_OPTIONS (appended to every CHANGE REPLICATION SOURCE, e.g.
+#   ", SOURCE_COMPRESSION_ALGORITHMS = 'zstd'")
 # Short mode (about 4 minutes): SHORT=1 bench/fanout.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."

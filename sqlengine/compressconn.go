@@ -28,6 +28,10 @@ import (
 type compState struct {
 	algo  mysqlcompress.Algorithm
 	level int
+	// stream: the client asked for streamed zstd (mysqlcompress.StreamAttr)
+	// and protocol_compression_stream allows it; what the server writes
+	// is one zstd stream.
+	stream bool
 	armed bool
 	okLen int // bytes of the OK packet still to write uncompressed (-1: header not seen)
 	seq   mysqlcompress.Seq
@@ -82,10 +86,34 @@ func (c *cmdConn) negotiateCompression(p []byte) {
 		if end := handshakeResponseEnd(p); end >= 0 && end < len(p) && p[end] >= 1 && p[end] <= 22 {
 			level = int(p[end])
 		}
-		c.comp = &compState{algo: mysqlcompress.Zstd, level: level, okLen: -1}
+		c.comp = &compState{algo: mysqlcompress.Zstd, level: level, okLen: -1, stream: asksStream(p) && streamAllowed()}
 	case caps&mysqlcompress.ClientCompress != 0 && zl:
 		c.comp = &compState{algo: mysqlcompress.Zlib, okLen: -1}
 	}
+}
+
+// asksStream: the handshake response's connection attributes ask for
+// streamed zstd.
+func asksStream(p []byte) bool {
+	for _, a := range parseConnAttrs(p) {
+		if a.name == mysqlcompress.StreamAttr && a.value == "zstd" {
+			return true
+		}
+	}
+	return false
+}
+
+// streamVar is Petrel's protocol_compression_stream: whether a client
+// that asks for streamed zstd gets it (ON by default).
+const streamVar = "protocol_compression_stream"
+
+func streamAllowed() bool {
+	_, v, ok := sql.SystemVariables.GetGlobal(streamVar)
+	if !ok {
+		return true
+	}
+	b, _ := v.(int8)
+	return b != 0
 }
 
 // Compression reports the connection's protocol compression.
@@ -122,7 +150,11 @@ func (c *cmdConn) writeArmed(p []byte) (int, error) {
 		return n, nil
 	}
 	cs.armed = false
-	cs.w = mysqlcompress.NewWriter(c.wire(), cs.algo, cs.level, &cs.seq)
+	if cs.stream {
+		cs.w = mysqlcompress.NewStreamWriter(c.wire(), cs.level, &cs.seq)
+	} else {
+		cs.w = mysqlcompress.NewWriter(c.wire(), cs.algo, cs.level, &cs.seq)
+	}
 	cs.r = mysqlcompress.NewReader(&bufferedConn{Conn: c.wire(), r: c.br}, cs.algo, &cs.seq)
 	c.br = bufio.NewReaderSize(cs.r, 16<<10)
 	if k == len(p) {

@@ -41,6 +41,8 @@ func registerVariables(opts Options) error {
 		// replica's compaction work (docs/PERFORMANCE.md, issue 16) and
 		// lengthen crash recovery's replay of the binlog.
 		&sql.MysqlSystemVariable{Name: "petrel_memtable_size", Scope: global, Type: types.NewSystemIntType("petrel_memtable_size", 1<<20, 1<<30, false), Default: int64(storage.DefaultMemTableSize)},
+		// Petrel's: streamed zstd for clients that ask (compressconn.go).
+		&sql.MysqlSystemVariable{Name: streamVar, Scope: global, Dynamic: true, Type: types.NewSystemBoolType(streamVar), Default: int8(1)},
 		&sql.MysqlSystemVariable{Name: packetMemoryVar, Scope: global, Dynamic: true, Type: types.NewSystemIntType(packetMemoryVar, 1<<20, 1<<40, false), Default: int64(defaultPacketMemory)},
 	})
 	sql.SystemVariables.AddSystemVariables(charsetVariables())

@@ -100,6 +100,9 @@ type compressLink struct {
 	level int
 
 	algo   atomic.Int32 // mysqlcompress.Algorithm chosen from the greeting
+	// stream: the handshake response asked for streamed zstd, so the
+	// reader follows a stream (it reads a MySQL source's frames too).
+	stream atomic.Bool
 	failed atomic.Pointer[string]
 	seq    mysqlcompress.Seq
 	on     atomic.Bool // past the authentication OK
@@ -206,6 +209,9 @@ func (l *compressLink) downstream(v net.Conn) {
 				return
 			}
 			r := mysqlcompress.NewReader(br, l.Algorithm(), &l.seq)
+			if l.stream.Load() {
+				r = mysqlcompress.NewStreamReader(br, &l.seq)
+			}
 			io.Copy(v, r)
 			return
 		}
@@ -258,6 +264,13 @@ func (l *compressLink) withCompression(p []byte) []byte {
 		caps |= mysqlcompress.ClientCompress
 	case mysqlcompress.Zstd:
 		caps |= mysqlcompress.ClientZstd
+		if caps&clientPluginAuth != 0 && caps&clientConnectAttrs == 0 {
+			// vitess sends no attributes: the block goes after the plugin
+			// name, where the response's fields end.
+			caps |= clientConnectAttrs
+			p = appendStreamAttr(p)
+			l.stream.Store(true)
+		}
 		p = append(p, byte(l.level))
 	default:
 		return p
@@ -266,6 +279,23 @@ func (l *compressLink) withCompression(p []byte) []byte {
 	n := len(p) - 4
 	p[0], p[1], p[2] = byte(n), byte(n>>8), byte(n>>16)
 	return p
+}
+
+// Handshake capability flags the response's layout depends on.
+const (
+	clientPluginAuth   = 0x00080000
+	clientConnectAttrs = 0x00100000
+)
+
+// appendStreamAttr appends a connection attribute block asking for
+// streamed zstd (mysqlcompress.StreamAttr): Petrel sources then send the
+// dump as one zstd stream; MySQL and MariaDB ignore the attribute.
+func appendStreamAttr(p []byte) []byte {
+	k, v := mysqlcompress.StreamAttr, "zstd"
+	p = append(p, byte(2+len(k)+len(v)), byte(len(k)))
+	p = append(p, k...)
+	p = append(p, byte(len(v)))
+	return append(p, v...)
 }
 
 // greetingCaps reads a HandshakeV10's capability flags.

@@ -61,7 +61,7 @@ func runCongestion(ctx context.Context, o Options, bin string, logger *slog.Logg
 	if err := prepare(ctx, o, primary, s.w); err != nil {
 		return nil, err
 	}
-	if err := replicate(ctx, replica, primary); err != nil {
+	if err := replicate(ctx, replica, primary, o.SourceOptions); err != nil {
 		return nil, err
 	}
 	if err := waitEqual(ctx, primary, []*node{replica}, o.WaitTimeout); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,7 +58,7 @@ func runLayout(ctx context.Context, o Options, bin, layout string, round int, lo
 		if err != nil {
 			return res, err
 		}
-		if err := replicate(ctx, relay, primary); err != nil {
+		if err := replicate(ctx, relay, primary, o.SourceOptions); err != nil {
 			return res, err
 		}
 		src = relay
@@ -68,7 +69,7 @@ func runLayout(ctx context.Context, o Options, bin, layout string, round int, lo
 		if err != nil {
 			return res, err
 		}
-		if err := replicate(ctx, r, src); err != nil {
+		if err := replicate(ctx, r, src, o.SourceOptions); err != nil {
 			return res, err
 		}
 		replicas = append(replicas, r)
@@ -123,6 +124,18 @@ func runLayout(ctx context.Context, o Options, bin, layout string, round int, lo
 	return res, nil
 }
 
+// setup lists the flags and source options a run used, when any.
+func setup(o Options) string {
+	out := ""
+	if len(o.PetrelArgs) > 0 {
+		out += fmt.Sprintf("Petrel flags: %s\n\n", strings.Join(o.PetrelArgs, " "))
+	}
+	if o.SourceOptions != "" {
+		out += fmt.Sprintf("CHANGE REPLICATION SOURCE ... %s\n\n", strings.TrimPrefix(o.SourceOptions, ", "))
+	}
+	return out
+}
+
 // fanoutReport renders the per-run rows and each layout's medians.
 func fanoutReport(o Options, rs []layoutResult) string {
 	var b benchkitTable
@@ -134,7 +147,7 @@ func fanoutReport(o Options, rs []layoutResult) string {
 			fmt.Sprintf("%.3f", r.lagMax), fmt.Sprint(r.samples))
 	}
 	out := fmt.Sprintf("### Fan-out: %d replicas across the WAN (%v one way, %.1f%% loss, %s), sysbench oltp_write_only %d threads, %v per run\n\n",
-		o.Replicas, o.Delay, o.Loss*100, o.RateText, o.Threads, o.Duration) + b.String()
+		o.Replicas, o.Delay, o.Loss*100, o.RateText, o.Threads, o.Duration) + setup(o) + b.String()
 	// Ratios of per-transaction WAN bytes, so runs of different rates compare.
 	var d, r []float64
 	var dl, rl []float64

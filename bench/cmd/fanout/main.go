@@ -52,6 +52,9 @@ type Options struct {
 	OutDir         string
 	PetrelArgs     []string
 	SysbenchArgs   []string
+	// SourceOptions are appended to every CHANGE REPLICATION SOURCE
+	// (e.g. ", SOURCE_COMPRESSION_ALGORITHMS = 'zstd'").
+	SourceOptions string
 }
 
 func (o Options) impairment(delay time.Duration) lab.Impairment {
@@ -163,6 +166,7 @@ func parseOptions(args []string) (Options, error) {
 	outDir := fs.String("out", os.Getenv("OUT_DIR"), "report directory; default <module root>/bench/out ($OUT_DIR)")
 	petrelArgs := fs.String("petrel-args", os.Getenv("PETREL_ARGS"), "extra petrel flags ($PETREL_ARGS)")
 	sysbenchArgs := fs.String("sysbench-args", os.Getenv("SYSBENCH_ARGS"), "extra sysbench flags ($SYSBENCH_ARGS)")
+	sourceOpts := fs.String("source-options", os.Getenv("SOURCE_OPTIONS"), "appended to CHANGE REPLICATION SOURCE, e.g. \", SOURCE_COMPRESSION_ALGORITHMS = 'zstd'\" ($SOURCE_OPTIONS)")
 	if err := fs.Parse(args); err != nil {
 		return Options{}, err
 	}
@@ -173,7 +177,7 @@ func parseOptions(args []string) (Options, error) {
 		Phases: benchkit.Fields(*phases), Rounds: *rounds, Replicas: *replicas, Loss: *loss / 100,
 		RateText: *rate, CCAlgos: benchkit.Fields(*ccAlgos), Threads: *threads, Tables: *tables,
 		TableSize: *tableSize, OutDir: *outDir, PetrelArgs: benchkit.Fields(*petrelArgs),
-		SysbenchArgs: benchkit.Fields(*sysbenchArgs), LagRate: *lagRate,
+		SysbenchArgs: benchkit.Fields(*sysbenchArgs), LagRate: *lagRate, SourceOptions: *sourceOpts,
 	}
 	var errs []error
 	parseDur := func(s string, dst *time.Duration) {

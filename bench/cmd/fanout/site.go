@@ -73,11 +73,12 @@ func (s *site) start(ctx context.Context, name, command string, side, id int, ex
 	return n, nil
 }
 
-// replicate points n at src by GTID as root and starts it.
-func replicate(ctx context.Context, n, src *node) error {
+// replicate points n at src by GTID as root, with the source options
+// extra, and starts it.
+func replicate(ctx context.Context, n, src *node, extra string) error {
 	return sqlq.Exec(ctx, n.db, fmt.Sprintf("CHANGE REPLICATION SOURCE TO SOURCE_HOST='%s', SOURCE_PORT=%d, "+
-		"SOURCE_USER='root', SOURCE_PASSWORD='%s', SOURCE_AUTO_POSITION=1, SOURCE_CONNECT_RETRY=1",
-		src.srv.Host(), src.srv.Port(), password), "START REPLICA")
+		"SOURCE_USER='root', SOURCE_PASSWORD='%s', SOURCE_AUTO_POSITION=1, SOURCE_CONNECT_RETRY=1%s",
+		src.srv.Host(), src.srv.Port(), password, extra), "START REPLICA")
 }
 
 // logs returns the tails of every server's output.
