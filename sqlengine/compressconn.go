@@ -32,11 +32,11 @@ type compState struct {
 	// and protocol_compression_stream allows it; what the server writes
 	// is one zstd stream.
 	stream bool
-	armed bool
-	okLen int // bytes of the OK packet still to write uncompressed (-1: header not seen)
-	seq   mysqlcompress.Seq
-	w     *mysqlcompress.Writer
-	r     *mysqlcompress.Reader
+	armed  bool
+	okLen  int // bytes of the OK packet still to write uncompressed (-1: header not seen)
+	seq    mysqlcompress.Seq
+	w      *mysqlcompress.Writer
+	r      *mysqlcompress.Reader
 }
 
 // compressionOffered reads protocol_compression_algorithms.

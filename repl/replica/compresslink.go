@@ -99,7 +99,7 @@ type compressLink struct {
 	list  string
 	level int
 
-	algo   atomic.Int32 // mysqlcompress.Algorithm chosen from the greeting
+	algo atomic.Int32 // mysqlcompress.Algorithm chosen from the greeting
 	// stream: the handshake response asked for streamed zstd, so the
 	// reader follows a stream (it reads a MySQL source's frames too).
 	stream atomic.Bool
