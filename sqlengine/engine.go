@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/server"
@@ -81,6 +82,8 @@ type Engine struct {
 	fastWrites     atomic.Bool
 	fastWriteCount atomic.Uint64
 	fastReadCount  atomic.Uint64
+	// admission limits the reads running at once (admission.go).
+	admission *admitGate
 	// acctMu runs account statements one at a time (accounts.go).
 	acctMu sync.Mutex
 	// nextPid numbers statements run on a client's behalf (execOnSession).
@@ -132,6 +135,9 @@ func New(opts Options) (*Engine, error) {
 	}
 	registerStatus(e)
 	e.registerConnectAttrs()
+	e.admission = newAdmitGate(int(statementConcurrency.Load()), time.Now)
+	liveAdmission.Store(e.admission)
+	e.registerAdmissionStatus()
 	e.gate = newConnGate(opts.Logger, e.connAccount)
 	e.gate.tlsCfg = opts.TLS
 	e.gate.requiresSSL = e.requiresSSL

@@ -56,6 +56,11 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 		return h.reply(c, err)
 	}
 	q = d.text
+	leave, err := h.admit(ctx, c, q)
+	if err != nil {
+		return h.reply(c, err)
+	}
+	defer leave()
 	cb = h.statusSpool(c, cb)
 	if st, m := h.e.matchAdmin(q); st != nil {
 		return h.reply(c, h.e.runAdmin(ctx, c, st, m, q, cb, false))
@@ -95,6 +100,11 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		return "", h.reply(c, err)
 	}
 	first, rest := splitFirst(d.text)
+	leave, err := h.admit(ctx, c, first)
+	if err != nil {
+		return "", h.reply(c, err)
+	}
+	defer leave()
 	if st, m := h.e.matchAdmin(first); st != nil {
 		if strings.TrimSpace(rest) == "" {
 			rest = ""
@@ -191,6 +201,11 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 	if err := h.codec(c).decodeBindVars(p); err != nil {
 		return h.reply(c, err)
 	}
+	leave, err := h.admit(ctx, c, p.PrepareStmt)
+	if err != nil {
+		return h.reply(c, err)
+	}
+	defer leave()
 	plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt)
 	s := h.e.session(c.ConnectionID)
 	// The fast reads send the fields fixed when the statement was

@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 
+	"petrel/internal/admission"
 	"petrel/internal/base"
 	"petrel/storage"
 )
@@ -42,6 +43,11 @@ type Session struct {
 	// attrs are the client's connection attributes (connattrs.go), set
 	// before the session is listed and never changed.
 	attrs []connAttr
+	// ticket: the session's transaction holds one of the admission gate's
+	// slots (ticketGate's) until it ends (admission.go).
+	ticket     bool
+	ticketGate *admitGate
+	ticketID   admission.ID
 }
 
 var (
@@ -245,6 +251,7 @@ func (s *Session) SessionEnd() {
 		_ = t.txn.Rollback()
 		s.SetTransaction(nil)
 	}
+	s.releaseTicket()
 	for _, st := range s.started {
 		_ = st.txn.Rollback()
 	}

@@ -65,6 +65,8 @@ type Txn struct {
 	// strictRows: a missing row's Update or Delete, and an existing
 	// key's Upsert, are errors (SetStrictRows).
 	strictRows bool
+	// locked: the transaction has taken a row lock (HoldsLocks).
+	locked bool
 
 	// The read view (snapshot.go): iso decides its lifetime; snap is the
 	// Pebble snapshot (nil until the first consistent read), snapGen the
@@ -153,6 +155,10 @@ func (t *Txn) LockingReads() bool { return t.lockingReads }
 
 // Changes returns the row changes so far.
 func (t *Txn) Changes() []RowChange { return t.changes }
+
+// HoldsLocks reports whether the transaction holds row locks (it took
+// one, or wrote); until it ends, other transactions may be waiting for it.
+func (t *Txn) HoldsLocks() bool { return t.locked || t.HasWrites() }
 
 // HasWrites reports whether the transaction wrote anything.
 func (t *Txn) HasWrites() bool { return t.batch != nil && !t.batch.Empty() }
@@ -272,6 +278,7 @@ func (t *Txn) lock(ctx context.Context, key []byte) error {
 	err := t.e.locks.Acquire(ctx, t.id, key, t.lockTimeout)
 	switch {
 	case err == nil:
+		t.locked = true
 		return nil
 	case errors.Is(err, lock.ErrDeadlock):
 		return base.Wrap(base.ClassDeadlock, err, "storage")

@@ -1,0 +1,216 @@
+// Package admission decides how many client transactions execute at
+// once: a pure core (events in, decisions out; no goroutines, no clock of
+// its own) that the SQL stage's gate (sqlengine/admission.go) drives.
+//
+// Past a few hundred clients every open transaction holds its read view
+// and its row locks for as long as the cores take to get round to it, so
+// transactions collide (deadlocks, lock waits) and most of the work done
+// is thrown away: at 1000 sysbench clients, two of three read_write
+// transactions died as deadlock victims. The core keeps the number of
+// transactions executing at once at Limit: a transaction takes a slot with
+// its first statement and keeps it until it ends; the others wait, in
+// two FIFO queues:
+//
+//   - a statement of a transaction already open (InTxn) before one that
+//     begins a new transaction (New);
+//   - a New statement that has waited Kickup is served first (MariaDB's
+//     thread_pool_prio_kickup_timer), so it is never starved.
+//
+// A slot holder that has run nothing for Grace (its client is thinking,
+// or gone quiet inside a transaction) does not count against the limit
+// until it runs again: the limit bounds transactions at work, not
+// connections with a transaction open, so a client idling in a
+// transaction cannot stall the others.
+package admission
+
+import "time"
+
+// Class is a waiting statement's priority.
+type Class int
+
+const (
+	// InTxn: a statement of a transaction already open.
+	InTxn Class = iota
+	// New: a statement that begins a transaction (autocommit included).
+	New
+)
+
+func (c Class) String() string {
+	if c == InTxn {
+		return "in-txn"
+	}
+	return "new"
+}
+
+// ID names a slot holder (the gate uses its connection's id).
+type ID uint64
+
+// Options are the core's settings.
+type Options struct {
+	// Limit is how many transactions execute at once; 0: no limit.
+	Limit int
+	// Kickup is how long a New statement waits before it is served
+	// first; 0: never.
+	Kickup time.Duration
+	// Grace is how long a holder may run nothing and still count against
+	// the limit; 0: always counts.
+	Grace time.Duration
+}
+
+// Stats are the core's counters.
+type Stats struct {
+	// Holding: slot holders; Idle: those of them not counted (idle for
+	// Grace); Waiting: statements queued.
+	Holding, Idle, Waiting int
+	// Admitted counts slots given at once, Queued statements that waited
+	// first, Kicked those served first after Kickup, Cancelled those that
+	// gave up waiting.
+	Admitted, Queued, Kicked, Cancelled uint64
+}
+
+type entry struct {
+	id    ID
+	since time.Time
+}
+
+type holder struct {
+	busy  bool
+	since time.Time // when it last became idle
+}
+
+// Core is the admission state. Not safe for concurrent use.
+type Core struct {
+	opts    Options
+	holders map[ID]*holder
+	inTxn   []entry
+	fresh   []entry
+	stats   Stats
+}
+
+// NewCore returns a core with no holders.
+func NewCore(o Options) *Core { return &Core{opts: o, holders: map[ID]*holder{}} }
+
+// Options returns the current settings.
+func (c *Core) Options() Options { return c.opts }
+
+// Arrive: id asks for a slot at now for a statement of class. True: it
+// holds one (busy) until it Leaves; false: it waits until a Leave, Idle,
+// Tick or SetLimit names it, or it is Cancelled.
+func (c *Core) Arrive(id ID, class Class, now time.Time) bool {
+	if c.room(now) > 0 {
+		c.holders[id] = &holder{busy: true}
+		c.stats.Admitted++
+		return true
+	}
+	e := entry{id: id, since: now}
+	if class == InTxn {
+		c.inTxn = append(c.inTxn, e)
+	} else {
+		c.fresh = append(c.fresh, e)
+	}
+	c.stats.Queued++
+	return false
+}
+
+// Busy: holder id starts a statement.
+func (c *Core) Busy(id ID) {
+	if h := c.holders[id]; h != nil {
+		h.busy = true
+	}
+}
+
+// Idle: holder id's statement ended at now and it keeps its slot. It may
+// let others run once it has been idle for Grace (Tick).
+func (c *Core) Idle(id ID, now time.Time) []ID {
+	if h := c.holders[id]; h != nil {
+		h.busy, h.since = false, now
+	}
+	return c.fill(now)
+}
+
+// Leave: holder id gives its slot back at now. The statements returned
+// run now, in order.
+func (c *Core) Leave(id ID, now time.Time) []ID {
+	delete(c.holders, id)
+	return c.fill(now)
+}
+
+// Tick: time passed; holders idle for Grace may let waiting statements
+// run.
+func (c *Core) Tick(now time.Time) []ID { return c.fill(now) }
+
+// SetLimit changes the limit; a higher one (or none) lets waiting
+// statements run, returned in order. A lower one takes effect as holders
+// leave.
+func (c *Core) SetLimit(limit int, now time.Time) []ID {
+	c.opts.Limit = limit
+	return c.fill(now)
+}
+
+// Cancel: waiting statement id gave up. False when it was not waiting
+// (it already holds a slot and must Leave).
+func (c *Core) Cancel(id ID) bool {
+	for _, q := range []*[]entry{&c.inTxn, &c.fresh} {
+		for i, e := range *q {
+			if e.id == id {
+				*q = append((*q)[:i], (*q)[i+1:]...)
+				c.stats.Cancelled++
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Stats returns the counters at now.
+func (c *Core) Stats(now time.Time) Stats {
+	s := c.stats
+	s.Holding, s.Idle, s.Waiting = len(c.holders), c.idle(now), len(c.inTxn)+len(c.fresh)
+	return s
+}
+
+// idle counts the holders idle for Grace.
+func (c *Core) idle(now time.Time) int {
+	if c.opts.Grace <= 0 {
+		return 0
+	}
+	n := 0
+	for _, h := range c.holders {
+		if !h.busy && now.Sub(h.since) >= c.opts.Grace {
+			n++
+		}
+	}
+	return n
+}
+
+// room is how many more may hold a slot now.
+func (c *Core) room(now time.Time) int {
+	if c.opts.Limit <= 0 {
+		return 1 << 30
+	}
+	return c.opts.Limit - (len(c.holders) - c.idle(now))
+}
+
+// fill lets waiting statements run while there is room: kicked-up New
+// ones first (they have waited longest), then InTxn, then New.
+func (c *Core) fill(now time.Time) []ID {
+	if len(c.inTxn)+len(c.fresh) == 0 {
+		return nil
+	}
+	var out []ID
+	for room := c.room(now); room > 0 && len(c.inTxn)+len(c.fresh) > 0; room-- {
+		var e entry
+		switch {
+		case len(c.fresh) > 0 && c.opts.Kickup > 0 && now.Sub(c.fresh[0].since) >= c.opts.Kickup:
+			e, c.fresh = c.fresh[0], c.fresh[1:]
+			c.stats.Kicked++
+		case len(c.inTxn) > 0:
+			e, c.inTxn = c.inTxn[0], c.inTxn[1:]
+		default:
+			e, c.fresh = c.fresh[0], c.fresh[1:]
+		}
+		c.holders[e.id] = &holder{busy: true}
+		out = append(out, e.id)
+	}
+	return out
+}

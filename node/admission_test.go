@@ -1,0 +1,157 @@
+package node_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// TestTransactionAdmission: with petrel_transaction_concurrency = 1 a
+// transaction at work (a long SLEEP inside it) makes another
+// transaction's BEGIN wait (Petrel_statements_waiting) while autocommit
+// statements, a write and a read, go through without a slot; once the
+// first transaction's statement ends it keeps its slot but, idle past the
+// grace time, lets the waiting one in, whose read returns the right sum.
+// KILL QUERY of a waiting BEGIN ends it with 1317; raising the limit lets
+// a waiting one in at once; COMMIT and a killed connection give the slots
+// back (Petrel_transactions_admitted 0).
+func TestTransactionAdmission(t *testing.T) {
+	_, open := startNode(t)
+	root := open("")
+	mustExec(t, root, "CREATE DATABASE ad", "CREATE TABLE ad.t (id INT PRIMARY KEY, v INT)",
+		"INSERT INTO ad.t VALUES (1, 10), (2, 20), (3, 30)", "SET GLOBAL petrel_transaction_concurrency = 1")
+	t.Cleanup(func() { root.Exec("SET GLOBAL petrel_transaction_concurrency = 0") })
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn := func() (*sql.Conn, int64) {
+		c, err := root.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c, connInt(t, c, "SELECT CONNECTION_ID()")
+	}
+	waitStatus := func(name string, want int64) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if got := statusInt(t, root, name); got == want {
+				return
+			} else if time.Now().After(deadline) {
+				t.Fatalf("%s stays %d, want %d", name, got, want)
+			}
+		}
+	}
+	// run starts q on c; its result arrives on the channel.
+	type result struct {
+		v   int64
+		err error
+	}
+	run := func(c *sql.Conn, q string) chan result {
+		ch := make(chan result, 1)
+		go func() {
+			var r result
+			r.err = c.QueryRowContext(ctx, q).Scan(&r.v)
+			ch <- r
+		}()
+		return ch
+	}
+	begin := func(c *sql.Conn) chan result {
+		ch := make(chan result, 1)
+		go func() {
+			_, err := c.ExecContext(ctx, "BEGIN")
+			ch <- result{err: err}
+		}()
+		return ch
+	}
+	pending := func(ch chan result) bool {
+		select {
+		case r := <-ch:
+			ch <- r
+			return false
+		default:
+			return true
+		}
+	}
+	// Every connection is opened (SELECT CONNECTION_ID() is a read too)
+	// before the slot is taken.
+	holder, holderID := conn()
+	reader, _ := conn()
+	victim, victimID := conn()
+	quiet, quietID := conn()
+
+	mustConnExec(t, holder, "BEGIN")
+	slept := run(holder, "SELECT SLEEP(600)")
+	waitStatus("Petrel_transactions_admitted", 1)
+	read := begin(reader)
+	waitStatus("Petrel_statements_waiting", 1)
+	if _, err := root.ExecContext(ctx, "UPDATE ad.t SET v = v + 1 WHERE id = 1"); err != nil {
+		t.Fatalf("an autocommit write while the slot is taken: %v", err)
+	}
+	if n := connInt(t, victim, "SELECT COUNT(*) FROM ad.t"); n != 3 {
+		t.Fatalf("an autocommit read while the slot is taken: %d rows", n)
+	}
+	if !pending(read) || statusInt(t, root, "Petrel_statements_waiting") != 1 {
+		t.Fatal("the waiting BEGIN ran while the transaction was at work")
+	}
+	// The sleep ends; the transaction stays open, idle, and lends its slot.
+	mustExec(t, root, fmt.Sprint("KILL QUERY ", holderID))
+	<-slept
+	if r := <-read; r.err != nil {
+		t.Fatalf("the waiting BEGIN: %v", r.err)
+	}
+	if sum := connInt(t, reader, "SELECT SUM(v) FROM ad.t"); sum != 11+20+30 {
+		t.Fatalf("the admitted transaction's read: %d, want %d", sum, 11+20+30)
+	}
+	mustConnExec(t, reader, "COMMIT")
+
+	// KILL QUERY of a waiting read.
+	slept = run(holder, "SELECT SLEEP(600)")
+	waitStatus("Petrel_transactions_idle", 0)
+	killed := begin(victim)
+	waitStatus("Petrel_statements_waiting", 1)
+	mustExec(t, root, fmt.Sprint("KILL QUERY ", victimID))
+	r := <-killed
+	var me *mysql.MySQLError
+	if !errors.As(r.err, &me) || me.Number != 1317 {
+		t.Fatalf("a killed waiting BEGIN: %v, want error 1317", r.err)
+	}
+	waitStatus("Petrel_statements_waiting", 0)
+	if !pending(slept) {
+		t.Fatal("the sleep ended with the waiting BEGIN's kill")
+	}
+
+	// A higher limit lets a waiting transaction in at once.
+	read = begin(reader)
+	waitStatus("Petrel_statements_waiting", 1)
+	mustExec(t, root, "SET GLOBAL petrel_transaction_concurrency = 2")
+	if r := <-read; r.err != nil {
+		t.Fatalf("after raising the limit: %v", r.err)
+	}
+	mustConnExec(t, reader, "COMMIT")
+	mustExec(t, root, fmt.Sprint("KILL QUERY ", holderID))
+	<-slept
+	mustConnExec(t, holder, "COMMIT")
+
+	// A transaction's slot goes back when its connection is killed.
+	mustConnExec(t, quiet, "BEGIN")
+	waitStatus("Petrel_transactions_admitted", 1)
+	mustExec(t, root, fmt.Sprint("KILL ", quietID))
+	waitStatus("Petrel_transactions_admitted", 0)
+	if q := statusInt(t, root, "Petrel_statements_queued"); q != 3 {
+		t.Fatalf("Petrel_statements_queued %d, want 3", q)
+	}
+}
+
+func mustConnExec(t *testing.T, c *sql.Conn, qs ...string) {
+	t.Helper()
+	for _, q := range qs {
+		if _, err := c.ExecContext(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
