@@ -160,9 +160,18 @@ func TestReplicationSQLSurface(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	// The applier sets its worker count as it starts, a moment after
+	// Replica_SQL_Running says Yes.
 	var name, v string
-	if err := db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Petrel_replica_parallel_workers'").Scan(&name, &v); err != nil || v != "8" {
-		t.Fatalf("Petrel_replica_parallel_workers = %q (%v), want 8 while the applier runs", v, err)
+	for {
+		err := db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Petrel_replica_parallel_workers'").Scan(&name, &v)
+		if err == nil && v == "8" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Petrel_replica_parallel_workers = %q (%v), want 8 while the applier runs", v, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	// While the applier runs: its type cannot change, nor the source.
 	if n := errno("SET GLOBAL replica_parallel_type = 'LOGICAL_CLOCK'"); n != 3081 {
