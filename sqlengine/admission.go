@@ -20,14 +20,15 @@ import (
 // transaction takes one of petrel_transaction_concurrency slots with its
 // first statement (BEGIN, or a read) and gives it back when it ends
 // (COMMIT, ROLLBACK, an implicit commit, a deadlock victim's rollback, the
-// connection closing). Beyond
-// the limit a statement waits, a transaction's own before new ones. A
-// holder that has run nothing for transactionGrace does not count until
-// it runs again, so a client idling inside a transaction cannot stall the
-// others. Autocommit statements (they hold no lock and no read view past
-// themselves), and statements of transactions that began without a slot
-// (the limit was off, or they began with a write), go through. A waiting statement ends with KILL QUERY (1317), or its
-// connection.
+// connection closing). Beyond the limit a statement waits, a
+// transaction's own before new ones. A holder that has run nothing for
+// transactionGrace does not count until it runs again, so a client
+// idling inside a transaction cannot stall the others. Autocommit
+// statements (they hold no lock and no read view past themselves), and
+// statements of transactions that began without a slot (the limit was
+// off, or they began with a write), go through. A waiting statement ends
+// with KILL QUERY (1317), or with its connection; otherwise it waits, as
+// under InnoDB's innodb_thread_concurrency, until a slot frees.
 
 const (
 	concurrencyVar = "petrel_transaction_concurrency"
@@ -43,9 +44,8 @@ const (
 // (docs/PERFORMANCE.md).
 func defaultConcurrency() int64 { return int64(max(32, 4*runtime.GOMAXPROCS(0))) }
 
-// statementConcurrency is petrel_transaction_concurrency's value: the gate
-// takes a change at its next statement.
-var statementConcurrency atomic.Int64
+// transactionConcurrency is petrel_transaction_concurrency's value.
+var transactionConcurrency atomic.Int64
 
 // liveAdmission is the server's gate (one server per process), which a
 // change of the variable reaches at once, waking what a higher limit lets
@@ -54,13 +54,13 @@ var liveAdmission atomic.Pointer[admitGate]
 
 // admissionVariable defines petrel_transaction_concurrency.
 func admissionVariable() sql.SystemVariable {
-	statementConcurrency.Store(defaultConcurrency())
+	transactionConcurrency.Store(defaultConcurrency())
 	return &sql.MysqlSystemVariable{
 		Name: concurrencyVar, Scope: sql.GetMysqlScope(sql.SystemVariableScope_Global), Dynamic: true,
 		Type: types.NewSystemIntType(concurrencyVar, 0, 100000, false), Default: defaultConcurrency(),
 		NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
 			n, _ := toInt64(v.Val)
-			statementConcurrency.Store(n)
+			transactionConcurrency.Store(n)
 			if g := liveAdmission.Load(); g != nil {
 				g.setLimit(int(n))
 			}
@@ -95,7 +95,7 @@ func newAdmitGate(limit int, now func() time.Time) *admitGate {
 func (g *admitGate) enter(ctx context.Context, id admission.ID, class admission.Class, killable func(context.Context) (context.Context, func())) error {
 	g.mu.Lock()
 	now := g.now()
-	if want := int(statementConcurrency.Load()); want != g.core.Options().Limit {
+	if want := int(transactionConcurrency.Load()); want != g.core.Options().Limit {
 		g.wake(g.core.SetLimit(want, now))
 		g.unlimited.Store(want <= 0)
 	}
@@ -195,7 +195,7 @@ func (h *errHandler) admit(ctx context.Context, c *mysql.Conn, q string) (func()
 		g.busy(id)
 		return s.endStatement, nil
 	}
-	if g.unlimited.Load() && statementConcurrency.Load() <= 0 {
+	if g.unlimited.Load() && transactionConcurrency.Load() <= 0 {
 		return noop, nil
 	}
 	kind := statementKind(q)

@@ -135,7 +135,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	registerStatus(e)
 	e.registerConnectAttrs()
-	e.admission = newAdmitGate(int(statementConcurrency.Load()), time.Now)
+	e.admission = newAdmitGate(int(transactionConcurrency.Load()), time.Now)
 	liveAdmission.Store(e.admission)
 	e.registerAdmissionStatus()
 	e.gate = newConnGate(opts.Logger, e.connAccount)
