@@ -167,7 +167,9 @@ func TestBinlogTransactionCompression(t *testing.T) {
 		t.Fatalf("Petrel_binlog_compressed_transactions = %d, want %d", n, rowTxns)
 	}
 	zb, ub := globalStatus(t, ctx, sdb, "Petrel_binlog_compressed_bytes"), globalStatus(t, ctx, sdb, "Petrel_binlog_uncompressed_bytes")
-	if zb <= 0 || ub < 2*zb {
+	// sysbench's rows are random digits: zstd gets about 2x on them
+	// (docs/PERFORMANCE.md), so 1.8x is the floor.
+	if zb <= 0 || ub*5 < zb*9 {
 		t.Fatalf("compressed bytes %d, uncompressed %d", zb, ub)
 	}
 	var logType, ctype, lastID string
