@@ -54,10 +54,11 @@ var liveAdmission atomic.Pointer[admitGate]
 
 // admissionVariable defines petrel_transaction_concurrency.
 func admissionVariable() sql.SystemVariable {
-	transactionConcurrency.Store(defaultConcurrency())
+	def := defaultConcurrency()
+	transactionConcurrency.Store(def)
 	return &sql.MysqlSystemVariable{
 		Name: concurrencyVar, Scope: sql.GetMysqlScope(sql.SystemVariableScope_Global), Dynamic: true,
-		Type: types.NewSystemIntType(concurrencyVar, 0, 100000, false), Default: defaultConcurrency(),
+		Type: types.NewSystemIntType(concurrencyVar, 0, 100000, false), Default: def,
 		NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
 			n, _ := toInt64(v.Val)
 			transactionConcurrency.Store(n)
@@ -216,7 +217,7 @@ func (h *errHandler) admit(ctx context.Context, c *mysql.Conn, q string) (func()
 			class = admission.InTxn
 		}
 	}
-	if err := g.enter(ctx, id, class, h.killable(c)); err != nil {
+	if err := g.enter(ctx, id, class, h.killable(s)); err != nil {
 		return noop, err
 	}
 	s.ticket, s.ticketGate, s.ticketID = true, g, id
@@ -247,12 +248,8 @@ func (s *Session) releaseTicket() {
 }
 
 // killable makes a waiting statement's context one KILL QUERY ends.
-func (h *errHandler) killable(c *mysql.Conn) func(context.Context) (context.Context, func()) {
+func (h *errHandler) killable(s *Session) func(context.Context) (context.Context, func()) {
 	return func(ctx context.Context) (context.Context, func()) {
-		s := h.e.session(c.ConnectionID)
-		if s == nil {
-			return ctx, noop
-		}
 		pl := h.e.gms.ProcessList
 		op, err := pl.BeginOperation(sql.NewContext(ctx, sql.WithSession(s), sql.WithProcessList(pl)))
 		if err != nil {
