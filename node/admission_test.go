@@ -17,7 +17,8 @@ import (
 // statements, a write and a read, go through without a slot; once the
 // first transaction's statement ends it keeps its slot but, idle past the
 // grace time, lets the waiting one in, whose read returns the right sum.
-// KILL QUERY of a waiting BEGIN ends it with 1317; raising the limit lets
+// KILL QUERY of a waiting BEGIN ends it with 1317, the session's
+// innodb_lock_wait_timeout with 1205; raising the limit lets
 // a waiting one in at once; COMMIT and a killed connection give the slots
 // back (Petrel_transactions_admitted 0).
 func TestTransactionAdmission(t *testing.T) {
@@ -125,6 +126,19 @@ func TestTransactionAdmission(t *testing.T) {
 		t.Fatal("the sleep ended with the waiting BEGIN's kill")
 	}
 
+	// A waiting BEGIN gives up after the session's innodb_lock_wait_timeout.
+	mustConnExec(t, victim, "SET SESSION innodb_lock_wait_timeout = 1")
+	start := time.Now()
+	r = <-begin(victim)
+	if !errors.As(r.err, &me) || me.Number != 1205 {
+		t.Fatalf("a waiting BEGIN past innodb_lock_wait_timeout: %v, want error 1205", r.err)
+	}
+	if waited := time.Since(start); waited < time.Second || waited > 20*time.Second {
+		t.Fatalf("the timed-out BEGIN waited %s, want about 1s", waited)
+	}
+	waitStatus("Petrel_statements_waiting", 0)
+	waitStatus("Petrel_transactions_admitted", 1)
+
 	// A higher limit lets a waiting transaction in at once.
 	read = begin(reader)
 	waitStatus("Petrel_statements_waiting", 1)
@@ -142,8 +156,8 @@ func TestTransactionAdmission(t *testing.T) {
 	waitStatus("Petrel_transactions_admitted", 1)
 	mustExec(t, root, fmt.Sprint("KILL ", quietID))
 	waitStatus("Petrel_transactions_admitted", 0)
-	if q := statusInt(t, root, "Petrel_statements_queued"); q != 3 {
-		t.Fatalf("Petrel_statements_queued %d, want 3", q)
+	if q := statusInt(t, root, "Petrel_statements_queued"); q != 4 {
+		t.Fatalf("Petrel_statements_queued %d, want 4", q)
 	}
 }
 

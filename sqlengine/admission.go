@@ -27,8 +27,10 @@ import (
 // statements (they hold no lock and no read view past themselves), and
 // statements of transactions that began without a slot (the limit was
 // off, or they began with a write), go through. A waiting statement ends
-// with KILL QUERY (1317), or with its connection; otherwise it waits, as
-// under InnoDB's innodb_thread_concurrency, until a slot frees.
+// with KILL QUERY (1317), with its connection, or after the session's
+// innodb_lock_wait_timeout with 1205, having run nothing (InnoDB's
+// innodb_thread_concurrency waits with no limit; Petrel bounds every
+// wait).
 
 const (
 	concurrencyVar = "petrel_transaction_concurrency"
@@ -91,9 +93,10 @@ func newAdmitGate(limit int, now func() time.Time) *admitGate {
 }
 
 // enter waits for a slot for statement id; nil once it runs (leave must
-// follow), an error if ctx ended first. A statement that has to wait does
-// so under killable(ctx), so KILL QUERY reaches it.
-func (g *admitGate) enter(ctx context.Context, id admission.ID, class admission.Class, killable func(context.Context) (context.Context, func())) error {
+// follow), an error if ctx ended first or timeout() (when > 0) passed. A
+// statement that has to wait does so under killable(ctx), so KILL QUERY
+// reaches it.
+func (g *admitGate) enter(ctx context.Context, id admission.ID, class admission.Class, timeout func() time.Duration, killable func(context.Context) (context.Context, func())) error {
 	g.mu.Lock()
 	now := g.now()
 	if want := int(transactionConcurrency.Load()); want != g.core.Options().Limit {
@@ -113,27 +116,44 @@ func (g *admitGate) enter(ctx context.Context, id admission.ID, class admission.
 	// with no event to say so: a waiting statement looks at the time.
 	tick := time.NewTimer(transactionGrace)
 	defer tick.Stop()
+	var expired <-chan time.Time
+	limit := timeout()
+	if limit > 0 {
+		deadline := time.NewTimer(limit)
+		defer deadline.Stop()
+		expired = deadline.C
+	}
 	for {
 		select {
 		case <-ch:
 			return nil
+		case <-expired:
+			if g.giveUp(id) {
+				return base.Errorf(base.ClassLockTimeout, "sqlengine: no transaction slot within innodb_lock_wait_timeout (%s)", limit)
+			}
+			return nil // let in at the deadline
 		case <-tick.C:
 			g.mu.Lock()
 			g.wake(g.core.Tick(g.now()))
 			g.mu.Unlock()
 			tick.Reset(transactionGrace)
 		case <-wctx.Done():
-			g.mu.Lock()
-			cancelled := g.core.Cancel(id)
-			delete(g.waiters, id)
-			g.mu.Unlock()
-			if !cancelled {
+			if !g.giveUp(id) {
 				// Let in meanwhile: give the slot to the next one.
 				g.leave(id)
 			}
 			return base.Wrap(base.ClassInterrupted, wctx.Err(), "sqlengine: waiting to run")
 		}
 	}
+}
+
+// giveUp takes waiting statement id out of the queue; false when it was
+// let in meanwhile (it holds a slot).
+func (g *admitGate) giveUp(id admission.ID) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.waiters, id)
+	return g.core.Cancel(id)
 }
 
 // leave gives id's slot back.
@@ -217,7 +237,7 @@ func (h *errHandler) admit(ctx context.Context, c *mysql.Conn, q string) (func()
 			class = admission.InTxn
 		}
 	}
-	if err := g.enter(ctx, id, class, h.killable(s)); err != nil {
+	if err := g.enter(ctx, id, class, func() time.Duration { return s.lockWaitTimeout(sql.NewContext(ctx, sql.WithSession(s))) }, h.killable(s)); err != nil {
 		return noop, err
 	}
 	s.ticket, s.ticketGate, s.ticketID = true, g, id

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -339,10 +338,8 @@ func (e *Engine) execWrite(ctx context.Context, s *Session, p *writePlan, bind m
 		txn = e.store.Begin()
 		txn.SetSession(s.ID())
 		runTxnHook(sctx, s, txn)
-		if v, err := s.GetSessionVariable(sctx, "innodb_lock_wait_timeout"); err == nil {
-			if n, ok := toInt64(v); ok && n > 0 {
-				txn.SetLockTimeout(time.Duration(n) * time.Second)
-			}
+		if d := s.lockWaitTimeout(sctx); d > 0 {
+			txn.SetLockTimeout(d)
 		}
 		defer txn.Rollback() // no-op once committed
 	}

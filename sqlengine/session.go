@@ -88,10 +88,8 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 	if s.origin != nil {
 		txn.SetOrigin(*s.origin)
 	}
-	if v, err := s.GetSessionVariable(ctx, "innodb_lock_wait_timeout"); err == nil {
-		if n, ok := toInt64(v); ok && n > 0 {
-			txn.SetLockTimeout(time.Duration(n) * time.Second)
-		}
+	if d := s.lockWaitTimeout(ctx); d > 0 {
+		txn.SetLockTimeout(d)
 	}
 	t := &Transaction{txn: txn, readOnly: tc == sql.ReadOnly}
 	// GMS opens an implicit transaction for every statement run with
@@ -425,3 +423,14 @@ func isDDL(q string) bool {
 }
 
 func asBase(err error, target **base.Error) bool { return errors.As(err, target) }
+
+// lockWaitTimeout is the session's innodb_lock_wait_timeout, 0 when it
+// cannot be read.
+func (s *Session) lockWaitTimeout(ctx *sql.Context) time.Duration {
+	if v, err := s.GetSessionVariable(ctx, "innodb_lock_wait_timeout"); err == nil {
+		if n, ok := toInt64(v); ok && n > 0 {
+			return time.Duration(n) * time.Second
+		}
+	}
+	return 0
+}
