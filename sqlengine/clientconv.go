@@ -213,7 +213,17 @@ func (d decoded) original(cc *clientCodec, rest string) string {
 	return walk(o, c)
 }
 
+// isASCIIText reports whether s is 7-bit ASCII, eight bytes at a time
+// (the scan path asks it of every text value it sends).
 func isASCIIText(s string) bool {
+	for len(s) >= 8 {
+		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		if w&0x8080808080808080 != 0 {
+			return false
+		}
+		s = s[8:]
+	}
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false

@@ -109,3 +109,35 @@ func BenchmarkWireValue(b *testing.B) {
 		}
 	})
 }
+
+// TestIsASCIIText: a byte of 0x80 or above at any offset, in the
+// eight-byte words or the tail, makes a string not ASCII.
+func TestIsASCIIText(t *testing.T) {
+	for n := 0; n <= 25; n++ {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('a' + i%26)
+		}
+		if !isASCIIText(string(b)) {
+			t.Fatalf("%q: not ASCII", b)
+		}
+		for i := range b {
+			for _, hi := range []byte{0x80, 0xc3, 0xff} {
+				c := append([]byte(nil), b...)
+				c[i] = hi
+				if isASCIIText(string(c)) {
+					t.Fatalf("%q (0x%x at %d of %d): ASCII", c, hi, i, n)
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkIsASCIIText(b *testing.B) {
+	s := "mxvtvmC9127qJNm06sGB8R92q2j7vTiiITRDGXM9ZLzkdekbWtmXKwZ2qG1llkRw5m9DHOFilEREk3q7oce8O3BEJC0woJsm6uzFAEynLH2xCsw1KQ1lT4zg9rdxBL"
+	for i := 0; i < b.N; i++ {
+		if !isASCIIText(s) {
+			b.Fatal("not ASCII")
+		}
+	}
+}
