@@ -14,6 +14,7 @@ import (
 
 	"petrel/internal/base"
 	"petrel/storage"
+	"petrel/storage/keys"
 )
 
 // The table-scan fast path for text queries (COM_QUERY): statements of
@@ -41,6 +42,9 @@ import (
 type scanPlan struct {
 	point pointPlan
 	table *storage.Table
+	// stored: formatting from the stored fields (scanfields.go), nil
+	// when a column is of a type it does not format.
+	stored *scanFields
 }
 
 type scanKey struct{ db, query string }
@@ -156,6 +160,7 @@ func (e *Engine) planScan(s *Session, query string) (*scanPlan, bool) {
 			return nil, false
 		}
 	}
+	p.stored = newScanFields(st.Schema, pp.proj, pp.results)
 	return p, false
 }
 
@@ -262,27 +267,56 @@ func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql
 		inBatch, arena = 0, arena[:0]
 		return err
 	}
-	var buf sql.Row
+	// next converts the next row into rows[inBatch]; done at the end.
+	var next func() (done bool, err error)
+	if sf := p.stored; sf != nil && it.Raw() {
+		fields := make([]keys.Field, len(st.Schema))
+		next = func() (bool, error) {
+			raw, err := it.NextRaw()
+			if err != nil || raw == nil {
+				return true, err
+			}
+			if err := sf.dec.Decode(fields, raw); err != nil {
+				return true, err
+			}
+			// The text fields alias the iterator's buffer: row copies
+			// them into the arena.
+			var ok bool
+			if arena, ok = sf.row(sctx, pp.results, fields, rows[inBatch], arena); !ok {
+				return true, errScanConvert
+			}
+			return false, nil
+		}
+	} else {
+		var buf sql.Row
+		next = func() (bool, error) {
+			// The row's strings alias the storage iterator's buffer:
+			// wireRow copies them into the arena before the next call.
+			row, err := it.NextBorrowed(buf)
+			if err != nil || row == nil {
+				return true, err
+			}
+			buf = row
+			var ok bool
+			if arena, ok = wireRow(sctx, st.Schema, pp.results, row, pp.proj, rows[inBatch], arena); !ok {
+				return true, errScanConvert
+			}
+			return false, nil
+		}
+	}
 	for {
-		// The row's strings alias the storage iterator's buffer: wireRow
-		// copies them into the arena before the next call.
-		row, err := it.NextBorrowed(buf)
+		done, err := next()
 		if err != nil {
 			if !sent {
 				return false, nil
 			}
+			if err == errScanConvert {
+				return true, err
+			}
 			return true, toMySQLError(err)
 		}
-		if row == nil {
+		if done {
 			break
-		}
-		buf = row
-		var ok bool
-		if arena, ok = wireRow(sctx, st.Schema, pp.results, row, pp.proj, rows[inBatch], arena); !ok {
-			if !sent {
-				return false, nil
-			}
-			return true, errScanConvert
 		}
 		inBatch++
 		n++
@@ -319,19 +353,30 @@ func wireRow(sctx *sql.Context, schema sql.Schema, results sql.CharacterSetID, r
 			out[i] = sqltypes.NULL
 			continue
 		}
-		v, err := wireValue(sctx, schema[o].Type, results, arena[len(arena):], row[o])
-		if err != nil {
+		var ok bool
+		if arena, ok = wireInto(sctx, schema[o].Type, results, row[o], &out[i], arena); !ok {
 			return arena, false
 		}
-		out[i] = v
-		// A type may return bytes it wrote into the arena, part of them
-		// (a float's sign dropped), or bytes of its own.
-		if raw := v.Raw(); len(raw) > 0 && cap(arena) > len(arena) {
-			base := uintptr(unsafe.Pointer(unsafe.SliceData(arena[:cap(arena)])))
-			at := uintptr(unsafe.Pointer(unsafe.SliceData(raw)))
-			if at >= base+uintptr(len(arena)) && at < base+uintptr(cap(arena)) {
-				arena = arena[:int(at-base)+len(raw)]
-			}
+	}
+	return arena, true
+}
+
+// wireInto converts v, a non-NULL value of type t, into *out, written
+// into arena's spare capacity when the type writes into the destination
+// it is given; ok=false when it does not convert.
+func wireInto(sctx *sql.Context, t sql.Type, results sql.CharacterSetID, v any, out *sqltypes.Value, arena []byte) ([]byte, bool) {
+	w, err := wireValue(sctx, t, results, arena[len(arena):], v)
+	if err != nil {
+		return arena, false
+	}
+	*out = w
+	// A type may return bytes it wrote into the arena, part of them (a
+	// float's sign dropped), or bytes of its own.
+	if raw := w.Raw(); len(raw) > 0 && cap(arena) > len(arena) {
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(arena[:cap(arena)])))
+		at := uintptr(unsafe.Pointer(unsafe.SliceData(raw)))
+		if at >= base+uintptr(len(arena)) && at < base+uintptr(cap(arena)) {
+			arena = arena[:int(at-base)+len(raw)]
 		}
 	}
 	return arena, true

@@ -537,6 +537,25 @@ func (r *RowIter) NextBorrowed(dst sql.Row) (sql.Row, error) {
 	return keys.DecodeRowBorrowed(dst, r.it.Value(), r.tb.Schema, r.want)
 }
 
+// Raw reports whether NextRaw serves this iterator: a plain primary-key
+// scan (no covering plan, no locking reads), whose entries are the rows.
+func (r *RowIter) Raw() bool {
+	return r.it != nil && r.primary && r.cover == nil && !r.t.lockingReads
+}
+
+// NextRaw returns the next row as stored (package keys' row format, for
+// a keys.FieldDecoder), valid only until the next call or Close; nil at
+// the end. Only for iterators that are Raw.
+func (r *RowIter) NextRaw() ([]byte, error) {
+	if !r.Raw() {
+		return nil, base.Errorf(base.ClassInternal, "storage: raw rows of a scan of %s that is not a plain primary-key scan", r.tb.Def.Name)
+	}
+	if !r.step() {
+		return nil, readErr(r.it.Error())
+	}
+	return r.it.Value(), nil
+}
+
 // step moves to the next entry in scan order; false at the end.
 func (r *RowIter) step() bool {
 	var ok bool

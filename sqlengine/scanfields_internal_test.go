@@ -1,0 +1,108 @@
+package sqlengine
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
+
+	"petrel/storage/keys"
+)
+
+// TestScanFieldsMatchRows: a scan's rows formatted from the stored fields
+// (scanfields.go) are the bytes and wire types wireRow gives from the
+// decoded rows, for every integer width at its limits, NULLs, text that
+// goes as stored and text GMS converts (non-ASCII for a latin1 client,
+// CHAR, latin1 columns), under four character_set_results; the values
+// of one batch stay intact as the arena grows; a schema with another
+// type has no stored formatting.
+func TestScanFieldsMatchRows(t *testing.T) {
+	installASCIIFastEncoders()
+	col := func(name string, typ sql.Type) *sql.Column { return &sql.Column{Name: name, Type: typ, Nullable: true} }
+	sch := sql.Schema{
+		col("i8", types.Int8), col("i16", types.Int16), col("i24", types.Int24), col("i32", types.Int32), col("i64", types.Int64),
+		col("u8", types.Uint8), col("u16", types.Uint16), col("u24", types.Uint24), col("u32", types.Uint32), col("u64", types.Uint64),
+		col("vc", types.MustCreateString(sqltypes.VarChar, 128, sql.Collation_utf8mb4_0900_ai_ci)),
+		col("tx", types.MustCreateString(sqltypes.Text, 65535, sql.Collation_utf8mb4_bin)),
+		col("ch", types.MustCreateString(sqltypes.Char, 10, sql.Collation_utf8mb4_0900_ai_ci)),
+		col("l1", types.MustCreateString(sqltypes.VarChar, 10, sql.Collation_latin1_swedish_ci)),
+	}
+	rows := []sql.Row{
+		{int8(-128), int16(-32768), int32(-1 << 23), int32(math.MinInt32), int64(math.MinInt64),
+			uint8(0), uint16(0), uint32(0), uint32(0), uint64(0), "", "", "", ""},
+		{int8(127), int16(32767), int32(1<<23 - 1), int32(math.MaxInt32), int64(math.MaxInt64),
+			uint8(255), uint16(65535), uint32(1<<24 - 1), uint32(math.MaxUint32), uint64(math.MaxUint64),
+			"héllo wörld ✓ 𝄞", strings.Repeat("mxvtvmC9127qJNm0", 40), "ab", "åäö"},
+		{nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil},
+		{int8(1), int16(2), int32(3), int32(42), int64(5), uint8(6), uint16(7), uint32(8), uint32(9), uint64(10),
+			"bob", "long text", "x", "abc"},
+	}
+	var stored [][]byte
+	for _, r := range rows {
+		b, err := keys.EncodeRow(nil, sch, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored = append(stored, b)
+	}
+	projs := [][]int{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, {13, 10, 3}, {11}}
+	for _, results := range []sql.CharacterSetID{sql.CharacterSet_utf8mb4, sql.CharacterSet_latin1, sql.CharacterSet_binary, sql.CharacterSet_utf8mb3} {
+		ctx := sql.NewContext(context.Background(), sql.WithSession(sql.NewBaseSession()))
+		if err := ctx.SetSessionVariable(ctx, "character_set_results", results.String()); err != nil {
+			t.Fatal(err)
+		}
+		for _, proj := range projs {
+			sf := newScanFields(sch, proj, results)
+			if sf == nil {
+				t.Fatalf("%v: no stored formatting for integers and text", proj)
+			}
+			fields := make([]keys.Field, len(sch))
+			// A small arena, so that appends outgrow it within the batch.
+			arena := make([]byte, 0, 8)
+			got := make([][]sqltypes.Value, len(stored))
+			gotOK := make([]bool, len(stored))
+			for i, b := range stored {
+				if err := sf.dec.Decode(fields, b); err != nil {
+					t.Fatal(err)
+				}
+				got[i] = make([]sqltypes.Value, len(proj))
+				arena, gotOK[i] = sf.row(ctx, results, fields, got[i], arena)
+			}
+			for i, b := range stored {
+				row, err := keys.DecodeRow(b, sch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := make([]sqltypes.Value, len(proj))
+				_, ok := wireRow(ctx, sch, results, row, proj, want, nil)
+				if ok != gotOK[i] {
+					t.Errorf("%s %v row %d: converts %v, wireRow's %v", results, proj, i, gotOK[i], ok)
+				}
+				if !ok {
+					continue
+				}
+				for j := range proj {
+					g, w := got[i][j], want[j]
+					if g.Type() != w.Type() || g.IsNull() != w.IsNull() || string(g.Raw()) != string(w.Raw()) {
+						t.Errorf("%s row %d column %s: %v %q, wireRow's %v %q", results, i, sch[proj[j]].Name, g.Type(), g.Raw(), w.Type(), w.Raw())
+					}
+				}
+			}
+		}
+	}
+	other := append(sch[:2:2], &sql.Column{Name: "f", Type: types.Float64})
+	if newScanFields(other, []int{0, 2}, sql.CharacterSet_utf8mb4) != nil {
+		t.Error("a DOUBLE column got stored formatting")
+	}
+	if newScanFields(other, []int{0, 1}, sql.CharacterSet_utf8mb4) == nil {
+		t.Error("integer columns beside an unread DOUBLE got no stored formatting")
+	}
+	yr := sql.Schema{{Name: "y", Type: types.Year}}
+	if newScanFields(yr, []int{0}, sql.CharacterSet_utf8mb4) != nil {
+		t.Error("a YEAR column got stored formatting")
+	}
+}
