@@ -24,6 +24,7 @@ type gosqlCompressReport struct {
 	ReadDigest  string   `json:"read_digest"`
 	LargeSent   []string `json:"large_sent"`
 	LargeRead   []string `json:"large_read"`
+	ScanDigests []string `json:"scan_digests"`
 	LargeServer []string `json:"large_server"`
 	Multi       []string `json:"multi"`
 }
@@ -33,10 +34,11 @@ type gosqlCompressReport struct {
 // with and without compression through a byte-counting link: many rows,
 // rows of 1, 5 and 17 MiB (the last crosses a 16 MiB packet), a
 // multi-statement update and multi-statement reads. Both runs read back
-// exactly what they sent (client-side and server-side SHA-256 agree), give
-// identical results, the compressed session reports Compression ON with
-// zlib and the plain one OFF, and the compressed run moves under half the
-// plain run's bytes.
+// exactly what they sent (client-side and server-side SHA-256 agree; so
+// do three plain scans, the last two the scan fast path's, in gathered
+// writes), give identical results, the compressed session reports
+// Compression ON with zlib and the plain one OFF, and the compressed run
+// moves under half the plain run's bytes.
 func TestGoSQLDriverCompress(t *testing.T) {
 	ctx := testContext(t, 5*time.Minute)
 	bin := filepath.Join(t.TempDir(), "gosqlcompress")
@@ -58,6 +60,7 @@ func TestGoSQLDriverCompress(t *testing.T) {
 	run := func(compress bool, table string) (gosqlCompressReport, int64) {
 		t.Helper()
 		before := link.Stats()
+		fastBefore := globalStatus(t, ctx, db, "Petrel_fast_path_reads")
 		dsn := fmt.Sprintf("root:%s@tcp(%s)/zc?multiStatements=true&readTimeout=60s&writeTimeout=60s&compress=%v", rootPassword, link.Addr(), compress)
 		out, err := exec.CommandContext(ctx, bin, dsn, table).Output()
 		if err != nil {
@@ -73,6 +76,10 @@ func TestGoSQLDriverCompress(t *testing.T) {
 			t.Fatalf("compress=%v: %v in %q", compress, err, out)
 		}
 		after := link.Stats()
+		// The second and third plain scans are the scan fast path's.
+		if fast := globalStatus(t, ctx, db, "Petrel_fast_path_reads") - fastBefore; fast < 2 {
+			t.Errorf("compress=%v: %d fast-path reads, want the 2 scans at least", compress, fast)
+		}
 		return rep, (after.Upstream - before.Upstream) + (after.Downstream - before.Downstream)
 	}
 	z, zBytes := run(true, "tz")
@@ -90,6 +97,14 @@ func TestGoSQLDriverCompress(t *testing.T) {
 		rep  gosqlCompressReport
 	}{{"compressed", z}, {"plain", plain}} {
 		rep := r.rep
+		for i, d := range rep.ScanDigests {
+			if d != rep.SentDigest {
+				t.Errorf("%s: scan %d read %s, sent %s", r.name, i, d, rep.SentDigest)
+			}
+		}
+		if len(rep.ScanDigests) != 3 {
+			t.Errorf("%s: %d scans", r.name, len(rep.ScanDigests))
+		}
 		if rep.Rows != 3003 || rep.SentDigest != rep.ReadDigest || len(rep.LargeSent) != 3 ||
 			!reflect.DeepEqual(rep.LargeSent, rep.LargeRead) || !reflect.DeepEqual(rep.LargeSent, rep.LargeServer) {
 			t.Errorf("%s: %d rows, digest sent %s read %s, large rows sent %v read %v server %v", r.name, rep.Rows,

@@ -183,7 +183,18 @@ func (h *errHandler) tryScan(ctx context.Context, c *mysql.Conn, q string, cb my
 	k := scanKey{s.GetCurrentDatabase(), q}
 	p, known := h.e.scans.get(k)
 	if p != nil && p.point.fields != nil {
-		if ok, err := h.e.execScan(ctx, s, p, cb); ok {
+		// The rows go out in writes of up to gatherMax (gather.go).
+		cc, _ := c.Conn.(*cmdConn)
+		if cc != nil {
+			cc.startGather()
+		}
+		ok, err := h.e.execScan(ctx, s, p, cb)
+		if cc != nil {
+			if werr := cc.endGather(); werr != nil && err == nil {
+				err = werr
+			}
+		}
+		if ok {
 			h.e.fastReadCount.Add(1)
 			return true, nil, err
 		}

@@ -121,6 +121,10 @@ type cmdConn struct {
 	account   string        // counted against max_connections once admitted
 	admitted  bool
 
+	// gather collects written bytes while a scan streams (gather.go);
+	// nil otherwise.
+	gather *[]byte
+
 	// comp is protocol compression (compressconn.go), nil when the client
 	// did not ask for it; set by the handshake response, used by
 	// vitess's goroutine and by writers once on.
@@ -235,6 +239,21 @@ func (c *cmdConn) Write(p []byte) (int, error) {
 	if sh := c.seqShift.Load(); sh != 0 {
 		c.renumber(p, byte(sh))
 	}
+	if c.gather != nil {
+		*c.gather = append(*c.gather, p...)
+		if len(*c.gather) >= gatherMax {
+			if err := c.flushGather(); err != nil {
+				return 0, err
+			}
+		}
+		return len(p), nil
+	}
+	return c.emit(p)
+}
+
+// emit writes p to the client (the compressed layer, or TLS, or the
+// socket).
+func (c *cmdConn) emit(p []byte) (int, error) {
 	var n int
 	var err error
 	if c.comp != nil && c.comp.armed {
