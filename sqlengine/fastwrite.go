@@ -92,14 +92,28 @@ func (e *Engine) fastTable(s *Session, te ast.TableExpr, p *writePlan) *storage.
 	return e.fastTableName(s, tn, p)
 }
 
+// fastTableName is writeTable for the prepared write paths, which also
+// want a single-column integer primary key (their UPDATE and DELETE find
+// the row by it).
 func (e *Engine) fastTableName(s *Session, tn ast.TableName, p *writePlan) *storage.Table {
+	st := e.writeTable(s, tn, p)
+	if st == nil || st.Hidden || len(st.Def.PK) != 1 || !isIntType(st.PKTypes[0]) {
+		return nil
+	}
+	return st
+}
+
+// writeTable resolves the table a fast-path INSERT writes and checks it
+// qualifies (no CHECK constraints, generated or ON UPDATE columns or
+// triggers); the plan gets its identity.
+func (e *Engine) writeTable(s *Session, tn ast.TableName, p *writePlan) *storage.Table {
 	p.table, p.db = tn.Name.String(), tn.DbQualifier.String()
 	p.qualified = p.db != ""
 	if !p.qualified {
 		p.db = s.GetCurrentDatabase()
 	}
 	st := e.store.Catalog().Table(p.db, p.table)
-	if st == nil || st.Hidden || len(st.Def.PK) != 1 || !isIntType(st.PKTypes[0]) || len(st.Def.Checks) > 0 {
+	if st == nil || len(st.Def.Checks) > 0 {
 		return nil
 	}
 	for _, c := range st.Schema {
@@ -309,6 +323,18 @@ func (e *Engine) execWrite(ctx context.Context, s *Session, p *writePlan, bind m
 	if len(bind) != p.nparams {
 		return false, nil
 	}
+	param := func(i int) (any, bool) { return bindValue(bind["v"+strconv.Itoa(i+1)]) }
+	return e.runWrite(ctx, s, p, []func(int) (any, bool){param}, cb)
+}
+
+// runWrite runs a write plan with its values: one row's for an UPDATE or
+// DELETE, one or more rows' for an INSERT (the text path's multi-row
+// VALUES). ok=false means "let GMS do it" (nothing of the statement is
+// left behind).
+func (e *Engine) runWrite(ctx context.Context, s *Session, p *writePlan, rows []func(int) (any, bool), cb func(*sqltypes.Result) error) (ok bool, err error) {
+	if len(rows) == 0 || (p.kind != writeInsert && len(rows) != 1) {
+		return false, nil
+	}
 	if !p.qualified && !strings.EqualFold(s.GetCurrentDatabase(), p.db) {
 		return false, nil
 	}
@@ -316,7 +342,7 @@ func (e *Engine) execWrite(ctx context.Context, s *Session, p *writePlan, bind m
 	if st == nil || st.Def.ID != p.tableID || len(st.Schema) != p.ncols {
 		return false, nil
 	}
-	param := func(i int) (any, bool) { return bindValue(bind["v"+strconv.Itoa(i+1)]) }
+	param := rows[0]
 	sctx := e.NewContext(ctx, s)
 	if !e.canWrite(sctx, s, p) || e.checkWritable(sctx) != nil {
 		return false, nil
@@ -361,6 +387,15 @@ func (e *Engine) execWrite(ctx context.Context, s *Session, p *writePlan, bind m
 
 	txn.StatementBegin()
 	res, fallback, werr := e.writeRow(sctx, txn, st, p, key, param)
+	for _, more := range rows[1:] {
+		if werr != nil || fallback {
+			break
+		}
+		var r *sqltypes.Result
+		if r, fallback, werr = e.writeRow(sctx, txn, st, p, key, more); werr == nil && !fallback {
+			res.RowsAffected += r.RowsAffected
+		}
+	}
 	txn.SetLockingReads(false)
 	if werr == nil && !fallback {
 		txn.StatementComplete()

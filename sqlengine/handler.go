@@ -69,6 +69,9 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 		o := &okInsteadOfRows{cb: cb}
 		return h.reply(c, o.finish(h.Handler.ComQuery(ctx, c, sel, o.spool)))
 	}
+	if handled, err := h.tryInsert(ctx, c, q, cb); handled {
+		return h.reply(c, err)
+	}
 	handled, cb, err := h.tryScan(ctx, c, q, textFloats(cb))
 	if handled {
 		return h.reply(c, err)
@@ -118,6 +121,9 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		return d.original(codec, rest), h.reply(c, o.finish(err))
 	}
 	if strings.TrimSpace(rest) == "" {
+		if handled, err := h.tryInsert(ctx, c, first, inner); handled {
+			return "", h.reply(c, err)
+		}
 		handled, run, err := h.tryScan(ctx, c, first, inner)
 		if handled {
 			return "", h.reply(c, err)
