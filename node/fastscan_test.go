@@ -258,4 +258,84 @@ func TestFastScanLargeResult(t *testing.T) {
 	if got := queryRows(t, db, "SELECT COUNT(*), SUM(k) FROM t"); got[0][0] != fmt.Sprint(rows) {
 		t.Fatalf("the statement after the scans: %v", got)
 	}
+	// Multi-statement texts ending with a scan (the fast path answers the
+	// last statement): every result set whole, the next command in step.
+	multi, err := sql.Open("mysql", mysqlConfig(t, n.Addr(), "big")+"&multiStatements=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer multi.Close()
+	multi.SetMaxOpenConns(1)
+	before = statusInt(t, root, "Petrel_fast_path_reads")
+	for _, mq := range []string{"SET @x = 1; SELECT * FROM t", "SELECT * FROM t; SELECT * FROM t", "SELECT 7; SELECT * FROM t"} {
+		sets := resultSets(t, multi, mq)
+		last := sets[len(sets)-1]
+		if !reflect.DeepEqual(last, want) {
+			t.Fatalf("%s: the last result set has %d rows, differing from GMS's %d", mq, len(last), len(want))
+		}
+		if strings.HasPrefix(mq, "SELECT * FROM t;") && !reflect.DeepEqual(sets[0], want) {
+			t.Fatalf("%s: the first result set differs", mq)
+		}
+		if got := queryRows(t, multi, "SELECT 42"); got[0][0] != "42" {
+			t.Fatalf("after %s: %v", mq, got)
+		}
+	}
+	if used := statusInt(t, root, "Petrel_fast_path_reads") - before; used < 2 {
+		t.Fatalf("the fast path answered %d of the multi-statement scans", used)
+	}
+}
+
+// resultSets reads every result set of a multi-statement text (those
+// with columns).
+func resultSets(t *testing.T, db *sql.DB, q string) [][][]string {
+	t.Helper()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	var sets [][][]string
+	for {
+		cols, err := rows.Columns()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var set [][]string
+		for rows.Next() {
+			vals := make([]sql.NullString, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			r := make([]string, len(cols))
+			for i, v := range vals {
+				r[i] = "NULL"
+				if v.Valid {
+					r[i] = v.String
+				}
+			}
+			set = append(set, r)
+		}
+		if len(cols) > 0 {
+			sets = append(sets, set)
+		}
+		if !rows.NextResultSet() {
+			break
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return sets
+}
+
+// mysqlConfig is a DSN for root on addr with database db.
+func mysqlConfig(t *testing.T, addr, db string) string {
+	t.Helper()
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = "root", "pw", "tcp", addr, db
+	return cfg.FormatDSN() + "?parseTime=true"
 }

@@ -172,7 +172,7 @@ func (e *Engine) planScan(s *Session, query string) (*scanPlan, bool) {
 // statement is a scan.
 func (h *errHandler) tryScan(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) (handled bool, run mysql.ResultSpoolFn, err error) {
 	// libmysqlclient's mysqlslap sends the C string's terminating NUL.
-	q = strings.TrimRight(q, "\x00 \t\r\n")
+	q = strings.TrimLeft(strings.TrimRight(q, "\x00 \t\r\n"), " \t\r\n")
 	if !scanText(q) || !h.e.fastWrites.Load() {
 		return false, cb, nil
 	}
@@ -183,12 +183,16 @@ func (h *errHandler) tryScan(ctx context.Context, c *mysql.Conn, q string, cb my
 	k := scanKey{s.GetCurrentDatabase(), q}
 	p, known := h.e.scans.get(k)
 	if p != nil && p.point.fields != nil {
-		// The rows go out in writes of up to gatherMax (gather.go).
+		// The rows go out in writes of up to gatherMax (gather.go), after
+		// whatever vitess holds of earlier results.
 		cc, _ := c.Conn.(*cmdConn)
 		if cc != nil {
+			if err := c.FlushBuffer(); err != nil {
+				return true, nil, err
+			}
 			cc.startGather()
 		}
-		ok, err := h.e.execScan(ctx, s, p, cb)
+		ok, err := h.e.execScan(ctx, s, p, cb, c, cc)
 		if cc != nil {
 			if werr := cc.endGather(); werr != nil && err == nil {
 				err = werr
@@ -231,7 +235,7 @@ func (h *errHandler) tryScan(ctx context.Context, c *mysql.Conn, q string, cb my
 
 // execScan runs a scan plan. ok=false means "let GMS do it" (nothing was
 // sent).
-func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql.ResultSpoolFn) (ok bool, err error) {
+func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql.ResultSpoolFn, c *mysql.Conn, cc *cmdConn) (ok bool, err error) {
 	pp := &p.point
 	if (!pp.qualified && !strings.EqualFold(s.GetCurrentDatabase(), pp.db)) || s.GetCharacterSetResults() != pp.results {
 		return false, nil
@@ -277,6 +281,26 @@ func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql
 		err := cb(&sqltypes.Result{Fields: pp.fields, Rows: rows[:inBatch]}, false)
 		inBatch, arena = 0, arena[:0]
 		return err
+	}
+	if sf := p.stored; sf != nil && it.Raw() && cc != nil && cc.gather != nil {
+		// vitess writes the column definitions; the rows are written here.
+		sent = true
+		if err := cb(&sqltypes.Result{Fields: pp.fields}, false); err != nil {
+			return true, err
+		}
+		if err := c.FlushBuffer(); err != nil {
+			return true, err
+		}
+		if seq, ok := cc.gatheredSeq(); ok {
+			n, err := e.scanPackets(ctx, sctx, it, sf, pp.results, cc, seq, len(st.Schema))
+			if err != nil {
+				return true, err
+			}
+			s.SetLastQueryInfoInt(sql.RowCount, -1)
+			s.SetLastQueryInfoInt(sql.FoundRows, n)
+			return true, nil
+		}
+		// Not whole packets: vitess writes the rows after all.
 	}
 	// next converts the next row into rows[inBatch]; done at the end.
 	var next func() (done bool, err error)
@@ -348,6 +372,43 @@ func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql
 	s.SetLastQueryInfoInt(sql.RowCount, -1)
 	s.SetLastQueryInfoInt(sql.FoundRows, n)
 	return true, nil
+}
+
+// scanPackets writes the rows of it as protocol packets into cc's
+// gathered bytes, numbered from seq, and tells cc how many it wrote; n
+// is the number of rows. A value that does not convert ends the stream
+// with errScanConvert (vitess then ends the connection, as for any error
+// in the middle of a result).
+func (e *Engine) scanPackets(ctx context.Context, sctx *sql.Context, it *storage.RowIter, sf *scanFields, results sql.CharacterSetID, cc *cmdConn, seq byte, ncols int) (n int64, err error) {
+	fields := make([]keys.Field, ncols)
+	scratch := make([]sqltypes.Value, 1)
+	first := seq
+	defer func() { cc.wrote(seq - first) }()
+	for {
+		raw, err := it.NextRaw()
+		if err != nil {
+			return n, toMySQLError(err)
+		}
+		if raw == nil {
+			return n, nil
+		}
+		if err := sf.dec.Decode(fields, raw); err != nil {
+			return n, toMySQLError(err)
+		}
+		var ok bool
+		if *cc.gather, seq, ok = sf.appendPacket(sctx, results, fields, *cc.gather, seq, scratch); !ok {
+			return n, errScanConvert
+		}
+		n++
+		if len(*cc.gather) >= gatherMax {
+			if err := ctx.Err(); err != nil {
+				return n, err
+			}
+			if err := cc.flushGather(); err != nil {
+				return n, err
+			}
+		}
+	}
 }
 
 // scanArena is the byte arena a batch's values are written into; values

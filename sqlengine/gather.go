@@ -51,3 +51,39 @@ func (c *cmdConn) flushGather() error {
 	_, err := c.emit(b)
 	return err
 }
+
+// Rows written here. The scan fast path writes the row packets of a
+// result itself, straight into the gathered bytes (scanFields.appendPacket),
+// after vitess wrote the result's column definitions; vitess's sequence
+// ids are then behind the client's by the packets it did not write,
+// which cmdConn corrects for the rest of the command as it does during
+// the TLS handshake (seqShift, renumber): the next command starts again
+// at 0.
+
+// gatheredSeq is the sequence id after the last packet gathered; ok
+// only when the gathered bytes are whole packets (gathering started at
+// a packet boundary, and vitess's buffer was flushed).
+func (c *cmdConn) gatheredSeq() (next byte, ok bool) {
+	if c.gather == nil {
+		return 0, false
+	}
+	b := *c.gather
+	i := 0
+	for i+4 <= len(b) {
+		n := int(b[i]) | int(b[i+1])<<8 | int(b[i+2])<<16
+		next = b[i+3] + 1
+		i += 4 + n
+		ok = true
+	}
+	return next, ok && i == len(b)
+}
+
+// wrote notes n packets written past vitess (modulo 256): its later
+// packets in this command are renumbered by as many.
+func (c *cmdConn) wrote(n byte) {
+	if n == 0 {
+		return
+	}
+	c.wrLeft = 0 // vitess's next write starts a packet
+	c.seqShift.Add(int32(n))
+}

@@ -106,3 +106,84 @@ func (sf *scanFields) row(sctx *sql.Context, results sql.CharacterSetID, fields 
 	}
 	return arena, true
 }
+
+// maxPayload is the largest payload of one protocol packet; a longer one
+// continues in the next (and a payload of exactly a multiple of it ends
+// with an empty packet).
+const maxPayload = 1<<24 - 1
+
+// appendPacket appends the text-protocol row packet of the decoded
+// fields to dst, numbered from seq: the bytes vitess's writeRow would
+// write, without a wire value per column or its buffers. It returns the
+// next sequence id; ok=false (dst as it was) when a value does not
+// convert. scratch is for values GMS converts.
+func (sf *scanFields) appendPacket(sctx *sql.Context, results sql.CharacterSetID, fields []keys.Field, dst []byte, seq byte, scratch []sqltypes.Value) ([]byte, byte, bool) {
+	start := len(dst)
+	dst = append(dst, 0, 0, 0, 0)
+	for i := range sf.fmts {
+		f := &sf.fmts[i]
+		v := &fields[f.col]
+		if v.Null {
+			dst = append(dst, 0xfb)
+			continue
+		}
+		switch f.kind {
+		case keys.FieldInt, keys.FieldUint:
+			// At most 20 digits: a one-byte length.
+			at := len(dst)
+			dst = append(dst, 0)
+			if f.kind == keys.FieldInt {
+				dst = strconv.AppendInt(dst, v.Int, 10)
+			} else {
+				dst = strconv.AppendUint(dst, v.Uint, 10)
+			}
+			dst[at] = byte(len(dst) - at - 1)
+		default:
+			b := v.Bytes
+			if !((f.pass == passValid && utf8.Valid(b)) || (f.pass == passASCII && isASCIIText(unsafe.String(unsafe.SliceData(b), len(b))))) {
+				// GMS converts it (from a copy: b is the iterator's).
+				if _, ok := wireInto(sctx, f.typ, results, string(b), &scratch[0], nil); !ok {
+					return dst[:start], seq, false
+				}
+				if scratch[0].IsNull() {
+					dst = append(dst, 0xfb)
+					continue
+				}
+				b = scratch[0].Raw()
+			}
+			dst = appendLenEnc(dst, uint64(len(b)))
+			dst = append(dst, b...)
+		}
+	}
+	n := len(dst) - start - 4
+	if n < maxPayload {
+		dst[start], dst[start+1], dst[start+2], dst[start+3] = byte(n), byte(n>>8), byte(n>>16), seq
+		return dst, seq + 1, true
+	}
+	// A row of 16 MiB or more: split it into packets.
+	payload := append([]byte(nil), dst[start+4:]...)
+	dst = dst[:start]
+	for {
+		k := min(len(payload), maxPayload)
+		dst = append(dst, byte(k), byte(k>>8), byte(k>>16), seq)
+		dst = append(dst, payload[:k]...)
+		seq++
+		payload = payload[k:]
+		if k < maxPayload {
+			return dst, seq, true
+		}
+	}
+}
+
+// appendLenEnc appends n as a length-encoded integer.
+func appendLenEnc(dst []byte, n uint64) []byte {
+	switch {
+	case n < 251:
+		return append(dst, byte(n))
+	case n < 1<<16:
+		return append(dst, 0xfc, byte(n), byte(n>>8))
+	case n < 1<<24:
+		return append(dst, 0xfd, byte(n), byte(n>>8), byte(n>>16))
+	}
+	return append(dst, 0xfe, byte(n), byte(n>>8), byte(n>>16), byte(n>>24), byte(n>>32), byte(n>>40), byte(n>>48), byte(n>>56))
+}

@@ -18,8 +18,9 @@ import (
 // decoded rows, for every integer width at its limits, NULLs, text that
 // goes as stored and text GMS converts (non-ASCII for a latin1 client,
 // CHAR, latin1 columns), under four character_set_results; the values
-// of one batch stay intact as the arena grows; a schema with another
-// type has no stored formatting.
+// of one batch stay intact as the arena grows; the row packets written
+// from the fields are those vitess writes of wireRow's values; a schema
+// with another type has no stored formatting.
 func TestScanFieldsMatchRows(t *testing.T) {
 	installASCIIFastEncoders()
 	col := func(name string, typ sql.Type) *sql.Column { return &sql.Column{Name: name, Type: typ, Nullable: true} }
@@ -91,6 +92,28 @@ func TestScanFieldsMatchRows(t *testing.T) {
 						t.Errorf("%s row %d column %s: %v %q, wireRow's %v %q", results, i, sch[proj[j]].Name, g.Type(), g.Raw(), w.Type(), w.Raw())
 					}
 				}
+				// The row packet written here is the one vitess writes of
+				// wireRow's values: NULL as 0xfb, the others length-encoded.
+				if err := sf.dec.Decode(fields, b); err != nil {
+					t.Fatal(err)
+				}
+				pkt, next, ok := sf.appendPacket(ctx, results, fields, []byte("xy"), 5, make([]sqltypes.Value, 1))
+				if !ok || next != 6 {
+					t.Fatalf("%s %v row %d: appendPacket ok %v, next sequence %d", results, proj, i, ok, next)
+				}
+				var payload []byte
+				for _, w := range want {
+					if w.IsNull() {
+						payload = append(payload, 0xfb)
+						continue
+					}
+					payload = appendLenEnc(payload, uint64(len(w.Raw())))
+					payload = append(payload, w.Raw()...)
+				}
+				wantPkt := append([]byte("xy"), byte(len(payload)), byte(len(payload)>>8), byte(len(payload)>>16), 5)
+				if wantPkt = append(wantPkt, payload...); string(pkt) != string(wantPkt) {
+					t.Errorf("%s %v row %d: packet %q, want %q", results, proj, i, pkt, wantPkt)
+				}
 			}
 		}
 	}
@@ -104,5 +127,49 @@ func TestScanFieldsMatchRows(t *testing.T) {
 	yr := sql.Schema{{Name: "y", Type: types.Year}}
 	if newScanFields(yr, []int{0}, sql.CharacterSet_utf8mb4) != nil {
 		t.Error("a YEAR column got stored formatting")
+	}
+}
+
+// TestAppendPacketSplits: a row of 16 MiB or more goes out as packets of
+// 2^24-1 payload bytes with consecutive sequence ids, and an empty packet
+// after a payload of exactly 2^24-1 bytes, as the protocol splits it.
+func TestAppendPacketSplits(t *testing.T) {
+	sch := sql.Schema{{Name: "t", Type: types.LongText, Nullable: true}}
+	sf := newScanFields(sch, []int{0}, sql.CharacterSet_utf8mb4)
+	if sf == nil {
+		t.Fatal("no stored formatting for LONGTEXT")
+	}
+	ctx := sql.NewContext(context.Background(), sql.WithSession(sql.NewBaseSession()))
+	// Payloads of 2^24-1 (a 4-byte length prefix), 2^24, 2*(2^24-1) (a
+	// 9-byte prefix) and 101 bytes.
+	for _, textLen := range []int{maxPayload - 4, maxPayload - 4 + 1, 2*maxPayload - 9, 100} {
+		text := []byte(strings.Repeat("a", textLen))
+		fields := []keys.Field{{Bytes: text}}
+		pkt, next, ok := sf.appendPacket(ctx, sql.CharacterSet_utf8mb4, fields, nil, 250, make([]sqltypes.Value, 1))
+		if !ok {
+			t.Fatal("did not convert")
+		}
+		payload := len(appendLenEnc(nil, uint64(textLen))) + textLen
+		var lens []int
+		var seqs []byte
+		var body []byte
+		for i := 0; i < len(pkt); {
+			n := int(pkt[i]) | int(pkt[i+1])<<8 | int(pkt[i+2])<<16
+			lens, seqs = append(lens, n), append(seqs, pkt[i+3])
+			body = append(body, pkt[i+4:i+4+n]...)
+			i += 4 + n
+		}
+		wantPackets := payload/maxPayload + 1
+		if len(lens) != wantPackets || next != byte(250+wantPackets) {
+			t.Fatalf("text of %d: packets %v, next %d; want %d packets", textLen, lens, next, wantPackets)
+		}
+		for i, s := range seqs {
+			if s != byte(250+i) {
+				t.Fatalf("text of %d: sequence ids %v", textLen, seqs)
+			}
+		}
+		if len(body) != payload || string(body[len(body)-textLen:]) != string(text) {
+			t.Fatalf("text of %d: payload of %d bytes, want %d", textLen, len(body), payload)
+		}
 	}
 }

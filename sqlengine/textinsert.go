@@ -42,7 +42,7 @@ func insertText(q string) bool {
 // tryInsert answers a text INSERT of literals on the write fast path;
 // handled=false means "let GMS do it" (nothing was written).
 func (h *errHandler) tryInsert(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) (handled bool, err error) {
-	q = strings.TrimRight(q, "\x00 \t\r\n;")
+	q = strings.TrimLeft(strings.TrimRight(q, "\x00 \t\r\n;"), " \t\r\n")
 	if !insertText(q) || !h.e.fastWrites.Load() {
 		return false, nil
 	}
