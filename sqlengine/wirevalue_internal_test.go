@@ -110,10 +110,11 @@ func BenchmarkWireValue(b *testing.B) {
 	})
 }
 
-// TestIsASCIIText: a byte of 0x80 or above at any offset, in the
+// TestIsASCIIText: a byte of 0x80 or above at any offset (strings of 0
+// to 70 bytes), in the
 // eight-byte words or the tail, makes a string not ASCII.
 func TestIsASCIIText(t *testing.T) {
-	for n := 0; n <= 25; n++ {
+	for n := 0; n <= 70; n++ {
 		b := make([]byte, n)
 		for i := range b {
 			b[i] = byte('a' + i%26)
