@@ -80,6 +80,11 @@ type admitGate struct {
 	core      *admission.Core
 	waiters   map[admission.ID]chan struct{}
 	now       func() time.Time
+	// tick is the one timer that lets waiting statements in when a
+	// holder has been idle for the grace time (the core's NextTick);
+	// tickAt is when it fires (zero: not armed).
+	tick   *time.Timer
+	tickAt time.Time
 }
 
 func newAdmitGate(limit int, now func() time.Time) *admitGate {
@@ -109,13 +114,10 @@ func (g *admitGate) enter(ctx context.Context, id admission.ID, class admission.
 	}
 	ch := make(chan struct{})
 	g.waiters[id] = ch
+	g.arm(now)
 	g.mu.Unlock()
 	wctx, done := killable(ctx)
 	defer done()
-	// Holders going idle for the grace time let waiting statements in
-	// with no event to say so: a waiting statement looks at the time.
-	tick := time.NewTimer(transactionGrace)
-	defer tick.Stop()
 	var expired <-chan time.Time
 	limit := timeout()
 	if limit > 0 {
@@ -132,11 +134,6 @@ func (g *admitGate) enter(ctx context.Context, id admission.ID, class admission.
 				return base.Errorf(base.ClassLockTimeout, "sqlengine: no transaction slot within innodb_lock_wait_timeout (%s)", limit)
 			}
 			return nil // let in at the deadline
-		case <-tick.C:
-			g.mu.Lock()
-			g.wake(g.core.Tick(g.now()))
-			g.mu.Unlock()
-			tick.Reset(transactionGrace)
 		case <-wctx.Done():
 			if !g.giveUp(id) {
 				// Let in meanwhile: give the slot to the next one.
@@ -156,6 +153,34 @@ func (g *admitGate) giveUp(id admission.ID) bool {
 	return g.core.Cancel(id)
 }
 
+// arm sets the gate's timer for the core's next tick, when one is due
+// earlier than the timer fires (a timer firing early finds nothing to do
+// and is set again). Under g.mu.
+func (g *admitGate) arm(now time.Time) {
+	at, ok := g.core.NextTick(now)
+	if !ok || (!g.tickAt.IsZero() && !at.Before(g.tickAt)) {
+		return
+	}
+	g.tickAt = at
+	d := max(at.Sub(now), 0)
+	if g.tick == nil {
+		g.tick = time.AfterFunc(d, g.fire)
+	} else {
+		g.tick.Reset(d)
+	}
+}
+
+// fire: holders idle for the grace time let waiting statements in, with
+// no event to say so.
+func (g *admitGate) fire() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.now()
+	g.tickAt = time.Time{}
+	g.wake(g.core.Tick(now))
+	g.arm(now)
+}
+
 // leave gives id's slot back.
 func (g *admitGate) leave(id admission.ID) {
 	g.mu.Lock()
@@ -167,7 +192,9 @@ func (g *admitGate) leave(id admission.ID) {
 func (g *admitGate) idle(id admission.ID) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.wake(g.core.Idle(id, g.now()))
+	now := g.now()
+	g.wake(g.core.Idle(id, now))
+	g.arm(now)
 }
 
 // busy: holder id starts a statement.

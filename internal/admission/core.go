@@ -76,6 +76,19 @@ type entry struct {
 type holder struct {
 	busy  bool
 	since time.Time // when it last became idle
+	// gen is the core's event count at its last Idle or Busy: an entry
+	// of the idle queue with another gen is stale (core-wide, so a new
+	// holder of the same id never matches an old entry).
+	gen uint64
+	// counted: idle for Grace, not counted against the limit.
+	counted bool
+}
+
+// idleEntry is a holder going idle, in the idle queue.
+type idleEntry struct {
+	id    ID
+	since time.Time
+	gen   uint64
 }
 
 // Core is the admission state. Not safe for concurrent use.
@@ -85,6 +98,12 @@ type Core struct {
 	inTxn   []entry
 	fresh   []entry
 	stats   Stats
+	// idleQ holds holders going idle in the order they did (so by time):
+	// those reaching Grace are taken from its front (advance), so that
+	// the number not counted is kept, not recounted per statement.
+	idleQ   []idleEntry
+	uncount int    // holders counted idle
+	gens    uint64 // events, for holder.gen
 }
 
 // NewCore returns a core with no holders.
@@ -98,7 +117,7 @@ func (c *Core) Options() Options { return c.opts }
 // Tick or SetLimit names it, or it is Cancelled.
 func (c *Core) Arrive(id ID, class Class, now time.Time) bool {
 	if c.room(now) > 0 {
-		c.holders[id] = &holder{busy: true}
+		c.hold(id)
 		c.stats.Admitted++
 		return true
 	}
@@ -115,6 +134,7 @@ func (c *Core) Arrive(id ID, class Class, now time.Time) bool {
 // Busy: holder id starts a statement.
 func (c *Core) Busy(id ID) {
 	if h := c.holders[id]; h != nil {
+		c.recount(h)
 		h.busy = true
 	}
 }
@@ -123,16 +143,77 @@ func (c *Core) Busy(id ID) {
 // let others run once it has been idle for Grace (Tick).
 func (c *Core) Idle(id ID, now time.Time) []ID {
 	if h := c.holders[id]; h != nil {
+		c.recount(h)
 		h.busy, h.since = false, now
+		if c.opts.Grace > 0 {
+			c.idleQ = append(c.idleQ, idleEntry{id: id, since: now, gen: h.gen})
+		}
 	}
 	return c.fill(now)
+}
+
+// recount: h's idle time is over (or starts again); it counts against
+// the limit, and its entry in the idle queue is stale.
+func (c *Core) recount(h *holder) {
+	if h.counted {
+		h.counted = false
+		c.uncount--
+	}
+	c.gens++
+	h.gen = c.gens
 }
 
 // Leave: holder id gives its slot back at now. The statements returned
 // run now, in order.
 func (c *Core) Leave(id ID, now time.Time) []ID {
-	delete(c.holders, id)
+	if h := c.holders[id]; h != nil {
+		c.recount(h)
+		delete(c.holders, id)
+	}
 	return c.fill(now)
+}
+
+// hold makes id a busy holder.
+func (c *Core) hold(id ID) {
+	if h := c.holders[id]; h != nil {
+		c.recount(h) // a holder asking again (the gate does not; kept exact)
+	}
+	c.gens++
+	c.holders[id] = &holder{busy: true, gen: c.gens}
+}
+
+// advance marks the holders idle for Grace at now as not counted.
+func (c *Core) advance(now time.Time) {
+	for len(c.idleQ) > 0 {
+		e := c.idleQ[0]
+		if now.Sub(e.since) < c.opts.Grace {
+			return
+		}
+		c.idleQ = c.idleQ[1:]
+		if h := c.holders[e.id]; h != nil && h.gen == e.gen && !h.busy && !h.counted {
+			h.counted = true
+			c.uncount++
+		}
+	}
+	if cap(c.idleQ) > 64 && len(c.idleQ) == 0 {
+		c.idleQ = nil // let a long queue's array go
+	}
+}
+
+// NextTick is when a Tick may next let a waiting statement run (a holder
+// reaching Grace idle); ok=false when none can before another event
+// (nothing waits, or no holder is idle).
+func (c *Core) NextTick(now time.Time) (at time.Time, ok bool) {
+	if len(c.inTxn)+len(c.fresh) == 0 {
+		return time.Time{}, false
+	}
+	c.advance(now)
+	for _, e := range c.idleQ {
+		if h := c.holders[e.id]; h != nil && h.gen == e.gen && !h.busy {
+			return e.since.Add(c.opts.Grace), true
+		}
+	}
+	return time.Time{}, false
 }
 
 // Tick: time passed; holders idle for Grace may let waiting statements
@@ -174,13 +255,8 @@ func (c *Core) idle(now time.Time) int {
 	if c.opts.Grace <= 0 {
 		return 0
 	}
-	n := 0
-	for _, h := range c.holders {
-		if !h.busy && now.Sub(h.since) >= c.opts.Grace {
-			n++
-		}
-	}
-	return n
+	c.advance(now)
+	return c.uncount
 }
 
 // room is how many more may hold a slot now.
@@ -209,7 +285,7 @@ func (c *Core) fill(now time.Time) []ID {
 		default:
 			e, c.fresh = c.fresh[0], c.fresh[1:]
 		}
-		c.holders[e.id] = &holder{busy: true}
+		c.hold(e.id)
 		out = append(out, e.id)
 	}
 	return out

@@ -20,6 +20,7 @@ import (
 //	cancel id=N                    a waiting statement gave up
 //	limit N                        the limit changes: who runs now
 //	tick DURATION                  time passes: who runs now
+//	next                           how long until a Tick may let one run (NextTick), or "none"
 //	stats                          the counters
 func TestCoreScenarios(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
@@ -92,6 +93,12 @@ func TestCoreScenarios(t *testing.T) {
 				}
 				now = now.Add(d)
 				return runs(c.Tick(now))
+			case "next":
+				at, ok := c.NextTick(now)
+				if !ok {
+					return "none"
+				}
+				return at.Sub(now).String()
 			case "stats":
 				s := c.Stats(now)
 				return fmt.Sprintf("holding=%d idle=%d waiting=%d admitted=%d queued=%d kicked=%d cancelled=%d",
