@@ -282,7 +282,15 @@ func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql
 		inBatch, arena = 0, arena[:0]
 		return err
 	}
+	var fields []keys.Field
 	if sf := p.stored; sf != nil && it.Raw() && cc != nil && cc.gather != nil {
+		// The first row is read before anything is sent, so that a
+		// storage error there is GMS's to report.
+		fields = make([]keys.Field, len(st.Schema))
+		raw, err := it.NextRaw()
+		if err != nil || (raw != nil && sf.dec.Decode(fields, raw) != nil) {
+			return false, nil
+		}
 		// vitess writes the column definitions; the rows are written here.
 		sent = true
 		if err := cb(&sqltypes.Result{Fields: pp.fields}, false); err != nil {
@@ -291,21 +299,33 @@ func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql
 		if err := c.FlushBuffer(); err != nil {
 			return true, err
 		}
+		if raw == nil {
+			scanDone(s, 0)
+			return true, nil
+		}
 		if seq, ok := cc.gatheredSeq(); ok {
-			n, err := e.scanPackets(ctx, sctx, it, sf, pp.results, cc, seq, len(st.Schema))
+			n, err := e.scanPackets(ctx, sctx, it, sf, pp.results, cc, seq, fields)
 			if err != nil {
 				return true, err
 			}
-			s.SetLastQueryInfoInt(sql.RowCount, -1)
-			s.SetLastQueryInfoInt(sql.FoundRows, n)
+			scanDone(s, n)
 			return true, nil
 		}
-		// Not whole packets: vitess writes the rows after all.
+		// Not whole packets (it cannot be: tryScan flushed vitess's buffer
+		// before gathering): vitess writes the rows after all, the first
+		// one from its decoded fields.
+		var ok bool
+		if arena, ok = sf.row(sctx, pp.results, fields, rows[0], arena); !ok {
+			return true, errScanConvert
+		}
+		inBatch, n = 1, 1
 	}
 	// next converts the next row into rows[inBatch]; done at the end.
 	var next func() (done bool, err error)
 	if sf := p.stored; sf != nil && it.Raw() {
-		fields := make([]keys.Field, len(st.Schema))
+		if fields == nil {
+			fields = make([]keys.Field, len(st.Schema))
+		}
 		next = func() (bool, error) {
 			raw, err := it.NextRaw()
 			if err != nil || raw == nil {
@@ -369,22 +389,32 @@ func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql
 			return true, err
 		}
 	}
-	s.SetLastQueryInfoInt(sql.RowCount, -1)
-	s.SetLastQueryInfoInt(sql.FoundRows, n)
+	scanDone(s, n)
 	return true, nil
 }
 
-// scanPackets writes the rows of it as protocol packets into cc's
-// gathered bytes, numbered from seq, and tells cc how many it wrote; n
-// is the number of rows. A value that does not convert ends the stream
-// with errScanConvert (vitess then ends the connection, as for any error
-// in the middle of a result).
-func (e *Engine) scanPackets(ctx context.Context, sctx *sql.Context, it *storage.RowIter, sf *scanFields, results sql.CharacterSetID, cc *cmdConn, seq byte, ncols int) (n int64, err error) {
-	fields := make([]keys.Field, ncols)
+// scanDone leaves the session as a SELECT of n rows through GMS does.
+func scanDone(s *Session, n int64) {
+	s.SetLastQueryInfoInt(sql.RowCount, -1)
+	s.SetLastQueryInfoInt(sql.FoundRows, n)
+}
+
+// scanPackets writes the rows of it, starting with the one already
+// decoded in fields, as protocol packets into cc's gathered bytes,
+// numbered from seq, and tells cc how many it wrote; n is the number of
+// rows. A value that does not convert ends the stream with
+// errScanConvert (vitess then ends the connection, as for any error in
+// the middle of a result).
+func (e *Engine) scanPackets(ctx context.Context, sctx *sql.Context, it *storage.RowIter, sf *scanFields, results sql.CharacterSetID, cc *cmdConn, seq byte, fields []keys.Field) (n int64, err error) {
 	scratch := make([]sqltypes.Value, 1)
 	first := seq
 	defer func() { cc.wrote(seq - first) }()
 	for {
+		var ok bool
+		if *cc.gather, seq, ok = sf.appendPacket(sctx, results, fields, *cc.gather, seq, scratch); !ok {
+			return n, errScanConvert
+		}
+		n++
 		raw, err := it.NextRaw()
 		if err != nil {
 			return n, toMySQLError(err)
@@ -395,11 +425,6 @@ func (e *Engine) scanPackets(ctx context.Context, sctx *sql.Context, it *storage
 		if err := sf.dec.Decode(fields, raw); err != nil {
 			return n, toMySQLError(err)
 		}
-		var ok bool
-		if *cc.gather, seq, ok = sf.appendPacket(sctx, results, fields, *cc.gather, seq, scratch); !ok {
-			return n, errScanConvert
-		}
-		n++
 		if len(*cc.gather) >= gatherMax {
 			if err := ctx.Err(); err != nil {
 				return n, err
