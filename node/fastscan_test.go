@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -338,4 +339,123 @@ func mysqlConfig(t *testing.T, addr, db string) string {
 	cfg := mysql.NewConfig()
 	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = "root", "pw", "tcp", addr, db
 	return cfg.FormatDSN() + "?parseTime=true"
+}
+
+// TestFastScanSlowClient: a scan result larger than the sockets' buffers,
+// read by a client slower than net_write_timeout (2 s) in total but never
+// stalling a write that long, arrives whole: the gathered writes keep the
+// write deadline moving as Write does.
+func TestFastScanSlowClient(t *testing.T) {
+	n, open := startNode(t)
+	root := open("")
+	mustExec(t, root, "CREATE DATABASE slowscan", "CREATE TABLE slowscan.t (id INT PRIMARY KEY, s VARCHAR(300))")
+	const rows = 40000
+	for b := 0; b < rows; b += 1000 {
+		var vals []string
+		for i := b; i < b+1000; i++ {
+			vals = append(vals, fmt.Sprintf("(%d, '%s')", i, strings.Repeat("s", 300)))
+		}
+		mustExec(t, root, "INSERT INTO slowscan.t VALUES "+strings.Join(vals, ","))
+	}
+	db := open("slowscan")
+	db.SetMaxOpenConns(1)
+	n.SQL().SetFastWrites(true)
+	queryRows(t, db, "SELECT * FROM t") // GMS answers the text once
+	conn, err := db.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(t.Context(), "SET SESSION net_write_timeout = 2"); err != nil {
+		t.Fatal(err)
+	}
+	before := statusInt(t, root, "Petrel_fast_path_reads")
+	start := time.Now()
+	r, err := conn.QueryContext(t.Context(), "SELECT * FROM t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	for r.Next() {
+		var id int
+		var s string
+		if err := r.Scan(&id, &s); err != nil {
+			t.Fatal(err)
+		}
+		if id != got || len(s) != 300 {
+			t.Fatalf("row %d: id %d, %d bytes", got, id, len(s))
+		}
+		got++
+		if got%100 == 0 {
+			time.Sleep(10 * time.Millisecond) // 4 s over the whole result
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatalf("after %d rows in %s: %v", got, time.Since(start), err)
+	}
+	r.Close()
+	if got != rows || time.Since(start) < 3*time.Second {
+		t.Fatalf("%d rows in %s; want %d over more than 3 s", got, time.Since(start), rows)
+	}
+	if used := statusInt(t, root, "Petrel_fast_path_reads") - before; used != 1 {
+		t.Fatalf("the fast path answered %d scans, want 1", used)
+	}
+}
+
+// TestFastScanUnconvertibleFirstRow: a latin1 client's scan whose first
+// row holds text latin1 cannot encode gets GMS's answer (the same as
+// with the fast paths off), and the connection stays usable.
+func TestFastScanUnconvertibleFirstRow(t *testing.T) {
+	n, open := startNode(t)
+	root := open("")
+	mustExec(t, root, "CREATE DATABASE uc", "CREATE TABLE uc.t (id INT PRIMARY KEY, v VARCHAR(10) COLLATE utf8mb4_0900_ai_ci)",
+		"INSERT INTO uc.t VALUES (1, 'abc')")
+	db := open("uc")
+	db.SetMaxOpenConns(1)
+	conn, err := db.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	answer := func() string {
+		r, err := conn.QueryContext(t.Context(), "SELECT * FROM t")
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		defer r.Close()
+		var out []string
+		for r.Next() {
+			var id int
+			var v []byte
+			if err := r.Scan(&id, &v); err != nil {
+				return "error: " + err.Error()
+			}
+			out = append(out, fmt.Sprintf("%d=%x", id, v))
+		}
+		if err := r.Err(); err != nil {
+			return "error: " + err.Error()
+		}
+		return strings.Join(out, ",")
+	}
+	if _, err := conn.ExecContext(t.Context(), "SET NAMES latin1"); err != nil {
+		t.Fatal(err)
+	}
+	n.SQL().SetFastWrites(true)
+	answer() // GMS answers the text once: the plan is made
+	if got := answer(); got != "1=616263" {
+		t.Fatalf("ASCII row: %s", got)
+	}
+	mustExec(t, root, "UPDATE uc.t SET v = '日本' WHERE id = 1")
+	fast := answer()
+	var one int
+	if err := conn.QueryRowContext(t.Context(), "SELECT 1").Scan(&one); err != nil || one != 1 {
+		t.Fatalf("after the scan (%s): %v", fast, err)
+	}
+	n.SQL().SetFastWrites(false)
+	slow := answer()
+	n.SQL().SetFastWrites(true)
+	if fast != slow {
+		t.Fatalf("fast path %q, GMS %q", fast, slow)
+	}
+	t.Logf("answer: %s", fast)
 }

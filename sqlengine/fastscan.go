@@ -285,11 +285,18 @@ func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql
 	var fields []keys.Field
 	if sf := p.stored; sf != nil && it.Raw() && cc != nil && cc.gather != nil {
 		// The first row is read before anything is sent, so that a
-		// storage error there is GMS's to report.
+		// storage error there is GMS's to report ...
 		fields = make([]keys.Field, len(st.Schema))
 		raw, err := it.NextRaw()
 		if err != nil || (raw != nil && sf.dec.Decode(fields, raw) != nil) {
 			return false, nil
+		}
+		if raw != nil {
+			// ... and converted (into a scratch packet): a value GMS
+			// cannot convert is GMS's to report too.
+			if _, _, ok := sf.appendPacket(sctx, pp.results, fields, arena, 0, make([]sqltypes.Value, 1)); !ok {
+				return false, nil
+			}
 		}
 		// vitess writes the column definitions; the rows are written here.
 		sent = true

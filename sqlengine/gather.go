@@ -25,6 +25,7 @@ func (c *cmdConn) startGather() {
 		return
 	}
 	c.gather = gatherBufs.Get().(*[]byte)
+	c.gatherSent = false
 }
 
 // endGather writes what was gathered and stops gathering.
@@ -41,12 +42,17 @@ func (c *cmdConn) endGather() error {
 	return err
 }
 
-// flushGather writes the gathered bytes.
+// flushGather writes the gathered bytes, under net_write_timeout as
+// Write's are (a long scan writes only through here).
 func (c *cmdConn) flushGather() error {
 	b := *c.gather
 	*c.gather = b[:0]
 	if len(b) == 0 {
 		return nil
+	}
+	c.gatherSent = true
+	if connPhase(c.phase.Load()) == phaseCommand {
+		c.refreshWriteDeadline()
 	}
 	_, err := c.emit(b)
 	return err
@@ -62,9 +68,10 @@ func (c *cmdConn) flushGather() error {
 
 // gatheredSeq is the sequence id after the last packet gathered; ok
 // only when the gathered bytes are whole packets (gathering started at
-// a packet boundary, and vitess's buffer was flushed).
+// a packet boundary, nothing was sent since, and vitess's buffer was
+// flushed).
 func (c *cmdConn) gatheredSeq() (next byte, ok bool) {
-	if c.gather == nil {
+	if c.gather == nil || c.gatherSent {
 		return 0, false
 	}
 	b := *c.gather

@@ -124,6 +124,8 @@ type cmdConn struct {
 	// gather collects written bytes while a scan streams (gather.go);
 	// nil otherwise.
 	gather *[]byte
+	// gatherSent: some gathered bytes were written since startGather.
+	gatherSent bool
 
 	// comp is protocol compression (compressconn.go), nil when the client
 	// did not ask for it; set by the handshake response, used by

@@ -146,6 +146,9 @@ func (c *Core) Idle(id ID, now time.Time) []ID {
 		c.recount(h)
 		h.busy, h.since = false, now
 		if c.opts.Grace > 0 {
+			// Entries past the grace time leave as new ones come: the
+			// queue holds about one grace time of Idle events.
+			c.advance(now)
 			c.idleQ = append(c.idleQ, idleEntry{id: id, since: now, gen: h.gen})
 		}
 	}
