@@ -301,26 +301,7 @@ func resultSets(t *testing.T, db *sql.DB, q string) [][][]string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var set [][]string
-		for rows.Next() {
-			vals := make([]sql.NullString, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			r := make([]string, len(cols))
-			for i, v := range vals {
-				r[i] = "NULL"
-				if v.Valid {
-					r[i] = v.String
-				}
-			}
-			set = append(set, r)
-		}
-		if len(cols) > 0 {
+		if set := scanRows(t, rows); len(cols) > 0 {
 			sets = append(sets, set)
 		}
 		if !rows.NextResultSet() {

@@ -84,6 +84,17 @@ func queryRows(t *testing.T, db *sql.DB, q string, args ...any) [][]string {
 		t.Fatalf("%s: %v", q, err)
 	}
 	defer rows.Close()
+	out := scanRows(t, rows)
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// scanRows reads the rest of rows' current result set as strings, NULL
+// as "NULL".
+func scanRows(t *testing.T, rows *sql.Rows) [][]string {
+	t.Helper()
 	cols, _ := rows.Columns()
 	var out [][]string
 	for rows.Next() {
@@ -97,16 +108,12 @@ func queryRows(t *testing.T, db *sql.DB, q string, args ...any) [][]string {
 		}
 		r := make([]string, len(cols))
 		for i, v := range vals {
+			r[i] = "NULL"
 			if v.Valid {
 				r[i] = v.String
-			} else {
-				r[i] = "NULL"
 			}
 		}
 		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }
@@ -138,30 +145,11 @@ func TestPointSelectFastPathMatchesPlanner(t *testing.T) {
 			t.Fatalf("prepare %s: %v", q, err)
 		}
 		for _, id := range []int64{1, 2, -3, 4, 1 << 40} {
-			var fast [][]string
 			rows, err := st.Query(id)
 			if err != nil {
 				t.Fatalf("%s (%d): %v", q, id, err)
 			}
-			cols, _ := rows.Columns()
-			for rows.Next() {
-				vals := make([]sql.NullString, len(cols))
-				ptrs := make([]any, len(cols))
-				for i := range vals {
-					ptrs[i] = &vals[i]
-				}
-				if err := rows.Scan(ptrs...); err != nil {
-					t.Fatal(err)
-				}
-				r := make([]string, len(cols))
-				for i, v := range vals {
-					r[i] = "NULL"
-					if v.Valid {
-						r[i] = v.String
-					}
-				}
-				fast = append(fast, r)
-			}
+			fast := scanRows(t, rows)
 			rows.Close()
 			slow := queryRows(t, fdb, strings.Replace(q, "?", fmt.Sprint(id), 1))
 			if !reflect.DeepEqual(fast, slow) {

@@ -77,6 +77,23 @@ func fieldUint(v any) uint64 {
 	return 1<<64 - 1
 }
 
+// randomRow is a row of sch with a random value of each column's type
+// (from cases), NULL one time in nullOneIn.
+func randomRow(t testing.TB, r *rand.Rand, sch sql.Schema, cases []typeCase, nullOneIn int) sql.Row {
+	row := make(sql.Row, len(sch))
+	for i, c := range sch {
+		if r.Intn(nullOneIn) == 0 {
+			continue
+		}
+		for _, tc := range cases {
+			if tc.typ == c.Type {
+				row[i] = mustConvert(t, tc.typ, tc.gen(r))
+			}
+		}
+	}
+	return row
+}
+
 // TestFieldDecoder: FieldDecoder reads what DecodeRow reads, for every
 // integer and text type with random values and NULLs, every column or
 // a few; a wanted column of another type has no decoder; a short or
@@ -95,17 +112,7 @@ func TestFieldDecoder(t *testing.T) {
 		wantAll[i], wantSome[i] = true, i%3 == 1
 	}
 	for n := 0; n < 200; n++ {
-		row := make(sql.Row, len(sch))
-		for i, c := range sch {
-			if r.Intn(4) == 0 {
-				continue
-			}
-			for _, tc := range cases {
-				if tc.typ == c.Type {
-					row[i] = mustConvert(t, tc.typ, tc.gen(r))
-				}
-			}
-		}
+		row := randomRow(t, r, sch, cases, 4)
 		enc, err := EncodeRow(nil, sch, row)
 		if err != nil {
 			t.Fatal(err)
@@ -143,15 +150,7 @@ func FuzzFieldDecoder(f *testing.F) {
 	cases := allTypeCases()
 	r := rand.New(rand.NewSource(1))
 	for n := 0; n < 20; n++ {
-		row := make(sql.Row, len(sch))
-		for i, c := range sch {
-			for _, tc := range cases {
-				if tc.typ == c.Type && r.Intn(3) != 0 {
-					row[i] = mustConvert(f, tc.typ, tc.gen(r))
-				}
-			}
-		}
-		enc, err := EncodeRow(nil, sch, row)
+		enc, err := EncodeRow(nil, sch, randomRow(f, r, sch, cases, 3))
 		if err != nil {
 			f.Fatal(err)
 		}
