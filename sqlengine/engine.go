@@ -408,6 +408,7 @@ func globalBool(name string) bool {
 
 // schemaParser rewrites CREATE/DROP SCHEMA to CREATE/DROP DATABASE: GMS
 // rejects CREATE SCHEMA without a current database, which mysqlslap sends.
+// It also marks the session of a locking SELECT (lockparse.go).
 type schemaParser struct{ sql.Parser }
 
 func fixSchema(stmt ast.Statement) ast.Statement {
@@ -424,15 +425,18 @@ func (p schemaParser) ParseSimple(q string) (ast.Statement, error) {
 
 func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Statement, string, string, error) {
 	st, a, b, err := p.Parser.Parse(ctx, q, multi)
+	markLocking(ctx, st)
 	return fixSchema(st), a, b, err
 }
 
 func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
 	st, a, b, err := p.Parser.ParseWithOptions(ctx, q, delim, multi, o)
+	markLocking(ctx, st)
 	return fixSchema(st), a, b, err
 }
 
 func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.ParserOptions) (ast.Statement, int, error) {
 	st, n, err := p.Parser.ParseOneWithOptions(ctx, q, o)
+	markLocking(ctx, st)
 	return fixSchema(st), n, err
 }

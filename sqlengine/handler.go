@@ -249,6 +249,11 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 			return h.reply(c, err)
 		}
 	}
+	if s != nil {
+		// Executions are not parsed again: the lock clause comes from the
+		// statement GMS parsed at prepare (lockparse.go); CommandEnd clears it.
+		s.lockingStmt = h.e.preparedLocking(s, p.PrepareStmt)
+	}
 	if isDoSelect(p.PrepareStmt) {
 		o := &okInsteadOfRows{cb: func(r *sqltypes.Result, _ bool) error { return cb(r) }}
 		return h.reply(c, o.finish(h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error { return o.spool(r, false) })))

@@ -48,6 +48,10 @@ type Session struct {
 	ticket     bool
 	ticketGate *admitGate
 	ticketID   admission.ID
+	// lockingStmt: the statement being run has a lock clause (FOR
+	// UPDATE, FOR SHARE, LOCK IN SHARE MODE), from its parse
+	// (lockparse.go); cleared when a command starts and ends.
+	lockingStmt bool
 }
 
 var (
@@ -219,6 +223,7 @@ func (s *Session) forgetStarted() {
 // failed autocommit statement, nor a deadlock victim: do it here, so the
 // next statement starts clean and no lock outlives its statement.
 func (s *Session) CommandEnd() {
+	s.lockingStmt = false
 	t, ok := s.GetTransaction().(*Transaction)
 	// Transactions GMS let go of without finishing them hold locks and
 	// possibly catalog changes: roll them back.

@@ -3,7 +3,6 @@ package sqlengine
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -112,10 +111,11 @@ func (t *Table) scan(ctx *sql.Context, ixID uint8, sp *scanPartition, reverse bo
 	if err != nil {
 		return nil, err
 	}
-	if !txn.LockingReads() && lockingSelect(ctx.Query()) {
+	if !txn.LockingReads() && lockingStatement(ctx) {
 		// SELECT ... FOR UPDATE / FOR SHARE / LOCK IN SHARE MODE: GMS drops
-		// the clause from the plan, so it is recognised in the text. Shared
-		// locks are taken as exclusive ones (stronger, never weaker).
+		// the clause from the plan, so the parser marks the session
+		// (lockparse.go). Shared locks are taken as exclusive ones
+		// (stronger, never weaker).
 		txn.SetLockingReads(true)
 	}
 	if sp.point {
@@ -170,36 +170,6 @@ func (r *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 
 func (r *rowIter) Close(*sql.Context) error { return r.it.Close() }
 
-var lockClause = regexp.MustCompile(`(?is)\bFOR\s+(UPDATE|SHARE)\b|\bLOCK\s+IN\s+SHARE\s+MODE\b`)
-
-// lockingSelect reports whether a statement asks for locking reads. It
-// runs at every scan, so the regexp runs only on the few statements that
-// hold the word FOR or LOCK at all.
-func lockingSelect(q string) bool {
-	return len(q) > 10 && (hasWordFold(q, "for") || hasWordFold(q, "lock")) && lockClause.MatchString(q)
-}
-
-// hasWordFold reports whether q holds w (lower-case ASCII) as a whole word,
-// ignoring ASCII case, without allocating.
-func hasWordFold(q, w string) bool {
-	for i := 0; i+len(w) <= len(q); i++ {
-		if i > 0 && isWordByte(q[i-1]) {
-			continue
-		}
-		j := 0
-		for j < len(w) && q[i+j]|0x20 == w[j] {
-			j++
-		}
-		if j == len(w) && (i+j == len(q) || !isWordByte(q[i+j])) {
-			return true
-		}
-	}
-	return false
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z' || c >= 0x80
-}
 
 // Inserter implements sql.InsertableTable. The SELECT of INSERT ...
 // SELECT reads the latest committed rows, not the transaction's snapshot,
