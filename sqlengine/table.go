@@ -170,7 +170,6 @@ func (r *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 
 func (r *rowIter) Close(*sql.Context) error { return r.it.Close() }
 
-
 // Inserter implements sql.InsertableTable. The SELECT of INSERT ...
 // SELECT reads the latest committed rows, not the transaction's snapshot,
 // as InnoDB's does (there under shared locks Petrel does not take).

@@ -16,4 +16,3 @@ func TestStatementPrefilters(t *testing.T) {
 		}
 	}
 }
-
