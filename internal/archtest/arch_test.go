@@ -68,8 +68,10 @@ var allowed = map[string][]string{
 		"binlog/binlogsql", "semisync/semisyncsql", "repl/replsql"},
 
 	// cluster runs petrel processes: no server package.
-	"cluster":    {"internal/*"},
-	"cmd/petrel": {"internal/*", "node", "cluster", "binlog", "binlog/remote"},
+	"cluster": {"internal/*"},
+	// proxy is a client of its backends, as cluster: no server package.
+	"proxy":      {"internal/*"},
+	"cmd/petrel": {"internal/*", "node", "cluster", "proxy", "binlog", "binlog/remote"},
 
 	// lab starts processes and builds cmd/petrel; it imports none of it.
 	"lab": nil,

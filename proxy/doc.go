@@ -1,0 +1,30 @@
+// Package proxy is `petrel proxy`: a MySQL-protocol router in front of a
+// primary and its replicas that sends writes, transactions and
+// session-state changes to the primary and autocommit reads to replicas
+// whose replication lag it measured itself.
+//
+// The package is a client of its backends, like cluster: it imports no
+// server stage. Its parts:
+//
+//   - Router (router.go), the deterministic core: replica states from lag
+//     samples and check failures, and a routing decision per statement
+//     from the session's state and the statement's kind. No goroutines,
+//     sockets or clocks; tested with the scenario files in testdata/router.
+//   - Classify (classify.go): a statement's kind from vitess's parser
+//     (never a pattern over the raw text), tested by testdata/classify.
+//   - The shell: the client listener and sessions (server.go, session.go),
+//     backend connections and their pools (backend.go, pool.go), the lag
+//     checker (checker.go) and the admin port (admin.go).
+//
+// Invariants the core holds (and its scenarios show):
+//   - unknown lag (NULL, a failed or timed-out check, a replica never
+//     measured, a sample older than StaleAfter) is infinite, never 0;
+//   - a replica over MaxLag is drained: it gets no new reads, while the
+//     ones in flight finish (nothing is cut); it serves again after
+//     RecoverChecks good checks in a row;
+//   - with no qualifying replica, reads go to the primary;
+//   - in read-your-writes mode a read goes to a replica only when the
+//     replica is known to have applied the session's last write, or after
+//     it waited for it (WAIT_FOR_EXECUTED_GTID_SET, bounded); otherwise to
+//     the primary.
+package proxy

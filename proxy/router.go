@@ -1,0 +1,383 @@
+package proxy
+
+import (
+	"fmt"
+	"time"
+
+	"petrel/internal/base"
+)
+
+// Mode says where a session's autocommit reads may go.
+type Mode uint8
+
+const (
+	// ModeBounded: a replica whose measured lag is within MaxLag (the
+	// default mode).
+	ModeBounded Mode = iota
+	// ModeReadYourWrites: as ModeBounded, and only a replica that applied
+	// the session's last write (known from its checks, or waited for).
+	ModeReadYourWrites
+	// ModeAny: any replica whose check answers, whatever its lag.
+	ModeAny
+	// ModePrimary: the primary.
+	ModePrimary
+)
+
+var modeNames = [...]string{"bounded", "read-your-writes", "any", "primary"}
+
+func (m Mode) String() string {
+	if int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return fmt.Sprintf("mode(%d)", m)
+}
+
+// ParseMode reads a mode's name (as String prints it; "ryw" and
+// "read_your_writes" too).
+func ParseMode(s string) (Mode, bool) {
+	switch s {
+	case "bounded", "bounded-lag", "bounded_lag":
+		return ModeBounded, true
+	case "read-your-writes", "read_your_writes", "ryw":
+		return ModeReadYourWrites, true
+	case "any", "any-lag", "any_lag":
+		return ModeAny, true
+	case "primary":
+		return ModePrimary, true
+	}
+	return 0, false
+}
+
+// State is a backend's routing state.
+type State uint8
+
+const (
+	// StateUnknown: not measured yet, or its lag is unknown (NULL: its
+	// replication is stopped), or its last sample is too old. No reads.
+	StateUnknown State = iota
+	// StateOnline: lag measured and within MaxLag for RecoverChecks
+	// checks in a row. Serves reads.
+	StateOnline
+	// StateLagging: lag measured above MaxLag. Drained: no new reads.
+	StateLagging
+	// StateDown: its last check failed (refused, timed out, an error).
+	// Drained.
+	StateDown
+)
+
+var stateNames = [...]string{"unknown", "online", "lagging", "down"}
+
+func (s State) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return fmt.Sprintf("state(%d)", s)
+}
+
+// RouterOptions configures a Router.
+type RouterOptions struct {
+	// MaxLag is max_replication_lag: a replica serves bounded reads while
+	// its lag is at most MaxLag. Default 1s.
+	MaxLag time.Duration
+	// RecoverChecks is how many good checks in a row (answered, lag known
+	// and within MaxLag) a replica needs before it serves: at start and
+	// after it was drained. Default 2.
+	RecoverChecks int
+	// StaleAfter: a replica whose last sample is older than this counts
+	// as unknown (a checker that stopped reporting must not leave an old
+	// "0" in place). Default 2s.
+	StaleAfter time.Duration
+	// WaitTimeout bounds a read-your-writes wait on a replica
+	// (WAIT_FOR_EXECUTED_GTID_SET) before the read goes to the primary.
+	// Default 1s.
+	WaitTimeout time.Duration
+}
+
+func (o *RouterOptions) applyDefaults() {
+	if o.MaxLag <= 0 {
+		o.MaxLag = time.Second
+	}
+	if o.RecoverChecks <= 0 {
+		o.RecoverChecks = 2
+	}
+	if o.StaleAfter <= 0 {
+		o.StaleAfter = 2 * time.Second
+	}
+	if o.WaitTimeout <= 0 {
+		o.WaitTimeout = time.Second
+	}
+}
+
+// Primary is the primary's backend index; replicas are 1..n.
+const Primary = 0
+
+// Sample is one check's result for a backend.
+type Sample struct {
+	At time.Time
+	// Err is set when the check failed (no connection, timeout, error).
+	Err error
+	// Lag is the measured lag when LagKnown (a replica whose lag reads
+	// NULL has LagKnown false).
+	Lag      time.Duration
+	LagKnown bool
+	// Executed is the backend's gtid_executed at the check (nil: not read).
+	Executed *base.GTIDSet
+}
+
+// Change is a backend's state change, for the log.
+type Change struct {
+	Backend  int
+	Name     string
+	From, To State
+	Reason   string
+}
+
+func (c Change) String() string {
+	return fmt.Sprintf("%s: %s -> %s (%s)", c.Name, c.From, c.To, c.Reason)
+}
+
+// BackendStatus is what the router knows of a backend.
+type BackendStatus struct {
+	Name     string
+	State    State
+	Lag      time.Duration
+	LagKnown bool
+	// Good is the count of good checks in a row.
+	Good int
+	// Answered: the last check answered (whatever the lag) and is not
+	// stale; ModeAny reads may go there.
+	Answered  bool
+	LastCheck time.Time
+	// Executed is the GTID set last known applied (nil: none known).
+	Executed *base.GTIDSet
+}
+
+// Router is the routing core: backend states from samples, and a
+// decision per statement. Not safe for concurrent use (the shell holds
+// it under a mutex); it has no goroutines and reads no clock.
+type Router struct {
+	opts     RouterOptions
+	backends []BackendStatus
+	// next is the round-robin position among replicas.
+	next int
+}
+
+// NewRouter returns a router over a primary and replicas (names are for
+// logs and SHOW SERVERS). Every replica starts unknown.
+func NewRouter(opts RouterOptions, primary string, replicas []string) *Router {
+	opts.applyDefaults()
+	r := &Router{opts: opts}
+	r.backends = append(r.backends, BackendStatus{Name: primary, State: StateUnknown})
+	for _, n := range replicas {
+		r.backends = append(r.backends, BackendStatus{Name: n, State: StateUnknown})
+	}
+	return r
+}
+
+// Options returns the defaulted options.
+func (r *Router) Options() RouterOptions { return r.opts }
+
+// Backends returns a copy of every backend's status, primary first.
+func (r *Router) Backends() []BackendStatus {
+	out := make([]BackendStatus, len(r.backends))
+	copy(out, r.backends)
+	return out
+}
+
+// Observe takes backend i's check result and returns the state change it
+// causes, if any.
+func (r *Router) Observe(i int, s Sample) (Change, bool) {
+	b := &r.backends[i]
+	b.LastCheck = s.At
+	if s.Executed != nil {
+		b.Executed = s.Executed.Clone()
+	}
+	b.Answered = s.Err == nil
+	if s.Err != nil {
+		b.LagKnown, b.Good = false, 0
+		return r.move(i, StateDown, "check failed: "+s.Err.Error())
+	}
+	if i == Primary {
+		// The primary's lag means nothing: it is online while it answers.
+		b.Good++
+		return r.move(i, StateOnline, "check answered")
+	}
+	b.Lag, b.LagKnown = s.Lag, s.LagKnown
+	switch {
+	case !s.LagKnown:
+		b.Good = 0
+		return r.move(i, StateUnknown, "lag unknown (NULL)")
+	case s.Lag > r.opts.MaxLag:
+		b.Good = 0
+		return r.move(i, StateLagging, fmt.Sprintf("lag %v over max %v", s.Lag, r.opts.MaxLag))
+	}
+	b.Good++
+	if b.State != StateOnline && b.Good >= r.opts.RecoverChecks {
+		return r.move(i, StateOnline, fmt.Sprintf("lag %v within max %v for %d checks", s.Lag, r.opts.MaxLag, b.Good))
+	}
+	return Change{}, false
+}
+
+// Tick ages the samples: an online replica whose last sample is older
+// than StaleAfter becomes unknown.
+func (r *Router) Tick(now time.Time) []Change {
+	var out []Change
+	for i := 1; i < len(r.backends); i++ {
+		b := &r.backends[i]
+		if now.Sub(b.LastCheck) <= r.opts.StaleAfter {
+			continue
+		}
+		b.LagKnown, b.Good, b.Answered = false, 0, false
+		if b.State != StateOnline {
+			continue
+		}
+		if c, ok := r.move(i, StateUnknown, fmt.Sprintf("no check for %v", now.Sub(b.LastCheck))); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (r *Router) move(i int, to State, reason string) (Change, bool) {
+	b := &r.backends[i]
+	if b.State == to {
+		return Change{}, false
+	}
+	c := Change{Backend: i, Name: b.Name, From: b.State, To: to, Reason: reason}
+	b.State = to
+	return c, true
+}
+
+// Applied records that backend i has applied set (a wait for it
+// returned), so later reads of the same writes need no wait there.
+func (r *Router) Applied(i int, set *base.GTIDSet) {
+	b := &r.backends[i]
+	if b.Executed == nil {
+		b.Executed = set.Clone()
+		return
+	}
+	b.Executed.AddSet(set)
+}
+
+// Session is a client session's routing state. Owned by one session
+// (not safe for concurrent use).
+type Session struct {
+	// Mode is the session's read mode (SET petrel_read_mode, or the
+	// proxy's default).
+	Mode Mode
+	// Pinned: the session changed its connection's state (SET, temporary
+	// tables, user locks, ...): every statement goes to its primary
+	// connection until it ends.
+	Pinned bool
+	// InTxn: its primary connection is in a transaction (from the
+	// backend's status flags).
+	InTxn bool
+	// LastWrite is the GTID set its next reads must see (read-your-writes;
+	// nil before it writes).
+	LastWrite *base.GTIDSet
+}
+
+// Dedicated reports whether the session's statements run on its own
+// primary connection (a transaction or pinned state).
+func (s *Session) Dedicated() bool { return s.Pinned || s.InTxn }
+
+// Wrote records the primary's gtid_executed after the session's write.
+func (s *Session) Wrote(set *base.GTIDSet) {
+	if s.LastWrite == nil {
+		s.LastWrite = set.Clone()
+		return
+	}
+	s.LastWrite.AddSet(set)
+}
+
+// Decision is where a statement goes.
+type Decision struct {
+	// Backend is Primary or a replica's index.
+	Backend int
+	// Dedicated: run it on the session's own primary connection (and keep
+	// the connection while the session is pinned or in a transaction).
+	Dedicated bool
+	// Pin: the statement changes the connection's state; the session is
+	// pinned from now on.
+	Pin bool
+	// WaitFor, when set, is the GTID set the replica must apply first
+	// (WAIT_FOR_EXECUTED_GTID_SET, up to WaitTimeout); when the wait
+	// times out the read goes to the primary.
+	WaitFor     *base.GTIDSet
+	WaitTimeout time.Duration
+	// TrackWrite: after it succeeds, read the primary's gtid_executed
+	// into the session (read-your-writes).
+	TrackWrite bool
+	Reason     string
+}
+
+// Route decides where a statement of kind k goes for session s; hint,
+// when not nil, is the statement's own mode (a comment hint).
+func (r *Router) Route(s *Session, k Kind, hint *Mode) Decision {
+	mode := s.Mode
+	if hint != nil {
+		mode = *hint
+	}
+	primary := func(reason string) Decision {
+		return Decision{Backend: Primary, Dedicated: s.Dedicated(), Reason: reason}
+	}
+	switch k {
+	case KindRead:
+	case KindSessionState:
+		d := primary("session state")
+		d.Dedicated, d.Pin = true, true
+		return d
+	case KindBegin:
+		d := primary("transaction")
+		d.Dedicated = true
+		return d
+	case KindWrite, KindEnd:
+		d := primary(k.String())
+		d.TrackWrite = mode == ModeReadYourWrites
+		return d
+	default:
+		return primary(k.String())
+	}
+	if s.Dedicated() {
+		if s.Pinned {
+			return primary("pinned session")
+		}
+		return primary("in transaction")
+	}
+	if mode == ModePrimary {
+		return primary("mode primary")
+	}
+	var cands []int
+	for i := 1; i < len(r.backends); i++ {
+		b := &r.backends[i]
+		if b.State == StateOnline || (mode == ModeAny && b.Answered) {
+			cands = append(cands, i)
+		}
+	}
+	if len(cands) == 0 {
+		return primary("no replica qualifies")
+	}
+	if mode == ModeReadYourWrites && s.LastWrite != nil && !s.LastWrite.IsEmpty() {
+		var seen []int
+		for _, i := range cands {
+			if e := r.backends[i].Executed; e != nil && e.ContainsSet(s.LastWrite) {
+				seen = append(seen, i)
+			}
+		}
+		if len(seen) > 0 {
+			return Decision{Backend: r.pick(seen), Reason: "replica has the session's writes"}
+		}
+		return Decision{Backend: r.pick(cands), WaitFor: s.LastWrite.Clone(), WaitTimeout: r.opts.WaitTimeout,
+			Reason: "wait for the session's writes"}
+	}
+	if mode == ModeAny {
+		return Decision{Backend: r.pick(cands), Reason: "replica answers (any lag)"}
+	}
+	return Decision{Backend: r.pick(cands), Reason: "replica within lag"}
+}
+
+// pick chooses among candidate replicas round-robin.
+func (r *Router) pick(cands []int) int {
+	r.next++
+	return cands[r.next%len(cands)]
+}
