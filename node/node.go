@@ -27,6 +27,8 @@ import (
 
 	"petrel/binlog"
 	"petrel/binlog/binlogsql"
+	"petrel/clone"
+	"petrel/clone/clonesql"
 	"petrel/repl/replica"
 	"petrel/repl/replsql"
 	"petrel/repl/source"
@@ -84,6 +86,9 @@ type Node struct {
 
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
+
+	donor   *clone.Donor // nil without a binary log
+	restart restartSignal
 }
 
 // datadirMeta is the datadir's identity file, like MySQL's auto.cnf.
@@ -130,10 +135,15 @@ func Open(opts Options) (*Node, error) {
 	}
 	binlogsql.Variables(logBin, opts.Datadir)
 	n := &Node{opts: opts, repl: replsql.Variables(), semi: semisyncsql.Variables()}
+	n.restart.ch = make(chan struct{})
 	replsql.TCPVariables(opts.Logger)
+	clonesql.Variables()
 	shutdownVariables()
 	if err := sqlengine.CheckVariables(vars); err != nil {
 		return nil, fmt.Errorf("node: config: %w", err)
+	}
+	if err := n.installClone(); err != nil {
+		return nil, err
 	}
 	fresh, err := n.prepareDatadir()
 	if err != nil {
@@ -145,6 +155,9 @@ func Open(opts Options) (*Node, error) {
 		return nil, fmt.Errorf("node: datadir %s: %w", opts.Datadir, err)
 	}
 	fail := func(err error) (*Node, error) {
+		if n.donor != nil {
+			n.donor.Close()
+		}
 		if n.replica != nil {
 			n.replica.Close()
 		}
@@ -201,6 +214,9 @@ func Open(opts Options) (*Node, error) {
 	if err := n.openReplication(); err != nil {
 		return fail(err)
 	}
+	if err := n.openClone(); err != nil {
+		return fail(err)
+	}
 	addr := net.JoinHostPort(opts.BindAddress, strconv.Itoa(opts.Port))
 	n.srv, err = n.sql.Listen(addr)
 	if err != nil {
@@ -244,6 +260,14 @@ func (n *Node) prepareDatadir() (bool, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return false, fmt.Errorf("node: datadir %s: %w", dir, err)
+	}
+	if clonedWithoutIdentity(dir) {
+		n.meta = datadirMeta{Format: formatVersion, ServerUUID: uuid.NewString(), Created: n.opts.Clock.Now().UTC().Format(time.RFC3339)}
+		if err := n.writeMeta(); err != nil {
+			return false, err
+		}
+		n.opts.Logger.Info("petrel: a cloned datadir gets its own identity", "datadir", dir, "server_uuid", n.meta.ServerUUID)
+		return false, nil
 	}
 	if len(entries) > 0 {
 		return false, fmt.Errorf("node: datadir %s is not empty and is not a Petrel datadir (no %s; an interrupted first start leaves this too: remove the directory and start again); refusing to start", dir, metaFile)

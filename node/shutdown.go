@@ -114,6 +114,9 @@ func (n *Node) Shutdown(ctx context.Context) error {
 	if n.srv != nil {
 		steps = append(steps, step{"replication dump threads", func(context.Context) error { n.sql.CloseDumps(); return nil }})
 	}
+	if n.donor != nil {
+		steps = append(steps, step{"clone snapshots", func(context.Context) error { return n.donor.Close() }})
+	}
 	if n.store != nil {
 		steps = append(steps, step{"commits in flight", n.store.StopCommits})
 	}

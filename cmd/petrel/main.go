@@ -40,6 +40,7 @@ commands:
   relay     run a relay: the flags of server; it keeps its source's binlog (CHANGE REPLICATION SOURCE TO ...;
             START REPLICA) in its own and serves it to replicas, applying nothing
   cluster   run a local primary and replicas, replication wired (petrel cluster --help)
+  clone     copy a running server into a new datadir (petrel clone --from HOST:PORT --user U --password P --datadir DIR)
   binlog    print binary log files, verifying checksums (petrel binlog [-v] FILE...),
             or a server's binary log as it streams it (petrel binlog -R --host H --port P --user U -p PW [--stop-never] FILE)`)
 }
@@ -58,6 +59,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runBinlog(args[1:], stdout, stderr)
 	case "cluster":
 		return runCluster(args[1:], stdout, stderr)
+	case "clone":
+		return runClone(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
@@ -224,8 +227,35 @@ func runServer(args []string, stdout, stderr io.Writer, relay bool) int {
 		fmt.Fprintf(stderr, "petrel server: %v\n", err)
 		return 1
 	}
-	s := <-sig
-	return shutdown(n, s, sig, logger, stderr)
+	select {
+	case s := <-sig:
+		return shutdown(n, s, sig, logger, stderr)
+	case <-n.RestartRequested():
+		// CLONE INSTANCE staged a clone: stop cleanly and run again on the
+		// same arguments (same pid, same output), as MySQL restarts after
+		// a clone; the start switches the clone in.
+		if code := shutdown(n, restartSignal{}, sig, logger, stderr); code != 0 {
+			return code
+		}
+		return reexec(logger, stderr)
+	}
+}
+
+// restartSignal names the restart in shutdown's log lines.
+type restartSignal struct{}
+
+func (restartSignal) String() string { return "restart (CLONE INSTANCE)" }
+func (restartSignal) Signal()        {}
+
+// reexec replaces the process with a new petrel on the same arguments.
+func reexec(logger *slog.Logger, stderr io.Writer) int {
+	exe, err := os.Executable()
+	if err == nil {
+		logger.Info("petrel: restarting", "exe", exe)
+		err = syscall.Exec(exe, os.Args, os.Environ())
+	}
+	fmt.Fprintf(stderr, "petrel server: restart after CLONE INSTANCE failed: %v; start the server again to switch the clone in\n", err)
+	return 1
 }
 
 // shutdown stops n within shutdown_timeout of the signal s. The node gets

@@ -37,6 +37,9 @@ var allowed = map[string][]string{
 	"binlog/rowenc": {"internal/*", "storage", "storage/keys"},
 	"binlog":        {"internal/*", "storage", "storage/keys", "storage/lock", "binlog/rowenc"},
 	"binlog/remote": {"internal/*", "binlog", "binlog/rowenc"},
+	// Clone: a donor's snapshots of storage and the log, a recipient's
+	// staging and switch-in (never sqlengine: clonesql is its surface).
+	"clone": {"internal/*", "storage", "binlog"},
 
 	// A pure core: nothing but the shared types (and, in its tests, the
 	// leak check).
@@ -63,15 +66,16 @@ var allowed = map[string][]string{
 	// replica and source) over storage and a binary log.
 	"semisync/semisyncsql": {"internal/*", "semisync", "storage", "sqlengine", "sqlengine/sqltest"},
 	"repl/replsql":         {"internal/*", "repl/replica", "repl/source", "binlog", "storage", "sqlengine", "sqlengine/sqltest"},
+	"clone/clonesql":       {"internal/*", "clone", "binlog", "storage", "sqlengine", "sqlengine/sqltest"},
 
 	"node": {"internal/*", "storage", "storage/keys", "binlog", "binlog/rowenc", "semisync", "sqlengine", "repl/source", "repl/replica", "repl/relay",
-		"binlog/binlogsql", "semisync/semisyncsql", "repl/replsql"},
+		"binlog/binlogsql", "semisync/semisyncsql", "repl/replsql", "clone", "clone/clonesql"},
 
 	// cluster runs petrel processes: no server package.
 	"cluster": {"internal/*"},
 	// proxy is a client of its backends, as cluster: no server package.
 	"proxy":      {"internal/*"},
-	"cmd/petrel": {"internal/*", "node", "cluster", "proxy", "binlog", "binlog/remote"},
+	"cmd/petrel": {"internal/*", "node", "cluster", "proxy", "binlog", "binlog/remote", "clone"},
 
 	// lab starts processes and builds cmd/petrel; it imports none of it.
 	"lab": nil,

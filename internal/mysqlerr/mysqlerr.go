@@ -74,6 +74,16 @@ const (
 	ErReadOnlyTransaction                   = 1792 // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
 	ErMalformedPacket                       = 1835 // ER_MALFORMED_PACKET
 	ErSecureTransportRequired               = 3159 // ER_SECURE_TRANSPORT_REQUIRED
+	ErSpecificAccessDenied                  = 1227 // ER_SPECIFIC_ACCESS_DENIED_ERROR
+
+	// CLONE INSTANCE (MySQL 8.0.17's clone plugin). A donor's own refusal
+	// (1045, 1227, 2003 reaching it) keeps its number.
+	ErCloneDonor        = 3862 // ER_CLONE_DONOR
+	ErCloneProtocol     = 3863 // ER_CLONE_PROTOCOL
+	ErCloneDonorVersion = 3864 // ER_CLONE_DONOR_VERSION
+	ErCloneSysConfig    = 3869 // ER_CLONE_SYS_CONFIG
+	ErCloneInProgress   = 3874 // ER_CLONE_IN_PROGRESS
+	ErCloneDisallowed   = 3875 // ER_CLONE_DISALLOWED
 
 	// Asynchronous connection failover (MySQL 8.0.22): the source-list
 	// functions' refusals and SOURCE_CONNECTION_AUTO_FAILOVER's rules.
@@ -147,7 +157,8 @@ var states = map[int]string{
 	ErWrongValueForVar: "42000", ErNotSupportedYet: "42000", ErWarnDataOutOfRange: "22003",
 	ErSPDoesNotExist: "42000", ErCollationCharsetMismatch: "42000", ErQueryInterrupted: "70100", ErDataTooLong: "22001",
 	ErUnknownCharacterSet: "42000", ErReadOnlyTransaction: "25006", ErWrongValue: "22007",
-	1136: "21S01", // ER_WRONG_VALUE_COUNT_ON_ROW
+	ErSpecificAccessDenied: "42000",
+	1136:                   "21S01", // ER_WRONG_VALUE_COUNT_ON_ROW
 }
 
 // State is the SQLSTATE MySQL sends with error number num.

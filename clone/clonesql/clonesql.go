@@ -1,0 +1,305 @@
+// Package clonesql is the clone stage's SQL surface: MySQL's CLONE
+// INSTANCE FROM on the recipient, the statements a donor answers (CLONE
+// SNAPSHOT, CLONE READ, CLONE END: Petrel's wire for the clone, see
+// package clone), clone_max_data_bandwidth, and performance_schema's
+// clone_status and clone_progress.
+package clonesql
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+
+	"petrel/binlog"
+	"petrel/clone"
+	"petrel/internal/base"
+	"petrel/internal/mysqlerr"
+	"petrel/sqlengine"
+	"petrel/storage"
+)
+
+// bandwidth is clone_max_data_bandwidth in MiB/s (0: unlimited), pushed
+// by the variable's change hook.
+var bandwidth atomic.Int64
+
+// Variables defines clone's system variables; node calls it before the
+// config is applied.
+func Variables() {
+	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
+	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
+		// MySQL's: the clone's transfer rate cap, MiB per second, 0 =
+		// unlimited. Petrel applies it on both sides: a recipient paces
+		// what it pulls, a donor what it serves.
+		&sql.MysqlSystemVariable{Name: "clone_max_data_bandwidth", Scope: global, Dynamic: true,
+			Type: types.NewSystemUintType("clone_max_data_bandwidth", 0, 1048576), Default: uint64(0),
+			NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
+				n, _ := sqlengine.VarInt(v.Val)
+				bandwidth.Store(n)
+				return nil
+			}},
+	})
+}
+
+// bandwidthBytes is clone_max_data_bandwidth in bytes per second.
+func bandwidthBytes() int64 {
+	if n := bandwidth.Load(); n > 0 {
+		return n << 20
+	}
+	return 0
+}
+
+// Options are what Register wires.
+type Options struct {
+	// Donor serves snapshots (nil: the instance cannot be a donor, e.g.
+	// without a binary log).
+	Donor *clone.Donor
+	// Store and Log are the instance's (Log nil without a binary log):
+	// CLONE INSTANCE refuses a recipient that holds data.
+	Store *storage.Engine
+	Log   *binlog.Log
+	// Datadir receives a clone; Restart asks the process to restart on it.
+	Datadir string
+	Restart func()
+	Logger  *slog.Logger
+	Clock   base.Clock
+}
+
+// Register adds the statements and tables to e.
+func Register(e *sqlengine.Engine, o Options) {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	o.Clock = base.ClockOr(o.Clock)
+	bandwidth.Store(int64(sqlengine.GlobalUint("clone_max_data_bandwidth", 0)))
+	r := &surface{e: e, o: o, progress: clone.NewProgress()}
+	if st, ok := clone.LoadStatus(o.Datadir, o.Clock.Now()); ok {
+		r.progress.Set(st)
+	}
+	e.RegisterAdmin(`CLONE SNAPSHOT`, 0, r.snapshot)
+	e.RegisterAdmin(`CLONE READ '([0-9a-f]{1,32})' FILE '([A-Za-z0-9._/-]{1,512})' OFFSET ([0-9]{1,19}) LENGTH ([0-9]{1,9})`, 0, r.read)
+	e.RegisterAdmin(`CLONE END '([0-9a-f]{1,32})'`, 0, r.end)
+	e.RegisterAdmin(`CLONE INSTANCE FROM '([^'@]*)' ?@ ?'([^']*)' ?: ?([0-9]{1,5}) IDENTIFIED BY '((?:[^'\\]|\\.|'')*)'( REQUIRE (?:NO )?SSL)?`, 0, r.cloneInstance)
+	registerPerfSchema(e, r.progress)
+}
+
+type surface struct {
+	e        *sqlengine.Engine
+	o        Options
+	progress *clone.Progress
+	running  atomic.Bool
+	// pace spaces the chunks this donor serves (all clones together).
+	paceMu sync.Mutex
+	pace   clone.Pacer
+}
+
+// denied is MySQL's 1227 for a missing privilege.
+func denied(priv string) error {
+	return mysql.NewSQLError(mysqlerr.ErSpecificAccessDenied, mysqlerr.State(mysqlerr.ErSpecificAccessDenied),
+		"Access denied; you need (at least one of) the %s privilege(s) for this operation", priv)
+}
+
+// may reports whether the session's user holds the dynamic privilege
+// priv (SUPER holds them all).
+func (r *surface) may(ctx context.Context, s *sqlengine.Session, priv ...string) bool {
+	return r.e.HasGlobalPrivilege(r.e.NewContext(ctx, s), sql.PrivilegeType_Super, priv...)
+}
+
+// mayDonate: a donor's user needs BACKUP_ADMIN, which MySQL's CLONE_ADMIN
+// includes (GMS's GRANT takes CLONE_ADMIN, not yet BACKUP_ADMIN).
+func (r *surface) mayDonate(ctx context.Context, s *sqlengine.Session) bool {
+	return r.may(ctx, s, "backup_admin", "clone_admin")
+}
+
+// snapshot answers CLONE SNAPSHOT: the manifest, one row per file.
+func (r *surface) snapshot(ctx context.Context, s *sqlengine.Session, _ []string) (*sqlengine.AdminResult, error) {
+	if !r.mayDonate(ctx, s) {
+		return nil, denied("BACKUP_ADMIN")
+	}
+	if r.o.Donor == nil {
+		return nil, sqlError(clone.ErrNoLog)
+	}
+	m, err := r.o.Donor.Begin()
+	if err != nil {
+		return nil, sqlError(err)
+	}
+	res := &sqlengine.AdminResult{Columns: []string{"ID", "FORMAT", "VERSION", "GTID_EXECUTED", "BINLOG_FILE", "BINLOG_POSITION", "FILE", "SIZE"}}
+	for _, f := range m.Files {
+		res.Rows = append(res.Rows, []*string{sqlengine.Str(m.ID), sqlengine.Str(strconv.Itoa(m.Format)), sqlengine.Str(sqlengine.Version),
+			sqlengine.Str(m.GTIDs), sqlengine.Str(m.Binlog), sqlengine.Str(strconv.FormatUint(m.HeaderEnd, 10)),
+			sqlengine.Str(f.Name), sqlengine.Str(strconv.FormatInt(f.Size, 10))})
+	}
+	return res, nil
+}
+
+// read answers CLONE READ: one chunk and its CRC-32C.
+func (r *surface) read(ctx context.Context, s *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
+	if !r.mayDonate(ctx, s) {
+		return nil, denied("BACKUP_ADMIN")
+	}
+	if r.o.Donor == nil {
+		return nil, sqlError(clone.ErrNoLog)
+	}
+	off, _ := strconv.ParseInt(m[3], 10, 64)
+	n, _ := strconv.Atoi(m[4])
+	if err := r.paceDonor(ctx, int64(n)); err != nil {
+		return nil, err
+	}
+	data, sum, err := r.o.Donor.Read(m[1], m[2], off, n)
+	if err != nil {
+		return nil, sqlError(err)
+	}
+	return &sqlengine.AdminResult{Columns: []string{"DATA", "CRC32C"},
+		Rows: [][]*string{{sqlengine.Str(string(data)), sqlengine.Str(strconv.FormatUint(uint64(sum), 10))}}}, nil
+}
+
+func (r *surface) paceDonor(ctx context.Context, n int64) error {
+	r.paceMu.Lock()
+	w := r.pace.Wait(r.o.Clock.Now(), n, bandwidthBytes())
+	r.paceMu.Unlock()
+	if w <= 0 {
+		return nil
+	}
+	t := time.NewTimer(w)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func (r *surface) end(ctx context.Context, s *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
+	if !r.mayDonate(ctx, s) {
+		return nil, denied("BACKUP_ADMIN")
+	}
+	if r.o.Donor == nil {
+		return nil, sqlError(clone.ErrNoLog)
+	}
+	if err := r.o.Donor.End(m[1]); err != nil {
+		return nil, sqlError(err)
+	}
+	return &sqlengine.AdminResult{}, nil
+}
+
+// cloneInstance is CLONE INSTANCE FROM 'user'@'host':port IDENTIFIED BY
+// 'password': the clone is fetched and committed in the staging
+// directory, the statement returns OK, and the server restarts on it.
+func (r *surface) cloneInstance(ctx context.Context, s *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
+	if !r.may(ctx, s, "clone_admin") {
+		return nil, denied("CLONE_ADMIN")
+	}
+	port, _ := strconv.Atoi(m[3])
+	if err := r.checkEmpty(); err != nil {
+		return nil, err
+	}
+	if !r.running.CompareAndSwap(false, true) {
+		return nil, sqlError(clone.ErrBusy)
+	}
+	defer r.running.Store(false)
+	_, err := clone.Fetch(ctx, clone.FetchOptions{
+		Host: m[2], Port: port, User: m[1], Password: unquote(m[4]),
+		Datadir: r.o.Datadir, Destination: "LOCAL INSTANCE",
+		MaxBandwidth: bandwidthBytes, Progress: r.progress, Logger: r.o.Logger, Clock: r.o.Clock,
+	})
+	if err != nil {
+		return nil, sqlError(err)
+	}
+	if r.o.Restart == nil {
+		r.o.Logger.Warn("clone: staged; this server cannot restart itself: restart it to switch the clone in")
+		return &sqlengine.AdminResult{}, nil
+	}
+	r.o.Logger.Info("clone: staged; restarting on the cloned data")
+	r.o.Restart()
+	return &sqlengine.AdminResult{}, nil
+}
+
+// checkEmpty refuses a recipient holding data (a database): CLONE
+// INSTANCE replaces the whole instance, so it is for new servers
+// (Petrel's rule; MySQL drops the recipient's data). Accounts made on the
+// new server (and their GTIDs) are replaced by the donor's, as in MySQL.
+func (r *surface) checkEmpty() error {
+	dbs := r.o.Store.Catalog().Databases()
+	if len(dbs) == 0 {
+		return nil
+	}
+	return mysql.NewSQLError(mysqlerr.ErCloneDisallowed, mysqlerr.State(mysqlerr.ErCloneDisallowed),
+		"The clone operation cannot be executed when the recipient holds data: it has database '%s'. Clone into a new, empty Petrel", dbs[0].Name())
+}
+
+// unquote undoes SQL string escapes of a single-quoted literal's body.
+func unquote(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s):
+			i++
+			switch s[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case '0':
+				b.WriteByte(0)
+			default:
+				b.WriteByte(s[i])
+			}
+		case c == '\'' && i+1 < len(s) && s[i+1] == '\'':
+			i++
+			b.WriteByte('\'')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// sqlError maps clone's errors to MySQL's numbers (the one place).
+func sqlError(err error) error {
+	var (
+		de *clone.DonorError
+		pe *clone.ProtocolError
+		fe *clone.FormatError
+	)
+	switch {
+	case errors.As(err, &de) && de.Num >= 2000:
+		// The client's own error reaching the donor (2003: unreachable,
+		// 2013: the link cut): MySQL's clone reports it as ER_CLONE_DONOR
+		// (client numbers are not for servers to send; clients misread them).
+		return mysql.NewSQLError(mysqlerr.ErCloneDonor, mysqlerr.State(mysqlerr.ErCloneDonor), "Clone Donor Error: %d : %s.", de.Num, de.Msg)
+	case errors.As(err, &de):
+		state := de.State
+		if state == "" {
+			state = mysqlerr.State(de.Num)
+		}
+		return mysql.NewSQLError(de.Num, state, "Clone Donor Error: %d : %s.", de.Num, de.Msg)
+	case errors.As(err, &pe):
+		return mysql.NewSQLError(mysqlerr.ErCloneProtocol, mysqlerr.State(mysqlerr.ErCloneProtocol), "Clone received unexpected response from Donor : %s.", pe.Msg)
+	case errors.As(err, &fe):
+		return mysql.NewSQLError(mysqlerr.ErCloneDonorVersion, mysqlerr.State(mysqlerr.ErCloneDonorVersion),
+			"Clone Donor clone format: %d (%s) is different from Recipient clone format %d.", fe.Donor, fe.DonorVersion, fe.Recipient)
+	case errors.Is(err, clone.ErrBusy):
+		return mysql.NewSQLError(mysqlerr.ErCloneInProgress, mysqlerr.State(mysqlerr.ErCloneInProgress), "Concurrent clone in progress. Please try after clone is complete.")
+	case errors.Is(err, clone.ErrNoLog):
+		return mysql.NewSQLError(mysqlerr.ErCloneSysConfig, mysqlerr.State(mysqlerr.ErCloneSysConfig), "Clone system configuration: %s", err)
+	case errors.Is(err, clone.ErrNoSnapshot):
+		return mysql.NewSQLError(mysqlerr.ErCloneProtocol, mysqlerr.State(mysqlerr.ErCloneProtocol), "Clone received unexpected response from Donor : %s.", err)
+	case errors.Is(err, context.Canceled):
+		return mysql.NewSQLError(mysqlerr.ErQueryInterrupted, mysqlerr.State(mysqlerr.ErQueryInterrupted), "Query execution was interrupted")
+	}
+	var be *base.Error
+	if errors.As(err, &be) {
+		return err // sqlengine maps storage's classes
+	}
+	return mysql.NewSQLError(mysqlerr.ErUnknown, "HY000", "%s", err)
+}

@@ -1,0 +1,421 @@
+package clone
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"log/slog"
+	"net"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/dolthub/vitess/go/mysql"
+
+	"petrel/binlog"
+	"petrel/internal/base"
+	"petrel/storage"
+)
+
+// StagingDir is where a recipient collects a clone, under the datadir.
+const StagingDir = "clone-staging"
+
+// completeMarker, in the staging directory, says every file is there,
+// verified and synced: its presence is the clone's commit point.
+const completeMarker = "CLONE-COMPLETE"
+
+// FetchOptions configures Fetch. Zero values take the defaults noted.
+type FetchOptions struct {
+	// Host and Port of the donor; User and Password log in there (the
+	// user needs BACKUP_ADMIN). Required.
+	Host     string
+	Port     int
+	User     string
+	Password string
+	// Datadir receives the clone in Datadir/clone-staging; created if
+	// missing. Required.
+	Datadir string
+	// Destination names the target in the status ("LOCAL INSTANCE" for
+	// CLONE INSTANCE); default Datadir.
+	Destination string
+	// MaxBandwidth is read before each chunk: bytes per second, <= 0
+	// unlimited (clone_max_data_bandwidth, so a SET GLOBAL applies to a
+	// clone under way). Default unlimited.
+	MaxBandwidth func() int64
+	// ChunkSize is the size of each read from the donor; default 4 MiB,
+	// at most MaxChunk.
+	ChunkSize int
+	// Timeout bounds the connection and each statement; default 60s (the
+	// donor's snapshot flushes a memtable).
+	Timeout time.Duration
+	// Progress receives the clone's status; default a private one.
+	Progress *Progress
+	// Logger; default slog.Default(). Clock; default the wall clock.
+	Logger *slog.Logger
+	Clock  base.Clock
+}
+
+func (o *FetchOptions) setDefaults() error {
+	if o.Host == "" || o.Port <= 0 || o.Port > 65535 || o.Datadir == "" {
+		return errors.New("clone: the donor's host and port, and a datadir, are required")
+	}
+	if o.Destination == "" {
+		o.Destination = o.Datadir
+	}
+	if o.MaxBandwidth == nil {
+		o.MaxBandwidth = func() int64 { return 0 }
+	}
+	if o.ChunkSize <= 0 {
+		o.ChunkSize = 4 << 20
+	}
+	o.ChunkSize = min(o.ChunkSize, MaxChunk)
+	if o.Timeout <= 0 {
+		o.Timeout = 60 * time.Second
+	}
+	if o.Progress == nil {
+		o.Progress = NewProgress()
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	o.Clock = base.ClockOr(o.Clock)
+	return nil
+}
+
+// DonorError is an error the donor answered with, or the client's error
+// reaching it (2003 and friends): its MySQL number is passed on.
+type DonorError struct {
+	Num   int
+	State string
+	Msg   string
+}
+
+func (e *DonorError) Error() string { return fmt.Sprintf("Clone Donor Error: %d : %s", e.Num, e.Msg) }
+
+// ProtocolError: the donor's answer was not what a Petrel donor sends, or
+// the data failed its checks (ER_CLONE_PROTOCOL).
+type ProtocolError struct{ Msg string }
+
+func (e *ProtocolError) Error() string { return "clone: unexpected response from the donor: " + e.Msg }
+
+// FormatError: the donor's clone format is not this build's
+// (ER_CLONE_DONOR_VERSION).
+type FormatError struct {
+	Donor, Recipient int
+	DonorVersion     string
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("clone: the donor (%s) sends clone format %d, this server reads format %d", e.DonorVersion, e.Donor, e.Recipient)
+}
+
+// Result is what a finished Fetch staged.
+type Result struct {
+	Manifest *Manifest
+	Bytes    int64
+	Elapsed  time.Duration
+}
+
+// safeName: snapshot file names are relative, slash-separated, plain.
+var safeName = regexp.MustCompile(`^(data|binlog)/[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$`)
+
+// Fetch pulls a snapshot of the donor into Datadir/clone-staging and
+// commits it there (see the package comment); Install switches it in. A
+// failed or cancelled Fetch removes what it staged.
+func Fetch(ctx context.Context, opts FetchOptions) (res *Result, err error) {
+	if err := opts.setDefaults(); err != nil {
+		return nil, err
+	}
+	clk, p, log := opts.Clock, opts.Progress, opts.Logger
+	addr := net.JoinHostPort(opts.Host, strconv.Itoa(opts.Port))
+	p.start(clk.Now(), addr, opts.Destination)
+	staging := filepath.Join(opts.Datadir, StagingDir)
+	defer func() {
+		if err != nil {
+			num := 0
+			var de *DonorError
+			if errors.As(err, &de) {
+				num = de.Num
+			}
+			p.fail(clk.Now(), num, err.Error())
+			os.RemoveAll(staging)
+			log.Warn("clone: failed; nothing of it is kept", "donor", addr, "error", err)
+		}
+	}()
+	if _, err := os.Stat(staging); err == nil {
+		log.Warn("clone: removing the staging directory of an earlier, interrupted clone", "dir", staging)
+		if err := os.RemoveAll(staging); err != nil {
+			return nil, fmt.Errorf("clone: %w", err)
+		}
+	}
+	c, err := dial(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer c.close()
+	p.stage(clk.Now(), StageFileCopy, 0)
+	man, err := c.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	p.setLog(man)
+	p.stage(clk.Now(), StageFileCopy, man.Bytes())
+	log.Info("clone: copying", "donor", addr, "files", len(man.Files), "bytes", man.Bytes(), "gtid_executed", man.GTIDs)
+	start := clk.Now()
+	if err := os.MkdirAll(staging, 0o750); err != nil {
+		return nil, fmt.Errorf("clone: %w", err)
+	}
+	var pace Pacer
+	for _, f := range man.Files {
+		if err := c.copyFile(ctx, man.ID, f, staging, &pace); err != nil {
+			return nil, err
+		}
+	}
+	// Released before the local work: the donor's links can go.
+	if err := c.end(man.ID); err != nil {
+		log.Warn("clone: could not release the donor's snapshot (its lease will)", "error", err)
+	}
+	p.stage(clk.Now(), StageFileSync, man.Bytes())
+	if err := commitStaging(staging, man, opts, p); err != nil {
+		return nil, err
+	}
+	el := clk.Now().Sub(start)
+	log.Info("clone: staged and verified", "dir", staging, "bytes", man.Bytes(), "elapsed", el, "MB/s", float64(man.Bytes())/1e6/max(el.Seconds(), 1e-9))
+	return &Result{Manifest: man, Bytes: man.Bytes(), Elapsed: el}, nil
+}
+
+// client is the recipient's connection to the donor.
+type client struct {
+	opts FetchOptions
+	conn *mysql.Conn
+	stop func() bool
+}
+
+func dial(ctx context.Context, opts FetchOptions) (*client, error) {
+	cctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	conn, err := mysql.Connect(cctx, &mysql.ConnParams{
+		Host: opts.Host, Port: opts.Port, Uname: opts.User, Pass: opts.Password,
+		ConnectTimeoutMs: uint64(opts.Timeout / time.Millisecond),
+	})
+	if err != nil {
+		return nil, donorError(err)
+	}
+	c := &client{opts: opts, conn: conn}
+	c.stop = context.AfterFunc(ctx, func() { conn.Conn.Close() })
+	return c, nil
+}
+
+func (c *client) close() {
+	c.stop()
+	c.conn.Close()
+}
+
+// exec runs one statement under the per-statement deadline.
+func (c *client) exec(q string, maxRows int) ([][]string, error) {
+	c.conn.Conn.SetDeadline(time.Now().Add(c.opts.Timeout))
+	res, err := c.conn.ExecuteFetch(q, maxRows, false)
+	if err != nil {
+		return nil, donorError(err)
+	}
+	out := make([][]string, len(res.Rows))
+	for i, r := range res.Rows {
+		out[i] = make([]string, len(r))
+		for j, v := range r {
+			out[i][j] = v.ToString()
+		}
+	}
+	return out, nil
+}
+
+func donorError(err error) error {
+	var se *mysql.SQLError
+	if errors.As(err, &se) {
+		return &DonorError{Num: se.Num, State: se.State, Msg: se.Message}
+	}
+	return &DonorError{Num: 2013, State: "HY000", Msg: err.Error()}
+}
+
+// snapshot asks the donor for a snapshot: one row per file, the
+// snapshot's fields repeated (ID, FORMAT, VERSION, GTID_EXECUTED,
+// BINLOG_FILE, BINLOG_POSITION, FILE, SIZE).
+func (c *client) snapshot() (*Manifest, error) {
+	rows, err := c.exec("CLONE SNAPSHOT", 1<<20)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 || len(rows[0]) != 8 {
+		return nil, &ProtocolError{Msg: "CLONE SNAPSHOT returned no manifest"}
+	}
+	r0 := rows[0]
+	format, err := strconv.Atoi(r0[1])
+	if err != nil {
+		return nil, &ProtocolError{Msg: "bad clone format " + r0[1]}
+	}
+	m := &Manifest{ID: r0[0], Format: format, GTIDs: r0[3], Binlog: r0[4]}
+	if format != Format {
+		c.exec("CLONE END '"+m.ID+"'", 0)
+		return nil, &FormatError{Donor: format, Recipient: Format, DonorVersion: r0[2]}
+	}
+	if m.HeaderEnd, err = strconv.ParseUint(r0[5], 10, 64); err != nil {
+		return nil, &ProtocolError{Msg: "bad binlog position " + r0[5]}
+	}
+	if _, err := base.ParseGTIDSet(m.GTIDs); err != nil {
+		return nil, &ProtocolError{Msg: "bad GTID set " + m.GTIDs}
+	}
+	if !regexp.MustCompile(`^[0-9a-f]{1,32}$`).MatchString(m.ID) || !safeName.MatchString("binlog/"+m.Binlog) {
+		return nil, &ProtocolError{Msg: "bad snapshot id or binlog name"}
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if len(r) != 8 || r[0] != m.ID {
+			return nil, &ProtocolError{Msg: "inconsistent manifest rows"}
+		}
+		size, err := strconv.ParseInt(r[7], 10, 64)
+		if err != nil || size < 0 || !safeName.MatchString(r[6]) || path.Clean(r[6]) != r[6] || seen[r[6]] {
+			return nil, &ProtocolError{Msg: fmt.Sprintf("bad file %q of size %q", r[6], r[7])}
+		}
+		seen[r[6]] = true
+		m.Files = append(m.Files, File{Name: r[6], Size: size})
+	}
+	if !seen["binlog/"+m.Binlog] || !seen["binlog/binlog.index"] {
+		return nil, &ProtocolError{Msg: "the manifest lacks the binary log"}
+	}
+	return m, nil
+}
+
+func (c *client) end(id string) error {
+	_, err := c.exec("CLONE END '"+id+"'", 0)
+	return err
+}
+
+// copyFile pulls one file chunk by chunk, checking each chunk's CRC-32C
+// and the file's size, and syncs it.
+func (c *client) copyFile(ctx context.Context, id string, f File, staging string, pace *Pacer) error {
+	dst := filepath.Join(staging, filepath.FromSlash(f.Name))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
+		return fmt.Errorf("clone: %w", err)
+	}
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o640)
+	if err != nil {
+		return fmt.Errorf("clone: %w", err)
+	}
+	defer out.Close()
+	clk := c.opts.Clock
+	for off := int64(0); off < f.Size; {
+		n := min(int64(c.opts.ChunkSize), f.Size-off)
+		if w := pace.Wait(clk.Now(), n, c.opts.MaxBandwidth()); w > 0 {
+			t := time.NewTimer(w)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			case <-t.C:
+			}
+		}
+		rows, err := c.exec(fmt.Sprintf("CLONE READ '%s' FILE '%s' OFFSET %d LENGTH %d", id, f.Name, off, n), 1)
+		if err != nil {
+			return err
+		}
+		if len(rows) != 1 || len(rows[0]) != 2 {
+			return &ProtocolError{Msg: "CLONE READ returned no chunk"}
+		}
+		data := []byte(rows[0][0])
+		sum, err := strconv.ParseUint(rows[0][1], 10, 32)
+		if err != nil || int64(len(data)) != n || crc32.Checksum(data, castagnoli) != uint32(sum) {
+			return &ProtocolError{Msg: fmt.Sprintf("chunk of %s at %d: %d bytes (want %d) or a checksum mismatch", f.Name, off, len(data), n)}
+		}
+		if _, err := out.Write(data); err != nil {
+			return fmt.Errorf("clone: write %s: %w", dst, err)
+		}
+		off += n
+		c.opts.Progress.add(clk.Now(), n)
+	}
+	if err := out.Sync(); err != nil {
+		return fmt.Errorf("clone: sync %s: %w", dst, err)
+	}
+	st, err := out.Stat()
+	if err != nil || st.Size() != f.Size {
+		return &ProtocolError{Msg: fmt.Sprintf("%s holds %d bytes, the donor listed %d", f.Name, st.Size(), f.Size)}
+	}
+	return out.Close()
+}
+
+// commitStaging makes the staged copy a datadir's storage and log, syncs
+// it, and writes the marker.
+func commitStaging(staging string, man *Manifest, opts FetchOptions, p *Progress) error {
+	// The staged storage records the donor's last transaction at its
+	// position in the donor's log and the donor's own GNOs, which the
+	// recipient (another server UUID, a log holding only the header of
+	// the donor's next file) would take for lost transactions. It is
+	// repointed at the end of the staged log's header: recovery replays
+	// nothing and gtid_executed is the header's PREVIOUS_GTIDS.
+	st, err := storage.Open(storage.Options{Dir: filepath.Join(staging, "data"), Logger: opts.Logger, Clock: opts.Clock,
+		LogIsWAL: true, ReserveSize: -1, CacheSize: 8 << 20})
+	if err != nil {
+		return &ProtocolError{Msg: fmt.Sprintf("the cloned storage does not open: %v", err)}
+	}
+	err = st.SetSinkPos(binlog.EncodeSinkPos(man.Binlog, man.HeaderEnd, 0))
+	if cerr := st.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("clone: prepare the cloned storage: %w", err)
+	}
+	h, err := binlog.ReadFileHeader(filepath.Join(staging, "binlog", man.Binlog))
+	if err != nil {
+		return &ProtocolError{Msg: fmt.Sprintf("the cloned binary log: %v", err)}
+	}
+	want, _ := base.ParseGTIDSet(man.GTIDs)
+	if !h.PreviousGTIDs.Equal(want) {
+		return &ProtocolError{Msg: fmt.Sprintf("the cloned binary log starts at %q, the donor announced %q", h.PreviousGTIDs, man.GTIDs)}
+	}
+	for _, d := range []string{"data", "binlog", "."} {
+		if err := syncDir(filepath.Join(staging, d)); err != nil {
+			return err
+		}
+	}
+	// The status as the restart will find it: RESTART under way.
+	p.stage(opts.Clock.Now(), StageRestart, 0)
+	if err := writeStatus(filepath.Join(staging, StatusFile), p.Snapshot()); err != nil {
+		return fmt.Errorf("clone: %w", err)
+	}
+	if err := writeSynced(filepath.Join(staging, completeMarker), []byte(man.GTIDs+"\n")); err != nil {
+		return err
+	}
+	return syncDir(staging)
+}
+
+func writeSynced(p string, b []byte) error {
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o640)
+	if err != nil {
+		return fmt.Errorf("clone: %w", err)
+	}
+	if _, err = f.Write(b); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("clone: write %s: %w", p, err)
+	}
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("clone: %w", err)
+	}
+	err = d.Sync()
+	d.Close()
+	if err != nil {
+		return fmt.Errorf("clone: sync %s: %w", dir, err)
+	}
+	return nil
+}
