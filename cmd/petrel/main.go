@@ -3,6 +3,7 @@
 //	petrel server --datadir DIR --port N --server-id N [--root-password PW] [--config FILE]
 //	petrel relay  (the flags of petrel server)
 //	petrel cluster [--datadir DIR] [--base-port P] [--replicas N] [--root-password PW]
+//	petrel proxy --primary HOST:PORT [--replicas HOST:PORT,...] [--port 6033] [--admin-port 6032] [--config FILE]
 package main
 
 import (
@@ -41,6 +42,7 @@ commands:
             START REPLICA) in its own and serves it to replicas, applying nothing
   cluster   run a local primary and replicas, replication wired (petrel cluster --help)
   clone     copy a running server into a new datadir (petrel clone --from HOST:PORT --user U --password P --datadir DIR)
+  proxy     route clients to a primary and its replicas by measured lag (petrel proxy --help)
   binlog    print binary log files, verifying checksums (petrel binlog [-v] FILE...),
             or a server's binary log as it streams it (petrel binlog -R --host H --port P --user U -p PW [--stop-never] FILE)`)
 }
@@ -61,6 +63,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runCluster(args[1:], stdout, stderr)
 	case "clone":
 		return runClone(args[1:], stdout, stderr)
+	case "proxy":
+		return runProxy(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0

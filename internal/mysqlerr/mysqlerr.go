@@ -11,6 +11,10 @@ import "petrel/internal/base"
 // MySQL error numbers (server and client errors) Petrel sends or reports.
 const (
 	ErDBCreateExists           = 1007 // ER_DB_CREATE_EXISTS
+	ErConCount                 = 1040 // ER_CON_COUNT_ERROR (too many connections)
+	ErHandshake                = 1043 // ER_HANDSHAKE_ERROR
+	ErUnknownCom               = 1047 // ER_UNKNOWN_COM_ERROR
+	ErUnknownStmtHandler       = 1243 // ER_UNKNOWN_STMT_HANDLER
 	ErDiskFull                 = 1021 // ER_DISK_FULL
 	ErErrorOnWrite             = 1026 // ER_ERROR_ON_WRITE
 	ErGetErrno                 = 1030 // ER_GET_ERRNO
@@ -159,6 +163,7 @@ var states = map[int]string{
 	ErUnknownCharacterSet: "42000", ErReadOnlyTransaction: "25006", ErWrongValue: "22007",
 	ErSpecificAccessDenied: "42000",
 	1136:                   "21S01", // ER_WRONG_VALUE_COUNT_ON_ROW
+	ErConCount:             "08004", ErHandshake: "08S01", ErUnknownCom: "08S01",
 }
 
 // State is the SQLSTATE MySQL sends with error number num.

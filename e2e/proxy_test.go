@@ -1,0 +1,392 @@
+package e2e
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"petrel/lab"
+)
+
+// proxyCluster is a primary (server_id 1), two replicas (2 and 3) and a
+// `petrel proxy` in front of them. Replica 2 reads its source through
+// repLink (to delay its replication); the proxy reaches replica 3
+// through proxyLink (to black-hole its checks and reads).
+type proxyCluster struct {
+	primary, r2, r3      *lab.Petrel
+	repLink, proxyLink   *lab.Link
+	proxy                *lab.Proxy
+	src, rep2, rep3, via *sql.DB
+	admin                *sql.DB
+}
+
+func startProxyCluster(t *testing.T, ctx context.Context) *proxyCluster {
+	t.Helper()
+	pc := &proxyCluster{}
+	pc.primary = startPetrel(t, ctx, lab.PetrelOptions{ServerID: 1})
+	pc.r2 = startReplicaServer(t, ctx, 2, nil)
+	pc.r3 = startReplicaServer(t, ctx, 3, nil)
+	pc.src, pc.rep2, pc.rep3 = rootDB(t, pc.primary, ""), rootDB(t, pc.r2, ""), rootDB(t, pc.r3, "")
+	createReplUser(t, ctx, pc.src)
+	mustExec(t, ctx, pc.src, "CREATE DATABASE app", "CREATE TABLE app.t (id BIGINT PRIMARY KEY, v INT)",
+		"INSERT INTO app.t VALUES (1, 10), (2, 20), (3, 30)")
+	var err error
+	if pc.repLink, err = lab.StartLink(fmt.Sprintf("127.0.0.1:%d", pc.primary.Port())); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.repLink.Close() })
+	if pc.proxyLink, err = lab.StartLink(fmt.Sprintf("127.0.0.1:%d", pc.r3.Port())); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.proxyLink.Close() })
+	pointAt(t, ctx, pc.rep2, pc.repLink.Port(), "")
+	pointAt(t, ctx, pc.rep3, pc.primary.Port(), "")
+	waitCaughtUp(t, ctx, pc.src, pc.rep2, 20*time.Second)
+	waitCaughtUp(t, ctx, pc.src, pc.rep3, 20*time.Second)
+	pc.proxy, err = lab.StartProxy(ctx, lab.ProxyOptions{
+		Primary: pc.primary.Port(), Replicas: []int{pc.r2.Port(), pc.proxyLink.Port()}, RootPassword: rootPassword,
+		ExtraArgs: []string{"--check-interval", "200ms", "--check-timeout", "300ms", "--recover-checks", "2",
+			"--max-replication-lag", "1s", "--read-your-writes-timeout", "2s", "--log-level", "debug",
+			"--max-connections-per-backend", "20"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		if err := pc.proxy.Stop(sctx); err != nil {
+			t.Errorf("stop proxy: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("proxy log (tail):\n%s", tail(pc.proxy.Log(), 16<<10))
+		}
+	})
+	via, err := pc.proxy.DB("app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { via.Close() })
+	pc.via = via
+	admin, err := pc.proxy.AdminDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	pc.admin = admin
+	pc.waitStates(t, ctx, "online", "online")
+	return pc
+}
+
+// servers reads SHOW SERVERS: server -> column -> value.
+func (pc *proxyCluster) servers(t *testing.T, ctx context.Context) []map[string]string {
+	t.Helper()
+	rows, err := pc.admin.QueryContext(ctx, "SHOW SERVERS")
+	if err != nil {
+		t.Fatalf("SHOW SERVERS: %v", err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out []map[string]string
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for i, c := range cols {
+			m[c] = "NULL"
+			if vals[i].Valid {
+				m[c] = vals[i].String
+			}
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 3 {
+		t.Fatalf("SHOW SERVERS: %d rows, want 3: %v", len(out), out)
+	}
+	return out
+}
+
+// waitStates waits until replicas 2 and 3 show the given states, and
+// returns how long it took.
+func (pc *proxyCluster) waitStates(t *testing.T, ctx context.Context, r2, r3 string) time.Duration {
+	t.Helper()
+	start := time.Now()
+	var got []map[string]string
+	for time.Since(start) < 10*time.Second && ctx.Err() == nil {
+		got = pc.servers(t, ctx)
+		if got[1]["state"] == r2 && got[2]["state"] == r3 {
+			return time.Since(start)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("replica states did not become %s, %s within 10s: %v", r2, r3, got)
+	return 0
+}
+
+// serverIDs runs n autocommit reads of @@server_id through q and counts
+// the answers by server id.
+func serverIDs(t *testing.T, ctx context.Context, q querier, n int, query string) map[int64]int {
+	t.Helper()
+	ids := map[int64]int{}
+	for range n {
+		ids[queryInt(t, ctx, q, query)]++
+	}
+	return ids
+}
+
+// TestProxy drives `petrel proxy` in front of real Petrel processes with
+// go-sql-driver: where each statement runs is read from the answer
+// itself (@@server_id of the backend that ran it).
+func TestProxy(t *testing.T) {
+	ctx := testContext(t, 3*time.Minute)
+	pc := startProxyCluster(t, ctx)
+
+	t.Run("routing", func(t *testing.T) {
+		ids := serverIDs(t, ctx, pc.via, 40, "SELECT @@server_id")
+		if ids[1] != 0 || ids[2] == 0 || ids[3] == 0 {
+			t.Fatalf("autocommit reads by server id %v: want only the replicas 2 and 3, both", ids)
+		}
+		if got := serverIDs(t, ctx, pc.via, 5, "SELECT /* petrel_read=primary */ @@server_id"); got[1] != 5 {
+			t.Fatalf("reads hinted to the primary ran on %v", got)
+		}
+		// A write lands on the primary.
+		mustExec(t, ctx, pc.via, "INSERT INTO t VALUES (100, 1000)")
+		if v := queryInt(t, ctx, pc.src, "SELECT v FROM app.t WHERE id = 100"); v != 1000 {
+			t.Fatalf("the primary has v=%d for the proxy's insert", v)
+		}
+		// A transaction's reads run on the primary, in the transaction.
+		tx, err := pc.via.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO t VALUES (101, 1010)"); err != nil {
+			t.Fatal(err)
+		}
+		var id, seen int64
+		if err := tx.QueryRowContext(ctx, "SELECT @@server_id, (SELECT COUNT(*) FROM t WHERE id = 101)").Scan(&id, &seen); err != nil {
+			t.Fatal(err)
+		}
+		if id != 1 || seen != 1 {
+			t.Fatalf("in a transaction a read ran on server %d and saw %d of its own rows", id, seen)
+		}
+		if err := tx.Rollback(); err != nil {
+			t.Fatal(err)
+		}
+		if n := queryInt(t, ctx, pc.src, "SELECT COUNT(*) FROM app.t WHERE id = 101"); n != 0 {
+			t.Fatalf("a rolled-back insert is on the primary (%d rows)", n)
+		}
+		// After the transaction the session's reads go back to replicas.
+		c := conn(t, ctx, pc.via)
+		mustExec(t, ctx, c, "BEGIN", "COMMIT")
+		if got := serverIDs(t, ctx, c, 6, "SELECT @@server_id"); got[1] != 0 {
+			t.Fatalf("reads after COMMIT ran on %v", got)
+		}
+		c.Close()
+		// Session state pins the session to the primary (a session of
+		// its own: a pinned one must not go back to via's pool).
+		pinned, err := pc.proxy.DB("app")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pinned.Close()
+		c = conn(t, ctx, pinned)
+		mustExec(t, ctx, c, "SET @x = 42")
+		var x int64
+		if err := c.QueryRowContext(ctx, "SELECT @@server_id, @x").Scan(&id, &x); err != nil {
+			t.Fatal(err)
+		}
+		if id != 1 || x != 42 {
+			t.Fatalf("after SET @x a read ran on server %d and saw @x=%d", id, x)
+		}
+		// A missing database and a bad password get MySQL's errors.
+		_, err = pinned.ExecContext(ctx, "USE nosuchdb")
+		wantErrNo(t, "USE nosuchdb", err, 1049)
+		cfg := clientConfig(t, pc.primary, "root", "wrong", "")
+		cfg.Addr = fmt.Sprintf("127.0.0.1:%d", pc.proxy.Port())
+		bad := openConfig(t, cfg)
+		wantErrNo(t, "wrong password", bad.PingContext(ctx), 1045)
+	})
+
+	t.Run("prepared", func(t *testing.T) {
+		sel, err := pc.via.PrepareContext(ctx, "SELECT @@server_id, v FROM t WHERE id = ?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sel.Close()
+		ids := map[int64]int{}
+		for i := range 20 {
+			key := int64(i%3 + 1)
+			var id, v int64
+			if err := sel.QueryRowContext(ctx, key).Scan(&id, &v); err != nil {
+				t.Fatal(err)
+			}
+			if v != key*10 {
+				t.Fatalf("prepared read of id %d: v=%d", key, v)
+			}
+			ids[id]++
+		}
+		if ids[1] != 0 || ids[2] == 0 || ids[3] == 0 {
+			t.Fatalf("prepared reads by server id %v: want replicas 2 and 3 only", ids)
+		}
+		ins, err := pc.via.PrepareContext(ctx, "INSERT INTO t VALUES (?, ?)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ins.Close()
+		for i := int64(200); i < 210; i++ {
+			if _, err := ins.ExecContext(ctx, i, i*10); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := queryInt(t, ctx, pc.src, "SELECT COUNT(*) FROM app.t WHERE id BETWEEN 200 AND 209 AND v = id * 10"); n != 10 {
+			t.Fatalf("the primary has %d of the 10 prepared inserts", n)
+		}
+	})
+
+	t.Run("pooling", func(t *testing.T) {
+		// 300 client connections held open at once, each running a read
+		// and a write at the same time, share at most 20 connections per
+		// backend (--max-connections-per-backend): the others wait.
+		db, err := pc.proxy.DB("app")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		db.SetMaxIdleConns(300)
+		var conns []*sql.Conn
+		for range 300 {
+			conns = append(conns, conn(t, ctx, db))
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, len(conns))
+		for i, c := range conns {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var v int64
+				if err := c.QueryRowContext(ctx, "SELECT v FROM t WHERE id = 1").Scan(&v); err != nil || v != 10 {
+					errs <- fmt.Errorf("read: v=%d, %v", v, err)
+				}
+				if _, err := c.ExecContext(ctx, "INSERT INTO t VALUES (?, 0)", 1000+i); err != nil {
+					errs <- err
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		total := 0
+		for _, s := range pc.servers(t, ctx) {
+			var n int
+			fmt.Sscan(s["connections"], &n)
+			total += n
+		}
+		if total > 60 {
+			t.Fatalf("300 client connections hold %d backend connections", total)
+		}
+		t.Logf("300 client connections, %d backend connections", total)
+		for _, c := range conns {
+			c.Close()
+		}
+		if n := queryInt(t, ctx, pc.src, "SELECT COUNT(*) FROM app.t WHERE id BETWEEN 1000 AND 1299"); n != 300 {
+			t.Fatalf("the primary has %d of the 300 inserts", n)
+		}
+	})
+
+	t.Run("replication stopped", func(t *testing.T) {
+		// Its lag reads NULL: unknown, so infinite; no reads, within the
+		// 2 s the issue allows.
+		mustExec(t, ctx, pc.rep2, "STOP REPLICA")
+		if d := pc.waitStates(t, ctx, "unknown", "online"); d > 2*time.Second {
+			t.Errorf("replica 2 drained %v after STOP REPLICA", d)
+		}
+		if ids := serverIDs(t, ctx, pc.via, 20, "SELECT @@server_id"); ids[3] != 20 {
+			t.Fatalf("with replica 2 stopped, reads ran on %v", ids)
+		}
+		mustExec(t, ctx, pc.rep3, "STOP REPLICA")
+		pc.waitStates(t, ctx, "unknown", "unknown")
+		if ids := serverIDs(t, ctx, pc.via, 10, "SELECT @@server_id"); ids[1] != 10 {
+			t.Fatalf("with both replicas stopped, reads ran on %v", ids)
+		}
+		mustExec(t, ctx, pc.rep2, "START REPLICA")
+		mustExec(t, ctx, pc.rep3, "START REPLICA")
+		pc.waitStates(t, ctx, "online", "online")
+		if ids := serverIDs(t, ctx, pc.via, 20, "SELECT @@server_id"); ids[1] != 0 || ids[2] == 0 || ids[3] == 0 {
+			t.Fatalf("after START REPLICA, reads ran on %v", ids)
+		}
+	})
+
+	t.Run("black hole", func(t *testing.T) {
+		// The proxy's link to replica 3 delivers nothing: its checks time
+		// out, and it is drained within two checks.
+		pc.proxyLink.BlackHole(true)
+		if d := pc.waitStates(t, ctx, "online", "down"); d > 2*time.Second {
+			t.Errorf("replica 3 drained %v after the black hole", d)
+		}
+		if ids := serverIDs(t, ctx, pc.via, 20, "SELECT @@server_id"); ids[2] != 20 {
+			t.Fatalf("with replica 3 black-holed, reads ran on %v", ids)
+		}
+		pc.proxyLink.BlackHole(false)
+		pc.waitStates(t, ctx, "online", "online")
+	})
+
+	t.Run("read your writes", func(t *testing.T) {
+		// Replica 2 hears its source 150 ms late: within the lag bound,
+		// so it serves bounded reads, which miss a session's fresh write;
+		// read-your-writes reads never do.
+		pc.repLink.SetLatency(150 * time.Millisecond)
+		defer pc.repLink.SetLatency(0)
+		run := func(mode string, n int, base int64) (misses int, ids map[int64]int) {
+			c := conn(t, ctx, pc.via)
+			defer c.Close()
+			mustExec(t, ctx, c, "SET petrel_read_mode = '"+mode+"'")
+			ids = map[int64]int{}
+			for i := int64(0); i < int64(n); i++ {
+				if _, err := c.ExecContext(ctx, "INSERT INTO t VALUES (?, 7)", base+i); err != nil {
+					t.Fatal(err)
+				}
+				var id, seen int64
+				if err := c.QueryRowContext(ctx, "SELECT @@server_id, COUNT(*) FROM t WHERE id = ?", base+i).Scan(&id, &seen); err != nil {
+					t.Fatal(err)
+				}
+				ids[id]++
+				if seen != 1 {
+					misses++
+				}
+			}
+			return misses, ids
+		}
+		misses, ids := run("bounded", 20, 5000)
+		if misses == 0 {
+			t.Fatalf("bounded reads right after each write never missed it (by server %v): the delayed replica does not show", ids)
+		}
+		t.Logf("bounded: %d of 20 reads missed the session's own write (by server %v)", misses, ids)
+		misses, ids = run("read-your-writes", 30, 6000)
+		if misses != 0 {
+			t.Fatalf("read-your-writes: %d of 30 reads missed the session's own write (by server %v)", misses, ids)
+		}
+		if ids[2]+ids[3] == 0 {
+			t.Fatalf("read-your-writes reads all went to the primary (%v): no replica served one", ids)
+		}
+		t.Logf("read-your-writes: 0 of 30 reads missed (by server %v)", ids)
+		// The proxy's log has a line for every state change.
+		if log := pc.proxy.Log(); !strings.Contains(log, `to=unknown reason="lag unknown (NULL)"`) || !strings.Contains(log, "to=down") {
+			t.Fatalf("the proxy's log lacks the state changes:\n%s", tail(log, 4<<10))
+		}
+	})
+}

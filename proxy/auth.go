@@ -1,0 +1,270 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha1"
+	"crypto/subtle"
+	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"petrel/internal/mysqlerr"
+)
+
+// Clients log in with the backends' accounts. The proxy reads the
+// primary's mysql.user (with its monitor account) and checks a
+// mysql_native_password login as the server would: the client's answer
+// to the proxy's salt, XORed with SHA1(salt + the stored SHA1(SHA1(pw))),
+// is SHA1(pw) exactly when the password is right. That SHA1(pw) is what
+// the proxy then logs in to every backend with, under any salt they send:
+// it never learns or stores the password itself.
+
+// account is one mysql.user row.
+type account struct {
+	user, host, plugin, authString string
+}
+
+// accounts caches the primary's accounts. Safe for concurrent use.
+type accounts struct {
+	db    *sql.DB
+	every time.Duration // refresh at most this often on a miss
+
+	mu     sync.Mutex
+	byUser map[string][]account
+	loaded time.Time
+}
+
+func (a *accounts) load(ctx context.Context) error {
+	rows, err := a.db.QueryContext(ctx, "SELECT user, host, plugin, authentication_string FROM mysql.user")
+	if err != nil {
+		return fmt.Errorf("proxy: reading the primary's accounts: %w", err)
+	}
+	defer rows.Close()
+	m := map[string][]account{}
+	for rows.Next() {
+		var ac account
+		var plugin, auth sql.NullString
+		if err := rows.Scan(&ac.user, &ac.host, &plugin, &auth); err != nil {
+			return err
+		}
+		ac.plugin, ac.authString = plugin.String, auth.String
+		m[ac.user] = append(m[ac.user], ac)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	a.byUser, a.loaded = m, time.Now()
+	a.mu.Unlock()
+	return nil
+}
+
+// lookup finds user's account for a client at host; refresh asks for a
+// reload first (a miss or a failed check: the account may be new or
+// changed), at most once per `every`.
+func (a *accounts) lookup(ctx context.Context, user, host string, refresh bool) (account, bool) {
+	a.mu.Lock()
+	stale := a.byUser == nil || (refresh && time.Since(a.loaded) >= a.every)
+	a.mu.Unlock()
+	if stale {
+		_ = a.load(ctx)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return matchAccount(a.byUser[user], host)
+}
+
+// matchAccount picks the most specific host entry matching host: an
+// exact name, then localhost for a loopback client, then patterns with
+// fewer wildcards.
+func matchAccount(list []account, host string) (account, bool) {
+	best, bestScore := account{}, -1
+	ip := net.ParseIP(host)
+	for _, ac := range list {
+		score := -1
+		switch {
+		case ac.host == host:
+			score = 1000
+		case ac.host == "localhost" && ip != nil && ip.IsLoopback():
+			score = 900
+		case likeMatch(ac.host, host):
+			score = 500 - strings.Count(ac.host, "%")*100 - strings.Count(ac.host, "_")
+			score += len(ac.host)
+		}
+		if score > bestScore {
+			best, bestScore = ac, score
+		}
+	}
+	return best, bestScore >= 0
+}
+
+// likeMatch is SQL LIKE (% and _) over a host name, case-insensitive.
+func likeMatch(pattern, s string) bool {
+	pattern, s = strings.ToLower(pattern), strings.ToLower(s)
+	for len(pattern) > 0 {
+		switch pattern[0] {
+		case '%':
+			for i := 0; i <= len(s); i++ {
+				if likeMatch(pattern[1:], s[i:]) {
+					return true
+				}
+			}
+			return false
+		case '_':
+			if s == "" {
+				return false
+			}
+		default:
+			if s == "" || s[0] != pattern[0] {
+				return false
+			}
+		}
+		pattern, s = pattern[1:], s[1:]
+	}
+	return s == ""
+}
+
+// checkNative verifies a mysql_native_password answer against a stored
+// "*HEX" hash and returns SHA1(password) (nil for an empty password).
+func checkNative(ac account, salt, answer []byte) ([]byte, bool) {
+	if ac.authString == "" {
+		return nil, len(answer) == 0
+	}
+	if len(answer) != sha1.Size || len(ac.authString) != 41 || ac.authString[0] != '*' {
+		return nil, false
+	}
+	stage2, err := hex.DecodeString(ac.authString[1:])
+	if err != nil {
+		return nil, false
+	}
+	h := sha1.New()
+	h.Write(salt)
+	h.Write(stage2)
+	x := h.Sum(nil)
+	for i := range x {
+		x[i] ^= answer[i]
+	}
+	got := sha1.Sum(x)
+	return x, subtle.ConstantTimeCompare(got[:], stage2) == 1
+}
+
+// clientHello is what a client's handshake response says.
+type clientHello struct {
+	caps      uint32
+	charset   byte
+	user      string
+	auth      []byte
+	db        string
+	plugin    string
+	maxPacket uint32
+}
+
+func newSalt() ([]byte, error) {
+	b := make([]byte, 20)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	for i := range b {
+		b[i] = b[i]&0x7f | 1 // printable-safe, never NUL
+		if b[i] == '$' {
+			b[i] = '%'
+		}
+	}
+	return b, nil
+}
+
+const serverVersion = "8.0.40-petrel-proxy"
+
+func greeting(connID uint32, salt []byte) []byte {
+	b := []byte{10}
+	b = append(b, serverVersion...)
+	b = append(b, 0)
+	b = binary.LittleEndian.AppendUint32(b, connID)
+	b = append(b, salt[:8]...)
+	b = append(b, 0)
+	b = binary.LittleEndian.AppendUint16(b, uint16(proxyCaps&0xffff))
+	b = append(b, 255)
+	b = binary.LittleEndian.AppendUint16(b, statusAutocommit)
+	b = binary.LittleEndian.AppendUint16(b, uint16(proxyCaps>>16))
+	b = append(b, 21)
+	b = append(b, make([]byte, 10)...)
+	b = append(b, salt[8:]...)
+	b = append(b, 0)
+	b = append(b, "mysql_native_password"...)
+	return append(b, 0)
+}
+
+var errHandshake = errors.New("proxy: bad handshake")
+
+func parseHello(p []byte) (clientHello, error) {
+	var h clientHello
+	if len(p) < 32 {
+		return h, errHandshake
+	}
+	h.caps = binary.LittleEndian.Uint32(p)
+	if h.caps&capProtocol41 == 0 {
+		return h, errHandshake
+	}
+	if h.caps&capSSL != 0 && len(p) == 32 {
+		return h, errors.New("proxy: TLS is not supported")
+	}
+	h.maxPacket = binary.LittleEndian.Uint32(p[4:])
+	h.charset = p[8]
+	rest := p[32:]
+	i := bytes.IndexByte(rest, 0)
+	if i < 0 {
+		return h, errHandshake
+	}
+	h.user, rest = string(rest[:i]), rest[i+1:]
+	switch {
+	case h.caps&capPluginAuthLenenc != 0:
+		n, sz, _, ok := readLenenc(rest)
+		if !ok || uint64(len(rest)) < uint64(sz)+n {
+			return h, errHandshake
+		}
+		h.auth, rest = rest[sz:sz+int(n)], rest[sz+int(n):]
+	case h.caps&capSecureConnection != 0:
+		if len(rest) < 1 || len(rest) < 1+int(rest[0]) {
+			return h, errHandshake
+		}
+		h.auth, rest = rest[1:1+int(rest[0])], rest[1+int(rest[0]):]
+	default:
+		i := bytes.IndexByte(rest, 0)
+		if i < 0 {
+			return h, errHandshake
+		}
+		h.auth, rest = rest[:i], rest[i+1:]
+	}
+	if h.caps&capConnectWithDB != 0 && len(rest) > 0 {
+		i := bytes.IndexByte(rest, 0)
+		if i < 0 {
+			return h, errHandshake
+		}
+		h.db, rest = string(rest[:i]), rest[i+1:]
+	}
+	if h.caps&capPluginAuth != 0 && len(rest) > 0 {
+		if i := bytes.IndexByte(rest, 0); i >= 0 {
+			h.plugin = string(rest[:i])
+		} else {
+			h.plugin = string(rest)
+		}
+	}
+	return h, nil
+}
+
+func accessDenied(user, host string, withPassword bool) []byte {
+	using := "NO"
+	if withPassword {
+		using = "YES"
+	}
+	return errPacket(mysqlerr.ErAccessDenied, mysqlerr.State(mysqlerr.ErAccessDenied),
+		fmt.Sprintf("Access denied for user '%s'@'%s' (using password: %s)", user, host, using))
+}

@@ -1,0 +1,170 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// pool holds each backend's idle connections by account, and caps the
+// connections open to each backend: 1000 client sessions share a few
+// backend connections, since a session holds one only for the statement
+// it runs (or for its transaction, or for good when it pinned state).
+// Safe for concurrent use.
+type pool struct {
+	addrs       []string
+	maxConns    int
+	idleTimeout time.Duration
+	dialTimeout time.Duration
+
+	// slots[i] holds a token per open connection to backend i.
+	slots []chan struct{}
+	stats []backendCounters
+
+	mu   sync.Mutex
+	idle map[poolKey][]*backendConn
+	// wake[i] is closed (and replaced) when a connection to backend i
+	// comes back or closes.
+	wake []chan struct{}
+}
+
+type poolKey struct {
+	backend int
+	user    string
+}
+
+// backendCounters are a backend's counters for SHOW SERVERS.
+type backendCounters struct {
+	queries, errors, inFlight, open atomic.Int64
+}
+
+func newPool(addrs []string, maxConns int, idleTimeout, dialTimeout time.Duration) *pool {
+	p := &pool{addrs: addrs, maxConns: maxConns, idleTimeout: idleTimeout, dialTimeout: dialTimeout,
+		idle: map[poolKey][]*backendConn{}, stats: make([]backendCounters, len(addrs))}
+	for range addrs {
+		p.slots = append(p.slots, make(chan struct{}, maxConns))
+		p.wake = append(p.wake, make(chan struct{}))
+	}
+	return p
+}
+
+// get returns an idle connection of cred's account to backend i, or a
+// new one; when the backend has maxConns open it waits (until ctx ends)
+// for one to come back or close.
+func (p *pool) get(ctx context.Context, i int, cred credential) (*backendConn, error) {
+	key := poolKey{i, cred.user}
+	for {
+		now := time.Now()
+		p.mu.Lock()
+		var c *backendConn
+		for l := p.idle[key]; len(l) > 0 && c == nil; l = p.idle[key] {
+			c = l[len(l)-1]
+			p.idle[key] = l[:len(l)-1]
+			if now.Sub(c.lastUsed) >= p.idleTimeout {
+				p.mu.Unlock()
+				p.discard(c)
+				c = nil
+				p.mu.Lock()
+			}
+		}
+		wake := p.wake[i]
+		p.mu.Unlock()
+		if c != nil {
+			return c, nil
+		}
+		select {
+		case p.slots[i] <- struct{}{}:
+			c, err := dialBackend(ctx, p.addrs[i], i, cred, p.dialTimeout)
+			if err != nil {
+				<-p.slots[i]
+				p.notify(i)
+				return nil, err
+			}
+			p.stats[i].open.Add(1)
+			return c, nil
+		default:
+		}
+		// Full: another account's idle connection makes room, or wait
+		// for a connection to come back.
+		if p.evictOther(key) {
+			continue
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("proxy: no connection to %s within the wait (%d open): %w", p.addrs[i], p.maxConns, ctx.Err())
+		}
+	}
+}
+
+// notify wakes the waiters for backend i's connections.
+func (p *pool) notify(i int) {
+	p.mu.Lock()
+	close(p.wake[i])
+	p.wake[i] = make(chan struct{})
+	p.mu.Unlock()
+}
+
+// evictOther closes one idle connection of another account to the same
+// backend.
+func (p *pool) evictOther(key poolKey) bool {
+	p.mu.Lock()
+	for k, l := range p.idle {
+		if k.backend == key.backend && k != key && len(l) > 0 {
+			c := l[0]
+			p.idle[k] = l[1:]
+			p.mu.Unlock()
+			p.discard(c)
+			return true
+		}
+	}
+	p.mu.Unlock()
+	return false
+}
+
+// put returns a clean connection; a broken one is closed.
+func (p *pool) put(c *backendConn) {
+	if c.broken {
+		p.discard(c)
+		return
+	}
+	c.lastUsed = time.Now()
+	key := poolKey{c.backend, c.user}
+	p.mu.Lock()
+	p.idle[key] = append(p.idle[key], c)
+	p.mu.Unlock()
+	p.notify(c.backend)
+}
+
+// discard closes a connection and frees its slot.
+func (p *pool) discard(c *backendConn) {
+	c.close()
+	p.stats[c.backend].open.Add(-1)
+	<-p.slots[c.backend]
+	p.notify(c.backend)
+}
+
+// closeIdle closes every idle connection (at shutdown), and those idle
+// longer than idleTimeout.
+func (p *pool) closeIdle(all bool) {
+	now := time.Now()
+	var out []*backendConn
+	p.mu.Lock()
+	for k, l := range p.idle {
+		keep := l[:0]
+		for _, c := range l {
+			if all || now.Sub(c.lastUsed) >= p.idleTimeout {
+				out = append(out, c)
+			} else {
+				keep = append(keep, c)
+			}
+		}
+		p.idle[k] = keep
+	}
+	p.mu.Unlock()
+	for _, c := range out {
+		p.discard(c)
+	}
+}

@@ -1,0 +1,397 @@
+package proxy
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"petrel/internal/base"
+	"petrel/internal/mysqlerr"
+)
+
+// Options configures a proxy Server.
+type Options struct {
+	// Listen is the clients' address. Default "127.0.0.1:6033".
+	Listen string
+	// AdminListen is the admin port's address (SHOW SERVERS). Default
+	// "127.0.0.1:6032"; "-" for none.
+	AdminListen string
+	// Primary and Replicas are the backends' host:port. Primary is
+	// required.
+	Primary  string
+	Replicas []string
+	// MonitorUser and MonitorPassword are the account the proxy checks
+	// backends with and reads the primary's accounts (mysql.user) with.
+	// Default "root" and "".
+	MonitorUser, MonitorPassword string
+	// Router is the routing core's settings (max_replication_lag, ...).
+	Router RouterOptions
+	// DefaultMode is a new session's read mode. Default ModeBounded.
+	DefaultMode Mode
+	// CheckInterval is how often each backend is checked. Default 500ms.
+	CheckInterval time.Duration
+	// CheckTimeout bounds one check (connect and queries); a check that
+	// takes longer failed (unknown lag). Default 1s.
+	CheckTimeout time.Duration
+	// MaxConnsPerBackend caps the connections open to each backend.
+	// Default 100.
+	MaxConnsPerBackend int
+	// MaxClients caps client connections; more get error 1040. Default
+	// 10000.
+	MaxClients int
+	// MaxAllowedPacket is the largest client packet accepted (error 1153
+	// past it). Default 64 MiB.
+	MaxAllowedPacket int
+	// ClientIdleTimeout closes a client connection idle that long
+	// (wait_timeout). Default 8h.
+	ClientIdleTimeout time.Duration
+	// BackendIdleTimeout closes pooled connections idle that long.
+	// Default 60s.
+	BackendIdleTimeout time.Duration
+	// ConnectTimeout bounds a backend connection's dial and login, and a
+	// client's handshake. Default 5s.
+	ConnectTimeout time.Duration
+	// PoolWait bounds the wait for a backend connection when the backend
+	// has MaxConnsPerBackend open. Default 10s.
+	PoolWait time.Duration
+	// QueryTimeout bounds the wait for a backend's response to one
+	// statement (a socket read deadline). Default 1h.
+	QueryTimeout time.Duration
+	// Logger receives state changes and errors. Default: discard.
+	Logger *slog.Logger
+	// Clock is the routing core's time source. Default: the wall clock.
+	Clock base.Clock
+}
+
+func (o *Options) applyDefaults() error {
+	if o.Primary == "" {
+		return errors.New("proxy: a primary is required")
+	}
+	if o.Listen == "" {
+		o.Listen = "127.0.0.1:6033"
+	}
+	if o.AdminListen == "" {
+		o.AdminListen = "127.0.0.1:6032"
+	}
+	if o.MonitorUser == "" {
+		o.MonitorUser = "root"
+	}
+	if o.CheckInterval <= 0 {
+		o.CheckInterval = 500 * time.Millisecond
+	}
+	if o.CheckTimeout <= 0 {
+		o.CheckTimeout = time.Second
+	}
+	if o.MaxConnsPerBackend <= 0 {
+		o.MaxConnsPerBackend = 100
+	}
+	if o.MaxClients <= 0 {
+		o.MaxClients = 10000
+	}
+	if o.MaxAllowedPacket <= 0 {
+		o.MaxAllowedPacket = 64 << 20
+	}
+	if o.ClientIdleTimeout <= 0 {
+		o.ClientIdleTimeout = 8 * time.Hour
+	}
+	if o.BackendIdleTimeout <= 0 {
+		o.BackendIdleTimeout = 60 * time.Second
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = 5 * time.Second
+	}
+	if o.PoolWait <= 0 {
+		o.PoolWait = 10 * time.Second
+	}
+	if o.QueryTimeout <= 0 {
+		o.QueryTimeout = time.Hour
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	o.Clock = base.ClockOr(o.Clock)
+	return nil
+}
+
+// Server is a running proxy: its listeners, sessions, pools and
+// checkers. Safe for concurrent use; every goroutine it starts ends in
+// Close.
+type Server struct {
+	opts  Options
+	addrs []string // primary first
+	pool  *pool
+	accts *accounts
+	mon   []*sql.DB // per backend, the monitor account's
+
+	ln, adminLn net.Listener
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	nextID  atomic.Uint32
+	clients atomic.Int64
+
+	mu     sync.Mutex // guards router and conns
+	router *Router
+	conns  map[net.Conn]struct{}
+}
+
+// Start opens the listeners and starts the checkers and accept loops.
+func Start(opts Options) (*Server, error) {
+	if err := opts.applyDefaults(); err != nil {
+		return nil, err
+	}
+	s := &Server{opts: opts, conns: map[net.Conn]struct{}{}}
+	s.addrs = append([]string{opts.Primary}, opts.Replicas...)
+	s.router = NewRouter(opts.Router, opts.Primary, opts.Replicas)
+	s.pool = newPool(s.addrs, opts.MaxConnsPerBackend, opts.BackendIdleTimeout, opts.ConnectTimeout)
+	for _, a := range s.addrs {
+		cfg := mysql.NewConfig()
+		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = opts.MonitorUser, opts.MonitorPassword, "tcp", a
+		cfg.Timeout, cfg.ReadTimeout, cfg.WriteTimeout = opts.CheckTimeout, opts.CheckTimeout, opts.CheckTimeout
+		cfg.Logger = &mysql.NopLogger{}
+		conn, err := mysql.NewConnector(cfg)
+		if err != nil {
+			return nil, err
+		}
+		db := sql.OpenDB(conn)
+		db.SetMaxOpenConns(2)
+		db.SetMaxIdleConns(2)
+		db.SetConnMaxIdleTime(30 * time.Second)
+		s.mon = append(s.mon, db)
+	}
+	s.accts = &accounts{db: s.mon[Primary], every: time.Second}
+	var err error
+	if s.ln, err = net.Listen("tcp", opts.Listen); err != nil {
+		s.closeMon()
+		return nil, fmt.Errorf("proxy: listen: %w", err)
+	}
+	if opts.AdminListen != "-" {
+		if s.adminLn, err = net.Listen("tcp", opts.AdminListen); err != nil {
+			s.ln.Close()
+			s.closeMon()
+			return nil, fmt.Errorf("proxy: admin listen: %w", err)
+		}
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	for i := range s.addrs {
+		s.wg.Add(1)
+		go s.checkLoop(i)
+	}
+	s.wg.Add(1)
+	go s.tickLoop()
+	s.wg.Add(1)
+	go s.acceptLoop(s.ln, false)
+	if s.adminLn != nil {
+		s.wg.Add(1)
+		go s.acceptLoop(s.adminLn, true)
+	}
+	opts.Logger.Info("proxy: listening", "addr", s.ln.Addr().String(), "admin", s.AdminAddr(),
+		"primary", opts.Primary, "replicas", opts.Replicas, "max_replication_lag", s.router.Options().MaxLag)
+	return s, nil
+}
+
+// Addr is the clients' listening address.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// AdminAddr is the admin port's address ("" when none).
+func (s *Server) AdminAddr() string {
+	if s.adminLn == nil {
+		return ""
+	}
+	return s.adminLn.Addr().String()
+}
+
+// Close stops accepting, closes every client and backend connection and
+// waits for the proxy's goroutines.
+func (s *Server) Close() error {
+	s.cancel()
+	s.ln.Close()
+	if s.adminLn != nil {
+		s.adminLn.Close()
+	}
+	s.mu.Lock()
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	s.pool.closeIdle(true)
+	s.closeMon()
+	return nil
+}
+
+func (s *Server) closeMon() {
+	for _, db := range s.mon {
+		db.Close()
+	}
+}
+
+func (s *Server) acceptLoop(ln net.Listener, admin bool) {
+	defer s.wg.Done()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if s.ctx.Err() != nil {
+				return
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			s.opts.Logger.Warn("proxy: accept", "err", err)
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			continue
+		}
+		s.mu.Lock()
+		s.conns[c] = struct{}{}
+		s.mu.Unlock()
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer func() {
+				c.Close()
+				s.mu.Lock()
+				delete(s.conns, c)
+				s.mu.Unlock()
+			}()
+			s.serveConn(c, admin)
+		}()
+	}
+}
+
+// serveConn runs one client connection: the handshake, then commands.
+func (s *Server) serveConn(c net.Conn, admin bool) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	pc := newPacketConn(c)
+	if n := s.clients.Add(1); n > int64(s.opts.MaxClients) {
+		defer s.clients.Add(-1)
+		pc.deadline(s.opts.ConnectTimeout)
+		_ = pc.writePacket(errPacket(mysqlerr.ErConCount, mysqlerr.State(mysqlerr.ErConCount), "Too many connections"))
+		_ = pc.flush()
+		return
+	}
+	defer s.clients.Add(-1)
+	sess, ok := s.handshake(pc)
+	if !ok {
+		return
+	}
+	if admin {
+		s.serveAdmin(sess)
+		return
+	}
+	sess.serve()
+	sess.end()
+}
+
+// handshake greets the client and checks its login; the session's first
+// backend connection (to the primary) confirms the account and database.
+func (s *Server) handshake(pc *packetConn) (*session, bool) {
+	pc.deadline(s.opts.ConnectTimeout)
+	defer pc.deadline(0)
+	id := s.nextID.Add(1)
+	salt, err := newSalt()
+	if err != nil {
+		return nil, false
+	}
+	pc.seq = 0
+	if pc.writePacket(greeting(id, salt)) != nil || pc.flush() != nil {
+		return nil, false
+	}
+	pkt, err := pc.readPacket(64 << 10)
+	if err != nil {
+		return nil, false
+	}
+	h, err := parseHello(pkt)
+	if err != nil {
+		s.opts.Logger.Debug("proxy: bad handshake", "err", err, "packet", fmt.Sprintf("%x", pkt))
+		_ = pc.writePacket(errPacket(mysqlerr.ErHandshake, mysqlerr.State(mysqlerr.ErHandshake), "Bad handshake"))
+		_ = pc.flush()
+		return nil, false
+	}
+	if h.plugin != "" && h.plugin != "mysql_native_password" {
+		// Ask again with the method the proxy checks.
+		sw := append([]byte{0xfe}, "mysql_native_password\x00"...)
+		sw = append(append(sw, salt...), 0)
+		if pc.writePacket(sw) != nil || pc.flush() != nil {
+			return nil, false
+		}
+		if h.auth, err = pc.readPacket(1024); err != nil {
+			return nil, false
+		}
+	}
+	host := "unknown"
+	if ta, ok := pc.c.RemoteAddr().(*net.TCPAddr); ok {
+		host = ta.IP.String()
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, s.opts.ConnectTimeout)
+	defer cancel()
+	cred, ok := s.checkLogin(ctx, h, host, salt)
+	if !ok {
+		_ = pc.writePacket(accessDenied(h.user, host, len(h.auth) > 0))
+		_ = pc.flush()
+		return nil, false
+	}
+	sess := &session{srv: s, cl: pc, cred: cred, id: id, caps: h.caps, db: h.db,
+		rs: Session{Mode: s.opts.DefaultMode}, stmts: map[uint32]*pstmt{}}
+	// The first backend connection proves the account and database on
+	// the primary (a locked account, a missing database).
+	bc, err := s.pool.get(ctx, Primary, cred)
+	if err == nil && h.db != "" {
+		err = bc.useDB(h.db, s.opts.ConnectTimeout)
+	}
+	if err != nil {
+		if bc != nil {
+			s.pool.put(bc)
+		}
+		var me *mysqlError
+		if errors.As(err, &me) {
+			_ = pc.writePacket(errPacket(me.Code, me.State, me.Message))
+		} else {
+			_ = pc.writePacket(errPacket(mysqlerr.CrServerLost, "HY000", "proxy: primary unavailable: "+err.Error()))
+		}
+		_ = pc.flush()
+		return nil, false
+	}
+	s.pool.put(bc)
+	if pc.writePacket(okPacket(0, 0, statusAutocommit)) != nil || pc.flush() != nil {
+		return nil, false
+	}
+	return sess, true
+}
+
+// checkLogin checks a mysql_native_password login against the primary's
+// accounts, reloading them once on a miss or a mismatch (a new account,
+// a changed password).
+func (s *Server) checkLogin(ctx context.Context, h clientHello, host string, salt []byte) (credential, bool) {
+	for _, refresh := range []bool{false, true} {
+		ac, ok := s.accts.lookup(ctx, h.user, host, refresh)
+		if !ok || ac.plugin != "mysql_native_password" {
+			continue
+		}
+		if stage1, ok := checkNative(ac, salt, h.auth); ok {
+			return credential{user: h.user, stage1: stage1}, true
+		}
+	}
+	return credential{}, false
+}
+
+// log writes a routing state change.
+func (s *Server) logChange(c Change) {
+	s.opts.Logger.Info("proxy: backend state", "backend", c.Name, "from", c.From.String(), "to", c.To.String(), "reason", c.Reason)
+}

@@ -1,0 +1,702 @@
+package proxy
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"petrel/internal/base"
+	"petrel/internal/mysqlerr"
+)
+
+// session is one client connection's command loop. Owned by its
+// goroutine.
+type session struct {
+	srv  *Server
+	cl   *packetConn
+	cred credential
+	id   uint32
+	caps uint32
+	db   string
+	rs   Session
+	// dedicated is the session's own primary connection while it is in a
+	// transaction or pinned.
+	dedicated *backendConn
+	stmts     map[uint32]*pstmt
+	nextStmt  uint32
+	// frames counts response frames relayed to the client (a failed
+	// backend's read is retried only when none of its answer went out).
+	frames int
+}
+
+// pstmt is a client's prepared statement: the proxy prepares it again
+// on whichever backend connection an execution is routed to.
+type pstmt struct {
+	id     uint32
+	query  string
+	db     string
+	st     Statement
+	params int
+	// types are the parameter types last bound (every execution sends
+	// them, so a connection that never saw the statement gets them).
+	types []byte
+	// long holds COM_STMT_SEND_LONG_DATA payloads (param id + data) until
+	// the next execution.
+	long [][]byte
+}
+
+// errClientGone ends a session whose client connection failed.
+var errClientGone = errors.New("proxy: client connection lost")
+
+func (s *session) serve() {
+	for {
+		s.cl.deadline(s.srv.opts.ClientIdleTimeout)
+		pkt, err := s.cl.readPacket(s.srv.opts.MaxAllowedPacket)
+		if errors.Is(err, errPacketTooLarge) {
+			_ = s.sendErr(mysqlerr.ErNetPacketTooLarge, "Got a packet bigger than 'max_allowed_packet' bytes")
+			return
+		}
+		if err != nil {
+			return
+		}
+		s.cl.deadline(0)
+		if len(pkt) == 0 {
+			_ = s.sendErr(mysqlerr.ErMalformedPacket, "Malformed communication packet.")
+			return
+		}
+		if err := s.command(pkt); err != nil {
+			return
+		}
+	}
+}
+
+// end returns or closes the session's connections.
+func (s *session) end() {
+	if s.dedicated != nil {
+		// Its state (a transaction, variables, locks) is the session's:
+		// closing it rolls back and releases, as a client disconnect does.
+		s.dedicated.broken = true
+		s.srv.pool.put(s.dedicated)
+		s.dedicated = nil
+	}
+}
+
+func (s *session) command(pkt []byte) error {
+	switch pkt[0] {
+	case comQuit:
+		return io.EOF
+	case comPing:
+		return s.send(okPacket(0, 0, s.status()))
+	case comQuery:
+		return s.comQuery(pkt)
+	case comInitDB:
+		return s.use(string(pkt[1:]), pkt)
+	case comStmtPrepare:
+		return s.prepare(pkt)
+	case comStmtExecute:
+		return s.execute(pkt)
+	case comStmtSendLongData:
+		if len(pkt) >= 7 {
+			if ps := s.stmts[binary.LittleEndian.Uint32(pkt[1:])]; ps != nil {
+				ps.long = append(ps.long, append([]byte(nil), pkt[5:]...))
+			}
+		}
+		return nil // no response
+	case comStmtClose:
+		if len(pkt) >= 5 {
+			delete(s.stmts, binary.LittleEndian.Uint32(pkt[1:]))
+		}
+		return nil // no response
+	case comStmtReset:
+		if len(pkt) < 5 || s.stmts[binary.LittleEndian.Uint32(pkt[1:])] == nil {
+			return s.sendErr(mysqlerr.ErUnknownStmtHandler, "Unknown prepared statement handler given to mysqld_stmt_reset")
+		}
+		s.stmts[binary.LittleEndian.Uint32(pkt[1:])].long = nil
+		return s.send(okPacket(0, 0, s.status()))
+	case comFieldList, comStatistics:
+		return s.forward(Statement{Kind: KindOther, Why: "command"}, pkt)
+	case comResetConnection:
+		s.end()
+		s.rs = Session{Mode: s.srv.opts.DefaultMode}
+		s.stmts = map[uint32]*pstmt{}
+		return s.send(okPacket(0, 0, statusAutocommit))
+	case comSetOption:
+		return s.send(eofPacket(s.status()))
+	}
+	return s.sendErr(mysqlerr.ErUnknownCom, "Unknown command")
+}
+
+func (s *session) status() uint16 {
+	st := uint16(statusAutocommit)
+	if s.rs.InTxn {
+		st |= statusInTrans
+	}
+	return st
+}
+
+// send writes one response packet (sequence after the client's).
+func (s *session) send(p []byte) error {
+	if s.cl.writePacket(p) != nil || s.cl.flush() != nil {
+		return errClientGone
+	}
+	return nil
+}
+
+func (s *session) sendErr(code int, msg string) error {
+	return s.send(errPacket(uint16(code), mysqlerr.State(code), msg))
+}
+
+func (s *session) comQuery(pkt []byte) error {
+	st := Classify(string(pkt[1:]))
+	switch st.Kind {
+	case KindProxySet:
+		if st.Err != nil {
+			return s.sendErr(mysqlerr.ErWrongValueForVar, st.Err.Error())
+		}
+		s.rs.Mode = st.Mode
+		return s.send(okPacket(0, 0, s.status()))
+	case KindUse:
+		return s.use(st.DB, pkt)
+	}
+	return s.forward(st, pkt)
+}
+
+// use runs USE (or COM_INIT_DB) on the primary and makes db the
+// session's database once it succeeded.
+func (s *session) use(db string, pkt []byte) error {
+	ok, err := s.run(Statement{Kind: KindOther, Why: "use"}, func(c *backendConn) (bool, error) {
+		ok, err := s.relay(c, [][]byte{pkt})
+		if ok {
+			c.db = db
+		}
+		return ok, err
+	})
+	if ok {
+		s.db = db
+	}
+	return err
+}
+
+// forward sends a client command to the backend its statement is routed
+// to and relays the response.
+func (s *session) forward(st Statement, pkt []byte) error {
+	_, err := s.run(st, func(c *backendConn) (bool, error) { return s.relay(c, [][]byte{pkt}) })
+	return err
+}
+
+// run routes st, takes a backend connection, waits for the session's
+// writes on a replica when read-your-writes asks, and calls do with it.
+// do reports whether the backend answered without an error. A session
+// error (the client is gone) is returned; backend failures become error
+// packets.
+func (s *session) run(st Statement, do func(c *backendConn) (bool, error)) (bool, error) {
+	s.srv.mu.Lock()
+	d := s.srv.router.Route(&s.rs, st.Kind, st.Hint)
+	s.srv.mu.Unlock()
+	if d.Pin {
+		s.rs.Pinned = true
+	}
+	for attempt := 0; ; attempt++ {
+		c, err := s.acquire(d)
+		if err != nil {
+			if d.Backend != Primary && attempt == 0 {
+				// A replica we cannot reach: the read goes to the primary.
+				d = Decision{Backend: Primary, Reason: "replica unreachable"}
+				continue
+			}
+			return false, s.backendFailed(err, false)
+		}
+		if d.WaitFor != nil {
+			applied, werr := c.waitGTIDs(d.WaitFor.String(), d.WaitTimeout)
+			if werr == nil && applied {
+				s.srv.mu.Lock()
+				s.srv.router.Applied(d.Backend, d.WaitFor)
+				s.srv.mu.Unlock()
+			} else {
+				s.release(c)
+				d = Decision{Backend: Primary, Reason: "wait for the session's writes timed out"}
+				continue
+			}
+		}
+		ctr := &s.srv.pool.stats[c.backend]
+		ctr.queries.Add(1)
+		ctr.inFlight.Add(1)
+		sent := s.frames
+		ok, err := do(c)
+		ctr.inFlight.Add(-1)
+		if err != nil {
+			var bio errBackendIO
+			if errors.As(err, &bio) {
+				ctr.errors.Add(1)
+				nothingSent := sent == s.frames
+				dedicated := c == s.dedicated
+				s.release(c)
+				if !dedicated && nothingSent && st.Kind == KindRead && attempt == 0 {
+					// An autocommit read whose backend failed before any
+					// of its answer reached the client is safe to retry.
+					d = Decision{Backend: Primary, Reason: "retry after a backend failure"}
+					continue
+				}
+				return false, s.backendFailed(err, dedicated || !nothingSent)
+			}
+			c.broken = true
+			s.release(c)
+			return false, err
+		}
+		if ok && d.TrackWrite && !s.rs.InTxn && c.backend == Primary {
+			s.trackWrite(c)
+		}
+		s.release(c)
+		return ok, nil
+	}
+}
+
+// trackWrite reads the primary's gtid_executed after a session's write:
+// a superset of the write's GTID, which its next reads must see.
+func (s *session) trackWrite(c *backendConn) {
+	rows, _, err := c.query("SELECT @@GLOBAL.gtid_executed", s.srv.opts.QueryTimeout)
+	if err != nil || len(rows) != 1 || len(rows[0]) != 1 || rows[0][0] == nil {
+		// Unknown: the next reads go to the primary.
+		s.rs.Mode = ModePrimary
+		return
+	}
+	if set, err := base.ParseGTIDSet(*rows[0][0]); err == nil {
+		s.rs.Wrote(set)
+	}
+}
+
+// backendFailed answers a failed backend: an error packet, and the end
+// of the session when its state was on that connection or an answer was
+// cut half-way.
+func (s *session) backendFailed(err error, fatal bool) error {
+	s.srv.opts.Logger.Debug("proxy: backend failure", "session", s.id, "err", err)
+	var me *mysqlError
+	if errors.As(err, &me) {
+		if e := s.send(errPacket(me.Code, me.State, me.Message)); e != nil {
+			return e
+		}
+	} else if e := s.sendErr(mysqlerr.CrServerLost, fmt.Sprintf("Lost connection to backend: %v", err)); e != nil {
+		return e
+	}
+	if fatal {
+		return errClientGone
+	}
+	return nil
+}
+
+// acquire takes the connection a decision names: the session's own
+// primary connection for dedicated work, else a pooled one, set to the
+// session's database.
+func (s *session) acquire(d Decision) (*backendConn, error) {
+	ctx, cancel := context.WithTimeout(s.srv.ctx, s.srv.opts.PoolWait)
+	defer cancel()
+	var c *backendConn
+	if d.Backend == Primary && (d.Dedicated || s.dedicated != nil) {
+		if s.dedicated == nil {
+			bc, err := s.srv.pool.get(ctx, Primary, s.cred)
+			if err != nil {
+				return nil, err
+			}
+			s.dedicated = bc
+		}
+		c = s.dedicated
+	} else {
+		bc, err := s.srv.pool.get(ctx, d.Backend, s.cred)
+		if err != nil {
+			return nil, err
+		}
+		c = bc
+	}
+	if err := c.useDB(s.db, s.srv.opts.ConnectTimeout); err != nil {
+		var me *mysqlError
+		if !errors.As(err, &me) {
+			c.broken = true
+		}
+		s.release(c)
+		return nil, err
+	}
+	return c, nil
+}
+
+// release gives a connection back: the dedicated one stays while the
+// session is in a transaction or pinned.
+func (s *session) release(c *backendConn) {
+	if c == s.dedicated {
+		if !c.broken && s.rs.Dedicated() {
+			return
+		}
+		s.dedicated = nil
+		if c.broken {
+			// The session's state was there: it is gone.
+			s.rs.InTxn = false
+		}
+	}
+	s.srv.pool.put(c)
+}
+
+// relay sends packets (each a command, sequence 0) to c and copies the
+// last one's response to the client, renumbered after the client's
+// command. It reports whether the response was not an error, and keeps
+// the session's transaction state from the final status flags.
+func (s *session) relay(c *backendConn, cmds [][]byte) (bool, error) {
+	c.pc.deadline(s.srv.opts.QueryTimeout)
+	defer c.pc.deadline(0)
+	for _, cmd := range cmds {
+		c.pc.seq = 0
+		if err := c.pc.writePacket(cmd); err != nil {
+			c.broken = true
+			return false, errBackendIO{err}
+		}
+	}
+	if err := c.pc.flush(); err != nil {
+		c.broken = true
+		return false, errBackendIO{err}
+	}
+	r := responseReader{s: s, c: c}
+	status, ok, err := r.result()
+	if err != nil {
+		return false, err
+	}
+	if err := s.cl.flush(); err != nil {
+		return false, errClientGone
+	}
+	s.noteStatus(c, status)
+	return ok, nil
+}
+
+// noteStatus follows the backend's transaction state: a primary
+// connection in a transaction becomes the session's own.
+func (s *session) noteStatus(c *backendConn, status uint16) {
+	inTxn := status&statusInTrans != 0
+	if c.backend != Primary {
+		if inTxn {
+			// Reads never open transactions; never pool one that did.
+			c.broken = true
+		}
+		return
+	}
+	s.rs.InTxn = inTxn
+	if inTxn && s.dedicated == nil {
+		s.dedicated = c
+	}
+}
+
+// responseReader copies one response from a backend to the client.
+type responseReader struct {
+	s *session
+	c *backendConn
+}
+
+// next copies one packet (all its frames) and returns its first frame.
+func (r *responseReader) next() ([]byte, error) {
+	var first []byte
+	for i := 0; ; i++ {
+		hdr, payload, err := r.c.pc.readFrame()
+		if err != nil {
+			r.c.broken = true
+			return nil, errBackendIO{err}
+		}
+		hdr[3] = r.s.cl.seq
+		r.s.frames++
+		if err := r.s.cl.writeFrame(hdr, payload); err != nil {
+			r.c.broken = true
+			return nil, errClientGone
+		}
+		if i == 0 {
+			first = payload
+		}
+		if len(payload) < maxFrame {
+			return first, nil
+		}
+	}
+}
+
+// result copies a COM_QUERY / COM_STMT_EXECUTE / COM_FIELD_LIST /
+// COM_STATISTICS response: every result of it.
+func (r *responseReader) result() (uint16, bool, error) {
+	for {
+		p, err := r.next()
+		if err != nil {
+			return 0, false, err
+		}
+		switch {
+		case isERR(p):
+			return 0, false, nil
+		case isOK(p):
+			_, _, st, _ := okInfo(p)
+			if st&statusMoreResults != 0 {
+				continue
+			}
+			return st, true, nil
+		case isEOF(p):
+			// COM_FIELD_LIST with no columns.
+			return eofStatus(p), true, nil
+		case len(p) > 0 && p[0] == 0xfb:
+			r.c.broken = true
+			return 0, false, errBackendIO{errors.New("LOAD DATA LOCAL is not supported through the proxy")}
+		}
+		n, _, _, ok := readLenenc(p)
+		if !ok {
+			// COM_STATISTICS answers one string packet.
+			return 0, true, nil
+		}
+		if n == 0 {
+			return 0, true, nil
+		}
+		for i := uint64(0); i < n; i++ {
+			if _, err := r.next(); err != nil {
+				return 0, false, err
+			}
+		}
+		eof, err := r.next()
+		if err != nil {
+			return 0, false, err
+		}
+		if st := eofStatus(eof); st&statusCursor != 0 {
+			return st, true, nil
+		}
+		var status uint16
+		for {
+			p, err := r.next()
+			if err != nil {
+				return 0, false, err
+			}
+			if isERR(p) {
+				return 0, false, nil
+			}
+			if isEOF(p) {
+				status = eofStatus(p)
+				break
+			}
+		}
+		if status&statusMoreResults == 0 {
+			return status, true, nil
+		}
+	}
+}
+
+// prepare answers COM_STMT_PREPARE from the primary (a prepared
+// statement's executions are routed one by one).
+func (s *session) prepare(pkt []byte) error {
+	query := string(pkt[1:])
+	st := Classify(query)
+	var answer [][]byte
+	var mysqlErr *mysqlError
+	prep := Statement{Kind: KindOther, Why: "prepare"}
+	_, err := s.run(prep, func(c *backendConn) (bool, error) {
+		id, params, cols, pkts, err := c.prepare(query, s.srv.opts.QueryTimeout)
+		if err != nil {
+			var me *mysqlError
+			if errors.As(err, &me) {
+				mysqlErr = me
+				return false, nil
+			}
+			return false, err
+		}
+		s.nextStmt++
+		ps := &pstmt{id: s.nextStmt, query: query, db: c.db, st: st, params: params}
+		s.stmts[ps.id] = ps
+		c.remember(c.db, query, id, params)
+		_ = cols
+		binary.LittleEndian.PutUint32(pkts[0][1:], ps.id)
+		answer = pkts
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	if mysqlErr != nil {
+		return s.send(errPacket(mysqlErr.Code, mysqlErr.State, mysqlErr.Message))
+	}
+	for _, p := range answer {
+		if s.cl.writePacket(p) != nil {
+			return errClientGone
+		}
+	}
+	if s.cl.flush() != nil {
+		return errClientGone
+	}
+	return nil
+}
+
+// execute routes a COM_STMT_EXECUTE as its statement's kind, prepares
+// the statement on the chosen connection if it is new there, and relays
+// the answer.
+func (s *session) execute(pkt []byte) error {
+	if len(pkt) < 10 {
+		return s.sendErr(mysqlerr.ErMalformedPacket, "Malformed communication packet.")
+	}
+	ps := s.stmts[binary.LittleEndian.Uint32(pkt[1:])]
+	if ps == nil {
+		return s.sendErr(mysqlerr.ErUnknownStmtHandler, "Unknown prepared statement handler given to mysqld_stmt_execute")
+	}
+	body, err := executeBody(pkt, ps)
+	if err != nil {
+		return s.sendErr(mysqlerr.ErMalformedPacket, err.Error())
+	}
+	long := ps.long
+	ps.long = nil
+	var mysqlErr *mysqlError
+	_, err = s.run(ps.st, func(c *backendConn) (bool, error) {
+		restore := c.db
+		if err := c.useDB(ps.db, s.srv.opts.ConnectTimeout); err != nil {
+			return false, err
+		}
+		id, err := c.ensurePrepared(ps, s.srv.opts.QueryTimeout)
+		if err != nil {
+			var me *mysqlError
+			if errors.As(err, &me) {
+				mysqlErr = me
+				return false, nil
+			}
+			return false, err
+		}
+		var cmds [][]byte
+		for _, l := range long {
+			cmd := append([]byte{comStmtSendLongData}, binary.LittleEndian.AppendUint32(nil, id)...)
+			cmds = append(cmds, append(cmd, l...))
+		}
+		cmd := append([]byte{comStmtExecute}, binary.LittleEndian.AppendUint32(nil, id)...)
+		cmds = append(cmds, append(cmd, body...))
+		ok, err := s.relay(c, cmds)
+		if err == nil && restore != c.db {
+			err = c.useDB(restore, s.srv.opts.ConnectTimeout)
+		}
+		return ok, err
+	})
+	if err != nil {
+		return err
+	}
+	if mysqlErr != nil {
+		return s.send(errPacket(mysqlErr.Code, mysqlErr.State, mysqlErr.Message))
+	}
+	return nil
+}
+
+// executeBody is an execution's packet after its statement id: no
+// cursor, and the parameter types always bound (the last ones the client
+// sent, when it sent none this time).
+func executeBody(pkt []byte, ps *pstmt) ([]byte, error) {
+	out := []byte{0}                // flags: no cursor (rows follow at once)
+	out = append(out, pkt[6:10]...) // iteration count
+	if ps.params == 0 {
+		return out, nil
+	}
+	nm := (ps.params + 7) / 8
+	if len(pkt) < 10+nm+1 {
+		return nil, errors.New("malformed COM_STMT_EXECUTE")
+	}
+	nullmap, bound, rest := pkt[10:10+nm], pkt[10+nm], pkt[11+nm:]
+	if bound == 1 {
+		if len(rest) < 2*ps.params {
+			return nil, errors.New("malformed COM_STMT_EXECUTE")
+		}
+		ps.types = append([]byte(nil), rest[:2*ps.params]...)
+		rest = rest[2*ps.params:]
+	} else if ps.types == nil {
+		return nil, errors.New("COM_STMT_EXECUTE without parameter types")
+	}
+	out = append(out, nullmap...)
+	out = append(out, 1)
+	out = append(out, ps.types...)
+	return append(out, rest...), nil
+}
+
+// prepare prepares query on the connection; it returns the backend's
+// statement id, its parameter and column counts and the response's
+// packets (for the client).
+func (b *backendConn) prepare(query string, timeout time.Duration) (id uint32, params, cols int, pkts [][]byte, err error) {
+	b.pc.deadline(timeout)
+	defer b.pc.deadline(0)
+	b.pc.seq = 0
+	if err := b.pc.writePacket(append([]byte{comStmtPrepare}, query...)); err != nil {
+		b.broken = true
+		return 0, 0, 0, nil, errBackendIO{err}
+	}
+	if err := b.pc.flush(); err != nil {
+		b.broken = true
+		return 0, 0, 0, nil, errBackendIO{err}
+	}
+	read := func() ([]byte, error) {
+		p, err := b.pc.readPacket(0)
+		if err != nil {
+			b.broken = true
+			return nil, errBackendIO{err}
+		}
+		pkts = append(pkts, p)
+		return p, nil
+	}
+	p, err := read()
+	if err != nil {
+		return 0, 0, 0, nil, err
+	}
+	if isERR(p) {
+		return 0, 0, 0, nil, parseERR(p)
+	}
+	if len(p) < 12 || p[0] != 0 {
+		b.broken = true
+		return 0, 0, 0, nil, errBackendIO{errors.New("malformed prepare response")}
+	}
+	id = binary.LittleEndian.Uint32(p[1:])
+	cols = int(binary.LittleEndian.Uint16(p[5:]))
+	params = int(binary.LittleEndian.Uint16(p[7:]))
+	for _, n := range []int{params, cols} {
+		if n == 0 {
+			continue
+		}
+		for i := 0; i <= n; i++ { // definitions and their EOF
+			if _, err := read(); err != nil {
+				return 0, 0, 0, nil, err
+			}
+		}
+	}
+	return id, params, cols, pkts, nil
+}
+
+func stmtKey(db, query string) string { return db + "\x00" + query }
+
+// remember caches a statement prepared on this connection, closing the
+// oldest past maxStmtsPerConn.
+func (b *backendConn) remember(db, query string, id uint32, params int) {
+	k := stmtKey(db, query)
+	if _, ok := b.stmts[k]; ok {
+		return
+	}
+	b.stmts[k] = id
+	b.params[id] = params
+	b.order = append(b.order, k)
+	if len(b.order) > maxStmtsPerConn {
+		old := b.order[0]
+		b.order = b.order[1:]
+		oid := b.stmts[old]
+		delete(b.stmts, old)
+		delete(b.params, oid)
+		b.pc.seq = 0
+		cmd := append([]byte{comStmtClose}, binary.LittleEndian.AppendUint32(nil, oid)...)
+		if b.pc.writePacket(cmd) != nil || b.pc.flush() != nil {
+			b.broken = true
+		}
+	}
+}
+
+// ensurePrepared returns the statement's id on this connection,
+// preparing it there first if needed.
+func (b *backendConn) ensurePrepared(ps *pstmt, timeout time.Duration) (uint32, error) {
+	if id, ok := b.stmts[stmtKey(b.db, ps.query)]; ok {
+		return id, nil
+	}
+	id, params, _, _, err := b.prepare(ps.query, timeout)
+	if err != nil {
+		return 0, err
+	}
+	if params != ps.params {
+		b.broken = true
+		return 0, &mysqlError{Code: mysqlerr.ErUnknownStmtHandler, State: "HY000",
+			Message: fmt.Sprintf("prepared statement changed on the backend: %d parameters, had %d", params, ps.params)}
+	}
+	b.remember(b.db, ps.query, id, params)
+	return id, nil
+}
