@@ -244,6 +244,7 @@ func wrongValueForVar(name, value string) error {
 // normalised; a change of character_set_client changes how the
 // connection's text is decoded.
 func (s *Session) SetSessionVariable(ctx *sql.Context, name string, value any) error {
+	s.varGen++
 	name = varAlias(name)
 	v, ok, err := charsetValue(name, value)
 	if err != nil {

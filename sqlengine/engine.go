@@ -77,11 +77,14 @@ type Engine struct {
 	repl     ReplicationSource
 	// conns are the client connections, for shutdown (shutdown.go).
 	conns connSet
-	// fastWrites enables the prepared write fast path (tests switch it
-	// off to compare with GMS).
+	// fastWrites enables every fast path (tests switch it off to compare
+	// with GMS).
 	fastWrites     atomic.Bool
 	fastWriteCount atomic.Uint64
 	fastReadCount  atomic.Uint64
+	// fastReplans counts fast plans made again after a catalog or session
+	// change (fastgate.go).
+	fastReplans atomic.Uint64
 	// admission limits the reads running at once (admission.go).
 	admission *admitGate
 	// acctMu runs account statements one at a time (accounts.go).

@@ -75,6 +75,12 @@ var gmsKinds = compileKinds([]gmsKind{
 	{kind: types.ErrBadCharsetString, num: mysqlerr.ErTruncatedWrongValue, msg: func(a []string) string {
 		return fmt.Sprintf("Incorrect string value: '%s'", gmsBadString("'"+a[1]+"'"))
 	}},
+	{kind: sql.ErrCheckConstraintViolated, num: mysqlerr.ErCheckConstraintViolated, msg: func(a []string) string {
+		return fmt.Sprintf("Check constraint '%s' is violated.", strings.Trim(a[0], `"`))
+	}},
+	{kind: sql.ErrInvalidJson, num: mysqlerr.ErInvalidJSONText, msg: func(a []string) string {
+		return fmt.Sprintf("Invalid JSON text: %s", a[0])
+	}},
 	{kind: sql.ErrCollationNotYetImplementedTemp, num: mysqlerr.ErUnknownCollation, msg: func(a []string) string { return fmt.Sprintf("Unknown collation: '%s'", a[0]) }},
 	{kind: sql.ErrCharSetNotYetImplementedTemp, num: mysqlerr.ErUnknownCharacterSet, msg: func(a []string) string {
 		return fmt.Sprintf("Unknown character set: '%s'", a[0])

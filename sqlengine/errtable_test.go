@@ -91,6 +91,8 @@ func TestGMSErrorKinds(t *testing.T) {
 		{types.ErrLengthBeyondLimit, []any{"abcdef", "c"}, 1406, "22001", "Data too long for column 'c'"},
 		{sql.ErrValueOutOfRange, []any{300, "tinyint"}, 1264, "22003", "Out of range value"},
 		{types.ErrBadCharsetString, []any{"utf8mb4", []byte{0xe9, 0x0a}}, 1366, "HY000", `Incorrect string value: '\xE9\x0A'`},
+		{sql.ErrCheckConstraintViolated, []any{"small"}, 3819, "HY000", "Check constraint 'small' is violated."},
+		{sql.ErrInvalidJson, []any{"bad"}, 3140, "22032", "Invalid JSON text: bad"},
 		{sql.ErrCollationNotYetImplementedTemp, []any{"x_ci"}, 1273, "HY000", "Unknown collation: 'x_ci'"},
 		{sql.ErrCharSetNotYetImplementedTemp, []any{"ucs9"}, 1115, "42000", "Unknown character set: 'ucs9'"},
 		{sql.ErrDatabaseAccessDeniedForUser, []any{"'u'@'%'", "d"}, 1044, "42000", "Access denied for user 'u'@'%' to database 'd'"},
@@ -128,7 +130,7 @@ func TestGMSErrorKinds(t *testing.T) {
 		}
 	}
 	// Every row of the table is covered above.
-	if len(gmsKinds) != 39 {
+	if len(gmsKinds) != 41 {
 		t.Errorf("gmsKinds has %d rows; add the new ones to this test", len(gmsKinds))
 	}
 }

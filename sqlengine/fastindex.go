@@ -56,7 +56,7 @@ type indexPlan struct {
 // planIndexSelect recognises an index-range select; nil means "use GMS".
 func (e *Engine) planIndexSelect(s *Session, query string, fields []*querypb.Field) *indexPlan {
 	sel, ate := plainSelect(query)
-	if sel == nil || !ate.As.IsEmpty() {
+	if sel == nil || !ate.As.IsEmpty() || !readSessionOK(s) {
 		return nil
 	}
 	tn, ok := ate.Expr.(ast.TableName)

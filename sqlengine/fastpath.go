@@ -50,11 +50,19 @@ type fastPlans struct {
 
 // fastPlan is one statement's plan: a point select or a write.
 type fastPlan struct {
+	// head: the catalog and session state the plan was made under
+	// (fastgate.go).
+	head  planHead
 	point *pointPlan
 	write *writePlan
 	rng   *rangePlan
 	index *indexPlan
 	txn   string // txnBegin or txnCommit
+}
+
+// any reports whether p holds a plan.
+func (p fastPlan) any() bool {
+	return p.point != nil || p.write != nil || p.rng != nil || p.index != nil || p.txn != ""
 }
 
 func (f *fastPlans) get(conn uint32, q string) fastPlan {
@@ -63,9 +71,15 @@ func (f *fastPlans) get(conn uint32, q string) fastPlan {
 	return f.plans[conn][q]
 }
 
+// put sets q's plan on conn; a plan with nothing in it removes q's (a
+// statement prepared again that no fast path takes any more).
 func (f *fastPlans) put(conn uint32, q string, p fastPlan) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if !p.any() {
+		delete(f.plans[conn], q)
+		return
+	}
 	if f.plans == nil {
 		f.plans = map[uint32]map[string]fastPlan{}
 	}
@@ -126,6 +140,9 @@ func (e *Engine) planPointSelect(s *Session, query string, fields []*querypb.Fie
 	}
 	tn, ok := ate.Expr.(ast.TableName)
 	if !ok {
+		return nil
+	}
+	if !readSessionOK(s) {
 		return nil
 	}
 	alias := ate.As.String()

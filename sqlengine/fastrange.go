@@ -36,7 +36,7 @@ type rangePlan struct {
 // planRange recognises a range select; nil means "use GMS".
 func (e *Engine) planRange(s *Session, query string, fields []*querypb.Field) *rangePlan {
 	stmt, err := ast.Parse(query)
-	if err != nil || len(fields) != 1 {
+	if err != nil || len(fields) != 1 || !readSessionOK(s) {
 		return nil
 	}
 	sel, ok := stmt.(*ast.Select)

@@ -168,25 +168,33 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 		_, err := h.Handler.ComPrepare(ctx, c, q, p)
 		return nil, h.reply(c, err) // DO has no result columns
 	}
+	s := h.e.session(c.ConnectionID)
+	var head planHead
+	if s != nil {
+		head = h.e.headNow(s)
+	}
 	f, err := h.Handler.ComPrepare(ctx, c, q, p)
 	h.e.fixFields(q, f)
-	if err == nil && p != nil && p.ParamsCount == 0 {
-		if k := txnStatement(q); k != "" {
-			h.e.fast.put(c.ConnectionID, q, fastPlan{txn: k})
-		}
-	}
-	if err == nil && p != nil && p.ParamsCount >= 1 {
-		if s := h.e.session(c.ConnectionID); s != nil {
+	if s != nil && p != nil {
+		// A statement prepared again replaces its plan, or drops it when
+		// no fast path takes it now (fastPlans.put).
+		np := fastPlan{head: head}
+		switch {
+		case err != nil:
+		case p.ParamsCount == 0:
+			np.txn = txnStatement(q)
+		default:
 			if plan := h.e.planPointSelect(s, q, f); plan != nil && p.ParamsCount == 1 {
-				h.e.fast.put(c.ConnectionID, q, fastPlan{point: plan})
+				np.point = plan
 			} else if r := h.e.planRange(s, q, f); r != nil && p.ParamsCount == 2 {
-				h.e.fast.put(c.ConnectionID, q, fastPlan{rng: r})
+				np.rng = r
 			} else if ip := h.e.planIndexSelect(s, q, f); ip != nil && int(p.ParamsCount) == ip.nbinds {
-				h.e.fast.put(c.ConnectionID, q, fastPlan{index: ip})
+				np.index = ip
 			} else if w := h.e.planWrite(s, q); w != nil && int(p.ParamsCount) == w.nparams {
-				h.e.fast.put(c.ConnectionID, q, fastPlan{write: w})
+				np.write = w
 			}
 		}
+		h.e.fast.put(c.ConnectionID, q, np)
 	}
 	return f, h.reply(c, err)
 }
@@ -214,6 +222,9 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 	defer leave()
 	plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt)
 	s := h.e.session(c.ConnectionID)
+	if s != nil && plan.any() {
+		plan = h.e.gatePlan(c.ConnectionID, s, p.PrepareStmt, plan)
+	}
 	// The fast reads send the fields fixed when the statement was
 	// prepared (a plan keeps them) and always a result set, so their
 	// callback needs neither wrapper (nor their allocations); everything
@@ -224,8 +235,6 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 		switch {
 		case plan.point != nil:
 			ok, err = h.e.execPointSelect(ctx, s, plan.point, p.BindVars, cb)
-		case !h.e.fastWrites.Load():
-			// GMS only (tests compare against it).
 		case plan.rng != nil:
 			ok, err = h.e.execRange(ctx, s, plan.rng, p.BindVars, cb)
 		default:
@@ -237,7 +246,7 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 		}
 	}
 	cb = h.e.binaryFieldsFixed(p.PrepareStmt, h.statusRows(c, cb))
-	if s != nil && h.e.fastWrites.Load() && (plan.write != nil || plan.txn != "") {
+	if s != nil && (plan.write != nil || plan.txn != "") {
 		var ok bool
 		var err error
 		if plan.write != nil {

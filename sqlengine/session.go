@@ -52,6 +52,13 @@ type Session struct {
 	// UPDATE, FOR SHARE, LOCK IN SHARE MODE), from its parse
 	// (lockparse.go); cleared when a command starts and ends.
 	lockingStmt bool
+	// varGen moves whenever a session variable is set: fast plans made
+	// before are checked again (fastgate.go).
+	varGen uint64
+	// extraAffected: rows a REPLACE deleted that GMS's affected-row count
+	// misses (a new row colliding with two or more rows: MySQL counts each
+	// deleted row); added to the statement's OK (status.go).
+	extraAffected uint64
 }
 
 var (
@@ -200,6 +207,7 @@ func (s *Session) ReleaseSavepoint(_ *sql.Context, tx sql.Transaction, name stri
 
 // CommandBegin implements sql.LifecycleAwareSession.
 func (s *Session) CommandBegin() error {
+	s.extraAffected = 0
 	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil {
 		t.txn.SetLockingReads(false)
 		t.txn.ResetStatement()

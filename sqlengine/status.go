@@ -51,9 +51,19 @@ func (s *Session) inTransaction() bool {
 // setStatus sets the connection's status flags from its session (the
 // greeting's when it has none yet).
 func (h *errHandler) setStatus(c *mysql.Conn) {
+	h.okStatus(c, nil)
+}
+
+// okStatus is setStatus before an OK result res (nil for none): the rows
+// a REPLACE deleted beyond GMS's count are added to its affected rows.
+func (h *errHandler) okStatus(c *mysql.Conn, res *sqltypes.Result) {
 	var f uint16
 	if s := h.e.session(c.ConnectionID); s != nil {
 		f = sessionStatus(s)
+		if res != nil && s.extraAffected > 0 {
+			res.RowsAffected += s.extraAffected
+		}
+		s.extraAffected = 0
 	} else if globalBool("autocommit") {
 		f = mysql.ServerStatusAutocommit
 	}
@@ -65,7 +75,7 @@ func (h *errHandler) setStatus(c *mysql.Conn) {
 func (h *errHandler) statusSpool(c *mysql.Conn, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 	return func(res *sqltypes.Result, more bool) error {
 		if len(res.Fields) == 0 {
-			h.setStatus(c)
+			h.okStatus(c, res)
 			if res.Info != "" {
 				expectInfoOK(c)
 			}
@@ -78,7 +88,7 @@ func (h *errHandler) statusSpool(c *mysql.Conn, cb mysql.ResultSpoolFn) mysql.Re
 func (h *errHandler) statusRows(c *mysql.Conn, cb func(*sqltypes.Result) error) func(*sqltypes.Result) error {
 	return func(res *sqltypes.Result) error {
 		if len(res.Fields) == 0 {
-			h.setStatus(c)
+			h.okStatus(c, res)
 		}
 		return cb(res)
 	}

@@ -220,6 +220,9 @@ type editor struct {
 	// ddl: the edits copy a table an ALTER rewrites, DDL that a READ ONLY
 	// transaction does not refuse (ddlTxn), unlike row writes.
 	ddl bool
+	// deletes counts the rows deleted since the last insert: a REPLACE
+	// deletes each row its new row collides with, then inserts.
+	deletes int
 }
 
 func (e *editor) target(ctx *sql.Context) (*storage.Txn, *storage.Table, error) {
@@ -268,7 +271,17 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	if err := keys.CheckRow(st.Schema, nil, row); err != nil {
 		return stringError(err, e.rows)
 	}
-	return sessionError(ctx, txn.Insert(ctx, st, row))
+	if err := txn.Insert(ctx, st, row); err != nil {
+		return sessionError(ctx, err)
+	}
+	if e.deletes > 1 {
+		// GMS counts one deleted row per replaced row; MySQL each.
+		if s, ok := ctx.Session.(*Session); ok {
+			s.extraAffected += uint64(e.deletes - 1)
+		}
+	}
+	e.deletes = 0
+	return nil
 }
 
 func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
@@ -288,7 +301,11 @@ func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
 	if err != nil {
 		return err
 	}
-	return sessionError(ctx, txn.Delete(ctx, st, row))
+	if err := txn.Delete(ctx, st, row); err != nil {
+		return sessionError(ctx, err)
+	}
+	e.deletes++
+	return nil
 }
 
 func (e *editor) Close(*sql.Context) error { return nil }

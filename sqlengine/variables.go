@@ -190,6 +190,7 @@ func registerStatus(e *Engine) {
 	RegisterStatus("Petrel_storage_syncs", func() any { return st.Stats().StorageSyncs })
 	RegisterStatus("Petrel_fast_path_writes", func() any { return e.fastWriteCount.Load() })
 	RegisterStatus("Petrel_fast_path_reads", func() any { return e.fastReadCount.Load() })
+	RegisterStatus("Petrel_fast_path_replans", func() any { return e.fastReplans.Load() })
 }
 
 // RegisterStatus adds (or replaces) a computed global status variable.

@@ -735,3 +735,9 @@ func countChanges(changes []RowChange) {
 		}
 	}
 }
+
+// Generation is the catalog's generation: it moves at every catalog
+// change (DDL of tables, indexes, CHECK constraints, triggers and views,
+// when made, committed and rolled back). A plan made at one generation is
+// checked again at any other.
+func (c *Catalog) Generation() uint64 { return c.gen.Load() }

@@ -133,7 +133,10 @@ func (t *Txn) insertAt(ctx context.Context, tb *Table, key []byte, row sql.Row) 
 	if err != nil {
 		return err
 	}
-	if err := t.insertIndexes(ctx, tb, row, key); err != nil {
+	if err := t.checkUniques(ctx, tb, nil, row, key[len(indexPrefix(nil, tb.Def.ID, 0)):], nil); err != nil {
+		return err
+	}
+	if err := t.insertIndexes(tb, row, key); err != nil {
 		return err
 	}
 	if err := t.set(key, val, nil, false); err != nil {
@@ -143,17 +146,14 @@ func (t *Txn) insertAt(ctx context.Context, tb *Table, key []byte, row sql.Row) 
 	return nil
 }
 
-func (t *Txn) insertIndexes(ctx context.Context, tb *Table, row sql.Row, rowKey []byte) error {
+// insertIndexes writes row's secondary index entries; the caller has
+// checked its unique values (checkUniques).
+func (t *Txn) insertIndexes(tb *Table, row sql.Row, rowKey []byte) error {
 	pkSuffix := rowKey[len(indexPrefix(nil, tb.Def.ID, 0)):]
 	for _, ix := range tb.Indexes {
-		k, plen, hasNull, err := tb.indexKey(ix, row, pkSuffix)
+		k, _, _, err := tb.indexKey(ix, row, pkSuffix)
 		if err != nil {
 			return err
-		}
-		if ix.Def.Unique && !hasNull {
-			if err := t.checkUnique(ctx, tb, ix, k[:plen], row); err != nil {
-				return err
-			}
 		}
 		if err := t.set(k, pkSuffix, nil, false); err != nil {
 			return err
@@ -162,8 +162,45 @@ func (t *Txn) insertIndexes(ctx context.Context, tb *Table, row sql.Row, rowKey 
 	return nil
 }
 
-// checkUnique locks the unique value and fails if another row holds it.
-func (t *Txn) checkUnique(ctx context.Context, tb *Table, ix *Index, prefix []byte, row sql.Row) error {
+// checkUniques checks every unique index of tb before anything of row is
+// written: it locks each unique value of row (whose entries would end in
+// pkSuffix) and returns GMS's unique-key error for the first value another
+// row holds. Entries ending in self are the row's own (an UPDATE rewriting
+// it); with cur set, only the indexes whose key changes from cur are
+// checked. A row refused here leaves no index entry behind: REPLACE, ON
+// DUPLICATE KEY UPDATE and IGNORE go on with the statement after the
+// error, and a half-written row would leave entries pointing at nothing.
+func (t *Txn) checkUniques(ctx context.Context, tb *Table, cur, row sql.Row, pkSuffix, self []byte) error {
+	for _, ix := range tb.Indexes {
+		if !ix.Def.Unique {
+			continue
+		}
+		k, plen, hasNull, err := tb.indexKey(ix, row, pkSuffix)
+		if err != nil {
+			return err
+		}
+		if hasNull {
+			continue
+		}
+		if cur != nil {
+			ok, _, _, err := tb.indexKey(ix, cur, pkSuffix)
+			if err != nil {
+				return err
+			}
+			if bytes.Equal(ok, k) {
+				continue
+			}
+		}
+		if err := t.checkUnique(ctx, tb, ix, k[:plen], row, self); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkUnique locks the unique value and fails if a row other than self
+// (a primary-key suffix; nil for none) holds it.
+func (t *Txn) checkUnique(ctx context.Context, tb *Table, ix *Index, prefix []byte, row sql.Row, self []byte) error {
 	if err := t.lock(ctx, prefix); err != nil {
 		return err
 	}
@@ -172,7 +209,11 @@ func (t *Txn) checkUnique(ctx context.Context, tb *Table, ix *Index, prefix []by
 		return err
 	}
 	defer it.Close()
-	if !it.First() {
+	valid := it.First()
+	for valid && self != nil && bytes.Equal(it.Value(), self) {
+		valid = it.Next()
+	}
+	if !valid {
 		return readErr(it.Error())
 	}
 	existing, err := t.rowByPKSuffix(tb, it.Value())
@@ -340,13 +381,17 @@ func (t *Txn) updateAt(ctx context.Context, tb *Table, key, val []byte, new sql.
 			}
 			return sql.NewUniqueKeyErr(tb.keyString(tb.Def.PK, new), true, existing)
 		}
+		oldSuffix := key[len(indexPrefix(nil, tb.Def.ID, 0)):]
+		if err := t.checkUniques(ctx, tb, nil, new, newKey[len(indexPrefix(nil, tb.Def.ID, 0)):], oldSuffix); err != nil {
+			return err
+		}
 		if err := t.deleteIndexes(tb, cur, key); err != nil {
 			return err
 		}
 		if err := t.delete(key, val); err != nil {
 			return err
 		}
-		if err := t.insertIndexes(ctx, tb, new, newKey); err != nil {
+		if err := t.insertIndexes(tb, new, newKey); err != nil {
 			return err
 		}
 		nv, err := keys.EncodeRow(nil, tb.Schema, new)
@@ -367,12 +412,15 @@ func (t *Txn) updateAt(ctx context.Context, tb *Table, key, val []byte, new sql.
 		return nil
 	}
 	pkSuffix := key[len(indexPrefix(nil, tb.Def.ID, 0)):]
+	if err := t.checkUniques(ctx, tb, cur, new, pkSuffix, pkSuffix); err != nil {
+		return err
+	}
 	for _, ix := range tb.Indexes {
 		ok, _, _, err := tb.indexKey(ix, cur, pkSuffix)
 		if err != nil {
 			return err
 		}
-		nk, plen, hasNull, err := tb.indexKey(ix, new, pkSuffix)
+		nk, _, _, err := tb.indexKey(ix, new, pkSuffix)
 		if err != nil {
 			return err
 		}
@@ -381,11 +429,6 @@ func (t *Txn) updateAt(ctx context.Context, tb *Table, key, val []byte, new sql.
 		}
 		if err := t.delete(ok, pkSuffix); err != nil {
 			return err
-		}
-		if ix.Def.Unique && !hasNull {
-			if err := t.checkUnique(ctx, tb, ix, nk[:plen], new); err != nil {
-				return err
-			}
 		}
 		if err := t.set(nk, pkSuffix, nil, false); err != nil {
 			return err
@@ -636,7 +679,7 @@ func (t *Txn) BuildIndex(ctx context.Context, tb *Table, ix *Index) error {
 			return err
 		}
 		if ix.Def.Unique && !hasNull {
-			if err := t.checkUnique(ctx, tb, ix, k[:plen], row); err != nil {
+			if err := t.checkUnique(ctx, tb, ix, k[:plen], row, nil); err != nil {
 				return err
 			}
 		}

@@ -64,6 +64,9 @@ const (
 	ErTruncatedWrongValue      = 1366 // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
 	ErCannotUser               = 1396 // ER_CANNOT_USER
 	ErDataTooLong              = 1406 // ER_DATA_TOO_LONG
+	ErDataOutOfRange           = 1690 // ER_DATA_OUT_OF_RANGE ("BIGINT UNSIGNED value is out of range")
+	ErInvalidJSONText          = 3140 // ER_INVALID_JSON_TEXT
+	ErCheckConstraintViolated  = 3819 // ER_CHECK_CONSTRAINT_VIOLATED
 	ErTableDefChanged          = 1412 // ER_TABLE_DEF_CHANGED
 	ErUnknownCharacterSet      = 1115 // ER_UNKNOWN_CHARACTER_SET
 	ErReplicaFatalError        = 1593 // ER_REPLICA_FATAL_ERROR (ER_SLAVE_FATAL_ERROR)
@@ -161,9 +164,10 @@ var states = map[int]string{
 	ErWrongValueForVar: "42000", ErNotSupportedYet: "42000", ErWarnDataOutOfRange: "22003",
 	ErSPDoesNotExist: "42000", ErCollationCharsetMismatch: "42000", ErQueryInterrupted: "70100", ErDataTooLong: "22001",
 	ErUnknownCharacterSet: "42000", ErReadOnlyTransaction: "25006", ErWrongValue: "22007",
-	ErSpecificAccessDenied: "42000",
-	1136:                   "21S01", // ER_WRONG_VALUE_COUNT_ON_ROW
-	ErConCount:             "08004", ErHandshake: "08S01", ErUnknownCom: "08S01",
+	ErSpecificAccessDenied: "42000", ErDataOutOfRange: "22003", ErInvalidJSONText: "22032",
+	ErTruncatedWrongValue: "HY000",
+	1136:                  "21S01", // ER_WRONG_VALUE_COUNT_ON_ROW
+	ErConCount:            "08004", ErHandshake: "08S01", ErUnknownCom: "08S01",
 }
 
 // State is the SQLSTATE MySQL sends with error number num.

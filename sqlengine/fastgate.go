@@ -1,0 +1,108 @@
+package sqlengine
+
+import (
+	"github.com/dolthub/go-mysql-server/sql"
+)
+
+// The one decision point of the prepared fast paths (point, range and
+// index reads, writes, BEGIN/COMMIT). A plan is made at prepare time under
+// a catalog generation and the session's state; each execution asks
+// fastGate whether it may still run. When the catalog (any DDL: tables,
+// indexes, CHECK constraints, triggers, views) or a session variable
+// (sql_mode, sql_select_limit, autocommit, character sets, ...) changed
+// since, the statement is planned again with the same checks as at
+// prepare; a re-plan that refuses evicts the cached plan, so the
+// statement goes to GMS from then on. SetFastWrites(false) turns every
+// fast path off, which the differential tests use to run each shape both
+// ways. The text paths (textinsert.go, fastscan.go) check the same
+// things at each execution, having no cached plan to keep.
+
+// fastRefusal names why a fast path may not run a statement; "" means it
+// may.
+type fastRefusal string
+
+const (
+	refuseOff     fastRefusal = "fast paths off"
+	refuseCatalog fastRefusal = "catalog changed since the plan"
+	refuseSession fastRefusal = "session variables changed since the plan"
+)
+
+// planHead is the state a fast plan was made under.
+type planHead struct {
+	gen  uint64 // catalog generation
+	vars uint64 // the session's variable generation (Session.varGen)
+}
+
+// headNow is the state a plan made now is made under. It is read before
+// planning: a DDL that lands while the plan is made forces a re-plan.
+func (e *Engine) headNow(s *Session) planHead {
+	return planHead{gen: e.store.Catalog().Generation(), vars: s.varGen}
+}
+
+// fastGate decides whether plan may run for s now.
+func (e *Engine) fastGate(s *Session, h planHead) fastRefusal {
+	switch {
+	case !e.fastWrites.Load():
+		return refuseOff
+	case e.store.Catalog().Generation() != h.gen:
+		return refuseCatalog
+	case s.varGen != h.vars:
+		return refuseSession
+	}
+	return ""
+}
+
+// gatePlan returns the plan an execution of q may use: p itself, a plan
+// made again after a catalog or session change (kept for the next
+// executions), or none.
+func (e *Engine) gatePlan(conn uint32, s *Session, q string, p fastPlan) fastPlan {
+	switch e.fastGate(s, p.head) {
+	case "":
+		return p
+	case refuseOff:
+		return fastPlan{}
+	}
+	e.fastReplans.Add(1)
+	np := e.replan(s, q, p)
+	e.fast.put(conn, q, np)
+	return np
+}
+
+// replan makes p's kind of plan for q again under the current catalog
+// and session. The result fields sent by a read plan are the prepare's,
+// so a read plan must find the same table definition.
+func (e *Engine) replan(s *Session, q string, p fastPlan) fastPlan {
+	np := fastPlan{head: e.headNow(s), txn: p.txn}
+	switch {
+	case p.point != nil:
+		if n := e.planPointSelect(s, q, p.point.fields); n != nil && n.sameTable(p.point) {
+			np.point = n
+		}
+	case p.rng != nil:
+		if n := e.planRange(s, q, p.rng.point.fields); n != nil && n.point.sameTable(&p.rng.point) {
+			np.rng = n
+		}
+	case p.index != nil:
+		if n := e.planIndexSelect(s, q, p.index.point.fields); n != nil && n.point.sameTable(&p.index.point) && n.nbinds == p.index.nbinds {
+			np.index = n
+		}
+	case p.write != nil:
+		if n := e.planWrite(s, q); n != nil && n.nparams == p.write.nparams {
+			np.write = n
+		}
+	}
+	return np
+}
+
+// sameTable reports whether two read plans read the same definition of
+// the same table (the fields a prepare sent stay true).
+func (p *pointPlan) sameTable(o *pointPlan) bool {
+	return p.tableID == o.tableID && p.ncols == o.ncols && p.results == o.results
+}
+
+// readSessionOK is the session state a read plan needs: sql_select_limit
+// at its default (the fast reads send every row).
+func readSessionOK(s *Session) bool {
+	def, _ := sql.HasDefaultValue(nil, s, "sql_select_limit")
+	return def
+}
