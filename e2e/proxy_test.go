@@ -220,6 +220,41 @@ func TestProxy(t *testing.T) {
 		wantErrNo(t, "wrong password", bad.PingContext(ctx), 1045)
 	})
 
+	t.Run("accounts", func(t *testing.T) {
+		// Clients log in with the backends' accounts, of either method;
+		// the proxy logs in to every backend as them.
+		mustExec(t, ctx, pc.src,
+			"CREATE USER 'sha2'@'%' IDENTIFIED BY 'sha2-pw'", "GRANT SELECT, INSERT ON app.* TO 'sha2'@'%'",
+			"CREATE USER 'native'@'%' IDENTIFIED WITH mysql_native_password BY 'native-pw'", "GRANT SELECT ON app.* TO 'native'@'%'")
+		waitCaughtUp(t, ctx, pc.src, pc.rep2, 10*time.Second)
+		waitCaughtUp(t, ctx, pc.src, pc.rep3, 10*time.Second)
+		open := func(user, pw string) *sql.DB {
+			cfg := clientConfig(t, pc.primary, user, pw, "app")
+			cfg.Addr = fmt.Sprintf("127.0.0.1:%d", pc.proxy.Port())
+			return openConfig(t, cfg)
+		}
+		for _, u := range []struct{ user, pw string }{{"sha2", "sha2-pw"}, {"native", "native-pw"}} {
+			// Twice each: the second sha2 login takes the fast path.
+			for range 2 {
+				db := open(u.user, u.pw)
+				ids := serverIDs(t, ctx, db, 6, "SELECT @@server_id")
+				if ids[1] != 0 || len(ids) == 0 {
+					t.Fatalf("%s: reads ran on %v", u.user, ids)
+				}
+				var who string
+				if err := db.QueryRowContext(ctx, "SELECT CURRENT_USER()").Scan(&who); err != nil || who != u.user+"@%" {
+					t.Fatalf("%s: CURRENT_USER() on the backend is %q (%v)", u.user, who, err)
+				}
+				db.Close()
+			}
+			wantErrNo(t, u.user+" with a wrong password", open(u.user, "nope").PingContext(ctx), 1045)
+		}
+		// Privileges are the backend's: native may not write.
+		_, err := open("native", "native-pw").ExecContext(ctx, "INSERT INTO t VALUES (900, 1)")
+		wantErrNo(t, "INSERT without the privilege", err, 1142)
+		wantErrNo(t, "an unknown user", open("nobody", "x").PingContext(ctx), 1045)
+	})
+
 	t.Run("prepared", func(t *testing.T) {
 		sel, err := pc.via.PrepareContext(ctx, "SELECT @@server_id, v FROM t WHERE id = ?")
 		if err != nil {

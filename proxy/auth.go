@@ -4,17 +4,23 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha1"
+	"crypto/sha256"
 	"crypto/subtle"
+	"crypto/x509"
 	"database/sql"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"net"
 	"strings"
 	"sync"
 	"time"
+
+	vtmysql "github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/mysqlerr"
 )
@@ -35,7 +41,9 @@ type account struct {
 // accounts caches the primary's accounts. Safe for concurrent use.
 type accounts struct {
 	db    *sql.DB
-	every time.Duration // refresh at most this often on a miss
+	every time.Duration // loads at least this far apart
+
+	loadMu sync.Mutex // one load at a time
 
 	mu     sync.Mutex
 	byUser map[string][]account
@@ -67,15 +75,31 @@ func (a *accounts) load(ctx context.Context) error {
 	return nil
 }
 
-// lookup finds user's account for a client at host; refresh asks for a
-// reload first (a miss or a failed check: the account may be new or
-// changed), at most once per `every`.
+// lookup finds user's account for a client at host. refresh reloads
+// the accounts first (a miss or a failed check: the account may be new
+// or changed): concurrent refreshes share one load, and loads are at
+// least `every` apart (a stream of unknown users cannot flood the
+// primary; they wait instead).
 func (a *accounts) lookup(ctx context.Context, user, host string, refresh bool) (account, bool) {
+	asked := time.Now()
 	a.mu.Lock()
-	stale := a.byUser == nil || (refresh && time.Since(a.loaded) >= a.every)
+	stale := a.byUser == nil || refresh
 	a.mu.Unlock()
 	if stale {
-		_ = a.load(ctx)
+		a.loadMu.Lock()
+		a.mu.Lock()
+		loaded := a.loaded
+		a.mu.Unlock()
+		if loaded.Before(asked) || loaded.IsZero() {
+			if wait := a.every - time.Since(loaded); wait > 0 {
+				select {
+				case <-time.After(wait):
+				case <-ctx.Done():
+				}
+			}
+			_ = a.load(ctx)
+		}
+		a.loadMu.Unlock()
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -267,4 +291,157 @@ func accessDenied(user, host string, withPassword bool) []byte {
 	}
 	return errPacket(mysqlerr.ErAccessDenied, mysqlerr.State(mysqlerr.ErAccessDenied),
 		fmt.Sprintf("Access denied for user '%s'@'%s' (using password: %s)", user, host, using))
+}
+
+// caching_sha2_password accounts. The proxy learns the password once, in
+// a full authentication (RSA-encrypted with the proxy's own key, as
+// MySQL does without TLS), checks it against the stored SHA-256 crypt
+// hash, and keeps it in memory: backends' caching_sha2_password logins
+// need it. Later logins take the fast path against the cached
+// SHA256(SHA256(password)), as the server's own cache does; a changed
+// stored hash (ALTER USER) makes an entry stale.
+type sha2Cache struct {
+	mu      sync.Mutex
+	key     *rsa.PrivateKey
+	pubPEM  []byte
+	entries map[string]sha2Entry // by user@host of the account
+}
+
+type sha2Entry struct {
+	authString string
+	password   string
+	stage2     [32]byte
+}
+
+// keys returns the proxy's RSA key pair, made at first use.
+func (c *sha2Cache) keys() (*rsa.PrivateKey, []byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.key == nil {
+		k, err := rsa.GenerateKey(rand.Reader, 2048)
+		if err != nil {
+			return nil, nil, err
+		}
+		der, err := x509.MarshalPKIXPublicKey(&k.PublicKey)
+		if err != nil {
+			return nil, nil, err
+		}
+		c.key, c.pubPEM = k, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
+	}
+	return c.key, c.pubPEM, nil
+}
+
+func (c *sha2Cache) get(ac account) (sha2Entry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[ac.user+"@"+ac.host]
+	return e, ok && e.authString == ac.authString
+}
+
+func (c *sha2Cache) put(ac account, password string) {
+	s1 := sha256.Sum256([]byte(password))
+	c.mu.Lock()
+	if c.entries == nil {
+		c.entries = map[string]sha2Entry{}
+	}
+	c.entries[ac.user+"@"+ac.host] = sha2Entry{authString: ac.authString, password: password, stage2: sha256.Sum256(s1[:])}
+	c.mu.Unlock()
+}
+
+// checkSha2Fast verifies a fast-auth scramble against SHA256(SHA256(pw)).
+func checkSha2Fast(stage2 [32]byte, salt, scramble []byte) bool {
+	if len(scramble) != sha256.Size {
+		return false
+	}
+	h := sha256.New()
+	h.Write(stage2[:])
+	h.Write(salt)
+	x := h.Sum(nil)
+	for i := range x {
+		x[i] ^= scramble[i]
+	}
+	got := sha256.Sum256(x)
+	return subtle.ConstantTimeCompare(got[:], stage2[:]) == 1
+}
+
+// checkSha2Password checks a clear password against the account's stored
+// caching_sha2_password hash ($A$005$salt+digest).
+func checkSha2Password(ac account, password string) bool {
+	digest, iterations, salt, _, err := vtmysql.DeserializeCachingSha2PasswordAuthString([]byte(ac.authString))
+	if err != nil || digest != "SHA256" {
+		return false
+	}
+	want, err := vtmysql.SerializeCachingSha2PasswordAuthString(password, salt, iterations)
+	return err == nil && subtle.ConstantTimeCompare(want, []byte(ac.authString)) == 1
+}
+
+// sha2Login runs caching_sha2_password with the client (switching it to
+// that method first unless it answered with it) and returns the
+// credential on success. salt is the greeting's.
+func (s *Server) sha2Login(pc *packetConn, h clientHello, ac account, salt []byte) (credential, bool) {
+	scramble := h.auth
+	if h.plugin != "caching_sha2_password" {
+		sw := append([]byte{0xfe}, "caching_sha2_password\x00"...)
+		sw = append(append(sw, salt...), 0)
+		if pc.writePacket(sw) != nil || pc.flush() != nil {
+			return s.authFail("caching_sha2_password: client gone (auth switch)")
+		}
+		var err error
+		if scramble, err = pc.readPacket(1024); err != nil {
+			return s.authFail("caching_sha2_password: client gone (auth switch)")
+		}
+	}
+	if len(scramble) == 0 || (len(scramble) == 1 && scramble[0] == 0) {
+		// An empty password.
+		if ac.authString != "" {
+			return s.authFail("caching_sha2_password: empty password for an account with one")
+		}
+		return credential{user: h.user, hasPass: true}, true
+	}
+	if e, ok := s.sha2.get(ac); ok && checkSha2Fast(e.stage2, salt, scramble) {
+		if pc.writePacket([]byte{0x01, 3}) != nil {
+			return s.authFail("caching_sha2_password: client gone (fast auth)")
+		}
+		return credential{user: h.user, password: e.password, hasPass: true}, true
+	}
+	key, pub, err := s.sha2.keys()
+	if err != nil {
+		return s.authFail("caching_sha2_password: no RSA key")
+	}
+	if pc.writePacket([]byte{0x01, 4}) != nil || pc.flush() != nil {
+		return s.authFail("caching_sha2_password: client gone (full auth)")
+	}
+	data, err := pc.readPacket(4096)
+	if err != nil {
+		return s.authFail("caching_sha2_password: client gone (full auth)")
+	}
+	if len(data) == 1 && data[0] == 2 { // the client asks for the public key
+		if pc.writePacket(append([]byte{0x01}, pub...)) != nil || pc.flush() != nil {
+			return s.authFail("caching_sha2_password: client gone (public key)")
+		}
+		if data, err = pc.readPacket(4096); err != nil {
+			return s.authFail("caching_sha2_password: client gone (public key)")
+		}
+	}
+	plain, err := rsa.DecryptOAEP(sha1.New(), nil, key, data, nil)
+	if err != nil {
+		return s.authFail("caching_sha2_password: password not decryptable")
+	}
+	for i := range plain {
+		plain[i] ^= salt[i%len(salt)]
+	}
+	if len(plain) == 0 || plain[len(plain)-1] != 0 {
+		return s.authFail("caching_sha2_password: malformed password")
+	}
+	password := string(plain[:len(plain)-1])
+	if !checkSha2Password(ac, password) {
+		return s.authFail("caching_sha2_password: wrong password")
+	}
+	s.sha2.put(ac, password)
+	return credential{user: h.user, password: password, hasPass: true}, true
+}
+
+func (s *Server) authFail(why string) (credential, bool) {
+	s.opts.Logger.Debug("proxy: login refused", "why", why)
+	return credential{}, false
 }

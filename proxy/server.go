@@ -129,6 +129,7 @@ type Server struct {
 	addrs []string // primary first
 	pool  *pool
 	accts *accounts
+	sha2  sha2Cache
 	mon   []*sql.DB // per backend, the monitor account's
 
 	ln, adminLn net.Listener
@@ -169,7 +170,7 @@ func Start(opts Options) (*Server, error) {
 		db.SetConnMaxIdleTime(30 * time.Second)
 		s.mon = append(s.mon, db)
 	}
-	s.accts = &accounts{db: s.mon[Primary], every: time.Second}
+	s.accts = &accounts{db: s.mon[Primary], every: 100 * time.Millisecond}
 	var err error
 	if s.ln, err = net.Listen("tcp", opts.Listen); err != nil {
 		s.closeMon()
@@ -324,24 +325,13 @@ func (s *Server) handshake(pc *packetConn) (*session, bool) {
 		_ = pc.flush()
 		return nil, false
 	}
-	if h.plugin != "" && h.plugin != "mysql_native_password" {
-		// Ask again with the method the proxy checks.
-		sw := append([]byte{0xfe}, "mysql_native_password\x00"...)
-		sw = append(append(sw, salt...), 0)
-		if pc.writePacket(sw) != nil || pc.flush() != nil {
-			return nil, false
-		}
-		if h.auth, err = pc.readPacket(1024); err != nil {
-			return nil, false
-		}
-	}
 	host := "unknown"
 	if ta, ok := pc.c.RemoteAddr().(*net.TCPAddr); ok {
 		host = ta.IP.String()
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, s.opts.ConnectTimeout)
 	defer cancel()
-	cred, ok := s.checkLogin(ctx, h, host, salt)
+	cred, ok := s.checkLogin(ctx, pc, h, host, salt)
 	if !ok {
 		_ = pc.writePacket(accessDenied(h.user, host, len(h.auth) > 0))
 		_ = pc.flush()
@@ -375,16 +365,44 @@ func (s *Server) handshake(pc *packetConn) (*session, bool) {
 	return sess, true
 }
 
-// checkLogin checks a mysql_native_password login against the primary's
-// accounts, reloading them once on a miss or a mismatch (a new account,
-// a changed password).
-func (s *Server) checkLogin(ctx context.Context, h clientHello, host string, salt []byte) (credential, bool) {
-	for _, refresh := range []bool{false, true} {
-		ac, ok := s.accts.lookup(ctx, h.user, host, refresh)
-		if !ok || ac.plugin != "mysql_native_password" {
-			continue
+// checkLogin checks a login against the primary's accounts, reloading
+// them once on a miss or a mismatch (a new account, a changed password).
+// mysql_native_password is checked from the greeting's answer (the client
+// is switched to it if it answered with another method);
+// caching_sha2_password accounts go through sha2Login.
+func (s *Server) checkLogin(ctx context.Context, pc *packetConn, h clientHello, host string, salt []byte) (credential, bool) {
+	ac, ok := s.accts.lookup(ctx, h.user, host, false)
+	if !ok {
+		ac, ok = s.accts.lookup(ctx, h.user, host, true)
+	}
+	if !ok {
+		return s.authFail("no such account")
+	}
+	switch ac.plugin {
+	case "caching_sha2_password":
+		return s.sha2Login(pc, h, ac, salt)
+	case "mysql_native_password":
+	default:
+		return credential{}, false
+	}
+	if h.plugin != "" && h.plugin != "mysql_native_password" {
+		sw := append([]byte{0xfe}, "mysql_native_password\x00"...)
+		sw = append(append(sw, salt...), 0)
+		if pc.writePacket(sw) != nil || pc.flush() != nil {
+			return credential{}, false
 		}
-		if stage1, ok := checkNative(ac, salt, h.auth); ok {
+		var err error
+		if h.auth, err = pc.readPacket(1024); err != nil {
+			return credential{}, false
+		}
+		h.plugin = "mysql_native_password"
+	}
+	if stage1, ok := checkNative(ac, salt, h.auth); ok {
+		return credential{user: h.user, stage1: stage1}, true
+	}
+	// The password may have changed since the accounts were read.
+	if ac2, ok := s.accts.lookup(ctx, h.user, host, true); ok && ac2.plugin == "mysql_native_password" {
+		if stage1, ok := checkNative(ac2, salt, h.auth); ok {
 			return credential{user: h.user, stage1: stage1}, true
 		}
 	}
