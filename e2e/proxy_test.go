@@ -51,7 +51,7 @@ func startProxyCluster(t *testing.T, ctx context.Context) *proxyCluster {
 		Primary: pc.primary.Port(), Replicas: []int{pc.r2.Port(), pc.proxyLink.Port()}, RootPassword: rootPassword,
 		ExtraArgs: []string{"--check-interval", "200ms", "--check-timeout", "300ms", "--recover-checks", "2",
 			"--max-replication-lag", "1s", "--read-your-writes-timeout", "2s", "--log-level", "debug",
-			"--max-connections-per-backend", "20"},
+			"--max-connections-per-backend", "20", "--max-allowed-packet", "1048576"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -423,5 +423,71 @@ func TestProxy(t *testing.T) {
 		if log := pc.proxy.Log(); !strings.Contains(log, `to=unknown reason="lag unknown (NULL)"`) || !strings.Contains(log, "to=down") {
 			t.Fatalf("the proxy's log lacks the state changes:\n%s", tail(log, 4<<10))
 		}
+	})
+
+	t.Run("bad input", func(t *testing.T) {
+		c := conn(t, ctx, pc.via)
+		big := "SELECT '" + strings.Repeat("x", 2<<20) + "'"
+		_, err := c.ExecContext(ctx, big)
+		wantErrNo(t, "a 2 MiB query past --max-allowed-packet 1 MiB", err, 1153)
+		_, err = pc.via.ExecContext(ctx, "SELEC 1")
+		wantErrNo(t, "a syntax error", err, 1064)
+		// The proxy answers the rest.
+		if n := queryInt(t, ctx, pc.via, "SELECT COUNT(*) FROM t WHERE id <= 3"); n != 3 {
+			t.Fatalf("after bad input: %d rows", n)
+		}
+	})
+
+	t.Run("replica killed", func(t *testing.T) {
+		// Reads keep coming while replica 2 dies: a read that failed
+		// before any of its answer went out is retried on the primary,
+		// so no client sees an error; within 2 s replica 2 is drained.
+		var wg sync.WaitGroup
+		stop := make(chan struct{})
+		var mu sync.Mutex
+		var errs []error
+		reads := 0
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 100000; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					var v int64
+					err := pc.via.QueryRowContext(ctx, "SELECT v FROM t WHERE id = 2").Scan(&v)
+					mu.Lock()
+					reads++
+					if err == nil && v != 20 {
+						err = fmt.Errorf("v=%d", v)
+					}
+					if err != nil {
+						errs = append(errs, err)
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+		time.Sleep(300 * time.Millisecond)
+		if err := pc.r2.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		d := pc.waitStates(t, ctx, "down", "online")
+		time.Sleep(300 * time.Millisecond)
+		close(stop)
+		wg.Wait()
+		if len(errs) > 0 {
+			t.Fatalf("%d of %d reads failed while a replica died, first: %v", len(errs), reads, errs[0])
+		}
+		if d > 2*time.Second {
+			t.Errorf("replica 2 drained %v after it was killed", d)
+		}
+		if ids := serverIDs(t, ctx, pc.via, 10, "SELECT @@server_id"); ids[3] != 10 {
+			t.Fatalf("with replica 2 dead, reads ran on %v", ids)
+		}
+		t.Logf("%d reads while replica 2 died, none failed; drained after %v", reads, d)
 	})
 }

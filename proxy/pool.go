@@ -25,6 +25,8 @@ type pool struct {
 
 	mu   sync.Mutex
 	idle map[poolKey][]*backendConn
+	// all holds every open connection, idle or in use (Close cuts them).
+	all map[*backendConn]struct{}
 	// wake[i] is closed (and replaced) when a connection to backend i
 	// comes back or closes.
 	wake []chan struct{}
@@ -42,7 +44,7 @@ type backendCounters struct {
 
 func newPool(addrs []string, maxConns int, idleTimeout, dialTimeout time.Duration) *pool {
 	p := &pool{addrs: addrs, maxConns: maxConns, idleTimeout: idleTimeout, dialTimeout: dialTimeout,
-		idle: map[poolKey][]*backendConn{}, stats: make([]backendCounters, len(addrs))}
+		idle: map[poolKey][]*backendConn{}, all: map[*backendConn]struct{}{}, stats: make([]backendCounters, len(addrs))}
 	for range addrs {
 		p.slots = append(p.slots, make(chan struct{}, maxConns))
 		p.wake = append(p.wake, make(chan struct{}))
@@ -83,6 +85,9 @@ func (p *pool) get(ctx context.Context, i int, cred credential) (*backendConn, e
 				return nil, err
 			}
 			p.stats[i].open.Add(1)
+			p.mu.Lock()
+			p.all[c] = struct{}{}
+			p.mu.Unlock()
 			return c, nil
 		default:
 		}
@@ -141,6 +146,9 @@ func (p *pool) put(c *backendConn) {
 // discard closes a connection and frees its slot.
 func (p *pool) discard(c *backendConn) {
 	c.close()
+	p.mu.Lock()
+	delete(p.all, c)
+	p.mu.Unlock()
 	p.stats[c.backend].open.Add(-1)
 	<-p.slots[c.backend]
 	p.notify(c.backend)
@@ -166,5 +174,15 @@ func (p *pool) closeIdle(all bool) {
 	p.mu.Unlock()
 	for _, c := range out {
 		p.discard(c)
+	}
+}
+
+// cutAll closes the socket of every open connection, in use or not, so
+// that a session waiting on a backend ends (at shutdown).
+func (p *pool) cutAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.all {
+		c.close()
 	}
 }

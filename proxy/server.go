@@ -225,6 +225,7 @@ func (s *Server) Close() error {
 		c.Close()
 	}
 	s.mu.Unlock()
+	s.pool.cutAll()
 	s.wg.Wait()
 	s.pool.closeIdle(true)
 	s.closeMon()
