@@ -266,6 +266,7 @@ func (p *statsProvider) analyze(ctx *sql.Context, tb *Table, stop <-chan struct{
 		return err
 	}
 	defer it.Close()
+	it.Uncounted()
 	it.Project(need)
 	rng := rand.New(rand.NewSource(int64(st.Def.ID)))
 	var sample []sql.Row
@@ -336,23 +337,53 @@ func (p *statsProvider) analyze(ctx *sql.Context, tb *Table, stop <-chan struct{
 }
 
 // statistic wraps one index's analysis as GMS's statistic, with the
-// functional dependencies the memo reads from it. The histogram describes
-// the index's first column only: GMS v0.20.0's histogram union
-// (stats.Union, costing OR filters) indexes past the end of multi-column
-// bucket keys and panics; the per-prefix distinct counts keep every
-// column.
+// functional dependencies the memo reads from it. The statistic names
+// every column of the index: GMS's index coster applies only filters on
+// the statistic's columns, so a statistic of the first column alone made
+// every lookup by a composite key a range over its first column (issue
+// 29: a full-key lookup of stock read, and locked, a whole warehouse).
+// The histogram still describes the first column only, its keys padded
+// with NULLs to the index's width (padKey): GMS v0.20.0's histogram union
+// and intersection (stats.Union, stats.Intersect, costing OR filters)
+// compare every position of two keys after the first has already moved
+// past one of them, which with distinct later values indexes past a
+// slice's end and panics; equal later values keep them on their path.
+// The per-prefix distinct counts keep every column.
 func (p *statsProvider) statistic(tb *Table, ix *Index, types []sql.Type, cols []string, ks keyStats, dataLen uint64, at time.Time) (*indexStats, error) {
 	qual := sql.NewStatQualifier(strings.ToLower(tb.db.name), "", strings.ToLower(tb.Name()), strings.ToLower(ix.name))
 	var avg uint64
 	if ks.rows > 0 {
 		avg = dataLen / max(p.store.ApproxRows(tb.t), 1)
 	}
-	s := stats.NewStatistic(ks.rows, ks.distinct, ks.nulls, avg, at, qual, cols[:1], types[:1], ks.buckets, sql.IndexClassDefault, ks.lower)
+	n := len(cols)
+	buckets := make([]sql.HistogramBucket, len(ks.buckets))
+	for i, b := range ks.buckets {
+		var mcvs []sql.Row
+		for _, m := range b.Mcvs() {
+			mcvs = append(mcvs, padKey(m, n))
+		}
+		buckets[i] = stats.NewHistogramBucket(b.RowCount(), b.DistinctCount(), b.NullCount(), b.BoundCount(), padKey(b.UpperBound(), n), b.McvCounts(), mcvs)
+	}
+	var lower sql.Row
+	if ks.lower != nil {
+		lower = padKey(ks.lower, n)
+	}
+	s := stats.NewStatistic(ks.rows, ks.distinct, ks.nulls, avg, at, qual, cols, types, buckets, sql.IndexClassDefault, lower)
 	fds, colset, err := stats.IndexFds(strings.ToLower(tb.Name()), tb.Schema(), ix)
 	if err != nil {
 		return nil, err
 	}
 	return &indexStats{stat: newIndexStatistic(s).WithFuncDeps(fds).WithColSet(colset), prefix: ks.prefix}, nil
+}
+
+// padKey returns a histogram key of the first index column (k[:1]) widened
+// to n columns with NULLs (see statistic).
+func padKey(k sql.Row, n int) sql.Row {
+	out := make(sql.Row, n)
+	if len(k) > 0 {
+		out[0] = k[0]
+	}
+	return out
 }
 
 // prefixCounts returns the rows of db.table and the distinct count of

@@ -18,7 +18,8 @@ import (
 // indexable type round-trips through the code that parses literals.
 // Statistics that no longer fit the table (an index renamed, a column
 // type changed in place) are dropped on load and rebuilt by the refresh
-// rule.
+// rule. A histogram is of an index's first column (statistic), so its
+// keys are stored as that one value, whatever the index's width.
 
 const statsMetaVersion = 2
 
@@ -92,20 +93,21 @@ func (p *statsProvider) persist(id uint32, ts *tableStats) error {
 	rec := statsRecord{Version: statsMetaVersion, Sig: ts.sig, Rows: ts.rows, At: ts.at.UnixNano()}
 	for name, is := range ts.idx {
 		s := is.stat
+		first := s.Types()[:1]
 		ir := indexRecord{Name: name, Rows: s.RowCount(), Distinct: s.DistinctCount(), Nulls: s.NullCount(), Prefix: is.prefix}
 		var err error
 		if s.LowerBound() != nil {
-			if ir.Lower, err = encodeKey(ctx, s.Types(), s.LowerBound()); err != nil {
+			if ir.Lower, err = encodeKey(ctx, first, s.LowerBound()[:1]); err != nil {
 				return err
 			}
 		}
 		for _, b := range s.Histogram() {
 			br := bucketRecord{Rows: b.RowCount(), Distinct: b.DistinctCount(), Nulls: b.NullCount(), Bound: b.BoundCount(), McvCounts: b.McvCounts()}
-			if br.Upper, err = encodeKey(ctx, s.Types(), b.UpperBound()); err != nil {
+			if br.Upper, err = encodeKey(ctx, first, b.UpperBound()[:1]); err != nil {
 				return err
 			}
 			for _, m := range b.Mcvs() {
-				k, err := encodeKey(ctx, s.Types(), m)
+				k, err := encodeKey(ctx, first, m[:1])
 				if err != nil {
 					return err
 				}

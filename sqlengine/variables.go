@@ -185,6 +185,7 @@ func registerStatus(e *Engine) {
 	RegisterStatus("Innodb_row_lock_waits", func() any { return st.Stats().Locks.TotalWaits })
 	RegisterStatus("Innodb_deadlocks", func() any { return st.Stats().Locks.Deadlocks })
 	RegisterStatus("Innodb_row_lock_timeouts", func() any { return st.Stats().Locks.Timeouts })
+	RegisterStatus("Innodb_rows_read", func() any { return st.Stats().RowsRead })
 	RegisterStatus("Petrel_commits", func() any { return st.Stats().Commits })
 	RegisterStatus("Petrel_rollbacks", func() any { return st.Stats().Rollbacks })
 	RegisterStatus("Petrel_storage_syncs", func() any { return st.Stats().StorageSyncs })

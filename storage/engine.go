@@ -191,12 +191,16 @@ type Stats struct {
 	Commits      atomic.Uint64
 	Rollbacks    atomic.Uint64
 	StorageSyncs atomic.Uint64
+	// RowsRead counts the rows scans and primary-key lookups returned to
+	// their callers (InnoDB's Innodb_rows_read).
+	RowsRead atomic.Uint64
 }
 
 // StatsSnapshot is a point-in-time copy of Stats plus lock statistics.
 type StatsSnapshot struct {
 	Commits, Rollbacks uint64
 	StorageSyncs       uint64
+	RowsRead           uint64
 	Locks              lock.Stats
 	LastSeq            uint64
 }
@@ -346,6 +350,7 @@ func (e *Engine) Stats() StatsSnapshot {
 		Commits:      e.stats.Commits.Load(),
 		Rollbacks:    e.stats.Rollbacks.Load(),
 		StorageSyncs: e.stats.StorageSyncs.Load(),
+		RowsRead:     e.stats.RowsRead.Load(),
 		Locks:        e.locks.Stats(),
 		LastSeq:      e.turn.done(),
 	}

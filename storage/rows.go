@@ -487,6 +487,10 @@ type RowIter struct {
 	reverse bool
 	started bool
 	ctx     context.Context
+	// read counts the rows returned, added to the engine's RowsRead at
+	// Close (one atomic add per scan, not per row) unless uncounted.
+	read      uint64
+	uncounted bool
 }
 
 // Scan iterates the rows whose entries in index ixID (0 = primary) lie in
@@ -517,9 +521,14 @@ func (t *Txn) Scan(ctx context.Context, tb *Table, ixID uint8, lo, hi []byte, re
 	return r, nil
 }
 
-// Point is GetRow: the one-Get path of primary-key equality lookups.
+// Point is GetRow: the one-Get path of primary-key equality lookups. A
+// row found counts in the engine's RowsRead.
 func (t *Txn) Point(ctx context.Context, tb *Table, key []byte) (sql.Row, error) {
-	return t.GetRow(ctx, tb, key)
+	row, err := t.GetRow(ctx, tb, key)
+	if row != nil {
+		t.e.stats.RowsRead.Add(1)
+	}
+	return row, err
 }
 
 // IndexKeyPrefix returns the key prefix of index ixID of tb.
@@ -527,6 +536,14 @@ func (tb *Table) IndexKeyPrefix(ixID uint8) []byte { return indexPrefix(nil, tb.
 
 // Next returns the next row, or nil at the end.
 func (r *RowIter) Next() (sql.Row, error) {
+	row, err := r.next()
+	if row != nil {
+		r.read++
+	}
+	return row, err
+}
+
+func (r *RowIter) next() (sql.Row, error) {
 	if r.it == nil {
 		return nil, base.Errorf(base.ClassInternal, "storage: row iterator of %s used after it was closed", r.tb.Def.Name)
 	}
@@ -577,6 +594,7 @@ func (r *RowIter) NextBorrowed(dst sql.Row) (sql.Row, error) {
 	if !r.step() {
 		return nil, readErr(r.it.Error())
 	}
+	r.read++
 	return keys.DecodeRowBorrowed(dst, r.it.Value(), r.tb.Schema, r.want)
 }
 
@@ -596,6 +614,7 @@ func (r *RowIter) NextRaw() ([]byte, error) {
 	if !r.step() {
 		return nil, readErr(r.it.Error())
 	}
+	r.read++
 	return r.it.Value(), nil
 }
 
@@ -624,6 +643,9 @@ func (r *RowIter) Close() error {
 	}
 	err := readErr(r.it.Close())
 	r.it = nil
+	if r.read > 0 && !r.uncounted {
+		r.t.e.stats.RowsRead.Add(r.read)
+	}
 	rows := r.t.rows
 	for i, o := range rows {
 		if o == r {
@@ -633,6 +655,11 @@ func (r *RowIter) Close() error {
 	}
 	return err
 }
+
+// Uncounted keeps this iterator's rows out of the engine's RowsRead (a
+// statistics sample is not a read by a statement, as InnoDB's page
+// sampling is not).
+func (r *RowIter) Uncounted() { r.uncounted = true }
 
 // closeRows closes the row iterators still open at the transaction's end.
 func (t *Txn) closeRows() {
