@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"log/slog"
 	"net"
 	"os"
@@ -49,6 +48,10 @@ type FetchOptions struct {
 	// ChunkSize is the size of each read from the donor; default 4 MiB,
 	// at most MaxChunk.
 	ChunkSize int
+	// Parallel is how many connections pull chunks at once (MySQL's
+	// clone_max_concurrency); default 4. Reads overlap the round trips
+	// and the copies at both ends.
+	Parallel int
 	// Timeout bounds the connection and each statement; default 60s (the
 	// donor's snapshot flushes a memtable).
 	Timeout time.Duration
@@ -73,6 +76,9 @@ func (o *FetchOptions) setDefaults() error {
 		o.ChunkSize = 4 << 20
 	}
 	o.ChunkSize = min(o.ChunkSize, MaxChunk)
+	if o.Parallel <= 0 {
+		o.Parallel = 4
+	}
 	if o.Timeout <= 0 {
 		o.Timeout = 60 * time.Second
 	}
@@ -169,11 +175,8 @@ func Fetch(ctx context.Context, opts FetchOptions) (res *Result, err error) {
 	if err := os.MkdirAll(staging, 0o750); err != nil {
 		return nil, fmt.Errorf("clone: %w", err)
 	}
-	var pace Pacer
-	for _, f := range man.Files {
-		if err := c.copyFile(ctx, man.ID, f, staging, &pace); err != nil {
-			return nil, err
-		}
+	if err := copyFiles(ctx, c, man, staging, opts); err != nil {
+		return nil, err
 	}
 	// Released before the local work: the donor's links can go.
 	if err := c.end(man.ID); err != nil {
@@ -215,21 +218,31 @@ func (c *client) close() {
 	c.conn.Close()
 }
 
-// exec runs one statement under the per-statement deadline.
-func (c *client) exec(q string, maxRows int) ([][]string, error) {
+// exec runs one statement under the per-statement deadline and returns
+// its rows (a NULL reads as empty).
+func (c *client) exec(q string, maxRows int) ([][][]byte, error) {
 	c.conn.Conn.SetDeadline(time.Now().Add(c.opts.Timeout))
 	res, err := c.conn.ExecuteFetch(q, maxRows, false)
 	if err != nil {
 		return nil, donorError(err)
 	}
-	out := make([][]string, len(res.Rows))
+	out := make([][][]byte, len(res.Rows))
 	for i, r := range res.Rows {
-		out[i] = make([]string, len(r))
+		out[i] = make([][]byte, len(r))
 		for j, v := range r {
-			out[i][j] = v.ToString()
+			out[i][j] = v.Raw()
 		}
 	}
 	return out, nil
+}
+
+// strs is a row as strings.
+func strs(r [][]byte) []string {
+	out := make([]string, len(r))
+	for i, v := range r {
+		out[i] = string(v)
+	}
+	return out
 }
 
 func donorError(err error) error {
@@ -244,9 +257,13 @@ func donorError(err error) error {
 // snapshot's fields repeated (ID, FORMAT, VERSION, GTID_EXECUTED,
 // BINLOG_FILE, BINLOG_POSITION, FILE, SIZE).
 func (c *client) snapshot() (*Manifest, error) {
-	rows, err := c.exec("CLONE SNAPSHOT", 1<<20)
+	raw, err := c.exec("CLONE SNAPSHOT", 1<<20)
 	if err != nil {
 		return nil, err
+	}
+	rows := make([][]string, len(raw))
+	for i, r := range raw {
+		rows[i] = strs(r)
 	}
 	if len(rows) == 0 || len(rows[0]) != 8 {
 		return nil, &ProtocolError{Msg: "CLONE SNAPSHOT returned no manifest"}
@@ -291,58 +308,6 @@ func (c *client) snapshot() (*Manifest, error) {
 func (c *client) end(id string) error {
 	_, err := c.exec("CLONE END '"+id+"'", 0)
 	return err
-}
-
-// copyFile pulls one file chunk by chunk, checking each chunk's CRC-32C
-// and the file's size, and syncs it.
-func (c *client) copyFile(ctx context.Context, id string, f File, staging string, pace *Pacer) error {
-	dst := filepath.Join(staging, filepath.FromSlash(f.Name))
-	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
-		return fmt.Errorf("clone: %w", err)
-	}
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o640)
-	if err != nil {
-		return fmt.Errorf("clone: %w", err)
-	}
-	defer out.Close()
-	clk := c.opts.Clock
-	for off := int64(0); off < f.Size; {
-		n := min(int64(c.opts.ChunkSize), f.Size-off)
-		if w := pace.Wait(clk.Now(), n, c.opts.MaxBandwidth()); w > 0 {
-			t := time.NewTimer(w)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return ctx.Err()
-			case <-t.C:
-			}
-		}
-		rows, err := c.exec(fmt.Sprintf("CLONE READ '%s' FILE '%s' OFFSET %d LENGTH %d", id, f.Name, off, n), 1)
-		if err != nil {
-			return err
-		}
-		if len(rows) != 1 || len(rows[0]) != 2 {
-			return &ProtocolError{Msg: "CLONE READ returned no chunk"}
-		}
-		data := []byte(rows[0][0])
-		sum, err := strconv.ParseUint(rows[0][1], 10, 32)
-		if err != nil || int64(len(data)) != n || crc32.Checksum(data, castagnoli) != uint32(sum) {
-			return &ProtocolError{Msg: fmt.Sprintf("chunk of %s at %d: %d bytes (want %d) or a checksum mismatch", f.Name, off, len(data), n)}
-		}
-		if _, err := out.Write(data); err != nil {
-			return fmt.Errorf("clone: write %s: %w", dst, err)
-		}
-		off += n
-		c.opts.Progress.add(clk.Now(), n)
-	}
-	if err := out.Sync(); err != nil {
-		return fmt.Errorf("clone: sync %s: %w", dst, err)
-	}
-	st, err := out.Stat()
-	if err != nil || st.Size() != f.Size {
-		return &ProtocolError{Msg: fmt.Sprintf("%s holds %d bytes, the donor listed %d", f.Name, st.Size(), f.Size)}
-	}
-	return out.Close()
 }
 
 // commitStaging makes the staged copy a datadir's storage and log, syncs
