@@ -432,6 +432,12 @@ func TestProxy(t *testing.T) {
 		wantErrNo(t, "a 2 MiB query past --max-allowed-packet 1 MiB", err, 1153)
 		_, err = pc.via.ExecContext(ctx, "SELEC 1")
 		wantErrNo(t, "a syntax error", err, 1064)
+		// go-sql-driver does not ask for several statements per query.
+		_, err = pc.via.ExecContext(ctx, "INSERT INTO t VALUES (950, 1); INSERT INTO t VALUES (951, 1)")
+		wantErrNo(t, "two statements without CLIENT_MULTI_STATEMENTS", err, 1064)
+		if n := queryInt(t, ctx, pc.src, "SELECT COUNT(*) FROM app.t WHERE id IN (950, 951)"); n != 0 {
+			t.Fatalf("a refused multi-statement query inserted %d rows", n)
+		}
 		// The proxy answers the rest.
 		if n := queryInt(t, ctx, pc.via, "SELECT COUNT(*) FROM t WHERE id <= 3"); n != 3 {
 			t.Fatalf("after bad input: %d rows", n)

@@ -69,6 +69,9 @@ type Statement struct {
 	// (a bad value).
 	Mode Mode
 	Err  error
+	// Multi: the text holds several statements (refused unless the
+	// client asked for CLIENT_MULTI_STATEMENTS).
+	Multi bool
 }
 
 // stateFuncs are functions whose result or effect belongs to one
@@ -88,7 +91,7 @@ func Classify(query string) Statement {
 		return Statement{Kind: KindSessionState, Why: "unparsed"}
 	}
 	if strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(query[min(rest, len(query)):]), ";")) != "" {
-		return Statement{Kind: KindSessionState, Why: "several statements"}
+		return Statement{Kind: KindSessionState, Why: "several statements", Multi: true}
 	}
 	switch s := stmt.(type) {
 	case *ast.Select:

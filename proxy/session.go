@@ -151,6 +151,11 @@ func (s *session) sendErr(code int, msg string) error {
 
 func (s *session) comQuery(pkt []byte) error {
 	st := Classify(string(pkt[1:]))
+	if st.Multi && s.caps&capMultiStatements == 0 {
+		// The backends' connections allow several statements; this
+		// client did not ask for them.
+		return s.sendErr(mysqlerr.ErParse, "You have an error in your SQL syntax: several statements in one query (CLIENT_MULTI_STATEMENTS is off)")
+	}
 	switch st.Kind {
 	case KindProxySet:
 		if st.Err != nil {
