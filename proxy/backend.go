@@ -305,7 +305,6 @@ func (e errBackendIO) Unwrap() error { return e.err }
 // GTID waits, gtid_executed, USE). NULL is nil.
 func (b *backendConn) query(q string, timeout time.Duration) (rows [][]*string, status uint16, err error) {
 	b.pc.deadline(timeout)
-	defer b.pc.deadline(0)
 	b.pc.seq = 0
 	if err := b.pc.writePacket(append([]byte{comQuery}, q...)); err != nil {
 		b.broken = true

@@ -29,7 +29,8 @@ type pool struct {
 	all map[*backendConn]struct{}
 	// wake[i] is closed (and replaced) when a connection to backend i
 	// comes back or closes.
-	wake []chan struct{}
+	wake    []chan struct{}
+	waiters []int
 }
 
 type poolKey struct {
@@ -48,15 +49,17 @@ func newPool(addrs []string, maxConns int, idleTimeout, dialTimeout time.Duratio
 	for range addrs {
 		p.slots = append(p.slots, make(chan struct{}, maxConns))
 		p.wake = append(p.wake, make(chan struct{}))
+		p.waiters = append(p.waiters, 0)
 	}
 	return p
 }
 
 // get returns an idle connection of cred's account to backend i, or a
-// new one; when the backend has maxConns open it waits (until ctx ends)
-// for one to come back or close.
-func (p *pool) get(ctx context.Context, i int, cred credential) (*backendConn, error) {
+// new one; when the backend has maxConns open it waits (up to wait, or
+// until ctx ends) for one to come back or close.
+func (p *pool) get(ctx context.Context, i int, cred credential, wait time.Duration) (*backendConn, error) {
 	key := poolKey{i, cred.user}
+	var timer <-chan time.Time
 	for {
 		now := time.Now()
 		p.mu.Lock()
@@ -71,13 +74,21 @@ func (p *pool) get(ctx context.Context, i int, cred credential) (*backendConn, e
 				p.mu.Lock()
 			}
 		}
+		if c != nil {
+			p.mu.Unlock()
+			return c, nil
+		}
+		p.waiters[i]++
 		wake := p.wake[i]
 		p.mu.Unlock()
-		if c != nil {
-			return c, nil
+		waited := func() {
+			p.mu.Lock()
+			p.waiters[i]--
+			p.mu.Unlock()
 		}
 		select {
 		case p.slots[i] <- struct{}{}:
+			waited()
 			c, err := dialBackend(ctx, p.addrs[i], i, cred, p.dialTimeout)
 			if err != nil {
 				<-p.slots[i]
@@ -94,21 +105,34 @@ func (p *pool) get(ctx context.Context, i int, cred credential) (*backendConn, e
 		// Full: another account's idle connection makes room, or wait
 		// for a connection to come back.
 		if p.evictOther(key) {
+			waited()
 			continue
+		}
+		if timer == nil {
+			t := time.NewTimer(wait)
+			defer t.Stop()
+			timer = t.C
 		}
 		select {
 		case <-wake:
+			waited()
+		case <-timer:
+			waited()
+			return nil, fmt.Errorf("proxy: no connection to %s within %v (%d open)", p.addrs[i], wait, p.maxConns)
 		case <-ctx.Done():
-			return nil, fmt.Errorf("proxy: no connection to %s within the wait (%d open): %w", p.addrs[i], p.maxConns, ctx.Err())
+			waited()
+			return nil, ctx.Err()
 		}
 	}
 }
 
-// notify wakes the waiters for backend i's connections.
+// notify wakes the waiters for backend i's connections, if any.
 func (p *pool) notify(i int) {
 	p.mu.Lock()
-	close(p.wake[i])
-	p.wake[i] = make(chan struct{})
+	if p.waiters[i] > 0 {
+		close(p.wake[i])
+		p.wake[i] = make(chan struct{})
+	}
 	p.mu.Unlock()
 }
 

@@ -342,7 +342,7 @@ func (s *Server) handshake(pc *packetConn) (*session, bool) {
 		rs: Session{Mode: s.opts.DefaultMode}, stmts: map[uint32]*pstmt{}}
 	// The first backend connection proves the account and database on
 	// the primary (a locked account, a missing database).
-	bc, err := s.pool.get(ctx, Primary, cred)
+	bc, err := s.pool.get(ctx, Primary, cred, s.opts.ConnectTimeout)
 	if err == nil && h.db != "" {
 		err = bc.useDB(h.db, s.opts.ConnectTimeout)
 	}

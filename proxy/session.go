@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -53,7 +52,7 @@ var errClientGone = errors.New("proxy: client connection lost")
 
 func (s *session) serve() {
 	for {
-		s.cl.deadline(s.srv.opts.ClientIdleTimeout)
+		s.cl.ensureDeadline(s.srv.opts.ClientIdleTimeout)
 		pkt, err := s.cl.readPacket(s.srv.opts.MaxAllowedPacket)
 		if errors.Is(err, errPacketTooLarge) {
 			_ = s.sendErr(mysqlerr.ErNetPacketTooLarge, "Got a packet bigger than 'max_allowed_packet' bytes")
@@ -62,7 +61,6 @@ func (s *session) serve() {
 		if err != nil {
 			return
 		}
-		s.cl.deadline(0)
 		if len(pkt) == 0 {
 			_ = s.sendErr(mysqlerr.ErMalformedPacket, "Malformed communication packet.")
 			return
@@ -296,12 +294,11 @@ func (s *session) backendFailed(err error, fatal bool) error {
 // primary connection for dedicated work, else a pooled one, set to the
 // session's database.
 func (s *session) acquire(d Decision) (*backendConn, error) {
-	ctx, cancel := context.WithTimeout(s.srv.ctx, s.srv.opts.PoolWait)
-	defer cancel()
+	ctx, wait := s.srv.ctx, s.srv.opts.PoolWait
 	var c *backendConn
 	if d.Backend == Primary && (d.Dedicated || s.dedicated != nil) {
 		if s.dedicated == nil {
-			bc, err := s.srv.pool.get(ctx, Primary, s.cred)
+			bc, err := s.srv.pool.get(ctx, Primary, s.cred, wait)
 			if err != nil {
 				return nil, err
 			}
@@ -309,7 +306,7 @@ func (s *session) acquire(d Decision) (*backendConn, error) {
 		}
 		c = s.dedicated
 	} else {
-		bc, err := s.srv.pool.get(ctx, d.Backend, s.cred)
+		bc, err := s.srv.pool.get(ctx, d.Backend, s.cred, wait)
 		if err != nil {
 			return nil, err
 		}
@@ -347,8 +344,7 @@ func (s *session) release(c *backendConn) {
 // command. It reports whether the response was not an error, and keeps
 // the session's transaction state from the final status flags.
 func (s *session) relay(c *backendConn, cmds [][]byte) (bool, error) {
-	c.pc.deadline(s.srv.opts.QueryTimeout)
-	defer c.pc.deadline(0)
+	c.pc.ensureDeadline(s.srv.opts.QueryTimeout)
 	for _, cmd := range cmds {
 		c.pc.seq = 0
 		if err := c.pc.writePacket(cmd); err != nil {
@@ -614,8 +610,7 @@ func executeBody(pkt []byte, ps *pstmt) ([]byte, error) {
 // statement id, its parameter and column counts and the response's
 // packets (for the client).
 func (b *backendConn) prepare(query string, timeout time.Duration) (id uint32, params, cols int, pkts [][]byte, err error) {
-	b.pc.deadline(timeout)
-	defer b.pc.deadline(0)
+	b.pc.ensureDeadline(timeout)
 	b.pc.seq = 0
 	if err := b.pc.writePacket(append([]byte{comStmtPrepare}, query...)); err != nil {
 		b.broken = true

@@ -79,6 +79,8 @@ type packetConn struct {
 	r   *bufio.Reader
 	w   *bufio.Writer
 	seq uint8
+	// until is the socket deadline set last (zero: none).
+	until time.Time
 }
 
 func newPacketConn(c net.Conn) *packetConn {
@@ -159,11 +161,27 @@ func (p *packetConn) writeFrame(hdr [4]byte, payload []byte) error {
 
 func (p *packetConn) flush() error { return p.w.Flush() }
 
+// deadline sets the socket's deadline d from now (0: none).
 func (p *packetConn) deadline(d time.Duration) {
 	if d > 0 {
-		_ = p.c.SetDeadline(time.Now().Add(d))
+		p.until = time.Now().Add(d)
 	} else {
-		_ = p.c.SetDeadline(time.Time{})
+		p.until = time.Time{}
+	}
+	_ = p.c.SetDeadline(p.until)
+}
+
+// ensureDeadline makes sure at least d/2 of a deadline d is left,
+// resetting it to d from now only then: a long deadline (a statement's,
+// a client's idle time) costs no timer update per statement.
+func (p *packetConn) ensureDeadline(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	now := time.Now()
+	if p.until.IsZero() || p.until.Sub(now) < d/2 {
+		p.until = now.Add(d)
+		_ = p.c.SetDeadline(p.until)
 	}
 }
 
