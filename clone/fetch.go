@@ -17,6 +17,7 @@ import (
 
 	"petrel/binlog"
 	"petrel/internal/base"
+	"petrel/internal/tcptune"
 	"petrel/storage"
 )
 
@@ -55,6 +56,10 @@ type FetchOptions struct {
 	// Timeout bounds the connection and each statement; default 60s (the
 	// donor's snapshot flushes a memtable).
 	Timeout time.Duration
+	// TCP are the socket settings of the connections to the donor (the
+	// server passes replication's: replication_tcp_congestion_control,
+	// keepalives, TCP_NODELAY); nil leaves the sockets as dialled.
+	TCP func() tcptune.Options
 	// Progress receives the clone's status; default a private one.
 	Progress *Progress
 	// Logger; default slog.Default(). Clock; default the wall clock.
@@ -207,6 +212,13 @@ func dial(ctx context.Context, opts FetchOptions) (*client, error) {
 	})
 	if err != nil {
 		return nil, donorError(err)
+	}
+	if opts.TCP != nil {
+		if res, err := tcptune.Apply(conn.Conn, opts.TCP()); err != nil {
+			opts.Logger.Warn("clone: TCP settings not applied", "error", err)
+		} else if res.Fallback {
+			opts.Logger.Warn("clone: congestion control not available; the kernel's default is used", "using", res.CongestionControl, "reason", res.Reason)
+		}
 	}
 	c := &client{opts: opts, conn: conn}
 	c.stop = context.AfterFunc(ctx, func() { conn.Conn.Close() })

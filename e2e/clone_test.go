@@ -87,6 +87,41 @@ func TestCloneUnderLoad(t *testing.T) {
 	t.Logf("cloned %d bytes in %v while the donor committed %d transactions; %d acknowledged in all", bytes, took.Round(time.Millisecond), during, acked)
 }
 
+// TestCloneFromReplica: the donor is a replica applying its source's
+// writes; the clone then replicates from the source by auto-position and
+// ends with the source's rows and GTID set. A relay refuses to be a donor
+// (3869, passed on by the recipient).
+func TestCloneFromReplica(t *testing.T) {
+	ctx := testContext(t, 90*time.Second)
+	src, sdb := cloneDonor(t, ctx, 2000)
+	donor := startReplicaServer(t, ctx, 2, nil)
+	ddb := rootDB(t, donor, "")
+	pointAt(t, ctx, ddb, src.Port(), "")
+	waitCaughtUp(t, ctx, sdb, ddb, 30*time.Second)
+	relay := startPetrel(t, ctx, lab.PetrelOptions{Command: "relay", ServerID: 4})
+	_, err := rootDB(t, relay, "").ExecContext(ctx, "CLONE SNAPSHOT")
+	wantErrNo(t, "CLONE SNAPSHOT on a relay", err, 3869)
+
+	rcpt := startReplicaServer(t, ctx, 3, nil)
+	rdb := rootDB(t, rcpt, "")
+	_, err = rdb.ExecContext(ctx, cloneStmt(relay, "root", rootPassword))
+	wantErrNo(t, "CLONE INSTANCE from a relay", err, 3869)
+
+	load := startWriteLoad(ctx, sdb, 2)
+	time.Sleep(200 * time.Millisecond)
+	mustExec(t, ctx, rdb, cloneStmt(donor, "root", rootPassword))
+	cloned := waitRestarted(t, ctx, rcpt, 30*time.Second)
+	subsetGTIDs(t, "clone within the source", cloned, queryString(t, ctx, sdb, "SELECT @@GLOBAL.gtid_executed"))
+	rdb = rootDB(t, rcpt, "")
+	pointAt(t, ctx, rdb, src.Port(), "")
+	acked := load.finish()
+	got := waitCaughtUp(t, ctx, sdb, rdb, 30*time.Second)
+	sameGTIDs(t, "clone vs source", got, queryString(t, ctx, sdb, "SELECT @@GLOBAL.gtid_executed"))
+	if n, k := sameTable(t, ctx, sdb, rdb, "c.t", "id"), sameTable(t, ctx, sdb, rdb, "c.k", "w, n"); int64(n) != 2000+acked || int64(k) != acked {
+		t.Fatalf("rows: c.t %d (want %d), c.k %d (want %d)", n, 2000+acked, k, acked)
+	}
+}
+
 // TestCloneInterrupted: a clone cut short leaves no half-usable datadir.
 // The recipient killed with -9 mid-clone restarts on its old (empty)
 // data, saying it removed the interrupted clone; the donor killed mid-clone

@@ -9,6 +9,7 @@ import (
 
 	"petrel/clone"
 	"petrel/clone/clonesql"
+	"petrel/repl/replsql"
 )
 
 // installClone runs before storage opens: a committed clone in the
@@ -50,7 +51,8 @@ func clonedWithoutIdentity(dir string) bool {
 // GTID set is its log's) and a recipient (CLONE INSTANCE).
 func (n *Node) openClone() error {
 	if n.opts.Relay {
-		return nil // a relay holds no storage to give or replace
+		clonesql.Register(n.sql, clonesql.Options{Refuse: "a relay holds its source's binary log, not data: it neither gives nor takes clones"})
+		return nil
 	}
 	var err error
 	if n.binlog != nil {
@@ -60,7 +62,7 @@ func (n *Node) openClone() error {
 		}
 	}
 	clonesql.Register(n.sql, clonesql.Options{Donor: n.donor, Store: n.store, Log: n.binlog, Datadir: n.opts.Datadir,
-		Restart: n.requestRestart, Logger: n.opts.Logger, Clock: n.opts.Clock})
+		Restart: n.requestRestart, TCP: replsql.TCPOptions, Logger: n.opts.Logger, Clock: n.opts.Clock})
 	return nil
 }
 

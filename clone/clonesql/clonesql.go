@@ -23,6 +23,7 @@ import (
 	"petrel/clone"
 	"petrel/internal/base"
 	"petrel/internal/mysqlerr"
+	"petrel/internal/tcptune"
 	"petrel/sqlengine"
 	"petrel/storage"
 )
@@ -69,8 +70,13 @@ type Options struct {
 	// Datadir receives a clone; Restart asks the process to restart on it.
 	Datadir string
 	Restart func()
-	Logger  *slog.Logger
-	Clock   base.Clock
+	// Refuse, when set, is why this instance neither gives nor takes
+	// clones (a relay): every clone statement answers it (3869).
+	Refuse string
+	// TCP are the recipient's socket settings (replication's).
+	TCP    func() tcptune.Options
+	Logger *slog.Logger
+	Clock  base.Clock
 }
 
 // Register adds the statements and tables to e.
@@ -80,6 +86,13 @@ func Register(e *sqlengine.Engine, o Options) {
 	}
 	o.Clock = base.ClockOr(o.Clock)
 	bandwidth.Store(int64(sqlengine.GlobalUint("clone_max_data_bandwidth", 0)))
+	if o.Refuse != "" {
+		refuse := func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
+			return nil, mysql.NewSQLError(mysqlerr.ErCloneSysConfig, mysqlerr.State(mysqlerr.ErCloneSysConfig), "Clone system configuration: %s", o.Refuse)
+		}
+		e.RegisterAdmin(`CLONE (SNAPSHOT|READ|END|INSTANCE)( .*)?`, 0, refuse)
+		return
+	}
 	r := &surface{e: e, o: o, progress: clone.NewProgress()}
 	if st, ok := clone.LoadStatus(o.Datadir, o.Clock.Now()); ok {
 		r.progress.Set(st)
@@ -209,7 +222,7 @@ func (r *surface) cloneInstance(ctx context.Context, s *sqlengine.Session, m []s
 	_, err := clone.Fetch(ctx, clone.FetchOptions{
 		Host: m[2], Port: port, User: m[1], Password: unquote(m[4]),
 		Datadir: r.o.Datadir, Destination: "LOCAL INSTANCE",
-		MaxBandwidth: bandwidthBytes, Progress: r.progress, Logger: r.o.Logger, Clock: r.o.Clock,
+		MaxBandwidth: bandwidthBytes, TCP: r.o.TCP, Progress: r.progress, Logger: r.o.Logger, Clock: r.o.Clock,
 	})
 	if err != nil {
 		return nil, sqlError(err)
@@ -272,7 +285,7 @@ func sqlError(err error) error {
 		fe *clone.FormatError
 	)
 	switch {
-	case errors.As(err, &de) && de.Num >= 2000:
+	case errors.As(err, &de) && de.Num >= 2000 && de.Num < 3000:
 		// The client's own error reaching the donor (2003: unreachable,
 		// 2013: the link cut): MySQL's clone reports it as ER_CLONE_DONOR
 		// (client numbers are not for servers to send; clients misread them).

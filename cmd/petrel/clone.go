@@ -13,8 +13,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"time"
 
 	"petrel/clone"
+	"petrel/internal/tcptune"
 )
 
 // runClone is `petrel clone --from HOST:PORT --user U --password P
@@ -48,7 +50,7 @@ func runClone(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	res, err := clone.Fetch(ctx, clone.FetchOptions{Host: host, Port: port, User: *user, Password: *password, Datadir: *datadir,
-		MaxBandwidth: func() int64 { return *bw << 20 }, Logger: logger})
+		MaxBandwidth: func() int64 { return *bw << 20 }, TCP: cloneTCP, Logger: logger})
 	if err == nil {
 		_, err = clone.Install(*datadir, logger)
 	}
@@ -62,6 +64,12 @@ func runClone(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "petrel clone: %d bytes from %s in %.1fs (%.0f MB/s); gtid_executed %s; start it with petrel server --datadir %s\n",
 		res.Bytes, *from, res.Elapsed.Seconds(), float64(res.Bytes)/1e6/max(res.Elapsed.Seconds(), 1e-9), res.Manifest.GTIDs, *datadir)
 	return 0
+}
+
+// cloneTCP: keepalives and TCP_NODELAY as on a replica's link; the
+// kernel's congestion control.
+func cloneTCP() tcptune.Options {
+	return tcptune.Options{KeepAliveIdle: 10 * time.Second, KeepAliveInterval: 5 * time.Second, KeepAliveCount: 3, NoDelay: true}
 }
 
 // cloneTarget checks the target datadir: missing (created; reported so a
