@@ -65,6 +65,10 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		return nil, implementedCollation(n.Collation)
 	case *plan.Update:
 		return o.e.buildExactUpdate(ctx, n, row)
+	case *plan.InsertInto:
+		return o.e.buildStoreInsert(ctx, n, row)
+	case *storeSource:
+		return o.e.buildStoreSource(ctx, n, row)
 	case *exactTarget:
 		return o.e.exec.Build(ctx, n.child, row)
 	case *plan.AnalyzeTable:

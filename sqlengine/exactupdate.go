@@ -136,9 +136,11 @@ func (e *Engine) buildExactUpdate(ctx *sql.Context, n *plan.Update, row sql.Row)
 	if err != nil {
 		return nil, nil
 	}
+	// The SET values take MySQL's rules for storing (storevalue.go).
+	n = storeUpdate(n, t.Schema()).(*plan.Update)
 	sch, ok := exactSchema(t.Schema())
 	if !ok {
-		return nil, nil
+		sch = t.Schema()
 	}
 	nn, err := n.WithChildren(&exactTarget{child: n.Child, table: t, schema: sch})
 	if err != nil {

@@ -310,6 +310,13 @@ func convert(ctx *sql.Context, st *storage.Table, o int, v any) (any, bool) {
 	if v == nil {
 		return nil, col.Nullable
 	}
+	// MySQL's storing rules first (storevalue.go): a value they would
+	// clip, truncate or refuse is GMS's to store, with its warning or
+	// error.
+	v, err := storeValue(ctx, storeMode{strict: true, exact: true}, col, v, 1)
+	if err != nil {
+		return nil, false
+	}
 	cv, inRange, err := col.Type.Convert(ctx, v)
 	if err != nil || inRange != sql.InRange {
 		return nil, false

@@ -56,6 +56,7 @@ const (
 	ErIncorrectGlobalLocalVar  = 1238 // ER_INCORRECT_GLOBAL_LOCAL_VAR
 	ErMasterFatalReadingLog    = 1236 // ER_SOURCE_FATAL_ERROR_READING_BINLOG
 	ErWarnDataOutOfRange       = 1264 // ER_WARN_DATA_OUT_OF_RANGE
+	ErWarnDataTruncated        = 1265 // WARN_DATA_TRUNCATED
 	ErUnknownCollation         = 1273 // ER_UNKNOWN_COLLATION
 	ErOptionPreventsStatement  = 1290 // ER_OPTION_PREVENTS_STATEMENT
 	ErSPDoesNotExist           = 1305 // ER_SP_DOES_NOT_EXIST
@@ -164,7 +165,7 @@ var states = map[int]string{
 	ErWrongValueForVar: "42000", ErNotSupportedYet: "42000", ErWarnDataOutOfRange: "22003",
 	ErSPDoesNotExist: "42000", ErCollationCharsetMismatch: "42000", ErQueryInterrupted: "70100", ErDataTooLong: "22001",
 	ErUnknownCharacterSet: "42000", ErReadOnlyTransaction: "25006", ErWrongValue: "22007",
-	ErSpecificAccessDenied: "42000", ErDataOutOfRange: "22003", ErInvalidJSONText: "22032",
+	ErSpecificAccessDenied: "42000", ErDataOutOfRange: "22003", ErInvalidJSONText: "22032", ErWarnDataTruncated: "01000",
 	ErTruncatedWrongValue: "HY000",
 	1136:                  "21S01", // ER_WRONG_VALUE_COUNT_ON_ROW
 	ErConCount:            "08004", ErHandshake: "08S01", ErUnknownCom: "08S01",

@@ -1,0 +1,485 @@
+package sqlengine
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	"github.com/shopspring/decimal"
+
+	"petrel/internal/mysqlerr"
+)
+
+// MySQL 8's rules for storing a value into a column, applied before GMS's
+// own conversion on the write path (an INSERT's or REPLACE's rows, an
+// UPDATE's SET values): in strict mode (STRICT_TRANS_TABLES or
+// STRICT_ALL_TABLES, without IGNORE) a value the column cannot hold
+// exactly is an error with MySQL's number; otherwise it is clipped or
+// truncated to what the column holds, with MySQL's warning. The value
+// returned is one GMS's conversion then takes as it is.
+//
+// Covered so far: integer columns (signed and unsigned, every width) from
+// numbers, decimals, floats and strings; character columns from numbers
+// and strings (length in characters). Other types go to GMS's conversion
+// unchanged.
+
+// storeMode is how a statement stores values.
+type storeMode struct {
+	strict bool // errors instead of clipping (strict sql_mode, no IGNORE)
+	// exact: any value not stored exactly is an error, notes included
+	// (the fast write paths ask so, and leave anything else to GMS).
+	exact bool
+}
+
+func storeModeOf(ctx *sql.Context, ignore bool) storeMode {
+	m := sql.LoadSqlMode(ctx)
+	return storeMode{strict: !ignore && (m.ModeEnabled("STRICT_TRANS_TABLES") || m.ModeEnabled("STRICT_ALL_TABLES"))}
+}
+
+// storeError is MySQL's error for a value a column refuses.
+func storeError(num int, msg string, args ...any) error {
+	return mysql.NewSQLError(num, mysqlerr.State(num), msg, args...)
+}
+
+// storeValue converts v for column col (rowNum counts from 1), under m.
+func storeValue(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	switch {
+	case types.IsInteger(col.Type) && !types.IsYear(col.Type):
+		return storeInteger(ctx, m, col, v, rowNum)
+	case types.IsText(col.Type):
+		return storeText(ctx, m, col, v, rowNum)
+	}
+	return v, nil
+}
+
+// warnOrFail is the strict/non-strict fork: an error in strict mode,
+// else a warning and the substitute value.
+func warnOrFail(ctx *sql.Context, m storeMode, num int, substitute any, msg string) (any, error) {
+	if m.strict {
+		return nil, storeError(num, "%s", msg)
+	}
+	ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: num, Message: msg})
+	return substitute, nil
+}
+
+// integer bounds by width in bytes.
+func intBounds(col *sql.Column) (lo, hi decimal.Decimal, unsigned bool) {
+	var bits int32
+	switch col.Type.Type() {
+	case sqltypes.Int8, sqltypes.Uint8:
+		bits = 8
+	case sqltypes.Int16, sqltypes.Uint16:
+		bits = 16
+	case sqltypes.Int24, sqltypes.Uint24:
+		bits = 24
+	case sqltypes.Int32, sqltypes.Uint32:
+		bits = 32
+	default:
+		bits = 64
+	}
+	unsigned = types.IsUnsigned(col.Type)
+	two := decimal.NewFromInt(2)
+	if unsigned {
+		return decimal.Zero, two.Pow(decimal.NewFromInt32(bits)).Sub(decimal.NewFromInt(1)), true
+	}
+	h := two.Pow(decimal.NewFromInt32(bits - 1))
+	return h.Neg(), h.Sub(decimal.NewFromInt(1)), false
+}
+
+func storeInteger(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+	var d decimal.Decimal
+	switch x := v.(type) {
+	case int8, int16, int32, int64, int, uint8, uint16, uint32, uint, uint64:
+		if fitsInteger(col, x) {
+			return v, nil // the common case: no decimal arithmetic
+		}
+		d, _ = decimal.NewFromString(fmt.Sprint(x))
+	case bool:
+		if x {
+			return int64(1), nil
+		}
+		return int64(0), nil
+	case float32:
+		d = decimal.NewFromFloat32(x)
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return v, nil
+		}
+		d = decimal.NewFromFloat(x)
+	case decimal.Decimal:
+		d = x
+	case string:
+		var ok bool
+		var truncated bool
+		d, ok, truncated = parseNumberPrefix(x)
+		if !ok {
+			return warnOrFail(ctx, m, mysqlerr.ErTruncatedWrongValue, int64(0),
+				fmt.Sprintf("Incorrect integer value: '%s' for column '%s' at row %d", x, col.Name, rowNum))
+		}
+		if truncated {
+			if m.strict {
+				return nil, storeError(mysqlerr.ErWarnDataTruncated, "Data truncated for column '%s' at row %d", col.Name, rowNum)
+			}
+			ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWarnDataTruncated,
+				Message: fmt.Sprintf("Data truncated for column '%s' at row %d", col.Name, rowNum)})
+		}
+	default:
+		// Hex and bit literals ([]byte) are numbers in an integer
+		// column: GMS's conversion reads them so.
+		return v, nil
+	}
+	d = d.Round(0)
+	lo, hi, unsigned := intBounds(col)
+	msg := fmt.Sprintf("Out of range value for column '%s' at row %d", col.Name, rowNum)
+	switch {
+	case d.LessThan(lo):
+		if _, err := warnOrFail(ctx, m, mysqlerr.ErWarnDataOutOfRange, nil, msg); err != nil {
+			return nil, err
+		}
+		d = lo
+	case d.GreaterThan(hi):
+		if _, err := warnOrFail(ctx, m, mysqlerr.ErWarnDataOutOfRange, nil, msg); err != nil {
+			return nil, err
+		}
+		d = hi
+	}
+	if unsigned {
+		return d.BigInt().Uint64(), nil
+	}
+	return d.IntPart(), nil
+}
+
+// fitsInteger reports whether a Go integer fits col without conversion.
+func fitsInteger(col *sql.Column, v any) bool {
+	var n int64
+	var u uint64
+	neg := false
+	switch x := v.(type) {
+	case int8:
+		n = int64(x)
+	case int16:
+		n = int64(x)
+	case int32:
+		n = int64(x)
+	case int64:
+		n = x
+	case int:
+		n = int64(x)
+	case uint8:
+		u = uint64(x)
+	case uint16:
+		u = uint64(x)
+	case uint32:
+		u = uint64(x)
+	case uint:
+		u = uint64(x)
+	case uint64:
+		u = x
+	}
+	if n < 0 {
+		neg = true
+	} else if n > 0 {
+		u = uint64(n)
+	}
+	var bits uint
+	switch col.Type.Type() {
+	case sqltypes.Int8, sqltypes.Uint8:
+		bits = 8
+	case sqltypes.Int16, sqltypes.Uint16:
+		bits = 16
+	case sqltypes.Int24, sqltypes.Uint24:
+		bits = 24
+	case sqltypes.Int32, sqltypes.Uint32:
+		bits = 32
+	default:
+		bits = 64
+	}
+	if types.IsUnsigned(col.Type) {
+		return !neg && (bits == 64 || u <= 1<<bits-1)
+	}
+	if neg {
+		return bits == 64 || n >= -(1<<(bits-1))
+	}
+	return u <= 1<<(bits-1)-1
+}
+
+// parseNumberPrefix reads a number at the start of s as MySQL does when
+// it converts a string to a number: leading spaces, a sign, digits, a
+// fraction, an exponent. ok is false when there is no number at all;
+// truncated when something other than spaces follows it.
+func parseNumberPrefix(s string) (d decimal.Decimal, ok, truncated bool) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	start := i
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+		digits++
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+			digits++
+		}
+	}
+	if digits == 0 {
+		return decimal.Zero, false, false
+	}
+	end := i
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		j := i + 1
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		k := j
+		for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+			k++
+		}
+		if k > j {
+			end = k
+		}
+	}
+	d, err := decimal.NewFromString(strings.TrimPrefix(s[start:end], "+"))
+	if err != nil {
+		return decimal.Zero, false, false
+	}
+	rest := strings.TrimRight(s[end:], " \t\n\r")
+	return d, true, rest != ""
+}
+
+func storeText(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+	st, ok := col.Type.(sql.StringType)
+	if !ok {
+		return v, nil
+	}
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = x
+	case int8, int16, int32, int64, int, uint8, uint16, uint32, uint, uint64:
+		s = fmt.Sprint(x)
+	case decimal.Decimal:
+		s = x.String()
+	default:
+		return v, nil
+	}
+	max := st.MaxCharacterLength()
+	if max <= 0 || int64(len(s)) <= max || int64(utf8.RuneCountInString(s)) <= max {
+		return s, nil
+	}
+	// Too long: trailing spaces cut off are only a note in MySQL.
+	cut := s
+	n := int64(0)
+	for i := range s {
+		if n == max {
+			cut = s[:i]
+			break
+		}
+		n++
+	}
+	if strings.TrimRight(s[len(cut):], " ") == "" && !m.exact {
+		ctx.Session.Warn(&sql.Warning{Level: "Note", Code: mysqlerr.ErWarnDataTruncated,
+			Message: fmt.Sprintf("Data truncated for column '%s' at row %d", col.Name, rowNum)})
+		return cut, nil
+	}
+	if m.strict {
+		return nil, storeError(mysqlerr.ErDataTooLong, "Data too long for column '%s' at row %d", col.Name, rowNum)
+	}
+	ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWarnDataTruncated,
+		Message: fmt.Sprintf("Data truncated for column '%s' at row %d", col.Name, rowNum)})
+	return cut, nil
+}
+
+// storeSource stands between an INSERT (or REPLACE) and its rows: each
+// row's values are stored by storeValue into the destination's columns
+// before GMS's insert iterator converts them.
+type storeSource struct {
+	child  sql.Node
+	schema sql.Schema
+	ignore bool
+}
+
+var _ sql.Node = (*storeSource)(nil)
+
+func (s *storeSource) Resolved() bool       { return s.child.Resolved() }
+func (s *storeSource) String() string       { return s.child.String() }
+func (s *storeSource) Schema() sql.Schema   { return s.child.Schema() }
+func (s *storeSource) Children() []sql.Node { return []sql.Node{s.child} }
+func (s *storeSource) IsReadOnly() bool     { return s.child.IsReadOnly() }
+
+func (s *storeSource) WithChildren(children ...sql.Node) (sql.Node, error) {
+	if len(children) != 1 {
+		return nil, fmt.Errorf("sqlengine: store source takes 1 child, got %d", len(children))
+	}
+	c := *s
+	c.child = children[0]
+	return &c, nil
+}
+
+// buildStoreInsert builds an INSERT into a Petrel table with its rows
+// behind storeSource; (nil, nil) lets GMS build the node as it is.
+func (e *Engine) buildStoreInsert(ctx *sql.Context, n *plan.InsertInto, row sql.Row) (sql.RowIter, error) {
+	if _, done := n.Source.(*storeSource); done {
+		return nil, nil
+	}
+	ins, err := plan.GetInsertable(n.Destination)
+	if err != nil {
+		return nil, nil
+	}
+	if _, ok := sql.GetUnderlyingTable(ins).(*Table); !ok {
+		return nil, nil
+	}
+	nn := n.WithSource(&storeSource{child: n.Source, schema: n.Destination.Schema(), ignore: n.Ignore})
+	return e.exec.Build(ctx, nn, row)
+}
+
+type storeIter struct {
+	child  sql.RowIter
+	schema sql.Schema
+	mode   storeMode
+	n      int
+}
+
+func (e *Engine) buildStoreSource(ctx *sql.Context, s *storeSource, row sql.Row) (sql.RowIter, error) {
+	it, err := e.exec.Build(ctx, s.child, row)
+	if err != nil {
+		return nil, err
+	}
+	return &storeIter{child: it, schema: s.schema, mode: storeModeOf(ctx, s.ignore)}, nil
+}
+
+func (it *storeIter) Next(ctx *sql.Context) (sql.Row, error) {
+	row, err := it.child.Next(ctx)
+	if err != nil {
+		return row, err
+	}
+	it.n++
+	if len(row) < len(it.schema) {
+		return row, nil
+	}
+	off := len(row) - len(it.schema)
+	out := row
+	for i, col := range it.schema {
+		v := row[off+i]
+		nv, err := storeValue(ctx, it.mode, col, v, it.n)
+		if err != nil {
+			return nil, err
+		}
+		if !sameValue(nv, v) {
+			if &out[0] == &row[0] {
+				out = row.Copy()
+			}
+			out[off+i] = nv
+		}
+	}
+	return out, nil
+}
+
+// sameValue reports whether storeValue left v as it was (values of
+// types that cannot be compared count as changed).
+func sameValue(a, b any) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
+}
+
+func (it *storeIter) Close(ctx *sql.Context) error { return it.child.Close(ctx) }
+
+// storeExpr is an UPDATE's SET value stored into its column by
+// storeValue before GMS's SetField converts it.
+type storeExpr struct {
+	child  sql.Expression
+	col    *sql.Column
+	ignore bool
+}
+
+var _ sql.Expression = (*storeExpr)(nil)
+
+func (s *storeExpr) Resolved() bool             { return s.child.Resolved() }
+func (s *storeExpr) String() string             { return s.child.String() }
+func (s *storeExpr) Type() sql.Type             { return s.child.Type() }
+func (s *storeExpr) IsNullable() bool           { return s.child.IsNullable() }
+func (s *storeExpr) Children() []sql.Expression { return []sql.Expression{s.child} }
+
+func (s *storeExpr) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(s, len(children), 1)
+	}
+	c := *s
+	c.child = children[0]
+	return &c, nil
+}
+
+func (s *storeExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := s.child.Eval(ctx, row)
+	if err != nil || v == nil {
+		return v, err
+	}
+	return storeValue(ctx, storeModeOf(ctx, s.ignore), s.col, v, 1)
+}
+
+// storeUpdate gives an UPDATE's SET values of a Petrel table storeValue's
+// rules; it returns n unchanged when there is nothing to give them to.
+func storeUpdate(n *plan.Update, sch sql.Schema) sql.Node {
+	out, _, err := transform.Node(n.Child, func(c sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		us, ok := c.(*plan.UpdateSource)
+		if !ok {
+			return c, transform.SameTree, nil
+		}
+		exprs := make([]sql.Expression, len(us.UpdateExprs))
+		changed := false
+		for i, e := range us.UpdateExprs {
+			exprs[i] = e
+			sf, ok := e.(*expression.SetField)
+			if !ok {
+				continue
+			}
+			gf, ok := sf.LeftChild.(*expression.GetField)
+			if !ok || gf.Index() < 0 || gf.Index() >= len(sch) {
+				continue
+			}
+			if _, done := sf.RightChild.(*storeExpr); done {
+				continue
+			}
+			if _, isDefault := sf.RightChild.(*sql.ColumnDefaultValue); isDefault {
+				continue
+			}
+			exprs[i] = expression.NewSetField(gf, &storeExpr{child: sf.RightChild, col: sch[gf.Index()], ignore: us.Ignore})
+			changed = true
+		}
+		if !changed {
+			return c, transform.SameTree, nil
+		}
+		nus := *us
+		nus.UpdateExprs = exprs
+		return &nus, transform.NewTree, nil
+	})
+	if err != nil {
+		return n
+	}
+	nn, err := n.WithChildren(out)
+	if err != nil {
+		return n
+	}
+	return nn
+}
