@@ -38,6 +38,9 @@ type Options struct {
 	// replicas fed by the relay, with the primary as their failover
 	// source (SOURCE_CONNECTION_AUTO_FAILOVER).
 	Sites, ReplicasPerSite int
+	// ProxyPort, when not 0, runs a `petrel proxy` on it in front of the
+	// primary and every replica (its admin port is ProxyPort-1).
+	ProxyPort int
 	// RootPassword is every node's root password.
 	RootPassword string
 	// Binary is the petrel executable (default: this process's own).
@@ -80,6 +83,8 @@ const (
 	RolePrimary = "primary"
 	RoleReplica = "replica"
 	RoleRelay   = "relay"
+	// RoleProxy is `petrel proxy` in front of the others (--proxy).
+	RoleProxy = "proxy"
 )
 
 // Failover weights of a site replica's sources: its relay, then the
@@ -138,7 +143,27 @@ func Plan(o Options) ([]Node, error) {
 			nodes[r].Failover = []Weighted{{relay, relayWeight}, {0, primaryWeight}}
 		}
 	}
+	if o.ProxyPort < 0 || o.ProxyPort == 1 || o.ProxyPort > 65535 || (o.ProxyPort > 0 && o.ProxyPort-1 < o.BasePort+total && o.ProxyPort >= o.BasePort) {
+		return nil, fmt.Errorf("cluster: --proxy-port %d (admin port %d) overlaps the nodes' ports %d..%d or leaves the range", o.ProxyPort, o.ProxyPort-1, o.BasePort, o.BasePort+total-1)
+	}
+	if o.ProxyPort > 0 {
+		// Last: it starts after the nodes it routes to.
+		nodes = append(nodes, Node{Name: "proxy", Port: o.ProxyPort, Role: RoleProxy, Source: -1, Config: map[string]string{}})
+	}
 	return nodes, nil
+}
+
+// proxyArgs are the `petrel proxy` arguments of the proxy node (pure).
+func proxyArgs(nodes []Node, n Node, rootPassword string) []string {
+	var reps []string
+	for _, r := range nodes {
+		if r.Role == RoleReplica {
+			reps = append(reps, "127.0.0.1:"+strconv.Itoa(r.Port))
+		}
+	}
+	return []string{"proxy", "--port", strconv.Itoa(n.Port), "--admin-port", strconv.Itoa(n.Port - 1),
+		"--primary", "127.0.0.1:" + strconv.Itoa(nodes[0].Port), "--replicas", strings.Join(reps, ","),
+		"--monitor-user", "root", "--monitor-password", rootPassword}
 }
 
 // Run starts the cluster and supervises it until ctx ends, then stops
@@ -247,6 +272,9 @@ func wire(ctx context.Context, nodes []Node, dbs []*sql.DB, st state, rootPasswo
 		}
 	}
 	for i, n := range nodes[1:] {
+		if n.Role == RoleProxy {
+			continue
+		}
 		db := dbs[i+1]
 		rows, err := db.QueryContext(ctx, "SHOW REPLICA STATUS")
 		if err != nil {
@@ -308,6 +336,8 @@ func describe(nodes []Node, n Node) string {
 		return "primary"
 	case n.Role == RoleRelay:
 		return site + "relay (replicates from " + nodes[n.Source].Name + ")"
+	case n.Role == RoleProxy:
+		return fmt.Sprintf("proxy (reads to replicas within 1s of lag; admin port %d)", n.Port-1)
 	case len(n.Failover) > 0:
 		return fmt.Sprintf("%sreplica (super_read_only; from %s, fails over to %s)", site, nodes[n.Source].Name, nodes[n.Failover[1].Node].Name)
 	}

@@ -55,3 +55,30 @@ func TestPlanSites(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanProxy: --proxy adds a proxy node last, in front of the primary
+// and every replica (site replicas included, relays not), on its own
+// port and admin port below it.
+func TestPlanProxy(t *testing.T) {
+	nodes, err := Plan(Options{Dir: "/d", BasePort: 4000, Replicas: 2, Sites: 1, ReplicasPerSite: 1, ProxyPort: 6033})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := nodes[len(nodes)-1]
+	if p.Role != RoleProxy || p.Port != 6033 || len(nodes) != 6 {
+		t.Fatalf("nodes %+v", nodes)
+	}
+	got := strings.Join(proxyArgs(nodes, p, "pw"), " ")
+	want := "proxy --port 6033 --admin-port 6032 --primary 127.0.0.1:4000 --replicas 127.0.0.1:4001,127.0.0.1:4002,127.0.0.1:4004 --monitor-user root --monitor-password pw"
+	if got != want {
+		t.Fatalf("proxy args:\n%s\nwant\n%s", got, want)
+	}
+	if d := describe(nodes, p); d != "proxy (reads to replicas within 1s of lag; admin port 6032)" {
+		t.Errorf("describe: %q", d)
+	}
+	for _, port := range []int{4003, 4005, 4001, 1} {
+		if _, err := Plan(Options{Dir: "/d", BasePort: 4000, Replicas: 2, Sites: 1, ReplicasPerSite: 1, ProxyPort: port}); err == nil {
+			t.Errorf("proxy port %d accepted", port)
+		}
+	}
+}

@@ -123,11 +123,18 @@ func lockDir(dir string) (*os.File, error) {
 // portFree fails when something already listens on a node's port (for
 // example a server left from a cluster that was not stopped).
 func portFree(n Node) error {
-	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(n.Port)))
-	if err != nil {
-		return fmt.Errorf("cluster: port %d for %s is in use (a server left running by an earlier cluster? see its log %s.log): %w", n.Port, n.Name, filepath.Join(filepath.Dir(n.Datadir), n.Name), err)
+	ports := []int{n.Port}
+	if n.Role == RoleProxy {
+		ports = append(ports, n.Port-1) // its admin port
 	}
-	return l.Close()
+	for _, port := range ports {
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err != nil {
+			return fmt.Errorf("cluster: port %d for %s is in use (a server left running by an earlier cluster? see its log %s.log): %w", port, n.Name, filepath.Join(filepath.Dir(n.Datadir), n.Name), err)
+		}
+		l.Close()
+	}
+	return nil
 }
 
 func (s *supervisor) start(i int) (*proc, error) {
@@ -151,6 +158,9 @@ func (s *supervisor) start(i int) (*proc, error) {
 	}
 	cmd := exec.Command(o.Binary, sub, "--datadir", n.Datadir, "--port", strconv.Itoa(n.Port),
 		"--server-id", strconv.Itoa(n.ServerID), "--root-password", o.RootPassword, "--config", cnf)
+	if n.Role == RoleProxy {
+		cmd = exec.Command(o.Binary, proxyArgs(s.nodes, n, o.RootPassword)...)
+	}
 	cmd.Stdout, cmd.Stderr = lf, lf
 	cmd.SysProcAttr = sysProcAttr()
 	s.sp.do(func() { err = cmd.Start() })
@@ -223,10 +233,12 @@ func exitStatus(err error) string {
 // is still running then, or at once when force closes, gets SIGKILL.
 // Then the spawner ends.
 func (s *supervisor) stopAll(force <-chan struct{}) {
-	var replicas, relays, primary []*proc
+	var proxies, replicas, relays, primary []*proc
 	for _, p := range s.procs {
 		switch {
 		case p == nil:
+		case p.node.Role == RoleProxy:
+			proxies = append(proxies, p)
 		case p.node.Primary:
 			primary = append(primary, p)
 		case p.node.Role == RoleRelay:
@@ -235,7 +247,7 @@ func (s *supervisor) stopAll(force <-chan struct{}) {
 			replicas = append(replicas, p)
 		}
 	}
-	for _, group := range [][]*proc{replicas, relays, primary} {
+	for _, group := range [][]*proc{proxies, replicas, relays, primary} {
 		stopGroup(s.o.Logger, group, s.o.StopTimeout/3, force)
 	}
 	s.sp.close()

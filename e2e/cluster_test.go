@@ -510,3 +510,47 @@ func TestClusterSites(t *testing.T) {
 		portClosed(t, base+i, 10*time.Second)
 	}
 }
+
+// TestClusterProxy: `petrel cluster --proxy` runs a proxy in front of its
+// primary and replicas: writes through it land on the primary, reads are
+// served by the replicas, and Ctrl-C stops it with the nodes.
+func TestClusterProxy(t *testing.T) {
+	ctx := testContext(t, 2*time.Minute)
+	bin, err := lab.BuildPetrel(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := freePortRun(t, 5) // 3 nodes, the admin port, the proxy
+	c := startClusterArgs(t, ctx, bin, t.TempDir(), base, 4, "--replicas", "2", "--proxy", "--proxy-port", fmt.Sprint(base+4))
+	if !strings.Contains(c.details, fmt.Sprintf("-P %d", base+4)) || !strings.Contains(c.details, fmt.Sprintf("admin port %d", base+3)) {
+		t.Fatalf("connection details lack the proxy:\n%s", c.details)
+	}
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", rootPassword, "tcp", fmt.Sprintf("127.0.0.1:%d", base+4)
+	cfg.Logger = &mysql.NopLogger{}
+	via := openConfig(t, cfg)
+	mustExec(t, ctx, via, "CREATE DATABASE c", "CREATE TABLE c.t (id INT PRIMARY KEY)", "INSERT INTO c.t VALUES (1), (2)")
+	deadline := time.Now().Add(20 * time.Second)
+	var ids map[int64]int
+	for time.Now().Before(deadline) {
+		ids = map[int64]int{}
+		for range 10 {
+			var id, n int64
+			if err := via.QueryRowContext(ctx, "SELECT @@server_id, (SELECT COUNT(*) FROM c.t)").Scan(&id, &n); err == nil && n == 2 {
+				ids[id]++
+			}
+		}
+		if ids[2] > 0 && ids[3] > 0 && ids[1] == 0 && ids[2]+ids[3] == 10 {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if ids[2] == 0 || ids[3] == 0 || ids[1] != 0 {
+		t.Fatalf("reads through the cluster's proxy ran on %v: want both replicas only", ids)
+	}
+	c.cmd.Process.Signal(syscall.SIGINT)
+	if err := c.wait(t, time.Minute); err != nil {
+		t.Fatalf("petrel cluster after Ctrl-C: %v", err)
+	}
+	portClosed(t, base+4, 5*time.Second)
+}

@@ -367,12 +367,44 @@ func TestProxy(t *testing.T) {
 	})
 
 	t.Run("black hole", func(t *testing.T) {
-		// The proxy's link to replica 3 delivers nothing: its checks time
-		// out, and it is drained within two checks.
+		// The proxy's link to replica 3 delivers nothing while reads are
+		// in flight on both replicas: its checks time out, it is drained
+		// within two checks, and the reads stuck on it are cut and
+		// retried on the primary instead of waiting out their deadline.
+		type answer struct {
+			id  int64
+			err error
+		}
+		answers := make(chan answer, 4)
+		start := time.Now()
+		for range 4 {
+			go func() {
+				var id, slept int64
+				err := pc.via.QueryRowContext(ctx, "SELECT @@server_id, SLEEP(1)").Scan(&id, &slept)
+				answers <- answer{id, err}
+			}()
+		}
+		time.Sleep(200 * time.Millisecond)
 		pc.proxyLink.BlackHole(true)
 		if d := pc.waitStates(t, ctx, "online", "down"); d > 2*time.Second {
 			t.Errorf("replica 3 drained %v after the black hole", d)
 		}
+		ids := map[int64]int{}
+		for range 4 {
+			select {
+			case a := <-answers:
+				if a.err != nil {
+					t.Fatalf("a read in flight during the black hole failed: %v", a.err)
+				}
+				ids[a.id]++
+			case <-time.After(10 * time.Second):
+				t.Fatalf("reads in flight on the black-holed replica still waiting after %v (answers so far %v)", time.Since(start), ids)
+			}
+		}
+		if ids[3] != 0 || ids[1] == 0 {
+			t.Fatalf("reads in flight answered by %v: want none by 3 and the retried ones by the primary", ids)
+		}
+		t.Logf("4 reads in flight through the black hole answered by %v in %v", ids, time.Since(start))
 		if ids := serverIDs(t, ctx, pc.via, 20, "SELECT @@server_id"); ids[2] != 20 {
 			t.Fatalf("with replica 3 black-holed, reads ran on %v", ids)
 		}

@@ -25,6 +25,15 @@ func (s *Server) checkLoop(i int) {
 		s.mu.Unlock()
 		if changed {
 			s.logChange(c)
+			if c.To == StateDown && i != Primary {
+				// Reads waiting on a replica that stopped answering are
+				// cut (and retried on the primary) rather than left to
+				// their deadline. The primary's are not: a write's
+				// outcome would become unknown.
+				if n := s.pool.cutBackend(i); n > 0 {
+					s.opts.Logger.Info("proxy: cut connections to a down replica", "backend", c.Name, "connections", n)
+				}
+			}
 		}
 		select {
 		case <-s.ctx.Done():

@@ -210,3 +210,30 @@ func (p *pool) cutAll() {
 		c.close()
 	}
 }
+
+// cutBackend closes every connection to backend i, idle or in use: the
+// backend stopped answering its checks (down), so a statement waiting on
+// it would wait out its deadline. A session whose read was cut before
+// any answer reached its client retries it on the primary.
+func (p *pool) cutBackend(i int) int {
+	var idle []*backendConn
+	p.mu.Lock()
+	for k, l := range p.idle {
+		if k.backend == i {
+			idle = append(idle, l...)
+			delete(p.idle, k)
+		}
+	}
+	n := 0
+	for c := range p.all {
+		if c.backend == i {
+			c.close()
+			n++
+		}
+	}
+	p.mu.Unlock()
+	for _, c := range idle {
+		p.discard(c)
+	}
+	return n
+}

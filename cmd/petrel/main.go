@@ -304,6 +304,8 @@ func runCluster(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.Sites, "sites", 0, "remote sites, each with a relay fed by the primary and --replicas-per-site replicas fed by the relay (failing over to the primary)")
 	fs.IntVar(&o.ReplicasPerSite, "replicas-per-site", 2, "replicas in each remote site (with --sites)")
 	fs.StringVar(&o.RootPassword, "root-password", "petrel", "root password of every node")
+	withProxy := fs.Bool("proxy", false, "also run `petrel proxy` in front of the primary and the replicas (--proxy-port, admin port one below)")
+	fs.IntVar(&o.ProxyPort, "proxy-port", 6033, "the proxy's client port (with --proxy)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -311,6 +313,9 @@ func runCluster(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "petrel cluster: unexpected argument %q\n", fs.Arg(0))
 		return 2
+	}
+	if !*withProxy {
+		o.ProxyPort = 0
 	}
 	if o.Sites > 0 {
 		explicit := false
