@@ -69,7 +69,10 @@ func explain(t *testing.T, db *sql.DB, q string) string {
 // a fresh table (no statistics: EXPLAIN of a one-row lookup failed there
 // with 1105 "max1Row iterator returned more than one row") and again
 // after ANALYZE TABLE (statistics of the first column only made every
-// range stop at it: issue 29's stock lookup read a whole warehouse).
+// range stop at it: issue 29's stock lookup read a whole warehouse). Row
+// constructors' IN lists (TPC-C's delivery) become one range per row, and
+// ORDER BY the key columns after an equality prefix reads the index in
+// order (forwards or backwards) with no sort.
 func TestCompositeKeyRanges(t *testing.T) {
 	_, open := startNode(t)
 	db := open("")
@@ -92,6 +95,16 @@ func TestCompositeKeyRanges(t *testing.T) {
 		{"SELECT a, b, c FROM ck.t3 WHERE x = 4 AND y = 'q'", "[t3.x,t3.y]", "{[4, 4], [q, q]}"},
 		{"SELECT a, b, c FROM ck.t3 WHERE x = 4 AND y IN ('p', 's')", "[t3.x,t3.y]", "{[4, 4], [p, p]}, {[4, 4], [s, s]}"},
 		{"SELECT a, b, c FROM ck.t3 WHERE x = 4 AND y > 'q'", "[t3.x,t3.y]", "{[4, 4], (q, ∞)}"},
+		// Row constructors' IN lists, in any column order.
+		{"SELECT v FROM ck.t3 WHERE (a, b, c) IN ((1, 2, 3), (2, 3, 4))", "[t3.a,t3.b,t3.c]", "{[1, 1], [2, 2], [3, 3]}, {[2, 2], [3, 3], [4, 4]}"},
+		{"SELECT v FROM ck.t3 WHERE (c, a, b) IN ((3, 1, 2)) FOR UPDATE", "[t3.a,t3.b,t3.c]", "{[1, 1], [2, 2], [3, 3]}"},
+		{"SELECT v FROM ck.t2 WHERE (a, b) IN ((1, 2), (1, 3)) AND v > 0", "[t2.a,t2.b]", "{[1, 1], [2, 2]}, {[1, 1], [3, 3]}"},
+		{"UPDATE ck.t3 SET v = v + 1 WHERE (a, b, c) IN ((4, 4, 4), (4, 5, 5))", "[t3.a,t3.b,t3.c]", "{[4, 4], [4, 4], [4, 4]}, {[4, 4], [5, 5], [5, 5]}"},
+		{"DELETE FROM ck.t3 WHERE (a, b, c) IN ((5, 1, 1), (5, 1, 2))", "[t3.a,t3.b,t3.c]", "{[5, 5], [1, 1], [1, 1]}, {[5, 5], [1, 1], [2, 2]}"},
+		// ORDER BY the columns after an equality prefix: index order, no sort.
+		{"SELECT c FROM ck.t3 WHERE a = 1 AND b = 2 ORDER BY c LIMIT 1 FOR UPDATE", "[t3.a,t3.b,t3.c]", "{[1, 1], [2, 2], [NULL, ∞)}"},
+		{"SELECT b, c FROM ck.t3 WHERE a = 1 ORDER BY b DESC, c DESC LIMIT 3", "[t3.a,t3.b,t3.c]", "{[1, 1], [NULL, ∞), [NULL, ∞)}"},
+		{"SELECT a, b FROM ck.t3 WHERE x = 4 AND y = 'q' ORDER BY a, b", "[t3.x,t3.y]", "{[4, 4], [q, q]}"},
 	}
 	check := func(when string) {
 		t.Helper()
@@ -101,8 +114,14 @@ func TestCompositeKeyRanges(t *testing.T) {
 			if !strings.Contains(plan, want) || !strings.Contains(plan, "filters: ["+c.ranges+"]") {
 				t.Errorf("%s: %s: plan\n%s\nwant %s and ranges [%s]", when, c.q, plan, want, c.ranges)
 			}
-			if strings.Contains(plan, "Filter") {
+			if strings.Contains(plan, "Filter") && !strings.Contains(c.q, "v > 0") {
 				t.Errorf("%s: %s: a filter above the index:\n%s", when, c.q, plan)
+			}
+			if strings.Contains(plan, "Sort") || strings.Contains(plan, "TopN") {
+				t.Errorf("%s: %s: a sort above the index:\n%s", when, c.q, plan)
+			}
+			if desc := strings.Contains(c.q, "DESC"); desc != strings.Contains(plan, "reverse: true") {
+				t.Errorf("%s: %s: the index is read backwards: %v, want %v:\n%s", when, c.q, !desc, desc, plan)
 			}
 		}
 	}
@@ -116,10 +135,11 @@ func TestCompositeKeyRanges(t *testing.T) {
 }
 
 // TestLockingReadByFullKeyLocksOneRow: SELECT ... FOR UPDATE by a whole
-// composite primary key locks that row and no other: another session
-// updates the neighbours sharing its first column (and, by a full key
-// too, without waiting) while the row itself stays locked (1205 after a
-// one-second innodb_lock_wait_timeout). Before issue 29 the lookup read,
+// composite primary key locks that row and no other, and so does ORDER BY
+// ... LIMIT 1 FOR UPDATE after an equality prefix: another session
+// updates and deletes the neighbours sharing their first column (by full
+// keys and row IN lists, without waiting) while the rows themselves stay
+// locked (1205 after a one-second innodb_lock_wait_timeout). Before issue 29 the lookup read,
 // and locked, every row of its first column.
 func TestLockingReadByFullKeyLocksOneRow(t *testing.T) {
 	_, open := startNode(t)
@@ -131,7 +151,9 @@ func TestLockingReadByFullKeyLocksOneRow(t *testing.T) {
 			mustExec(t, db, "ANALYZE TABLE ck.t2, ck.t3")
 		}
 		a := 2 + pass // each pass locks and changes rows of its own
-		sub := func(q string) string { return strings.ReplaceAll(q, "a = 2", fmt.Sprintf("a = %d", a)) }
+		sub := func(q string) string {
+			return strings.NewReplacer("a = 2", fmt.Sprintf("a = %d", a), "{a}", fmt.Sprint(a)).Replace(q)
+		}
 		holder, err := db.Conn(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -147,14 +169,20 @@ func TestLockingReadByFullKeyLocksOneRow(t *testing.T) {
 		if got := connInt(t, holder, sub("SELECT v FROM ck.t3 WHERE a = 2 AND b = 4 AND c = 6 FOR UPDATE")); got != int64(a*10000+406) {
 			t.Fatalf("%s: locking read of (%d, 4, 6): v=%d", when, a, got)
 		}
+		if got := connInt(t, holder, sub("SELECT b FROM ck.t2 WHERE a = 2 ORDER BY b DESC LIMIT 1 FOR UPDATE")); got != 50 {
+			t.Fatalf("%s: the last b of a = %d: %d, want 50", when, a, got)
+		}
 		mustConnExec(t, other, "SET SESSION innodb_lock_wait_timeout = 1")
 		for _, q := range []string{
 			"UPDATE ck.t2 SET v = v + 1 WHERE a = 2 AND b = 24",
 			"UPDATE ck.t2 SET v = v + 1 WHERE a = 2 AND b = 26",
-			"UPDATE ck.t2 SET v = v + 1 WHERE a = 2 AND b IN (1, 50)",
+			"UPDATE ck.t2 SET v = v + 1 WHERE a = 2 AND b IN (1, 48)",
 			"UPDATE ck.t3 SET v = v + 1 WHERE a = 2 AND b = 4 AND c = 7",
 			"UPDATE ck.t3 SET v = v + 1 WHERE a = 2 AND b = 3",
 			"DELETE FROM ck.t3 WHERE a = 2 AND b = 4 AND c = 5",
+			"UPDATE ck.t2 SET v = v + 1 WHERE a = 2 AND b = 49",
+			"UPDATE ck.t3 SET v = v + 1 WHERE (a, b, c) IN (({a}, 4, 8), ({a}, 5, 6))",
+			"DELETE FROM ck.t3 WHERE (a, b, c) IN (({a}, 4, 9), ({a}, 6, 6))",
 		} {
 			q = sub(q)
 			start := time.Now()
@@ -172,6 +200,7 @@ func TestLockingReadByFullKeyLocksOneRow(t *testing.T) {
 		for _, q := range []string{
 			"UPDATE ck.t2 SET v = v + 1 WHERE a = 2 AND b = 25",
 			"UPDATE ck.t3 SET v = v + 1 WHERE a = 2 AND b = 4 AND c = 6",
+			"UPDATE ck.t2 SET v = v + 1 WHERE a = 2 AND b = 50",
 		} {
 			q = sub(q)
 			var me *mysql.MySQLError
@@ -187,7 +216,8 @@ func TestLockingReadByFullKeyLocksOneRow(t *testing.T) {
 
 // TestFullKeyLookupReadsOneRow counts the rows storage returns
 // (Innodb_rows_read) for lookups by composite keys: one for a whole key,
-// the prefix's rows for a prefix, not the first column's range.
+// the prefix's rows for a prefix, not the first column's range; one per
+// row of a row IN list; LIMIT's rows for ORDER BY in index order.
 func TestFullKeyLookupReadsOneRow(t *testing.T) {
 	_, open := startNode(t)
 	db := open("")
@@ -205,6 +235,9 @@ func TestFullKeyLookupReadsOneRow(t *testing.T) {
 		{"SELECT v FROM ck.t3 WHERE a = 4 AND b = 2 AND c = 9", 1},
 		{"SELECT v FROM ck.t3 WHERE a = 4 AND b = 2", 12},
 		{"SELECT a FROM ck.t3 WHERE x = 0 AND y = 'p'", int64(len(queryRows(t, db, "SELECT a FROM ck.t3_plain WHERE x = 0 AND y = 'p'")))},
+		{"SELECT v FROM ck.t3 WHERE (a, b, c) IN ((1, 2, 3), (2, 3, 4), (9, 9, 9))", 2},
+		{"SELECT c FROM ck.t3 WHERE a = 3 AND b = 3 ORDER BY c DESC LIMIT 1", 1},
+		{"SELECT b FROM ck.t2 WHERE a = 3 ORDER BY b LIMIT 2", 2},
 	}
 	for _, c := range cases {
 		before := statusInt(t, db, "Innodb_rows_read")
@@ -314,16 +347,77 @@ func TestCompositeKeyLookupsMatchScan(t *testing.T) {
 		}
 		return w
 	}
+	// rowIn is a row constructor's IN list over a random order of some of
+	// a key's columns (three rows, some absent).
+	rowIn := func(keys []string) string {
+		cols := append([]string(nil), keys...)
+		rng.Shuffle(len(cols), func(i, j int) { cols[i], cols[j] = cols[j], cols[i] })
+		cols = cols[:2+rng.IntN(len(cols)-1)]
+		var rows []string
+		for r := 0; r < 1+rng.IntN(3); r++ {
+			var vs []string
+			for _, c := range cols {
+				vs = append(vs, val(c))
+			}
+			rows = append(rows, "("+strings.Join(vs, ", ")+")")
+		}
+		return "(" + strings.Join(cols, ", ") + ") IN (" + strings.Join(rows, ", ") + ")"
+	}
+	// ordered is a query whose ORDER BY follows an equality prefix of a
+	// key (or the key's own order), ascending or descending, with a LIMIT:
+	// deterministic, since the sort columns complete the key.
+	ordered := func() string {
+		keys := tb.keys[rng.IntN(len(tb.keys))]
+		if tb.name == "w" && keys[0] == "c" {
+			keys = []string{"c", "b", "a"} // kcb (c, b) extended by the primary key
+		}
+		if tb.name == "t3" && keys[0] == "x" {
+			keys = []string{"x", "y", "a", "b", "c"}
+		}
+		k := rng.IntN(len(keys) - 1)
+		var terms []string
+		for _, c := range keys[:k] {
+			terms = append(terms, c+" = "+val(c))
+		}
+		if rng.IntN(2) == 0 {
+			terms = append(terms, term(keys[k], true))
+		}
+		w := "TRUE"
+		if len(terms) > 0 {
+			w = strings.Join(terms, " AND ")
+		}
+		dir := []string{"", " DESC"}[rng.IntN(2)]
+		var order []string
+		for _, c := range keys[k:] {
+			order = append(order, c+dir)
+		}
+		return w + " ORDER BY " + strings.Join(order, ", ") + fmt.Sprintf(" LIMIT %d", 1+rng.IntN(4))
+	}
 	for _, when := range []string{"before ANALYZE TABLE", "after ANALYZE TABLE"} {
 		if when == "after ANALYZE TABLE" {
 			mustExec(t, db, "ANALYZE TABLE ck.t3, ck.t3_plain, ck.w, ck.w_plain")
 		}
 		for i := 0; i < 400; i++ {
 			tb = tables[i%len(tables)]
-			w := where()
+			var w string
+			switch rng.IntN(6) {
+			case 0:
+				w = rowIn(tb.keys[rng.IntN(len(tb.keys))])
+				if rng.IntN(3) == 0 {
+					w += " AND " + term("v", true)
+				}
+			case 1:
+				w = ordered()
+			default:
+				w = where()
+			}
 			q := "SELECT " + tb.cols + " FROM ck." + tb.name + " WHERE " + w
-			indexed := queryRows(t, db, q+" ORDER BY "+tb.order)
-			scanned := queryRows(t, db, "SELECT "+tb.cols+" FROM ck."+tb.name+"_plain WHERE "+w+" ORDER BY "+tb.order)
+			plain := "SELECT " + tb.cols + " FROM ck." + tb.name + "_plain WHERE " + w
+			if !strings.Contains(w, "ORDER BY") {
+				q, plain = q+" ORDER BY "+tb.order, plain+" ORDER BY "+tb.order
+			}
+			indexed := queryRows(t, db, q)
+			scanned := queryRows(t, db, plain)
 			if !reflect.DeepEqual(indexed, scanned) {
 				t.Fatalf("%s, seed %d: %s:\nindexed %v\nscanned %v\nplan:\n%s", when, seed, q, indexed, scanned, explain(t, db, q))
 			}

@@ -122,7 +122,7 @@ func New(opts Options) (*Engine, error) {
 	e := &Engine{opts: opts, store: opts.Store, log: opts.Logger, sessions: map[uint32]*Session{}}
 	e.fastWrites.Store(true)
 	e.prov = NewProvider(opts.Store)
-	installExplainRule()
+	installAnalyzerRules()
 	a := analyzer.NewDefault(e.prov)
 	e.stats = newStatsProvider(e.prov, opts.Logger)
 	a.Catalog.StatsProvider = e.stats

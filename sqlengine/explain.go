@@ -1,32 +1,12 @@
 package sqlengine
 
 import (
-	"sync"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
-
-// explainRuleID names explainResult among the analyzer's rules; past the
-// ids GMS v0.20.0 defines.
-const explainRuleID analyzer.RuleId = 1000
-
-var explainRuleOnce sync.Once
-
-// installExplainRule adds explainResult to GMS's after-all rules, the one
-// batch every statement's analysis runs: single-table UPDATE and DELETE
-// are analysed by batches of their own (analyzer's getBatchesForNode)
-// that skip the builder's custom ones but end with the package's
-// OnceAfterAll list. Done once per process, before any analyzer is built
-// (Build copies the list), so no analysis reads it while it changes.
-func installExplainRule() {
-	explainRuleOnce.Do(func() {
-		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: explainRuleID, Apply: explainResult})
-	})
-}
 
 // explainResult is an analyzer rule that keeps EXPLAIN's result from being
 // sent as a single row. GMS analyses the statement EXPLAIN describes with

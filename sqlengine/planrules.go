@@ -1,0 +1,305 @@
+package sqlengine
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+)
+
+// Analyzer rules Petrel adds to GMS's (issue 29): they let index access
+// use every key column a statement gives it. GMS runs the rules of its
+// package lists (AlwaysBeforeDefault, OnceAfterAll) for every statement,
+// including the single-table UPDATE and DELETE that it analyses with
+// batches of their own (analyzer's getBatchesForNode), which skip a
+// builder's custom rules; so the rules are added to those lists, once
+// per process and before any analyzer is built (Build copies them), so no
+// analysis reads a list while it changes.
+
+// Rule ids past the ones GMS v0.20.0 defines.
+const (
+	explainRuleID    analyzer.RuleId = 1000
+	tupleInRuleID    analyzer.RuleId = 1001
+	indexOrderRuleID analyzer.RuleId = 1002
+)
+
+var analyzerRulesOnce sync.Once
+
+func installAnalyzerRules() {
+	analyzerRulesOnce.Do(func() {
+		analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault, analyzer.Rule{Id: tupleInRuleID, Apply: tupleInToDisjunction})
+		// First among the after-all rules: before exec indexes are
+		// assigned and tables are wrapped for progress tracking.
+		analyzer.OnceAfterAll = append([]analyzer.Rule{{Id: indexOrderRuleID, Apply: indexOrderSort}}, analyzer.OnceAfterAll...)
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: explainRuleID, Apply: explainResult})
+	})
+}
+
+// maxTupleInRows bounds the row-constructor IN lists rewritten by
+// tupleInToDisjunction (each row becomes one index range).
+const maxTupleInRows = 256
+
+// tupleInToDisjunction rewrites a WHERE conjunct `(c1, c2, ...) IN ((v1,
+// v2, ...), ...)` over a table with an index led by one of the columns
+// into `(c1 = v1 AND c2 = v2 ...) OR ...`, which GMS's index coster turns
+// into one range per row (TPC-C's delivery deletes, updates and reads its
+// orders so; GMS indexes a single column's IN list but not a row's, and
+// scanned, and locked, whole tables). As a conjunct of WHERE only TRUE
+// matters, and both forms are TRUE for the same rows when every value is
+// a non-NULL literal of its column's kind (an integer for an integer
+// column, a string for a string column), compared in the column's type
+// either way; other lists are left as written.
+func tupleInToDisjunction(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		f, ok := n.(*plan.Filter)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		name, tb := filteredTable(f.Child)
+		if tb == nil {
+			return n, transform.SameTree, nil
+		}
+		conj := expression.SplitConjunction(f.Expression)
+		changed := false
+		for i, e := range conj {
+			if or := tupleInDisjunction(ctx, e, name, tb); or != nil {
+				conj[i], changed = or, true
+			}
+		}
+		if !changed {
+			return n, transform.SameTree, nil
+		}
+		return plan.NewFilter(expression.JoinAnd(conj...), f.Child), transform.NewTree, nil
+	})
+}
+
+// filteredTable returns the name (or alias) and Petrel table a filter's
+// child reads, if it is one.
+func filteredTable(n sql.Node) (string, *Table) {
+	switch c := n.(type) {
+	case *plan.ResolvedTable:
+		tb, _ := c.UnderlyingTable().(*Table)
+		if tb == nil {
+			return "", nil
+		}
+		return tb.Name(), tb
+	case *plan.TableAlias:
+		if rt, ok := c.Child.(*plan.ResolvedTable); ok {
+			if tb, _ := rt.UnderlyingTable().(*Table); tb != nil {
+				return c.Name(), tb
+			}
+		}
+	}
+	return "", nil
+}
+
+func tupleInDisjunction(ctx *sql.Context, e sql.Expression, table string, tb *Table) sql.Expression {
+	in, ok := e.(*expression.InTuple)
+	if !ok {
+		return nil
+	}
+	left, ok := in.Left().(expression.Tuple)
+	if !ok || len(left) < 2 {
+		return nil
+	}
+	rows, ok := in.Right().(expression.Tuple)
+	if !ok || len(rows) == 0 || len(rows) > maxTupleInRows {
+		return nil
+	}
+	var cols []*expression.GetField
+	for _, l := range left {
+		gf, ok := l.(*expression.GetField)
+		if !ok || !strings.EqualFold(gf.Table(), table) {
+			return nil
+		}
+		cols = append(cols, gf)
+	}
+	if !leadsAnIndex(tb, cols) {
+		return nil
+	}
+	var ors []sql.Expression
+	for _, r := range rows {
+		vals, ok := r.(expression.Tuple)
+		if !ok || len(vals) != len(cols) {
+			return nil
+		}
+		var ands []sql.Expression
+		for j, v := range vals {
+			lit, ok := v.(*expression.Literal)
+			if !ok || !sameKind(ctx, cols[j].Type(), lit) {
+				return nil
+			}
+			ands = append(ands, expression.NewEquals(cols[j], lit))
+		}
+		ors = append(ors, expression.JoinAnd(ands...))
+	}
+	return expression.JoinOr(ors...)
+}
+
+// leadsAnIndex reports whether an index of tb starts with one of cols.
+func leadsAnIndex(tb *Table, cols []*expression.GetField) bool {
+	lead := func(o int) bool {
+		for _, c := range cols {
+			if strings.EqualFold(c.Name(), tb.t.Schema[o].Name) {
+				return true
+			}
+		}
+		return false
+	}
+	if !tb.t.Hidden && len(tb.t.Def.PK) > 0 && lead(tb.t.Def.PK[0]) {
+		return true
+	}
+	for _, ix := range tb.t.Indexes {
+		if len(ix.Ords) > 0 && lead(ix.Ords[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameKind reports whether lit is a non-NULL integer for an integer column
+// or a string for a string column, its value taken by the column's type
+// unchanged.
+func sameKind(ctx *sql.Context, col sql.Type, lit *expression.Literal) bool {
+	v := lit.Value()
+	if v == nil {
+		return false
+	}
+	switch {
+	case types.IsInteger(col) && types.IsInteger(lit.Type()):
+	case types.IsText(col) && types.IsText(lit.Type()):
+	default:
+		return false
+	}
+	cv, inRange, err := col.Convert(ctx, v)
+	if err != nil || inRange != sql.InRange || cv == nil {
+		return false
+	}
+	c, err := col.Compare(ctx, v, cv)
+	return err == nil && c == 0
+}
+
+// indexOrderSort drops a sort that a Petrel index lookup already
+// delivers: ORDER BY columns that follow, in the index, columns every
+// range of the lookup fixes to one value (TPC-C's delivery: `WHERE
+// no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1 FOR UPDATE` over
+// PRIMARY KEY (no_w_id, no_d_id, no_o_id)). GMS drops a sort only for
+// ORDER BY a prefix of the index's columns, so such a query read, sorted
+// and (FOR UPDATE) locked the whole district to return one row; in index
+// order, LIMIT stops the scan at the rows it returns. A descending ORDER
+// BY scans the index backwards. A sort with a LIMIT (TopN) becomes the
+// LIMIT.
+func indexOrderSort(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		var fields sql.SortFields
+		var child sql.Node
+		var limit sql.Expression
+		switch s := n.(type) {
+		case *plan.Sort:
+			fields, child = s.SortFields, s.Child
+		case *plan.TopN:
+			if s.CalcFoundRows {
+				return n, transform.SameTree, nil
+			}
+			fields, child, limit = s.Fields, s.Child, s.Limit
+		default:
+			return n, transform.SameTree, nil
+		}
+		ordered, ok, err := inIndexOrder(ctx, child, fields)
+		if err != nil || !ok {
+			return n, transform.SameTree, err
+		}
+		if limit != nil {
+			return plan.NewLimit(limit, ordered), transform.NewTree, nil
+		}
+		return ordered, transform.NewTree, nil
+	})
+}
+
+// inIndexOrder returns n reading its rows in the order of fields, if a
+// static lookup into a Petrel index under n (through projections and
+// filters, which keep order) can: one range, fixing the index columns
+// before the sort columns to one value each. ok is false otherwise.
+func inIndexOrder(ctx *sql.Context, n sql.Node, fields sql.SortFields) (sql.Node, bool, error) {
+	switch c := n.(type) {
+	case *plan.Project:
+		ch, ok, err := inIndexOrder(ctx, c.Child, fields)
+		if !ok || err != nil {
+			return n, ok, err
+		}
+		nn, err := c.WithChildren(ch)
+		return nn, err == nil, err
+	case *plan.Filter:
+		ch, ok, err := inIndexOrder(ctx, c.Child, fields)
+		if !ok || err != nil {
+			return n, ok, err
+		}
+		nn, err := c.WithChildren(ch)
+		return nn, err == nil, err
+	case *plan.IndexedTableAccess:
+		return orderedLookup(ctx, c, fields)
+	}
+	return n, false, nil
+}
+
+func orderedLookup(ctx *sql.Context, ita *plan.IndexedTableAccess, fields sql.SortFields) (sql.Node, bool, error) {
+	if !ita.IsStatic() || len(fields) == 0 {
+		return ita, false, nil
+	}
+	lookup, err := ita.GetLookup(ctx, nil)
+	if err != nil {
+		return ita, false, nil
+	}
+	ix, ok := lookup.Index.(*Index)
+	ranges, rok := lookup.Ranges.(sql.MySQLRangeCollection)
+	if !ok || !rok || len(ranges) != 1 || lookup.IsReverse || lookup.IsEmptyRange {
+		return ita, false, nil
+	}
+	desc := fields[0].Order == sql.Descending
+	ords := ix.extendedOrds()
+	// fixed: the leading columns the range holds to one value.
+	fixed := 0
+	for fixed < len(ranges[0]) && fixed < len(ords) && pointColumn(ctx, ranges[0][fixed]) {
+		fixed++
+	}
+	sch := ix.t.t.Schema
+	if fixed+len(fields) > len(ords) {
+		return ita, false, nil
+	}
+	for i, f := range fields {
+		gf, ok := f.Column.(*expression.GetField)
+		if !ok || (f.Order == sql.Descending) != desc || !strings.EqualFold(gf.Name(), sch[ords[fixed+i]].Name) ||
+			!strings.EqualFold(gf.Table(), ita.Name()) {
+			return ita, false, nil
+		}
+	}
+	if !desc {
+		return ita, true, nil
+	}
+	rev := sql.NewIndexLookup(lookup.Index, ranges, lookup.IsPointLookup, lookup.IsEmptyRange, lookup.IsSpatialLookup, true)
+	nn, err := plan.NewStaticIndexedAccessForTableNode(ctx, ita.TableNode, rev)
+	if err != nil {
+		return ita, false, err
+	}
+	return nn, true, nil
+}
+
+// pointColumn reports whether a range column expression holds its column
+// to one non-NULL value ([v, v]).
+func pointColumn(ctx *sql.Context, ce sql.MySQLRangeColumnExpr) bool {
+	lb, ok := ce.LowerBound.(sql.Below)
+	if !ok {
+		return false
+	}
+	ub, ok := ce.UpperBound.(sql.Above)
+	if !ok || lb.Key == nil || ub.Key == nil || ce.Typ == nil {
+		return false
+	}
+	c, err := ce.Typ.Compare(ctx, lb.Key, ub.Key)
+	return err == nil && c == 0
+}
