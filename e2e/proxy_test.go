@@ -195,6 +195,22 @@ func TestProxy(t *testing.T) {
 			t.Fatalf("reads after COMMIT ran on %v", got)
 		}
 		c.Close()
+		// SELECT LAST_INSERT_ID() is the session's, whichever pooled
+		// connection ran its insert; it does not pin the session.
+		mustExec(t, ctx, pc.src, "CREATE TABLE app.auto (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT)", "INSERT INTO app.auto (v) VALUES (1), (2), (3)")
+		c2 := conn(t, ctx, pc.via)
+		res, err := c2.ExecContext(ctx, "INSERT INTO auto (v) VALUES (4)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := res.LastInsertId()
+		if got := queryInt(t, ctx, c2, "SELECT LAST_INSERT_ID()"); got != want || want != 4 {
+			t.Fatalf("SELECT LAST_INSERT_ID() through the proxy: %d, the insert's OK packet said %d (want 4)", got, want)
+		}
+		if got := serverIDs(t, ctx, c2, 4, "SELECT @@server_id"); got[1] != 0 {
+			t.Fatalf("after SELECT LAST_INSERT_ID() reads ran on %v", got)
+		}
+		c2.Close()
 		// Session state pins the session to the primary (a session of
 		// its own: a pinned one must not go back to via's pool).
 		pinned, err := pc.proxy.DB("app")

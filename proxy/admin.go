@@ -79,10 +79,10 @@ func (s *Server) serveAdmin(sess *session) {
 				rows = append(rows, []*string{str(r.Server), str(r.Role), str(r.State), lag,
 					num(r.Queries), num(r.Errors), num(r.InFlight), num(r.Connections)})
 			}
-			err2 = sess.sendResult(serversColumns, rows)
+			err2 = sess.sendResult(textColumns(serversColumns...), rows)
 		case "SELECT @@VERSION_COMMENT LIMIT 1":
 			v := "petrel proxy admin"
-			err2 = sess.sendResult([]string{"@@version_comment"}, [][]*string{{&v}})
+			err2 = sess.sendResult(textColumns("@@version_comment"), [][]*string{{&v}})
 		default:
 			err2 = sess.sendErr(mysqlerr.ErParse, "The admin port knows SHOW SERVERS")
 		}
@@ -92,25 +92,53 @@ func (s *Server) serveAdmin(sess *session) {
 	}
 }
 
-// sendResult writes a text result set of strings.
-func (s *session) sendResult(cols []string, rows [][]*string) error {
+// column is a result column the proxy answers itself.
+type column struct {
+	name    string
+	typ     byte
+	flags   uint16
+	charset uint16
+	length  uint32
+}
+
+const (
+	typeLongLong  = 0x08
+	typeVarString = 0xfd
+
+	flagNotNull  = 0x0001
+	flagUnsigned = 0x0020
+	flagBinary   = 0x0080
+)
+
+func textColumns(names ...string) []column {
+	out := make([]column, len(names))
+	for i, n := range names {
+		out[i] = column{name: n, typ: typeVarString, charset: 255, length: 1024}
+	}
+	return out
+}
+
+// sendResult writes a text result set.
+func (s *session) sendResult(cols []column, rows [][]*string) error {
 	if s.cl.writePacket(appendLenenc(nil, uint64(len(cols)))) != nil {
 		return errClientGone
 	}
 	for _, c := range cols {
 		var b []byte
-		for _, f := range []string{"def", "", "", "", c, c} {
+		for _, f := range []string{"def", "", "", "", c.name, c.name} {
 			b = appendLenencString(b, f)
 		}
 		b = append(b, 0x0c)
-		b = binary.LittleEndian.AppendUint16(b, 255)
-		b = binary.LittleEndian.AppendUint32(b, 1024)
-		b = append(b, 0xfd, 0, 0, 0, 0, 0) // VAR_STRING, flags, decimals, filler
+		b = binary.LittleEndian.AppendUint16(b, c.charset)
+		b = binary.LittleEndian.AppendUint32(b, c.length)
+		b = append(b, c.typ)
+		b = binary.LittleEndian.AppendUint16(b, c.flags)
+		b = append(b, 0, 0, 0) // decimals, filler
 		if s.cl.writePacket(b) != nil {
 			return errClientGone
 		}
 	}
-	if s.cl.writePacket(eofPacket(statusAutocommit)) != nil {
+	if s.cl.writePacket(eofPacket(s.status())) != nil {
 		return errClientGone
 	}
 	for _, r := range rows {
@@ -126,5 +154,5 @@ func (s *session) sendResult(cols []string, rows [][]*string) error {
 			return errClientGone
 		}
 	}
-	return s.send(eofPacket(statusAutocommit))
+	return s.send(eofPacket(s.status()))
 }

@@ -36,9 +36,13 @@ const (
 	// KindOther: anything else (SHOW, EXPLAIN, administration): primary,
 	// no pin.
 	KindOther
+	// KindLastInsertID is exactly SELECT LAST_INSERT_ID() [AS name]: the
+	// proxy answers it from the session's last OK packet (the session's
+	// insert may have run on any pooled primary connection).
+	KindLastInsertID
 )
 
-var kindNames = [...]string{"read", "write", "begin", "end", "session-state", "use", "proxy-set", "other"}
+var kindNames = [...]string{"read", "write", "begin", "end", "session-state", "use", "proxy-set", "other", "last-insert-id"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -72,6 +76,8 @@ type Statement struct {
 	// Multi: the text holds several statements (refused unless the
 	// client asked for CLIENT_MULTI_STATEMENTS).
 	Multi bool
+	// Column is KindLastInsertID's column name.
+	Column string
 }
 
 // stateFuncs are functions whose result or effect belongs to one
@@ -95,6 +101,9 @@ func Classify(query string) Statement {
 	}
 	switch s := stmt.(type) {
 	case *ast.Select:
+		if col, ok := lastInsertID(s); ok {
+			return Statement{Kind: KindLastInsertID, Why: "last_insert_id()", Column: col}
+		}
 		return classifySelect(s, s.Comments, s.Lock, s.Into)
 	case *ast.SetOp:
 		return classifySelect(s, firstComments(s), s.Lock, s.Into)
@@ -126,6 +135,26 @@ func Classify(query string) Statement {
 		return Statement{Kind: KindWrite, Why: "write"}
 	}
 	return Statement{Kind: KindOther, Why: fmt.Sprintf("%T", stmt)}
+}
+
+// lastInsertID recognises SELECT LAST_INSERT_ID() [AS name] and nothing
+// more (no FROM, no argument, no other column).
+func lastInsertID(s *ast.Select) (string, bool) {
+	if len(s.From) != 0 || len(s.SelectExprs) != 1 || s.Where != nil || s.Into != nil || s.Lock != "" || s.With != nil {
+		return "", false
+	}
+	ae, ok := s.SelectExprs[0].(*ast.AliasedExpr)
+	if !ok {
+		return "", false
+	}
+	f, ok := ae.Expr.(*ast.FuncExpr)
+	if !ok || f.Name.Lowered() != "last_insert_id" || len(f.Exprs) != 0 || !f.Qualifier.IsEmpty() {
+		return "", false
+	}
+	if !ae.As.IsEmpty() {
+		return ae.As.String(), true
+	}
+	return "LAST_INSERT_ID()", true
 }
 
 func firstComments(s ast.SelectStatement) ast.Comments {

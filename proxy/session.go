@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"petrel/internal/base"
@@ -26,6 +27,9 @@ type session struct {
 	dedicated *backendConn
 	stmts     map[uint32]*pstmt
 	nextStmt  uint32
+	// lastInsertID is the last nonzero insert id a backend's OK packet
+	// gave this session (SELECT LAST_INSERT_ID() is answered from it).
+	lastInsertID uint64
 	// frames counts response frames relayed to the client (a failed
 	// backend's read is retried only when none of its answer went out).
 	frames int
@@ -163,6 +167,13 @@ func (s *session) comQuery(pkt []byte) error {
 		return s.send(okPacket(0, 0, s.status()))
 	case KindUse:
 		return s.use(st.DB, pkt)
+	case KindLastInsertID:
+		if !s.rs.Dedicated() {
+			v := strconv.FormatUint(s.lastInsertID, 10)
+			return s.sendResult([]column{{name: st.Column, typ: typeLongLong, flags: flagNotNull | flagUnsigned | flagBinary, charset: 63, length: 20}}, [][]*string{{&v}})
+		}
+		// On the session's own connection the backend knows it.
+		st.Kind = KindRead
 	}
 	return s.forward(st, pkt)
 }
@@ -427,7 +438,10 @@ func (r *responseReader) result() (uint16, bool, error) {
 		case isERR(p):
 			return 0, false, nil
 		case isOK(p):
-			_, _, st, _ := okInfo(p)
+			_, id, st, _ := okInfo(p)
+			if id != 0 {
+				r.s.lastInsertID = id
+			}
 			if st&statusMoreResults != 0 {
 				continue
 			}
@@ -484,6 +498,11 @@ func (r *responseReader) result() (uint16, bool, error) {
 func (s *session) prepare(pkt []byte) error {
 	query := string(pkt[1:])
 	st := Classify(query)
+	if st.Kind == KindLastInsertID {
+		// Its executions' binary answer is the backend's to build: run
+		// it on the session's own connection.
+		st.Kind = KindSessionState
+	}
 	var answer [][]byte
 	var mysqlErr *mysqlError
 	prep := Statement{Kind: KindOther, Why: "prepare"}
