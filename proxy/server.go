@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,9 @@ type Options struct {
 	// AdminListen is the admin port's address (SHOW SERVERS). Default
 	// "127.0.0.1:6032"; "-" for none.
 	AdminListen string
+	// MetricsListen, when set, serves Prometheus metrics at
+	// http://MetricsListen/metrics. Default: none.
+	MetricsListen string
 	// Primary and Replicas are the backends' host:port. Primary is
 	// required.
 	Primary  string
@@ -133,6 +137,7 @@ type Server struct {
 	mon   []*sql.DB // per backend, the monitor account's
 
 	ln, adminLn net.Listener
+	metrics     *http.Server
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -183,7 +188,21 @@ func Start(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("proxy: admin listen: %w", err)
 		}
 	}
+	var metricsLn net.Listener
+	if opts.MetricsListen != "" {
+		if metricsLn, err = net.Listen("tcp", opts.MetricsListen); err != nil {
+			s.ln.Close()
+			if s.adminLn != nil {
+				s.adminLn.Close()
+			}
+			s.closeMon()
+			return nil, fmt.Errorf("proxy: metrics listen: %w", err)
+		}
+	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	if metricsLn != nil {
+		s.serveMetrics(metricsLn)
+	}
 	for i := range s.addrs {
 		s.wg.Add(1)
 		go s.checkLoop(i)
@@ -204,6 +223,14 @@ func Start(opts Options) (*Server, error) {
 // Addr is the clients' listening address.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
+// MetricsAddr is the metrics server's address ("" when none).
+func (s *Server) MetricsAddr() string {
+	if s.metrics == nil {
+		return ""
+	}
+	return s.opts.MetricsListen
+}
+
 // AdminAddr is the admin port's address ("" when none).
 func (s *Server) AdminAddr() string {
 	if s.adminLn == nil {
@@ -216,6 +243,9 @@ func (s *Server) AdminAddr() string {
 // waits for the proxy's goroutines.
 func (s *Server) Close() error {
 	s.cancel()
+	if s.metrics != nil {
+		s.metrics.Close()
+	}
 	s.ln.Close()
 	if s.adminLn != nil {
 		s.adminLn.Close()

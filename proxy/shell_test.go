@@ -3,7 +3,9 @@ package proxy
 import (
 	"crypto/sha1"
 	"encoding/hex"
+	"io"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -102,7 +104,8 @@ func TestServerBadHandshake(t *testing.T) {
 		ln.Close()
 		return a
 	}
-	s, err := Start(Options{Listen: "127.0.0.1:0", AdminListen: "127.0.0.1:0", Primary: dead(), Replicas: []string{dead()},
+	metricsAddr := dead()
+	s, err := Start(Options{Listen: "127.0.0.1:0", AdminListen: "127.0.0.1:0", MetricsListen: metricsAddr, Primary: dead(), Replicas: []string{dead()},
 		CheckInterval: 20 * time.Millisecond, CheckTimeout: 100 * time.Millisecond, ConnectTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -157,5 +160,19 @@ func TestServerBadHandshake(t *testing.T) {
 			t.Fatalf("backends not down: %+v", rows)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	resp, err := http.Get("http://" + metricsAddr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`petrel_proxy_backend_online{backend="` + s.opts.Primary + `",role="primary",state="down"} 0`,
+		`petrel_proxy_backend_lag_seconds{backend="` + s.opts.Replicas[0] + `",role="replica",state="down"} NaN`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Fatalf("metrics lack %q:\n%s", want, body)
+		}
 	}
 }
