@@ -11,19 +11,19 @@ import (
 type Mode uint8
 
 const (
-	// ModeBounded: a replica whose measured lag is within MaxLag (the
-	// default mode).
-	ModeBounded Mode = iota
-	// ModeReadYourWrites: as ModeBounded, and only a replica that applied
-	// the session's last write (known from its checks, or waited for).
-	ModeReadYourWrites
+	// ModeReadYourWrites (the default): a replica whose measured lag is
+	// within MaxLag and that applied the session's last write (known from
+	// its checks, or waited for).
+	ModeReadYourWrites Mode = iota
+	// ModeBounded: a replica whose measured lag is within MaxLag.
+	ModeBounded
 	// ModeAny: any replica whose check answers, whatever its lag.
 	ModeAny
 	// ModePrimary: the primary.
 	ModePrimary
 )
 
-var modeNames = [...]string{"bounded", "read-your-writes", "any", "primary"}
+var modeNames = [...]string{"read-your-writes", "bounded", "any", "primary"}
 
 func (m Mode) String() string {
 	if int(m) < len(modeNames) {

@@ -38,7 +38,8 @@ type Options struct {
 	MonitorUser, MonitorPassword string
 	// Router is the routing core's settings (max_replication_lag, ...).
 	Router RouterOptions
-	// DefaultMode is a new session's read mode. Default ModeBounded.
+	// DefaultMode is a new session's read mode. Default
+	// ModeReadYourWrites.
 	DefaultMode Mode
 	// CheckInterval is how often each backend is checked. Default 500ms.
 	CheckInterval time.Duration

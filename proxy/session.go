@@ -256,6 +256,14 @@ func (s *session) run(st Statement, do func(c *backendConn) (bool, error)) (bool
 				}
 				return false, s.backendFailed(err, dedicated || !nothingSent)
 			}
+			var me *mysqlError
+			if errors.As(err, &me) && sent == s.frames {
+				// The backend refused a step before the statement (its
+				// database, a statement it could not prepare): the
+				// client gets its error; the connection is sound.
+				s.release(c)
+				return false, s.backendFailed(err, false)
+			}
 			c.broken = true
 			s.release(c)
 			return false, err

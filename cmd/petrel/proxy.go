@@ -33,7 +33,7 @@ func runProxy(args []string, stdout, stderr io.Writer) int {
 	interval := fs.Duration("check-interval", 500*time.Millisecond, "how often each backend's lag is measured")
 	checkTimeout := fs.Duration("check-timeout", time.Second, "deadline of one check (a late or failed check: lag unknown, no reads)")
 	recover := fs.Int("recover-checks", 2, "good checks in a row before a new or drained replica serves")
-	mode := fs.String("read-mode", "bounded", "a session's default read mode: bounded, read-your-writes, any or primary")
+	mode := fs.String("read-mode", "read-your-writes", "a session's default read mode: read-your-writes, bounded, any or primary")
 	rywTimeout := fs.Duration("read-your-writes-timeout", time.Second, "how long a read waits for a replica to apply the session's writes before it goes to the primary")
 	monUser := fs.String("monitor-user", "root", "account that checks backends and reads the primary's accounts")
 	monPW := fs.String("monitor-password", "", "its password")
@@ -99,7 +99,7 @@ func runProxy(args []string, stdout, stderr io.Writer) int {
 	}
 	m, ok := proxy.ParseMode(*mode)
 	if !ok {
-		fmt.Fprintf(stderr, "petrel proxy: --read-mode %q: want bounded, read-your-writes, any or primary\n", *mode)
+		fmt.Fprintf(stderr, "petrel proxy: --read-mode %q: want read-your-writes, bounded, any or primary\n", *mode)
 		return 2
 	}
 	var lvl slog.Level
