@@ -13,6 +13,7 @@
 #                   alone and then during a clone (THREADS threads)
 #   DURATION [20], THREADS [8]
 #   BANDWIDTH [0]   --max-bandwidth of the clone, MiB/s (0 = unlimited)
+#   COMPRESS [0]    1: --compress (zstd chunks, clone_enable_compression)
 #   WORK [a temporary directory], kept with KEEP=1; a WORK kept from an
 #                   earlier run keeps its donor (no new prepare; SIZE_MB and
 #                   TABLES must be the same)
@@ -23,7 +24,7 @@ if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
 	export PATH=/usr/local/go/bin:$PATH
 fi
 SIZE_MB=${SIZE_MB:-1000} TABLES=${TABLES:-8} LOAD=${LOAD:-1} DURATION=${DURATION:-20} THREADS=${THREADS:-8}
-BANDWIDTH=${BANDWIDTH:-0}
+BANDWIDTH=${BANDWIDTH:-0} COMPRESS=${COMPRESS:-0}
 WORK=${WORK:-$(mktemp -d /tmp/petrel-clone-bench.XXXXXX)}
 PW=bench
 BIN=$WORK/petrel
@@ -64,7 +65,7 @@ if [ "$LOAD" = 1 ]; then
 	sleep 2
 fi
 echo "cloning..."
-CLONE_CMD=("$BIN" clone --from "127.0.0.1:$DPORT" --user root --password "$PW" --datadir "$WORK/clone" --max-bandwidth "$BANDWIDTH")
+CLONE_CMD=("$BIN" clone --from "127.0.0.1:$DPORT" --user root --password "$PW" --datadir "$WORK/clone" --max-bandwidth "$BANDWIDTH" --compress="$([ "$COMPRESS" = 1 ] && echo true || echo false)")
 echo "command: ${CLONE_CMD[*]}"
 /usr/bin/time -f "clone process: %e s wall, %U s user, %S s sys, %M KiB max RSS" "${CLONE_CMD[@]}" 2>&1 | grep -v "level=INFO"
 if [ "$LOAD" = 1 ]; then

@@ -89,11 +89,12 @@ func copyFiles(ctx context.Context, first0 *client, man *Manifest, staging strin
 				case <-t.C:
 				}
 			}
-			if err := c.readChunk(man, ch, files[ch.file]); err != nil {
+			network, err := c.readChunk(man, ch, files[ch.file])
+			if err != nil {
 				fail(err)
 				return
 			}
-			opts.Progress.add(opts.Clock.Now(), ch.n)
+			opts.Progress.add(opts.Clock.Now(), ch.n, network)
 		}
 	}
 	var wg sync.WaitGroup
@@ -128,23 +129,34 @@ func copyFiles(ctx context.Context, first0 *client, man *Manifest, staging strin
 	return nil
 }
 
-// readChunk reads one chunk from the donor into out at its offset.
-func (c *client) readChunk(man *Manifest, ch chunk, out *os.File) error {
+// readChunk reads one chunk from the donor into out at its offset and
+// returns the bytes that crossed the network for it.
+func (c *client) readChunk(man *Manifest, ch chunk, out *os.File) (int64, error) {
 	name := man.Files[ch.file].Name
-	rows, err := c.exec(fmt.Sprintf("CLONE READ '%s' FILE '%s' OFFSET %d LENGTH %d", man.ID, name, ch.off, ch.n), 1)
+	q := fmt.Sprintf("CLONE READ '%s' FILE '%s' OFFSET %d LENGTH %d", man.ID, name, ch.off, ch.n)
+	if c.opts.Compress {
+		q += " COMPRESSED"
+	}
+	rows, err := c.exec(q, 1)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if len(rows) != 1 || len(rows[0]) != 2 {
-		return &ProtocolError{Msg: "CLONE READ returned no chunk"}
+		return 0, &ProtocolError{Msg: "CLONE READ returned no chunk"}
 	}
 	data := rows[0][0]
+	network := int64(len(data))
+	if c.opts.Compress {
+		if data, err = Decompress(data, ch.n); err != nil {
+			return 0, &ProtocolError{Msg: fmt.Sprintf("chunk of %s at %d: %v", name, ch.off, err)}
+		}
+	}
 	sum, err := strconv.ParseUint(string(rows[0][1]), 10, 32)
 	if err != nil || int64(len(data)) != ch.n || crc32.Checksum(data, castagnoli) != uint32(sum) {
-		return &ProtocolError{Msg: fmt.Sprintf("chunk of %s at %d: %d bytes (want %d) or a checksum mismatch", name, ch.off, len(data), ch.n)}
+		return 0, &ProtocolError{Msg: fmt.Sprintf("chunk of %s at %d: %d bytes (want %d) or a checksum mismatch", name, ch.off, len(data), ch.n)}
 	}
 	if _, err := out.WriteAt(data, ch.off); err != nil {
-		return fmt.Errorf("clone: write %s: %w", name, err)
+		return 0, fmt.Errorf("clone: write %s: %w", name, err)
 	}
-	return nil
+	return network, nil
 }

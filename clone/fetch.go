@@ -56,6 +56,9 @@ type FetchOptions struct {
 	// Timeout bounds the connection and each statement; default 60s (the
 	// donor's snapshot flushes a memtable).
 	Timeout time.Duration
+	// Compress asks the donor for zstd-compressed chunks
+	// (clone_enable_compression): less network, more CPU at both ends.
+	Compress bool
 	// TCP are the socket settings of the connections to the donor (the
 	// server passes replication's: replication_tcp_congestion_control,
 	// keepalives, TCP_NODELAY); nil leaves the sockets as dialled.

@@ -45,6 +45,9 @@ type StageStatus struct {
 	Begin, End time.Time
 	Estimate   int64 // bytes the stage will move
 	Data       int64 // bytes moved so far
+	// Network is the bytes that crossed the network for Data (less when
+	// clone_enable_compression is ON).
+	Network int64
 	// Speed is the last second's rate, bytes per second.
 	Speed int64
 }
@@ -112,7 +115,7 @@ func (p *Progress) stage(now time.Time, name string, estimate int64) {
 	p.winStart, p.winBytes = now, 0
 }
 
-func (p *Progress) add(now time.Time, n int64) {
+func (p *Progress) add(now time.Time, n, network int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for i := range p.st.Stages {
@@ -121,6 +124,7 @@ func (p *Progress) add(now time.Time, n int64) {
 			continue
 		}
 		s.Data += n
+		s.Network += network
 		p.winBytes += n
 		if el := now.Sub(p.winStart); el >= time.Second {
 			s.Speed = int64(float64(p.winBytes) / el.Seconds())

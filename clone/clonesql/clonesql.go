@@ -28,9 +28,12 @@ import (
 	"petrel/storage"
 )
 
-// bandwidth is clone_max_data_bandwidth in MiB/s (0: unlimited), pushed
-// by the variable's change hook.
-var bandwidth atomic.Int64
+// bandwidth is clone_max_data_bandwidth in MiB/s (0: unlimited), and
+// compress clone_enable_compression, pushed by the variables' change hooks.
+var (
+	bandwidth atomic.Int64
+	compress  atomic.Bool
+)
 
 // Variables defines clone's system variables; node calls it before the
 // config is applied.
@@ -45,6 +48,14 @@ func Variables() {
 			NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
 				n, _ := sqlengine.VarInt(v.Val)
 				bandwidth.Store(n)
+				return nil
+			}},
+		// MySQL's: the recipient asks for compressed chunks (zstd here).
+		&sql.MysqlSystemVariable{Name: "clone_enable_compression", Scope: global, Dynamic: true,
+			Type: types.NewSystemBoolType("clone_enable_compression"), Default: int8(0),
+			NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
+				n, _ := sqlengine.VarInt(v.Val)
+				compress.Store(n != 0)
 				return nil
 			}},
 	})
@@ -86,6 +97,7 @@ func Register(e *sqlengine.Engine, o Options) {
 	}
 	o.Clock = base.ClockOr(o.Clock)
 	bandwidth.Store(int64(sqlengine.GlobalUint("clone_max_data_bandwidth", 0)))
+	compress.Store(sqlengine.Truthy(sqlengine.GlobalString("clone_enable_compression")))
 	if o.Refuse != "" {
 		refuse := func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
 			return nil, mysql.NewSQLError(mysqlerr.ErCloneSysConfig, mysqlerr.State(mysqlerr.ErCloneSysConfig), "Clone system configuration: %s", o.Refuse)
@@ -98,7 +110,7 @@ func Register(e *sqlengine.Engine, o Options) {
 		r.progress.Set(st)
 	}
 	e.RegisterAdmin(`CLONE SNAPSHOT`, 0, r.snapshot)
-	e.RegisterAdmin(`CLONE READ '([0-9a-f]{1,32})' FILE '([A-Za-z0-9._/-]{1,512})' OFFSET ([0-9]{1,19}) LENGTH ([0-9]{1,9})`, 0, r.read)
+	e.RegisterAdmin(`CLONE READ '([0-9a-f]{1,32})' FILE '([A-Za-z0-9._/-]{1,512})' OFFSET ([0-9]{1,19}) LENGTH ([0-9]{1,9})( COMPRESSED)?`, 0, r.read)
 	e.RegisterAdmin(`CLONE END '([0-9a-f]{1,32})'`, 0, r.end)
 	e.RegisterAdmin(`CLONE INSTANCE FROM '([^'@]*)' ?@ ?'([^']*)' ?: ?([0-9]{1,5}) IDENTIFIED BY '((?:[^'\\]|\\.|'')*)'( REQUIRE (?:NO )?SSL)?`, 0, r.cloneInstance)
 	registerPerfSchema(e, r.progress)
@@ -170,6 +182,9 @@ func (r *surface) read(ctx context.Context, s *sqlengine.Session, m []string) (*
 	if err != nil {
 		return nil, sqlError(err)
 	}
+	if m[5] != "" {
+		data = clone.Compress(data) // the checksum stays the raw bytes'
+	}
 	return &sqlengine.AdminResult{Columns: []string{"DATA", "CRC32C"},
 		Rows: [][]*string{{sqlengine.Str(string(data)), sqlengine.Str(strconv.FormatUint(uint64(sum), 10))}}}, nil
 }
@@ -222,7 +237,7 @@ func (r *surface) cloneInstance(ctx context.Context, s *sqlengine.Session, m []s
 	_, err := clone.Fetch(ctx, clone.FetchOptions{
 		Host: m[2], Port: port, User: m[1], Password: unquote(m[4]),
 		Datadir: r.o.Datadir, Destination: "LOCAL INSTANCE",
-		MaxBandwidth: bandwidthBytes, TCP: r.o.TCP, Progress: r.progress, Logger: r.o.Logger, Clock: r.o.Clock,
+		MaxBandwidth: bandwidthBytes, Compress: compress.Load(), TCP: r.o.TCP, Progress: r.progress, Logger: r.o.Logger, Clock: r.o.Clock,
 	})
 	if err != nil {
 		return nil, sqlError(err)

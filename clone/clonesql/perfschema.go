@@ -82,7 +82,7 @@ func registerPerfSchema(e *sqlengine.Engine, p *clone.Progress) {
 				}
 				speed := uint32(min(s.Speed, 1<<32-1))
 				rows = append(rows, sql.Row{int32(1), s.Name, s.State, stamp(s.Begin), stamp(s.End), threads,
-					uint64(s.Estimate), uint64(s.Data), uint64(s.Data), speed, speed})
+					uint64(s.Estimate), uint64(s.Data), uint64(s.Network), speed, speed})
 			}
 			return rows, nil
 		},

@@ -32,6 +32,7 @@ func runClone(args []string, stdout, stderr io.Writer) int {
 	password := fs.String("password", "", "the donor account's password")
 	datadir := fs.String("datadir", "", "the new datadir (missing or empty)")
 	bw := fs.Int64("max-bandwidth", 0, "MiB per second, 0 = unlimited (clone_max_data_bandwidth)")
+	compress := fs.Bool("compress", false, "zstd-compressed transfer (clone_enable_compression)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -50,7 +51,7 @@ func runClone(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	res, err := clone.Fetch(ctx, clone.FetchOptions{Host: host, Port: port, User: *user, Password: *password, Datadir: *datadir,
-		MaxBandwidth: func() int64 { return *bw << 20 }, TCP: cloneTCP, Logger: logger})
+		MaxBandwidth: func() int64 { return *bw << 20 }, Compress: *compress, TCP: cloneTCP, Logger: logger})
 	if err == nil {
 		_, err = clone.Install(*datadir, logger)
 	}
