@@ -265,6 +265,24 @@ func TestProxy(t *testing.T) {
 			}
 			wantErrNo(t, u.user+" with a wrong password", open(u.user, "nope").PingContext(ctx), 1045)
 		}
+		// A client's character set is its backend connections' own.
+		for _, coll := range []string{"latin1_swedish_ci", "utf8mb4_general_ci"} {
+			cfg := clientConfig(t, pc.primary, "root", rootPassword, "app")
+			cfg.Addr = fmt.Sprintf("127.0.0.1:%d", pc.proxy.Port())
+			cfg.Collation = coll
+			db := openConfig(t, cfg)
+			for range 4 {
+				var id int64
+				var cs string
+				if err := db.QueryRowContext(ctx, "SELECT @@server_id, @@character_set_client").Scan(&id, &cs); err != nil {
+					t.Fatal(err)
+				}
+				if id == 1 || !strings.HasPrefix(coll, cs+"_") {
+					t.Fatalf("a %s client read character_set_client %q on server %d", coll, cs, id)
+				}
+			}
+			db.Close()
+		}
 		// Privileges are the backend's: native may not write.
 		_, err := open("native", "native-pw").ExecContext(ctx, "INSERT INTO t VALUES (900, 1)")
 		wantErrNo(t, "INSERT without the privilege", err, 1142)
@@ -478,8 +496,16 @@ func TestProxy(t *testing.T) {
 		big := "SELECT '" + strings.Repeat("x", 2<<20) + "'"
 		_, err := c.ExecContext(ctx, big)
 		wantErrNo(t, "a 2 MiB query past --max-allowed-packet 1 MiB", err, 1153)
-		_, err = pc.via.ExecContext(ctx, "SELEC 1")
+		// A statement the parser does not know goes to the primary and
+		// would pin the session; refused there, it changed nothing, and
+		// the session's reads go back to the replicas. (The proxy closed
+		// the connection that sent too large a packet, as MySQL does.)
+		c = conn(t, ctx, pc.via)
+		_, err = c.ExecContext(ctx, "SELEC 1")
 		wantErrNo(t, "a syntax error", err, 1064)
+		if ids := serverIDs(t, ctx, c, 4, "SELECT @@server_id"); ids[1] != 0 {
+			t.Fatalf("after a syntax error, reads ran on %v", ids)
+		}
 		// go-sql-driver does not ask for several statements per query.
 		_, err = pc.via.ExecContext(ctx, "INSERT INTO t VALUES (950, 1); INSERT INTO t VALUES (951, 1)")
 		wantErrNo(t, "two statements without CLIENT_MULTI_STATEMENTS", err, 1064)

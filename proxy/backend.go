@@ -23,7 +23,12 @@ import (
 // auth.go), and the password itself when the client's login revealed it
 // (caching_sha2_password's full authentication).
 type credential struct {
-	user     string
+	user string
+	// collation is the client's handshake collation id: the backend
+	// connections it uses are opened with it, so that its queries and
+	// results are in its character set (0: utf8mb4_0900_ai_ci).
+	collation byte
+
 	stage1   []byte // SHA1(password); nil for an empty password
 	password string
 	hasPass  bool
@@ -32,10 +37,11 @@ type credential struct {
 // backendConn is one client connection to a backend, owned by one
 // session at a time (not safe for concurrent use).
 type backendConn struct {
-	pc      *packetConn
-	backend int
-	user    string
-	db      string
+	pc        *packetConn
+	backend   int
+	user      string
+	collation byte
+	db        string
 	// stmts are the statements prepared on this connection, by database
 	// and text (prepared statements are shared by every session that
 	// checks the connection out); params their parameter counts.
@@ -61,7 +67,7 @@ func dialBackend(ctx context.Context, addr string, backend int, cred credential,
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
-	bc := &backendConn{pc: newPacketConn(c), backend: backend, user: cred.user, stmts: map[string]uint32{}, params: map[uint32]int{}}
+	bc := &backendConn{pc: newPacketConn(c), backend: backend, user: cred.user, collation: cred.collation, stmts: map[string]uint32{}, params: map[uint32]int{}}
 	bc.pc.deadline(timeout)
 	if err := bc.login(cred); err != nil {
 		c.Close()
@@ -121,7 +127,11 @@ func (b *backendConn) login(cred credential) error {
 	}
 	resp := binary.LittleEndian.AppendUint32(nil, proxyCaps&(caps|capConnectAttrs))
 	resp = binary.LittleEndian.AppendUint32(resp, 1<<24)
-	resp = append(resp, 255) // utf8mb4_0900_ai_ci
+	coll := cred.collation
+	if coll == 0 {
+		coll = 255 // utf8mb4_0900_ai_ci
+	}
+	resp = append(resp, coll)
 	resp = append(resp, make([]byte, 23)...)
 	resp = append(resp, cred.user...)
 	resp = append(resp, 0)

@@ -34,8 +34,9 @@ type pool struct {
 }
 
 type poolKey struct {
-	backend int
-	user    string
+	backend   int
+	user      string
+	collation byte
 }
 
 // backendCounters are a backend's counters for SHOW SERVERS.
@@ -58,7 +59,7 @@ func newPool(addrs []string, maxConns int, idleTimeout, dialTimeout time.Duratio
 // new one; when the backend has maxConns open it waits (up to wait, or
 // until ctx ends) for one to come back or close.
 func (p *pool) get(ctx context.Context, i int, cred credential, wait time.Duration) (*backendConn, error) {
-	key := poolKey{i, cred.user}
+	key := poolKey{i, cred.user, cred.collation}
 	var timer <-chan time.Time
 	for {
 		now := time.Now()
@@ -160,7 +161,7 @@ func (p *pool) put(c *backendConn) {
 		return
 	}
 	c.lastUsed = time.Now()
-	key := poolKey{c.backend, c.user}
+	key := poolKey{c.backend, c.user, c.collation}
 	p.mu.Lock()
 	p.idle[key] = append(p.idle[key], c)
 	p.mu.Unlock()

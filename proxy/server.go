@@ -369,6 +369,7 @@ func (s *Server) handshake(pc *packetConn) (*session, bool) {
 		_ = pc.flush()
 		return nil, false
 	}
+	cred.collation = h.charset
 	sess := &session{srv: s, cl: pc, cred: cred, id: id, caps: h.caps, db: h.db,
 		rs: Session{Mode: s.opts.DefaultMode}, stmts: map[uint32]*pstmt{}}
 	// The first backend connection proves the account and database on

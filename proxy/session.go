@@ -210,6 +210,7 @@ func (s *session) run(st Statement, do func(c *backendConn) (bool, error)) (bool
 	s.srv.mu.Lock()
 	d := s.srv.router.Route(&s.rs, st.Kind, st.Hint)
 	s.srv.mu.Unlock()
+	wasPinned := s.rs.Pinned
 	if d.Pin {
 		s.rs.Pinned = true
 	}
@@ -270,6 +271,11 @@ func (s *session) run(st Statement, do func(c *backendConn) (bool, error)) (bool
 		}
 		if ok && d.TrackWrite && !s.rs.InTxn && c.backend == Primary {
 			s.trackWrite(c)
+		}
+		if !ok && d.Pin && !wasPinned && !st.Multi {
+			// The backend refused the statement, so it changed nothing
+			// (a syntax error among them): no reason to pin.
+			s.rs.Pinned = false
 		}
 		s.release(c)
 		return ok, nil
