@@ -256,7 +256,8 @@ func TestCloneInterrupted(t *testing.T) {
 // BACKUP_ADMIN (1227), a recipient user without CLONE_ADMIN (1227), an
 // unreachable donor (3862), a recipient holding data (3875); and
 // `petrel clone` into a non-empty directory (1007) or with a wrong
-// password (the directory is not created).
+// password (the directory is not created); CLONE LOCAL (1235); and a
+// clone into DATA DIRECTORY, which leaves the recipient alone.
 func TestCloneBadInput(t *testing.T) {
 	ctx := testContext(t, 60*time.Second)
 	donor, _ := cloneDonor(t, ctx, 10)
@@ -298,6 +299,29 @@ func TestCloneBadInput(t *testing.T) {
 	if n := queryInt(t, ctx, rdb, "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name IN ('mine', 'c')"); n != 1 {
 		t.Errorf("after the refusal the recipient has %d of its database and the donor's, want only its own", n)
 	}
+	_, err = rdb.ExecContext(ctx, "CLONE LOCAL DATA DIRECTORY = '/tmp/x'")
+	wantErrNo(t, "CLONE LOCAL", err, 1235)
+
+	// DATA DIRECTORY: a clone into a new directory, the recipient left
+	// alone (its data too); an existing directory is 1007, a relative one
+	// 1525. A server started there has the donor's rows and GTID set.
+	_, err = rdb.ExecContext(ctx, cloneStmt(donor, "cloner", "cl0ne")+" DATA DIRECTORY = '"+rcpt.Datadir()+"'")
+	wantErrNo(t, "DATA DIRECTORY that exists", err, 1007)
+	_, err = rdb.ExecContext(ctx, cloneStmt(donor, "cloner", "cl0ne")+" DATA DIRECTORY = 'rel/dir'")
+	wantErrNo(t, "relative DATA DIRECTORY", err, 1525)
+	into := filepath.Join(t.TempDir(), "into")
+	mustExec(t, ctx, rdb, cloneStmt(donor, "cloner", "cl0ne")+" DATA DIRECTORY '"+into+"'")
+	if st := queryString(t, ctx, rdb, "SELECT STATE FROM performance_schema.clone_status"); st != "Completed" {
+		t.Errorf("clone_status after a DATA DIRECTORY clone: %s", st)
+	}
+	if n := queryInt(t, ctx, rdb, "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name IN ('mine', 'c')"); n != 1 {
+		t.Errorf("a DATA DIRECTORY clone changed the recipient")
+	}
+	cl := startPetrel(t, ctx, lab.PetrelOptions{Datadir: into, ServerID: 5})
+	cdb := rootDB(t, cl, "")
+	ddb := rootDB(t, donor, "")
+	sameTable(t, ctx, ddb, cdb, "c.t", "id")
+	sameGTIDs(t, "DATA DIRECTORY clone vs donor", queryString(t, ctx, cdb, "SELECT @@GLOBAL.gtid_executed"), queryString(t, ctx, ddb, "SELECT @@GLOBAL.gtid_executed"))
 
 	bin, err := lab.BuildPetrel(ctx)
 	if err != nil {

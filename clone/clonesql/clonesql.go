@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -112,7 +114,13 @@ func Register(e *sqlengine.Engine, o Options) {
 	e.RegisterAdmin(`CLONE SNAPSHOT`, 0, r.snapshot)
 	e.RegisterAdmin(`CLONE READ '([0-9a-f]{1,32})' FILE '([A-Za-z0-9._/-]{1,512})' OFFSET ([0-9]{1,19}) LENGTH ([0-9]{1,9})( COMPRESSED)?`, 0, r.read)
 	e.RegisterAdmin(`CLONE END '([0-9a-f]{1,32})'`, 0, r.end)
-	e.RegisterAdmin(`CLONE INSTANCE FROM '([^'@]*)' ?@ ?'([^']*)' ?: ?([0-9]{1,5}) IDENTIFIED BY '((?:[^'\\]|\\.|'')*)'( REQUIRE (?:NO )?SSL)?`, 0, r.cloneInstance)
+	e.RegisterAdmin(`CLONE INSTANCE FROM '([^'@]*)' ?@ ?'([^']*)' ?: ?([0-9]{1,5}) IDENTIFIED BY '((?:[^'\\]|\\.|'')*)'(?: DATA DIRECTORY ?=? ?'([^']*)')?(?: REQUIRE (?:NO )?SSL)?`, 0, r.cloneInstance)
+	// The rest of MySQL's CLONE grammar (CLONE LOCAL DATA DIRECTORY): a
+	// clear refusal rather than a syntax error.
+	e.RegisterAdmin(`CLONE (LOCAL|INSTANCE)( .*)?`, 0, func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
+		return nil, mysql.NewSQLError(mysqlerr.ErNotSupportedYet, mysqlerr.State(mysqlerr.ErNotSupportedYet),
+			"This version of Petrel doesn't yet support 'this form of CLONE': use CLONE INSTANCE FROM 'user'@'host':port IDENTIFIED BY 'password' [DATA DIRECTORY 'dir']")
+	})
 	registerPerfSchema(e, r.progress)
 }
 
@@ -220,14 +228,26 @@ func (r *surface) end(ctx context.Context, s *sqlengine.Session, m []string) (*s
 }
 
 // cloneInstance is CLONE INSTANCE FROM 'user'@'host':port IDENTIFIED BY
-// 'password': the clone is fetched and committed in the staging
-// directory, the statement returns OK, and the server restarts on it.
+// 'password' [DATA DIRECTORY 'dir']. Without DATA DIRECTORY the clone is
+// fetched and committed in the staging directory, the statement returns
+// OK, and the server restarts on it. With it, the clone becomes a new
+// datadir at dir (absolute, not existing), which `petrel server
+// --datadir dir` starts; this server is left alone.
 func (r *surface) cloneInstance(ctx context.Context, s *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
 	if !r.may(ctx, s, "clone_admin") {
 		return nil, denied("CLONE_ADMIN")
 	}
 	port, _ := strconv.Atoi(m[3])
-	if err := r.checkEmpty(); err != nil {
+	target, dest := r.o.Datadir, "LOCAL INSTANCE"
+	if dir := m[5]; dir != "" {
+		if !filepath.IsAbs(dir) {
+			return nil, mysql.NewSQLError(mysqlerr.ErIncorrectValue, mysqlerr.State(mysqlerr.ErIncorrectValue), "Incorrect path value: '%s'", dir)
+		}
+		if _, err := os.Stat(dir); err == nil {
+			return nil, mysql.NewSQLError(mysqlerr.ErDBCreateExists, mysqlerr.State(mysqlerr.ErDBCreateExists), "Can't create database '%s'; database exists", dir)
+		}
+		target, dest = dir, dir
+	} else if err := r.checkEmpty(); err != nil {
 		return nil, err
 	}
 	if !r.running.CompareAndSwap(false, true) {
@@ -236,11 +256,23 @@ func (r *surface) cloneInstance(ctx context.Context, s *sqlengine.Session, m []s
 	defer r.running.Store(false)
 	_, err := clone.Fetch(ctx, clone.FetchOptions{
 		Host: m[2], Port: port, User: m[1], Password: unquote(m[4]),
-		Datadir: r.o.Datadir, Destination: "LOCAL INSTANCE",
+		Datadir: target, Destination: dest,
 		MaxBandwidth: bandwidthBytes, Compress: compress.Load(), TCP: r.o.TCP, Progress: r.progress, Logger: r.o.Logger, Clock: r.o.Clock,
 	})
+	if err == nil && target != r.o.Datadir {
+		_, err = clone.Install(target, r.o.Logger)
+		if err == nil {
+			r.progress.Set(finished(r.progress.Snapshot(), r.o.Clock.Now()))
+		}
+	}
 	if err != nil {
+		if target != r.o.Datadir {
+			os.RemoveAll(target) // it did not exist
+		}
 		return nil, sqlError(err)
+	}
+	if target != r.o.Datadir {
+		return &sqlengine.AdminResult{}, nil
 	}
 	if r.o.Restart == nil {
 		r.o.Logger.Warn("clone: staged; this server cannot restart itself: restart it to switch the clone in")
@@ -249,6 +281,18 @@ func (r *surface) cloneInstance(ctx context.Context, s *sqlengine.Session, m []s
 	r.o.Logger.Info("clone: staged; restarting on the cloned data")
 	r.o.Restart()
 	return &sqlengine.AdminResult{}, nil
+}
+
+// finished marks a clone into another directory done: no restart here,
+// its recovery comes when a server starts on it.
+func finished(st clone.Status, now time.Time) clone.Status {
+	st.State, st.End = clone.StateCompleted, now
+	for i := range st.Stages {
+		if st.Stages[i].State == clone.StateInProgress {
+			st.Stages[i].State, st.Stages[i].End = clone.StateCompleted, now
+		}
+	}
+	return st
 }
 
 // checkEmpty refuses a recipient holding data (a database): CLONE

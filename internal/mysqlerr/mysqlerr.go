@@ -83,6 +83,7 @@ const (
 	ErMalformedPacket                       = 1835 // ER_MALFORMED_PACKET
 	ErSecureTransportRequired               = 3159 // ER_SECURE_TRANSPORT_REQUIRED
 	ErSpecificAccessDenied                  = 1227 // ER_SPECIFIC_ACCESS_DENIED_ERROR
+	ErIncorrectValue                        = 1525 // ER_WRONG_VALUE ("Incorrect %s value: '%s'")
 
 	// CLONE INSTANCE (MySQL 8.0.17's clone plugin). A donor's own refusal
 	// (1045, 1227, 2003 reaching it) keeps its number.
