@@ -31,8 +31,11 @@ var parts = []string{"data", "binlog"}
 // Install runs at every start of a datadir, before storage opens: a
 // complete staging directory is switched in, an incomplete one removed.
 // Switching is redone from the start if it is interrupted (each part is
-// moved only while the marker is there, and the marker goes last).
-func Install(datadir string, logger *slog.Logger) (Installed, error) {
+// moved only while the marker is there, and the marker goes last). reset
+// names directories of the datadir that hold state derived from the data
+// being replaced (the replica's relay log): they are removed in the
+// switch.
+func Install(datadir string, logger *slog.Logger, reset ...string) (Installed, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
@@ -58,6 +61,11 @@ func Install(datadir string, logger *slog.Logger) (Installed, error) {
 		}
 		if err := os.Rename(src, dst); err != nil {
 			return 0, fmt.Errorf("clone: switch the clone in: %w", err)
+		}
+	}
+	for _, r := range reset {
+		if err := os.RemoveAll(filepath.Join(datadir, r)); err != nil {
+			return 0, fmt.Errorf("clone: remove %s at the switch: %w", r, err)
 		}
 	}
 	if err := syncDir(datadir); err != nil {

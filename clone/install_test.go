@@ -61,13 +61,14 @@ func TestInstallCrashPoints(t *testing.T) {
 		"petrel.json": "identity", "server-cert.pem": "cert",
 		"data/MANIFEST-1": "old-manifest", "data/000001.sst": "old-rows",
 		"binlog/binlog.000001": "old-log", "binlog/binlog.index": "./binlog.000001\n",
+		"relay/relay.000001": "old-relay",
 	}
 	staged := map[string]string{
 		"data/MANIFEST-9": "new-manifest", "data/000042.sst": "new-rows",
 		"binlog/binlog.000007": "new-header", "binlog/binlog.index": "./binlog.000007\n",
 	}
 	// What a switched datadir holds: its identity and keys, the staged
-	// storage and log, and the status file.
+	// storage and log, and the status file; no relay log.
 	switched := map[string]string{"petrel.json": "identity", "server-cert.pem": "cert"}
 	for p, c := range staged {
 		switched[p] = c
@@ -98,8 +99,8 @@ func TestInstallCrashPoints(t *testing.T) {
 
 	t.Run("nothing staged", func(t *testing.T) {
 		dir := t.TempDir()
-		layout(t, dir, old)
-		if got, err := Install(dir, nil); err != nil || got != NothingStaged {
+		layout(t, dir, old) // the relay log stays
+		if got, err := Install(dir, nil, "relay"); err != nil || got != NothingStaged {
 			t.Fatalf("Install: %v, %v", got, err)
 		}
 		sameFiles(t, "datadir", contents(t, dir), old)
@@ -108,7 +109,7 @@ func TestInstallCrashPoints(t *testing.T) {
 		dir := t.TempDir()
 		layout(t, dir, old)
 		stage(t, dir, false)
-		if got, err := Install(dir, nil); err != nil || got != RemovedInterrupted {
+		if got, err := Install(dir, nil, "relay"); err != nil || got != RemovedInterrupted {
 			t.Fatalf("Install: %v, %v", got, err)
 		}
 		sameFiles(t, "datadir", contents(t, dir), old)
@@ -117,7 +118,7 @@ func TestInstallCrashPoints(t *testing.T) {
 		dir := t.TempDir()
 		layout(t, dir, old)
 		stage(t, dir, true)
-		if got, err := Install(dir, nil); err != nil || got != Switched {
+		if got, err := Install(dir, nil, "relay"); err != nil || got != Switched {
 			t.Fatalf("Install: %v, %v", got, err)
 		}
 		sameFiles(t, "datadir", contents(t, dir), withStatus(switched, dir))
@@ -136,7 +137,7 @@ func TestInstallCrashPoints(t *testing.T) {
 		if err := os.Rename(filepath.Join(dir, StagingDir, "data"), filepath.Join(dir, "data")); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := Install(dir, nil); err != nil || got != Switched {
+		if got, err := Install(dir, nil, "relay"); err != nil || got != Switched {
 			t.Fatalf("Install: %v, %v", got, err)
 		}
 		sameFiles(t, "datadir", contents(t, dir), withStatus(switched, dir))
@@ -151,7 +152,7 @@ func TestInstallCrashPoints(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if got, err := Install(dir, nil); err != nil || got != Switched {
+		if got, err := Install(dir, nil, "relay"); err != nil || got != Switched {
 			t.Fatalf("Install: %v, %v", got, err)
 		}
 		sameFiles(t, "datadir", contents(t, dir), withStatus(switched, dir))

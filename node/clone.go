@@ -22,7 +22,10 @@ func (n *Node) installClone() error {
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	did, err := clone.Install(dir, n.opts.Logger)
+	// The relay log holds transactions relative to the data replaced: the
+	// replica starts from the clone's GTID set with an empty one (its
+	// settings, CHANGE REPLICATION SOURCE's, stay).
+	did, err := clone.Install(dir, n.opts.Logger, "relay")
 	if err != nil {
 		return fmt.Errorf("node: %w", err)
 	}
