@@ -135,7 +135,9 @@ type Server struct {
 	pool  *pool
 	accts *accounts
 	sha2  sha2Cache
-	mon   []*sql.DB // per backend, the monitor account's
+	// classes caches statement kinds by shape.
+	classes classCache
+	mon     []*sql.DB // per backend, the monitor account's
 
 	ln, adminLn net.Listener
 	metrics     *http.Server

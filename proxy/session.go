@@ -152,7 +152,7 @@ func (s *session) sendErr(code int, msg string) error {
 }
 
 func (s *session) comQuery(pkt []byte) error {
-	st := Classify(string(pkt[1:]))
+	st := s.srv.classes.classify(string(pkt[1:]))
 	if st.Multi && s.caps&capMultiStatements == 0 {
 		// The backends' connections allow several statements; this
 		// client did not ask for them.
@@ -511,7 +511,7 @@ func (r *responseReader) result() (uint16, bool, error) {
 // statement's executions are routed one by one).
 func (s *session) prepare(pkt []byte) error {
 	query := string(pkt[1:])
-	st := Classify(query)
+	st := s.srv.classes.classify(query)
 	if st.Kind == KindLastInsertID {
 		// Its executions' binary answer is the backend's to build: run
 		// it on the session's own connection.
