@@ -16,6 +16,9 @@ import (
 // Provider serves Petrel's databases to GMS. Safe for concurrent use.
 type Provider struct {
 	e *storage.Engine
+	// stats is the engine's statistics provider, set once by
+	// newStatsProvider before the engine serves (index choice reads it).
+	stats *statsProvider
 
 	mu  sync.Mutex
 	dbs map[*storage.Database]*Database // stable wrappers

@@ -81,7 +81,7 @@ type indexStats struct {
 var _ sql.StatsProvider = (*statsProvider)(nil)
 
 func newStatsProvider(prov *Provider, log *slog.Logger) *statsProvider {
-	return &statsProvider{
+	p := &statsProvider{
 		prov:   prov,
 		store:  prov.e,
 		log:    log,
@@ -92,6 +92,8 @@ func newStatsProvider(prov *Provider, log *slog.Logger) *statsProvider {
 		tried:  map[uint32]time.Time{},
 		custom: map[string]sql.Statistic{},
 	}
+	prov.stats = p
+	return p
 }
 
 // petrelTable finds Petrel's table under GMS's wrappers.
