@@ -570,4 +570,41 @@ func TestProxy(t *testing.T) {
 		}
 		t.Logf("%d reads while replica 2 died, none failed; drained after %v", reads, d)
 	})
+
+	t.Run("promotion", func(t *testing.T) {
+		// The primary dies and replica 3 is promoted (its replication
+		// stopped, writable): the proxy follows within a few checks,
+		// without a restart, and the clients' new statements write there.
+		if err := pc.primary.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		killed := time.Now()
+		mustExec(t, ctx, pc.rep3, "STOP REPLICA")
+		deadline := time.Now().Add(10 * time.Second)
+		var err error
+		for time.Now().Before(deadline) {
+			if _, err = pc.via.ExecContext(ctx, "INSERT INTO t VALUES (7000, 7)"); err == nil {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if err != nil {
+			t.Fatalf("no write through the proxy within 10 s of the promotion: %v", err)
+		}
+		took := time.Since(killed)
+		if n := queryInt(t, ctx, pc.rep3, "SELECT COUNT(*) FROM app.t WHERE id = 7000"); n != 1 {
+			t.Fatalf("the write after the promotion is not on replica 3 (%d rows)", n)
+		}
+		if ids := serverIDs(t, ctx, pc.via, 5, "SELECT /* petrel_read=primary */ @@server_id"); ids[3] != 5 {
+			t.Fatalf("after the promotion the primary's reads ran on %v", ids)
+		}
+		rows := pc.servers(t, ctx)
+		if rows[0]["server"] != fmt.Sprintf("127.0.0.1:%d", pc.proxyLink.Port()) || rows[0]["role"] != "primary" {
+			t.Fatalf("SHOW SERVERS after the promotion: %v", rows)
+		}
+		if log := pc.proxy.Log(); !strings.Contains(log, "promoted to primary") {
+			t.Fatalf("the proxy's log lacks the promotion:\n%s", tail(log, 4<<10))
+		}
+		t.Logf("first write through the proxy on the promoted replica %v after the primary died", took)
+	})
 }

@@ -40,7 +40,7 @@ type account struct {
 
 // accounts caches the primary's accounts. Safe for concurrent use.
 type accounts struct {
-	db    *sql.DB
+	db    *sql.DB       // under mu
 	every time.Duration // loads at least this far apart
 
 	loadMu sync.Mutex // one load at a time
@@ -50,8 +50,18 @@ type accounts struct {
 	loaded time.Time
 }
 
+// setDB makes db (the primary's, after a promotion) the accounts' source.
+func (a *accounts) setDB(db *sql.DB) {
+	a.mu.Lock()
+	a.db = db
+	a.mu.Unlock()
+}
+
 func (a *accounts) load(ctx context.Context) error {
-	rows, err := a.db.QueryContext(ctx, "SELECT user, host, plugin, authentication_string FROM mysql.user")
+	a.mu.Lock()
+	db := a.db
+	a.mu.Unlock()
+	rows, err := db.QueryContext(ctx, "SELECT user, host, plugin, authentication_string FROM mysql.user")
 	if err != nil {
 		return fmt.Errorf("proxy: reading the primary's accounts: %w", err)
 	}

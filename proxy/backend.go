@@ -49,7 +49,9 @@ type backendConn struct {
 	params map[uint32]int
 	order  []string
 	// broken: an I/O error left the protocol state unknown; close it.
-	broken   bool
+	broken bool
+	// gen is its slot's generation when it was opened (pool.gen).
+	gen      uint64
 	lastUsed time.Time
 }
 

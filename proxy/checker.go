@@ -19,10 +19,27 @@ func (s *Server) checkLoop(i int) {
 	t := time.NewTicker(s.opts.CheckInterval)
 	defer t.Stop()
 	for {
-		smp := s.check(i)
 		s.mu.Lock()
-		c, changed := s.router.Observe(i, smp)
+		db, gen := s.mon[i], s.slotGen[i]
 		s.mu.Unlock()
+		smp := s.check(i, db)
+		s.mu.Lock()
+		if s.slotGen[i] != gen {
+			// A promotion moved another backend into this slot while
+			// this one was checked.
+			s.mu.Unlock()
+			continue
+		}
+		c, changed := s.router.Observe(i, smp)
+		promo, promoted := s.router.Promotion()
+		if promoted {
+			s.swapSlots(Primary, promo.Promoted)
+		}
+		s.mu.Unlock()
+		if promoted {
+			s.logChange(promo)
+			s.pool.swap(Primary, promo.Promoted)
+		}
 		if changed {
 			s.logChange(c)
 			if c.To == StateDown && i != Primary {
@@ -64,11 +81,19 @@ func (s *Server) tickLoop() {
 	}
 }
 
-// check measures backend i once.
-func (s *Server) check(i int) Sample {
+// swapSlots exchanges the server's per-slot state (a promotion).
+// REQUIRES: s.mu.
+func (s *Server) swapSlots(i, j int) {
+	s.mon[i], s.mon[j] = s.mon[j], s.mon[i]
+	s.slotGen[i]++
+	s.slotGen[j]++
+	s.accts.setDB(s.mon[Primary])
+}
+
+// check measures the backend behind db once (slot i).
+func (s *Server) check(i int, db *sql.DB) Sample {
 	ctx, cancel := context.WithTimeout(s.ctx, s.opts.CheckTimeout)
 	defer cancel()
-	db := s.mon[i]
 	smp := Sample{}
 	if i == Primary {
 		var one int
@@ -76,14 +101,17 @@ func (s *Server) check(i int) Sample {
 		smp.At = s.opts.Clock.Now()
 		return smp
 	}
-	lag, known, err := replicaLag(ctx, db)
+	lag, known, running, err := replicaLag(ctx, db)
 	if err == nil {
 		var executed sql.NullString
-		if db.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_executed").Scan(&executed) == nil && executed.Valid {
-			if set, perr := base.ParseGTIDSet(executed.String); perr == nil {
+		var ro, sro sql.NullInt64
+		if db.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_executed, @@GLOBAL.read_only, @@GLOBAL.super_read_only").Scan(&executed, &ro, &sro) == nil {
+			if set, perr := base.ParseGTIDSet(executed.String); perr == nil && executed.Valid {
 				smp.Executed = set
 			}
+			smp.Writable = ro.Valid && ro.Int64 == 0 && sro.Valid && sro.Int64 == 0
 		}
+		smp.Replicating = running
 	}
 	if err == nil && ctx.Err() != nil {
 		// An answer after the deadline is no measurement.
@@ -97,11 +125,12 @@ func (s *Server) check(i int) Sample {
 // replicaLag reads a replica's lag: Petrel's Replica_receive_lag and
 // Replica_apply_lag (the larger; unknown when either is NULL), or, for a
 // MySQL or MariaDB backend, SHOW REPLICA STATUS's Seconds_Behind_Source
-// (unknown when NULL or when it is no replica).
-func replicaLag(ctx context.Context, db *sql.DB) (time.Duration, bool, error) {
-	rows, err := db.QueryContext(ctx, "SHOW GLOBAL STATUS LIKE 'Replica\\_%\\_lag'")
+// (unknown when NULL or when it is no replica). running reports whether
+// its replication runs (Replica_running, or the IO thread).
+func replicaLag(ctx context.Context, db *sql.DB) (lag time.Duration, known, running bool, err error) {
+	rows, err := db.QueryContext(ctx, "SHOW GLOBAL STATUS LIKE 'Replica\\_%'")
 	if err != nil {
-		return 0, false, err
+		return 0, false, false, err
 	}
 	vals := map[string]sql.NullString{}
 	for rows.Next() {
@@ -109,45 +138,46 @@ func replicaLag(ctx context.Context, db *sql.DB) (time.Duration, bool, error) {
 		var v sql.NullString
 		if err := rows.Scan(&name, &v); err != nil {
 			rows.Close()
-			return 0, false, err
+			return 0, false, false, err
 		}
 		vals[strings.ToLower(name)] = v
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return 0, false, err
+		return 0, false, false, err
 	}
 	recv, okR := vals["replica_receive_lag"]
 	apply, okA := vals["replica_apply_lag"]
 	if okR && okA {
+		running = strings.EqualFold(vals["replica_running"].String, "ON")
 		if !recv.Valid || !apply.Valid || recv.String == "" || apply.String == "" {
-			return 0, false, nil
+			return 0, false, running, nil
 		}
 		r, err1 := strconv.ParseFloat(recv.String, 64)
 		a, err2 := strconv.ParseFloat(apply.String, 64)
 		if err := errors.Join(err1, err2); err != nil {
-			return 0, false, err
+			return 0, false, running, err
 		}
-		return time.Duration(max(r, a) * float64(time.Second)), true, nil
+		return time.Duration(max(r, a) * float64(time.Second)), true, running, nil
 	}
 	return secondsBehind(ctx, db)
 }
 
-func secondsBehind(ctx context.Context, db *sql.DB) (time.Duration, bool, error) {
+func secondsBehind(ctx context.Context, db *sql.DB) (lag time.Duration, known, running bool, err error) {
 	rows, err := db.QueryContext(ctx, "SHOW REPLICA STATUS")
 	if err != nil {
 		rows, err = db.QueryContext(ctx, "SHOW SLAVE STATUS")
 		if err != nil {
-			return 0, false, err
+			return 0, false, false, err
 		}
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
-		return 0, false, err
+		return 0, false, false, err
 	}
 	if !rows.Next() {
-		return 0, false, rows.Err()
+		return 0, false, false, rows.Err()
 	}
 	vals := make([]sql.NullString, len(cols))
 	ptrs := make([]any, len(cols))
@@ -155,19 +185,24 @@ func secondsBehind(ctx context.Context, db *sql.DB) (time.Duration, bool, error)
 		ptrs[i] = &vals[i]
 	}
 	if err := rows.Scan(ptrs...); err != nil {
-		return 0, false, err
+		return 0, false, false, err
+	}
+	for i, c := range cols {
+		if (c == "Replica_IO_Running" || c == "Slave_IO_Running") && vals[i].String == "Yes" {
+			running = true
+		}
 	}
 	for i, c := range cols {
 		if c == "Seconds_Behind_Source" || c == "Seconds_Behind_Master" {
 			if !vals[i].Valid {
-				return 0, false, nil
+				return 0, false, running, nil
 			}
 			n, err := strconv.ParseFloat(vals[i].String, 64)
 			if err != nil {
-				return 0, false, err
+				return 0, false, running, err
 			}
-			return time.Duration(n * float64(time.Second)), true, nil
+			return time.Duration(n * float64(time.Second)), true, running, nil
 		}
 	}
-	return 0, false, nil
+	return 0, false, running, nil
 }

@@ -31,6 +31,9 @@ type pool struct {
 	// comes back or closes.
 	wake    []chan struct{}
 	waiters []int
+	// gen[i] changes when slot i's address does (a promotion swapped
+	// slots): a connection of an older generation is dropped.
+	gen []uint64
 }
 
 type poolKey struct {
@@ -51,6 +54,7 @@ func newPool(addrs []string, maxConns int, idleTimeout, dialTimeout time.Duratio
 		p.slots = append(p.slots, make(chan struct{}, maxConns))
 		p.wake = append(p.wake, make(chan struct{}))
 		p.waiters = append(p.waiters, 0)
+		p.gen = append(p.gen, 0)
 	}
 	return p
 }
@@ -80,7 +84,7 @@ func (p *pool) get(ctx context.Context, i int, cred credential, wait time.Durati
 			return c, nil
 		}
 		p.waiters[i]++
-		wake := p.wake[i]
+		wake, addr, gen := p.wake[i], p.addrs[i], p.gen[i]
 		p.mu.Unlock()
 		waited := func() {
 			p.mu.Lock()
@@ -90,16 +94,23 @@ func (p *pool) get(ctx context.Context, i int, cred credential, wait time.Durati
 		select {
 		case p.slots[i] <- struct{}{}:
 			waited()
-			c, err := dialBackend(ctx, p.addrs[i], i, cred, p.dialTimeout)
+			c, err := dialBackend(ctx, addr, i, cred, p.dialTimeout)
 			if err != nil {
 				<-p.slots[i]
 				p.notify(i)
 				return nil, err
 			}
+			c.gen = gen
 			p.stats[i].open.Add(1)
 			p.mu.Lock()
 			p.all[c] = struct{}{}
+			stale := p.gen[i] != gen
 			p.mu.Unlock()
+			if stale {
+				// The slot changed address while this one dialled.
+				p.discard(c)
+				return nil, errBackendIO{fmt.Errorf("%s is no longer backend slot %d", addr, i)}
+			}
 			return c, nil
 		default:
 		}
@@ -119,7 +130,7 @@ func (p *pool) get(ctx context.Context, i int, cred credential, wait time.Durati
 			waited()
 		case <-timer:
 			waited()
-			return nil, fmt.Errorf("proxy: no connection to %s within %v (%d open)", p.addrs[i], wait, p.maxConns)
+			return nil, fmt.Errorf("proxy: no connection to %s within %v (%d open)", addr, wait, p.maxConns)
 		case <-ctx.Done():
 			waited()
 			return nil, ctx.Err()
@@ -163,6 +174,11 @@ func (p *pool) put(c *backendConn) {
 	c.lastUsed = time.Now()
 	key := poolKey{c.backend, c.user, c.collation}
 	p.mu.Lock()
+	if c.gen != p.gen[c.backend] {
+		p.mu.Unlock()
+		p.discard(c)
+		return
+	}
 	p.idle[key] = append(p.idle[key], c)
 	p.mu.Unlock()
 	p.notify(c.backend)
@@ -237,4 +253,26 @@ func (p *pool) cutBackend(i int) int {
 		p.discard(c)
 	}
 	return n
+}
+
+// swap exchanges slots i and j (a promotion): their addresses and
+// counters trade places, and every connection of either is dropped (in
+// use ones are cut; their sessions see a failed backend).
+func (p *pool) swap(i, j int) {
+	p.mu.Lock()
+	p.addrs[i], p.addrs[j] = p.addrs[j], p.addrs[i]
+	p.gen[i]++
+	p.gen[j]++
+	for _, f := range []func(*backendCounters) *atomic.Int64{
+		func(c *backendCounters) *atomic.Int64 { return &c.queries },
+		func(c *backendCounters) *atomic.Int64 { return &c.errors },
+	} {
+		a, b := f(&p.stats[i]), f(&p.stats[j])
+		av := a.Load()
+		a.Store(b.Load())
+		b.Store(av)
+	}
+	p.mu.Unlock()
+	p.cutBackend(i)
+	p.cutBackend(j)
 }

@@ -91,6 +91,11 @@ type RouterOptions struct {
 	// (WAIT_FOR_EXECUTED_GTID_SET) before the read goes to the primary.
 	// Default 1s.
 	WaitTimeout time.Duration
+	// PromoteAfter is how many failed checks of the primary in a row let
+	// the router follow a promotion: then, when exactly one replica
+	// answers writable and not replicating, it becomes the primary.
+	// Default 2.
+	PromoteAfter int
 }
 
 func (o *RouterOptions) applyDefaults() {
@@ -105,6 +110,9 @@ func (o *RouterOptions) applyDefaults() {
 	}
 	if o.WaitTimeout <= 0 {
 		o.WaitTimeout = time.Second
+	}
+	if o.PromoteAfter <= 0 {
+		o.PromoteAfter = 2
 	}
 }
 
@@ -122,6 +130,10 @@ type Sample struct {
 	LagKnown bool
 	// Executed is the backend's gtid_executed at the check (nil: not read).
 	Executed *base.GTIDSet
+	// Writable: read_only and super_read_only are off. Replicating: its
+	// replication threads run. (A promoted replica is writable and not
+	// replicating.)
+	Writable, Replicating bool
 }
 
 // Change is a backend's state change, for the log.
@@ -130,9 +142,17 @@ type Change struct {
 	Name     string
 	From, To State
 	Reason   string
+	// Promoted, when not 0, is the replica slot that became the primary:
+	// the router swapped slots 0 and Promoted (the old primary is now a
+	// replica there). The shell swaps its own per-slot state the same
+	// way and drops every connection of both slots.
+	Promoted int
 }
 
 func (c Change) String() string {
+	if c.Promoted != 0 {
+		return fmt.Sprintf("%s: promoted to primary, slot %d -> 0 (%s)", c.Name, c.Promoted, c.Reason)
+	}
 	return fmt.Sprintf("%s: %s -> %s (%s)", c.Name, c.From, c.To, c.Reason)
 }
 
@@ -150,6 +170,10 @@ type BackendStatus struct {
 	LastCheck time.Time
 	// Executed is the GTID set last known applied (nil: none known).
 	Executed *base.GTIDSet
+	// Writable and Replicating are the last answered check's.
+	Writable, Replicating bool
+	// Failed counts failed checks in a row.
+	Failed int
 }
 
 // Router is the routing core: backend states from samples, and a
@@ -195,8 +219,11 @@ func (r *Router) Observe(i int, s Sample) (Change, bool) {
 	b.Answered = s.Err == nil
 	if s.Err != nil {
 		b.LagKnown, b.Good = false, 0
+		b.Failed++
 		return r.move(i, StateDown, "check failed: "+s.Err.Error())
 	}
+	b.Failed = 0
+	b.Writable, b.Replicating = s.Writable, s.Replicating
 	if i == Primary {
 		// The primary's lag means nothing: it is online while it answers.
 		b.Good++
@@ -216,6 +243,40 @@ func (r *Router) Observe(i int, s Sample) (Change, bool) {
 		return r.move(i, StateOnline, fmt.Sprintf("lag %v within max %v for %d checks", s.Lag, r.opts.MaxLag, b.Good))
 	}
 	return Change{}, false
+}
+
+// Promotion follows a promotion: after PromoteAfter failed checks of
+// the primary in a row, a single replica that answered its last check
+// writable and not replicating becomes the primary (slots 0 and i swap).
+// Two or more such replicas are ambiguous: nothing moves until one is
+// left.
+func (r *Router) Promotion() (Change, bool) {
+	if r.backends[Primary].Failed < r.opts.PromoteAfter {
+		return Change{}, false
+	}
+	found := 0
+	for i := 1; i < len(r.backends); i++ {
+		b := &r.backends[i]
+		if b.Answered && b.Writable && !b.Replicating {
+			if found != 0 {
+				return Change{}, false
+			}
+			found = i
+		}
+	}
+	if found == 0 {
+		return Change{}, false
+	}
+	old := r.backends[Primary]
+	r.backends[Primary], r.backends[found] = r.backends[found], old
+	p := &r.backends[Primary]
+	from := p.State
+	p.State, p.Good, p.Failed = StateOnline, 1, 0
+	// The old primary serves reads only once it is checked a replica.
+	q := &r.backends[found]
+	q.State, q.Good, q.Answered, q.LagKnown = StateDown, 0, false, false
+	return Change{Backend: Primary, Name: p.Name, From: from, To: StateOnline, Promoted: found,
+		Reason: fmt.Sprintf("%s failed %d checks; %s is writable and not replicating", old.Name, old.Failed, p.Name)}, true
 }
 
 // Tick ages the samples: an online replica whose last sample is older

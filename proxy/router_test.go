@@ -19,8 +19,9 @@ const uuidA = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 //	new [max-lag=D] [recover=N] [stale=D] [wait=D] [replicas=N]
 //	                                 a router (replicas r1..rN), clock at 0
 //	advance D                        the clock moves on; prints Tick's changes
-//	check r=N lag=D|null|err=MSG [executed=SET]
+//	check r=N lag=D|null|err=MSG [executed=SET] [writable] [not-replicating]
 //	                                 a check result (r=0 is the primary)
+//	promotion                        does the router follow a promotion now?
 //	route [s=NAME] kind=K [hint=MODE]
 //	                                 a statement's decision (kind: read, write,
 //	                                 begin, end, session-state, other)
@@ -102,6 +103,7 @@ func TestRouter(t *testing.T) {
 				if td.HasArg("executed") {
 					s.Executed = gtids(td, "executed")
 				}
+				s.Writable, s.Replicating = td.HasArg("writable"), !td.HasArg("not-replicating")
 				c, ok := r.Observe(i, s)
 				if !ok {
 					return "no change"
@@ -153,6 +155,12 @@ func TestRouter(t *testing.T) {
 				return "ok"
 			case "servers":
 				return servers(r, now)
+			case "promotion":
+				c, ok := r.Promotion()
+				if !ok {
+					return "no promotion"
+				}
+				return c.String() + "\n" + servers(r, now)
 			}
 			t.Fatalf("unknown command %q", td.Cmd)
 			return ""

@@ -137,7 +137,10 @@ type Server struct {
 	sha2  sha2Cache
 	// classes caches statement kinds by shape.
 	classes classCache
-	mon     []*sql.DB // per backend, the monitor account's
+	mon     []*sql.DB // per backend slot, the monitor account's (under mu)
+	// slotGen[i] changes when a promotion puts another backend in slot i
+	// (under mu).
+	slotGen []uint64
 
 	ln, adminLn net.Listener
 	metrics     *http.Server
@@ -177,6 +180,8 @@ func Start(opts Options) (*Server, error) {
 		db.SetMaxIdleConns(2)
 		db.SetConnMaxIdleTime(30 * time.Second)
 		s.mon = append(s.mon, db)
+		s.slotGen = append(s.slotGen, 0)
+		s.slotGen = append(s.slotGen, 0)
 	}
 	s.accts = &accounts{db: s.mon[Primary], every: 100 * time.Millisecond}
 	var err error
@@ -446,5 +451,9 @@ func (s *Server) checkLogin(ctx context.Context, pc *packetConn, h clientHello, 
 
 // log writes a routing state change.
 func (s *Server) logChange(c Change) {
+	if c.Promoted != 0 {
+		s.opts.Logger.Warn("proxy: promoted to primary", "backend", c.Name, "slot", c.Promoted, "reason", c.Reason)
+		return
+	}
 	s.opts.Logger.Info("proxy: backend state", "backend", c.Name, "from", c.From.String(), "to", c.To.String(), "reason", c.Reason)
 }
