@@ -134,8 +134,12 @@ type Result struct {
 	Elapsed  time.Duration
 }
 
-// safeName: snapshot file names are relative, slash-separated, plain.
-var safeName = regexp.MustCompile(`^(data|binlog)/[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$`)
+// safeName: snapshot file names are relative, slash-separated, plain
+// (and equal to their path.Clean); safeID: a snapshot id.
+var (
+	safeName = regexp.MustCompile(`^(data|binlog)/[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$`)
+	safeID   = regexp.MustCompile(`^[0-9a-f]{1,32}$`)
+)
 
 // Fetch pulls a snapshot of the donor into Datadir/clone-staging and
 // commits it there (see the package comment); Install switches it in. A
@@ -176,6 +180,11 @@ func Fetch(ctx context.Context, opts FetchOptions) (res *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			c.endQuietly(man.ID) // else the donor holds it until its lease passes
+		}
+	}()
 	p.setLog(man)
 	p.stage(clk.Now(), StageFileCopy, man.Bytes())
 	log.Info("clone: copying", "donor", addr, "files", len(man.Files), "bytes", man.Bytes(), "gtid_executed", man.GTIDs)
@@ -299,7 +308,7 @@ func (c *client) snapshot() (*Manifest, error) {
 	if _, err := base.ParseGTIDSet(m.GTIDs); err != nil {
 		return nil, &ProtocolError{Msg: "bad GTID set " + m.GTIDs}
 	}
-	if !regexp.MustCompile(`^[0-9a-f]{1,32}$`).MatchString(m.ID) || !safeName.MatchString("binlog/"+m.Binlog) {
+	if !safeID.MatchString(m.ID) || !safeName.MatchString("binlog/"+m.Binlog) {
 		return nil, &ProtocolError{Msg: "bad snapshot id or binlog name"}
 	}
 	seen := map[string]bool{}
@@ -323,6 +332,13 @@ func (c *client) snapshot() (*Manifest, error) {
 func (c *client) end(id string) error {
 	_, err := c.exec("CLONE END '"+id+"'", 0)
 	return err
+}
+
+// endQuietly releases a snapshot after a failure, briefly: the link may
+// be what failed.
+func (c *client) endQuietly(id string) {
+	c.conn.Conn.SetDeadline(time.Now().Add(2 * time.Second))
+	c.conn.ExecuteFetch("CLONE END '"+id+"'", 0, false)
 }
 
 // commitStaging makes the staged copy a datadir's storage and log, syncs

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"os/exec"
@@ -131,7 +132,7 @@ func TestCloneFromReplica(t *testing.T) {
 }
 
 // TestCloneInterrupted: a clone cut short leaves no half-usable datadir.
-// The recipient killed with -9 mid-clone restarts on its old (empty)
+// KILL QUERY ends it with 1317 and nothing kept. The recipient killed with -9 mid-clone restarts on its old (empty)
 // data, saying it removed the interrupted clone; the donor killed mid-clone
 // fails the statement (ER_CLONE_DONOR) and leaves the recipient as it
 // was, and the donor's restart drops its snapshot; then the clone runs
@@ -144,30 +145,47 @@ func TestCloneInterrupted(t *testing.T) {
 	rdb := rootDB(t, rcpt, "")
 
 	// cloneUntilCopying runs CLONE INSTANCE in the background and returns
-	// once clone_progress shows data moving, with the statement's outcome.
-	cloneUntilCopying := func() <-chan error {
-		done := make(chan error, 1)
+	// once clone_progress shows data moving, with the statement's
+	// connection id and outcome.
+	cloneUntilCopying := func() (int64, <-chan error) {
+		done, id := make(chan error, 1), make(chan int64, 1)
 		go func() {
 			db, err := rcpt.DB("")
 			if err == nil {
-				_, err = db.ExecContext(ctx, cloneStmt(donor, "root", rootPassword))
+				var c *sql.Conn
+				if c, err = db.Conn(ctx); err == nil {
+					var n int64
+					if err = c.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&n); err == nil {
+						id <- n
+						_, err = c.ExecContext(ctx, cloneStmt(donor, "root", rootPassword))
+					}
+					c.Close()
+				}
 				db.Close()
 			}
 			done <- err
 		}()
 		deadline := time.Now().Add(10 * time.Second)
 		for time.Now().Before(deadline) {
-			if _, _, data := cloneProgress(t, ctx, rdb); data > 0 {
-				return done
+			var state sql.NullString
+			rdb.QueryRowContext(ctx, "SELECT STATE FROM performance_schema.clone_status").Scan(&state)
+			if _, _, data := cloneProgress(t, ctx, rdb); data > 0 && state.String == "In Progress" {
+				return <-id, done
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
 		t.Fatal("the clone did not start copying within 10s")
-		return nil
+		return 0, nil
 	}
 
+	// KILL QUERY: 1317, nothing kept.
+	id, done := cloneUntilCopying()
+	mustExec(t, ctx, rdb, "KILL QUERY "+strconv.FormatInt(id, 10))
+	wantErrNo(t, "a killed CLONE INSTANCE", <-done, 1317)
+	assertUntouched(t, ctx, rcpt, rdb, "", "after KILL QUERY")
+
 	// The recipient dies mid-clone.
-	done := cloneUntilCopying()
+	_, done = cloneUntilCopying()
 	if err := rcpt.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +202,7 @@ func TestCloneInterrupted(t *testing.T) {
 	assertUntouched(t, ctx, rcpt, rdb, "", "after the recipient's kill")
 
 	// The donor dies mid-clone.
-	done = cloneUntilCopying()
+	_, done = cloneUntilCopying()
 	if err := donor.Kill(); err != nil {
 		t.Fatal(err)
 	}

@@ -254,6 +254,14 @@ func (r *surface) cloneInstance(ctx context.Context, s *sqlengine.Session, m []s
 		return nil, sqlError(clone.ErrBusy)
 	}
 	defer r.running.Store(false)
+	// Registered as the session's operation, so KILL QUERY ends it (an
+	// admin statement's context otherwise ends only with its connection).
+	if sctx := r.e.NewContext(ctx, s); sctx.ProcessList != nil {
+		if op, err := sctx.ProcessList.BeginOperation(sctx); err == nil {
+			defer sctx.ProcessList.EndOperation(op)
+			ctx = op
+		}
+	}
 	_, err := clone.Fetch(ctx, clone.FetchOptions{
 		Host: m[2], Port: port, User: m[1], Password: unquote(m[4]),
 		Datadir: target, Destination: dest,
@@ -268,6 +276,9 @@ func (r *surface) cloneInstance(ctx context.Context, s *sqlengine.Session, m []s
 	if err != nil {
 		if target != r.o.Datadir {
 			os.RemoveAll(target) // it did not exist
+		}
+		if ctx.Err() != nil {
+			err = context.Canceled // KILL: whatever the links said then
 		}
 		return nil, sqlError(err)
 	}
