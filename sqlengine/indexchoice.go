@@ -66,12 +66,11 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 	}
 	rows := float64(max(t.db.p.e.ApproxRows(t.t), 1))
 	type choice struct {
-		ix       *Index
-		k        int  // leading columns with an equality
-		ranged   bool // and a range on the next
-		est      float64
-		combos   int
-		anyUsage bool
+		ix     *Index
+		k      int  // leading columns with an equality
+		ranged bool // and a range on the next
+		est    float64
+		combos int
 	}
 	var best *choice
 	competitors := 0
