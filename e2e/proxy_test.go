@@ -283,6 +283,23 @@ func TestProxy(t *testing.T) {
 			}
 			db.Close()
 		}
+		// Over TLS (the proxy's self-signed certificate), a
+		// caching_sha2_password login sends its password in clear.
+		mustExec(t, ctx, pc.src, "CREATE USER 'sha2tls'@'%' IDENTIFIED BY 'tls-pw'", "GRANT SELECT ON app.* TO 'sha2tls'@'%'")
+		waitCaughtUp(t, ctx, pc.src, pc.rep2, 10*time.Second)
+		waitCaughtUp(t, ctx, pc.src, pc.rep3, 10*time.Second)
+		for _, u := range []struct{ user, pw string }{{"sha2tls", "tls-pw"}, {"native", "native-pw"}} {
+			cfg := clientConfig(t, pc.primary, u.user, u.pw, "app")
+			cfg.Addr = fmt.Sprintf("127.0.0.1:%d", pc.proxy.Port())
+			cfg.TLSConfig = "skip-verify"
+			db := openConfig(t, cfg)
+			var who string
+			var id int64
+			if err := db.QueryRowContext(ctx, "SELECT @@server_id, CURRENT_USER()").Scan(&id, &who); err != nil || id == 1 || who != u.user+"@%" {
+				t.Fatalf("%s over TLS: server %d, user %q, %v", u.user, id, who, err)
+			}
+			db.Close()
+		}
 		// Privileges are the backend's: native may not write.
 		_, err := open("native", "native-pw").ExecContext(ctx, "INSERT INTO t VALUES (900, 1)")
 		wantErrNo(t, "INSERT without the privilege", err, 1142)

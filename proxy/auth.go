@@ -199,6 +199,9 @@ type clientHello struct {
 	db        string
 	plugin    string
 	maxPacket uint32
+	// sslRequest: the packet was an SSLRequest (the response follows
+	// under TLS).
+	sslRequest bool
 }
 
 func newSalt() ([]byte, error) {
@@ -217,17 +220,17 @@ func newSalt() ([]byte, error) {
 
 const serverVersion = "8.0.40-petrel-proxy"
 
-func greeting(connID uint32, salt []byte) []byte {
+func greeting(connID uint32, salt []byte, caps uint32) []byte {
 	b := []byte{10}
 	b = append(b, serverVersion...)
 	b = append(b, 0)
 	b = binary.LittleEndian.AppendUint32(b, connID)
 	b = append(b, salt[:8]...)
 	b = append(b, 0)
-	b = binary.LittleEndian.AppendUint16(b, uint16(proxyCaps&0xffff))
+	b = binary.LittleEndian.AppendUint16(b, uint16(caps&0xffff))
 	b = append(b, 255)
 	b = binary.LittleEndian.AppendUint16(b, statusAutocommit)
-	b = binary.LittleEndian.AppendUint16(b, uint16(proxyCaps>>16))
+	b = binary.LittleEndian.AppendUint16(b, uint16(caps>>16))
 	b = append(b, 21)
 	b = append(b, make([]byte, 10)...)
 	b = append(b, salt[8:]...)
@@ -248,7 +251,8 @@ func parseHello(p []byte) (clientHello, error) {
 		return h, errHandshake
 	}
 	if h.caps&capSSL != 0 && len(p) == 32 {
-		return h, errors.New("proxy: TLS is not supported")
+		h.sslRequest = true
+		return h, nil
 	}
 	h.maxPacket = binary.LittleEndian.Uint32(p[4:])
 	h.charset = p[8]
@@ -388,7 +392,7 @@ func checkSha2Password(ac account, password string) bool {
 // sha2Login runs caching_sha2_password with the client (switching it to
 // that method first unless it answered with it) and returns the
 // credential on success. salt is the greeting's.
-func (s *Server) sha2Login(pc *packetConn, h clientHello, ac account, salt []byte) (credential, bool) {
+func (s *Server) sha2Login(pc *packetConn, h clientHello, ac account, salt []byte, secure bool) (credential, bool) {
 	scramble := h.auth
 	if h.plugin != "caching_sha2_password" {
 		sw := append([]byte{0xfe}, "caching_sha2_password\x00"...)
@@ -413,6 +417,17 @@ func (s *Server) sha2Login(pc *packetConn, h clientHello, ac account, salt []byt
 			return s.authFail("caching_sha2_password: client gone (fast auth)")
 		}
 		return credential{user: h.user, password: e.password, hasPass: true}, true
+	}
+	if secure {
+		// Over TLS the client sends the password in clear.
+		if pc.writePacket([]byte{0x01, 4}) != nil || pc.flush() != nil {
+			return s.authFail("caching_sha2_password: client gone (full auth)")
+		}
+		data, err := pc.readPacket(4096)
+		if err != nil || len(data) == 0 || data[len(data)-1] != 0 {
+			return s.authFail("caching_sha2_password: malformed password")
+		}
+		return s.sha2Full(ac, h.user, string(data[:len(data)-1]))
 	}
 	key, pub, err := s.sha2.keys()
 	if err != nil {
@@ -443,12 +458,16 @@ func (s *Server) sha2Login(pc *packetConn, h clientHello, ac account, salt []byt
 	if len(plain) == 0 || plain[len(plain)-1] != 0 {
 		return s.authFail("caching_sha2_password: malformed password")
 	}
-	password := string(plain[:len(plain)-1])
+	return s.sha2Full(ac, h.user, string(plain[:len(plain)-1]))
+}
+
+// sha2Full checks a full authentication's password and caches it.
+func (s *Server) sha2Full(ac account, user, password string) (credential, bool) {
 	if !checkSha2Password(ac, password) {
 		return s.authFail("caching_sha2_password: wrong password")
 	}
 	s.sha2.put(ac, password)
-	return credential{user: h.user, password: password, hasPass: true}, true
+	return credential{user: user, password: password, hasPass: true}, true
 }
 
 func (s *Server) authFail(why string) (credential, bool) {

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"crypto/tls"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -28,6 +29,11 @@ type Options struct {
 	// MetricsListen, when set, serves Prometheus metrics at
 	// http://MetricsListen/metrics. Default: none.
 	MetricsListen string
+	// TLS, when set, is offered to clients (CLIENT_SSL). Default: a
+	// self-signed certificate made at Start (TLSCertFile and TLSKeyFile
+	// name a PEM pair instead); set NoTLS to offer none.
+	TLSCertFile, TLSKeyFile string
+	NoTLS                   bool
 	// Primary and Replicas are the backends' host:port. Primary is
 	// required.
 	Primary  string
@@ -143,6 +149,7 @@ type Server struct {
 	slotGen []uint64
 
 	ln, adminLn net.Listener
+	tls         *tls.Config // nil: no TLS offered
 	metrics     *http.Server
 
 	ctx    context.Context
@@ -182,6 +189,14 @@ func Start(opts Options) (*Server, error) {
 		s.mon = append(s.mon, db)
 		s.slotGen = append(s.slotGen, 0)
 		s.slotGen = append(s.slotGen, 0)
+	}
+	if !opts.NoTLS {
+		cfg, err := serverTLS(opts.TLSCertFile, opts.TLSKeyFile)
+		if err != nil {
+			s.closeMon()
+			return nil, err
+		}
+		s.tls = cfg
 	}
 	s.accts = &accounts{db: s.mon[Primary], every: 100 * time.Millisecond}
 	var err error
@@ -350,7 +365,11 @@ func (s *Server) handshake(pc *packetConn) (*session, bool) {
 		return nil, false
 	}
 	pc.seq = 0
-	if pc.writePacket(greeting(id, salt)) != nil || pc.flush() != nil {
+	caps := uint32(proxyCaps)
+	if s.tls != nil {
+		caps |= capSSL
+	}
+	if pc.writePacket(greeting(id, salt, caps)) != nil || pc.flush() != nil {
 		return nil, false
 	}
 	pkt, err := pc.readPacket(64 << 10)
@@ -358,6 +377,31 @@ func (s *Server) handshake(pc *packetConn) (*session, bool) {
 		return nil, false
 	}
 	h, err := parseHello(pkt)
+	secure := false
+	if err == nil && h.sslRequest {
+		if s.tls == nil {
+			err = errHandshake
+		} else {
+			tc := tls.Server(pc.c, s.tls)
+			_ = tc.SetDeadline(time.Now().Add(s.opts.ConnectTimeout))
+			if err := tc.Handshake(); err != nil {
+				return nil, false
+			}
+			seq := pc.seq
+			pc = newPacketConn(tc)
+			pc.seq = seq
+			pc.deadline(s.opts.ConnectTimeout)
+			defer pc.deadline(0)
+			secure = true
+			if pkt, err = pc.readPacket(64 << 10); err != nil {
+				return nil, false
+			}
+			h, err = parseHello(pkt)
+			if err == nil && h.sslRequest {
+				err = errHandshake
+			}
+		}
+	}
 	if err != nil {
 		s.opts.Logger.Debug("proxy: bad handshake", "err", err, "packet", fmt.Sprintf("%x", pkt))
 		_ = pc.writePacket(errPacket(mysqlerr.ErHandshake, mysqlerr.State(mysqlerr.ErHandshake), "Bad handshake"))
@@ -370,7 +414,7 @@ func (s *Server) handshake(pc *packetConn) (*session, bool) {
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, s.opts.ConnectTimeout)
 	defer cancel()
-	cred, ok := s.checkLogin(ctx, pc, h, host, salt)
+	cred, ok := s.checkLogin(ctx, pc, h, host, salt, secure)
 	if !ok {
 		_ = pc.writePacket(accessDenied(h.user, host, len(h.auth) > 0))
 		_ = pc.flush()
@@ -410,7 +454,7 @@ func (s *Server) handshake(pc *packetConn) (*session, bool) {
 // mysql_native_password is checked from the greeting's answer (the client
 // is switched to it if it answered with another method);
 // caching_sha2_password accounts go through sha2Login.
-func (s *Server) checkLogin(ctx context.Context, pc *packetConn, h clientHello, host string, salt []byte) (credential, bool) {
+func (s *Server) checkLogin(ctx context.Context, pc *packetConn, h clientHello, host string, salt []byte, secure bool) (credential, bool) {
 	ac, ok := s.accts.lookup(ctx, h.user, host, false)
 	if !ok {
 		ac, ok = s.accts.lookup(ctx, h.user, host, true)
@@ -420,7 +464,7 @@ func (s *Server) checkLogin(ctx context.Context, pc *packetConn, h clientHello, 
 	}
 	switch ac.plugin {
 	case "caching_sha2_password":
-		return s.sha2Login(pc, h, ac, salt)
+		return s.sha2Login(pc, h, ac, salt, secure)
 	case "mysql_native_password":
 	default:
 		return credential{}, false

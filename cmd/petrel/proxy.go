@@ -40,6 +40,9 @@ func runProxy(args []string, stdout, stderr io.Writer) int {
 	maxConns := fs.Int("max-connections-per-backend", 100, "cap on the proxy's connections to each backend")
 	maxClients := fs.Int("max-clients", 10000, "cap on client connections (error 1040 past it)")
 	maxPacket := fs.Int("max-allowed-packet", 64<<20, "largest client packet, bytes (error 1153 past it)")
+	sslCert := fs.String("ssl-cert", "", "certificate offered to clients, PEM (default: a self-signed one made at start)")
+	sslKey := fs.String("ssl-key", "", "its private key, PEM")
+	skipSSL := fs.Bool("skip-ssl", false, "offer clients no TLS")
 	metrics := fs.String("metrics-address", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9105)")
 	configFile := fs.String("config", "", "my.cnf-style option file: these flags' names in a [proxy] section")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
@@ -123,6 +126,9 @@ func runProxy(args []string, stdout, stderr io.Writer) int {
 		Router:             proxy.RouterOptions{MaxLag: *maxLag, RecoverChecks: *recover, WaitTimeout: *rywTimeout},
 		Logger:             logger,
 		MetricsListen:      *metrics,
+		TLSCertFile:        *sslCert,
+		TLSKeyFile:         *sslKey,
+		NoTLS:              *skipSSL,
 	}
 	if *adminPort > 0 {
 		opts.AdminListen = net.JoinHostPort(*bind, strconv.Itoa(*adminPort))
