@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -382,7 +383,9 @@ func (s *Server) handshake(pc *packetConn) (*session, bool) {
 		if s.tls == nil {
 			err = errHandshake
 		} else {
-			tc := tls.Server(pc.c, s.tls)
+			// The TLS handshake reads through the packet reader: the
+			// client's ClientHello may already sit in its buffer.
+			tc := tls.Server(bufferedConn{pc.c, pc.r}, s.tls)
 			_ = tc.SetDeadline(time.Now().Add(s.opts.ConnectTimeout))
 			if err := tc.Handshake(); err != nil {
 				return nil, false
@@ -501,3 +504,11 @@ func (s *Server) logChange(c Change) {
 	}
 	s.opts.Logger.Info("proxy: backend state", "backend", c.Name, "from", c.From.String(), "to", c.To.String(), "reason", c.Reason)
 }
+
+// bufferedConn reads through r (which has read ahead of the connection).
+type bufferedConn struct {
+	net.Conn
+	r io.Reader
+}
+
+func (c bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
