@@ -176,3 +176,52 @@ func TestServerBadHandshake(t *testing.T) {
 		}
 	}
 }
+
+// TestServerMaxClients: past MaxClients a connection gets error 1040 at
+// once, the ones before it keep their handshake, and the count frees up
+// when they leave.
+func TestServerMaxClients(t *testing.T) {
+	s, err := Start(Options{Listen: "127.0.0.1:0", AdminListen: "-", Primary: "127.0.0.1:1", MaxClients: 20,
+		CheckInterval: 50 * time.Millisecond, ConnectTimeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	open := func() (*packetConn, []byte) {
+		c, err := net.Dial("tcp", s.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		pc := newPacketConn(c)
+		pc.deadline(5 * time.Second)
+		p, err := pc.readPacket(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pc, p
+	}
+	var held []*packetConn
+	for range 20 {
+		pc, p := open()
+		if p[0] != 10 {
+			t.Fatalf("connection %d: %x, want a greeting", len(held), p)
+		}
+		held = append(held, pc)
+	}
+	for range 5 {
+		if _, p := open(); !isERR(p) || parseERR(p).Code != 1040 {
+			t.Fatalf("past MaxClients: %x, want error 1040", p)
+		}
+	}
+	for _, pc := range held {
+		pc.c.Close()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for s.clients.Load() != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, p := open(); p[0] != 10 {
+		t.Fatalf("after the clients left: %x, want a greeting", p)
+	}
+}
