@@ -2,6 +2,7 @@ package clone
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -10,7 +11,9 @@ import (
 // Chunks travel zstd-compressed when the recipient asks
 // (clone_enable_compression, MySQL's variable). One encoder and one
 // decoder serve every clone of the process: EncodeAll and DecodeAll are
-// safe for concurrent use, and used alone they start no goroutines.
+// safe for concurrent use, as many at once as there are CPUs (a
+// concurrency of 1 would serialise the parallel chunks), and used alone
+// they start no goroutines.
 var (
 	codecOnce sync.Once
 	encoder   *zstd.Encoder
@@ -19,8 +22,8 @@ var (
 
 func codecs() {
 	codecOnce.Do(func() {
-		encoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
-		decoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(2*MaxChunk))
+		encoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)))
+		decoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithDecoderMaxMemory(2*MaxChunk))
 	})
 }
 
