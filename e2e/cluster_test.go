@@ -533,12 +533,23 @@ func TestClusterProxy(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	var ids map[int64]int
 	for time.Now().Before(deadline) {
+		// Ten sessions of their own (a session's reads stay on one
+		// replica).
 		ids = map[int64]int{}
+		var conns []*sql.Conn
 		for range 10 {
+			c, err := via.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conns = append(conns, c)
+		}
+		for _, c := range conns {
 			var id, n int64
-			if err := via.QueryRowContext(ctx, "SELECT @@server_id, (SELECT COUNT(*) FROM c.t)").Scan(&id, &n); err == nil && n == 2 {
+			if err := c.QueryRowContext(ctx, "SELECT @@server_id, (SELECT COUNT(*) FROM c.t)").Scan(&id, &n); err == nil && n == 2 {
 				ids[id]++
 			}
+			c.Close()
 		}
 		if ids[2] > 0 && ids[3] > 0 && ids[1] == 0 && ids[2]+ids[3] == 10 {
 			break

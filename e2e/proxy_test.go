@@ -147,6 +147,26 @@ func serverIDs(t *testing.T, ctx context.Context, q querier, n int, query string
 	return ids
 }
 
+// sessionIDs runs one read on each of n sessions of their own (n
+// connections of db held at once: new sessions spread over the
+// replicas, while one session's reads stay on its replica) and counts
+// the answers by server id.
+func sessionIDs(t *testing.T, ctx context.Context, db *sql.DB, n int, query string) map[int64]int {
+	t.Helper()
+	var conns []*sql.Conn
+	for range n {
+		conns = append(conns, conn(t, ctx, db))
+	}
+	ids := map[int64]int{}
+	for _, c := range conns {
+		ids[queryInt(t, ctx, c, query)]++
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	return ids
+}
+
 // TestProxy drives `petrel proxy` in front of real Petrel processes with
 // go-sql-driver: where each statement runs is read from the answer
 // itself (@@server_id of the backend that ran it).
@@ -155,9 +175,18 @@ func TestProxy(t *testing.T) {
 	pc := startProxyCluster(t, ctx)
 
 	t.Run("routing", func(t *testing.T) {
-		ids := serverIDs(t, ctx, pc.via, 40, "SELECT @@server_id")
+		fresh, err := pc.proxy.DB("app")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fresh.Close()
+		ids := sessionIDs(t, ctx, fresh, 8, "SELECT @@server_id")
 		if ids[1] != 0 || ids[2] == 0 || ids[3] == 0 {
-			t.Fatalf("autocommit reads by server id %v: want only the replicas 2 and 3, both", ids)
+			t.Fatalf("the first reads of 8 sessions by server id %v: want only the replicas 2 and 3, both", ids)
+		}
+		// One session's reads stay on one replica (monotonic reads).
+		if ids := serverIDs(t, ctx, conn(t, ctx, fresh), 10, "SELECT @@server_id"); len(ids) != 1 || ids[1] != 0 {
+			t.Fatalf("one session's reads ran on %v: want one replica", ids)
 		}
 		if got := serverIDs(t, ctx, pc.via, 5, "SELECT /* petrel_read=primary */ @@server_id"); got[1] != 5 {
 			t.Fatalf("reads hinted to the primary ran on %v", got)
@@ -324,8 +353,8 @@ func TestProxy(t *testing.T) {
 			}
 			ids[id]++
 		}
-		if ids[1] != 0 || ids[2] == 0 || ids[3] == 0 {
-			t.Fatalf("prepared reads by server id %v: want replicas 2 and 3 only", ids)
+		if ids[1] != 0 || ids[2]+ids[3] != 20 {
+			t.Fatalf("prepared reads by server id %v: want replicas only", ids)
 		}
 		ins, err := pc.via.PrepareContext(ctx, "INSERT INTO t VALUES (?, ?)")
 		if err != nil {
@@ -412,8 +441,13 @@ func TestProxy(t *testing.T) {
 		mustExec(t, ctx, pc.rep2, "START REPLICA")
 		mustExec(t, ctx, pc.rep3, "START REPLICA")
 		pc.waitStates(t, ctx, "online", "online")
-		if ids := serverIDs(t, ctx, pc.via, 20, "SELECT @@server_id"); ids[1] != 0 || ids[2] == 0 || ids[3] == 0 {
-			t.Fatalf("after START REPLICA, reads ran on %v", ids)
+		fresh, err := pc.proxy.DB("app")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fresh.Close()
+		if ids := sessionIDs(t, ctx, fresh, 8, "SELECT @@server_id"); ids[1] != 0 || ids[2] == 0 || ids[3] == 0 {
+			t.Fatalf("after START REPLICA, new sessions read on %v", ids)
 		}
 	})
 
@@ -427,11 +461,21 @@ func TestProxy(t *testing.T) {
 			err error
 		}
 		answers := make(chan answer, 4)
-		start := time.Now()
+		// Four new sessions: two start on each replica.
+		fresh, err := pc.proxy.DB("app")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fresh.Close()
+		var conns []*sql.Conn
 		for range 4 {
+			conns = append(conns, conn(t, ctx, fresh))
+		}
+		start := time.Now()
+		for _, c := range conns {
 			go func() {
 				var id, slept int64
-				err := pc.via.QueryRowContext(ctx, "SELECT @@server_id, SLEEP(1)").Scan(&id, &slept)
+				err := c.QueryRowContext(ctx, "SELECT @@server_id, SLEEP(1)").Scan(&id, &slept)
 				answers <- answer{id, err}
 			}()
 		}
@@ -465,8 +509,8 @@ func TestProxy(t *testing.T) {
 
 	t.Run("read your writes", func(t *testing.T) {
 		// Replica 2 hears its source 150 ms late: within the lag bound,
-		// so it serves bounded reads, which miss a session's fresh write;
-		// read-your-writes reads never do.
+		// so it serves reads, which miss a session's fresh write unless
+		// the session reads its writes (the default mode).
 		pc.repLink.SetLatency(150 * time.Millisecond)
 		defer pc.repLink.SetLatency(0)
 		run := func(mode string, n int, base int64) (misses int, ids map[int64]int) {
@@ -489,11 +533,12 @@ func TestProxy(t *testing.T) {
 			}
 			return misses, ids
 		}
-		misses, ids := run("bounded", 20, 5000)
+		// Any-lag reads spread over both replicas read by read.
+		misses, ids := run("any", 20, 5000)
 		if misses == 0 {
-			t.Fatalf("bounded reads right after each write never missed it (by server %v): the delayed replica does not show", ids)
+			t.Fatalf("any-lag reads right after each write never missed it (by server %v): the delayed replica does not show", ids)
 		}
-		t.Logf("bounded: %d of 20 reads missed the session's own write (by server %v)", misses, ids)
+		t.Logf("any: %d of 20 reads missed the session's own write (by server %v)", misses, ids)
 		misses, ids = run("read-your-writes", 30, 6000)
 		if misses != 0 {
 			t.Fatalf("read-your-writes: %d of 30 reads missed the session's own write (by server %v)", misses, ids)
@@ -506,6 +551,51 @@ func TestProxy(t *testing.T) {
 		if log := pc.proxy.Log(); !strings.Contains(log, `to=unknown reason="lag unknown (NULL)"`) || !strings.Contains(log, "to=down") {
 			t.Fatalf("the proxy's log lacks the state changes:\n%s", tail(log, 4<<10))
 		}
+	})
+
+	t.Run("monotonic", func(t *testing.T) {
+		// A session that read a row on replica 3 never reads a state
+		// without it: when replica 3 is drained, its reads move to
+		// replica 2 (600 ms behind) only once replica 2 has everything
+		// the primary had at the move.
+		pc.repLink.SetLatency(600 * time.Millisecond)
+		defer pc.repLink.SetLatency(0)
+		fresh, err := pc.proxy.DB("app")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fresh.Close()
+		var c *sql.Conn
+		for range 10 {
+			// A session whose reads are on replica 3.
+			c = conn(t, ctx, fresh)
+			mustExec(t, ctx, c, "SET petrel_read_mode = 'bounded'")
+			if queryInt(t, ctx, c, "SELECT @@server_id") == 3 {
+				break
+			}
+		}
+		if queryInt(t, ctx, c, "SELECT @@server_id") != 3 {
+			t.Fatal("no session of 10 started on replica 3")
+		}
+		mustExec(t, ctx, pc.src, "INSERT INTO app.t VALUES (8000, 8)")
+		deadline := time.Now().Add(5 * time.Second)
+		for queryInt(t, ctx, c, "SELECT COUNT(*) FROM t WHERE id = 8000") != 1 {
+			if time.Now().After(deadline) {
+				t.Fatal("replica 3 never showed the row")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		mustExec(t, ctx, pc.rep3, "STOP REPLICA")
+		defer mustExec(t, ctx, pc.rep3, "START REPLICA")
+		pc.waitStates(t, ctx, "online", "unknown")
+		var id, n int64
+		if err := c.QueryRowContext(ctx, "SELECT @@server_id, COUNT(*) FROM t WHERE id = 8000").Scan(&id, &n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 1 {
+			t.Fatalf("after its replica was drained, the session read on server %d a state without the row it had read", id)
+		}
+		t.Logf("moved to server %d, which had the row", id)
 	})
 
 	t.Run("bad input", func(t *testing.T) {

@@ -27,4 +27,7 @@
 //     replica is known to have applied the session's last write, or after
 //     it waited for it (WAIT_FOR_EXECUTED_GTID_SET, bounded); otherwise to
 //     the primary.
+//   - reads are monotonic: a session stays on its replica while it
+//     qualifies; moving, it waits on the new one for the primary's
+//     gtid_executed (an upper bound of what it may have seen).
 package proxy

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"petrel/internal/base"
@@ -336,7 +337,12 @@ type Session struct {
 	// LastWrite is the GTID set its next reads must see (read-your-writes;
 	// nil before it writes).
 	LastWrite *base.GTIDSet
+	// lastRead is the backend its last read ran on, plus one (0: none).
+	lastRead int
 }
+
+// ReadOn records the backend a read of the session ran on.
+func (s *Session) ReadOn(i int) { s.lastRead = i + 1 }
 
 // Dedicated reports whether the session's statements run on its own
 // primary connection (a transaction or pinned state).
@@ -369,7 +375,12 @@ type Decision struct {
 	// TrackWrite: after it succeeds, read the primary's gtid_executed
 	// into the session (read-your-writes).
 	TrackWrite bool
-	Reason     string
+	// NeedFloor: the session's reads move to this replica from another
+	// backend; read the primary's gtid_executed first and wait for it
+	// here too (WaitFor's set joined; up to WaitTimeout), else read on
+	// the primary.
+	NeedFloor bool
+	Reason    string
 }
 
 // Route decides where a statement of kind k goes for session s; hint,
@@ -418,23 +429,46 @@ func (r *Router) Route(s *Session, k Kind, hint *Mode) Decision {
 	if len(cands) == 0 {
 		return primary("no replica qualifies")
 	}
-	if mode == ModeReadYourWrites && s.LastWrite != nil && !s.LastWrite.IsEmpty() {
-		var seen []int
-		for _, i := range cands {
-			if e := r.backends[i].Executed; e != nil && e.ContainsSet(s.LastWrite) {
-				seen = append(seen, i)
-			}
-		}
-		if len(seen) > 0 {
-			return Decision{Backend: r.pick(seen), Reason: "replica has the session's writes"}
-		}
-		return Decision{Backend: r.pick(cands), WaitFor: s.LastWrite.Clone(), WaitTimeout: r.opts.WaitTimeout,
-			Reason: "wait for the session's writes"}
-	}
 	if mode == ModeAny {
 		return Decision{Backend: r.pick(cands), Reason: "replica answers (any lag)"}
 	}
-	return Decision{Backend: r.pick(cands), Reason: "replica within lag"}
+	ryw := mode == ModeReadYourWrites && s.LastWrite != nil && !s.LastWrite.IsEmpty()
+	has := func(i int) bool {
+		e := r.backends[i].Executed
+		return e != nil && e.ContainsSet(s.LastWrite)
+	}
+	var d Decision
+	if last := s.lastRead - 1; last > 0 && slices.Contains(cands, last) {
+		// Monotonic reads: a replica's data only grows, so the session
+		// stays on the replica it read last while that one qualifies.
+		d = Decision{Backend: last, Reason: "the session's replica"}
+	} else {
+		pool := cands
+		if ryw {
+			var seen []int
+			for _, i := range cands {
+				if has(i) {
+					seen = append(seen, i)
+				}
+			}
+			if len(seen) > 0 {
+				pool = seen
+			}
+		}
+		d = Decision{Backend: r.pick(pool), Reason: "replica within lag"}
+		if s.lastRead > 0 {
+			// Its reads move from another backend, which may have shown
+			// it newer data than this one has: wait for the primary's
+			// set (the upper bound of anything it can have seen).
+			d.NeedFloor, d.WaitTimeout = true, r.opts.WaitTimeout
+			d.Reason = "moved to another replica: wait for what the session may have seen"
+		}
+	}
+	if ryw && !has(d.Backend) {
+		d.WaitFor, d.WaitTimeout = s.LastWrite.Clone(), r.opts.WaitTimeout
+		d.Reason += "; wait for the session's writes"
+	}
+	return d
 }
 
 // pick chooses among candidate replicas round-robin.

@@ -22,9 +22,12 @@ const uuidA = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 //	check r=N lag=D|null|err=MSG [executed=SET] [writable] [not-replicating]
 //	                                 a check result (r=0 is the primary)
 //	promotion                        does the router follow a promotion now?
-//	route [s=NAME] kind=K [hint=MODE]
+//	route [s=NAME] kind=K [hint=MODE] [ran=primary]
 //	                                 a statement's decision (kind: read, write,
-//	                                 begin, end, session-state, other)
+//	                                 begin, end, session-state, other); a read
+//	                                 is then recorded where it ran (its
+//	                                 backend, or the primary after a wait
+//	                                 timed out)
 //	session s=NAME [mode=MODE] [txn=on|off]
 //	                                 a session's mode, or its backend status
 //	wrote s=NAME gtids=SET           the primary's gtid_executed after a write
@@ -129,6 +132,15 @@ func TestRouter(t *testing.T) {
 				if d.Pin {
 					s.Pinned = true
 				}
+				if k == KindRead {
+					// As the shell does once the read ran (where it ran:
+					// "ran=primary" when a wait timed out).
+					ran := d.Backend
+					if td.HasArg("ran=primary") || td.HasArg("ran") {
+						ran = Primary
+					}
+					s.ReadOn(ran)
+				}
 				return decision(r, d)
 			case "session":
 				s := sess(td)
@@ -212,8 +224,14 @@ func decision(r *Router, d Decision) string {
 	if d.TrackWrite {
 		b.WriteString(" track-write")
 	}
+	if d.NeedFloor {
+		fmt.Fprintf(&b, " need-floor")
+	}
 	if d.WaitFor != nil {
-		fmt.Fprintf(&b, " wait-for=%s timeout=%v", strings.ReplaceAll(d.WaitFor.String(), uuidA, "A"), d.WaitTimeout)
+		fmt.Fprintf(&b, " wait-for=%s", strings.ReplaceAll(d.WaitFor.String(), uuidA, "A"))
+	}
+	if d.WaitFor != nil || d.NeedFloor {
+		fmt.Fprintf(&b, " timeout=%v", d.WaitTimeout)
 	}
 	fmt.Fprintf(&b, " (%s)", d.Reason)
 	return b.String()

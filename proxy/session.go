@@ -215,6 +215,17 @@ func (s *session) run(st Statement, do func(c *backendConn) (bool, error)) (bool
 		s.rs.Pinned = true
 	}
 	for attempt := 0; ; attempt++ {
+		if d.NeedFloor {
+			floor, err := s.primaryExecuted()
+			if err != nil {
+				d = Decision{Backend: Primary, Reason: "the primary's gtid_executed is unknown"}
+			} else {
+				if d.WaitFor != nil {
+					floor.AddSet(d.WaitFor)
+				}
+				d.WaitFor, d.NeedFloor = floor, false
+			}
+		}
 		c, err := s.acquire(d)
 		if err != nil {
 			if d.Backend != Primary && attempt == 0 {
@@ -272,6 +283,9 @@ func (s *session) run(st Statement, do func(c *backendConn) (bool, error)) (bool
 		if ok && d.TrackWrite && !s.rs.InTxn && c.backend == Primary {
 			s.trackWrite(c)
 		}
+		if ok && st.Kind == KindRead {
+			s.rs.ReadOn(c.backend)
+		}
 		if !ok && d.Pin && !wasPinned && !st.Multi {
 			// The backend refused the statement, so it changed nothing
 			// (a syntax error among them): no reason to pin.
@@ -280,6 +294,24 @@ func (s *session) run(st Statement, do func(c *backendConn) (bool, error)) (bool
 		s.release(c)
 		return ok, nil
 	}
+}
+
+// primaryExecuted reads the primary's gtid_executed on a pooled
+// connection: the upper bound of what any replica read can have shown.
+func (s *session) primaryExecuted() (*base.GTIDSet, error) {
+	c, err := s.srv.pool.get(s.srv.ctx, Primary, s.cred, s.srv.opts.PoolWait)
+	if err != nil {
+		return nil, err
+	}
+	defer s.srv.pool.put(c)
+	rows, _, err := c.query("SELECT @@GLOBAL.gtid_executed", s.srv.opts.ConnectTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) != 1 || len(rows[0]) != 1 || rows[0][0] == nil {
+		return nil, errors.New("proxy: no gtid_executed from the primary")
+	}
+	return base.ParseGTIDSet(*rows[0][0])
 }
 
 // trackWrite reads the primary's gtid_executed after a session's write:
