@@ -2,6 +2,7 @@ package clone
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/vt/vttls"
 
 	"petrel/binlog"
 	"petrel/internal/base"
@@ -56,6 +58,12 @@ type FetchOptions struct {
 	// Timeout bounds the connection and each statement; default 60s (the
 	// donor's snapshot flushes a memtable).
 	Timeout time.Duration
+	// SSLMode is how the connections to the donor use TLS: "preferred"
+	// (default: TLS when the donor offers it, as MySQL's clone without a
+	// REQUIRE clause), "required" (REQUIRE SSL: no clone over a plain
+	// link) or "disabled" (REQUIRE NO SSL). The donor's certificate is not
+	// verified (MySQL's clone checks it only with clone_ssl_ca).
+	SSLMode string
 	// Compress asks the donor for zstd-compressed chunks
 	// (clone_enable_compression): less network, more CPU at both ends.
 	Compress bool
@@ -79,6 +87,13 @@ func (o *FetchOptions) setDefaults() error {
 	}
 	if o.MaxBandwidth == nil {
 		o.MaxBandwidth = func() int64 { return 0 }
+	}
+	switch o.SSLMode {
+	case "":
+		o.SSLMode = string(vttls.Preferred)
+	case string(vttls.Preferred), string(vttls.Required), string(vttls.Disabled):
+	default:
+		return fmt.Errorf("clone: SSL mode %q: want preferred, required or disabled", o.SSLMode)
 	}
 	if o.ChunkSize <= 0 {
 		o.ChunkSize = 4 << 20
@@ -187,7 +202,8 @@ func Fetch(ctx context.Context, opts FetchOptions) (res *Result, err error) {
 	}()
 	p.setLog(man)
 	p.stage(clk.Now(), StageFileCopy, man.Bytes())
-	log.Info("clone: copying", "donor", addr, "files", len(man.Files), "bytes", man.Bytes(), "gtid_executed", man.GTIDs)
+	_, tlsOn := c.conn.Conn.(*tls.Conn)
+	log.Info("clone: copying", "donor", addr, "files", len(man.Files), "bytes", man.Bytes(), "gtid_executed", man.GTIDs, "tls", tlsOn, "compressed", opts.Compress)
 	start := clk.Now()
 	if err := os.MkdirAll(staging, 0o750); err != nil {
 		return nil, fmt.Errorf("clone: %w", err)
@@ -220,7 +236,7 @@ func dial(ctx context.Context, opts FetchOptions) (*client, error) {
 	defer cancel()
 	conn, err := mysql.Connect(cctx, &mysql.ConnParams{
 		Host: opts.Host, Port: opts.Port, Uname: opts.User, Pass: opts.Password,
-		ConnectTimeoutMs: uint64(opts.Timeout / time.Millisecond),
+		ConnectTimeoutMs: uint64(opts.Timeout / time.Millisecond), SslMode: vttls.SslMode(opts.SSLMode),
 	})
 	if err != nil {
 		return nil, donorError(err)

@@ -19,7 +19,8 @@ import (
 // TestCloneUnderLoad: a new, empty Petrel clones a donor holding 20000
 // rows while four writers commit on the donor, restarts itself on the
 // clone, and replicates from the donor by auto-position. The clone is
-// rate-limited (clone_max_data_bandwidth 2 MiB/s), so it lasts long
+// rate-limited (clone_max_data_bandwidth 2 MiB/s) and encrypted
+// (REQUIRE SSL), so it lasts long
 // enough for the writers to commit during it, and must not be faster
 // than the limit. Afterwards the recipient's rows (a keyed table and a
 // keyless one, where a transaction applied twice would show) and GTID
@@ -37,7 +38,7 @@ func TestCloneUnderLoad(t *testing.T) {
 	before := load.acked.Load()
 	start := time.Now()
 	rc := conn(t, ctx, rdb)
-	if _, err := rc.ExecContext(ctx, cloneStmt(donor, "cloner", "cl0ne")); err != nil {
+	if _, err := rc.ExecContext(ctx, cloneStmt(donor, "cloner", "cl0ne")+" REQUIRE SSL"); err != nil {
 		load.finish()
 		t.Fatalf("CLONE INSTANCE: %v", err)
 	}
@@ -46,6 +47,9 @@ func TestCloneUnderLoad(t *testing.T) {
 	rc.Close()
 
 	cloned := waitRestarted(t, ctx, rcpt, 30*time.Second)
+	if !strings.Contains(rcpt.Log(), "tls=true") {
+		t.Errorf("the clone with REQUIRE SSL did not say it used TLS")
+	}
 	rdb = rootDB(t, rcpt, "")
 	var state, statusGTIDs string
 	var bytes int64
@@ -92,7 +96,8 @@ func TestCloneUnderLoad(t *testing.T) {
 // writes; the clone then replicates from the source by auto-position and
 // ends with the source's rows and GTID set. A relay refuses to be a donor
 // (3869, passed on by the recipient). The transfer is compressed
-// (clone_enable_compression): clone_progress's NETWORK is below its DATA.
+// (clone_enable_compression) and plain (REQUIRE NO SSL): clone_progress's
+// NETWORK is below its DATA.
 func TestCloneFromReplica(t *testing.T) {
 	ctx := testContext(t, 90*time.Second)
 	src, sdb := cloneDonor(t, ctx, 2000)
@@ -111,7 +116,7 @@ func TestCloneFromReplica(t *testing.T) {
 
 	load := startWriteLoad(ctx, sdb, 2)
 	time.Sleep(200 * time.Millisecond)
-	mustExec(t, ctx, rdb, "SET GLOBAL clone_enable_compression = ON", cloneStmt(donor, "root", rootPassword))
+	mustExec(t, ctx, rdb, "SET GLOBAL clone_enable_compression = ON", cloneStmt(donor, "root", rootPassword)+" REQUIRE NO SSL")
 	cloned := waitRestarted(t, ctx, rcpt, 30*time.Second)
 	var data, network int64
 	if err := rootDB(t, rcpt, "").QueryRowContext(ctx, "SELECT DATA, NETWORK FROM performance_schema.clone_progress WHERE STAGE = 'FILE COPY'").Scan(&data, &network); err != nil {
@@ -119,6 +124,9 @@ func TestCloneFromReplica(t *testing.T) {
 	}
 	if data == 0 || network >= data*9/10 {
 		t.Errorf("compressed clone: %d bytes of data took %d on the network", data, network)
+	}
+	if !strings.Contains(rcpt.Log(), "tls=false compressed=true") {
+		t.Errorf("the clone with REQUIRE NO SSL and compression did not say so")
 	}
 	subsetGTIDs(t, "clone within the source", cloned, queryString(t, ctx, sdb, "SELECT @@GLOBAL.gtid_executed"))
 	rdb = rootDB(t, rcpt, "")

@@ -114,7 +114,7 @@ func Register(e *sqlengine.Engine, o Options) {
 	e.RegisterAdmin(`CLONE SNAPSHOT`, 0, r.snapshot)
 	e.RegisterAdmin(`CLONE READ '([0-9a-f]{1,32})' FILE '([A-Za-z0-9._/-]{1,512})' OFFSET ([0-9]{1,19}) LENGTH ([0-9]{1,9})( COMPRESSED)?`, 0, r.read)
 	e.RegisterAdmin(`CLONE END '([0-9a-f]{1,32})'`, 0, r.end)
-	e.RegisterAdmin(`CLONE INSTANCE FROM '([^'@]*)' ?@ ?'([^']*)' ?: ?([0-9]{1,5}) IDENTIFIED BY '((?:[^'\\]|\\.|'')*)'(?: DATA DIRECTORY ?=? ?'([^']*)')?(?: REQUIRE (?:NO )?SSL)?`, 0, r.cloneInstance)
+	e.RegisterAdmin(`CLONE INSTANCE FROM '([^'@]*)' ?@ ?'([^']*)' ?: ?([0-9]{1,5}) IDENTIFIED BY '((?:[^'\\]|\\.|'')*)'(?: DATA DIRECTORY ?=? ?'([^']*)')?( REQUIRE (NO )?SSL)?`, 0, r.cloneInstance)
 	// The rest of MySQL's CLONE grammar (CLONE LOCAL DATA DIRECTORY): a
 	// clear refusal rather than a syntax error.
 	e.RegisterAdmin(`CLONE (LOCAL|INSTANCE)( .*)?`, 0, func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
@@ -262,8 +262,15 @@ func (r *surface) cloneInstance(ctx context.Context, s *sqlengine.Session, m []s
 			ctx = op
 		}
 	}
+	ssl := "preferred"
+	switch {
+	case m[7] != "":
+		ssl = "disabled"
+	case m[6] != "":
+		ssl = "required"
+	}
 	_, err := clone.Fetch(ctx, clone.FetchOptions{
-		Host: m[2], Port: port, User: m[1], Password: unquote(m[4]),
+		Host: m[2], Port: port, User: m[1], Password: unquote(m[4]), SSLMode: ssl,
 		Datadir: target, Destination: dest,
 		MaxBandwidth: bandwidthBytes, Compress: compress.Load(), TCP: r.o.TCP, Progress: r.progress, Logger: r.o.Logger, Clock: r.o.Clock,
 	})
