@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -47,11 +49,17 @@ func startProxyCluster(t *testing.T, ctx context.Context) *proxyCluster {
 	pointAt(t, ctx, pc.rep3, pc.primary.Port(), "")
 	waitCaughtUp(t, ctx, pc.src, pc.rep2, 20*time.Second)
 	waitCaughtUp(t, ctx, pc.src, pc.rep3, 20*time.Second)
+	cnf := filepath.Join(t.TempDir(), "proxy.cnf")
+	if err := os.WriteFile(cnf, []byte("[proxy]\nmax-connections-per-backend = 20\nmax_allowed_packet = 1048576\nread_your_writes_timeout = 2s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	pc.proxy, err = lab.StartProxy(ctx, lab.ProxyOptions{
 		Primary: pc.primary.Port(), Replicas: []int{pc.r2.Port(), pc.proxyLink.Port()}, RootPassword: rootPassword,
+		// Some settings by flag, some from the option file (the pooling
+		// and bad-input subtests fail on the defaults: 100 connections
+		// per backend, 64 MiB packets).
 		ExtraArgs: []string{"--check-interval", "200ms", "--check-timeout", "300ms", "--recover-checks", "2",
-			"--max-replication-lag", "1s", "--read-your-writes-timeout", "2s", "--log-level", "debug",
-			"--max-connections-per-backend", "20", "--max-allowed-packet", "1048576"},
+			"--max-replication-lag", "1s", "--log-level", "debug", "--config", cnf},
 	})
 	if err != nil {
 		t.Fatal(err)
