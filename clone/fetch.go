@@ -142,6 +142,32 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("clone: the donor (%s) sends clone format %d, this server reads format %d", e.DonorVersion, e.Donor, e.Recipient)
 }
 
+// SpaceError: the target's filesystem has less room than the snapshot
+// (ER_CLONE_DISK_SPACE).
+type SpaceError struct{ Need, Free int64 }
+
+func (e *SpaceError) Error() string {
+	return fmt.Sprintf("clone: the snapshot is %d bytes, the target has %d free", e.Need, e.Free)
+}
+
+// checkSpace refuses a clone the target's filesystem cannot hold, before
+// anything is copied (dir, or the nearest directory above it that exists).
+func checkSpace(dir string, need int64) error {
+	for {
+		if free, ok := freeSpace(dir); ok {
+			if free < need {
+				return &SpaceError{Need: need, Free: free}
+			}
+			return nil
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return nil
+		}
+		dir = up
+	}
+}
+
 // Result is what a finished Fetch staged.
 type Result struct {
 	Manifest *Manifest
@@ -201,6 +227,9 @@ func Fetch(ctx context.Context, opts FetchOptions) (res *Result, err error) {
 		}
 	}()
 	p.setLog(man)
+	if err := checkSpace(opts.Datadir, man.Bytes()); err != nil {
+		return nil, err
+	}
 	p.stage(clk.Now(), StageFileCopy, man.Bytes())
 	_, tlsOn := c.conn.Conn.(*tls.Conn)
 	log.Info("clone: copying", "donor", addr, "files", len(man.Files), "bytes", man.Bytes(), "gtid_executed", man.GTIDs, "tls", tlsOn, "compressed", opts.Compress)

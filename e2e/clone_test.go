@@ -283,7 +283,8 @@ func TestCloneInterrupted(t *testing.T) {
 // unreachable donor (3862), a recipient holding data (3875); and
 // `petrel clone` into a non-empty directory (1007) or with a wrong
 // password (the directory is not created); CLONE LOCAL (1235); and a
-// clone into DATA DIRECTORY, which leaves the recipient alone.
+// clone into DATA DIRECTORY, which leaves the recipient alone, refused
+// with 3873 on a filesystem too small for it.
 func TestCloneBadInput(t *testing.T) {
 	ctx := testContext(t, 60*time.Second)
 	donor, _ := cloneDonor(t, ctx, 10)
@@ -343,6 +344,24 @@ func TestCloneBadInput(t *testing.T) {
 	if n := queryInt(t, ctx, rdb, "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name IN ('mine', 'c')"); n != 1 {
 		t.Errorf("a DATA DIRECTORY clone changed the recipient")
 	}
+	// A DATA DIRECTORY on a filesystem too small for the snapshot: 3873
+	// before anything is copied, nothing left there. (Mounting a tmpfs
+	// needs root, as TestDiskFull.)
+	if os.Geteuid() == 0 {
+		mnt := t.TempDir()
+		if out, err := exec.CommandContext(ctx, "mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", mnt).CombinedOutput(); err != nil {
+			t.Fatalf("mount tmpfs: %v: %s", err, out)
+		}
+		t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+		_, err = rdb.ExecContext(ctx, cloneStmt(donor, "cloner", "cl0ne")+" DATA DIRECTORY '"+filepath.Join(mnt, "x")+"'")
+		wantErrNo(t, "DATA DIRECTORY on a full filesystem", err, 3873)
+		if entries, _ := os.ReadDir(mnt); len(entries) != 0 {
+			t.Errorf("a refused clone left %d entries in its DATA DIRECTORY's parent", len(entries))
+		}
+	} else if os.Getenv(strictEnv) == "1" {
+		t.Fatalf("the disk-space refusal needs root to mount a tmpfs, and %s=1", strictEnv)
+	}
+
 	cl := startPetrel(t, ctx, lab.PetrelOptions{Datadir: into, ServerID: 5})
 	cdb := rootDB(t, cl, "")
 	ddb := rootDB(t, donor, "")

@@ -8,6 +8,7 @@ package clonesql
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -354,12 +355,27 @@ func unquote(s string) string {
 	return b.String()
 }
 
+// size is a byte count as MySQL's clone prints it (1.23 GiB).
+func size(n int64) string {
+	f, units := float64(n), []string{"bytes", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for f >= 1024 && i < len(units)-1 {
+		f /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.2f %s", f, units[i])
+}
+
 // sqlError maps clone's errors to MySQL's numbers (the one place).
 func sqlError(err error) error {
 	var (
 		de *clone.DonorError
 		pe *clone.ProtocolError
 		fe *clone.FormatError
+		se *clone.SpaceError
 	)
 	switch {
 	case errors.As(err, &de) && de.Num >= 2000 && de.Num < 3000:
@@ -378,6 +394,9 @@ func sqlError(err error) error {
 	case errors.As(err, &fe):
 		return mysql.NewSQLError(mysqlerr.ErCloneDonorVersion, mysqlerr.State(mysqlerr.ErCloneDonorVersion),
 			"Clone Donor clone format: %d (%s) is different from Recipient clone format %d.", fe.Donor, fe.DonorVersion, fe.Recipient)
+	case errors.As(err, &se):
+		return mysql.NewSQLError(mysqlerr.ErCloneDiskSpace, mysqlerr.State(mysqlerr.ErCloneDiskSpace),
+			"Clone estimated database size is %s. Available space %s is not enough.", size(se.Need), size(se.Free))
 	case errors.Is(err, clone.ErrBusy):
 		return mysql.NewSQLError(mysqlerr.ErCloneInProgress, mysqlerr.State(mysqlerr.ErCloneInProgress), "Concurrent clone in progress. Please try after clone is complete.")
 	case errors.Is(err, clone.ErrNoLog):

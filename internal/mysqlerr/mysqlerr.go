@@ -91,6 +91,7 @@ const (
 	ErCloneProtocol     = 3863 // ER_CLONE_PROTOCOL
 	ErCloneDonorVersion = 3864 // ER_CLONE_DONOR_VERSION
 	ErCloneSysConfig    = 3869 // ER_CLONE_SYS_CONFIG
+	ErCloneDiskSpace    = 3873 // ER_CLONE_DISK_SPACE
 	ErCloneInProgress   = 3874 // ER_CLONE_IN_PROGRESS
 	ErCloneDisallowed   = 3875 // ER_CLONE_DISALLOWED
 
