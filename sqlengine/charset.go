@@ -95,6 +95,9 @@ type assignment struct {
 // ids -> names); ok is false for any other variable.
 func charsetValue(name string, value any) (_ any, ok bool, _ error) {
 	name = strings.ToLower(name)
+	if name == "sql_mode" {
+		return nil, false, checkSQLMode(value)
+	}
 	if _, ok := charsetPairs[name]; !ok && collationPairs[name] == "" &&
 		name != "character_set_client" && name != "character_set_results" {
 		return nil, false, nil
@@ -512,4 +515,33 @@ func (t *Table) ModifyDefaultCollation(ctx *sql.Context, c sql.CollationID) erro
 // column, rewriting the table).
 func (t *Table) ModifyStoredCollation(*sql.Context, sql.CollationID) error {
 	return mysql.NewSQLError(mysqlerr.ErNotSupportedYet, "42000", "This version of Petrel doesn't yet support 'ALTER TABLE ... CONVERT TO CHARACTER SET'; use ALTER TABLE ... MODIFY COLUMN ... COLLATE")
+}
+
+// checkSQLMode refuses the sql_mode flags Petrel does not honour, rather
+// than accept and ignore them (error 1231): PAD_CHAR_TO_FULL_LENGTH (CHAR
+// values are always read without their trailing spaces).
+func checkSQLMode(value any) error {
+	v, ok := value.(string)
+	if !ok {
+		// A bit set (GMS converts the value to the variable's SET type).
+		n, isNum := toInt64(value)
+		sv, _, found := sql.SystemVariables.GetGlobal("sql_mode")
+		if !isNum || !found {
+			return nil
+		}
+		st, isSet := sv.GetType().(sql.SetType)
+		if !isSet {
+			return nil
+		}
+		if v, err := st.BitsToString(uint64(n)); err == nil {
+			return checkSQLMode(v)
+		}
+		return nil
+	}
+	for _, f := range strings.Split(strings.ToUpper(v), ",") {
+		if strings.TrimSpace(f) == "PAD_CHAR_TO_FULL_LENGTH" {
+			return wrongValueForVar("sql_mode", "PAD_CHAR_TO_FULL_LENGTH")
+		}
+	}
+	return nil
 }

@@ -412,7 +412,8 @@ func globalBool(name string) bool {
 
 // schemaParser rewrites CREATE/DROP SCHEMA to CREATE/DROP DATABASE: GMS
 // rejects CREATE SCHEMA without a current database, which mysqlslap sends.
-// It also marks the session of a locking SELECT (lockparse.go).
+// It also marks the session of a locking SELECT (lockparse.go), and reads
+// string literals under the session's sql_mode (modetext.go).
 type schemaParser struct{ sql.Parser }
 
 func fixSchema(stmt ast.Statement) ast.Statement {
@@ -423,24 +424,37 @@ func fixSchema(stmt ast.Statement) ast.Statement {
 }
 
 func (p schemaParser) ParseSimple(q string) (ast.Statement, error) {
-	st, err := p.Parser.ParseSimple(q)
+	r, _ := modeText(q, false, false)
+	st, err := p.Parser.ParseSimple(r)
 	return fixSchema(st), err
 }
 
 func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Statement, string, string, error) {
-	st, a, b, err := p.Parser.Parse(ctx, q, multi)
+	r, added := sessionText(ctx, q)
+	st, a, b, err := p.Parser.Parse(ctx, r, multi)
+	if added != nil && err == nil {
+		a, b = rewrittenRemainder(q, r, b, ';', added)
+	}
 	markLocking(ctx, st)
 	return fixSchema(st), a, b, err
 }
 
 func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
-	st, a, b, err := p.Parser.ParseWithOptions(ctx, q, delim, multi, o)
+	r, added := sessionText(ctx, q)
+	st, a, b, err := p.Parser.ParseWithOptions(ctx, r, delim, multi, o)
+	if added != nil && err == nil {
+		a, b = rewrittenRemainder(q, r, b, delim, added)
+	}
 	markLocking(ctx, st)
 	return fixSchema(st), a, b, err
 }
 
 func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.ParserOptions) (ast.Statement, int, error) {
-	st, n, err := p.Parser.ParseOneWithOptions(ctx, q, o)
+	r, added := sessionText(ctx, q)
+	st, n, err := p.Parser.ParseOneWithOptions(ctx, r, o)
+	if added != nil {
+		n = originalOffset(n, added)
+	}
 	markLocking(ctx, st)
 	return fixSchema(st), n, err
 }

@@ -56,6 +56,7 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 		return h.reply(c, err)
 	}
 	q = d.text
+	h.noteDiagnostics(c)
 	leave, err := h.admit(ctx, c, q)
 	if err != nil {
 		return h.reply(c, err)
@@ -103,6 +104,7 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		return "", h.reply(c, err)
 	}
 	first, rest := splitFirst(d.text)
+	h.noteDiagnostics(c)
 	leave, err := h.admit(ctx, c, first)
 	if err != nil {
 		return "", h.reply(c, err)
@@ -222,6 +224,9 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 	defer leave()
 	plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt)
 	s := h.e.session(c.ConnectionID)
+	if s != nil {
+		s.noteDiagnostics()
+	}
 	if s != nil && plan.any() {
 		plan = h.e.gatePlan(c.ConnectionID, s, p.PrepareStmt, plan)
 	}

@@ -26,6 +26,7 @@ const (
 	explainRuleID    analyzer.RuleId = 1000
 	tupleInRuleID    analyzer.RuleId = 1001
 	indexOrderRuleID analyzer.RuleId = 1002
+	intArithRuleID   analyzer.RuleId = 1003
 )
 
 var analyzerRulesOnce sync.Once
@@ -36,6 +37,9 @@ func installAnalyzerRules() {
 		// First among the after-all rules: before exec indexes are
 		// assigned and tables are wrapped for progress tracking.
 		analyzer.OnceAfterAll = append([]analyzer.Rule{{Id: indexOrderRuleID, Apply: indexOrderSort}}, analyzer.OnceAfterAll...)
+		// Integer arithmetic as MySQL's (intarith.go), before EXPLAIN
+		// describes the plan.
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: intArithRuleID, Apply: intArithRule})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: explainRuleID, Apply: explainResult})
 	})
 }

@@ -59,6 +59,13 @@ type Session struct {
 	// misses (a new row colliding with two or more rows: MySQL counts each
 	// deleted row); added to the statement's OK (status.go).
 	extraAffected uint64
+	// prevWarnings and prevErrors count the previous statement's
+	// conditions, for @@warning_count and @@error_count (diagnostics.go).
+	prevWarnings, prevErrors int
+	// nbe caches whether sql_mode has NO_BACKSLASH_ESCAPES, as of
+	// varGen+1 == nbeGen (status.go).
+	nbe    bool
+	nbeGen uint64
 }
 
 var (
@@ -281,6 +288,9 @@ func (s *Session) autocommit() bool {
 // GetSessionVariable returns the live global value for global-only
 // variables, so a session sees its own SET GLOBAL at once.
 func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (interface{}, error) {
+	if v, ok := s.diagnosticsVariable(name); ok {
+		return v, nil
+	}
 	name = varAlias(name)
 	if sv, v, ok := sql.SystemVariables.GetGlobal(name); ok && sv.IsGlobalOnly() {
 		return v, nil

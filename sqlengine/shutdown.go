@@ -145,7 +145,11 @@ func (h *errHandler) reply(c *mysql.Conn, err error) error {
 		c.Close()
 		return err
 	}
-	return clientError(err)
+	err = clientError(err)
+	if s := h.e.session(c.ConnectionID); s != nil {
+		s.noteError(err)
+	}
+	return err
 }
 
 // commitError maps a commit's error for the session's client; an unknown

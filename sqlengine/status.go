@@ -1,6 +1,8 @@
 package sqlengine
 
 import (
+	"strings"
+
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 )
@@ -17,6 +19,10 @@ import (
 //   - SERVER_STATUS_IN_TRANS: a transaction is open in MySQL's sense:
 //     START TRANSACTION / BEGIN ran, or, under autocommit=0, a statement
 //     read or wrote through the transaction GMS keeps open;
+//   - SERVER_STATUS_NO_BACKSLASH_ESCAPES: the session's sql_mode has
+//     NO_BACKSLASH_ESCAPES (drivers that quote values themselves, as
+//     go-sql-driver's interpolateParams, then double quotes instead of
+//     escaping them with a backslash);
 //   - SERVER_MORE_RESULTS_EXISTS: vitess adds it for multi-statements;
 //   - SERVER_STATUS_CURSOR_EXISTS / LAST_ROW_SENT: vitess, for cursors.
 //
@@ -24,7 +30,10 @@ import (
 // CLIENT_SESSION_TRACK, so a client could not read the change data the
 // flag announces. NO_INDEX_USED / NO_GOOD_INDEX_USED are not set (the
 // plan is GMS's, and no client acts on them).
-const statusOwned = uint16(mysql.ServerInTransaction | mysql.ServerStatusAutocommit)
+const statusOwned = uint16(mysql.ServerInTransaction | mysql.ServerStatusAutocommit | serverStatusNoBackslashEscapes)
+
+// serverStatusNoBackslashEscapes is SERVER_STATUS_NO_BACKSLASH_ESCAPES.
+const serverStatusNoBackslashEscapes = 0x0200
 
 // sessionStatus is the status flags the session's state gives.
 func sessionStatus(s *Session) uint16 {
@@ -35,7 +44,22 @@ func sessionStatus(s *Session) uint16 {
 	if s.inTransaction() {
 		f |= mysql.ServerInTransaction
 	}
+	if s.noBackslashEscapes() {
+		f |= serverStatusNoBackslashEscapes
+	}
 	return f
+}
+
+// noBackslashEscapes reports whether the session's sql_mode has
+// NO_BACKSLASH_ESCAPES, read again only after a SET.
+func (s *Session) noBackslashEscapes() bool {
+	if s.nbeGen != s.varGen+1 {
+		v, err := s.BaseSession.GetSessionVariable(nil, "sql_mode")
+		str, _ := v.(string)
+		s.nbe = err == nil && strings.Contains(strings.ToUpper(str), "NO_BACKSLASH_ESCAPES")
+		s.nbeGen = s.varGen + 1
+	}
+	return s.nbe
 }
 
 // inTransaction reports whether the session is inside a transaction as

@@ -3,6 +3,7 @@ package sqlengine
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strings"
 	"unicode/utf8"
 
@@ -26,9 +27,12 @@ import (
 // truncated to what the column holds, with MySQL's warning. The value
 // returned is one GMS's conversion then takes as it is.
 //
-// Covered so far: integer columns (signed and unsigned, every width) from
-// numbers, decimals, floats and strings; character columns from numbers
-// and strings (length in characters). Other types go to GMS's conversion
+// Covered: integers (signed and unsigned, every width), DECIMAL,
+// FLOAT/DOUBLE, YEAR, BIT, ENUM, SET, character strings (length in
+// characters), DATE/DATETIME/TIMESTAMP (NO_ZERO_DATE, NO_ZERO_IN_DATE,
+// invalid days) and TIME (its range)
+// from numbers and strings (storetypes.go). Other types and values (JSON,
+// binary strings, geometry, time.Time values) go to GMS's conversion
 // unchanged.
 
 // storeMode is how a statement stores values.
@@ -55,10 +59,26 @@ func storeValue(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum in
 		return nil, nil
 	}
 	switch {
-	case types.IsInteger(col.Type) && !types.IsYear(col.Type):
+	case types.IsYear(col.Type):
+		return storeYear(ctx, m, col, v, rowNum)
+	case types.IsInteger(col.Type):
 		return storeInteger(ctx, m, col, v, rowNum)
+	case types.IsEnum(col.Type):
+		return storeEnum(ctx, m, col, v, rowNum)
+	case types.IsSet(col.Type):
+		return storeSet(ctx, m, col, v, rowNum)
 	case types.IsText(col.Type):
 		return storeText(ctx, m, col, v, rowNum)
+	case types.IsDecimal(col.Type):
+		return storeDecimal(ctx, m, col, v, rowNum)
+	case types.IsFloat(col.Type):
+		return storeFloat(ctx, m, col, v, rowNum)
+	case types.IsBit(col.Type):
+		return storeBit(ctx, m, col, v, rowNum)
+	case types.IsTimespan(col.Type):
+		return storeTime(ctx, m, col, v, rowNum)
+	case types.IsTime(col.Type):
+		return storeDate(ctx, m, col, v, rowNum)
 	}
 	return v, nil
 }
@@ -134,9 +154,19 @@ func storeInteger(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum 
 			ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWarnDataTruncated,
 				Message: fmt.Sprintf("Data truncated for column '%s' at row %d", col.Name, rowNum)})
 		}
+	case []byte:
+		// A hexadecimal or bit literal stored into a numeric column is
+		// a number (X'41' is 65), big-endian, as MySQL stores it.
+		if len(x) > 8 {
+			d = decimal.New(1, 20) // beyond every integer column
+			break
+		}
+		var u uint64
+		for _, b := range x {
+			u = u<<8 | uint64(b)
+		}
+		d = decimal.NewFromBigInt(new(big.Int).SetUint64(u), 0)
 	default:
-		// Hex and bit literals ([]byte) are numbers in an integer
-		// column: GMS's conversion reads them so.
 		return v, nil
 	}
 	d = d.Round(0)
@@ -280,6 +310,12 @@ func storeText(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 	default:
 		return v, nil
 	}
+	if col.Type.Type() == sqltypes.Char {
+		// CHAR values are stored without trailing spaces (MySQL pads
+		// them on disk and strips them when read, unless
+		// PAD_CHAR_TO_FULL_LENGTH, which Petrel does not offer).
+		s = strings.TrimRight(s, " ")
+	}
 	max := st.MaxCharacterLength()
 	if max <= 0 || int64(len(s)) <= max || int64(utf8.RuneCountInString(s)) <= max {
 		return s, nil
@@ -300,7 +336,8 @@ func storeText(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 		return cut, nil
 	}
 	if m.strict {
-		return nil, storeError(mysqlerr.ErDataTooLong, "Data too long for column '%s' at row %d", col.Name, rowNum)
+		// GMS's kind, which the error table sends as 1406.
+		return nil, types.ErrLengthBeyondLimit.New(s, col.Name)
 	}
 	ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWarnDataTruncated,
 		Message: fmt.Sprintf("Data truncated for column '%s' at row %d", col.Name, rowNum)})

@@ -51,7 +51,8 @@ func (h *errHandler) tryInsert(ctx context.Context, c *mysql.Conn, q string, cb 
 		return false, nil
 	}
 	mode := sql.LoadSqlMode(sql.NewContext(ctx, sql.WithSession(s)))
-	stmt, err := ast.ParseWithOptions(ctx, q, mode.ParserOptions())
+	r, _ := modeText(q, mode.ModeEnabled("NO_BACKSLASH_ESCAPES"), mode.AnsiQuotes())
+	stmt, err := ast.ParseWithOptions(ctx, r, mode.ParserOptions())
 	if err != nil {
 		return false, nil
 	}

@@ -46,6 +46,7 @@ func registerVariables(opts Options) error {
 		&sql.MysqlSystemVariable{Name: packetMemoryVar, Scope: global, Dynamic: true, Type: types.NewSystemIntType(packetMemoryVar, 1<<20, 1<<40, false), Default: int64(defaultPacketMemory)},
 	})
 	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{admissionVariable()})
+	sql.SystemVariables.AddSystemVariables(diagnosticsVariables())
 	sql.SystemVariables.AddSystemVariables(charsetVariables())
 	installCharsetRegistry()
 	registerIsolation()

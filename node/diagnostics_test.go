@@ -1,0 +1,88 @@
+package node_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// The diagnostics area: a failed statement's error is listed by SHOW
+// WARNINGS, and @@warning_count / @@error_count count the previous
+// statement's conditions.
+func TestDiagnosticsArea(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	ctx := context.Background()
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, q := range []string{"CREATE DATABASE dg", "USE dg", "CREATE TABLE t (id INT PRIMARY KEY, v TINYINT)", "SET SESSION sql_mode = ''"} {
+		if _, err := c.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	warnings := func() [][]string {
+		rows, err := c.QueryContext(ctx, "SHOW WARNINGS")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out [][]string
+		for rows.Next() {
+			var level, code, msg string
+			if err := rows.Scan(&level, &code, &msg); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, []string{level, code})
+		}
+		return out
+	}
+	// Two values clipped: two warnings, counted by @@warning_count.
+	if _, err := c.ExecContext(ctx, "INSERT INTO t VALUES (1, 300), (2, -300)"); err != nil {
+		t.Fatal(err)
+	}
+	if got := connInt(t, c, "SELECT @@warning_count"); got != 2 {
+		t.Fatalf("@@warning_count after two clipped values: %d, want 2", got)
+	}
+	if got := queryRows(t, db, "SELECT v FROM dg.t ORDER BY id"); !reflect.DeepEqual(got, [][]string{{"127"}, {"-128"}}) {
+		t.Fatalf("clipped rows %v", got)
+	}
+	// A failed statement: its error is the condition listed.
+	if _, err := c.ExecContext(ctx, "SELECT * FROM missing"); err == nil {
+		t.Fatal("SELECT from a missing table succeeded")
+	}
+	if got := warnings(); !reflect.DeepEqual(got, [][]string{{"Error", "1146"}}) {
+		t.Fatalf("SHOW WARNINGS after a failed statement: %v, want [[Error 1146]]", got)
+	}
+	if got := connInt(t, c, "SELECT @@error_count"); got != 1 {
+		t.Fatalf("@@error_count after a failed statement: %d, want 1", got)
+	}
+	// A clean statement clears them.
+	if _, err := c.ExecContext(ctx, "INSERT INTO t VALUES (3, 3)"); err != nil {
+		t.Fatal(err)
+	}
+	if got := connInt(t, c, "SELECT @@warning_count"); got != 0 {
+		t.Fatalf("@@warning_count after a clean statement: %d, want 0", got)
+	}
+}
+
+// A sql_mode flag Petrel does not honour is refused, never accepted and
+// ignored.
+func TestUnhonouredSQLModeRefused(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	for _, q := range []string{"SET SESSION sql_mode = 'STRICT_TRANS_TABLES,PAD_CHAR_TO_FULL_LENGTH'", "SET GLOBAL sql_mode = 'pad_char_to_full_length'"} {
+		_, err := db.Exec(q)
+		var me *mysql.MySQLError
+		if err == nil || !asMySQL(err, &me) || me.Number != 1231 {
+			t.Fatalf("%s: %v, want 1231", q, err)
+		}
+	}
+	if got := queryRows(t, db, "SELECT @@GLOBAL.sql_mode LIKE '%PAD_CHAR%'"); got[0][0] != "0" {
+		t.Fatalf("global sql_mode took the refused flag")
+	}
+}

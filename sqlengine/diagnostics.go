@@ -1,0 +1,66 @@
+package sqlengine
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+// The diagnostics area as MySQL keeps it: a failed statement's error is
+// listed by the SHOW WARNINGS that follows (with any warnings it raised
+// first), and @@warning_count / @@error_count count the previous
+// statement's conditions (all of them / the errors). GMS clears a
+// session's warnings when each statement starts, so the counts are taken
+// before (noteDiagnostics) and read from there.
+
+// diagnosticsVariables are warning_count and error_count: session,
+// read-only, computed.
+func diagnosticsVariables() []sql.SystemVariable {
+	session := sql.GetMysqlScope(sql.SystemVariableScope_Session)
+	return []sql.SystemVariable{
+		&sql.MysqlSystemVariable{Name: "warning_count", Scope: session, Type: types.NewSystemUintType("warning_count", 0, 65535), Default: uint64(0)},
+		&sql.MysqlSystemVariable{Name: "error_count", Scope: session, Type: types.NewSystemUintType("error_count", 0, 65535), Default: uint64(0)},
+	}
+}
+
+// noteDiagnostics records the counts of the conditions the previous
+// statement left, before the next statement clears them.
+func (s *Session) noteDiagnostics() {
+	s.prevWarnings, s.prevErrors = 0, 0
+	for _, w := range s.Warnings() {
+		s.prevWarnings++
+		if w.Level == "Error" {
+			s.prevErrors++
+		}
+	}
+}
+
+// diagnosticsVariable answers @@warning_count and @@error_count.
+func (s *Session) diagnosticsVariable(name string) (any, bool) {
+	switch strings.ToLower(name) {
+	case "warning_count":
+		return uint64(s.prevWarnings), true
+	case "error_count":
+		return uint64(s.prevErrors), true
+	}
+	return nil, false
+}
+
+// noteError lists a failed statement's error in the session's conditions.
+func (s *Session) noteError(err error) {
+	var se *mysql.SQLError
+	if !errors.As(err, &se) {
+		return
+	}
+	s.Warn(&sql.Warning{Level: "Error", Code: se.Num, Message: se.Message})
+}
+
+// noteDiagnostics is Session.noteDiagnostics for c's session.
+func (h *errHandler) noteDiagnostics(c *mysql.Conn) {
+	if s := h.e.session(c.ConnectionID); s != nil {
+		s.noteDiagnostics()
+	}
+}

@@ -1,0 +1,221 @@
+package sqlengine
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+
+	"petrel/internal/mysqlerr"
+)
+
+// Integer arithmetic as MySQL 8 does it: +, - and * of two integers are
+// exact 64-bit operations, unsigned when either operand is unsigned, and a
+// result outside BIGINT's (or BIGINT UNSIGNED's) range is error 1690
+// (ER_DATA_OUT_OF_RANGE), never a wrapped or saturated value. GMS wraps
+// or saturates, so an analyzer rule (intArithRule, after all of GMS's)
+// puts intArith in place of each such Arithmetic.
+
+type intArith struct {
+	left, right sql.Expression
+	op          string
+	unsigned    bool
+}
+
+var _ sql.Expression = (*intArith)(nil)
+
+func (a *intArith) Resolved() bool { return a.left.Resolved() && a.right.Resolved() }
+
+// String is Arithmetic's form: it names the expression in the error, and
+// in the text a column default is kept as.
+func (a *intArith) String() string {
+	return "(" + a.left.String() + " " + a.op + " " + a.right.String() + ")"
+}
+func (a *intArith) IsNullable() bool {
+	return a.left.IsNullable() || a.right.IsNullable()
+}
+func (a *intArith) Children() []sql.Expression { return []sql.Expression{a.left, a.right} }
+
+func (a *intArith) Type() sql.Type {
+	if a.unsigned {
+		return types.Uint64
+	}
+	return types.Int64
+}
+
+func (a *intArith) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 2 {
+		return nil, sql.ErrInvalidChildrenNumber.New(a, len(children), 2)
+	}
+	c := *a
+	c.left, c.right = children[0], children[1]
+	return &c, nil
+}
+
+// intOperand reads an integer operand as a signed value and, for an
+// unsigned one beyond int64, as a big value.
+func intOperand(v any) (n int64, big bool, u uint64, ok bool) {
+	switch x := v.(type) {
+	case int8:
+		return int64(x), false, 0, true
+	case int16:
+		return int64(x), false, 0, true
+	case int32:
+		return int64(x), false, 0, true
+	case int64:
+		return x, false, 0, true
+	case int:
+		return int64(x), false, 0, true
+	case uint8:
+		return int64(x), false, 0, true
+	case uint16:
+		return int64(x), false, 0, true
+	case uint32:
+		return int64(x), false, 0, true
+	case uint:
+		if uint64(x) > math.MaxInt64 {
+			return 0, true, uint64(x), true
+		}
+		return int64(x), false, 0, true
+	case uint64:
+		if x > math.MaxInt64 {
+			return 0, true, x, true
+		}
+		return int64(x), false, 0, true
+	}
+	return 0, false, 0, false
+}
+
+func (a *intArith) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	lv, err := a.left.Eval(ctx, row)
+	if err != nil || lv == nil {
+		return nil, err
+	}
+	rv, err := a.right.Eval(ctx, row)
+	if err != nil || rv == nil {
+		return nil, err
+	}
+	ln, lbig, lu, lok := intOperand(lv)
+	rn, rbig, ru, rok := intOperand(rv)
+	if !lok || !rok {
+		return a.slow(lv, rv)
+	}
+	if !lbig && !rbig {
+		// The common case: int64 operands, overflow checked.
+		var r int64
+		over := false
+		switch a.op {
+		case "+":
+			r = ln + rn
+			over = (rn > 0 && r < ln) || (rn < 0 && r > ln)
+		case "-":
+			r = ln - rn
+			over = (rn < 0 && r < ln) || (rn > 0 && r > ln)
+		case "*":
+			if ln != 0 && rn != 0 {
+				r = ln * rn
+				over = r/rn != ln || (ln == -1 && rn == math.MinInt64) || (rn == -1 && ln == math.MinInt64)
+			}
+		}
+		if !over {
+			if a.unsigned {
+				if r < 0 {
+					return nil, a.outOfRange()
+				}
+				return uint64(r), nil
+			}
+			return r, nil
+		}
+	}
+	var l, r big.Int
+	if lbig {
+		l.SetUint64(lu)
+	} else {
+		l.SetInt64(ln)
+	}
+	if rbig {
+		r.SetUint64(ru)
+	} else {
+		r.SetInt64(rn)
+	}
+	return a.bigResult(&l, &r)
+}
+
+// slow computes operands of other Go types (strings an integer-typed
+// expression returned) through their decimal text.
+func (a *intArith) slow(lv, rv any) (any, error) {
+	var l, r big.Int
+	if _, ok := l.SetString(fmt.Sprint(lv), 10); !ok {
+		return nil, fmt.Errorf("sqlengine: integer operand %v", lv)
+	}
+	if _, ok := r.SetString(fmt.Sprint(rv), 10); !ok {
+		return nil, fmt.Errorf("sqlengine: integer operand %v", rv)
+	}
+	return a.bigResult(&l, &r)
+}
+
+var (
+	maxUint64 = new(big.Int).SetUint64(math.MaxUint64)
+	minInt64  = big.NewInt(math.MinInt64)
+	maxInt64  = big.NewInt(math.MaxInt64)
+)
+
+func (a *intArith) bigResult(l, r *big.Int) (any, error) {
+	var z big.Int
+	switch a.op {
+	case "+":
+		z.Add(l, r)
+	case "-":
+		z.Sub(l, r)
+	default:
+		z.Mul(l, r)
+	}
+	if a.unsigned {
+		if z.Sign() < 0 || z.Cmp(maxUint64) > 0 {
+			return nil, a.outOfRange()
+		}
+		return z.Uint64(), nil
+	}
+	if z.Cmp(minInt64) < 0 || z.Cmp(maxInt64) > 0 {
+		return nil, a.outOfRange()
+	}
+	return z.Int64(), nil
+}
+
+func (a *intArith) outOfRange() error {
+	kind := "BIGINT"
+	if a.unsigned {
+		kind = "BIGINT UNSIGNED"
+	}
+	return mysql.NewSQLError(mysqlerr.ErDataOutOfRange, mysqlerr.State(mysqlerr.ErDataOutOfRange),
+		"%s value is out of range in '%s'", kind, a.String())
+}
+
+// intArithRule puts intArith in place of integer +, - and *.
+func intArithRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		ar, ok := e.(*expression.Arithmetic)
+		if !ok || (ar.Op != "+" && ar.Op != "-" && ar.Op != "*") {
+			return e, transform.SameTree, nil
+		}
+		lt, rt := ar.LeftChild.Type(), ar.RightChild.Type()
+		if !isIntegerType(lt) || !isIntegerType(rt) {
+			return e, transform.SameTree, nil
+		}
+		return &intArith{left: ar.LeftChild, right: ar.RightChild, op: ar.Op,
+			unsigned: types.IsUnsigned(lt) || types.IsUnsigned(rt)}, transform.NewTree, nil
+	})
+}
+
+// isIntegerType: the integer types, not BIT, YEAR or booleans' TINYINT(1)
+// (which MySQL treats as integers too).
+func isIntegerType(t sql.Type) bool {
+	return types.IsInteger(t) && !types.IsYear(t)
+}

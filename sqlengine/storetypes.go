@@ -1,0 +1,597 @@
+package sqlengine
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
+	"github.com/shopspring/decimal"
+
+	"petrel/internal/mysqlerr"
+)
+
+// storeValue's rules for the column types other than integers and
+// character strings: DECIMAL, FLOAT/DOUBLE, YEAR, BIT, ENUM, SET, DATE,
+// DATETIME, TIMESTAMP and TIME (storevalue.go has the frame). GMS keeps
+// no declared precision for TIME, so a TIME column keeps microseconds.
+
+// numberOf reads v as a decimal number for a numeric column: Go numbers
+// as they are, strings by their numeric prefix (1366 when there is none,
+// 1265 for what follows it). ok=false with a nil error: not a number
+// storeValue knows (left to GMS).
+func numberOf(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int, kind string) (d decimal.Decimal, ok bool, err error) {
+	switch x := v.(type) {
+	case int8, int16, int32, int64, int, uint8, uint16, uint32, uint, uint64:
+		d, _ = decimal.NewFromString(fmt.Sprint(x))
+		return d, true, nil
+	case float32:
+		return decimal.NewFromFloat32(x), true, nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return d, false, nil
+		}
+		return decimal.NewFromFloat(x), true, nil
+	case decimal.Decimal:
+		return x, true, nil
+	case bool:
+		if x {
+			return decimal.NewFromInt(1), true, nil
+		}
+		return decimal.Zero, true, nil
+	case string:
+		n, parsed, truncated := parseNumberPrefix(x)
+		if !parsed {
+			if _, err := warnOrFail(ctx, m, mysqlerr.ErTruncatedWrongValue, nil,
+				fmt.Sprintf("Incorrect %s value: '%s' for column '%s' at row %d", kind, x, col.Name, rowNum)); err != nil {
+				return d, false, err
+			}
+			return decimal.Zero, true, nil
+		}
+		if truncated {
+			if _, err := warnOrFail(ctx, m, mysqlerr.ErWarnDataTruncated, nil,
+				fmt.Sprintf("Data truncated for column '%s' at row %d", col.Name, rowNum)); err != nil {
+				return d, false, err
+			}
+		}
+		return n, true, nil
+	}
+	return d, false, nil
+}
+
+func outOfRange(col *sql.Column, rowNum int) string {
+	return fmt.Sprintf("Out of range value for column '%s' at row %d", col.Name, rowNum)
+}
+
+func storeDecimal(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+	dt, isDec := col.Type.(sql.DecimalType)
+	if !isDec {
+		return v, nil
+	}
+	d, ok, err := numberOf(ctx, m, col, v, rowNum, "decimal")
+	if err != nil || !ok {
+		return v, err
+	}
+	scale := int32(dt.Scale())
+	r := d.Round(scale)
+	max := dt.ExclusiveUpperBound().Sub(decimal.New(1, -scale))
+	switch {
+	case r.GreaterThan(max):
+		if _, err := warnOrFail(ctx, m, mysqlerr.ErWarnDataOutOfRange, nil, outOfRange(col, rowNum)); err != nil {
+			return nil, err
+		}
+		return max, nil
+	case r.LessThan(max.Neg()):
+		if _, err := warnOrFail(ctx, m, mysqlerr.ErWarnDataOutOfRange, nil, outOfRange(col, rowNum)); err != nil {
+			return nil, err
+		}
+		return max.Neg(), nil
+	}
+	if !r.Equal(d) {
+		// Rounded away digits are a note, in every mode.
+		if m.exact {
+			return nil, storeError(mysqlerr.ErWarnDataTruncated, "Data truncated for column '%s' at row %d", col.Name, rowNum)
+		}
+		ctx.Session.Warn(&sql.Warning{Level: "Note", Code: mysqlerr.ErWarnDataTruncated,
+			Message: fmt.Sprintf("Data truncated for column '%s' at row %d", col.Name, rowNum)})
+	}
+	return r, nil
+}
+
+func storeFloat(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+	if f, ok := v.(float64); ok && !math.IsInf(f, 0) && !math.IsNaN(f) && (col.Type.Type() != sqlTypeFloat32 || math.Abs(f) <= math.MaxFloat32) {
+		return v, nil // the common case
+	}
+	d, ok, err := numberOf(ctx, m, col, v, rowNum, "double")
+	if err != nil || !ok {
+		return v, err
+	}
+	f, _ := d.Float64()
+	max := math.MaxFloat64
+	if col.Type.Type() == sqlTypeFloat32 {
+		max = math.MaxFloat32
+	}
+	if math.IsInf(f, 0) || math.Abs(f) > max {
+		if _, err := warnOrFail(ctx, m, mysqlerr.ErWarnDataOutOfRange, nil, outOfRange(col, rowNum)); err != nil {
+			return nil, err
+		}
+		if f < 0 {
+			return -max, nil
+		}
+		return max, nil
+	}
+	return f, nil
+}
+
+func storeYear(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+	if s, ok := v.(string); ok {
+		n, parsed, truncated := parseNumberPrefix(s)
+		if !parsed {
+			return warnOrFail(ctx, m, mysqlerr.ErTruncatedWrongValue, int16(0),
+				fmt.Sprintf("Incorrect integer value: '%s' for column '%s' at row %d", s, col.Name, rowNum))
+		}
+		if truncated {
+			if _, err := warnOrFail(ctx, m, mysqlerr.ErWarnDataTruncated, nil,
+				fmt.Sprintf("Data truncated for column '%s' at row %d", col.Name, rowNum)); err != nil {
+				return nil, err
+			}
+		}
+		y := n.Round(0).IntPart()
+		if y == 0 {
+			return int16(2000), nil // the string '0' is the year 2000
+		}
+		v = y
+	}
+	d, ok, err := numberOf(ctx, m, col, v, rowNum, "integer")
+	if err != nil || !ok {
+		return v, err
+	}
+	y := d.Round(0)
+	if !y.IsInteger() || y.LessThan(decimal.Zero) || y.GreaterThan(decimal.NewFromInt(2155)) ||
+		(y.GreaterThan(decimal.NewFromInt(99)) && y.LessThan(decimal.NewFromInt(1901))) {
+		return warnOrFail(ctx, m, mysqlerr.ErWarnDataOutOfRange, int16(0), outOfRange(col, rowNum))
+	}
+	return y.IntPart(), nil
+}
+
+func storeBit(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+	bt, ok := col.Type.(types.BitType)
+	if !ok {
+		return v, nil
+	}
+	var u uint64
+	tooLong := false
+	switch x := v.(type) {
+	case []byte:
+		if len(x) > 8 {
+			tooLong = true
+		}
+		for _, b := range x {
+			u = u<<8 | uint64(b)
+		}
+	case string:
+		return storeBit(ctx, m, col, []byte(x), rowNum)
+	case int8, int16, int32, int64, int:
+		n, _ := strconv.ParseInt(fmt.Sprint(x), 10, 64)
+		u = uint64(n)
+	case uint8, uint16, uint32, uint64, uint:
+		u, _ = strconv.ParseUint(fmt.Sprint(x), 10, 64)
+	case float64:
+		u = uint64(int64(math.Round(x)))
+	case decimal.Decimal:
+		u = uint64(x.Round(0).IntPart())
+	default:
+		return v, nil
+	}
+	bits := bt.NumberOfBits()
+	if tooLong || (bits < 64 && u >= 1<<bits) {
+		if m.strict {
+			return nil, storeError(mysqlerr.ErDataTooLong, "Data too long for column '%s' at row %d", col.Name, rowNum)
+		}
+		ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWarnDataOutOfRange, Message: outOfRange(col, rowNum)})
+		if bits >= 64 {
+			return uint64(math.MaxUint64), nil
+		}
+		return uint64(1)<<bits - 1, nil
+	}
+	return u, nil
+}
+
+func truncatedMsg(col *sql.Column, rowNum int) string {
+	return fmt.Sprintf("Data truncated for column '%s' at row %d", col.Name, rowNum)
+}
+
+func storeEnum(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+	et, ok := col.Type.(sql.EnumType)
+	if !ok {
+		return v, nil
+	}
+	n := int64(et.NumberOfElements())
+	switch x := v.(type) {
+	case string:
+		if et.IndexOf(x) >= 0 {
+			return v, nil
+		}
+		if i := et.IndexOf(strings.TrimRight(x, " ")); i >= 0 {
+			return int64(i), nil // trailing spaces are not part of a member
+		}
+	case int8, int16, int32, int64, int, uint8, uint16, uint32, uint, uint64:
+		i, _ := strconv.ParseInt(fmt.Sprint(x), 10, 64)
+		if i >= 1 && i <= n {
+			return v, nil
+		}
+	default:
+		return v, nil
+	}
+	if _, err := warnOrFail(ctx, m, mysqlerr.ErWarnDataTruncated, nil, truncatedMsg(col, rowNum)); err != nil {
+		return nil, err
+	}
+	return int64(0), nil // the empty string, the error member
+}
+
+func storeSet(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+	stt, ok := col.Type.(sql.SetType)
+	if !ok {
+		return v, nil
+	}
+	members := stt.Values()
+	switch x := v.(type) {
+	case string:
+		if x == "" {
+			return v, nil
+		}
+		var kept []string
+		bad := false
+		for _, part := range strings.Split(x, ",") {
+			found := ""
+			for _, mb := range members {
+				if strings.EqualFold(mb, strings.TrimRight(part, " ")) {
+					found = mb
+					break
+				}
+			}
+			if found == "" {
+				bad = true
+				continue
+			}
+			kept = append(kept, found)
+		}
+		if !bad {
+			return v, nil
+		}
+		if _, err := warnOrFail(ctx, m, mysqlerr.ErWarnDataTruncated, nil, truncatedMsg(col, rowNum)); err != nil {
+			return nil, err
+		}
+		return strings.Join(kept, ","), nil
+	case int8, int16, int32, int64, int, uint8, uint16, uint32, uint, uint64:
+		u, err := strconv.ParseUint(fmt.Sprint(x), 10, 64)
+		all := uint64(1)<<len(members) - 1
+		if err == nil && u <= all {
+			return v, nil
+		}
+		if _, err := warnOrFail(ctx, m, mysqlerr.ErWarnDataTruncated, nil, truncatedMsg(col, rowNum)); err != nil {
+			return nil, err
+		}
+		return u & all, nil
+	}
+	return v, nil
+}
+
+// dateParts is a date and time as written, before validation.
+type dateParts struct {
+	y, mo, d, h, mi, s, us int
+	hasTime                bool
+}
+
+// parseDateText reads MySQL's date and datetime forms: YYYY-MM-DD or
+// YY-MM-DD with any punctuation between the parts, an optional time
+// after a space or T (HH:MM:SS[.frac]), or the digits-only forms
+// YYYYMMDD[HHMMSS] and YYMMDD[HHMMSS].
+func parseDateText(s string) (dateParts, bool) {
+	s = strings.TrimSpace(s)
+	var p dateParts
+	if s == "" {
+		return p, false
+	}
+	allDigits := true
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			allDigits = s[i] == '.' && i >= 12
+			if !allDigits {
+				break
+			}
+		}
+	}
+	if allDigits {
+		return parseDateDigits(s)
+	}
+	var nums []int
+	i := 0
+	for i < len(s) {
+		j := i
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j == i {
+			return p, false
+		}
+		n, _ := strconv.Atoi(s[i:j])
+		if len(nums) == 0 && j-i <= 2 {
+			n = twoDigitYear(n)
+		}
+		nums = append(nums, n)
+		if len(nums) == 6 && j < len(s) && s[j] == '.' {
+			k := j + 1
+			for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+				k++
+			}
+			frac := (s[j+1:k] + "000000")[:6]
+			p.us, _ = strconv.Atoi(frac)
+			j = k
+		}
+		if j >= len(s) {
+			break
+		}
+		i = j + 1
+		for i < len(s) && (s[i] == ' ' || s[i] == 'T') && len(nums) == 3 {
+			i++
+		}
+	}
+	if len(nums) != 3 && len(nums) != 6 && len(nums) != 5 {
+		return p, false
+	}
+	p.y, p.mo, p.d = nums[0], nums[1], nums[2]
+	if len(nums) >= 5 {
+		p.h, p.mi, p.hasTime = nums[3], nums[4], true
+		if len(nums) == 6 {
+			p.s = nums[5]
+		}
+	}
+	return p, true
+}
+
+func twoDigitYear(n int) int {
+	if n < 70 {
+		return n + 2000
+	}
+	if n < 100 {
+		return n + 1900
+	}
+	return n
+}
+
+func parseDateDigits(s string) (dateParts, bool) {
+	var p dateParts
+	frac := ""
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		s, frac = s[:i], s[i+1:]
+	}
+	atoi := func(a string) int { n, _ := strconv.Atoi(a); return n }
+	switch len(s) {
+	case 8, 14:
+		p.y, p.mo, p.d = atoi(s[0:4]), atoi(s[4:6]), atoi(s[6:8])
+		s = s[8:]
+	case 6, 12:
+		p.y, p.mo, p.d = twoDigitYear(atoi(s[0:2])), atoi(s[2:4]), atoi(s[4:6])
+		s = s[6:]
+	default:
+		return p, false
+	}
+	if len(s) == 6 {
+		p.h, p.mi, p.s, p.hasTime = atoi(s[0:2]), atoi(s[2:4]), atoi(s[4:6]), true
+		if frac != "" {
+			p.us = atoi((frac + "000000")[:6])
+		}
+	}
+	return p, true
+}
+
+func daysIn(y, mo int) int {
+	return time.Date(y, time.Month(mo)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+func storeDate(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+	isDate := types.IsDateType(col.Type)
+	kind := "datetime"
+	zero := "0000-00-00 00:00:00"
+	if isDate {
+		kind, zero = "date", "0000-00-00"
+	}
+	var p dateParts
+	var ok bool
+	var text string
+	switch x := v.(type) {
+	case string:
+		text = x
+		p, ok = parseDateText(x)
+	case int8, int16, int32, int64, int, uint8, uint16, uint32, uint, uint64:
+		text = fmt.Sprint(x)
+		if text == "0" {
+			p, ok = dateParts{}, true
+		} else {
+			p, ok = parseDateDigits(text)
+		}
+	default:
+		return v, nil
+	}
+	mode := sql.LoadSqlMode(ctx)
+	if !ok {
+		// A form this parser does not read (a time zone offset, say)
+		// is GMS's to read, if it can.
+		if _, _, err := col.Type.Convert(ctx, v); err == nil {
+			return v, nil
+		}
+	}
+	invalid := func() (any, error) {
+		if m.strict {
+			return nil, storeError(mysqlerr.ErWrongValue, "Incorrect %s value: '%s' for column '%s' at row %d", kind, text, col.Name, rowNum)
+		}
+		ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWarnDataTruncated, Message: truncatedMsg(col, rowNum)})
+		return zero, nil
+	}
+	if !ok {
+		return invalid()
+	}
+	if p.y == 0 && p.mo == 0 && p.d == 0 && p.h == 0 && p.mi == 0 && p.s == 0 && p.us == 0 {
+		if mode.ModeEnabled("NO_ZERO_DATE") {
+			if m.strict {
+				return nil, storeError(mysqlerr.ErWrongValue, "Incorrect %s value: '%s' for column '%s' at row %d", kind, text, col.Name, rowNum)
+			}
+			ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWarnDataOutOfRange, Message: outOfRange(col, rowNum)})
+		}
+		return zero, nil
+	}
+	if p.mo > 12 || p.h > 23 || p.mi > 59 || p.s > 59 {
+		return invalid()
+	}
+	if p.mo == 0 || p.d == 0 {
+		if mode.ModeEnabled("NO_ZERO_IN_DATE") {
+			return invalid()
+		}
+		return v, nil // a date with zero parts: GMS's to refuse
+	}
+	if p.d > daysIn(p.y, p.mo) {
+		return invalid()
+	}
+	t := time.Date(p.y, time.Month(p.mo), p.d, p.h, p.mi, p.s, p.us*1000, time.UTC)
+	if isDate && (p.h != 0 || p.mi != 0 || p.s != 0 || p.us != 0) {
+		if m.exact {
+			return nil, storeError(mysqlerr.ErWarnDataTruncated, "%s", truncatedMsg(col, rowNum))
+		}
+		ctx.Session.Warn(&sql.Warning{Level: "Note", Code: mysqlerr.ErWarnDataTruncated, Message: truncatedMsg(col, rowNum)})
+		t = time.Date(p.y, time.Month(p.mo), p.d, 0, 0, 0, 0, time.UTC)
+	}
+	return t, nil
+}
+
+// maxTime is TIME's range, 838:59:59 either way, in microseconds.
+const maxTime = ((838*60+59)*60 + 59) * 1_000_000
+
+func storeTime(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+	var text string
+	switch x := v.(type) {
+	case string:
+		text = strings.TrimSpace(x)
+	case int8, int16, int32, int64, int, uint8, uint16, uint32, uint, uint64:
+		text = fmt.Sprint(x)
+	case decimal.Decimal:
+		text = x.String()
+	case float64:
+		text = strconv.FormatFloat(x, 'f', -1, 64)
+	default:
+		return v, nil
+	}
+	us, ok := parseTimeText(text)
+	if !ok {
+		if _, _, err := col.Type.Convert(ctx, v); err == nil {
+			return v, nil
+		}
+		if m.strict {
+			return nil, storeError(mysqlerr.ErWrongValue, "Incorrect time value: '%s' for column '%s' at row %d", text, col.Name, rowNum)
+		}
+		ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWarnDataTruncated, Message: truncatedMsg(col, rowNum)})
+		return "00:00:00", nil
+	}
+	if us > maxTime || us < -maxTime {
+		if m.strict {
+			return nil, storeError(mysqlerr.ErWrongValue, "Incorrect time value: '%s' for column '%s' at row %d", text, col.Name, rowNum)
+		}
+		ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWarnDataOutOfRange, Message: outOfRange(col, rowNum)})
+		if us < 0 {
+			us = -maxTime
+		} else {
+			us = maxTime
+		}
+	}
+	return formatTime(us), nil
+}
+
+// parseTimeText reads [-][D ]HH:MM[:SS][.frac] and [-]HHMMSS[.frac]
+// (also MMSS and SS) into microseconds.
+func parseTimeText(s string) (int64, bool) {
+	neg := false
+	if strings.HasPrefix(s, "-") {
+		neg, s = true, s[1:]
+	}
+	if s == "" {
+		return 0, false
+	}
+	frac := int64(0)
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		f := s[i+1:]
+		for _, c := range f {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+		}
+		f = (f + "000000")[:6]
+		frac, _ = strconv.ParseInt(f, 10, 64)
+		s = s[:i]
+	}
+	days := int64(0)
+	if i := strings.IndexByte(s, ' '); i >= 0 {
+		d, err := strconv.ParseInt(s[:i], 10, 64)
+		if err != nil || d < 0 {
+			return 0, false
+		}
+		days, s = d, strings.TrimSpace(s[i+1:])
+	}
+	var h, mi, sec int64
+	if strings.Contains(s, ":") {
+		parts := strings.Split(s, ":")
+		if len(parts) > 3 {
+			return 0, false
+		}
+		vals := make([]int64, 3)
+		for i, p := range parts {
+			n, err := strconv.ParseInt(p, 10, 64)
+			if err != nil || n < 0 {
+				return 0, false
+			}
+			vals[i] = n
+		}
+		h, mi, sec = vals[0], vals[1], vals[2]
+	} else {
+		if days != 0 {
+			return 0, false
+		}
+		for _, c := range s {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		h, mi, sec = n/10000, n/100%100, n%100
+	}
+	if mi > 59 || sec > 59 {
+		return 0, false
+	}
+	us := (((days*24+h)*60+mi)*60+sec)*1_000_000 + frac
+	if neg {
+		us = -us
+	}
+	return us, true
+}
+
+func formatTime(us int64) string {
+	sign := ""
+	if us < 0 {
+		sign, us = "-", -us
+	}
+	secs := us / 1_000_000
+	frac := us % 1_000_000
+	out := fmt.Sprintf("%s%02d:%02d:%02d", sign, secs/3600, secs/60%60, secs%60)
+	if frac != 0 {
+		out += fmt.Sprintf(".%06d", frac)
+	}
+	return out
+}
+
+const sqlTypeFloat32 = sqltypes.Float32
