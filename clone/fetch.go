@@ -263,10 +263,23 @@ type client struct {
 func dial(ctx context.Context, opts FetchOptions) (*client, error) {
 	cctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	conn, err := mysql.Connect(cctx, &mysql.ConnParams{
-		Host: opts.Host, Port: opts.Port, Uname: opts.User, Pass: opts.Password,
-		ConnectTimeoutMs: uint64(opts.Timeout / time.Millisecond), SslMode: vttls.SslMode(opts.SSLMode),
-	})
+	connect := func(mode vttls.SslMode) (*mysql.Conn, error) {
+		return mysql.Connect(cctx, &mysql.ConnParams{
+			Host: opts.Host, Port: opts.Port, Uname: opts.User, Pass: opts.Password,
+			ConnectTimeoutMs: uint64(opts.Timeout / time.Millisecond), SslMode: mode,
+		})
+	}
+	mode := vttls.SslMode(opts.SSLMode)
+	if mode == vttls.Preferred {
+		// vitess's client starts TLS in "preferred" mode even when the
+		// server does not offer it; "required" says so cleanly first.
+		mode = vttls.Required
+	}
+	conn, err := connect(mode)
+	var se *mysql.SQLError
+	if err != nil && opts.SSLMode == string(vttls.Preferred) && errors.As(err, &se) && se.Num == mysql.CRSSLConnectionError {
+		conn, err = connect(vttls.Disabled)
+	}
 	if err != nil {
 		return nil, donorError(err)
 	}
