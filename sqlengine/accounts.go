@@ -69,6 +69,10 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		return o.e.buildStoreInsert(ctx, n, row)
 	case *storeSource:
 		return o.e.buildStoreSource(ctx, n, row)
+	case *plan.Distinct:
+		return o.e.buildCollDistinct(ctx, n.Child, row)
+	case *plan.OrderedDistinct:
+		return o.e.buildCollDistinct(ctx, n.Child, row)
 	case *exactTarget:
 		return o.e.exec.Build(ctx, n.child, row)
 	case *plan.AnalyzeTable:

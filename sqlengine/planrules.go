@@ -27,6 +27,7 @@ const (
 	tupleInRuleID    analyzer.RuleId = 1001
 	indexOrderRuleID analyzer.RuleId = 1002
 	intArithRuleID   analyzer.RuleId = 1003
+	collationRuleID  analyzer.RuleId = 1004
 )
 
 var analyzerRulesOnce sync.Once
@@ -40,6 +41,8 @@ func installAnalyzerRules() {
 		// Integer arithmetic as MySQL's (intarith.go), before EXPLAIN
 		// describes the plan.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: intArithRuleID, Apply: intArithRule})
+		// DISTINCT and GROUP BY keys by collation (collkey.go).
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: collationRuleID, Apply: collationRule})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: explainRuleID, Apply: explainResult})
 	})
 }

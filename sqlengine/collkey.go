@@ -1,0 +1,230 @@
+package sqlengine
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+)
+
+// Collations where values are told apart: DISTINCT, COUNT(DISTINCT) and
+// GROUP BY treat strings their collation finds equal as one value, as
+// MySQL does ('A' and 'a' under a case-insensitive collation; 'b' and
+// 'b ' under a PAD SPACE collation, MySQL's pre-8.0 ones). GMS's DISTINCT
+// and COUNT(DISTINCT) hash the bytes, and its GROUP BY hashes weights
+// without padding. So COUNT(DISTINCT s) and GROUP BY s read s's collation
+// key (collKey, put in place by an analyzer rule), and DISTINCT rows are
+// told apart by their columns' keys (an exec-builder override). The rows
+// returned keep the first value of each group, as MySQL's.
+
+// padSpace reports whether MySQL 8 compares c with PAD SPACE: every
+// collation but the UCA 9.0.0 (_0900_) ones and binary.
+func padSpace(c sql.CollationID) bool {
+	return c != sql.Collation_binary && !strings.Contains(c.Name(), "_0900_")
+}
+
+// keyedCollation reports whether strings of t need a collation key to be
+// told apart as MySQL does (anything but byte-exact NO PAD).
+func keyedCollation(t sql.Type) (sql.CollationID, bool) {
+	st, ok := t.(sql.StringType)
+	if !ok || !types.IsText(t) {
+		return 0, false
+	}
+	c := st.Collation()
+	if c == sql.Collation_binary || c == sql.Collation_utf8mb4_0900_bin {
+		return 0, false
+	}
+	return c, true
+}
+
+// writeCollationKey writes s's key under c: its weights, trailing spaces
+// ignored under PAD SPACE.
+func writeCollationKey(w io.Writer, c sql.CollationID, s string) error {
+	if padSpace(c) {
+		s = strings.TrimRight(s, " ")
+	}
+	return c.WriteWeightString(w, s)
+}
+
+// collKey is a string's collation key, as the hex of its weights.
+type collKey struct {
+	child sql.Expression
+	coll  sql.CollationID
+}
+
+var _ sql.Expression = (*collKey)(nil)
+
+func (k *collKey) Resolved() bool             { return k.child.Resolved() }
+func (k *collKey) String() string             { return k.child.String() }
+func (k *collKey) Type() sql.Type             { return types.LongBlob }
+func (k *collKey) IsNullable() bool           { return k.child.IsNullable() }
+func (k *collKey) Children() []sql.Expression { return []sql.Expression{k.child} }
+
+func (k *collKey) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(k, len(children), 1)
+	}
+	c := *k
+	c.child = children[0]
+	return &c, nil
+}
+
+func (k *collKey) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := k.child.Eval(ctx, row)
+	if err != nil || v == nil {
+		return v, err
+	}
+	s, ok := v.(string)
+	if !ok {
+		s = fmt.Sprint(v)
+	}
+	var b bytes.Buffer
+	if err := writeCollationKey(&b, k.coll, s); err != nil {
+		return nil, err
+	}
+	// In hex: GMS checks the key as text on the way (an aggregate's
+	// buffer), and weights are not valid UTF-8.
+	return hex.EncodeToString(b.Bytes()), nil
+}
+
+// keyed wraps e in its collation key when its type needs one.
+func keyed(e sql.Expression) (sql.Expression, bool) {
+	if _, done := e.(*collKey); done {
+		return e, false
+	}
+	c, ok := keyedCollation(e.Type())
+	if !ok {
+		return e, false
+	}
+	return &collKey{child: e, coll: c}, true
+}
+
+// collationRule gives COUNT(DISTINCT ...) and GROUP BY their strings'
+// collation keys.
+func collationRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	n, same1, err := transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		gb, ok := n.(*plan.GroupBy)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		exprs := make([]sql.Expression, len(gb.GroupByExprs))
+		changed := false
+		for i, e := range gb.GroupByExprs {
+			var c bool
+			exprs[i], c = keyed(e)
+			changed = changed || c
+		}
+		if !changed {
+			return n, transform.SameTree, nil
+		}
+		ngb := *gb
+		ngb.GroupByExprs = exprs
+		return &ngb, transform.NewTree, nil
+	})
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	n, same2, err := transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		cd, ok := e.(*aggregation.CountDistinct)
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		kids := cd.Children()
+		nk := make([]sql.Expression, len(kids))
+		changed := false
+		for i, k := range kids {
+			var c bool
+			nk[i], c = keyed(k)
+			changed = changed || c
+		}
+		if !changed {
+			return e, transform.SameTree, nil
+		}
+		ne, err := cd.WithChildren(nk...)
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		ncd := ne.(*aggregation.CountDistinct)
+		ne = ncd.WithId(cd.Id()).(sql.Expression)
+		if w := cd.Window(); w != nil {
+			ne = ne.(*aggregation.CountDistinct).WithWindow(w).(sql.Expression)
+		}
+		return ne, transform.NewTree, nil
+	})
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	return n, same1 && same2, nil
+}
+
+// collDistinctIter is DISTINCT over rows told apart by their columns'
+// collation keys (and the other columns' values).
+type collDistinctIter struct {
+	child sql.RowIter
+	sch   sql.Schema
+	seen  map[string]struct{}
+	buf   bytes.Buffer
+}
+
+// buildCollDistinct builds a DISTINCT whose rows have strings needing
+// collation keys; (nil, nil) lets GMS build the others.
+func (e *Engine) buildCollDistinct(ctx *sql.Context, child sql.Node, row sql.Row) (sql.RowIter, error) {
+	sch := child.Schema()
+	need := false
+	for _, c := range sch {
+		_, k := keyedCollation(c.Type)
+		need = need || k
+	}
+	if !need {
+		return nil, nil
+	}
+	it, err := e.exec.Build(ctx, child, row)
+	if err != nil {
+		return nil, err
+	}
+	return &collDistinctIter{child: it, sch: sch, seen: map[string]struct{}{}}, nil
+}
+
+func (d *collDistinctIter) Next(ctx *sql.Context) (sql.Row, error) {
+	for {
+		row, err := d.child.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		d.buf.Reset()
+		for i, v := range row {
+			d.buf.WriteByte(0)
+			if v == nil {
+				d.buf.WriteByte('N')
+				continue
+			}
+			if i < len(d.sch) {
+				if c, ok := keyedCollation(d.sch[i].Type); ok {
+					if s, isStr := v.(string); isStr {
+						if err := writeCollationKey(&d.buf, c, s); err != nil {
+							return nil, err
+						}
+						continue
+					}
+				}
+			}
+			fmt.Fprintf(&d.buf, "%T:%v", v, v)
+		}
+		k := d.buf.String()
+		if _, dup := d.seen[k]; dup {
+			continue
+		}
+		d.seen[k] = struct{}{}
+		return row, nil
+	}
+}
+
+func (d *collDistinctIter) Close(ctx *sql.Context) error { return d.child.Close(ctx) }
