@@ -73,6 +73,7 @@ if [ "$LOAD" = 1 ]; then
 	during=$(tps <"$WORK/during.txt")
 	echo "donor oltp_write_only during the clone (${DURATION}s window containing it): $during tps ($(python3 -c "print(f'{100*$during/$base:.0f}')")% of alone)"
 fi
+echo "donor: $(grep -o 'commits_paused=[^ ]*' "$WORK/donor.log" | tail -1) while it took the snapshot"
 echo "clone datadir: $(du -sm "$WORK/clone/data" | cut -f1) MB"
 "$BIN" server --datadir "$WORK/clone" --port "$CPORT" --server-id 2 >"$WORK/clone.log" 2>&1 &
 PIDS+=($!)

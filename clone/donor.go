@@ -92,6 +92,7 @@ type snapshot struct {
 	man      *Manifest
 	sizes    map[string]int64
 	lastUsed time.Time
+	pause    time.Duration // how long Begin held commits
 	// open files, kept while the snapshot lives (reads go in order).
 	files map[string]*os.File
 }
@@ -170,7 +171,7 @@ func (d *Donor) Begin() (*Manifest, error) {
 	}
 	s.lastUsed = d.opts.Clock.Now()
 	d.mu.snaps[id] = s
-	d.opts.Logger.Info("clone: snapshot taken", "id", id, "gtid_executed", s.man.GTIDs, "files", len(s.man.Files), "bytes", s.man.Bytes())
+	d.opts.Logger.Info("clone: snapshot taken", "id", id, "gtid_executed", s.man.GTIDs, "files", len(s.man.Files), "bytes", s.man.Bytes(), "commits_paused", s.pause)
 	return s.man, nil
 }
 
@@ -181,6 +182,7 @@ func (d *Donor) take(id string) (*snapshot, error) {
 	}
 	s := &snapshot{dir: dir, files: map[string]*os.File{}}
 	man := &Manifest{ID: id, Format: Format}
+	start := d.opts.Clock.Now()
 	err := d.opts.Store.SnapshotTo(filepath.Join(dir, "data"), func() error {
 		// Commits are paused and storage holds every logged transaction:
 		// the new file's PREVIOUS_GTIDS is storage's GTID set.
@@ -200,6 +202,8 @@ func (d *Donor) take(id string) (*snapshot, error) {
 		s.remove()
 		return nil, err
 	}
+	// Commits waited at most this long (the flush, the rotation, the links).
+	s.pause = d.opts.Clock.Now().Sub(start)
 	if err := os.WriteFile(filepath.Join(dir, "binlog", "binlog.index"), []byte("./"+man.Binlog+"\n"), 0o640); err != nil {
 		s.remove()
 		return nil, fmt.Errorf("clone: %w", err)
