@@ -182,8 +182,7 @@ func (d *Donor) take(id string) (*snapshot, error) {
 	}
 	s := &snapshot{dir: dir, files: map[string]*os.File{}}
 	man := &Manifest{ID: id, Format: Format}
-	start := d.opts.Clock.Now()
-	err := d.opts.Store.SnapshotTo(filepath.Join(dir, "data"), func() error {
+	pause, err := d.opts.Store.SnapshotTo(filepath.Join(dir, "data"), func() error {
 		// Commits are paused and storage holds every logged transaction:
 		// the new file's PREVIOUS_GTIDS is storage's GTID set.
 		if err := d.opts.Log.Rotate(); err != nil {
@@ -202,8 +201,7 @@ func (d *Donor) take(id string) (*snapshot, error) {
 		s.remove()
 		return nil, err
 	}
-	// Commits waited at most this long (the flush, the rotation, the links).
-	s.pause = d.opts.Clock.Now().Sub(start)
+	s.pause = pause // the flush of what came since the first, the rotation, the links
 	if err := os.WriteFile(filepath.Join(dir, "binlog", "binlog.index"), []byte("./"+man.Binlog+"\n"), 0o640); err != nil {
 		s.remove()
 		return nil, fmt.Errorf("clone: %w", err)

@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"time"
+
 	"petrel/internal/base"
 )
 
@@ -13,9 +15,20 @@ import (
 // records the sink position of the last one. inPause runs in the same
 // pause, after the flush and before the checkpoint: the sink takes its own
 // consistent state there (the binary log rotates and notes its GTID set).
-// The pause lasts a memtable flush plus the hard links: milliseconds.
-func (e *Engine) SnapshotTo(dir string, inPause func() error) error {
-	return e.WithCommitsPaused(func() error {
+// The memtables are flushed once before the pause too (as Pebble flushes
+// a full one, commits going on), so the flush inside it writes only what
+// came meanwhile: the pause lasts a small flush plus the hard links.
+// It returns how long commits were held: from the pause's start (new
+// commits wait from then on) to its end.
+func (e *Engine) SnapshotTo(dir string, inPause func() error) (time.Duration, error) {
+	if e.opts.LogIsWAL {
+		if err := e.flushWait(); err != nil {
+			return 0, err
+		}
+	}
+	var start time.Time
+	err := e.WithCommitsPaused(func() error {
+		start = e.opts.Clock.Now()
 		if e.opts.LogIsWAL {
 			if err := e.flushWait(); err != nil {
 				return err
@@ -31,4 +44,8 @@ func (e *Engine) SnapshotTo(dir string, inPause func() error) error {
 		}
 		return nil
 	})
+	if start.IsZero() {
+		return 0, err
+	}
+	return e.opts.Clock.Now().Sub(start), err
 }
