@@ -138,6 +138,7 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	registerStatus(e)
+	e.registerMySQLFunctions()
 	e.registerConnectAttrs()
 	e.admission = newAdmitGate(int(transactionConcurrency.Load()), time.Now)
 	liveAdmission.Store(e.admission)

@@ -1,0 +1,233 @@
+package sqlengine
+
+import (
+	"encoding/hex"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/shopspring/decimal"
+)
+
+// Functions Petrel registers over GMS's (asked first), where GMS's answer
+// differs from MySQL 8's:
+//   - ROUND(x[, d]) of a DOUBLE rounds half to even (MySQL rounds
+//     approximate values with rint: ROUND(2.5e0) is 2, ROUND(5e29, -30)
+//     is 0); other arguments go to GMS's ROUND;
+//   - TRUNCATE(x, d), which GMS lacks: x cut (towards zero) to d decimals,
+//     of x's kind (DECIMAL stays exact);
+//   - HEX(x) of a TIME is the hex of its text, as for any other temporal
+//     value; other arguments go to GMS's HEX.
+
+func (e *Engine) registerMySQLFunctions() {
+	e.RegisterFunction(sql.FunctionN{Name: "round", Fn: newMySQLRound})
+	e.RegisterFunction(sql.Function2{Name: "truncate", Fn: newTruncate})
+	e.RegisterFunction(sql.Function1{Name: "hex", Fn: func(a sql.Expression) sql.Expression {
+		x, _ := newMySQLHex(a)
+		return x
+	}})
+}
+
+// delegate is a function expression answered by GMS's own expression
+// except for the arguments Petrel answers itself.
+type delegate struct {
+	name string
+	args []sql.Expression
+	gms  sql.Expression // GMS's expression over the same arguments
+	// eval answers when it can (ok=false: GMS's).
+	eval func(ctx *sql.Context, row sql.Row, args []sql.Expression) (v any, ok bool, err error)
+	mk   func(args ...sql.Expression) (sql.Expression, error)
+}
+
+func (d *delegate) Resolved() bool {
+	for _, a := range d.args {
+		if !a.Resolved() {
+			return false
+		}
+	}
+	return true
+}
+
+// String is GMS's expression's (SHOW CREATE TABLE prints defaults so).
+func (d *delegate) String() string             { return d.gms.String() }
+func (d *delegate) Type() sql.Type             { return d.gms.Type() }
+func (d *delegate) IsNullable() bool           { return d.gms.IsNullable() }
+func (d *delegate) Children() []sql.Expression { return d.args }
+func (d *delegate) FunctionName() string       { return d.name }
+func (d *delegate) Description() string        { return "MySQL's " + d.name }
+
+func (d *delegate) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	return d.mk(children...)
+}
+
+func (d *delegate) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	if v, ok, err := d.eval(ctx, row, d.args); ok || err != nil {
+		return v, err
+	}
+	return d.gms.Eval(ctx, row)
+}
+
+func newMySQLRound(args ...sql.Expression) (sql.Expression, error) {
+	g, err := function.NewRound(args...)
+	if err != nil {
+		return nil, err
+	}
+	return &delegate{name: "round", args: args, gms: g, mk: newMySQLRound, eval: roundDouble}, nil
+}
+
+// roundDouble rounds a DOUBLE half to even.
+func roundDouble(ctx *sql.Context, row sql.Row, args []sql.Expression) (any, bool, error) {
+	if !types.IsFloat(args[0].Type()) {
+		return nil, false, nil
+	}
+	v, err := args[0].Eval(ctx, row)
+	if err != nil || v == nil {
+		return nil, true, err
+	}
+	f, ok := v.(float64)
+	if !ok {
+		return nil, false, nil
+	}
+	d := int64(0)
+	if len(args) > 1 {
+		dv, err := args[1].Eval(ctx, row)
+		if err != nil || dv == nil {
+			return nil, true, err
+		}
+		n, ok := toInt64(dv)
+		if !ok {
+			return nil, false, nil
+		}
+		d = n
+	}
+	if d > 30 {
+		d = 30
+	}
+	if d < -30 {
+		d = -30
+	}
+	// As MySQL's my_double_round: rint (half to even) of x*10^d, or of
+	// x/10^-d for a negative d.
+	var r float64
+	if d < 0 {
+		p := math.Pow(10, float64(-d))
+		r = math.RoundToEven(f/p) * p
+	} else {
+		p := math.Pow(10, float64(d))
+		if math.IsInf(f*p, 0) {
+			return f, true, nil
+		}
+		r = math.RoundToEven(f*p) / p
+	}
+	if math.IsInf(r, 0) || math.IsNaN(r) {
+		return f, true, nil
+	}
+	return r, true, nil
+}
+
+func newMySQLHex(args ...sql.Expression) (sql.Expression, error) {
+	if len(args) != 1 {
+		return nil, sql.ErrInvalidArgumentNumber.New("HEX", 1, len(args))
+	}
+	return &delegate{name: "hex", args: args, gms: function.NewHex(args[0]), mk: newMySQLHex, eval: hexTime}, nil
+}
+
+// hexTime answers HEX of a TIME value: the hex of its text.
+func hexTime(ctx *sql.Context, row sql.Row, args []sql.Expression) (any, bool, error) {
+	if !types.IsTimespan(args[0].Type()) {
+		return nil, false, nil
+	}
+	v, err := args[0].Eval(ctx, row)
+	if err != nil || v == nil {
+		return nil, true, err
+	}
+	s, _, err := types.LongText.Convert(ctx, v)
+	if err != nil {
+		return nil, true, err
+	}
+	return strings.ToUpper(hex.EncodeToString([]byte(fmt.Sprint(s)))), true, nil
+}
+
+// truncateExpr is TRUNCATE(x, d).
+type truncateExpr struct {
+	x, d sql.Expression
+}
+
+func newTruncate(x, d sql.Expression) sql.Expression { return &truncateExpr{x: x, d: d} }
+
+var _ sql.FunctionExpression = (*truncateExpr)(nil)
+
+func (t *truncateExpr) Resolved() bool             { return t.x.Resolved() && t.d.Resolved() }
+func (t *truncateExpr) String() string             { return fmt.Sprintf("TRUNCATE(%s, %s)", t.x, t.d) }
+func (t *truncateExpr) IsNullable() bool           { return true }
+func (t *truncateExpr) Children() []sql.Expression { return []sql.Expression{t.x, t.d} }
+func (t *truncateExpr) FunctionName() string       { return "truncate" }
+func (t *truncateExpr) Description() string        { return "truncates X to D decimal places" }
+
+func (t *truncateExpr) Type() sql.Type {
+	xt := t.x.Type()
+	switch {
+	case types.IsInteger(xt), types.IsFloat(xt):
+		return xt
+	case types.IsDecimal(xt):
+		return xt
+	}
+	return types.Float64
+}
+
+func (t *truncateExpr) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 2 {
+		return nil, sql.ErrInvalidChildrenNumber.New(t, len(children), 2)
+	}
+	return &truncateExpr{x: children[0], d: children[1]}, nil
+}
+
+func (t *truncateExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	xv, err := t.x.Eval(ctx, row)
+	if err != nil || xv == nil {
+		return nil, err
+	}
+	dv, err := t.d.Eval(ctx, row)
+	if err != nil || dv == nil {
+		return nil, err
+	}
+	d, ok := toInt64(dv)
+	if !ok {
+		if dd, err := decimal.NewFromString(fmt.Sprint(dv)); err == nil {
+			d = dd.IntPart()
+		}
+	}
+	if d > 30 {
+		d = 30
+	}
+	if d < -30 {
+		d = -30
+	}
+	switch x := xv.(type) {
+	case float64:
+		p := math.Pow(10, float64(d))
+		return math.Trunc(x*p) / p, nil
+	case float32:
+		p := math.Pow(10, float64(d))
+		return float32(math.Trunc(float64(x)*p) / p), nil
+	case decimal.Decimal:
+		return x.Truncate(int32(d)), nil
+	}
+	if n, ok := toInt64(xv); ok && types.IsInteger(t.x.Type()) {
+		if d >= 0 {
+			return xv, nil
+		}
+		p := int64(math.Pow(10, float64(-d)))
+		return n / p * p, nil
+	}
+	// Strings and others: as a DOUBLE.
+	f, _, err := types.Float64.Convert(ctx, xv)
+	if err != nil {
+		return nil, err
+	}
+	p := math.Pow(10, float64(d))
+	return math.Trunc(f.(float64)*p) / p, nil
+}
