@@ -86,3 +86,27 @@ func TestUnhonouredSQLModeRefused(t *testing.T) {
 		t.Fatalf("global sql_mode took the refused flag")
 	}
 }
+
+// A single-byte character set column counts characters: a latin1
+// VARCHAR(5) takes 'Kälmx' (five characters, six bytes in UTF-8), through
+// INSERT, UPDATE and the prepared write path, and refuses six.
+func TestSingleByteColumnLength(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE sb", "CREATE TABLE sb.t (id INT PRIMARY KEY, c VARCHAR(5) CHARACTER SET latin1)")
+	for _, q := range []string{"INSERT INTO sb.t VALUES (1, 'Kälmx')", "UPDATE sb.t SET c = 'Älmxé' WHERE id = 1"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if _, err := db.Exec("INSERT INTO sb.t VALUES (?, ?)", 2, "éééé"); err != nil {
+		t.Fatalf("prepared insert: %v", err)
+	}
+	var me *mysql.MySQLError
+	if _, err := db.Exec("INSERT INTO sb.t VALUES (3, 'Kälmxy')"); err == nil || !asMySQL(err, &me) || me.Number != 1406 {
+		t.Fatalf("six characters into VARCHAR(5): %v, want 1406", err)
+	}
+	if got := queryRows(t, db, "SELECT c, CHAR_LENGTH(c) FROM sb.t ORDER BY id"); !reflect.DeepEqual(got, [][]string{{"Älmxé", "5"}, {"éééé", "4"}}) {
+		t.Fatalf("rows %v", got)
+	}
+}

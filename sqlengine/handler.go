@@ -387,20 +387,28 @@ func onOffVariables(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 	}
 }
 
+// It also writes YEAR 0 as MySQL does: 0000 (GMS writes 0).
 func textFloats(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 	return func(res *sqltypes.Result, more bool) error {
 		var cols []int
 		for i, f := range res.Fields {
-			if f.Type == sqltypes.Float64 || f.Type == sqltypes.Float32 {
+			if f.Type == sqltypes.Float64 || f.Type == sqltypes.Float32 || f.Type == sqltypes.Year {
 				cols = append(cols, i)
 			}
 		}
 		if len(cols) > 0 {
 			for _, row := range res.Rows {
 				for _, i := range cols {
-					if i < len(row) && !row[i].IsNull() {
-						row[i] = sqltypes.MakeTrusted(row[i].Type(), mysqlFloat(row[i].ToBytes(), res.Fields[i].Type == sqltypes.Float32))
+					if i >= len(row) || row[i].IsNull() {
+						continue
 					}
+					if res.Fields[i].Type == sqltypes.Year {
+						if b := row[i].ToBytes(); len(b) == 1 && b[0] == '0' {
+							row[i] = sqltypes.MakeTrusted(sqltypes.Year, []byte("0000"))
+						}
+						continue
+					}
+					row[i] = sqltypes.MakeTrusted(row[i].Type(), mysqlFloat(row[i].ToBytes(), res.Fields[i].Type == sqltypes.Float32))
 				}
 			}
 		}

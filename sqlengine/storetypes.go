@@ -487,9 +487,6 @@ func storeTime(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 	}
 	us, ok := parseTimeText(text)
 	if !ok {
-		if _, _, err := col.Type.Convert(ctx, v); err == nil {
-			return v, nil
-		}
 		if m.strict {
 			return nil, storeError(mysqlerr.ErWrongValue, "Incorrect time value: '%s' for column '%s' at row %d", text, col.Name, rowNum)
 		}

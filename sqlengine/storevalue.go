@@ -384,6 +384,11 @@ func (e *Engine) buildStoreInsert(ctx *sql.Context, n *plan.InsertInto, row sql.
 		return nil, nil
 	}
 	nn := n.WithSource(&storeSource{child: n.Source, schema: n.Destination.Schema(), ignore: n.Ignore})
+	if wide, ok := widenSchema(n.Destination.Schema()); ok {
+		// Lengths in characters for single-byte character sets
+		// (storetarget.go).
+		nn.Destination = &insertTarget{child: n.Destination, table: ins, schema: wide}
+	}
 	return e.exec.Build(ctx, nn, row)
 }
 
@@ -501,7 +506,7 @@ func storeUpdate(n *plan.Update, sch sql.Schema) sql.Node {
 			if _, isDefault := sf.RightChild.(*sql.ColumnDefaultValue); isDefault {
 				continue
 			}
-			exprs[i] = expression.NewSetField(gf, &storeExpr{child: sf.RightChild, col: sch[gf.Index()], ignore: us.Ignore})
+			exprs[i] = expression.NewSetField(widenGetField(gf), &storeExpr{child: sf.RightChild, col: sch[gf.Index()], ignore: us.Ignore})
 			changed = true
 		}
 		if !changed {

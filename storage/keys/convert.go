@@ -7,12 +7,14 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	"github.com/shopspring/decimal"
 )
 
@@ -142,6 +144,7 @@ func invalidValue(typ sql.Type, v any, cause error) error {
 // flags into ErrOutOfRange / ErrInvalidValue. Wrapper values (lazily loaded
 // TEXT/BLOB) are unwrapped.
 func gmsConvert(typ sql.Type, v any) (any, error) {
+	typ, _ = CharLengthType(typ)
 	out, inRange, err := typ.Convert(convCtx, v)
 	if err != nil {
 		if types.ErrLengthBeyondLimit.Is(err) || types.ErrConvertToDecimalLimit.Is(err) ||
@@ -602,3 +605,33 @@ func toGeometry(typ sql.Type, v any) (types.GeometryValue, error) {
 	}
 	return g, nil
 }
+
+// CharLengthType is typ (and false), or for a single-byte character set's CHAR or
+// VARCHAR the utf8mb4 type of the same length: GMS counts such a value's
+// length in bytes of its UTF-8 form (a latin1 VARCHAR(5) refused 'Kälmx',
+// five characters), MySQL in characters. Whether the column's character
+// set can hold the value is checked apart (CheckRow).
+func CharLengthType(typ sql.Type) (sql.Type, bool) {
+	st, ok := typ.(sql.StringType)
+	if !ok || !types.IsText(typ) || types.IsTextBlob(typ) || st.CharacterSet() == sql.CharacterSet_binary || st.CharacterSet().MaxLength() != 1 {
+		return typ, false
+	}
+	k := charLengthKey{typ.Type(), st.MaxCharacterLength()}
+	if w, ok := charLengthTypes.Load(k); ok {
+		return w.(sql.Type), true
+	}
+	w, err := types.CreateString(typ.Type(), st.MaxCharacterLength(), sql.Collation_utf8mb4_0900_bin)
+	if err != nil {
+		return typ, false
+	}
+	charLengthTypes.Store(k, w)
+	return w, true
+}
+
+type charLengthKey struct {
+	base   querypb.Type
+	length int64
+}
+
+// charLengthTypes caches CharLengthType's types (a handful per process).
+var charLengthTypes sync.Map
