@@ -58,29 +58,30 @@ func storeValue(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum in
 	if v == nil {
 		return nil, nil
 	}
-	switch {
-	case types.IsYear(col.Type):
-		return storeYear(ctx, m, col, v, rowNum)
-	case types.IsInteger(col.Type):
-		return storeInteger(ctx, m, col, v, rowNum)
-	case types.IsEnum(col.Type):
-		return storeEnum(ctx, m, col, v, rowNum)
-	case types.IsSet(col.Type):
-		return storeSet(ctx, m, col, v, rowNum)
-	case types.IsText(col.Type):
-		return storeText(ctx, m, col, v, rowNum)
-	case types.IsDecimal(col.Type):
-		return storeDecimal(ctx, m, col, v, rowNum)
-	case types.IsFloat(col.Type):
-		return storeFloat(ctx, m, col, v, rowNum)
-	case types.IsBit(col.Type):
-		return storeBit(ctx, m, col, v, rowNum)
-	case types.IsTimespan(col.Type):
-		return storeTime(ctx, m, col, v, rowNum)
-	case types.IsTime(col.Type):
-		return storeDate(ctx, m, col, v, rowNum)
+	for _, st := range storers {
+		if st.is(col.Type) {
+			return st.store(ctx, m, col, v, rowNum)
+		}
 	}
 	return v, nil
+}
+
+// storers are storeValue's rules by column type, the first that matches
+// applying (YEAR before the integers it is one of).
+var storers = []struct {
+	is    func(sql.Type) bool
+	store func(*sql.Context, storeMode, *sql.Column, any, int) (any, error)
+}{
+	{types.IsYear, storeYear},
+	{types.IsInteger, storeInteger},
+	{types.IsEnum, storeEnum},
+	{types.IsSet, storeSet},
+	{types.IsText, storeText},
+	{types.IsDecimal, storeDecimal},
+	{types.IsFloat, storeFloat},
+	{types.IsBit, storeBit},
+	{types.IsTimespan, storeTime},
+	{types.IsTime, storeDate},
 }
 
 // warnOrFail is the strict/non-strict fork: an error in strict mode,
@@ -93,21 +94,24 @@ func warnOrFail(ctx *sql.Context, m storeMode, num int, substitute any, msg stri
 	return substitute, nil
 }
 
-// integer bounds by width in bytes.
-func intBounds(col *sql.Column) (lo, hi decimal.Decimal, unsigned bool) {
-	var bits int32
+// intBits is an integer column's width in bits.
+func intBits(col *sql.Column) uint {
 	switch col.Type.Type() {
 	case sqltypes.Int8, sqltypes.Uint8:
-		bits = 8
+		return 8
 	case sqltypes.Int16, sqltypes.Uint16:
-		bits = 16
+		return 16
 	case sqltypes.Int24, sqltypes.Uint24:
-		bits = 24
+		return 24
 	case sqltypes.Int32, sqltypes.Uint32:
-		bits = 32
-	default:
-		bits = 64
+		return 32
 	}
+	return 64
+}
+
+// intBounds are an integer column's bounds.
+func intBounds(col *sql.Column) (lo, hi decimal.Decimal, unsigned bool) {
+	bits := int32(intBits(col))
 	unsigned = types.IsUnsigned(col.Type)
 	two := decimal.NewFromInt(2)
 	if unsigned {
@@ -222,19 +226,7 @@ func fitsInteger(col *sql.Column, v any) bool {
 	} else if n > 0 {
 		u = uint64(n)
 	}
-	var bits uint
-	switch col.Type.Type() {
-	case sqltypes.Int8, sqltypes.Uint8:
-		bits = 8
-	case sqltypes.Int16, sqltypes.Uint16:
-		bits = 16
-	case sqltypes.Int24, sqltypes.Uint24:
-		bits = 24
-	case sqltypes.Int32, sqltypes.Uint32:
-		bits = 32
-	default:
-		bits = 64
-	}
+	bits := intBits(col)
 	if types.IsUnsigned(col.Type) {
 		return !neg && (bits == 64 || u <= 1<<bits-1)
 	}
