@@ -29,7 +29,9 @@ import (
 func freePortRun(t *testing.T, n int) int {
 	t.Helper()
 	for try := 0; try < 50; try++ {
-		base := 20000 + rand.IntN(30000)
+		// Below the ephemeral range (32768-): an outgoing connection's
+		// local port cannot take a node's between this check and its bind.
+		base := 12000 + rand.IntN(20000-n)
 		ok := true
 		for i := 0; i < n && ok; i++ {
 			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", base+i))
