@@ -137,6 +137,7 @@ func New(opts Options) (*Engine, error) {
 	if err := registerVariables(opts); err != nil {
 		return nil, err
 	}
+	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{e.fastPathsVariable()})
 	registerStatus(e)
 	e.registerMySQLFunctions()
 	e.registerConnectAttrs()

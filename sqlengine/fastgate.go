@@ -2,6 +2,7 @@ package sqlengine
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
 // The one decision point of the prepared fast paths (point, range and
@@ -16,6 +17,8 @@ import (
 // fast path off, which the differential tests use to run each shape both
 // ways. The text paths (textinsert.go, fastscan.go) check the same
 // things at each execution, having no cached plan to keep.
+// petrel_fast_paths (global, ON by default) is that switch for operators
+// and for the tests that run a corpus both ways over a real connection.
 
 // fastRefusal names why a fast path may not run a statement; "" means it
 // may.
@@ -105,4 +108,21 @@ func (p *pointPlan) sameTable(o *pointPlan) bool {
 func readSessionOK(s *Session) bool {
 	def, _ := sql.HasDefaultValue(nil, s, "sql_select_limit")
 	return def
+}
+
+// fastPathsVar is Petrel's switch of every fast path.
+const fastPathsVar = "petrel_fast_paths"
+
+// fastPathsVariable defines petrel_fast_paths for e: a SET GLOBAL turns
+// e's fast paths on or off at once (the process's one server).
+func (e *Engine) fastPathsVariable() sql.SystemVariable {
+	return &sql.MysqlSystemVariable{
+		Name: fastPathsVar, Scope: sql.GetMysqlScope(sql.SystemVariableScope_Global), Dynamic: true,
+		Type: types.NewSystemBoolType(fastPathsVar), Default: int8(1),
+		NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
+			n, _ := toInt64(v.Val)
+			e.SetFastWrites(n != 0)
+			return nil
+		},
+	}
 }
