@@ -64,3 +64,15 @@ func (h *errHandler) noteDiagnostics(c *mysql.Conn) {
 		s.noteDiagnostics()
 	}
 }
+
+// Warn implements sql.Session: GMS files the errors INSERT IGNORE and
+// UPDATE IGNORE turn into warnings at level Note; MySQL lists them as
+// Warnings (a duplicate key 1062, a NULL into NOT NULL 1048).
+func (s *Session) Warn(w *sql.Warning) {
+	if w != nil && w.Level == "Note" && (w.Code == 1062 || w.Code == 1048) {
+		c := *w
+		c.Level = "Warning"
+		w = &c
+	}
+	s.BaseSession.Warn(w)
+}
