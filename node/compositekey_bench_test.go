@@ -2,17 +2,10 @@ package node_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"io"
-	"log/slog"
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/go-sql-driver/mysql"
-
-	"petrel/node"
 )
 
 // BenchmarkCompositeKeyLookup times lookups by a whole two-column primary
@@ -25,21 +18,7 @@ import (
 //	go test ./node -run XXX -bench CompositeKeyLookup -benchtime 1000x -count 1
 func BenchmarkCompositeKeyLookup(b *testing.B) {
 	const warehouses, items = 2, 50000
-	n, err := node.Open(node.Options{
-		Datadir: b.TempDir() + "/d", Port: 0, RootPassword: "pw",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer n.Close()
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", "pw", "tcp", n.Addr()
-	db, err := sql.Open("mysql", cfg.FormatDSN())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	_, db := benchNode(b)
 	db.SetMaxOpenConns(1)
 	ctx := context.Background()
 	exec := func(q string) {

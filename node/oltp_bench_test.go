@@ -30,21 +30,7 @@ import (
 //	go test ./node -run XXX -bench OLTP -benchtime 3000x -count 1
 func BenchmarkOLTP(b *testing.B) {
 	const rows = 10000
-	n, err := node.Open(node.Options{
-		Datadir: b.TempDir() + "/d", Port: 0, RootPassword: "pw",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer n.Close()
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", "pw", "tcp", n.Addr()
-	root, err := sql.Open("mysql", cfg.FormatDSN())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer root.Close()
+	n, root := benchNode(b)
 	ctx := context.Background()
 	for _, q := range []string{
 		"CREATE DATABASE sbtest",
@@ -67,7 +53,8 @@ func BenchmarkOLTP(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	cfg.DBName = "sbtest"
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = "root", "pw", "tcp", n.Addr(), "sbtest"
 	db, err := sql.Open("mysql", cfg.FormatDSN())
 	if err != nil {
 		b.Fatal(err)
@@ -188,4 +175,26 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchNode runs an in-process server for a benchmark and opens root on
+// it; both close when the benchmark ends.
+func benchNode(b *testing.B) (*node.Node, *sql.DB) {
+	b.Helper()
+	n, err := node.Open(node.Options{
+		Datadir: b.TempDir() + "/d", Port: 0, RootPassword: "pw",
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { n.Close() })
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", "pw", "tcp", n.Addr()
+	root, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { root.Close() })
+	return n, root
 }

@@ -196,34 +196,14 @@ func storeInteger(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum 
 
 // fitsInteger reports whether a Go integer fits col without conversion.
 func fitsInteger(col *sql.Column, v any) bool {
-	var n int64
-	var u uint64
-	neg := false
-	switch x := v.(type) {
-	case int8:
-		n = int64(x)
-	case int16:
-		n = int64(x)
-	case int32:
-		n = int64(x)
-	case int64:
-		n = x
-	case int:
-		n = int64(x)
-	case uint8:
-		u = uint64(x)
-	case uint16:
-		u = uint64(x)
-	case uint32:
-		u = uint64(x)
-	case uint:
-		u = uint64(x)
-	case uint64:
-		u = x
+	n, big, u, ok := intOperand(v)
+	if !ok {
+		return false
 	}
+	neg := false
 	if n < 0 {
 		neg = true
-	} else if n > 0 {
+	} else if !big {
 		u = uint64(n)
 	}
 	bits := intBits(col)
