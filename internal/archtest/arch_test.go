@@ -71,8 +71,10 @@ var allowed = map[string][]string{
 	"node": {"internal/*", "storage", "storage/keys", "binlog", "binlog/rowenc", "semisync", "sqlengine", "repl/source", "repl/replica", "repl/relay",
 		"binlog/binlogsql", "semisync/semisyncsql", "repl/replsql", "clone", "clone/clonesql"},
 
+	// The failover detector and promotion policy: a pure core.
+	"failover": {"internal/base"},
 	// cluster runs petrel processes: no server package.
-	"cluster": {"internal/*"},
+	"cluster": {"internal/*", "failover"},
 	// proxy is a client of its backends, as cluster: no server package.
 	"proxy":      {"internal/*"},
 	"cmd/petrel": {"internal/*", "node", "cluster", "proxy", "binlog", "binlog/remote", "clone"},
