@@ -15,6 +15,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -45,15 +46,31 @@ type backendConn struct {
 	// stmts are the statements prepared on this connection, by database
 	// and text (prepared statements are shared by every session that
 	// checks the connection out); params their parameter counts.
-	stmts  map[string]uint32
+	stmts  map[stmtKey]uint32
 	params map[uint32]int
-	order  []string
+	order  []stmtKey
 	// broken: an I/O error left the protocol state unknown; close it.
 	broken bool
 	// gen is its slot's generation when it was opened (pool.gen).
-	gen      uint64
+	gen uint64
+	// lease is a held connection's state (see leaseFor): 0 while it is
+	// pooled or in use by whoever took it from the pool.
+	lease    atomic.Uint64
 	lastUsed time.Time
 }
+
+// A session keeps the pooled connection of its last statement between
+// statements (a run of reads costs no pool hand-off per statement),
+// while other sessions may take it when they would otherwise wait: a
+// held connection's lease is the holder's session id and a state, so
+// that taking it and the holder's next use race on one compare-and-swap.
+const (
+	leaseIdle  = 1 // held, between statements: another session may take it
+	leaseBusy  = 2 // held, running a statement
+	leaseTaken = 3 // taken from its holder (pool.steal)
+)
+
+func leaseFor(session uint32, state uint64) uint64 { return uint64(session)<<8 | state }
 
 // maxStmtsPerConn bounds the statements cached per backend connection;
 // the oldest is closed past it.
@@ -69,7 +86,7 @@ func dialBackend(ctx context.Context, addr string, backend int, cred credential,
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
-	bc := &backendConn{pc: newPacketConn(c), backend: backend, user: cred.user, collation: cred.collation, stmts: map[string]uint32{}, params: map[uint32]int{}}
+	bc := &backendConn{pc: newPacketConn(c), backend: backend, user: cred.user, collation: cred.collation, stmts: map[stmtKey]uint32{}, params: map[uint32]int{}}
 	bc.pc.deadline(timeout)
 	if err := bc.login(cred); err != nil {
 		c.Close()

@@ -30,7 +30,10 @@ type pool struct {
 	// wake[i] is closed (and replaced) when a connection to backend i
 	// comes back or closes.
 	wake    []chan struct{}
-	waiters []int
+	waiters []atomic.Int32
+	// held[i] are the connections to backend i that sessions hold
+	// between statements (backendConn.lease): steal takes idle ones.
+	held []map[*backendConn]struct{}
 	// gen[i] changes when slot i's address does (a promotion swapped
 	// slots): a connection of an older generation is dropped.
 	gen []uint64
@@ -53,9 +56,10 @@ func newPool(addrs []string, maxConns int, idleTimeout, dialTimeout time.Duratio
 	for range addrs {
 		p.slots = append(p.slots, make(chan struct{}, maxConns))
 		p.wake = append(p.wake, make(chan struct{}))
-		p.waiters = append(p.waiters, 0)
 		p.gen = append(p.gen, 0)
+		p.held = append(p.held, map[*backendConn]struct{}{})
 	}
+	p.waiters = make([]atomic.Int32, len(addrs))
 	return p
 }
 
@@ -83,14 +87,10 @@ func (p *pool) get(ctx context.Context, i int, cred credential, wait time.Durati
 			p.mu.Unlock()
 			return c, nil
 		}
-		p.waiters[i]++
+		p.waiters[i].Add(1)
 		wake, addr, gen := p.wake[i], p.addrs[i], p.gen[i]
 		p.mu.Unlock()
-		waited := func() {
-			p.mu.Lock()
-			p.waiters[i]--
-			p.mu.Unlock()
-		}
+		waited := func() { p.waiters[i].Add(-1) }
 		select {
 		case p.slots[i] <- struct{}{}:
 			waited()
@@ -120,6 +120,13 @@ func (p *pool) get(ctx context.Context, i int, cred credential, wait time.Durati
 			waited()
 			continue
 		}
+		if c, room := p.steal(key, gen); room {
+			waited()
+			if c != nil {
+				return c, nil
+			}
+			continue
+		}
 		if timer == nil {
 			t := time.NewTimer(wait)
 			defer t.Stop()
@@ -141,11 +148,54 @@ func (p *pool) get(ctx context.Context, i int, cred credential, wait time.Durati
 // notify wakes the waiters for backend i's connections, if any.
 func (p *pool) notify(i int) {
 	p.mu.Lock()
-	if p.waiters[i] > 0 {
+	if p.waiters[i].Load() > 0 {
 		close(p.wake[i])
 		p.wake[i] = make(chan struct{})
 	}
 	p.mu.Unlock()
+}
+
+// waiting reports whether a session waits for a connection to backend i
+// (a session then gives back the connection it would hold).
+func (p *pool) waiting(i int) bool { return p.waiters[i].Load() > 0 }
+
+// hold records c as held by a session between statements.
+func (p *pool) hold(c *backendConn) {
+	p.mu.Lock()
+	p.held[c.backend][c] = struct{}{}
+	p.mu.Unlock()
+}
+
+// unhold forgets a held connection (its session gives it back).
+func (p *pool) unhold(c *backendConn) {
+	p.mu.Lock()
+	delete(p.held[c.backend], c)
+	p.mu.Unlock()
+}
+
+// steal takes a connection to key's backend that a session holds idle
+// between statements: one of key's account (and generation gen) is
+// returned for use; another's is closed, which makes room (room reports
+// either). The holder finds it gone at its next statement and takes
+// another.
+func (p *pool) steal(key poolKey, gen uint64) (c *backendConn, room bool) {
+	p.mu.Lock()
+	for h := range p.held[key.backend] {
+		v := h.lease.Load()
+		if v&0xff != leaseIdle || !h.lease.CompareAndSwap(v, leaseTaken) {
+			continue
+		}
+		delete(p.held[key.backend], h)
+		p.mu.Unlock()
+		if h.user == key.user && h.collation == key.collation && h.gen == gen {
+			h.lease.Store(0)
+			return h, true
+		}
+		p.discard(h)
+		return nil, true
+	}
+	p.mu.Unlock()
+	return nil, false
 }
 
 // evictOther closes one idle connection of another account to the same
@@ -189,6 +239,7 @@ func (p *pool) discard(c *backendConn) {
 	c.close()
 	p.mu.Lock()
 	delete(p.all, c)
+	delete(p.held[c.backend], c)
 	p.mu.Unlock()
 	p.stats[c.backend].open.Add(-1)
 	<-p.slots[c.backend]
@@ -239,6 +290,13 @@ func (p *pool) cutBackend(i int) int {
 		if k.backend == i {
 			idle = append(idle, l...)
 			delete(p.idle, k)
+		}
+	}
+	for h := range p.held[i] {
+		// Held ones between statements are taken from their sessions.
+		if v := h.lease.Load(); v&0xff == leaseIdle && h.lease.CompareAndSwap(v, leaseTaken) {
+			delete(p.held[i], h)
+			idle = append(idle, h)
 		}
 	}
 	n := 0

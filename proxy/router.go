@@ -185,6 +185,8 @@ type Router struct {
 	backends []BackendStatus
 	// next is the round-robin position among replicas.
 	next int
+	// cands and seen are Route's scratch (no allocation per statement).
+	cands, seen []int
 }
 
 // NewRouter returns a router over a primary and replicas (names are for
@@ -419,13 +421,14 @@ func (r *Router) Route(s *Session, k Kind, hint *Mode) Decision {
 	if mode == ModePrimary {
 		return primary("mode primary")
 	}
-	var cands []int
+	cands := r.cands[:0]
 	for i := 1; i < len(r.backends); i++ {
 		b := &r.backends[i]
 		if b.State == StateOnline || (mode == ModeAny && b.Answered) {
 			cands = append(cands, i)
 		}
 	}
+	r.cands = cands
 	if len(cands) == 0 {
 		return primary("no replica qualifies")
 	}
@@ -445,12 +448,13 @@ func (r *Router) Route(s *Session, k Kind, hint *Mode) Decision {
 	} else {
 		pool := cands
 		if ryw {
-			var seen []int
+			seen := r.seen[:0]
 			for _, i := range cands {
 				if has(i) {
 					seen = append(seen, i)
 				}
 			}
+			r.seen = seen
 			if len(seen) > 0 {
 				pool = seen
 			}

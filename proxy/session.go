@@ -32,6 +32,11 @@ type session struct {
 	// frames counts response frames relayed to the client (a failed
 	// backend's read is retried only when none of its answer went out).
 	frames int
+	// held is the pooled connection the session keeps between
+	// statements (see hold), nil when none.
+	held *backendConn
+	// execBuf is reused for the backend's COM_STMT_EXECUTE.
+	execBuf []byte
 }
 
 // errClientGone ends a session whose client connection failed.
@@ -40,7 +45,7 @@ var errClientGone = errors.New("proxy: client connection lost")
 func (s *session) serve() {
 	for {
 		s.cl.ensureDeadline(s.srv.opts.ClientIdleTimeout)
-		pkt, err := s.cl.readPacket(s.srv.opts.MaxAllowedPacket)
+		pkt, err := s.cl.readCommand(s.srv.opts.MaxAllowedPacket)
 		if errors.Is(err, errPacketTooLarge) {
 			_ = s.sendErr(mysqlerr.ErNetPacketTooLarge, "Got a packet bigger than 'max_allowed_packet' bytes")
 			return
@@ -60,6 +65,7 @@ func (s *session) serve() {
 
 // end returns or closes the session's connections.
 func (s *session) end() {
+	s.dropHeld()
 	if s.dedicated != nil {
 		// Its state (a transaction, variables, locks) is the session's:
 		// closing it rolls back and releases, as a client disconnect does.
@@ -165,7 +171,7 @@ func (s *session) comQuery(pkt []byte) error {
 // session's database once it succeeded.
 func (s *session) use(db string, pkt []byte) error {
 	ok, err := s.run(Statement{Kind: KindOther, Why: "use"}, func(c *backendConn) (bool, error) {
-		ok, err := s.relay(c, [][]byte{pkt})
+		ok, err := s.relay(c, nil, pkt)
 		if ok {
 			c.db = db
 		}
@@ -180,7 +186,7 @@ func (s *session) use(db string, pkt []byte) error {
 // forward sends a client command to the backend its statement is routed
 // to and relays the response.
 func (s *session) forward(st Statement, pkt []byte) error {
-	_, err := s.run(st, func(c *backendConn) (bool, error) { return s.relay(c, [][]byte{pkt}) })
+	_, err := s.run(st, func(c *backendConn) (bool, error) { return s.relay(c, nil, pkt) })
 	return err
 }
 
@@ -331,13 +337,15 @@ func (s *session) backendFailed(err error, fatal bool) error {
 }
 
 // acquire takes the connection a decision names: the session's own
-// primary connection for dedicated work, else a pooled one, set to the
-// session's database.
+// primary connection for dedicated work, else the connection it holds to
+// that backend, else a pooled one; set to the session's database.
 func (s *session) acquire(d Decision) (*backendConn, error) {
 	ctx, wait := s.srv.ctx, s.srv.opts.PoolWait
 	var c *backendConn
 	if d.Backend == Primary && (d.Dedicated || s.dedicated != nil) {
 		if s.dedicated == nil {
+			// The held connection would sit idle beside it.
+			s.dropHeld()
 			bc, err := s.srv.pool.get(ctx, Primary, s.cred, wait)
 			if err != nil {
 				return nil, err
@@ -345,7 +353,7 @@ func (s *session) acquire(d Decision) (*backendConn, error) {
 			s.dedicated = bc
 		}
 		c = s.dedicated
-	} else {
+	} else if c = s.takeHeld(d.Backend); c == nil {
 		bc, err := s.srv.pool.get(ctx, d.Backend, s.cred, wait)
 		if err != nil {
 			return nil, err
@@ -364,7 +372,8 @@ func (s *session) acquire(d Decision) (*backendConn, error) {
 }
 
 // release gives a connection back: the dedicated one stays while the
-// session is in a transaction or pinned.
+// session is in a transaction or pinned; a pooled one the session keeps
+// (hold) unless another session waits for that backend.
 func (s *session) release(c *backendConn) {
 	if c == s.dedicated {
 		if !c.broken && s.rs.Dedicated() {
@@ -375,22 +384,78 @@ func (s *session) release(c *backendConn) {
 			// The session's state was there: it is gone.
 			s.rs.InTxn = false
 		}
+		s.srv.pool.put(c)
+		return
 	}
-	s.srv.pool.put(c)
+	p := s.srv.pool
+	if c.broken || p.waiting(c.backend) {
+		if c == s.held {
+			s.held = nil
+			p.unhold(c)
+		}
+		c.lease.Store(0)
+		p.put(c)
+		return
+	}
+	if c != s.held {
+		s.dropHeld()
+		s.held = c
+		p.hold(c)
+	}
+	c.lease.Store(leaseFor(s.id, leaseIdle))
 }
 
-// relay sends packets (each a command, sequence 0) to c and copies the
-// last one's response to the client, renumbered after the client's
-// command. It reports whether the response was not an error, and keeps
-// the session's transaction state from the final status flags.
-func (s *session) relay(c *backendConn, cmds [][]byte) (bool, error) {
+// takeHeld returns the connection the session holds when it is to
+// backend i and no other session took it meanwhile (a session waiting
+// for a connection to a full backend takes idle held ones: see
+// pool.steal); otherwise the held one goes back to the pool.
+func (s *session) takeHeld(i int) *backendConn {
+	c := s.held
+	if c == nil {
+		return nil
+	}
+	if c.backend != i {
+		s.dropHeld()
+		return nil
+	}
+	if !c.lease.CompareAndSwap(leaseFor(s.id, leaseIdle), leaseFor(s.id, leaseBusy)) {
+		s.held = nil // taken
+		return nil
+	}
+	return c
+}
+
+// dropHeld gives the held connection back to the pool (unless it was
+// taken).
+func (s *session) dropHeld() {
+	c := s.held
+	if c == nil {
+		return
+	}
+	s.held = nil
+	if c.lease.CompareAndSwap(leaseFor(s.id, leaseIdle), 0) {
+		s.srv.pool.unhold(c)
+		s.srv.pool.put(c)
+	}
+}
+
+// relay sends pre (commands without a response, each sequence 0) and
+// cmd to c and copies cmd's response to the client, renumbered after the
+// client's command. It reports whether the response was not an error,
+// and keeps the session's transaction state from the final status flags.
+func (s *session) relay(c *backendConn, pre [][]byte, cmd []byte) (bool, error) {
 	c.pc.ensureDeadline(s.srv.opts.QueryTimeout)
-	for _, cmd := range cmds {
+	for _, p := range pre {
 		c.pc.seq = 0
-		if err := c.pc.writePacket(cmd); err != nil {
+		if err := c.pc.writePacket(p); err != nil {
 			c.broken = true
 			return false, errBackendIO{err}
 		}
+	}
+	c.pc.seq = 0
+	if err := c.pc.writePacket(cmd); err != nil {
+		c.broken = true
+		return false, errBackendIO{err}
 	}
 	if err := c.pc.flush(); err != nil {
 		c.broken = true
@@ -421,35 +486,46 @@ func (s *session) noteStatus(c *backendConn, status uint16) {
 	}
 	s.rs.InTxn = inTxn
 	if inTxn && s.dedicated == nil {
+		if c == s.held {
+			s.held = nil
+			s.srv.pool.unhold(c)
+			c.lease.Store(0)
+		}
 		s.dedicated = c
 	}
 }
 
 // responseReader copies one response from a backend to the client.
 type responseReader struct {
-	s *session
-	c *backendConn
+	s    *session
+	c    *backendConn
+	head []byte
 }
 
-// next copies one packet (all its frames) and returns its first frame.
+// next copies one packet (all its frames) and returns its first
+// frame's first bytes (see forwardFrame; valid until the next call).
 func (r *responseReader) next() ([]byte, error) {
 	var first []byte
 	for i := 0; ; i++ {
-		hdr, payload, err := r.c.pc.readFrame()
+		head, n, err := r.c.pc.forwardFrame(r.s.cl)
 		if err != nil {
 			r.c.broken = true
+			var de errDestination
+			if errors.As(err, &de) {
+				return nil, errClientGone
+			}
 			return nil, errBackendIO{err}
 		}
-		hdr[3] = r.s.cl.seq
 		r.s.frames++
-		if err := r.s.cl.writeFrame(hdr, payload); err != nil {
-			r.c.broken = true
-			return nil, errClientGone
-		}
 		if i == 0 {
-			first = payload
+			first = head
+			if n == maxFrame {
+				// The next frames' reads reuse head's buffer.
+				r.head = append(r.head[:0], head...)
+				first = r.head
+			}
 		}
-		if len(payload) < maxFrame {
+		if n < maxFrame {
 			return first, nil
 		}
 	}

@@ -91,10 +91,13 @@ func (s *session) execute(pkt []byte) error {
 	if ps == nil {
 		return s.sendErr(mysqlerr.ErUnknownStmtHandler, "Unknown prepared statement handler given to mysqld_stmt_execute")
 	}
-	body, err := executeBody(pkt, ps)
+	// The backend's command is built in the session's buffer: the
+	// statement id is the connection's, filled in once it is known.
+	cmd, err := appendExecuteBody(append(s.execBuf[:0], comStmtExecute, 0, 0, 0, 0), pkt, ps)
 	if err != nil {
 		return s.sendErr(mysqlerr.ErMalformedPacket, err.Error())
 	}
+	s.execBuf = cmd
 	long := ps.long
 	ps.long = nil
 	var mysqlErr *mysqlError
@@ -112,14 +115,13 @@ func (s *session) execute(pkt []byte) error {
 			}
 			return false, err
 		}
-		var cmds [][]byte
+		var pre [][]byte
 		for _, l := range long {
-			cmd := append([]byte{comStmtSendLongData}, binary.LittleEndian.AppendUint32(nil, id)...)
-			cmds = append(cmds, append(cmd, l...))
+			p := append([]byte{comStmtSendLongData}, binary.LittleEndian.AppendUint32(nil, id)...)
+			pre = append(pre, append(p, l...))
 		}
-		cmd := append([]byte{comStmtExecute}, binary.LittleEndian.AppendUint32(nil, id)...)
-		cmds = append(cmds, append(cmd, body...))
-		ok, err := s.relay(c, cmds)
+		binary.LittleEndian.PutUint32(cmd[1:], id)
+		ok, err := s.relay(c, pre, cmd)
 		if err == nil && restore != c.db {
 			err = c.useDB(restore, s.srv.opts.ConnectTimeout)
 		}
@@ -137,8 +139,11 @@ func (s *session) execute(pkt []byte) error {
 // executeBody is an execution's packet after its statement id: no
 // cursor, and the parameter types always bound (the last ones the client
 // sent, when it sent none this time).
-func executeBody(pkt []byte, ps *pstmt) ([]byte, error) {
-	out := []byte{0}                // flags: no cursor (rows follow at once)
+func executeBody(pkt []byte, ps *pstmt) ([]byte, error) { return appendExecuteBody(nil, pkt, ps) }
+
+// appendExecuteBody appends executeBody's packet to out.
+func appendExecuteBody(out, pkt []byte, ps *pstmt) ([]byte, error) {
+	out = append(out, 0)            // flags: no cursor (rows follow at once)
 	out = append(out, pkt[6:10]...) // iteration count
 	if ps.params == 0 {
 		return out, nil
@@ -152,7 +157,7 @@ func executeBody(pkt []byte, ps *pstmt) ([]byte, error) {
 		if len(rest) < 2*ps.params {
 			return nil, errors.New("malformed COM_STMT_EXECUTE")
 		}
-		ps.types = append([]byte(nil), rest[:2*ps.params]...)
+		ps.types = append(ps.types[:0], rest[:2*ps.params]...)
 		rest = rest[2*ps.params:]
 	} else if ps.types == nil {
 		return nil, errors.New("COM_STMT_EXECUTE without parameter types")
@@ -213,12 +218,14 @@ func (b *backendConn) prepare(query string, timeout time.Duration) (id uint32, p
 	return id, params, cols, pkts, nil
 }
 
-func stmtKey(db, query string) string { return db + "\x00" + query }
+// stmtKey names a statement prepared on a connection (a struct, not a
+// joined string: a lookup allocates nothing).
+type stmtKey struct{ db, query string }
 
 // remember caches a statement prepared on this connection, closing the
 // oldest past maxStmtsPerConn.
 func (b *backendConn) remember(db, query string, id uint32, params int) {
-	k := stmtKey(db, query)
+	k := stmtKey{db, query}
 	if _, ok := b.stmts[k]; ok {
 		return
 	}
@@ -242,7 +249,7 @@ func (b *backendConn) remember(db, query string, id uint32, params int) {
 // ensurePrepared returns the statement's id on this connection,
 // preparing it there first if needed.
 func (b *backendConn) ensurePrepared(ps *pstmt, timeout time.Duration) (uint32, error) {
-	if id, ok := b.stmts[stmtKey(b.db, ps.query)]; ok {
+	if id, ok := b.stmts[stmtKey{b.db, ps.query}]; ok {
 		return id, nil
 	}
 	id, params, _, _, err := b.prepare(ps.query, timeout)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"time"
 )
 
@@ -81,43 +82,74 @@ type packetConn struct {
 	seq uint8
 	// until is the socket deadline set last (zero: none).
 	until time.Time
+	// hdr is the frame header being read or written (a field, not a
+	// local: a slice of a local passed to the reader escapes, one
+	// allocation per frame).
+	hdr [4]byte
+	// buf is readCommand's packet, reused; head is the start of a frame
+	// too large for the read buffer (forwardFrame).
+	buf, head []byte
 }
+
+// connBuffer is each direction's buffer size: a frame that fits is
+// forwarded from the read buffer without a copy.
+const connBuffer = 16 << 10
+
+// maxKeptBuffer: a command buffer grown past this (a large query) is
+// dropped after use rather than held by an idle session.
+const maxKeptBuffer = 1 << 20
 
 func newPacketConn(c net.Conn) *packetConn {
-	return &packetConn{c: c, r: bufio.NewReaderSize(c, 16<<10), w: bufio.NewWriterSize(c, 16<<10)}
+	return &packetConn{c: c, r: bufio.NewReaderSize(c, connBuffer), w: bufio.NewWriterSize(c, connBuffer)}
 }
 
-// readFrame reads one frame: its 4-byte header and payload (the payload
-// slice is fresh). The sequence id moves past it.
-func (p *packetConn) readFrame() (hdr [4]byte, payload []byte, err error) {
-	if _, err = io.ReadFull(p.r, hdr[:]); err != nil {
-		return hdr, nil, err
+// readHeader reads a frame header and returns its payload length; the
+// sequence id moves past it.
+func (p *packetConn) readHeader() (int, error) {
+	if _, err := io.ReadFull(p.r, p.hdr[:]); err != nil {
+		return 0, err
 	}
-	n := int(hdr[0]) | int(hdr[1])<<8 | int(hdr[2])<<16
-	payload = make([]byte, n)
-	if _, err = io.ReadFull(p.r, payload); err != nil {
-		return hdr, nil, err
-	}
-	p.seq = hdr[3] + 1
-	return hdr, payload, nil
+	p.seq = p.hdr[3] + 1
+	return int(p.hdr[0]) | int(p.hdr[1])<<8 | int(p.hdr[2])<<16, nil
 }
 
-// readPacket reads a whole packet (joining frames of 2^24-1 bytes); a
-// packet over limit bytes (limit > 0) is errPacketTooLarge, its frames
-// read and dropped.
+// readPacket reads a whole packet (joining frames of 2^24-1 bytes) into
+// a fresh slice; a packet over limit bytes (limit > 0) is
+// errPacketTooLarge, its frames read and dropped.
 func (p *packetConn) readPacket(limit int) ([]byte, error) {
-	var out []byte
+	return p.appendPacket(nil, limit)
+}
+
+// readCommand is readPacket into the connection's own buffer: the
+// result is valid until the next read (a session's command, read once
+// per statement without an allocation).
+func (p *packetConn) readCommand(limit int) ([]byte, error) {
+	if cap(p.buf) > maxKeptBuffer {
+		p.buf = nil
+	}
+	out, err := p.appendPacket(p.buf[:0], limit)
+	p.buf = out
+	return out, err
+}
+
+func (p *packetConn) appendPacket(out []byte, limit int) ([]byte, error) {
 	total := 0
 	for {
-		_, payload, err := p.readFrame()
+		n, err := p.readHeader()
 		if err != nil {
 			return nil, err
 		}
-		total += len(payload)
+		total += n
 		if limit <= 0 || total <= limit {
-			out = append(out, payload...)
+			at := len(out)
+			out = slices.Grow(out, n)[:at+n]
+			if _, err := io.ReadFull(p.r, out[at:]); err != nil {
+				return nil, err
+			}
+		} else if _, err := p.r.Discard(n); err != nil {
+			return nil, err
 		}
-		if len(payload) < maxFrame {
+		if n < maxFrame {
 			break
 		}
 	}
@@ -129,14 +161,72 @@ func (p *packetConn) readPacket(limit int) ([]byte, error) {
 
 var errPacketTooLarge = errors.New("proxy: packet larger than max_allowed_packet")
 
+// errDestination is forwardFrame's failure to write to its destination
+// (as opposed to reading its source).
+type errDestination struct{ err error }
+
+func (e errDestination) Error() string { return e.err.Error() }
+func (e errDestination) Unwrap() error { return e.err }
+
+// forwardFrame copies one frame from p to dst, numbered with dst's next
+// sequence id. A frame that fits p's read buffer goes from that buffer
+// straight into dst's write buffer (no copy of its own, no allocation).
+// It returns the frame's payload length and its first bytes: the whole
+// payload when it fitted, else up to 64 bytes (enough for an OK, ERR or
+// EOF packet's fields); valid until p's next read. A write error is
+// errDestination.
+func (p *packetConn) forwardFrame(dst *packetConn) (head []byte, n int, err error) {
+	if n, err = p.readHeader(); err != nil {
+		return nil, 0, err
+	}
+	if err := dst.writeHeader(n); err != nil {
+		return nil, 0, errDestination{err}
+	}
+	if n <= p.r.Size() {
+		payload, err := p.r.Peek(n)
+		if err != nil {
+			return nil, 0, err
+		}
+		if _, err := dst.w.Write(payload); err != nil {
+			return nil, 0, errDestination{err}
+		}
+		_, _ = p.r.Discard(n)
+		return payload, n, nil
+	}
+	first, err := p.r.Peek(64)
+	if err != nil {
+		return nil, 0, err
+	}
+	p.head = append(p.head[:0], first...)
+	for left := n; left > 0; {
+		chunk, err := p.r.Peek(min(left, p.r.Size()))
+		if err != nil {
+			return nil, 0, err
+		}
+		if _, err := dst.w.Write(chunk); err != nil {
+			return nil, 0, errDestination{err}
+		}
+		_, _ = p.r.Discard(len(chunk))
+		left -= len(chunk)
+	}
+	return p.head, n, nil
+}
+
+// writeHeader writes a frame header of length n with the next sequence
+// id.
+func (p *packetConn) writeHeader(n int) error {
+	p.hdr = [4]byte{byte(n), byte(n >> 8), byte(n >> 16), p.seq}
+	p.seq++
+	_, err := p.w.Write(p.hdr[:])
+	return err
+}
+
 // writePacket writes a packet with the next sequence id (buffered; see
 // flush), split into frames as the protocol says.
 func (p *packetConn) writePacket(payload []byte) error {
 	for {
 		n := min(len(payload), maxFrame)
-		hdr := [4]byte{byte(n), byte(n >> 8), byte(n >> 16), p.seq}
-		p.seq++
-		if _, err := p.w.Write(hdr[:]); err != nil {
+		if err := p.writeHeader(n); err != nil {
 			return err
 		}
 		if _, err := p.w.Write(payload[:n]); err != nil {
@@ -147,16 +237,6 @@ func (p *packetConn) writePacket(payload []byte) error {
 			return nil
 		}
 	}
-}
-
-// writeFrame writes a frame as it came (its own sequence id).
-func (p *packetConn) writeFrame(hdr [4]byte, payload []byte) error {
-	if _, err := p.w.Write(hdr[:]); err != nil {
-		return err
-	}
-	_, err := p.w.Write(payload)
-	p.seq = hdr[3] + 1
-	return err
 }
 
 func (p *packetConn) flush() error { return p.w.Flush() }
