@@ -35,6 +35,9 @@ func (c statsCoster) EstimateCost(ctx *sql.Context, n memo.RelExpr, s sql.StatsP
 	if lj, ok := n.(*memo.LookupJoin); ok && lj.Lookup != nil {
 		if perKey, ok := c.rowsPerKey(lj.Lookup); ok {
 			outer := math.Max(1, float64(lj.Left.RelProps.GetStats().RowCount()))
+			if est, ok := rangeRows(ctx, lj.Left); ok && est < outer {
+				outer = est
+			}
 			return outer*costSeqIO + outer*(costRandIO+perKey*(costSeqIO+costCPU)), nil
 		}
 	}
@@ -63,4 +66,88 @@ func (c statsCoster) rowsPerKey(scan *memo.IndexScan) (float64, bool) {
 		return 0, false
 	}
 	return math.Max(1, float64(rows)/float64(distinct)), true
+}
+
+// rangeRows estimates the rows of a group that reads one Petrel table
+// through static index ranges (an IndexScan, possibly under a Filter),
+// from the rows per key of each range's equality prefix, as indexchoice
+// does; the least over the group's alternatives. GMS estimates such a
+// scan from the histogram of the index's first column only, so TPC-C's
+// STOCK_LEVEL outer side, `ol_w_id = ? AND ol_d_id = ? AND ol_o_id
+// BETWEEN ...` over order_line's primary key (200 rows), counted as the
+// whole warehouse (300,000), and a hash join that builds over all of a
+// warehouse's stock won over 200 primary-key lookups into it.
+func rangeRows(ctx *sql.Context, g *memo.ExprGroup) (float64, bool) {
+	best, found := math.Inf(1), false
+	for e := g.First; e != nil; e = e.Next() {
+		var scan *memo.IndexScan
+		switch e := e.(type) {
+		case *memo.IndexScan:
+			scan = e
+		case *memo.Filter:
+			// The filter only narrows its child's rows.
+			if est, ok := rangeRows(ctx, e.Child); ok && est < best {
+				best, found = est, true
+			}
+			continue
+		default:
+			continue
+		}
+		if est, ok := scanRows(ctx, scan); ok && est < best {
+			best, found = est, true
+		}
+	}
+	return best, found
+}
+
+// scanRows estimates one static index scan's rows: per range, the rows
+// per key of its leading point columns (a third of them when the next
+// column is bounded too, indexchoice's rule).
+func scanRows(ctx *sql.Context, scan *memo.IndexScan) (float64, bool) {
+	if scan.Table == nil || !scan.Table.IsStatic() {
+		return 0, false
+	}
+	ix, ok := scan.Table.Index().(*Index)
+	if !ok || len(ix.plens) > 0 {
+		return 0, false
+	}
+	lookup, err := scan.Table.GetLookup(ctx, nil)
+	if err != nil {
+		return 0, false
+	}
+	ranges, ok := lookup.Ranges.(sql.MySQLRangeCollection)
+	if !ok || len(ranges) == 0 {
+		return 0, false
+	}
+	t := ix.t
+	rows := float64(max(t.db.p.e.ApproxRows(t.t), 1))
+	total := 0.0
+	for _, r := range ranges {
+		k := 0
+		for k < len(r) && k < len(ix.ords) && isPoint(ctx, r[k]) {
+			k++
+		}
+		est := rows
+		if k > 0 {
+			est = t.prefixEstimate(ix, k, rows)
+		}
+		if k < len(r) && r[k].Type() != sql.RangeType_All {
+			est /= 3
+		}
+		total += math.Max(est, 1)
+	}
+	return math.Min(total, rows), true
+}
+
+// isPoint reports whether a column's range is one non-NULL value.
+func isPoint(ctx *sql.Context, r sql.MySQLRangeColumnExpr) bool {
+	if r.Type() != sql.RangeType_ClosedClosed {
+		return false
+	}
+	lo, hi := sql.GetMySQLRangeCutKey(r.LowerBound), sql.GetMySQLRangeCutKey(r.UpperBound)
+	if lo == nil || hi == nil {
+		return false
+	}
+	c, err := r.Typ.Compare(ctx, lo, hi)
+	return err == nil && c == 0
 }

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# TPC-C and TPC-H with pingcap's go-tpc v1.0.7 (issue 29): Petrel beside a
+# MariaDB 10.11 anchor with equal durability (binlog, sync_binlog=1,
+# innodb_flush_log_at_trx_commit=1, 512M buffer pool), each on a temporary
+# datadir and a free port, both up for the whole run; every phase runs on
+# each server in turn (SERVERS order), so the two are measured under the
+# same host load. Figures: docs/PERFORMANCE.md, "TPC-C and TPC-H (issue 29)".
+#
+#   bench/tpc.sh
+# Environment (defaults in brackets):
+#   SERVERS      ["petrel mariadb"]
+#   PHASES       ["tpcc tpch"]
+#   WAREHOUSES   [1]    TPC-C warehouses
+#   THREADS      [4]    TPC-C client threads
+#   DURATION     [30s]  TPC-C run time
+#   SF           [1]    TPC-H scale factor (go-tpc takes integers only)
+#   QUERIES      ["q1 ... q22"]
+#   QTIMEOUT     [60]   seconds per TPC-H query; a query still running then
+#                       is killed (KILL QUERY) and reported as "timeout"
+#   PETREL_BINARY  use this petrel instead of building ./cmd/petrel
+#   PETREL_PPROF   passed to petrel (e.g. 127.0.0.1:6060: /debug/pprof)
+#   KEEP         [0]    1: leave the servers up at the end (prints their
+#                       ports and waits for ^C), to EXPLAIN or profile
+#   OUT_DIR      [bench/out]
+# Prints a markdown report and writes it to OUT_DIR/tpc-<date>.md; the
+# go-tpc output of every phase is kept beside it (OUT_DIR/tpc-<date>/).
+# Stops both servers and removes their datadirs on exit, including on ^C.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SERVERS=${SERVERS:-"petrel mariadb"}
+PHASES=${PHASES:-"tpcc tpch"}
+WAREHOUSES=${WAREHOUSES:-1} THREADS=${THREADS:-4} DURATION=${DURATION:-30s}
+SF=${SF:-1} QTIMEOUT=${QTIMEOUT:-60}
+QUERIES=${QUERIES:-"q1 q2 q3 q4 q5 q6 q7 q8 q9 q10 q11 q12 q13 q14 q15 q16 q17 q18 q19 q20 q21 q22"}
+OUT_DIR=${OUT_DIR:-bench/out}
+if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
+	export PATH=/usr/local/go/bin:$PATH
+fi
+export PATH=$PATH:$(go env GOPATH)/bin
+command -v go-tpc >/dev/null 2>&1 || go install github.com/pingcap/go-tpc/cmd/go-tpc@v1.0.7
+if ! command -v mariadbd >/dev/null 2>&1 && [ ! -x /usr/sbin/mariadbd ]; then
+	bash scripts/deps.sh
+fi
+PETREL=${PETREL_BINARY:-}
+if [ -z "$PETREL" ]; then
+	mkdir -p bin
+	go build -o bin/petrel ./cmd/petrel
+	PETREL=$PWD/bin/petrel
+fi
+STAMP=$(date -u +%Y%m%d-%H%M)
+mkdir -p "$OUT_DIR/tpc-$STAMP"
+LOGS=$(cd "$OUT_DIR/tpc-$STAMP" && pwd)
+REPORT=$OUT_DIR/tpc-$STAMP.md
+D=$(mktemp -d /tmp/tpc-XXXX)
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+declare -A PORT PID PW
+PIDS=""
+cleanup() {
+	for p in $PIDS; do kill "$p" 2>/dev/null || true; done
+	for p in $PIDS; do wait "$p" 2>/dev/null || true; done
+	rm -rf "$D"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+start() { # name
+	local n=$1 port
+	port=$(freeport)
+	mkdir -p "$D/$n"
+	if [ "$n" = mariadb ]; then
+		mariadb-install-db --no-defaults --datadir="$D/$n/data" --auth-root-authentication-method=normal >/dev/null 2>&1
+		/usr/sbin/mariadbd --no-defaults --datadir="$D/$n/data" --port="$port" --bind-address=127.0.0.1 \
+			--socket="$D/$n/s.sock" --server-id=1 --skip-name-resolve \
+			--log-bin=mysql-bin --binlog-format=ROW --sync-binlog=1 --innodb-flush-log-at-trx-commit=1 \
+			--innodb-buffer-pool-size=512M --max-connections=1000 --user=root >"$LOGS/$n.log" 2>&1 &
+		PW[$n]=""
+	else
+		PETREL_PPROF=${PETREL_PPROF:-} "$PETREL" server --datadir "$D/$n/data" --port "$port" --server-id 1 \
+			--root-password pw >"$LOGS/$n.log" 2>&1 &
+		PW[$n]=pw
+	fi
+	PID[$n]=$! PORT[$n]=$port
+	PIDS="$PIDS $!"
+	for _ in $(seq 300); do
+		cli "$n" -e "SELECT 1" >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	echo "tpc.sh: $n did not start; log in $LOGS/$n.log" >&2
+	exit 1
+}
+cli() { # name args...
+	local n=$1
+	shift
+	mariadb --no-defaults -h127.0.0.1 -P"${PORT[$n]}" -uroot ${PW[$n]:+-p${PW[$n]}} --skip-ssl "$@"
+}
+tpc() { # name args...
+	local n=$1
+	shift
+	go-tpc -H 127.0.0.1 -P "${PORT[$n]}" -U root ${PW[$n]:+-p ${PW[$n]}} "$@"
+}
+now() { date +%s.%N; }
+secs() { python3 -c "print(round($2 - $1, 1))"; }
+
+# killq kills every statement still running on server n except our own.
+killq() {
+	local n=$1 ids
+	ids=$(cli "$n" -N -e "SELECT id FROM information_schema.processlist WHERE command = 'Query' AND id <> CONNECTION_ID()" 2>/dev/null || true)
+	for id in $ids; do cli "$n" -e "KILL QUERY $id" >/dev/null 2>&1 || true; done
+}
+
+declare -A R
+for n in $SERVERS; do start "$n"; done
+echo "servers: $(for n in $SERVERS; do printf '%s=127.0.0.1:%s ' "$n" "${PORT[$n]}"; done)" >&2
+
+for phase in $PHASES; do
+	case $phase in
+	tpcc)
+		for n in $SERVERS; do
+			cli "$n" -e "CREATE DATABASE tpcc"
+			t0=$(now)
+			tpc "$n" tpcc -D tpcc --warehouses "$WAREHOUSES" prepare -T "$THREADS" --no-check >"$LOGS/$n-tpcc-prepare.log" 2>&1
+			R[$n,tpcc_load]=$(secs "$t0" "$(now)")
+		done
+		for n in $SERVERS; do
+			tpc "$n" tpcc -D tpcc --warehouses "$WAREHOUSES" run -T "$THREADS" --time "$DURATION" \
+				>"$LOGS/$n-tpcc-run.log" 2>&1 || true
+			R[$n,tpmc]=$(grep -o 'tpmC: [0-9.]*' "$LOGS/$n-tpcc-run.log" | tail -1 | cut -d' ' -f2)
+			R[$n,tpcc_sum]=$(sed -n '/Finished/,$p' "$LOGS/$n-tpcc-run.log" | grep -E '^\[Summary\]' || true)
+		done
+		;;
+	tpch)
+		for n in $SERVERS; do
+			cli "$n" -e "CREATE DATABASE tpch"
+			t0=$(now)
+			tpc "$n" tpch -D tpch --sf "$SF" prepare -T "$THREADS" >"$LOGS/$n-tpch-prepare.log" 2>&1
+			R[$n,tpch_load]=$(secs "$t0" "$(now)")
+		done
+		for q in $QUERIES; do
+			for n in $SERVERS; do
+				t0=$(now)
+				if timeout "$QTIMEOUT" go-tpc -H 127.0.0.1 -P "${PORT[$n]}" -U root ${PW[$n]:+-p ${PW[$n]}} \
+					tpch -D tpch --sf "$SF" run --queries "$q" --count 1 >"$LOGS/$n-tpch-$q.log" 2>&1; then
+					if grep -q "${q^^}_ERR\|Error" "$LOGS/$n-tpch-$q.log"; then
+						R[$n,$q]=error
+					else
+						R[$n,$q]=$(secs "$t0" "$(now)")
+					fi
+				else
+					R[$n,$q]=timeout
+					killq "$n"
+				fi
+				echo "tpch $q $n ${R[$n,$q]}" >&2
+			done
+		done
+		;;
+	esac
+done
+
+{
+	echo "# go-tpc v1.0.7, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo
+	echo "SERVERS=\"$SERVERS\" WAREHOUSES=$WAREHOUSES THREADS=$THREADS DURATION=$DURATION SF=$SF QTIMEOUT=$QTIMEOUT; petrel $(git rev-parse --short HEAD)"
+	echo
+	echo "| measure | $(echo $SERVERS | sed 's/ / | /g') |"
+	echo "|---|$(for _ in $SERVERS; do printf -- '---:|'; done)"
+	row() { printf '| %s |' "$1"; for n in $SERVERS; do printf ' %s |' "${R[$n,$2]:-}"; done; echo; }
+	case " $PHASES " in *" tpcc "*)
+		row "TPC-C load, s" tpcc_load
+		row "tpmC" tpmc
+		;;
+	esac
+	case " $PHASES " in *" tpch "*)
+		row "TPC-H load, s" tpch_load
+		for q in $QUERIES; do row "${q^^}, s" "$q"; done
+		;;
+	esac
+	case " $PHASES " in *" tpcc "*)
+		for n in $SERVERS; do
+			echo
+			echo "$n TPC-C summary:"
+			echo '```'
+			echo "${R[$n,tpcc_sum]}"
+			echo '```'
+		done
+		;;
+	esac
+} | tee "$REPORT"
+if [ "${KEEP:-0}" = 1 ]; then
+	echo "KEEP=1: servers up ($(for n in $SERVERS; do printf '%s=%s ' "$n" "${PORT[$n]}"; done)); ^C to stop" >&2
+	while sleep 3600; do :; done
+fi
