@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 const (
@@ -52,6 +54,12 @@ type MariaDBOptions struct {
 	Stderr io.Writer
 	// Logger receives lab's own messages. Default: discard.
 	Logger *slog.Logger
+	// WAN, if set, runs the server inside side Side's namespace of WAN
+	// (`ip netns exec`), listening on all of that namespace's addresses,
+	// as PetrelOptions.WAN does: other servers reach it at Host():Port(),
+	// and DSN and DB connect through WAN.Dial from this process.
+	WAN  *WAN
+	Side int
 }
 
 func (o *MariaDBOptions) applyDefaults() error {
@@ -138,7 +146,7 @@ func StartMariaDB(ctx context.Context, opts MariaDBOptions) (_ *MariaDB, err err
 		"--no-defaults", // must be first: ignore /etc/mysql/my.cnf and ~/.my.cnf
 		"--datadir=" + m.opts.Datadir,
 		"--port=" + strconv.Itoa(m.opts.Port),
-		"--bind-address=127.0.0.1",
+		"--bind-address=" + bindAddress(m.opts.WAN),
 		"--socket=" + filepath.Join(socketDir, "mysqld.sock"),
 		"--pid-file=" + filepath.Join(m.opts.Datadir, "mysqld.pid"),
 		"--server-id=" + strconv.Itoa(m.opts.ServerID),
@@ -196,13 +204,17 @@ func (m *MariaDB) startLocked(ctx context.Context) error {
 	if m.opts.Stderr != nil {
 		out = io.MultiWriter(m.log, m.opts.Stderr)
 	}
-	proc, err := startProcess(m.opts.Binary, m.args, nil, out, m.opts.Logger)
+	name, args := m.opts.Binary, m.args
+	if w := m.opts.WAN; w != nil {
+		name, args = w.ns.ipc, append([]string{"netns", "exec", w.Name(m.opts.Side), name}, args...)
+	}
+	proc, err := startProcess(name, args, nil, out, m.opts.Logger)
 	if err != nil {
 		return err
 	}
 	m.mu.proc = proc
 	m.pid.Store(int64(proc.pid()))
-	if err := waitReady(ctx, proc, clientConfig(m.opts.Port, "", "", m.opts.Logger), m.opts.StartTimeout); err != nil {
+	if err := waitReady(ctx, proc, m.config(""), m.opts.StartTimeout); err != nil {
 		killErr := proc.kill()
 		return errors.Join(fmt.Errorf("%w\n--- mariadbd output (tail) ---\n%s", err, tail(m.log.String(), 8<<10)), killErr)
 	}
@@ -282,13 +294,42 @@ func (m *MariaDB) Log() string { return m.log.String() }
 // DSN is a go-sql-driver/mysql DSN for root (empty password) on db ("" for
 // none), with connect, read and write timeouts set.
 func (m *MariaDB) DSN(db string) string {
-	return clientConfig(m.opts.Port, "", db, m.opts.Logger).FormatDSN()
+	return m.config(db).FormatDSN()
+}
+
+// Host is the address other servers use to reach this one: its WAN
+// side's IP, or 127.0.0.1.
+func (m *MariaDB) Host() string {
+	if m.opts.WAN != nil {
+		return m.opts.WAN.IP(m.opts.Side)
+	}
+	return "127.0.0.1"
+}
+
+// config is the client config for root on db, dialing through the WAN
+// side's namespace when the server runs in one. The address stays the
+// namespace's own 127.0.0.1: root exists only as root@127.0.0.1, and the
+// clients of a benchmark should not cross the emulated line.
+func (m *MariaDB) config(db string) *mysql.Config {
+	cfg := clientConfig(m.opts.Port, "", db, m.opts.Logger)
+	if m.opts.WAN != nil {
+		cfg.Net = m.opts.WAN.dialNetwork(m.opts.Side)
+	}
+	return cfg
+}
+
+// bindAddress is 127.0.0.1, or every address of a WAN side's namespace.
+func bindAddress(w *WAN) string {
+	if w != nil {
+		return "0.0.0.0"
+	}
+	return "127.0.0.1"
 }
 
 // DB opens a *sql.DB for root on db ("" for none). It does not connect;
 // the caller closes it.
 func (m *MariaDB) DB(db string) (*sql.DB, error) {
-	return openDB(clientConfig(m.opts.Port, "", db, m.opts.Logger))
+	return openDB(m.config(db))
 }
 
 // findTool returns name's path on PATH, else fallback (Debian puts server

@@ -1,0 +1,493 @@
+package labrun
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"petrel/lab"
+)
+
+// The one harness of the lab: a primary and its replicas of either system,
+// wired by GTID auto-position, the replicas reaching the primary directly,
+// through a userspace Link each, or across a WAN (namespaces). It replaces
+// the pair types bench/cmd/repl and bench/cmd/semisync each had.
+
+const (
+	// LabDB is the database experiments write to; the end-state check
+	// digests every table in it.
+	LabDB = "lab"
+	// petrelPassword is root's password on Petrel nodes; MariaDB's root
+	// has none (lab's install).
+	petrelPassword = "petrel"
+	replUser       = "repl"
+	replPassword   = "repl-pw"
+	queryTimeout   = 10 * time.Second
+	nodeStart      = 2 * time.Minute
+	nodeStop       = time.Minute
+	pollInterval   = 20 * time.Millisecond
+)
+
+// Node is what lab.Petrel and lab.MariaDB have in common.
+type Node interface {
+	Port() int
+	Pid() int
+	Datadir() string
+	Host() string
+	Log() string
+	DB(db string) (*sql.DB, error)
+	Stop(ctx context.Context) error
+	Kill() error
+	Restart(ctx context.Context) error
+}
+
+// flavor is how one system spells replication.
+type flavor struct {
+	primaryPos, replicaPos string
+	status                 string
+	ioRunning, sqlRunning  string
+	ioError, sqlError      string
+	change                 string // host, port, user, password
+	start, stop            string
+	stopApplier            string
+	startApplier           string
+	semiEnabled            string // the primary's semi-sync switch
+	semiTimeout            string // its timeout in ms
+	semiReplica            string // the replica's
+	semiStatus             string // the primary's status variable
+	workers                string // parallel applier threads
+}
+
+var flavors = map[string]flavor{
+	"petrel": {
+		primaryPos: "@@GLOBAL.gtid_executed", replicaPos: "@@GLOBAL.gtid_executed",
+		status: "SHOW REPLICA STATUS", ioRunning: "Replica_IO_Running", sqlRunning: "Replica_SQL_Running",
+		ioError: "Last_IO_Error", sqlError: "Last_SQL_Error",
+		change: "CHANGE REPLICATION SOURCE TO SOURCE_HOST='%s', SOURCE_PORT=%d, SOURCE_USER='%s', " +
+			"SOURCE_PASSWORD='%s', SOURCE_AUTO_POSITION=1, SOURCE_CONNECT_RETRY=1",
+		start: "START REPLICA", stop: "STOP REPLICA",
+		stopApplier: "STOP REPLICA SQL_THREAD", startApplier: "START REPLICA SQL_THREAD",
+		semiEnabled: "rpl_semi_sync_source_enabled", semiTimeout: "rpl_semi_sync_source_timeout",
+		semiReplica: "rpl_semi_sync_replica_enabled", semiStatus: "Rpl_semi_sync_source_status",
+		workers: "replica_parallel_workers",
+	},
+	"mariadb": {
+		primaryPos: "@@GLOBAL.gtid_binlog_pos", replicaPos: "@@GLOBAL.gtid_slave_pos",
+		status: "SHOW SLAVE STATUS", ioRunning: "Slave_IO_Running", sqlRunning: "Slave_SQL_Running",
+		ioError: "Last_IO_Error", sqlError: "Last_SQL_Error",
+		change: "CHANGE MASTER TO MASTER_HOST='%s', MASTER_PORT=%d, MASTER_USER='%s', " +
+			"MASTER_PASSWORD='%s', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1",
+		start: "START SLAVE", stop: "STOP SLAVE",
+		stopApplier: "STOP SLAVE SQL_THREAD", startApplier: "START SLAVE SQL_THREAD",
+		semiEnabled: "rpl_semi_sync_master_enabled", semiTimeout: "rpl_semi_sync_master_timeout",
+		semiReplica: "rpl_semi_sync_slave_enabled", semiStatus: "Rpl_semi_sync_master_status",
+		workers: "slave_parallel_threads",
+	},
+}
+
+// mariadbDurable gives MariaDB the durability Petrel has by default
+// (every commit fsynced in the binlog and the redo log) and a replica
+// that logs what it applies, as a Petrel replica does.
+var mariadbDurable = []string{
+	"--log-bin=mysql-bin", "--binlog-format=ROW", "--log-slave-updates",
+	"--sync-binlog=1", "--innodb-flush-log-at-trx-commit=1",
+	"--innodb-buffer-pool-size=256M", "--max-connections=12000",
+	"--relay-log=relay-bin", "--slave-net-timeout=10",
+}
+
+// NetKind is how replicas reach their primary.
+type NetKind int
+
+const (
+	// NetDirect: straight to the primary on loopback.
+	NetDirect NetKind = iota
+	// NetLink: each replica through its own lab.Link (userspace proxy:
+	// latency, black hole, cuts); no root needed.
+	NetLink
+	// NetWAN: the primary in a WAN's side 0, the replicas in side 1,
+	// kernel TCP across lab's packet-level emulator (loss, delay,
+	// bandwidth); root only.
+	NetWAN
+)
+
+// ClusterSpec says what to start.
+type ClusterSpec struct {
+	// System is "petrel" or "mariadb".
+	System string
+	// Replicas is the number of replicas. Default 1.
+	Replicas int
+	Net      NetKind
+	// LinkLatency is each Link's one-way latency (NetLink).
+	LinkLatency time.Duration
+	// WAN configures the emulator (NetWAN).
+	WAN lab.WANOptions
+	// Semisync turns semi-synchronous replication on, with
+	// SemisyncTimeout (default 10 s) before the primary falls back.
+	Semisync        bool
+	SemisyncTimeout time.Duration
+	// ReplicaWorkers sets the replicas' parallel applier threads
+	// (0: the system's default).
+	ReplicaWorkers int
+	// PrimaryVars and ReplicaVars are further server variables, set at
+	// start (Petrel: its option file; MariaDB: --name=value).
+	PrimaryVars, ReplicaVars map[string]string
+	// ReplicaEnv is added to Petrel replicas' environment.
+	ReplicaEnv []string
+}
+
+// Cluster is one system's primary and replicas, replicating.
+type Cluster struct {
+	System   string
+	f        flavor
+	Primary  Node
+	Replicas []Node
+	// Links are the replicas' links (NetLink), by replica.
+	Links []*lab.Link
+	// WAN is the emulator (NetWAN).
+	WAN     *lab.WAN
+	PDB     *sql.DB
+	RDBs    []*sql.DB
+	Version string
+	uuid    string // Petrel primary's server_uuid
+	dir     string
+	// Commands are the server command lines and statements, for the report.
+	Commands []Command
+	env      *Env
+}
+
+// StartCluster starts spec's servers and wires replication. The cluster
+// is returned even on error so that the caller can Close it.
+func StartCluster(ctx context.Context, env *Env, spec ClusterSpec) (*Cluster, error) {
+	f, ok := flavors[spec.System]
+	if !ok {
+		return nil, fmt.Errorf("unknown system %q (want petrel or mariadb)", spec.System)
+	}
+	if spec.Replicas <= 0 {
+		spec.Replicas = 1
+	}
+	if spec.SemisyncTimeout <= 0 {
+		spec.SemisyncTimeout = 10 * time.Second
+	}
+	c := &Cluster{System: spec.System, f: f, env: env}
+	dir, err := os.MkdirTemp(env.TempDir, spec.System+"-")
+	if err != nil {
+		return c, err
+	}
+	c.dir = dir
+	if spec.Net == NetWAN {
+		if c.WAN, err = lab.NewWAN(ctx, spec.WAN); err != nil {
+			return c, fmt.Errorf("wan: %w", err)
+		}
+	}
+	pvars, rvars := c.vars(spec)
+	if c.Primary, err = c.startNode(ctx, spec, "primary", 1, pvars, 0, nil); err != nil {
+		return c, err
+	}
+	for i := range spec.Replicas {
+		n, err := c.startNode(ctx, spec, fmt.Sprintf("replica%d", i+1), i+2, rvars, 1, spec.ReplicaEnv)
+		if err != nil {
+			return c, err
+		}
+		c.Replicas = append(c.Replicas, n)
+	}
+	if err := c.connect(ctx); err != nil {
+		return c, err
+	}
+	return c, c.wire(ctx, spec)
+}
+
+// vars are the primary's and the replicas' start-up variables.
+func (c *Cluster) vars(spec ClusterSpec) (p, r map[string]string) {
+	p, r = map[string]string{}, map[string]string{}
+	if spec.Semisync {
+		p[c.f.semiEnabled] = "ON"
+		p[c.f.semiTimeout] = strconv.FormatInt(spec.SemisyncTimeout.Milliseconds(), 10)
+		r[c.f.semiReplica] = "ON"
+	}
+	if spec.ReplicaWorkers > 0 {
+		r[c.f.workers] = strconv.Itoa(spec.ReplicaWorkers)
+	}
+	maps.Copy(p, spec.PrimaryVars)
+	maps.Copy(r, spec.ReplicaVars)
+	return p, r
+}
+
+func (c *Cluster) startNode(ctx context.Context, spec ClusterSpec, role string, id int, vars map[string]string, side int, env []string) (Node, error) {
+	logger := c.env.Logger.With("system", c.System, "role", role)
+	var wan *lab.WAN
+	if c.WAN != nil {
+		wan = c.WAN
+	}
+	switch c.System {
+	case "petrel":
+		var b strings.Builder
+		b.WriteString("[mysqld]\n")
+		for _, k := range slices.Sorted(maps.Keys(vars)) {
+			fmt.Fprintf(&b, "%s = %s\n", k, vars[k])
+		}
+		cnf := filepath.Join(c.dir, role+".cnf")
+		if err := os.WriteFile(cnf, []byte(b.String()), 0o600); err != nil {
+			return nil, err
+		}
+		o := lab.PetrelOptions{
+			Binary: c.env.PetrelBinary, Datadir: filepath.Join(c.dir, role), ServerID: id,
+			RootPassword: petrelPassword, ExtraArgs: []string{"--config", cnf}, Env: env,
+			StartTimeout: nodeStart, StopTimeout: nodeStop, Logger: logger, WAN: wan, Side: side,
+		}
+		c.Commands = append(c.Commands, Command{System: c.System, What: role + " server",
+			Text: fmt.Sprintf("petrel server --datadir DIR --server-id %d --root-password *** --config %s.cnf  # %s", id, role, strings.TrimSpace(strings.ReplaceAll(b.String(), "\n", "; ")))})
+		n, err := lab.StartPetrel(ctx, o)
+		if err != nil {
+			return nil, fmt.Errorf("start petrel %s: %w", role, explainStart(err))
+		}
+		return n, nil
+	default:
+		args := slices.Clone(mariadbDurable)
+		for _, k := range slices.Sorted(maps.Keys(vars)) {
+			args = append(args, "--"+k+"="+vars[k])
+		}
+		o := lab.MariaDBOptions{
+			Datadir: filepath.Join(c.dir, role), ServerID: id, ExtraArgs: args,
+			StartTimeout: nodeStart, StopTimeout: nodeStop, Logger: logger, WAN: wan, Side: side,
+		}
+		c.Commands = append(c.Commands, Command{System: c.System, What: role + " server",
+			Text: fmt.Sprintf("mariadbd --no-defaults --datadir DIR --server-id %d %s", id, strings.Join(args, " "))})
+		n, err := lab.StartMariaDB(ctx, o)
+		if err != nil {
+			return nil, fmt.Errorf("start mariadb %s: %w", role, explainStart(err))
+		}
+		return n, nil
+	}
+}
+
+// explainStart turns the usual start failure into advice.
+func explainStart(err error) error {
+	if strings.Contains(err.Error(), "address already in use") || strings.Contains(err.Error(), "Address already in use") {
+		return fmt.Errorf("a port lab picked as free was taken before the server bound it (ports in use; retry, or stop whatever holds ports 12000-32000): %w", err)
+	}
+	return err
+}
+
+func (c *Cluster) connect(ctx context.Context) error {
+	var err error
+	if c.PDB, err = c.Primary.DB(""); err != nil {
+		return err
+	}
+	for _, r := range c.Replicas {
+		db, err := r.DB("")
+		if err != nil {
+			return err
+		}
+		c.RDBs = append(c.RDBs, db)
+	}
+	if c.Version, err = qString(ctx, c.PDB, "SELECT VERSION()"); err != nil {
+		return err
+	}
+	if c.System == "petrel" {
+		c.uuid, err = qString(ctx, c.PDB, "SELECT @@GLOBAL.server_uuid")
+	}
+	return err
+}
+
+// wire creates the replication user and the lab database, points every
+// replica at the primary and waits until all have applied both.
+func (c *Cluster) wire(ctx context.Context, spec ClusterSpec) error {
+	stmts := []string{
+		fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED BY '%s'", replUser, replPassword),
+		fmt.Sprintf("GRANT REPLICATION SLAVE ON *.* TO '%s'@'%%'", replUser),
+	}
+	if err := qExec(ctx, c.PDB, stmts...); err != nil {
+		return fmt.Errorf("primary: %w", err)
+	}
+	for i, db := range c.RDBs {
+		host, port := c.Primary.Host(), c.Primary.Port()
+		if spec.Net == NetLink {
+			l, err := lab.StartLink(fmt.Sprintf("127.0.0.1:%d", port))
+			if err != nil {
+				return err
+			}
+			l.SetLatency(spec.LinkLatency)
+			c.Links = append(c.Links, l)
+			host, port = "127.0.0.1", l.Port()
+		}
+		change := fmt.Sprintf(c.f.change, host, port, replUser, replPassword)
+		c.Commands = append(c.Commands, Command{System: c.System, What: fmt.Sprintf("replica%d", i+1),
+			Text: strings.ReplaceAll(change, replPassword, "***") + "; " + c.f.start})
+		if err := qExec(ctx, db, change, c.f.start); err != nil {
+			return fmt.Errorf("replica%d: %w", i+1, err)
+		}
+	}
+	if err := qExec(ctx, c.PDB, "CREATE DATABASE "+LabDB); err != nil {
+		return err
+	}
+	return c.WaitCaughtUp(ctx, time.Minute)
+}
+
+// PrimaryCount is the number of transactions the primary has logged
+// (its own server's GTIDs).
+func (c *Cluster) PrimaryCount(ctx context.Context) (int64, error) {
+	return c.count(ctx, c.PDB, c.f.primaryPos)
+}
+
+// ReplicaCount is the number of the primary's transactions replica i has
+// applied.
+func (c *Cluster) ReplicaCount(ctx context.Context, i int) (int64, error) {
+	return c.count(ctx, c.RDBs[i], c.f.replicaPos)
+}
+
+func (c *Cluster) count(ctx context.Context, db *sql.DB, v string) (int64, error) {
+	pos, err := qString(ctx, db, "SELECT "+v)
+	if err != nil {
+		return 0, err
+	}
+	if c.System == "petrel" {
+		return gtidCount(pos, c.uuid)
+	}
+	return mariadbSeq(pos)
+}
+
+// ReplicaStatus is replica i's status row, column to value.
+func (c *Cluster) ReplicaStatus(ctx context.Context, i int) (map[string]string, error) {
+	return qRow(ctx, c.RDBs[i], c.f.status)
+}
+
+// broken describes a replica thread stopped by an error, or "".
+func (c *Cluster) broken(st map[string]string) string {
+	if e := st[c.f.sqlError]; e != "" {
+		return fmt.Sprintf("%s=%s: %s", c.f.sqlRunning, st[c.f.sqlRunning], e)
+	}
+	if st[c.f.ioRunning] == "No" && st[c.f.ioError] != "" {
+		return fmt.Sprintf("%s=No: %s", c.f.ioRunning, st[c.f.ioError])
+	}
+	return ""
+}
+
+// WaitApplied waits until replica i has applied target transactions,
+// failing at once if its replication broke.
+func (c *Cluster) WaitApplied(ctx context.Context, i int, target int64, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	var got int64
+	for n := 0; ; n++ {
+		v, err := c.ReplicaCount(ctx, i)
+		if err == nil && v >= target {
+			return nil
+		}
+		got = v
+		if n%50 == 49 {
+			if st, err := c.ReplicaStatus(ctx, i); err == nil && c.broken(st) != "" {
+				return fmt.Errorf("%s replica%d: replication broke at %d of %d: %s", c.System, i+1, got, target, c.broken(st))
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s replica%d applied %d of %d transactions within %v: %w", c.System, i+1, got, target, timeout, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// WaitCaughtUp waits until every replica has applied all the primary has.
+func (c *Cluster) WaitCaughtUp(ctx context.Context, timeout time.Duration) error {
+	target, err := c.PrimaryCount(ctx)
+	if err != nil {
+		return err
+	}
+	for i := range c.Replicas {
+		if err := c.WaitApplied(ctx, i, target, timeout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// StopApplier and StartApplier stop and start replica i's applier alone
+// (the receiver keeps fetching).
+func (c *Cluster) StopApplier(ctx context.Context, i int) error {
+	return qExec(ctx, c.RDBs[i], c.f.stopApplier)
+}
+
+func (c *Cluster) StartApplier(ctx context.Context, i int) error {
+	return qExec(ctx, c.RDBs[i], c.f.startApplier)
+}
+
+// SemisyncOn reads the primary's semi-sync status.
+func (c *Cluster) SemisyncOn(ctx context.Context) (bool, error) {
+	row, err := qRow(ctx, c.PDB, "SHOW GLOBAL STATUS LIKE '"+c.f.semiStatus+"'")
+	if err != nil {
+		return false, err
+	}
+	return strings.EqualFold(row["Value"], "ON"), nil
+}
+
+// Close stops the replicas, their links, the primary and the WAN, each
+// bounded even when ctx is cancelled, and removes the datadirs.
+func (c *Cluster) Close(ctx context.Context) error {
+	ctx = context.WithoutCancel(ctx)
+	var errs []error
+	for _, db := range append([]*sql.DB{c.PDB}, c.RDBs...) {
+		if db != nil {
+			db.Close()
+		}
+	}
+	for i := len(c.Replicas) - 1; i >= 0; i-- {
+		errs = append(errs, stopNode(ctx, c.Replicas[i]))
+	}
+	for _, l := range c.Links {
+		errs = append(errs, l.Close())
+	}
+	if c.Primary != nil {
+		errs = append(errs, stopNode(ctx, c.Primary))
+	}
+	if c.WAN != nil {
+		errs = append(errs, c.WAN.Close())
+	}
+	if c.dir != "" {
+		errs = append(errs, os.RemoveAll(c.dir))
+	}
+	return errors.Join(errs...)
+}
+
+func stopNode(ctx context.Context, n Node) error {
+	ctx, cancel := context.WithTimeout(ctx, nodeStop+5*time.Second)
+	defer cancel()
+	if err := n.Stop(ctx); err != nil {
+		return fmt.Errorf("stop port %d: %w", n.Port(), err)
+	}
+	return nil
+}
+
+// Logs are the tails of every server's output.
+func (c *Cluster) Logs() string {
+	var b strings.Builder
+	nodes := append([]Node{c.Primary}, c.Replicas...)
+	for i, n := range nodes {
+		if n == nil {
+			continue
+		}
+		role := "primary"
+		if i > 0 {
+			role = fmt.Sprintf("replica%d", i)
+		}
+		fmt.Fprintf(&b, "--- %s %s ---\n%s\n", c.System, role, lastLines(n.Log(), 20))
+	}
+	return b.String()
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,358 @@
+package labrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"petrel/lab"
+)
+
+// Mode sizes every experiment: Tiny takes seconds (the test suite), Quick
+// a few minutes for all of them, Full is what docs/PERFORMANCE.md quotes.
+type Mode string
+
+const (
+	Tiny  Mode = "tiny"
+	Quick Mode = "quick"
+	Full  Mode = "full"
+)
+
+// pick returns the value for m.
+func pick[T any](m Mode, tiny, quick, full T) T {
+	switch m {
+	case Tiny:
+		return tiny
+	case Quick:
+		return quick
+	}
+	return full
+}
+
+// Env is what every trial of a run shares.
+type Env struct {
+	Logger *slog.Logger
+	// PetrelBinary is the petrel executable every Petrel node runs.
+	PetrelBinary string
+	// TempDir holds every datadir of the run; removed at its end.
+	TempDir string
+	Mode    Mode
+	// Root says whether namespaces and TUN devices can be used; without
+	// it, experiments that want a WAN use a userspace Link and say so.
+	Root     bool
+	Progress *Progress
+}
+
+// Options configures Run.
+type Options struct {
+	// Experiments to run, by name, in order. Default: every registered one.
+	Experiments []string
+	// Mode. Default Full.
+	Mode Mode
+	// Rounds per system. Default: 1 in Tiny, 2 in Quick, 3 in Full.
+	Rounds int
+	// Systems to run. Default petrel and mariadb; mariadb is dropped with
+	// a note when mariadbd is not installed.
+	Systems []string
+	// OutDir receives the run's directory (ID). Default: ./lab-out.
+	OutDir string
+	// Command is the command line, for the report.
+	Command string
+	// PetrelBinary, when set, is used instead of building cmd/petrel.
+	PetrelBinary string
+	Logger       *slog.Logger
+	// Progress receives live progress. Default: a Progress on os.Stdout.
+	Progress *Progress
+	// NoRoot pretends the host has no root (tests the fallback).
+	NoRoot bool
+}
+
+// Run runs the experiments and writes the report into OutDir/ID, also on
+// failure or cancellation (then marked INCOMPLETE). It returns the run and
+// the report's directory; the error is the first experiment failure or
+// the context's.
+func RunExperiments(ctx context.Context, o Options) (Run, string, error) {
+	start := time.Now()
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Mode == "" {
+		o.Mode = Full
+	}
+	if o.Rounds <= 0 {
+		o.Rounds = pick(o.Mode, 1, 2, 3)
+	}
+	if o.OutDir == "" {
+		o.OutDir = "lab-out"
+	}
+	if o.Progress == nil {
+		o.Progress = NewProgress(os.Stdout)
+	}
+	exps, err := Lookup(o.Experiments)
+	if err != nil {
+		return Run{}, "", err
+	}
+	run := Run{
+		ID: "lab-" + start.UTC().Format("20060102-150405"), Started: start, Mode: string(o.Mode),
+		Command: o.Command, Versions: map[string]string{},
+	}
+	dir := filepath.Join(o.OutDir, run.ID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return run, "", err
+	}
+	// Until the experiments start, a failure leaves no report directory.
+	reported := false
+	defer func() {
+		if !reported {
+			os.RemoveAll(dir)
+		}
+	}()
+	systems, notes := chooseSystems(o.Systems)
+	run.Notes = append(run.Notes, notes...)
+	env := &Env{Logger: o.Logger, Mode: o.Mode, Progress: o.Progress}
+	if err := lab.WANAvailable(); err == nil && !o.NoRoot {
+		env.Root = true
+	} else {
+		reason := "--no-root"
+		if err != nil {
+			reason = err.Error()
+		}
+		run.Notes = append(run.Notes, "no WAN emulation ("+reason+"): experiments that want kernel TCP across a lossy line use lab's userspace Link instead (latency, black holes, cuts; no random packet loss)")
+	}
+	run.Host = hostFacts(dir, env.Root)
+	if env.TempDir, err = os.MkdirTemp("", "petrel-lab-"); err != nil {
+		return run, "", err
+	}
+	defer os.RemoveAll(env.TempDir)
+	env.PetrelBinary = o.PetrelBinary
+	if env.PetrelBinary == "" {
+		done := o.Progress.Phase("build petrel", 0)
+		env.PetrelBinary, err = lab.BuildPetrel(ctx)
+		done()
+		if err != nil {
+			return run, "", fmt.Errorf("build petrel (run from the repository, or pass --petrel-binary): %w", err)
+		}
+	}
+	run.Versions["petrel-lab"] = "petrel binary " + env.PetrelBinary
+	toolVersions(ctx, run.Versions, systems)
+
+	run.Complete = true
+	var firstErr error
+	for _, e := range exps {
+		res := runExperiment(ctx, env, e, systems, o.Rounds, run.Versions)
+		run.Experiments = append(run.Experiments, res)
+		if res.Err != "" {
+			run.Complete = false
+			if firstErr == nil {
+				firstErr = fmt.Errorf("%s: %s", e.Name, res.Err)
+			}
+		}
+		for _, c := range res.Checks {
+			if !c.OK {
+				run.Complete = false
+				if firstErr == nil {
+					firstErr = fmt.Errorf("%s: %s round %d: %s: %s", e.Name, c.System, c.Round, c.What, c.Detail)
+				}
+			}
+		}
+		if ctx.Err() != nil {
+			run.Complete = false
+			if firstErr == nil {
+				firstErr = ctx.Err()
+			}
+			break
+		}
+	}
+	run.Elapsed = time.Since(start)
+	reported = true
+	if err := WriteReport(dir, run); err != nil {
+		return run, dir, errors.Join(firstErr, err)
+	}
+	return run, dir, firstErr
+}
+
+// chooseSystems drops MariaDB, with a note, when it is not installed.
+func chooseSystems(want []string) ([]string, []string) {
+	if len(want) == 0 {
+		want = []string{"petrel", "mariadb"}
+	}
+	var out, notes []string
+	for _, s := range want {
+		if s == "mariadb" && !haveMariaDB() {
+			notes = append(notes, "MariaDB not found (mariadbd, mariadb-install-db; install with scripts/deps.sh): Petrel ran alone")
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, notes
+}
+
+func haveMariaDB() bool {
+	for _, t := range [][2]string{{"mariadbd", "/usr/sbin/mariadbd"}, {"mariadb-install-db", "/usr/bin/mariadb-install-db"}} {
+		if _, err := exec.LookPath(t[0]); err != nil {
+			if _, err := os.Stat(t[1]); err != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// toolVersions records the versions of the tools the run uses.
+func toolVersions(ctx context.Context, v map[string]string, systems []string) {
+	run := func(name string, args ...string) string {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, name, args...).Output()
+		if err != nil {
+			return "unknown (" + err.Error() + ")"
+		}
+		return strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+	}
+	if slices.Contains(systems, "mariadb") {
+		bin := "mariadbd"
+		if _, err := exec.LookPath(bin); err != nil {
+			bin = "/usr/sbin/mariadbd"
+		}
+		v["mariadbd"] = run(bin, "--version")
+	}
+}
+
+// runExperiment runs e's trials, rounds interleaving the systems (the
+// order reversed on even rounds, so the host's drift hits both), and
+// assembles its result.
+func runExperiment(ctx context.Context, env *Env, e *Experiment, systems []string, rounds int, versions map[string]string) ExperimentResult {
+	start := time.Now()
+	res := ExperimentResult{Name: e.Name, Description: e.Description, Systems: systems, Rounds: rounds}
+	var trials []*Trial
+	for r := 1; r <= rounds && ctx.Err() == nil; r++ {
+		order := slices.Clone(systems)
+		if r%2 == 0 {
+			slices.Reverse(order)
+		}
+		for _, sys := range order {
+			t := &Trial{Env: env, System: sys, Round: r, exp: e.Name}
+			err := runTrial(ctx, t, e)
+			trials = append(trials, t)
+			for k, v := range t.versions {
+				versions[k] = v
+			}
+			if err != nil {
+				res.Err = fmt.Sprintf("%s round %d: %v", sys, r, err)
+				env.Logger.Error("trial failed", "experiment", e.Name, "system", sys, "round", r, "err", err)
+				break
+			}
+		}
+		if res.Err != "" {
+			break
+		}
+	}
+	res.Charts, res.Metrics = assemble(e, trials)
+	seen := map[string]bool{}
+	for _, t := range trials {
+		res.Checks = append(res.Checks, t.checks...)
+		for _, c := range t.commands {
+			if k := c.System + c.What + c.Text; !seen[k] {
+				seen[k] = true
+				res.Commands = append(res.Commands, c)
+			}
+		}
+		for _, n := range t.notes {
+			if !slices.Contains(res.Notes, n) {
+				res.Notes = append(res.Notes, n)
+			}
+		}
+	}
+	if res.Err == "" && ctx.Err() != nil {
+		res.Err = "interrupted: " + ctx.Err().Error()
+	}
+	res.Elapsed = time.Since(start)
+	return res
+}
+
+// runTrial runs one trial, then checks and stops every cluster it
+// started, whatever happened.
+func runTrial(ctx context.Context, t *Trial, e *Experiment) (err error) {
+	defer func() {
+		for _, c := range t.clusters {
+			t.commands = append(t.commands, c.Commands...)
+		}
+		if err == nil && ctx.Err() == nil {
+			for _, c := range t.clusters {
+				done := t.Env.Progress.Phase(t.label("end-state check"), 0)
+				t.checks = append(t.checks, c.EndState(ctx, t.Round, endStateTimeout(t.Env.Mode))...)
+				done()
+			}
+		}
+		var cerr []error
+		for i := len(t.clusters) - 1; i >= 0; i-- {
+			cerr = append(cerr, t.clusters[i].Close(ctx))
+		}
+		if err != nil {
+			for _, c := range t.clusters {
+				t.Env.Logger.Debug("server logs", "logs", c.Logs())
+			}
+		}
+		err = errors.Join(err, errors.Join(cerr...))
+	}()
+	return e.Trial(ctx, t)
+}
+
+func endStateTimeout(m Mode) time.Duration {
+	return pick(m, time.Minute, 3*time.Minute, 10*time.Minute)
+}
+
+// assemble builds the experiment's charts from its templates and every
+// trial's series, and its metrics by system with one value per round.
+func assemble(e *Experiment, trials []*Trial) ([]Chart, []Metric) {
+	var charts []Chart
+	for _, tpl := range e.Charts {
+		c := tpl
+		c.Series = nil
+		c.Shade = slices.Clone(tpl.Shade)
+		for _, t := range trials {
+			for _, s := range t.series[c.ID] {
+				c.Series = append(c.Series, s)
+			}
+			if len(c.Categories) == 0 {
+				c.Categories = t.cats[c.ID]
+			}
+			for _, sp := range t.shades[c.ID] {
+				if !slices.Contains(c.Shade, sp) {
+					c.Shade = append(c.Shade, sp)
+				}
+			}
+		}
+		charts = append(charts, c)
+	}
+	var metrics []Metric
+	idx := map[[2]string]int{}
+	for _, t := range trials {
+		for _, m := range t.metrics {
+			k := [2]string{m.Name, t.System}
+			i, ok := idx[k]
+			if !ok {
+				i = len(metrics)
+				idx[k] = i
+				metrics = append(metrics, Metric{Name: m.Name, Unit: m.Unit, System: t.System, LowerIsBetter: m.LowerIsBetter})
+			}
+			metrics[i].Values = append(metrics[i].Values, m.Values...)
+		}
+	}
+	// Group by metric name (first appearance), systems in run order.
+	first := map[string]int{}
+	for i, m := range metrics {
+		if _, ok := first[m.Name]; !ok {
+			first[m.Name] = i
+		}
+	}
+	slices.SortStableFunc(metrics, func(a, b Metric) int { return first[a.Name] - first[b.Name] })
+	return charts, metrics
+}
