@@ -63,6 +63,7 @@ type flavor struct {
 	semiTimeout            string // its timeout in ms
 	semiReplica            string // the replica's
 	semiStatus             string // the primary's status variable
+	semiNoReplica          string // whether commits wait with no semi-sync replica
 	workers                string // parallel applier threads
 }
 
@@ -77,7 +78,8 @@ var flavors = map[string]flavor{
 		stopApplier: "STOP REPLICA SQL_THREAD", startApplier: "START REPLICA SQL_THREAD",
 		semiEnabled: "rpl_semi_sync_source_enabled", semiTimeout: "rpl_semi_sync_source_timeout",
 		semiReplica: "rpl_semi_sync_replica_enabled", semiStatus: "Rpl_semi_sync_source_status",
-		workers: "replica_parallel_workers",
+		semiNoReplica: "rpl_semi_sync_source_wait_no_replica",
+		workers:       "replica_parallel_workers",
 	},
 	"mariadb": {
 		primaryPos: "@@GLOBAL.gtid_binlog_pos", replicaPos: "@@GLOBAL.gtid_slave_pos",
@@ -89,7 +91,8 @@ var flavors = map[string]flavor{
 		stopApplier: "STOP SLAVE SQL_THREAD", startApplier: "START SLAVE SQL_THREAD",
 		semiEnabled: "rpl_semi_sync_master_enabled", semiTimeout: "rpl_semi_sync_master_timeout",
 		semiReplica: "rpl_semi_sync_slave_enabled", semiStatus: "Rpl_semi_sync_master_status",
-		workers: "slave_parallel_threads",
+		semiNoReplica: "rpl_semi_sync_master_wait_no_slave",
+		workers:       "slave_parallel_threads",
 	},
 }
 
@@ -210,6 +213,9 @@ func (c *Cluster) vars(spec ClusterSpec) (p, r map[string]string) {
 	if spec.Semisync {
 		p[c.f.semiEnabled] = "ON"
 		p[c.f.semiTimeout] = strconv.FormatInt(spec.SemisyncTimeout.Milliseconds(), 10)
+		// The wiring's own statements run before any replica is
+		// connected: they must not wait out the timeout.
+		p[c.f.semiNoReplica] = "OFF"
 		r[c.f.semiReplica] = "ON"
 	}
 	if spec.ReplicaWorkers > 0 {

@@ -132,7 +132,11 @@ func Load(ctx context.Context, db *sql.DB, o LoadOptions) (LoadResult, error) {
 				}
 				id := o.IDBase + int64(i)*1_000_000_000 + n
 				t := time.Now()
-				qctx, qcancel := context.WithTimeout(lctx, 30*time.Second)
+				// The statement's context is not the load's deadline: a
+				// statement cut off at the deadline would leave a commit
+				// in flight after the load, which the end-state check
+				// would race.
+				qctx, qcancel := context.WithTimeout(ctx, 30*time.Second)
 				_, err := c.ExecContext(qctx, "INSERT INTO "+loadTable+" (id, c, pad) VALUES (?, ?, ?)", id, n%1000, padding)
 				qcancel()
 				if err != nil {
