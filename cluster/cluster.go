@@ -8,16 +8,14 @@ package cluster
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,6 +54,17 @@ type Options struct {
 	// Force, when closed, kills the nodes at once instead of waiting for
 	// them to stop (a second ^C).
 	Force <-chan struct{}
+	// Async turns semi-sync off (default: on, the primary waits for one
+	// replica's acknowledgement, AFTER_SYNC).
+	Async bool
+	// SemiSyncTimeout is rpl_semi_sync_source_timeout; default 10s
+	// (ignored with AutoFailover: strict, no timeout).
+	SemiSyncTimeout time.Duration
+	// AutoFailover runs the failure detector: a primary confirmed dead is
+	// replaced by its most advanced replica (failover.go).
+	AutoFailover bool
+	// Detector tunes the detector and the promotion (zero: defaults).
+	Detector DetectorOptions
 }
 
 // Node is one planned member.
@@ -93,13 +102,6 @@ const (
 	relayWeight   = 70
 	primaryWeight = 50
 )
-
-// state is persisted in Dir/cluster.json so a restart reuses the
-// replication account.
-type state struct {
-	ReplUser     string `json:"repl_user"`
-	ReplPassword string `json:"repl_password"`
-}
 
 // Plan lays out the nodes (pure).
 func Plan(o Options) ([]Node, error) {
@@ -162,7 +164,7 @@ func proxyArgs(nodes []Node, n Node, rootPassword string) []string {
 		}
 	}
 	return []string{"proxy", "--port", strconv.Itoa(n.Port), "--admin-port", strconv.Itoa(n.Port - 1),
-		"--primary", "127.0.0.1:" + strconv.Itoa(nodes[0].Port), "--replicas", strings.Join(reps, ","),
+		"--primary", "127.0.0.1:" + strconv.Itoa(nodes[primaryIndex(nodes)].Port), "--replicas", strings.Join(reps, ","),
 		"--monitor-user", "root", "--monitor-password", rootPassword}
 }
 
@@ -192,8 +194,7 @@ func Run(ctx context.Context, o Options) error {
 		}
 		o.Binary = exe
 	}
-	nodes, err := Plan(o)
-	if err != nil {
+	if _, err := Plan(o); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(o.Dir, 0o750); err != nil {
@@ -204,14 +205,22 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer lock.Close()
+	st, err := loadState(o.Dir)
+	if err != nil {
+		return err
+	}
+	nodes, err := Layout(o, st.Primary)
+	if err != nil {
+		return err
+	}
+	st.record(o)
+	if err := saveState(o.Dir, st); err != nil {
+		return err
+	}
 	for _, n := range nodes {
 		if err := portFree(n); err != nil {
 			return err
 		}
-	}
-	st, err := loadState(o.Dir)
-	if err != nil {
-		return err
 	}
 	s := newSupervisor(o, nodes)
 	defer s.stopAll(o.Force)
@@ -231,67 +240,221 @@ func Run(ctx context.Context, o Options) error {
 		defer db.Close()
 		dbs[i] = db
 	}
-	if err := wire(sctx, nodes, dbs, st, o.RootPassword); err != nil {
+	if err := wire(sctx, o, nodes, dbs, st); err != nil {
 		return err
 	}
 	printDetails(o, nodes)
-	return s.watch(ctx)
+	return s.watch(ctx, st)
 }
 
-func loadState(dir string) (state, error) {
-	p := filepath.Join(dir, "cluster.json")
-	var st state
-	b, err := os.ReadFile(p)
-	if err == nil {
-		if err := json.Unmarshal(b, &st); err != nil || st.ReplUser == "" {
-			return st, fmt.Errorf("cluster: %s is corrupt; refusing to start", p)
-		}
-		return st, nil
-	}
-	if !errors.Is(err, os.ErrNotExist) {
-		return st, err
-	}
-	buf := make([]byte, 12)
-	_, _ = rand.Read(buf)
-	st = state{ReplUser: "repl", ReplPassword: hex.EncodeToString(buf)}
-	b, _ = json.MarshalIndent(st, "", "  ")
-	return st, os.WriteFile(p, append(b, '\n'), 0o600)
-}
-
-// wire creates the replication account on the primary and points every
-// replica and relay that has no source yet at its source.
-func wire(ctx context.Context, nodes []Node, dbs []*sql.DB, st state, rootPassword string) error {
-	primary := nodes[0]
+// wire creates the replication account on the primary, points every
+// replica and relay at its source (those with none yet, and those that
+// read from another node than the layout says: the layout changed while
+// they were down) and sets the primary's semi-sync settings.
+func wire(ctx context.Context, o Options, nodes []Node, dbs []*sql.DB, st state) error {
+	p := primaryIndex(nodes)
+	primary := nodes[p]
 	stmts := []string{
 		fmt.Sprintf("CREATE USER IF NOT EXISTS '%s'@'%%' IDENTIFIED BY '%s'", st.ReplUser, st.ReplPassword),
 		fmt.Sprintf("GRANT REPLICATION SLAVE ON *.* TO '%s'@'%%'", st.ReplUser),
 	}
-	for _, q := range stmts {
-		if _, err := dbs[0].ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("cluster: %s: %s: %w", primary.Name, q, err)
-		}
-	}
-	for i, n := range nodes[1:] {
-		if n.Role == RoleProxy {
-			continue
-		}
-		db := dbs[i+1]
-		rows, err := db.QueryContext(ctx, "SHOW REPLICA STATUS")
-		if err != nil {
-			return fmt.Errorf("cluster: %s: %w", n.Name, err)
-		}
-		configured := rows.Next()
-		rows.Close()
-		if configured {
-			continue // restarted: replication resumes by itself
-		}
-		for _, s := range wireStatements(nodes, i+1, st, rootPassword) {
-			if _, err := db.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("cluster: %s: %s: %w", n.Name, strings.SplitN(s, " IDENTIFIED", 2)[0], err)
+	var n int
+	if err := dbs[p].QueryRowContext(ctx, "SELECT COUNT(*) FROM mysql.user WHERE User = ?", st.ReplUser).Scan(&n); err != nil || n == 0 {
+		for _, q := range stmts {
+			if _, err := dbs[p].ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("cluster: %s: %s: %w", primary.Name, strings.SplitN(q, " IDENTIFIED", 2)[0], err)
 			}
 		}
 	}
+	for i, n := range nodes {
+		if n.Role == RoleProxy || i == p {
+			continue
+		}
+		if err := wireNode(ctx, nodes, i, dbs[i], dbs[p], st, o.RootPassword); err != nil {
+			return err
+		}
+	}
+	if !o.Async && slices.ContainsFunc(nodes, func(n Node) bool { return n.Role == RoleReplica && n.Source == p }) {
+		// Strict semi-sync refuses writes until a replica acknowledges:
+		// let one connect first, so the cluster is writable when its
+		// details are printed.
+		waitSemiClients(ctx, dbs[p], 10*time.Second)
+	}
+	return execAll(ctx, dbs[p], primary.Name, sourceStatements(o))
+}
+
+// waitSemiClients waits, within limit, until a semi-sync replica is
+// connected to db (Rpl_semi_sync_source_clients).
+func waitSemiClients(ctx context.Context, db *sql.DB, limit time.Duration) {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	for {
+		var name string
+		var n int
+		if err := db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Rpl_semi_sync_source_clients'").Scan(&name, &n); err == nil && n > 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// execAll runs stmts in order on db.
+func execAll(ctx context.Context, db *sql.DB, name string, stmts []string) error {
+	for _, q := range stmts {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("cluster: %s: %s: %w", name, strings.SplitN(q, " IDENTIFIED", 2)[0], err)
+		}
+	}
 	return nil
+}
+
+// wireNode points node i at its source unless it already reads from it.
+// A node that never replicated and holds transactions the primary lacks
+// (an old primary whose tail was not cut: errant GTIDs) is refused: it
+// stays read-only and unwired, and the error says what it holds.
+func wireNode(ctx context.Context, nodes []Node, i int, db, primary *sql.DB, st state, rootPassword string) error {
+	n := nodes[i]
+	rs, err := showReplicaStatus(ctx, db)
+	if err != nil {
+		return fmt.Errorf("cluster: %s: %w", n.Name, err)
+	}
+	switch {
+	case rs == nil:
+		if err := checkErrant(ctx, n.Name, db, primary); err != nil {
+			return err
+		}
+		return execAll(ctx, db, n.Name, wireStatements(nodes, i, st, rootPassword))
+	}
+	list, err := failoverListStatements(ctx, db, nodes, i)
+	if err != nil {
+		return fmt.Errorf("cluster: %s: %w", n.Name, err)
+	}
+	if err := execAll(ctx, db, n.Name, list); err != nil {
+		return err
+	}
+	if rs["Source_Port"] == strconv.Itoa(nodes[n.Source].Port) {
+		return nil // replication resumes by itself
+	}
+	if err := checkErrant(ctx, n.Name, db, primary); err != nil {
+		return err
+	}
+	return execAll(ctx, db, n.Name, repointStatements(nodes, i, st, rootPassword, rs))
+}
+
+// checkErrant fails when the node's gtid_executed is not a subset of the
+// primary's.
+func checkErrant(ctx context.Context, name string, db, primary *sql.DB) error {
+	var mine, theirs string
+	if err := db.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_executed").Scan(&mine); err != nil {
+		return fmt.Errorf("cluster: %s: %w", name, err)
+	}
+	if mine == "" {
+		return nil
+	}
+	if err := primary.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_executed").Scan(&theirs); err != nil {
+		return fmt.Errorf("cluster: the primary: %w", err)
+	}
+	var extra string
+	if err := primary.QueryRowContext(ctx, "SELECT GTID_SUBTRACT(?, ?)", mine, theirs).Scan(&extra); err != nil {
+		return fmt.Errorf("cluster: the primary: %w", err)
+	}
+	if extra != "" {
+		return fmt.Errorf("cluster: %s holds transactions the primary lacks (errant GTIDs %s): it is left read-only and not replicating; rebuild it (petrel clone) or remove those transactions", name, extra)
+	}
+	return nil
+}
+
+// repointStatements move an already replicating node i to the source the
+// layout gives it (by GTID auto-position): a relay forgets the source it
+// followed (RESET REPLICA keeps its binlog); a site replica's failover
+// list is brought in line with the layout.
+func repointStatements(nodes []Node, i int, st state, rootPassword string, rs map[string]string) []string {
+	n := nodes[i]
+	src := nodes[n.Source]
+	out := []string{"STOP REPLICA"}
+	if n.Role == RoleRelay {
+		out = append(out, "RESET REPLICA")
+	}
+	user, pw := st.ReplUser, st.ReplPassword
+	if len(n.Failover) > 0 {
+		user, pw = "root", rootPassword
+	}
+	out = append(out, fmt.Sprintf("CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=%d, SOURCE_USER='%s', SOURCE_PASSWORD='%s', SOURCE_AUTO_POSITION=1", src.Port, user, pw))
+	return append(out, "START REPLICA")
+}
+
+// failoverListStatements bring a site replica's failover source list in
+// line with the layout (after a failover the primary it falls back to is
+// another node).
+func failoverListStatements(ctx context.Context, db *sql.DB, nodes []Node, i int) ([]string, error) {
+	n := nodes[i]
+	if len(n.Failover) == 0 {
+		return nil, nil
+	}
+	rows, err := db.QueryContext(ctx, "SELECT PORT FROM performance_schema.replication_asynchronous_connection_failover")
+	if err != nil {
+		return nil, err
+	}
+	have := map[int]bool{}
+	for rows.Next() {
+		var port int
+		if err := rows.Scan(&port); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		have[port] = true
+	}
+	rows.Close()
+	want := map[int]int{}
+	for _, w := range n.Failover {
+		want[nodes[w.Node].Port] = w.Weight
+	}
+	var out []string
+	for port := range have {
+		if _, ok := want[port]; !ok {
+			out = append(out, fmt.Sprintf("SELECT asynchronous_connection_failover_delete_source('', '127.0.0.1', %d, '')", port))
+		}
+	}
+	for _, w := range n.Failover {
+		if port := nodes[w.Node].Port; !have[port] {
+			out = append(out, fmt.Sprintf("SELECT asynchronous_connection_failover_add_source('', '127.0.0.1', %d, '', %d)", port, w.Weight))
+		}
+	}
+	return out, nil
+}
+
+// showReplicaStatus is SHOW REPLICA STATUS's row by column, nil when the
+// node has no source.
+func showReplicaStatus(ctx context.Context, db *sql.DB) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, "SHOW REPLICA STATUS")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	if !rows.Next() {
+		return nil, rows.Err()
+	}
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return nil, err
+	}
+	m := make(map[string]string, len(cols))
+	for i, c := range cols {
+		m[c] = vals[i].String
+	}
+	return m, nil
 }
 
 // wireStatements are the statements that point node i at its source
@@ -319,10 +482,28 @@ func wireStatements(nodes []Node, i int, st state, rootPassword string) []string
 }
 
 func printDetails(o Options, nodes []Node) {
-	fmt.Fprintf(o.Out, "petrel cluster: %d node(s) in %s (Ctrl-C stops them)\n", len(nodes), o.Dir)
+	fmt.Fprintf(o.Out, "petrel cluster: %d node(s) in %s, %s (Ctrl-C stops them)\n", len(nodes), o.Dir, replicationMode(o))
 	for _, n := range nodes {
 		fmt.Fprintf(o.Out, "  %-6s %-62s mariadb -h 127.0.0.1 -P %d -u root -p'%s'   datadir %s\n", n.Name, describe(nodes, n), n.Port, o.RootPassword, n.Datadir)
 	}
+}
+
+// replicationMode says how commits are acknowledged and whether failover
+// is automatic, for the banner.
+func replicationMode(o Options) string {
+	var m string
+	switch {
+	case o.Async:
+		m = "asynchronous replication"
+	case o.AutoFailover:
+		m = "semi-sync (each commit waits for 1 replica's acknowledgement, no timeout: strict)"
+	default:
+		m = fmt.Sprintf("semi-sync (each commit waits for 1 replica's acknowledgement, timeout %v, then asynchronous)", o.semiTimeout())
+	}
+	if o.AutoFailover {
+		m += ", automatic failover"
+	}
+	return m
 }
 
 // describe is a node's role line in the connection details.
@@ -338,7 +519,7 @@ func describe(nodes []Node, n Node) string {
 		return site + "relay (replicates from " + nodes[n.Source].Name + ")"
 	case n.Role == RoleProxy:
 		return fmt.Sprintf("proxy (reads to replicas within 1s of lag; admin port %d)", n.Port-1)
-	case len(n.Failover) > 0:
+	case len(n.Failover) > 1:
 		return fmt.Sprintf("%sreplica (super_read_only; from %s, fails over to %s)", site, nodes[n.Source].Name, nodes[n.Failover[1].Node].Name)
 	}
 	return "replica (super_read_only; replicates from " + nodes[n.Source].Name + ")"

@@ -82,3 +82,56 @@ func TestPlanProxy(t *testing.T) {
 		}
 	}
 }
+
+// TestLayoutAfterFailover: with cluster.json naming a replica as the
+// primary, the layout makes it the primary, the old primary its
+// read-only replica (cutting an unacknowledged tail at start), points
+// the relays and the other replicas at it and has the site replicas
+// fail over to it; a relay or an unknown node cannot be the primary.
+func TestLayoutAfterFailover(t *testing.T) {
+	o := Options{Dir: "/d", BasePort: 4000, Replicas: 2, Sites: 1, ReplicasPerSite: 1}
+	nodes, err := Layout(o, "node3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range nodes {
+		got = append(got, n.Name+": "+describe(nodes, n))
+	}
+	want := []string{
+		"node1: replica (super_read_only; replicates from node3)",
+		"node2: replica (super_read_only; replicates from node3)",
+		"node3: primary",
+		"node4: site 1 relay (replicates from node3)",
+		"node5: site 1 replica (super_read_only; from node4, fails over to node3)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("layout:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if c := nodes[0].Config; c["super_read_only"] != "ON" || c["init_rpl_role"] != "SLAVE" || c["rpl_semi_sync_replica_enabled"] != "ON" {
+		t.Errorf("old primary's settings: %v", c)
+	}
+	if c := nodes[2].Config; c["super_read_only"] != "" || c["init_rpl_role"] != "" {
+		t.Errorf("new primary's settings: %v", c)
+	}
+	if c := nodes[3].Config; len(c) != 0 {
+		t.Errorf("relay's settings: %v (a relay does not acknowledge)", c)
+	}
+	st := state{ReplUser: "repl", ReplPassword: "rp"}
+	rp := strings.Join(repointStatements(nodes, 3, st, "pw", nil), "; ")
+	if rp != "STOP REPLICA; RESET REPLICA; CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=4002, SOURCE_USER='repl', SOURCE_PASSWORD='rp', SOURCE_AUTO_POSITION=1; START REPLICA" {
+		t.Errorf("relay repoint: %s", rp)
+	}
+	if strings.Join(sourceStatements(Options{AutoFailover: true}), "; ") != "SET GLOBAL rpl_semi_sync_source_timeout = 10000; SET GLOBAL rpl_semi_sync_source_wait_point = AFTER_SYNC; "+
+		"SET GLOBAL rpl_semi_sync_source_wait_for_replica_count = 1; SET GLOBAL rpl_semi_sync_source_enabled = ON; SET GLOBAL rpl_semi_sync_source_strict = ON" {
+		t.Errorf("source statements: %v", sourceStatements(Options{AutoFailover: true}))
+	}
+	for _, p := range []string{"node4", "node9"} {
+		if _, err := Layout(o, p); err == nil {
+			t.Errorf("Layout with primary %s accepted", p)
+		}
+	}
+	if again, _ := Layout(o, "node1"); again[0].Role != RolePrimary || again[2].Source != 0 {
+		t.Errorf("Layout(node1) is not the planned layout")
+	}
+}

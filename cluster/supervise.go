@@ -9,10 +9,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
+
+	"petrel/failover"
 )
 
 // restartPolicy decides when a node that died is started again:
@@ -71,12 +75,20 @@ func (s *spawner) close() { close(s.reqs) }
 // and stops them all, replicas first, within the stop timeout.
 type supervisor struct {
 	o        Options
-	nodes    []Node
+	nodes    []Node // the current layout (a failover changes it)
 	sp       *spawner
 	procs    []*proc // by node index; nil while waiting to restart
 	died     chan *proc
 	backoffs []backoff
 	restarts int
+
+	st        state
+	stMod     time.Time          // cluster.json's mtime when last read
+	c         *conns             // connections of the detector and the wiring
+	det       *failover.Detector // nil until the next round (rebuilt after a change)
+	lastWhy   string             // the last verdict logged
+	wiring    sync.WaitGroup     // afterStart goroutines
+	failovers int
 }
 
 // proc is a running node.
@@ -92,9 +104,17 @@ type proc struct {
 }
 
 func newSupervisor(o Options, nodes []Node) *supervisor {
+	o.Detector.defaults()
 	return &supervisor{o: o, nodes: nodes, sp: newSpawner(), procs: make([]*proc, len(nodes)),
-		died: make(chan *proc, 2*len(nodes)), backoffs: make([]backoff, len(nodes))}
+		died: make(chan *proc, 2*len(nodes)), backoffs: make([]backoff, len(nodes)),
+		c: newConns(o.RootPassword, o.Detector.QueryTimeout)}
 }
+
+// primaryHold is how long, with automatic failover, a primary that died
+// waits before it is restarted: time for the detector to confirm it dead
+// and promote a replica (it then comes back as that replica's replica);
+// if none is eligible it comes back as the primary.
+const primaryHold = 5 * time.Second
 
 // lockDir takes DIR/cluster.lock, so a second supervisor on the same
 // directory refuses at once. The kernel drops the lock when this process
@@ -185,8 +205,15 @@ func (s *supervisor) start(i int) (*proc, error) {
 }
 
 // watch keeps the nodes running until ctx ends: a node that exits is
-// started again after its backoff; the others are left alone.
-func (s *supervisor) watch(ctx context.Context) error {
+// started again after its backoff (and wired to its source once it
+// answers); the others are left alone. Every round it reads cluster.json
+// (a petrel failover or switchover may have changed the primary) and,
+// with AutoFailover, runs the detector.
+func (s *supervisor) watch(ctx context.Context, st state) error {
+	s.st = st
+	if fi, err := os.Stat(statePath(s.o.Dir)); err == nil {
+		s.stMod = fi.ModTime()
+	}
 	restart := make(chan int, len(s.nodes))
 	var timers []*time.Timer
 	defer func() {
@@ -194,10 +221,16 @@ func (s *supervisor) watch(ctx context.Context) error {
 			t.Stop()
 		}
 	}()
+	interval := time.Second
+	if s.o.AutoFailover {
+		interval = s.o.Detector.Interval
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			s.o.Logger.Info("cluster: stopping", "restarts", s.restarts)
+			s.o.Logger.Info("cluster: stopping", "restarts", s.restarts, "failovers", s.failovers)
 			return nil
 		case p := <-s.died:
 			if s.procs[p.index] != p {
@@ -205,19 +238,175 @@ func (s *supervisor) watch(ctx context.Context) error {
 			}
 			s.procs[p.index] = nil
 			delay := s.backoffs[p.index].next(defaultRestart, p.exited.Sub(p.started))
+			if s.o.AutoFailover && p.index == primaryIndex(s.nodes) {
+				delay = max(delay, primaryHold)
+			}
 			s.restarts++
 			s.o.Logger.Error("cluster: node exited; restarting it", "node", p.node.Name, "status", exitStatus(p.err),
 				"uptime", p.exited.Sub(p.started).Round(time.Millisecond), "restart_in", delay, "restarts", s.restarts, "log", p.logPath)
 			i := p.index
 			timers = append(timers, time.AfterFunc(delay, func() { restart <- i }))
 		case i := <-restart:
+			if s.procs[i] != nil {
+				continue
+			}
 			if _, err := s.start(i); err != nil {
 				delay := s.backoffs[i].next(defaultRestart, 0)
 				s.o.Logger.Error("cluster: restart failed", "node", s.nodes[i].Name, "error", err, "retry_in", delay)
 				timers = append(timers, time.AfterFunc(delay, func() { restart <- i }))
+				continue
+			}
+			s.afterStart(ctx, i)
+		case <-tick.C:
+			s.reload()
+			if s.o.AutoFailover {
+				s.detect(ctx)
 			}
 		}
 	}
+}
+
+// afterStart wires a restarted node once it answers: a replica or relay
+// to the source the layout gives it (it may have been the primary, or
+// been down during a failover), the primary's semi-sync settings.
+func (s *supervisor) afterStart(ctx context.Context, i int) {
+	nodes, st, p := slices.Clone(s.nodes), s.st, s.procs[i]
+	if nodes[i].Role == RoleProxy {
+		return
+	}
+	s.wiring.Add(1)
+	go func() {
+		defer s.wiring.Done()
+		actx, cancel := context.WithTimeout(ctx, s.o.StartTimeout)
+		defer cancel()
+		db, err := waitReady(actx, nodes[i], s.o.RootPassword, p)
+		if err != nil {
+			s.o.Logger.Error("cluster: restarted node not wired", "node", nodes[i].Name, "error", err)
+			return
+		}
+		defer db.Close()
+		pi := primaryIndex(nodes)
+		if i == pi {
+			err = execAll(actx, db, nodes[i].Name, sourceStatements(s.o))
+		} else {
+			err = wireNode(actx, nodes, i, db, s.c.get(nodes[pi].Port), st, s.o.RootPassword)
+		}
+		if err != nil {
+			s.o.Logger.Error("cluster: restarted node not wired", "node", nodes[i].Name, "error", err)
+			return
+		}
+		s.o.Logger.Info("cluster: restarted node wired", "node", nodes[i].Name, "role", nodes[i].Role)
+	}()
+}
+
+// reload adopts a primary changed in cluster.json by petrel failover or
+// switchover.
+func (s *supervisor) reload() {
+	fi, err := os.Stat(statePath(s.o.Dir))
+	if err != nil || fi.ModTime().Equal(s.stMod) {
+		return
+	}
+	s.stMod = fi.ModTime()
+	st, err := readState(s.o.Dir)
+	if err != nil {
+		s.o.Logger.Error("cluster: cluster.json unreadable; keeping the layout", "error", err)
+		return
+	}
+	cur := s.nodes[primaryIndex(s.nodes)].Name
+	s.st = st
+	if st.Primary == "" || st.Primary == cur {
+		return
+	}
+	nodes, err := Layout(s.o, st.Primary)
+	if err != nil {
+		s.o.Logger.Error("cluster: cluster.json's primary not adopted", "error", err)
+		return
+	}
+	last := Change{Kind: "?"}
+	if len(st.Changes) > 0 {
+		last = st.Changes[len(st.Changes)-1]
+	}
+	s.o.Logger.Info("cluster: adopting a new primary", "primary", st.Primary, "old", cur, "kind", last.Kind)
+	s.adopt(nodes, last.Kind == "failover")
+}
+
+// adopt switches to a new layout. After a failover the old primary's
+// process, if it runs (it came back, or it is alive behind a partition),
+// is killed: it restarts as the new primary's replica, its unacknowledged
+// tail cut (init_rpl_role=SLAVE). The proxy restarts to route to the new
+// primary.
+func (s *supervisor) adopt(nodes []Node, fenceOld bool) {
+	old := primaryIndex(s.nodes)
+	s.nodes = nodes
+	s.det, s.lastWhy = nil, ""
+	for i, p := range s.procs {
+		if p == nil {
+			continue
+		}
+		if (i == old && fenceOld) || nodes[i].Role == RoleProxy {
+			s.o.Logger.Warn("cluster: restarting for the new layout", "node", nodes[i].Name, "role", nodes[i].Role)
+			p.cmd.Process.Kill()
+		}
+	}
+}
+
+// detect runs one round of the failure detector and, once the primary is
+// confirmed dead, promotes the replica the core chooses.
+func (s *supervisor) detect(ctx context.Context) {
+	p := primaryIndex(s.nodes)
+	if s.det == nil {
+		d, err := failover.New(s.o.Detector.Options, s.nodes[p].Name, members(s.nodes))
+		if err != nil {
+			s.o.Logger.Error("cluster: failure detector", "error", err)
+			return
+		}
+		s.det = d
+	}
+	observe(ctx, s.det, s.c, s.nodes, "supervisor", s.o.Detector.QueryTimeout, time.Now)
+	dec := s.det.Decide(time.Now())
+	// Logged when the verdict (or the choice) changes, not every round.
+	key, why := dec.Verdict.String(), dec.Why
+	if dec.Choice != nil {
+		key += dec.Choice.Why
+		why += "; " + dec.Choice.Why
+	}
+	if dec.Verdict != failover.Alive && key != s.lastWhy {
+		s.o.Logger.Warn("cluster: primary "+dec.Verdict.String(), "primary", s.nodes[p].Name, "why", why)
+	}
+	s.lastWhy = key
+	if dec.Verdict != failover.Dead || dec.Choice.Promote == "" {
+		return
+	}
+	lock, err := lockFailover(s.o.Dir)
+	if err != nil {
+		s.o.Logger.Warn("cluster: failover deferred", "error", err)
+		return
+	}
+	defer lock.Close()
+	for _, n := range dec.Choice.Notes {
+		s.o.Logger.Warn("cluster: failover note", "note", n)
+	}
+	start := time.Now()
+	to := slices.IndexFunc(s.nodes, func(n Node) bool { return n.Name == dec.Choice.Promote })
+	next, err := promotion{o: s.o, st: s.st, nodes: s.nodes, to: to, c: s.c, log: s.o.Logger, kind: "failover",
+		why: fmt.Sprintf("%s dead (%s); %s", s.nodes[p].Name, dec.Why, dec.Choice.Why)}.run(ctx)
+	if next == nil {
+		s.o.Logger.Error("cluster: failover failed; the detector starts over", "error", err)
+		s.det = nil
+		return
+	}
+	if err != nil {
+		s.o.Logger.Error("cluster: failover", "error", err)
+	}
+	s.failovers++
+	if st, err := readState(s.o.Dir); err == nil {
+		s.st = st
+	}
+	if fi, err := os.Stat(statePath(s.o.Dir)); err == nil {
+		s.stMod = fi.ModTime()
+	}
+	s.o.Logger.Warn("cluster: failover done", "primary", next[to].Name, "old", s.nodes[p].Name, "promoted_in", time.Since(start).Round(time.Millisecond), "failovers", s.failovers)
+	s.adopt(next, true)
 }
 
 // exitStatus says how a node ended ("signal: killed", "exit status 1").
@@ -234,14 +423,14 @@ func exitStatus(err error) string {
 // Then the spawner ends.
 func (s *supervisor) stopAll(force <-chan struct{}) {
 	var proxies, replicas, relays, primary []*proc
-	for _, p := range s.procs {
-		switch {
+	for i, p := range s.procs {
+		switch n := s.nodes[i]; {
 		case p == nil:
-		case p.node.Role == RoleProxy:
+		case n.Role == RoleProxy:
 			proxies = append(proxies, p)
-		case p.node.Primary:
+		case n.Role == RolePrimary:
 			primary = append(primary, p)
-		case p.node.Role == RoleRelay:
+		case n.Role == RoleRelay:
 			relays = append(relays, p)
 		default:
 			replicas = append(replicas, p)
@@ -250,6 +439,8 @@ func (s *supervisor) stopAll(force <-chan struct{}) {
 	for _, group := range [][]*proc{proxies, replicas, relays, primary} {
 		stopGroup(s.o.Logger, group, s.o.StopTimeout/3, force)
 	}
+	s.wiring.Wait() // their nodes are gone: each ends at once
+	s.c.close()
 	s.sp.close()
 }
 

@@ -2,7 +2,8 @@
 //
 //	petrel server --datadir DIR --port N --server-id N [--root-password PW] [--config FILE]
 //	petrel relay  (the flags of petrel server)
-//	petrel cluster [--datadir DIR] [--base-port P] [--replicas N] [--root-password PW]
+//	petrel cluster [--datadir DIR] [--base-port P] [--replicas N] [--root-password PW] [--async] [--auto-failover]
+//	petrel failover --cluster DIR; petrel switchover --cluster DIR [--to nodeN]
 //	petrel proxy --primary HOST:PORT [--replicas HOST:PORT,...] [--port 6033] [--admin-port 6032] [--config FILE]
 package main
 
@@ -41,6 +42,8 @@ commands:
   relay     run a relay: the flags of server; it keeps its source's binlog (CHANGE REPLICATION SOURCE TO ...;
             START REPLICA) in its own and serves it to replicas, applying nothing
   cluster   run a local primary and replicas, replication wired (petrel cluster --help)
+  failover  promote the best replica of a cluster whose primary is dead (petrel failover --cluster DIR)
+  switchover move a live cluster's primary role to a replica, losing nothing (petrel switchover --cluster DIR [--to nodeN])
   clone     copy a running server into a new datadir (petrel clone --from HOST:PORT --user U --password P --datadir DIR)
   proxy     route clients to a primary and its replicas by measured lag (petrel proxy --help)
   binlog    print binary log files, verifying checksums (petrel binlog [-v] FILE...),
@@ -63,6 +66,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runCluster(args[1:], stdout, stderr)
 	case "clone":
 		return runClone(args[1:], stdout, stderr)
+	case "failover", "switchover":
+		return runFailover(args[1:], stdout, stderr, args[0] == "switchover")
 	case "proxy":
 		return runProxy(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
@@ -306,6 +311,8 @@ func runCluster(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.RootPassword, "root-password", "petrel", "root password of every node")
 	withProxy := fs.Bool("proxy", false, "also run `petrel proxy` in front of the primary and the replicas (--proxy-port, admin port one below)")
 	fs.IntVar(&o.ProxyPort, "proxy-port", 6033, "the proxy's client port (with --proxy)")
+	fs.BoolVar(&o.Async, "async", false, "asynchronous replication (default: semi-sync, each commit acknowledged by a replica)")
+	fs.BoolVar(&o.AutoFailover, "auto-failover", false, "replace a primary confirmed dead by its most advanced replica (semi-sync strict: a cut-off primary takes no writes)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return 2
