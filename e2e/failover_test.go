@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -275,6 +276,174 @@ func TestClusterAutoFailover(t *testing.T) {
 		}
 		if _, err := db.ExecContext(ctx, "INSERT INTO fo.probe VALUES (-2)"); errNo(err) != 1290 {
 			t.Errorf("node%d (a replica) took a write after the restart: %v", i+1, err)
+		}
+	}
+}
+
+// petrelCmd runs the petrel binary and returns its output and exit code.
+func petrelCmd(t *testing.T, ctx context.Context, bin string, args ...string) (string, int) {
+	t.Helper()
+	out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("petrel %v: %v", args, err)
+	}
+	return string(out), code
+}
+
+// ackedMissing counts the acknowledged ids missing from fo.t on db.
+func ackedMissing(t *testing.T, ctx context.Context, db *sql.DB, acked map[int64]bool) int {
+	t.Helper()
+	present := map[int64]bool{}
+	rows, err := db.QueryContext(ctx, "SELECT id FROM fo.t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		present[id] = true
+	}
+	missing := 0
+	for id := range acked {
+		if !present[id] {
+			missing++
+		}
+	}
+	return missing
+}
+
+// TestClusterSwitchover: `petrel switchover` on a live cluster under a
+// write load moves the primary role to the replica named (then, without
+// --to, to the best one) with no acknowledged write lost; the old primary
+// replicates from the new one; the supervisor adopts the layout (a
+// restart of the old primary keeps it a replica). `petrel failover`
+// refuses, changing nothing, while the primary is alive, and when the
+// primary is dead but no replica is eligible (appliers stopped) it says
+// why and changes nothing.
+func TestClusterSwitchover(t *testing.T) {
+	ctx := testContext(t, 3*time.Minute)
+	bin, err := lab.BuildPetrel(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	base := freePortRun(t, 3)
+	c := startClusterArgs(t, ctx, bin, dir, base, 3, "--replicas", "2")
+	if !strings.Contains(c.details, "semi-sync (each commit waits for 1 replica's acknowledgement, timeout 10s, then asynchronous)") {
+		t.Errorf("banner:\n%s", c.details)
+	}
+	dbs := []*sql.DB{clusterNode(t, base), clusterNode(t, base+1), clusterNode(t, base+2)}
+	mustExec(t, ctx, dbs[0], "CREATE DATABASE fo", "CREATE TABLE fo.t (id BIGINT PRIMARY KEY, w INT)")
+	pw := "--root-password=" + rootPassword
+
+	out, code := petrelCmd(t, ctx, bin, "failover", "--cluster", dir, pw)
+	if code != 1 || !strings.Contains(out, "the primary node1 is alive") || !strings.Contains(out, "nothing done") {
+		t.Errorf("failover of a live primary: exit %d:\n%s", code, out)
+	}
+	for _, bad := range [][]string{{"--to", "node9"}, {"--to", "node1"}} {
+		out, code := petrelCmd(t, ctx, bin, append([]string{"switchover", "--cluster", dir, pw}, bad...)...)
+		if code != 1 || clusterPrimary(t, dir) != "node1" {
+			t.Errorf("switchover %v: exit %d, primary %s:\n%s", bad, code, clusterPrimary(t, dir), out)
+		}
+	}
+	if out, code := petrelCmd(t, ctx, bin, "switchover", "--cluster", t.TempDir(), pw); code != 1 || !strings.Contains(out, "no cluster.json") {
+		t.Errorf("switchover of an empty directory: exit %d:\n%s", code, out)
+	}
+
+	load := startFollowLoad(ctx, dbs, 4)
+	defer load.finish()
+	time.Sleep(300 * time.Millisecond)
+	out, code = petrelCmd(t, ctx, bin, "switchover", "--cluster", dir, pw, "--to", "node3")
+	if code != 0 || !strings.Contains(out, "switchover: node3 is the primary, node1 its replica") {
+		t.Fatalf("switchover --to node3: exit %d:\n%s", code, out)
+	}
+	t.Logf("%s", strings.TrimSpace(out))
+	time.Sleep(300 * time.Millisecond)
+	out, code = petrelCmd(t, ctx, bin, "switchover", "--cluster", dir, pw)
+	if code != 0 || !strings.Contains(out, "its replica") {
+		t.Fatalf("switchover: exit %d:\n%s", code, out)
+	}
+	t.Logf("%s", strings.TrimSpace(out))
+	time.Sleep(300 * time.Millisecond)
+	acked := load.finish()
+	pname := clusterPrimary(t, dir)
+	if pname == "node3" {
+		t.Fatalf("the second switchover left node3 the primary")
+	}
+	primary := int(pname[4] - '1')
+	for i, db := range dbs {
+		if i == primary {
+			continue
+		}
+		waitCaughtUp(t, ctx, dbs[primary], db, 30*time.Second)
+		if st := replicaStatus(t, ctx, db, "SHOW REPLICA STATUS"); st["Source_Port"] != strconv.Itoa(base+primary) {
+			t.Errorf("node%d replicates from port %s, want %d", i+1, st["Source_Port"], base+primary)
+		}
+	}
+	if m := ackedMissing(t, ctx, dbs[primary], acked); m != 0 || len(acked) == 0 {
+		t.Fatalf("%d of %d acknowledged rows missing after two switchovers", m, len(acked))
+	}
+	for i, db := range dbs {
+		sameTable(t, ctx, dbs[primary], db, "fo.t", "id")
+		if ro := queryInt(t, ctx, db, "SELECT @@GLOBAL.super_read_only"); (ro == 0) != (i == primary) {
+			t.Errorf("node%d super_read_only = %d (primary %s)", i+1, ro, pname)
+		}
+	}
+	t.Logf("two switchovers under 4 writers: %d acknowledged rows, 0 missing; %d write errors while roles moved", len(acked), load.errs.Load())
+
+	// The supervisor adopted the layout: node3, a replica now, restarts
+	// as one.
+	if err := syscall.Kill(c.pid(t, "node3"), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var ro int64 = -1
+		dbs[2].QueryRowContext(ctx, "SELECT @@GLOBAL.super_read_only").Scan(&ro)
+		if ro == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node3 did not come back read-only:\n%s", tail(c.stderr.String(), 3000))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	mustExec(t, ctx, dbs[primary], "INSERT INTO fo.t VALUES (-1, 0)")
+	waitCaughtUp(t, ctx, dbs[primary], dbs[2], 30*time.Second)
+
+	// A frozen primary (SIGSTOP: the supervisor sees no exit) with both
+	// appliers stopped: confirmed dead, but no replica is eligible.
+	var reps []int
+	for i := range dbs {
+		if i != primary {
+			reps = append(reps, i)
+			mustExec(t, ctx, dbs[i], "STOP REPLICA SQL_THREAD", "SET GLOBAL replica_net_timeout = 2")
+			mustExec(t, ctx, dbs[i], "STOP REPLICA IO_THREAD", "START REPLICA IO_THREAD") // the timeout applies at connect
+		}
+	}
+	ppid := c.pid(t, pname)
+	if err := syscall.Kill(ppid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(ppid, syscall.SIGCONT)
+	out, code = petrelCmd(t, ctx, bin, "failover", "--cluster", dir, pw, "--wait", "20s")
+	want := fmt.Sprintf("no eligible replica: node%d: applier stopped; node%d: applier stopped", reps[0]+1, reps[1]+1)
+	if code != 1 || !strings.Contains(out, "is dead") || !strings.Contains(out, want) || !strings.Contains(out, "nothing done") {
+		t.Errorf("failover with no eligible replica: exit %d, want %q:\n%s", code, want, out)
+	}
+	if got := clusterPrimary(t, dir); got != pname {
+		t.Errorf("cluster.json names %s after a refused failover, want %s", got, pname)
+	}
+	syscall.Kill(ppid, syscall.SIGCONT)
+	for _, i := range reps {
+		if ro := queryInt(t, ctx, dbs[i], "SELECT @@GLOBAL.super_read_only"); ro != 1 {
+			t.Errorf("node%d turned writable after a refused failover", i+1)
 		}
 	}
 }
