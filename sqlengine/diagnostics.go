@@ -7,6 +7,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
+
+	"petrel/internal/mysqlerr"
 )
 
 // The diagnostics area as MySQL keeps it: a failed statement's error is
@@ -68,11 +70,20 @@ func (h *errHandler) noteDiagnostics(c *mysql.Conn) {
 // Warn implements sql.Session: GMS files the errors INSERT IGNORE and
 // UPDATE IGNORE turn into warnings at level Note; MySQL lists them as
 // Warnings (a duplicate key 1062, a NULL into NOT NULL 1048).
+// Errors GMS turned into uncoded (1105) notes that way get their MySQL
+// number and level through the one error mapping (an invalid JSON text:
+// Warning 3140).
 func (s *Session) Warn(w *sql.Warning) {
 	if w != nil && w.Level == "Note" && (w.Code == 1062 || w.Code == 1048) {
 		c := *w
 		c.Level = "Warning"
 		w = &c
+	}
+	if w != nil && w.Code == mysqlerr.ErUnknown {
+		var se *mysql.SQLError
+		if errors.As(fixSQLError(mysql.NewSQLError(w.Code, "HY000", "%s", w.Message)), &se) && se.Num != mysqlerr.ErUnknown {
+			w = &sql.Warning{Level: "Warning", Code: se.Num, Message: se.Message}
+		}
 	}
 	s.BaseSession.Warn(w)
 }

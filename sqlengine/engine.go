@@ -428,6 +428,7 @@ func fixSchema(stmt ast.Statement) ast.Statement {
 func (p schemaParser) ParseSimple(q string) (ast.Statement, error) {
 	r, _ := modeText(q, false, false)
 	st, err := p.Parser.ParseSimple(r)
+	rewriteBitNot(q, st)
 	return fixSchema(st), err
 }
 
@@ -438,6 +439,7 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 		a, b = rewrittenRemainder(q, r, b, ';', added)
 	}
 	markLocking(ctx, st)
+	rewriteBitNot(q, st)
 	return fixSchema(st), a, b, err
 }
 
@@ -448,6 +450,7 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 		a, b = rewrittenRemainder(q, r, b, delim, added)
 	}
 	markLocking(ctx, st)
+	rewriteBitNot(q, st)
 	return fixSchema(st), a, b, err
 }
 
@@ -458,5 +461,6 @@ func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.P
 		n = originalOffset(n, added)
 	}
 	markLocking(ctx, st)
+	rewriteBitNot(q, st)
 	return fixSchema(st), n, err
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
@@ -198,20 +199,55 @@ func (a *intArith) outOfRange() error {
 		"%s value is out of range in '%s'", kind, a.String())
 }
 
-// intArithRule puts intArith in place of integer +, - and *.
+// intArithRule puts intArith in place of integer +, - and *, and the
+// other MySQL operators and casts of mysqlops.go in place of GMS's.
 func intArithRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		ar, ok := e.(*expression.Arithmetic)
-		if !ok || (ar.Op != "+" && ar.Op != "-" && ar.Op != "*") {
-			return e, transform.SameTree, nil
+		switch x := e.(type) {
+		case *expression.Arithmetic:
+			return arithmetic(x)
+		case *expression.Div:
+			if x.Type() == types.Float64 {
+				return floatArith{x}, transform.NewTree, nil
+			}
+		case *expression.UnaryMinus:
+			if isIntegerType(x.Child.Type()) {
+				return &negInt{child: x.Child, gms: x}, transform.NewTree, nil
+			}
+		case *expression.BitOp:
+			if temporal(x.LeftChild.Type()) || temporal(x.RightChild.Type()) {
+				// Dates and times as numbers: GMS's conversion.
+				return e, transform.SameTree, nil
+			}
+			return &bitOp{left: x.LeftChild, right: x.RightChild, op: strings.ToLower(x.Op)}, transform.NewTree, nil
+		case *expression.Convert:
+			ct, t := x.Type(), x.Child.Type()
+			switch {
+			case (ct == types.Int64 || ct == types.Uint64) && types.IsText(t):
+				return &castInt{child: x.Child, gms: x, unsigned: ct == types.Uint64}, transform.NewTree, nil
+			case ct == types.Date && isIntegerType(t):
+				return &castDate{child: x.Child, gms: x}, transform.NewTree, nil
+			}
 		}
-		lt, rt := ar.LeftChild.Type(), ar.RightChild.Type()
-		if !isIntegerType(lt) || !isIntegerType(rt) {
-			return e, transform.SameTree, nil
-		}
-		return &intArith{left: ar.LeftChild, right: ar.RightChild, op: ar.Op,
-			unsigned: types.IsUnsigned(lt) || types.IsUnsigned(rt)}, transform.NewTree, nil
+		return e, transform.SameTree, nil
 	})
+}
+
+func arithmetic(ar *expression.Arithmetic) (sql.Expression, transform.TreeIdentity, error) {
+	switch ar.Op {
+	case "+", "-", "*":
+	default:
+		return ar, transform.SameTree, nil
+	}
+	lt, rt := ar.LeftChild.Type(), ar.RightChild.Type()
+	if !isIntegerType(lt) || !isIntegerType(rt) {
+		if ar.Type() == types.Float64 {
+			return floatArith{ar}, transform.NewTree, nil
+		}
+		return ar, transform.SameTree, nil
+	}
+	return &intArith{left: ar.LeftChild, right: ar.RightChild, op: ar.Op,
+		unsigned: types.IsUnsigned(lt) || types.IsUnsigned(rt)}, transform.NewTree, nil
 }
 
 // isIntegerType: the integer types, not BIT, YEAR or booleans' TINYINT(1)
@@ -219,3 +255,5 @@ func intArithRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 func isIntegerType(t sql.Type) bool {
 	return types.IsInteger(t) && !types.IsYear(t)
 }
+
+func temporal(t sql.Type) bool { return types.IsTime(t) || types.IsTimespan(t) }

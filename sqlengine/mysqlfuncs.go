@@ -144,9 +144,11 @@ func hexTime(ctx *sql.Context, row sql.Row, args []sql.Expression) (any, bool, e
 	if err != nil || v == nil {
 		return nil, true, err
 	}
-	s, _, err := types.LongText.Convert(ctx, v)
-	if err != nil {
-		return nil, true, err
+	var s any = v
+	if _, ok := v.(types.Timespan); !ok {
+		if s, _, err = types.Time.Convert(ctx, v); err != nil {
+			return nil, true, err
+		}
 	}
 	return strings.ToUpper(hex.EncodeToString([]byte(fmt.Sprint(s)))), true, nil
 }

@@ -28,6 +28,7 @@ const (
 	indexOrderRuleID analyzer.RuleId = 1002
 	intArithRuleID   analyzer.RuleId = 1003
 	collationRuleID  analyzer.RuleId = 1004
+	distinctSortID   analyzer.RuleId = 1005
 )
 
 var analyzerRulesOnce sync.Once
@@ -41,6 +42,7 @@ func installAnalyzerRules() {
 		// Integer arithmetic as MySQL's (intarith.go), before EXPLAIN
 		// describes the plan.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: intArithRuleID, Apply: intArithRule})
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: distinctSortID, Apply: distinctSortRule})
 		// DISTINCT and GROUP BY keys by collation (collkey.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: collationRuleID, Apply: collationRule})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: explainRuleID, Apply: explainResult})

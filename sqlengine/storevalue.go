@@ -424,6 +424,7 @@ func (it *storeIter) Close(ctx *sql.Context) error { return it.child.Close(ctx) 
 type storeExpr struct {
 	child  sql.Expression
 	col    *sql.Column
+	idx    int // the column's place in the row
 	ignore bool
 }
 
@@ -448,6 +449,19 @@ func (s *storeExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	v, err := s.child.Eval(ctx, row)
 	if err != nil || v == nil {
 		return v, err
+	}
+	if s.ignore && types.IsJSON(s.col.Type) && s.idx < len(row) {
+		// UPDATE IGNORE of a text that is no JSON document keeps the
+		// row's value, with the warning (GMS stores NULL and counts no
+		// change).
+		if _, _, err := s.col.Type.Convert(ctx, v); err != nil {
+			msg := err.Error()
+			if !strings.HasPrefix(msg, "Invalid JSON text") {
+				msg = "Invalid JSON text: " + msg
+			}
+			ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErInvalidJSONText, Message: msg})
+			return row[s.idx], nil
+		}
 	}
 	return storeValue(ctx, storeModeOf(ctx, s.ignore), s.col, v, 1)
 }
@@ -478,7 +492,7 @@ func storeUpdate(n *plan.Update, sch sql.Schema) sql.Node {
 			if _, isDefault := sf.RightChild.(*sql.ColumnDefaultValue); isDefault {
 				continue
 			}
-			exprs[i] = expression.NewSetField(widenGetField(gf), &storeExpr{child: sf.RightChild, col: sch[gf.Index()], ignore: us.Ignore})
+			exprs[i] = expression.NewSetField(widenGetField(gf), &storeExpr{child: sf.RightChild, col: sch[gf.Index()], idx: gf.Index(), ignore: us.Ignore})
 			changed = true
 		}
 		if !changed {
