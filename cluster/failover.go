@@ -121,11 +121,12 @@ func toStatus(rs map[string]string) failover.Status {
 
 // observe runs one round: the observer's ping of the primary and every
 // member's status, in parallel, each bounded by the query timeout. It
-// returns the statuses it got.
-func observe(ctx context.Context, d *failover.Detector, c *conns, nodes []Node, observer string, timeout time.Duration, now func() time.Time) map[string]failover.Status {
+// returns the statuses it got and whether the primary answered the ping.
+func observe(ctx context.Context, d *failover.Detector, c *conns, nodes []Node, observer string, timeout time.Duration, now func() time.Time) (map[string]failover.Status, bool) {
 	p := primaryIndex(nodes)
 	var mu sync.Mutex
 	got := map[string]failover.Status{}
+	answered := false
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -135,6 +136,7 @@ func observe(ctx context.Context, d *failover.Detector, c *conns, nodes []Node, 
 		err := c.get(nodes[p].Port).PingContext(qctx)
 		mu.Lock()
 		d.Ping(observer, err == nil, now())
+		answered = err == nil
 		mu.Unlock()
 	}()
 	for i, n := range nodes {
@@ -158,7 +160,7 @@ func observe(ctx context.Context, d *failover.Detector, c *conns, nodes []Node, 
 		}()
 	}
 	wg.Wait()
-	return got
+	return got, answered
 }
 
 // promotion carries out a failover or switchover choice.
@@ -341,9 +343,12 @@ func Failover(ctx context.Context, co CommandOptions) error {
 	deadline := time.Now().Add(co.Wait)
 	var dec failover.Decision
 	for {
-		observe(ctx, d, c, nodes, "petrel-failover", co.Detector.QueryTimeout, time.Now)
+		_, answered := observe(ctx, d, c, nodes, "petrel-failover", co.Detector.QueryTimeout, time.Now)
 		dec = d.Decide(time.Now())
-		if dec.Verdict == failover.Alive {
+		if dec.Verdict == failover.Alive && answered {
+			// It answers this command: no need to watch longer. (Seen
+			// up only by replicas, it may be partitioned from them a
+			// moment before their receivers notice: keep watching.)
 			return fmt.Errorf("cluster: the primary %s is alive (%s): nothing done; petrel switchover moves the primary role", nodes[p].Name, dec.Why)
 		}
 		if dec.Verdict == failover.Dead || time.Now().After(deadline) {
@@ -356,7 +361,7 @@ func Failover(ctx context.Context, co CommandOptions) error {
 		}
 	}
 	if dec.Verdict != failover.Dead {
-		return fmt.Errorf("cluster: the primary %s is not confirmed dead after %v (%s): nothing done", nodes[p].Name, co.Wait, dec.Why)
+		return fmt.Errorf("cluster: the primary %s is not confirmed dead after %v (%s: %s): nothing done", nodes[p].Name, co.Wait, dec.Verdict, dec.Why)
 	}
 	ch := dec.Choice
 	for _, n := range ch.Notes {
@@ -372,11 +377,12 @@ func Failover(ctx context.Context, co CommandOptions) error {
 	if err != nil {
 		return err
 	}
+	took := time.Since(start)
 	if err := fence(ctx, c, nodes[p], co.Detector.QueryTimeout); err == nil {
 		fmt.Fprintf(co.Out, "the old primary %s answered and was made read-only\n", nodes[p].Name)
 	}
 	fmt.Fprintf(co.Out, "failover: %s is the primary (%s), promoted in %v; %s rejoins as its replica when it restarts\n",
-		ch.Promote, ch.Why, time.Since(start).Round(time.Millisecond), nodes[p].Name)
+		ch.Promote, ch.Why, took.Round(time.Millisecond), nodes[p].Name)
 	_ = next // the supervisor, if one runs, reads the layout from cluster.json
 	return nil
 }
@@ -405,7 +411,7 @@ func Switchover(ctx context.Context, co CommandOptions) error {
 	if err != nil {
 		return err
 	}
-	statuses := observe(ctx, d, c, nodes, "petrel-switchover", co.Detector.QueryTimeout, time.Now)
+	statuses, _ := observe(ctx, d, c, nodes, "petrel-switchover", co.Detector.QueryTimeout, time.Now)
 	if err := pdb.PingContext(ctx); err != nil {
 		return fmt.Errorf("cluster: the primary %s does not answer (%v): petrel failover replaces a dead primary", nodes[p].Name, err)
 	}

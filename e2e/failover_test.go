@@ -447,3 +447,154 @@ func TestClusterSwitchover(t *testing.T) {
 		}
 	}
 }
+
+// TestFailoverPartition: a primary alive but cut off from its replicas
+// and from the failover command (a black-holed lab.Link on the path they
+// use; its clients still reach it directly), semi-sync strict. `petrel
+// failover` confirms it dead and promotes a replica. No two primaries
+// take writes at once: the cut-off primary acknowledges no write begun
+// after the partition (strict semi-sync holds each one), every write it
+// did acknowledge is on the new primary, and once the partition heals it
+// refuses new writes (no replica acknowledges it any more).
+func TestFailoverPartition(t *testing.T) {
+	ctx := testContext(t, 2*time.Minute)
+	bin, err := lab.BuildPetrel(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := startPetrel(t, ctx, lab.PetrelOptions{ServerID: 1})
+	link, err := lab.StartLink(fmt.Sprintf("127.0.0.1:%d", old.Port()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer link.Close()
+	// The layout of a cluster whose node1 is the link's port and whose
+	// replicas listen on the two ports after it.
+	base := link.Port()
+	vars := map[string]string{"super_read_only": "ON", "init_rpl_role": "SLAVE", "rpl_semi_sync_replica_enabled": "ON", "replica_net_timeout": "2"}
+	reps := []*lab.Petrel{
+		startPetrel(t, ctx, lab.PetrelOptions{ServerID: 2, Port: base + 1, ExtraArgs: []string{"--config", configFile(t, vars)}}),
+		startPetrel(t, ctx, lab.PetrelOptions{ServerID: 3, Port: base + 2, ExtraArgs: []string{"--config", configFile(t, vars)}}),
+	}
+	odb := rootDB(t, old, "")
+	rdbs := []*sql.DB{rootDB(t, reps[0], ""), rootDB(t, reps[1], "")}
+	createReplUser(t, ctx, odb)
+	mustExec(t, ctx, odb, "CREATE DATABASE fo", "CREATE TABLE fo.t (id BIGINT PRIMARY KEY, w INT)")
+	for _, r := range rdbs {
+		mustExec(t, ctx, r, fmt.Sprintf("CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=%d, SOURCE_USER='%s', SOURCE_PASSWORD='%s', SOURCE_AUTO_POSITION=1, SOURCE_HEARTBEAT_PERIOD=0.5", base, replUser, replPassword),
+			"START REPLICA")
+		waitCaughtUp(t, ctx, odb, r, 30*time.Second)
+	}
+	mustExec(t, ctx, odb, "SET GLOBAL rpl_semi_sync_source_enabled = ON", "SET GLOBAL rpl_semi_sync_source_strict = ON")
+	dir := t.TempDir()
+	st := fmt.Sprintf(`{"repl_user": %q, "repl_password": %q, "base_port": %d, "replicas": 2, "auto_failover": true}`, replUser, replPassword, base)
+	if err := os.WriteFile(filepath.Join(dir, "cluster.json"), []byte(st), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// Writers on the old primary, directly: each write's start and
+	// whether it was acknowledged.
+	type write struct {
+		id    int64
+		start time.Time
+	}
+	var mu sync.Mutex
+	var ackedOld []write
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < 3; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int64(0); i < 1_000_000; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				id := int64(w)*100_000_000 + i
+				start := time.Now()
+				qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+				_, err := odb.ExecContext(qctx, "INSERT INTO fo.t VALUES (?, ?)", id, w)
+				cancel()
+				if err != nil {
+					time.Sleep(20 * time.Millisecond)
+					continue
+				}
+				mu.Lock()
+				ackedOld = append(ackedOld, write{id, start})
+				mu.Unlock()
+			}
+		}()
+	}
+	time.Sleep(500 * time.Millisecond)
+	link.BlackHole(true)
+	cut := time.Now()
+	out, code := petrelCmd(t, ctx, bin, "failover", "--cluster", dir, "--root-password="+rootPassword, "--wait", "30s")
+	if code != 0 || !strings.Contains(out, "failover: node") {
+		t.Fatalf("failover of a partitioned primary: exit %d:\n%s", code, out)
+	}
+	t.Logf("partition to promotion: %v; %s", time.Since(cut).Round(time.Millisecond), strings.TrimSpace(out))
+	newp := -1
+	for i, r := range rdbs {
+		if queryInt(t, ctx, r, "SELECT @@GLOBAL.super_read_only") == 0 {
+			newp = i
+		}
+	}
+	if newp < 0 {
+		t.Fatal("no replica was made writable")
+	}
+	other := rdbs[1-newp]
+	// The new primary takes writes while the old one is still cut off.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := rdbs[newp].ExecContext(ctx, "INSERT INTO fo.t VALUES (-1, -1)")
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the new primary refuses writes: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	link.BlackHole(false)
+	time.Sleep(2 * time.Second)
+	close(stop)
+	wg.Wait()
+
+	// Healed: the old primary, still believing it is the primary, takes
+	// no write (no replica acknowledges it).
+	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	_, err = odb.ExecContext(qctx, "INSERT INTO fo.t VALUES (-2, -2)")
+	cancel()
+	if err == nil {
+		t.Errorf("the old primary took a write after the partition healed")
+	}
+	waitCaughtUp(t, ctx, rdbs[newp], other, 30*time.Second)
+	sameTable(t, ctx, rdbs[newp], other, "fo.t", "id")
+	present := map[int64]bool{}
+	rows, err := rdbs[newp].QueryContext(ctx, "SELECT id FROM fo.t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		rows.Scan(&id)
+		present[id] = true
+	}
+	rows.Close()
+	var missing, after int
+	for _, w := range ackedOld {
+		if !present[w.id] {
+			missing++
+		}
+		if w.start.After(cut.Add(100 * time.Millisecond)) {
+			after++
+		}
+	}
+	if missing > 0 || after > 0 || len(ackedOld) == 0 {
+		t.Fatalf("old primary: %d writes acknowledged, %d missing on the new primary, %d begun after the partition", len(ackedOld), missing, after)
+	}
+	t.Logf("old primary acknowledged %d writes, all before the partition and all on the new primary", len(ackedOld))
+}
