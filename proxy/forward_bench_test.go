@@ -307,7 +307,6 @@ func TestForwardBench(t *testing.T) {
 	}
 }
 
-
 // TestHeldConnection: a session keeps its replica connection between
 // statements, and another session that would wait for a connection to
 // that backend (its cap reached) takes it from the idle holder instead;
