@@ -145,12 +145,19 @@ func Plan(o Options) ([]Node, error) {
 			nodes[r].Failover = []Weighted{{relay, relayWeight}, {0, primaryWeight}}
 		}
 	}
-	if o.ProxyPort < 0 || o.ProxyPort == 1 || o.ProxyPort > 65535 || (o.ProxyPort > 0 && o.ProxyPort-1 < o.BasePort+total && o.ProxyPort >= o.BasePort) {
-		return nil, fmt.Errorf("cluster: --proxy-port %d (admin port %d) overlaps the nodes' ports %d..%d or leaves the range", o.ProxyPort, o.ProxyPort-1, o.BasePort, o.BasePort+total-1)
+	// One proxy per site (the primary's, then each remote site's), on
+	// ProxyPort+2*site with its admin port below.
+	last := o.ProxyPort + 2*o.Sites
+	if o.ProxyPort < 0 || o.ProxyPort == 1 || last > 65535 || (o.ProxyPort > 0 && o.ProxyPort-1 < o.BasePort+total && last >= o.BasePort) {
+		return nil, fmt.Errorf("cluster: --proxy-port %d (ports %d..%d with the admin ports) overlaps the nodes' ports %d..%d or leaves the range", o.ProxyPort, o.ProxyPort-1, last, o.BasePort, o.BasePort+total-1)
 	}
-	if o.ProxyPort > 0 {
-		// Last: it starts after the nodes it routes to.
-		nodes = append(nodes, Node{Name: "proxy", Port: o.ProxyPort, Role: RoleProxy, Source: -1, Config: map[string]string{}})
+	for site := 0; o.ProxyPort > 0 && site <= o.Sites; site++ {
+		// Last: they start after the nodes they route to.
+		name := "proxy"
+		if site > 0 {
+			name = fmt.Sprintf("proxy-site%d", site)
+		}
+		nodes = append(nodes, Node{Name: name, Port: o.ProxyPort + 2*site, Role: RoleProxy, Source: -1, Site: site, Config: map[string]string{}})
 	}
 	return nodes, nil
 }
@@ -160,10 +167,11 @@ func proxyArgs(nodes []Node, n Node, rootPassword string) []string {
 	var reps []string
 	for _, r := range nodes {
 		if r.Role == RoleReplica {
-			reps = append(reps, "127.0.0.1:"+strconv.Itoa(r.Port))
+			reps = append(reps, "127.0.0.1:"+strconv.Itoa(r.Port)+"@"+strconv.Itoa(r.Site))
 		}
 	}
-	return []string{"proxy", "--port", strconv.Itoa(n.Port), "--admin-port", strconv.Itoa(n.Port - 1),
+	return []string{"proxy", "--port", strconv.Itoa(n.Port), "--admin-port", strconv.Itoa(n.Port - 1), "--site", strconv.Itoa(n.Site),
+		"--layout", proxyLayoutPath(filepath.Dir(nodes[0].Datadir)),
 		"--primary", "127.0.0.1:" + strconv.Itoa(nodes[primaryIndex(nodes)].Port), "--replicas", strings.Join(reps, ","),
 		"--monitor-user", "root", "--monitor-password", rootPassword}
 }
@@ -221,6 +229,9 @@ func Run(ctx context.Context, o Options) error {
 		if err := portFree(n); err != nil {
 			return err
 		}
+	}
+	if err := WriteProxyLayout(o.Dir, nodes); err != nil {
+		return err
 	}
 	s := newSupervisor(o, nodes)
 	defer s.stopAll(o.Force)
@@ -518,6 +529,9 @@ func describe(nodes []Node, n Node) string {
 	case n.Role == RoleRelay:
 		return site + "relay (replicates from " + nodes[n.Source].Name + ")"
 	case n.Role == RoleProxy:
+		if n.Site > 0 {
+			return fmt.Sprintf("%sproxy (reads to its site's replicas within 1s of lag, then the others'; admin port %d)", site, n.Port-1)
+		}
 		return fmt.Sprintf("proxy (reads to replicas within 1s of lag; admin port %d)", n.Port-1)
 	case len(n.Failover) > 1:
 		return fmt.Sprintf("%sreplica (super_read_only; from %s, fails over to %s)", site, nodes[n.Source].Name, nodes[n.Failover[1].Node].Name)

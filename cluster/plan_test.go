@@ -64,19 +64,25 @@ func TestPlanProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := nodes[len(nodes)-1]
-	if p.Role != RoleProxy || p.Port != 6033 || len(nodes) != 6 {
+	p, p1 := nodes[len(nodes)-2], nodes[len(nodes)-1]
+	if p.Role != RoleProxy || p.Port != 6033 || p.Site != 0 || p1.Role != RoleProxy || p1.Port != 6035 || p1.Site != 1 || len(nodes) != 7 {
 		t.Fatalf("nodes %+v", nodes)
 	}
 	got := strings.Join(proxyArgs(nodes, p, "pw"), " ")
-	want := "proxy --port 6033 --admin-port 6032 --primary 127.0.0.1:4000 --replicas 127.0.0.1:4001,127.0.0.1:4002,127.0.0.1:4004 --monitor-user root --monitor-password pw"
+	want := "proxy --port 6033 --admin-port 6032 --site 0 --layout /d/proxy-layout.json --primary 127.0.0.1:4000 --replicas 127.0.0.1:4001@0,127.0.0.1:4002@0,127.0.0.1:4004@1 --monitor-user root --monitor-password pw"
 	if got != want {
 		t.Fatalf("proxy args:\n%s\nwant\n%s", got, want)
+	}
+	if got := strings.Join(proxyArgs(nodes, p1, "pw"), " "); !strings.HasPrefix(got, "proxy --port 6035 --admin-port 6034 --site 1 ") {
+		t.Fatalf("site 1's proxy args: %s", got)
 	}
 	if d := describe(nodes, p); d != "proxy (reads to replicas within 1s of lag; admin port 6032)" {
 		t.Errorf("describe: %q", d)
 	}
-	for _, port := range []int{4003, 4005, 4001, 1} {
+	if d := describe(nodes, p1); d != "site 1 proxy (reads to its site's replicas within 1s of lag, then the others'; admin port 6034)" {
+		t.Errorf("describe: %q", d)
+	}
+	for _, port := range []int{4003, 4005, 4001, 1, 3999, 65534} {
 		if _, err := Plan(Options{Dir: "/d", BasePort: 4000, Replicas: 2, Sites: 1, ReplicasPerSite: 1, ProxyPort: port}); err == nil {
 			t.Errorf("proxy port %d accepted", port)
 		}

@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"fmt"
+	"net"
 
 	"petrel/internal/base"
 	"petrel/repl/replica"
@@ -51,6 +52,7 @@ func (n *Node) openReplication() error {
 		StrictRows:         n.repl.StrictRows,
 		TransactionRetries: n.repl.TransactionRetries,
 		LockWaitTimeout:    sqlengine.LockWaitTimeout,
+		ReportAddr:         n.reportAddr,
 		ExecDDL: func(ctx context.Context, db, q string, o storage.Origin) error {
 			return e.ExecReplicated(ctx, db, q, o)
 		},
@@ -74,3 +76,15 @@ func (n *Node) startReplica() {
 }
 
 func replicaStatusColumns() []string { return replica.StatusColumns }
+
+// reportAddr is what the replica reports to its source (SHOW REPLICAS
+// there; `petrel proxy` discovers replicas by it): its bind address
+// unless that is a wildcard (the source then shows no host), and its
+// configured port (0 when it picked a free one).
+func (n *Node) reportAddr() (string, uint16) {
+	host := n.opts.BindAddress
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = ""
+	}
+	return host, uint16(n.opts.Port)
+}

@@ -17,6 +17,10 @@ type ServerRow struct {
 	// Lag is the last measured lag in seconds ("" when unknown).
 	Lag                                    string
 	Queries, Errors, InFlight, Connections int64
+	// Site is its site; Writable its last answered check's read_only
+	// settings (off: writable).
+	Site     int
+	Writable bool
 }
 
 // Servers returns SHOW SERVERS' rows, primary first.
@@ -26,7 +30,7 @@ func (s *Server) Servers() []ServerRow {
 	s.mu.Unlock()
 	out := make([]ServerRow, len(bs))
 	for i, b := range bs {
-		r := ServerRow{Server: b.Name, Role: "replica", State: b.State.String()}
+		r := ServerRow{Server: b.Name, Role: "replica", State: b.State.String(), Site: b.Site, Writable: b.Writable}
 		if i == Primary {
 			r.Role = "primary"
 		} else if b.LagKnown {
@@ -39,7 +43,7 @@ func (s *Server) Servers() []ServerRow {
 	return out
 }
 
-var serversColumns = []string{"server", "role", "state", "lag_seconds", "queries", "errors", "in_flight", "connections"}
+var serversColumns = []string{"server", "role", "state", "lag_seconds", "queries", "errors", "in_flight", "connections", "site", "writable"}
 
 func (s *Server) serveAdmin(sess *session) {
 	for {
@@ -77,7 +81,7 @@ func (s *Server) serveAdmin(sess *session) {
 					lag = nil
 				}
 				rows = append(rows, []*string{str(r.Server), str(r.Role), str(r.State), lag,
-					num(r.Queries), num(r.Errors), num(r.InFlight), num(r.Connections)})
+					num(r.Queries), num(r.Errors), num(r.InFlight), num(r.Connections), num(int64(r.Site)), str(strconv.FormatBool(r.Writable))})
 			}
 			err2 = sess.sendResult(textColumns(serversColumns...), rows)
 		case "SELECT @@VERSION_COMMENT LIMIT 1":

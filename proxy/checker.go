@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -20,9 +21,12 @@ func (s *Server) checkLoop(i int) {
 	defer t.Stop()
 	for {
 		s.mu.Lock()
-		db, gen := s.mon[i], s.slotGen[i]
+		db, gen, name, site := s.mon[i], s.slotGen[i], s.router.backends[i].Name, s.router.backends[i].Site
 		s.mu.Unlock()
 		smp := s.check(i, db)
+		if s.opts.Discover && smp.Err == nil {
+			s.discover(i, db, name, site)
+		}
 		s.mu.Lock()
 		if s.slotGen[i] != gen {
 			// A promotion moved another backend into this slot while
@@ -78,6 +82,36 @@ func (s *Server) tickLoop() {
 			s.logChange(c)
 		}
 		s.pool.closeIdle(false)
+		if s.layout != nil {
+			s.followLayout()
+		}
+	}
+}
+
+// discover adds the replicas registered on backend i (named name, at
+// site): the primary's are the primary site's, a relay's its own.
+func (s *Server) discover(i int, db *sql.DB, name string, site int) {
+	ctx, cancel := context.WithTimeout(s.ctx, s.opts.CheckTimeout)
+	defer cancel()
+	host, _, err := net.SplitHostPort(name)
+	if err != nil {
+		return
+	}
+	addrs, err := registered(ctx, db, host)
+	if err != nil {
+		s.opts.Logger.Debug("proxy: SHOW REPLICAS", "backend", name, "err", err)
+		return
+	}
+	if i == Primary {
+		site = 0
+	}
+	for _, a := range addrs {
+		s.mu.Lock()
+		known := s.router.Index(a) >= 0
+		s.mu.Unlock()
+		if !known {
+			s.addReplica(a, site, "SHOW REPLICAS on "+name)
+		}
 	}
 }
 
@@ -96,8 +130,21 @@ func (s *Server) check(i int, db *sql.DB) Sample {
 	defer cancel()
 	smp := Sample{}
 	if i == Primary {
-		var one int
-		smp.Err = db.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+		// Its read_only settings: a primary a switchover demoted answers
+		// read-only (Router.Promotion follows the replica promoted).
+		var ro sql.NullInt64
+		smp.Err = db.QueryRowContext(ctx, "SELECT @@GLOBAL.read_only").Scan(&ro)
+		smp.Writable = ro.Valid && ro.Int64 == 0
+		if smp.Err == nil && smp.Writable {
+			var sro sql.NullInt64
+			// MariaDB has no super_read_only: an error leaves it writable.
+			if db.QueryRowContext(ctx, "SELECT @@GLOBAL.super_read_only").Scan(&sro) == nil && sro.Valid && sro.Int64 != 0 {
+				smp.Writable = false
+			}
+		}
+		if smp.Err == nil && ctx.Err() != nil {
+			smp.Err = ctx.Err()
+		}
 		smp.At = s.opts.Clock.Now()
 		return smp
 	}

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,17 +51,30 @@ type backendCounters struct {
 	queries, errors, inFlight, open atomic.Int64
 }
 
+// maxBackends bounds the backends of a proxy (listed and discovered):
+// the pool's per-backend state is allocated once, so that sessions read
+// it without a lock while backends are added.
+const maxBackends = 64
+
 func newPool(addrs []string, maxConns int, idleTimeout, dialTimeout time.Duration) *pool {
-	p := &pool{addrs: addrs, maxConns: maxConns, idleTimeout: idleTimeout, dialTimeout: dialTimeout,
-		idle: map[poolKey][]*backendConn{}, all: map[*backendConn]struct{}{}, stats: make([]backendCounters, len(addrs))}
-	for range addrs {
+	p := &pool{addrs: slices.Clone(addrs), maxConns: maxConns, idleTimeout: idleTimeout, dialTimeout: dialTimeout,
+		idle: map[poolKey][]*backendConn{}, all: map[*backendConn]struct{}{}, stats: make([]backendCounters, maxBackends)}
+	for range maxBackends {
 		p.slots = append(p.slots, make(chan struct{}, maxConns))
 		p.wake = append(p.wake, make(chan struct{}))
 		p.gen = append(p.gen, 0)
 		p.held = append(p.held, map[*backendConn]struct{}{})
 	}
-	p.waiters = make([]atomic.Int32, len(addrs))
+	p.waiters = make([]atomic.Int32, maxBackends)
 	return p
+}
+
+// add adds a backend (discovered) and returns its index.
+func (p *pool) add(addr string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.addrs = append(p.addrs, addr)
+	return len(p.addrs) - 1
 }
 
 // get returns an idle connection of cred's account to backend i, or a

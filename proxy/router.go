@@ -97,6 +97,11 @@ type RouterOptions struct {
 	// answers writable and not replicating, it becomes the primary.
 	// Default 2.
 	PromoteAfter int
+	// Site is the proxy's own site (a replica's Site says where it is; 0
+	// is the primary's). Reads go to a qualifying replica of this site
+	// first, then to any other qualifying replica, then to the primary.
+	// Default 0.
+	Site int
 }
 
 func (o *RouterOptions) applyDefaults() {
@@ -159,7 +164,9 @@ func (c Change) String() string {
 
 // BackendStatus is what the router knows of a backend.
 type BackendStatus struct {
-	Name     string
+	Name string
+	// Site is where it is (see RouterOptions.Site).
+	Site     int
 	State    State
 	Lag      time.Duration
 	LagKnown bool
@@ -199,6 +206,16 @@ func NewRouter(opts RouterOptions, primary string, replicas []string) *Router {
 		r.backends = append(r.backends, BackendStatus{Name: n, State: StateUnknown})
 	}
 	return r
+}
+
+// SetSite says which site backend i is in.
+func (r *Router) SetSite(i, site int) { r.backends[i].Site = site }
+
+// AddReplica adds a replica (discovered while the router runs; it starts
+// unknown) and returns its index.
+func (r *Router) AddReplica(name string, site int) int {
+	r.backends = append(r.backends, BackendStatus{Name: name, Site: site, State: StateUnknown})
+	return len(r.backends) - 1
 }
 
 // Options returns the defaulted options.
@@ -248,13 +265,20 @@ func (r *Router) Observe(i int, s Sample) (Change, bool) {
 	return Change{}, false
 }
 
-// Promotion follows a promotion: after PromoteAfter failed checks of
-// the primary in a row, a single replica that answered its last check
-// writable and not replicating becomes the primary (slots 0 and i swap).
-// Two or more such replicas are ambiguous: nothing moves until one is
-// left.
+// Promotion follows a promotion: when the primary failed PromoteAfter
+// checks in a row, or answered its last check read-only (a switchover
+// demoted it), a single replica that answered its last check writable
+// and not replicating becomes the primary (slots 0 and i swap). Two or
+// more such replicas are ambiguous: nothing moves until one is left.
 func (r *Router) Promotion() (Change, bool) {
-	if r.backends[Primary].Failed < r.opts.PromoteAfter {
+	p := &r.backends[Primary]
+	var why string
+	switch {
+	case p.Failed >= r.opts.PromoteAfter:
+		why = fmt.Sprintf("%s failed %d checks", p.Name, p.Failed)
+	case p.Answered && !p.Writable:
+		why = fmt.Sprintf("%s is read-only", p.Name)
+	default:
 		return Change{}, false
 	}
 	found := 0
@@ -270,16 +294,32 @@ func (r *Router) Promotion() (Change, bool) {
 	if found == 0 {
 		return Change{}, false
 	}
+	return r.PromoteTo(found, fmt.Sprintf("%s; %s is writable and not replicating", why, r.backends[found].Name)), true
+}
+
+// PromoteTo makes replica i the primary (slots 0 and i swap): a
+// promotion seen (Promotion) or told (the cluster's layout names another
+// primary). The old primary serves reads only once its checks show it a
+// replica within the lag bound.
+func (r *Router) PromoteTo(i int, reason string) Change {
 	old := r.backends[Primary]
-	r.backends[Primary], r.backends[found] = r.backends[found], old
+	r.backends[Primary], r.backends[i] = r.backends[i], old
 	p := &r.backends[Primary]
 	from := p.State
 	p.State, p.Good, p.Failed = StateOnline, 1, 0
-	// The old primary serves reads only once it is checked a replica.
-	q := &r.backends[found]
+	q := &r.backends[i]
 	q.State, q.Good, q.Answered, q.LagKnown = StateDown, 0, false, false
-	return Change{Backend: Primary, Name: p.Name, From: from, To: StateOnline, Promoted: found,
-		Reason: fmt.Sprintf("%s failed %d checks; %s is writable and not replicating", old.Name, old.Failed, p.Name)}, true
+	return Change{Backend: Primary, Name: p.Name, From: from, To: StateOnline, Promoted: i, Reason: reason}
+}
+
+// Index returns the backend named name (its address), or -1.
+func (r *Router) Index(name string) int {
+	for i, b := range r.backends {
+		if b.Name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // Tick ages the samples: an online replica whose last sample is older
@@ -432,8 +472,27 @@ func (r *Router) Route(s *Session, k Kind, hint *Mode) Decision {
 	if len(cands) == 0 {
 		return primary("no replica qualifies")
 	}
+	// Site tiers: the proxy's own site's replicas while one qualifies;
+	// else any other's (the site's relay may be down, or its replicas
+	// lag: another site's are still within the bound).
+	tier := "replica within lag"
+	local := r.seen[:0]
+	for _, i := range cands {
+		if r.backends[i].Site == r.opts.Site {
+			local = append(local, i)
+		}
+	}
+	if len(local) > 0 && len(local) < len(cands) {
+		cands = append(cands[:0], local...)
+	} else if len(local) == 0 {
+		tier = "replica of another site within lag"
+	}
 	if mode == ModeAny {
-		return Decision{Backend: r.pick(cands), Reason: "replica answers (any lag)"}
+		reason := "replica answers (any lag)"
+		if len(local) == 0 {
+			reason = "replica of another site answers (any lag)"
+		}
+		return Decision{Backend: r.pick(cands), Reason: reason}
 	}
 	ryw := mode == ModeReadYourWrites && s.LastWrite != nil && !s.LastWrite.IsEmpty()
 	has := func(i int) bool {
@@ -459,7 +518,7 @@ func (r *Router) Route(s *Session, k Kind, hint *Mode) Decision {
 				pool = seen
 			}
 		}
-		d = Decision{Backend: r.pick(pool), Reason: "replica within lag"}
+		d = Decision{Backend: r.pick(pool), Reason: tier}
 		if s.lastRead > 0 {
 			// Its reads move from another backend, which may have shown
 			// it newer data than this one has: wait for the primary's

@@ -17,9 +17,11 @@ const uuidA = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 // TestRouter replays testdata/router. Commands:
 //
 //	new [max-lag=D] [recover=N] [stale=D] [wait=D] [replicas=N]
-//	                                 a router (replicas r1..rN), clock at 0
+//	    [site=N] [sites=S1,S2,...]   a router (replicas r1..rN, in sites
+//	                                 S1.., the proxy in site N), clock at 0
+//	add-replica name=NAME [site=N]   a replica discovered (starts unknown)
 //	advance D                        the clock moves on; prints Tick's changes
-//	check r=N lag=D|null|err=MSG [executed=SET] [writable] [not-replicating]
+//	check r=N lag=D|null|err=MSG [executed=SET] [writable|read-only] [not-replicating]
 //	                                 a check result (r=0 is the primary)
 //	promotion                        does the router follow a promotion now?
 //	route [s=NAME] kind=K [hint=MODE] [ran=primary]
@@ -73,7 +75,18 @@ func TestRouter(t *testing.T) {
 				for i := 1; i <= n; i++ {
 					names = append(names, fmt.Sprintf("r%d", i))
 				}
+				td.MaybeScanArgs(t, "site", &o.Site)
 				r = NewRouter(o, "primary", names)
+				var sites string
+				if td.MaybeScanArgs(t, "sites", &sites); sites != "" {
+					for i, f := range strings.Split(sites, ",") {
+						var site int
+						if _, err := fmt.Sscan(f, &site); err != nil {
+							t.Fatal(err)
+						}
+						r.SetSite(i+1, site)
+					}
+				}
 				now = time.Unix(0, 0)
 				sessions = map[string]*Session{}
 				return servers(r, now)
@@ -106,7 +119,9 @@ func TestRouter(t *testing.T) {
 				if td.HasArg("executed") {
 					s.Executed = gtids(td, "executed")
 				}
-				s.Writable, s.Replicating = td.HasArg("writable"), !td.HasArg("not-replicating")
+				// A primary answers writable unless told read-only.
+				s.Writable = td.HasArg("writable") || (i == Primary && !td.HasArg("read-only"))
+				s.Replicating = !td.HasArg("not-replicating")
 				c, ok := r.Observe(i, s)
 				if !ok {
 					return "no change"
@@ -167,6 +182,12 @@ func TestRouter(t *testing.T) {
 				return "ok"
 			case "servers":
 				return servers(r, now)
+			case "add-replica":
+				var name string
+				var site int
+				td.ScanArgs(t, "name", &name)
+				td.MaybeScanArgs(t, "site", &site)
+				return fmt.Sprintf("%s is backend %d", name, r.AddReplica(name, site))
 			case "promotion":
 				c, ok := r.Promotion()
 				if !ok {
@@ -245,6 +266,9 @@ func servers(r *Router, now time.Time) string {
 			lag = s.Lag.String()
 		}
 		fmt.Fprintf(&b, "%s %s lag=%s good=%d", s.Name, s.State, lag, s.Good)
+		if s.Site != 0 {
+			fmt.Fprintf(&b, " site=%d", s.Site)
+		}
 		if s.Executed != nil {
 			fmt.Fprintf(&b, " executed=%s", strings.ReplaceAll(s.Executed.String(), uuidA, "A"))
 		}

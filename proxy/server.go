@@ -36,9 +36,23 @@ type Options struct {
 	TLSCertFile, TLSKeyFile string
 	NoTLS                   bool
 	// Primary and Replicas are the backends' host:port. Primary is
-	// required.
-	Primary  string
-	Replicas []string
+	// required. ReplicaSites[i], when given, is Replicas[i]'s site (see
+	// RouterOptions.Site; default 0).
+	Primary      string
+	Replicas     []string
+	ReplicaSites []int
+	// Discover adds, while the proxy runs, the replicas its backends
+	// list in SHOW REPLICAS (the primary's registered replicas, and
+	// theirs: a relay's are its site's), each checked from then on. A
+	// relay itself shows as a replica whose lag is unknown (it applies
+	// nothing) and gets no reads. Default off.
+	Discover bool
+	// LayoutFile, when set, is a JSON file naming the primary and the
+	// replicas with their sites (see Layout), read at start and again
+	// whenever it changes (checked every CheckInterval): replicas it
+	// names are added, and a primary it names that is not slot 0's is
+	// followed at once. `petrel cluster` writes one.
+	LayoutFile string
 	// MonitorUser and MonitorPassword are the account the proxy checks
 	// backends with and reads the primary's accounts (mysql.user) with.
 	// Default "root" and "".
@@ -160,6 +174,9 @@ type Server struct {
 	nextID  atomic.Uint32
 	clients atomic.Int64
 
+	// layout watches Options.LayoutFile (nil: none); tickLoop's.
+	layout *layoutWatch
+
 	mu     sync.Mutex // guards router and conns
 	router *Router
 	conns  map[net.Conn]struct{}
@@ -173,22 +190,22 @@ func Start(opts Options) (*Server, error) {
 	s := &Server{opts: opts, conns: map[net.Conn]struct{}{}}
 	s.addrs = append([]string{opts.Primary}, opts.Replicas...)
 	s.router = NewRouter(opts.Router, opts.Primary, opts.Replicas)
+	if len(s.addrs) > maxBackends {
+		return nil, fmt.Errorf("proxy: %d backends, at most %d", len(s.addrs), maxBackends)
+	}
+	for i, site := range opts.ReplicaSites {
+		if i < len(opts.Replicas) {
+			s.router.SetSite(i+1, site)
+		}
+	}
 	s.pool = newPool(s.addrs, opts.MaxConnsPerBackend, opts.BackendIdleTimeout, opts.ConnectTimeout)
 	for _, a := range s.addrs {
-		cfg := mysql.NewConfig()
-		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = opts.MonitorUser, opts.MonitorPassword, "tcp", a
-		cfg.Timeout, cfg.ReadTimeout, cfg.WriteTimeout = opts.CheckTimeout, opts.CheckTimeout, opts.CheckTimeout
-		cfg.Logger = &mysql.NopLogger{}
-		conn, err := mysql.NewConnector(cfg)
+		db, err := s.monitorDB(a)
 		if err != nil {
+			s.closeMon()
 			return nil, err
 		}
-		db := sql.OpenDB(conn)
-		db.SetMaxOpenConns(2)
-		db.SetMaxIdleConns(2)
-		db.SetConnMaxIdleTime(30 * time.Second)
 		s.mon = append(s.mon, db)
-		s.slotGen = append(s.slotGen, 0)
 		s.slotGen = append(s.slotGen, 0)
 	}
 	if !opts.NoTLS {
@@ -230,6 +247,10 @@ func Start(opts Options) (*Server, error) {
 	for i := range s.addrs {
 		s.wg.Add(1)
 		go s.checkLoop(i)
+	}
+	if opts.LayoutFile != "" {
+		s.layout = &layoutWatch{path: opts.LayoutFile}
+		s.followLayout()
 	}
 	s.wg.Add(1)
 	go s.tickLoop()
@@ -287,9 +308,29 @@ func (s *Server) Close() error {
 }
 
 func (s *Server) closeMon() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, db := range s.mon {
 		db.Close()
 	}
+}
+
+// monitorDB opens the monitor account's connections to addr (at most
+// two: a check, and the accounts' reload on the primary).
+func (s *Server) monitorDB(addr string) (*sql.DB, error) {
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = s.opts.MonitorUser, s.opts.MonitorPassword, "tcp", addr
+	cfg.Timeout, cfg.ReadTimeout, cfg.WriteTimeout = s.opts.CheckTimeout, s.opts.CheckTimeout, s.opts.CheckTimeout
+	cfg.Logger = &mysql.NopLogger{}
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(conn)
+	db.SetMaxOpenConns(2)
+	db.SetMaxIdleConns(2)
+	db.SetConnMaxIdleTime(30 * time.Second)
+	return db, nil
 }
 
 func (s *Server) acceptLoop(ln net.Listener, admin bool) {

@@ -28,7 +28,10 @@ func runProxy(args []string, stdout, stderr io.Writer) int {
 	port := fs.Int("port", 6033, "clients' MySQL port")
 	adminPort := fs.Int("admin-port", 6032, "admin MySQL port (SHOW SERVERS); 0: none")
 	primary := fs.String("primary", "", "the primary, host:port (required)")
-	replicas := fs.String("replicas", "", "the replicas, host:port,host:port")
+	replicas := fs.String("replicas", "", "the replicas, host:port[@SITE],... (SITE: the replica's site number, default 0)")
+	site := fs.Int("site", 0, "the proxy's own site: reads prefer its replicas, then other sites', then the primary")
+	discover := fs.String("discover", "auto", "add the replicas the backends list in SHOW REPLICAS while running: on, off, or auto (on when neither --replicas nor --layout is given)")
+	layout := fs.String("layout", "", "JSON layout file naming the primary and the replicas with their sites, followed when it changes (petrel cluster writes one)")
 	maxLag := fs.Duration("max-replication-lag", time.Second, "a replica serves reads while its measured lag is at most this")
 	interval := fs.Duration("check-interval", 500*time.Millisecond, "how often each backend's lag is measured")
 	checkTimeout := fs.Duration("check-timeout", time.Second, "deadline of one check (a late or failed check: lag unknown, no reads)")
@@ -134,10 +137,37 @@ func runProxy(args []string, stdout, stderr io.Writer) int {
 		opts.AdminListen = net.JoinHostPort(*bind, strconv.Itoa(*adminPort))
 	}
 	for _, r := range strings.Split(*replicas, ",") {
-		if r = strings.TrimSpace(r); r != "" {
-			opts.Replicas = append(opts.Replicas, r)
+		if r = strings.TrimSpace(r); r == "" {
+			continue
 		}
+		addr, siteText, hasSite := strings.Cut(r, "@")
+		n := 0
+		if hasSite {
+			var err error
+			if n, err = strconv.Atoi(siteText); err != nil || n < 0 {
+				fmt.Fprintf(stderr, "petrel proxy: --replicas %q: the site after @ must be a number >= 0\n", r)
+				return 2
+			}
+		}
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			fmt.Fprintf(stderr, "petrel proxy: --replicas %q: want host:port[@SITE]\n", r)
+			return 2
+		}
+		opts.Replicas = append(opts.Replicas, addr)
+		opts.ReplicaSites = append(opts.ReplicaSites, n)
 	}
+	switch *discover {
+	case "on":
+		opts.Discover = true
+	case "off":
+	case "auto":
+		opts.Discover = len(opts.Replicas) == 0 && *layout == ""
+	default:
+		fmt.Fprintf(stderr, "petrel proxy: --discover %q: want on, off or auto\n", *discover)
+		return 2
+	}
+	opts.Router.Site = *site
+	opts.LayoutFile = *layout
 	srv, err := proxy.Start(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "petrel proxy: %v\n", err)

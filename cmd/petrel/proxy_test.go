@@ -17,7 +17,7 @@ func TestProxyHelp(t *testing.T) {
 	for _, f := range []string{"port", "admin-port", "bind-address", "primary", "replicas", "max-replication-lag",
 		"check-interval", "check-timeout", "recover-checks", "read-mode", "read-your-writes-timeout", "monitor-user",
 		"monitor-password", "max-connections-per-backend", "max-clients", "max-allowed-packet", "ssl-cert", "ssl-key",
-		"skip-ssl", "metrics-address", "config", "log-level"} {
+		"skip-ssl", "metrics-address", "config", "log-level", "site", "discover", "layout"} {
 		if !strings.Contains(out.String(), "-"+f+" ") && !strings.Contains(out.String(), "-"+f+"\n") {
 			t.Errorf("--help lacks -%s:\n%s", f, out.String())
 		}
@@ -45,6 +45,9 @@ func TestProxyUsageErrors(t *testing.T) {
 		{[]string{"--config", cnf("[proxy]\nprimary = 127.0.0.1:1\nmax_replication_lag = soon\n")}, "max_replication_lag = soon"},
 		{[]string{"--config", cnf("[proxy]\nmax_replication_lag = 2s\n")}, "--primary is required"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"--primary", "127.0.0.1:1", "--replicas", "127.0.0.1:2@east"}, "the site after @ must be a number"},
+		{[]string{"--primary", "127.0.0.1:1", "--replicas", "127.0.0.1"}, "want host:port[@SITE]"},
+		{[]string{"--primary", "127.0.0.1:1", "--discover", "maybe"}, `--discover "maybe"`},
 	} {
 		var out, errb bytes.Buffer
 		if code := runProxy(tc.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), tc.want) {

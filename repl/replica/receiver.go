@@ -156,7 +156,12 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 	br := bufio.NewReaderSize(raw, 256<<10)
 	pc := &packetConn{conn: raw, br: br, timeout: timeout}
 	r.setIOState("Registering replica on source")
-	if err := pc.register(r.opts.ServerID, cfg); err != nil {
+	var host string
+	var port uint16
+	if r.opts.ReportAddr != nil {
+		host, port = r.opts.ReportAddr()
+	}
+	if err := pc.register(r.opts.ServerID, host, port); err != nil {
 		return false, err
 	}
 	var from string
@@ -455,14 +460,18 @@ func (p *packetConn) read() ([]byte, error) {
 	return out, nil
 }
 
-// register sends COM_REGISTER_SLAVE.
-func (p *packetConn) register(serverID uint32, cfg Config) error {
+// register sends COM_REGISTER_SLAVE: the host and port the replica
+// reports (SHOW REPLICAS on the source lists them: how `petrel proxy`
+// discovers replicas).
+func (p *packetConn) register(serverID uint32, host string, port uint16) error {
 	b := []byte{0x15}
 	b = binary.LittleEndian.AppendUint32(b, serverID)
-	b = append(b, 0) // report_host
-	b = append(b, 0) // report_user
-	b = append(b, 0) // report_password
-	b = binary.LittleEndian.AppendUint16(b, 0)
+	host = host[:min(len(host), 255)]
+	b = append(b, byte(len(host)))
+	b = append(b, host...) // report_host
+	b = append(b, 0)       // report_user
+	b = append(b, 0)       // report_password
+	b = binary.LittleEndian.AppendUint16(b, port)
 	b = binary.LittleEndian.AppendUint32(b, 0) // rank
 	b = binary.LittleEndian.AppendUint32(b, 0) // source id
 	if err := p.write(b); err != nil {

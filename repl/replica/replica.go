@@ -65,6 +65,10 @@ type Options struct {
 	// Sink, when set, makes this a relay's receiver: whole transactions go
 	// to it instead of the relay log, and no applier runs (sink.go).
 	Sink Sink
+	// ReportAddr, when set, is the host and port the replica reports to
+	// its source at registration (MySQL's report_host and report_port):
+	// SHOW REPLICAS there lists them. nil: none ("" and 0).
+	ReportAddr func() (host string, port uint16)
 	// RelayMaxSize rotates relay files; default 256 MiB.
 	RelayMaxSize uint64
 	Logger       *slog.Logger
