@@ -93,7 +93,18 @@ func startProxyCluster(t *testing.T, ctx context.Context) *proxyCluster {
 // servers reads SHOW SERVERS: server -> column -> value.
 func (pc *proxyCluster) servers(t *testing.T, ctx context.Context) []map[string]string {
 	t.Helper()
-	rows, err := pc.admin.QueryContext(ctx, "SHOW SERVERS")
+	out := showServers(t, ctx, pc.admin)
+	if len(out) != 3 {
+		t.Fatalf("SHOW SERVERS: %d rows, want 3: %v", len(out), out)
+	}
+	return out
+}
+
+// showServers reads a proxy's SHOW SERVERS: a row per backend, primary
+// first, each column -> value.
+func showServers(t *testing.T, ctx context.Context, admin querier) []map[string]string {
+	t.Helper()
+	rows, err := admin.QueryContext(ctx, "SHOW SERVERS")
 	if err != nil {
 		t.Fatalf("SHOW SERVERS: %v", err)
 	}
@@ -120,9 +131,6 @@ func (pc *proxyCluster) servers(t *testing.T, ctx context.Context) []map[string]
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
-	}
-	if len(out) != 3 {
-		t.Fatalf("SHOW SERVERS: %d rows, want 3: %v", len(out), out)
 	}
 	return out
 }

@@ -1,0 +1,166 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"petrel/lab"
+)
+
+// waitServers polls a proxy's SHOW SERVERS until ok holds, and returns
+// how long it took (failing past within).
+func waitServers(t *testing.T, ctx context.Context, admin querier, within time.Duration, what string, ok func([]map[string]string) bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	var rows []map[string]string
+	for time.Since(start) < within && ctx.Err() == nil {
+		if rows = showServers(t, ctx, admin); ok(rows) {
+			return time.Since(start)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s: not within %v; SHOW SERVERS: %v", what, within, rows)
+	return 0
+}
+
+// stateOf is the SHOW SERVERS state of the backend at addr ("" if none).
+func stateOf(rows []map[string]string, addr string) string {
+	for _, r := range rows {
+		if r["server"] == addr {
+			return r["state"]
+		}
+	}
+	return ""
+}
+
+// TestProxyTopology: a proxy told only the primary finds the replicas
+// registered there (SHOW REPLICAS: replicas report their port at
+// registration) and follows the topology within 2 s, without a restart:
+// a replica killed is drained, restarted it serves again, and a
+// switchover (the primary made read-only, a caught-up replica stopped and
+// made writable) moves the writes to the promoted replica.
+func TestProxyTopology(t *testing.T) {
+	ctx := testContext(t, 3*time.Minute)
+	primary := startPetrel(t, ctx, lab.PetrelOptions{ServerID: 1})
+	r2 := startReplicaServer(t, ctx, 2, nil)
+	r3 := startReplicaServer(t, ctx, 3, nil)
+	src, rep2, rep3 := rootDB(t, primary, ""), rootDB(t, r2, ""), rootDB(t, r3, "")
+	createReplUser(t, ctx, src)
+	mustExec(t, ctx, src, "CREATE DATABASE app", "CREATE TABLE app.t (id BIGINT PRIMARY KEY, v INT)", "INSERT INTO app.t VALUES (1, 10)")
+	pointAt(t, ctx, rep2, primary.Port(), "")
+	pointAt(t, ctx, rep3, primary.Port(), "")
+	waitCaughtUp(t, ctx, src, rep2, 20*time.Second)
+	waitCaughtUp(t, ctx, src, rep3, 20*time.Second)
+	addr := func(p *lab.Petrel) string { return fmt.Sprintf("127.0.0.1:%d", p.Port()) }
+
+	started := time.Now()
+	proxy, err := lab.StartProxy(ctx, lab.ProxyOptions{Primary: primary.Port(), RootPassword: rootPassword,
+		ExtraArgs: []string{"--check-interval", "200ms", "--check-timeout", "300ms", "--recover-checks", "2", "--log-level", "debug"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		if err := proxy.Stop(sctx); err != nil {
+			t.Errorf("stop proxy: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("proxy log (tail):\n%s", tail(proxy.Log(), 16<<10))
+		}
+	})
+	admin, err := proxy.AdminDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	via, err := proxy.DB("app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { via.Close() })
+
+	// Discovered: both replicas, online, from SHOW REPLICAS alone.
+	waitServers(t, ctx, admin, 10*time.Second, "the replicas discovered", func(rows []map[string]string) bool {
+		return len(rows) == 3 && stateOf(rows, addr(r2)) == "online" && stateOf(rows, addr(r3)) == "online"
+	})
+	found := time.Since(started)
+	var names []string
+	for _, r := range showServers(t, ctx, admin) {
+		names = append(names, r["server"]+" "+r["role"])
+	}
+	sort.Strings(names)
+	if want := []string{addr(primary) + " primary", addr(r2) + " replica", addr(r3) + " replica"}; strings.Join(names, ",") != strings.Join(sortedCopy(want), ",") {
+		t.Fatalf("SHOW SERVERS lists %v, want %v", names, want)
+	}
+	if ids := sessionIDs(t, ctx, via, 8, "SELECT @@server_id"); ids[1] != 0 || ids[2] == 0 || ids[3] == 0 {
+		t.Fatalf("reads ran on %v, want both discovered replicas only", ids)
+	}
+
+	// A replica killed: drained within 2 s; restarted: serving within
+	// 2 s of answering again.
+	if err := r3.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	drained := waitServers(t, ctx, admin, 10*time.Second, "replica 3 drained", func(rows []map[string]string) bool {
+		return stateOf(rows, addr(r3)) == "down"
+	})
+	if ids := serverIDs(t, ctx, via, 6, "SELECT @@server_id"); ids[2] != 6 {
+		t.Fatalf("with replica 3 dead, reads ran on %v", ids)
+	}
+	if err := r3.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	back := waitServers(t, ctx, admin, 10*time.Second, "replica 3 back", func(rows []map[string]string) bool {
+		return stateOf(rows, addr(r3)) == "online"
+	})
+
+	// A switchover: the primary read-only, replica 2 caught up, stopped
+	// and writable. The next writes land on replica 2, within 2 s.
+	mustExec(t, ctx, via, "INSERT INTO t VALUES (2, 20)")
+	waitCaughtUp(t, ctx, src, rep2, 20*time.Second)
+	waitCaughtUp(t, ctx, src, rep3, 20*time.Second)
+	mustExec(t, ctx, src, "SET GLOBAL super_read_only = ON")
+	mustExec(t, ctx, rep2, "STOP REPLICA", "SET GLOBAL super_read_only = OFF", "SET GLOBAL read_only = OFF")
+	switched := time.Now()
+	mustExec(t, ctx, rep3, "STOP REPLICA")
+	pointAt(t, ctx, rep3, r2.Port(), "")
+	var werr error
+	for time.Since(switched) < 10*time.Second {
+		if _, werr = via.ExecContext(ctx, "INSERT INTO t VALUES (3, 30)"); werr == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if werr != nil {
+		t.Fatalf("no write through the proxy within 10 s of the switchover: %v", werr)
+	}
+	moved := time.Since(switched)
+	if n := queryInt(t, ctx, rep2, "SELECT COUNT(*) FROM app.t WHERE id = 3"); n != 1 {
+		t.Fatalf("the write after the switchover is not on replica 2 (%d rows)", n)
+	}
+	if n := queryInt(t, ctx, src, "SELECT COUNT(*) FROM app.t WHERE id = 3"); n != 0 {
+		t.Fatalf("the write after the switchover is on the old primary")
+	}
+	if rows := showServers(t, ctx, admin); rows[0]["server"] != addr(r2) || rows[0]["role"] != "primary" {
+		t.Fatalf("SHOW SERVERS after the switchover: %v", rows)
+	}
+	for what, d := range map[string]time.Duration{"drain of a killed replica": drained, "return of a restarted replica": back, "switchover": moved} {
+		if d > 2*time.Second {
+			t.Errorf("%s noticed after %v, want within 2 s", what, d)
+		}
+	}
+	t.Logf("replicas discovered %v after the proxy's start; killed replica drained after %v, restarted one serving after %v; writes on the promoted replica %v after the switchover",
+		found.Round(time.Millisecond), drained.Round(time.Millisecond), back.Round(time.Millisecond), moved.Round(time.Millisecond))
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
+}
+
