@@ -221,6 +221,10 @@ func (pr promotion) run(ctx context.Context) ([]Node, error) {
 	if err := saveState(pr.o.Dir, st); err != nil {
 		return next, fmt.Errorf("cluster: %s is the primary but cluster.json was not updated: %w", n.Name, err)
 	}
+	if err := WriteProxyLayout(pr.o.Dir, next); err != nil {
+		// The proxies follow the promotion by their own checks too.
+		pr.log.Warn("cluster: proxy layout not updated", "error", err)
+	}
 	pr.log.Info("cluster: promoted", "kind", pr.kind, "primary", n.Name, "old", pr.nodes[old].Name, "why", pr.why)
 	var wg sync.WaitGroup
 	for i, m := range next {

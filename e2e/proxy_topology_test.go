@@ -163,4 +163,3 @@ func sortedCopy(s []string) []string {
 	sort.Strings(out)
 	return out
 }
-
