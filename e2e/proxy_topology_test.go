@@ -163,3 +163,79 @@ func sortedCopy(s []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestProxyBackendTLS: with --backend-ssl required every backend
+// connection of the proxy is TLS (Ssl_cipher on the replica a read runs
+// on and on the primary a transaction runs on), checks included (the
+// replica serves), and a caching_sha2_password account whose password
+// the backends never saw logs in through it (full authentication, the
+// password sent in clear inside TLS).
+func TestProxyBackendTLS(t *testing.T) {
+	ctx := testContext(t, 2*time.Minute)
+	primary := startPetrel(t, ctx, lab.PetrelOptions{ServerID: 1})
+	r2 := startReplicaServer(t, ctx, 2, nil)
+	src, rep2 := rootDB(t, primary, ""), rootDB(t, r2, "")
+	createReplUser(t, ctx, src)
+	mustExec(t, ctx, src, "CREATE DATABASE app", "CREATE TABLE app.t (id BIGINT PRIMARY KEY)", "INSERT INTO app.t VALUES (1)",
+		"CREATE USER 'sha2'@'%' IDENTIFIED WITH caching_sha2_password BY 'sha2-pw'", "GRANT SELECT ON app.* TO 'sha2'@'%'")
+	pointAt(t, ctx, rep2, primary.Port(), "")
+	waitCaughtUp(t, ctx, src, rep2, 20*time.Second)
+	proxy, err := lab.StartProxy(ctx, lab.ProxyOptions{Primary: primary.Port(), Replicas: []int{r2.Port()}, RootPassword: rootPassword,
+		ExtraArgs: []string{"--check-interval", "200ms", "--backend-ssl", "required"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		if err := proxy.Stop(sctx); err != nil {
+			t.Errorf("stop proxy: %v", err)
+		}
+	})
+	admin, err := proxy.AdminDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	waitServers(t, ctx, admin, 10*time.Second, "the replica online over TLS checks", func(rows []map[string]string) bool {
+		return len(rows) == 2 && rows[1]["state"] == "online"
+	})
+	via, err := proxy.DB("app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { via.Close() })
+	var id int64
+	var name, cipher string
+	if err := via.QueryRowContext(ctx, "SELECT @@server_id, (SELECT COUNT(*) FROM t)").Scan(&id, new(int64)); err != nil || id != 2 {
+		t.Fatalf("a read ran on server %d (%v), want the replica", id, err)
+	}
+	if err := via.QueryRowContext(ctx, "SHOW SESSION STATUS LIKE 'Ssl_cipher'").Scan(&name, &cipher); err != nil || cipher == "" {
+		t.Fatalf("the replica connection's Ssl_cipher is %q (%v), want a cipher", cipher, err)
+	}
+	tx, err := via.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.QueryRowContext(ctx, "SELECT @@server_id").Scan(&id); err != nil || id != 1 {
+		t.Fatalf("a transaction's read ran on server %d (%v), want the primary", id, err)
+	}
+	if err := tx.QueryRowContext(ctx, "SHOW SESSION STATUS LIKE 'Ssl_cipher'").Scan(&name, &cipher); err != nil || cipher == "" {
+		t.Fatalf("the primary connection's Ssl_cipher is %q (%v), want a cipher", cipher, err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := clientConfig(t, primary, "sha2", "sha2-pw", "app")
+	cfg.Addr = fmt.Sprintf("127.0.0.1:%d", proxy.Port())
+	sha2 := openConfig(t, cfg)
+	var who string
+	if err := sha2.QueryRowContext(ctx, "SELECT @@server_id, CURRENT_USER()").Scan(&id, &who); err != nil || who != "sha2@%" || id != 2 {
+		t.Fatalf("caching_sha2_password through a TLS-only proxy: server %d, user %q, %v", id, who, err)
+	}
+	wantErrNo(t, "sha2 with a wrong password", func() error {
+		cfg := clientConfig(t, primary, "sha2", "nope", "app")
+		cfg.Addr = fmt.Sprintf("127.0.0.1:%d", proxy.Port())
+		return openConfig(t, cfg).PingContext(ctx)
+	}(), 1045)
+}

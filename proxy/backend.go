@@ -7,6 +7,7 @@ import (
 	"crypto/rsa"
 	"crypto/sha1"
 	"crypto/sha256"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/binary"
 	"encoding/pem"
@@ -38,7 +39,10 @@ type credential struct {
 // backendConn is one client connection to a backend, owned by one
 // session at a time (not safe for concurrent use).
 type backendConn struct {
-	pc        *packetConn
+	pc *packetConn
+	// raw is the socket (under TLS, pc's is the TLS layer): close cuts
+	// it, never waiting on a TLS close alert.
+	raw       net.Conn
 	backend   int
 	user      string
 	collation byte
@@ -76,8 +80,16 @@ func leaseFor(session uint32, state uint64) uint64 { return uint64(session)<<8 |
 // the oldest is closed past it.
 const maxStmtsPerConn = 256
 
+// backendTLS is how the proxy's connections to backends use TLS.
+type backendTLS struct {
+	// cfg, when set, is offered to backends (nil: plain connections).
+	cfg *tls.Config
+	// required refuses a backend that offers no TLS.
+	required bool
+}
+
 // dialBackend connects and logs in as cred.
-func dialBackend(ctx context.Context, addr string, backend int, cred credential, timeout time.Duration) (*backendConn, error) {
+func dialBackend(ctx context.Context, addr string, backend int, cred credential, timeout time.Duration, bt backendTLS) (*backendConn, error) {
 	d := net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -86,9 +98,9 @@ func dialBackend(ctx context.Context, addr string, backend int, cred credential,
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
-	bc := &backendConn{pc: newPacketConn(c), backend: backend, user: cred.user, collation: cred.collation, stmts: map[stmtKey]uint32{}, params: map[uint32]int{}}
+	bc := &backendConn{pc: newPacketConn(c), raw: c, backend: backend, user: cred.user, collation: cred.collation, stmts: map[stmtKey]uint32{}, params: map[uint32]int{}}
 	bc.pc.deadline(timeout)
-	if err := bc.login(cred); err != nil {
+	if err := bc.login(cred, addr, bt); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -97,10 +109,11 @@ func dialBackend(ctx context.Context, addr string, backend int, cred credential,
 	return bc, nil
 }
 
-func (b *backendConn) close() { _ = b.pc.c.Close() }
+func (b *backendConn) close() { _ = b.raw.Close() }
 
-// login runs the client side of the handshake.
-func (b *backendConn) login(cred credential) error {
+// login runs the client side of the handshake (over TLS when bt offers
+// it and the backend takes it).
+func (b *backendConn) login(cred credential, addr string, bt backendTLS) error {
 	greet, err := b.pc.readPacket(0)
 	if err != nil {
 		return fmt.Errorf("proxy: reading the greeting: %w", err)
@@ -140,17 +153,46 @@ func (b *backendConn) login(cred credential) error {
 	if caps&capProtocol41 == 0 {
 		return errors.New("proxy: backend lacks CLIENT_PROTOCOL_41")
 	}
+	ourCaps := uint32(proxyCaps) & (caps | capConnectAttrs)
+	secure := false
+	switch {
+	case bt.cfg != nil && caps&capSSL != 0:
+		// SSLRequest: the handshake response's first 32 bytes, then TLS.
+		ourCaps |= capSSL
+		req := binary.LittleEndian.AppendUint32(nil, ourCaps)
+		req = binary.LittleEndian.AppendUint32(req, 1<<24)
+		req = append(req, handshakeCollation(cred))
+		req = append(req, make([]byte, 23)...)
+		if err := b.pc.writePacket(req); err != nil {
+			return err
+		}
+		if err := b.pc.flush(); err != nil {
+			return err
+		}
+		cfg := bt.cfg.Clone()
+		if cfg.ServerName == "" {
+			if host, _, err := net.SplitHostPort(addr); err == nil {
+				cfg.ServerName = host
+			}
+		}
+		tc := tls.Client(bufferedConn{b.pc.c, b.pc.r}, cfg)
+		if err := tc.Handshake(); err != nil {
+			return fmt.Errorf("proxy: TLS to %s: %w", addr, err)
+		}
+		seq, until := b.pc.seq, b.pc.until
+		b.pc = newPacketConn(tc)
+		b.pc.seq, b.pc.until = seq, until
+		secure = true
+	case bt.required:
+		return fmt.Errorf("proxy: %s offers no TLS (backend TLS is required)", addr)
+	}
 	auth, plugin, err := authResponse(plugin, salt, cred)
 	if err != nil {
 		return err
 	}
-	resp := binary.LittleEndian.AppendUint32(nil, proxyCaps&(caps|capConnectAttrs))
+	resp := binary.LittleEndian.AppendUint32(nil, ourCaps)
 	resp = binary.LittleEndian.AppendUint32(resp, 1<<24)
-	coll := cred.collation
-	if coll == 0 {
-		coll = 255 // utf8mb4_0900_ai_ci
-	}
-	resp = append(resp, coll)
+	resp = append(resp, handshakeCollation(cred))
 	resp = append(resp, make([]byte, 23)...)
 	resp = append(resp, cred.user...)
 	resp = append(resp, 0)
@@ -166,7 +208,16 @@ func (b *backendConn) login(cred credential) error {
 	if err := b.pc.flush(); err != nil {
 		return err
 	}
-	return b.authReply(plugin, salt, cred)
+	return b.authReply(plugin, salt, cred, secure)
+}
+
+// handshakeCollation is the collation a backend connection asks for: the
+// client's (0: utf8mb4_0900_ai_ci).
+func handshakeCollation(cred credential) byte {
+	if cred.collation == 0 {
+		return 255
+	}
+	return cred.collation
 }
 
 // authResponse is the scramble for plugin; a plugin the credential cannot
@@ -184,7 +235,7 @@ func authResponse(plugin string, salt []byte, cred credential) ([]byte, string, 
 	return scrambleNative(cred, salt), "mysql_native_password", nil
 }
 
-func (b *backendConn) authReply(plugin string, salt []byte, cred credential) error {
+func (b *backendConn) authReply(plugin string, salt []byte, cred credential, secure bool) error {
 	for range 4 {
 		p, err := b.pc.readPacket(0)
 		if err != nil {
@@ -226,9 +277,18 @@ func (b *backendConn) authReply(plugin string, salt []byte, cred credential) err
 		case len(p) > 1 && p[0] == 0x01: // AuthMoreData (caching_sha2_password)
 			switch p[1] {
 			case 3: // fast auth succeeded; OK follows
-			case 4: // full authentication: the password, RSA-encrypted
+			case 4: // full authentication: the password, in clear over TLS, else RSA-encrypted
 				if !cred.hasPass {
 					return fmt.Errorf("proxy: the backend asks the password of %q, which the proxy does not hold", cred.user)
+				}
+				if secure {
+					if err := b.pc.writePacket(append([]byte(cred.password), 0)); err != nil {
+						return err
+					}
+					if err := b.pc.flush(); err != nil {
+						return err
+					}
+					continue
 				}
 				if err := b.pc.writePacket([]byte{2}); err != nil {
 					return err

@@ -345,3 +345,63 @@ func TestHeldConnection(t *testing.T) {
 		t.Fatalf("%d held connections, want 1 (the last session's)", held)
 	}
 }
+
+// TestSessionBadInput: malformed commands after the login get MySQL's
+// error numbers and leave the session serving (an execution still
+// answers); a packet past max_allowed_packet gets 1153, an empty packet
+// 1835, and both end the session (the stream's framing is not to be
+// trusted after them), as MySQL does.
+func TestSessionBadInput(t *testing.T) {
+	cb := startCanned(t)
+	s := benchServer(t, cb.addr())
+	s.opts.MaxAllowedPacket = 1 << 10
+	errNo := func(bc *benchClient, cmd []byte) uint16 {
+		t.Helper()
+		bc.pc.seq = 0
+		if bc.pc.writePacket(cmd) != nil || bc.pc.flush() != nil {
+			t.Fatal("write")
+		}
+		p, err := bc.pc.readPacket(0)
+		if err != nil || !isERR(p) {
+			t.Fatalf("command %x: want an error packet, got %x, %v", cmd[:min(len(cmd), 16)], p, err)
+		}
+		return parseERR(p).Code
+	}
+	bc := newBenchClient(t, serveSession(t, s))
+	for _, tc := range []struct {
+		what string
+		cmd  []byte
+		want uint16
+	}{
+		{"a short COM_STMT_EXECUTE", []byte{comStmtExecute, 1, 0, 0}, 1835},
+		{"an execution without its parameters' types", append([]byte{comStmtExecute}, bc.exec[1:11]...), 1835},
+		{"an unknown statement", []byte{comStmtExecute, 99, 0, 0, 0, 0, 1, 0, 0, 0}, 1243},
+		{"COM_STMT_RESET of an unknown statement", []byte{comStmtReset, 99, 0, 0, 0}, 1243},
+		{"an unknown command", []byte{0x55, 1, 2}, 1047},
+		{"COM_CHANGE_USER", []byte{comChangeUser, 'u', 0}, 1047},
+	} {
+		if n := errNo(bc, tc.cmd); n != tc.want {
+			t.Errorf("%s: error %d, want %d", tc.what, n, tc.want)
+		}
+		if err := bc.execute(); err != nil {
+			t.Fatalf("after %s: %v", tc.what, err)
+		}
+	}
+	for _, tc := range []struct {
+		what string
+		cmd  []byte
+		want uint16
+	}{
+		{"an empty packet", []byte{}, 1835},
+		{"a packet past max_allowed_packet", append([]byte{comQuery}, make([]byte, 2<<10)...), 1153},
+	} {
+		bc := newBenchClient(t, serveSession(t, s))
+		if n := errNo(bc, tc.cmd); n != tc.want {
+			t.Errorf("%s: error %d, want %d", tc.what, n, tc.want)
+		}
+		bc.pc.deadline(5 * time.Second)
+		if _, err := bc.pc.readPacket(0); err == nil {
+			t.Errorf("after %s the session still answers", tc.what)
+		}
+	}
+}

@@ -19,6 +19,7 @@ type pool struct {
 	maxConns    int
 	idleTimeout time.Duration
 	dialTimeout time.Duration
+	tls         backendTLS
 
 	// slots[i] holds a token per open connection to backend i.
 	slots []chan struct{}
@@ -108,7 +109,7 @@ func (p *pool) get(ctx context.Context, i int, cred credential, wait time.Durati
 		select {
 		case p.slots[i] <- struct{}{}:
 			waited()
-			c, err := dialBackend(ctx, addr, i, cred, p.dialTimeout)
+			c, err := dialBackend(ctx, addr, i, cred, p.dialTimeout, p.tls)
 			if err != nil {
 				<-p.slots[i]
 				p.notify(i)

@@ -53,6 +53,14 @@ type Options struct {
 	// names are added, and a primary it names that is not slot 0's is
 	// followed at once. `petrel cluster` writes one.
 	LayoutFile string
+	// BackendSSL is TLS to the backends (the clients' sessions and the
+	// checks): "off" (the default: plain, as on a loopback or a private
+	// network), "preferred" (TLS when the backend offers it) or
+	// "required" (a backend without TLS is refused). BackendSSLCA, when
+	// set, is a PEM file of the CA certificates backends are verified
+	// against; when empty their certificates are not verified (Petrel
+	// generates a self-signed one per server).
+	BackendSSL, BackendSSLCA string
 	// MonitorUser and MonitorPassword are the account the proxy checks
 	// backends with and reads the primary's accounts (mysql.user) with.
 	// Default "root" and "".
@@ -199,6 +207,11 @@ func Start(opts Options) (*Server, error) {
 		}
 	}
 	s.pool = newPool(s.addrs, opts.MaxConnsPerBackend, opts.BackendIdleTimeout, opts.ConnectTimeout)
+	bt, err := clientTLS(opts.BackendSSL, opts.BackendSSLCA)
+	if err != nil {
+		return nil, err
+	}
+	s.pool.tls = bt
 	for _, a := range s.addrs {
 		db, err := s.monitorDB(a)
 		if err != nil {
@@ -217,7 +230,6 @@ func Start(opts Options) (*Server, error) {
 		s.tls = cfg
 	}
 	s.accts = &accounts{db: s.mon[Primary], every: 100 * time.Millisecond}
-	var err error
 	if s.ln, err = net.Listen("tcp", opts.Listen); err != nil {
 		s.closeMon()
 		return nil, fmt.Errorf("proxy: listen: %w", err)
@@ -322,6 +334,13 @@ func (s *Server) monitorDB(addr string) (*sql.DB, error) {
 	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = s.opts.MonitorUser, s.opts.MonitorPassword, "tcp", addr
 	cfg.Timeout, cfg.ReadTimeout, cfg.WriteTimeout = s.opts.CheckTimeout, s.opts.CheckTimeout, s.opts.CheckTimeout
 	cfg.Logger = &mysql.NopLogger{}
+	if bt := s.pool.tls; bt.cfg != nil {
+		cfg.TLS = bt.cfg.Clone()
+		if host, _, err := net.SplitHostPort(addr); err == nil && cfg.TLS.ServerName == "" {
+			cfg.TLS.ServerName = host
+		}
+		cfg.AllowFallbackToPlaintext = !bt.required
+	}
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, err

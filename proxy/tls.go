@@ -9,6 +9,7 @@ import (
 	"crypto/x509/pkix"
 	"fmt"
 	"math/big"
+	"os"
 	"time"
 )
 
@@ -45,4 +46,36 @@ func serverTLS(certFile, keyFile string) (*tls.Config, error) {
 		return nil, err
 	}
 	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// clientTLS is the backends' TLS from Options.BackendSSL and
+// BackendSSLCA.
+func clientTLS(mode, caFile string) (backendTLS, error) {
+	var bt backendTLS
+	switch mode {
+	case "", "off":
+		return bt, nil
+	case "preferred":
+	case "required":
+		bt.required = true
+	default:
+		return bt, fmt.Errorf("proxy: backend TLS mode %q: want off, preferred or required", mode)
+	}
+	bt.cfg = &tls.Config{MinVersion: tls.VersionTLS12}
+	if caFile == "" {
+		// Petrel generates a self-signed certificate per server: nothing
+		// to verify it against.
+		bt.cfg.InsecureSkipVerify = true
+		return bt, nil
+	}
+	pem, err := os.ReadFile(caFile)
+	if err != nil {
+		return bt, fmt.Errorf("proxy: backend CA: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return bt, fmt.Errorf("proxy: backend CA %s: no PEM certificate", caFile)
+	}
+	bt.cfg.RootCAs = pool
+	return bt, nil
 }

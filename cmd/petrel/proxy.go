@@ -46,6 +46,8 @@ func runProxy(args []string, stdout, stderr io.Writer) int {
 	sslCert := fs.String("ssl-cert", "", "certificate offered to clients, PEM (default: a self-signed one made at start)")
 	sslKey := fs.String("ssl-key", "", "its private key, PEM")
 	skipSSL := fs.Bool("skip-ssl", false, "offer clients no TLS")
+	backendSSL := fs.String("backend-ssl", "off", "TLS to the backends: off, preferred or required")
+	backendCA := fs.String("backend-ssl-ca", "", "CA certificates (PEM) the backends' certificates are verified against (default: not verified)")
 	metrics := fs.String("metrics-address", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9105)")
 	configFile := fs.String("config", "", "my.cnf-style option file: these flags' names in a [proxy] section")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
@@ -132,6 +134,8 @@ func runProxy(args []string, stdout, stderr io.Writer) int {
 		TLSCertFile:        *sslCert,
 		TLSKeyFile:         *sslKey,
 		NoTLS:              *skipSSL,
+		BackendSSL:         *backendSSL,
+		BackendSSLCA:       *backendCA,
 	}
 	if *adminPort > 0 {
 		opts.AdminListen = net.JoinHostPort(*bind, strconv.Itoa(*adminPort))

@@ -17,7 +17,7 @@ func TestProxyHelp(t *testing.T) {
 	for _, f := range []string{"port", "admin-port", "bind-address", "primary", "replicas", "max-replication-lag",
 		"check-interval", "check-timeout", "recover-checks", "read-mode", "read-your-writes-timeout", "monitor-user",
 		"monitor-password", "max-connections-per-backend", "max-clients", "max-allowed-packet", "ssl-cert", "ssl-key",
-		"skip-ssl", "metrics-address", "config", "log-level", "site", "discover", "layout"} {
+		"skip-ssl", "metrics-address", "config", "log-level", "site", "discover", "layout", "backend-ssl", "backend-ssl-ca"} {
 		if !strings.Contains(out.String(), "-"+f+" ") && !strings.Contains(out.String(), "-"+f+"\n") {
 			t.Errorf("--help lacks -%s:\n%s", f, out.String())
 		}
