@@ -20,16 +20,14 @@ import (
 // the client sent it, to be rewritten again under the sql_mode then in
 // force).
 
-// Not yet: '\%' and '\_' outside NO_BACKSLASH_ESCAPES keep their
-// backslash in MySQL (outside LIKE patterns); vitess drops it, and keeping
-// it here made GMS's LIKE over SHOW STATUS's names stop matching an
-// escaped underscore ('Com\_stmt\_%'), which tools send.
+// Outside NO_BACKSLASH_ESCAPES, '\%' and '\_' keep their backslash as in
+// MySQL (vitess drops it): LIKE reads them as an escaped wildcard.
 
 // modeText returns q rewritten for vitess under the backslash rule nbe,
 // and the offsets (in the rewritten text) where a backslash was added.
 // q itself, and nil, when nothing needs adding.
 func modeText(q string, nbe, ansiQuotes bool) (string, []int) {
-	if !nbe || strings.IndexByte(q, '\\') < 0 {
+	if strings.IndexByte(q, '\\') < 0 || (!nbe && !strings.Contains(q, `\%`) && !strings.Contains(q, `\_`)) {
 		return q, nil
 	}
 	var b strings.Builder
@@ -64,6 +62,12 @@ func modeText(q string, nbe, ansiQuotes bool) (string, []int) {
 						add()
 						i++
 						continue
+					}
+					if i+1 < n && (q[i+1] == '%' || q[i+1] == '_') {
+						// MySQL keeps \% and \_ as two characters
+						// (LIKE reads them as escaped wildcards);
+						// vitess would drop the backslash.
+						add()
 					}
 					b.WriteByte(d)
 					if i+1 < n {

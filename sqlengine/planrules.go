@@ -29,6 +29,7 @@ const (
 	intArithRuleID   analyzer.RuleId = 1003
 	collationRuleID  analyzer.RuleId = 1004
 	distinctSortID   analyzer.RuleId = 1005
+	likeEscapeID     analyzer.RuleId = 1006
 )
 
 var analyzerRulesOnce sync.Once
@@ -36,6 +37,8 @@ var analyzerRulesOnce sync.Once
 func installAnalyzerRules() {
 	analyzerRulesOnce.Do(func() {
 		analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault, analyzer.Rule{Id: tupleInRuleID, Apply: tupleInToDisjunction})
+		// Before GMS's simplifyFilters, which misreads escapes (planfix.go).
+		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: likeEscapeID, Apply: likeEscapeRule}}, analyzer.OnceBeforeDefault...)
 		// First among the after-all rules: before exec indexes are
 		// assigned and tables are wrapped for progress tracking.
 		analyzer.OnceAfterAll = append([]analyzer.Rule{{Id: indexOrderRuleID, Apply: indexOrderSort}}, analyzer.OnceAfterAll...)

@@ -1,11 +1,14 @@
 package sqlengine
 
 import (
+	"strings"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
 // distinctSortRule mends ORDER BY over SELECT DISTINCT of expressions:
@@ -60,4 +63,27 @@ func unalias(e sql.Expression) sql.Expression {
 		return a.Child
 	}
 	return e
+}
+
+// likeEscapeRule gives a LIKE whose pattern holds a backslash its escape
+// character explicitly. GMS's simplifyFilters turns LIKE 'abc%' into a
+// range and LIKE 'abc' into =, reading escapes wrongly ('Com\_stmt\_%'
+// became a range from 'Com\_stmt\_', which nothing is in: SHOW STATUS
+// LIKE 'Com\_stmt\_%' listed nothing); it leaves a LIKE with an ESCAPE
+// clause alone. It runs before simplifyFilters.
+func likeEscapeRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		l, ok := e.(*expression.Like)
+		if !ok || l.Escape != nil {
+			return e, transform.SameTree, nil
+		}
+		r, ok := l.RightChild.(*expression.Literal)
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		if s, ok := r.Value().(string); !ok || !strings.Contains(s, `\`) {
+			return e, transform.SameTree, nil
+		}
+		return expression.NewLike(l.LeftChild, l.RightChild, expression.NewLiteral(`\`, types.LongText)), transform.NewTree, nil
+	})
 }
