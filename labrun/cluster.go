@@ -34,6 +34,8 @@ const (
 	nodeStart      = 2 * time.Minute
 	nodeStop       = time.Minute
 	pollInterval   = 20 * time.Millisecond
+	// wiringSemiTimeout bounds a semi-sync wait while a cluster is wired.
+	wiringSemiTimeout = 300 * time.Millisecond
 )
 
 // Node is what lab.Petrel and lab.MariaDB have in common.
@@ -212,9 +214,12 @@ func (c *Cluster) vars(spec ClusterSpec) (p, r map[string]string) {
 	p, r = map[string]string{}, map[string]string{}
 	if spec.Semisync {
 		p[c.f.semiEnabled] = "ON"
-		p[c.f.semiTimeout] = strconv.FormatInt(spec.SemisyncTimeout.Milliseconds(), 10)
 		// The wiring's own statements run before any replica is
-		// connected: they must not wait out the timeout.
+		// connected: they must not wait out a long timeout (Petrel
+		// waits then even with wait_no_replica OFF, which only acts
+		// when a replica leaves), so the primary starts with a short
+		// one and wire sets the experiment's once the replicas are in.
+		p[c.f.semiTimeout] = strconv.FormatInt(min(spec.SemisyncTimeout, wiringSemiTimeout).Milliseconds(), 10)
 		p[c.f.semiNoReplica] = "OFF"
 		r[c.f.semiReplica] = "ON"
 	}
@@ -334,7 +339,15 @@ func (c *Cluster) wire(ctx context.Context, spec ClusterSpec) error {
 	if err := qExec(ctx, c.PDB, "CREATE DATABASE "+LabDB); err != nil {
 		return err
 	}
-	return c.WaitCaughtUp(ctx, time.Minute)
+	if err := c.WaitCaughtUp(ctx, time.Minute); err != nil {
+		return err
+	}
+	if spec.Semisync && spec.SemisyncTimeout > wiringSemiTimeout {
+		set := fmt.Sprintf("SET GLOBAL %s = %d", c.f.semiTimeout, spec.SemisyncTimeout.Milliseconds())
+		c.Commands = append(c.Commands, Command{System: c.System, What: "primary, once the replicas are in", Text: set})
+		return qExec(ctx, c.PDB, set)
+	}
+	return nil
 }
 
 // PrimaryCount is the number of transactions the primary has logged

@@ -40,7 +40,7 @@ func catchUp(ctx context.Context, t *Trial) error {
 	if err := c.StopApplier(ctx, 0); err != nil {
 		return err
 	}
-	burst := pick(m, 3*time.Second, 15*time.Second, 60*time.Second)
+	burst := pick(m, 1500*time.Millisecond, 15*time.Second, 60*time.Second)
 	clients := pick(m, 4, 8, 16)
 	t.Command("load", fmt.Sprintf("%s; %d clients, unpaced autocommit INSERTs for %v; %s", c.f.stopApplier, clients, burst, c.f.startApplier))
 	done := t.Phase("burst with the applier stopped", burst)

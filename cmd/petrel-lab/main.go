@@ -18,7 +18,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -152,7 +151,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "report (%s): %s/%s\n", status, dir, labrun.ReportHTML)
 	}
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
+		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "petrel-lab: interrupted; everything started was stopped")
 		} else {
 			fmt.Fprintln(stderr, "petrel-lab:", err)

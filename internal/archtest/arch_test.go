@@ -95,7 +95,7 @@ var allowed = map[string][]string{
 	// The experiment runner (petrel-lab): lab's harness and nothing of
 	// the server; its binary is separate so the server stays lean.
 	"labrun":         {"lab", "internal/leakcheck"},
-	"cmd/petrel-lab": {"labrun", "internal/leakcheck"},
+	"cmd/petrel-lab": {"labrun", "lab", "internal/leakcheck"},
 }
 
 type pkg struct {

@@ -1,0 +1,160 @@
+package labrun
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"petrel/internal/leakcheck"
+)
+
+func TestMain(m *testing.M) { leakcheck.Main(m, 10*time.Second) }
+
+// logWriter sends the run's progress lines to the test log.
+type logWriter struct{ t *testing.T }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func metricValues(e ExperimentResult, name, system string) []float64 {
+	for _, m := range e.Metrics {
+		if m.Name == name && m.System == system {
+			return m.Values
+		}
+	}
+	return nil
+}
+
+// TestTinyExperiments runs every registered experiment in tiny mode with
+// Petrel and MariaDB, then checks the report as a reader would: complete,
+// every end-state check passed for both systems, every chart has samples
+// for both, the CSV files parse, the Markdown's figures equal the CSV's,
+// run.json round-trips, the HTML renders in Chromium, and each
+// experiment's own figures make sense (no acknowledged commit lost, the
+// semi-sync primary fell back after its timeout, packets were dropped).
+func TestTinyExperiments(t *testing.T) {
+	if !haveMariaDB() {
+		t.Fatal("MariaDB is not installed (run scripts/deps.sh): the lab compares Petrel with it")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	out := t.TempDir()
+	run, dir, err := RunExperiments(ctx, Options{Mode: Tiny, OutDir: out, Command: "go test -run TestTinyExperiments",
+		Progress: NewProgress(logWriter{t})})
+	md, _ := os.ReadFile(filepath.Join(dir, ReportMD))
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, md)
+	}
+	if !run.Complete || !strings.Contains(string(md), "Status: **complete**") {
+		t.Fatalf("run not complete:\n%s", md)
+	}
+	var names []string
+	for _, e := range Experiments() {
+		names = append(names, e.Name)
+	}
+	var ran []string
+	for _, e := range run.Experiments {
+		ran = append(ran, e.Name)
+		if !slices.Equal(e.Systems, []string{"petrel", "mariadb"}) {
+			t.Errorf("%s ran %v", e.Name, e.Systems)
+		}
+		for _, sys := range e.Systems {
+			n := 0
+			for _, c := range e.Checks {
+				if c.System == sys {
+					n++
+					if !c.OK {
+						t.Errorf("%s: %s: %s", e.Name, c.What, c.Detail)
+					}
+				}
+			}
+			if n == 0 {
+				t.Errorf("%s: no end-state check for %s", e.Name, sys)
+			}
+			if !slices.ContainsFunc(e.Metrics, func(m Metric) bool { return m.System == sys }) {
+				t.Errorf("%s: no figures for %s", e.Name, sys)
+			}
+		}
+	}
+	if !slices.Equal(ran, names) {
+		t.Errorf("ran %v, registered %v", ran, names)
+	}
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	var fromJSON Run
+	if err := json.Unmarshal(read(ReportJSON), &fromJSON); err != nil {
+		t.Fatalf("run.json: %v", err)
+	}
+	if got := string(RenderMarkdown(fromJSON)); got != string(md) {
+		t.Errorf("the Markdown re-rendered from run.json differs from report.md:\n%s", firstDiff(got, string(md)))
+	}
+	for _, p := range CheckReport(fromJSON, md, read(ReportSamples), read(ReportMetrics)) {
+		t.Error(p)
+	}
+	charts := 0
+	for _, e := range run.Experiments {
+		charts += len(e.Charts)
+	}
+	checkRendered(t, read(ReportHTML), charts)
+
+	for _, e := range run.Experiments {
+		for _, sys := range e.Systems {
+			v := func(name string) float64 {
+				vals := metricValues(e, name, sys)
+				if len(vals) != 1 {
+					t.Errorf("%s %s: metric %q has %d values, want 1", e.Name, sys, name, len(vals))
+					return 0
+				}
+				return vals[0]
+			}
+			switch e.Name {
+			case "durability":
+				if a, l := v("acknowledged commits"), v("acknowledged commits lost"); a <= 0 || l != 0 {
+					t.Errorf("durability %s: %v acknowledged, %v lost", sys, a, l)
+				}
+			case "semisync-fallback":
+				if f, longest, timeout := v("fell back to async (1 = yes)"), v("longest commit"), v("semisync timeout"); f != 1 || longest < timeout {
+					t.Errorf("semisync-fallback %s: fell back %v, longest commit %v ms, timeout %v ms", sys, f, longest, timeout)
+				}
+			case "catch-up":
+				if b, r := v("backlog"), v("apply rate"); b <= 0 || r <= 0 {
+					t.Errorf("catch-up %s: backlog %v, apply rate %v", sys, b, r)
+				}
+			case "packet-loss":
+				if run.Host.Root && v("packets dropped") <= 0 {
+					t.Errorf("packet-loss %s: no packet dropped", sys)
+				}
+			case "link-cut":
+				// The replica fell behind by about the outage, at least.
+				if lag := v("max lag"); lag < 1 {
+					t.Errorf("link-cut %s: max lag %v s over a %v outage", sys, lag, 3*time.Second)
+				}
+			case "semisync-wan":
+				// A semi-sync commit waits for the replica across the
+				// link's round trip (20 ms in tiny mode).
+				if p95 := v("semisync 1 clients: p95"); p95 < 20 {
+					t.Errorf("semisync-wan %s: semi-sync p95 %v ms with a 20 ms RTT", sys, p95)
+				}
+			case "clients-scaling":
+				for _, n := range scalingClients(Tiny) {
+					if tps := v(strings.Replace("N clients: commits/s", "N", strconv.Itoa(n), 1)); tps <= 0 {
+						t.Errorf("clients-scaling %s: %d clients: %v commits/s", sys, n, tps)
+					}
+				}
+			}
+		}
+	}
+}
