@@ -239,7 +239,10 @@ func (s *supervisor) watch(ctx context.Context, st state) error {
 			s.procs[p.index] = nil
 			delay := s.backoffs[p.index].next(defaultRestart, p.exited.Sub(p.started))
 			if s.o.AutoFailover && p.index == primaryIndex(s.nodes) {
-				delay = max(delay, primaryHold)
+				// It comes back in another role (or, with no replica
+				// eligible, as the primary it was): not a crash loop.
+				s.backoffs[p.index] = backoff{}
+				delay = primaryHold
 			}
 			s.restarts++
 			s.o.Logger.Error("cluster: node exited; restarting it", "node", p.node.Name, "status", exitStatus(p.err),
