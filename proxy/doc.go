@@ -14,7 +14,23 @@
 //     (never a pattern over the raw text), tested by testdata/classify.
 //   - The shell: the client listener and sessions (server.go, session.go),
 //     backend connections and their pools (backend.go, pool.go), the lag
-//     checker (checker.go) and the admin port (admin.go).
+//     checker (checker.go), topology discovery (discovery.go: SHOW
+//     REPLICAS on the backends, the cluster's layout file) and the admin
+//     port (admin.go).
+//
+// The per-statement path is one goroutine per client: it reads the
+// command into a reused buffer, routes it, and forwards the response
+// frames from the backend's read buffer into the client's write buffer
+// (rows are never decoded; only OK/ERR/EOF packets are read for the
+// status flags), without an allocation. A session keeps its pooled
+// connection between statements (no pool hand-off per statement); a
+// session that would wait for a connection to a full backend takes an
+// idle held one, and a session gives its connection back when another
+// waits (BenchmarkForwardProxy, TestHeldConnection).
+//
+// Sites: a proxy of site N (RouterOptions.Site) sends reads to its own
+// site's qualifying replicas, then to other qualifying replicas, then to
+// the primary; `petrel cluster --sites S --proxy` runs one per site.
 //
 // Invariants the core holds (and its scenarios show):
 //   - unknown lag (NULL, a failed or timed-out check, a replica never
