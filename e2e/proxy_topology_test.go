@@ -46,8 +46,9 @@ func stateOf(rows []map[string]string, addr string) string {
 func TestProxyTopology(t *testing.T) {
 	ctx := testContext(t, 3*time.Minute)
 	primary := startPetrel(t, ctx, lab.PetrelOptions{ServerID: 1})
-	r2 := startReplicaServer(t, ctx, 2, nil)
-	r3 := startReplicaServer(t, ctx, 3, nil)
+	// Read-only replicas, as `petrel cluster` runs them.
+	r2 := startReplicaServer(t, ctx, 2, map[string]string{"super_read_only": "ON"})
+	r3 := startReplicaServer(t, ctx, 3, map[string]string{"super_read_only": "ON"})
 	src, rep2, rep3 := rootDB(t, primary, ""), rootDB(t, r2, ""), rootDB(t, r3, "")
 	createReplUser(t, ctx, src)
 	mustExec(t, ctx, src, "CREATE DATABASE app", "CREATE TABLE app.t (id BIGINT PRIMARY KEY, v INT)", "INSERT INTO app.t VALUES (1, 10)")
@@ -119,6 +120,27 @@ func TestProxyTopology(t *testing.T) {
 		return stateOf(rows, addr(r3)) == "online"
 	})
 
+	// A replica made read-write (still replicating) is noticed, and
+	// still serves reads.
+	writableOf := func(rows []map[string]string, a string) string {
+		for _, r := range rows {
+			if r["server"] == a {
+				return r["writable"]
+			}
+		}
+		return ""
+	}
+	if w := writableOf(showServers(t, ctx, admin), addr(r3)); w != "false" {
+		t.Fatalf("replica 3 (super_read_only) shows writable %q", w)
+	}
+	mustExec(t, ctx, rep3, "SET GLOBAL super_read_only = OFF", "SET GLOBAL read_only = OFF")
+	readWrite := waitServers(t, ctx, admin, 10*time.Second, "replica 3 read-write", func(rows []map[string]string) bool {
+		return writableOf(rows, addr(r3)) == "true" && stateOf(rows, addr(r3)) == "online"
+	})
+	if rows := showServers(t, ctx, admin); rows[0]["server"] != addr(primary) {
+		t.Fatalf("a read-write replica that still replicates moved the primary: %v", rows)
+	}
+
 	// A switchover: the primary read-only, replica 2 caught up, stopped
 	// and writable. The next writes land on replica 2, within 2 s.
 	mustExec(t, ctx, via, "INSERT INTO t VALUES (2, 20)")
@@ -149,13 +171,14 @@ func TestProxyTopology(t *testing.T) {
 	if rows := showServers(t, ctx, admin); rows[0]["server"] != addr(r2) || rows[0]["role"] != "primary" {
 		t.Fatalf("SHOW SERVERS after the switchover: %v", rows)
 	}
-	for what, d := range map[string]time.Duration{"drain of a killed replica": drained, "return of a restarted replica": back, "switchover": moved} {
+	for what, d := range map[string]time.Duration{"drain of a killed replica": drained, "return of a restarted replica": back,
+		"replica made read-write": readWrite, "switchover": moved} {
 		if d > 2*time.Second {
 			t.Errorf("%s noticed after %v, want within 2 s", what, d)
 		}
 	}
-	t.Logf("replicas discovered %v after the proxy's start; killed replica drained after %v, restarted one serving after %v; writes on the promoted replica %v after the switchover",
-		found.Round(time.Millisecond), drained.Round(time.Millisecond), back.Round(time.Millisecond), moved.Round(time.Millisecond))
+	t.Logf("replicas discovered %v after the proxy's start; killed replica drained after %v, restarted one serving after %v, one made read-write seen after %v; writes on the promoted replica %v after the switchover",
+		found.Round(time.Millisecond), drained.Round(time.Millisecond), back.Round(time.Millisecond), readWrite.Round(time.Millisecond), moved.Round(time.Millisecond))
 }
 
 func sortedCopy(s []string) []string {
