@@ -65,6 +65,8 @@ type Options struct {
 	AutoFailover bool
 	// Detector tunes the detector and the promotion (zero: defaults).
 	Detector DetectorOptions
+
+	noAcker bool // Async because no replica reads from the primary
 }
 
 // Node is one planned member.
@@ -205,6 +207,8 @@ func Run(ctx context.Context, o Options) error {
 	if _, err := Plan(o); err != nil {
 		return err
 	}
+	st0 := o
+	o = effective(o)
 	if err := os.MkdirAll(o.Dir, 0o750); err != nil {
 		return err
 	}
@@ -221,7 +225,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	st.record(o)
+	st.record(st0)
 	if err := saveState(o.Dir, st); err != nil {
 		return err
 	}
@@ -504,6 +508,8 @@ func printDetails(o Options, nodes []Node) {
 func replicationMode(o Options) string {
 	var m string
 	switch {
+	case o.noAcker:
+		m = "asynchronous replication (no replica beside the primary to acknowledge semi-sync; add --replicas)"
 	case o.Async:
 		m = "asynchronous replication"
 	case o.AutoFailover:

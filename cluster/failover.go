@@ -165,15 +165,16 @@ func observe(ctx context.Context, d *failover.Detector, c *conns, nodes []Node, 
 
 // promotion carries out a failover or switchover choice.
 type promotion struct {
-	o      Options
-	st     state
-	nodes  []Node // the layout before
-	to     int
-	c      *conns
-	log    *slog.Logger
-	kind   string // "failover" or "switchover"
-	why    string
-	waitOn string // switchover: the old primary's gtid_executed to reach
+	o       Options
+	st      state
+	nodes   []Node // the layout before
+	to      int
+	c       *conns
+	log     *slog.Logger
+	kind    string // "failover" or "switchover"
+	why     string
+	waitOn  string             // switchover: the old primary's gtid_executed to reach
+	catchUp []failover.CatchUp // failover: nodes holding more, to replicate from first
 }
 
 // run promotes nodes[to]: it applies its relay log to the end (or, in a
@@ -205,6 +206,11 @@ func (pr promotion) run(ctx context.Context) ([]Node, error) {
 		}
 		if res.Int64 != 0 {
 			return nil, fmt.Errorf("cluster: %s did not apply %s within %v: not promoted", n.Name, target, pr.o.Detector.ApplyTimeout)
+		}
+	}
+	for _, u := range pr.catchUp {
+		if err := pr.catchUpFrom(ctx, db, u); err != nil {
+			pr.log.Warn("cluster: promoted replica not caught up; those transactions are not on the new primary", "node", n.Name, "from", u.Node, "error", err)
 		}
 	}
 	stmts := append([]string{"STOP REPLICA", "RESET REPLICA ALL"}, sourceStatements(pr.o)...)
@@ -252,6 +258,33 @@ func (pr promotion) run(ctx context.Context) ([]Node, error) {
 	}
 	wg.Wait()
 	return next, nil
+}
+
+// catchUpFrom replicates into the replica being promoted (db) what u's
+// binary log holds beyond it (a relay served its site transactions the
+// old primary sent before they were acknowledged): after this they are
+// the new primary's, not errant on the relay's replicas.
+func (pr promotion) catchUpFrom(ctx context.Context, db *sql.DB, u failover.CatchUp) error {
+	i := slices.IndexFunc(pr.nodes, func(n Node) bool { return n.Name == u.Node })
+	if i < 0 {
+		return fmt.Errorf("no node %s", u.Node)
+	}
+	stmts := []string{"STOP REPLICA",
+		fmt.Sprintf("CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=%d, SOURCE_USER='root', SOURCE_PASSWORD='%s', SOURCE_AUTO_POSITION=1", pr.nodes[i].Port, pr.o.RootPassword),
+		"START REPLICA"}
+	if err := execAll(ctx, db, pr.nodes[pr.to].Name, stmts); err != nil {
+		return err
+	}
+	var res sql.NullInt64
+	secs := int(pr.o.Detector.ApplyTimeout.Seconds() + 0.5)
+	if err := db.QueryRowContext(ctx, fmt.Sprintf("SELECT WAIT_FOR_EXECUTED_GTID_SET('%s', %d)", u.Set, secs)).Scan(&res); err != nil {
+		return err
+	}
+	if res.Int64 != 0 {
+		return fmt.Errorf("did not reach %s within %v", u.Set, pr.o.Detector.ApplyTimeout)
+	}
+	pr.log.Info("cluster: promoted replica caught up", "node", pr.nodes[pr.to].Name, "from", u.Node, "gtids", u.Set.String())
+	return nil
 }
 
 // fence makes the old primary refuse writes if it answers (it may be
@@ -376,7 +409,7 @@ func Failover(ctx context.Context, co CommandOptions) error {
 	}
 	to := slices.IndexFunc(nodes, func(n Node) bool { return n.Name == ch.Promote })
 	start := time.Now()
-	next, err := promotion{o: o, st: st, nodes: nodes, to: to, c: c, log: co.Logger, kind: "failover",
+	next, err := promotion{o: o, st: st, nodes: nodes, to: to, c: c, log: co.Logger, kind: "failover", catchUp: ch.CatchUp,
 		why: fmt.Sprintf("%s dead (%s); %s", nodes[p].Name, dec.Why, ch.Why)}.run(ctx)
 	if err != nil {
 		return err

@@ -92,12 +92,27 @@ func (st *state) record(o Options) {
 func (st state) options(o Options) Options {
 	o.BasePort, o.Replicas, o.Sites, o.ReplicasPerSite, o.ProxyPort = st.BasePort, st.Replicas, st.Sites, st.ReplicasPerSite, st.ProxyPort
 	o.Async, o.AutoFailover = st.Async, st.AutoFailover
+	return effective(o)
+}
+
+// effective turns semi-sync off when no replica reads from the primary
+// (a --sites layout without --replicas: relays do not acknowledge), where
+// every commit would wait out the timeout.
+func effective(o Options) Options {
+	nodes, err := Plan(o)
+	if err != nil || o.Async {
+		return o
+	}
+	if !slices.ContainsFunc(nodes, func(n Node) bool { return n.Role == RoleReplica && n.Source == 0 }) {
+		o.Async, o.noAcker = true, true
+	}
 	return o
 }
 
 // Layout is Plan with the primary named in cluster.json (pure): every
 // node's role, source and settings.
 func Layout(o Options, primary string) ([]Node, error) {
+	o = effective(o)
 	nodes, err := Plan(o)
 	if err != nil {
 		return nil, err

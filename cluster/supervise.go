@@ -391,7 +391,7 @@ func (s *supervisor) detect(ctx context.Context) {
 	}
 	start := time.Now()
 	to := slices.IndexFunc(s.nodes, func(n Node) bool { return n.Name == dec.Choice.Promote })
-	next, err := promotion{o: s.o, st: s.st, nodes: s.nodes, to: to, c: s.c, log: s.o.Logger, kind: "failover",
+	next, err := promotion{o: s.o, st: s.st, nodes: s.nodes, to: to, c: s.c, log: s.o.Logger, kind: "failover", catchUp: dec.Choice.CatchUp,
 		why: fmt.Sprintf("%s dead (%s); %s", s.nodes[p].Name, dec.Why, dec.Choice.Why)}.run(ctx)
 	if next == nil {
 		s.o.Logger.Error("cluster: failover failed; the detector starts over", "error", err)

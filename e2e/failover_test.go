@@ -598,3 +598,90 @@ func TestFailoverPartition(t *testing.T) {
 	}
 	t.Logf("old primary acknowledged %d writes, all before the partition and all on the new primary", len(ackedOld))
 }
+
+// TestClusterSitesAutoFailover: the sites topology (`--replicas 2 --sites
+// 1 --replicas-per-site 1 --auto-failover`): kill -9 of the primary under
+// writes; a replica beside it is promoted, the site's relay follows it by
+// GTID (its site replica behind it, failing over to the new primary now),
+// the old primary rejoins; every data node ends with the new primary's
+// rows and GTIDs, no acknowledged row missing.
+func TestClusterSitesAutoFailover(t *testing.T) {
+	ctx := testContext(t, 3*time.Minute)
+	bin, err := lab.BuildPetrel(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	base := freePortRun(t, 5)
+	c := startClusterArgs(t, ctx, bin, dir, base, 5, "--replicas", "2", "--sites", "1", "--replicas-per-site", "1", "--auto-failover")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("supervisor log:\n%s", tail(c.stderr.String(), 6000))
+		}
+	})
+	dbs := make([]*sql.DB, 5)
+	for i := range dbs {
+		dbs[i] = clusterNode(t, base+i)
+	}
+	mustExec(t, ctx, dbs[0], "CREATE DATABASE fo", "CREATE TABLE fo.t (id BIGINT PRIMARY KEY, w INT)")
+	load := startFollowLoad(ctx, dbs[:3], 4)
+	defer load.finish()
+	time.Sleep(500 * time.Millisecond)
+	if err := syscall.Kill(c.pid(t, "node1"), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	deadline := time.Now().Add(30 * time.Second)
+	for clusterPrimary(t, dir) == "node1" {
+		if time.Now().After(deadline) {
+			t.Fatalf("no failover within 30s:\n%s", tail(c.stderr.String(), 3000))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	pname := clusterPrimary(t, dir)
+	primary := int(pname[4] - '1')
+	if primary != 1 && primary != 2 {
+		t.Fatalf("%s promoted; want a replica beside the primary (node2 or node3)", pname)
+	}
+	t.Logf("%s promoted %v after the kill", pname, time.Since(killed).Round(time.Millisecond))
+	// The old primary rejoins; then the load stops.
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		var port string
+		if rows, err := dbs[0].QueryContext(ctx, "SHOW REPLICA STATUS"); err == nil {
+			rows.Close()
+			port = replicaStatus(t, ctx, dbs[0], "SHOW REPLICA STATUS")["Source_Port"]
+		}
+		if port == strconv.Itoa(base+primary) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node1 did not rejoin as %s's replica:\n%s", pname, tail(c.stderr.String(), 3000))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	acked := load.finish()
+	p := dbs[primary]
+	if st := replicaStatus(t, ctx, dbs[3], "SHOW REPLICA STATUS"); st["Source_Port"] != strconv.Itoa(base+primary) {
+		t.Errorf("the relay reads from port %s, want the new primary's %d", st["Source_Port"], base+primary)
+	}
+	if got := queryString(t, ctx, dbs[4], "SELECT GROUP_CONCAT(CONCAT(PORT, ':', WEIGHT) ORDER BY WEIGHT DESC) FROM performance_schema.replication_asynchronous_connection_failover"); got != fmt.Sprintf("%d:70,%d:50", base+3, base+primary) {
+		t.Errorf("the site replica's failover sources: %s, want its relay and the new primary", got)
+	}
+	for i, db := range dbs {
+		if i != primary {
+			waitCaughtUp(t, ctx, p, db, 30*time.Second)
+		}
+	}
+	if m := ackedMissing(t, ctx, p, acked); m != 0 || len(acked) == 0 {
+		t.Fatalf("%d of %d acknowledged rows missing", m, len(acked))
+	}
+	for i, db := range dbs {
+		if i != 3 { // the relay holds no rows
+			sameTable(t, ctx, p, db, "fo.t", "id")
+		}
+	}
+	t.Logf("sites failover: %d acknowledged rows, 0 missing; relay and site replica follow %s", len(acked), pname)
+
+}

@@ -304,6 +304,17 @@ type Choice struct {
 	// Notes name every node passed over and every node holding GTIDs the
 	// chosen one lacks.
 	Notes []string
+	// CatchUp lists the nodes whose binary log holds GTIDs the chosen one
+	// lacks (a relay that ran ahead, a replica that executed more), most
+	// first: the promotion first replicates from them, so that what they
+	// serve downstream is not lost or left errant.
+	CatchUp []CatchUp
+}
+
+// CatchUp is a node to catch up from and what it holds.
+type CatchUp struct {
+	Node string
+	Set  *base.GTIDSet
 }
 
 // Choose picks, among members with a status, the replica to promote (pure;
@@ -379,19 +390,32 @@ func Choose(o Options, members []Member, status map[string]Status) Choice {
 	for _, r := range refused {
 		notes = append(notes, "passed over "+r)
 	}
+	var catchUp []CatchUp
 	for _, m := range members {
 		h := all[m.Name]
 		if h == nil || m.Name == best.m.Name {
 			continue
+		}
+		// What its binary log holds: a relay's is everything it
+		// received; a replica's what it executed.
+		logged := h
+		if !m.Relay {
+			logged = base.NewGTIDSet()
+			if st := status[m.Name]; st.Executed != nil {
+				logged = st.Executed
+			}
+		}
+		if !logged.Subtract(best.holds).IsEmpty() {
+			catchUp = append(catchUp, CatchUp{Node: m.Name, Set: logged})
 		}
 		if extra := h.Subtract(best.holds); !extra.IsEmpty() {
 			kind := "replica"
 			if m.Relay {
 				kind = "relay"
 			}
-			notes = append(notes, fmt.Sprintf("%s %s holds %d GTIDs %s lacks (%s): the new primary will not have them",
-				kind, m.Name, extra.Count(), best.m.Name, extra))
+			notes = append(notes, fmt.Sprintf("%s %s holds %d GTIDs %s lacks (%s)", kind, m.Name, extra.Count(), best.m.Name, extra))
 		}
 	}
-	return Choice{Promote: best.m.Name, Why: why, Notes: notes}
+	sort.SliceStable(catchUp, func(i, j int) bool { return catchUp[i].Set.Count() > catchUp[j].Set.Count() })
+	return Choice{Promote: best.m.Name, Why: why, Notes: notes, CatchUp: catchUp}
 }

@@ -188,5 +188,8 @@ func choice(c Choice) string {
 	for _, n := range c.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
+	for _, u := range c.CatchUp {
+		fmt.Fprintf(&b, "catch up from %s: %s\n", u.Node, u.Set)
+	}
 	return b.String()
 }
