@@ -217,6 +217,9 @@ func semCorpus() []semStmt {
 		"SELECT id FROM t_coll WHERE s = 'b' ORDER BY id", "SELECT c, LENGTH(c) FROM t_coll ORDER BY id",
 		"SELECT id FROM t_coll WHERE c = 'x' ORDER BY id", "SELECT MAX(s), MIN(s) FROM t_coll",
 		"SELECT a.id, b.id FROM t_coll a JOIN t_coll b ON a.s = b.s AND a.id < b.id ORDER BY 1, 2",
+		"SELECT id FROM t_coll WHERE s IN ('b', 'zz') ORDER BY id", "SELECT id FROM t_coll WHERE s NOT IN ('b ', 'a') ORDER BY id",
+		"SELECT id FROM t_coll WHERE s BETWEEN 'b' AND 'b' ORDER BY id", "SELECT id FROM t_coll WHERE s > 'b' ORDER BY id",
+		"SELECT id FROM t_coll ORDER BY CONCAT(s, 'x') DESC, id LIMIT 3", "SELECT COUNT(*) FROM t_coll WHERE s <> 'B'",
 	} {
 		add("strict", q)
 	}
@@ -230,6 +233,15 @@ func semCorpus() []semStmt {
 		"INSERT INTO t_uk VALUES (2,3,10) ON DUPLICATE KEY UPDATE c = c", "INSERT IGNORE INTO t_uk VALUES (20,3,20),(21,21,21)",
 		"SELECT * FROM t_uk ORDER BY a", "UPDATE IGNORE t_uk SET b = b + 1000, c = 5 WHERE a = 8", "SELECT * FROM t_uk ORDER BY a",
 		"REPLACE INTO t_uk SELECT a + 100, b, c FROM t_uk WHERE a < 3", "SELECT * FROM t_uk ORDER BY a",
+	} {
+		add("strict", q)
+	}
+	// PAD SPACE through an index (not built yet: keys hold the exact
+	// spelling).
+	quiet("CREATE TABLE t_colli (id INT PRIMARY KEY, s VARCHAR(10) COLLATE utf8mb4_general_ci, KEY (s))")
+	quiet("INSERT INTO t_colli VALUES (1, 'b'), (2, 'B '), (3, 'c')")
+	for _, q := range []string{
+		"SELECT id FROM t_colli WHERE s = 'b' ORDER BY id", "SELECT id FROM t_colli WHERE s IN ('c ') ORDER BY id",
 	} {
 		add("strict", q)
 	}

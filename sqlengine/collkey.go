@@ -162,7 +162,18 @@ func collationRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.S
 	if err != nil {
 		return nil, transform.SameTree, err
 	}
-	return n, same1 && same2, nil
+	// Comparisons and sort keys (collcompare.go).
+	n, same3, err := transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		return padComparison(ctx, e)
+	})
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	n, same4, err := collateSorts(ctx, n)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	return n, same1 && same2 && same3 && same4, nil
 }
 
 // collDistinctIter is DISTINCT over rows told apart by their columns'

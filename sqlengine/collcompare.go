@@ -1,0 +1,207 @@
+package sqlengine
+
+import (
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+)
+
+// Comparisons and sorts by collation, as MySQL's:
+//   - under a PAD SPACE collation (every one but the _0900_ ones and
+//     binary) trailing spaces do not count: 'b' = 'B ' under
+//     utf8mb4_general_ci. GMS compares the whole strings, so comparisons
+//     of such strings read them through padTrim (collationRule);
+//   - ORDER BY an expression sorts by the expression's collation, which
+//     it takes from its operands (CONCAT(s, '') sorts as s does); GMS
+//     sorts by the collation of the expression's type, the default
+//     binary one, so such keys are read through withCollation.
+// Index lookups are not changed: a lookup by an index on a PAD SPACE
+// column still finds only the value's exact spelling.
+
+// padTrim is a string without its trailing spaces.
+type padTrim struct{ child sql.Expression }
+
+var _ sql.Expression = (*padTrim)(nil)
+var _ sql.CollationCoercible = (*padTrim)(nil)
+
+func (p *padTrim) Resolved() bool             { return p.child.Resolved() }
+func (p *padTrim) String() string             { return p.child.String() }
+func (p *padTrim) Type() sql.Type             { return p.child.Type() }
+func (p *padTrim) IsNullable() bool           { return p.child.IsNullable() }
+func (p *padTrim) Children() []sql.Expression { return []sql.Expression{p.child} }
+
+func (p *padTrim) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
+	return sql.GetCoercibility(ctx, p.child)
+}
+
+func (p *padTrim) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(p, len(children), 1)
+	}
+	return &padTrim{child: children[0]}, nil
+}
+
+func (p *padTrim) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := p.child.Eval(ctx, row)
+	if s, ok := v.(string); ok && err == nil {
+		return strings.TrimRight(s, " "), nil
+	}
+	return v, err
+}
+
+// padOperands returns the comparison's operands read through padTrim
+// when they are all strings compared under a PAD SPACE collation.
+func padOperands(ctx *sql.Context, ops []sql.Expression) ([]sql.Expression, bool) {
+	coll, coer := sql.Collation_binary, byte(7)
+	for _, o := range ops {
+		if !types.IsText(o.Type()) {
+			return ops, false
+		}
+		if _, done := o.(*padTrim); done {
+			return ops, false
+		}
+		c, k := sql.GetCoercibility(ctx, o)
+		if coer == 7 {
+			coll, coer = c, k
+		} else {
+			coll, coer = sql.ResolveCoercibility(coll, coer, c, k)
+		}
+	}
+	if !padSpace(coll) || types.IsBinaryType(ops[0].Type()) {
+		return ops, false
+	}
+	out := make([]sql.Expression, len(ops))
+	for i, o := range ops {
+		out[i] = &padTrim{child: o}
+	}
+	return out, true
+}
+
+// padComparison puts padTrim under a string comparison's operands.
+func padComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	switch x := e.(type) {
+	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
+		*expression.GreaterThan, *expression.GreaterThanOrEqual, *expression.Between:
+		ops, ok := padOperands(ctx, e.Children())
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		ne, err := e.WithChildren(ops...)
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		return ne, transform.NewTree, nil
+	case *expression.InTuple:
+		tuple, ok := x.Right().(expression.Tuple)
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		ops, ok := padOperands(ctx, append([]sql.Expression{x.Left()}, tuple...))
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		return expression.NewInTuple(ops[0], expression.NewTuple(ops[1:]...)), transform.NewTree, nil
+	case *expression.HashInTuple:
+		tuple, ok := x.Right().(expression.Tuple)
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		ops, ok := padOperands(ctx, append([]sql.Expression{x.Left()}, tuple...))
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		h, err := expression.NewHashInTuple(ctx, ops[0], expression.NewTuple(ops[1:]...))
+		if err != nil {
+			return e, transform.SameTree, nil
+		}
+		return h, transform.NewTree, nil
+	}
+	return e, transform.SameTree, nil
+}
+
+// withCollation is a string expression typed with the collation it
+// takes from its operands.
+type withCollation struct {
+	child sql.Expression
+	typ   sql.Type
+}
+
+var _ sql.Expression = (*withCollation)(nil)
+
+func (w *withCollation) Resolved() bool             { return w.child.Resolved() }
+func (w *withCollation) String() string             { return w.child.String() }
+func (w *withCollation) Type() sql.Type             { return w.typ }
+func (w *withCollation) IsNullable() bool           { return w.child.IsNullable() }
+func (w *withCollation) Children() []sql.Expression { return []sql.Expression{w.child} }
+
+func (w *withCollation) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	return w.child.Eval(ctx, row)
+}
+
+func (w *withCollation) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(w, len(children), 1)
+	}
+	return &withCollation{child: children[0], typ: w.typ}, nil
+}
+
+// sortCollation returns the sort key e typed with its derived collation
+// when that differs from its type's.
+func sortCollation(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
+	st, ok := e.Type().(sql.StringType)
+	if !ok || !types.IsText(st) {
+		return e, false
+	}
+	switch e.(type) {
+	case *expression.GetField, *withCollation:
+		return e, false
+	}
+	c, _ := sql.GetCoercibility(ctx, e)
+	if c == st.Collation() || c == sql.Collation_binary || c.CharacterSet() != st.Collation().CharacterSet() {
+		return e, false
+	}
+	t, err := types.CreateString(st.Type(), st.MaxCharacterLength(), c)
+	if err != nil {
+		return e, false
+	}
+	return &withCollation{child: e, typ: t}, true
+}
+
+// collateSorts gives Sort and TopN keys their derived collations.
+func collateSorts(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		var fields sql.SortFields
+		switch x := n.(type) {
+		case *plan.Sort:
+			fields = x.SortFields
+		case *plan.TopN:
+			fields = x.Fields
+		default:
+			return n, transform.SameTree, nil
+		}
+		nf := make(sql.SortFields, len(fields))
+		changed := false
+		for i, f := range fields {
+			nf[i] = f
+			if c, ok := sortCollation(ctx, f.Column); ok {
+				nf[i].Column, changed = c, true
+			}
+		}
+		if !changed {
+			return n, transform.SameTree, nil
+		}
+		switch x := n.(type) {
+		case *plan.Sort:
+			return plan.NewSort(nf, x.Child), transform.NewTree, nil
+		case *plan.TopN:
+			t := *x
+			t.Fields = nf
+			return &t, transform.NewTree, nil
+		}
+		return n, transform.SameTree, nil
+	})
+}
