@@ -8,10 +8,11 @@ RUN_CMD ?= bin/petrel cluster --datadir ./cluster --base-port 3306 --replicas 2 
 FUZZTIME ?= 10s
 
 .DEFAULT_GOAL := build
-.PHONY: help build run test vet bench bench-repl fuzz deps
+.PHONY: help build lab run test vet bench bench-repl fuzz deps
 
 help:
 	@echo "make build   go build -o bin/petrel ./cmd/petrel"
+	@echo "make lab     go build -o bin/petrel-lab ./cmd/petrel-lab (petrel lab list|run)"
 	@echo "make run     build, then: $(RUN_CMD)"
 	@echo "make test    scripts/deps.sh, go vet ./..., go test -count=1 -timeout 60m ./..."
 	@echo "make bench   bench/sysbench.sh (env: SERVERS WORKLOADS THREADS DURATION)"
@@ -21,6 +22,9 @@ help:
 
 build:
 	$(GO) build -o bin/petrel ./cmd/petrel
+
+lab:
+	$(GO) build -o bin/petrel-lab ./cmd/petrel-lab
 
 run: build
 	$(RUN_CMD)

@@ -5,6 +5,7 @@
 //	petrel cluster [--datadir DIR] [--base-port P] [--replicas N] [--root-password PW] [--async] [--auto-failover]
 //	petrel failover --cluster DIR; petrel switchover --cluster DIR [--to nodeN]
 //	petrel proxy --primary HOST:PORT [--replicas HOST:PORT,...] [--port 6033] [--admin-port 6032] [--config FILE]
+//	petrel lab list | run EXPERIMENT [--tiny|--quick] [--out DIR]   (execs petrel-lab)
 package main
 
 import (
@@ -46,6 +47,8 @@ commands:
   switchover move a live cluster's primary role to a replica, losing nothing (petrel switchover --cluster DIR [--to nodeN])
   clone     copy a running server into a new datadir (petrel clone --from HOST:PORT --user U --password P --datadir DIR)
   proxy     route clients to a primary and its replicas by measured lag (petrel proxy --help)
+  lab       run the lab's experiments, Petrel beside MariaDB, into a report (the petrel-lab binary:
+            petrel lab list; petrel lab run EXPERIMENT|all [--tiny|--quick] [--out DIR])
   binlog    print binary log files, verifying checksums (petrel binlog [-v] FILE...),
             or a server's binary log as it streams it (petrel binlog -R --host H --port P --user U -p PW [--stop-never] FILE)`)
 }
@@ -70,6 +73,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runFailover(args[1:], stdout, stderr, args[0] == "switchover")
 	case "proxy":
 		return runProxy(args[1:], stdout, stderr)
+	case "lab":
+		return runLab(args[1:], stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
