@@ -59,7 +59,10 @@ type backendConn struct {
 	gen uint64
 	// lease is a held connection's state (see leaseFor): 0 while it is
 	// pooled or in use by whoever took it from the pool.
-	lease    atomic.Uint64
+	lease atomic.Uint64
+	// heldSince is when its holder last left it idle (unix ns; see
+	// pool.releaseHeld).
+	heldSince atomic.Int64
 	lastUsed time.Time
 }
 

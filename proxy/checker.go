@@ -81,6 +81,7 @@ func (s *Server) tickLoop() {
 		for _, c := range cs {
 			s.logChange(c)
 		}
+		s.pool.releaseHeld(s.opts.HoldIdle)
 		s.pool.closeIdle(false)
 		if s.layout != nil {
 			s.followLayout()

@@ -344,6 +344,27 @@ func TestHeldConnection(t *testing.T) {
 	if held != 1 {
 		t.Fatalf("%d held connections, want 1 (the last session's)", held)
 	}
+	// Its session idle past HoldIdle, the connection goes back to the
+	// pool (and the next statement takes it from there).
+	if n := s.pool.releaseHeld(time.Hour); n != 0 {
+		t.Fatalf("%d held connections released before their time", n)
+	}
+	time.Sleep(5 * time.Millisecond)
+	if n := s.pool.releaseHeld(time.Millisecond); n != 1 {
+		t.Fatalf("%d held connections released, want 1", n)
+	}
+	s.pool.mu.Lock()
+	held, idle := len(s.pool.held[1]), len(s.pool.idle[poolKey{1, "u", 0}])
+	s.pool.mu.Unlock()
+	if held != 0 || idle != 1 {
+		t.Fatalf("after the release: %d held, %d idle; want 0 and 1", held, idle)
+	}
+	if err := b.execute(); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.pool.stats[1].open.Load(); n != 1 {
+		t.Fatalf("%d connections open to the replica, want 1", n)
+	}
 }
 
 // TestSessionBadInput: malformed commands after the login get MySQL's

@@ -188,6 +188,31 @@ func (p *pool) unhold(c *backendConn) {
 	p.mu.Unlock()
 }
 
+// releaseHeld takes back the held connections their sessions left idle
+// for longer than d (clients that stopped sending statements) into the
+// pool, where other sessions take them and BackendIdleTimeout closes
+// them; it returns how many.
+func (p *pool) releaseHeld(d time.Duration) int {
+	before := time.Now().Add(-d).UnixNano()
+	var back []*backendConn
+	p.mu.Lock()
+	for i := range p.addrs {
+		for h := range p.held[i] {
+			v := h.lease.Load()
+			if v&0xff == leaseIdle && h.heldSince.Load() < before && h.lease.CompareAndSwap(v, leaseTaken) {
+				delete(p.held[i], h)
+				back = append(back, h)
+			}
+		}
+	}
+	p.mu.Unlock()
+	for _, c := range back {
+		c.lease.Store(0)
+		p.put(c)
+	}
+	return len(back)
+}
+
 // steal takes a connection to key's backend that a session holds idle
 // between statements: one of key's account (and generation gen) is
 // returned for use; another's is closed, which makes room (room reports

@@ -90,6 +90,12 @@ type Options struct {
 	// BackendIdleTimeout closes pooled connections idle that long.
 	// Default 60s.
 	BackendIdleTimeout time.Duration
+	// HoldIdle: a session keeps its backend connection between
+	// statements (no pool hand-off per statement) until it has sent
+	// none for this long; then the connection goes back to the pool
+	// (checked every CheckInterval). A session that would wait for a
+	// connection takes an idle held one at once. Default 1s.
+	HoldIdle time.Duration
 	// ConnectTimeout bounds a backend connection's dial and login, and a
 	// client's handshake. Default 5s.
 	ConnectTimeout time.Duration
@@ -138,6 +144,9 @@ func (o *Options) applyDefaults() error {
 	}
 	if o.BackendIdleTimeout <= 0 {
 		o.BackendIdleTimeout = 60 * time.Second
+	}
+	if o.HoldIdle <= 0 {
+		o.HoldIdle = time.Second
 	}
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = 5 * time.Second

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"petrel/internal/base"
 	"petrel/internal/mysqlerr"
@@ -402,6 +403,7 @@ func (s *session) release(c *backendConn) {
 		s.held = c
 		p.hold(c)
 	}
+	c.heldSince.Store(time.Now().UnixNano())
 	c.lease.Store(leaseFor(s.id, leaseIdle))
 }
 
