@@ -63,7 +63,7 @@ type backendConn struct {
 	// heldSince is when its holder last left it idle (unix ns; see
 	// pool.releaseHeld).
 	heldSince atomic.Int64
-	lastUsed time.Time
+	lastUsed  time.Time
 }
 
 // A session keeps the pooled connection of its last statement between
