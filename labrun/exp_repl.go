@@ -13,7 +13,7 @@ import (
 func init() {
 	register(&Experiment{
 		Name: "catch-up",
-		Description: "The replica's applier is stopped (its receiver keeps fetching) while the primary takes an unpaced " +
+		Description: "The replica's applier is stopped (its receiver keeps fetching) while the primary takes a " +
 			"write burst; then the applier is started and the remaining backlog sampled until it is applied (seed 000's catch-up curve).",
 		Needs: []string{"mariadb"},
 		Charts: []Chart{
@@ -23,81 +23,138 @@ func init() {
 		},
 		Trial: catchUp,
 	})
+	register(&Experiment{
+		Name: "parallel-apply",
+		Description: "catch-up with 1, 2, 4, 8 and 16 applier threads on the replica (Petrel replica_parallel_workers, " +
+			"MariaDB slave_parallel_threads in its default optimistic mode): seed 000's worker speedup.",
+		Needs: []string{"mariadb"},
+		Charts: []Chart{
+			{ID: "apply", Title: "Apply rate against applier threads", Kind: Lines, LogX: true, XLabel: "applier threads (log)", YLabel: "txn/s"},
+			{ID: "speedup", Title: "Speedup over one applier thread", Kind: Lines, LogX: true, XLabel: "applier threads (log)", YLabel: "× one thread"},
+		},
+		Trial: parallelApply,
+	})
+}
+
+// applyWorkers are parallel-apply's thread counts.
+func applyWorkers(m Mode) []int { return pick(m, []int{1, 4}, []int{1, 4, 16}, []int{1, 2, 4, 8, 16}) }
+
+func parallelApply(ctx context.Context, t *Trial) error {
+	var apply, speedup []Point
+	var one float64
+	for _, w := range applyWorkers(t.Env.Mode) {
+		r, err := runCatchUp(ctx, t, w, fmt.Sprintf("%d workers: ", w))
+		if err != nil {
+			return fmt.Errorf("%d workers: %w", w, err)
+		}
+		if w == 1 {
+			one = r.apply
+		}
+		apply = append(apply, Point{X: float64(w), Y: r.apply})
+		speedup = append(speedup, Point{X: float64(w), Y: r.apply / max(one, 1e-9)})
+		t.Metric(fmt.Sprintf("%d workers: apply rate", w), "txn/s", r.apply, false)
+		t.Metric(fmt.Sprintf("%d workers: catch-up of the backlog", w), "s", r.elapsed.Seconds(), true)
+	}
+	t.Series("apply", apply)
+	t.Series("speedup", speedup)
+	return nil
 }
 
 func catchUp(ctx context.Context, t *Trial) error {
-	m := t.Env.Mode
-	c, err := t.Start(ctx, ClusterSpec{})
+	r, err := runCatchUp(ctx, t, 0, "")
 	if err != nil {
 		return err
 	}
+	t.Series("backlog", r.curve)
+	t.Series("rates", []Point{{X: 0, Y: r.production}, {X: 1, Y: r.apply}})
+	t.Metric("backlog", "txn", float64(r.backlog), false)
+	t.Metric("catch-up time", "s", r.elapsed.Seconds(), true)
+	t.Metric("production rate", "txn/s", r.production, false)
+	t.Metric("apply rate", "txn/s", r.apply, false)
+	t.Metric("apply / production", "ratio", r.apply/max(r.production, 1e-9), false)
+	return nil
+}
+
+// catchUpResult is one timed catch-up.
+type catchUpResult struct {
+	backlog    int64
+	elapsed    time.Duration
+	production float64 // txn/s while the applier was stopped
+	apply      float64 // txn/s while it caught up
+	curve      []Point // backlog left against seconds since the applier started
+}
+
+// runCatchUp starts a cluster whose replica has workers applier threads
+// (0: the system's default), builds a backlog with its applier stopped and
+// times the catch-up. label prefixes the progress phases.
+func runCatchUp(ctx context.Context, t *Trial, workers int, label string) (catchUpResult, error) {
+	var r catchUpResult
+	m := t.Env.Mode
+	c, err := t.Start(ctx, ClusterSpec{ReplicaWorkers: workers})
+	if err != nil {
+		return r, err
+	}
 	if err := CreateLoadTable(ctx, c.PDB); err != nil {
-		return err
+		return r, err
 	}
 	if err := c.WaitCaughtUp(ctx, time.Minute); err != nil {
-		return err
+		return r, err
 	}
 	if err := c.StopApplier(ctx, 0); err != nil {
-		return err
+		return r, err
 	}
 	burst := pick(m, 1500*time.Millisecond, 15*time.Second, 60*time.Second)
 	clients := pick(m, 4, 8, 16)
-	t.Command("load", fmt.Sprintf("%s; %d clients, unpaced autocommit INSERTs for %v; %s", c.f.stopApplier, clients, burst, c.f.startApplier))
-	done := t.Phase("burst with the applier stopped", burst)
-	res, err := Load(ctx, c.PDB, LoadOptions{Clients: clients, Duration: burst})
+	t.Command("load", fmt.Sprintf("%s; %d clients, autocommit INSERTs for %v (paced to %v txn/s; 0: unpaced); %s",
+		c.f.stopApplier, clients, burst, pick(m, 600.0, 0, 0), c.f.startApplier))
+	done := t.Phase(label+"burst with the applier stopped", burst)
+	// Tiny mode paces the burst: MariaDB's serial applier takes about
+	// ten times longer than the burst to apply it.
+	res, err := Load(ctx, c.PDB, LoadOptions{Clients: clients, Duration: burst, Rate: pick(m, 600.0, 0, 0)})
 	done()
 	if err != nil {
-		return err
+		return r, err
 	}
+	r.production = res.TPS()
 	target, err := c.PrimaryCount(ctx)
 	if err != nil {
-		return err
+		return r, err
 	}
-	// Everything fetched before the clock starts: the curve is the
-	// applier's alone.
 	base, err := c.ReplicaCount(ctx, 0)
 	if err != nil {
-		return err
+		return r, err
 	}
-	backlog := target - base
-	done = t.Phase(fmt.Sprintf("catch-up of %d transactions", backlog), 0)
+	r.backlog = target - base
+	done = t.Phase(fmt.Sprintf("%scatch-up of %d transactions", label, r.backlog), 0)
 	defer done()
 	start := time.Now()
 	if err := c.StartApplier(ctx, 0); err != nil {
-		return err
+		return r, err
 	}
-	pts := []Point{{X: 0, Y: float64(backlog)}}
+	r.curve = []Point{{X: 0, Y: float64(r.backlog)}}
 	limit := time.Now().Add(endStateTimeout(m))
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
-	var elapsed time.Duration
 	for {
 		n, err := c.ReplicaCount(ctx, 0)
 		if err != nil {
-			return err
+			return r, err
 		}
 		now := time.Since(start)
-		pts = append(pts, Point{X: now.Seconds(), Y: float64(max(target-n, 0))})
+		r.curve = append(r.curve, Point{X: now.Seconds(), Y: float64(max(target-n, 0))})
 		if n >= target {
-			elapsed = now
+			r.elapsed = now
 			break
 		}
 		if time.Now().After(limit) {
-			return fmt.Errorf("replica applied %d of %d within %v", n-base, backlog, endStateTimeout(m))
+			return r, fmt.Errorf("replica applied %d of %d within %v", n-base, r.backlog, endStateTimeout(m))
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return r, ctx.Err()
 		case <-tick.C:
 		}
 	}
-	t.Series("backlog", pts)
-	apply := float64(backlog) / max(elapsed.Seconds(), 1e-3)
-	t.Series("rates", []Point{{X: 0, Y: res.TPS()}, {X: 1, Y: apply}})
-	t.Metric("backlog", "txn", float64(backlog), false)
-	t.Metric("catch-up time", "s", elapsed.Seconds(), true)
-	t.Metric("production rate", "txn/s", res.TPS(), false)
-	t.Metric("apply rate", "txn/s", apply, false)
-	t.Metric("apply / production", "ratio", apply/max(res.TPS(), 1e-9), false)
-	return nil
+	r.apply = float64(r.backlog) / max(r.elapsed.Seconds(), 1e-3)
+	return r, nil
 }

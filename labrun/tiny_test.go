@@ -148,6 +148,12 @@ func TestTinyExperiments(t *testing.T) {
 				if p95 := v("semisync 1 clients: p95"); p95 < 20 {
 					t.Errorf("semisync-wan %s: semi-sync p95 %v ms with a 20 ms RTT", sys, p95)
 				}
+			case "parallel-apply":
+				for _, w := range applyWorkers(Tiny) {
+					if r := v(strconv.Itoa(w) + " workers: apply rate"); r <= 0 {
+						t.Errorf("parallel-apply %s: %d workers: apply rate %v", sys, w, r)
+					}
+				}
 			case "clients-scaling":
 				for _, n := range scalingClients(Tiny) {
 					if tps := v(strings.Replace("N clients: commits/s", "N", strconv.Itoa(n), 1)); tps <= 0 {
