@@ -288,6 +288,12 @@ func storeText(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 		// PAD_CHAR_TO_FULL_LENGTH, which Petrel does not offer).
 		s = strings.TrimRight(s, " ")
 	}
+	if cs := st.CharacterSet(); cs != sql.CharacterSet_utf8mb4 && cs != sql.CharacterSet_binary {
+		var err error
+		if s, err = representable(ctx, m, col, cs, s, rowNum); err != nil {
+			return nil, err
+		}
+	}
 	max := st.MaxCharacterLength()
 	if max <= 0 || int64(len(s)) <= max || int64(utf8.RuneCountInString(s)) <= max {
 		return s, nil
@@ -314,6 +320,40 @@ func storeText(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 	ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWarnDataTruncated,
 		Message: fmt.Sprintf("Data truncated for column '%s' at row %d", col.Name, rowNum)})
 	return cut, nil
+}
+
+// representable is s with each character the column's character set
+// cannot hold replaced by '?' and warning 1366, as MySQL stores it
+// outside strict mode; in strict mode it is error 1366.
+func representable(ctx *sql.Context, m storeMode, col *sql.Column, cs sql.CharacterSetID, s string, rowNum int) (string, error) {
+	enc := cs.Encoder()
+	if enc == nil {
+		return s, nil
+	}
+	if _, ok := enc.Encode([]byte(s)); ok {
+		return s, nil
+	}
+	bad := s
+	for i, r := range s {
+		if _, ok := enc.EncodeRune([]byte(string(r))); !ok {
+			bad = s[i:]
+			break
+		}
+	}
+	msg := fmt.Sprintf("Incorrect string value: '%s' for column '%s' at row %d", escapeHex(bad, 6), col.Name, rowNum)
+	if m.strict {
+		return "", storeError(mysqlerr.ErTruncatedWrongValue, "%s", msg)
+	}
+	ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErTruncatedWrongValue, Message: msg})
+	var b strings.Builder
+	for _, r := range s {
+		if _, ok := enc.EncodeRune([]byte(string(r))); ok {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('?')
+		}
+	}
+	return b.String(), nil
 }
 
 // storeSource stands between an INSERT (or REPLACE) and its rows: each
