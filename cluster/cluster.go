@@ -244,21 +244,36 @@ func Run(ctx context.Context, o Options) error {
 			return err
 		}
 	}
-	sctx, cancel := context.WithTimeout(ctx, o.StartTimeout)
-	defer cancel()
 	dbs := make([]*sql.DB, len(nodes))
+	var failed []int
 	for i, n := range nodes {
-		db, err := waitReady(sctx, n, o.RootPassword, s.procs[i])
+		nctx, cancel := context.WithTimeout(ctx, o.StartTimeout)
+		db, err := waitReady(nctx, n, o.RootPassword, s.procs[i])
+		cancel()
 		if err != nil {
-			return err
+			if i == primaryIndex(nodes) || ctx.Err() != nil {
+				return err
+			}
+			// One node that cannot start (a damaged datadir, say) does
+			// not take the others down: they run, it is retried with
+			// backoff (and wired once it starts).
+			o.Logger.Error("cluster: node failed to start; the others run without it, it is retried", "node", n.Name, "error", err)
+			s.procs[i].cmd.Process.Kill()
+			failed = append(failed, i)
+			continue
 		}
 		defer db.Close()
 		dbs[i] = db
 	}
+	sctx, cancel := context.WithTimeout(ctx, o.StartTimeout)
+	defer cancel()
 	if err := wire(sctx, o, nodes, dbs, st); err != nil {
 		return err
 	}
 	printDetails(o, nodes)
+	for _, i := range failed {
+		fmt.Fprintf(o.Out, "  %s failed to start (retried with backoff): see %s\n", nodes[i].Name, s.procs[i].logPath)
+	}
 	return s.watch(ctx, st)
 }
 
@@ -282,7 +297,7 @@ func wire(ctx context.Context, o Options, nodes []Node, dbs []*sql.DB, st state)
 		}
 	}
 	for i, n := range nodes {
-		if n.Role == RoleProxy || i == p {
+		if n.Role == RoleProxy || i == p || dbs[i] == nil {
 			continue
 		}
 		if err := wireNode(ctx, nodes, i, dbs[i], dbs[p], st, o.RootPassword); err != nil {

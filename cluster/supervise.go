@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"net"
@@ -299,7 +300,49 @@ func (s *supervisor) afterStart(ctx context.Context, i int) {
 			return
 		}
 		s.o.Logger.Info("cluster: restarted node wired", "node", nodes[i].Name, "role", nodes[i].Role)
+		if nodes[i].Role == RoleRelay {
+			s.returnToRelay(actx, nodes, i, db)
+		}
 	}()
+}
+
+// returnToRelay moves the site replicas that failed over to the primary
+// while their relay was down back to it, once it holds everything each
+// of them executed (MySQL's asynchronous failover does not move back by
+// itself).
+func (s *supervisor) returnToRelay(ctx context.Context, nodes []Node, relay int, rdb *sql.DB) {
+	pdb := s.c.get(nodes[primaryIndex(nodes)].Port)
+	for j, n := range nodes {
+		if n.Source != relay || n.Role != RoleReplica {
+			continue
+		}
+		db := s.c.get(n.Port)
+		for ctx.Err() == nil {
+			rs, err := showReplicaStatus(ctx, db)
+			if err != nil || rs == nil || rs["Source_Port"] == strconv.Itoa(nodes[relay].Port) {
+				break // down (it comes back to its planned source), unwired, or home
+			}
+			var relaySet string
+			var covered int
+			if err := rdb.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_executed").Scan(&relaySet); err == nil {
+				pdb.QueryRowContext(ctx, "SELECT GTID_SUBSET(?, ?)", rs["Executed_Gtid_Set"], relaySet).Scan(&covered)
+			}
+			if covered == 1 {
+				err := execAll(ctx, db, n.Name, []string{"STOP REPLICA",
+					fmt.Sprintf("CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=%d", nodes[relay].Port), "START REPLICA"})
+				if err != nil {
+					s.o.Logger.Error("cluster: site replica not moved back to its relay", "node", nodes[j].Name, "error", err)
+				} else {
+					s.o.Logger.Info("cluster: site replica back on its relay", "node", nodes[j].Name, "relay", nodes[relay].Name)
+				}
+				break
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
 }
 
 // reload adopts a primary changed in cluster.json by petrel failover or

@@ -433,9 +433,8 @@ func TestClusterSites(t *testing.T) {
 	// A site loses its relay under a write load, kills rounds times
 	// (PETREL_SITE_KILLS, default 1; scripts/site-failover-campaign.sh
 	// runs more), alternating sites: the site's replica moves to the
-	// primary; the supervisor restarts the relay; then the replica is
-	// pointed back at its relay for the next round (MySQL's failover does
-	// not move back by itself).
+	// primary; the supervisor restarts the relay and moves the replica
+	// back to it (MySQL's failover does not move back by itself).
 	var acked atomic.Int64
 	acked.Store(100)
 	stop := make(chan struct{})
@@ -482,8 +481,15 @@ func TestClusterSites(t *testing.T) {
 		}
 		relays[site] = open(relayPort)
 		waitReach(relays[site], 60*time.Second)
-		mustExec(t, ctx, replicas[site], "STOP REPLICA",
-			fmt.Sprintf("CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=%d", relayPort), "START REPLICA")
+		// The supervisor moves the replica back to its relay once the
+		// relay holds what it executed.
+		deadline = time.Now().Add(60 * time.Second)
+		for replicaStatus(t, ctx, replicas[site], "SHOW REPLICA STATUS")["Source_Port"] != fmt.Sprint(relayPort) {
+			if time.Now().After(deadline) {
+				t.Fatalf("kill %d: site %d's replica did not return to its restarted relay:\n%s", k+1, site, tail(c.stderr.String(), 3000))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 	}
 	close(stop)
 	if err := <-loadDone; err != nil {
