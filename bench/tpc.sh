@@ -21,6 +21,11 @@
 #   PETREL_PPROF   passed to petrel (e.g. 127.0.0.1:6060: /debug/pprof)
 #   KEEP         [0]    1: leave the servers up at the end (prints their
 #                       ports and waits for ^C), to EXPLAIN or profile
+#   ATTACH       [""]   "name:port:password ..." measures running servers
+#                       instead of starting them (e.g. a KEEP=1 run's, after
+#                       restarting Petrel on its datadir with another binary)
+#   Phases: tpcc (load, run), tpch (load, queries), tpchq (queries only,
+#   over an earlier tpch load)
 #   OUT_DIR      [bench/out]
 # Prints a markdown report and writes it to OUT_DIR/tpc-<date>.md; the
 # go-tpc output of every phase is kept beside it (OUT_DIR/tpc-<date>/).
@@ -42,7 +47,7 @@ if ! command -v mariadbd >/dev/null 2>&1 && [ ! -x /usr/sbin/mariadbd ]; then
 	bash scripts/deps.sh
 fi
 PETREL=${PETREL_BINARY:-}
-if [ -z "$PETREL" ]; then
+if [ -z "$PETREL" ] && [ -z "${ATTACH:-}" ]; then
 	mkdir -p bin
 	go build -o bin/petrel ./cmd/petrel
 	PETREL=$PWD/bin/petrel
@@ -110,7 +115,16 @@ killq() {
 }
 
 declare -A R
-for n in $SERVERS; do start "$n"; done
+if [ -n "${ATTACH:-}" ]; then
+	SERVERS=""
+	for a in $ATTACH; do
+		IFS=: read -r n p pw <<<"$a"
+		PORT[$n]=$p PW[$n]=$pw SERVERS="$SERVERS $n"
+	done
+	SERVERS=${SERVERS# }
+else
+	for n in $SERVERS; do start "$n"; done
+fi
 echo "servers: $(for n in $SERVERS; do printf '%s=127.0.0.1:%s ' "$n" "${PORT[$n]}"; done)" >&2
 
 for phase in $PHASES; do
@@ -129,8 +143,9 @@ for phase in $PHASES; do
 			R[$n,tpcc_sum]=$(sed -n '/Finished/,$p' "$LOGS/$n-tpcc-run.log" | grep -E '^\[Summary\]' || true)
 		done
 		;;
-	tpch)
+	tpch | tpchq)
 		for n in $SERVERS; do
+			[ "$phase" = tpch ] || break
 			cli "$n" -e "CREATE DATABASE tpch"
 			t0=$(now)
 			tpc "$n" tpch -D tpch --sf "$SF" prepare -T "$THREADS" >"$LOGS/$n-tpch-prepare.log" 2>&1
@@ -170,7 +185,7 @@ done
 		row "tpmC" tpmc
 		;;
 	esac
-	case " $PHASES " in *" tpch "*)
+	case " $PHASES " in *" tpch "* | *" tpchq "*)
 		row "TPC-H load, s" tpch_load
 		for q in $QUERIES; do row "${q^^}, s" "$q"; done
 		;;

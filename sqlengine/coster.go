@@ -5,6 +5,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/memo"
+	"github.com/dolthub/go-mysql-server/sql/plan"
 )
 
 // Cost factors, GMS's (sql/memo/coster.go, after PostgreSQL's).
@@ -85,9 +86,33 @@ func rangeRows(ctx *sql.Context, g *memo.ExprGroup) (float64, bool) {
 		case *memo.IndexScan:
 			scan = e
 		case *memo.Filter:
-			// The filter only narrows its child's rows.
+			// The filter only narrows its child's rows; equalities on a
+			// key prefix (a correlated subquery's outer references,
+			// correlated.go) narrow a scan to that prefix's rows.
 			if est, ok := rangeRows(ctx, e.Child); ok && est < best {
 				best, found = est, true
+			}
+			if est, ok := filterRows(e); ok && est < best {
+				best, found = est, true
+			}
+			continue
+		case *memo.LookupJoin:
+			if e.Lookup == nil || e.Lookup.Index == nil {
+				continue
+			}
+			ix, ok := e.Lookup.Index.SqlIdx().(*Index)
+			if !ok {
+				continue
+			}
+			if est, ok := rangeRows(ctx, e.Left); ok {
+				keys := len(e.Lookup.Table.Expressions())
+				if keys == 0 || keys > len(ix.ords) {
+					continue
+				}
+				perKey := ix.t.prefixEstimate(ix, keys, float64(max(ix.t.db.p.e.ApproxRows(ix.t.t), 1)))
+				if est *= perKey; est < best {
+					best, found = est, true
+				}
 			}
 			continue
 		default:
@@ -150,4 +175,31 @@ func isPoint(ctx *sql.Context, r sql.MySQLRangeColumnExpr) bool {
 	}
 	c, err := r.Typ.Compare(ctx, lo, hi)
 	return err == nil && c == 0
+}
+
+// filterRows estimates a filter over one Petrel table's scan from its
+// equalities on the leading columns of the table's best index.
+func filterRows(f *memo.Filter) (float64, bool) {
+	var name string
+	var tb *Table
+	for e := f.Child.First; e != nil && tb == nil; e = e.Next() {
+		switch e := e.(type) {
+		case *memo.TableScan:
+			if rt, ok := e.Table.(*plan.ResolvedTable); ok {
+				tb, _ = rt.UnderlyingTable().(*Table)
+				name = rt.Name()
+			}
+		case *memo.TableAlias:
+			name, tb = filteredTable(e.Table)
+		}
+	}
+	if tb == nil {
+		return 0, false
+	}
+	ix, k := bestPrefix(tb, tableEqualities(tb, name, f.Filters, true))
+	if k == 0 {
+		return 0, false
+	}
+	rows := float64(max(tb.db.p.e.ApproxRows(tb.t), 1))
+	return tb.prefixEstimate(ix, k, rows), true
 }

@@ -30,6 +30,8 @@ const (
 	collationRuleID  analyzer.RuleId = 1004
 	distinctSortID   analyzer.RuleId = 1005
 	likeEscapeID     analyzer.RuleId = 1006
+	corrPushRuleID   analyzer.RuleId = 1007
+	outerIndexRuleID analyzer.RuleId = 1008
 )
 
 var analyzerRulesOnce sync.Once
@@ -49,7 +51,22 @@ func installAnalyzerRules() {
 		// DISTINCT and GROUP BY keys by collation (collkey.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: collationRuleID, Apply: collationRule})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: explainRuleID, Apply: explainResult})
+		// Correlated subqueries' index lookups (correlated.go): around
+		// GMS's join planning.
+		analyzer.OnceAfterDefault = insertAfter(analyzer.OnceAfterDefault, "pushFilters", analyzer.Rule{Id: corrPushRuleID, Apply: pushCorrelatedFilters})
+		analyzer.OnceAfterDefault = insertAfter(analyzer.OnceAfterDefault, "optimizeJoins", analyzer.Rule{Id: outerIndexRuleID, Apply: outerIndexLookups})
 	})
+}
+
+// insertAfter returns rules with r after the rule named after (GMS's
+// RuleId names), or at the end if there is none.
+func insertAfter(rules []analyzer.Rule, after string, r analyzer.Rule) []analyzer.Rule {
+	for i, x := range rules {
+		if x.Id.String() == after {
+			return append(rules[:i+1:i+1], append([]analyzer.Rule{r}, rules[i+1:]...)...)
+		}
+	}
+	return append(rules, r)
 }
 
 // maxTupleInRows bounds the row-constructor IN lists rewritten by
