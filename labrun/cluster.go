@@ -146,6 +146,12 @@ type ClusterSpec struct {
 	PrimaryVars, ReplicaVars map[string]string
 	// ReplicaEnv is added to Petrel replicas' environment.
 	ReplicaEnv []string
+	// Relay puts one relay next to the replicas (the WAN's side 1): it
+	// replicates from the primary and the replicas from it, so the
+	// stream crosses the line once. Petrel runs `petrel relay` (keeps the
+	// binlog, applies nothing); MariaDB, which has no such role, an
+	// intermediate replica with log_slave_updates.
+	Relay bool
 }
 
 // Cluster is one system's primary and replicas, replicating.
@@ -154,6 +160,8 @@ type Cluster struct {
 	f        flavor
 	Primary  Node
 	Replicas []Node
+	// Relay is the relay (ClusterSpec.Relay), not among Replicas.
+	Relay Node
 	// Links are the replicas' links (NetLink), by replica.
 	Links []*lab.Link
 	// WAN is the emulator (NetWAN).
@@ -195,6 +203,11 @@ func StartCluster(ctx context.Context, env *Env, spec ClusterSpec) (*Cluster, er
 	pvars, rvars := c.vars(spec)
 	if c.Primary, err = c.startNode(ctx, spec, "primary", 1, pvars, 0, nil); err != nil {
 		return c, err
+	}
+	if spec.Relay {
+		if c.Relay, err = c.startNode(ctx, spec, "relay", spec.Replicas+2, nil, 1, nil); err != nil {
+			return c, err
+		}
 	}
 	for i := range spec.Replicas {
 		n, err := c.startNode(ctx, spec, fmt.Sprintf("replica%d", i+1), i+2, rvars, 1, spec.ReplicaEnv)
@@ -249,12 +262,12 @@ func (c *Cluster) startNode(ctx context.Context, spec ClusterSpec, role string, 
 			return nil, err
 		}
 		o := lab.PetrelOptions{
-			Binary: c.env.PetrelBinary, Datadir: filepath.Join(c.dir, role), ServerID: id,
+			Binary: c.env.PetrelBinary, Datadir: filepath.Join(c.dir, role), ServerID: id, Command: petrelCommand(role),
 			RootPassword: petrelPassword, ExtraArgs: []string{"--config", cnf}, Env: env,
 			StartTimeout: nodeStart, StopTimeout: nodeStop, Logger: logger, WAN: wan, Side: side,
 		}
 		c.Commands = append(c.Commands, Command{System: c.System, What: role + " server",
-			Text: fmt.Sprintf("petrel server --datadir DIR --server-id %d --root-password *** --config %s.cnf  # %s", id, role, strings.TrimSpace(strings.ReplaceAll(b.String(), "\n", "; ")))})
+			Text: fmt.Sprintf("petrel "+petrelCommand(role)+" --datadir DIR --server-id %d --root-password *** --config %s.cnf  # %s", id, role, strings.TrimSpace(strings.ReplaceAll(b.String(), "\n", "; ")))})
 		n, err := lab.StartPetrel(ctx, o)
 		if err != nil {
 			return nil, fmt.Errorf("start petrel %s: %w", role, explainStart(err))
@@ -277,6 +290,14 @@ func (c *Cluster) startNode(ctx context.Context, spec ClusterSpec, role string, 
 		}
 		return n, nil
 	}
+}
+
+// petrelCommand is the petrel subcommand of a role.
+func petrelCommand(role string) string {
+	if role == "relay" {
+		return "relay"
+	}
+	return "server"
 }
 
 // explainStart turns the usual start failure into advice.
@@ -318,8 +339,29 @@ func (c *Cluster) wire(ctx context.Context, spec ClusterSpec) error {
 	if err := qExec(ctx, c.PDB, stmts...); err != nil {
 		return fmt.Errorf("primary: %w", err)
 	}
+	srcHost, srcPort := c.Primary.Host(), c.Primary.Port()
+	if c.Relay != nil {
+		db, err := c.Relay.DB("")
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		change := fmt.Sprintf(c.f.change, srcHost, srcPort, replUser, replPassword)
+		c.Commands = append(c.Commands, Command{System: c.System, What: "relay",
+			Text: strings.ReplaceAll(change, replPassword, "***") + "; " + c.f.start})
+		if err := qExec(ctx, db, change, c.f.start); err != nil {
+			return fmt.Errorf("relay: %w", err)
+		}
+		srcHost, srcPort = c.Relay.Host(), c.Relay.Port()
+	}
+	user, password := replUser, replPassword
+	if c.Relay != nil && c.System == "petrel" {
+		// A Petrel relay applies nothing, so it has no repl user: the
+		// replicas log in as its root.
+		user, password = "root", petrelPassword
+	}
 	for i, db := range c.RDBs {
-		host, port := c.Primary.Host(), c.Primary.Port()
+		host, port := srcHost, srcPort
 		if spec.Net == NetLink {
 			l, err := lab.StartLink(fmt.Sprintf("127.0.0.1:%d", port))
 			if err != nil {
@@ -329,9 +371,9 @@ func (c *Cluster) wire(ctx context.Context, spec ClusterSpec) error {
 			c.Links = append(c.Links, l)
 			host, port = "127.0.0.1", l.Port()
 		}
-		change := fmt.Sprintf(c.f.change, host, port, replUser, replPassword)
+		change := fmt.Sprintf(c.f.change, host, port, user, password)
 		c.Commands = append(c.Commands, Command{System: c.System, What: fmt.Sprintf("replica%d", i+1),
-			Text: strings.ReplaceAll(change, replPassword, "***") + "; " + c.f.start})
+			Text: strings.ReplaceAll(change, "'"+password+"'", "'***'") + "; " + c.f.start})
 		if err := qExec(ctx, db, change, c.f.start); err != nil {
 			return fmt.Errorf("replica%d: %w", i+1, err)
 		}
@@ -464,6 +506,9 @@ func (c *Cluster) Close(ctx context.Context) error {
 	}
 	for _, l := range c.Links {
 		errs = append(errs, l.Close())
+	}
+	if c.Relay != nil {
+		errs = append(errs, stopNode(ctx, c.Relay))
 	}
 	if c.Primary != nil {
 		errs = append(errs, stopNode(ctx, c.Primary))

@@ -15,6 +15,9 @@ type Experiment struct {
 	// "mariadb" (the anchor; left out with a note when missing), "root"
 	// (namespaces and TUN; a userspace fallback is used and noted).
 	Needs []string
+	// RootOnly experiments have no userspace fallback: without root they
+	// are reported as not run.
+	RootOnly bool
 	// Charts are the experiment's figures without series; trials fill
 	// them by ID.
 	Charts []Chart

@@ -34,7 +34,7 @@ func qExec(ctx context.Context, db *sql.DB, stmts ...string) error {
 		_, err := db.ExecContext(qctx, q)
 		cancel()
 		if err != nil {
-			return fmt.Errorf("%s: %w", strings.ReplaceAll(q, replPassword, "***"), err)
+			return fmt.Errorf("%s: %w", strings.NewReplacer("'"+replPassword+"'", "'***'", "'"+petrelPassword+"'", "'***'").Replace(q), err)
 		}
 	}
 	return nil

@@ -148,6 +148,11 @@ func TestTinyExperiments(t *testing.T) {
 				if p95 := v("semisync 1 clients: p95"); p95 < 20 {
 					t.Errorf("semisync-wan %s: semi-sync p95 %v ms with a 20 ms RTT", sys, p95)
 				}
+			case "fan-out":
+				// One stream across the line instead of one per replica.
+				if d, r := v("direct: bytes across the line per transaction"), v("relay: bytes across the line per transaction"); r <= 0 || r > d*0.6 {
+					t.Errorf("fan-out %s: %v bytes/txn direct, %v through the relay (3 replicas)", sys, d, r)
+				}
 			case "parallel-apply":
 				for _, w := range applyWorkers(Tiny) {
 					if r := v(strconv.Itoa(w) + " workers: apply rate"); r <= 0 {
