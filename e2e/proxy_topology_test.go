@@ -2,9 +2,13 @@ package e2e
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"os"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -261,4 +265,119 @@ func TestProxyBackendTLS(t *testing.T) {
 		cfg.Addr = fmt.Sprintf("127.0.0.1:%d", proxy.Port())
 		return openConfig(t, cfg).PingContext(ctx)
 	}(), 1045)
+}
+
+// TestProxyManyClients: N client sessions logged in through the proxy at
+// once (1000; PETREL_PROXY_CLIENTS=10000 for the figure), each
+// having read through it, share the backends' capped connections; the
+// session past --max-clients gets 1040; the proxy stays up and answers
+// once they leave.
+func TestProxyManyClients(t *testing.T) {
+	n := 1000
+	if v, err := strconv.Atoi(os.Getenv("PETREL_PROXY_CLIENTS")); err == nil && v > 0 {
+		n = v
+	}
+	ctx := testContext(t, 2*time.Minute+time.Duration(n)*20*time.Millisecond)
+	primary := startPetrel(t, ctx, lab.PetrelOptions{ServerID: 1})
+	r2 := startReplicaServer(t, ctx, 2, nil)
+	src, rep2 := rootDB(t, primary, ""), rootDB(t, r2, "")
+	createReplUser(t, ctx, src)
+	mustExec(t, ctx, src, "CREATE DATABASE app", "CREATE TABLE app.t (id BIGINT PRIMARY KEY)", "INSERT INTO app.t VALUES (1)")
+	pointAt(t, ctx, rep2, primary.Port(), "")
+	waitCaughtUp(t, ctx, src, rep2, 20*time.Second)
+	proxy, err := lab.StartProxy(ctx, lab.ProxyOptions{Primary: primary.Port(), Replicas: []int{r2.Port()}, RootPassword: rootPassword,
+		// One more than n: the test's own first session (the proxy's
+		// readiness check's is gone by then).
+		ExtraArgs: []string{"--check-interval", "200ms", "--max-clients", strconv.Itoa(n + 1), "--max-connections-per-backend", "20"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		if err := proxy.Stop(sctx); err != nil {
+			t.Errorf("stop proxy: %v", err)
+		}
+	})
+	via, err := proxy.DB("app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { via.Close() })
+	via.SetMaxIdleConns(n + 1)
+	// The admin connection first: the admin port counts toward
+	// --max-clients too.
+	admin, err := proxy.AdminDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	adminConn := conn(t, ctx, admin)
+	waitServers(t, ctx, adminConn, 10*time.Second, "the replica online", func(rows []map[string]string) bool {
+		return len(rows) == 2 && rows[1]["state"] == "online"
+	})
+	conns := make([]*sql.Conn, n)
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	next := make(chan int, n)
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				c, err := via.Conn(ctx)
+				if err != nil {
+					errs <- fmt.Errorf("session %d: %w", i, err)
+					return
+				}
+				conns[i] = c
+				var id int64
+				if err := c.QueryRowContext(ctx, "SELECT @@server_id FROM t WHERE id = 1").Scan(&id); err != nil || id != 2 {
+					errs <- fmt.Errorf("session %d read on server %d: %v", i, id, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	opened := time.Since(start)
+	// Full: one more is refused with 1040.
+	cfg := clientConfig(t, primary, "root", rootPassword, "app")
+	cfg.Addr = fmt.Sprintf("127.0.0.1:%d", proxy.Port())
+	wantErrNo(t, "a session past --max-clients", openConfig(t, cfg).PingContext(ctx), 1040)
+	total := 0
+	for _, r := range showServers(t, ctx, adminConn) {
+		c, _ := strconv.Atoi(r["connections"])
+		total += c
+	}
+	if total > 40 {
+		t.Fatalf("%d client sessions hold %d backend connections (cap 20 per backend)", n, total)
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	via.Close() // closes the sessions (Conn.Close kept them idle)
+	// Every session gone, the proxy answers.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var id int64
+		err := openConfig(t, cfg).QueryRowContext(ctx, "SELECT @@server_id FROM t WHERE id = 1").Scan(&id)
+		if err == nil && id == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %d sessions left the proxy does not answer: %v", n, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("%d sessions logged in and read through the proxy in %v over %d backend connections", n, opened.Round(time.Millisecond), total)
 }
