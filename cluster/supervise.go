@@ -90,6 +90,8 @@ type supervisor struct {
 	lastWhy   string             // the last verdict logged
 	wiring    sync.WaitGroup     // afterStart goroutines
 	failovers int
+	healed    map[int]time.Time // the last restart of each node's replication (heal.go)
+	rounds    int
 }
 
 // proc is a running node.
@@ -265,6 +267,9 @@ func (s *supervisor) watch(ctx context.Context, st state) error {
 			s.reload()
 			if s.o.AutoFailover {
 				s.detect(ctx)
+			}
+			if s.rounds++; s.rounds%max(1, int(time.Second/interval)) == 0 {
+				s.heal(ctx)
 			}
 		}
 	}

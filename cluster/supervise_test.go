@@ -52,3 +52,25 @@ func TestLockDir(t *testing.T) {
 		t.Error("the lock file does not name its holder")
 	}
 }
+
+// TestHealStatement: replication stopped on a full disk is restarted;
+// stopped on any other error, or running, it is left alone.
+func TestHealStatement(t *testing.T) {
+	for _, c := range []struct {
+		rs   map[string]string
+		want string
+	}{
+		{nil, ""},
+		{map[string]string{"Replica_IO_Running": "Yes", "Replica_SQL_Running": "Yes"}, ""},
+		{map[string]string{"Replica_IO_Running": "Yes", "Replica_SQL_Running": "No", "Last_SQL_Errno": "1021"}, "START REPLICA SQL_THREAD"},
+		{map[string]string{"Replica_IO_Running": "Yes", "Replica_SQL_Running": "No", "Last_SQL_Errno": "1062"}, ""},
+		{map[string]string{"Replica_IO_Running": "No", "Replica_SQL_Running": "No", "Last_SQL_Errno": "0"}, ""},
+		{map[string]string{"Replica_IO_Running": "No", "Last_IO_Errno": "1021", "Replica_SQL_Running": "Yes"}, "START REPLICA IO_THREAD"},
+		{map[string]string{"Replica_IO_Running": "No", "Last_IO_Errno": "1595", "Last_IO_Error": "relay log write failed: write relay.000001: no space left on device", "Replica_SQL_Running": "Yes"}, "START REPLICA IO_THREAD"},
+		{map[string]string{"Replica_IO_Running": "No", "Last_IO_Errno": "1595", "Last_IO_Error": "relay log write failed: checksum", "Replica_SQL_Running": "Yes"}, ""},
+	} {
+		if got := healStatement(c.rs); got != c.want {
+			t.Errorf("healStatement(%v) = %q, want %q", c.rs, got, c.want)
+		}
+	}
+}
