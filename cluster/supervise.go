@@ -384,8 +384,8 @@ func (s *supervisor) reload() {
 // adopt switches to a new layout. After a failover the old primary's
 // process, if it runs (it came back, or it is alive behind a partition),
 // is killed: it restarts as the new primary's replica, its unacknowledged
-// tail cut (init_rpl_role=SLAVE). The proxy restarts to route to the new
-// primary.
+// tail cut (init_rpl_role=SLAVE). The proxies follow proxy-layout.json,
+// which the promotion rewrote.
 func (s *supervisor) adopt(nodes []Node, fenceOld bool) {
 	old := primaryIndex(s.nodes)
 	s.nodes = nodes
@@ -394,7 +394,7 @@ func (s *supervisor) adopt(nodes []Node, fenceOld bool) {
 		if p == nil {
 			continue
 		}
-		if (i == old && fenceOld) || nodes[i].Role == RoleProxy {
+		if i == old && fenceOld {
 			s.o.Logger.Warn("cluster: restarting for the new layout", "node", nodes[i].Name, "role", nodes[i].Role)
 			p.cmd.Process.Kill()
 		}
