@@ -153,6 +153,12 @@ func TestTinyExperiments(t *testing.T) {
 				if d, r := v("direct: bytes across the line per transaction"), v("relay: bytes across the line per transaction"); r <= 0 || r > d*0.6 {
 					t.Errorf("fan-out %s: %v bytes/txn direct, %v through the relay (3 replicas)", sys, d, r)
 				}
+			case "bbr-vs-cubic":
+				for _, cc := range []string{"cubic", "bbr"} {
+					if s, n := v(cc+": backlog fetched and applied"), v(cc+": backlog"); s <= 0 || n <= 0 {
+						t.Errorf("bbr-vs-cubic %s: %s: %v transactions in %v s", sys, cc, n, s)
+					}
+				}
 			case "parallel-apply":
 				for _, w := range applyWorkers(Tiny) {
 					if r := v(strconv.Itoa(w) + " workers: apply rate"); r <= 0 {
