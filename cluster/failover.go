@@ -361,15 +361,17 @@ func (co *CommandOptions) open() (Options, state, []Node, error) {
 // cluster.json. A primary that is alive, or not confirmed dead, or no
 // eligible replica: an error saying why, and nothing is changed.
 func Failover(ctx context.Context, co CommandOptions) error {
-	o, st, nodes, err := co.open()
-	if err != nil {
-		return err
-	}
+	// The lock first: the layout read next is then the one this
+	// command changes (the supervisor may have just promoted).
 	lock, err := lockFailover(co.Dir)
 	if err != nil {
 		return err
 	}
 	defer lock.Close()
+	o, st, nodes, err := co.open()
+	if err != nil {
+		return err
+	}
 	c := newConns(co.RootPassword, co.Detector.QueryTimeout)
 	defer c.close()
 	p := primaryIndex(nodes)
@@ -409,9 +411,9 @@ func Failover(ctx context.Context, co CommandOptions) error {
 	}
 	to := slices.IndexFunc(nodes, func(n Node) bool { return n.Name == ch.Promote })
 	start := time.Now()
-	next, err := promotion{o: o, st: st, nodes: nodes, to: to, c: c, log: co.Logger, kind: "failover", catchUp: ch.CatchUp,
-		why: fmt.Sprintf("%s dead (%s); %s", nodes[p].Name, dec.Why, ch.Why)}.run(ctx)
-	if err != nil {
+	// The supervisor, if one runs, reads the new layout from cluster.json.
+	if _, err := (promotion{o: o, st: st, nodes: nodes, to: to, c: c, log: co.Logger, kind: "failover", catchUp: ch.CatchUp,
+		why: fmt.Sprintf("%s dead (%s); %s", nodes[p].Name, dec.Why, ch.Why)}).run(ctx); err != nil {
 		return err
 	}
 	took := time.Since(start)
@@ -420,7 +422,6 @@ func Failover(ctx context.Context, co CommandOptions) error {
 	}
 	fmt.Fprintf(co.Out, "failover: %s is the primary (%s), promoted in %v; %s rejoins as its replica when it restarts\n",
 		ch.Promote, ch.Why, took.Round(time.Millisecond), nodes[p].Name)
-	_ = next // the supervisor, if one runs, reads the layout from cluster.json
 	return nil
 }
 
@@ -431,15 +432,17 @@ func Failover(ctx context.Context, co CommandOptions) error {
 // replica cannot catch up in time the old primary takes writes again and
 // nothing changes.
 func Switchover(ctx context.Context, co CommandOptions) error {
-	o, st, nodes, err := co.open()
-	if err != nil {
-		return err
-	}
+	// The lock first: the layout read next is then the one this
+	// command changes (the supervisor may have just promoted).
 	lock, err := lockFailover(co.Dir)
 	if err != nil {
 		return err
 	}
 	defer lock.Close()
+	o, st, nodes, err := co.open()
+	if err != nil {
+		return err
+	}
 	c := newConns(co.RootPassword, co.Detector.QueryTimeout)
 	defer c.close()
 	p := primaryIndex(nodes)

@@ -434,6 +434,9 @@ func (s *supervisor) detect(ctx context.Context) {
 		return
 	}
 	defer lock.Close()
+	if s.reload(); primaryIndex(s.nodes) != p {
+		return // petrel failover or switchover changed the primary meanwhile
+	}
 	for _, n := range dec.Choice.Notes {
 		s.o.Logger.Warn("cluster: failover note", "note", n)
 	}
