@@ -236,12 +236,17 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
-	// PAD SPACE through an index (not built yet: keys hold the exact
-	// spelling).
+	// PAD SPACE through indexes: lookups, unique keys, primary keys.
 	quiet("CREATE TABLE t_colli (id INT PRIMARY KEY, s VARCHAR(10) COLLATE utf8mb4_general_ci, KEY (s))")
 	quiet("INSERT INTO t_colli VALUES (1, 'b'), (2, 'B '), (3, 'c')")
+	quiet("CREATE TABLE t_collu (id INT PRIMARY KEY, s VARCHAR(10) COLLATE utf8mb4_general_ci UNIQUE)")
+	quiet("CREATE TABLE t_collp (s VARCHAR(10) COLLATE latin1_swedish_ci PRIMARY KEY, n INT)")
 	for _, q := range []string{
 		"SELECT id FROM t_colli WHERE s = 'b' ORDER BY id", "SELECT id FROM t_colli WHERE s IN ('c ') ORDER BY id",
+		"SELECT id FROM t_colli WHERE s > 'b' ORDER BY id", "SELECT COUNT(*) FROM t_colli WHERE s <= 'B  '",
+		"INSERT INTO t_collu VALUES (1, 'x')", "INSERT INTO t_collu VALUES (2, 'X  ')", "INSERT INTO t_collu VALUES (3, 'x y')",
+		"SELECT id FROM t_collu WHERE s = 'x ' ORDER BY id", "INSERT INTO t_collp VALUES ('a', 1)", "INSERT INTO t_collp VALUES ('A ', 2)",
+		"INSERT INTO t_collp VALUES ('a ', 3) ON DUPLICATE KEY UPDATE n = 10", "SELECT s, n FROM t_collp WHERE s = 'A'",
 	} {
 		add("strict", q)
 	}

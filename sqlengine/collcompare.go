@@ -19,8 +19,10 @@ import (
 //     it takes from its operands (CONCAT(s, '') sorts as s does); GMS
 //     sorts by the collation of the expression's type, the default
 //     binary one, so such keys are read through withCollation.
-// Index lookups are not changed: a lookup by an index on a PAD SPACE
-// column still finds only the value's exact spelling.
+// Index keys of tables created since (storage.KeyFormatPadSpace) drop
+// trailing spaces under PAD SPACE collations too, so an index lookup
+// finds 'B ' for 'b' and a unique index refuses both; tables created
+// before keep exact keys, and their index lookups the exact spelling.
 
 // padTrim is a string without its trailing spaces.
 type padTrim struct{ child sql.Expression }

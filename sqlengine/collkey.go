@@ -13,6 +13,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"petrel/storage/keys"
 )
 
 // Collations where values are told apart: DISTINCT, COUNT(DISTINCT) and
@@ -27,9 +29,7 @@ import (
 
 // padSpace reports whether MySQL 8 compares c with PAD SPACE: every
 // collation but the UCA 9.0.0 (_0900_) ones and binary.
-func padSpace(c sql.CollationID) bool {
-	return c != sql.Collation_binary && !strings.Contains(c.Name(), "_0900_")
-}
+func padSpace(c sql.CollationID) bool { return keys.PadSpace(c) }
 
 // keyedCollation reports whether strings of t need a collation key to be
 // told apart as MySQL does (anything but byte-exact NO PAD).

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 
 	"petrel/storage"
 	"petrel/storage/keys"
@@ -186,6 +187,15 @@ func (it *indexedTable) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.Ro
 	if err != nil {
 		return nil, err
 	}
+	if it.Table.t.Def.KeyFormat >= storage.KeyFormatPadSpace {
+		// The keys ignore trailing spaces under PAD SPACE collations;
+		// so does the re-check.
+		if filter, _, err = transform.Expr(filter, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			return padComparison(ctx, e)
+		}); err != nil {
+			return nil, err
+		}
+	}
 	return it.Table.scan(ctx, lp.ix.id, &lp.scanPartition, lp.reverse, filter)
 }
 
@@ -212,7 +222,7 @@ func rangeBounds(ctx *sql.Context, t *storage.Table, ix *Index, r sql.MySQLRange
 		// Equality on this column: extend the prefix and go on.
 		if lb, ok := ce.LowerBound.(sql.Below); ok && lkOK && ukOK {
 			if _, ok := ce.UpperBound.(sql.Above); ok && keyEqual(ctx, typ, lb.Key, sql.GetMySQLRangeCutKey(ce.UpperBound)) {
-				enc, err := keys.AppendValue(append([]byte(nil), cur...), typ, lk)
+				enc, err := t.AppendKey(append([]byte(nil), cur...), typ, lk)
 				if err != nil {
 					return
 				}
@@ -231,13 +241,13 @@ func rangeBounds(ctx *sql.Context, t *storage.Table, ix *Index, r sql.MySQLRange
 		switch lb := ce.LowerBound.(type) {
 		case sql.Below:
 			if lkOK {
-				if enc, err := keys.AppendValue(append([]byte(nil), cur...), typ, lk); err == nil {
+				if enc, err := t.AppendKey(append([]byte(nil), cur...), typ, lk); err == nil {
 					lo = enc
 				}
 			}
 		case sql.Above:
 			if lkOK {
-				if enc, err := keys.AppendValue(append([]byte(nil), cur...), typ, lk); err == nil {
+				if enc, err := t.AppendKey(append([]byte(nil), cur...), typ, lk); err == nil {
 					lo = keys.PrefixSuccessor(enc)
 				}
 			}
@@ -250,13 +260,13 @@ func rangeBounds(ctx *sql.Context, t *storage.Table, ix *Index, r sql.MySQLRange
 		switch ce.UpperBound.(type) {
 		case sql.Below:
 			if ukOK {
-				if enc, err := keys.AppendValue(append([]byte(nil), cur...), typ, uk); err == nil {
+				if enc, err := t.AppendKey(append([]byte(nil), cur...), typ, uk); err == nil {
 					hi = enc
 				}
 			}
 		case sql.Above:
 			if ukOK {
-				if enc, err := keys.AppendValue(append([]byte(nil), cur...), typ, uk); err == nil {
+				if enc, err := t.AppendKey(append([]byte(nil), cur...), typ, uk); err == nil {
 					hi = keys.PrefixSuccessor(enc)
 				}
 			}

@@ -53,7 +53,16 @@ type TableDef struct {
 	Collation uint16      `json:"collation"`
 	Comment   string      `json:"comment,omitempty"`
 	Checks    []CheckDef  `json:"checks,omitempty"`
+	// KeyFormat is how the table's keys encode text: 0 (tables created
+	// before PAD SPACE keys) keeps trailing spaces; KeyFormatPadSpace
+	// drops them under PAD SPACE collations. Tables are created, and
+	// rebuilt, in the newest format; old ones keep theirs.
+	KeyFormat int `json:"key_format,omitempty"`
 }
+
+// KeyFormatPadSpace: text keys under PAD SPACE collations without
+// trailing spaces (keys.AppendValuePad).
+const KeyFormatPadSpace = 1
 
 // CheckDef is a CHECK constraint.
 type CheckDef struct {
@@ -546,6 +555,7 @@ func (c *Catalog) CreateTable(txn *Txn, def TableDef) (*Table, error) {
 		return nil, fmt.Errorf("%w: table %s", ErrExists, def.Name)
 	}
 	def.Database = d.def.Name
+	def.KeyFormat = KeyFormatPadSpace
 	c.mu.Lock()
 	def.ID = c.nextID
 	c.nextID++
@@ -670,6 +680,7 @@ func (c *Catalog) ReplaceTable(txn *Txn, t *Table, def TableDef) (*Table, error)
 	next := c.nextID
 	c.mu.Unlock()
 	def.Name, def.Database = cur.Def.Name, cur.Def.Database
+	def.KeyFormat = KeyFormatPadSpace // the caller copies every row in anew
 	nt, err := resolveTable(def, cur.ctr)
 	if err != nil {
 		return nil, err

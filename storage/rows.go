@@ -18,6 +18,15 @@ func decodeRow(b []byte, sch sql.Schema) (sql.Row, error) { return keys.DecodeRo
 
 func prefixEnd(p []byte) []byte { return keys.PrefixSuccessor(p) }
 
+// AppendKey appends the key encoding of v, a value of a column of type
+// typ, in the table's key format (TableDef.KeyFormat).
+func (tb *Table) AppendKey(dst []byte, typ sql.Type, v any) ([]byte, error) {
+	if tb.Def.KeyFormat >= KeyFormatPadSpace {
+		return keys.AppendValuePad(dst, typ, v)
+	}
+	return keys.AppendValue(dst, typ, v)
+}
+
 // PKKey returns the storage key of row's primary-key entry.
 func (tb *Table) PKKey(dst []byte, row sql.Row) ([]byte, error) {
 	dst = indexPrefix(dst, tb.Def.ID, 0)
@@ -26,7 +35,7 @@ func (tb *Table) PKKey(dst []byte, row sql.Row) ([]byte, error) {
 	}
 	for i, o := range tb.Def.PK {
 		var err error
-		dst, err = keys.AppendValue(dst, tb.PKTypes[i], row[o])
+		dst, err = tb.AppendKey(dst, tb.PKTypes[i], row[o])
 		if err != nil {
 			return nil, err
 		}
@@ -43,7 +52,7 @@ func (tb *Table) PKKeyFromValues(vals []any) ([]byte, error) {
 	dst := indexPrefix(nil, tb.Def.ID, 0)
 	for i, v := range vals {
 		var err error
-		if dst, err = keys.AppendValue(dst, tb.PKTypes[i], v); err != nil {
+		if dst, err = tb.AppendKey(dst, tb.PKTypes[i], v); err != nil {
 			return nil, err
 		}
 	}
@@ -62,7 +71,7 @@ func (tb *Table) indexKey(ix *Index, row sql.Row, pkSuffix []byte) (key []byte, 
 		} else if i < len(ix.Def.Prefix) && ix.Def.Prefix[i] > 0 {
 			v = truncatePrefix(v, int(ix.Def.Prefix[i]))
 		}
-		key, err = keys.AppendValue(key, ix.Types[i], v)
+		key, err = tb.AppendKey(key, ix.Types[i], v)
 		if err != nil {
 			return nil, 0, false, err
 		}

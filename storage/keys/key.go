@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -28,6 +29,26 @@ const (
 // typ, to dst. v == nil encodes NULL. See the package documentation for the
 // format and the ordering contract. On error dst is returned unchanged.
 func AppendValue(dst []byte, typ sql.Type, v any) ([]byte, error) {
+	return appendValue(dst, typ, v, false)
+}
+
+// AppendValuePad is AppendValue for a table whose text keys follow PAD
+// SPACE (TableDef.KeyFormat 1): under a PAD SPACE collation (every one
+// but the _0900_ ones and binary) trailing spaces are not part of the
+// key, so 'b' and 'B ' under utf8mb4_general_ci share one, as MySQL
+// compares them (an index lookup finds both; a unique index refuses the
+// second).
+func AppendValuePad(dst []byte, typ sql.Type, v any) ([]byte, error) {
+	return appendValue(dst, typ, v, true)
+}
+
+// PadSpace reports whether MySQL 8 compares strings of collation c with
+// PAD SPACE.
+func PadSpace(c sql.CollationID) bool {
+	return c != sql.Collation_binary && !strings.Contains(c.Name(), "_0900_")
+}
+
+func appendValue(dst []byte, typ sql.Type, v any, pad bool) ([]byte, error) {
 	if v == nil {
 		return append(dst, keyNull), nil
 	}
@@ -70,7 +91,11 @@ func AppendValue(dst []byte, typ sql.Type, v any) ([]byte, error) {
 		if err != nil {
 			return dst, err
 		}
-		out, err := appendCollatedKey(append(dst, keyPresent), s, typ.(sql.StringType).Collation())
+		coll := typ.(sql.StringType).Collation()
+		if pad && PadSpace(coll) {
+			s = strings.TrimRight(s, " ")
+		}
+		out, err := appendCollatedKey(append(dst, keyPresent), s, coll)
 		if err != nil {
 			return dst, invalidValue(typ, v, err)
 		}
