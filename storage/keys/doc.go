@@ -34,7 +34,9 @@
 //     weight GMS uses (Collation.Sorter) as a small length-classed integer
 //     (class byte 0x01..0x05, then 1-4 bytes), terminated by 0x00. GMS compares
 //     weights rune by rune and then by length, and does not trim trailing
-//     spaces even for PAD SPACE collations; this encoding matches exactly.
+//     spaces even for PAD SPACE collations; AppendValue matches it exactly.
+//     AppendValuePad (tables of key format 1) drops trailing spaces first
+//     under PAD SPACE collations, as MySQL compares such strings.
 //   - BINARY/VARBINARY/BLOB: raw bytes with 0x00 escaped as 0x00 0xFF,
 //     terminated by 0x00 0x01.
 //   - DATE/DATETIME/TIMESTAMP: microseconds since the Unix epoch (UTC) as a
