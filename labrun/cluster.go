@@ -146,6 +146,11 @@ type ClusterSpec struct {
 	PrimaryVars, ReplicaVars map[string]string
 	// ReplicaEnv is added to Petrel replicas' environment.
 	ReplicaEnv []string
+	// PetrelArgs are extra flags of every Petrel node.
+	PetrelArgs []string
+	// MariaDBArgs and MariaDBReplicaArgs, when set, replace the MariaDB
+	// primary's and replicas' flags (default mariadbDurable).
+	MariaDBArgs, MariaDBReplicaArgs []string
 	// Relay puts one relay next to the replicas (the WAN's side 1): it
 	// replicates from the primary and the replicas from it, so the
 	// stream crosses the line once. Petrel runs `petrel relay` (keeps the
@@ -263,7 +268,7 @@ func (c *Cluster) startNode(ctx context.Context, spec ClusterSpec, role string, 
 		}
 		o := lab.PetrelOptions{
 			Binary: c.env.PetrelBinary, Datadir: filepath.Join(c.dir, role), ServerID: id, Command: petrelCommand(role),
-			RootPassword: petrelPassword, ExtraArgs: []string{"--config", cnf}, Env: env,
+			RootPassword: petrelPassword, ExtraArgs: append([]string{"--config", cnf}, spec.PetrelArgs...), Env: env,
 			StartTimeout: nodeStart, StopTimeout: nodeStop, Logger: logger, WAN: wan, Side: side,
 		}
 		c.Commands = append(c.Commands, Command{System: c.System, What: role + " server",
@@ -275,6 +280,11 @@ func (c *Cluster) startNode(ctx context.Context, spec ClusterSpec, role string, 
 		return n, nil
 	default:
 		args := slices.Clone(mariadbDurable)
+		if role == "primary" && spec.MariaDBArgs != nil {
+			args = slices.Clone(spec.MariaDBArgs)
+		} else if role != "primary" && spec.MariaDBReplicaArgs != nil {
+			args = slices.Clone(spec.MariaDBReplicaArgs)
+		}
 		for _, k := range slices.Sorted(maps.Keys(vars)) {
 			args = append(args, "--"+k+"="+vars[k])
 		}
@@ -409,6 +419,12 @@ func (c *Cluster) count(ctx context.Context, db *sql.DB, v string) (int64, error
 	if err != nil {
 		return 0, err
 	}
+	return c.Count(pos)
+}
+
+// Count turns a position of the system's (a GTID set, a MariaDB GTID
+// position) into the number of the primary's transactions it holds.
+func (c *Cluster) Count(pos string) (int64, error) {
 	if c.System == "petrel" {
 		return gtidCount(pos, c.uuid)
 	}

@@ -86,7 +86,7 @@ var allowed = map[string][]string{
 	// server stage.
 	"e2e":                     {"lab", "internal/base", "semisync"},
 	"bench/internal/benchkit": {"lab"},
-	"bench/cmd/repl":          {"lab", "bench/internal/benchkit"},
+	"bench/cmd/repl":          {"lab", "labrun", "bench/internal/benchkit"},
 	"bench/cmd/semisync":      {"lab", "bench/internal/benchkit"},
 	"bench/cmd/fanout":        {"lab", "bench/internal/benchkit"},
 	"bench/cmd/compress":      {"lab", "bench/internal/benchkit"},

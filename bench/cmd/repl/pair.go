@@ -6,15 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"petrel/bench/internal/benchkit"
 	"petrel/lab"
+	"petrel/labrun"
 )
 
 const (
@@ -22,14 +18,9 @@ const (
 	// petrelPassword is root's password on the Petrel servers; MariaDB's
 	// root has none (lab's install).
 	petrelPassword = "petrel"
-	replUser       = "repl"
-	replPassword   = "repl-pw"
 	// queryTimeout bounds one query of the benchmark's own (samples,
 	// statements); table digests get digestTimeout.
 	queryTimeout = 10 * time.Second
-	startTimeout = 2 * time.Minute
-	// stopTimeout bounds the shutdown of one server, also on ^C.
-	stopTimeout = 3 * time.Minute
 	// pollInterval is how often waits poll the replica.
 	pollInterval = 20 * time.Millisecond
 	// threadCheckInterval is how often waits look at the replica's thread
@@ -37,9 +28,8 @@ const (
 	threadCheckInterval = time.Second
 )
 
-// sqlq runs the benchmark's own statements, hiding the replication
-// password in errors.
-var sqlq = benchkit.Querier{Timeout: queryTimeout, Secret: replPassword}
+// sqlq runs the benchmark's own statements, each bounded.
+var sqlq = benchkit.Querier{Timeout: queryTimeout}
 
 // flavor is how one system spells replication and reports its progress.
 type flavor struct {
@@ -48,51 +38,46 @@ type flavor struct {
 	primaryPos, replicaPos string
 	counter                func(pos string) (int64, error)
 	// status is the replica status statement and the rest its columns.
-	status                string
-	ioRunning, sqlRunning string
-	behind                string // Seconds_Behind_*
-	received              string // the position the receiver has fetched
-	ioError, sqlError     string
-	// change is CHANGE ... TO with the port, user and password to fill in.
-	change                           string
-	start, stopApplier, startApplier string
+	status                    string
+	ioRunning, sqlRunning     string
+	behind                    string // Seconds_Behind_*
+	received                  string // the position the receiver has fetched
+	ioError, sqlError         string
+	stopApplier, startApplier string
 }
 
-// petrelFlavor needs its counter set to the primary's server_uuid.
+// A flavor's counter is the cluster's (labrun.Cluster.Count), set at start.
 var petrelFlavor = flavor{
 	primaryPos: "@@GLOBAL.gtid_executed", replicaPos: "@@GLOBAL.gtid_executed",
 	status:    "SHOW REPLICA STATUS",
 	ioRunning: "Replica_IO_Running", sqlRunning: "Replica_SQL_Running",
 	behind: "Seconds_Behind_Source", received: "Retrieved_Gtid_Set",
 	ioError: "Last_IO_Error", sqlError: "Last_SQL_Error",
-	change: "CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=%d, " +
-		"SOURCE_USER='%s', SOURCE_PASSWORD='%s', SOURCE_AUTO_POSITION=1",
-	start: "START REPLICA", stopApplier: "STOP REPLICA SQL_THREAD", startApplier: "START REPLICA SQL_THREAD",
+	stopApplier: "STOP REPLICA SQL_THREAD", startApplier: "START REPLICA SQL_THREAD",
 }
 
 var mariadbFlavor = flavor{
 	primaryPos: "@@GLOBAL.gtid_binlog_pos", replicaPos: "@@GLOBAL.gtid_slave_pos",
-	counter:   benchkit.MariaDBSeq,
 	status:    "SHOW SLAVE STATUS",
 	ioRunning: "Slave_IO_Running", sqlRunning: "Slave_SQL_Running",
 	behind: "Seconds_Behind_Master", received: "Gtid_IO_Pos",
 	ioError: "Last_IO_Error", sqlError: "Last_SQL_Error",
-	change: "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, " +
-		"MASTER_USER='%s', MASTER_PASSWORD='%s', MASTER_USE_GTID=slave_pos",
-	start: "START SLAVE", stopApplier: "STOP SLAVE SQL_THREAD", startApplier: "START SLAVE SQL_THREAD",
+	stopApplier: "STOP SLAVE SQL_THREAD", startApplier: "START SLAVE SQL_THREAD",
 }
 
-// pair is one system's primary and replica, replicating. Its methods may
-// be called from several goroutines once start has returned (the samplers
-// share pdb and rdb, which database/sql makes safe).
+// pair is one system's primary and replica, replicating: a labrun.Cluster
+// (the lab's one harness: servers, GTID auto-position wiring, cleanup)
+// with the status columns this benchmark reads. Its methods may be called
+// from several goroutines once start has returned (the samplers share pdb
+// and rdb, which database/sql makes safe).
 type pair struct {
 	system           string
 	f                flavor
+	c                *labrun.Cluster
 	primary, replica benchkit.Server
 	password         string // root's, on both
 	pdb, rdb         *sql.DB
 	version          string
-	dirs             []string // Petrel datadirs; MariaDB.Stop removes its own
 }
 
 // startPair starts a primary and a replica of system and wires replication.
@@ -100,28 +85,47 @@ type pair struct {
 // servers' logs and close it.
 func startPair(ctx context.Context, logger *slog.Logger, system string, o Options) (*pair, error) {
 	p := &pair{system: system}
-	var err error
 	base, _ := splitSystem(system)
+	spec := labrun.ClusterSpec{System: base, PetrelArgs: o.PetrelArgs,
+		MariaDBArgs: o.MariaDBArgs, MariaDBReplicaArgs: o.MariaDBReplicaArgs}
+	env := &labrun.Env{Logger: logger}
 	switch base {
 	case "petrel":
 		p.f, p.password = petrelFlavor, petrelPassword
-		err = p.startPetrel(ctx, logger, o)
+		bin, err := lab.BuildPetrel(ctx)
+		if err != nil {
+			return p, err
+		}
+		env.PetrelBinary = bin
+		if spec.ReplicaVars, err = replicaVariables(system); err != nil {
+			return p, err
+		}
 	case "mariadb":
 		p.f = mariadbFlavor
-		err = p.startMariaDB(ctx, logger, o)
 	default:
-		err = fmt.Errorf("unknown system %q", system)
+		return p, fmt.Errorf("unknown system %q", system)
 	}
-	if err == nil {
-		err = p.connect(ctx)
+	c, err := labrun.StartCluster(ctx, env, spec)
+	p.c = c
+	if c != nil {
+		if c.Primary != nil {
+			p.primary = c.Primary
+		}
+		if len(c.Replicas) > 0 {
+			p.replica = c.Replicas[0]
+		}
+		p.pdb = c.PDB
+		if len(c.RDBs) > 0 {
+			p.rdb = c.RDBs[0]
+		}
+		p.version = c.Version
 	}
-	if err == nil {
-		err = p.wire(ctx, logger)
+	if err != nil {
+		return p, err
 	}
-	if err == nil {
-		err = p.configure(ctx, logger)
-	}
-	return p, err
+	logger.Info("replicating", "primary_port", p.primary.Port(), "replica_port", p.replica.Port())
+	p.f.counter = c.Count
+	return p, p.configure(ctx, logger)
 }
 
 // configure sets the replica's applier configuration (variant.go) and
@@ -145,124 +149,6 @@ func (p *pair) configure(ctx context.Context, logger *slog.Logger) error {
 	})
 	if err == nil {
 		logger.Info("applier configured", "statements", stmts)
-	}
-	return err
-}
-
-func (p *pair) startPetrel(ctx context.Context, logger *slog.Logger, o Options) error {
-	bin, err := lab.BuildPetrel(ctx)
-	if err != nil {
-		return err
-	}
-	for id, role := range []string{"primary", "replica"} {
-		dir, err := os.MkdirTemp("", "bench-repl-petrel-")
-		if err != nil {
-			return err
-		}
-		p.dirs = append(p.dirs, dir)
-		args := o.PetrelArgs
-		if role == "replica" {
-			if args, err = replicaConfig(p.system, dir, args); err != nil {
-				return err
-			}
-		}
-		srv, err := lab.StartPetrel(ctx, lab.PetrelOptions{
-			Binary: bin, Datadir: filepath.Join(dir, "data"), ServerID: id + 1, RootPassword: petrelPassword,
-			ExtraArgs: args, StartTimeout: startTimeout, StopTimeout: stopTimeout,
-			Logger: logger.With("role", role),
-		})
-		if err != nil {
-			return fmt.Errorf("start petrel %s: %w", role, err)
-		}
-		p.setServer(role, srv)
-	}
-	return nil
-}
-
-// replicaConfig writes the replica's option file in dir when its system
-// names start-up settings (replicaVariables) and returns args with
-// --config added.
-func replicaConfig(system, dir string, args []string) ([]string, error) {
-	vars, err := replicaVariables(system)
-	if err != nil || len(vars) == 0 {
-		return args, err
-	}
-	var b strings.Builder
-	b.WriteString("[petrel]\n")
-	for _, k := range slices.Sorted(maps.Keys(vars)) {
-		fmt.Fprintf(&b, "%s = %s\n", k, vars[k])
-	}
-	path := filepath.Join(dir, "replica.cnf")
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
-		return nil, err
-	}
-	return append(append([]string(nil), args...), "--config="+path), nil
-}
-
-func (p *pair) startMariaDB(ctx context.Context, logger *slog.Logger, o Options) error {
-	args := [][]string{o.MariaDBArgs, o.MariaDBReplicaArgs}
-	for id, role := range []string{"primary", "replica"} {
-		srv, err := lab.StartMariaDB(ctx, lab.MariaDBOptions{
-			ServerID: id + 1, ExtraArgs: args[id],
-			StartTimeout: startTimeout, StopTimeout: stopTimeout,
-			Logger: logger.With("role", role),
-		})
-		if err != nil {
-			return fmt.Errorf("start mariadb %s: %w", role, err)
-		}
-		p.setServer(role, srv)
-	}
-	return nil
-}
-
-func (p *pair) setServer(role string, s benchkit.Server) {
-	if role == "primary" {
-		p.primary = s
-	} else {
-		p.replica = s
-	}
-}
-
-// connect opens both servers' pools and learns what the counters need.
-func (p *pair) connect(ctx context.Context) error {
-	var err error
-	if p.pdb, err = p.primary.DB(""); err != nil {
-		return err
-	}
-	if p.rdb, err = p.replica.DB(""); err != nil {
-		return err
-	}
-	if p.version, err = sqlq.String(ctx, p.pdb, "SELECT VERSION()"); err != nil {
-		return err
-	}
-	if p.f.counter == nil {
-		uuid, err := sqlq.String(ctx, p.pdb, "SELECT @@GLOBAL.server_uuid")
-		if err != nil {
-			return err
-		}
-		p.f.counter = func(set string) (int64, error) { return benchkit.GTIDCount(set, uuid) }
-	}
-	return nil
-}
-
-// wire creates the replication user on the primary, points the replica at
-// it and waits until both replica threads run.
-func (p *pair) wire(ctx context.Context, logger *slog.Logger) error {
-	err := sqlq.Exec(ctx, p.pdb,
-		fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED BY '%s'", replUser, replPassword),
-		fmt.Sprintf("GRANT REPLICATION SLAVE ON *.* TO '%s'@'%%'", replUser))
-	if err != nil {
-		return fmt.Errorf("primary: %w", err)
-	}
-	err = sqlq.Exec(ctx, p.rdb, fmt.Sprintf(p.f.change, p.primary.Port(), replUser, replPassword), p.f.start)
-	if err != nil {
-		return fmt.Errorf("replica: %w", err)
-	}
-	_, err = p.waitStatus(ctx, "replica threads running", time.Minute, func(st map[string]string) bool {
-		return st[p.f.ioRunning] == "Yes" && st[p.f.sqlRunning] == "Yes"
-	})
-	if err == nil {
-		logger.Info("replicating", "primary_port", p.primary.Port(), "replica_port", p.replica.Port())
 	}
 	return err
 }
@@ -417,31 +303,13 @@ func (p *pair) waitStatus(ctx context.Context, what string, timeout time.Duratio
 	}
 }
 
-// close stops the replica, then the primary, each within stopTimeout even
-// if ctx was cancelled, and removes the Petrel datadirs.
+// close stops the servers, each within its own bound even if ctx was
+// cancelled, and removes their datadirs.
 func (p *pair) close(ctx context.Context) error {
-	for _, db := range []*sql.DB{p.pdb, p.rdb} {
-		if db != nil {
-			db.Close()
-		}
+	if p.c == nil {
+		return nil
 	}
-	var errs []error
-	for _, s := range []benchkit.Server{p.replica, p.primary} {
-		if s == nil {
-			continue
-		}
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
-		if err := s.Stop(sctx); err != nil {
-			errs = append(errs, fmt.Errorf("stop %s on port %d: %w", p.system, s.Port(), err))
-		}
-		cancel()
-	}
-	for _, dir := range p.dirs {
-		if err := os.RemoveAll(dir); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
+	return p.c.Close(ctx)
 }
 
 // logs returns the tails of both servers' output.
@@ -451,8 +319,8 @@ func (p *pair) logs() string {
 
 // replicaPid is the replica server's process id (0: unknown).
 func (p *pair) replicaPid() int {
-	if s, ok := p.replica.(interface{ Pid() int }); ok {
-		return s.Pid()
+	if p.c == nil || len(p.c.Replicas) == 0 {
+		return 0
 	}
-	return 0
+	return p.c.Replicas[0].Pid()
 }
