@@ -452,7 +452,10 @@ func storeDate(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 		if mode.ModeEnabled("NO_ZERO_IN_DATE") {
 			return invalid()
 		}
-		return v, nil // a date with zero parts: GMS's to refuse
+		// MySQL stores a date with a zero month or day when
+		// NO_ZERO_IN_DATE is off; Petrel's dates cannot hold one, so it
+		// refuses the value (never stores another) with MySQL's number.
+		return nil, storeError(mysqlerr.ErWrongValue, "Incorrect %s value: '%s' for column '%s' at row %d (a zero month or day is not stored by Petrel)", kind, text, col.Name, rowNum)
 	}
 	if p.d > daysIn(p.y, p.mo) {
 		return invalid()
