@@ -41,4 +41,4 @@ if ! PETREL_FAILOVER_KILLS=$KILLS go test -count=1 -timeout 60m ./e2e/ -run 'Tes
 fi
 grep -E 'kill [0-9]+: ' "$log" | sed 's/^ *failover_test.go:[0-9]*: //'
 grep -E 'primary kills under' "$log" | sed 's/^ *failover_test.go:[0-9]*: //'
-grep -E '^FAILOVER_RESULT' "$log"
+grep -E 'FAILOVER_RESULT' "$log" | sed 's/^ *failover_test.go:[0-9]*: //'

@@ -115,8 +115,9 @@ func percentile(d []time.Duration, p int) time.Duration {
 // the kill to the first write a replica accepts, logged), cluster.json
 // names it, and the killed node comes back as its replica. At the end no
 // acknowledged row is missing, every node has the same rows and GTIDs,
-// exactly one node takes writes, and `petrel cluster` restarted on the
-// directory resumes the new topology.
+// exactly one node takes writes, the new primary has the application's
+// account and the same semi-sync settings, and `petrel cluster`
+// restarted on the directory resumes the new topology.
 func TestClusterAutoFailover(t *testing.T) {
 	kills := 1
 	if v, err := strconv.Atoi(os.Getenv("PETREL_FAILOVER_KILLS")); err == nil && v > 0 {
@@ -135,7 +136,8 @@ func TestClusterAutoFailover(t *testing.T) {
 		t.Errorf("banner:\n%s", c.details)
 	}
 	dbs := []*sql.DB{clusterNode(t, base), clusterNode(t, base+1), clusterNode(t, base+2)}
-	mustExec(t, ctx, dbs[0], "CREATE DATABASE fo", "CREATE TABLE fo.t (id BIGINT PRIMARY KEY, w INT)", "CREATE TABLE fo.probe (id BIGINT PRIMARY KEY)")
+	mustExec(t, ctx, dbs[0], "CREATE DATABASE fo", "CREATE TABLE fo.t (id BIGINT PRIMARY KEY, w INT)", "CREATE TABLE fo.probe (id BIGINT PRIMARY KEY)",
+		"CREATE USER 'app'@'%' IDENTIFIED BY 'app-pw'", "GRANT ALL ON fo.* TO 'app'@'%'")
 	if n := globalStatus(t, ctx, dbs[0], "Rpl_semi_sync_source_clients"); n != 2 {
 		t.Errorf("Rpl_semi_sync_source_clients = %d, want 2", n)
 	}
@@ -212,6 +214,20 @@ func TestClusterAutoFailover(t *testing.T) {
 			waitCaughtUp(t, ctx, p, db, 30*time.Second)
 		}
 	}
+	// The new primary serves as the old one did: the application's
+	// account, semi-sync on and strict.
+	for v, want := range map[string]int64{"rpl_semi_sync_source_enabled": 1, "rpl_semi_sync_source_strict": 1, "rpl_semi_sync_source_wait_for_replica_count": 1} {
+		if got := queryInt(t, ctx, p, "SELECT @@GLOBAL."+v); got != want {
+			t.Errorf("new primary node%d: %s = %d, want %d", primary+1, v, got, want)
+		}
+	}
+	if n := globalStatus(t, ctx, p, "Rpl_semi_sync_source_clients"); n != 2 {
+		t.Errorf("new primary node%d: Rpl_semi_sync_source_clients = %d, want 2 (the other replica and the old primary)", primary+1, n)
+	}
+	acfg := mysql.NewConfig()
+	acfg.User, acfg.Passwd, acfg.Net, acfg.Addr = "app", "app-pw", "tcp", fmt.Sprintf("127.0.0.1:%d", base+primary)
+	acfg.Logger = &mysql.NopLogger{}
+	mustExec(t, ctx, openConfig(t, acfg), "INSERT INTO fo.probe VALUES (-3)")
 	present := map[int64]bool{}
 	rows, err := p.QueryContext(ctx, "SELECT id FROM fo.t")
 	if err != nil {
@@ -249,7 +265,7 @@ func TestClusterAutoFailover(t *testing.T) {
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 	t.Logf("%d primary kills under %d writers (semi-sync strict): new primary writable after p50 %v, p99 %v, max %v; %d acknowledged rows, 0 missing, replicas identical",
 		kills, 4, percentile(times, 50).Round(time.Millisecond), percentile(times, 99).Round(time.Millisecond), times[len(times)-1].Round(time.Millisecond), len(acked))
-	fmt.Printf("FAILOVER_RESULT kills=%d p50_ms=%d p99_ms=%d max_ms=%d acked=%d missing=%d\n", kills,
+	t.Logf("FAILOVER_RESULT kills=%d p50_ms=%d p99_ms=%d max_ms=%d acked=%d missing=%d\n", kills,
 		percentile(times, 50).Milliseconds(), percentile(times, 99).Milliseconds(), times[len(times)-1].Milliseconds(), len(acked), missing)
 
 	// Restarted on the directory, the cluster resumes the new topology.
