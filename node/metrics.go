@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"petrel/sqlengine"
@@ -76,11 +78,23 @@ func metricValue(v any) (float64, bool) {
 	return f, err == nil
 }
 
-// serveMetrics serves /metrics on addr until the node closes.
+// serveMetrics serves /metrics on addr until the node closes: the status
+// variables, Go's runtime (go_goroutines, go_memstats_heap_inuse_bytes,
+// go_memstats_heap_released_bytes, go_gc_duration_seconds: the count and
+// pauses of collections) and the process (process_resident_memory_bytes).
+// With Options.MetricsPprof, Go's profiles too at /debug/pprof/ (off by
+// default: a CPU profile costs the server while it runs, and the
+// profiles show query text in stacks).
 func (n *Node) serveMetrics(addr string) error {
 	reg := prometheus.NewRegistry()
-	if err := reg.Register(statusCollector{n}); err != nil {
-		return err
+	for _, c := range []prometheus.Collector{
+		statusCollector{n},
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	} {
+		if err := reg.Register(c); err != nil {
+			return err
+		}
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -88,6 +102,13 @@ func (n *Node) serveMetrics(addr string) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	if n.opts.MetricsPprof {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
 	n.metrics = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	n.metricsAddr = ln.Addr().String()
 	go func() {

@@ -19,8 +19,10 @@ import (
 	"path/filepath"
 	"petrel/internal/base"
 	"petrel/internal/fsutil"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -61,6 +63,12 @@ type Options struct {
 	Out io.Writer
 	// MetricsAddress serves Prometheus metrics at /metrics ("" = off).
 	MetricsAddress string
+	// MetricsPprof also serves Go's profiles (net/http/pprof) at
+	// /debug/pprof/ on MetricsAddress; default off.
+	MetricsPprof bool
+	// MemoryLimit is petrel_memory_limit's default in bytes (the option
+	// file's value wins); 0: DefaultMemoryLimit of the machine's RAM.
+	MemoryLimit int64
 	// Relay makes the server a relay (`petrel relay`, relay.go): it keeps
 	// its source's binlog in its own and serves it, applying nothing.
 	Relay bool
@@ -83,6 +91,9 @@ type Node struct {
 	// metrics
 	metrics     *http.Server
 	metricsAddr string
+	// memory (memory.go)
+	memReturns atomic.Uint64
+	memDone    chan struct{}
 
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
@@ -139,6 +150,10 @@ func Open(opts Options) (*Node, error) {
 	replsql.TCPVariables(opts.Logger)
 	clonesql.Variables()
 	shutdownVariables()
+	if opts.MemoryLimit <= 0 {
+		opts.MemoryLimit = DefaultMemoryLimit(storage.PhysicalMemory())
+	}
+	memoryVariables(opts.MemoryLimit)
 	if err := sqlengine.CheckVariables(vars); err != nil {
 		return nil, fmt.Errorf("node: config: %w", err)
 	}
@@ -184,6 +199,7 @@ func Open(opts Options) (*Node, error) {
 		return fail(fmt.Errorf("node: %w", err))
 	}
 	binlogsql.RegisterGTIDFunctions(n.sql) // with or without the log, as MySQL
+	n.registerMemoryStatus()
 	if logBin {
 		if err := n.openBinlog(); err != nil {
 			return fail(err)
@@ -232,6 +248,8 @@ func Open(opts Options) (*Node, error) {
 	wctx, cancel := context.WithCancel(context.Background())
 	n.stopWatch, n.watchDone = cancel, make(chan struct{})
 	go n.watchStorage(wctx, id, watchInterval)
+	n.memDone = make(chan struct{})
+	go n.returnMemory(wctx, newMemReturner(n.MemoryLimit()), readMemSample, debug.FreeOSMemory)
 	opts.Logger.Info("petrel: ready for connections", "addr", n.srv.Addr(), "server_id", opts.ServerID, "server_uuid", n.meta.ServerUUID, "version", sqlengine.Version)
 	return n, nil
 }

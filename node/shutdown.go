@@ -76,6 +76,7 @@ func (n *Node) Shutdown(ctx context.Context) error {
 	if n.stopWatch != nil {
 		n.stopWatch()
 		<-n.watchDone
+		<-n.memDone
 	}
 	n.closeMetrics()
 

@@ -13,18 +13,27 @@ import (
 // threads: +5% TPS at 400, docs/PERFORMANCE.md).
 const serverGCPercent = 400
 
-// tuneGC applies serverGCPercent and a soft memory limit of half the
-// machine's RAM (so a large live heap makes the collector work harder
-// instead of growing 5x), unless GOGC or GOMEMLIMIT say otherwise.
+// tuneGC applies serverGCPercent, unless GOGC says otherwise, and a soft
+// memory limit of half the machine's RAM (node.DefaultMemoryLimit) until
+// the server's own petrel_memory_limit is known (setMemoryLimit).
 func tuneGC(logger *slog.Logger) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(serverGCPercent)
 		logger.Debug("gc", "percent", serverGCPercent)
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		if total := physicalMemory(); total > 0 {
-			debug.SetMemoryLimit(int64(total / 2))
-			logger.Debug("gc", "memory_limit", total/2)
-		}
+	if total := physicalMemory(); total > 0 {
+		setMemoryLimit(int64(total/2), logger)
 	}
+}
+
+// setMemoryLimit makes limit bytes (petrel_memory_limit; 0: none) Go's
+// soft memory limit, so a large live heap makes the collector work
+// harder instead of growing past the server's budget. GOMEMLIMIT, when
+// set, wins (Go applied it at start).
+func setMemoryLimit(limit int64, logger *slog.Logger) {
+	if os.Getenv("GOMEMLIMIT") != "" || limit <= 0 {
+		return
+	}
+	debug.SetMemoryLimit(limit)
+	logger.Debug("gc", "memory_limit", limit)
 }

@@ -88,9 +88,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 // the same ones under their MySQL names.
 type serverFlags struct {
 	datadir, bind, rootPW, configFile, logLevel, metrics string
-	sslCert, sslKey, sslCA                               string
+	sslCert, sslKey, sslCA, memoryLimit                  string
 	port, serverID, shutdownTimeout                      int
-	skipLogBin, truncateCorrupt                          bool
+	skipLogBin, truncateCorrupt, metricsPprof            bool
 }
 
 // runServer runs `petrel server`, or with relay `petrel relay` (same
@@ -110,6 +110,8 @@ func runServer(args []string, stdout, stderr io.Writer, relay bool) int {
 	fs.BoolVar(&f.truncateCorrupt, "binlog-recovery-truncate-corrupt", false,
 		"at startup, cut the binary log at a corrupt event instead of refusing to start (binlog_recovery_truncate_corrupt; logged, the cut bytes kept aside)")
 	fs.StringVar(&f.metrics, "metrics-address", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9104)")
+	fs.BoolVar(&f.metricsPprof, "metrics-pprof", false, "also serve Go's profiles at http://ADDR/debug/pprof/ on --metrics-address (metrics_pprof)")
+	fs.StringVar(&f.memoryLimit, "memory-limit", "", "memory budget of the server, bytes or with K/M/G, which Go's collector keeps the heap under (petrel_memory_limit; default half the machine's RAM; GOMEMLIMIT wins)")
 	fs.IntVar(&f.shutdownTimeout, "shutdown-timeout", 0, "seconds from SIGTERM to exit, whatever storage is doing (shutdown_timeout; default 10)")
 	fs.StringVar(&f.sslCert, "ssl-cert", "", "server certificate, PEM (ssl_cert; default: generated in the datadir at first start)")
 	fs.StringVar(&f.sslKey, "ssl-key", "", "server certificate's private key, PEM (ssl_key)")
@@ -141,6 +143,20 @@ func runServer(args []string, stdout, stderr io.Writer, relay bool) int {
 	}
 	if f.shutdownTimeout != 0 {
 		vars["shutdown_timeout"] = strconv.Itoa(f.shutdownTimeout)
+	}
+	if f.memoryLimit != "" {
+		vars["petrel_memory_limit"] = f.memoryLimit
+	}
+	if v, ok := vars["metrics_pprof"]; ok {
+		delete(vars, "metrics_pprof")
+		switch strings.ToUpper(v) {
+		case "ON", "1", "TRUE", "":
+			f.metricsPprof = true
+		case "OFF", "0", "FALSE":
+		default:
+			fmt.Fprintf(stderr, "petrel server: config: metrics_pprof = %q is not ON or OFF\n", v)
+			return 1
+		}
 	}
 	// Flags win over the file.
 	for name, v := range map[string]string{"ssl_cert": f.sslCert, "ssl_key": f.sslKey, "ssl_ca": f.sslCA} {
@@ -234,13 +250,14 @@ func runServer(args []string, stdout, stderr io.Writer, relay bool) int {
 	n, err := node.Open(node.Options{
 		Datadir: f.datadir, BindAddress: f.bind, Port: f.port, ServerID: uint32(f.serverID),
 		RootPassword: f.rootPW, Variables: vars, Logger: logger, Out: stdout, MetricsAddress: f.metrics,
-		Relay: relay,
+		MetricsPprof: f.metricsPprof, Relay: relay,
 	})
 	close(opened)
 	if err != nil {
 		fmt.Fprintf(stderr, "petrel server: %v\n", err)
 		return 1
 	}
+	setMemoryLimit(n.MemoryLimit(), logger)
 	select {
 	case s := <-sig:
 		return shutdown(n, s, sig, logger, stderr)

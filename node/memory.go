@@ -1,0 +1,162 @@
+package node
+
+import (
+	"context"
+	"math"
+	"runtime/debug"
+	"runtime/metrics"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"petrel/sqlengine"
+	"petrel/storage"
+)
+
+// Memory budget (issue 29). petrel_memory_limit is what the whole server
+// may take: the block cache (innodb_buffer_pool_size), memtables, the
+// heap of running statements and connections. The process sets Go's
+// soft memory limit from it (cmd/petrel: debug.SetMemoryLimit, unless
+// GOMEMLIMIT is set), so the collector works harder instead of letting
+// the heap grow past it. The node itself gives the heap a burst left
+// behind back to the operating system (memReturner) and reports the
+// block cache and the limit as status variables.
+
+// memoryLimitVar is the budget's system variable (global, read-only: the
+// process applies it at start-up).
+const memoryLimitVar = "petrel_memory_limit"
+
+// DefaultMemoryLimit is petrel_memory_limit's default for a machine
+// with mem bytes of RAM: half of it (the rest is the page cache's, which
+// Pebble's reads rely on), 0 (no limit) when mem is unknown.
+func DefaultMemoryLimit(mem int64) int64 { return mem / 2 }
+
+func memoryVariables(def int64) {
+	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
+	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
+		&sql.MysqlSystemVariable{Name: memoryLimitVar, Scope: global,
+			Type: types.NewSystemIntType(memoryLimitVar, 0, math.MaxInt64, false), Default: def},
+	})
+}
+
+// MemoryLimit is petrel_memory_limit in bytes (0: none), which the
+// process gives Go's collector as its soft limit.
+func (n *Node) MemoryLimit() int64 {
+	return int64(sqlengine.GlobalUint(memoryLimitVar, 0))
+}
+
+// registerMemoryStatus adds the block cache's and the heap's status
+// variables. The block cache's are Petrel's names and InnoDB's buffer
+// pool counters with the same meaning (a Pebble block is a page).
+func (n *Node) registerMemoryStatus() {
+	st := n.store
+	cache := func(f func(storage.CacheStats) int64) func() any {
+		return func() any { return uint64(max(f(st.CacheStats()), 0)) }
+	}
+	sqlengine.RegisterStatus("Petrel_block_cache_size", cache(func(s storage.CacheStats) int64 { return s.Capacity }))
+	sqlengine.RegisterStatus("Petrel_block_cache_bytes", cache(func(s storage.CacheStats) int64 { return s.Bytes }))
+	sqlengine.RegisterStatus("Petrel_block_cache_blocks", cache(func(s storage.CacheStats) int64 { return s.Blocks }))
+	sqlengine.RegisterStatus("Petrel_block_cache_hits", cache(func(s storage.CacheStats) int64 { return s.Hits }))
+	sqlengine.RegisterStatus("Petrel_block_cache_misses", cache(func(s storage.CacheStats) int64 { return s.Misses }))
+	sqlengine.RegisterStatus("Innodb_buffer_pool_bytes_data", cache(func(s storage.CacheStats) int64 { return s.Bytes }))
+	sqlengine.RegisterStatus("Innodb_buffer_pool_pages_data", cache(func(s storage.CacheStats) int64 { return s.Blocks }))
+	sqlengine.RegisterStatus("Innodb_buffer_pool_read_requests", cache(func(s storage.CacheStats) int64 { return s.Hits + s.Misses }))
+	sqlengine.RegisterStatus("Innodb_buffer_pool_reads", cache(func(s storage.CacheStats) int64 { return s.Misses }))
+	sqlengine.RegisterStatus("Petrel_memory_limit", func() any { return uint64(n.MemoryLimit()) })
+	sqlengine.RegisterStatus("Petrel_gc_memory_limit", func() any {
+		if l := debug.SetMemoryLimit(-1); l > 0 && l < math.MaxInt64 {
+			return uint64(l)
+		}
+		return uint64(0)
+	})
+	sqlengine.RegisterStatus("Petrel_memory_returns", func() any { return n.memReturns.Load() })
+}
+
+// memSample is the Go heap at one moment (runtime/metrics).
+type memSample struct {
+	// Live is the heap's objects, live or not yet swept.
+	Live int64
+	// Free is heap memory free and still resident: what
+	// debug.FreeOSMemory would give back.
+	Free int64
+}
+
+// memReturner decides when the heap a burst left behind is given back
+// to the operating system. Go's scavenger returns free memory on its own
+// but only down to about the collector's goal, which at the server's GC
+// percent (400, cmd/petrel) is five times the live heap: after a burst
+// of connections or a large statement the process would stay that large.
+// A return is a forced collection, so it is taken only when it pays:
+// at least MinFree bytes are free, the live heap did not grow since the
+// last sample (the burst is over), and MinGap passed since the last one.
+// A pure decision: no clock or goroutine of its own; not safe for
+// concurrent use (one Run loop drives it).
+type memReturner struct {
+	MinFree int64
+	MinGap  time.Duration
+
+	last     time.Time
+	prevLive int64
+	sampled  bool
+}
+
+// Tick takes a sample at now and reports whether to return memory now.
+func (r *memReturner) Tick(now time.Time, s memSample) bool {
+	settled := r.sampled && s.Live <= r.prevLive
+	r.prevLive, r.sampled = s.Live, true
+	if !settled || s.Free < r.MinFree || (!r.last.IsZero() && now.Sub(r.last) < r.MinGap) {
+		return false
+	}
+	r.last = now
+	return true
+}
+
+// Memory returner settings: how often the heap is sampled, the least
+// time between two returns, and the least free memory worth one (or a
+// sixteenth of petrel_memory_limit, if larger).
+const (
+	memSampleEvery   = 5 * time.Second
+	memReturnGap     = 20 * time.Second
+	memReturnAtLeast = 64 << 20
+)
+
+// readMemSample reads the heap from runtime/metrics (no stop-the-world).
+func readMemSample() memSample {
+	ms := []metrics.Sample{
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+	}
+	metrics.Read(ms)
+	val := func(i int) int64 {
+		if ms[i].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return int64(ms[i].Value.Uint64())
+	}
+	return memSample{Live: val(0), Free: val(1)}
+}
+
+// returnMemory runs the memReturner until ctx ends, sampling every
+// memSampleEvery on the node's clock.
+func (n *Node) returnMemory(ctx context.Context, r *memReturner, sample func() memSample, free func()) {
+	defer close(n.memDone)
+	for {
+		fired, stop := n.opts.Clock.NewTimer(memSampleEvery)
+		select {
+		case <-ctx.Done():
+			stop()
+			return
+		case now := <-fired:
+			if r.Tick(now, sample()) {
+				free()
+				n.memReturns.Add(1)
+			}
+		}
+	}
+}
+
+// newMemReturner is the node's returner for its memory limit.
+func newMemReturner(limit int64) *memReturner {
+	return &memReturner{MinFree: max(memReturnAtLeast, limit/16), MinGap: memReturnGap}
+}
