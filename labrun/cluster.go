@@ -175,7 +175,9 @@ type Cluster struct {
 	RDBs    []*sql.DB
 	Version string
 	uuid    string // Petrel primary's server_uuid
-	dir     string
+	// primaryVars are the primary's start-up variables.
+	primaryVars map[string]string
+	dir         string
 	// Commands are the server command lines and statements, for the report.
 	Commands []Command
 	env      *Env
@@ -206,6 +208,7 @@ func StartCluster(ctx context.Context, env *Env, spec ClusterSpec) (*Cluster, er
 		}
 	}
 	pvars, rvars := c.vars(spec)
+	c.primaryVars = pvars
 	if c.Primary, err = c.startNode(ctx, spec, "primary", 1, pvars, 0, nil); err != nil {
 		return c, err
 	}
@@ -257,13 +260,8 @@ func (c *Cluster) startNode(ctx context.Context, spec ClusterSpec, role string, 
 	}
 	switch c.System {
 	case "petrel":
-		var b strings.Builder
-		b.WriteString("[mysqld]\n")
-		for _, k := range slices.Sorted(maps.Keys(vars)) {
-			fmt.Fprintf(&b, "%s = %s\n", k, vars[k])
-		}
 		cnf := filepath.Join(c.dir, role+".cnf")
-		if err := os.WriteFile(cnf, []byte(b.String()), 0o600); err != nil {
+		if err := writePetrelConfig(cnf, vars); err != nil {
 			return nil, err
 		}
 		o := lab.PetrelOptions{
@@ -272,7 +270,7 @@ func (c *Cluster) startNode(ctx context.Context, spec ClusterSpec, role string, 
 			StartTimeout: nodeStart, StopTimeout: nodeStop, Logger: logger, WAN: wan, Side: side,
 		}
 		c.Commands = append(c.Commands, Command{System: c.System, What: role + " server",
-			Text: fmt.Sprintf("petrel "+petrelCommand(role)+" --datadir DIR --server-id %d --root-password *** --config %s.cnf  # %s", id, role, strings.TrimSpace(strings.ReplaceAll(b.String(), "\n", "; ")))})
+			Text: fmt.Sprintf("petrel "+petrelCommand(role)+" --datadir DIR --server-id %d --root-password *** --config %s.cnf  # %s", id, role, strings.TrimSpace(strings.ReplaceAll(petrelConfig(vars), "\n", "; ")))})
 		n, err := lab.StartPetrel(ctx, o)
 		if err != nil {
 			return nil, fmt.Errorf("start petrel %s: %w", role, explainStart(err))
@@ -394,12 +392,45 @@ func (c *Cluster) wire(ctx context.Context, spec ClusterSpec) error {
 	if err := c.WaitCaughtUp(ctx, time.Minute); err != nil {
 		return err
 	}
-	if spec.Semisync && spec.SemisyncTimeout > wiringSemiTimeout {
-		set := fmt.Sprintf("SET GLOBAL %s = %d", c.f.semiTimeout, spec.SemisyncTimeout.Milliseconds())
-		c.Commands = append(c.Commands, Command{System: c.System, What: "primary, once the replicas are in", Text: set})
-		return qExec(ctx, c.PDB, set)
+	if spec.Semisync {
+		// The experiment's timeout, and the servers' default of waiting
+		// even with no semi-sync replica.
+		set := []string{fmt.Sprintf("SET GLOBAL %s = %d", c.f.semiTimeout, spec.SemisyncTimeout.Milliseconds()),
+			fmt.Sprintf("SET GLOBAL %s = ON", c.f.semiNoReplica)}
+		c.Commands = append(c.Commands, Command{System: c.System, What: "primary, once the replicas are in", Text: strings.Join(set, "; ")})
+		return qExec(ctx, c.PDB, set...)
 	}
 	return nil
+}
+
+// RestartPetrelPrimary restarts a Petrel primary with vars merged into
+// its option file (start-up settings such as sync_binlog). The pools
+// reconnect by themselves.
+func (c *Cluster) RestartPetrelPrimary(ctx context.Context, vars map[string]string) error {
+	p, ok := c.Primary.(*lab.Petrel)
+	if !ok {
+		return fmt.Errorf("restart with new settings: the %s primary is not Petrel", c.System)
+	}
+	maps.Copy(c.primaryVars, vars)
+	if err := writePetrelConfig(filepath.Join(c.dir, "primary.cnf"), c.primaryVars); err != nil {
+		return err
+	}
+	return p.Restart(ctx)
+}
+
+// writePetrelConfig writes vars as a Petrel option file and returns its
+// text.
+func writePetrelConfig(path string, vars map[string]string) error {
+	return os.WriteFile(path, []byte(petrelConfig(vars)), 0o600)
+}
+
+func petrelConfig(vars map[string]string) string {
+	var b strings.Builder
+	b.WriteString("[mysqld]\n")
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
+		fmt.Fprintf(&b, "%s = %s\n", k, vars[k])
+	}
+	return b.String()
 }
 
 // PrimaryCount is the number of transactions the primary has logged

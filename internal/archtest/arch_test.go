@@ -87,7 +87,7 @@ var allowed = map[string][]string{
 	"e2e":                     {"lab", "internal/base", "semisync"},
 	"bench/internal/benchkit": {"lab"},
 	"bench/cmd/repl":          {"lab", "labrun", "bench/internal/benchkit"},
-	"bench/cmd/semisync":      {"lab", "bench/internal/benchkit"},
+	"bench/cmd/semisync":      {"lab", "labrun", "bench/internal/benchkit"},
 	"bench/cmd/fanout":        {"lab", "bench/internal/benchkit"},
 	"bench/cmd/compress":      {"lab", "bench/internal/benchkit"},
 	"bench/cmd/sysbench":      {"lab", "bench/internal/benchkit"},

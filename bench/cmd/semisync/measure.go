@@ -627,7 +627,7 @@ func (p *pair) setSyncBinlog(ctx context.Context, logger *slog.Logger, v int) (s
 		"sync_binlog = 0 in its config file", commits, groups)
 	logger.Warn("SET GLOBAL sync_binlog=0 did not take effect; restarting the primary with it in its config file",
 		"probe_commits", commits, "groups", groups)
-	if err := p.restartPrimary(ctx, petrelPrimaryCnf(0)); err != nil {
+	if err := p.restartPrimary(ctx, 0); err != nil {
 		return "", err
 	}
 	commits, groups, err = p.probeWrites(ctx, probeCommits)

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
 	"petrel/bench/internal/benchkit"
 	"petrel/lab"
+	"petrel/labrun"
 )
 
 const (
@@ -20,13 +20,8 @@ const (
 	// petrelPassword is root's password on the Petrel servers; MariaDB's
 	// root has none (lab's install).
 	petrelPassword = "petrel"
-	replUser       = "repl"
-	replPassword   = "repl-pw"
 	// queryTimeout bounds one query of the benchmark's own.
 	queryTimeout = 30 * time.Second
-	startTimeout = 2 * time.Minute
-	// stopTimeout bounds the shutdown of one server, also on ^C.
-	stopTimeout = 3 * time.Minute
 	// semiOnTimeout bounds the wait for a semi-sync client to register
 	// (a replica reconnects within SOURCE_CONNECT_RETRY, 2 s on Petrel).
 	semiOnTimeout = 2 * time.Minute
@@ -36,9 +31,8 @@ const (
 	threadCheckInterval = time.Second
 )
 
-// sqlq runs the benchmark's own statements, hiding the replication
-// password in errors.
-var sqlq = benchkit.Querier{Timeout: queryTimeout, Secret: replPassword}
+// sqlq runs the benchmark's own statements, each bounded.
+var sqlq = benchkit.Querier{Timeout: queryTimeout}
 
 // flavor is how one system spells replication and semi-sync.
 type flavor struct {
@@ -46,15 +40,13 @@ type flavor struct {
 	// names of its counters (Petrel answers to MySQL 8's source spelling).
 	enable, statusPrefix string
 	// primaryPos and replicaPos hold each side's position; counter turns
-	// one into a transaction count (set at connect for Petrel).
+	// one into a transaction count (the cluster's, set at start).
 	primaryPos, replicaPos string
 	counter                func(pos string) (int64, error)
 	// status is the replica status statement, the rest its columns.
 	status                string
 	ioRunning, sqlRunning string
 	ioError, sqlError     string
-	// change is CHANGE ... TO with the port, user and password to fill in.
-	change, start string
 }
 
 var petrelFlavor = flavor{
@@ -63,62 +55,35 @@ var petrelFlavor = flavor{
 	status:    "SHOW REPLICA STATUS",
 	ioRunning: "Replica_IO_Running", sqlRunning: "Replica_SQL_Running",
 	ioError: "Last_IO_Error", sqlError: "Last_SQL_Error",
-	change: "CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=%d, " +
-		"SOURCE_USER='%s', SOURCE_PASSWORD='%s', SOURCE_AUTO_POSITION=1",
-	start: "START REPLICA",
 }
 
 var mariadbFlavor = flavor{
 	enable: "rpl_semi_sync_master_enabled", statusPrefix: "Rpl_semi_sync_master_",
 	primaryPos: "@@GLOBAL.gtid_binlog_pos", replicaPos: "@@GLOBAL.gtid_slave_pos",
-	counter:   benchkit.MariaDBSeq,
 	status:    "SHOW SLAVE STATUS",
 	ioRunning: "Slave_IO_Running", sqlRunning: "Slave_SQL_Running",
 	ioError: "Last_IO_Error", sqlError: "Last_SQL_Error",
-	change: "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, " +
-		"MASTER_USER='%s', MASTER_PASSWORD='%s', MASTER_USE_GTID=slave_pos",
-	start: "START SLAVE",
 }
 
 // pair is one system's primary and replica, the replica fetching through
-// link. Not safe for concurrent use.
+// link: a labrun.Cluster (the lab's one harness) with semi-sync on and
+// the status this benchmark reads. Not safe for concurrent use.
 type pair struct {
 	system           string
 	f                flavor
+	c                *labrun.Cluster
 	primary, replica benchkit.Server
 	link             *lab.Link
 	password         string // root's, on both
 	pdb, rdb         *sql.DB
 	version          string
-	// dir holds the Petrel datadirs and config files, and the slap hooks.
+	// dir holds the slap hooks.
 	dir string
-	// primaryCnf is the Petrel primary's config file, rewritten to restart
-	// it with another sync_binlog.
-	primaryCnf string
-}
-
-// petrelPrimaryCnf is the Petrel primary's config file.
-func petrelPrimaryCnf(syncBinlog int) string {
-	return fmt.Sprintf("[mysqld]\nrpl_semi_sync_source_enabled = ON\nsync_binlog = %d\n", syncBinlog)
-}
-
-// petrelReplicaCnf is the Petrel replica's config file. A non-zero
-// netTimeout sets replica_net_timeout: the receiver's write deadline is set
-// once per connection, so with the default 10 s every connection fails its
-// first ack written 10 s after connecting; the source then refuses the
-// reconnecting replica (1236) if it holds transactions still waiting for
-// that ack. A long timeout keeps one connection for the whole benchmark.
-func petrelReplicaCnf(netTimeout time.Duration) string {
-	cnf := "[mysqld]\nrpl_semi_sync_replica_enabled = ON\n"
-	if netTimeout > 0 {
-		cnf += fmt.Sprintf("replica_net_timeout = %d\n", int(netTimeout/time.Second))
-	}
-	return cnf
 }
 
 // startPair starts a primary, a link to it and a replica behind the link,
-// and wires replication. The pair is returned even on error, so that the
-// caller can collect the servers' logs and close it.
+// with semi-sync on, and wires replication. The pair is returned even on
+// error, so that the caller can collect the servers' logs and close it.
 func startPair(ctx context.Context, logger *slog.Logger, system string, o Options) (*pair, error) {
 	p := &pair{system: system}
 	var err error
@@ -126,130 +91,60 @@ func startPair(ctx context.Context, logger *slog.Logger, system string, o Option
 	if err != nil {
 		return p, err
 	}
+	// Semi-sync with the servers' own 10 s timeout; restartPrimary
+	// changes the Petrel primary's sync_binlog.
+	spec := labrun.ClusterSpec{System: system, Net: labrun.NetLink, Semisync: true, SemisyncTimeout: 10 * time.Second,
+		PetrelArgs: o.PetrelArgs, MariaDBArgs: o.MariaDBArgs, MariaDBReplicaArgs: o.MariaDBReplicaArgs}
+	env := &labrun.Env{Logger: logger}
 	switch system {
 	case "petrel":
 		p.f, p.password = petrelFlavor, petrelPassword
-		err = p.startPetrel(ctx, logger, o)
+		if env.PetrelBinary, err = lab.BuildPetrel(ctx); err != nil {
+			return p, err
+		}
+		spec.PrimaryVars = map[string]string{"sync_binlog": "1"}
+		if o.PetrelReplicaNetTimeout > 0 {
+			// The receiver's write deadline is set once per connection,
+			// so with the default 10 s every connection fails its first
+			// ack written 10 s after connecting; the source then refuses
+			// the reconnecting replica (1236) if it holds transactions
+			// still waiting for that ack. A long timeout keeps one
+			// connection for the whole benchmark.
+			spec.ReplicaVars = map[string]string{"replica_net_timeout": strconv.Itoa(int(o.PetrelReplicaNetTimeout / time.Second))}
+		}
 	case "mariadb":
 		p.f = mariadbFlavor
-		err = p.startMariaDB(ctx, logger, o)
 	default:
-		err = fmt.Errorf("unknown system %q", system)
+		return p, fmt.Errorf("unknown system %q", system)
 	}
-	if err == nil {
-		p.link, err = lab.StartLink(fmt.Sprintf("127.0.0.1:%d", p.primary.Port()))
+	c, err := labrun.StartCluster(ctx, env, spec)
+	p.c = c
+	if c != nil {
+		if c.Primary != nil {
+			p.primary = c.Primary
+		}
+		if len(c.Replicas) > 0 {
+			p.replica = c.Replicas[0]
+		}
+		if len(c.Links) > 0 {
+			p.link = c.Links[0]
+		}
+		p.pdb = c.PDB
+		if len(c.RDBs) > 0 {
+			p.rdb = c.RDBs[0]
+		}
+		p.version = c.Version
 	}
-	if err == nil {
-		err = p.connect(ctx)
-	}
-	if err == nil {
-		err = p.wire(ctx, logger)
-	}
-	return p, err
-}
-
-func (p *pair) startPetrel(ctx context.Context, logger *slog.Logger, o Options) error {
-	bin, err := lab.BuildPetrel(ctx)
 	if err != nil {
-		return err
+		return p, err
 	}
-	p.primaryCnf = filepath.Join(p.dir, "primary.cnf")
-	replicaCnf := filepath.Join(p.dir, "replica.cnf")
-	if err := os.WriteFile(p.primaryCnf, []byte(petrelPrimaryCnf(1)), 0o600); err != nil {
-		return err
-	}
-	if err := os.WriteFile(replicaCnf, []byte(petrelReplicaCnf(o.PetrelReplicaNetTimeout)), 0o600); err != nil {
-		return err
-	}
-	for id, role := range []string{"primary", "replica"} {
-		dir := filepath.Join(p.dir, role)
-		cnf := p.primaryCnf
-		if role == "replica" {
-			cnf = replicaCnf
-		}
-		srv, err := lab.StartPetrel(ctx, lab.PetrelOptions{
-			Binary: bin, Datadir: dir, ServerID: id + 1, RootPassword: petrelPassword,
-			ExtraArgs:    append([]string{"--config", cnf}, o.PetrelArgs...),
-			StartTimeout: startTimeout, StopTimeout: stopTimeout,
-			Logger: logger.With("role", role),
-		})
-		if err != nil {
-			return fmt.Errorf("start petrel %s: %w", role, err)
-		}
-		p.setServer(role, srv)
-	}
-	return nil
-}
-
-func (p *pair) startMariaDB(ctx context.Context, logger *slog.Logger, o Options) error {
-	args := [][]string{o.MariaDBArgs, o.MariaDBReplicaArgs}
-	for id, role := range []string{"primary", "replica"} {
-		srv, err := lab.StartMariaDB(ctx, lab.MariaDBOptions{
-			ServerID: id + 1, ExtraArgs: args[id],
-			StartTimeout: startTimeout, StopTimeout: stopTimeout,
-			Logger: logger.With("role", role),
-		})
-		if err != nil {
-			return fmt.Errorf("start mariadb %s: %w", role, err)
-		}
-		p.setServer(role, srv)
-	}
-	return nil
-}
-
-func (p *pair) setServer(role string, s benchkit.Server) {
-	if role == "primary" {
-		p.primary = s
-	} else {
-		p.replica = s
-	}
-}
-
-// connect opens both servers' pools and learns what the counters need.
-func (p *pair) connect(ctx context.Context) error {
-	var err error
-	if p.pdb, err = p.primary.DB(""); err != nil {
-		return err
-	}
-	if p.rdb, err = p.replica.DB(""); err != nil {
-		return err
-	}
-	if p.version, err = sqlq.String(ctx, p.pdb, "SELECT VERSION()"); err != nil {
-		return err
-	}
-	if p.f.counter == nil {
-		uuid, err := sqlq.String(ctx, p.pdb, "SELECT @@GLOBAL.server_uuid")
-		if err != nil {
-			return err
-		}
-		p.f.counter = func(set string) (int64, error) { return benchkit.GTIDCount(set, uuid) }
-	}
-	return nil
-}
-
-// wire creates the replication user on the primary, points the replica
-// at the link and waits until both replica threads run and the primary
-// counts it as a semi-sync client.
-func (p *pair) wire(ctx context.Context, logger *slog.Logger) error {
-	err := sqlq.Exec(ctx, p.pdb,
-		fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED BY '%s'", replUser, replPassword),
-		fmt.Sprintf("GRANT REPLICATION SLAVE ON *.* TO '%s'@'%%'", replUser))
-	if err != nil {
-		return fmt.Errorf("primary: %w", err)
-	}
-	err = sqlq.Exec(ctx, p.rdb, fmt.Sprintf(p.f.change, p.link.Port(), replUser, replPassword), p.f.start)
-	if err != nil {
-		return fmt.Errorf("replica: %w", err)
-	}
-	if err := p.waitThreads(ctx, time.Minute); err != nil {
-		return err
-	}
+	p.f.counter = c.Count
 	if _, err := p.waitSemiOn(ctx); err != nil {
-		return err
+		return p, err
 	}
 	logger.Info("replicating through the link", "primary_port", p.primary.Port(),
 		"link_port", p.link.Port(), "replica_port", p.replica.Port())
-	return nil
+	return p, nil
 }
 
 // setMode switches semi-sync on the primary and checks the switch took:
@@ -522,23 +417,11 @@ func (p *pair) compareTables(ctx context.Context, tables int) error {
 	return nil
 }
 
-// restartPrimary restarts the Petrel primary with a new config file and
+// restartPrimary restarts the Petrel primary with sync_binlog set and
 // waits until the replica is back as a semi-sync client.
-func (p *pair) restartPrimary(ctx context.Context, cnf string) error {
-	pet, ok := p.primary.(*lab.Petrel)
-	if !ok {
-		return fmt.Errorf("restart: %s primary is not Petrel", p.system)
-	}
-	if err := os.WriteFile(p.primaryCnf, []byte(cnf), 0o600); err != nil {
-		return err
-	}
-	p.pdb.Close()
-	if err := pet.Restart(ctx); err != nil {
+func (p *pair) restartPrimary(ctx context.Context, syncBinlog int) error {
+	if err := p.c.RestartPetrelPrimary(ctx, map[string]string{"sync_binlog": strconv.Itoa(syncBinlog)}); err != nil {
 		return fmt.Errorf("restart primary: %w", err)
-	}
-	var err error
-	if p.pdb, err = p.primary.DB(""); err != nil {
-		return err
 	}
 	if err := p.waitThreads(ctx, time.Minute); err != nil {
 		return fmt.Errorf("after restarting the primary: %w", err)
@@ -549,32 +432,15 @@ func (p *pair) restartPrimary(ctx context.Context, cnf string) error {
 	return nil
 }
 
-// close stops the link, the replica and the primary, each within
-// stopTimeout even if ctx was cancelled, and removes the directory.
+// close stops the link and the servers, each within its own bound even
+// if ctx was cancelled, and removes the directories.
 func (p *pair) close(ctx context.Context) error {
-	for _, db := range []*sql.DB{p.pdb, p.rdb} {
-		if db != nil {
-			db.Close()
-		}
-	}
 	var errs []error
-	if p.link != nil {
-		errs = append(errs, p.link.Close())
-	}
-	for _, s := range []benchkit.Server{p.replica, p.primary} {
-		if s == nil {
-			continue
-		}
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
-		if err := s.Stop(sctx); err != nil {
-			errs = append(errs, fmt.Errorf("stop %s on port %d: %w", p.system, s.Port(), err))
-		}
-		cancel()
+	if p.c != nil {
+		errs = append(errs, p.c.Close(ctx))
 	}
 	if p.dir != "" {
-		if err := os.RemoveAll(p.dir); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, os.RemoveAll(p.dir))
 	}
 	return errors.Join(errs...)
 }
