@@ -49,6 +49,7 @@ var semModes = map[string]string{
 	"strict":    "STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION",
 	"nonstrict": "NO_ENGINE_SUBSTITUTION",
 	"nbe":       "STRICT_TRANS_TABLES,NO_BACKSLASH_ESCAPES,NO_ENGINE_SUBSTITUTION",
+	"nus":       "STRICT_TRANS_TABLES,NO_UNSIGNED_SUBTRACTION",
 }
 
 // semColumn is a column type with the literals tried against it.
@@ -268,8 +269,16 @@ func semCorpus() []semStmt {
 		"SELECT -u, u << 4, ~u, b >> 1, b & u FROM t_ops ORDER BY id", "SELECT CAST(s AS SIGNED) FROM t_ops ORDER BY id",
 		"SELECT DISTINCT UPPER(s) FROM t_ops ORDER BY 1 DESC", "SELECT DISTINCT u + 1 FROM t_ops ORDER BY 1",
 		"UPDATE IGNORE t_ops SET j = 'nope' WHERE id = 1", "SELECT j FROM t_ops ORDER BY id",
+		"INSERT INTO t_ops VALUES (9, 1/0, 1, 'a', '[]')", "INSERT INTO t_ops SELECT 9, 5 MOD 0, 1, 'a', '[]'",
+		"UPDATE t_ops SET u = u DIV 0 WHERE id = 2", "INSERT IGNORE INTO t_ops VALUES (10, 5 MOD 0, 1, 'a', '[]')",
+		"DELETE FROM t_ops WHERE id = 10", "SELECT id, u FROM t_ops ORDER BY id",
 	} {
 		add("strict", q)
+	}
+	for _, q := range []string{
+		"SELECT CAST(0 AS UNSIGNED) - 1", "SELECT u - 201 FROM t_ops ORDER BY id", "SELECT b - 1 FROM t_ops ORDER BY id",
+	} {
+		add("nus", q)
 	}
 	// Diagnostics.
 	for _, q := range []string{"SELECT 1", "SELECT @@warning_count", "SELECT @@error_count"} {

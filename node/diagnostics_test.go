@@ -75,7 +75,9 @@ func TestDiagnosticsArea(t *testing.T) {
 func TestUnhonouredSQLModeRefused(t *testing.T) {
 	_, open := startNode(t)
 	db := open("")
-	for _, q := range []string{"SET SESSION sql_mode = 'STRICT_TRANS_TABLES,PAD_CHAR_TO_FULL_LENGTH'", "SET GLOBAL sql_mode = 'pad_char_to_full_length'"} {
+	for _, q := range []string{"SET SESSION sql_mode = 'STRICT_TRANS_TABLES,PAD_CHAR_TO_FULL_LENGTH'", "SET GLOBAL sql_mode = 'pad_char_to_full_length'",
+		"SET sql_mode = 'PIPES_AS_CONCAT'", "SET sql_mode = 'ansi'", "SET sql_mode = 'HIGH_NOT_PRECEDENCE'", "SET sql_mode = 'IGNORE_SPACE'",
+		"SET sql_mode = 'REAL_AS_FLOAT'", "SET sql_mode = 'ALLOW_INVALID_DATES'"} {
 		_, err := db.Exec(q)
 		var me *mysql.MySQLError
 		if err == nil || !asMySQL(err, &me) || me.Number != 1231 {
@@ -108,5 +110,24 @@ func TestSingleByteColumnLength(t *testing.T) {
 	}
 	if got := queryRows(t, db, "SELECT c, CHAR_LENGTH(c) FROM sb.t ORDER BY id"); !reflect.DeepEqual(got, [][]string{{"Älmxé", "5"}, {"éééé", "4"}}) {
 		t.Fatalf("rows %v", got)
+	}
+}
+
+// TIME_TRUNCATE_FRACTIONAL cuts a fraction the column cannot hold where
+// MySQL's default rounds it (MariaDB has no such flag, so the
+// differential corpus cannot ask).
+func TestTimeTruncateFractional(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE tf", "CREATE TABLE tf.t (id INT PRIMARY KEY, a DATETIME, b DATETIME(2))",
+		"INSERT INTO tf.t VALUES (1, '2024-01-01 10:00:00.6', '2024-01-01 10:00:00.567')",
+		"SET SESSION sql_mode = 'STRICT_TRANS_TABLES,TIME_TRUNCATE_FRACTIONAL'",
+		"INSERT INTO tf.t VALUES (2, '2024-01-01 10:00:00.6', '2024-01-01 10:00:00.567')")
+	got := queryRows(t, db, "SELECT a, b FROM tf.t ORDER BY id")
+	want := [][]string{{"2024-01-01T10:00:01Z", "2024-01-01T10:00:00.57Z"}, {"2024-01-01T10:00:00Z", "2024-01-01T10:00:00.56Z"}}
+	for i := range want {
+		if got[i][0] != want[i][0] || got[i][1] != want[i][1] {
+			t.Fatalf("row %d: %v, want %v", i+1, got[i], want[i])
+		}
 	}
 }

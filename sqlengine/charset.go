@@ -539,9 +539,23 @@ func checkSQLMode(value any) error {
 		return nil
 	}
 	for _, f := range strings.Split(strings.ToUpper(v), ",") {
-		if strings.TrimSpace(f) == "PAD_CHAR_TO_FULL_LENGTH" {
-			return wrongValueForVar("sql_mode", "PAD_CHAR_TO_FULL_LENGTH")
+		if f = strings.TrimSpace(f); unhonouredSQLModes[f] {
+			return wrongValueForVar("sql_mode", f)
 		}
 	}
 	return nil
+}
+
+// unhonouredSQLModes are the sql_mode flags Petrel does not implement:
+// refused (1231) rather than accepted and ignored. ANSI stands for
+// REAL_AS_FLOAT, PIPES_AS_CONCAT, ANSI_QUOTES, IGNORE_SPACE and
+// ONLY_FULL_GROUP_BY, so it is refused with them.
+var unhonouredSQLModes = map[string]bool{
+	"PAD_CHAR_TO_FULL_LENGTH": true, // CHAR values are stored without their trailing spaces
+	"PIPES_AS_CONCAT":         true, // || is OR: vitess's tokenizer reads it so
+	"HIGH_NOT_PRECEDENCE":     true,
+	"IGNORE_SPACE":            true,
+	"REAL_AS_FLOAT":           true,
+	"ALLOW_INVALID_DATES":     true, // Petrel's dates cannot hold 2024-02-30
+	"ANSI":                    true,
 }

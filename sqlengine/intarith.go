@@ -202,10 +202,17 @@ func (a *intArith) outOfRange() error {
 // intArithRule puts intArith in place of integer +, - and *, and the
 // other MySQL operators and casts of mysqlops.go in place of GMS's.
 func intArithRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	divErrors := strictDivision(ctx, n)
 	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		if divErrors {
+			switch e.(type) {
+			case *expression.Div, *expression.IntDiv, *expression.Mod:
+				return divStrict{Expression: e, divisor: e.Children()[1]}, transform.NewTree, nil
+			}
+		}
 		switch x := e.(type) {
 		case *expression.Arithmetic:
-			return arithmetic(x)
+			return arithmetic(ctx, x)
 		case *expression.Div:
 			if x.Type() == types.Float64 {
 				return floatArith{x}, transform.NewTree, nil
@@ -233,7 +240,7 @@ func intArithRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 	})
 }
 
-func arithmetic(ar *expression.Arithmetic) (sql.Expression, transform.TreeIdentity, error) {
+func arithmetic(ctx *sql.Context, ar *expression.Arithmetic) (sql.Expression, transform.TreeIdentity, error) {
 	switch ar.Op {
 	case "+", "-", "*":
 	default:
@@ -246,8 +253,11 @@ func arithmetic(ar *expression.Arithmetic) (sql.Expression, transform.TreeIdenti
 		}
 		return ar, transform.SameTree, nil
 	}
-	return &intArith{left: ar.LeftChild, right: ar.RightChild, op: ar.Op,
-		unsigned: types.IsUnsigned(lt) || types.IsUnsigned(rt)}, transform.NewTree, nil
+	unsigned := types.IsUnsigned(lt) || types.IsUnsigned(rt)
+	if unsigned && ar.Op == "-" && sql.LoadSqlMode(ctx).ModeEnabled("NO_UNSIGNED_SUBTRACTION") {
+		unsigned = false // the difference is signed under this mode
+	}
+	return &intArith{left: ar.LeftChild, right: ar.RightChild, op: ar.Op, unsigned: unsigned}, transform.NewTree, nil
 }
 
 // isIntegerType: the integer types, not BIT, YEAR or booleans' TINYINT(1)
@@ -257,3 +267,34 @@ func isIntegerType(t sql.Type) bool {
 }
 
 func temporal(t sql.Type) bool { return types.IsTime(t) || types.IsTimespan(t) }
+
+// strictDivision reports whether n writes rows (INSERT, REPLACE, UPDATE)
+// under strict mode with ERROR_FOR_DIVISION_BY_ZERO, where MySQL makes
+// a division by zero an error.
+func strictDivision(ctx *sql.Context, n sql.Node) bool {
+	m := sql.LoadSqlMode(ctx)
+	if !m.ModeEnabled("ERROR_FOR_DIVISION_BY_ZERO") || !(m.ModeEnabled("STRICT_TRANS_TABLES") || m.ModeEnabled("STRICT_ALL_TABLES")) {
+		return false
+	}
+	// An INSERT's source is analyzed as a tree of its own, without the
+	// InsertInto above it: the statement's words tell.
+	if w := strings.Fields(strings.ToUpper(strings.TrimLeft(ctx.Query(), " \t\r\n("))); len(w) > 0 && (w[0] == "INSERT" || w[0] == "REPLACE") {
+		for _, x := range w[1:min(len(w), 4)] {
+			if x == "IGNORE" {
+				return false
+			}
+		}
+		return true
+	}
+	write := false
+	transform.Inspect(n, func(n sql.Node) bool {
+		switch x := n.(type) {
+		case *plan.InsertInto:
+			write = write || !x.Ignore
+		case *plan.Update:
+			write = write || !x.Ignore
+		}
+		return !write
+	})
+	return write
+}

@@ -425,3 +425,34 @@ func (n *negInt) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 	return -x, nil
 }
+
+// divStrict is /, DIV or MOD in an INSERT or UPDATE under strict mode
+// with ERROR_FOR_DIVISION_BY_ZERO: a zero divisor is error 1365, as in
+// MySQL (GMS returns NULL with the warning whatever the mode).
+type divStrict struct {
+	sql.Expression
+	divisor sql.Expression
+}
+
+func (d divStrict) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := d.Expression.Eval(ctx, row)
+	if err != nil || v != nil {
+		return v, err
+	}
+	dv, err := d.divisor.Eval(ctx, row)
+	if err != nil || dv == nil {
+		return nil, err
+	}
+	if f, _, cerr := types.Float64.Convert(ctx, dv); cerr == nil && f == float64(0) {
+		return nil, mysql.NewSQLError(mysqlerr.ErDivisionByZero, mysqlerr.State(mysqlerr.ErDivisionByZero), "Division by 0")
+	}
+	return nil, nil
+}
+
+func (d divStrict) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	e, err := d.Expression.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	return divStrict{Expression: e, divisor: e.Children()[1]}, nil
+}

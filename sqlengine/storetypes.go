@@ -415,6 +415,8 @@ func storeDate(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 		} else {
 			p, ok = parseDateDigits(text)
 		}
+	case time.Time:
+		return truncateFraction(ctx, col, x), nil
 	default:
 		return v, nil
 	}
@@ -460,7 +462,7 @@ func storeDate(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 	if p.d > daysIn(p.y, p.mo) {
 		return invalid()
 	}
-	t := time.Date(p.y, time.Month(p.mo), p.d, p.h, p.mi, p.s, p.us*1000, time.UTC)
+	t := truncateFraction(ctx, col, time.Date(p.y, time.Month(p.mo), p.d, p.h, p.mi, p.s, p.us*1000, time.UTC))
 	if isDate && (p.h != 0 || p.mi != 0 || p.s != 0 || p.us != 0) {
 		if m.exact {
 			return nil, storeError(mysqlerr.ErWarnDataTruncated, "%s", truncatedMsg(col, rowNum))
@@ -595,3 +597,18 @@ func formatTime(us int64) string {
 }
 
 const sqlTypeFloat32 = sqltypes.Float32
+
+// truncateFraction cuts t's fraction to col's precision under
+// TIME_TRUNCATE_FRACTIONAL (GMS's conversion would round it, MySQL's
+// default).
+func truncateFraction(ctx *sql.Context, col *sql.Column, t time.Time) time.Time {
+	dt, ok := col.Type.(sql.DatetimeType)
+	if !ok || dt.Precision() >= 6 || t.Nanosecond() == 0 || !sql.LoadSqlMode(ctx).ModeEnabled("TIME_TRUNCATE_FRACTIONAL") {
+		return t
+	}
+	unit := time.Duration(1)
+	for i := dt.Precision(); i < 9; i++ {
+		unit *= 10
+	}
+	return t.Truncate(unit)
+}
