@@ -170,8 +170,8 @@ var states = map[int]string{
 	ErUnknownCharacterSet: "42000", ErReadOnlyTransaction: "25006", ErWrongValue: "22007",
 	ErSpecificAccessDenied: "42000", ErDataOutOfRange: "22003", ErInvalidJSONText: "22032", ErWarnDataTruncated: "01000",
 	ErTruncatedWrongValue: "HY000", ErDivisionByZero: "22012",
-	1136:                  "21S01", // ER_WRONG_VALUE_COUNT_ON_ROW
-	ErConCount:            "08004", ErHandshake: "08S01", ErUnknownCom: "08S01",
+	1136:       "21S01", // ER_WRONG_VALUE_COUNT_ON_ROW
+	ErConCount: "08004", ErHandshake: "08S01", ErUnknownCom: "08S01",
 }
 
 // State is the SQLSTATE MySQL sends with error number num.
