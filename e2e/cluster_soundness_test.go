@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"petrel/lab"
 )
@@ -84,4 +87,95 @@ func TestClusterNodeCannotStart(t *testing.T) {
 	if !strings.Contains(c.stderr.String(), `msg="cluster: node exited; restarting it" node=node3`) {
 		t.Errorf("the relay is not retried:\n%s", c.stderr)
 	}
+}
+
+// TestClusterRelayAccounts: a relay applies the account statements it
+// relays (as MySQL's blackhole relay does) and nothing else: the
+// cluster's replication account and an account created on the primary
+// log in to the relay, GRANT and DROP USER follow, the relay still holds
+// no table, and its accounts survive its kill -9 and restart.
+func TestClusterRelayAccounts(t *testing.T) {
+	ctx := testContext(t, 2*time.Minute)
+	bin, err := lab.BuildPetrel(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	base := freePortRun(t, 3)
+	c := startClusterArgs(t, ctx, bin, dir, base, 3, "--sites", "1", "--replicas-per-site", "1")
+	p, relay := clusterNode(t, base), clusterNode(t, base+1)
+	mustExec(t, ctx, p, "CREATE DATABASE ra", "CREATE TABLE ra.t (id INT PRIMARY KEY)", "INSERT INTO ra.t VALUES (1)",
+		"CREATE USER 'app'@'%' IDENTIFIED BY 'app-pw'", "GRANT SELECT ON ra.* TO 'app'@'%'",
+		"CREATE USER 'gone'@'%' IDENTIFIED BY 'gone-pw'", "DROP USER 'gone'@'%'")
+	waitCaughtUp(t, ctx, p, relay, 30*time.Second)
+	login := func(user, pw string) error {
+		cfg := mysql.NewConfig()
+		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = user, pw, "tcp", fmt.Sprintf("127.0.0.1:%d", base+1)
+		cfg.Logger = &mysql.NopLogger{}
+		cfg.Timeout = 5 * time.Second
+		db := openConfig(t, cfg)
+		defer db.Close()
+		return db.PingContext(ctx)
+	}
+	st, err := os.ReadFile(filepath.Join(dir, "cluster.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acct struct {
+		User     string `json:"repl_user"`
+		Password string `json:"repl_password"`
+	}
+	if err := json.Unmarshal(st, &acct); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		if err := login(acct.User, acct.Password); err != nil {
+			t.Errorf("%s: the replication account cannot log in to the relay: %v", when, err)
+		}
+		if err := login("app", "app-pw"); err != nil {
+			t.Errorf("%s: an account created on the primary cannot log in to the relay: %v", when, err)
+		}
+		if err := login("gone", "gone-pw"); errNo(err) != 1045 {
+			t.Errorf("%s: a dropped account logs in to the relay: %v", when, err)
+		}
+		var grants []string
+		rows, err := relay.QueryContext(ctx, "SHOW GRANTS FOR 'app'@'%'")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var g string
+			rows.Scan(&g)
+			grants = append(grants, g)
+		}
+		rows.Close()
+		if got := strings.Join(grants, "; "); !strings.Contains(got, "GRANT SELECT ON `ra`.* TO `app`@`%`") {
+			t.Errorf("%s: the relay's grants for app: %s", when, got)
+		}
+		if n := queryInt(t, ctx, relay, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'ra'"); n != 0 {
+			t.Errorf("%s: the relay holds %d tables of ra: it applies account statements only", when, n)
+		}
+	}
+	// The relay applies a statement just after logging it: give the last
+	// one (DROP USER) a moment.
+	for end := time.Now().Add(5 * time.Second); login("gone", "gone-pw") == nil && time.Now().Before(end); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	check("relayed")
+	old := c.pid(t, "node2")
+	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if c.pid(t, "node2") != old && relay.PingContext(ctx) == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the relay was not restarted:\n%s", c.stderr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	check("after the relay's restart")
 }

@@ -2,6 +2,9 @@ package node
 
 import (
 	"context"
+	"time"
+
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"petrel/internal/base"
 	"petrel/repl/relay"
@@ -27,7 +30,12 @@ func relayVariables(vars map[string]string) {
 // turned off by SET GLOBAL, no transaction commits (nothing written).
 type refuseWrites struct{}
 
-func (refuseWrites) Append(*storage.CommitRecord) error {
+func (refuseWrites) Append(rec *storage.CommitRecord) error {
+	if rec.Origin != nil {
+		// An account statement the relay applies from its source
+		// (relayAccount): already in the relay's log, as relayed.
+		return nil
+	}
 	return base.Errorf(base.ClassReadOnly, "The MySQL server is running with the --super-read-only option so it cannot execute this statement (a relay applies nothing: it serves its source's binlog)")
 }
 func (refuseWrites) Wait(context.Context, *storage.CommitRecord) error { return nil }
@@ -38,5 +46,34 @@ func (n *Node) relaySink() (*relay.Sink, error) {
 	if !n.opts.Relay {
 		return nil, nil
 	}
-	return relay.New(relay.Options{Log: n.binlog, Dir: n.opts.Datadir, Logger: n.opts.Logger})
+	return relay.New(relay.Options{Log: n.binlog, Dir: n.opts.Datadir, Logger: n.opts.Logger, ApplyQuery: n.relayAccount})
+}
+
+// relayAccount applies a relayed statement to the relay's own accounts
+// if it is an account statement (CREATE/ALTER/DROP/RENAME USER, GRANT,
+// REVOKE, roles), as a replica applies it; anything else a relay only
+// relays. The statement is recognised by the parser, not by its text.
+func (n *Node) relayAccount(db, query string, g base.GTID) error {
+	stmt, err := ast.Parse(query)
+	if err != nil || !isAccountStatement(stmt) {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), relayAccountTimeout)
+	defer cancel()
+	return n.sql.ExecReplicated(ctx, db, query, storage.Origin{GTID: g, CommitTime: n.opts.Clock.Now()})
+}
+
+// relayAccountTimeout bounds the application of one account statement.
+const relayAccountTimeout = 30 * time.Second
+
+// isAccountStatement reports whether stmt changes accounts or privileges.
+func isAccountStatement(stmt ast.Statement) bool {
+	switch s := stmt.(type) {
+	case *ast.CreateUser, *ast.DropUser, *ast.RenameUser, *ast.GrantPrivilege, *ast.RevokePrivilege, *ast.RevokeAllPrivileges,
+		*ast.GrantRole, *ast.RevokeRole, *ast.CreateRole, *ast.DropRole, *ast.GrantProxy, *ast.RevokeProxy:
+		return true
+	case *ast.DDL:
+		return s.Action == ast.AlterStr && s.User.Name != "" // ALTER USER
+	}
+	return false
 }

@@ -28,6 +28,14 @@ type Options struct {
 	Dir string
 	// Logger; default slog.Default().
 	Logger *slog.Logger
+	// ApplyQuery, when set, is handed each statement event of a relayed
+	// transaction (BEGIN excepted) once the transaction is in the log:
+	// the node applies the account statements among them to the relay's
+	// own accounts, as MySQL's blackhole relay does, so that the accounts
+	// of the primary (the replication account among them) work on the
+	// relay too. Its error is logged, not returned: the transaction is
+	// relayed whatever becomes of it here.
+	ApplyQuery func(db, query string, g base.GTID) error
 }
 
 // Sink keeps what the receiver gets in the relay's binary log. It is the
@@ -109,7 +117,27 @@ func (s *Sink) Txn(events [][]byte, g base.GTID) error {
 		LastCommitted: func(file string, seq int64) int64 {
 			return s.clock.lastCommitted(info.LastCommitted, info.SeqNo, file, seq)
 		}})
+	if err == nil && s.opts.ApplyQuery != nil {
+		s.applyQueries(events[1:], g)
+	}
 	return err
+}
+
+// applyQueries hands the statement events of a relayed transaction to
+// Options.ApplyQuery.
+func (s *Sink) applyQueries(events [][]byte, g base.GTID) {
+	for _, ev := range events {
+		if len(ev) <= 4 || ev[4] != binlog.QueryEvent {
+			continue
+		}
+		q, err := binlog.ParseQuery(binlog.Body(ev))
+		if err != nil || q.Query == "BEGIN" {
+			continue
+		}
+		if err := s.opts.ApplyQuery(q.Database, q.Query, g); err != nil {
+			s.opts.Logger.Warn("relay: statement not applied to the relay's accounts", "gtid", g.String(), "error", err)
+		}
+	}
 }
 
 // Sync makes what Txn wrote durable: with force always (an
