@@ -701,3 +701,67 @@ func TestClusterSitesAutoFailover(t *testing.T) {
 	t.Logf("sites failover: %d acknowledged rows, 0 missing; relay and site replica follow %s", len(acked), pname)
 
 }
+
+// TestFailoverCatchUpFromRelay: a relay ran ahead of every replica (their
+// receivers were stopped while the primary wrote 50 rows, asynchronous
+// replication); the primary then freezes (SIGSTOP). `petrel failover`
+// confirms it dead, promotes the replica beside it after catching it up
+// from the relay, so the 50 rows are the new primary's rather than
+// errant on the relay's site; the relay and its replica follow; the old
+// primary, thawed, is fenced by the supervisor (restarted as the new
+// primary's replica) and rejoins without errant transactions.
+func TestFailoverCatchUpFromRelay(t *testing.T) {
+	ctx := testContext(t, 3*time.Minute)
+	bin, err := lab.BuildPetrel(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	base := freePortRun(t, 4)
+	c := startClusterArgs(t, ctx, bin, dir, base, 4, "--async", "--replicas", "1", "--sites", "1", "--replicas-per-site", "1")
+	dbs := make([]*sql.DB, 4)
+	for i := range dbs {
+		dbs[i] = clusterNode(t, base+i)
+	}
+	// node1 primary, node2 its replica, node3 the site's relay, node4 the
+	// site's replica.
+	mustExec(t, ctx, dbs[0], "CREATE DATABASE cu", "CREATE TABLE cu.t (id INT PRIMARY KEY)", "INSERT INTO cu.t VALUES (0)")
+	for _, i := range []int{1, 2, 3} {
+		waitCaughtUp(t, ctx, dbs[0], dbs[i], 30*time.Second)
+	}
+	mustExec(t, ctx, dbs[1], "STOP REPLICA IO_THREAD", "SET GLOBAL replica_net_timeout = 2")
+	mustExec(t, ctx, dbs[3], "STOP REPLICA IO_THREAD")
+	mustExec(t, ctx, dbs[2], "SET GLOBAL replica_net_timeout = 2", "STOP REPLICA", "START REPLICA")
+	for i := 1; i <= 50; i++ {
+		mustExec(t, ctx, dbs[0], fmt.Sprintf("INSERT INTO cu.t VALUES (%d)", i))
+	}
+	waitCaughtUp(t, ctx, dbs[0], dbs[2], 30*time.Second)
+	ppid := c.pid(t, "node1")
+	if err := syscall.Kill(ppid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(ppid, syscall.SIGCONT)
+	mustExec(t, ctx, dbs[1], "START REPLICA IO_THREAD")
+	out, code := petrelCmd(t, ctx, bin, "failover", "--cluster", dir, "--root-password="+rootPassword, "--wait", "30s")
+	if code != 0 || !strings.Contains(out, "failover: node2 is the primary") || !strings.Contains(out, "relay node3 holds 50 GTIDs node2 lacks") {
+		t.Fatalf("failover: exit %d:\n%s", code, out)
+	}
+	if n := queryInt(t, ctx, dbs[1], "SELECT COUNT(*) FROM cu.t"); n != 51 {
+		t.Fatalf("the new primary has %d of 51 rows: it was not caught up from the relay", n)
+	}
+	mustExec(t, ctx, dbs[1], "INSERT INTO cu.t VALUES (100)")
+	mustExec(t, ctx, dbs[3], "START REPLICA IO_THREAD")
+	syscall.Kill(ppid, syscall.SIGCONT)
+	for _, i := range []int{2, 3, 0} {
+		waitCaughtUp(t, ctx, dbs[1], dbs[i], 60*time.Second)
+		if i != 2 {
+			sameTable(t, ctx, dbs[1], dbs[i], "cu.t", "id")
+		}
+	}
+	if st := replicaStatus(t, ctx, dbs[0], "SHOW REPLICA STATUS"); st["Source_Port"] != strconv.Itoa(base+1) {
+		t.Errorf("the old primary replicates from port %s, want node2's %d", st["Source_Port"], base+1)
+	}
+	if !strings.Contains(c.stderr.String(), `msg="cluster: restarting for the new layout" node=node1`) {
+		t.Errorf("the supervisor did not fence the thawed old primary:\n%s", tail(c.stderr.String(), 3000))
+	}
+}
