@@ -3,6 +3,7 @@ package cluster
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestPlanSites: --sites lays out a primary, then per site a relay fed by
@@ -139,5 +140,37 @@ func TestLayoutAfterFailover(t *testing.T) {
 	}
 	if again, _ := Layout(o, "node1"); again[0].Role != RolePrimary || again[2].Source != 0 {
 		t.Errorf("Layout(node1) is not the planned layout")
+	}
+}
+
+// TestReplicationMode: semi-sync by default, off with --async or when no
+// replica reads from the primary (relays do not acknowledge), strict
+// with --auto-failover; the banner says which.
+func TestReplicationMode(t *testing.T) {
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Replicas: 2}, "semi-sync (each commit waits for 1 replica's acknowledgement, timeout 10s, then asynchronous)"},
+		{Options{Replicas: 2, Async: true}, "asynchronous replication"},
+		{Options{Replicas: 2, AutoFailover: true}, "semi-sync (each commit waits for 1 replica's acknowledgement, no timeout: strict), automatic failover"},
+		{Options{Sites: 2, ReplicasPerSite: 1}, "asynchronous replication (no replica beside the primary to acknowledge semi-sync; add --replicas)"},
+		{Options{Sites: 1, ReplicasPerSite: 1, Replicas: 1, SemiSyncTimeout: 3 * time.Second}, "semi-sync (each commit waits for 1 replica's acknowledgement, timeout 3s, then asynchronous)"},
+	} {
+		c.o.Dir, c.o.BasePort = "/d", 4000
+		o := effective(c.o)
+		if got := replicationMode(o); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.o, got, c.want)
+		}
+		nodes, err := Layout(c.o, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range nodes {
+			want := !o.Async && (n.Role == RolePrimary || n.Role == RoleReplica)
+			if got := n.Config["rpl_semi_sync_replica_enabled"] == "ON"; got != want {
+				t.Errorf("%+v: %s (%s) acknowledges semi-sync: %v, want %v", c.o, n.Name, n.Role, got, want)
+			}
+		}
 	}
 }
