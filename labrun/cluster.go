@@ -486,12 +486,17 @@ func (c *Cluster) WaitApplied(ctx context.Context, i int, target int64, timeout 
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
 	var got int64
+	var lastErr error
 	for n := 0; ; n++ {
 		v, err := c.ReplicaCount(ctx, i)
 		if err == nil && v >= target {
 			return nil
 		}
-		got = v
+		if err != nil {
+			lastErr = err
+		} else {
+			got = v
+		}
 		if n%50 == 49 {
 			if st, err := c.ReplicaStatus(ctx, i); err == nil && c.broken(st) != "" {
 				return fmt.Errorf("%s replica%d: replication broke at %d of %d: %s", c.System, i+1, got, target, c.broken(st))
@@ -499,6 +504,9 @@ func (c *Cluster) WaitApplied(ctx context.Context, i int, target int64, timeout 
 		}
 		select {
 		case <-ctx.Done():
+			if lastErr != nil {
+				return fmt.Errorf("%s replica%d applied %d of %d transactions within %v (last error reading its position: %v): %w", c.System, i+1, got, target, timeout, lastErr, ctx.Err())
+			}
 			return fmt.Errorf("%s replica%d applied %d of %d transactions within %v: %w", c.System, i+1, got, target, timeout, ctx.Err())
 		case <-tick.C:
 		}
