@@ -57,7 +57,7 @@ func bbrVsCubic(ctx context.Context, t *Trial) error {
 		return err
 	}
 	defer restore()
-	burst := pick(m, 1500*time.Millisecond, 10*time.Second, 60*time.Second)
+	burst := pick(m, 1500*time.Millisecond, 4*time.Second, 60*time.Second)
 	var bars []Point
 	for i, cc := range []string{"cubic", "bbr"} {
 		for side := range 2 {
@@ -76,7 +76,7 @@ func bbrVsCubic(ctx context.Context, t *Trial) error {
 		}
 		done := t.Phase(cc+": burst with the receiver stopped", burst)
 		res, err := Load(ctx, c.PDB, LoadOptions{Clients: 4, Duration: burst, IDBase: int64(i) * 100_000_000,
-			Rate: pick(m, 1000.0, 0, 0)})
+			Rate: pick(m, 1000.0, 1500.0, 0)})
 		done()
 		if err != nil {
 			return err

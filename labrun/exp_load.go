@@ -52,7 +52,7 @@ func clientsScaling(ctx context.Context, t *Trial) error {
 	if err := CreateLoadTable(ctx, c.PDB); err != nil {
 		return err
 	}
-	dur := pick(m, time.Second, 5*time.Second, 20*time.Second)
+	dur := pick(m, time.Second, 3*time.Second, 20*time.Second)
 	var tps, p95 []Point
 	for i, n := range scalingClients(m) {
 		done := t.Phase(fmt.Sprintf("%d clients", n), dur)
@@ -94,7 +94,7 @@ func durability(ctx context.Context, t *Trial) error {
 	if err := c.WaitCaughtUp(ctx, time.Minute); err != nil {
 		return err
 	}
-	before, after := pick(m, 1500*time.Millisecond, 5*time.Second, 15*time.Second), pick(m, 2500*time.Millisecond, 5*time.Second, 15*time.Second)
+	before, after := pick(m, 1500*time.Millisecond, 3*time.Second, 15*time.Second), pick(m, 2500*time.Millisecond, 4*time.Second, 15*time.Second)
 	clients := pick(m, 4, 8, 16)
 	t.Command("fault", fmt.Sprintf("%d clients, unpaced autocommit INSERTs; SIGKILL of the primary after %v; restart; load until %v after the kill", clients, before, after))
 	done := t.Phase("load, kill -9 and restart of the primary", before+after)

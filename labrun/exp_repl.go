@@ -103,14 +103,14 @@ func runCatchUp(ctx context.Context, t *Trial, workers int, label string) (catch
 	if err := c.StopApplier(ctx, 0); err != nil {
 		return r, err
 	}
-	burst := pick(m, 1500*time.Millisecond, 15*time.Second, 60*time.Second)
+	burst := pick(m, 1500*time.Millisecond, 4*time.Second, 60*time.Second)
 	clients := pick(m, 4, 8, 16)
 	t.Command("load", fmt.Sprintf("%s; %d clients, autocommit INSERTs for %v (paced to %v txn/s; 0: unpaced); %s",
-		c.f.stopApplier, clients, burst, pick(m, 600.0, 0, 0), c.f.startApplier))
+		c.f.stopApplier, clients, burst, pick(m, 600.0, 1000.0, 0), c.f.startApplier))
 	done := t.Phase(label+"burst with the applier stopped", burst)
-	// Tiny mode paces the burst: MariaDB's serial applier takes about
-	// ten times longer than the burst to apply it.
-	res, err := Load(ctx, c.PDB, LoadOptions{Clients: clients, Duration: burst, Rate: pick(m, 600.0, 0, 0)})
+	// Tiny and quick modes pace the burst: MariaDB's serial applier
+	// takes about ten times longer than an unpaced burst to apply it.
+	res, err := Load(ctx, c.PDB, LoadOptions{Clients: clients, Duration: burst, Rate: pick(m, 600.0, 1000.0, 0)})
 	done()
 	if err != nil {
 		return r, err

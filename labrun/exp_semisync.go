@@ -55,7 +55,7 @@ func semisyncWANCategories(m Mode) []string {
 func semisyncWAN(ctx context.Context, t *Trial) error {
 	m := t.Env.Mode
 	rtt := semisyncRTT(m)
-	dur := pick(m, 1500*time.Millisecond, 5*time.Second, 20*time.Second)
+	dur := pick(m, 1500*time.Millisecond, 3*time.Second, 20*time.Second)
 	var tps, p95 []Point
 	cat := 0
 	for _, semi := range []bool{false, true} {
@@ -133,8 +133,8 @@ func semisyncFallback(ctx context.Context, t *Trial) error {
 	if err := waitSemi(ctx, c, true, 30*time.Second); err != nil {
 		return err
 	}
-	before, during, after := pick(m, time.Second, 3*time.Second, 10*time.Second),
-		pick(m, 2*time.Second, 6*time.Second, 20*time.Second), pick(m, 2*time.Second, 10*time.Second, 20*time.Second)
+	before, during, after := pick(m, time.Second, 2*time.Second, 10*time.Second),
+		pick(m, 2*time.Second, 4*time.Second, 20*time.Second), pick(m, 2*time.Second, 4*time.Second, 20*time.Second)
 	total := before + during + after
 	t.Shade("latency", Span{From: before.Seconds(), To: (before + during).Seconds(), Label: "black hole"})
 	t.Command("fault", fmt.Sprintf("semi-sync timeout %v; link black hole from %v for %v; load 4 clients, 100 txn/s for %v", timeout, before, during, total))

@@ -56,7 +56,7 @@ type Options struct {
 	Experiments []string
 	// Mode. Default Full.
 	Mode Mode
-	// Rounds per system. Default: 1 in Tiny, 2 in Quick, 3 in Full.
+	// Rounds per system. Default: 1 in Tiny and Quick, 3 in Full.
 	Rounds int
 	// Systems to run. Default petrel and mariadb; mariadb is dropped with
 	// a note when mariadbd is not installed.
@@ -87,7 +87,7 @@ func RunExperiments(ctx context.Context, o Options) (Run, string, error) {
 		o.Mode = Full
 	}
 	if o.Rounds <= 0 {
-		o.Rounds = pick(o.Mode, 1, 2, 3)
+		o.Rounds = pick(o.Mode, 1, 1, 3)
 	}
 	if o.OutDir == "" {
 		o.OutDir = "lab-out"

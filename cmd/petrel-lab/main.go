@@ -79,7 +79,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	tiny := fs.Bool("tiny", false, "seconds per experiment (the test suite's size)")
 	quick := fs.Bool("quick", false, "every experiment in under 10 minutes in total")
 	out := fs.String("out", "lab-out", "directory receiving the run's report directory")
-	rounds := fs.Int("rounds", 0, "rounds per system (default: 1 tiny, 2 quick, 3 full)")
+	rounds := fs.Int("rounds", 0, "rounds per system (default: 1 tiny, 1 quick, 3 full)")
 	systems := fs.String("systems", "petrel,mariadb", "systems to run, comma-separated")
 	noRoot := fs.Bool("no-root", false, "use the userspace link even when namespaces are available")
 	bin := fs.String("petrel-binary", "", "petrel executable (default: build ./cmd/petrel)")
