@@ -50,6 +50,7 @@ var semModes = map[string]string{
 	"nonstrict": "NO_ENGINE_SUBSTITUTION",
 	"nbe":       "STRICT_TRANS_TABLES,NO_BACKSLASH_ESCAPES,NO_ENGINE_SUBSTITUTION",
 	"nus":       "STRICT_TRANS_TABLES,NO_UNSIGNED_SUBTRACTION",
+	"fullgb":    "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES",
 }
 
 // semColumn is a column type with the literals tried against it.
@@ -280,6 +281,28 @@ func semCorpus() []semStmt {
 	} {
 		add("nus", q)
 	}
+	// ONLY_FULL_GROUP_BY, with MySQL 8's functional dependencies (a
+	// primary key, a NOT NULL unique key, WHERE col = constant), which
+	// MariaDB does not derive.
+	quiet("CREATE TABLE t_gb (id INT PRIMARY KEY, a INT, b INT, u INT NOT NULL UNIQUE)")
+	quiet("INSERT INTO t_gb VALUES (1, 1, 1, 10), (2, 1, 2, 20), (3, 2, 2, 30)")
+	for _, q := range []string{
+		"SELECT a, b, COUNT(*) FROM t_gb GROUP BY a", "SELECT a, COUNT(*) FROM t_gb GROUP BY a ORDER BY a",
+		"SELECT a, COUNT(*) FROM t_gb", "SELECT a + 1 AS x, COUNT(*) FROM t_gb GROUP BY x ORDER BY x",
+		"SELECT a, SUM(b) FROM t_gb GROUP BY a HAVING SUM(b) > 2",
+	} {
+		add("fullgb", q)
+	}
+	add("fullgb", "SELECT ANY_VALUE(b), a FROM t_gb GROUP BY a ORDER BY a") // MariaDB has no ANY_VALUE
+	expect("rows [31,31] [32,32]")
+	add("fullgb", "SELECT a FROM t_gb GROUP BY a ORDER BY b") // MariaDB does not check ORDER BY
+	expect("error 1055")
+	add("fullgb", "SELECT id, a, b FROM t_gb GROUP BY id ORDER BY id")
+	expect("rows [31,31,31] [32,31,32] [33,32,32]")
+	add("fullgb", "SELECT u, a FROM t_gb GROUP BY u ORDER BY u")
+	expect("rows [3130,31] [3230,31] [3330,32]")
+	add("fullgb", "SELECT a, b FROM t_gb WHERE b = 1 GROUP BY a")
+	expect("rows [31,31]")
 	// Diagnostics.
 	for _, q := range []string{"SELECT 1", "SELECT @@warning_count", "SELECT @@error_count"} {
 		add("strict", q)

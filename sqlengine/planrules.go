@@ -30,6 +30,7 @@ const (
 	collationRuleID  analyzer.RuleId = 1004
 	distinctSortID   analyzer.RuleId = 1005
 	likeEscapeID     analyzer.RuleId = 1006
+	fullGroupByID    analyzer.RuleId = 1007
 	corrPushRuleID   analyzer.RuleId = 1007
 	outerIndexRuleID analyzer.RuleId = 1008
 )
@@ -41,6 +42,17 @@ func installAnalyzerRules() {
 		analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault, analyzer.Rule{Id: tupleInRuleID, Apply: tupleInToDisjunction})
 		// Before GMS's simplifyFilters, which misreads escapes (planfix.go).
 		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: likeEscapeID, Apply: likeEscapeRule}}, analyzer.OnceBeforeDefault...)
+		// ONLY_FULL_GROUP_BY on the plan as built (fullgroupby.go), in
+		// place of GMS's validateGroupBy (no functional dependencies:
+		// it refused GROUP BY id with other columns of the row, 1105).
+		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: fullGroupByID, Apply: fullGroupByRule}}, analyzer.OnceBeforeDefault...)
+		kept := analyzer.DefaultValidationRules[:0:0]
+		for _, r := range analyzer.DefaultValidationRules {
+			if r.Id.String() != "validateGroupBy" {
+				kept = append(kept, r)
+			}
+		}
+		analyzer.DefaultValidationRules = kept
 		// First among the after-all rules: before exec indexes are
 		// assigned and tables are wrapped for progress tracking.
 		analyzer.OnceAfterAll = append([]analyzer.Rule{{Id: indexOrderRuleID, Apply: indexOrderSort}}, analyzer.OnceAfterAll...)

@@ -64,6 +64,8 @@ const (
 	ErWrongValue               = 1292 // ER_TRUNCATED_WRONG_VALUE ("Incorrect DATETIME value")
 	ErTruncatedWrongValue      = 1366 // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
 	ErDivisionByZero           = 1365 // ER_DIVISION_BY_ZERO
+	ErWrongFieldWithGroup      = 1055 // ER_WRONG_FIELD_WITH_GROUP
+	ErMixOfGroupFuncAndFields  = 1140 // ER_MIX_OF_GROUP_FUNC_AND_FIELDS
 	ErCannotUser               = 1396 // ER_CANNOT_USER
 	ErDataTooLong              = 1406 // ER_DATA_TOO_LONG
 	ErDataOutOfRange           = 1690 // ER_DATA_OUT_OF_RANGE ("BIGINT UNSIGNED value is out of range")
@@ -169,7 +171,7 @@ var states = map[int]string{
 	ErSPDoesNotExist: "42000", ErCollationCharsetMismatch: "42000", ErQueryInterrupted: "70100", ErDataTooLong: "22001",
 	ErUnknownCharacterSet: "42000", ErReadOnlyTransaction: "25006", ErWrongValue: "22007",
 	ErSpecificAccessDenied: "42000", ErDataOutOfRange: "22003", ErInvalidJSONText: "22032", ErWarnDataTruncated: "01000",
-	ErTruncatedWrongValue: "HY000", ErDivisionByZero: "22012",
+	ErTruncatedWrongValue: "HY000", ErDivisionByZero: "22012", ErWrongFieldWithGroup: "42000", ErMixOfGroupFuncAndFields: "42000",
 	1136:       "21S01", // ER_WRONG_VALUE_COUNT_ON_ROW
 	ErConCount: "08004", ErHandshake: "08S01", ErUnknownCom: "08S01",
 }
