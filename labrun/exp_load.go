@@ -94,10 +94,10 @@ func durability(ctx context.Context, t *Trial) error {
 	if err := c.WaitCaughtUp(ctx, time.Minute); err != nil {
 		return err
 	}
-	before, after := pick(m, 1500*time.Millisecond, 3*time.Second, 15*time.Second), pick(m, 2500*time.Millisecond, 4*time.Second, 15*time.Second)
+	before, downFor := pick(m, 1500*time.Millisecond, 3*time.Second, 15*time.Second), pick(m, 2500*time.Millisecond, 4*time.Second, 15*time.Second)
 	clients := pick(m, 4, 8, 16)
-	t.Command("fault", fmt.Sprintf("%d clients, unpaced autocommit INSERTs; SIGKILL of the primary after %v; restart; load until %v after the kill", clients, before, after))
-	done := t.Phase("load, kill -9 and restart of the primary", before+after)
+	t.Command("fault", fmt.Sprintf("%d clients, unpaced autocommit INSERTs; SIGKILL of the primary downFor %v; restart; load until %v downFor the kill", clients, before, downFor))
+	done := t.Phase("load, kill -9 and restart of the primary", before+downFor)
 	defer done()
 	type crash struct {
 		killAt, readyAt time.Duration
@@ -120,7 +120,7 @@ func durability(ctx context.Context, t *Trial) error {
 		cr.err = c.Primary.Restart(rctx)
 		cr.readyAt = time.Since(start)
 	}()
-	res, lerr := Load(ctx, c.PDB, LoadOptions{Clients: clients, Duration: before + after + pick(m, time.Second, 2*time.Second, 5*time.Second), KeepAcked: true})
+	res, lerr := Load(ctx, c.PDB, LoadOptions{Clients: clients, Duration: before + downFor + pick(m, time.Second, 2*time.Second, 5*time.Second), KeepAcked: true})
 	cr := <-crashed
 	if err := firstErr(cr.err, lerr); err != nil {
 		return err
@@ -140,6 +140,13 @@ func durability(ctx context.Context, t *Trial) error {
 	t.Metric("acknowledged commits lost", "txn", float64(lost), true)
 	t.Metric("restart until ready", "s", recovery, true)
 	t.Metric("failed statements while down", "stmt", float64(res.Errors), false)
+	resumed := 0
+	for _, cm := range res.Commits {
+		if cm.At > cr.readyAt {
+			resumed++
+		}
+	}
+	t.Metric("commits after the restart", "txn", float64(resumed), false)
 	if lost > 0 {
 		return fmt.Errorf("%d acknowledged commits missing after the restart", lost)
 	}

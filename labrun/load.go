@@ -78,10 +78,10 @@ func (r LoadResult) Percentile(p float64) float64 {
 	return float64(l[i]) / float64(time.Millisecond)
 }
 
-// Load runs a load against db (the primary) until Duration, ctx or the
-// returned stop function ends it. Connections are opened before the
-// clock starts. Statement errors (a killed primary) are counted, and the
-// failing client pauses 50 ms before its next attempt.
+// Load runs a load against db (the primary) until Duration or ctx ends
+// it. Connections are opened before the clock starts. Statement errors (a
+// killed primary) are counted, and the failing client pauses 50 ms and
+// takes a new connection before its next attempt.
 func Load(ctx context.Context, db *sql.DB, o LoadOptions) (LoadResult, error) {
 	if o.Clients <= 0 {
 		o.Clients = 1
@@ -151,6 +151,15 @@ func Load(ctx context.Context, db *sql.DB, o LoadOptions) (LoadResult, error) {
 					if sleepCtx(lctx, 50*time.Millisecond) != nil {
 						break
 					}
+					// A connection to a server that died is dead for
+					// good: take a new one (the pool dials again).
+					c.Close()
+					cctx, ccancel := context.WithTimeout(lctx, 5*time.Second)
+					if nc, err := db.Conn(cctx); err == nil {
+						c = nc
+						conns[i] = nc
+					}
+					ccancel()
 					continue
 				}
 				now := time.Now()

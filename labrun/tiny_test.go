@@ -125,6 +125,10 @@ func TestTinyExperiments(t *testing.T) {
 				if a, l := v("acknowledged commits"), v("acknowledged commits lost"); a <= 0 || l != 0 {
 					t.Errorf("durability %s: %v acknowledged, %v lost", sys, a, l)
 				}
+				// The clients reconnect to the restarted primary.
+				if n := v("commits after the restart"); n <= 0 {
+					t.Errorf("durability %s: %v commits after the restart", sys, n)
+				}
 			case "semisync-fallback":
 				if f, longest, timeout := v("fell back to async (1 = yes)"), v("longest commit"), v("semisync timeout"); f != 1 || longest < timeout {
 					t.Errorf("semisync-fallback %s: fell back %v, longest commit %v ms, timeout %v ms", sys, f, longest, timeout)
