@@ -94,10 +94,10 @@ func durability(ctx context.Context, t *Trial) error {
 	if err := c.WaitCaughtUp(ctx, time.Minute); err != nil {
 		return err
 	}
-	before, downFor := pick(m, 1500*time.Millisecond, 3*time.Second, 15*time.Second), pick(m, 2500*time.Millisecond, 4*time.Second, 15*time.Second)
+	before, rest := pick(m, 1500*time.Millisecond, 3*time.Second, 15*time.Second), pick(m, 2500*time.Millisecond, 4*time.Second, 15*time.Second)
 	clients := pick(m, 4, 8, 16)
-	t.Command("fault", fmt.Sprintf("%d clients, unpaced autocommit INSERTs; SIGKILL of the primary downFor %v; restart; load until %v downFor the kill", clients, before, downFor))
-	done := t.Phase("load, kill -9 and restart of the primary", before+downFor)
+	t.Command("fault", fmt.Sprintf("%d clients, unpaced autocommit INSERTs; SIGKILL of the primary after %v; restart; load until %v after the kill", clients, before, rest))
+	done := t.Phase("load, kill -9 and restart of the primary", before+rest)
 	defer done()
 	type crash struct {
 		killAt, readyAt time.Duration
@@ -120,7 +120,7 @@ func durability(ctx context.Context, t *Trial) error {
 		cr.err = c.Primary.Restart(rctx)
 		cr.readyAt = time.Since(start)
 	}()
-	res, lerr := Load(ctx, c.PDB, LoadOptions{Clients: clients, Duration: before + downFor + pick(m, time.Second, 2*time.Second, 5*time.Second), KeepAcked: true})
+	res, lerr := Load(ctx, c.PDB, LoadOptions{Clients: clients, Duration: before + rest + pick(m, time.Second, 2*time.Second, 5*time.Second), KeepAcked: true})
 	cr := <-crashed
 	if err := firstErr(cr.err, lerr); err != nil {
 		return err
