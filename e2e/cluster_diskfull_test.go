@@ -51,9 +51,9 @@ func TestClusterReplicaDiskFull(t *testing.T) {
 	stopped := ""
 	for i := 0; stopped == ""; i++ {
 		if time.Now().After(deadline) {
-			t.Fatalf("the replica's replication did not stop on the full disk: %v", replicaStatus(t, ctx, r, "SHOW REPLICA STATUS"))
+			t.Fatalf("the replica's replication did not stop on the full disk: %v\n%s", replicaStatus(t, ctx, r, "SHOW REPLICA STATUS"), tail(c.stderr.String(), 2000))
 		}
-		if i < 400 {
+		if i < 2000 { // up to 40 MB: past whatever the relay log preallocated
 			mustExec(t, ctx, p, fmt.Sprintf("INSERT INTO df.t VALUES (%d, REPEAT('p', 20000))", i))
 		}
 		st := replicaStatus(t, ctx, r, "SHOW REPLICA STATUS")
