@@ -43,6 +43,12 @@ func TestClusterReplicaDiskFull(t *testing.T) {
 	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
 	base := freePortRun(t, 2)
 	c := startClusterArgs(t, ctx, bin, dir, base, 2, "--replicas", "1", "--async")
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(filepath.Join(dir, "node2.log"))
+			t.Logf("supervisor log:\n%s\nreplica log:\n%s", tail(c.stderr.String(), 3000), tail(string(b), 3000))
+		}
+	})
 	p, r := clusterNode(t, base), clusterNode(t, base+1)
 	mustExec(t, ctx, p, "CREATE DATABASE df", "CREATE TABLE df.t (id INT PRIMARY KEY, pad LONGTEXT)")
 	waitCaughtUp(t, ctx, p, r, 30*time.Second)
