@@ -68,6 +68,19 @@ func TestDiagnosticsArea(t *testing.T) {
 	if got := connInt(t, c, "SELECT @@warning_count"); got != 0 {
 		t.Fatalf("@@warning_count after a clean statement: %d, want 0", got)
 	}
+	// A statement that fails before it runs (a parse error, a missing
+	// table) replaces the previous statement's warnings too.
+	for _, bad := range []struct{ q, code string }{{"SELEC 1", "1064"}, {"SELECT * FROM missing2", "1146"}} {
+		if _, err := c.ExecContext(ctx, "INSERT INTO t VALUES (4, 400) ON DUPLICATE KEY UPDATE v = 500"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.ExecContext(ctx, bad.q); err == nil {
+			t.Fatalf("%s succeeded", bad.q)
+		}
+		if got := warnings(); !reflect.DeepEqual(got, [][]string{{"Error", bad.code}}) {
+			t.Fatalf("SHOW WARNINGS after %s following a warning: %v, want [[Error %s]]", bad.q, got, bad.code)
+		}
+	}
 }
 
 // A sql_mode flag Petrel does not honour is refused, never accepted and

@@ -31,8 +31,12 @@ func diagnosticsVariables() []sql.SystemVariable {
 // noteDiagnostics records the counts of the conditions the previous
 // statement left, before the next statement clears them.
 func (s *Session) noteDiagnostics() {
-	s.prevWarnings, s.prevErrors = 0, 0
-	for _, w := range s.Warnings() {
+	s.prevWarnings, s.prevErrors, s.prevNewest = 0, 0, nil
+	ws := s.Warnings()
+	if len(ws) > 0 {
+		s.prevNewest = ws[0]
+	}
+	for _, w := range ws {
 		s.prevWarnings++
 		if w.Level == "Error" {
 			s.prevErrors++
@@ -56,6 +60,11 @@ func (s *Session) noteError(err error) {
 	var se *mysql.SQLError
 	if !errors.As(err, &se) {
 		return
+	}
+	if ws := s.Warnings(); s.prevNewest != nil && len(ws) > 0 && ws[0] == s.prevNewest && len(ws) == s.prevWarnings {
+		// The statement failed before GMS cleared the previous one's
+		// conditions (MySQL clears them as any statement starts).
+		s.ClearWarnings()
 	}
 	s.Warn(&sql.Warning{Level: "Error", Code: se.Num, Message: se.Message})
 }

@@ -62,6 +62,10 @@ type Session struct {
 	// prevWarnings and prevErrors count the previous statement's
 	// conditions, for @@warning_count and @@error_count (diagnostics.go).
 	prevWarnings, prevErrors int
+	// prevNewest is the newest condition the previous statement left:
+	// still the newest when a statement fails, GMS never reached the
+	// point where it clears them (a parse or name error).
+	prevNewest *sql.Warning
 	// nbe caches whether sql_mode has NO_BACKSLASH_ESCAPES, as of
 	// varGen+1 == nbeGen (status.go).
 	nbe    bool
