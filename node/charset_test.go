@@ -414,12 +414,17 @@ func TestCollationLimits(t *testing.T) {
 	db.SetMaxOpenConns(1)
 	mustExec(t, db, "CREATE DATABASE cl",
 		"CREATE TABLE cl.p (id INT PRIMARY KEY, s VARCHAR(5) COLLATE utf8mb4_general_ci, UNIQUE KEY (s))",
-		"INSERT INTO cl.p VALUES (1, 'a'), (2, 'a ')", // PAD SPACE not applied: two values
+		"INSERT INTO cl.p VALUES (1, 'a'), (3, 'b')",
 		"CREATE TABLE cl.t (id INT PRIMARY KEY, name VARCHAR(20))", "CREATE TABLE cl.u (id INT PRIMARY KEY, v VARCHAR(20))",
 		"INSERT INTO cl.t VALUES (1, 'bob')", "INSERT INTO cl.u VALUES (1, 'BOB')",
 		"CREATE TABLE cl.l (id INT PRIMARY KEY, c VARCHAR(2) CHARACTER SET latin1)")
-	if got := fmt.Sprint(queryRows(t, db, "SELECT 'ß' = 'ss', 'a' = 'a ', 'Å' = 'a', COUNT(*) FROM cl.p WHERE s = 'a'")); got != "[[0 0 1 1]]" {
-		t.Errorf("ß = ss, 'a' = 'a ', Å = a, rows equal to 'a': %s", got)
+	// PAD SPACE (utf8mb4_general_ci): 'a ' is the unique key 'a' holds.
+	if _, err := db.Exec("INSERT INTO cl.p VALUES (2, 'A ')"); errno(t, err) != 1062 {
+		t.Errorf("'A ' beside 'a' in a PAD SPACE unique key: %v, want 1062", err)
+	}
+	// The driver's connection collation, utf8mb4_general_ci, pads too.
+	if got := fmt.Sprint(queryRows(t, db, "SELECT 'ß' = 'ss', 'a' = 'a ', 'Å' = 'a', COUNT(*) FROM cl.p WHERE s = 'a  '")); got != "[[0 1 1 1]]" {
+		t.Errorf("ß = ss, 'a' = 'a ', Å = a, rows equal to 'a  ': %s", got)
 	}
 	// A multi-table UPDATE changing only the case keeps the old value.
 	if _, err := db.Exec("UPDATE cl.t JOIN cl.u ON cl.t.id = cl.u.id SET cl.t.name = cl.u.v"); err != nil {
