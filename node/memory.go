@@ -5,6 +5,8 @@ import (
 	"math"
 	"runtime/debug"
 	"runtime/metrics"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -32,12 +34,58 @@ const memoryLimitVar = "petrel_memory_limit"
 // Pebble's reads rely on), 0 (no limit) when mem is unknown.
 func DefaultMemoryLimit(mem int64) int64 { return mem / 2 }
 
-func memoryVariables(def int64) {
+// maxTxnSizeVar is MySQL's limit on a transaction's binlog cache, which
+// Petrel applies to a transaction's pending writes (storage/txnsize.go):
+// past it a write fails with 1197 and the transaction is rolled back.
+const maxTxnSizeVar = "max_binlog_cache_size"
+
+// mysqlMaxBinlogCache is max_binlog_cache_size's default and largest
+// value in MySQL (no limit). Petrel's default is a quarter of
+// petrel_memory_limit instead (applyTxnSizeLimit).
+const mysqlMaxBinlogCache = uint64(18446744073709547520)
+
+func (n *Node) memoryVariables(def int64) {
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
 	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
 		&sql.MysqlSystemVariable{Name: memoryLimitVar, Scope: global,
 			Type: types.NewSystemIntType(memoryLimitVar, 0, math.MaxInt64, false), Default: def},
+		&sql.MysqlSystemVariable{Name: maxTxnSizeVar, Scope: global, Dynamic: true,
+			Type: types.NewSystemUintType(maxTxnSizeVar, 4096, mysqlMaxBinlogCache), Default: mysqlMaxBinlogCache,
+			NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
+				if st := n.store; st != nil {
+					if u, ok := v.Val.(uint64); ok {
+						st.SetMaxTxnSize(txnLimit(u))
+					}
+				}
+				return nil
+			}},
 	})
+}
+
+// txnLimit is storage's limit for a max_binlog_cache_size of v.
+func txnLimit(v uint64) int64 {
+	if v >= mysqlMaxBinlogCache || v > math.MaxInt64 {
+		return 0
+	}
+	return int64(v)
+}
+
+// applyTxnSizeLimit gives storage max_binlog_cache_size; when the option
+// file does not set it, it is first set to a quarter of
+// petrel_memory_limit: a transaction's pending writes cost a few times
+// their size in memory (the batch, undo records, row images).
+func (n *Node) applyTxnSizeLimit(vars map[string]string) error {
+	configured := false
+	for k := range vars {
+		configured = configured || strings.ReplaceAll(strings.ToLower(k), "-", "_") == maxTxnSizeVar
+	}
+	if lim := n.MemoryLimit(); !configured && lim > 0 {
+		if err := sqlengine.SetGlobalFromString(maxTxnSizeVar, strconv.FormatInt(max(lim/4, 4096), 10)); err != nil {
+			return err
+		}
+	}
+	n.store.SetMaxTxnSize(txnLimit(sqlengine.GlobalUint(maxTxnSizeVar, mysqlMaxBinlogCache)))
+	return nil
 }
 
 // MemoryLimit is petrel_memory_limit in bytes (0: none), which the

@@ -153,7 +153,7 @@ func Open(opts Options) (*Node, error) {
 	if opts.MemoryLimit <= 0 {
 		opts.MemoryLimit = DefaultMemoryLimit(storage.PhysicalMemory())
 	}
-	memoryVariables(opts.MemoryLimit)
+	n.memoryVariables(opts.MemoryLimit)
 	if err := sqlengine.CheckVariables(vars); err != nil {
 		return nil, fmt.Errorf("node: config: %w", err)
 	}
@@ -200,6 +200,9 @@ func Open(opts Options) (*Node, error) {
 	}
 	binlogsql.RegisterGTIDFunctions(n.sql) // with or without the log, as MySQL
 	n.registerMemoryStatus()
+	if err := n.applyTxnSizeLimit(vars); err != nil {
+		return fail(fmt.Errorf("node: %w", err))
+	}
 	if logBin {
 		if err := n.openBinlog(); err != nil {
 			return fail(err)

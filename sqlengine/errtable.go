@@ -253,6 +253,8 @@ func classError(c base.Class, err error) error {
 		}
 	case base.ClassDefChanged:
 		msg = "Table definition has changed, please retry transaction"
+	case base.ClassTxnTooLarge:
+		msg = "Multi-statement transaction required more than 'max_binlog_cache_size' bytes of storage; increase this mysqld variable and try again"
 	case base.ClassShutdown:
 		msg = "Server shutdown in progress"
 	case base.ClassOutcomeUnknown:

@@ -421,13 +421,15 @@ func isDeadlock(err error) bool {
 }
 
 // sessionError maps a storage error for the client; a deadlock victim's
-// transaction is rolled back whole, as InnoDB does.
+// transaction is rolled back whole, as InnoDB does, and so is one past
+// max_binlog_cache_size (1197), as MySQL does.
 func sessionError(ctx *sql.Context, err error) error {
 	if err == nil {
 		return nil
 	}
+	c := base.ClassOf(err)
 	err = toMySQLError(err)
-	if base.ClassOf(err) == base.ClassDeadlock || isDeadlock(err) {
+	if c == base.ClassDeadlock || c == base.ClassTxnTooLarge || isDeadlock(err) {
 		if t, ok := ctx.GetTransaction().(*Transaction); ok && t != nil && t.abort == nil {
 			_ = t.txn.Rollback()
 			t.abort = err

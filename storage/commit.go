@@ -191,7 +191,7 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 		}
 	}
 
-	if err := t.writable(); err != nil {
+	if err := t.ready(); err != nil {
 		return err
 	}
 	if err := t.batch.Set(metaKey(metaLastSeq), u64(rec.Seq), nil); err != nil {
@@ -298,7 +298,7 @@ func (t *Txn) CommitReplayed(ctx context.Context, sinkPos []byte) error {
 	}
 	e := t.e
 	defer t.release()
-	if err := t.writable(); err != nil {
+	if err := t.ready(); err != nil {
 		return err
 	}
 	e.commitMu.Lock()

@@ -125,6 +125,8 @@ type Engine struct {
 	cat   *Catalog
 
 	nextTxnID atomic.Uint64
+	// maxTxnSize is max_binlog_cache_size (txnsize.go); 0: no limit.
+	maxTxnSize atomic.Int64
 
 	// commitMu orders sequence assignment and sink.Append.
 	commitMu sync.Mutex

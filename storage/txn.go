@@ -175,7 +175,19 @@ func (t *Txn) PutMeta(name string, value []byte) error {
 	return t.put(metaKey(metaBlob, name), value)
 }
 
+// writable readies the transaction for a write: it must be open, storage
+// must take writes, and its pending writes must be within the size limit
+// (txnsize.go).
 func (t *Txn) writable() error {
+	if err := t.ready(); err != nil {
+		return err
+	}
+	return t.checkSize()
+}
+
+// ready is writable without the size limit: the commit's own bookkeeping
+// writes, after the transaction is already in the binlog.
+func (t *Txn) ready() error {
 	if t.done {
 		return base.Errorf(base.ClassInternal, "storage: transaction already finished")
 	}

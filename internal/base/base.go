@@ -40,6 +40,10 @@ const (
 	// ClassDefChanged: a table's definition changed after the
 	// transaction's read view was taken (1412 ER_TABLE_DEF_CHANGED).
 	ClassDefChanged
+	// ClassTxnTooLarge: the transaction's pending writes passed
+	// max_binlog_cache_size (1197 ER_TRANS_CACHE_FULL); the whole
+	// transaction is rolled back.
+	ClassTxnTooLarge
 )
 
 // Error carries a Class alongside a package-prefixed message.

@@ -39,6 +39,7 @@ const (
 	ErNetPacketTooLarge        = 1153 // ER_NET_PACKET_TOO_LARGE
 	ErErrorDuringCommit        = 1180 // ER_ERROR_DURING_COMMIT
 	ErUnknownSystemVariable    = 1193 // ER_UNKNOWN_SYSTEM_VARIABLE
+	ErTransCacheFull           = 1197 // ER_TRANS_CACHE_FULL
 	ErReplicaMustStop          = 1198 // ER_REPLICA_MUST_STOP (ER_SLAVE_MUST_STOP)
 	ErReplicaChannelMustStop   = 3081 // ER_REPLICA_CHANNEL_MUST_STOP (ER_SLAVE_CHANNEL_MUST_STOP)
 	ErErrorWhenExecuting       = 1220 // ER_ERROR_WHEN_EXECUTING_COMMAND
@@ -140,6 +141,7 @@ var classes = map[base.Class]Code{
 	base.ClassOutcomeUnknown: {ErErrorDuringCommit, "HY000"},
 	base.ClassStorageIO:      {ErGetErrno, "HY000"},
 	base.ClassDefChanged:     {ErTableDefChanged, "HY000"},
+	base.ClassTxnTooLarge:    {ErTransCacheFull, "HY000"},
 }
 
 // ForClass is the MySQL number and SQLSTATE of an error class.

@@ -1,0 +1,48 @@
+package storage
+
+import (
+	"math"
+
+	"petrel/internal/base"
+)
+
+// Transaction size limit. A transaction's pending writes live in memory
+// (its Pebble batch, its undo records and row images) until it commits, so
+// a transaction of unbounded size is unbounded memory. The limit is
+// MySQL's max_binlog_cache_size: a write that finds the batch already
+// past it fails with ClassTxnTooLarge (1197 ER_TRANS_CACHE_FULL) and the
+// SQL layer rolls the transaction back whole, as MySQL does. Two kinds
+// are exempt: the replication applier's (the source committed it;
+// refusing it would stop replication for good) and DDL (a table rewrite
+// copies the table in one transaction, which MySQL's binlog cache never
+// holds either).
+
+// SetMaxTxnSize sets the limit in bytes of pending writes (0 or less: no
+// limit). It applies from the next write of every transaction.
+func (e *Engine) SetMaxTxnSize(n int64) {
+	e.maxTxnSize.Store(max(n, 0))
+}
+
+// MaxTxnSize is the limit SetMaxTxnSize set (0: none).
+func (e *Engine) MaxTxnSize() int64 { return e.maxTxnSize.Load() }
+
+// PendingSize is the bytes of the transaction's pending writes (its
+// batch's encoded size), what the limit counts.
+func (t *Txn) PendingSize() int64 {
+	if t.batch == nil {
+		return 0
+	}
+	return int64(min(uint64(t.batch.Len()), math.MaxInt64))
+}
+
+// checkSize refuses a write once the pending writes passed the limit.
+func (t *Txn) checkSize() error {
+	limit := t.e.maxTxnSize.Load()
+	if limit <= 0 || t.origin != nil || t.catalogDirty {
+		return nil
+	}
+	if n := t.PendingSize(); n > limit {
+		return base.Errorf(base.ClassTxnTooLarge, "storage: the transaction's pending writes (%d bytes) passed max_binlog_cache_size (%d bytes)", n, limit)
+	}
+	return nil
+}
