@@ -62,6 +62,8 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 		return h.reply(c, err)
 	}
 	defer leave()
+	ctx, stop := h.execTimeout(ctx, c, q)
+	defer stop()
 	cb = h.statusSpool(c, cb)
 	if st, m := h.e.matchAdmin(q); st != nil {
 		return h.reply(c, h.e.runAdmin(ctx, c, st, m, q, cb, false))
@@ -110,6 +112,8 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		return "", h.reply(c, err)
 	}
 	defer leave()
+	ctx, stop := h.execTimeout(ctx, c, first)
+	defer stop()
 	if st, m := h.e.matchAdmin(first); st != nil {
 		if strings.TrimSpace(rest) == "" {
 			rest = ""

@@ -40,6 +40,10 @@ type connState struct {
 	// codec decodes the connection's text from its character_set_client
 	// (clientconv.go); nil until the first command reads the handshake's.
 	codec atomic.Pointer[clientCodec]
+	// stmtCtx is the running statement's context when it has a
+	// max_execution_time (exectime.go); the connection's goroutine alone
+	// uses it.
+	stmtCtx context.Context
 }
 
 // connSet is the engine's registry of client connections.
@@ -145,7 +149,7 @@ func (h *errHandler) reply(c *mysql.Conn, err error) error {
 		c.Close()
 		return err
 	}
-	err = clientError(err)
+	err = clientError(interrupted(c, err))
 	if s := h.e.session(c.ConnectionID); s != nil {
 		s.noteError(err)
 	}

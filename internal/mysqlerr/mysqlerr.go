@@ -62,6 +62,7 @@ const (
 	ErOptionPreventsStatement  = 1290 // ER_OPTION_PREVENTS_STATEMENT
 	ErSPDoesNotExist           = 1305 // ER_SP_DOES_NOT_EXIST
 	ErQueryInterrupted         = 1317 // ER_QUERY_INTERRUPTED
+	ErQueryTimeout             = 3024 // ER_QUERY_TIMEOUT (max_execution_time)
 	ErWrongValue               = 1292 // ER_TRUNCATED_WRONG_VALUE ("Incorrect DATETIME value")
 	ErTruncatedWrongValue      = 1366 // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
 	ErDivisionByZero           = 1365 // ER_DIVISION_BY_ZERO
