@@ -473,3 +473,59 @@ func TestCollationLimits(t *testing.T) {
 		t.Errorf("@@collation_database without a database: %s", got)
 	}
 }
+
+// A client whose character set lacks a stored character reads '?' in its
+// place, as from MySQL, on every read path (GMS's, the text scan and the
+// prepared point read), and the connection goes on.
+func TestResultCharsetReplacement(t *testing.T) {
+	n, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE rc", "CREATE TABLE rc.t (id INT PRIMARY KEY, c VARCHAR(10))",
+		"INSERT INTO rc.t VALUES (1, 'aĀb€'), (2, 'plain')")
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = "root", "pw", "tcp", n.Addr(), "rc"
+	cfg.Params = map[string]string{"charset": "latin1"}
+	l1, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l1.Close()
+	want := "a?b\x80" // € is 0x80 in MySQL's latin1 (cp1252)
+	for _, q := range []struct {
+		q    string
+		args []any
+	}{
+		{"SELECT c FROM t WHERE id = 1", nil},
+		{"SELECT c FROM t WHERE id = ?", []any{1}},
+		{"SELECT UPPER(c) FROM t WHERE id = 1", nil},
+		{"SELECT c FROM t ORDER BY id LIMIT 1", nil},
+		{"SELECT * FROM t WHERE id = 1", nil},
+	} {
+		rows, err := l1.Query(q.q, q.args...)
+		if err != nil {
+			t.Fatalf("%s: %v", q.q, err)
+		}
+		cols, _ := rows.Columns()
+		vals := make([]sql.RawBytes, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if !rows.Next() {
+			t.Fatalf("%s: no row", q.q)
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		got := string(vals[len(vals)-1])
+		rows.Close()
+		if q.q == "SELECT UPPER(c) FROM t WHERE id = 1" {
+			want = "A?B\x80"
+		} else {
+			want = "a?b\x80"
+		}
+		if got != want {
+			t.Errorf("%s: %q, want %q", q.q, got, want)
+		}
+	}
+}

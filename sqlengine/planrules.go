@@ -31,6 +31,7 @@ const (
 	distinctSortID   analyzer.RuleId = 1005
 	likeEscapeID     analyzer.RuleId = 1006
 	fullGroupByID    analyzer.RuleId = 1007
+	clientCharsetID  analyzer.RuleId = 1008
 	corrPushRuleID   analyzer.RuleId = 1007
 	outerIndexRuleID analyzer.RuleId = 1008
 )
@@ -62,6 +63,8 @@ func installAnalyzerRules() {
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: distinctSortID, Apply: distinctSortRule})
 		// DISTINCT and GROUP BY keys by collation (collkey.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: collationRuleID, Apply: collationRule})
+		// Results a client's character set cannot hold (clientresult.go).
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: clientCharsetID, Apply: clientCharsetRule})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: explainRuleID, Apply: explainResult})
 		// Correlated subqueries' index lookups (correlated.go): around
 		// GMS's join planning.
