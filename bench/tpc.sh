@@ -203,5 +203,9 @@ done
 } | tee "$REPORT"
 if [ "${KEEP:-0}" = 1 ]; then
 	echo "KEEP=1: servers up ($(for n in $SERVERS; do printf '%s=%s ' "$n" "${PORT[$n]}"; done)); ^C to stop" >&2
-	while sleep 3600; do :; done
+	# A background sleep, so the INT/TERM trap runs at once.
+	while :; do
+		sleep 3600 &
+		wait $!
+	done
 fi
