@@ -76,5 +76,6 @@ func isCancelled(err error) bool {
 		return false
 	}
 	msg := err.Error()
-	return strings.Contains(msg, context.Canceled.Error()) || strings.Contains(msg, context.DeadlineExceeded.Error())
+	return strings.Contains(msg, context.Canceled.Error()) || strings.Contains(msg, context.DeadlineExceeded.Error()) ||
+		strings.Contains(msg, errExecTimeout.Error())
 }
