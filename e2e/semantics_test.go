@@ -281,6 +281,10 @@ func semCorpus() []semStmt {
 	} {
 		add("nus", q)
 	}
+	// FLOAT reads with 6 significant digits.
+	quiet("CREATE TABLE t_f6 (id INT PRIMARY KEY, f FLOAT, d DOUBLE)")
+	quiet("INSERT INTO t_f6 VALUES (1, 123456789, 123456789), (2, 1234567, 1234567), (3, 0.000012345678, 0.000012345678), (4, -1.5e-7, -1.5e-7), (5, 1.1, 1.1), (6, 3e38, 3e38)")
+	add("strict", "SELECT id, f, d FROM t_f6 ORDER BY id")
 	// ONLY_FULL_GROUP_BY, with MySQL 8's functional dependencies (a
 	// primary key, a NOT NULL unique key, WHERE col = constant), which
 	// MariaDB does not derive.

@@ -434,6 +434,12 @@ func mysqlFloat(b []byte, f32 bool) []byte {
 	if f == 0 {
 		return []byte("0")
 	}
+	if f32 {
+		// A FLOAT shows FLT_DIG (6) significant digits, as MySQL's
+		// my_gcvt: 123456789 reads 123457000, 3.402823466e38 3.40282e+38.
+		f, _ = strconv.ParseFloat(strconv.FormatFloat(f, 'e', 5, 64), 64)
+		bits = 64
+	}
 	exp := int(math.Floor(math.Log10(math.Abs(f))))
 	if exp >= -5 && exp < 15 {
 		return strconv.AppendFloat(nil, f, 'f', -1, bits)
@@ -446,6 +452,8 @@ func mysqlFloat(b []byte, f32 bool) []byte {
 	e = strings.TrimLeft(strings.TrimPrefix(e, "-"), "0")
 	if neg {
 		e = "-" + e
+	} else if f32 {
+		e = "+" + e // a FLOAT's positive exponent is signed (MariaDB's output; MySQL's my_gcvt)
 	}
 	return []byte(mant + "e" + e)
 }
