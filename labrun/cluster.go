@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -286,8 +287,19 @@ func (c *Cluster) startNode(ctx context.Context, spec ClusterSpec, role string, 
 		for _, k := range slices.Sorted(maps.Keys(vars)) {
 			args = append(args, "--"+k+"="+vars[k])
 		}
+		datadir := filepath.Join(c.dir, role)
+		tmpl, err := c.env.mariadbTemplate(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if tmpl != "" {
+			// lab skips mariadb-install-db for a datadir holding mysql/.
+			if out, err := exec.CommandContext(ctx, "cp", "-a", tmpl, datadir).CombinedOutput(); err != nil {
+				return nil, fmt.Errorf("copy the initialised MariaDB datadir: %w: %s", err, out)
+			}
+		}
 		o := lab.MariaDBOptions{
-			Datadir: filepath.Join(c.dir, role), ServerID: id, ExtraArgs: args,
+			Datadir: datadir, ServerID: id, ExtraArgs: args,
 			StartTimeout: nodeStart, StopTimeout: nodeStop, Logger: logger, WAN: wan, Side: side,
 		}
 		c.Commands = append(c.Commands, Command{System: c.System, What: role + " server",
