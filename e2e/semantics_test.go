@@ -311,6 +311,14 @@ func semCorpus() []semStmt {
 	for _, q := range []string{"SELECT 1", "SELECT @@warning_count", "SELECT @@error_count"} {
 		add("strict", q)
 	}
+	for _, q := range []string{
+		"INSERT INTO t_ops (id, u) VALUES (30, 300), (31, -5)", "GET DIAGNOSTICS @n = NUMBER, @r = ROW_COUNT",
+		"GET DIAGNOSTICS CONDITION 2 @e = MYSQL_ERRNO, @s = RETURNED_SQLSTATE, @m = MESSAGE_TEXT, @c = CLASS_ORIGIN",
+		"GET DIAGNOSTICS CONDITION 3 @x = MYSQL_ERRNO", "SELECT @n, @r, @e, @s, @m, @c",
+		"SELECT * FROM no_such_table", "GET CURRENT DIAGNOSTICS CONDITION 1 @e = MYSQL_ERRNO, @s = RETURNED_SQLSTATE", "SELECT @e, @s",
+	} {
+		add("nonstrict", q)
+	}
 	return out
 }
 

@@ -3,6 +3,7 @@ package node_test
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
@@ -142,5 +143,46 @@ func TestTimeTruncateFractional(t *testing.T) {
 		if got[i][0] != want[i][0] || got[i][1] != want[i][1] {
 			t.Fatalf("row %d: %v, want %v", i+1, got[i], want[i])
 		}
+	}
+}
+
+// GET DIAGNOSTICS reads the previous statement's conditions into user
+// variables, and leaves them in place.
+func TestGetDiagnostics(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	ctx := context.Background()
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, q := range []string{"CREATE DATABASE gd", "USE gd", "CREATE TABLE t (id INT PRIMARY KEY, v TINYINT UNSIGNED)", "SET SESSION sql_mode = ''",
+		"INSERT INTO t VALUES (1, 300), (2, 5), (3, -1)",
+		"GET DIAGNOSTICS @n = NUMBER, @r = ROW_COUNT",
+		"GET DIAGNOSTICS CONDITION 2 @e = MYSQL_ERRNO, @s = RETURNED_SQLSTATE, @m = MESSAGE_TEXT, @o = CLASS_ORIGIN"} {
+		if _, err := c.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var n, r, e int
+	var s, m, o string
+	if err := c.QueryRowContext(ctx, "SELECT @n, @r, @e, @s, @m, @o").Scan(&n, &r, &e, &s, &m, &o); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 || r != 3 || e != 1264 || s != "22003" || !strings.Contains(m, "row 3") || o != "ISO 9075" {
+		t.Fatalf("GET DIAGNOSTICS: NUMBER %d ROW_COUNT %d, condition 2: %d %s %q %s", n, r, e, s, m, o)
+	}
+	if _, err := c.ExecContext(ctx, "SELECT * FROM missing"); err == nil {
+		t.Fatal("missing table read")
+	}
+	if _, err := c.ExecContext(ctx, "GET CURRENT DIAGNOSTICS CONDITION 1 @e = MYSQL_ERRNO, @s = RETURNED_SQLSTATE"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.QueryRowContext(ctx, "SELECT @e, @s").Scan(&e, &s); err != nil {
+		t.Fatal(err)
+	}
+	if e != 1146 || s != "42S02" {
+		t.Fatalf("after a failed SELECT: %d %s, want 1146 42S02", e, s)
 	}
 }
