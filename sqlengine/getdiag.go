@@ -138,4 +138,3 @@ func sqlstateOrigin(state string, subclass bool) string {
 	}
 	return "ISO 9075"
 }
-
