@@ -123,37 +123,42 @@ func (n *Node) registerMemoryStatus() {
 
 // memSample is the Go heap at one moment (runtime/metrics).
 type memSample struct {
-	// Live is the heap's objects, live or not yet swept.
-	Live int64
-	// Free is heap memory free and still resident: what
-	// debug.FreeOSMemory would give back.
+	// Objects is the heap's objects, live or garbage not yet collected;
+	// Live is what the last collection found live.
+	Objects, Live int64
+	// Free is heap memory free and still resident.
 	Free int64
+	// Allocs counts the bytes ever allocated on the heap.
+	Allocs int64
 }
 
 // memReturner decides when the heap a burst left behind is given back
 // to the operating system. Go's scavenger returns free memory on its own
 // but only down to about the collector's goal, which at the server's GC
-// percent (400, cmd/petrel) is five times the live heap: after a burst
-// of connections or a large statement the process would stay that large.
-// A return is a forced collection, so it is taken only when it pays:
-// at least MinFree bytes are free, the live heap did not grow since the
-// last sample (the burst is over), and MinGap passed since the last one.
-// A pure decision: no clock or goroutine of its own; not safe for
-// concurrent use (one Run loop drives it).
+// percent (400, cmd/petrel) is five times the live heap, and garbage is
+// only freed by a collection, which an idle server does not run: after a
+// burst of connections or a large statement the process would stay that
+// large. A return (debug.FreeOSMemory) is a forced collection, so it is
+// taken only when it pays and the burst is over: the server allocated
+// at most MinFree/8 bytes since the last sample, at least MinFree bytes
+// are garbage or free and resident, and MinGap passed since the last
+// return. A pure decision: no clock or goroutine of its own; not safe
+// for concurrent use (one Run loop drives it).
 type memReturner struct {
 	MinFree int64
 	MinGap  time.Duration
 
-	last     time.Time
-	prevLive int64
-	sampled  bool
+	last       time.Time
+	prevAllocs int64
+	sampled    bool
 }
 
 // Tick takes a sample at now and reports whether to return memory now.
 func (r *memReturner) Tick(now time.Time, s memSample) bool {
-	settled := r.sampled && s.Live <= r.prevLive
-	r.prevLive, r.sampled = s.Live, true
-	if !settled || s.Free < r.MinFree || (!r.last.IsZero() && now.Sub(r.last) < r.MinGap) {
+	quiet := r.sampled && s.Allocs-r.prevAllocs <= r.MinFree/8
+	r.prevAllocs, r.sampled = s.Allocs, true
+	reclaim := max(s.Objects-s.Live, 0) + s.Free
+	if !quiet || reclaim < r.MinFree || (!r.last.IsZero() && now.Sub(r.last) < r.MinGap) {
 		return false
 	}
 	r.last = now
@@ -173,16 +178,18 @@ const (
 func readMemSample() memSample {
 	ms := []metrics.Sample{
 		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/gc/heap/live:bytes"},
 		{Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/gc/heap/allocs:bytes"},
 	}
 	metrics.Read(ms)
 	val := func(i int) int64 {
 		if ms[i].Value.Kind() != metrics.KindUint64 {
 			return 0
 		}
-		return int64(ms[i].Value.Uint64())
+		return int64(min(ms[i].Value.Uint64(), math.MaxInt64))
 	}
-	return memSample{Live: val(0), Free: val(1)}
+	return memSample{Objects: val(0), Live: val(1), Free: val(2), Allocs: val(3)}
 }
 
 // returnMemory runs the memReturner until ctx ends, sampling every

@@ -6,32 +6,32 @@ import (
 )
 
 // TestMemReturner: memory goes back to the operating system once a burst
-// is over (the live heap stopped growing) and enough of it is free, at
-// most once per MinGap.
+// is over (the server allocates little) and enough of it is garbage or
+// free, at most once per MinGap.
 func TestMemReturner(t *testing.T) {
 	const mib = 1 << 20
 	r := &memReturner{MinFree: 64 * mib, MinGap: 20 * time.Second}
 	t0 := time.Unix(1000, 0)
 	steps := []struct {
-		at         time.Duration
-		live, free int64
-		want       bool
+		at                          time.Duration
+		objects, live, free, allocs int64
+		want                        bool
 	}{
-		{0, 100 * mib, 500 * mib, false},  // first sample: no trend yet
-		{5, 400 * mib, 500 * mib, false},  // growing: a burst under way
-		{10, 300 * mib, 30 * mib, false},  // shrinking, too little free
-		{15, 100 * mib, 600 * mib, true},  // over, much free: return
-		{20, 90 * mib, 600 * mib, false},  // within MinGap
-		{30, 95 * mib, 600 * mib, false},  // growing again
-		{40, 95 * mib, 64 * mib, true},    // steady, free at the threshold, gap passed
-		{45, 80 * mib, 1000 * mib, false}, // within MinGap
-		{60, 80 * mib, 1000 * mib, true},  // gap passed
-		{120, 80 * mib, 10 * mib, false},  // nothing to give back
+		{0, 600 * mib, 100 * mib, 300 * mib, 1000 * mib, false},  // first sample: no rate yet
+		{5, 700 * mib, 100 * mib, 300 * mib, 2000 * mib, false},  // allocating: a burst under way
+		{10, 700 * mib, 100 * mib, 300 * mib, 2008 * mib, true},  // quiet (8 MiB = MinFree/8), 900 MiB to reclaim
+		{15, 120 * mib, 100 * mib, 20 * mib, 2009 * mib, false},  // within MinGap
+		{35, 120 * mib, 100 * mib, 20 * mib, 2010 * mib, false},  // quiet, only 40 MiB to reclaim
+		{40, 164 * mib, 100 * mib, 0, 2020 * mib, false},         // 10 MiB allocated: not quiet
+		{45, 164 * mib, 100 * mib, 0, 2020 * mib, true},          // quiet, 64 MiB of garbage
+		{50, 400 * mib, 100 * mib, 900 * mib, 2021 * mib, false}, // within MinGap
+		{65, 400 * mib, 100 * mib, 900 * mib, 2021 * mib, true},  // gap passed
+		{70, 90 * mib, 100 * mib, 10 * mib, 2021 * mib, false},   // nothing to give back (live above objects: none)
 	}
 	for i, s := range steps {
-		got := r.Tick(t0.Add(s.at*time.Second), memSample{Live: s.live, Free: s.free})
+		got := r.Tick(t0.Add(s.at*time.Second), memSample{Objects: s.objects, Live: s.live, Free: s.free, Allocs: s.allocs})
 		if got != s.want {
-			t.Errorf("step %d (t=%ds live=%d free=%d): return = %v, want %v", i, s.at, s.live/mib, s.free/mib, got, s.want)
+			t.Errorf("step %d (t=%ds): return = %v, want %v", i, s.at, got, s.want)
 		}
 	}
 }
