@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"context"
+	"database/sql"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,19 +14,8 @@ import (
 // WARNINGS, and @@warning_count / @@error_count count the previous
 // statement's conditions.
 func TestDiagnosticsArea(t *testing.T) {
-	_, open := startNode(t)
-	db := open("")
+	db, c := sessionWith(t, "CREATE DATABASE dg", "USE dg", "CREATE TABLE t (id INT PRIMARY KEY, v TINYINT)", "SET SESSION sql_mode = ''")
 	ctx := context.Background()
-	c, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	for _, q := range []string{"CREATE DATABASE dg", "USE dg", "CREATE TABLE t (id INT PRIMARY KEY, v TINYINT)", "SET SESSION sql_mode = ''"} {
-		if _, err := c.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
 	warnings := func() [][]string {
 		rows, err := c.QueryContext(ctx, "SHOW WARNINGS")
 		if err != nil {
@@ -149,22 +139,11 @@ func TestTimeTruncateFractional(t *testing.T) {
 // GET DIAGNOSTICS reads the previous statement's conditions into user
 // variables, and leaves them in place.
 func TestGetDiagnostics(t *testing.T) {
-	_, open := startNode(t)
-	db := open("")
-	ctx := context.Background()
-	c, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	for _, q := range []string{"CREATE DATABASE gd", "USE gd", "CREATE TABLE t (id INT PRIMARY KEY, v TINYINT UNSIGNED)", "SET SESSION sql_mode = ''",
+	_, c := sessionWith(t, "CREATE DATABASE gd", "USE gd", "CREATE TABLE t (id INT PRIMARY KEY, v TINYINT UNSIGNED)", "SET SESSION sql_mode = ''",
 		"INSERT INTO t VALUES (1, 300), (2, 5), (3, -1)",
 		"GET DIAGNOSTICS @n = NUMBER, @r = ROW_COUNT",
-		"GET DIAGNOSTICS CONDITION 2 @e = MYSQL_ERRNO, @s = RETURNED_SQLSTATE, @m = MESSAGE_TEXT, @o = CLASS_ORIGIN"} {
-		if _, err := c.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+		"GET DIAGNOSTICS CONDITION 2 @e = MYSQL_ERRNO, @s = RETURNED_SQLSTATE, @m = MESSAGE_TEXT, @o = CLASS_ORIGIN")
+	ctx := context.Background()
 	var n, r, e int
 	var s, m, o string
 	if err := c.QueryRowContext(ctx, "SELECT @n, @r, @e, @s, @m, @o").Scan(&n, &r, &e, &s, &m, &o); err != nil {
@@ -185,4 +164,24 @@ func TestGetDiagnostics(t *testing.T) {
 	if e != 1146 || s != "42S02" {
 		t.Fatalf("after a failed SELECT: %d %s, want 1146 42S02", e, s)
 	}
+}
+
+// sessionWith starts a node and returns its pool and one session of it
+// that ran qs in order (the diagnostics area is per session).
+func sessionWith(t *testing.T, qs ...string) (*sql.DB, *sql.Conn) {
+	t.Helper()
+	_, open := startNode(t)
+	db := open("")
+	ctx := context.Background()
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	for _, q := range qs {
+		if _, err := c.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return db, c
 }

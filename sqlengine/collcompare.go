@@ -97,26 +97,21 @@ func padComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transfor
 			return nil, transform.SameTree, err
 		}
 		return ne, transform.NewTree, nil
-	case *expression.InTuple:
-		tuple, ok := x.Right().(expression.Tuple)
+	case *expression.InTuple, *expression.HashInTuple:
+		cmp := x.(expression.Comparer)
+		tuple, ok := cmp.Right().(expression.Tuple)
 		if !ok {
 			return e, transform.SameTree, nil
 		}
-		ops, ok := padOperands(ctx, append([]sql.Expression{x.Left()}, tuple...))
+		ops, ok := padOperands(ctx, append([]sql.Expression{cmp.Left()}, tuple...))
 		if !ok {
 			return e, transform.SameTree, nil
 		}
-		return expression.NewInTuple(ops[0], expression.NewTuple(ops[1:]...)), transform.NewTree, nil
-	case *expression.HashInTuple:
-		tuple, ok := x.Right().(expression.Tuple)
-		if !ok {
-			return e, transform.SameTree, nil
+		left, list := ops[0], expression.NewTuple(ops[1:]...)
+		if _, hashed := x.(*expression.HashInTuple); !hashed {
+			return expression.NewInTuple(left, list), transform.NewTree, nil
 		}
-		ops, ok := padOperands(ctx, append([]sql.Expression{x.Left()}, tuple...))
-		if !ok {
-			return e, transform.SameTree, nil
-		}
-		h, err := expression.NewHashInTuple(ctx, ops[0], expression.NewTuple(ops[1:]...))
+		h, err := expression.NewHashInTuple(ctx, left, list)
 		if err != nil {
 			return e, transform.SameTree, nil
 		}
