@@ -163,6 +163,12 @@ func TestTinyExperiments(t *testing.T) {
 						t.Errorf("bbr-vs-cubic %s: %s: %v transactions in %v s", sys, cc, n, s)
 					}
 				}
+			case "clone":
+				// The experiment fails unless the copy's rows are the
+				// primary's; here: there were rows to copy.
+				if n, s := v("rows on the copy"), v("copy"); n <= 0 || s <= 0 {
+					t.Errorf("clone %s: %v rows copied in %v s", sys, n, s)
+				}
 			case "parallel-apply":
 				for _, w := range applyWorkers(Tiny) {
 					if r := v(strconv.Itoa(w) + " workers: apply rate"); r <= 0 {

@@ -9,6 +9,7 @@
 #   python3-pymysql, python3-mysqldb  the Python drivers e2e runs against
 #                   Petrel and MariaDB (Debian's /usr/bin/python3)
 #   chromium        headless, for labrun's test that the lab report's charts render
+#   mariadb-backup  the lab's clone experiment (MariaDB's side)
 # The mariadb-server package's own service is stopped (and disabled under
 # systemd) right after installation: tests start their own servers.
 set -euo pipefail
@@ -28,7 +29,7 @@ have() {
 }
 
 missing=()
-for tool in mariadbd mariadb-install-db mariadb mariadb-slap mariadb-binlog sysbench nft ip make chromium; do
+for tool in mariadbd mariadb-install-db mariadb mariadb-slap mariadb-binlog mariadb-backup sysbench nft ip make chromium; do
 	have "$tool" || missing+=("$tool")
 done
 [ -e /etc/ssl/certs/ca-certificates.crt ] || missing+=(ca-certificates)
@@ -71,11 +72,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: missing: ${missing[*]}"
 	echo "deps: apt-get update"
 	"${SUDO[@]}" apt-get update
-	pkgs=(mariadb-server mariadb-client sysbench nftables iproute2 make ca-certificates python3-pymysql python3-mysqldb chromium)
+	pkgs=(mariadb-server mariadb-client sysbench nftables iproute2 make ca-certificates python3-pymysql python3-mysqldb chromium mariadb-backup)
 	echo "deps: apt-get install ${pkgs[*]}"
 	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${pkgs[@]}"
 	stop_mariadb_service
-	for tool in mariadbd mariadb-install-db mariadb mariadb-slap mariadb-binlog sysbench nft ip make chromium; do
+	for tool in mariadbd mariadb-install-db mariadb mariadb-slap mariadb-binlog mariadb-backup sysbench nft ip make chromium; do
 		if ! have "$tool"; then
 			echo "deps: $tool still missing after install" >&2
 			exit 1
