@@ -15,12 +15,13 @@
 #   ROWS [1000000] (a multiple of 1000), CONNS [2000], DURATION [60],
 #   IDLE [60], CACHE [256M] innodb_buffer_pool_size, MEMORY_LIMIT [4G]
 #   --memory-limit, PETREL_BINARY (default: build ./cmd/petrel),
-#   PETREL_ARGS extra server flags.
+#   PETREL_ARGS extra server flags, PHASES ["insert update burst"] the
+#   loads to run (insert always runs: it fills the table).
 # Example: ROWS=200000 CONNS=500 DURATION=20 IDLE=30 bench/memory.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROWS=${ROWS:-1000000} CONNS=${CONNS:-2000} DURATION=${DURATION:-60} IDLE=${IDLE:-60}
-CACHE=${CACHE:-256M} MEMORY_LIMIT=${MEMORY_LIMIT:-4G}
+CACHE=${CACHE:-256M} MEMORY_LIMIT=${MEMORY_LIMIT:-4G} PHASES=${PHASES:-insert update burst}
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
 	export PATH=/usr/local/go/bin:$PATH
 fi
@@ -90,8 +91,9 @@ SEEDS=$((ROWS / 1000))
 run insert cli sbtest -e "INSERT INTO sbtest1 SELECT a.i * 1000 + b.i + 1, (a.i * 7919 + b.i) % $ROWS,
 	REPEAT(CHAR(97 + b.i % 26), 120), REPEAT('p', 60) FROM seed a, seed b WHERE a.i < $SEEDS"
 [ "$(cli -N sbtest -e "SELECT COUNT(*) FROM sbtest1")" = "$ROWS" ] || { echo "insert: wrong row count" >&2; exit 1; }
-run update cli sbtest -e "BEGIN; UPDATE sbtest1 SET k = k + 1; COMMIT"
-run burst sysbench oltp_point_select --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$PORT" \
+want() { [[ " $PHASES " == *" $1 "* ]]; }
+want update && run update cli sbtest -e "BEGIN; UPDATE sbtest1 SET k = k + 1; COMMIT"
+want burst && run burst sysbench oltp_point_select --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$PORT" \
 	--mysql-user=root --mysql-password=pw --mysql-ssl=off --mysql-db=sbtest --tables=1 --table-size="$ROWS" \
 	--threads="$CONNS" --time="$DURATION" --report-interval=0 run >"$D/sysbench.out"
 grep -E "queries:|transactions:" "$D/sysbench.out" >&2 || true
