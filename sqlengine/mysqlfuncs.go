@@ -25,6 +25,8 @@ import (
 func (e *Engine) registerMySQLFunctions() {
 	e.RegisterFunction(sql.FunctionN{Name: "round", Fn: newMySQLRound})
 	e.RegisterFunction(sql.Function2{Name: "truncate", Fn: newTruncate})
+	e.RegisterFunction(sql.Function2{Name: "period_add", Fn: newPeriodAdd})
+	e.RegisterFunction(sql.Function2{Name: "period_diff", Fn: newPeriodDiff})
 	e.RegisterFunction(sql.Function1{Name: "hex", Fn: func(a sql.Expression) sql.Expression {
 		x, _ := newMySQLHex(a)
 		return x

@@ -159,9 +159,17 @@ func Register(e *sqlengine.Engine, l *binlog.Log, store *storage.Engine, clock b
 			}
 			return res, nil
 		})
-	e.RegisterAdmin(`FLUSH (?:NO_WRITE_TO_BINLOG |LOCAL )?BINARY LOGS`, sql.PrivilegeType_Reload,
+	// FLUSH LOGS closes and reopens every log: of Petrel's, only the
+	// binary log is a file (its own messages go to stderr), so it
+	// rotates the binary log as FLUSH BINARY LOGS does, and FLUSH ERROR,
+	// GENERAL, SLOW or ENGINE LOGS have nothing to reopen.
+	e.RegisterAdmin(`FLUSH (?:NO_WRITE_TO_BINLOG |LOCAL )?(?:BINARY )?LOGS`, sql.PrivilegeType_Reload,
 		func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
 			return &sqlengine.AdminResult{}, l.Rotate()
+		})
+	e.RegisterAdmin(`FLUSH (?:NO_WRITE_TO_BINLOG |LOCAL )?(?:ERROR|GENERAL|SLOW|ENGINE) LOGS`, sql.PrivilegeType_Reload,
+		func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
+			return &sqlengine.AdminResult{}, nil
 		})
 	e.RegisterAdmin(`PURGE (?:BINARY|MASTER) LOGS TO '([^']*)'`, sql.PrivilegeType_Super,
 		func(_ context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
