@@ -22,8 +22,12 @@ type periodFunc struct {
 
 var _ sql.FunctionExpression = (*periodFunc)(nil)
 
-func newPeriodAdd(a, b sql.Expression) sql.Expression  { return &periodFunc{name: "period_add", a: a, b: b} }
-func newPeriodDiff(a, b sql.Expression) sql.Expression { return &periodFunc{name: "period_diff", a: a, b: b} }
+func newPeriodAdd(a, b sql.Expression) sql.Expression {
+	return &periodFunc{name: "period_add", a: a, b: b}
+}
+func newPeriodDiff(a, b sql.Expression) sql.Expression {
+	return &periodFunc{name: "period_diff", a: a, b: b}
+}
 
 func (p *periodFunc) Resolved() bool             { return p.a.Resolved() && p.b.Resolved() }
 func (p *periodFunc) String() string             { return fmt.Sprintf("%s(%s, %s)", p.name, p.a, p.b) }
