@@ -35,6 +35,7 @@ func rssPeak(pid int, stop <-chan struct{}) int64 {
 // on serving.
 func TestRunawayQueriesBounded(t *testing.T) {
 	ctx := testContext(t, 3*time.Minute)
+	t0 := time.Now()
 	p := startPetrel(t, ctx, lab.PetrelOptions{ExtraArgs: []string{"--skip-log-bin", "--memory-limit", "1G"}})
 	db := rootDB(t, p, "")
 	mustExec(t, ctx, db, "CREATE DATABASE d", "CREATE TABLE d.a (id INT PRIMARY KEY, v INT)",
@@ -42,6 +43,7 @@ func TestRunawayQueriesBounded(t *testing.T) {
 	if got := globalStatus(t, ctx, db, "Petrel_gc_memory_limit"); got != 1<<30 {
 		t.Errorf("Go's memory limit = %d, want --memory-limit's %d", got, 1<<30)
 	}
+	t.Logf("setup done after %v", time.Since(t0))
 	start := vmRSS(t, p.Pid())
 	stop := make(chan struct{})
 	peakc := make(chan int64, 1)
@@ -63,6 +65,7 @@ func TestRunawayQueriesBounded(t *testing.T) {
 		t.Errorf("after 3024: %d rows, want 3000", got)
 	}
 
+	t.Logf("3024s done after %v", time.Since(t0))
 	// KILL QUERY from another session.
 	k := conn(t, ctx, db)
 	id := queryInt(t, ctx, k, "SELECT CONNECTION_ID()")
@@ -87,6 +90,7 @@ func TestRunawayQueriesBounded(t *testing.T) {
 	if got := queryInt(t, ctx, k, "SELECT COUNT(*) FROM d.a WHERE id <= 10"); got != 10 {
 		t.Errorf("after 1317: %d rows, want 10", got)
 	}
+	t.Logf("1317 done after %v", time.Since(t0))
 	close(stop)
 	peak := <-peakc
 	t.Logf("RSS: start %d MiB, peak %d MiB", start>>20, peak>>20)
