@@ -439,6 +439,7 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 	if added != nil && err == nil {
 		a, b = rewrittenRemainder(q, r, b, ';', added)
 	}
+	originalNames(q, r, added, st)
 	markLocking(ctx, st)
 	rewriteBitNot(q, st)
 	return fixSchema(st), a, b, err
@@ -450,6 +451,7 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 	if added != nil && err == nil {
 		a, b = rewrittenRemainder(q, r, b, delim, added)
 	}
+	originalNames(q, r, added, st)
 	markLocking(ctx, st)
 	rewriteBitNot(q, st)
 	return fixSchema(st), a, b, err
@@ -461,6 +463,7 @@ func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.P
 	if added != nil {
 		n = originalOffset(n, added)
 	}
+	originalNames(q, r, added, st)
 	markLocking(ctx, st)
 	rewriteBitNot(q, st)
 	return fixSchema(st), n, err

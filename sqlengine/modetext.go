@@ -2,10 +2,12 @@ package sqlengine
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"unicode"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
 // String literals as MySQL reads them, whatever vitess's tokenizer does:
@@ -27,7 +29,8 @@ import (
 // and the offsets (in the rewritten text) where a backslash was added.
 // q itself, and nil, when nothing needs adding.
 func modeText(q string, nbe, ansiQuotes bool) (string, []int) {
-	if strings.IndexByte(q, '\\') < 0 || (!nbe && !strings.Contains(q, `\%`) && !strings.Contains(q, `\_`)) {
+	backslashes := strings.IndexByte(q, '\\') >= 0 && (nbe || strings.Contains(q, `\%`) || strings.Contains(q, `\_`))
+	if !backslashes && !strings.Contains(q, "--") && !strings.Contains(q, "nknown") && !strings.Contains(q, "NKNOWN") {
 		return q, nil
 	}
 	var b strings.Builder
@@ -36,6 +39,7 @@ func modeText(q string, nbe, ansiQuotes bool) (string, []int) {
 		added = append(added, b.Len())
 		b.WriteByte('\\')
 	}
+	replaced := false
 	n := len(q)
 	for i := 0; i < n; i++ {
 		c := q[i]
@@ -92,7 +96,22 @@ func modeText(q string, nbe, ansiQuotes bool) (string, []int) {
 			if i < n {
 				b.WriteByte(q[i])
 			}
-		case c == '#' || (c == '-' && i+2 < n && q[i+1] == '-' && (q[i+2] == ' ' || q[i+2] == '\t')):
+		case c == '-' && i+1 < n && q[i+1] == '-' && i+2 < n && q[i+2] > ' ':
+			// -- not followed by a space or control character is two
+			// minus signs in MySQL ('--6e-16'); vitess reads a comment
+			// or fails, so a space goes between them.
+			b.WriteByte(c)
+			added = append(added, b.Len())
+			b.WriteByte(' ')
+		case (c == 'I' || c == 'i') && (i == 0 || !isIdentByte(q[i-1])) && isUnknownTest(q[i:]) > 0:
+			// x IS [NOT] UNKNOWN is x IS [NOT] NULL (vitess lacks it),
+			// written in the same length so offsets stay.
+			m := isUnknownTest(q[i:])
+			b.WriteString(q[i : i+m-7])
+			b.WriteString("   NULL") // NULL ends where UNKNOWN did: expression ends map back
+			i += m - 1
+			replaced = true
+		case c == '#' || (c == '-' && i+1 < n && q[i+1] == '-' && (i+2 >= n || q[i+2] <= ' ')):
 			// A comment to the end of the line.
 			for i < n && q[i] != '\n' {
 				b.WriteByte(q[i])
@@ -114,10 +133,22 @@ func modeText(q string, nbe, ansiQuotes bool) (string, []int) {
 			b.WriteByte(c)
 		}
 	}
-	if len(added) == 0 {
+	if len(added) == 0 && !replaced {
 		return q, nil
 	}
 	return b.String(), added
+}
+
+var unknownTest = regexp.MustCompile(`(?i)^IS\s+(?:NOT\s+)?UNKNOWN`)
+
+// isUnknownTest is the length of the IS [NOT] UNKNOWN at the start of s
+// (ending at a word boundary), or 0.
+func isUnknownTest(s string) int {
+	loc := unknownTest.FindStringIndex(s)
+	if loc == nil || (loc[1] < len(s) && isIdentByte(s[loc[1]])) {
+		return 0
+	}
+	return loc[1]
 }
 
 // originalOffset maps an offset into the rewritten text to the original.
@@ -158,4 +189,33 @@ func rewrittenRemainder(q, r, rem string, delim rune, added []int) (parsed, rema
 func sessionText(ctx context.Context, q string) (string, []int) {
 	nbe, ansi := sessionModes(ctx)
 	return modeText(q, nbe, ansi)
+}
+
+// originalNames gives the select list's unaliased expressions of st,
+// parsed from the rewritten text r, the names they have in the client's
+// own text q (a column is named by its expression as written: '\%',
+// not the rewrite's '\\%'; 1 IS UNKNOWN, not 1 IS NULL).
+func originalNames(q, r string, added []int, st ast.Statement) {
+	if st == nil || q == r {
+		return
+	}
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		ae, ok := n.(*ast.AliasedExpr)
+		if !ok || ae.InputExpression == "" || ae.EndParsePos <= ae.StartParsePos || ae.EndParsePos > len(r) {
+			return true, nil
+		}
+		s, e := originalOffset(ae.StartParsePos, added), originalOffset(ae.EndParsePos, added)
+		if s < 0 || e > len(q) || s > e {
+			return true, nil
+		}
+		rw := strings.Trim(r[ae.StartParsePos:ae.EndParsePos], " \n\t")
+		og := strings.Trim(q[s:e], " \n\t")
+		switch {
+		case ae.InputExpression == rw:
+			ae.InputExpression = og
+		case len(rw) >= 2 && len(og) >= 2 && ae.InputExpression == rw[1:len(rw)-1]:
+			ae.InputExpression = og[1 : len(og)-1] // a quoted literal's name loses its quotes
+		}
+		return true, nil
+	}, st)
 }
