@@ -139,29 +139,55 @@ type memSample struct {
 // only freed by a collection, which an idle server does not run: after a
 // burst of connections or a large statement the process would stay that
 // large. A return (debug.FreeOSMemory) is a forced collection, so it is
-// taken only when it pays and the burst is over: the server allocated
-// at most MinFree/8 bytes since the last sample, at least MinFree bytes
-// are garbage or free and resident, and MinGap passed since the last
-// return. A pure decision: no clock or goroutine of its own; not safe
-// for concurrent use (one Run loop drives it).
+// taken only once the burst is over (the server allocated at most
+// MinFree/8 bytes since the last sample) and at most once per MinGap,
+// when it pays: MinFree bytes were allocated since the last return, or
+// are known garbage or free and resident. Memory storage lets go of later
+// without allocating (a committed large batch, after its flush) shows in
+// no metric until a collection, so an idle server also returns every
+// IdleEvery, IdleReturns times after its last activity.
+// A pure decision: no clock or goroutine of its own; not safe for
+// concurrent use (one Run loop drives it).
 type memReturner struct {
-	MinFree int64
-	MinGap  time.Duration
+	MinFree     int64
+	MinGap      time.Duration
+	IdleEvery   time.Duration
+	IdleReturns int
 
-	last       time.Time
-	prevAllocs int64
-	sampled    bool
+	last        time.Time
+	prevAllocs  int64
+	allocsAtRet int64
+	idleRets    int
+	sampled     bool
 }
 
 // Tick takes a sample at now and reports whether to return memory now.
 func (r *memReturner) Tick(now time.Time, s memSample) bool {
 	quiet := r.sampled && s.Allocs-r.prevAllocs <= r.MinFree/8
+	if !r.sampled {
+		r.allocsAtRet = s.Allocs
+	}
 	r.prevAllocs, r.sampled = s.Allocs, true
-	reclaim := max(s.Objects-s.Live, 0) + s.Free
-	if !quiet || reclaim < r.MinFree || (!r.last.IsZero() && now.Sub(r.last) < r.MinGap) {
+	if !quiet {
+		r.idleRets = 0
 		return false
 	}
-	r.last = now
+	since := now.Sub(r.last)
+	if !r.last.IsZero() && since < r.MinGap {
+		return false
+	}
+	reclaim := max(s.Objects-s.Live, 0) + s.Free
+	burst := s.Allocs-r.allocsAtRet >= r.MinFree || reclaim >= r.MinFree
+	idle := !r.last.IsZero() && since >= r.IdleEvery && r.idleRets < r.IdleReturns && s.Objects+s.Free >= r.MinFree
+	switch {
+	case burst:
+		r.idleRets = 0
+	case idle:
+		r.idleRets++
+	default:
+		return false
+	}
+	r.last, r.allocsAtRet = now, s.Allocs
 	return true
 }
 
@@ -172,6 +198,8 @@ const (
 	memSampleEvery   = 5 * time.Second
 	memReturnGap     = 20 * time.Second
 	memReturnAtLeast = 64 << 20
+	memIdleEvery     = 60 * time.Second
+	memIdleReturns   = 3
 )
 
 // readMemSample reads the heap from runtime/metrics (no stop-the-world).
@@ -213,5 +241,6 @@ func (n *Node) returnMemory(ctx context.Context, r *memReturner, sample func() m
 
 // newMemReturner is the node's returner for its memory limit.
 func newMemReturner(limit int64) *memReturner {
-	return &memReturner{MinFree: max(memReturnAtLeast, limit/16), MinGap: memReturnGap}
+	return &memReturner{MinFree: max(memReturnAtLeast, limit/16), MinGap: memReturnGap,
+		IdleEvery: memIdleEvery, IdleReturns: memIdleReturns}
 }
