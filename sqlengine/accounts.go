@@ -75,6 +75,8 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		return o.e.buildCollDistinct(ctx, n.Child, row)
 	case *exactTarget:
 		return o.e.exec.Build(ctx, n.child, row)
+	case *materialized:
+		return o.e.buildMaterialized(ctx, n, row)
 	case *plan.AnalyzeTable:
 		return o.e.analyzeTables(ctx, n)
 	case *plan.ShowIndexes:

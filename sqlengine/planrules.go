@@ -34,6 +34,7 @@ const (
 	clientCharsetID  analyzer.RuleId = 1008
 	corrPushRuleID   analyzer.RuleId = 1007
 	outerIndexRuleID analyzer.RuleId = 1008
+	stuckSemiRuleID  analyzer.RuleId = 1009
 )
 
 var analyzerRulesOnce sync.Once
@@ -70,6 +71,15 @@ func installAnalyzerRules() {
 		// GMS's join planning.
 		analyzer.OnceAfterDefault = insertAfter(analyzer.OnceAfterDefault, "pushFilters", analyzer.Rule{Id: corrPushRuleID, Apply: pushCorrelatedFilters})
 		analyzer.OnceAfterDefault = insertAfter(analyzer.OnceAfterDefault, "optimizeJoins", analyzer.Rule{Id: outerIndexRuleID, Apply: outerIndexLookups})
+		// Semi joins onto grouped subqueries (stuckjoin.go): just before
+		// GMS's join planning, whose rule it calls.
+		for i, r := range analyzer.OnceAfterDefault {
+			if r.Id.String() == "optimizeJoins" {
+				optimizeJoinsRule = r.Apply
+				analyzer.OnceAfterDefault = append(analyzer.OnceAfterDefault[:i:i], append([]analyzer.Rule{{Id: stuckSemiRuleID, Apply: stuckSemiJoins}}, analyzer.OnceAfterDefault[i:]...)...)
+				break
+			}
+		}
 	})
 }
 
