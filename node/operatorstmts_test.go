@@ -93,3 +93,34 @@ func TestChecksumTable(t *testing.T) {
 		t.Fatalf("after changing u: %v (before %v)", after, got)
 	}
 }
+
+// START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY (two
+// characteristics, which vitess alone does not parse): the snapshot is
+// taken at the start, and writes are refused (1792).
+func TestStartTransactionCharacteristics(t *testing.T) {
+	db, a := sessionWith(t, "CREATE DATABASE st", "CREATE TABLE st.t (id INT PRIMARY KEY)", "INSERT INTO st.t VALUES (1)",
+		"START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY")
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, "INSERT INTO st.t VALUES (2)"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := a.QueryRowContext(ctx, "SELECT COUNT(*) FROM st.t").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("rows seen in the snapshot: %d (%v), want 1: the later commit is after the snapshot", n, err)
+	}
+	if _, err := a.ExecContext(ctx, "INSERT INTO st.t VALUES (3)"); errno(t, err) != 1792 {
+		t.Fatalf("write in a READ ONLY transaction: %v, want 1792", err)
+	}
+	if _, err := a.ExecContext(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ExecContext(ctx, "START TRANSACTION READ WRITE, WITH CONSISTENT SNAPSHOT"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ExecContext(ctx, "INSERT INTO st.t VALUES (3)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ExecContext(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+}

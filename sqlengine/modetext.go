@@ -29,6 +29,7 @@ import (
 // and the offsets (in the rewritten text) where a backslash was added.
 // q itself, and nil, when nothing needs adding.
 func modeText(q string, nbe, ansiQuotes bool) (string, []int) {
+	q = oneCharacteristic(q)
 	backslashes := strings.IndexByte(q, '\\') >= 0 && (nbe || strings.Contains(q, `\%`) || strings.Contains(q, `\_`))
 	if !backslashes && !strings.Contains(q, "--") && !strings.Contains(q, "nknown") && !strings.Contains(q, "NKNOWN") {
 		return q, nil
@@ -137,6 +138,31 @@ func modeText(q string, nbe, ansiQuotes bool) (string, []int) {
 		return q, nil
 	}
 	return b.String(), added
+}
+
+// startWithList is START TRANSACTION with two characteristics, WITH
+// CONSISTENT SNAPSHOT and READ ONLY / READ WRITE, in either order.
+var startWithList = regexp.MustCompile(`(?is)^(\s*START\s+TRANSACTION\s+)(?:(WITH\s+CONSISTENT\s+SNAPSHOT\s*,\s*)READ\s+(?:ONLY|WRITE)|READ\s+(?:ONLY|WRITE)(\s*,\s*WITH\s+CONSISTENT\s+SNAPSHOT))\s*;?\s*$`)
+
+// oneCharacteristic blanks WITH CONSISTENT SNAPSHOT out of a START
+// TRANSACTION that also names READ ONLY or READ WRITE: vitess parses one
+// characteristic only. The snapshot is still taken: startSnapshot reads
+// the clause from the statement as the client sent it. Blanks keep every
+// offset.
+func oneCharacteristic(q string) string {
+	if len(q) > 200 || !strings.Contains(strings.ToUpper(q), "SNAPSHOT") {
+		return q
+	}
+	m := startWithList.FindStringSubmatchIndex(q)
+	if m == nil {
+		return q
+	}
+	for _, g := range []int{2, 3} {
+		if m[2*g] >= 0 {
+			return q[:m[2*g]] + strings.Repeat(" ", m[2*g+1]-m[2*g]) + q[m[2*g+1]:]
+		}
+	}
+	return q
 }
 
 var unknownTest = regexp.MustCompile(`(?i)^IS\s+(?:NOT\s+)?UNKNOWN`)
