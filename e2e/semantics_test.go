@@ -283,6 +283,15 @@ func semCorpus() []semStmt {
 	} {
 		add("nus", q)
 	}
+	// SUM of DECIMAL is exact, with the column's scale.
+	quiet("CREATE TABLE t_sum (id INT PRIMARY KEY, d DECIMAL(30,2), i BIGINT)")
+	quiet("INSERT INTO t_sum VALUES (1, 0.10, 9007199254740993), (2, 0.20, 1), (3, 12345678901234567890.01, 1)")
+	for _, q := range []string{
+		"SELECT SUM(d) FROM t_sum", "SELECT SUM(d) FROM t_sum WHERE id < 3", "SELECT id, SUM(d) FROM t_sum GROUP BY id ORDER BY id",
+		"SELECT SUM(d) + 1 FROM t_sum", "SELECT AVG(d) FROM t_sum WHERE id < 3", "SELECT SUM(i) FROM t_sum", "SELECT AVG(i) FROM t_sum WHERE id = 2",
+	} {
+		add("strict", q)
+	}
 	// FLOAT reads with 6 significant digits.
 	quiet("CREATE TABLE t_f6 (id INT PRIMARY KEY, f FLOAT, d DOUBLE)")
 	quiet("INSERT INTO t_f6 VALUES (1, 123456789, 123456789), (2, 1234567, 1234567), (3, 0.000012345678, 0.000012345678), (4, -1.5e-7, -1.5e-7), (5, 1.1, 1.1), (6, 3e38, 3e38)")

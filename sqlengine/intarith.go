@@ -203,7 +203,11 @@ func (a *intArith) outOfRange() error {
 // other MySQL operators and casts of mysqlops.go in place of GMS's.
 func intArithRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	divErrors := strictDivision(ctx, n)
-	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	n, sameSums, err := exactSums(n)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	out, same, err := transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		if divErrors {
 			switch e.(type) {
 			case *expression.Div, *expression.IntDiv, *expression.Mod:
@@ -238,6 +242,7 @@ func intArithRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 		}
 		return e, transform.SameTree, nil
 	})
+	return out, same && sameSums, err
 }
 
 func arithmetic(ctx *sql.Context, ar *expression.Arithmetic) (sql.Expression, transform.TreeIdentity, error) {
