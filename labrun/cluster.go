@@ -469,9 +469,9 @@ func (c *Cluster) count(ctx context.Context, db *sql.DB, v string) (int64, error
 // position) into the number of the primary's transactions it holds.
 func (c *Cluster) Count(pos string) (int64, error) {
 	if c.System == "petrel" {
-		return gtidCount(pos, c.uuid)
+		return lab.GTIDCount(pos, c.uuid)
 	}
-	return mariadbSeq(pos)
+	return lab.MariaDBSeq(pos)
 }
 
 // ReplicaStatus is replica i's status row, column to value.

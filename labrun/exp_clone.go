@@ -46,7 +46,7 @@ func cloneTrial(ctx context.Context, t *Trial) error {
 		return err
 	}
 	done()
-	want, wantRows, err := tableDigest(ctx, c.PDB, loadTable)
+	want, wantRows, err := lab.TableDigest(ctx, c.PDB, loadTable)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func cloneTrial(ctx context.Context, t *Trial) error {
 		return err
 	}
 	defer db.Close()
-	got, gotRows, err := tableDigest(ctx, db, loadTable)
+	got, gotRows, err := lab.TableDigest(ctx, db, loadTable)
 	if err != nil {
 		return fmt.Errorf("the copy: %w", err)
 	}

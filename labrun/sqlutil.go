@@ -2,15 +2,13 @@ package labrun
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"petrel/lab"
 )
 
 // digestTimeout bounds reading one table for the end-state check.
@@ -45,109 +43,7 @@ func qExec(ctx context.Context, db *sql.DB, stmts ...string) error {
 func qRow(ctx context.Context, db *sql.DB, q string) (map[string]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	rows, err := db.QueryContext(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", q, err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil || !rows.Next() {
-		return nil, errors.Join(err, rows.Err())
-	}
-	vals := make([]sql.NullString, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	if err := rows.Scan(ptrs...); err != nil {
-		return nil, err
-	}
-	m := make(map[string]string, len(cols))
-	for i, c := range cols {
-		m[c] = "NULL"
-		if vals[i].Valid {
-			m[c] = vals[i].String
-		}
-	}
-	return m, nil
-}
-
-// gtidCount returns N such that the MySQL GTID set holds uuid:1-N.
-func gtidCount(set, uuid string) (int64, error) {
-	for _, part := range strings.Split(set, ",") {
-		sid, intervals, ok := strings.Cut(strings.TrimSpace(part), ":")
-		if !ok || !strings.EqualFold(sid, uuid) {
-			continue
-		}
-		first, _, _ := strings.Cut(intervals, ":")
-		lo, hi, isRange := strings.Cut(first, "-")
-		if !isRange {
-			hi = lo
-		}
-		start, err1 := strconv.ParseInt(lo, 10, 64)
-		end, err2 := strconv.ParseInt(hi, 10, 64)
-		if err := errors.Join(err1, err2); err != nil {
-			return 0, fmt.Errorf("bad GTID set %q: %w", set, err)
-		}
-		if start != 1 {
-			return 0, nil
-		}
-		return end, nil
-	}
-	return 0, nil
-}
-
-// mariadbSeq returns the sequence number of domain 0 in a MariaDB GTID
-// position such as "0-1-1234".
-func mariadbSeq(pos string) (int64, error) {
-	for _, g := range strings.Split(pos, ",") {
-		parts := strings.Split(strings.TrimSpace(g), "-")
-		if len(parts) != 3 || parts[0] != "0" {
-			continue
-		}
-		return strconv.ParseInt(parts[2], 10, 64)
-	}
-	return 0, nil
-}
-
-// tableDigest hashes every row of table in primary-key order (the lab's
-// tables have the key id), each value length-prefixed.
-func tableDigest(ctx context.Context, db *sql.DB, table string) (string, int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, digestTimeout)
-	defer cancel()
-	rows, err := db.QueryContext(ctx, "SELECT * FROM "+table+" ORDER BY id")
-	if err != nil {
-		return "", 0, fmt.Errorf("digest %s: %w", table, err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return "", 0, err
-	}
-	h := sha256.New()
-	vals := make([]sql.RawBytes, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	var n int64
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return "", 0, err
-		}
-		for _, v := range vals {
-			if v == nil {
-				h.Write([]byte{0xff})
-			} else {
-				fmt.Fprintf(h, "%d:%s", len(v), v)
-			}
-		}
-		n++
-	}
-	if err := rows.Err(); err != nil {
-		return "", 0, err
-	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
+	return lab.QueryRow(ctx, db, q)
 }
 
 func listTables(ctx context.Context, db *sql.DB) ([]string, error) {
@@ -213,7 +109,7 @@ func (c *Cluster) endState(ctx context.Context, round int, timeout time.Duration
 	pd, pn := map[string]string{}, map[string]int64{}
 	var rows int64
 	for _, t := range ptables {
-		d, n, err := tableDigest(ctx, c.PDB, LabDB+"."+t)
+		d, n, err := lab.TableDigest(ctx, c.PDB, LabDB+"."+t)
 		if err != nil {
 			return fail("primary: " + err.Error())
 		}
@@ -232,7 +128,7 @@ func (c *Cluster) endState(ctx context.Context, round int, timeout time.Duration
 		default:
 			var diffs []string
 			for _, t := range ptables {
-				d, n, err := tableDigest(ctx, db, LabDB+"."+t)
+				d, n, err := lab.TableDigest(ctx, db, LabDB+"."+t)
 				if err != nil {
 					diffs = append(diffs, t+": "+err.Error())
 				} else if d != pd[t] {

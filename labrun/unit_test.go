@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"petrel/lab"
 )
 
 // TestPositions: both systems' positions count the primary's
@@ -19,16 +21,16 @@ func TestPositions(t *testing.T) {
 		{uuid + ":3-9", 0}, // a gap at the start: not in order from 1
 		{"", 0},
 	} {
-		if got, err := gtidCount(tc.set, uuid); err != nil || got != tc.want {
-			t.Errorf("gtidCount(%q) = %d, %v; want %d", tc.set, got, err, tc.want)
+		if got, err := lab.GTIDCount(tc.set, uuid); err != nil || got != tc.want {
+			t.Errorf("lab.GTIDCount(%q) = %d, %v; want %d", tc.set, got, err, tc.want)
 		}
 	}
-	if _, err := gtidCount(uuid+":1-x", uuid); err == nil {
+	if _, err := lab.GTIDCount(uuid+":1-x", uuid); err == nil {
 		t.Error("a bad GTID set was accepted")
 	}
 	for pos, want := range map[string]int64{"0-1-1234": 1234, "1-2-5,0-1-17": 17, "": 0, "1-1-9": 0} {
-		if got, err := mariadbSeq(pos); err != nil || got != want {
-			t.Errorf("mariadbSeq(%q) = %d, %v; want %d", pos, got, err, want)
+		if got, err := lab.MariaDBSeq(pos); err != nil || got != want {
+			t.Errorf("lab.MariaDBSeq(%q) = %d, %v; want %d", pos, got, err, want)
 		}
 	}
 }

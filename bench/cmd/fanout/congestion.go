@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	"petrel/bench/internal/benchkit"
 	"petrel/lab"
 )
 
@@ -76,7 +75,7 @@ func runCongestion(ctx context.Context, o Options, bin string, logger *slog.Logg
 		if err != nil {
 			return 0, err
 		}
-		return benchkit.GTIDCount(set, uuid)
+		return lab.GTIDCount(set, uuid)
 	}
 	for li, loss := range o.CCLosses {
 		algos := o.CCAlgos

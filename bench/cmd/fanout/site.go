@@ -193,7 +193,7 @@ func (s *staleness) gtids(ctx context.Context, n *node) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return benchkit.GTIDCount(set, s.uuid)
+	return lab.GTIDCount(set, s.uuid)
 }
 
 // sample records the primary's count and returns each replica's

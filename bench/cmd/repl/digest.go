@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"petrel/lab"
 )
 
 // digestTimeout bounds reading one table.
@@ -41,11 +43,11 @@ func compareTables(ctx context.Context, primary, replica *sql.DB, db string) (di
 	}
 	all := sha256.New()
 	for _, t := range ptables {
-		pd, pn, err := tableDigest(ctx, primary, db+"."+t)
+		pd, pn, err := lab.TableDigest(ctx, primary, db+"."+t)
 		if err != nil {
 			return c, fmt.Errorf("primary: %w", err)
 		}
-		rd, rn, err := tableDigest(ctx, replica, db+"."+t)
+		rd, rn, err := lab.TableDigest(ctx, replica, db+"."+t)
 		if err != nil {
 			return c, fmt.Errorf("replica: %w", err)
 		}
@@ -81,45 +83,4 @@ func listTables(ctx context.Context, db *sql.DB, schema string) ([]string, error
 	}
 	slices.Sort(names)
 	return names, rows.Err()
-}
-
-// tableDigest hashes every row of table in primary-key order (sysbench
-// tables have the key id), each value length-prefixed so that column
-// boundaries count.
-func tableDigest(ctx context.Context, db *sql.DB, table string) (string, int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, digestTimeout)
-	defer cancel()
-	rows, err := db.QueryContext(ctx, "SELECT * FROM "+table+" ORDER BY id")
-	if err != nil {
-		return "", 0, fmt.Errorf("digest %s: %w", table, err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return "", 0, err
-	}
-	h := sha256.New()
-	vals := make([]sql.RawBytes, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	var n int64
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return "", 0, fmt.Errorf("digest %s: %w", table, err)
-		}
-		for _, v := range vals {
-			if v == nil {
-				h.Write([]byte{0xff})
-			} else {
-				fmt.Fprintf(h, "%d:%s", len(v), v)
-			}
-		}
-		n++
-	}
-	if err := rows.Err(); err != nil {
-		return "", 0, fmt.Errorf("digest %s: %w", table, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -203,31 +202,7 @@ func (p *pair) counter(ctx context.Context, db *sql.DB, variable string) (int64,
 func (p *pair) status(ctx context.Context) (map[string]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	rows, err := p.rdb.QueryContext(ctx, p.f.status)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p.f.status, err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil || !rows.Next() {
-		return nil, errors.Join(err, rows.Err())
-	}
-	vals := make([]sql.NullString, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	if err := rows.Scan(ptrs...); err != nil {
-		return nil, err
-	}
-	st := make(map[string]string, len(cols))
-	for i, c := range cols {
-		st[c] = "NULL"
-		if vals[i].Valid {
-			st[c] = vals[i].String
-		}
-	}
-	return st, nil
+	return lab.QueryRow(ctx, p.rdb, p.f.status)
 }
 
 // broken describes a replica thread that stopped with an error, or "".

@@ -3,9 +3,7 @@ package benchkit
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -71,48 +69,4 @@ func (qr Querier) redact(q string) string {
 		return q
 	}
 	return strings.ReplaceAll(q, qr.Secret, "***")
-}
-
-// GTIDCount returns N such that the MySQL GTID set holds uuid:1-N (the
-// primary's transactions applied in order), 0 when it holds none of uuid.
-// Sets look like "uuid:1-5:7,\nuuid2:1-3".
-func GTIDCount(set, uuid string) (int64, error) {
-	for _, part := range strings.Split(set, ",") {
-		sid, intervals, ok := strings.Cut(strings.TrimSpace(part), ":")
-		if !ok || !strings.EqualFold(sid, uuid) {
-			continue
-		}
-		first, _, _ := strings.Cut(intervals, ":")
-		lo, hi, isRange := strings.Cut(first, "-")
-		if !isRange {
-			hi = lo
-		}
-		start, err1 := strconv.ParseInt(lo, 10, 64)
-		end, err2 := strconv.ParseInt(hi, 10, 64)
-		if err := errors.Join(err1, err2); err != nil {
-			return 0, fmt.Errorf("bad GTID set %q: %w", set, err)
-		}
-		if start != 1 {
-			return 0, nil
-		}
-		return end, nil
-	}
-	return 0, nil
-}
-
-// MariaDBSeq returns the sequence number of domain 0 in a MariaDB GTID
-// position such as "0-1-1234" (0 for an empty position).
-func MariaDBSeq(pos string) (int64, error) {
-	for _, g := range strings.Split(pos, ",") {
-		parts := strings.Split(strings.TrimSpace(g), "-")
-		if len(parts) != 3 || parts[0] != "0" {
-			continue
-		}
-		n, err := strconv.ParseInt(parts[2], 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("bad MariaDB GTID position %q: %w", pos, err)
-		}
-		return n, nil
-	}
-	return 0, nil
 }
