@@ -58,6 +58,13 @@ type TableDef struct {
 	// drops them under PAD SPACE collations. Tables are created, and
 	// rebuilt, in the newest format; old ones keep theirs.
 	KeyFormat int `json:"key_format,omitempty"`
+	// RowFormat, KeyBlockSize and Compression are the table options as
+	// declared (ROW_FORMAT in upper case, COMPRESSION in lower case; empty
+	// and 0 when not given); SHOW CREATE TABLE prints them back and
+	// Compressed says what they mean for storage (compress.go).
+	RowFormat    string `json:"row_format,omitempty"`
+	KeyBlockSize int    `json:"key_block_size,omitempty"`
+	Compression  string `json:"compression,omitempty"`
 }
 
 // KeyFormatPadSpace: text keys under PAD SPACE collations without
@@ -267,6 +274,13 @@ func (c *Catalog) load() error {
 	if next == 0 {
 		next = 1
 	}
+	var compressed []uint32
+	for _, def := range defs {
+		if def.Compressed() {
+			compressed = append(compressed, def.ID)
+		}
+	}
+	c.e.spans.reset(compressed)
 	c.mu.Lock()
 	c.dbs = dbs
 	c.nextID = uint32(next)
@@ -571,6 +585,7 @@ func (c *Catalog) CreateTable(txn *Txn, def TableDef) (*Table, error) {
 	if err := txn.putJSON(metaTableKey(metaTable, def.ID), def); err != nil {
 		return nil, err
 	}
+	c.e.spans.set(def.ID, def.Compressed())
 	d.tables[lower(def.Name)] = t
 	return t, nil
 }
@@ -656,6 +671,7 @@ func (c *Catalog) AlterTable(txn *Txn, t *Table, fn func(*TableDef) error) (*Tab
 	if err := txn.putJSON(metaTableKey(metaTable, def.ID), def); err != nil {
 		return nil, err
 	}
+	c.e.spans.set(def.ID, def.Compressed())
 	d.tables[lower(def.Name)] = nt
 	return nt, nil
 }
@@ -699,6 +715,7 @@ func (c *Catalog) ReplaceTable(txn *Txn, t *Table, def TableDef) (*Table, error)
 			return nil, err
 		}
 	}
+	c.e.spans.set(def.ID, def.Compressed())
 	d.tables[lower(def.Name)] = nt
 	return nt, nil
 }

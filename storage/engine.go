@@ -123,6 +123,9 @@ type Engine struct {
 	db    *pebble.DB
 	locks *lock.Manager
 	cat   *Catalog
+	// spans are the tables whose key ranges Pebble writes with zstd
+	// (compress.go).
+	spans spanPolicies
 
 	nextTxnID atomic.Uint64
 	// maxTxnSize is max_binlog_cache_size (txnsize.go); 0: no limit.
@@ -243,6 +246,8 @@ func Open(opts Options) (*Engine, error) {
 		},
 	}
 	po.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
+	po.ApplyCompressionSettings(compressedLevels)
+	po.Experimental.SpanPolicyFunc = e.spans.policy
 	po.EnsureDefaults()
 	db, err := pebble.Open(opts.Dir, po)
 	if err != nil {

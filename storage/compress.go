@@ -1,0 +1,176 @@
+package storage
+
+import (
+	"context"
+	"encoding/binary"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/sstable/block"
+)
+
+// Table compression (CREATE TABLE ... ROW_FORMAT=COMPRESSED,
+// KEY_BLOCK_SIZE=n, COMPRESSION='zstd'|'zlib'|'lz4'|'none').
+//
+// Pebble compresses sstable blocks, and chooses the codec of each output
+// file of a flush or compaction through a span policy: the store's level
+// codec is zstd (level 3), and every key range but those of tables
+// declared compressed asks for Pebble's fastest codec (MinLZ; Snappy on
+// arm64), which is what every table had before. So a compressed table's
+// rows and index entries are written with zstd, from the first flush on,
+// and an sstable never holds both kinds of range (the span policy ends an
+// output file at a boundary). Rows are logged to the binlog as they are;
+// only their storage changes.
+//
+// What the options cannot change: Pebble's block size is the store's
+// (KEY_BLOCK_SIZE is recorded and printed back, and makes the table
+// compressed as it does in InnoDB), and COMPRESSION='none' and 'lz4' keep
+// the store's fast LZ-family codec: Pebble has no uncompressed or lz4
+// choice per key range. 'zlib' (MySQL's other page codec) is stored with
+// zstd.
+
+// Table option values a TableDef may hold.
+const (
+	RowFormatCompressed = "COMPRESSED"
+	CompressionZstd     = "zstd"
+	CompressionZlib     = "zlib"
+	CompressionLZ4      = "lz4"
+	CompressionNone     = "none"
+)
+
+// RowFormats are the ROW_FORMAT values MySQL accepts (DEFAULT is not
+// recorded).
+var RowFormats = []string{"DYNAMIC", "FIXED", RowFormatCompressed, "REDUNDANT", "COMPACT"}
+
+// KeyBlockSizes are InnoDB's valid KEY_BLOCK_SIZE values (KB).
+var KeyBlockSizes = []int{1, 2, 4, 8, 16}
+
+// Compressions are the COMPRESSION values accepted.
+var Compressions = []string{CompressionZstd, CompressionZlib, CompressionLZ4, CompressionNone}
+
+// Compressed reports whether the table's ranges are written with zstd:
+// COMPRESSION='zstd' or 'zlib', or, without a COMPRESSION, ROW_FORMAT=
+// COMPRESSED or a KEY_BLOCK_SIZE (InnoDB's compressed row format).
+func (d *TableDef) Compressed() bool {
+	switch strings.ToLower(d.Compression) {
+	case CompressionZstd, CompressionZlib:
+		return true
+	case CompressionLZ4, CompressionNone:
+		return false
+	}
+	return strings.EqualFold(d.RowFormat, RowFormatCompressed) || d.KeyBlockSize > 0
+}
+
+// compressedLevels is the store's codec for every level: zstd level 3
+// for every block (a block it would not shrink by 12% is stored as it
+// is). Not Pebble's "Good" profile: its index blocks use MinLZ, which the
+// store's table format (Pebble's oldest supported, kept so existing
+// datadirs open unchanged) lacks, and Pebble then falls back to Snappy
+// for the whole file. Ranges not declared compressed ask for the fast
+// codec, Snappy in that format, as every range had before.
+func compressedLevels() pebble.DBCompressionSettings {
+	return pebble.UniformDBCompressionSettings(block.ZstdCompression)
+}
+
+// spanPolicies holds the ids of the tables declared compressed, for the
+// span policy Pebble's flushes and compactions consult. Safe for
+// concurrent use: readers load an immutable sorted slice.
+type spanPolicies struct {
+	mu  sync.Mutex // orders writers
+	ids atomic.Pointer[[]uint32]
+}
+
+// set records whether table id is compressed.
+func (s *spanPolicies) set(id uint32, compressed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var cur []uint32
+	if p := s.ids.Load(); p != nil {
+		cur = *p
+	}
+	i, found := slices.BinarySearch(cur, id)
+	if found == compressed {
+		return
+	}
+	next := slices.Clone(cur)
+	if compressed {
+		next = slices.Insert(next, i, id)
+	} else {
+		next = slices.Delete(next, i, i+1)
+	}
+	s.ids.Store(&next)
+}
+
+// reset replaces the whole set (the catalog's load).
+func (s *spanPolicies) reset(ids []uint32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := slices.Clone(ids)
+	slices.Sort(next)
+	next = slices.Compact(next)
+	s.ids.Store(&next)
+}
+
+// policy is Pebble's SpanPolicyFunc: the policy at start and the key
+// where it ends (nil: the rest of the key space). Runs of consecutive
+// compressed table ids share one span, so files split only where the
+// codec changes.
+func (s *spanPolicies) policy(start []byte) (pebble.SpanPolicy, []byte, error) {
+	fast := pebble.SpanPolicy{PreferFastCompression: true}
+	p := s.ids.Load()
+	if p == nil || len(*p) == 0 {
+		return fast, nil, nil
+	}
+	ids := *p
+	if len(start) == 0 || start[0] < spaceData {
+		return fast, tablePrefix(ids[0]), nil
+	}
+	if start[0] > spaceData {
+		return fast, nil, nil
+	}
+	var idb [4]byte
+	copy(idb[:], start[1:])
+	id := binary.BigEndian.Uint32(idb[:])
+	i, found := slices.BinarySearch(ids, id)
+	if !found {
+		if i == len(ids) {
+			return fast, nil, nil
+		}
+		return fast, tablePrefix(ids[i]), nil
+	}
+	j := i
+	for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+		j++
+	}
+	if ids[j] == math.MaxUint32 {
+		return pebble.SpanPolicy{}, nil, nil
+	}
+	return pebble.SpanPolicy{}, tablePrefix(ids[j] + 1), nil
+}
+
+// TableDiskUsage is Pebble's estimate of the bytes a table's rows
+// (primary index) and secondary index entries take in sstables on disk,
+// after compression: information_schema.TABLES's DATA_LENGTH and
+// INDEX_LENGTH. Rows still only in the memtable (and the WAL) count
+// once a flush writes them.
+func (e *Engine) TableDiskUsage(tb *Table) (data, index uint64, err error) {
+	p := indexPrefix(nil, tb.Def.ID, 0)
+	if data, err = e.db.EstimateDiskUsage(p, prefixEnd(p)); err != nil {
+		return 0, 0, err
+	}
+	ix := indexPrefix(nil, tb.Def.ID, 1)
+	index, err = e.db.EstimateDiskUsage(ix, prefixEnd(tablePrefix(tb.Def.ID)))
+	return data, index, err
+}
+
+// CompactTable compacts the table's key range, flushing the memtable
+// first when it holds keys of the range (a footprint measured after a
+// load): its files are rewritten with the table's codec.
+func (e *Engine) CompactTable(ctx context.Context, tb *Table) error {
+	p := tablePrefix(tb.Def.ID)
+	return e.db.Compact(ctx, p, prefixEnd(p), false)
+}
