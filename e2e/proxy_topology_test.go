@@ -316,6 +316,14 @@ func TestProxyManyClients(t *testing.T) {
 	waitServers(t, ctx, adminConn, 10*time.Second, "the replica online", func(rows []map[string]string) bool {
 		return len(rows) == 2 && rows[1]["state"] == "online"
 	})
+	// The backends' own count of their connections, before and with
+	// the sessions open (the counting connections are in both).
+	onReplica, onPrimary := conn(t, ctx, rep2), conn(t, ctx, src)
+	backendConns := func() (int64, int64) {
+		const q = "SELECT COUNT(*) FROM information_schema.processlist"
+		return queryInt(t, ctx, onReplica, q), queryInt(t, ctx, onPrimary, q)
+	}
+	replicaBefore, primaryBefore := backendConns()
 	conns := make([]*sql.Conn, n)
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -362,6 +370,14 @@ func TestProxyManyClients(t *testing.T) {
 	if total > 40 {
 		t.Fatalf("%d client sessions hold %d backend connections (cap 20 per backend)", n, total)
 	}
+	// As the backends count them: at most the cap (20) more than before
+	// the sessions, plus the monitor's two should it have opened them
+	// meanwhile.
+	replicaWith, primaryWith := backendConns()
+	if replicaWith-replicaBefore > 22 || primaryWith-primaryBefore > 22 {
+		t.Fatalf("%d client sessions: the replica has %d connections (%d before them), the primary %d (%d before); want at most 22 more on each",
+			n, replicaWith, replicaBefore, primaryWith, primaryBefore)
+	}
 	for _, c := range conns {
 		c.Close()
 	}
@@ -379,5 +395,6 @@ func TestProxyManyClients(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Logf("%d sessions logged in and read through the proxy in %v over %d backend connections", n, opened.Round(time.Millisecond), total)
+	t.Logf("%d sessions logged in and read through the proxy in %v over %d backend connections (the replica counted %d, %d before them)",
+		n, opened.Round(time.Millisecond), total, replicaWith, replicaBefore)
 }

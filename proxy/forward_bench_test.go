@@ -25,18 +25,24 @@ import (
 // executions with one row, and any text query with OK. It stands for a
 // backend whose own cost is nil, to isolate the proxy's.
 type cannedBackend struct {
-	ln net.Listener
-	wg sync.WaitGroup
-	mu sync.Mutex
-	cs []net.Conn
+	// raw, when set before the first connection, answers a COM_QUERY
+	// with these exact bytes (frames, headers included) instead of OK.
+	raw []byte
+	ln  net.Listener
+	wg  sync.WaitGroup
+	mu  sync.Mutex
+	cs  []net.Conn
 }
 
-func startCanned(tb testing.TB) *cannedBackend {
+func startCanned(tb testing.TB) *cannedBackend { return startCannedOn(tb, &cannedBackend{}) }
+
+// startCannedOn starts cb's listener.
+func startCannedOn(tb testing.TB, cb *cannedBackend) *cannedBackend {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cb := &cannedBackend{ln: ln}
+	cb.ln = ln
 	cb.wg.Add(1)
 	go func() {
 		defer cb.wg.Done()
@@ -123,6 +129,14 @@ func (cb *cannedBackend) serve(pc *packetConn) {
 		case comStmtExecute:
 			row := append([]byte{0, 0}, appendLenencString(nil, "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopq")...)
 			out = [][]byte{{1}, col, eofPacket(statusAutocommit), row, eofPacket(statusAutocommit)}
+		case comQuery:
+			if cb.raw != nil {
+				if _, err := pc.w.Write(cb.raw); err != nil || pc.flush() != nil {
+					return
+				}
+				continue
+			}
+			out = [][]byte{okPacket(0, 0, statusAutocommit)}
 		default:
 			out = [][]byte{okPacket(0, 0, statusAutocommit)}
 		}
