@@ -81,6 +81,10 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		return o.e.analyzeTables(ctx, n)
 	case *plan.ShowIndexes:
 		return o.e.showIndexes(ctx, n, row)
+	case *plan.CreateTable:
+		return nil, o.e.noteTableOptions(ctx, n)
+	case *plan.ShowCreateTable:
+		return o.e.showCreateTable(ctx, n, row)
 	}
 	return accountBuilder(o).Build(ctx, n, row)
 }

@@ -191,6 +191,7 @@ func (d *Database) createTable(ctx *sql.Context, name string, sch sql.PrimaryKey
 	for _, c := range sch.Schema {
 		def.Columns = append(def.Columns, storage.ColumnDefFrom(c))
 	}
+	takeTableOptions(ctx, &def)
 	if _, err := d.p.e.Catalog().CreateTable(txn, def); err != nil {
 		if errors.Is(err, storage.ErrExists) {
 			return sql.ErrTableAlreadyExists.New(name)

@@ -130,6 +130,9 @@ func New(opts Options) (*Engine, error) {
 	if err := e.installCardinality(a.Catalog); err != nil {
 		return nil, err
 	}
+	if err := e.installTableSizes(a.Catalog); err != nil {
+		return nil, err
+	}
 	e.exec = rowexec.NewOverrideBuilder(execOverrides{e})
 	a.ExecBuilder = e.exec
 	e.gms = sqle.New(a, &sqle.Config{})

@@ -32,6 +32,9 @@ type Session struct {
 	started []*Transaction
 	// acct is the account statement being run (accounts.go).
 	acct *acctChange
+	// tableOpts are the storage options of the CREATE TABLE being run
+	// (tablecompress.go).
+	tableOpts *tableOptions
 	// adminQuery is the admin statement being answered, as written.
 	adminQuery string
 	// nextIso is the level SET TRANSACTION ISOLATION LEVEL (no scope)

@@ -18,6 +18,7 @@ const (
 	ErDiskFull                 = 1021 // ER_DISK_FULL
 	ErErrorOnWrite             = 1026 // ER_ERROR_ON_WRITE
 	ErGetErrno                 = 1030 // ER_GET_ERRNO
+	ErIllegalHA                = 1031 // ER_ILLEGAL_HA (a table option the engine cannot honour)
 	ErDBAccessDenied           = 1044 // ER_DBACCESS_DENIED_ERROR
 	ErAccessDenied             = 1045 // ER_ACCESS_DENIED_ERROR
 	ErNoDB                     = 1046 // ER_NO_DB_ERROR
