@@ -1,0 +1,80 @@
+package sqlengine_test
+
+import (
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"petrel/sqlengine"
+	"petrel/sqlengine/sqltest"
+	"petrel/storage"
+)
+
+// TestOptimizeAndTableOptionsOverTheWire: through a real listener and
+// go-sql-driver, the refused table options reach the client with
+// InnoDB's numbers, SHOW CREATE TABLE prints the kept ones back, and
+// OPTIMIZE TABLE answers MySQL's four columns, one status a table, and
+// leaves the table's rows in files (DATA_LENGTH no longer 0).
+func TestOptimizeAndTableOptionsOverTheWire(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	st, err := storage.Open(storage.Options{Dir: t.TempDir(), Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e, err := sqlengine.New(sqlengine.Options{Store: st, ServerID: 5, ServerUUID: "3e11fa47-71ca-11e1-9e33-c80aa9429562", Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sqltest.Client(t, e, 60*time.Second)
+	c.Exec("CREATE DATABASE w")
+	c.Exec("CREATE TABLE w.t (id INT PRIMARY KEY, v VARCHAR(100)) ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=4 COMPRESSION='lz4'")
+	for q, want := range map[string]uint16{
+		"CREATE TABLE w.b1 (id INT) KEY_BLOCK_SIZE=5":                    1031,
+		"CREATE TABLE w.b2 (id INT) COMPRESSION='snappy'":                1210,
+		"CREATE TABLE w.b3 (id INT) ROW_FORMAT=COMPACT KEY_BLOCK_SIZE=8": 1031,
+	} {
+		if got := c.Errno(q); got != want {
+			t.Errorf("%s: error %d, want %d", q, got, want)
+		}
+	}
+	var name, stmt string
+	if err := c.DB.QueryRowContext(c.Ctx(), "SHOW CREATE TABLE w.t").Scan(&name, &stmt); err != nil {
+		t.Fatal(err)
+	}
+	if want := " ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=4 COMPRESSION='lz4'"; !strings.HasSuffix(stmt, want) {
+		t.Errorf("SHOW CREATE TABLE w.t = %q, want it to end %q", stmt, want)
+	}
+	c.Exec("INSERT INTO w.t VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+	if got := c.One("SELECT DATA_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA='w' AND TABLE_NAME='t'"); got != "0" {
+		t.Errorf("DATA_LENGTH before any flush = %s, want 0 (the rows are in the memtable)", got)
+	}
+	rows, err := c.DB.QueryContext(c.Ctx(), "OPTIMIZE TABLE w.t, w.nosuch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for rows.Next() {
+		var tb, op, typ, msg string
+		if err := rows.Scan(&tb, &op, &typ, &msg); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, strings.Join([]string{tb, op, typ, msg}, "|"))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	want := "w.t|optimize|status|OK\nw.nosuch|optimize|Error|Table 'nosuch' doesn't exist\nw.nosuch|optimize|status|Operation failed"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("OPTIMIZE TABLE answered\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
+	if got := c.One("SELECT DATA_LENGTH > 0 FROM information_schema.TABLES WHERE TABLE_SCHEMA='w' AND TABLE_NAME='t'"); got != "1" {
+		t.Errorf("DATA_LENGTH > 0 after OPTIMIZE TABLE = %s, want 1", got)
+	}
+	if got := c.One("SELECT GROUP_CONCAT(v ORDER BY id) FROM w.t"); got != "a,b,c" {
+		t.Errorf("rows after OPTIMIZE TABLE: %s", got)
+	}
+}
