@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -208,16 +209,24 @@ func (bc *benchClient) execute() error {
 // benchServer is a Server with only what a session needs (no listeners,
 // no checkers): its backends are backend, and the replica is online.
 func benchServer(tb testing.TB, backend string) *Server {
-	s := &Server{opts: Options{Primary: backend, Replicas: []string{backend}, DefaultMode: ModeBounded}}
+	return benchServerOf(tb, RouterOptions{}, backend, backend)
+}
+
+// benchServerOf is benchServer with router options, a primary and
+// replicas (all online).
+func benchServerOf(tb testing.TB, ro RouterOptions, primary string, replicas ...string) *Server {
+	s := &Server{opts: Options{Primary: primary, Replicas: replicas, DefaultMode: ModeBounded, Router: ro}}
 	if err := s.opts.applyDefaults(); err != nil {
 		tb.Fatal(err)
 	}
-	s.addrs = []string{backend, backend}
-	s.router = NewRouter(s.opts.Router, backend, []string{backend})
+	s.addrs = append([]string{primary}, replicas...)
+	s.router = NewRouter(s.opts.Router, primary, replicas)
 	now := time.Now()
 	s.router.Observe(Primary, Sample{At: now})
-	for range 2 {
-		s.router.Observe(1, Sample{At: now, LagKnown: true})
+	for i := range replicas {
+		for range 2 {
+			s.router.Observe(i+1, Sample{At: now, LagKnown: true})
+		}
 	}
 	s.pool = newPool(s.addrs, s.opts.MaxConnsPerBackend, s.opts.BackendIdleTimeout, s.opts.ConnectTimeout)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -228,6 +237,10 @@ func benchServer(tb testing.TB, backend string) *Server {
 	})
 	return s
 }
+
+// sessionIDs numbers the tests' sessions (a held connection's lease
+// names its session).
+var sessionIDs atomic.Uint32
 
 // serveSession runs a session of s on a loopback connection and returns
 // the client's end.
@@ -245,7 +258,7 @@ func serveSession(tb testing.TB, s *Server) net.Conn {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	sess := &session{srv: s, cl: newPacketConn(sc), cred: credential{user: "u"}, id: 1, caps: proxyCaps,
+	sess := &session{srv: s, cl: newPacketConn(sc), cred: credential{user: "u"}, id: sessionIDs.Add(1), caps: proxyCaps,
 		rs: Session{Mode: s.opts.DefaultMode}, stmts: map[uint32]*pstmt{}}
 	done := make(chan struct{})
 	go func() {

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"io"
+	"net"
 	"testing"
 	"time"
 )
@@ -97,5 +98,58 @@ func TestForwardBytes(t *testing.T) {
 	}
 	if n := s.pool.stats[1].open.Load(); n != 1 {
 		t.Fatalf("%d connections to the replica for one session, want 1", n)
+	}
+}
+
+// TestPackSessions: with PackSessions 2, the sessions' reads fill one
+// replica (2 sessions) before the next gets any; a session that ends is
+// uncounted, and the next new one goes back to the first replica (the
+// one serving the most while under 2). Counted by the executions each
+// replica's connections ran.
+func TestPackSessions(t *testing.T) {
+	c1, c2 := startCanned(t), startCanned(t)
+	s := benchServerOf(t, RouterOptions{PackSessions: 2}, c1.addr(), c1.addr(), c2.addr())
+	counts := func() (int, int) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.router.Sessions(1), s.router.Sessions(2)
+	}
+	queries := func() (int64, int64) { return s.pool.stats[1].queries.Load(), s.pool.stats[2].queries.Load() }
+	var conns []net.Conn
+	var clients []*benchClient
+	for i := range 3 {
+		c := serveSession(t, s)
+		bc := newBenchClient(t, c)
+		for range 2 {
+			if err := bc.execute(); err != nil {
+				t.Fatalf("session %d: %v", i, err)
+			}
+		}
+		conns, clients = append(conns, c), append(clients, bc)
+	}
+	if q1, q2 := queries(); q1 != 4 || q2 != 2 {
+		t.Fatalf("executions: %d on replica 1, %d on replica 2; want 4 and 2", q1, q2)
+	}
+	if n1, n2 := counts(); n1 != 2 || n2 != 1 {
+		t.Fatalf("sessions counted: %d on replica 1, %d on replica 2; want 2 and 1", n1, n2)
+	}
+	// The first session ends: uncounted once its goroutine is done.
+	conns[0].Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for n1, _ := counts(); n1 != 1; n1, _ = counts() {
+		if time.Now().After(deadline) {
+			t.Fatalf("a session ended: %d sessions still counted on replica 1, want 1", n1)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	d := newBenchClient(t, serveSession(t, s))
+	if err := d.execute(); err != nil {
+		t.Fatal(err)
+	}
+	if err := clients[2].execute(); err != nil {
+		t.Fatal(err)
+	}
+	if q1, q2 := queries(); q1 != 5 || q2 != 3 {
+		t.Fatalf("executions: %d on replica 1, %d on replica 2; want 5 and 3 (the new session on replica 1, the third still on 2)", q1, q2)
 	}
 }

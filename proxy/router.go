@@ -102,6 +102,17 @@ type RouterOptions struct {
 	// first, then to any other qualifying replica, then to the primary.
 	// Default 0.
 	Site int
+	// PackSessions, when > 0, packs sessions onto replicas instead of
+	// spreading them: a session's reads start on the qualifying replica
+	// already serving the most sessions while it serves fewer than
+	// PackSessions (the first in order on a tie), and on the one serving
+	// the fewest once every one serves that many. Then a light load runs
+	// on one replica, whose every query finds it busy, and the others
+	// sleep; where the replicas share cores with each other and the proxy
+	// (one host), waking two for the same load costs more CPU per query
+	// than the proxy itself (docs/PERFORMANCE.md, "Proxy"). Default 0: a
+	// session's reads start on the next replica round-robin.
+	PackSessions int
 }
 
 func (o *RouterOptions) applyDefaults() {
@@ -194,6 +205,10 @@ type Router struct {
 	next int
 	// cands and seen are Route's scratch (no allocation per statement).
 	cands, seen []int
+	// sessions counts, per backend slot, the sessions whose reads go
+	// there (Session.counted); by slot, as the sessions' own indices
+	// are, so a promotion's swap does not move them.
+	sessions []int
 }
 
 // NewRouter returns a router over a primary and replicas (names are for
@@ -205,6 +220,7 @@ func NewRouter(opts RouterOptions, primary string, replicas []string) *Router {
 	for _, n := range replicas {
 		r.backends = append(r.backends, BackendStatus{Name: n, State: StateUnknown})
 	}
+	r.sessions = make([]int, len(r.backends))
 	return r
 }
 
@@ -215,6 +231,7 @@ func (r *Router) SetSite(i, site int) { r.backends[i].Site = site }
 // unknown) and returns its index.
 func (r *Router) AddReplica(name string, site int) int {
 	r.backends = append(r.backends, BackendStatus{Name: name, Site: site, State: StateUnknown})
+	r.sessions = append(r.sessions, 0)
 	return len(r.backends) - 1
 }
 
@@ -381,10 +398,44 @@ type Session struct {
 	LastWrite *base.GTIDSet
 	// lastRead is the backend its last read ran on, plus one (0: none).
 	lastRead int
+	// counted is the backend slot the router counts the session on, plus
+	// one (0: none): where its reads were last routed or ran.
+	counted int
 }
 
-// ReadOn records the backend a read of the session ran on.
-func (s *Session) ReadOn(i int) { s.lastRead = i + 1 }
+// ReadOn records the backend a read of session s ran on.
+func (r *Router) ReadOn(s *Session, i int) {
+	s.lastRead = i + 1
+	r.countOn(s, i)
+}
+
+// Moved reports whether ReadOn(s, i) would change anything (the shell
+// takes its lock only then).
+func (s *Session) Moved(i int) bool { return s.lastRead != i+1 || s.counted != i+1 }
+
+// Leave uncounts a session that ended (or was reset).
+func (r *Router) Leave(s *Session) {
+	r.countOn(s, -1)
+	s.lastRead = 0
+}
+
+// countOn counts s on slot i (-1: on none).
+func (r *Router) countOn(s *Session, i int) {
+	if s.counted == i+1 {
+		return
+	}
+	if j := s.counted - 1; j >= 0 && j < len(r.sessions) && r.sessions[j] > 0 {
+		r.sessions[j]--
+	}
+	s.counted = 0
+	if i >= 0 && i < len(r.sessions) {
+		r.sessions[i]++
+		s.counted = i + 1
+	}
+}
+
+// Sessions returns how many sessions the router counts on slot i.
+func (r *Router) Sessions(i int) int { return r.sessions[i] }
 
 // Dedicated reports whether the session's statements run on its own
 // primary connection (a transaction or pinned state).
@@ -492,7 +543,9 @@ func (r *Router) Route(s *Session, k Kind, hint *Mode) Decision {
 		if len(local) == 0 {
 			reason = "replica of another site answers (any lag)"
 		}
-		return Decision{Backend: r.pick(cands), Reason: reason}
+		d := Decision{Backend: r.pick(s, cands), Reason: reason}
+		r.countOn(s, d.Backend)
+		return d
 	}
 	ryw := mode == ModeReadYourWrites && s.LastWrite != nil && !s.LastWrite.IsEmpty()
 	has := func(i int) bool {
@@ -518,7 +571,7 @@ func (r *Router) Route(s *Session, k Kind, hint *Mode) Decision {
 				pool = seen
 			}
 		}
-		d = Decision{Backend: r.pick(pool), Reason: tier}
+		d = Decision{Backend: r.pick(s, pool), Reason: tier}
 		if s.lastRead > 0 {
 			// Its reads move from another backend, which may have shown
 			// it newer data than this one has: wait for the primary's
@@ -531,11 +584,37 @@ func (r *Router) Route(s *Session, k Kind, hint *Mode) Decision {
 		d.WaitFor, d.WaitTimeout = s.LastWrite.Clone(), r.opts.WaitTimeout
 		d.Reason += "; wait for the session's writes"
 	}
+	// Counted where it goes now, before the read runs: sessions routed
+	// at once see each other (packing spills past PackSessions).
+	r.countOn(s, d.Backend)
 	return d
 }
 
-// pick chooses among candidate replicas round-robin.
-func (r *Router) pick(cands []int) int {
+// pick chooses among candidate replicas for session s: round-robin, or
+// packed (RouterOptions.PackSessions).
+func (r *Router) pick(s *Session, cands []int) int {
+	if n := r.opts.PackSessions; n > 0 {
+		// s itself does not count where it is now (it is moving).
+		on := func(i int) int {
+			if s.counted == i+1 {
+				return r.sessions[i] - 1
+			}
+			return r.sessions[i]
+		}
+		best, fewest := -1, cands[0]
+		for _, i := range cands {
+			if c := on(i); c < n && (best < 0 || c > on(best)) {
+				best = i
+			}
+			if on(i) < on(fewest) {
+				fewest = i
+			}
+		}
+		if best >= 0 {
+			return best
+		}
+		return fewest
+	}
 	r.next++
 	return cands[r.next%len(cands)]
 }

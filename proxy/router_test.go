@@ -17,8 +17,10 @@ const uuidA = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 // TestRouter replays testdata/router. Commands:
 //
 //	new [max-lag=D] [recover=N] [stale=D] [wait=D] [replicas=N]
-//	    [site=N] [sites=S1,S2,...]   a router (replicas r1..rN, in sites
-//	                                 S1.., the proxy in site N), clock at 0
+//	    [site=N] [sites=S1,S2,...] [pack=N]
+//	                                 a router (replicas r1..rN, in sites
+//	                                 S1.., the proxy in site N, packing N
+//	                                 sessions a replica), clock at 0
 //	add-replica name=NAME [site=N]   a replica discovered (starts unknown)
 //	advance D                        the clock moves on; prints Tick's changes
 //	check r=N lag=D|null|err=MSG [executed=SET] [writable|read-only] [not-replicating]
@@ -35,6 +37,8 @@ const uuidA = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
 //	wrote s=NAME gtids=SET           the primary's gtid_executed after a write
 //	applied r=N gtids=SET            a wait for SET returned on replica N
 //	servers                          every backend's status
+//	sessions                         the sessions counted on each backend
+//	leave s=NAME                     a session ends; prints sessions
 //
 // SET texts name uuidA as "A".
 func TestRouter(t *testing.T) {
@@ -71,6 +75,7 @@ func TestRouter(t *testing.T) {
 				o.StaleAfter = durArg(t, td, "stale")
 				o.WaitTimeout = durArg(t, td, "wait")
 				td.MaybeScanArgs(t, "recover", &o.RecoverChecks)
+				td.MaybeScanArgs(t, "pack", &o.PackSessions)
 				var names []string
 				for i := 1; i <= n; i++ {
 					names = append(names, fmt.Sprintf("r%d", i))
@@ -154,7 +159,7 @@ func TestRouter(t *testing.T) {
 					if td.HasArg("ran=primary") || td.HasArg("ran") {
 						ran = Primary
 					}
-					s.ReadOn(ran)
+					r.ReadOn(s, ran)
 				}
 				return decision(r, d)
 			case "session":
@@ -182,6 +187,11 @@ func TestRouter(t *testing.T) {
 				return "ok"
 			case "servers":
 				return servers(r, now)
+			case "leave":
+				r.Leave(sess(td))
+				return sessionCounts(r)
+			case "sessions":
+				return sessionCounts(r)
 			case "add-replica":
 				var name string
 				var site int
@@ -255,6 +265,16 @@ func decision(r *Router, d Decision) string {
 		fmt.Fprintf(&b, " timeout=%v", d.WaitTimeout)
 	}
 	fmt.Fprintf(&b, " (%s)", d.Reason)
+	return b.String()
+}
+
+// sessionCounts prints how many sessions the router counts on each
+// backend.
+func sessionCounts(r *Router) string {
+	var b strings.Builder
+	for i, s := range r.Backends() {
+		fmt.Fprintf(&b, "%s sessions=%d\n", s.Name, r.Sessions(i))
+	}
 	return b.String()
 }
 

@@ -66,6 +66,9 @@ func (s *session) serve() {
 
 // end returns or closes the session's connections.
 func (s *session) end() {
+	s.srv.mu.Lock()
+	s.srv.router.Leave(&s.rs)
+	s.srv.mu.Unlock()
 	s.dropHeld()
 	if s.dedicated != nil {
 		// Its state (a transaction, variables, locks) is the session's:
@@ -273,8 +276,10 @@ func (s *session) run(st Statement, do func(c *backendConn) (bool, error)) (bool
 		if ok && d.TrackWrite && !s.rs.InTxn && c.backend == Primary {
 			s.trackWrite(c)
 		}
-		if ok && st.Kind == KindRead {
-			s.rs.ReadOn(c.backend)
+		if ok && st.Kind == KindRead && s.rs.Moved(c.backend) {
+			s.srv.mu.Lock()
+			s.srv.router.ReadOn(&s.rs, c.backend)
+			s.srv.mu.Unlock()
 		}
 		if !ok && d.Pin && !wasPinned && !st.Multi {
 			// The backend refused the statement, so it changed nothing

@@ -40,6 +40,7 @@ func runProxy(args []string, stdout, stderr io.Writer) int {
 	rywTimeout := fs.Duration("read-your-writes-timeout", time.Second, "how long a read waits for a replica to apply the session's writes before it goes to the primary")
 	monUser := fs.String("monitor-user", "root", "account that checks backends and reads the primary's accounts")
 	monPW := fs.String("monitor-password", "", "its password")
+	pack := fs.Int("pack-sessions", 0, "sessions a replica takes before the next replica gets any (one replica serves a light load, the others sleep; for replicas that share cores); 0: spread sessions round-robin")
 	maxConns := fs.Int("max-connections-per-backend", 100, "cap on the proxy's connections to each backend")
 	maxClients := fs.Int("max-clients", 10000, "cap on client connections (error 1040 past it)")
 	maxPacket := fs.Int("max-allowed-packet", 64<<20, "largest client packet, bytes (error 1153 past it)")
@@ -128,7 +129,7 @@ func runProxy(args []string, stdout, stderr io.Writer) int {
 		MaxConnsPerBackend: *maxConns,
 		MaxClients:         *maxClients,
 		MaxAllowedPacket:   *maxPacket,
-		Router:             proxy.RouterOptions{MaxLag: *maxLag, RecoverChecks: *recover, WaitTimeout: *rywTimeout},
+		Router:             proxy.RouterOptions{MaxLag: *maxLag, RecoverChecks: *recover, WaitTimeout: *rywTimeout, PackSessions: *pack},
 		Logger:             logger,
 		MetricsListen:      *metrics,
 		TLSCertFile:        *sslCert,
