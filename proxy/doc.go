@@ -45,5 +45,8 @@
 //     the primary.
 //   - reads are monotonic: a session stays on its replica while it
 //     qualifies; moving, it waits on the new one for the primary's
-//     gtid_executed (an upper bound of what it may have seen).
+//     gtid_executed (an upper bound of what it may have seen);
+//   - a session's first replica is the next round-robin, or with
+//     PackSessions N the one serving the most sessions while under N
+//     (sessions counted per slot when routed, uncounted when they end).
 package proxy
