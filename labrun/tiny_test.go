@@ -169,6 +169,11 @@ func TestTinyExperiments(t *testing.T) {
 				if n, s := v("rows on the copy"), v("copy"); n <= 0 || s <= 0 {
 					t.Errorf("clone %s: %v rows copied in %v s", sys, n, s)
 				}
+			case "compression":
+				// Real text shrinks in the compressed table.
+				if p, c, r := v("plain: footprint"), v("compressed: footprint"), v("compressed/plain footprint"); p <= 0 || c <= 0 || r >= 1 {
+					t.Errorf("compression %s: plain %v MiB, compressed %v MiB (%vx)", sys, p, c, r)
+				}
 			case "parallel-apply":
 				for _, w := range applyWorkers(Tiny) {
 					if r := v(strconv.Itoa(w) + " workers: apply rate"); r <= 0 {
