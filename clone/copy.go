@@ -24,25 +24,13 @@ type chunk struct {
 // and written at its offset; then each file is synced and its size
 // checked. The pace (clone_max_data_bandwidth) is shared by all.
 func copyFiles(ctx context.Context, first0 *client, man *Manifest, staging string, opts FetchOptions) error {
-	files := make([]*os.File, len(man.Files))
-	defer func() {
-		for _, f := range files {
-			if f != nil {
-				f.Close()
-			}
-		}
-	}()
+	files, err := createFiles(man, staging)
+	defer closeFiles(files)
+	if err != nil {
+		return err
+	}
 	var chunks []chunk
 	for i, f := range man.Files {
-		dst := filepath.Join(staging, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
-			return fmt.Errorf("clone: %w", err)
-		}
-		out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o640)
-		if err != nil {
-			return fmt.Errorf("clone: %w", err)
-		}
-		files[i] = out
 		for off := int64(0); off < f.Size; off += int64(opts.ChunkSize) {
 			chunks = append(chunks, chunk{file: i, off: off, n: min(int64(opts.ChunkSize), f.Size-off)})
 		}
@@ -121,10 +109,47 @@ func copyFiles(ctx context.Context, first0 *client, man *Manifest, staging strin
 		if err := files[i].Sync(); err != nil {
 			return fmt.Errorf("clone: sync %s: %w", f.Name, err)
 		}
-		st, err := files[i].Stat()
-		if err != nil || st.Size() != f.Size {
-			return &ProtocolError{Msg: fmt.Sprintf("%s holds %d bytes, the donor listed %d", f.Name, st.Size(), f.Size)}
+		if err := checkSize(files[i], f); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// createFiles creates the snapshot's files (empty) under staging; the
+// caller closes what it returns, even with an error.
+func createFiles(man *Manifest, staging string) ([]*os.File, error) {
+	files := make([]*os.File, len(man.Files))
+	for i, f := range man.Files {
+		dst := filepath.Join(staging, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
+			return files, fmt.Errorf("clone: %w", err)
+		}
+		out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o640)
+		if err != nil {
+			return files, fmt.Errorf("clone: %w", err)
+		}
+		files[i] = out
+	}
+	return files, nil
+}
+
+func closeFiles(files []*os.File) {
+	for _, f := range files {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// checkSize: a copied file holds exactly the bytes the manifest listed.
+func checkSize(out *os.File, f File) error {
+	st, err := out.Stat()
+	if err != nil {
+		return fmt.Errorf("clone: %w", err)
+	}
+	if st.Size() != f.Size {
+		return &ProtocolError{Msg: fmt.Sprintf("%s holds %d bytes, the donor listed %d", f.Name, st.Size(), f.Size)}
 	}
 	return nil
 }

@@ -12,14 +12,19 @@
 // writes while the files are read; they are immutable copies (or links).
 //
 // Wire. The recipient logs in to the donor over the MySQL protocol as a
-// user with BACKUP_ADMIN and pulls the snapshot with three Petrel
-// statements (the clonesql package registers them): CLONE SNAPSHOT (the
-// manifest: files, sizes, GTID set, format), CLONE READ (one chunk of a
-// file, with its CRC-32C) and CLONE END. A recipient that vanishes leaves
-// its snapshot until its lease passes; the donor's restart removes them.
+// user with BACKUP_ADMIN and controls the clone with Petrel statements
+// (the clonesql package registers them): CLONE SNAPSHOT (the manifest:
+// files, sizes, GTID set, format), CLONE STREAM (the donor's data port
+// and the snapshot's secret token) and CLONE END. The bytes travel over
+// dedicated data connections (stream.go): raw frames, each with its
+// CRC-32C, TLS when the SQL connection used TLS. A donor without a data
+// port, or one the recipient cannot reach, is read with CLONE READ (one
+// chunk of a file as a result set, with its CRC-32C). A recipient that
+// vanishes leaves its snapshot until its lease passes; the donor's
+// restart removes them.
 //
 // Recipient. Fetch writes the files into DATADIR/clone-staging, checks
-// each chunk's checksum and each file's size, records in the staged
+// each frame's or chunk's checksum and each file's size, records in the staged
 // storage that its binlog position is the start of the staged log, syncs
 // everything and then writes the marker file CLONE-COMPLETE: the one
 // commit point. Install (run at every start, before storage opens)

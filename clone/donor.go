@@ -1,7 +1,9 @@
 package clone
 
 import (
+	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -44,6 +47,17 @@ type DonorOptions struct {
 	Lease time.Duration
 	// MaxSnapshots held at once (ER_CLONE_IN_PROGRESS beyond); default 4.
 	MaxSnapshots int
+	// DataAddress is where the data port listens (host:port, port 0 for
+	// any), opened at the first CLONE STREAM; default "": no data stream,
+	// recipients pull with CLONE READ.
+	DataAddress string
+	// TLS is the server's certificate for data connections whose SQL
+	// connection used TLS; nil: such recipients pull with CLONE READ.
+	TLS *tls.Config
+	// MaxBandwidth is read before each chunk or frame served: bytes per
+	// second over all clones, <= 0 unlimited (clone_max_data_bandwidth on
+	// the donor); default unlimited.
+	MaxBandwidth func() int64
 	// Logger; default slog.Default(). Clock; default the wall clock.
 	Logger *slog.Logger
 	Clock  base.Clock
@@ -77,13 +91,24 @@ func (m *Manifest) Bytes() int64 {
 	return n
 }
 
-// Donor serves snapshots of one instance. Safe for concurrent use.
+// Donor serves snapshots of one instance. Safe for concurrent use. Its
+// goroutines (the data port's) end in Close.
 type Donor struct {
 	opts DonorOptions
-	mu   struct {
+	// ctx ends at Close (paced frames stop waiting).
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	paceMu sync.Mutex
+	pace   Pacer
+	mu     struct {
 		sync.Mutex
 		snaps  map[string]*snapshot
 		closed bool
+		// ln is the data port (nil until a stream is asked for); conns
+		// its open connections.
+		ln    net.Listener
+		conns map[net.Conn]struct{}
 	}
 }
 
@@ -95,6 +120,10 @@ type snapshot struct {
 	pause    time.Duration // how long Begin held commits
 	// open files, kept while the snapshot lives (reads go in order).
 	files map[string]*os.File
+	// token authorises data connections (nil until CLONE STREAM); tls:
+	// they must use TLS.
+	token []byte
+	tls   bool
 }
 
 // Errors a donor's SQL surface maps to MySQL numbers.
@@ -123,6 +152,9 @@ func NewDonor(opts DonorOptions) (*Donor, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	if opts.MaxBandwidth == nil {
+		opts.MaxBandwidth = func() int64 { return 0 }
+	}
 	opts.Clock = base.ClockOr(opts.Clock)
 	root := filepath.Join(opts.Datadir, DonorDir)
 	if _, err := os.Stat(root); err == nil {
@@ -132,7 +164,9 @@ func NewDonor(opts DonorOptions) (*Donor, error) {
 		}
 	}
 	d := &Donor{opts: opts}
+	d.ctx, d.cancel = context.WithCancel(context.Background())
 	d.mu.snaps = map[string]*snapshot{}
+	d.mu.conns = map[net.Conn]struct{}{}
 	return d, nil
 }
 
@@ -236,29 +270,10 @@ func (d *Donor) Read(id, name string, off int64, n int) ([]byte, uint32, error) 
 	if n <= 0 || n > MaxChunk || off < 0 {
 		return nil, 0, fmt.Errorf("clone: bad read of %d bytes at %d", n, off)
 	}
-	d.mu.Lock()
-	d.expireLocked()
-	s, ok := d.mu.snaps[id]
-	if !ok || s.man == nil {
-		d.mu.Unlock()
-		return nil, 0, ErrNoSnapshot
+	f, size, err := d.open(id, name)
+	if err != nil {
+		return nil, 0, err
 	}
-	s.lastUsed = d.opts.Clock.Now()
-	size, ok := s.sizes[name]
-	if !ok {
-		d.mu.Unlock()
-		return nil, 0, fmt.Errorf("clone: the snapshot has no file %q", name)
-	}
-	f := s.files[name]
-	if f == nil {
-		var err error
-		if f, err = os.Open(filepath.Join(s.dir, filepath.FromSlash(name))); err != nil {
-			d.mu.Unlock()
-			return nil, 0, fmt.Errorf("clone: %w", err)
-		}
-		s.files[name] = f
-	}
-	d.mu.Unlock()
 	if off > size {
 		return nil, 0, fmt.Errorf("clone: read at %d past the end of %s (%d bytes)", off, name, size)
 	}
@@ -268,6 +283,46 @@ func (d *Donor) Read(id, name string, off int64, n int) ([]byte, uint32, error) 
 		return nil, 0, fmt.Errorf("clone: read %s: %w", name, err)
 	}
 	return buf, crc32.Checksum(buf, castagnoli), nil
+}
+
+// open returns a snapshot's file (opened once, kept while the snapshot
+// lives) and its size, and renews the snapshot's lease.
+func (d *Donor) open(id, name string) (*os.File, int64, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.expireLocked()
+	s, ok := d.mu.snaps[id]
+	if !ok || s.man == nil {
+		return nil, 0, ErrNoSnapshot
+	}
+	s.lastUsed = d.opts.Clock.Now()
+	size, ok := s.sizes[name]
+	if !ok {
+		return nil, 0, fmt.Errorf("clone: the snapshot has no file %q", name)
+	}
+	f := s.files[name]
+	if f == nil {
+		var err error
+		if f, err = os.Open(filepath.Join(s.dir, filepath.FromSlash(name))); err != nil {
+			return nil, 0, fmt.Errorf("clone: %w", err)
+		}
+		s.files[name] = f
+	}
+	return f, size, nil
+}
+
+// fileName is the name of a snapshot's file by its manifest index.
+func (d *Donor) fileName(id string, i uint32) (string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s, ok := d.mu.snaps[id]
+	if !ok || s.man == nil {
+		return "", ErrNoSnapshot
+	}
+	if int(i) >= len(s.man.Files) {
+		return "", fmt.Errorf("clone: the snapshot has no file number %d", i)
+	}
+	return s.man.Files[i].Name, nil
 }
 
 // End drops a snapshot.
@@ -293,13 +348,22 @@ func (d *Donor) Active() int {
 	return len(d.mu.snaps)
 }
 
-// Close drops every snapshot; later Begins fail.
+// Close drops every snapshot, closes the data port and its connections
+// and waits for their goroutines; later Begins fail.
 func (d *Donor) Close() error {
 	d.mu.Lock()
 	d.mu.closed = true
 	snaps := d.mu.snaps
 	d.mu.snaps = map[string]*snapshot{}
+	if d.mu.ln != nil {
+		d.mu.ln.Close()
+	}
+	for c := range d.mu.conns {
+		c.Close()
+	}
 	d.mu.Unlock()
+	d.cancel()
+	d.wg.Wait()
 	for _, s := range snaps {
 		s.remove()
 	}

@@ -48,13 +48,23 @@ type FetchOptions struct {
 	// unlimited (clone_max_data_bandwidth, so a SET GLOBAL applies to a
 	// clone under way). Default unlimited.
 	MaxBandwidth func() int64
-	// ChunkSize is the size of each read from the donor; default 4 MiB,
-	// at most MaxChunk.
+	// NoStream pulls with CLONE READ (each chunk a result set on the SQL
+	// connections) even when the donor offers a data stream; default off:
+	// the stream when the donor offers one (see stream.go).
+	NoStream bool
+	// ChunkSize is the size of each CLONE READ; default 4 MiB, at most
+	// MaxChunk.
 	ChunkSize int
-	// Parallel is how many connections pull chunks at once (MySQL's
-	// clone_max_concurrency); default 4. Reads overlap the round trips
-	// and the copies at both ends.
+	// Parallel is how many connections pull at once (MySQL's
+	// clone_max_concurrency); default 4. They overlap the round trips and
+	// the copies at both ends.
 	Parallel int
+	// DataConn, when set, wraps each data connection as dialled (a seam
+	// for tests to cut or corrupt the stream); default none.
+	DataConn func(net.Conn) net.Conn
+	// rangeSize is the most one stream request asks for; StreamRange
+	// (tests make it small to split small files).
+	rangeSize int64
 	// Timeout bounds the connection and each statement; default 60s (the
 	// donor's snapshot flushes a memtable).
 	Timeout time.Duration
@@ -101,6 +111,9 @@ func (o *FetchOptions) setDefaults() error {
 	o.ChunkSize = min(o.ChunkSize, MaxChunk)
 	if o.Parallel <= 0 {
 		o.Parallel = 4
+	}
+	if o.rangeSize <= 0 {
+		o.rangeSize = StreamRange
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 60 * time.Second
@@ -232,13 +245,31 @@ func Fetch(ctx context.Context, opts FetchOptions) (res *Result, err error) {
 	}
 	p.stage(clk.Now(), StageFileCopy, man.Bytes())
 	_, tlsOn := c.conn.Conn.(*tls.Conn)
-	log.Info("clone: copying", "donor", addr, "files", len(man.Files), "bytes", man.Bytes(), "gtid_executed", man.GTIDs, "tls", tlsOn, "compressed", opts.Compress)
 	start := clk.Now()
 	if err := os.MkdirAll(staging, 0o750); err != nil {
 		return nil, fmt.Errorf("clone: %w", err)
 	}
-	if err := copyFiles(ctx, c, man, staging, opts); err != nil {
-		return nil, err
+	var g *streamGrant
+	if !opts.NoStream {
+		if g, err = c.stream(man.ID); err != nil && !errors.Is(err, errNoDataPort) {
+			return nil, err
+		}
+	}
+	if g != nil {
+		log.Info("clone: copying over the data stream", "donor", addr, "data_port", g.port, "files", len(man.Files), "bytes", man.Bytes(), "gtid_executed", man.GTIDs, "tls", tlsOn, "compressed", opts.Compress)
+		err = copyStream(ctx, g, man, staging, opts)
+		if errors.Is(err, errNoDataPort) && ctx.Err() == nil {
+			log.Warn("clone: the donor's data port does not answer; pulling with CLONE READ instead", "error", err)
+			g = nil
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	if g == nil {
+		log.Info("clone: copying with CLONE READ", "donor", addr, "files", len(man.Files), "bytes", man.Bytes(), "gtid_executed", man.GTIDs, "tls", tlsOn, "compressed", opts.Compress)
+		if err := copyFiles(ctx, c, man, staging, opts); err != nil {
+			return nil, err
+		}
 	}
 	// Released before the local work: the donor's links can go.
 	if err := c.end(man.ID); err != nil {

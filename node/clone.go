@@ -1,8 +1,10 @@
 package node
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -52,14 +54,18 @@ func clonedWithoutIdentity(dir string) bool {
 
 // openClone makes the instance a donor (with a binary log: the snapshot's
 // GTID set is its log's) and a recipient (CLONE INSTANCE).
-func (n *Node) openClone() error {
+func (n *Node) openClone(tlsCfg *tls.Config) error {
 	if n.opts.Relay {
 		clonesql.Register(n.sql, clonesql.Options{Refuse: "a relay holds its source's binary log, not data: it neither gives nor takes clones"})
 		return nil
 	}
 	var err error
 	if n.binlog != nil {
-		n.donor, err = clone.NewDonor(clone.DonorOptions{Datadir: n.opts.Datadir, Store: n.store, Log: n.binlog, Logger: n.opts.Logger, Clock: n.opts.Clock})
+		// The data port listens where the SQL port does (any free port:
+		// CLONE STREAM tells the recipient which).
+		n.donor, err = clone.NewDonor(clone.DonorOptions{Datadir: n.opts.Datadir, Store: n.store, Log: n.binlog,
+			DataAddress: net.JoinHostPort(n.opts.BindAddress, "0"), TLS: tlsCfg, MaxBandwidth: clonesql.MaxBandwidth,
+			Logger: n.opts.Logger, Clock: n.opts.Clock})
 		if err != nil {
 			return fmt.Errorf("node: %w", err)
 		}

@@ -233,7 +233,7 @@ func Open(opts Options) (*Node, error) {
 	if err := n.openReplication(); err != nil {
 		return fail(err)
 	}
-	if err := n.openClone(); err != nil {
+	if err := n.openClone(tlsCfg); err != nil {
 		return fail(err)
 	}
 	addr := net.JoinHostPort(opts.BindAddress, strconv.Itoa(opts.Port))

@@ -7,6 +7,7 @@ package clonesql
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,7 +15,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -64,8 +64,9 @@ func Variables() {
 	})
 }
 
-// bandwidthBytes is clone_max_data_bandwidth in bytes per second.
-func bandwidthBytes() int64 {
+// MaxBandwidth is clone_max_data_bandwidth in bytes per second (0:
+// unlimited): node gives it to the donor (clone.DonorOptions).
+func MaxBandwidth() int64 {
 	if n := bandwidth.Load(); n > 0 {
 		return n << 20
 	}
@@ -105,7 +106,7 @@ func Register(e *sqlengine.Engine, o Options) {
 		refuse := func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
 			return nil, mysql.NewSQLError(mysqlerr.ErCloneSysConfig, mysqlerr.State(mysqlerr.ErCloneSysConfig), "Clone system configuration: %s", o.Refuse)
 		}
-		e.RegisterAdmin(`CLONE (SNAPSHOT|READ|END|INSTANCE)( .*)?`, 0, refuse)
+		e.RegisterAdmin(`CLONE (SNAPSHOT|READ|STREAM|END|INSTANCE)( .*)?`, 0, refuse)
 		return
 	}
 	r := &surface{e: e, o: o, progress: clone.NewProgress()}
@@ -114,6 +115,7 @@ func Register(e *sqlengine.Engine, o Options) {
 	}
 	e.RegisterAdmin(`CLONE SNAPSHOT`, 0, r.snapshot)
 	e.RegisterAdmin(`CLONE READ '([0-9a-f]{1,32})' FILE '([A-Za-z0-9._/-]{1,512})' OFFSET ([0-9]{1,19}) LENGTH ([0-9]{1,9})( COMPRESSED)?`, 0, r.read)
+	e.RegisterAdmin(`CLONE STREAM '([0-9a-f]{1,32})'( TLS)?`, 0, r.stream)
 	e.RegisterAdmin(`CLONE END '([0-9a-f]{1,32})'`, 0, r.end)
 	e.RegisterAdmin(`CLONE INSTANCE FROM '([^'@]*)' ?@ ?'([^']*)' ?: ?([0-9]{1,5}) IDENTIFIED BY '((?:[^'\\]|\\.|'')*)'(?: DATA DIRECTORY ?=? ?'([^']*)')?( REQUIRE (NO )?SSL)?`, 0, r.cloneInstance)
 	// The rest of MySQL's CLONE grammar (CLONE LOCAL DATA DIRECTORY): a
@@ -130,9 +132,6 @@ type surface struct {
 	o        Options
 	progress *clone.Progress
 	running  atomic.Bool
-	// pace spaces the chunks this donor serves (all clones together).
-	paceMu sync.Mutex
-	pace   clone.Pacer
 }
 
 // denied is MySQL's 1227 for a missing privilege.
@@ -184,7 +183,7 @@ func (r *surface) read(ctx context.Context, s *sqlengine.Session, m []string) (*
 	}
 	off, _ := strconv.ParseInt(m[3], 10, 64)
 	n, _ := strconv.Atoi(m[4])
-	if err := r.paceDonor(ctx, int64(n)); err != nil {
+	if err := r.o.Donor.Pace(ctx, int64(n)); err != nil {
 		return nil, err
 	}
 	data, sum, err := r.o.Donor.Read(m[1], m[2], off, n)
@@ -198,21 +197,22 @@ func (r *surface) read(ctx context.Context, s *sqlengine.Session, m []string) (*
 		Rows: [][]*string{{sqlengine.Str(string(data)), sqlengine.Str(strconv.FormatUint(uint64(sum), 10))}}}, nil
 }
 
-func (r *surface) paceDonor(ctx context.Context, n int64) error {
-	r.paceMu.Lock()
-	w := r.pace.Wait(r.o.Clock.Now(), n, bandwidthBytes())
-	r.paceMu.Unlock()
-	if w <= 0 {
-		return nil
+// stream answers CLONE STREAM 'id' [TLS]: the data port and the token
+// that authorises data connections for the snapshot (see package clone's
+// stream.go).
+func (r *surface) stream(ctx context.Context, s *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
+	if !r.mayDonate(ctx, s) {
+		return nil, denied("BACKUP_ADMIN")
 	}
-	t := time.NewTimer(w)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
+	if r.o.Donor == nil {
+		return nil, sqlError(clone.ErrNoLog)
 	}
+	port, token, err := r.o.Donor.Stream(m[1], m[2] != "")
+	if err != nil {
+		return nil, sqlError(err)
+	}
+	return &sqlengine.AdminResult{Columns: []string{"PORT", "TOKEN"},
+		Rows: [][]*string{{sqlengine.Str(strconv.Itoa(port)), sqlengine.Str(hex.EncodeToString(token))}}}, nil
 }
 
 func (r *surface) end(ctx context.Context, s *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
@@ -273,7 +273,7 @@ func (r *surface) cloneInstance(ctx context.Context, s *sqlengine.Session, m []s
 	_, err := clone.Fetch(ctx, clone.FetchOptions{
 		Host: m[2], Port: port, User: m[1], Password: unquote(m[4]), SSLMode: ssl,
 		Datadir: target, Destination: dest,
-		MaxBandwidth: bandwidthBytes, Compress: compress.Load(), TCP: r.o.TCP, Progress: r.progress, Logger: r.o.Logger, Clock: r.o.Clock,
+		MaxBandwidth: MaxBandwidth, Compress: compress.Load(), TCP: r.o.TCP, Progress: r.progress, Logger: r.o.Logger, Clock: r.o.Clock,
 	})
 	if err == nil && target != r.o.Datadir {
 		_, err = clone.Install(target, r.o.Logger)
@@ -399,6 +399,8 @@ func sqlError(err error) error {
 			"Clone estimated database size is %s. Available space %s is not enough.", size(se.Need), size(se.Free))
 	case errors.Is(err, clone.ErrBusy):
 		return mysql.NewSQLError(mysqlerr.ErCloneInProgress, mysqlerr.State(mysqlerr.ErCloneInProgress), "Concurrent clone in progress. Please try after clone is complete.")
+	case errors.Is(err, clone.ErrNoStream):
+		return mysql.NewSQLError(mysqlerr.ErNotSupportedYet, mysqlerr.State(mysqlerr.ErNotSupportedYet), "This version of Petrel doesn't yet support 'a clone data stream on this donor': use CLONE READ")
 	case errors.Is(err, clone.ErrNoLog):
 		return mysql.NewSQLError(mysqlerr.ErCloneSysConfig, mysqlerr.State(mysqlerr.ErCloneSysConfig), "Clone system configuration: %s", err)
 	case errors.Is(err, clone.ErrNoSnapshot):
