@@ -14,6 +14,10 @@
 #   DURATION [20], THREADS [8]
 #   BANDWIDTH [0]   --max-bandwidth of the clone, MiB/s (0 = unlimited)
 #   COMPRESS [0]    1: --compress (zstd chunks, clone_enable_compression)
+#   STREAM [1]      0: --stream=false (CLONE READ result sets, not the data
+#                   stream)
+#   ROUNDS [1]      idle clones (each followed by its MariaDB anchor when
+#                   ANCHOR=1, and the ratio of the two rates printed)
 #   ANCHOR [0]      1: the same run also measures the anchor a MariaDB user
 #                   has: a MariaDB 10.11 donor (mariadbd on a temporary
 #                   datadir and free port, loaded with the same sysbench
@@ -35,7 +39,7 @@ if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
 	export PATH=/usr/local/go/bin:$PATH
 fi
 SIZE_MB=${SIZE_MB:-1000} TABLES=${TABLES:-8} LOAD=${LOAD:-1} DURATION=${DURATION:-20} THREADS=${THREADS:-8}
-BANDWIDTH=${BANDWIDTH:-0} COMPRESS=${COMPRESS:-0} ANCHOR=${ANCHOR:-0}
+BANDWIDTH=${BANDWIDTH:-0} COMPRESS=${COMPRESS:-0} ANCHOR=${ANCHOR:-0} STREAM=${STREAM:-1} ROUNDS=${ROUNDS:-1}
 MARIADB_ARGS=${MARIADB_ARGS:---innodb-buffer-pool-size=1G}
 WORK=${WORK:-$(mktemp -d /tmp/petrel-clone-bench.XXXXXX)}
 PW=bench
@@ -111,9 +115,16 @@ pct() { python3 -c "print(f'{100*$1/$2:.0f}')"; }
 petrel_clone() {
 	rm -rf "$WORK/clone"
 	echo "== Petrel clone, $1 (load average $(cut -d' ' -f1 /proc/loadavg))"
-	CLONE_CMD=("$BIN" clone --from "127.0.0.1:$DPORT" --user root --password "$PW" --datadir "$WORK/clone" --max-bandwidth "$BANDWIDTH" --compress="$([ "$COMPRESS" = 1 ] && echo true || echo false)")
+	CLONE_CMD=("$BIN" clone --from "127.0.0.1:$DPORT" --user root --password "$PW" --datadir "$WORK/clone" --max-bandwidth "$BANDWIDTH"
+		--compress="$([ "$COMPRESS" = 1 ] && echo true || echo false)" --stream="$([ "$STREAM" = 1 ] && echo true || echo false)")
 	echo "command: ${CLONE_CMD[*]}"
-	/usr/bin/time -f "clone process: %e s wall, %U s user, %S s sys, %M KiB max RSS" "${CLONE_CMD[@]}" 2>&1 | grep -v "level=INFO"
+	/usr/bin/time -f "clone process: %e s wall, %U s user, %S s sys, %M KiB max RSS" "${CLONE_CMD[@]}" >"$WORK/pclone.out" 2>&1 || { cat "$WORK/pclone.out" >&2; exit 1; }
+	grep -v "level=INFO" "$WORK/pclone.out" || true
+	# PRATE: the clone's own figure (copy, checks and fsyncs); PWALL: the
+	# whole process (login, snapshot, copy, sync, switch-in).
+	PRATE=$(sed -n 's/.*s (\([0-9]*\) MB\/s).*/\1/p' "$WORK/pclone.out")
+	PWALL=$(python3 -c "print(f'{$(sed -n 's/^petrel clone: \([0-9]*\) bytes.*/\1/p' "$WORK/pclone.out")/1e6/$(sed -n 's/^clone process: \([0-9.]*\) s wall.*/\1/p' "$WORK/pclone.out"):.0f}')")
+	echo "petrel clone, whole process: $PWALL MB/s"
 	echo "donor: $(grep -o 'commits_paused=[^ ]*' "$WORK/donor.log" | tail -1) while it took the snapshot"
 	echo "clone datadir: $(du -sm "$WORK/clone/data" | cut -f1) MB"
 }
@@ -155,6 +166,7 @@ print(f"mariadb-backup: {mb:.0f} MB; --backup {t1-t0:.1f} s ({mb/(t1-t0):.0f} MB
       f"--prepare {t2-t1:.1f} s, --copy-back {t3-t2:.1f} s; "
       f"total {t3-t0:.1f} s = {mb/(t3-t0):.0f} MB/s")
 PY
+	MRATE=$(python3 -c "print(f'{$bytes/1e6/($t3-$t0):.0f}')")
 	echo "command: mariadb-backup --backup --target-dir=DIR; mariadb-backup --prepare --target-dir=DIR; mariadb-backup --copy-back --target-dir=DIR --datadir=NEW"
 	rm -rf "$WORK/mbackup"
 }
@@ -190,12 +202,17 @@ under_load() {
 	[ $((took + 2)) -le "$DURATION" ] || echo "warning: the copy took ${took}s, longer than the window: raise DURATION"
 }
 
-petrel_clone idle
-petrel_check idle
-if [ "$ANCHOR" = 1 ]; then
-	maria_anchor idle
-	maria_check idle
-fi
+RATIOS=()
+for r in $(seq "$ROUNDS"); do
+	petrel_clone "idle, round $r"
+	petrel_check idle
+	if [ "$ANCHOR" = 1 ]; then
+		maria_anchor "idle, round $r"
+		maria_check idle
+		RATIOS+=("round $r: Petrel $PRATE MB/s (whole process $PWALL) / mariadb-backup $MRATE MB/s = $(python3 -c "print(f'{$PRATE/$MRATE:.2f} ({$PWALL/$MRATE:.2f})')")")
+	fi
+done
+[ "${#RATIOS[@]}" = 0 ] || printf 'ratio %s\n' "${RATIOS[@]}"
 if [ "$LOAD" = 1 ]; then
 	under_load "Petrel donor" SB petrel_clone petrel_check
 	[ "$ANCHOR" = 0 ] || under_load "MariaDB donor" MSB maria_anchor maria_check

@@ -34,6 +34,7 @@ func runClone(args []string, stdout, stderr io.Writer) int {
 	bw := fs.Int64("max-bandwidth", 0, "MiB per second, 0 = unlimited (clone_max_data_bandwidth)")
 	compress := fs.Bool("compress", false, "zstd-compressed transfer (clone_enable_compression)")
 	sslMode := fs.String("ssl-mode", "preferred", "TLS to the donor: preferred, required or disabled")
+	stream := fs.Bool("stream", true, "pull over the donor's data stream when it offers one (false: CLONE READ result sets)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -53,7 +54,7 @@ func runClone(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	progress := clone.NewProgress()
 	res, err := clone.Fetch(ctx, clone.FetchOptions{Host: host, Port: port, User: *user, Password: *password, Datadir: *datadir,
-		MaxBandwidth: func() int64 { return *bw << 20 }, Compress: *compress, SSLMode: *sslMode, TCP: cloneTCP, Progress: progress, Logger: logger})
+		MaxBandwidth: func() int64 { return *bw << 20 }, Compress: *compress, SSLMode: *sslMode, NoStream: !*stream, TCP: cloneTCP, Progress: progress, Logger: logger})
 	if err == nil {
 		_, err = clone.Install(*datadir, logger)
 	}
