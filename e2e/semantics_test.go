@@ -283,12 +283,19 @@ func semCorpus() []semStmt {
 	} {
 		add("nus", q)
 	}
-	// SUM of DECIMAL is exact, with the column's scale.
-	quiet("CREATE TABLE t_sum (id INT PRIMARY KEY, d DECIMAL(30,2), i BIGINT)")
-	quiet("INSERT INTO t_sum VALUES (1, 0.10, 9007199254740993), (2, 0.20, 1), (3, 12345678901234567890.01, 1)")
+	// SUM and AVG of DECIMAL and integers are exact and DECIMAL typed.
+	quiet("CREATE TABLE t_sum (id INT PRIMARY KEY, d DECIMAL(30,2), i BIGINT, u BIGINT UNSIGNED, t TINYINT)")
+	quiet("INSERT INTO t_sum VALUES (1, 0.10, 9007199254740993, 18446744073709551615, 1), (2, 0.20, 1, 18446744073709551615, 2), (3, 12345678901234567890.01, 1, 1, 2)")
 	for _, q := range []string{
 		"SELECT SUM(d) FROM t_sum", "SELECT SUM(d) FROM t_sum WHERE id < 3", "SELECT id, SUM(d) FROM t_sum GROUP BY id ORDER BY id",
 		"SELECT SUM(d) + 1 FROM t_sum", "SELECT AVG(d) FROM t_sum WHERE id < 3", "SELECT SUM(i) FROM t_sum", "SELECT AVG(i) FROM t_sum WHERE id = 2",
+		// Integers too: exact, DECIMAL, AVG with 4 more decimals.
+		"SELECT SUM(u), AVG(u), SUM(t), AVG(t), AVG(i) FROM t_sum", "SELECT SUM(i) / 2, SUM(t) + 1, AVG(t) * 2 FROM t_sum",
+		"SELECT id, SUM(t) s FROM t_sum GROUP BY id HAVING s > 1 ORDER BY s DESC", "SELECT SUM(DISTINCT t), AVG(DISTINCT t) FROM t_sum",
+		"SELECT SUM(t), AVG(i) FROM t_sum WHERE id > 5", "SELECT SUM(-i) FROM t_sum",
+		"CREATE TABLE t_sum2 AS SELECT SUM(t) s, AVG(t) a, SUM(d) sd, AVG(d) ad, SUM(i) si, SUM(u) su FROM t_sum",
+		"SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't_sum2' ORDER BY ORDINAL_POSITION",
+		"SELECT * FROM t_sum2",
 	} {
 		add("strict", q)
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -231,7 +230,7 @@ func (ip *indexPlan) planAgg(f *ast.FuncExpr, st *storage.Table, fields []*query
 		return fields[0].Type == sqltypes.Int64
 	case "sum":
 		ip.agg = aggSum
-		return isIntType(st.Schema[ip.aggCol].Type) && fields[0].Type == sqltypes.Float64
+		return isIntType(st.Schema[ip.aggCol].Type) && exactSumField(fields[0], st.Schema[ip.aggCol].Type)
 	}
 	return false
 }
@@ -421,11 +420,7 @@ func (a *indexAcc) result(sctx *sql.Context, ip *indexPlan, st *storage.Table) (
 			res.Rows = [][]sqltypes.Value{{sqltypes.NULL}}
 			return res, true
 		}
-		out, err := types.Float64.SQL(sctx, nil, float64(a.sum))
-		if err != nil {
-			return nil, false
-		}
-		res.Rows = [][]sqltypes.Value{{out}}
+		res.Rows = [][]sqltypes.Value{{exactSumValue(a.sum)}}
 		return res, true
 	}
 	for _, row := range a.rows {

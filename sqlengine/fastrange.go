@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -103,7 +102,7 @@ func (e *Engine) planRange(s *Session, query string, fields []*querypb.Field) *r
 	if r.col = st.Schema.IndexOfColName(c.Name.String()); r.col < 0 {
 		return nil
 	}
-	if r.sum && (!isIntType(st.Schema[r.col].Type) || fields[0].Type != sqltypes.Float64) {
+	if r.sum && (!isIntType(st.Schema[r.col].Type) || !exactSumField(fields[0], st.Schema[r.col].Type)) {
 		return nil
 	}
 	switch len(sel.OrderBy) {
@@ -207,11 +206,7 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 			res.Rows = [][]sqltypes.Value{{sqltypes.NULL}}
 			return true, sendRead(s, res, cb)
 		}
-		out, err := types.Float64.SQL(sctx, nil, float64(sum))
-		if err != nil {
-			return false, nil
-		}
-		res.Rows = [][]sqltypes.Value{{out}}
+		res.Rows = [][]sqltypes.Value{{exactSumValue(sum)}}
 		return true, sendRead(s, res, cb)
 	}
 	compare := func(a, b any) (int, error) { return typ.Compare(sctx, a, b) }

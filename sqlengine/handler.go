@@ -255,6 +255,9 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 		}
 	}
 	cb = h.e.binaryFieldsFixed(p.PrepareStmt, h.statusRows(c, cb))
+	if inner := cb; true {
+		cb = func(r *sqltypes.Result) error { decimalsAtScale(r); return inner(r) }
+	}
 	if s != nil && (plan.write != nil || plan.txn != "") {
 		var ok bool
 		var err error
@@ -400,6 +403,7 @@ func textFloats(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 				cols = append(cols, i)
 			}
 		}
+		decimalsAtScale(res)
 		if len(cols) > 0 {
 			for _, row := range res.Rows {
 				for _, i := range cols {

@@ -8,9 +8,6 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
-	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
-	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -458,56 +455,4 @@ func (d divStrict) WithChildren(children ...sql.Expression) (sql.Expression, err
 		return nil, err
 	}
 	return divStrict{Expression: e, divisor: e.Children()[1]}, nil
-}
-
-// exactSums types SUM(decimal) as MySQL does, DECIMAL with the column's
-// scale: GMS sums DECIMAL values exactly but types every SUM and AVG
-// result DOUBLE when it builds the plan, so the exact sum was sent as a
-// double (0.10 + 0.20 read 0.3, and a sum past 2^53 lost its cents:
-// 12345678901234567891.01 read 1.2345678901234567e19). The result
-// columns that read such a SUM get DECIMAL(min(p+22, 65), s), MySQL's
-// type. (SUM and AVG of integers are still doubles: GMS sums them in
-// float64.)
-func exactSums(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-	retype := map[sql.ColumnId]sql.Type{}
-	transform.Inspect(n, func(n sql.Node) bool {
-		gb, ok := n.(*plan.GroupBy)
-		if !ok {
-			return true
-		}
-		for _, e := range gb.SelectedExprs {
-			sum, ok := unalias(e).(*aggregation.Sum)
-			if !ok || sum.Window() != nil {
-				continue
-			}
-			dt, ok := sum.Child.Type().(sql.DecimalType)
-			if !ok {
-				continue
-			}
-			p := int(dt.Precision()) + 22
-			if p > 65 {
-				p = 65
-			}
-			t, err := types.CreateDecimalType(uint8(p), dt.Scale())
-			if err == nil {
-				retype[sum.Id()] = t
-			}
-		}
-		return true
-	})
-	if len(retype) == 0 {
-		return n, transform.SameTree, nil
-	}
-	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		gf, ok := e.(*expression.GetField)
-		if !ok || gf.Type() != types.Float64 {
-			return e, transform.SameTree, nil
-		}
-		t, ok := retype[gf.Id()]
-		if !ok {
-			return e, transform.SameTree, nil
-		}
-		ng := expression.NewGetFieldWithTable(gf.Index(), int(gf.TableId()), t, gf.Database(), gf.Table(), gf.Name(), gf.IsNullable()).WithId(gf.Id())
-		return ng.(sql.Expression), transform.NewTree, nil
-	})
 }

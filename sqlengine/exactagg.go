@@ -1,0 +1,342 @@
+package sqlengine
+
+import (
+	"bytes"
+	"math"
+	"math/big"
+	"strconv"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	"github.com/shopspring/decimal"
+)
+
+// SUM and AVG of exact numbers, as MySQL computes and types them. GMS
+// sums integers in float64 and types every SUM and AVG result DOUBLE
+// when it builds the plan, so SUM(bigint) past 2^53 lost its last digits
+// (9007199254740993 read 9.007199254740992e15), AVG(int) read 1 where
+// MySQL reads 1.0000, and an exact DECIMAL sum was sent as a double
+// (12345678901234567891.01 read 1.2345678901234567e19). MySQL's types:
+//   - SUM(integer or DECIMAL(p,s)) is DECIMAL(p+22, s), p capped at 65;
+//   - AVG(integer or DECIMAL(p,s)) is DECIMAL(p+4, s+4) (4 is
+//     div_precision_increment's default), the quotient rounded half away
+//     from zero to that scale.
+// SUM and AVG of floats, strings and temporal values stay DOUBLE, as in
+// MySQL. Window forms (SUM(x) OVER ...) are GMS's still.
+
+// exactAgg is a SUM or AVG over an integer or DECIMAL argument.
+type exactAgg struct {
+	sql.Aggregation // GMS's *aggregation.Sum or *aggregation.Avg
+	avg             bool
+	typ             sql.DecimalType
+}
+
+func (a *exactAgg) Type() sql.Type   { return a.typ }
+func (a *exactAgg) IsNullable() bool { return true }
+
+func (a *exactAgg) child() sql.Expression { return a.Aggregation.Children()[0] }
+
+func (a *exactAgg) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	g, err := a.Aggregation.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	return &exactAgg{Aggregation: g.(sql.Aggregation), avg: a.avg, typ: a.typ}, nil
+}
+
+func (a *exactAgg) WithId(id sql.ColumnId) sql.IdExpression {
+	return &exactAgg{Aggregation: a.Aggregation.WithId(id).(sql.Aggregation), avg: a.avg, typ: a.typ}
+}
+
+func (a *exactAgg) NewBuffer() (sql.AggregationBuffer, error) {
+	child, err := transform.Clone(a.child())
+	if err != nil {
+		return nil, err
+	}
+	return &exactBuffer{expr: child, avg: a.avg, scale: int32(a.typ.Scale())}, nil
+}
+
+// exactBuffer sums in an int64 while the values fit and in a decimal
+// from the first overflow or fraction on.
+type exactBuffer struct {
+	expr  sql.Expression
+	avg   bool
+	scale int32
+	rows  int64
+	small int64
+	sum   decimal.Decimal
+	isBig bool
+}
+
+func (b *exactBuffer) Update(ctx *sql.Context, row sql.Row) error {
+	v, err := b.expr.Eval(ctx, row)
+	if err != nil || v == nil {
+		return err
+	}
+	b.rows++
+	switch n := v.(type) {
+	case int8:
+		b.addInt(int64(n))
+	case int16:
+		b.addInt(int64(n))
+	case int32:
+		b.addInt(int64(n))
+	case int64:
+		b.addInt(n)
+	case int:
+		b.addInt(int64(n))
+	case uint8:
+		b.addInt(int64(n))
+	case uint16:
+		b.addInt(int64(n))
+	case uint32:
+		b.addInt(int64(n))
+	case uint64:
+		if n <= math.MaxInt64 {
+			b.addInt(int64(n))
+		} else {
+			b.addDecimal(decimal.NewFromBigInt(new(big.Int).SetUint64(n), 0))
+		}
+	case decimal.Decimal:
+		b.addDecimal(n)
+	default:
+		d, _, err := types.InternalDecimalType.Convert(ctx, v)
+		if err != nil {
+			return err
+		}
+		if dd, ok := d.(decimal.Decimal); ok {
+			b.addDecimal(dd)
+		}
+	}
+	return nil
+}
+
+func (b *exactBuffer) addInt(n int64) {
+	if b.isBig {
+		b.sum = b.sum.Add(decimal.NewFromInt(n))
+		return
+	}
+	s := b.small + n
+	// Overflow: both operands share a sign the sum does not have.
+	if (b.small >= 0) == (n >= 0) && (s >= 0) != (n >= 0) {
+		b.sum = decimal.NewFromInt(b.small).Add(decimal.NewFromInt(n))
+		b.isBig = true
+		return
+	}
+	b.small = s
+}
+
+func (b *exactBuffer) addDecimal(d decimal.Decimal) {
+	if !b.isBig {
+		b.sum = decimal.NewFromInt(b.small)
+		b.isBig = true
+	}
+	b.sum = b.sum.Add(d)
+}
+
+func (b *exactBuffer) Eval(*sql.Context) (any, error) {
+	if b.rows == 0 {
+		return nil, nil
+	}
+	sum := b.sum
+	if !b.isBig {
+		sum = decimal.NewFromInt(b.small)
+	}
+	if b.avg {
+		// MySQL divides decimals to whole 9-digit words beyond the
+		// result's scale and truncates there; the column shows the
+		// scale, arithmetic on the result uses every digit (AVG 5/3
+		// reads 1.6667, and AVG(...) * 2 reads 3.3333, not 3.3334).
+		q, _ := sum.QuoRem(decimal.NewFromInt(b.rows), (b.scale+8)/9*9)
+		return q, nil
+	}
+	return sum, nil
+}
+
+func (b *exactBuffer) Dispose() { expression.Dispose(b.expr) }
+
+// integerPrecision is the number of decimal digits MySQL counts for an
+// integer type's values (decimal_precision()).
+func integerPrecision(t sql.Type) (uint8, bool) {
+	switch t.Type() {
+	case sqltypes.Int8, sqltypes.Uint8:
+		return 3, true
+	case sqltypes.Int16, sqltypes.Uint16:
+		return 5, true
+	case sqltypes.Int24:
+		return 7, true
+	case sqltypes.Uint24:
+		return 8, true
+	case sqltypes.Int32, sqltypes.Uint32:
+		return 10, true
+	case sqltypes.Int64:
+		return 19, true
+	case sqltypes.Uint64:
+		return 20, true
+	}
+	return 0, false
+}
+
+// exactAggType is MySQL's result type for SUM or AVG of an argument of
+// type t, and false where the result is a DOUBLE.
+func exactAggType(t sql.Type, avg bool) (sql.DecimalType, bool) {
+	var p, s uint8
+	if dt, ok := t.(sql.DecimalType); ok {
+		p, s = dt.Precision(), dt.Scale()
+	} else if isIntegerType(t) {
+		if p, ok = integerPrecision(t); !ok {
+			return nil, false
+		}
+	} else {
+		return nil, false
+	}
+	if avg {
+		p, s = p+4, min(s+4, 30)
+	} else {
+		p += 22
+	}
+	t2, err := types.CreateDecimalType(min(p, 65), s)
+	if err != nil {
+		return nil, false
+	}
+	return t2, true
+}
+
+// exactSums puts exactAgg in place of GMS's SUM and AVG over integers
+// and decimals, and retypes the columns that read their results.
+func exactSums(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	if tc, ok := n.(*plan.TableCopier); ok {
+		// CREATE TABLE ... AS SELECT: the select was analysed (and its
+		// sums replaced) on its own, before GMS made this node.
+		retypeCreateSelect(tc)
+		return n, transform.SameTree, nil
+	}
+	retype := map[sql.ColumnId]sql.DecimalType{}
+	transform.InspectExpressions(n, func(e sql.Expression) bool {
+		var agg sql.Aggregation
+		avg := false
+		switch x := e.(type) {
+		case *aggregation.Sum:
+			agg = x
+		case *aggregation.Avg:
+			agg, avg = x, true
+		default:
+			return true
+		}
+		if agg.Window() != nil {
+			return true
+		}
+		if t, ok := exactAggType(agg.Children()[0].Type(), avg); ok {
+			retype[agg.Id()] = t
+		}
+		return true
+	})
+	if len(retype) == 0 {
+		return n, transform.SameTree, nil
+	}
+	out, same, err := transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		switch x := e.(type) {
+		case *aggregation.Sum, *aggregation.Avg:
+			agg := x.(sql.Aggregation)
+			if t, ok := retype[agg.Id()]; ok && agg.Window() == nil {
+				return &exactAgg{Aggregation: agg, avg: isAvg(x), typ: t}, transform.NewTree, nil
+			}
+		case *expression.GetField:
+			if t, ok := retype[x.Id()]; ok && x.Type() == types.Float64 {
+				ng := expression.NewGetFieldWithTable(x.Index(), int(x.TableId()), t, x.Database(), x.Table(), x.Name(), x.IsNullable()).WithId(x.Id())
+				return ng.(sql.Expression), transform.NewTree, nil
+			}
+		}
+		return e, transform.SameTree, nil
+	})
+	return out, same, err
+}
+
+// retypeCreateSelect gives CREATE TABLE ... AS SELECT's new columns the
+// retyped SUM and AVG results' types: GMS copied the select's schema,
+// DOUBLE then, into the new table's (a TableCopier's destination) when
+// it resolved the statement. The columns are this statement's own.
+func retypeCreateSelect(tc *plan.TableCopier) {
+	ct, ok := tc.Destination.(*plan.CreateTable)
+	if !ok {
+		return
+	}
+	sel, cols := tc.Source.Schema(), ct.PkSchema().Schema
+	if len(sel) != len(cols) {
+		return
+	}
+	for i, c := range cols {
+		if _, dec := sel[i].Type.(sql.DecimalType); dec && c.Type == types.Float64 {
+			c.Type = sel[i].Type
+			c.Nullable = true // SUM and AVG of no rows are NULL
+		}
+	}
+}
+
+func isAvg(e sql.Expression) bool {
+	_, ok := e.(*aggregation.Avg)
+	return ok
+}
+
+// exactSumValue is an integer column's SUM as the fast paths send it:
+// DECIMAL with scale 0, the type exactSums gives the column.
+func exactSumValue(sum int64) sqltypes.Value {
+	return sqltypes.MakeTrusted(sqltypes.Decimal, strconv.AppendInt(nil, sum, 10))
+}
+
+// decimalsAtScale rounds DECIMAL values that carry more fractional
+// digits than their column's scale (the field's Decimals) to that scale,
+// half away from zero, as MySQL shows them: MySQL keeps a quotient's
+// digits to whole 9-digit words (AVG(x) * 2 reads 3.3333 from
+// 1.666666666 * 2), and GMS sends a computed decimal with every digit
+// it holds.
+func decimalsAtScale(res *sqltypes.Result) {
+	for i, f := range res.Fields {
+		if f.Type != sqltypes.Decimal || f.Decimals == 0 || f.Decimals > 30 {
+			continue
+		}
+		for _, row := range res.Rows {
+			if i >= len(row) || row[i].IsNull() {
+				continue
+			}
+			b := row[i].Raw()
+			dot := bytes.IndexByte(b, '.')
+			if dot < 0 || len(b)-dot-1 <= int(f.Decimals) {
+				continue
+			}
+			d, err := decimal.NewFromString(string(b))
+			if err != nil {
+				continue
+			}
+			row[i] = sqltypes.MakeTrusted(sqltypes.Decimal, []byte(d.StringFixed(int32(f.Decimals))))
+		}
+	}
+}
+
+// exactSumField makes f, the field of SUM over an integer column of type
+// col, the DECIMAL field exactSums gives it, and reports whether it is
+// one. A statement prepared (bound by GMS, not analysed) reports
+// SUM's field as DOUBLE; the fast paths answer it with the analysed
+// type, and the client sees that type at prepare too.
+func exactSumField(f *querypb.Field, col sql.Type) bool {
+	dt, ok := exactAggType(col, false)
+	if !ok {
+		return false
+	}
+	switch f.Type {
+	case sqltypes.Decimal:
+		return true
+	case sqltypes.Float64:
+		f.Type = sqltypes.Decimal
+		f.Decimals = 0
+		f.ColumnLength = dt.MaxTextResponseByteLength(nil)
+		return true
+	}
+	return false
+}
