@@ -59,7 +59,7 @@ for n in $PACK; do
 done
 RPORT=$((BASE + 30))
 if command -v socat >/dev/null; then
-	socat TCP-LISTEN:"$RPORT",fork,reuseaddr,nodelay TCP:127.0.0.1:$((BASE + 1)),nodelay &
+	socat TCP-LISTEN:"$RPORT",fork,reuseaddr,nodelay,backlog=256 TCP:127.0.0.1:$((BASE + 1)),nodelay &
 	PIDS+=($!)
 	LABEL[$RPORT]="socat_relay"
 fi
@@ -111,6 +111,7 @@ for round in $(seq 1 "$ROUNDS"); do
 			a1=$(($(cpu "$R1_PID") + $(cpu "$R2_PID")))
 			awk -v t="$t" -v r="$round" -v via="${LABEL[$p]}" -v dq="$dq" -v pq="$pq" -v dn="$dn" -v pn="$pn" -v tck="$TCK" \
 				-v dc=$((c1 - c0)) -v pc=$((p1 - p0)) -v ac=$((a1 - a0)) 'BEGIN {
+				if (dn == 0 || pn == 0) { printf "%s %s %s failed (sysbench ran no query)\n", t, r, via; exit }
 				printf "%s %s %s %.0f %.0f %.2f %.1f %.1f %.1f\n", t, r, via, dq, pq, pq / dq,
 					pc / tck * 1e6 / pn, ac / tck * 1e6 / pn, dc / tck * 1e6 / dn }'
 		done
