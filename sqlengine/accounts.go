@@ -85,6 +85,8 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		return nil, o.e.noteTableOptions(ctx, n)
 	case *plan.ShowCreateTable:
 		return o.e.showCreateTable(ctx, n, row)
+	case *plan.ShowTableStatus:
+		return o.e.showTableStatus(ctx, n, row)
 	}
 	return accountBuilder(o).Build(ctx, n, row)
 }

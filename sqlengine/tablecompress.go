@@ -232,34 +232,33 @@ func (e *Engine) installTableSizes(cat *analyzer.Catalog) error {
 	return nil
 }
 
-// tableSizes fills one information_schema.TABLES row of a Petrel table:
-// DATA_LENGTH and INDEX_LENGTH from Pebble's estimate of the table's
-// files (rows still only in the memtable count once flushed),
-// AVG_ROW_LENGTH from them, ROW_FORMAT and CREATE_OPTIONS as declared.
-func (e *Engine) tableSizes(r sql.Row) error {
-	if len(r) <= isTablesCreateOpts {
-		return nil
-	}
-	db, _ := r[isTablesSchema].(string)
-	name, _ := r[isTablesName].(string)
+// tableFiles is what information_schema.TABLES and SHOW TABLE STATUS
+// report of a Petrel table's storage.
+type tableFiles struct {
+	data, index              uint64 // bytes in files (Pebble's estimate)
+	rowFormat, createOptions string
+}
+
+// tableFilesOf is db.name's tableFiles; ok is false for a table that is
+// not Petrel's (a view, information_schema's own). DATA_LENGTH and
+// INDEX_LENGTH are Pebble's estimate of the table's files (rows still
+// only in the memtable count once flushed); ROW_FORMAT and the options
+// are as declared, Dynamic (InnoDB's default) when none is.
+func (e *Engine) tableFilesOf(db, name string) (f tableFiles, ok bool, err error) {
 	tb := e.store.Catalog().Table(db, name)
 	if tb == nil {
-		return nil // a view, or information_schema's own
+		return f, false, nil
 	}
-	data, index, err := e.store.TableDiskUsage(tb)
-	if err != nil {
-		return err
-	}
-	r[isTablesData], r[isTablesIndex] = data, index
-	if rows, ok := r[isTablesRows].(uint64); ok && rows > 0 {
-		r[isTablesAvgRow] = data / rows
+	if f.data, f.index, err = e.store.TableDiskUsage(tb); err != nil {
+		return f, false, err
 	}
 	d := &tb.Def
+	f.rowFormat = "Dynamic"
 	switch {
 	case d.RowFormat != "":
-		r[isTablesRowFormat] = d.RowFormat[:1] + strings.ToLower(d.RowFormat[1:])
+		f.rowFormat = d.RowFormat[:1] + strings.ToLower(d.RowFormat[1:])
 	case d.KeyBlockSize != 0:
-		r[isTablesRowFormat] = "Compressed"
+		f.rowFormat = "Compressed"
 	}
 	var opts []string
 	if d.RowFormat != "" {
@@ -271,6 +270,66 @@ func (e *Engine) tableSizes(r sql.Row) error {
 	if d.Compression != "" {
 		opts = append(opts, `COMPRESSION="`+d.Compression+`"`)
 	}
-	r[isTablesCreateOpts] = strings.Join(opts, " ")
+	f.createOptions = strings.Join(opts, " ")
+	return f, true, nil
+}
+
+// tableSizes fills one information_schema.TABLES row of a Petrel table
+// (tableFilesOf; AVG_ROW_LENGTH from DATA_LENGTH).
+func (e *Engine) tableSizes(r sql.Row) error {
+	if len(r) <= isTablesCreateOpts {
+		return nil
+	}
+	db, _ := r[isTablesSchema].(string)
+	name, _ := r[isTablesName].(string)
+	f, ok, err := e.tableFilesOf(db, name)
+	if err != nil || !ok {
+		return err
+	}
+	r[isTablesData], r[isTablesIndex] = f.data, f.index
+	if rows, ok := r[isTablesRows].(uint64); ok && rows > 0 {
+		r[isTablesAvgRow] = f.data / rows
+	}
+	r[isTablesRowFormat], r[isTablesCreateOpts] = f.rowFormat, f.createOptions
 	return nil
+}
+
+// Column ordinals of GMS's SHOW TABLE STATUS rows.
+const (
+	statusName, statusRowFormat, statusRows, statusAvgRow = 0, 3, 4, 5
+	statusData, statusIndex, statusCreateOpts             = 6, 8, 16
+)
+
+// showTableStatus is SHOW TABLE STATUS with what information_schema.TABLES
+// reports (GMS's rows say Fixed, an estimate of 128 bytes a row and no
+// index length).
+func (e *Engine) showTableStatus(ctx *sql.Context, n *plan.ShowTableStatus, row sql.Row) (sql.RowIter, error) {
+	it, err := rowexec.DefaultBuilder.Build(ctx, n, row)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := sql.RowIterToRows(ctx, it)
+	if err != nil {
+		return nil, err
+	}
+	db := n.Database().Name()
+	for _, r := range rows {
+		if len(r) <= statusCreateOpts {
+			continue
+		}
+		name, _ := r[statusName].(string)
+		f, ok, err := e.tableFilesOf(db, name)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		r[statusData], r[statusIndex] = f.data, int64(f.index)
+		if rows, ok := r[statusRows].(uint64); ok && rows > 0 {
+			r[statusAvgRow] = f.data / rows
+		}
+		r[statusRowFormat], r[statusCreateOpts] = f.rowFormat, f.createOptions
+	}
+	return sql.RowsToRowIter(rows...), nil
 }

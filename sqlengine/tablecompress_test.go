@@ -1,6 +1,7 @@
 package sqlengine_test
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -73,6 +74,42 @@ func TestOptimizeAndTableOptionsOverTheWire(t *testing.T) {
 	}
 	if got := c.One("SELECT DATA_LENGTH > 0 FROM information_schema.TABLES WHERE TABLE_SCHEMA='w' AND TABLE_NAME='t'"); got != "1" {
 		t.Errorf("DATA_LENGTH > 0 after OPTIMIZE TABLE = %s, want 1", got)
+	}
+	var dataLen, indexLen, rowFormat, createOpts string
+	if err := c.DB.QueryRowContext(c.Ctx(), "SELECT DATA_LENGTH, INDEX_LENGTH, ROW_FORMAT, CREATE_OPTIONS FROM information_schema.TABLES WHERE TABLE_SCHEMA='w' AND TABLE_NAME='t'").
+		Scan(&dataLen, &indexLen, &rowFormat, &createOpts); err != nil {
+		t.Fatal(err)
+	}
+	// SHOW TABLE STATUS says what information_schema.TABLES says.
+	status := map[string]string{}
+	srows, err := c.DB.QueryContext(c.Ctx(), "SHOW TABLE STATUS FROM w LIKE 't'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols, _ := srows.Columns()
+	for srows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := srows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		for i, col := range cols {
+			switch v := vals[i].(type) {
+			case []byte:
+				status[col] = string(v)
+			case nil:
+			default:
+				status[col] = fmt.Sprint(v)
+			}
+		}
+	}
+	srows.Close()
+	if status["Data_length"] != dataLen || status["Index_length"] != indexLen || status["Row_format"] != "Compressed" || rowFormat != "Compressed" ||
+		status["Create_options"] != createOpts || createOpts != `row_format=COMPRESSED KEY_BLOCK_SIZE=4 COMPRESSION="lz4"` {
+		t.Errorf("SHOW TABLE STATUS %v; information_schema.TABLES %s %s %s %s", status, dataLen, indexLen, rowFormat, createOpts)
 	}
 	if got := c.One("SELECT GROUP_CONCAT(v ORDER BY id) FROM w.t"); got != "a,b,c" {
 		t.Errorf("rows after OPTIMIZE TABLE: %s", got)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -235,4 +236,31 @@ func TestSpanPolicy(t *testing.T) {
 		}
 	}
 	var _ pebble.SpanPolicyFunc = s.policy
+}
+
+// TestTableDefOptionsCompatible: a definition written before table
+// options reads as a table without them (stored with the fast codec, as
+// before), and a table without options is written without the new
+// fields, so an older release reads it unchanged.
+func TestTableDefOptionsCompatible(t *testing.T) {
+	old := `{"id":7,"db":"d","name":"t","columns":[{"name":"id","type":"int","pk":true}],"pk":[0],"collation":255,"key_format":1}`
+	var def TableDef
+	if err := json.Unmarshal([]byte(old), &def); err != nil {
+		t.Fatal(err)
+	}
+	if def.RowFormat != "" || def.KeyBlockSize != 0 || def.Compression != "" || def.Compressed() {
+		t.Fatalf("old definition read as %+v (compressed %v)", def, def.Compressed())
+	}
+	b, err := json.Marshal(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != old {
+		t.Fatalf("rewritten as %s, want %s", b, old)
+	}
+	def.RowFormat, def.KeyBlockSize, def.Compression = RowFormatCompressed, 8, CompressionZstd
+	b, _ = json.Marshal(def)
+	if !bytes.Contains(b, []byte(`"row_format":"COMPRESSED","key_block_size":8,"compression":"zstd"`)) {
+		t.Fatalf("options written as %s", b)
+	}
 }
