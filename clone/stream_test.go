@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -92,7 +93,8 @@ func streamOpts(t *testing.T, wrap func(net.Conn) net.Conn) FetchOptions {
 // byte in the progress; a stream cut mid-file, a flipped payload byte, a
 // wrong token and a plain connection to a snapshot authorised over TLS
 // are refused with the errors the SQL surface maps (2013, checksum
-// mismatch, no such snapshot, TLS required); a connection left open is
+// mismatch, no such snapshot, TLS required); past maxDataConns open
+// connections the next is closed at once; a connection left open is
 // closed by the donor's Close (the package's leak check).
 func TestStreamCopiesTheSnapshot(t *testing.T) {
 	d, m, snapDir := streamDonor(t)
@@ -168,6 +170,37 @@ func TestStreamCopiesTheSnapshot(t *testing.T) {
 	}
 	if _, _, err := d.Stream(m.ID, true); !errors.Is(err, ErrNoStream) {
 		t.Fatalf("a TLS stream from a donor without a certificate: %v, want ErrNoStream", err)
+	}
+
+	// Connections that never say hello are bounded: past maxDataConns
+	// the next is closed at once.
+	var held []net.Conn
+	for range maxDataConns {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetReadDeadline(time.Now().Add(time.Second))
+		_, err = c.Read(make([]byte, 1))
+		c.Close()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		// The accept loop may not have counted every held one yet.
+		if time.Now().After(deadline) {
+			t.Fatalf("connection %d past the cap: %v, want it closed (EOF)", maxDataConns+1, err)
+		}
+	}
+	for _, c := range held {
+		c.Close()
 	}
 
 	// An idle data connection does not hold up Close.

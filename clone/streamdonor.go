@@ -20,10 +20,13 @@ import (
 var ErrNoStream = errors.New("clone: the donor serves no data stream")
 
 // streamHandshake bounds a data connection's TLS handshake and hello;
-// streamWrite one frame's write.
+// streamWrite one frame's write; maxDataConns the data connections open
+// at once (a few per clone; beyond, a connection is closed at once, so
+// unauthenticated ones cannot pile up).
 const (
 	streamHandshake = 10 * time.Second
 	streamWrite     = 60 * time.Second
+	maxDataConns    = 64
 )
 
 // Stream authorises data connections for snapshot id (the caller checked
@@ -75,6 +78,12 @@ func (d *Donor) accept(ln net.Listener) {
 			d.mu.Unlock()
 			c.Close()
 			return
+		}
+		if len(d.mu.conns) >= maxDataConns {
+			d.mu.Unlock()
+			d.opts.Logger.Warn("clone: data connection refused: too many open", "remote", c.RemoteAddr().String(), "max", maxDataConns)
+			c.Close()
+			continue
 		}
 		d.mu.conns[c] = struct{}{}
 		d.wg.Add(1)
