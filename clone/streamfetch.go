@@ -173,9 +173,8 @@ type streamState struct {
 // order; each frame is checked against its CRC-32C and written at its
 // offset; a file is synced by a syncer goroutine as soon as its last byte
 // is written (the disk works while the other files arrive), and its size
-// checked at the end. It returns
-// errNoDataPort before creating anything when the data port does not
-// answer.
+// checked at the end. It returns errNoDataPort before creating anything
+// when the data port does not answer.
 func copyStream(ctx context.Context, g *streamGrant, man *Manifest, staging string, opts FetchOptions) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
