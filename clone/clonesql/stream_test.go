@@ -29,8 +29,9 @@ import (
 // realDonor is a donor instance as node assembles it (storage with the
 // binary log as its WAL, the SQL engine with TLS, a clone.Donor with a
 // data port, this package's statements) holding values of the given
-// sizes (random bytes); it returns the port and the values.
-func realDonor(t *testing.T, sizes ...int) (int, *clone.Donor, map[string][]byte) {
+// sizes (random bytes); it returns the port and the values. otherCert
+// gives the data port another certificate than the SQL port's.
+func realDonor(t *testing.T, otherCert bool, sizes ...int) (int, *clone.Donor, map[string][]byte) {
 	t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	dir := t.TempDir()
@@ -63,7 +64,13 @@ func realDonor(t *testing.T, sizes ...int) (int, *clone.Donor, map[string][]byte
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := clone.NewDonor(clone.DonorOptions{Datadir: dir, Store: st, Log: l, Logger: quiet, DataAddress: "127.0.0.1:0", TLS: tlsCfg, MaxBandwidth: MaxBandwidth})
+	dataTLS := tlsCfg
+	if otherCert {
+		if dataTLS, _, err = sqlengine.ServerTLS(sqlengine.TLSOptions{Datadir: t.TempDir()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := clone.NewDonor(clone.DonorOptions{Datadir: dir, Store: st, Log: l, Logger: quiet, DataAddress: "127.0.0.1:0", TLS: dataTLS, MaxBandwidth: MaxBandwidth})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +127,7 @@ func (c *cutConn) Write(p []byte) (int, error) {
 // holds the donor's values byte for byte, as does a clone over CLONE
 // READ; clone_max_data_bandwidth paces the stream.
 func TestCloneOverTheStream(t *testing.T) {
-	port, donor, values := realDonor(t, 3<<20, 300<<10, 1<<20, 10)
+	port, donor, values := realDonor(t, false, 3<<20, 300<<10, 1<<20, 10)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	fetch := func(dir string, o clone.FetchOptions) (*clone.Result, error) {
 		o.Host, o.Port, o.User, o.Password, o.Datadir, o.Timeout, o.Logger = "127.0.0.1", port, "root", "pw", dir, 10*time.Second, quiet
@@ -206,5 +213,26 @@ func TestCloneOverTheStream(t *testing.T) {
 			t.Fatalf("a clone of %d bytes at 8 MiB/s on the %s took %v", res.Bytes, side, el)
 		}
 		check("paced on the "+side, paced)
+	}
+}
+
+// TestCloneStreamPinsTheCertificate: a data port presenting another
+// certificate than the one the SQL connection saw is refused
+// (ER_CLONE_PROTOCOL, 3863), nothing is kept, and the donor's snapshot is
+// released.
+func TestCloneStreamPinsTheCertificate(t *testing.T) {
+	port, donor, _ := realDonor(t, true, 10)
+	dir := filepath.Join(t.TempDir(), "target")
+	_, err := clone.Fetch(context.Background(), clone.FetchOptions{Host: "127.0.0.1", Port: port, User: "root", Password: "pw", Datadir: dir,
+		Timeout: 10 * time.Second, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	var se *mysql.SQLError
+	if !errors.As(sqlError(err), &se) || se.Num != 3863 || !bytes.Contains([]byte(se.Message), []byte("not the one the SQL connection saw")) {
+		t.Fatalf("a data port with another certificate: %v (as SQL %v), want 3863 naming the certificate", err, sqlError(err))
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("the refused clone left %d entries in the target", len(entries))
+	}
+	if n := donor.Active(); n != 0 {
+		t.Fatalf("the donor holds %d snapshots after the refused clone, want 0", n)
 	}
 }
