@@ -42,7 +42,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // openInstance opens storage with the binary log as its WAL and sink, as
 // node does.
-func openInstance(t *testing.T, dir string) (*storage.Engine, *binlog.Log) {
+func openInstance(t testing.TB, dir string) (*storage.Engine, *binlog.Log) {
 	t.Helper()
 	st, err := storage.Open(storage.Options{Dir: filepath.Join(dir, "data"), Logger: quiet, LogIsWAL: true, ReserveSize: -1, CacheSize: 8 << 20})
 	if err != nil {

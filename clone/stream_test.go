@@ -234,8 +234,7 @@ func TestStreamCopiesTheSnapshot(t *testing.T) {
 // loopback; -cpuprofile shows both ends' costs).
 func BenchmarkStream(b *testing.B) {
 	dir := b.TempDir()
-	st, l := openInstance(&testing.T{}, dir)
-	defer func() { l.Close(); st.Close() }()
+	st, l := openInstance(b, dir)
 	for i := range 4 {
 		v := make([]byte, 16<<20)
 		rand.Read(v)
