@@ -19,8 +19,9 @@ import (
 // Pebble compresses sstable blocks, and chooses the codec of each output
 // file of a flush or compaction through a span policy: the store's level
 // codec is zstd (level 3), and every key range but those of tables
-// declared compressed asks for Pebble's fastest codec (MinLZ; Snappy on
-// arm64), which is what every table had before. So a compressed table's
+// declared compressed asks for Pebble's fastest codec (Snappy in the
+// store's table format; MinLZ in newer ones), which is what every table
+// had before. So a compressed table's
 // rows and index entries are written with zstd, from the first flush on,
 // and an sstable never holds both kinds of range (the span policy ends an
 // output file at a boundary). Rows are logged to the binlog as they are;
@@ -28,10 +29,10 @@ import (
 //
 // What the options cannot change: Pebble's block size is the store's
 // (KEY_BLOCK_SIZE is recorded and printed back, and makes the table
-// compressed as it does in InnoDB), and COMPRESSION='none' and 'lz4' keep
-// the store's fast LZ-family codec: Pebble has no uncompressed or lz4
-// choice per key range. 'zlib' (MySQL's other page codec) is stored with
-// zstd.
+// compressed as it does in InnoDB), and COMPRESSION='none' and 'lz4'
+// alone keep the store's fast LZ-family codec: Pebble has no uncompressed
+// or lz4 choice per key range. 'zlib' (MySQL's other page codec) is
+// stored with zstd.
 
 // Table option values a TableDef may hold.
 const (
@@ -53,14 +54,13 @@ var KeyBlockSizes = []int{1, 2, 4, 8, 16}
 var Compressions = []string{CompressionZstd, CompressionZlib, CompressionLZ4, CompressionNone}
 
 // Compressed reports whether the table's ranges are written with zstd:
-// COMPRESSION='zstd' or 'zlib', or, without a COMPRESSION, ROW_FORMAT=
-// COMPRESSED or a KEY_BLOCK_SIZE (InnoDB's compressed row format).
+// ROW_FORMAT=COMPRESSED or a KEY_BLOCK_SIZE (InnoDB's compressed row
+// format, which a COMPRESSION does not turn off: in MySQL that option is
+// the page codec, another mechanism), or COMPRESSION='zstd' or 'zlib'.
 func (d *TableDef) Compressed() bool {
 	switch strings.ToLower(d.Compression) {
 	case CompressionZstd, CompressionZlib:
 		return true
-	case CompressionLZ4, CompressionNone:
-		return false
 	}
 	return strings.EqualFold(d.RowFormat, RowFormatCompressed) || d.KeyBlockSize > 0
 }

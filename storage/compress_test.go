@@ -196,7 +196,8 @@ func TestTableCompressedOptions(t *testing.T) {
 		{TableDef{Compression: "zlib"}, true},
 		{TableDef{Compression: "lz4"}, false},
 		{TableDef{Compression: "none"}, false},
-		{TableDef{RowFormat: "COMPRESSED", Compression: "none"}, false},
+		{TableDef{RowFormat: "COMPRESSED", Compression: "none"}, true},
+		{TableDef{KeyBlockSize: 8, Compression: "lz4"}, true},
 	} {
 		if got := c.def.Compressed(); got != c.want {
 			t.Errorf("%+v: Compressed() = %v, want %v", c.def, got, c.want)
