@@ -299,6 +299,20 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// TIME(n) keeps n fractional digits, rounding (MySQL 8; MariaDB
+	// truncates), and prints n digits.
+	quiet("CREATE TABLE t_tfsp (id INT PRIMARY KEY, a TIME, b TIME(3), c TIME(6), d TIME(0))")
+	add("strict", "INSERT INTO t_tfsp VALUES (1, '10:11:12.4', '10:11:12.12345', '10:11:12.1234567', '-1:2:3.25'), (2, '1:2:3', '1:2:3', '1:2:3', '1:2:3')")
+	expect("affected 2") // MySQL 8 rounds without a note; MariaDB truncates with Note 1265
+	add("strict", "SELECT id, a, b, c, d FROM t_tfsp ORDER BY id")
+	add("strict", "UPDATE t_tfsp SET a = '01:02:03.5', b = '01:02:03.0005' WHERE id = 2")
+	expect("affected 1")
+	add("strict", "SELECT a, b FROM t_tfsp WHERE id = 2")
+	expect("rows [" + hex.EncodeToString([]byte("01:02:04")) + "," + hex.EncodeToString([]byte("01:02:03.001")) + "]")
+	add("strict", "ALTER TABLE t_tfsp RENAME COLUMN a TO a2")
+	add("strict", "INSERT INTO t_tfsp VALUES (3, '2:3:4.5', NULL, NULL, NULL)")
+	add("strict", "SELECT a2 FROM t_tfsp WHERE id = 3")
+	expect("rows [" + hex.EncodeToString([]byte("02:03:05")) + "]")
 	// FLOAT reads with 6 significant digits.
 	quiet("CREATE TABLE t_f6 (id INT PRIMARY KEY, f FLOAT, d DOUBLE)")
 	quiet("INSERT INTO t_f6 VALUES (1, 123456789, 123456789), (2, 1234567, 1234567), (3, 0.000012345678, 0.000012345678), (4, -1.5e-7, -1.5e-7), (5, 1.1, 1.1), (6, 3e38, 3e38)")

@@ -192,6 +192,7 @@ func (d *Database) createTable(ctx *sql.Context, name string, sch sql.PrimaryKey
 		def.Columns = append(def.Columns, storage.ColumnDefFrom(c))
 	}
 	takeTableOptions(ctx, &def)
+	takeTimePrecisions(ctx, &def, nil, nil)
 	if _, err := d.p.e.Catalog().CreateTable(txn, def); err != nil {
 		if errors.Is(err, storage.ErrExists) {
 			return sql.ErrTableAlreadyExists.New(name)

@@ -446,6 +446,7 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 	}
 	originalNames(q, r, added, st)
 	markLocking(ctx, st)
+	noteTimePrecisions(ctx, st)
 	rewriteBitNot(q, st)
 	return fixSchema(st), a, b, err
 }
@@ -458,6 +459,7 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 	}
 	originalNames(q, r, added, st)
 	markLocking(ctx, st)
+	noteTimePrecisions(ctx, st)
 	rewriteBitNot(q, st)
 	return fixSchema(st), a, b, err
 }
@@ -470,6 +472,7 @@ func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.P
 	}
 	originalNames(q, r, added, st)
 	markLocking(ctx, st)
+	noteTimePrecisions(ctx, st)
 	rewriteBitNot(q, st)
 	return fixSchema(st), n, err
 }

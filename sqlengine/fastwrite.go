@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -320,6 +321,9 @@ func convert(ctx *sql.Context, st *storage.Table, o int, v any) (any, bool) {
 	cv, inRange, err := col.Type.Convert(ctx, v)
 	if err != nil || inRange != sql.InRange {
 		return nil, false
+	}
+	if ts, ok := cv.(types.Timespan); ok && st.Def.Columns[o].TimeFSP() < 6 {
+		cv = roundTimespan(ctx, ts, st.Def.Columns[o].TimeFSP())
 	}
 	return cv, true
 }

@@ -85,26 +85,30 @@ func (e *Engine) fixFields(q string, fs []*querypb.Field) {
 	aliasCase(q, fs)
 }
 
-// timestampDecimals gives a TIMESTAMP(n) table column its n: GMS sends
+// timestampDecimals gives a TIMESTAMP(n) or TIME(n) table column its n: GMS sends
 // decimals only for DATETIME, and go-sql-driver formats a binary-protocol
 // TIMESTAMP with the column's decimals, so TIMESTAMP(6) values lost their
 // fraction. The column is found by the field's database, table and
 // column name; through an alias it is not found and keeps 0.
 func (e *Engine) timestampDecimals(fs []*querypb.Field) {
 	for _, f := range fs {
-		if f.Type != sqltypes.Timestamp || f.Decimals != 0 || f.Database == "" || f.OrgTable == "" {
+		if (f.Type != sqltypes.Timestamp && f.Type != sqltypes.Time) || f.Decimals != 0 || f.Database == "" || f.OrgTable == "" {
 			continue
 		}
 		t := e.store.Catalog().Table(f.Database, f.OrgTable)
 		if t == nil {
 			continue
 		}
-		for _, c := range t.Schema {
+		for i, c := range t.Schema {
 			if !strings.EqualFold(c.Name, f.OrgName) {
 				continue
 			}
 			if dt, ok := c.Type.(sql.DatetimeType); ok && dt.Precision() > 0 {
 				f.Decimals = uint32(dt.Precision())
+			}
+			if f.Type == sqltypes.Time && i < len(t.Def.Columns) && t.Def.Columns[i].FSP != nil {
+				// TIME(n) (timefsp.go); timeAtPrecision prints n digits.
+				f.Decimals = uint32(*t.Def.Columns[i].FSP)
 			}
 			break
 		}

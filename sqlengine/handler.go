@@ -404,6 +404,7 @@ func textFloats(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 			}
 		}
 		decimalsAtScale(res)
+		timeAtPrecision(res)
 		if len(cols) > 0 {
 			for _, row := range res.Rows {
 				for _, i := range cols {

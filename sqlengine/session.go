@@ -35,6 +35,9 @@ type Session struct {
 	// tableOpts are the storage options of the CREATE TABLE being run
 	// (tablecompress.go).
 	tableOpts *tableOptions
+	// timeFSP are the TIME columns' precisions the CREATE or ALTER TABLE
+	// being run declares (timefsp.go).
+	timeFSP *timeNotes
 	// adminQuery is the admin statement being answered, as written.
 	adminQuery string
 	// nextIso is the level SET TRANSACTION ISOLATION LEVEL (no scope)

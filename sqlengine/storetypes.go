@@ -509,6 +509,11 @@ func storeTime(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 			us = maxTime
 		}
 	}
+	if fsp := columnTimeFSP(ctx, col); fsp < 6 {
+		// Rounded here, before GMS compares an UPDATE's old and new
+		// rows: a value that rounds to the stored one changes nothing.
+		us = int64(roundTimespan(ctx, types.Timespan(us), fsp))
+	}
 	return formatTime(us), nil
 }
 

@@ -268,6 +268,7 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 		return err
 	}
 	e.rows++
+	row = fitTimeFSP(ctx, st, row)
 	if err := keys.CheckRow(st.Schema, nil, row); err != nil {
 		return stringError(err, e.rows)
 	}
@@ -290,6 +291,7 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 		return err
 	}
 	e.rows++
+	new = fitTimeFSP(ctx, st, new)
 	if err := keys.CheckRow(st.Schema, old, new); err != nil {
 		return stringError(err, e.rows)
 	}
@@ -472,7 +474,9 @@ func (t *Table) ModifyColumn(ctx *sql.Context, name string, col *sql.Column, ord
 			cd.Nullable = false
 		}
 		old := def.Columns[o].Name
+		prev := storage.TableDef{Columns: append([]storage.ColumnDef(nil), def.Columns...)}
 		def.Columns[o] = cd
+		takeTimePrecisions(ctx, def, &prev, map[string]string{strings.ToLower(col.Name): old})
 		for i := range def.Indexes {
 			for j, c := range def.Indexes[i].Columns {
 				if strings.EqualFold(c, old) {
@@ -525,6 +529,11 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSch, newSch sql.PrimaryKeyS
 	for _, c := range newSch.Schema {
 		def.Columns = append(def.Columns, storage.ColumnDefFrom(c))
 	}
+	renamed := map[string]string{}
+	if oldCol != nil && newCol != nil {
+		renamed[strings.ToLower(newCol.Name)] = oldCol.Name
+	}
+	takeTimePrecisions(ctx, &def, &st.Def, renamed)
 	def.PK = append([]int(nil), newSch.PkOrdinals...)
 	for _, o := range def.PK {
 		// Primary-key columns are NOT NULL, as in MySQL.

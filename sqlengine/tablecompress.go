@@ -155,7 +155,7 @@ func (e *Engine) showCreateTable(ctx *sql.Context, n *plan.ShowCreateTable, row 
 		return nil, nil
 	}
 	opts := createOptions(&tb.t.Def)
-	if opts == "" {
+	if opts == "" && !hasTimeFSP(&tb.t.Def) {
 		return nil, nil
 	}
 	it, err := rowexec.DefaultBuilder.Build(ctx, n, row)
@@ -178,7 +178,7 @@ func (e *Engine) showCreateTable(ctx *sql.Context, n *plan.ShowCreateTable, row 
 		if !ok || !strings.HasSuffix(stmt, comment) {
 			return nil, fmt.Errorf("sqlengine: SHOW CREATE TABLE %s: GMS's statement does not end with its comment", tb.Name())
 		}
-		r[1] = stmt[:len(stmt)-len(comment)] + opts + comment
+		r[1] = timeTypesText(&tb.t.Def, stmt[:len(stmt)-len(comment)]+opts+comment)
 	}
 	return sql.RowsToRowIter(rows...), nil
 }

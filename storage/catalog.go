@@ -30,6 +30,18 @@ type ColumnDef struct {
 	Virtual       bool   `json:"virtual,omitempty"`
 	Comment       string `json:"comment,omitempty"`
 	Extra         string `json:"extra,omitempty"`
+	// FSP is a TIME column's fractional-seconds precision as declared
+	// (TIME is TIME(0)); nil for columns of other types and for TIME
+	// columns created before it was kept, which hold microseconds.
+	FSP *int `json:"fsp,omitempty"`
+}
+
+// TimeFSP is the fractional-seconds precision a TIME column keeps.
+func (cd ColumnDef) TimeFSP() int {
+	if cd.FSP == nil {
+		return 6
+	}
+	return *cd.FSP
 }
 
 // IndexDef is the persisted form of a secondary index.

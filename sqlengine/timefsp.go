@@ -1,0 +1,268 @@
+package sqlengine
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"petrel/storage"
+)
+
+// TIME columns' fractional-seconds precision. MySQL's TIME is TIME(0):
+// '10:11:12.5' is stored as 10:11:13 (rounded; truncated under
+// TIME_TRUNCATE_FRACTIONAL), and TIME(3) keeps milliseconds. GMS has one
+// TIME type, of microseconds, and refuses TIME(0) to TIME(5), so a plain
+// TIME column kept '10:11:12.500000'. Petrel reads the declared
+// precision from the parsed CREATE or ALTER TABLE (noteTimePrecisions,
+// which hands GMS TIME(6)), keeps it in the catalog (ColumnDef.FSP), and
+// rounds each value to it on the write path (fitTimeFSP), whichever
+// path writes. Tables created before keep microseconds (FSP nil).
+
+// timeNotes are the TIME columns one statement declares, by lower-case
+// name, for table db.name (db empty: the current database).
+type timeNotes struct {
+	db, name string
+	fsp      map[string]int
+}
+
+// noteTimePrecisions records, in ctx's session, the precision of every
+// TIME column st declares, and gives GMS TIME(6) in place of TIME(0..5).
+func noteTimePrecisions(ctx context.Context, st ast.Statement) {
+	sctx, ok := ctx.(*sql.Context)
+	if !ok || sctx == nil || sctx.Session == nil {
+		return
+	}
+	s, ok := sctx.Session.(*Session)
+	if !ok {
+		return
+	}
+	var ddls []*ast.DDL
+	var table ast.TableName
+	switch x := st.(type) {
+	case *ast.DDL:
+		ddls, table = []*ast.DDL{x}, x.Table
+	case *ast.AlterTable:
+		ddls, table = x.Statements, x.Table
+	default:
+		return // (GMS parses other text, trigger bodies, between a DDL's parse and its run)
+	}
+	var notes *timeNotes
+	for _, d := range ddls {
+		if d == nil || d.TableSpec == nil {
+			continue
+		}
+		for _, c := range d.TableSpec.Columns {
+			if c == nil || !strings.EqualFold(c.Type.Type, "time") {
+				continue
+			}
+			fsp := 0
+			if c.Type.Length != nil {
+				n, err := strconv.Atoi(string(c.Type.Length.Val))
+				if err != nil || n < 0 || n > 6 {
+					continue // GMS's error
+				}
+				fsp = n
+			}
+			c.Type.Length = ast.NewIntVal([]byte("6"))
+			if notes == nil {
+				notes = &timeNotes{db: table.DbQualifier.String(), name: table.Name.String(), fsp: map[string]int{}}
+			}
+			notes.fsp[strings.ToLower(c.Name.String())] = fsp
+		}
+	}
+	s.timeFSP = notes
+}
+
+// takeTimePrecisions sets the precision of def's TIME columns: those the
+// running statement declares from its notes, the others (an ALTER that
+// rebuilds the table) from old, the table's definition before, by name.
+// renamed maps a column's new lower-case name to its old one.
+func takeTimePrecisions(ctx *sql.Context, def *storage.TableDef, old *storage.TableDef, renamed map[string]string) {
+	var notes *timeNotes
+	if s, ok := ctx.Session.(*Session); ok && s.timeFSP != nil {
+		n := s.timeFSP
+		db := n.db
+		if db == "" {
+			db = ctx.GetCurrentDatabase()
+		}
+		if strings.EqualFold(db, def.Database) && strings.EqualFold(n.name, def.Name) {
+			notes = n
+		}
+	}
+	for i := range def.Columns {
+		cd := &def.Columns[i]
+		if !strings.HasPrefix(strings.ToLower(cd.Type), "time") || strings.HasPrefix(strings.ToLower(cd.Type), "timestamp") {
+			cd.FSP = nil
+			continue
+		}
+		name := strings.ToLower(cd.Name)
+		if notes != nil {
+			if fsp, ok := notes.fsp[name]; ok {
+				cd.FSP = &fsp
+				continue
+			}
+		}
+		cd.FSP = nil
+		if old == nil {
+			continue
+		}
+		if o, ok := renamed[name]; ok {
+			name = o
+		}
+		for _, oc := range old.Columns {
+			if strings.EqualFold(oc.Name, name) && oc.FSP != nil {
+				fsp := *oc.FSP
+				cd.FSP = &fsp
+			}
+		}
+	}
+}
+
+// fitTimeFSP rounds row's TIME values to their columns' precisions
+// (in a copy of row when one changes).
+func fitTimeFSP(ctx *sql.Context, st *storage.Table, row sql.Row) sql.Row {
+	copied := false
+	for i, cd := range st.Def.Columns {
+		if cd.FSP == nil || *cd.FSP >= 6 || i >= len(row) {
+			continue
+		}
+		ts, ok := row[i].(types.Timespan)
+		if !ok {
+			continue
+		}
+		r := roundTimespan(ctx, ts, *cd.FSP)
+		if r == ts {
+			continue
+		}
+		if !copied {
+			row = append(sql.Row(nil), row...)
+			copied = true
+		}
+		row[i] = r
+	}
+	return row
+}
+
+// maxTimeMicros is TIME's largest magnitude, 838:59:59.
+const maxTimeMicros = (838*3600 + 59*60 + 59) * 1_000_000
+
+// roundTimespan is ts to fsp fractional digits: rounded half away from
+// zero (truncated under TIME_TRUNCATE_FRACTIONAL), within TIME's range.
+func roundTimespan(ctx *sql.Context, ts types.Timespan, fsp int) types.Timespan {
+	unit := int64(1)
+	for i := fsp; i < 6; i++ {
+		unit *= 10
+	}
+	v := int64(ts)
+	neg := v < 0
+	if neg {
+		v = -v
+	}
+	r := v % unit
+	v -= r
+	if r*2 >= unit && !sql.LoadSqlMode(ctx).ModeEnabled("TIME_TRUNCATE_FRACTIONAL") {
+		v += unit
+	}
+	if v > maxTimeMicros {
+		v = maxTimeMicros
+	}
+	if neg {
+		v = -v
+	}
+	return types.Timespan(v)
+}
+
+// timeAtPrecision prints TIME(1) to TIME(6) columns' values with their
+// precision's digits ('12:00:00.600' for TIME(3)), as MySQL does; GMS
+// prints six digits, or none when the fraction is zero. The field's
+// Decimals come from the catalog (timestampDecimals); TIME(0) values are
+// stored rounded and print without a fraction already, and columns
+// created before precisions were kept have Decimals 0.
+func timeAtPrecision(res *sqltypes.Result) {
+	for i, f := range res.Fields {
+		if f.Type != sqltypes.Time || f.Decimals == 0 || f.Decimals > 6 {
+			continue
+		}
+		n := int(f.Decimals)
+		for _, row := range res.Rows {
+			if i >= len(row) || row[i].IsNull() {
+				continue
+			}
+			b := row[i].Raw()
+			whole := b
+			frac := []byte(nil)
+			if dot := bytes.IndexByte(b, '.'); dot >= 0 {
+				whole, frac = b[:dot], b[dot+1:]
+			}
+			if len(frac) == n {
+				continue
+			}
+			out := make([]byte, 0, len(whole)+1+n)
+			out = append(append(out, whole...), '.')
+			for j := 0; j < n; j++ {
+				if j < len(frac) {
+					out = append(out, frac[j])
+				} else {
+					out = append(out, '0')
+				}
+			}
+			row[i] = sqltypes.MakeTrusted(sqltypes.Time, out)
+		}
+	}
+}
+
+// hasTimeFSP reports whether def has a TIME column of a precision other
+// than 6 (the only one GMS's statement text knows).
+func hasTimeFSP(def *storage.TableDef) bool {
+	for _, c := range def.Columns {
+		if c.TimeFSP() != 6 {
+			return true
+		}
+	}
+	return false
+}
+
+// timeTypesText puts each TIME column's declared type, as MySQL prints
+// it (time, time(3)), in place of GMS's time(6) in SHOW CREATE TABLE's
+// statement.
+func timeTypesText(def *storage.TableDef, stmt string) string {
+	for _, c := range def.Columns {
+		fsp := c.TimeFSP()
+		if fsp == 6 {
+			continue
+		}
+		typ := "time"
+		if fsp > 0 {
+			typ = "time(" + strconv.Itoa(fsp) + ")"
+		}
+		name := "`" + strings.ReplaceAll(c.Name, "`", "``") + "` "
+		stmt = strings.Replace(stmt, "\n  "+name+"time(6)", "\n  "+name+typ, 1)
+		stmt = strings.Replace(stmt, "\n  "+name+"time(6)", "\n  "+name+typ, 1)
+	}
+	return stmt
+}
+
+// columnTimeFSP is the precision of TIME column col of a Petrel table
+// (6 when it is not known: an expression's column, an older table).
+func columnTimeFSP(ctx *sql.Context, col *sql.Column) int {
+	s, ok := ctx.Session.(*Session)
+	if !ok || s.eng == nil || col.Source == "" || col.DatabaseSource == "" {
+		return 6
+	}
+	t := s.eng.store.Catalog().Table(col.DatabaseSource, col.Source)
+	if t == nil {
+		return 6
+	}
+	for _, cd := range t.Def.Columns {
+		if strings.EqualFold(cd.Name, col.Name) {
+			return cd.TimeFSP()
+		}
+	}
+	return 6
+}
