@@ -70,7 +70,7 @@ func TestPlanProxy(t *testing.T) {
 		t.Fatalf("nodes %+v", nodes)
 	}
 	got := strings.Join(proxyArgs(nodes, p, "pw"), " ")
-	want := "proxy --port 6033 --admin-port 6032 --site 0 --layout /d/proxy-layout.json --primary 127.0.0.1:4000 --replicas 127.0.0.1:4001@0,127.0.0.1:4002@0,127.0.0.1:4004@1 --monitor-user root --monitor-password pw"
+	want := "proxy --port 6033 --admin-port 6032 --site 0 --layout /d/proxy-layout.json --primary 127.0.0.1:4000 --replicas 127.0.0.1:4001@0,127.0.0.1:4002@0,127.0.0.1:4004@1 --monitor-user root --monitor-password pw --pack-sessions 8"
 	if got != want {
 		t.Fatalf("proxy args:\n%s\nwant\n%s", got, want)
 	}
