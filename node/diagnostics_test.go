@@ -80,8 +80,8 @@ func TestUnhonouredSQLModeRefused(t *testing.T) {
 	_, open := startNode(t)
 	db := open("")
 	for _, q := range []string{"SET SESSION sql_mode = 'STRICT_TRANS_TABLES,PAD_CHAR_TO_FULL_LENGTH'", "SET GLOBAL sql_mode = 'pad_char_to_full_length'",
-		"SET sql_mode = 'PIPES_AS_CONCAT'", "SET sql_mode = 'ansi'", "SET sql_mode = 'HIGH_NOT_PRECEDENCE'", "SET sql_mode = 'IGNORE_SPACE'",
-		"SET sql_mode = 'REAL_AS_FLOAT'", "SET sql_mode = 'ALLOW_INVALID_DATES'"} {
+		"SET sql_mode = 'PIPES_AS_CONCAT'", "SET sql_mode = 'ansi'", "SET sql_mode = 'HIGH_NOT_PRECEDENCE'",
+		"SET sql_mode = 'ALLOW_INVALID_DATES'"} {
 		_, err := db.Exec(q)
 		var me *mysql.MySQLError
 		if err == nil || !asMySQL(err, &me) || me.Number != 1231 {
@@ -90,6 +90,26 @@ func TestUnhonouredSQLModeRefused(t *testing.T) {
 	}
 	if got := queryRows(t, db, "SELECT @@GLOBAL.sql_mode LIKE '%PAD_CHAR%'"); got[0][0] != "0" {
 		t.Fatalf("global sql_mode took the refused flag")
+	}
+}
+
+// REAL_AS_FLOAT makes REAL a FLOAT (DOUBLE without it); IGNORE_SPACE is
+// accepted, and a space between a function's name and its parenthesis
+// is read either way.
+func TestHonouredParsingModes(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE DATABASE rf", "USE rf", "CREATE TABLE d (id INT PRIMARY KEY, r REAL)",
+		"SET sql_mode = CONCAT(@@sql_mode, ',REAL_AS_FLOAT,IGNORE_SPACE')",
+		"CREATE TABLE f (id INT PRIMARY KEY, r REAL)", "ALTER TABLE f ADD COLUMN r2 REAL", "INSERT INTO f VALUES (1, 0.1, 0.1)")
+	got := queryRows(t, db, "SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'rf' AND COLUMN_NAME LIKE 'r%' ORDER BY 1, 2")
+	want := [][]string{{"d", "r", "double"}, {"f", "r", "float"}, {"f", "r2", "float"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("REAL columns: %v, want %v", got, want)
+	}
+	if got := queryRows(t, db, "SELECT COUNT (*), CONCAT ('a', MAX(r)) FROM rf.f"); !reflect.DeepEqual(got, [][]string{{"1", "a0.1"}}) {
+		t.Fatalf("IGNORE_SPACE: %v", got)
 	}
 }
 

@@ -33,6 +33,7 @@ type timeNotes struct {
 
 // noteTimePrecisions records, in ctx's session, the precision of every
 // TIME column st declares, and gives GMS TIME(6) in place of TIME(0..5).
+// Under REAL_AS_FLOAT it also makes REAL columns FLOAT.
 func noteTimePrecisions(ctx context.Context, st ast.Statement) {
 	sctx, ok := ctx.(*sql.Context)
 	if !ok || sctx == nil || sctx.Session == nil {
@@ -52,12 +53,17 @@ func noteTimePrecisions(ctx context.Context, st ast.Statement) {
 	default:
 		return // (GMS parses other text, trigger bodies, between a DDL's parse and its run)
 	}
+	realAsFloat := sql.LoadSqlMode(sctx).ModeEnabled("REAL_AS_FLOAT")
 	var notes *timeNotes
 	for _, d := range ddls {
 		if d == nil || d.TableSpec == nil {
 			continue
 		}
 		for _, c := range d.TableSpec.Columns {
+			if c != nil && realAsFloat && strings.EqualFold(c.Type.Type, "real") {
+				// REAL_AS_FLOAT: REAL is FLOAT, not DOUBLE.
+				c.Type.Type = "float"
+			}
 			if c == nil || !strings.EqualFold(c.Type.Type, "time") {
 				continue
 			}
