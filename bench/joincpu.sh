@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Server CPU per query of issue 18's two indexed joins (docs/PERFORMANCE.md,
-# "Joins and planner statistics"): a fresh server on a temporary datadir
-# and a free port, sysbench oltp_read_only --tables=2 --table-size=10000
-# prepare, ANALYZE TABLE, then `perf stat -e task-clock -p <server>`
+# "Joins"; earlier runs: docs/history/PERFORMANCE-log.md): a fresh server
+# on a temporary datadir and a free port, sysbench oltp_read_only
+# --tables=2 --table-size=10000 prepare, ANALYZE TABLE, then `perf stat -e task-clock -p <server>`
 # around N (default 50) executions of each query by mysqlslap.
 #   bench/joincpu.sh BINARY|mariadb NAME
 # Prints "NAME <query> cpu_ms_per_query=X" per query; stops the server

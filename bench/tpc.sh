@@ -4,7 +4,8 @@
 # innodb_flush_log_at_trx_commit=1, 512M buffer pool), each on a temporary
 # datadir and a free port, both up for the whole run; every phase runs on
 # each server in turn (SERVERS order), so the two are measured under the
-# same host load. Figures: docs/PERFORMANCE.md, "TPC-C and TPC-H (issue 29)".
+# same host load. Figures: docs/PERFORMANCE.md, "TPC-C and TPC-H"
+# (the full tables: docs/history/PERFORMANCE-log.md).
 #
 #   bench/tpc.sh
 # Environment (defaults in brackets):

@@ -131,7 +131,7 @@ func (l *Log) openNewFile() error {
 // is left past the end. (Petrel once zero-filled the file ahead of its
 // end, which spares a growing file's fdatasync the metadata journal
 // commit on ext4, but readers then met zeros where they expected the end
-// of the file; the cost is measured in docs/PERFORMANCE.md.)
+// of the file; the cost is measured in docs/history/PERFORMANCE-log.md.)
 
 // binlogChunk is how far ahead of its end the current file's blocks are
 // preallocated.

@@ -43,7 +43,7 @@ const (
 // defaultConcurrency is petrel_transaction_concurrency's default: 4 per
 // core, at least 32. Ordinary loads stay under it; at 1000 sysbench
 // clients on 2 cores it lifts read_write's throughput by two thirds
-// (docs/PERFORMANCE.md).
+// (docs/history/PERFORMANCE-log.md, "1000 clients").
 func defaultConcurrency() int64 { return int64(max(32, 4*runtime.GOMAXPROCS(0))) }
 
 // transactionConcurrency is petrel_transaction_concurrency's value.

@@ -10,7 +10,7 @@ import (
 // server's heap is mostly short-lived garbage per statement (rows,
 // packets, log events); with Go's default of 100 a write-heavy load
 // collects several times a second (sysbench oltp_write_only at 32
-// threads: +5% TPS at 400, docs/PERFORMANCE.md).
+// threads: +5% TPS at 400, docs/history/PERFORMANCE-log.md).
 const serverGCPercent = 400
 
 // tuneGC applies serverGCPercent, unless GOGC says otherwise, and a soft
