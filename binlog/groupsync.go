@@ -93,6 +93,9 @@ func (l *Log) syncTo(ctx context.Context, target logPos) error {
 		// The tail log holds every transaction written (tail.go); the
 		// binlog files themselves are synced when the ring wraps, when a
 		// file is finished, and at Close.
+		if l.opts.BeforeSync != nil {
+			l.opts.BeforeSync()
+		}
 		serr := fsutil.DataSync(tf)
 		if serr == nil {
 			serr = failpoint.Inject("binlog.afterSync")

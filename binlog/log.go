@@ -71,6 +71,11 @@ type Options struct {
 	// TailSize is the tail log's ring size (tail.go); default 64 MiB. A
 	// file of this size sits beside the binlog files.
 	TailSize int64
+	// BeforeSync, when set, runs before every group fsync (the one that
+	// makes commits durable): the lab's injected disk latency
+	// (storage.Engine.DelaySync), so the binlog's fsyncs are as slow as
+	// storage's. Default nil.
+	BeforeSync func()
 
 	versionNum uint32 // ServerVersion as a number, for GTID events
 }

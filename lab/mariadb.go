@@ -60,6 +60,8 @@ type MariaDBOptions struct {
 	// and DSN and DB connect through WAN.Dial from this process.
 	WAN  *WAN
 	Side int
+	// Env is added to the server's environment (FsyncDelayEnv).
+	Env []string
 }
 
 func (o *MariaDBOptions) applyDefaults() error {
@@ -208,7 +210,7 @@ func (m *MariaDB) startLocked(ctx context.Context) error {
 	if w := m.opts.WAN; w != nil {
 		name, args = w.ns.ipc, append([]string{"netns", "exec", w.Name(m.opts.Side), name}, args...)
 	}
-	proc, err := startProcess(name, args, nil, out, m.opts.Logger)
+	proc, err := startProcess(name, args, m.opts.Env, out, m.opts.Logger)
 	if err != nil {
 		return err
 	}

@@ -145,8 +145,17 @@ type ClusterSpec struct {
 	// PrimaryVars and ReplicaVars are further server variables, set at
 	// start (Petrel: its option file; MariaDB: --name=value).
 	PrimaryVars, ReplicaVars map[string]string
-	// ReplicaEnv is added to Petrel replicas' environment.
+	// ReplicaEnv is added to the replicas' environment.
 	ReplicaEnv []string
+	// ReplicaSyncDelay, when set, gives the replicas a slow disk and
+	// per-transaction durability: this latency before every fsync, as on
+	// a networked disk, and applied transactions that wait for their
+	// fsync. Petrel: petrel_storage_sync_delay and
+	// petrel_replica_durable_apply=ON. MariaDB (whose replica fsyncs
+	// every commit already: sync_binlog=1, innodb_flush_log_at_trx_commit=1):
+	// lab's fsync delay library preloaded, since a device-mapper delay
+	// target needs a kernel with the device mapper.
+	ReplicaSyncDelay time.Duration
 	// PetrelArgs are extra flags of every Petrel node.
 	PetrelArgs []string
 	// MariaDBArgs and MariaDBReplicaArgs, when set, replace the MariaDB
@@ -210,6 +219,14 @@ func StartCluster(ctx context.Context, env *Env, spec ClusterSpec) (*Cluster, er
 	}
 	pvars, rvars := c.vars(spec)
 	c.primaryVars = pvars
+	renv := slices.Clone(spec.ReplicaEnv)
+	if spec.ReplicaSyncDelay > 0 && spec.System == "mariadb" {
+		lib, err := lab.BuildFsyncDelay(ctx, dir)
+		if err != nil {
+			return c, err
+		}
+		renv = append(renv, lab.FsyncDelayEnv(lib, spec.ReplicaSyncDelay)...)
+	}
 	if c.Primary, err = c.startNode(ctx, spec, "primary", 1, pvars, 0, nil); err != nil {
 		return c, err
 	}
@@ -219,7 +236,7 @@ func StartCluster(ctx context.Context, env *Env, spec ClusterSpec) (*Cluster, er
 		}
 	}
 	for i := range spec.Replicas {
-		n, err := c.startNode(ctx, spec, fmt.Sprintf("replica%d", i+1), i+2, rvars, 1, spec.ReplicaEnv)
+		n, err := c.startNode(ctx, spec, fmt.Sprintf("replica%d", i+1), i+2, rvars, 1, renv)
 		if err != nil {
 			return c, err
 		}
@@ -247,6 +264,10 @@ func (c *Cluster) vars(spec ClusterSpec) (p, r map[string]string) {
 	}
 	if spec.ReplicaWorkers > 0 {
 		r[c.f.workers] = strconv.Itoa(spec.ReplicaWorkers)
+	}
+	if spec.ReplicaSyncDelay > 0 && c.System == "petrel" {
+		r["petrel_storage_sync_delay"] = spec.ReplicaSyncDelay.String()
+		r["petrel_replica_durable_apply"] = "ON"
 	}
 	maps.Copy(p, spec.PrimaryVars)
 	maps.Copy(r, spec.ReplicaVars)
@@ -299,11 +320,15 @@ func (c *Cluster) startNode(ctx context.Context, spec ClusterSpec, role string, 
 			}
 		}
 		o := lab.MariaDBOptions{
-			Datadir: datadir, ServerID: id, ExtraArgs: args,
+			Datadir: datadir, ServerID: id, ExtraArgs: args, Env: env,
 			StartTimeout: nodeStart, StopTimeout: nodeStop, Logger: logger, WAN: wan, Side: side,
 		}
+		prefix := ""
+		for _, e := range env {
+			prefix += e + " "
+		}
 		c.Commands = append(c.Commands, Command{System: c.System, What: role + " server",
-			Text: fmt.Sprintf("mariadbd --no-defaults --datadir DIR --server-id %d %s", id, strings.Join(args, " "))})
+			Text: fmt.Sprintf("%smariadbd --no-defaults --datadir DIR --server-id %d %s", prefix, id, strings.Join(args, " "))})
 		n, err := lab.StartMariaDB(ctx, o)
 		if err != nil {
 			return nil, fmt.Errorf("start mariadb %s: %w", role, explainStart(err))

@@ -2,7 +2,9 @@ package labrun
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -43,7 +45,7 @@ func parallelApply(ctx context.Context, t *Trial) error {
 	var apply, speedup []Point
 	var one float64
 	for _, w := range applyWorkers(t.Env.Mode) {
-		r, err := runCatchUp(ctx, t, w, fmt.Sprintf("%d workers: ", w))
+		r, err := runCatchUp(ctx, t, ClusterSpec{ReplicaWorkers: w}, defaultBurst(t.Env.Mode), fmt.Sprintf("%d workers: ", w))
 		if err != nil {
 			return fmt.Errorf("%d workers: %w", w, err)
 		}
@@ -61,7 +63,7 @@ func parallelApply(ctx context.Context, t *Trial) error {
 }
 
 func catchUp(ctx context.Context, t *Trial) error {
-	r, err := runCatchUp(ctx, t, 0, "")
+	r, err := runCatchUp(ctx, t, ClusterSpec{}, defaultBurst(t.Env.Mode), "")
 	if err != nil {
 		return err
 	}
@@ -75,22 +77,42 @@ func catchUp(ctx context.Context, t *Trial) error {
 	return nil
 }
 
+// burstPlan is the write burst a catch-up's backlog comes from.
+type burstPlan struct {
+	duration time.Duration
+	clients  int
+	rate     float64 // txn/s; 0: unpaced
+}
+
+// defaultBurst is catch-up's and parallel-apply's burst. Tiny and quick
+// modes pace it: MariaDB's serial applier takes about ten times longer
+// than an unpaced burst to apply it.
+func defaultBurst(m Mode) burstPlan {
+	return burstPlan{duration: pick(m, 1500*time.Millisecond, 4*time.Second, 60*time.Second),
+		clients: pick(m, 4, 8, 16), rate: pick(m, 600.0, 1000.0, 0)}
+}
+
 // catchUpResult is one timed catch-up.
 type catchUpResult struct {
 	backlog    int64
+	stopped    time.Duration // how long the applier was stopped (the burst)
 	elapsed    time.Duration
 	production float64 // txn/s while the applier was stopped
 	apply      float64 // txn/s while it caught up
 	curve      []Point // backlog left against seconds since the applier started
+	// groups is how many binlog group commits (fsyncs) the replica made
+	// while it caught up (Binlog_group_commits on both systems).
+	groups int64
 }
 
-// runCatchUp starts a cluster whose replica has workers applier threads
-// (0: the system's default), builds a backlog with its applier stopped and
-// times the catch-up. label prefixes the progress phases.
-func runCatchUp(ctx context.Context, t *Trial, workers int, label string) (catchUpResult, error) {
+// runCatchUp starts a cluster as spec says (ReplicaWorkers applier
+// threads, 0: the system's default), builds a backlog with its applier
+// stopped during burst and times the catch-up. label prefixes the
+// progress phases.
+func runCatchUp(ctx context.Context, t *Trial, spec ClusterSpec, burst burstPlan, label string) (catchUpResult, error) {
 	var r catchUpResult
 	m := t.Env.Mode
-	c, err := t.Start(ctx, ClusterSpec{ReplicaWorkers: workers})
+	c, err := t.Start(ctx, spec)
 	if err != nil {
 		return r, err
 	}
@@ -103,14 +125,11 @@ func runCatchUp(ctx context.Context, t *Trial, workers int, label string) (catch
 	if err := c.StopApplier(ctx, 0); err != nil {
 		return r, err
 	}
-	burst := pick(m, 1500*time.Millisecond, 4*time.Second, 60*time.Second)
-	clients := pick(m, 4, 8, 16)
 	t.Command("load", fmt.Sprintf("%s; %d clients, autocommit INSERTs for %v (paced to %v txn/s; 0: unpaced); %s",
-		c.f.stopApplier, clients, burst, pick(m, 600.0, 1000.0, 0), c.f.startApplier))
-	done := t.Phase(label+"burst with the applier stopped", burst)
-	// Tiny and quick modes pace the burst: MariaDB's serial applier
-	// takes about ten times longer than an unpaced burst to apply it.
-	res, err := Load(ctx, c.PDB, LoadOptions{Clients: clients, Duration: burst, Rate: pick(m, 600.0, 1000.0, 0)})
+		c.f.stopApplier, burst.clients, burst.duration, burst.rate, c.f.startApplier))
+	done := t.Phase(label+"burst with the applier stopped", burst.duration)
+	stoppedAt := time.Now()
+	res, err := Load(ctx, c.PDB, LoadOptions{Clients: burst.clients, Duration: burst.duration, Rate: burst.rate})
 	done()
 	if err != nil {
 		return r, err
@@ -127,7 +146,12 @@ func runCatchUp(ctx context.Context, t *Trial, workers int, label string) (catch
 	r.backlog = target - base
 	done = t.Phase(fmt.Sprintf("%scatch-up of %d transactions", label, r.backlog), 0)
 	defer done()
+	groups0, err := binlogGroupCommits(ctx, c.RDBs[0])
+	if err != nil {
+		return r, err
+	}
 	start := time.Now()
+	r.stopped = start.Sub(stoppedAt)
 	if err := c.StartApplier(ctx, 0); err != nil {
 		return r, err
 	}
@@ -156,5 +180,25 @@ func runCatchUp(ctx context.Context, t *Trial, workers int, label string) (catch
 		}
 	}
 	r.apply = float64(r.backlog) / max(r.elapsed.Seconds(), 1e-3)
+	groups, err := binlogGroupCommits(ctx, c.RDBs[0])
+	if err != nil {
+		return r, err
+	}
+	r.groups = groups - groups0
 	return r, nil
+}
+
+// binlogGroupCommits reads a server's Binlog_group_commits (the binlog
+// fsyncs its commits waited for; the same status variable on both
+// systems).
+func binlogGroupCommits(ctx context.Context, db *sql.DB) (int64, error) {
+	row, err := qRow(ctx, db, "SHOW GLOBAL STATUS LIKE 'Binlog_group_commits'")
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(row["Value"], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("Binlog_group_commits %q: %w", row["Value"], err)
+	}
+	return n, nil
 }

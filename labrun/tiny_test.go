@@ -180,6 +180,27 @@ func TestTinyExperiments(t *testing.T) {
 						t.Errorf("parallel-apply %s: %d workers: apply rate %v", sys, w, r)
 					}
 				}
+			case "catch-up-slow-disk":
+				for _, w := range slowDiskWorkers(Tiny) {
+					p := strconv.Itoa(w) + " workers: "
+					if r, s := v(p+"apply rate"), v(p+"stopped / catch-up"); r <= 0 || s <= 0 {
+						t.Errorf("catch-up-slow-disk %s: %d workers: apply rate %v, stopped / catch-up %v", sys, w, r, s)
+					}
+					// Applied transactions are durable one by one:
+					// the catch-up waited for binlog fsyncs.
+					if g := v(p + "binlog group commits"); g < 1 {
+						t.Errorf("catch-up-slow-disk %s: %d workers: %v binlog group commits while catching up", sys, w, g)
+					}
+				}
+				if s := v("1 workers: speedup over 1 worker"); s != 1 {
+					t.Errorf("catch-up-slow-disk %s: one worker's speedup over itself %v", sys, s)
+				}
+				// One thread commits one transaction at a time on
+				// MariaDB, each waiting 1 ms in its fsyncs at least:
+				// the injected latency reached the server.
+				if r := v("1 workers: apply rate"); sys == "mariadb" && r >= 1000 {
+					t.Errorf("catch-up-slow-disk mariadb: one thread applied %v txn/s with 1 ms per fsync", r)
+				}
 			case "clients-scaling":
 				for _, n := range scalingClients(Tiny) {
 					if tps := v(strings.Replace("N clients: commits/s", "N", strconv.Itoa(n), 1)); tps <= 0 {

@@ -22,7 +22,11 @@ func (n *Node) openBinlog() error {
 	if sync == 0 {
 		sync = -1
 	}
-	l, err := binlog.Open(binlog.Options{
+	var beforeSync func() // petrel_storage_sync_delay: the log's fsyncs are as slow as storage's
+	if n.store.SyncDelay() > 0 {
+		beforeSync = n.store.DelaySync
+	}
+	l, err := binlog.Open(binlog.Options{BeforeSync: beforeSync,
 		Dir: n.opts.Datadir + "/binlog", MaxSize: int64(sqlengine.GlobalUint("max_binlog_size", 1<<30)), SyncBinlog: sync,
 		ServerID: n.opts.ServerID, ServerUUID: sid, ServerVersion: sqlengine.Version, Logger: n.opts.Logger, Clock: n.opts.Clock, Store: n.logStore(),
 		// A crashed semi-sync source restarted as a replica (MariaDB's

@@ -150,6 +150,7 @@ func Open(opts Options) (*Node, error) {
 	replsql.TCPVariables(opts.Logger)
 	clonesql.Variables()
 	shutdownVariables()
+	diskDelayVariables()
 	if opts.MemoryLimit <= 0 {
 		opts.MemoryLimit = DefaultMemoryLimit(storage.PhysicalMemory())
 	}
@@ -160,12 +161,16 @@ func Open(opts Options) (*Node, error) {
 	if err := n.installClone(); err != nil {
 		return nil, err
 	}
+	syncDelay, err := storageSyncDelay()
+	if err != nil {
+		return nil, err
+	}
 	fresh, err := n.prepareDatadir()
 	if err != nil {
 		return nil, err
 	}
 	n.store, err = storage.Open(storage.Options{Dir: filepath.Join(opts.Datadir, "data"), Logger: opts.Logger, Clock: opts.Clock, LogIsWAL: logBin && !opts.Relay,
-		CacheSize: sqlengine.BufferPoolSize(), MemTableSize: sqlengine.MemtableSize()})
+		CacheSize: sqlengine.BufferPoolSize(), MemTableSize: sqlengine.MemtableSize(), SyncDelay: syncDelay})
 	if err != nil {
 		return nil, fmt.Errorf("node: datadir %s: %w", opts.Datadir, err)
 	}

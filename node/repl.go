@@ -49,6 +49,7 @@ func (n *Node) openReplication() error {
 		AckAfter:           n.repl.AckAfter,
 		SyncRelayLog:       n.repl.SyncRelayLog,
 		Parallel:           n.repl.Parallel,
+		DurableApply:       n.repl.DurableApply,
 		StrictRows:         n.repl.StrictRows,
 		TransactionRetries: n.repl.TransactionRetries,
 		LockWaitTimeout:    sqlengine.LockWaitTimeout,

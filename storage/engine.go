@@ -83,6 +83,11 @@ type Options struct {
 	// the sink's log over what Pebble flushed (see logwal.go). Set it only
 	// when a durable sink with recovery is attached before any commit.
 	LogIsWAL bool
+	// SyncDelay and WriteDelay inject disk latency (slowdisk.go), a lab
+	// setting: SyncDelay is added before every fsync Pebble makes and
+	// every DelaySync call, WriteDelay before every write. Default 0:
+	// none; at most MaxInjectedDelay.
+	SyncDelay, WriteDelay time.Duration
 }
 
 func (o *Options) setDefaults() error {
@@ -113,6 +118,11 @@ func (o *Options) setDefaults() error {
 	}
 	if o.ReserveSize == 0 {
 		o.ReserveSize = 4 * int64(o.MemTableSize)
+	}
+	for _, d := range []time.Duration{o.SyncDelay, o.WriteDelay} {
+		if d < 0 || d > MaxInjectedDelay {
+			return fmt.Errorf("storage: an injected disk delay must be between 0 and %v, not %v", MaxInjectedDelay, d)
+		}
 	}
 	return nil
 }
@@ -199,6 +209,8 @@ type Stats struct {
 	// RowsRead counts the rows scans and primary-key lookups returned to
 	// their callers (InnoDB's Innodb_rows_read).
 	RowsRead atomic.Uint64
+	// DelayedSyncs counts the fsyncs Options.SyncDelay slowed.
+	DelayedSyncs atomic.Uint64
 }
 
 // StatsSnapshot is a point-in-time copy of Stats plus lock statistics.
@@ -206,6 +218,7 @@ type StatsSnapshot struct {
 	Commits, Rollbacks uint64
 	StorageSyncs       uint64
 	RowsRead           uint64
+	DelayedSyncs       uint64
 	Locks              lock.Stats
 	LastSeq            uint64
 }
@@ -232,7 +245,11 @@ func Open(opts Options) (*Engine, error) {
 	// exits), so a full disk must never reach it: the first ENOSPC releases
 	// the reserve and the write is retried once (vfs.OnDiskFull). guardFS
 	// sees what fails even so, refuses writes and paces Pebble's retries.
-	fs := &guardFS{FS: vfs.OnDiskFull(opts.FS, e.onDiskFull), e: e}
+	var inner vfs.FS = opts.FS
+	if opts.SyncDelay > 0 || opts.WriteDelay > 0 {
+		inner = &slowFS{FS: inner, e: e}
+	}
+	fs := &guardFS{FS: vfs.OnDiskFull(inner, e.onDiskFull), e: e}
 	po := &pebble.Options{
 		Cache:                       cache,
 		FS:                          fs,
@@ -358,6 +375,7 @@ func (e *Engine) Stats() StatsSnapshot {
 		Rollbacks:    e.stats.Rollbacks.Load(),
 		StorageSyncs: e.stats.StorageSyncs.Load(),
 		RowsRead:     e.stats.RowsRead.Load(),
+		DelayedSyncs: e.stats.DelayedSyncs.Load(),
 		Locks:        e.locks.Stats(),
 		LastSeq:      e.turn.done(),
 	}

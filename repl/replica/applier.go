@@ -202,6 +202,7 @@ func (p *pipeline) close() error {
 }
 
 func (r *Replica) apply(ctx context.Context) (err error) {
+	r.relayDurable = !r.opts.durableApply()
 	if p := r.opts.parallel(); p.Workers > 1 {
 		return r.applyParallel(ctx, p)
 	}
@@ -299,9 +300,10 @@ func (a *applier) applyTxn(ctx context.Context, t *binlog.Txn, end sourcePos) er
 	}
 	// The relay log holds the transaction durably (the receiver fsyncs it
 	// after every burst) and a restarted applier re-applies from it what
-	// the binlog lost: the commit skips its binlog fsync. The binlog is
-	// synced before a relay file is purged and when the applier stops.
-	origin := storage.Origin{GTID: g.GTID, ServerID: h.ServerID, CommitTime: g.OrigTime, RelayDurable: true}
+	// the binlog lost: the commit skips its binlog fsync (unless
+	// DurableApply). The binlog is synced before a relay file is purged
+	// and when the applier stops.
+	origin := storage.Origin{GTID: g.GTID, ServerID: h.ServerID, CommitTime: g.OrigTime, RelayDurable: r.relayDurable}
 	r.mu.Lock()
 	r.applying, r.caughtUp, r.applyingOrig = true, false, g.OrigTime
 	r.mu.Unlock()

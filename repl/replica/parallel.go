@@ -312,7 +312,7 @@ func (a *parApplier) run(j *parJob) error {
 	if err != nil {
 		return base.Wrap(base.ClassCorrupt, err, "transaction '%s'", g.GTID)
 	}
-	origin := storage.Origin{GTID: g.GTID, ServerID: h.ServerID, CommitTime: g.OrigTime, RelayDurable: true}
+	origin := storage.Origin{GTID: g.GTID, ServerID: h.ServerID, CommitTime: g.OrigTime, RelayDurable: r.relayDurable}
 	r.mu.Lock()
 	r.applying, r.caughtUp, r.applyingOrig = true, false, g.OrigTime
 	r.mu.Unlock()

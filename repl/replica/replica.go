@@ -39,6 +39,11 @@ type Options struct {
 	// background syncer runs once this many events wait, and within 10 ms
 	// of a write in any case; 0 means by time only. nil: 10000.
 	SyncRelayLog func() int64
+	// DurableApply returns petrel_replica_durable_apply (read when the
+	// applier starts): each applied transaction's commit waits for the
+	// binlog's group fsync, as a client's commit does, instead of relying
+	// on the relay log for durability. nil: OFF.
+	DurableApply func() bool
 	// Parallel returns replica_parallel_workers, replica_parallel_type and
 	// replica_preserve_commit_order, read when the applier starts. nil:
 	// the single applier.
@@ -152,6 +157,8 @@ func (r *Replica) ApplierRunning() bool {
 	return r.sqlT != nil
 }
 
+func (o Options) durableApply() bool { return o.DurableApply != nil && o.DurableApply() }
+
 func (o Options) parallel() Parallel {
 	if o.Parallel == nil {
 		return Parallel{}
@@ -217,6 +224,9 @@ type Replica struct {
 	semiActive   bool
 	acksSent     uint64
 	// applier facts
+	// relayDurable is the Origin.RelayDurable of applied commits: not
+	// DurableApply. Written by the applier before its workers start.
+	relayDurable  bool
 	applying      bool
 	applyingOrig  time.Time
 	caughtUp      bool

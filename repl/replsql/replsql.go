@@ -36,6 +36,8 @@ const defaultReplicaNetTimeout = 10
 // Vars reads the replica's variables.
 type Vars struct {
 	netTimeout, syncRelayLog, ackAfter, execMode, retries func() any
+	// petrel_replica_durable_apply
+	durableApply func() any
 	// replica_parallel_workers, replica_parallel_type,
 	// replica_preserve_commit_order
 	parWorkers, parType, parPreserve func() any
@@ -83,6 +85,13 @@ func Variables() Vars {
 	// MySQL's default; Petrel also syncs within 10 ms of a relay write.
 	v.syncRelayLog = sqlengine.AliasVariables([]string{"sync_relay_log"},
 		types.NewSystemIntType("sync_relay_log", 0, 4294967295, false), int64(10000))
+	// Petrel's: applied transactions wait for the binlog's fsync, as the
+	// source's commits did (MySQL's replica with sync_binlog=1), instead
+	// of relying on the relay log, fsynced on receipt, for durability.
+	// Read when the applier starts. OFF: the apply path never waits for
+	// the disk.
+	v.durableApply = sqlengine.AliasVariables([]string{"petrel_replica_durable_apply"},
+		types.NewSystemBoolType("petrel_replica_durable_apply"), int8(0))
 	// Replicas always log what they apply: the binlog is their commit point.
 	sqlengine.AliasVariables([]string{"log_replica_updates", "log_slave_updates"}, types.NewSystemBoolType("log_replica_updates"), int8(1))
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
@@ -111,6 +120,9 @@ func (v Vars) SyncRelayLog() int64 {
 	n, _ := sqlengine.VarInt(v.syncRelayLog())
 	return n
 }
+
+// DurableApply reads petrel_replica_durable_apply.
+func (v Vars) DurableApply() bool { return sqlengine.Truthy(v.durableApply()) }
 
 // Attach names the replica whose running applier refuses SET GLOBAL
 // replica_parallel_type / replica_preserve_commit_order.
