@@ -29,8 +29,16 @@ func TestFsyncDelayLibrary(t *testing.T) {
 		}
 		return time.Since(start)
 	}
-	if d := run(FsyncDelayEnv(lib, delay)); d < delay {
+	count := filepath.Join(dir, "count")
+	if d := run(FsyncDelayEnv(lib, delay, count)); d < delay {
 		t.Errorf("dd with a %v fsync delay preloaded took %v", delay, d)
+	}
+	if n, err := ReadFsyncCount(count); err != nil || n != 1 {
+		t.Errorf("the library counted %d delayed calls (%v) for dd's one fsync", n, err)
+	}
+	run(FsyncDelayEnv(lib, delay, count))
+	if n, err := ReadFsyncCount(count); err != nil || n != 2 {
+		t.Errorf("the library counted %d delayed calls (%v) after a second dd", n, err)
 	}
 	if d := run([]string{"LD_PRELOAD=" + lib}); d >= delay {
 		t.Errorf("dd with the library and no delay took %v", d)

@@ -188,6 +188,9 @@ type Cluster struct {
 	// primaryVars are the primary's start-up variables.
 	primaryVars map[string]string
 	dir         string
+	// fsyncCounts are the MariaDB replicas' fsync delay counts
+	// (ReplicaSyncDelay), by replica.
+	fsyncCounts []string
 	// Commands are the server command lines and statements, for the report.
 	Commands []Command
 	env      *Env
@@ -219,13 +222,11 @@ func StartCluster(ctx context.Context, env *Env, spec ClusterSpec) (*Cluster, er
 	}
 	pvars, rvars := c.vars(spec)
 	c.primaryVars = pvars
-	renv := slices.Clone(spec.ReplicaEnv)
+	var fsyncLib string
 	if spec.ReplicaSyncDelay > 0 && spec.System == "mariadb" {
-		lib, err := lab.BuildFsyncDelay(ctx, dir)
-		if err != nil {
+		if fsyncLib, err = lab.BuildFsyncDelay(ctx, dir); err != nil {
 			return c, err
 		}
-		renv = append(renv, lab.FsyncDelayEnv(lib, spec.ReplicaSyncDelay)...)
 	}
 	if c.Primary, err = c.startNode(ctx, spec, "primary", 1, pvars, 0, nil); err != nil {
 		return c, err
@@ -236,7 +237,16 @@ func StartCluster(ctx context.Context, env *Env, spec ClusterSpec) (*Cluster, er
 		}
 	}
 	for i := range spec.Replicas {
-		n, err := c.startNode(ctx, spec, fmt.Sprintf("replica%d", i+1), i+2, rvars, 1, renv)
+		env := slices.Clone(spec.ReplicaEnv)
+		if fsyncLib != "" {
+			count, err := filepath.Abs(filepath.Join(dir, fmt.Sprintf("replica%d.fsyncs", i+1)))
+			if err != nil {
+				return c, err
+			}
+			c.fsyncCounts = append(c.fsyncCounts, count)
+			env = append(env, lab.FsyncDelayEnv(fsyncLib, spec.ReplicaSyncDelay, count)...)
+		}
+		n, err := c.startNode(ctx, spec, fmt.Sprintf("replica%d", i+1), i+2, rvars, 1, env)
 		if err != nil {
 			return c, err
 		}
@@ -562,6 +572,21 @@ func (c *Cluster) WaitCaughtUp(ctx context.Context, timeout time.Duration) error
 		}
 	}
 	return nil
+}
+
+// DelayedSyncs is how many fsyncs of replica i waited for the injected
+// delay so far (ClusterSpec.ReplicaSyncDelay): Petrel's
+// Petrel_storage_delayed_syncs, or the count MariaDB's fsync delay
+// library keeps.
+func (c *Cluster) DelayedSyncs(ctx context.Context, i int) (int64, error) {
+	if c.System != "petrel" {
+		if i >= len(c.fsyncCounts) {
+			return 0, fmt.Errorf("%s replica%d has no injected fsync delay", c.System, i+1)
+		}
+		n, err := lab.ReadFsyncCount(c.fsyncCounts[i])
+		return int64(n), err
+	}
+	return statusInt(ctx, c.RDBs[i], "Petrel_storage_delayed_syncs")
 }
 
 // StopApplier and StartApplier stop and start replica i's applier alone

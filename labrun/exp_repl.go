@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -103,6 +105,12 @@ type catchUpResult struct {
 	// groups is how many binlog group commits (fsyncs) the replica made
 	// while it caught up (Binlog_group_commits on both systems).
 	groups int64
+	// cpu is the replica process's CPU time (user + system) during the
+	// catch-up; 0 when /proc cannot tell.
+	cpu time.Duration
+	// delayedSyncs is how many of the replica's fsyncs waited for the
+	// injected delay during the catch-up (ClusterSpec.ReplicaSyncDelay).
+	delayedSyncs int64
 }
 
 // runCatchUp starts a cluster as spec says (ReplicaWorkers applier
@@ -150,6 +158,13 @@ func runCatchUp(ctx context.Context, t *Trial, spec ClusterSpec, burst burstPlan
 	if err != nil {
 		return r, err
 	}
+	cpu0, cpuErr := processCPU(c.Replicas[0].Pid())
+	var syncs0 int64
+	if spec.ReplicaSyncDelay > 0 {
+		if syncs0, err = c.DelayedSyncs(ctx, 0); err != nil {
+			return r, err
+		}
+	}
 	start := time.Now()
 	r.stopped = start.Sub(stoppedAt)
 	if err := c.StartApplier(ctx, 0); err != nil {
@@ -185,20 +200,56 @@ func runCatchUp(ctx context.Context, t *Trial, spec ClusterSpec, burst burstPlan
 		return r, err
 	}
 	r.groups = groups - groups0
+	if cpu1, err := processCPU(c.Replicas[0].Pid()); err == nil && cpuErr == nil {
+		r.cpu = cpu1 - cpu0
+	}
+	if spec.ReplicaSyncDelay > 0 {
+		syncs, err := c.DelayedSyncs(ctx, 0)
+		if err != nil {
+			return r, err
+		}
+		r.delayedSyncs = syncs - syncs0
+	}
 	return r, nil
+}
+
+// processCPU is the user plus system CPU time pid has used so far
+// (/proc/PID/stat's utime and stime, in USER_HZ ticks of 10 ms).
+func processCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	f := strings.Fields(s[i+1:]) // f[0] is field 3 (state)
+	if i < 0 || len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %q", pid, s)
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %q", pid, s)
+	}
+	return time.Duration(u+st) * 10 * time.Millisecond, nil
 }
 
 // binlogGroupCommits reads a server's Binlog_group_commits (the binlog
 // fsyncs its commits waited for; the same status variable on both
 // systems).
 func binlogGroupCommits(ctx context.Context, db *sql.DB) (int64, error) {
-	row, err := qRow(ctx, db, "SHOW GLOBAL STATUS LIKE 'Binlog_group_commits'")
+	return statusInt(ctx, db, "Binlog_group_commits")
+}
+
+// statusInt reads a numeric global status variable.
+func statusInt(ctx context.Context, db *sql.DB, name string) (int64, error) {
+	row, err := qRow(ctx, db, "SHOW GLOBAL STATUS LIKE '"+name+"'")
 	if err != nil {
 		return 0, err
 	}
 	n, err := strconv.ParseInt(row["Value"], 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("Binlog_group_commits %q: %w", row["Value"], err)
+		return 0, fmt.Errorf("%s %q: %w", name, row["Value"], err)
 	}
 	return n, nil
 }

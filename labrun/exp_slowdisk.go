@@ -66,6 +66,8 @@ func catchUpSlowDisk(ctx context.Context, t *Trial) error {
 		t.Metric(fmt.Sprintf("%d workers: speedup over 1 worker", w), "×", s, false)
 		t.Metric(fmt.Sprintf("%d workers: binlog group commits", w), "fsyncs", float64(r.groups), false)
 		t.Metric(fmt.Sprintf("%d workers: transactions per group commit", w), "txn", float64(r.backlog)/float64(max(r.groups, 1)), false)
+		t.Metric(fmt.Sprintf("%d workers: delayed fsyncs per transaction", w), "fsyncs", float64(r.delayedSyncs)/float64(max(r.backlog, 1)), true)
+		t.Metric(fmt.Sprintf("%d workers: replica CPU per transaction", w), "ms", r.cpu.Seconds()*1000/float64(max(r.backlog, 1)), true)
 	}
 	t.Series("apply", apply)
 	t.Series("speedup", speedup)

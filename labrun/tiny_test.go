@@ -188,8 +188,8 @@ func TestTinyExperiments(t *testing.T) {
 					}
 					// Applied transactions are durable one by one:
 					// the catch-up waited for binlog fsyncs.
-					if g := v(p + "binlog group commits"); g < 1 {
-						t.Errorf("catch-up-slow-disk %s: %d workers: %v binlog group commits while catching up", sys, w, g)
+					if g, d := v(p+"binlog group commits"), v(p+"delayed fsyncs per transaction"); g < 1 || d <= 0 {
+						t.Errorf("catch-up-slow-disk %s: %d workers: %v binlog group commits, %v delayed fsyncs per transaction while catching up", sys, w, g, d)
 					}
 				}
 				if s := v("1 workers: speedup over 1 worker"); s != 1 {

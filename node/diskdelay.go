@@ -25,6 +25,13 @@ func diskDelayVariables() {
 	})
 }
 
+// registerDiskDelayStatus adds Petrel_storage_delayed_syncs: the fsyncs
+// petrel_storage_sync_delay slowed (storage's and the binlog's).
+func (n *Node) registerDiskDelayStatus() {
+	st := n.store
+	sqlengine.RegisterStatus("Petrel_storage_delayed_syncs", func() any { return st.Stats().DelayedSyncs })
+}
+
 // storageSyncDelay parses petrel_storage_sync_delay.
 func storageSyncDelay() (time.Duration, error) {
 	s := strings.TrimSpace(sqlengine.GlobalString("petrel_storage_sync_delay"))

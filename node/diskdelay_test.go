@@ -63,6 +63,11 @@ func TestStorageSyncDelay(t *testing.T) {
 	if got := n.Store().Stats().DelayedSyncs - before; got < commits {
 		t.Errorf("%d sequential commits waited for %d delayed syncs, want one each at least", commits, got)
 	}
+	var name string
+	var shown uint64
+	if err := db.QueryRow("SHOW GLOBAL STATUS LIKE 'Petrel_storage_delayed_syncs'").Scan(&name, &shown); err != nil || shown != n.Store().Stats().DelayedSyncs {
+		t.Errorf("Petrel_storage_delayed_syncs = %d (%v), storage counted %d", shown, err, n.Store().Stats().DelayedSyncs)
+	}
 	for _, bad := range []string{"fast", "2s", "-1ms"} {
 		if _, err := node.Open(node.Options{Datadir: t.TempDir() + "/d", Variables: map[string]string{"petrel_storage_sync_delay": bad}, Logger: quiet, Out: io.Discard}); err == nil {
 			t.Errorf("petrel_storage_sync_delay=%s accepted", bad)

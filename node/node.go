@@ -205,6 +205,7 @@ func Open(opts Options) (*Node, error) {
 	}
 	binlogsql.RegisterGTIDFunctions(n.sql) // with or without the log, as MySQL
 	n.registerMemoryStatus()
+	n.registerDiskDelayStatus()
 	if err := n.applyTxnSizeLimit(vars); err != nil {
 		return fail(fmt.Errorf("node: %w", err))
 	}
