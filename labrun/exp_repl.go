@@ -111,6 +111,26 @@ type catchUpResult struct {
 	// delayedSyncs is how many of the replica's fsyncs waited for the
 	// injected delay during the catch-up (ClusterSpec.ReplicaSyncDelay).
 	delayedSyncs int64
+	// waits are Petrel's applier wait counters during the catch-up, as
+	// applierWaitCounters names them (zero on MariaDB).
+	waits [len(applierWaitCounters)]int64
+}
+
+// applierWaitCounters are Petrel's status counters of why the applier's
+// next transaction waited to start or commit.
+var applierWaitCounters = [...]string{"Petrel_replica_waits_dependency", "Petrel_replica_waits_workers", "Petrel_replica_waits_commit_order"}
+
+// applierWaits reads replica i's applierWaitCounters (zeros on MariaDB).
+func (c *Cluster) applierWaits(ctx context.Context, i int) (out [len(applierWaitCounters)]int64, err error) {
+	if c.System != "petrel" {
+		return out, nil
+	}
+	for k, name := range applierWaitCounters {
+		if out[k], err = statusInt(ctx, c.RDBs[i], name); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }
 
 // runCatchUp starts a cluster as spec says (ReplicaWorkers applier
@@ -159,6 +179,10 @@ func runCatchUp(ctx context.Context, t *Trial, spec ClusterSpec, burst burstPlan
 		return r, err
 	}
 	cpu0, cpuErr := processCPU(c.Replicas[0].Pid())
+	waits0, err := c.applierWaits(ctx, 0)
+	if err != nil {
+		return r, err
+	}
 	var syncs0 int64
 	if spec.ReplicaSyncDelay > 0 {
 		if syncs0, err = c.DelayedSyncs(ctx, 0); err != nil {
@@ -202,6 +226,13 @@ func runCatchUp(ctx context.Context, t *Trial, spec ClusterSpec, burst burstPlan
 	r.groups = groups - groups0
 	if cpu1, err := processCPU(c.Replicas[0].Pid()); err == nil && cpuErr == nil {
 		r.cpu = cpu1 - cpu0
+	}
+	waits, err := c.applierWaits(ctx, 0)
+	if err != nil {
+		return r, err
+	}
+	for i, n := range waits {
+		r.waits[i] = n - waits0[i]
 	}
 	if spec.ReplicaSyncDelay > 0 {
 		syncs, err := c.DelayedSyncs(ctx, 0)

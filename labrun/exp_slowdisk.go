@@ -68,6 +68,10 @@ func catchUpSlowDisk(ctx context.Context, t *Trial) error {
 		t.Metric(fmt.Sprintf("%d workers: transactions per group commit", w), "txn", float64(r.backlog)/float64(max(r.groups, 1)), false)
 		t.Metric(fmt.Sprintf("%d workers: delayed fsyncs per transaction", w), "fsyncs", float64(r.delayedSyncs)/float64(max(r.backlog, 1)), true)
 		t.Metric(fmt.Sprintf("%d workers: replica CPU per transaction", w), "ms", r.cpu.Seconds()*1000/float64(max(r.backlog, 1)), true)
+		if t.System == "petrel" {
+			t.Note(fmt.Sprintf("Petrel, %d workers: while catching up the applier's next transaction waited %d times for a transaction it depends on to be durable, %d times for a free worker, %d times for its commit turn (%d transactions).",
+				w, r.waits[0], r.waits[1], r.waits[2], r.backlog))
+		}
 	}
 	t.Series("apply", apply)
 	t.Series("speedup", speedup)
