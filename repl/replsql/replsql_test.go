@@ -64,6 +64,19 @@ func TestReplicationSQLSurface(t *testing.T) {
 	c := sqltest.Client(t, e, 90*time.Second)
 	db, ctx := c.DB, c.Ctx()
 	exec, errno, one := c.Exec, c.Errno, c.One
+	// petrel_replica_durable_apply: OFF by default, read by the applier
+	// through Vars.DurableApply.
+	if v := one("SELECT @@GLOBAL.petrel_replica_durable_apply"); v != "0" || vars.DurableApply() {
+		t.Fatalf("petrel_replica_durable_apply = %q (DurableApply %v), want OFF", v, vars.DurableApply())
+	}
+	exec("SET GLOBAL petrel_replica_durable_apply = ON")
+	if !vars.DurableApply() {
+		t.Fatal("SET GLOBAL petrel_replica_durable_apply = ON: DurableApply still false")
+	}
+	exec("SET GLOBAL petrel_replica_durable_apply = OFF")
+	if vars.DurableApply() {
+		t.Fatal("SET GLOBAL petrel_replica_durable_apply = OFF: DurableApply still true")
+	}
 	// status reads SHOW REPLICA STATUS (or SLAVE) as column -> value; nil
 	// when it returns no row.
 	status := func(q string) map[string]string {
