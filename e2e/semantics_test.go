@@ -51,6 +51,8 @@ var semModes = map[string]string{
 	"nbe":       "STRICT_TRANS_TABLES,NO_BACKSLASH_ESCAPES,NO_ENGINE_SUBSTITUTION",
 	"nus":       "STRICT_TRANS_TABLES,NO_UNSIGNED_SUBTRACTION",
 	"fullgb":    "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES",
+	"pipes":     "STRICT_TRANS_TABLES,PIPES_AS_CONCAT,REAL_AS_FLOAT,IGNORE_SPACE",
+	"highnot":   "STRICT_TRANS_TABLES,HIGH_NOT_PRECEDENCE",
 }
 
 // semColumn is a column type with the literals tried against it.
@@ -299,6 +301,29 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// The parsing modes: PIPES_AS_CONCAT, HIGH_NOT_PRECEDENCE,
+	// REAL_AS_FLOAT, IGNORE_SPACE.
+	quiet("CREATE TABLE t_pipe (id INT PRIMARY KEY, a VARCHAR(10), b VARCHAR(10), n INT)")
+	quiet("INSERT INTO t_pipe VALUES (1, 'p', 'q', 0), (2, 'x', NULL, 5)")
+	for _, q := range []string{
+		"SELECT 'a' || 'b', 1 + 2 || 3, -1 || 2, 'x' || NULL, 2 * 3 || 4",
+		"SELECT id, a || b, a || '-' || b, CONCAT(a, 'z') || UPPER(a) FROM t_pipe ORDER BY id",
+		"SELECT id FROM t_pipe WHERE a || b = 'pq' OR n || 1 = '51'", "INSERT INTO t_pipe VALUES (3, 'k' || 'l', 'm' || 'n', 1 || 2)",
+		"SELECT a, b, n FROM t_pipe WHERE id = 3", "UPDATE t_pipe SET a = a || '!' WHERE id = 1", "SELECT a FROM t_pipe WHERE id = 1",
+		"SELECT 'a||b', (1 || 2) + 1", "SELECT COUNT (*), MAX (id) FROM t_pipe",
+		"CREATE TABLE t_real (id INT PRIMARY KEY, r REAL)", "INSERT INTO t_real VALUES (1, 0.1)",
+		"SELECT DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't_real' AND COLUMN_NAME = 'r'",
+	} {
+		add("pipes", q)
+	}
+	for _, q := range []string{
+		"SELECT NOT 1 BETWEEN 2 AND 3, NOT 0 = 0, NOT 1 IN (0, 1), 1 NOT IN (0), NOT NOT 1",
+		"SELECT id FROM t_pipe WHERE NOT n = 5 ORDER BY id", "SELECT id FROM t_pipe WHERE b IS NOT NULL AND NOT (n = 5) ORDER BY id",
+		"SELECT id FROM t_pipe WHERE NOT a LIKE 'x%' ORDER BY id", "SELECT 'NOT 1', (NOT 0) + 1",
+	} {
+		add("highnot", q)
+	}
+	add("strict", "SELECT (NOT 0) + 1, (1 = 1) * 5, (1 < 0) - 3") // a truth value is an integer
 	// TIME(n) keeps n fractional digits, rounding (MySQL 8; MariaDB
 	// truncates), and prints n digits.
 	quiet("CREATE TABLE t_tfsp (id INT PRIMARY KEY, a TIME, b TIME(3), c TIME(6), d TIME(0))")

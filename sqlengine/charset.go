@@ -549,15 +549,15 @@ func checkSQLMode(value any) error {
 // unhonouredSQLModes are the sql_mode flags Petrel does not implement:
 // refused (1231) rather than accepted and ignored. ANSI stands for
 // REAL_AS_FLOAT, PIPES_AS_CONCAT, ANSI_QUOTES, IGNORE_SPACE and
-// ONLY_FULL_GROUP_BY, so it is refused with PIPES_AS_CONCAT.
+// ONLY_FULL_GROUP_BY, each honoured on its own, but GMS keeps ANSI as
+// one flag rather than the five, so it is refused: set them by name.
 // (REAL_AS_FLOAT is honoured by the parser wrapper, timefsp.go;
+// PIPES_AS_CONCAT and HIGH_NOT_PRECEDENCE by text rewrites, pipesnot.go;
 // IGNORE_SPACE's spaces between a function's name and its parenthesis
 // are accepted in every mode, and the function names it reserves are
 // not refused as identifiers.)
 var unhonouredSQLModes = map[string]bool{
 	"PAD_CHAR_TO_FULL_LENGTH": true, // CHAR values are stored without their trailing spaces
-	"PIPES_AS_CONCAT":         true, // || is OR: vitess's tokenizer reads it so
-	"HIGH_NOT_PRECEDENCE":     true,
 	"ALLOW_INVALID_DATES":     true, // Petrel's dates cannot hold 2024-02-30
 	"ANSI":                    true,
 }

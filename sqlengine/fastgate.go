@@ -76,6 +76,9 @@ func (e *Engine) gatePlan(conn uint32, s *Session, q string, p fastPlan) fastPla
 // so a read plan must find the same table definition.
 func (e *Engine) replan(s *Session, q string, p fastPlan) fastPlan {
 	np := fastPlan{head: e.headNow(s), txn: p.txn}
+	if operatorText(s, q) {
+		return np // PIPES_AS_CONCAT or HIGH_NOT_PRECEDENCE: GMS's (pipesnot.go)
+	}
 	switch {
 	case p.point != nil:
 		if n := e.planPointSelect(s, q, p.point.fields); n != nil && n.sameTable(p.point) {

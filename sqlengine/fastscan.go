@@ -177,7 +177,7 @@ func (h *errHandler) tryScan(ctx context.Context, c *mysql.Conn, q string, cb my
 		return false, cb, nil
 	}
 	s := h.e.session(c.ConnectionID)
-	if s == nil {
+	if s == nil || operatorText(s, q) {
 		return false, cb, nil
 	}
 	k := scanKey{s.GetCurrentDatabase(), q}

@@ -187,6 +187,9 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 		np := fastPlan{head: head}
 		switch {
 		case err != nil:
+		case operatorText(s, q):
+			// Read differently under PIPES_AS_CONCAT or
+			// HIGH_NOT_PRECEDENCE: GMS's (pipesnot.go).
 		case p.ParamsCount == 0:
 			np.txn = txnStatement(q)
 		default:

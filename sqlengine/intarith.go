@@ -90,6 +90,12 @@ func intOperand(v any) (n int64, big bool, u uint64, ok bool) {
 			return 0, true, x, true
 		}
 		return int64(x), false, 0, true
+	case bool:
+		// NOT, comparisons and the like are integers in MySQL: TRUE is 1.
+		if x {
+			return 1, false, 0, true
+		}
+		return 0, false, 0, true
 	}
 	return 0, false, 0, false
 }

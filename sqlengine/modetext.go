@@ -211,10 +211,21 @@ func rewrittenRemainder(q, r, rem string, delim rune, added []int) (parsed, rema
 	return sql.RemoveSpaceAndDelimiter(q[:p], delim), q[p:]
 }
 
-// sessionText is modeText under the sql_mode of ctx's session.
+// sessionText is modeText under the sql_mode of ctx's session, then the
+// operator modes' rewrites (pipesnot.go).
 func sessionText(ctx context.Context, q string) (string, []int) {
 	nbe, ansi := sessionModes(ctx)
-	return modeText(q, nbe, ansi)
+	r, added := modeText(q, nbe, ansi)
+	pipes, high := operatorModes(ctx)
+	if high {
+		r = highNot(r, ansi) // in place: offsets stay
+	}
+	if pipes {
+		if r2, more := pipesConcat(r, ansi); more != nil {
+			r, added = r2, composeAdded(added, more)
+		}
+	}
+	return r, added
 }
 
 // originalNames gives the select list's unaliased expressions of st,
