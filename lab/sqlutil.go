@@ -7,13 +7,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
 
 // Small SQL helpers the lab's tools share (labrun, bench): reading one
-// status row, GTID counts of both servers' forms, and a table's digest.
+// status row, a schema's tables, GTID counts of both servers' forms, and a
+// table's digest.
 
 // DigestTimeout bounds TableDigest.
 const DigestTimeout = 2 * time.Minute
@@ -46,6 +48,26 @@ func QueryRow(ctx context.Context, db *sql.DB, q string) (map[string]string, err
 		}
 	}
 	return m, nil
+}
+
+// ListTables returns the names of schema's tables, sorted. ctx bounds
+// the query.
+func ListTables(ctx context.Context, db *sql.DB, schema string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, "SHOW TABLES FROM "+schema)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names, rows.Err()
 }
 
 // GTIDCount returns N such that the MySQL GTID set holds uuid:1-N (the

@@ -49,21 +49,7 @@ func qRow(ctx context.Context, db *sql.DB, q string) (map[string]string, error) 
 func listTables(ctx context.Context, db *sql.DB) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	rows, err := db.QueryContext(ctx, "SHOW TABLES FROM "+LabDB)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names, rows.Err()
+	return lab.ListTables(ctx, db, LabDB)
 }
 
 // EndState waits until every replica has caught up, then compares every

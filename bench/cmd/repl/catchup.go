@@ -99,11 +99,11 @@ func (r catchupRate) of(capacity float64) float64 {
 // timed until it has applied everything; with production (CATCHUP_RATE,
 // the seed's source that never stopped) until its lag is under lagTarget.
 func measureCatchup(ctx context.Context, p *pair, o Options) (*catchupResult, error) {
-	if err := sqlq.Exec(ctx, p.rdb, p.f.stopApplier); err != nil {
+	if err := sqlq.Exec(ctx, p.rdb, p.f.StopApplier); err != nil {
 		return nil, err
 	}
 	_, err := p.waitStatus(ctx, "applier stopped", o.WaitTimeout, func(st map[string]string) bool {
-		return st[p.f.sqlRunning] == "No"
+		return st[p.f.SQLRunning] == "No"
 	})
 	if err != nil {
 		return nil, err
@@ -162,7 +162,7 @@ func measureCatchup(ctx context.Context, p *pair, o Options) (*catchupResult, er
 
 	cpu0, cpuOK := processCPU(p.replicaPid())
 	start := time.Now()
-	if err := sqlq.Exec(ctx, p.rdb, p.f.startApplier); err != nil {
+	if err := sqlq.Exec(ctx, p.rdb, p.f.StartApplier); err != nil {
 		return nil, err
 	}
 	if res.rate <= 0 {

@@ -68,19 +68,5 @@ func compareTables(ctx context.Context, primary, replica *sql.DB, db string) (di
 func listTables(ctx context.Context, db *sql.DB, schema string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	rows, err := db.QueryContext(ctx, "SHOW TABLES FROM "+schema)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names, rows.Err()
+	return lab.ListTables(ctx, db, schema)
 }

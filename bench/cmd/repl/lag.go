@@ -161,7 +161,7 @@ func sampleReplica(ctx context.Context, p *pair) (replicaSample, error) {
 	}
 	behind := "NULL"
 	if st != nil {
-		behind = st[p.f.behind]
+		behind = st[p.f.Behind]
 	}
 	return replicaSample{point: pt, behind: behind}, nil
 }

@@ -20,8 +20,6 @@ const (
 	// queryTimeout bounds one query of the benchmark's own (samples,
 	// statements); table digests get digestTimeout.
 	queryTimeout = 10 * time.Second
-	// pollInterval is how often waits poll the replica.
-	pollInterval = 20 * time.Millisecond
 	// threadCheckInterval is how often waits look at the replica's thread
 	// status, to fail fast when replication broke.
 	threadCheckInterval = time.Second
@@ -30,40 +28,6 @@ const (
 // sqlq runs the benchmark's own statements, each bounded.
 var sqlq = benchkit.Querier{Timeout: queryTimeout}
 
-// flavor is how one system spells replication and reports its progress.
-type flavor struct {
-	// primaryPos and replicaPos are the variables holding each side's
-	// position; counter turns a position into a transaction count.
-	primaryPos, replicaPos string
-	counter                func(pos string) (int64, error)
-	// status is the replica status statement and the rest its columns.
-	status                    string
-	ioRunning, sqlRunning     string
-	behind                    string // Seconds_Behind_*
-	received                  string // the position the receiver has fetched
-	ioError, sqlError         string
-	stopApplier, startApplier string
-}
-
-// A flavor's counter is the cluster's (labrun.Cluster.Count), set at start.
-var petrelFlavor = flavor{
-	primaryPos: "@@GLOBAL.gtid_executed", replicaPos: "@@GLOBAL.gtid_executed",
-	status:    "SHOW REPLICA STATUS",
-	ioRunning: "Replica_IO_Running", sqlRunning: "Replica_SQL_Running",
-	behind: "Seconds_Behind_Source", received: "Retrieved_Gtid_Set",
-	ioError: "Last_IO_Error", sqlError: "Last_SQL_Error",
-	stopApplier: "STOP REPLICA SQL_THREAD", startApplier: "START REPLICA SQL_THREAD",
-}
-
-var mariadbFlavor = flavor{
-	primaryPos: "@@GLOBAL.gtid_binlog_pos", replicaPos: "@@GLOBAL.gtid_slave_pos",
-	status:    "SHOW SLAVE STATUS",
-	ioRunning: "Slave_IO_Running", sqlRunning: "Slave_SQL_Running",
-	behind: "Seconds_Behind_Master", received: "Gtid_IO_Pos",
-	ioError: "Last_IO_Error", sqlError: "Last_SQL_Error",
-	stopApplier: "STOP SLAVE SQL_THREAD", startApplier: "START SLAVE SQL_THREAD",
-}
-
 // pair is one system's primary and replica, replicating: a labrun.Cluster
 // (the lab's one harness: servers, GTID auto-position wiring, cleanup)
 // with the status columns this benchmark reads. Its methods may be called
@@ -71,7 +35,7 @@ var mariadbFlavor = flavor{
 // and rdb, which database/sql makes safe).
 type pair struct {
 	system           string
-	f                flavor
+	f                labrun.Names
 	c                *labrun.Cluster
 	primary, replica benchkit.Server
 	password         string // root's, on both
@@ -90,7 +54,7 @@ func startPair(ctx context.Context, logger *slog.Logger, system string, o Option
 	env := &labrun.Env{Logger: logger}
 	switch base {
 	case "petrel":
-		p.f, p.password = petrelFlavor, petrelPassword
+		p.password = petrelPassword
 		bin, err := lab.BuildPetrel(ctx)
 		if err != nil {
 			return p, err
@@ -100,30 +64,20 @@ func startPair(ctx context.Context, logger *slog.Logger, system string, o Option
 			return p, err
 		}
 	case "mariadb":
-		p.f = mariadbFlavor
 	default:
 		return p, fmt.Errorf("unknown system %q", system)
 	}
 	c, err := labrun.StartCluster(ctx, env, spec)
 	p.c = c
 	if c != nil {
-		if c.Primary != nil {
-			p.primary = c.Primary
-		}
-		if len(c.Replicas) > 0 {
-			p.replica = c.Replicas[0]
-		}
-		p.pdb = c.PDB
-		if len(c.RDBs) > 0 {
-			p.rdb = c.RDBs[0]
-		}
-		p.version = c.Version
+		fp := c.FirstPair()
+		p.primary, p.replica, p.pdb, p.rdb = fp.Primary, fp.Replica, fp.PDB, fp.RDB
+		p.f, p.version = c.Names(), c.Version
 	}
 	if err != nil {
 		return p, err
 	}
 	logger.Info("replicating", "primary_port", p.primary.Port(), "replica_port", p.replica.Port())
-	p.f.counter = c.Count
 	return p, p.configure(ctx, logger)
 }
 
@@ -143,9 +97,7 @@ func (p *pair) configure(ctx context.Context, logger *slog.Logger) error {
 	if err := sqlq.Exec(ctx, p.rdb, stmts...); err != nil {
 		return fmt.Errorf("replica applier configuration: %w", err)
 	}
-	_, err = p.waitStatus(ctx, "replica threads running", time.Minute, func(st map[string]string) bool {
-		return st[p.f.ioRunning] == "Yes" && st[p.f.sqlRunning] == "Yes"
-	})
+	err = p.c.WaitReplicaThreads(ctx, 0, time.Minute)
 	if err == nil {
 		logger.Info("applier configured", "statements", stmts)
 	}
@@ -182,77 +134,36 @@ func (p *pair) sysbench(o Options, command string, d time.Duration) lab.Sysbench
 }
 
 func (p *pair) primaryCounter(ctx context.Context) (int64, error) {
-	return p.counter(ctx, p.pdb, p.f.primaryPos)
+	return p.c.PrimaryCount(ctx)
 }
 
 func (p *pair) replicaCounter(ctx context.Context) (int64, error) {
-	return p.counter(ctx, p.rdb, p.f.replicaPos)
-}
-
-func (p *pair) counter(ctx context.Context, db *sql.DB, variable string) (int64, error) {
-	pos, err := sqlq.String(ctx, db, "SELECT "+variable)
-	if err != nil {
-		return 0, err
-	}
-	return p.f.counter(pos)
+	return p.c.ReplicaCount(ctx, 0)
 }
 
 // status returns the replica status row as column -> value ("NULL" for
 // NULL), or nil when there is none.
 func (p *pair) status(ctx context.Context) (map[string]string, error) {
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
-	defer cancel()
-	return lab.QueryRow(ctx, p.rdb, p.f.status)
+	return p.c.ReplicaStatus(ctx, 0)
 }
 
 // broken describes a replica thread that stopped with an error, or "".
-func (p *pair) broken(st map[string]string) string {
-	if st == nil {
-		return "no replica status"
-	}
-	if e := st[p.f.sqlError]; e != "" {
-		return fmt.Sprintf("%s=%s: %s", p.f.sqlRunning, st[p.f.sqlRunning], e)
-	}
-	if st[p.f.ioRunning] == "No" && st[p.f.ioError] != "" {
-		return fmt.Sprintf("%s=No: %s", p.f.ioRunning, st[p.f.ioError])
-	}
-	return ""
-}
+func (p *pair) broken(st map[string]string) string { return p.c.Broken(st) }
 
 // waitApplied waits until the replica has applied target transactions and
 // returns when it saw that. It fails at once if replication broke.
 func (p *pair) waitApplied(ctx context.Context, target int64, timeout time.Duration) (time.Time, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	lastCheck := time.Now()
-	var got int64
-	for {
-		n, err := p.replicaCounter(ctx)
-		if err == nil && n >= target {
-			return time.Now(), nil
-		}
-		got = n
-		if time.Since(lastCheck) >= threadCheckInterval {
-			lastCheck = time.Now()
-			if st, err := p.status(ctx); err == nil && p.broken(st) != "" {
-				return time.Time{}, fmt.Errorf("replication broke at %d of %d: %s", got, target, p.broken(st))
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return time.Time{}, fmt.Errorf("replica applied %d of %d transactions within %v: %w", got, target, timeout, ctx.Err())
-		case <-tick.C:
-		}
+	if err := p.c.WaitApplied(ctx, 0, target, timeout); err != nil {
+		return time.Time{}, err
 	}
+	return time.Now(), nil
 }
 
 // waitReceived waits until the replica's receiver has fetched target
 // transactions.
 func (p *pair) waitReceived(ctx context.Context, target int64, timeout time.Duration) error {
-	_, err := p.waitStatus(ctx, fmt.Sprintf("%s reaching %d", p.f.received, target), timeout, func(st map[string]string) bool {
-		n, err := p.f.counter(st[p.f.received])
+	_, err := p.waitStatus(ctx, fmt.Sprintf("%s reaching %d", p.f.Received, target), timeout, func(st map[string]string) bool {
+		n, err := p.c.Count(st[p.f.Received])
 		return err == nil && n >= target
 	})
 	return err
@@ -260,22 +171,7 @@ func (p *pair) waitReceived(ctx context.Context, target int64, timeout time.Dura
 
 // waitStatus polls the replica status until ok accepts it.
 func (p *pair) waitStatus(ctx context.Context, what string, timeout time.Duration, ok func(map[string]string) bool) (map[string]string, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	var st map[string]string
-	var err error
-	for {
-		if st, err = p.status(ctx); err == nil && st != nil && ok(st) {
-			return st, nil
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("waiting %v for %s: %w (last status error %v; %s)", timeout, what, ctx.Err(), err, p.broken(st))
-		case <-tick.C:
-		}
-	}
+	return p.c.WaitReplicaStatus(ctx, 0, what, timeout, ok)
 }
 
 // close stops the servers, each within its own bound even if ctx was

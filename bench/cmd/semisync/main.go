@@ -41,9 +41,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -145,35 +147,22 @@ func run() int {
 	defer stop()
 
 	started := time.Now()
-	results := make(map[string]*systemResult)
-	for _, system := range o.Systems {
-		results[system] = benchSystem(ctx, logger.With("system", system), system, o)
-		if ctx.Err() != nil {
-			break
-		}
-	}
-
-	report := formatReport(o, started, results, ctx.Err() != nil)
-	fmt.Println(report)
-	failed := false
-	if err := writeReport(o.OutDir, started, report); err != nil {
-		logger.Error("write report", "err", err)
-		failed = true
-	}
-	for _, system := range o.Systems {
-		if r := results[system]; r != nil && r.err != nil {
-			logger.Error("FAILED", "system", system, "err", r.err)
-			failed = true
-		}
-	}
-	switch {
-	case ctx.Err() != nil:
-		logger.Error("interrupted")
-		return 130
-	case failed:
-		return 1
-	}
-	return 0
+	return benchkit.Systems[*systemResult]{
+		Systems: o.Systems,
+		Bench: func(ctx context.Context, logger *slog.Logger, system string) *systemResult {
+			return benchSystem(ctx, logger, system, o)
+		},
+		Err: func(r *systemResult) error {
+			if r == nil {
+				return nil
+			}
+			return r.err
+		},
+		Report: func(results map[string]*systemResult, interrupted bool) string {
+			return formatReport(o, started, results, interrupted)
+		},
+		Write: func(report string) error { return writeReport(o.OutDir, started, report) },
+	}.Run(ctx, logger)
 }
 
 // requiredTools are the client programs the phases run.

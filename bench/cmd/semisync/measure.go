@@ -80,7 +80,7 @@ func (p *pair) snapshot(ctx context.Context) (counters, error) {
 	if err != nil {
 		return counters{}, err
 	}
-	sp := p.f.statusPrefix
+	sp := p.f.SemiStatusPrefix
 	c := counters{
 		commits: st.int("Binlog_commits"), groups: st.int("Binlog_group_commits"),
 		yesTx: st.int(sp + "yes_tx"), noTx: st.int(sp + "no_tx"),
@@ -116,7 +116,7 @@ func diff(a, b counters) delta {
 // client at the start, still ON at the end, no transaction released
 // unacknowledged (no_tx) and some acknowledged (yes_tx).
 func (p *pair) checkSemi(before counters, d delta) error {
-	sp := p.f.statusPrefix
+	sp := p.f.SemiStatusPrefix
 	switch {
 	case before.status != "ON" || before.clients != 1:
 		return fmt.Errorf("semi-sync not ON at the start of a semi-sync run: %sstatus=%s %sclients=%d", sp, before.status, sp, before.clients)
@@ -133,7 +133,7 @@ func (p *pair) checkSemi(before counters, d delta) error {
 // checkAsync fails unless semi-sync was OFF throughout an async run.
 func (p *pair) checkAsync(before counters, d delta) error {
 	if before.status != "OFF" || d.statusEnd != "OFF" {
-		return fmt.Errorf("async run with %sstatus %s at the start and %s at the end", p.f.statusPrefix, before.status, d.statusEnd)
+		return fmt.Errorf("async run with %sstatus %s at the start and %s at the end", p.f.SemiStatusPrefix, before.status, d.statusEnd)
 	}
 	return nil
 }

@@ -26,51 +26,17 @@ const (
 	// (a replica reconnects within SOURCE_CONNECT_RETRY, 2 s on Petrel).
 	semiOnTimeout = 2 * time.Minute
 	pollInterval  = 20 * time.Millisecond
-	// threadCheckInterval is how often waits look at the replica's thread
-	// status, to fail fast when replication broke.
-	threadCheckInterval = time.Second
 )
 
 // sqlq runs the benchmark's own statements, each bounded.
 var sqlq = benchkit.Querier{Timeout: queryTimeout}
-
-// flavor is how one system spells replication and semi-sync.
-type flavor struct {
-	// enable is the primary's semi-sync switch; statusPrefix starts the
-	// names of its counters (Petrel answers to MySQL 8's source spelling).
-	enable, statusPrefix string
-	// primaryPos and replicaPos hold each side's position; counter turns
-	// one into a transaction count (the cluster's, set at start).
-	primaryPos, replicaPos string
-	counter                func(pos string) (int64, error)
-	// status is the replica status statement, the rest its columns.
-	status                string
-	ioRunning, sqlRunning string
-	ioError, sqlError     string
-}
-
-var petrelFlavor = flavor{
-	enable: "rpl_semi_sync_source_enabled", statusPrefix: "Rpl_semi_sync_source_",
-	primaryPos: "@@GLOBAL.gtid_executed", replicaPos: "@@GLOBAL.gtid_executed",
-	status:    "SHOW REPLICA STATUS",
-	ioRunning: "Replica_IO_Running", sqlRunning: "Replica_SQL_Running",
-	ioError: "Last_IO_Error", sqlError: "Last_SQL_Error",
-}
-
-var mariadbFlavor = flavor{
-	enable: "rpl_semi_sync_master_enabled", statusPrefix: "Rpl_semi_sync_master_",
-	primaryPos: "@@GLOBAL.gtid_binlog_pos", replicaPos: "@@GLOBAL.gtid_slave_pos",
-	status:    "SHOW SLAVE STATUS",
-	ioRunning: "Slave_IO_Running", sqlRunning: "Slave_SQL_Running",
-	ioError: "Last_IO_Error", sqlError: "Last_SQL_Error",
-}
 
 // pair is one system's primary and replica, the replica fetching through
 // link: a labrun.Cluster (the lab's one harness) with semi-sync on and
 // the status this benchmark reads. Not safe for concurrent use.
 type pair struct {
 	system           string
-	f                flavor
+	f                labrun.Names
 	c                *labrun.Cluster
 	primary, replica benchkit.Server
 	link             *lab.Link
@@ -98,7 +64,7 @@ func startPair(ctx context.Context, logger *slog.Logger, system string, o Option
 	env := &labrun.Env{Logger: logger}
 	switch system {
 	case "petrel":
-		p.f, p.password = petrelFlavor, petrelPassword
+		p.password = petrelPassword
 		if env.PetrelBinary, err = lab.BuildPetrel(ctx); err != nil {
 			return p, err
 		}
@@ -113,32 +79,19 @@ func startPair(ctx context.Context, logger *slog.Logger, system string, o Option
 			spec.ReplicaVars = map[string]string{"replica_net_timeout": strconv.Itoa(int(o.PetrelReplicaNetTimeout / time.Second))}
 		}
 	case "mariadb":
-		p.f = mariadbFlavor
 	default:
 		return p, fmt.Errorf("unknown system %q", system)
 	}
 	c, err := labrun.StartCluster(ctx, env, spec)
 	p.c = c
 	if c != nil {
-		if c.Primary != nil {
-			p.primary = c.Primary
-		}
-		if len(c.Replicas) > 0 {
-			p.replica = c.Replicas[0]
-		}
-		if len(c.Links) > 0 {
-			p.link = c.Links[0]
-		}
-		p.pdb = c.PDB
-		if len(c.RDBs) > 0 {
-			p.rdb = c.RDBs[0]
-		}
-		p.version = c.Version
+		fp := c.FirstPair()
+		p.primary, p.replica, p.pdb, p.rdb, p.link = fp.Primary, fp.Replica, fp.PDB, fp.RDB, fp.Link
+		p.f, p.version = c.Names(), c.Version
 	}
 	if err != nil {
 		return p, err
 	}
-	p.f.counter = c.Count
 	if _, err := p.waitSemiOn(ctx); err != nil {
 		return p, err
 	}
@@ -161,7 +114,7 @@ func (p *pair) setMode(ctx context.Context, m mode) error {
 			return err
 		}
 	}
-	if err := sqlq.Exec(ctx, p.pdb, fmt.Sprintf("SET GLOBAL %s = %s", p.f.enable, v)); err != nil {
+	if err := sqlq.Exec(ctx, p.pdb, fmt.Sprintf("SET GLOBAL %s = %s", p.f.SemiEnabled, v)); err != nil {
 		return err
 	}
 	if on {
@@ -172,8 +125,8 @@ func (p *pair) setMode(ctx context.Context, m mode) error {
 	if err != nil {
 		return err
 	}
-	if s := st.str(p.f.statusPrefix + "status"); s != "OFF" {
-		return fmt.Errorf("%s=OFF but %sstatus is %q", p.f.enable, p.f.statusPrefix, s)
+	if s := st.str(p.f.SemiStatusPrefix + "status"); s != "OFF" {
+		return fmt.Errorf("%s=OFF but %sstatus is %q", p.f.SemiEnabled, p.f.SemiStatusPrefix, s)
 	}
 	return nil
 }
@@ -189,19 +142,19 @@ func (p *pair) waitSemiOn(ctx context.Context) (statusMap, error) {
 	var err error
 	for {
 		st, err = p.primaryStatus(ctx)
-		if err == nil && st.str(p.f.statusPrefix+"status") == "ON" && st.int(p.f.statusPrefix+"clients") == 1 {
+		if err == nil && st.str(p.f.SemiStatusPrefix+"status") == "ON" && st.int(p.f.SemiStatusPrefix+"clients") == 1 {
 			return st, nil
 		}
 		select {
 		case <-ctx.Done():
 			hint := ""
-			if p.system == "petrel" && st.int(p.f.statusPrefix+"clients") == 0 {
+			if p.system == "petrel" && st.int(p.f.SemiStatusPrefix+"clients") == 0 {
 				// repl/source: a dump is semi-sync only if the source had
 				// semi-sync enabled when the dump started.
 				hint = " (Petrel never counts a replica whose dump started while semi-sync was OFF on the source: did the replica reconnect during an async run?)"
 			}
 			return nil, fmt.Errorf("semi-sync not ON with one client within %v: %sstatus=%q %sclients=%q (last error %v)%s",
-				semiOnTimeout, p.f.statusPrefix, st.str(p.f.statusPrefix+"status"), p.f.statusPrefix, st.str(p.f.statusPrefix+"clients"), err, hint)
+				semiOnTimeout, p.f.SemiStatusPrefix, st.str(p.f.SemiStatusPrefix+"status"), p.f.SemiStatusPrefix, st.str(p.f.SemiStatusPrefix+"clients"), err, hint)
 		case <-tick.C:
 		}
 	}
@@ -224,7 +177,7 @@ func (s statusMap) int(name string) int64 {
 // primaryStatus reads the primary's binlog and semi-sync status variables.
 func (p *pair) primaryStatus(ctx context.Context) (statusMap, error) {
 	st := statusMap{}
-	for _, like := range []string{"Binlog_%", p.f.statusPrefix + "%"} {
+	for _, like := range []string{"Binlog_%", p.f.SemiStatusPrefix + "%"} {
 		if err := readStatus(ctx, p.pdb, like, st); err != nil {
 			return nil, err
 		}
@@ -255,122 +208,25 @@ func readStatus(ctx context.Context, db *sql.DB, like string, into statusMap) er
 func (p *pair) binlogFile(ctx context.Context) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	rows, err := p.pdb.QueryContext(ctx, "SHOW MASTER STATUS")
-	if err != nil {
-		return "", fmt.Errorf("SHOW MASTER STATUS: %w", err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
+	row, err := lab.QueryRow(ctx, p.pdb, "SHOW MASTER STATUS")
 	if err != nil {
 		return "", err
 	}
-	if !rows.Next() {
-		return "", errors.Join(errors.New("SHOW MASTER STATUS: no row (binlog off?)"), rows.Err())
+	if row == nil {
+		return "", errors.New("SHOW MASTER STATUS: no row (binlog off?)")
 	}
-	vals := make([]sql.NullString, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	if err := rows.Scan(ptrs...); err != nil {
-		return "", err
-	}
-	return vals[0].String, nil
-}
-
-func (p *pair) primaryCounter(ctx context.Context) (int64, error) {
-	return p.counter(ctx, p.pdb, p.f.primaryPos)
-}
-
-func (p *pair) replicaCounter(ctx context.Context) (int64, error) {
-	return p.counter(ctx, p.rdb, p.f.replicaPos)
-}
-
-func (p *pair) counter(ctx context.Context, db *sql.DB, variable string) (int64, error) {
-	pos, err := sqlq.String(ctx, db, "SELECT "+variable)
-	if err != nil {
-		return 0, err
-	}
-	return p.f.counter(pos)
-}
-
-// replicaStatus returns the replica status row as column -> value ("NULL"
-// for NULL), or nil when there is none.
-func (p *pair) replicaStatus(ctx context.Context) (map[string]string, error) {
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
-	defer cancel()
-	return lab.QueryRow(ctx, p.rdb, p.f.status)
-}
-
-// broken describes a replica thread that stopped with an error, or "".
-func (p *pair) broken(st map[string]string) string {
-	if st == nil {
-		return "no replica status"
-	}
-	if e := st[p.f.sqlError]; e != "" {
-		return fmt.Sprintf("%s=%s: %s", p.f.sqlRunning, st[p.f.sqlRunning], e)
-	}
-	if st[p.f.sqlRunning] == "No" {
-		return p.f.sqlRunning + "=No"
-	}
-	if st[p.f.ioRunning] == "No" && st[p.f.ioError] != "" {
-		return fmt.Sprintf("%s=No: %s", p.f.ioRunning, st[p.f.ioError])
-	}
-	return ""
+	return row["File"], nil
 }
 
 // waitThreads waits until both replica threads run.
 func (p *pair) waitThreads(ctx context.Context, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	var st map[string]string
-	var err error
-	for {
-		st, err = p.replicaStatus(ctx)
-		if err == nil && st != nil && st[p.f.ioRunning] == "Yes" && st[p.f.sqlRunning] == "Yes" {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("replica threads not running within %v (last error %v; %s)", timeout, err, p.broken(st))
-		case <-tick.C:
-		}
-	}
+	return p.c.WaitReplicaThreads(ctx, 0, timeout)
 }
 
 // waitCaughtUp waits until the replica has applied everything the primary
 // has committed. It fails at once if replication broke.
 func (p *pair) waitCaughtUp(ctx context.Context, timeout time.Duration) error {
-	target, err := p.primaryCounter(ctx)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	lastCheck := time.Now()
-	var got int64
-	for {
-		n, err := p.replicaCounter(ctx)
-		if err == nil && n >= target {
-			return nil
-		}
-		got = n
-		if time.Since(lastCheck) >= threadCheckInterval {
-			lastCheck = time.Now()
-			if st, err := p.replicaStatus(ctx); err == nil && p.broken(st) != "" {
-				return fmt.Errorf("replication broke at %d of %d transactions: %s", got, target, p.broken(st))
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("replica applied %d of %d transactions within %v: %w", got, target, timeout, ctx.Err())
-		case <-tick.C:
-		}
-	}
+	return p.c.WaitCaughtUp(ctx, timeout)
 }
 
 // compareTables checks that the replica's sysbench tables hold what the
