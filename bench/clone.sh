@@ -6,6 +6,12 @@
 # LOAD=1), and checks the clone starts and holds the donor's GTID set and
 # row count.
 #
+# The lab measures a clone with its own table and load, beside
+# mariadb-backup, with an end-state check: `petrel-lab run clone`
+# (docs/LAB.md). This script stays for the large sysbench donor under
+# write load (SIZE_MB, LOAD, ANCHOR) that docs/PERFORMANCE.md quotes; it
+# is no wrapper of the lab, whose donor would change what it measures.
+#
 # Environment (defaults in brackets):
 #   SIZE_MB [1000]  approximate datadir size (sysbench rows of ~250 bytes)
 #   TABLES [8]      sysbench tables

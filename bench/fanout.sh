@@ -18,6 +18,12 @@
 #               then the staleness under LAG_RATE transactions/s.
 # Prints a markdown report and writes it to bench/out/fanout-<date>.md.
 #
+# The lab measures the same ground with its own load (autocommit INSERTs
+# from lab clients, not sysbench), interleaved rounds and an end-state
+# check: `petrel-lab run fan-out bbr-vs-cubic` (docs/LAB.md). This script
+# stays for its sysbench figures, which docs/PERFORMANCE.md quotes; it is
+# no wrapper of the lab, whose load would change what it measures.
+#
 # Environment (defaults in brackets; SHORT=1 gives the short mode's):
 #   PHASES ["fanout congestion"], ROUNDS [3; short 1], REPLICAS [6],
 #   DURATION [60; short 10], DELAY [45ms], LOSS [2 (percent)], RATE [50Mbit],

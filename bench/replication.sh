@@ -13,6 +13,13 @@
 # sbtest table) after each phase; a mismatch fails the run (exit 1).
 # Prints a markdown report and writes it to bench/out/repl-<date>.md.
 #
+# The lab measures the same ground with its own load (autocommit INSERTs
+# from lab clients, not sysbench), interleaved rounds and an end-state
+# check: `petrel-lab run catch-up parallel-apply` (also catch-up-slow-disk,
+# packet-loss, link-cut; docs/LAB.md). This script stays for its sysbench
+# figures and MariaDB's applier modes, which docs/PERFORMANCE.md quotes;
+# it is no wrapper of the lab, whose load would change what it measures.
+#
 # Environment (defaults in brackets):
 #   SYSTEMS           ["petrel mariadb"]  which systems, in order; each may
 #                     name an applier configuration (bench/cmd/repl/variant.go):

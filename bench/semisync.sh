@@ -13,6 +13,13 @@
 # semi-sync run. Prints a markdown report and writes it to
 # bench/out/semisync-<date>.md.
 #
+# The lab measures the same ground with its own load (autocommit INSERTs
+# from lab clients, not sysbench), interleaved rounds and an end-state
+# check: `petrel-lab run semisync-wan semisync-fallback` (docs/LAB.md).
+# This script stays for its mariadb-slap and sysbench figures, which
+# docs/PERFORMANCE.md quotes; it is no wrapper of the lab, whose load
+# would change what it measures.
+#
 # Environment (defaults in brackets):
 #   SYSTEMS   ["petrel mariadb"]  which systems, in order
 #   PHASES    ["slap sysbench"]   which measurements
