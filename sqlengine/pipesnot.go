@@ -364,7 +364,7 @@ func pipesConcat(q string, ansiQuotes bool) (string, []int) {
 
 // highNot rewrites q's prefix NOT operators as ! (in NOT's three bytes).
 func highNot(q string, ansiQuotes bool) string {
-	if !strings.Contains(strings.ToUpper(q), "NOT") {
+	if !containsNot(q) {
 		return q
 	}
 	t := tokText{q: q, toks: sqlTokens(q, ansiQuotes)}
@@ -399,11 +399,22 @@ func operatorModes(ctx context.Context) (pipes, highNot bool) {
 // operator modes: the fast paths, which parse the client's text
 // themselves, leave such statements to GMS.
 func operatorText(s *Session, q string) bool {
-	if !strings.Contains(q, "||") && !strings.Contains(strings.ToUpper(q), "NOT") {
-		return false
+	hasPipes, hasNot := strings.Contains(q, "||"), containsNot(q)
+	if !hasPipes && !hasNot {
+		return false // the common case, without allocating
 	}
 	pipes, high := operatorModes(sql.NewContext(context.Background(), sql.WithSession(s)))
-	return (pipes && strings.Contains(q, "||")) || (high && strings.Contains(strings.ToUpper(q), "NOT"))
+	return (pipes && hasPipes) || (high && hasNot)
+}
+
+// containsNot reports whether q holds the letters NOT in any case.
+func containsNot(q string) bool {
+	for i := 0; i+3 <= len(q); i++ {
+		if (q[i]|0x20) == 'n' && (q[i+1]|0x20) == 'o' && (q[i+2]|0x20) == 't' {
+			return true
+		}
+	}
+	return false
 }
 
 // composeAdded is the inserted-byte offsets of two rewrites in turn:
