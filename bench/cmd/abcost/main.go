@@ -224,10 +224,8 @@ func parseConfig() (config, error) {
 	if cfg.rounds < 2 {
 		return cfg, errors.New("ROUNDS must be at least 2")
 	}
-	if cfg.outDir = os.Getenv("OUT_DIR"); cfg.outDir == "" {
-		if cfg.outDir, err = benchkit.DefaultOutDir(); err != nil {
-			return cfg, err
-		}
+	if cfg.outDir, err = benchkit.OutDir(os.Getenv("OUT_DIR")); err != nil {
+		return cfg, err
 	}
 	return cfg, nil
 }

@@ -53,7 +53,7 @@ func runCost(ctx context.Context, p *lab.Petrel, db *sql.DB, o costOptions) erro
 	}
 	report := renderCost(res, o)
 	fmt.Print(report)
-	out, err := benchkit.DefaultOutDir()
+	out, err := benchkit.OutDir("")
 	if err != nil {
 		return err
 	}

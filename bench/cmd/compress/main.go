@@ -155,7 +155,7 @@ func run() error {
 	}
 	report := render(res, rounds, threads, tables, size, level, dur, textTxns)
 	fmt.Print(report)
-	out, err := benchkit.DefaultOutDir()
+	out, err := benchkit.OutDir("")
 	if err != nil {
 		return err
 	}

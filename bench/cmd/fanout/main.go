@@ -213,11 +213,9 @@ func parseOptions(args []string) (Options, error) {
 	if o.Rounds <= 0 || o.Replicas <= 0 || o.Threads <= 0 || o.Tables <= 0 || o.TableSize <= 0 {
 		errs = append(errs, errors.New("rounds, replicas, threads, tables and table-size must be positive"))
 	}
-	if o.OutDir == "" {
-		dir, err := benchkit.DefaultOutDir()
-		errs = append(errs, err)
-		o.OutDir = dir
-	}
+	dir, err := benchkit.OutDir(o.OutDir)
+	errs = append(errs, err)
+	o.OutDir = dir
 	return o, errors.Join(errs...)
 }
 

@@ -236,14 +236,9 @@ func (o *Options) validate() error {
 	if o.Tables <= 0 || o.TableSize <= 0 || o.Threads <= 0 {
 		return errors.New("tables, table-size and threads must be positive")
 	}
-	if o.OutDir == "" {
-		dir, err := benchkit.DefaultOutDir()
-		if err != nil {
-			return err
-		}
-		o.OutDir = dir
-	}
-	return nil
+	var err error
+	o.OutDir, err = benchkit.OutDir(o.OutDir)
+	return err
 }
 
 func (o *Options) phase(name string) bool {

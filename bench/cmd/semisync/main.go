@@ -276,12 +276,8 @@ func parseOptions(args []string) (Options, error) {
 	if o.SlapConcurrency <= 0 || o.SlapQueries <= 0 {
 		return Options{}, errors.New("slap concurrency and queries must be positive")
 	}
-	if o.OutDir == "" {
-		dir, err := benchkit.DefaultOutDir()
-		if err != nil {
-			return Options{}, err
-		}
-		o.OutDir = dir
+	if o.OutDir, err = benchkit.OutDir(o.OutDir); err != nil {
+		return Options{}, err
 	}
 	return o, nil
 }

@@ -267,12 +267,8 @@ func parseConfig(args []string) (config, error) {
 	if cfg.tables <= 0 || cfg.tableSize <= 0 {
 		return config{}, errors.New("tables and table-size must be positive")
 	}
-	if cfg.outDir == "" {
-		dir, err := benchkit.DefaultOutDir()
-		if err != nil {
-			return config{}, err
-		}
-		cfg.outDir = dir
+	if cfg.outDir, err = benchkit.OutDir(cfg.outDir); err != nil {
+		return config{}, err
 	}
 	return cfg, nil
 }

@@ -92,8 +92,12 @@ func ParseDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// DefaultOutDir is the reports' default directory, <module root>/bench/out.
-func DefaultOutDir() (string, error) {
+// OutDir is the reports' directory: dir, or when it is empty the default,
+// <module root>/bench/out.
+func OutDir(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
 	root, err := lab.ModuleRoot()
 	if err != nil {
 		return "", err

@@ -1,6 +1,8 @@
 package benchkit
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -25,5 +27,18 @@ func TestFieldsAndLastLines(t *testing.T) {
 	}
 	if got := LastLines("1\n2\n3\n", 2); got != "2\n3" {
 		t.Errorf("LastLines = %q", got)
+	}
+}
+
+func TestOutDir(t *testing.T) {
+	if got, err := OutDir("/tmp/reports"); err != nil || got != "/tmp/reports" {
+		t.Errorf("OutDir(/tmp/reports) = %q, %v", got, err)
+	}
+	got, err := OutDir("")
+	if err != nil || !filepath.IsAbs(got) || !strings.HasSuffix(got, filepath.Join("bench", "out")) {
+		t.Errorf("OutDir(\"\") = %q, %v; want <module root>/bench/out", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(filepath.Dir(got)), "go.mod")); err != nil {
+		t.Errorf("OutDir(\"\") = %q is not under the module root: %v", got, err)
 	}
 }
