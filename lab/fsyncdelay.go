@@ -117,7 +117,9 @@ func FsyncDelayEnv(lib string, d time.Duration, countFile string) []string {
 }
 
 // ReadFsyncCount reads how many calls the library delayed so far in the
-// process given countFile (0 before its first call).
+// process given countFile (0 before its first call). The library writes
+// the count in the host's byte order: little-endian on every host the lab
+// runs on (amd64, arm64).
 func ReadFsyncCount(countFile string) (uint64, error) {
 	b, err := os.ReadFile(countFile)
 	if os.IsNotExist(err) {
