@@ -330,6 +330,7 @@ func semCorpus() []semStmt {
 	add("strict", "INSERT INTO t_tfsp VALUES (1, '10:11:12.4', '10:11:12.12345', '10:11:12.1234567', '-1:2:3.25'), (2, '1:2:3', '1:2:3', '1:2:3', '1:2:3')")
 	expect("affected 2") // MySQL 8 rounds without a note; MariaDB truncates with Note 1265
 	add("strict", "SELECT id, a, b, c, d FROM t_tfsp ORDER BY id")
+	add("strict", "SELECT COLUMN_NAME, COLUMN_TYPE, DATETIME_PRECISION FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't_tfsp' AND DATA_TYPE = 'time' ORDER BY ORDINAL_POSITION")
 	add("strict", "UPDATE t_tfsp SET a = '01:02:03.5', b = '01:02:03.0005' WHERE id = 2")
 	expect("affected 1")
 	add("strict", "SELECT a, b FROM t_tfsp WHERE id = 2")

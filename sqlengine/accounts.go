@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/information_schema"
 	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/rowexec"
@@ -85,6 +86,12 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		return nil, o.e.noteTableOptions(ctx, n)
 	case *plan.ShowCreateTable:
 		return o.e.showCreateTable(ctx, n, row)
+	case *plan.ShowColumns:
+		return o.e.showColumns(ctx, n, row)
+	case *plan.ResolvedTable:
+		if ct, ok := unwrapTable(n.Table).(*information_schema.ColumnsTable); ok {
+			o.e.timeColumns(ct) // and GMS builds the scan
+		}
 	case *plan.ShowTableStatus:
 		return o.e.showTableStatus(ctx, n, row)
 	}

@@ -3,10 +3,14 @@ package sqlengine
 import (
 	"bytes"
 	"context"
+	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/information_schema"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -271,4 +275,126 @@ func columnTimeFSP(ctx *sql.Context, col *sql.Column) int {
 		}
 	}
 	return 6
+}
+
+// timeTypeName is a TIME column's type as MySQL names it: time, time(3).
+func timeTypeName(fsp int) string {
+	if fsp == 0 {
+		return "time"
+	}
+	return "time(" + strconv.Itoa(fsp) + ")"
+}
+
+// columnFSP is the declared precision of column col of Petrel table
+// db.table, and whether it has one (a TIME column created since
+// precisions are kept).
+func (e *Engine) columnFSP(db, table, col string) (int, bool) {
+	t := e.store.Catalog().Table(db, table)
+	if t == nil {
+		return 0, false
+	}
+	for _, cd := range t.Def.Columns {
+		if strings.EqualFold(cd.Name, col) {
+			if cd.FSP == nil {
+				return 0, false
+			}
+			return *cd.FSP, true
+		}
+	}
+	return 0, false
+}
+
+// showColumns is SHOW COLUMNS (DESCRIBE) with TIME columns' declared
+// types; nil, nil (GMS's rows) for tables without one.
+func (e *Engine) showColumns(ctx *sql.Context, n *plan.ShowColumns, row sql.Row) (sql.RowIter, error) {
+	rt, ok := n.Child.(*plan.ResolvedTable)
+	if !ok {
+		return nil, nil
+	}
+	tb, ok := petrelTable(rt.Table)
+	if !ok || !hasTimeFSP(&tb.t.Def) {
+		return nil, nil
+	}
+	it, err := rowexec.DefaultBuilder.Build(ctx, n, row)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := sql.RowIterToRows(ctx, it)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		if len(r) < 2 {
+			continue
+		}
+		name, _ := r[0].(string)
+		if fsp, ok := e.columnFSP(tb.t.Def.Database, tb.t.Def.Name, name); ok {
+			r[1] = timeTypeName(fsp)
+		}
+	}
+	return sql.RowsToRowIter(rows...), nil
+}
+
+// Column ordinals of GMS's information_schema.COLUMNS rows.
+const (
+	isColsSchema, isColsTable, isColsName, isColsDatetimePrecision, isColsType = 1, 2, 3, 12, 15
+)
+
+// timeColumnsIter wraps information_schema.COLUMNS' row source orig so
+// that TIME columns report their declared precision and type (GMS: 6
+// and time(6) for all).
+func (e *Engine) timeColumnsIter(orig func(*sql.Context, sql.Catalog, sql.Schema) (sql.RowIter, error)) func(*sql.Context, sql.Catalog, sql.Schema) (sql.RowIter, error) {
+	return func(ctx *sql.Context, c sql.Catalog, all sql.Schema) (sql.RowIter, error) {
+		it, err := orig(ctx, c, all)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := sql.RowIterToRows(ctx, it)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			if len(r) <= isColsType {
+				continue
+			}
+			if ty, _ := r[isColsType].(string); ty != "time(6)" {
+				continue
+			}
+			db, _ := r[isColsSchema].(string)
+			tbl, _ := r[isColsTable].(string)
+			name, _ := r[isColsName].(string)
+			if fsp, ok := e.columnFSP(db, tbl, name); ok {
+				r[isColsType] = timeTypeName(fsp)
+				r[isColsDatetimePrecision] = fsp
+			}
+		}
+		return sql.RowsToRowIter(rows...), nil
+	}
+}
+
+// wrappedColumnsPC is the code of timeColumnsIter's closure: a COLUMNS
+// table whose row source is already one is not wrapped again.
+var wrappedColumnsPC = reflect.ValueOf((&Engine{}).timeColumnsIter(nil)).Pointer()
+
+// timeColumns gives the information_schema.COLUMNS table being read
+// timeColumnsIter's row source. GMS makes the table anew for every
+// statement, so this happens when the statement's scan is built (an
+// exec-builder override that builds nothing itself).
+func (e *Engine) timeColumns(ct *information_schema.ColumnsTable) {
+	if ct.RowIter != nil && reflect.ValueOf(ct.RowIter).Pointer() != wrappedColumnsPC {
+		ct.RowIter = e.timeColumnsIter(ct.RowIter)
+	}
+}
+
+// unwrapTable is the table under GMS's wrappers (ProcessTable and the
+// like).
+func unwrapTable(t sql.Table) sql.Table {
+	for i := 0; i < 4; i++ {
+		w, ok := t.(sql.TableWrapper)
+		if !ok {
+			break
+		}
+		t = w.Underlying()
+	}
+	return t
 }
