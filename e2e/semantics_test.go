@@ -53,6 +53,7 @@ var semModes = map[string]string{
 	"fullgb":    "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES",
 	"pipes":     "STRICT_TRANS_TABLES,PIPES_AS_CONCAT,REAL_AS_FLOAT,IGNORE_SPACE",
 	"highnot":   "STRICT_TRANS_TABLES,HIGH_NOT_PRECEDENCE",
+	"ansi":      "ANSI",
 }
 
 // semColumn is a column type with the literals tried against it.
@@ -316,6 +317,7 @@ func semCorpus() []semStmt {
 	} {
 		add("pipes", q)
 	}
+	add("ansi", `SELECT "a" || 'b', "id" FROM t_pipe ORDER BY "id"`)
 	for _, q := range []string{
 		"SELECT NOT 1 BETWEEN 2 AND 3, NOT 0 = 0, NOT 1 IN (0, 1), 1 NOT IN (0), NOT NOT 1",
 		"SELECT id FROM t_pipe WHERE NOT n = 5 ORDER BY id", "SELECT id FROM t_pipe WHERE b IS NOT NULL AND NOT (n = 5) ORDER BY id",

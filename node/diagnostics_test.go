@@ -80,8 +80,7 @@ func TestUnhonouredSQLModeRefused(t *testing.T) {
 	_, open := startNode(t)
 	db := open("")
 	for _, q := range []string{"SET SESSION sql_mode = 'STRICT_TRANS_TABLES,PAD_CHAR_TO_FULL_LENGTH'", "SET GLOBAL sql_mode = 'pad_char_to_full_length'",
-		"SET sql_mode = 'ansi'",
-		"SET sql_mode = 'ALLOW_INVALID_DATES'"} {
+		"SET sql_mode = 'ALLOW_INVALID_DATES'", "SET sql_mode = 'ANSI,PAD_CHAR_TO_FULL_LENGTH'"} {
 		_, err := db.Exec(q)
 		var me *mysql.MySQLError
 		if err == nil || !asMySQL(err, &me) || me.Number != 1231 {

@@ -30,7 +30,7 @@ import (
 // WHERE is still a Filter above the table.
 
 func fullGroupByRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if !sql.LoadSqlMode(ctx).ModeEnabled("ONLY_FULL_GROUP_BY") {
+	if !modeOn(sql.LoadSqlMode(ctx), "ONLY_FULL_GROUP_BY") {
 		return n, transform.SameTree, nil
 	}
 	var err error

@@ -392,7 +392,7 @@ func operatorModes(ctx context.Context) (pipes, highNot bool) {
 		return false, false
 	}
 	m := sql.LoadSqlMode(c)
-	return m.ModeEnabled("PIPES_AS_CONCAT"), m.ModeEnabled("HIGH_NOT_PRECEDENCE")
+	return modeOn(m, "PIPES_AS_CONCAT"), m.ModeEnabled("HIGH_NOT_PRECEDENCE")
 }
 
 // operatorText reports whether q may read differently under session s's

@@ -51,7 +51,7 @@ func (h *errHandler) tryInsert(ctx context.Context, c *mysql.Conn, q string, cb 
 		return false, nil
 	}
 	mode := sql.LoadSqlMode(sql.NewContext(ctx, sql.WithSession(s)))
-	if (mode.ModeEnabled("PIPES_AS_CONCAT") && strings.Contains(q, "||")) || (mode.ModeEnabled("HIGH_NOT_PRECEDENCE") && containsNot(q)) {
+	if (modeOn(mode, "PIPES_AS_CONCAT") && strings.Contains(q, "||")) || (mode.ModeEnabled("HIGH_NOT_PRECEDENCE") && containsNot(q)) {
 		return false, nil // GMS's, through the parser wrapper's rewrites (pipesnot.go)
 	}
 	r, _ := modeText(q, mode.ModeEnabled("NO_BACKSLASH_ESCAPES"), mode.AnsiQuotes())

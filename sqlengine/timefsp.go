@@ -57,7 +57,7 @@ func noteTimePrecisions(ctx context.Context, st ast.Statement) {
 	default:
 		return // (GMS parses other text, trigger bodies, between a DDL's parse and its run)
 	}
-	realAsFloat := sql.LoadSqlMode(sctx).ModeEnabled("REAL_AS_FLOAT")
+	realAsFloat := modeOn(sql.LoadSqlMode(sctx), "REAL_AS_FLOAT")
 	var notes *timeNotes
 	for _, d := range ddls {
 		if d == nil || d.TableSpec == nil {
