@@ -84,14 +84,15 @@ var allowed = map[string][]string{
 	// End-to-end tests drive real processes through lab; they may use the
 	// pure value types (GTID sets, the semi-sync ack format), never a
 	// server stage.
-	"e2e":                     {"lab", "internal/base", "semisync"},
-	"bench/internal/benchkit": {"lab"},
-	"bench/cmd/repl":          {"lab", "labrun", "bench/internal/benchkit"},
-	"bench/cmd/semisync":      {"lab", "labrun", "bench/internal/benchkit"},
-	"bench/cmd/fanout":        {"lab", "bench/internal/benchkit"},
-	"bench/cmd/compress":      {"lab", "bench/internal/benchkit"},
-	"bench/cmd/sysbench":      {"lab", "bench/internal/benchkit"},
-	"bench/cmd/abcost":        {"lab", "bench/internal/benchkit"},
+	"e2e": {"lab", "internal/base", "semisync"},
+	// The bench programs' kit (flags, run loop, reports) beside the lab.
+	"lab/benchkit":       {"lab"},
+	"bench/cmd/repl":     {"lab", "labrun", "lab/benchkit"},
+	"bench/cmd/semisync": {"lab", "labrun", "lab/benchkit"},
+	"bench/cmd/fanout":   {"lab", "lab/benchkit"},
+	"bench/cmd/compress": {"lab", "lab/benchkit"},
+	"bench/cmd/sysbench": {"lab", "lab/benchkit"},
+	"bench/cmd/abcost":   {"lab", "lab/benchkit"},
 	// The experiment runner (petrel-lab): lab's harness and nothing of
 	// the server; its binary is separate so the server stays lean.
 	"labrun":         {"lab", "internal/leakcheck"},

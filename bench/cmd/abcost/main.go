@@ -23,8 +23,8 @@ import (
 	"sync"
 	"time"
 
-	"petrel/bench/internal/benchkit"
 	"petrel/lab"
+	"petrel/lab/benchkit"
 )
 
 const (

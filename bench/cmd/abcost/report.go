@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"petrel/bench/internal/benchkit"
+	"petrel/lab/benchkit"
 )
 
 func formatReport(cfg config, started time.Time, servers []*server, interrupted bool) string {

@@ -13,8 +13,8 @@ import (
 	"syscall"
 	"time"
 
-	"petrel/bench/internal/benchkit"
 	"petrel/lab"
+	"petrel/lab/benchkit"
 )
 
 type costOptions struct {

@@ -40,8 +40,8 @@ import (
 	"strings"
 	"time"
 
-	"petrel/bench/internal/benchkit"
 	"petrel/lab"
+	"petrel/lab/benchkit"
 )
 
 const rootPassword = "bench"

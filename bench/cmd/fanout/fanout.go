@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"petrel/bench/internal/benchkit"
 	"petrel/lab"
+	"petrel/lab/benchkit"
 )
 
 // layoutResult is one fan-out run of one layout.

@@ -25,8 +25,8 @@ import (
 	"strings"
 	"time"
 
-	"petrel/bench/internal/benchkit"
 	"petrel/lab"
+	"petrel/lab/benchkit"
 )
 
 // Options configures a run.

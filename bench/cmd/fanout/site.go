@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"petrel/bench/internal/benchkit"
 	"petrel/lab"
+	"petrel/lab/benchkit"
 )
 
 const (

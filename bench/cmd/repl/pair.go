@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"time"
 
-	"petrel/bench/internal/benchkit"
 	"petrel/lab"
+	"petrel/lab/benchkit"
 	"petrel/labrun"
 )
 

@@ -52,7 +52,7 @@ import (
 	"strings"
 	"time"
 
-	"petrel/bench/internal/benchkit"
+	"petrel/lab/benchkit"
 )
 
 // Options configures one benchmark run.

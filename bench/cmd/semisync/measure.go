@@ -18,8 +18,8 @@ import (
 	"sync"
 	"time"
 
-	"petrel/bench/internal/benchkit"
 	"petrel/lab"
+	"petrel/lab/benchkit"
 )
 
 // systemResult is what one system produced. err ends its measurements.

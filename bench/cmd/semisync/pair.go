@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"time"
 
-	"petrel/bench/internal/benchkit"
 	"petrel/lab"
+	"petrel/lab/benchkit"
 	"petrel/labrun"
 )
 

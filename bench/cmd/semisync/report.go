@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"petrel/bench/internal/benchkit"
+	"petrel/lab/benchkit"
 )
 
 // formatReport renders the results as markdown.

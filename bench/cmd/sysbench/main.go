@@ -35,8 +35,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"petrel/bench/internal/benchkit"
 	"petrel/lab"
+	"petrel/lab/benchkit"
 )
 
 const (

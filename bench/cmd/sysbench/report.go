@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"petrel/bench/internal/benchkit"
+	"petrel/lab/benchkit"
 )
 
 // The report: markdown tables of the measurements and notes.
