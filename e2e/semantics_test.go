@@ -326,6 +326,9 @@ func semCorpus() []semStmt {
 		add("highnot", q)
 	}
 	add("strict", "SELECT (NOT 0) + 1, (1 = 1) * 5, (1 < 0) - 3") // a truth value is an integer
+	// CREATE TABLE ... AS SELECT names its columns by the select list as written.
+	add("strict", "CREATE TABLE t_ctas AS SELECT id, n+1, SUM(n), COUNT(*), MAX(n) m FROM t_pipe GROUP BY id, n")
+	add("strict", "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't_ctas' ORDER BY ORDINAL_POSITION")
 	// TIME(n) keeps n fractional digits, rounding (MySQL 8; MariaDB
 	// truncates), and prints n digits.
 	quiet("CREATE TABLE t_tfsp (id INT PRIMARY KEY, a TIME, b TIME(3), c TIME(6), d TIME(0))")

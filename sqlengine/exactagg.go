@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -14,6 +15,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 	"github.com/shopspring/decimal"
 )
 
@@ -210,11 +212,12 @@ func exactAggType(t sql.Type, avg bool) (sql.DecimalType, bool) {
 
 // exactSums puts exactAgg in place of GMS's SUM and AVG over integers
 // and decimals, and retypes the columns that read their results.
-func exactSums(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+func exactSums(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 	if tc, ok := n.(*plan.TableCopier); ok {
 		// CREATE TABLE ... AS SELECT: the select was analysed (and its
 		// sums replaced) on its own, before GMS made this node.
 		retypeCreateSelect(tc)
+		renameCreateSelect(ctx, tc)
 		return n, transform.SameTree, nil
 	}
 	retype := map[sql.ColumnId]sql.DecimalType{}
@@ -339,4 +342,66 @@ func exactSumField(f *querypb.Field, col sql.Type) bool {
 		return true
 	}
 	return false
+}
+
+// renameCreateSelect names CREATE TABLE ... AS SELECT's new columns as
+// MySQL does, by the select list as written (a+1, SUM(a), COUNT(*)):
+// GMS named them by its analysed expressions ((t.a + 1), sum(t.a),
+// count(1)). Only a statement whose new columns are exactly its select
+// list's (no column definitions of its own, no *) is renamed; the rows
+// are copied by position.
+func renameCreateSelect(ctx *sql.Context, tc *plan.TableCopier) {
+	ct, ok := tc.Destination.(*plan.CreateTable)
+	if !ok || ctx == nil {
+		return
+	}
+	q := ctx.Query()
+	r, added := sessionText(ctx, q)
+	st, err := ast.ParseWithOptions(ctx, r, sql.LoadSqlMode(ctx).ParserOptions())
+	if err != nil {
+		return
+	}
+	d, ok := st.(*ast.DDL)
+	if !ok || d.OptSelect == nil || (d.TableSpec != nil && len(d.TableSpec.Columns) > 0) {
+		return
+	}
+	sel, ok := d.OptSelect.Select.(*ast.Select)
+	cols := ct.PkSchema().Schema
+	if !ok || len(sel.SelectExprs) != len(cols) {
+		return
+	}
+	names := make([]string, len(cols))
+	for i, e := range sel.SelectExprs {
+		ae, ok := e.(*ast.AliasedExpr)
+		if !ok {
+			return // *
+		}
+		if !ae.As.IsEmpty() {
+			names[i] = ae.As.String()
+			continue
+		}
+		if c, ok := ae.Expr.(*ast.ColName); ok {
+			names[i] = c.Name.String()
+			continue
+		}
+		// The expression as the client wrote it.
+		s, e := originalOffset(ae.StartParsePos, added), originalOffset(ae.EndParsePos, added)
+		if ae.EndParsePos <= ae.StartParsePos || s < 0 || e > len(q) || s >= e {
+			return
+		}
+		names[i] = strings.TrimSpace(q[s:e])
+		if len(names[i]) > 64 {
+			return
+		}
+	}
+	seen := map[string]bool{}
+	for _, nm := range names {
+		if seen[strings.ToLower(nm)] {
+			return // GMS's duplicate-name error stands
+		}
+		seen[strings.ToLower(nm)] = true
+	}
+	for i, c := range cols {
+		c.Name = names[i]
+	}
 }

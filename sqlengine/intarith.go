@@ -209,7 +209,7 @@ func (a *intArith) outOfRange() error {
 // other MySQL operators and casts of mysqlops.go in place of GMS's.
 func intArithRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	divErrors := strictDivision(ctx, n)
-	n, sameSums, err := exactSums(n)
+	n, sameSums, err := exactSums(ctx, n)
 	if err != nil {
 		return nil, transform.SameTree, err
 	}
