@@ -1,14 +1,10 @@
 package sqlengine
 
 import (
-	"errors"
-	"reflect"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/information_schema"
 	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/rowexec"
 )
 
 // Where the statistics show: ANALYZE TABLE's result rows,
@@ -27,39 +23,10 @@ const (
 // an unexported type, reached by reflection; TestAnalyzeTableStatistics
 // fails if a GMS upgrade moves it.
 func (e *Engine) installCardinality(cat *analyzer.Catalog) error {
-	t, ok, err := cat.InfoSchema.GetTableInsensitive(sql.NewEmptyContext(), information_schema.StatisticsTableName)
-	if err != nil || !ok {
-		return errors.New("sqlengine: information_schema.STATISTICS not found")
-	}
-	v := reflect.ValueOf(t)
-	if v.Kind() == reflect.Pointer {
-		v = v.Elem()
-	}
-	var ist *information_schema.InformationSchemaTable
-	if v.Kind() == reflect.Struct {
-		if f := v.FieldByName("InformationSchemaTable"); f.IsValid() && f.CanInterface() {
-			ist, _ = f.Interface().(*information_schema.InformationSchemaTable)
-		}
-	}
-	if ist == nil || ist.Reader == nil {
-		return errors.New("sqlengine: information_schema.STATISTICS has no row source to extend")
-	}
-	orig := ist.Reader
-	ist.Reader = func(ctx *sql.Context, c sql.Catalog) (sql.RowIter, error) {
-		it, err := orig(ctx, c)
-		if err != nil {
-			return nil, err
-		}
-		rows, err := sql.RowIterToRows(ctx, it)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rows {
-			r[isStatsCardinality] = e.cardinality(r[isStatsSchema], r[isStatsTable], r[isStatsIndex], r[isStatsSeq])
-		}
-		return sql.RowsToRowIter(rows...), nil
-	}
-	return nil
+	return rewriteInfoSchemaRows(cat, information_schema.StatisticsTableName, func(r sql.Row) error {
+		r[isStatsCardinality] = e.cardinality(r[isStatsSchema], r[isStatsTable], r[isStatsIndex], r[isStatsSeq])
+		return nil
+	})
 }
 
 // cardinality is CARDINALITY for one index column row; 0 without
@@ -82,19 +49,11 @@ func (e *Engine) showIndexes(ctx *sql.Context, n *plan.ShowIndexes, row sql.Row)
 	if !ok {
 		return nil, nil
 	}
-	it, err := rowexec.DefaultBuilder.Build(ctx, n, row)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := sql.RowIterToRows(ctx, it)
-	if err != nil {
-		return nil, err
-	}
 	db := rt.Database().Name()
-	for _, r := range rows {
+	return gmsRows(ctx, n, row, func(r sql.Row) error {
 		r[showIdxCardinality] = e.cardinality(db, r[showIdxTable], r[showIdxKey], r[showIdxSeq])
-	}
-	return sql.RowsToRowIter(rows...), nil
+		return nil
+	})
 }
 
 // analyzeTables is ANALYZE TABLE with MySQL's result rows: the table

@@ -1,9 +1,7 @@
 package sqlengine
 
 import (
-	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -158,29 +156,21 @@ func (e *Engine) showCreateTable(ctx *sql.Context, n *plan.ShowCreateTable, row 
 	if opts == "" && !hasTimeFSP(&tb.t.Def) {
 		return nil, nil
 	}
-	it, err := rowexec.DefaultBuilder.Build(ctx, n, row)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := sql.RowIterToRows(ctx, it)
-	if err != nil {
-		return nil, err
-	}
 	comment := ""
 	if c := tb.Comment(); c != "" {
 		comment = " COMMENT='" + strings.ReplaceAll(c, "'", "''") + "'"
 	}
-	for _, r := range rows {
+	return gmsRows(ctx, n, row, func(r sql.Row) error {
 		if len(r) < 2 {
-			continue
+			return nil
 		}
 		stmt, ok := r[1].(string)
 		if !ok || !strings.HasSuffix(stmt, comment) {
-			return nil, fmt.Errorf("sqlengine: SHOW CREATE TABLE %s: GMS's statement does not end with its comment", tb.Name())
+			return fmt.Errorf("sqlengine: SHOW CREATE TABLE %s: GMS's statement does not end with its comment", tb.Name())
 		}
 		r[1] = timeTypesText(&tb.t.Def, stmt[:len(stmt)-len(comment)]+opts+comment)
-	}
-	return sql.RowsToRowIter(rows...), nil
+		return nil
+	})
 }
 
 // Column ordinals of GMS's information_schema.TABLES rows.
@@ -195,41 +185,7 @@ const (
 // installCardinality does; TestTableCompressionSQL fails if a GMS
 // upgrade moves it.
 func (e *Engine) installTableSizes(cat *analyzer.Catalog) error {
-	t, ok, err := cat.InfoSchema.GetTableInsensitive(sql.NewEmptyContext(), information_schema.TablesTableName)
-	if err != nil || !ok {
-		return errors.New("sqlengine: information_schema.TABLES not found")
-	}
-	v := reflect.ValueOf(t)
-	if v.Kind() == reflect.Pointer {
-		v = v.Elem()
-	}
-	ist, _ := t.(*information_schema.InformationSchemaTable)
-	if ist == nil && v.Kind() == reflect.Struct {
-		if f := v.FieldByName("InformationSchemaTable"); f.IsValid() && f.CanInterface() {
-			ist, _ = f.Interface().(*information_schema.InformationSchemaTable)
-		}
-	}
-	if ist == nil || ist.Reader == nil {
-		return errors.New("sqlengine: information_schema.TABLES has no row source to extend")
-	}
-	orig := ist.Reader
-	ist.Reader = func(ctx *sql.Context, c sql.Catalog) (sql.RowIter, error) {
-		it, err := orig(ctx, c)
-		if err != nil {
-			return nil, err
-		}
-		rows, err := sql.RowIterToRows(ctx, it)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rows {
-			if err := e.tableSizes(r); err != nil {
-				return nil, err
-			}
-		}
-		return sql.RowsToRowIter(rows...), nil
-	}
-	return nil
+	return rewriteInfoSchemaRows(cat, information_schema.TablesTableName, e.tableSizes)
 }
 
 // tableFiles is what information_schema.TABLES and SHOW TABLE STATUS

@@ -10,7 +10,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/information_schema"
 	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -315,24 +314,15 @@ func (e *Engine) showColumns(ctx *sql.Context, n *plan.ShowColumns, row sql.Row)
 	if !ok || !hasTimeFSP(&tb.t.Def) {
 		return nil, nil
 	}
-	it, err := rowexec.DefaultBuilder.Build(ctx, n, row)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := sql.RowIterToRows(ctx, it)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		if len(r) < 2 {
-			continue
+	return gmsRows(ctx, n, row, func(r sql.Row) error {
+		if len(r) >= 2 {
+			name, _ := r[0].(string)
+			if fsp, ok := e.columnFSP(tb.t.Def.Database, tb.t.Def.Name, name); ok {
+				r[1] = timeTypeName(fsp)
+			}
 		}
-		name, _ := r[0].(string)
-		if fsp, ok := e.columnFSP(tb.t.Def.Database, tb.t.Def.Name, name); ok {
-			r[1] = timeTypeName(fsp)
-		}
-	}
-	return sql.RowsToRowIter(rows...), nil
+		return nil
+	})
 }
 
 // Column ordinals of GMS's information_schema.COLUMNS rows.
@@ -349,16 +339,12 @@ func (e *Engine) timeColumnsIter(orig func(*sql.Context, sql.Catalog, sql.Schema
 		if err != nil {
 			return nil, err
 		}
-		rows, err := sql.RowIterToRows(ctx, it)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rows {
+		return fixedRows(ctx, it, func(r sql.Row) error {
 			if len(r) <= isColsType {
-				continue
+				return nil
 			}
 			if ty, _ := r[isColsType].(string); ty != "time(6)" {
-				continue
+				return nil
 			}
 			db, _ := r[isColsSchema].(string)
 			tbl, _ := r[isColsTable].(string)
@@ -367,8 +353,8 @@ func (e *Engine) timeColumnsIter(orig func(*sql.Context, sql.Catalog, sql.Schema
 				r[isColsType] = timeTypeName(fsp)
 				r[isColsDatetimePrecision] = fsp
 			}
-		}
-		return sql.RowsToRowIter(rows...), nil
+			return nil
+		})
 	}
 }
 
