@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/dolthub/vitess/go/mysql"
@@ -120,6 +121,7 @@ func dialData(ctx context.Context, opts FetchOptions, g *streamGrant) (*dataConn
 		return fail(streamIOError(err))
 	}
 	if g.tls {
+		pinRefused := false
 		tc := tls.Client(conn, &tls.Config{
 			// The donor's certificate is not checked against a CA (as on
 			// the SQL link: MySQL's clone checks it only with
@@ -127,12 +129,19 @@ func dialData(ctx context.Context, opts FetchOptions, g *streamGrant) (*dataConn
 			InsecureSkipVerify: true,
 			VerifyPeerCertificate: func(certs [][]byte, _ [][]*x509.Certificate) error {
 				if len(certs) == 0 || !bytes.Equal(certs[0], g.cert) {
+					pinRefused = true
 					return errors.New("the data port's certificate is not the one the SQL connection saw")
 				}
 				return nil
 			},
 		})
 		if err := tc.HandshakeContext(ctx); err != nil {
+			var ne net.Error
+			if !pinRefused && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.As(err, &ne)) {
+				// The donor went away (EOF, reset) during the handshake:
+				// a lost link (3862, 2013) as on the plain stream.
+				return fail(streamIOError(err))
+			}
 			return fail(&ProtocolError{Msg: "TLS on the data stream: " + err.Error()})
 		}
 		d.conn = tc

@@ -541,8 +541,9 @@ func TestClusterProxy(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	var ids map[int64]int
 	for time.Now().Before(deadline) {
-		// Ten sessions of their own (a session's reads stay on one
-		// replica).
+		// Ten sessions of their own, all open at once (a session's
+		// reads stay on one replica; the cluster's proxy packs eight
+		// sessions onto a replica before it uses the next).
 		ids = map[int64]int{}
 		var conns []*sql.Conn
 		for range 10 {
@@ -557,6 +558,8 @@ func TestClusterProxy(t *testing.T) {
 			if err := c.QueryRowContext(ctx, "SELECT @@server_id, (SELECT COUNT(*) FROM c.t)").Scan(&id, &n); err == nil && n == 2 {
 				ids[id]++
 			}
+		}
+		for _, c := range conns {
 			c.Close()
 		}
 		if ids[2] > 0 && ids[3] > 0 && ids[1] == 0 && ids[2]+ids[3] == 10 {
