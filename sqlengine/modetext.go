@@ -188,16 +188,6 @@ func originalOffset(p int, added []int) int {
 	return p - n
 }
 
-// sessionModes reads the backslash and quote rules of ctx's session.
-func sessionModes(ctx context.Context) (nbe, ansiQuotes bool) {
-	c, ok := ctx.(*sql.Context)
-	if !ok || c == nil || c.Session == nil {
-		return false, false
-	}
-	m := sql.LoadSqlMode(c)
-	return m.ModeEnabled("NO_BACKSLASH_ESCAPES"), m.AnsiQuotes()
-}
-
 // rewrittenRemainder returns the original text of what the inner parser
 // left unparsed (rem, a suffix of the rewritten text r after the inner
 // parser trimmed r's trailing spaces and delimiters) and the original text
@@ -214,9 +204,14 @@ func rewrittenRemainder(q, r, rem string, delim rune, added []int) (parsed, rema
 // sessionText is modeText under the sql_mode of ctx's session, then the
 // operator modes' rewrites (pipesnot.go).
 func sessionText(ctx context.Context, q string) (string, []int) {
-	nbe, ansi := sessionModes(ctx)
-	r, added := modeText(q, nbe, ansi)
-	pipes, high := operatorModes(ctx)
+	c, ok := ctx.(*sql.Context)
+	if !ok || c == nil || c.Session == nil {
+		return modeText(q, false, false)
+	}
+	m := sql.LoadSqlMode(c) // once: it parses the variable's text
+	ansi := m.AnsiQuotes()
+	r, added := modeText(q, m.ModeEnabled("NO_BACKSLASH_ESCAPES"), ansi)
+	pipes, high := modeOn(m, "PIPES_AS_CONCAT") && strings.Contains(q, "||"), m.ModeEnabled("HIGH_NOT_PRECEDENCE")
 	if high {
 		r = highNot(r, ansi) // in place: offsets stay
 	}
