@@ -2,7 +2,6 @@ package sqlengine
 
 import (
 	"bytes"
-	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -82,39 +81,24 @@ func (b *exactBuffer) Update(ctx *sql.Context, row sql.Row) error {
 		return err
 	}
 	b.rows++
-	switch n := v.(type) {
-	case int8:
-		b.addInt(int64(n))
-	case int16:
-		b.addInt(int64(n))
-	case int32:
-		b.addInt(int64(n))
-	case int64:
-		b.addInt(n)
-	case int:
-		b.addInt(int64(n))
-	case uint8:
-		b.addInt(int64(n))
-	case uint16:
-		b.addInt(int64(n))
-	case uint32:
-		b.addInt(int64(n))
-	case uint64:
-		if n <= math.MaxInt64 {
-			b.addInt(int64(n))
+	if n, isBig, u, ok := intOperand(v); ok {
+		if isBig {
+			b.addDecimal(decimal.NewFromBigInt(new(big.Int).SetUint64(u), 0))
 		} else {
-			b.addDecimal(decimal.NewFromBigInt(new(big.Int).SetUint64(n), 0))
+			b.addInt(n)
 		}
-	case decimal.Decimal:
-		b.addDecimal(n)
-	default:
-		d, _, err := types.InternalDecimalType.Convert(ctx, v)
-		if err != nil {
-			return err
-		}
-		if dd, ok := d.(decimal.Decimal); ok {
-			b.addDecimal(dd)
-		}
+		return nil
+	}
+	if d, ok := v.(decimal.Decimal); ok {
+		b.addDecimal(d)
+		return nil
+	}
+	d, _, err := types.InternalDecimalType.Convert(ctx, v)
+	if err != nil {
+		return err
+	}
+	if dd, ok := d.(decimal.Decimal); ok {
+		b.addDecimal(dd)
 	}
 	return nil
 }
