@@ -335,6 +335,9 @@ func semCorpus() []semStmt {
 	add("strict", "INSERT INTO t_tfsp VALUES (1, '10:11:12.4', '10:11:12.12345', '10:11:12.1234567', '-1:2:3.25'), (2, '1:2:3', '1:2:3', '1:2:3', '1:2:3')")
 	expect("affected 2") // MySQL 8 rounds without a note; MariaDB truncates with Note 1265
 	add("strict", "SELECT id, a, b, c, d FROM t_tfsp ORDER BY id")
+	add("strict", "SELECT CAST('2020-01-01 03:25:45' AS TIME), CAST('0001-01-01 03:25:45' AS TIME), CAST('10:11:12' AS TIME), CAST('abc' AS TIME)")
+	add("strict", "SELECT CAST('10:11:12.5' AS TIME), CAST('-1:00:00.5' AS TIME)")
+	expect("rows [" + hex.EncodeToString([]byte("10:11:13")) + "," + hex.EncodeToString([]byte("-01:00:01")) + "]") // MySQL 8 rounds CAST AS TIME(0); MariaDB truncates
 	add("strict", "SELECT COLUMN_NAME, COLUMN_TYPE, DATETIME_PRECISION FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't_tfsp' AND DATA_TYPE = 'time' ORDER BY ORDINAL_POSITION")
 	add("strict", "UPDATE t_tfsp SET a = '01:02:03.5', b = '01:02:03.0005' WHERE id = 2")
 	expect("affected 1")

@@ -244,6 +244,9 @@ func intArithRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 				return &castInt{child: x.Child, gms: x, unsigned: ct == types.Uint64}, transform.NewTree, nil
 			case ct == types.Date && isIntegerType(t):
 				return &castDate{child: x.Child, gms: x}, transform.NewTree, nil
+			case types.IsTimespan(ct) && strings.HasSuffix(x.String(), ", time)"):
+				// CAST(x AS TIME) is TIME(0) (timefsp.go).
+				return &castTime{Expression: x}, transform.NewTree, nil
 			}
 		}
 		return e, transform.SameTree, nil

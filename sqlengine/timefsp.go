@@ -3,9 +3,11 @@ package sqlengine
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/information_schema"
@@ -14,6 +16,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"petrel/internal/mysqlerr"
 	"petrel/storage"
 )
 
@@ -383,4 +386,53 @@ func unwrapTable(t sql.Table) sql.Table {
 		t = w.Underlying()
 	}
 	return t
+}
+
+// castTime is CAST(x AS TIME): TIME(0), the fraction rounded (truncated
+// under TIME_TRUNCATE_FRACTIONAL), where GMS keeps microseconds.
+// CAST(x AS TIME(n)) is GMS's.
+type castTime struct{ sql.Expression }
+
+func (c *castTime) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := c.Expression.Eval(ctx, row)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		// A date and time string is its time of day in MySQL
+		// ('2020-01-01 03:25:45' is 03:25:45); GMS reads NULL. Another
+		// string is NULL with MySQL's warning.
+		sv, err := c.Expression.Children()[0].Eval(ctx, row)
+		if s, ok := sv.(string); ok && err == nil {
+			if v = timeOfDay(ctx, s); v == nil {
+				ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWrongValue, Message: fmt.Sprintf("Truncated incorrect time value: '%s'", s)})
+			}
+		}
+	}
+	if ts, ok := v.(types.Timespan); ok {
+		return roundTimespan(ctx, ts, 0), nil
+	}
+	return v, nil
+}
+
+// timeOfDay is the time of day of s when it is a date and time, else
+// nil.
+func timeOfDay(ctx *sql.Context, s string) any {
+	if !strings.Contains(s, "-") || !strings.Contains(s, ":") {
+		return nil
+	}
+	dv, _, err := types.DatetimeMaxPrecision.Convert(ctx, strings.TrimSpace(s))
+	t, ok := dv.(time.Time)
+	if err != nil || !ok {
+		return nil
+	}
+	return types.Timespan((int64(t.Hour())*3600+int64(t.Minute())*60+int64(t.Second()))*1_000_000 + int64(t.Nanosecond()/1000))
+}
+
+func (c *castTime) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	e, err := c.Expression.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	return &castTime{Expression: e}, nil
 }
