@@ -44,9 +44,18 @@ const maxTxnSizeVar = "max_binlog_cache_size"
 // petrel_memory_limit instead (applyTxnSizeLimit).
 const mysqlMaxBinlogCache = uint64(18446744073709547520)
 
+// maxStmtCacheVar bounds MySQL's binlog statement cache, which holds the
+// changes of non-transactional tables. Every Petrel table is
+// transactional, so nothing is ever held there and the bound is never
+// reached; it is kept (MySQL's default and range) because tools set it:
+// MariaDB's mysql-test-run will not start without it.
+const maxStmtCacheVar = "max_binlog_stmt_cache_size"
+
 func (n *Node) memoryVariables(def int64) {
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
 	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
+		&sql.MysqlSystemVariable{Name: maxStmtCacheVar, Scope: global, Dynamic: true,
+			Type: types.NewSystemUintType(maxStmtCacheVar, 4096, mysqlMaxBinlogCache), Default: mysqlMaxBinlogCache},
 		&sql.MysqlSystemVariable{Name: memoryLimitVar, Scope: global,
 			Type: types.NewSystemIntType(memoryLimitVar, 0, math.MaxInt64, false), Default: def},
 		&sql.MysqlSystemVariable{Name: maxTxnSizeVar, Scope: global, Dynamic: true,

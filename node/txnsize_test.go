@@ -103,3 +103,29 @@ func TestTransactionSizeLimit(t *testing.T) {
 		t.Errorf("default: storage's limit = %d, want %d", got, 512<<20)
 	}
 }
+
+// max_binlog_stmt_cache_size has MySQL's default and can be set, and
+// bounds nothing: the statement cache holds non-transactional changes,
+// and every Petrel table is transactional, so a write larger than it
+// commits.
+func TestStatementCacheSize(t *testing.T) {
+	_, db := startMetricsNode(t, false, nil)
+	if got := queryRows(t, db, "SELECT @@GLOBAL.max_binlog_stmt_cache_size"); got[0][0] != "18446744073709547520" {
+		t.Fatalf("default %v", got)
+	}
+	mustExec(t, db, "SET GLOBAL max_binlog_stmt_cache_size = 8192", "CREATE DATABASE sc", "CREATE TABLE sc.t (id INT PRIMARY KEY, pad VARCHAR(1000))")
+	if got := queryRows(t, db, "SELECT @@GLOBAL.max_binlog_stmt_cache_size"); got[0][0] != "8192" {
+		t.Fatalf("after SET: %v", got)
+	}
+	var b strings.Builder
+	for i := 0; i < 50; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "(%d,'%s')", i, strings.Repeat("z", 1000))
+	}
+	mustExec(t, db, "INSERT INTO sc.t VALUES "+b.String())
+	if got := queryRows(t, db, "SELECT COUNT(*) FROM sc.t"); got[0][0] != "50" {
+		t.Fatalf("rows %v, want 50", got)
+	}
+}
