@@ -29,7 +29,7 @@ import (
 //     div_precision_increment's default), the quotient rounded half away
 //     from zero to that scale.
 // SUM and AVG of floats, strings and temporal values stay DOUBLE, as in
-// MySQL. Window forms (SUM(x) OVER ...) are GMS's still.
+// MySQL. Window forms (SUM(x) OVER ...) are exact too (exactWindow).
 
 // exactAgg is a SUM or AVG over an integer or DECIMAL argument.
 type exactAgg struct {
@@ -61,6 +61,103 @@ func (a *exactAgg) NewBuffer() (sql.AggregationBuffer, error) {
 		return nil, err
 	}
 	return &exactBuffer{expr: child, avg: a.avg, scale: int32(a.typ.Scale())}, nil
+}
+
+// NewWindowFunction is SUM or AVG OVER a window, exact (GMS sums
+// windows in float64 prefix sums, DECIMAL columns too).
+func (a *exactAgg) NewWindowFunction() (sql.WindowFunction, error) {
+	child, err := transform.Clone(a.child())
+	if err != nil {
+		return nil, err
+	}
+	w := &exactWindow{expr: child, avg: a.avg, scale: int32(a.typ.Scale())}
+	if def := a.Window(); def != nil && def.Frame != nil {
+		if w.framer, err = def.Frame.NewFramer(def); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// exactWindow keeps a partition's prefix sums (and counts of non-NULL
+// values) as decimals; a frame's sum is the difference of two.
+type exactWindow struct {
+	expr   sql.Expression
+	avg    bool
+	scale  int32
+	framer sql.WindowFramer
+	start  int
+	sums   []decimal.Decimal
+	counts []int64
+}
+
+func (w *exactWindow) Dispose() { expression.Dispose(w.expr) }
+
+func (w *exactWindow) DefaultFramer() sql.WindowFramer {
+	if w.framer != nil {
+		return w.framer
+	}
+	return aggregation.NewUnboundedPrecedingToCurrentRowFramer()
+}
+
+func (w *exactWindow) StartPartition(ctx *sql.Context, in sql.WindowInterval, buf sql.WindowBuffer) error {
+	n := in.End - in.Start
+	w.start, w.sums, w.counts = in.Start, make([]decimal.Decimal, n), make([]int64, n)
+	acc, cnt := decimal.Zero, int64(0)
+	for i := 0; i < n; i++ {
+		v, err := w.expr.Eval(ctx, buf[in.Start+i])
+		if err != nil {
+			return err
+		}
+		if d, ok, err := exactOperand(ctx, v); err != nil {
+			return err
+		} else if ok {
+			acc, cnt = acc.Add(d), cnt+1
+		}
+		w.sums[i], w.counts[i] = acc, cnt
+	}
+	return nil
+}
+
+func (w *exactWindow) Compute(_ *sql.Context, in sql.WindowInterval, _ sql.WindowBuffer) any {
+	e, s := in.End-w.start-1, in.Start-w.start-1
+	if in.End <= in.Start || e < 0 || e >= len(w.sums) {
+		return nil
+	}
+	sum, cnt := w.sums[e], w.counts[e]
+	if s >= 0 && s < len(w.sums) {
+		sum, cnt = sum.Sub(w.sums[s]), cnt-w.counts[s]
+	}
+	if cnt == 0 {
+		return nil
+	}
+	if w.avg {
+		q, _ := sum.QuoRem(decimal.NewFromInt(cnt), (w.scale+8)/9*9)
+		return q
+	}
+	return sum
+}
+
+// exactOperand is v as a decimal (false for NULL).
+func exactOperand(ctx *sql.Context, v any) (decimal.Decimal, bool, error) {
+	if v == nil {
+		return decimal.Decimal{}, false, nil
+	}
+	if n, isBig, u, ok := intOperand(v); ok {
+		if isBig {
+			return decimal.NewFromBigInt(new(big.Int).SetUint64(u), 0), true, nil
+		}
+		return decimal.NewFromInt(n), true, nil
+	}
+	if d, ok := v.(decimal.Decimal); ok {
+		return d, true, nil
+	}
+	d, _, err := types.InternalDecimalType.Convert(ctx, v)
+	if err != nil {
+		return decimal.Decimal{}, false, err
+	}
+	dd, ok := d.(decimal.Decimal)
+	return dd, ok, nil
 }
 
 // exactBuffer sums in an int64 while the values fit and in a decimal
@@ -206,6 +303,11 @@ func exactSums(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, 
 	}
 	retype := map[sql.ColumnId]sql.DecimalType{}
 	transform.InspectExpressions(n, func(e sql.Expression) bool {
+		var alias *expression.Alias
+		if a, ok := e.(*expression.Alias); ok {
+			// A window's result is read by its alias's id.
+			alias, e = a, a.Child
+		}
 		var agg sql.Aggregation
 		avg := false
 		switch x := e.(type) {
@@ -216,11 +318,11 @@ func exactSums(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, 
 		default:
 			return true
 		}
-		if agg.Window() != nil {
-			return true
-		}
 		if t, ok := exactAggType(agg.Children()[0].Type(), avg); ok {
 			retype[agg.Id()] = t
+			if alias != nil && alias.Id() != 0 {
+				retype[alias.Id()] = t
+			}
 		}
 		return true
 	})
@@ -231,11 +333,13 @@ func exactSums(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, 
 		switch x := e.(type) {
 		case *aggregation.Sum, *aggregation.Avg:
 			agg := x.(sql.Aggregation)
-			if t, ok := retype[agg.Id()]; ok && agg.Window() == nil {
+			if t, ok := retype[agg.Id()]; ok {
 				return &exactAgg{Aggregation: agg, avg: isAvg(x), typ: t}, transform.NewTree, nil
 			}
 		case *expression.GetField:
-			if t, ok := retype[x.Id()]; ok && x.Type() == types.Float64 {
+			if t, ok := retype[x.Id()]; ok && !x.Type().Equals(t) {
+				// GMS typed it DOUBLE (GROUP BY), or as the argument
+				// (a window's SUM).
 				ng := expression.NewGetFieldWithTable(x.Index(), int(x.TableId()), t, x.Database(), x.Table(), x.Name(), x.IsNullable()).WithId(x.Id())
 				return ng.(sql.Expression), transform.NewTree, nil
 			}
