@@ -29,7 +29,8 @@ have() {
 }
 
 missing=()
-for tool in mariadbd mariadb-install-db mariadb mariadb-slap mariadb-binlog mariadb-backup sysbench nft ip make chromium; do
+# cc: the lab compiles its fsync delay library (lab/fsyncdelay.go).
+for tool in mariadbd mariadb-install-db mariadb mariadb-slap mariadb-binlog mariadb-backup sysbench nft ip make chromium cc; do
 	have "$tool" || missing+=("$tool")
 done
 [ -e /etc/ssl/certs/ca-certificates.crt ] || missing+=(ca-certificates)
@@ -72,7 +73,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: missing: ${missing[*]}"
 	echo "deps: apt-get update"
 	"${SUDO[@]}" apt-get update
-	pkgs=(mariadb-server mariadb-client sysbench nftables iproute2 make ca-certificates python3-pymysql python3-mysqldb chromium mariadb-backup)
+	pkgs=(mariadb-server mariadb-client sysbench nftables iproute2 make ca-certificates python3-pymysql python3-mysqldb chromium mariadb-backup gcc libc6-dev)
 	echo "deps: apt-get install ${pkgs[*]}"
 	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${pkgs[@]}"
 	stop_mariadb_service
