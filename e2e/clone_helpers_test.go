@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"petrel/internal/base"
 	"petrel/lab"
@@ -197,5 +201,20 @@ func subsetGTIDs(t *testing.T, what, a, b string) {
 	y, err2 := base.ParseGTIDSet(b)
 	if err1 != nil || err2 != nil || !y.ContainsSet(x) {
 		t.Fatalf("%s: %q is not within %q (%v %v)", what, a, b, err1, err2)
+	}
+}
+
+// execClone runs a CLONE INSTANCE that switches the clone in. The server
+// restarts on the clone as the statement ends, so the client reads its
+// OK or finds its connection closed (go-sql-driver's "invalid
+// connection"), as a client of MySQL's restarting clone may; the
+// restarted server's clone_status and data (waitRestarted and what
+// follows) tell the outcome.
+func execClone(t *testing.T, ctx context.Context, db interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, q string) {
+	t.Helper()
+	if _, err := db.ExecContext(ctx, q); err != nil && !errors.Is(err, mysql.ErrInvalidConn) && !errors.Is(err, driver.ErrBadConn) {
+		t.Fatalf("%s: %v", q, err)
 	}
 }
