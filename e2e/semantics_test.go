@@ -294,7 +294,7 @@ func semCorpus() []semStmt {
 		"SELECT SUM(d) + 1 FROM t_sum", "SELECT AVG(d) FROM t_sum WHERE id < 3", "SELECT SUM(i) FROM t_sum", "SELECT AVG(i) FROM t_sum WHERE id = 2",
 		// Integers too: exact, DECIMAL, AVG with 4 more decimals.
 		"SELECT SUM(u), AVG(u), SUM(t), AVG(t), AVG(i) FROM t_sum", "SELECT SUM(i) / 2, SUM(t) + 1, AVG(t) * 2 FROM t_sum",
-		"SELECT id, SUM(t) s FROM t_sum GROUP BY id HAVING s > 1 ORDER BY s DESC", "SELECT SUM(DISTINCT t), AVG(DISTINCT t) FROM t_sum",
+		"SELECT id, SUM(t) s FROM t_sum GROUP BY id HAVING s > 1 ORDER BY s DESC, id", "SELECT SUM(DISTINCT t), AVG(DISTINCT t) FROM t_sum",
 		"SELECT SUM(t), AVG(i) FROM t_sum WHERE id > 5", "SELECT SUM(-i) FROM t_sum",
 		"SELECT id, SUM(i) OVER (ORDER BY id) s, AVG(t) OVER () a, SUM(d) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) sd, AVG(d) OVER (PARTITION BY t) ad FROM t_sum ORDER BY id",
 		"CREATE TABLE t_sum2 AS SELECT SUM(t) s, AVG(t) a, SUM(d) sd, AVG(d) ad, SUM(i) si, SUM(u) su FROM t_sum",
