@@ -310,7 +310,7 @@ func semCorpus() []semStmt {
 	for _, q := range []string{
 		"SELECT 'a' || 'b', 1 + 2 || 3, -1 || 2, 'x' || NULL, 2 * 3 || 4",
 		"SELECT id, a || b, a || '-' || b, CONCAT(a, 'z') || UPPER(a) FROM t_pipe ORDER BY id",
-		"SELECT id FROM t_pipe WHERE a || b = 'pq' OR n || 1 = '51'", "INSERT INTO t_pipe VALUES (3, 'k' || 'l', 'm' || 'n', 1 || 2)",
+		"SELECT id FROM t_pipe WHERE a || b = 'pq' OR n || 1 = '51' ORDER BY id", "INSERT INTO t_pipe VALUES (3, 'k' || 'l', 'm' || 'n', 1 || 2)",
 		"SELECT a, b, n FROM t_pipe WHERE id = 3", "UPDATE t_pipe SET a = a || '!' WHERE id = 1", "SELECT a FROM t_pipe WHERE id = 1",
 		"SELECT 'a||b', (1 || 2) + 1", "SELECT COUNT (*), MAX (id) FROM t_pipe",
 		"CREATE TABLE t_real (id INT PRIMARY KEY, r REAL)", "INSERT INTO t_real VALUES (1, 0.1)",
