@@ -99,8 +99,7 @@ type Donor struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	paceMu sync.Mutex
-	pace   Pacer
+	pace   sharedPacer
 	mu     struct {
 		sync.Mutex
 		snaps  map[string]*snapshot

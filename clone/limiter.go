@@ -1,6 +1,10 @@
 package clone
 
-import "time"
+import (
+	"context"
+	"sync"
+	"time"
+)
 
 // Pacer spaces transfers so that they average at most a given rate
 // (clone_max_data_bandwidth). A pure struct: the caller passes the time
@@ -26,4 +30,30 @@ func (p *Pacer) Wait(now time.Time, n int64, rate int64) time.Duration {
 	wait := p.next.Sub(now)
 	p.next = p.next.Add(cost)
 	return wait
+}
+
+// sharedPacer is a Pacer several goroutines pace through together (the
+// donor's clones, a recipient's data connections).
+type sharedPacer struct {
+	mu sync.Mutex
+	p  Pacer
+}
+
+// wait sleeps until n bytes may move at rate (<= 0: at once), or until
+// ctx ends.
+func (s *sharedPacer) wait(ctx context.Context, now time.Time, n, rate int64) error {
+	s.mu.Lock()
+	w := s.p.Wait(now, n, rate)
+	s.mu.Unlock()
+	if w <= 0 {
+		return nil
+	}
+	t := time.NewTimer(w)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }

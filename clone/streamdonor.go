@@ -231,18 +231,5 @@ func (d *Donor) sendRange(conn net.Conn, id string, q request, buf, zbuf []byte)
 // Pace waits until n more bytes may leave under the donor's bandwidth cap
 // (DonorOptions.MaxBandwidth, shared by every clone it serves).
 func (d *Donor) Pace(ctx context.Context, n int64) error {
-	d.paceMu.Lock()
-	w := d.pace.Wait(d.opts.Clock.Now(), n, d.opts.MaxBandwidth())
-	d.paceMu.Unlock()
-	if w <= 0 {
-		return nil
-	}
-	t := time.NewTimer(w)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return d.pace.wait(ctx, d.opts.Clock.Now(), n, d.opts.MaxBandwidth())
 }

@@ -173,8 +173,7 @@ type streamState struct {
 	// complete receives each file as its last byte is written, for the
 	// syncer.
 	complete chan int
-	mu       sync.Mutex
-	pace     Pacer
+	pace     sharedPacer
 }
 
 // copyStream pulls every file over opts.Parallel data connections: the
@@ -372,18 +371,5 @@ func (st *streamState) pullRequest(d *dataConn, q request, buf, dbuf []byte) ([]
 // wait paces the frames of all connections together
 // (clone_max_data_bandwidth, read before each frame).
 func (st *streamState) wait(ctx context.Context, n, rate int64) error {
-	st.mu.Lock()
-	w := st.pace.Wait(st.opts.Clock.Now(), n, rate)
-	st.mu.Unlock()
-	if w <= 0 {
-		return nil
-	}
-	t := time.NewTimer(w)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return st.pace.wait(ctx, st.opts.Clock.Now(), n, rate)
 }
