@@ -17,7 +17,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -75,7 +77,6 @@ func list(w io.Writer) {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	tiny := fs.Bool("tiny", false, "seconds per experiment (the test suite's size)")
 	quick := fs.Bool("quick", false, "every experiment in under 10 minutes in total")
 	out := fs.String("out", "lab-out", "directory receiving the run's report directory")
@@ -84,11 +85,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 	noRoot := fs.Bool("no-root", false, "use the userspace link even when namespaces are available")
 	bin := fs.String("petrel-binary", "", "petrel executable (default: build ./cmd/petrel)")
 	verbose := fs.Bool("v", false, "log the servers' and lab's messages on stderr")
+	fs.Usage = func() {
+		usage(fs.Output())
+		fmt.Fprintln(fs.Output(), "\nflags of run:")
+		fs.PrintDefaults()
+	}
+	// --help prints the usage on stdout, status 0; a bad flag on stderr, 2.
+	var msg bytes.Buffer
+	fs.SetOutput(&msg)
 	// Flags may follow the experiment names.
 	var names []string
 	rest := args
 	for len(rest) > 0 {
 		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				stdout.Write(msg.Bytes())
+				return 0
+			}
+			stderr.Write(msg.Bytes())
 			return 2
 		}
 		rest = fs.Args()

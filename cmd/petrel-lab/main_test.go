@@ -43,6 +43,25 @@ func TestUsage(t *testing.T) {
 	}
 }
 
+// TestHelp: --help, top-level and of run, exits 0 with the usage on
+// stdout naming run's flags, and starts nothing.
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"help"}, {"run", "--help"}, {"run", "catch-up", "-h"}} {
+		var out, errs strings.Builder
+		if code := Main(args, &out, &errs); code != 0 {
+			t.Errorf("%v: exit %d, want 0; stderr %q", args, code, errs.String())
+		}
+		for _, f := range []string{"tiny", "quick", "out", "rounds", "systems", "no-root", "petrel-binary", "v"} {
+			if !strings.Contains(out.String(), "-"+f) {
+				t.Errorf("%v: usage lacks -%s:\n%s", args, f, out.String())
+			}
+		}
+		if errs.Len() != 0 {
+			t.Errorf("%v: stderr %q", args, errs.String())
+		}
+	}
+}
+
 // TestList names every registered experiment with what it needs.
 func TestList(t *testing.T) {
 	var out, errs strings.Builder

@@ -57,7 +57,7 @@ func splitAttached(args []string) []string {
 func runBinlog(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("binlog", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintln(stderr, binlogUsage) }
+	setUsage(fs, binlogUsage)
 	var f binlogFlags
 	for _, n := range []string{"v", "verbose"} {
 		fs.BoolVar(&f.verbose, n, false, "decode row events to pseudo-SQL")
@@ -94,8 +94,8 @@ func runBinlog(args []string, stdout, stderr io.Writer) int {
 	var files []string
 	rest := splitAttached(args)
 	for {
-		if err := fs.Parse(rest); err != nil {
-			return 2
+		if code, done := parseFlags(fs, rest, stdout, stderr); done {
+			return code
 		}
 		if fs.NArg() == 0 {
 			break

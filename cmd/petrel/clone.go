@@ -19,6 +19,8 @@ import (
 	"petrel/internal/tcptune"
 )
 
+const cloneUsage = "usage: petrel clone --from HOST:PORT --user U --password P --datadir DIR [--max-bandwidth MIB] [flags]"
+
 // runClone is `petrel clone --from HOST:PORT --user U --password P
 // --datadir DIR`: the clone of a running donor into a new datadir, which
 // `petrel server --datadir DIR` then starts (with its own server UUID).
@@ -35,13 +37,14 @@ func runClone(args []string, stdout, stderr io.Writer) int {
 	compress := fs.Bool("compress", false, "zstd-compressed transfer (clone_enable_compression)")
 	sslMode := fs.String("ssl-mode", "preferred", "TLS to the donor: preferred, required or disabled")
 	stream := fs.Bool("stream", true, "pull over the donor's data stream when it offers one (false: CLONE READ result sets)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	setUsage(fs, cloneUsage)
+	if code, done := parseFlags(fs, args, stdout, stderr); done {
+		return code
 	}
 	host, portStr, err := net.SplitHostPort(*from)
 	port, perr := strconv.Atoi(portStr)
 	if err != nil || perr != nil || *datadir == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: petrel clone --from HOST:PORT --user U --password P --datadir DIR [--max-bandwidth MIB]")
+		fmt.Fprintln(stderr, cloneUsage)
 		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))

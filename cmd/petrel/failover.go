@@ -33,8 +33,9 @@ func runFailover(args []string, stdout, stderr io.Writer, switchover bool) int {
 	}
 	fs.DurationVar(&co.Detector.ApplyTimeout, "apply-timeout", 30*time.Second, "how long the promoted replica may take to apply its relay log (catch up, in a switchover)")
 	fs.DurationVar(&co.Detector.MaxLag, "max-lag", 30*time.Second, "a replica lagging more than this is not promoted")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	setUsage(fs, fmt.Sprintf("usage: petrel %s --cluster DIR [flags]", name))
+	if code, done := parseFlags(fs, args, stdout, stderr); done {
+		return code
 	}
 	if co.Dir == "" || fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "usage: petrel %s --cluster DIR [flags] (petrel %s --help)\n", name, name)

@@ -14,7 +14,7 @@ import (
 // report drawing live there, so the server binary carries none of them.
 // It looks next to this executable first, then on PATH, and replaces this
 // process with it, so signals (^C) reach it directly.
-func runLab(args []string, stderr io.Writer) int {
+func runLab(args []string, stdout, stderr io.Writer) int {
 	var candidates []string
 	if self, err := os.Executable(); err == nil {
 		candidates = append(candidates, filepath.Join(filepath.Dir(self), "petrel-lab"))
@@ -29,6 +29,22 @@ func runLab(args []string, stderr io.Writer) int {
 			return 1
 		}
 	}
-	fmt.Fprintln(stderr, "petrel lab: the petrel-lab binary is not next to petrel nor on PATH; build it with: go build -o bin/petrel-lab ./cmd/petrel-lab (or make lab)")
+	const missing = "petrel lab: the petrel-lab binary is not next to petrel nor on PATH; build it with: go build -o bin/petrel-lab ./cmd/petrel-lab (or make lab)"
+	// Help needs no experiment: it is answered here when the binary that
+	// would answer it is missing.
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		w, code := stdout, 0
+		if len(args) == 0 {
+			w, code = stderr, 2
+		}
+		fmt.Fprintln(w, labUsage)
+		fmt.Fprintln(w, missing)
+		return code
+	}
+	fmt.Fprintln(stderr, missing)
 	return 2
 }
+
+const labUsage = `usage: petrel lab list
+       petrel lab run EXPERIMENT...|all [--tiny|--quick] [--out DIR] [--rounds N]
+                      [--systems petrel,mariadb] [--no-root] [--petrel-binary PATH] [-v]`

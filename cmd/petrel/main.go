@@ -74,7 +74,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "proxy":
 		return runProxy(args[1:], stdout, stderr)
 	case "lab":
-		return runLab(args[1:], stderr)
+		return runLab(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
@@ -116,8 +116,13 @@ func runServer(args []string, stdout, stderr io.Writer, relay bool) int {
 	fs.StringVar(&f.sslCert, "ssl-cert", "", "server certificate, PEM (ssl_cert; default: generated in the datadir at first start)")
 	fs.StringVar(&f.sslKey, "ssl-key", "", "server certificate's private key, PEM (ssl_key)")
 	fs.StringVar(&f.sslCA, "ssl-ca", "", "CA certificate, PEM (ssl_ca)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if relay {
+		setUsage(fs, "usage: petrel relay --datadir DIR --port N --server-id N [flags]\n\nA relay keeps its source's binary log (CHANGE REPLICATION SOURCE TO ...; START REPLICA)\nin its own and serves it to replicas, applying nothing.")
+	} else {
+		setUsage(fs, "usage: petrel server --datadir DIR --port N --server-id N [--root-password PW] [--config FILE] [flags]")
+	}
+	if code, done := parseFlags(fs, args, stdout, stderr); done {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "petrel server: unexpected argument %q\n", fs.Arg(0))
@@ -336,8 +341,9 @@ func runCluster(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.Async, "async", false, "asynchronous replication (default: semi-sync, each commit acknowledged by a replica)")
 	fs.BoolVar(&o.AutoFailover, "auto-failover", false, "replace a primary confirmed dead by its most advanced replica (semi-sync strict: a cut-off primary takes no writes)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	setUsage(fs, "usage: petrel cluster [--datadir DIR] [--base-port P] [--replicas N] [--root-password PW] [--async] [--auto-failover] [flags]")
+	if code, done := parseFlags(fs, args, stdout, stderr); done {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "petrel cluster: unexpected argument %q\n", fs.Arg(0))

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -52,22 +51,10 @@ func runProxy(args []string, stdout, stderr io.Writer) int {
 	metrics := fs.String("metrics-address", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9105)")
 	configFile := fs.String("config", "", "my.cnf-style option file: these flags' names in a [proxy] section")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: petrel proxy --primary HOST:PORT [--replicas HOST:PORT,...] [flags]")
-		fs.PrintDefaults()
+	setUsage(fs, "usage: petrel proxy --primary HOST:PORT [--replicas HOST:PORT,...] [flags]")
+	if code, done := parseFlags(fs, args, stdout, stderr); done {
+		return code
 	}
-	// Parse's own output goes to stdout for --help (exit 0), else stderr.
-	var out bytes.Buffer
-	fs.SetOutput(&out)
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			stdout.Write(out.Bytes())
-			return 0
-		}
-		stderr.Write(out.Bytes())
-		return 2
-	}
-	fs.SetOutput(stderr)
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "petrel proxy: unexpected argument %q\n", fs.Arg(0))
 		return 2
