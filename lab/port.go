@@ -43,3 +43,25 @@ func FreePort() (int, error) {
 	}
 	return port, nil
 }
+
+// FreePortRun returns the first of n consecutive ports on 127.0.0.1 that
+// were free a moment ago, outside the ephemeral range (`petrel cluster`
+// puts node i on base+i).
+func FreePortRun(n int) (int, error) {
+	for try := 0; try < 100; try++ {
+		base := portLow + rand.IntN(portHigh-portLow-n)
+		ok := true
+		for i := 0; i < n && ok; i++ {
+			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", base+i))
+			if err != nil {
+				ok = false
+				break
+			}
+			ok = l.Close() == nil
+		}
+		if ok {
+			return base, nil
+		}
+	}
+	return 0, fmt.Errorf("lab: no run of %d free ports", n)
+}

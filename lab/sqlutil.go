@@ -97,6 +97,57 @@ func GTIDCount(set, uuid string) (int64, error) {
 	return 0, nil
 }
 
+// GTIDContains says whether the MySQL GTID set super holds every
+// transaction of sub (after a failover the sets hold the old primary's
+// uuid and the new one's, so counting one uuid no longer tells).
+func GTIDContains(super, sub string) (bool, error) {
+	sup, err := gtidIntervals(super)
+	if err != nil {
+		return false, err
+	}
+	want, err := gtidIntervals(sub)
+	if err != nil {
+		return false, err
+	}
+	for uuid, ivs := range want {
+		for _, w := range ivs {
+			if !slices.ContainsFunc(sup[uuid], func(h [2]int64) bool { return h[0] <= w[0] && w[1] <= h[1] }) {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
+}
+
+// gtidIntervals parses a GTID set into its intervals by lower-case uuid.
+func gtidIntervals(set string) (map[string][][2]int64, error) {
+	out := map[string][][2]int64{}
+	for _, part := range strings.Split(set, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		uuid, intervals, ok := strings.Cut(part, ":")
+		if !ok {
+			return nil, fmt.Errorf("bad GTID set %q", set)
+		}
+		uuid = strings.ToLower(uuid)
+		for _, iv := range strings.Split(intervals, ":") {
+			lo, hi, isRange := strings.Cut(iv, "-")
+			if !isRange {
+				hi = lo
+			}
+			start, err1 := strconv.ParseInt(lo, 10, 64)
+			end, err2 := strconv.ParseInt(hi, 10, 64)
+			if err := errors.Join(err1, err2); err != nil || end < start {
+				return nil, fmt.Errorf("bad GTID set %q", set)
+			}
+			out[uuid] = append(out[uuid], [2]int64{start, end})
+		}
+	}
+	return out, nil
+}
+
 // MariaDBSeq returns the sequence number of domain 0 in a MariaDB GTID
 // position such as "0-1-1234" (0 for an empty position).
 func MariaDBSeq(pos string) (int64, error) {

@@ -194,6 +194,16 @@ type Cluster struct {
 	// Commands are the server command lines and statements, for the report.
 	Commands []Command
 	env      *Env
+	// gtidSets: replicas are caught up when their GTID set holds the
+	// primary's (after a Petrel failover the sets hold two servers'
+	// uuids, so counting the first primary's no longer tells).
+	gtidSets bool
+	// down are nodes out of the topology (a killed primary not brought
+	// back), still stopped by Close.
+	down []Node
+	// stop, when set, stops what runs the nodes (a `petrel cluster`
+	// supervisor); Close calls it after the nodes' own Stop.
+	stop func(context.Context) error
 }
 
 // StartCluster starts spec's servers and wires replication. The cluster
@@ -562,6 +572,9 @@ func (c *Cluster) WaitApplied(ctx context.Context, i int, target int64, timeout 
 
 // WaitCaughtUp waits until every replica has applied all the primary has.
 func (c *Cluster) WaitCaughtUp(ctx context.Context, timeout time.Duration) error {
+	if c.gtidSets {
+		return c.waitHolds(ctx, timeout)
+	}
 	target, err := c.PrimaryCount(ctx)
 	if err != nil {
 		return err
@@ -569,6 +582,44 @@ func (c *Cluster) WaitCaughtUp(ctx context.Context, timeout time.Duration) error
 	for i := range c.Replicas {
 		if err := c.WaitApplied(ctx, i, target, timeout); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// waitHolds waits until every replica's gtid_executed holds the
+// primary's (Petrel).
+func (c *Cluster) waitHolds(ctx context.Context, timeout time.Duration) error {
+	want, err := qString(ctx, c.PDB, "SELECT @@GLOBAL.gtid_executed")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	for i, db := range c.RDBs {
+		var have string
+		for n := 0; ; n++ {
+			h, err := qString(ctx, db, "SELECT @@GLOBAL.gtid_executed")
+			if err == nil {
+				have = h
+				if ok, err := lab.GTIDContains(h, want); err != nil {
+					return err
+				} else if ok {
+					break
+				}
+			}
+			if n%50 == 49 {
+				if st, err := c.ReplicaStatus(ctx, i); err == nil && c.broken(st) != "" {
+					return fmt.Errorf("%s replica%d: replication broke: %s", c.System, i+1, c.broken(st))
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%s replica%d holds %q, not all of the primary's %q, after %v: %w", c.System, i+1, have, want, timeout, ctx.Err())
+			case <-tick.C:
+			}
 		}
 	}
 	return nil
@@ -629,6 +680,12 @@ func (c *Cluster) Close(ctx context.Context) error {
 	}
 	if c.Primary != nil {
 		errs = append(errs, stopNode(ctx, c.Primary))
+	}
+	for _, n := range c.down {
+		errs = append(errs, stopNode(ctx, n))
+	}
+	if c.stop != nil {
+		errs = append(errs, c.stop(ctx))
 	}
 	if c.WAN != nil {
 		errs = append(errs, c.WAN.Close())

@@ -38,6 +38,11 @@ type LoadOptions struct {
 	// IDBase offsets the ids, so that successive loads on one table do
 	// not collide.
 	IDBase int64
+	// Failover are further servers a client tries in turn, after db,
+	// when a statement fails (the failover experiment: the clients find
+	// the new primary as an application with a list of hosts would; a
+	// replica refuses writes).
+	Failover []*sql.DB
 }
 
 // Commit is one acknowledged transaction.
@@ -86,8 +91,11 @@ func Load(ctx context.Context, db *sql.DB, o LoadOptions) (LoadResult, error) {
 	if o.Clients <= 0 {
 		o.Clients = 1
 	}
-	db.SetMaxOpenConns(o.Clients + 4)
-	db.SetMaxIdleConns(o.Clients + 4)
+	pools := append([]*sql.DB{db}, o.Failover...)
+	for _, p := range pools {
+		p.SetMaxOpenConns(o.Clients + 4)
+		p.SetMaxIdleConns(o.Clients + 4)
+	}
 	conns := make([]*sql.Conn, 0, o.Clients)
 	defer func() {
 		for _, c := range conns {
@@ -123,6 +131,7 @@ func Load(ctx context.Context, db *sql.DB, o LoadOptions) (LoadResult, error) {
 			var mine []Commit
 			var acked []int64
 			next := start
+			at := 0 // the pool c came from
 			for n := int64(1); lctx.Err() == nil; n++ {
 				if interval > 0 {
 					next = next.Add(interval)
@@ -152,10 +161,12 @@ func Load(ctx context.Context, db *sql.DB, o LoadOptions) (LoadResult, error) {
 						break
 					}
 					// A connection to a server that died is dead for
-					// good: take a new one (the pool dials again).
+					// good: take a new one (the pool dials again), from
+					// the next server when there are several.
 					c.Close()
+					at = (at + 1) % len(pools)
 					cctx, ccancel := context.WithTimeout(lctx, 5*time.Second)
-					if nc, err := db.Conn(cctx); err == nil {
+					if nc, err := pools[at].Conn(cctx); err == nil {
 						c = nc
 						conns[i] = nc
 					}

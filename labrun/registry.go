@@ -40,7 +40,7 @@ func register(e *Experiment) {
 // priority orders the experiments (each file's init registers its own;
 // Go runs them in file-name order). Unlisted ones come last.
 var priority = []string{"packet-loss", "catch-up", "semisync-wan", "semisync-fallback", "link-cut",
-	"clients-scaling", "durability", "parallel-apply", "catch-up-slow-disk", "fan-out", "bbr-vs-cubic", "clone"}
+	"clients-scaling", "durability", "parallel-apply", "catch-up-slow-disk", "fan-out", "bbr-vs-cubic", "clone", "failover", "proxy"}
 
 // Experiments returns every registered experiment, in priority order.
 func Experiments() []*Experiment {

@@ -129,6 +129,18 @@ func TestTinyExperiments(t *testing.T) {
 				if n := v("commits after the restart"); n <= 0 {
 					t.Errorf("durability %s: %v commits after the restart", sys, n)
 				}
+			case "failover":
+				// A replica took over, after the detector's second of
+				// the primary down, every acknowledged commit on it.
+				if a, l := v("acknowledged commits"), v("acknowledged commits lost"); a <= 0 || l != 0 {
+					t.Errorf("failover %s: %v acknowledged, %v lost", sys, a, l)
+				}
+				if p, w := v("kill to promotion"), v("kill to first write"); p < 1 || w < p-0.05 || w > 30 {
+					t.Errorf("failover %s: promotion %v s, first write %v s after the kill", sys, p, w)
+				}
+				if n, s := v("commits after the kill"), v("semi-sync on at the kill (1 = yes)"); n <= 0 || s != 1 {
+					t.Errorf("failover %s: %v commits after the kill, semi-sync on %v", sys, n, s)
+				}
 			case "semisync-fallback":
 				if f, longest, timeout := v("fell back to async (1 = yes)"), v("longest commit"), v("semisync timeout"); f != 1 || longest < timeout {
 					t.Errorf("semisync-fallback %s: fell back %v, longest commit %v ms, timeout %v ms", sys, f, longest, timeout)
