@@ -81,7 +81,7 @@ func (e *Engine) replan(s *Session, q string, p fastPlan) fastPlan {
 	}
 	switch {
 	case p.point != nil:
-		if n := e.planPointSelect(s, q, p.point.fields); n != nil && n.sameTable(p.point) {
+		if n := e.planPointSelect(s, q, p.point.fields); n != nil && n.sameTable(p.point) && n.nbinds == p.point.nbinds {
 			np.point = n
 		}
 	case p.rng != nil:

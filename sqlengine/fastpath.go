@@ -12,20 +12,24 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"petrel/internal/base"
 	"petrel/storage"
 )
 
 // The point-select fast path. GMS re-binds and re-analyses every execution
 // of a prepared statement, which costs more CPU than the lookup itself.
-// Prepared statements of the exact shape
+// Prepared statements of the shape
 //
-//	SELECT col, ... FROM [db.]t WHERE pk = ?
+//	SELECT col, ... | * FROM [db.]t WHERE <whole primary key> [FOR UPDATE | LOCK IN SHARE MODE]
 //
-// on a table with a single-column integer primary key are executed here
-// instead: one storage Get, no planner. Anything else, and any doubt at
-// execution time (schema changed, different current database, a type the
-// fast path does not convert), falls back to GMS, which stays the
-// reference behaviour.
+// on a table with an integer primary key of one or more columns, the key
+// given by parameters (fastkey.go: k1 = ? AND k2 = ?, or an IN list of
+// keys), are executed here instead: one storage Get per key, in key
+// order, no planner. A lock clause is taken inside an explicit
+// transaction only (as exclusive locks, as the GMS path takes them).
+// Anything else, and any doubt at execution time (schema changed,
+// different current database, a type the fast path does not convert),
+// falls back to GMS, which stays the reference behaviour.
 
 // pointPlan is a prepared point select recognised at prepare time.
 type pointPlan struct {
@@ -40,6 +44,12 @@ type pointPlan struct {
 	results sql.CharacterSetID
 	// priv remembers whose SELECT privilege was verified.
 	priv privCache
+	// keys: the parameters of each primary key read (point selects);
+	// nbinds the statement's parameters; lock: FOR UPDATE or a shared
+	// lock clause.
+	keys   []keyParams
+	nbinds int
+	lock   bool
 }
 
 // fastPlans caches fast-path plans per connection and statement text.
@@ -104,14 +114,29 @@ func (f *fastPlans) drop(conn uint32) {
 // HAVING, ORDER BY, LIMIT, locking clause, INTO, window or
 // SQL_CALC_FOUND_ROWS. Nil when it is not one.
 func plainSelect(query string) (*ast.Select, *ast.AliasedTableExpr) {
+	sel, ate := lockingSelect(query)
+	if sel == nil || sel.Lock != "" {
+		return nil, nil
+	}
+	return sel, ate
+}
+
+// lockingSelect is plainSelect that also takes FOR UPDATE and LOCK IN
+// SHARE MODE (not SKIP LOCKED or NOWAIT).
+func lockingSelect(query string) (*ast.Select, *ast.AliasedTableExpr) {
 	stmt, err := ast.Parse(query)
 	if err != nil {
 		return nil, nil
 	}
 	sel, ok := stmt.(*ast.Select)
 	if !ok || sel.With != nil || sel.QueryOpts.Distinct || sel.GroupBy != nil || sel.Having != nil ||
-		sel.OrderBy != nil || sel.Limit != nil || sel.Lock != "" || sel.Into != nil || len(sel.From) != 1 ||
+		sel.OrderBy != nil || sel.Limit != nil || sel.Into != nil || len(sel.From) != 1 ||
 		sel.Where == nil || sel.Where.Type != ast.WhereStr || len(sel.Window) > 0 || sel.QueryOpts.SQLCalcFoundRows {
+		return nil, nil
+	}
+	switch sel.Lock {
+	case "", ast.ForUpdateStr, ast.ShareModeStr:
+	default:
 		return nil, nil
 	}
 	ate, ok := sel.From[0].(*ast.AliasedTableExpr)
@@ -134,7 +159,7 @@ func (p *pointPlan) resolve(e *Engine, s *Session, tn ast.TableName) *storage.Ta
 
 // planPointSelect recognises a point select; nil means "use GMS".
 func (e *Engine) planPointSelect(s *Session, query string, fields []*querypb.Field) *pointPlan {
-	sel, ate := plainSelect(query)
+	sel, ate := lockingSelect(query)
 	if sel == nil {
 		return nil
 	}
@@ -146,30 +171,17 @@ func (e *Engine) planPointSelect(s *Session, query string, fields []*querypb.Fie
 		return nil
 	}
 	alias := ate.As.String()
-	p := &pointPlan{}
+	p := &pointPlan{lock: sel.Lock != ""}
 	st := p.resolve(e, s, tn)
-	if st == nil || st.Hidden || len(st.Def.PK) != 1 || !isIntType(st.PKTypes[0]) {
+	if !intKey(st) {
 		return nil
 	}
 	p.tableID, p.ncols = st.Def.ID, len(st.Schema)
-	cmp, ok := sel.Where.Expr.(*ast.ComparisonExpr)
-	if !ok || cmp.Operator != ast.EqualStr {
+	p.keys = keyCond(sel.Where.Expr, st, func(c *ast.ColName) bool { return sameTable(c, p, alias) })
+	if p.keys == nil {
 		return nil
 	}
-	col, ok := cmp.Left.(*ast.ColName)
-	if !ok || !sameTable(col, p, alias) {
-		return nil
-	}
-	if _, ok := cmp.Right.(*ast.SQLVal); !ok {
-		return nil
-	}
-	if v := cmp.Right.(*ast.SQLVal); v.Type != ast.ValArg {
-		return nil
-	}
-	pk := st.Def.PK[0]
-	if !strings.EqualFold(col.Name.String(), st.Schema[pk].Name) {
-		return nil
-	}
+	p.nbinds = countParams(p.keys)
 	for _, se := range sel.SelectExprs {
 		switch x := se.(type) {
 		case *ast.StarExpr:
@@ -229,59 +241,62 @@ func (e *Engine) execPointSelect(ctx context.Context, s *Session, p *pointPlan, 
 	if st == nil || st.Def.ID != p.tableID || len(st.Schema) != p.ncols {
 		return false, nil
 	}
-	bv := bind["v1"]
-	if bv == nil || len(bind) != 1 {
-		return false, nil
-	}
-	var key any
-	switch {
-	case sqltypes.IsSigned(bv.Type):
-		n, err := strconv.ParseInt(string(bv.Value), 10, 64)
-		if err != nil {
-			return false, nil
-		}
-		key = n
-	case sqltypes.IsUnsigned(bv.Type):
-		n, err := strconv.ParseUint(string(bv.Value), 10, 64)
-		if err != nil {
-			return false, nil
-		}
-		key = n
-	default:
+	if len(bind) != p.nbinds {
 		return false, nil
 	}
 	sctx := e.NewContext(ctx, s)
 	if !e.canSelect(sctx, s, p) {
 		return false, nil
 	}
-	pkType := st.PKTypes[0]
-	cv, inRange, err := pkType.Convert(sctx, key)
-	if err != nil || inRange != sql.InRange {
-		return false, nil
-	}
-	txn, owned, ok := e.readTxnFor(s, true)
+	keyVals, ok := encodeKeys(st, p.keys, func(pos int, v any) (any, bool) {
+		cv, inRange, err := st.PKTypes[pos].Convert(sctx, v)
+		return cv, err == nil && inRange == sql.InRange
+	}, func(i int) (any, bool) { return intBind(bind["v"+strconv.Itoa(i+1)]) })
 	if !ok {
 		return false, nil
 	}
-	if owned {
-		defer txn.Rollback()
-	}
-	k, err := st.PKKeyFromValues([]any{cv})
-	if err != nil {
-		return false, nil
-	}
-	row, err := txn.Point(ctx, st, k)
-	if err != nil {
-		return true, toMySQLError(err)
+	var txn *storage.Txn
+	var explicit *Transaction
+	if p.lock {
+		// Locking reads belong to an explicit transaction; anything else
+		// (autocommit, a pending one-shot level) is GMS's.
+		t, _ := s.GetTransaction().(*Transaction)
+		if t == nil || t.abort != nil || t.readOnly {
+			return false, nil
+		}
+		explicit, txn = t, t.txn
+		s.statementStart(t)
+		txn.SetLockingReads(true)
+		defer txn.SetLockingReads(false)
+	} else {
+		var owned bool
+		if txn, owned, ok = e.readTxnFor(s, len(keyVals) == 1); !ok {
+			return false, nil
+		}
+		if owned {
+			defer txn.Rollback()
+		}
 	}
 	res := &sqltypes.Result{Fields: p.fields}
-	if row != nil {
+	for _, k := range keyVals {
+		row, err := txn.Point(ctx, st, k)
+		if err != nil {
+			if explicit != nil && base.ClassOf(err) == base.ClassDeadlock {
+				// The deadlock victim's transaction is rolled back whole,
+				// as on the GMS path (session.go).
+				txn.Rollback()
+				explicit.abort = toMySQLError(err)
+			}
+			return true, toMySQLError(err)
+		}
+		if row == nil {
+			continue
+		}
 		out, ok := projectRow(sctx, st.Schema, p.results, row, p.proj)
 		if !ok {
 			return false, nil
 		}
-		res.Rows = [][]sqltypes.Value{out}
-		res.RowsAffected = 0
+		res.Rows = append(res.Rows, out)
 	}
 	return true, sendRead(s, res, cb)
 }

@@ -2,6 +2,7 @@ package sqlengine
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+	"github.com/shopspring/decimal"
 
 	"petrel/internal/base"
 	"petrel/storage"
@@ -18,13 +20,16 @@ import (
 
 // Write fast paths: prepared statements of the exact shapes
 //
-//	UPDATE [db.]t SET c = ? | c = c + <int> | c = c + ? [, ...] WHERE pk = ?
-//	DELETE FROM [db.]t WHERE pk = ?
-//	INSERT INTO [db.]t (every column) VALUES (?, ..., ?)
+//	UPDATE [db.]t SET c = ? | c = c + x | c = c - x | c = ? + lit [, ...] WHERE <whole primary key>
+//	DELETE FROM [db.]t WHERE <whole primary key>
+//	INSERT INTO [db.]t [(columns)] VALUES (?, ..., ?)[, (?, ..., ?)...]
 //
-// on a table with a single-column integer primary key, no triggers in its
-// database, no CHECK constraints and no generated columns, are executed
-// here: one locked Get and one write, no planner. Anything else, and any
+// (x a parameter or a number; the key conditions are fastkey.go's: every
+// column of an integer primary key by equality, or an IN list of keys)
+// on a table with no triggers in its database, no CHECK constraints and
+// no generated columns, are executed here: one locked Get and one write
+// per key, in key order, no planner. An INSERT may leave out nullable
+// columns that have no default (they are NULL). Anything else, and any
 // doubt at execution (schema changed, a value the column type does not
 // take cleanly, an error other than a lock wait or deadlock), falls back
 // to GMS, after rolling back whatever the statement did: GMS stays the
@@ -38,13 +43,17 @@ const (
 	writeInsert
 )
 
-// setClause is one assignment of an UPDATE: col = ?, col = col + lit or
-// col = col + ?.
+// setClause is one assignment of an UPDATE: col = ?, col = col +/- x
+// (x a parameter or a literal) or col = ? +/- lit.
 type setClause struct {
 	col   int
-	add   bool  // col = col + ...
-	param int   // index into the statement's parameters; -1 for lit
-	lit   int64 // the literal added
+	add   bool // col = col +/- x, or col = ? +/- lit when onParam
+	sub   bool // - rather than +
+	param int  // index into the statement's parameters; -1 for lit
+	// onParam: col = ? +/- lit, the parameter being base.
+	onParam bool
+	base    int
+	lit     any // the literal operand (int64, decimal.Decimal or float64)
 }
 
 // writePlan is a recognised write statement.
@@ -55,8 +64,9 @@ type writePlan struct {
 	tableID   uint32
 	ncols     int
 	sets      []setClause
-	pkParam   int   // parameter holding the primary key (UPDATE, DELETE)
-	insCols   []int // INSERT: parameter i goes to column insCols[i]
+	keys      []keyParams // the rows' primary keys (UPDATE, DELETE)
+	insCols   []int       // INSERT: parameter i goes to column insCols[i]
+	insRows   int         // INSERT: rows of parameters (prepared VALUES lists)
 	nparams   int
 
 	priv privCache
@@ -93,12 +103,11 @@ func (e *Engine) fastTable(s *Session, te ast.TableExpr, p *writePlan) *storage.
 	return e.fastTableName(s, tn, p)
 }
 
-// fastTableName is writeTable for the prepared write paths, which also
-// want a single-column integer primary key (their UPDATE and DELETE find
-// the row by it).
+// fastTableName is writeTable for the prepared UPDATE and DELETE, which
+// also want an integer primary key (they find the rows by it).
 func (e *Engine) fastTableName(s *Session, tn ast.TableName, p *writePlan) *storage.Table {
 	st := e.writeTable(s, tn, p)
-	if st == nil || st.Hidden || len(st.Def.PK) != 1 || !isIntType(st.PKTypes[0]) {
+	if !intKey(st) {
 		return nil
 	}
 	return st
@@ -129,24 +138,17 @@ func (e *Engine) writeTable(s *Session, tn ast.TableName, p *writePlan) *storage
 	return st
 }
 
-// pkWhere recognises WHERE pk = ? and returns the parameter's index.
-func pkWhere(w *ast.Where, st *storage.Table, p *writePlan, params *int) bool {
+// keyWhere recognises a WHERE giving whole primary keys (keyCond) and
+// records them; params grows to cover their parameters.
+func keyWhere(w *ast.Where, st *storage.Table, p *writePlan, params *int) bool {
 	if w == nil || w.Type != ast.WhereStr {
 		return false
 	}
-	cmp, ok := w.Expr.(*ast.ComparisonExpr)
-	if !ok || cmp.Operator != ast.EqualStr {
+	p.keys = keyCond(w.Expr, st, func(c *ast.ColName) bool { return plainCol(c, p) })
+	if p.keys == nil {
 		return false
 	}
-	col, ok := cmp.Left.(*ast.ColName)
-	if !ok || !plainCol(col, p) || !strings.EqualFold(col.Name.String(), st.Schema[st.Def.PK[0]].Name) {
-		return false
-	}
-	if v, ok := cmp.Right.(*ast.SQLVal); !ok || v.Type != ast.ValArg {
-		return false
-	}
-	p.pkParam = *params
-	*params++
+	*params = max(*params, countParams(p.keys))
 	return true
 }
 
@@ -173,56 +175,76 @@ func (e *Engine) planUpdate(s *Session, u *ast.Update) *writePlan {
 	}
 	params := 0
 	seen := map[int]bool{}
+	isKey := map[int]bool{}
+	for _, o := range st.Def.PK {
+		isKey[o] = true
+	}
 	for _, ue := range u.Exprs {
 		if !plainCol(ue.Name, p) {
 			return nil
 		}
 		o := st.Schema.IndexOfColName(ue.Name.Name.String())
-		if o < 0 || o == st.Def.PK[0] || seen[o] {
+		if o < 0 || isKey[o] || seen[o] {
 			return nil
 		}
 		seen[o] = true
-		sc := setClause{col: o, param: -1}
-		switch x := ue.Expr.(type) {
-		case *ast.SQLVal:
-			if x.Type != ast.ValArg {
-				return nil
-			}
-			sc.param = params
-			params++
-		case *ast.BinaryExpr:
-			c, ok := x.Left.(*ast.ColName)
-			if x.Operator != ast.PlusStr || !ok || !plainCol(c, p) || !strings.EqualFold(c.Name.String(), st.Schema[o].Name) || !isIntType(st.Schema[o].Type) {
-				return nil
-			}
-			v, ok := x.Right.(*ast.SQLVal)
-			if !ok {
-				return nil
-			}
-			sc.add = true
-			switch v.Type {
-			case ast.ValArg:
-				sc.param = params
-				params++
-			case ast.IntVal:
-				n, err := strconv.ParseInt(string(v.Val), 10, 64)
-				if err != nil {
-					return nil
-				}
-				sc.lit = n
-			default:
-				return nil
-			}
-		default:
+		sc, ok := setOf(ue.Expr, st, p, o)
+		if !ok {
 			return nil
 		}
 		p.sets = append(p.sets, sc)
 	}
-	if len(p.sets) == 0 || !pkWhere(u.Where, st, p, &params) {
+	if len(p.sets) == 0 || !keyWhere(u.Where, st, p, &params) {
 		return nil
+	}
+	// The parameters are numbered in text order: the SET clauses' come
+	// first, the keys' after them.
+	for _, sc := range p.sets {
+		params = max(params, sc.param+1, sc.base+1)
 	}
 	p.nparams = params
 	return p
+}
+
+// setOf recognises one assignment to column o.
+func setOf(x ast.Expr, st *storage.Table, p *writePlan, o int) (setClause, bool) {
+	sc := setClause{col: o, param: -1, base: -1}
+	if i, ok := paramIndex(x); ok {
+		sc.param = i
+		return sc, true
+	}
+	be, ok := x.(*ast.BinaryExpr)
+	if !ok || (be.Operator != ast.PlusStr && be.Operator != ast.MinusStr) || !numberColumn(st.Schema[o]) {
+		return sc, false
+	}
+	sc.add, sc.sub = true, be.Operator == ast.MinusStr
+	operand := func(y ast.Expr) bool {
+		if i, ok := paramIndex(y); ok {
+			sc.param = i
+			return true
+		}
+		if v, ok := y.(*ast.SQLVal); ok {
+			sc.lit, ok = literalNumber(v)
+			return ok
+		}
+		return false
+	}
+	if c, ok := be.Left.(*ast.ColName); ok {
+		// col = col +/- x
+		if !plainCol(c, p) || !strings.EqualFold(c.Name.String(), st.Schema[o].Name) {
+			return sc, false
+		}
+		return sc, operand(be.Right)
+	}
+	// col = ? +/- lit
+	i, ok := paramIndex(be.Left)
+	v, isLit := be.Right.(*ast.SQLVal)
+	if !ok || !isLit || v.Type == ast.ValArg {
+		return sc, false
+	}
+	sc.onParam, sc.base = true, i
+	sc.lit, ok = literalNumber(v)
+	return sc, ok
 }
 
 func (e *Engine) planDelete(s *Session, d *ast.Delete) *writePlan {
@@ -235,7 +257,7 @@ func (e *Engine) planDelete(s *Session, d *ast.Delete) *writePlan {
 		return nil
 	}
 	params := 0
-	if !pkWhere(d.Where, st, p, &params) {
+	if !keyWhere(d.Where, st, p, &params) {
 		return nil
 	}
 	p.nparams = params
@@ -256,27 +278,46 @@ func (e *Engine) planInsert(s *Session, in *ast.Insert) *writePlan {
 		}
 		vals = r.Values
 	}
-	if len(vals) != 1 {
+	if len(vals) == 0 {
 		return nil
 	}
-	p := &writePlan{kind: writeInsert}
-	st := e.fastTableName(s, in.Table, p)
-	if st == nil || len(in.Columns) != len(st.Schema) || len(vals[0]) != len(st.Schema) {
+	p := &writePlan{kind: writeInsert, insRows: len(vals)}
+	st := e.writeTable(s, in.Table, p)
+	if st == nil || st.Hidden || len(in.Columns) == 0 || len(in.Columns) > len(st.Schema) {
 		return nil
 	}
-	seen := map[int]bool{}
-	for i, c := range in.Columns {
+	seen := make([]bool, len(st.Schema))
+	for _, c := range in.Columns {
 		o := st.Schema.IndexOfColName(c.String())
 		if o < 0 || seen[o] {
 			return nil
 		}
 		seen[o] = true
-		if v, ok := vals[0][i].(*ast.SQLVal); !ok || v.Type != ast.ValArg {
-			return nil
-		}
 		p.insCols = append(p.insCols, o)
 	}
-	p.nparams = len(st.Schema)
+	for o, c := range st.Schema {
+		// A column left out must be NULL by default: nullable, no
+		// default, no AUTO_INCREMENT (GMS evaluates other defaults).
+		if !seen[o] && (!c.Nullable || c.Default != nil || c.AutoIncrement) {
+			return nil
+		}
+		if c.AutoIncrement && len(vals) > 1 {
+			return nil // GMS allocates the values of a multi-row INSERT
+		}
+	}
+	n := len(in.Columns)
+	for r, tuple := range vals {
+		if len(tuple) != n {
+			return nil
+		}
+		for i, x := range tuple {
+			// The ?s in text order: row r's column i is parameter r*n+i.
+			if idx, ok := paramIndex(x); !ok || idx != r*n+i {
+				return nil
+			}
+		}
+	}
+	p.nparams = n * len(vals)
 	return p
 }
 
@@ -295,6 +336,14 @@ func bindValue(bv *querypb.BindVariable) (any, bool) {
 	case sqltypes.IsUnsigned(bv.Type):
 		n, err := strconv.ParseUint(string(bv.Value), 10, 64)
 		return n, err == nil
+	case bv.Type == sqltypes.Float64 || bv.Type == sqltypes.Float32:
+		// A DOUBLE parameter (drivers send Go's float64 so); convert only
+		// stores it into numeric columns.
+		f, err := strconv.ParseFloat(string(bv.Value), 64)
+		return f, err == nil
+	case bv.Type == sqltypes.Decimal:
+		d, err := decimal.NewFromString(string(bv.Value))
+		return d, err == nil
 	case sqltypes.IsText(bv.Type) || sqltypes.IsBinary(bv.Type):
 		// Strings arrive as MYSQL_TYPE_STRING/VAR_STRING, which the
 		// protocol layer calls binary.
@@ -310,6 +359,12 @@ func convert(ctx *sql.Context, st *storage.Table, o int, v any) (any, bool) {
 	col := st.Schema[o]
 	if v == nil {
 		return nil, col.Nullable
+	}
+	switch v.(type) {
+	case float64, decimal.Decimal:
+		if !numberColumn(col) {
+			return nil, false // a number's text in a string column is GMS's
+		}
 	}
 	// MySQL's storing rules first (storevalue.go): a value they would
 	// clip, truncate or refuse is GMS's to store, with its warning or
@@ -333,6 +388,14 @@ func convert(ctx *sql.Context, st *storage.Table, o int, v any) (any, bool) {
 func (e *Engine) execWrite(ctx context.Context, s *Session, p *writePlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (ok bool, err error) {
 	if len(bind) != p.nparams {
 		return false, nil
+	}
+	if p.kind == writeInsert && p.insRows > 1 {
+		n := len(p.insCols)
+		rows := make([]func(int) (any, bool), p.insRows)
+		for r := range rows {
+			rows[r] = func(i int) (any, bool) { return bindValue(bind["v"+strconv.Itoa(r*n+i+1)]) }
+		}
+		return e.runWrite(ctx, s, p, rows, cb)
 	}
 	param := func(i int) (any, bool) { return bindValue(bind["v"+strconv.Itoa(i+1)]) }
 	return e.runWrite(ctx, s, p, []func(int) (any, bool){param}, cb)
@@ -381,32 +444,33 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, p *writePlan, rows []
 		defer txn.Rollback() // no-op once committed
 	}
 
-	var key []byte
+	var keyList [][]byte
 	if p.kind != writeInsert {
-		kv, ok := param(p.pkParam)
-		if !ok || kv == nil {
-			return false, nil
-		}
-		cv, ok := convert(sctx, st, st.Def.PK[0], kv)
+		var ok bool
+		keyList, ok = encodeKeys(st, p.keys, func(pos int, v any) (any, bool) { return convert(sctx, st, st.Def.PK[pos], v) }, param)
 		if !ok {
-			return false, nil
-		}
-		if key, err = st.PKKeyFromValues([]any{cv}); err != nil {
 			return false, nil
 		}
 	}
 
 	txn.StatementBegin()
-	res, fallback, werr := e.writeRow(sctx, txn, st, p, key, param)
-	for _, more := range rows[1:] {
-		if werr != nil || fallback {
-			break
+	var ed rowEdit
+	var fallback bool
+	var werr error
+	if p.kind == writeInsert {
+		for _, values := range rows {
+			if fallback, werr = e.writeRow(sctx, txn, st, p, nil, values, &ed); werr != nil || fallback {
+				break
+			}
 		}
-		var r *sqltypes.Result
-		if r, fallback, werr = e.writeRow(sctx, txn, st, p, key, more); werr == nil && !fallback {
-			res.RowsAffected += r.RowsAffected
+	} else {
+		for _, k := range keyList {
+			if fallback, werr = e.writeRow(sctx, txn, st, p, k, param, &ed); werr != nil || fallback {
+				break
+			}
 		}
 	}
+	res := ed.result(p.kind)
 	txn.SetLockingReads(false)
 	if werr == nil && !fallback {
 		txn.StatementComplete()
@@ -441,110 +505,133 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, p *writePlan, rows []
 	return false, nil
 }
 
-// writeRow does the statement's one row edit.
-func (e *Engine) writeRow(ctx *sql.Context, txn *storage.Txn, st *storage.Table, p *writePlan, key []byte, param func(int) (any, bool)) (*sqltypes.Result, bool, error) {
+// rowEdit counts what a write statement did.
+type rowEdit struct {
+	affected, matched uint64
+	insertID          uint64
+}
+
+// result is the statement's OK: an UPDATE's info text as MySQL words it.
+func (ed *rowEdit) result(kind writeKind) *sqltypes.Result {
+	res := &sqltypes.Result{RowsAffected: ed.affected, InsertID: ed.insertID}
+	if kind == writeUpdate {
+		res.Info = fmt.Sprintf("Rows matched: %d  Changed: %d  Warnings: 0", ed.matched, ed.affected)
+	}
+	return res
+}
+
+// writeRow does one row edit of the statement: the row inserted with
+// param's values, or the row of key updated or deleted.
+func (e *Engine) writeRow(ctx *sql.Context, txn *storage.Txn, st *storage.Table, p *writePlan, key []byte, param func(int) (any, bool), ed *rowEdit) (bool, error) {
 	switch p.kind {
 	case writeInsert:
 		row := make(sql.Row, len(st.Schema))
 		for i, o := range p.insCols {
 			v, ok := param(i)
 			if !ok {
-				return nil, true, nil
+				return true, nil
 			}
 			cv, ok := convert(ctx, st, o, v)
 			if !ok {
-				return nil, true, nil
+				return true, nil
 			}
 			row[o] = cv
 		}
-		res := &sqltypes.Result{RowsAffected: 1}
 		for o, c := range st.Schema {
 			if !c.AutoIncrement {
 				continue
 			}
 			n, ok := toUint64(row[o])
 			if !ok || n == 0 {
-				return nil, true, nil // GMS allocates the value
+				return true, nil // GMS allocates the value
 			}
 			st.NextAutoIncrement(n)
-			res.InsertID = n
+			ed.insertID = n
 		}
 		if keys.CheckRow(st.Schema, nil, row) != nil {
-			return nil, true, nil // GMS gives the error (1366)
+			return true, nil // GMS gives the error (1366)
 		}
 		if err := txn.Insert(ctx, st, row); err != nil {
-			return nil, !isLockError(err), err
+			return !isLockError(err), err
 		}
-		return res, false, nil
+		ed.affected++
+		return false, nil
 	case writeDelete:
 		txn.SetLockingReads(true)
 		old, err := txn.Point(ctx, st, key)
 		if err != nil {
-			return nil, !isLockError(err), err
+			return !isLockError(err), err
 		}
 		if old == nil {
-			return &sqltypes.Result{}, false, nil
+			return false, nil
 		}
 		if err := txn.Delete(ctx, st, old); err != nil {
-			return nil, !isLockError(err), err
+			return !isLockError(err), err
 		}
-		return &sqltypes.Result{RowsAffected: 1}, false, nil
+		ed.affected++
+		return false, nil
 	}
 	txn.SetLockingReads(true)
 	old, err := txn.Point(ctx, st, key)
 	if err != nil {
-		return nil, !isLockError(err), err
+		return !isLockError(err), err
 	}
 	if old == nil {
-		return &sqltypes.Result{Info: "Rows matched: 0  Changed: 0  Warnings: 0"}, false, nil
+		return false, nil
 	}
+	ed.matched++
 	nw := old.Copy()
 	for _, sc := range p.sets {
-		var v any
-		if sc.param >= 0 {
-			pv, ok := param(sc.param)
-			if !ok {
-				return nil, true, nil
-			}
-			v = pv
-		}
-		if sc.add {
-			base, ok := toInt64Strict(old[sc.col])
-			if !ok || old[sc.col] == nil {
-				return nil, true, nil
-			}
-			d := sc.lit
-			if sc.param >= 0 {
-				if d, ok = toInt64Strict(v); !ok {
-					return nil, true, nil
-				}
-			}
-			sum := base + d
-			if (d > 0 && sum < base) || (d < 0 && sum > base) {
-				return nil, true, nil
-			}
-			v = sum
+		v, ok := setValue(sc, old, param)
+		if !ok {
+			return true, nil
 		}
 		cv, ok := convert(ctx, st, sc.col, v)
 		if !ok {
-			return nil, true, nil
+			return true, nil
 		}
 		nw[sc.col] = cv
 	}
 	eq, err := rowsIdentical(ctx, old, nw, st.Schema)
 	if err != nil {
-		return nil, true, nil
+		return true, nil
 	}
 	if eq {
-		return &sqltypes.Result{Info: "Rows matched: 1  Changed: 0  Warnings: 0"}, false, nil
+		return false, nil
 	}
 	if keys.CheckRow(st.Schema, old, nw) != nil {
-		return nil, true, nil // GMS gives the error (1366)
+		return true, nil // GMS gives the error (1366)
 	}
 	if err := txn.Update(ctx, st, old, nw); err != nil {
-		return nil, !isLockError(err), err
+		return !isLockError(err), err
 	}
-	return &sqltypes.Result{RowsAffected: 1, Info: "Rows matched: 1  Changed: 1  Warnings: 0"}, false, nil
+	ed.affected++
+	return false, nil
+}
+
+// setValue is the value an assignment gives a row whose stored values are
+// old; ok=false leaves the statement to GMS.
+func setValue(sc setClause, old sql.Row, param func(int) (any, bool)) (any, bool) {
+	var operand any = sc.lit
+	if sc.param >= 0 {
+		pv, ok := param(sc.param)
+		if !ok {
+			return nil, false
+		}
+		if !sc.add {
+			return pv, true
+		}
+		operand = pv
+	}
+	base := old[sc.col]
+	if sc.onParam {
+		pv, ok := param(sc.base)
+		if !ok {
+			return nil, false
+		}
+		base = pv
+	}
+	return addValues(base, operand, sc.sub)
 }
 
 func isLockError(err error) bool {

@@ -193,7 +193,7 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 		case p.ParamsCount == 0:
 			np.txn = txnStatement(q)
 		default:
-			if plan := h.e.planPointSelect(s, q, f); plan != nil && p.ParamsCount == 1 {
+			if plan := h.e.planPointSelect(s, q, f); plan != nil && int(p.ParamsCount) == plan.nbinds {
 				np.point = plan
 			} else if r := h.e.planRange(s, q, f); r != nil && p.ParamsCount == 2 {
 				np.rng = r

@@ -1,0 +1,202 @@
+package node_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// TestCompositeKeyFastPathsMatchGMS runs TPC-C's statement shapes on a
+// table with a three-column primary key through the fast paths and
+// through GMS (fast paths off) on twin tables: reads by the whole key
+// (conjunctions in any order, IN lists of key tuples, FOR UPDATE in a
+// transaction), UPDATEs with DECIMAL, DOUBLE and integer arithmetic,
+// DELETE by a key list, multi-row prepared INSERTs leaving a nullable
+// column out. What clients see (rows, rows affected, error numbers) and
+// the tables' rows must be the same, and the fast paths must have taken
+// the statements.
+func TestCompositeKeyFastPathsMatchGMS(t *testing.T) {
+	n, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE DATABASE ck")
+	for _, tb := range []string{"ck.a", "ck.b"} {
+		mustExec(t, db, "CREATE TABLE "+tb+` (w INT NOT NULL, d TINYINT NOT NULL, id INT NOT NULL,
+			bal DECIMAL(12,2), ytd DECIMAL(12,2) NOT NULL, cnt INT NOT NULL, f DOUBLE, c VARCHAR(20) NOT NULL,
+			dt DATETIME, PRIMARY KEY (w, d, id))`)
+	}
+	ins2 := "INSERT INTO TBL (w, d, id, bal, ytd, cnt, f, c) VALUES (?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?)"
+	steps := []fastStep{
+		{ins2, []any{1, 1, 1, "10.00", "0.00", 0, 1.5, "one", 1, 1, 2, "-3.25", "1.10", 5, nil, "two"}},
+		{ins2, []any{1, 2, 1, nil, "7.00", 1, 0.25, "three", 2, 1, 1, "99.99", "0.00", 2147483647, 2.0, "four"}},
+		{"INSERT INTO TBL (w, d, id, ytd, cnt, c, dt) VALUES (?, ?, ?, ?, ?, ?, ?)", []any{2, 2, 2, "1.00", 0, "five", "2026-01-02 03:04:05"}},
+		{ins2, []any{3, 1, 1, "1.00", "1.00", 0, nil, "six", 1, 1, 1, "1.00", "1.00", 0, nil, "dup"}}, // duplicate key: nothing
+		{"UPDATE TBL SET bal = bal - ?, ytd = ytd + ?, cnt = cnt + 1 WHERE w = ? AND d = ? AND id = ?", []any{12.34, 12.34, 1, 1, 1}},
+		{"UPDATE TBL SET bal = bal - ?, ytd = ytd + ?, cnt = cnt + 1 WHERE id = ? AND w = ? AND d = ?", []any{"0.5", 3, 2, 1, 1}},
+		{"UPDATE TBL SET bal = bal + ? WHERE w = ? AND d = ? AND id = ?", []any{"1.005", 1, 1, 1}},   // rounds: a note
+		{"UPDATE TBL SET bal = bal + ? WHERE w = ? AND d = ? AND id = ?", []any{5, 1, 2, 1}},         // NULL + 5
+		{"UPDATE TBL SET cnt = cnt + 1 WHERE w = ? AND d = ? AND id = ?", []any{2, 1, 1}},            // overflow: 1690
+		{"UPDATE TBL SET cnt = ? + 1, f = f * 1 WHERE w = ? AND d = ? AND id = ?", []any{7, 1, 1, 1}}, // f * 1: GMS's
+		{"UPDATE TBL SET cnt = ? + 1 WHERE d = ? AND w = ? AND id = ?", []any{41, 1, 1, 2}},
+		{"UPDATE TBL SET f = f - ? WHERE w = ? AND d = ? AND id = ?", []any{0.75, 1, 1, 1}},
+		{"UPDATE TBL SET cnt = ? WHERE w = ? AND d = ? AND id = ?", []any{3, 9, 9, 9}}, // no such row
+		{"UPDATE TBL SET c = ? WHERE (w, d, id) IN ((?, ?, ?), (?, ?, ?), (?, ?, ?))", []any{"listed", 1, 2, 1, 2, 2, 2, 9, 9, 9}},
+		{"UPDATE TBL SET c = ? WHERE (w, d, id) IN ((?, ?, ?), (?, ?, ?))", []any{"listed", 1, 2, 1, 2, 2, 2}}, // no change
+		{"BEGIN", nil},
+		{"UPDATE TBL SET ytd = ytd + ? WHERE w = ? AND d = ? AND id = ?", []any{"100.00", 1, 1, 2}},
+		{"DELETE FROM TBL WHERE (d, w, id) IN ((?, ?, ?), (?, ?, ?))", []any{2, 1, 1, 1, 2, 1}},
+		{"COMMIT", nil},
+		{"BEGIN", nil},
+		{"DELETE FROM TBL WHERE w = ? AND d = ? AND id = ?", []any{2, 2, 2}},
+		{"ROLLBACK", nil},
+	}
+	n.SQL().SetFastWrites(true)
+	writes := fastCount(t, db)
+	fast := runSteps(t, db, "ck.a", steps)
+	writes = fastCount(t, db) - writes
+	n.SQL().SetFastWrites(false)
+	slow := runSteps(t, db, "ck.b", steps)
+	for i := range steps {
+		if fast[i] != slow[i] {
+			t.Errorf("step %d %q %v: fast path %+v, GMS %+v", i, steps[i].q, steps[i].args, fast[i], slow[i])
+		}
+	}
+	a := queryRows(t, db, "SELECT * FROM ck.a ORDER BY w, d, id")
+	b := queryRows(t, db, "SELECT * FROM ck.b ORDER BY w, d, id")
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("rows differ:\nfast %v\nGMS  %v", a, b)
+	}
+	if len(a) != 3 {
+		t.Errorf("%d rows left, want 3: %v", len(a), a)
+	}
+	// The fast path keeps every write but the duplicate key, the
+	// rounding (a note), the overflow (1690) and f * 1 (GMS's), which
+	// GMS answers; BEGIN, COMMIT and ROLLBACK are not writes.
+	if writes != 14 {
+		t.Errorf("%d writes took the fast path, want 14", writes)
+	}
+
+	reads := []fastStep{
+		{"SELECT c, bal, ytd, cnt, f, dt FROM TBL WHERE w = ? AND d = ? AND id = ?", []any{1, 1, 1}},
+		{"SELECT * FROM TBL WHERE id = ? AND d = ? AND w = ?", []any{2, 2, 2}},
+		{"SELECT c FROM TBL WHERE w = ? AND d = ? AND id = ?", []any{7, 7, 7}},
+		{"SELECT id, c FROM TBL WHERE (w, id, d) IN ((?, ?, ?), (?, ?, ?), (?, ?, ?), (?, ?, ?))", []any{2, 2, 2, 1, 1, 1, 1, 1, 1, 2, 1, 1}},
+		{"SELECT TBL.c FROM TBL WHERE TBL.w = ? AND TBL.d = ? AND TBL.id = ?", []any{"1", 1, 1}}, // a string key: GMS's
+	}
+	runReads := func(tb string) [][][]string {
+		var out [][][]string
+		for _, r := range reads {
+			out = append(out, queryRows(t, db, replaceTBL(r.q, tb), r.args...))
+		}
+		// FOR UPDATE inside a transaction.
+		tx, err := db.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := tx.Query(replaceTBL("SELECT c, cnt FROM TBL WHERE w = ? AND d = ? AND id = ? FOR UPDATE", tb), 1, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, scanRows(t, rows))
+		rows.Close()
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	n.SQL().SetFastWrites(true)
+	before := statusInt(t, db, "Petrel_fast_path_reads")
+	fastRows := runReads("ck.a")
+	used := statusInt(t, db, "Petrel_fast_path_reads") - before
+	n.SQL().SetFastWrites(false)
+	slowRows := runReads("ck.a")
+	n.SQL().SetFastWrites(true)
+	for i := range fastRows {
+		if !reflect.DeepEqual(fastRows[i], slowRows[i]) {
+			t.Errorf("read %d: fast %v, GMS %v", i, fastRows[i], slowRows[i])
+		}
+	}
+	if want := int64(len(reads)); used != want { // 4 reads + FOR UPDATE; the string key is GMS's
+		t.Errorf("%d reads took the fast path, want %d", used, want)
+	}
+	if len(fastRows[3]) != 2 {
+		t.Errorf("the key list read %v, want the 2 rows that exist", fastRows[3])
+	}
+}
+
+func replaceTBL(q, tb string) string {
+	out := []byte{}
+	for i := 0; i < len(q); i++ {
+		if i+3 <= len(q) && q[i:i+3] == "TBL" {
+			out = append(out, tb...)
+			i += 2
+			continue
+		}
+		out = append(out, q[i])
+	}
+	return string(out)
+}
+
+// TestFastLockingReadLocksOnlyItsRow: SELECT ... FOR UPDATE by a whole
+// composite key, answered by the fast path in a transaction, locks that
+// row (another session's update of it waits and times out with 1205)
+// and only that row (an update of the next key goes through at once).
+func TestFastLockingReadLocksOnlyItsRow(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE lk",
+		"CREATE TABLE lk.district (d_w_id INT NOT NULL, d_id INT NOT NULL, d_next_o_id INT NOT NULL, PRIMARY KEY (d_w_id, d_id))",
+		"INSERT INTO lk.district VALUES (1, 1, 3001), (1, 2, 3001), (2, 1, 3001)")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	before := statusInt(t, db, "Petrel_fast_path_reads")
+	tx, err := a.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var next int
+	if err := tx.QueryRowContext(ctx, "SELECT d_next_o_id FROM lk.district WHERE d_id = ? AND d_w_id = ? FOR UPDATE", 1, 1).Scan(&next); err != nil || next != 3001 {
+		t.Fatalf("FOR UPDATE read %d, %v", next, err)
+	}
+	if used := statusInt(t, db, "Petrel_fast_path_reads") - before; used != 1 {
+		t.Errorf("%d fast reads, want the FOR UPDATE's 1", used)
+	}
+	if _, err := b.ExecContext(ctx, "SET SESSION innodb_lock_wait_timeout = 1"); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := b.ExecContext(ctx, "UPDATE lk.district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = ? AND d_id = ?", 1, 2); err != nil {
+		t.Fatalf("update of another key: %v", err)
+	} else if n, _ := res.RowsAffected(); n != 1 {
+		t.Errorf("update of another key changed %d rows", n)
+	}
+	_, err = b.ExecContext(ctx, "UPDATE lk.district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = ? AND d_id = ?", 1, 1)
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) || me.Number != 1205 {
+		t.Fatalf("update of the locked row: %v, want 1205", err)
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE lk.district SET d_next_o_id = ? + 1 WHERE d_id = ? AND d_w_id = ?", next, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got := queryRows(t, db, "SELECT d_w_id, d_id, d_next_o_id FROM lk.district ORDER BY d_w_id, d_id")
+	want := [][]string{{"1", "1", "3002"}, {"1", "2", "3002"}, {"2", "1", "3001"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("district %v, want %v", got, want)
+	}
+}
