@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // ProxyOptions configures StartProxy (`petrel proxy`).
@@ -26,6 +28,10 @@ type ProxyOptions struct {
 	// RootPassword is the backends' root password: the proxy's monitor
 	// account, and the account DB logs in with.
 	RootPassword string
+	// User, when set, replaces root as that account (with RootPassword
+	// its password): e.g. an account with a password on MariaDB, whose
+	// lab root has none, which the proxy cannot log in with.
+	User string
 	// ExtraArgs are appended after the flags above.
 	ExtraArgs []string
 	// Stderr, if set, also receives the proxy's output.
@@ -76,7 +82,7 @@ func StartProxy(ctx context.Context, opts ProxyOptions) (*Proxy, error) {
 	}
 	args := []string{"proxy", "--port", strconv.Itoa(opts.Port), "--admin-port", strconv.Itoa(opts.AdminPort),
 		"--primary", "127.0.0.1:" + strconv.Itoa(opts.Primary), "--replicas", strings.Join(reps, ","),
-		"--monitor-password", opts.RootPassword}
+		"--monitor-user", opts.user(), "--monitor-password", opts.RootPassword}
 	args = append(args, opts.ExtraArgs...)
 	p := &Proxy{opts: opts, log: newTailBuffer(logTailSize)}
 	var out io.Writer = p.log
@@ -88,7 +94,7 @@ func StartProxy(ctx context.Context, opts ProxyOptions) (*Proxy, error) {
 		return nil, err
 	}
 	p.proc = proc
-	if err := waitReady(ctx, proc, clientConfig(opts.Port, opts.RootPassword, "", opts.Logger), opts.StartTimeout); err != nil {
+	if err := waitReady(ctx, proc, p.config(""), opts.StartTimeout); err != nil {
 		killErr := proc.kill()
 		return nil, errors.Join(fmt.Errorf("%w\n--- proxy output (tail) ---\n%s", err, tail(p.log.String(), 8<<10)), killErr)
 	}
@@ -102,14 +108,30 @@ func (p *Proxy) AdminPort() int { return p.opts.AdminPort }
 // Log returns the tail of the proxy's output.
 func (p *Proxy) Log() string { return p.log.String() }
 
-// DB opens a *sql.DB for root through the proxy on db ("" for none).
-func (p *Proxy) DB(db string) (*sql.DB, error) {
-	return openDB(clientConfig(p.opts.Port, p.opts.RootPassword, db, p.opts.Logger))
+func (o ProxyOptions) user() string {
+	if o.User == "" {
+		return "root"
+	}
+	return o.User
 }
 
-// AdminDB opens a *sql.DB for root on the admin port.
+// config is the client config for the proxy's account through it.
+func (p *Proxy) config(db string) *mysql.Config {
+	cfg := clientConfig(p.opts.Port, p.opts.RootPassword, db, p.opts.Logger)
+	cfg.User = p.opts.user()
+	return cfg
+}
+
+// DB opens a *sql.DB for root (User) through the proxy on db ("" for none).
+func (p *Proxy) DB(db string) (*sql.DB, error) {
+	return openDB(p.config(db))
+}
+
+// AdminDB opens a *sql.DB for root (User) on the admin port.
 func (p *Proxy) AdminDB() (*sql.DB, error) {
-	return openDB(clientConfig(p.opts.AdminPort, p.opts.RootPassword, "", p.opts.Logger))
+	cfg := clientConfig(p.opts.AdminPort, p.opts.RootPassword, "", p.opts.Logger)
+	cfg.User = p.opts.user()
+	return openDB(cfg)
 }
 
 // Stop sends SIGTERM and waits (up to 10s or ctx) for the proxy to exit.

@@ -141,6 +141,21 @@ func TestTinyExperiments(t *testing.T) {
 				if n, s := v("commits after the kill"), v("semi-sync on at the kill (1 = yes)"); n <= 0 || s != 1 {
 					t.Errorf("failover %s: %v commits after the kill, semi-sync on %v", sys, n, s)
 				}
+			case "proxy":
+				if d, p := v("direct to a replica: reads/s"), v("through the proxy: reads/s"); d <= 0 || p <= 0 {
+					t.Errorf("proxy %s: %v reads/s direct, %v through the proxy", sys, d, p)
+				}
+				// Reads went to the replicas, none back in time, none
+				// staler than the lag bound, none to the stopped
+				// replica once past the bound.
+				if n, r := v("bounded: reads"), v("bounded: reads served by replica1")+v("bounded: reads served by replica2"); n <= 0 || r <= 0 {
+					t.Errorf("proxy %s: %v reads, %v of them by the replicas", sys, n, r)
+				}
+				for _, name := range []string{"bounded: reads back in time", "bounded: reads staler than the bound", "bounded: replica1 reads while stopped past the bound"} {
+					if n := v(name); n != 0 {
+						t.Errorf("proxy %s: %s: %v", sys, name, n)
+					}
+				}
 			case "semisync-fallback":
 				if f, longest, timeout := v("fell back to async (1 = yes)"), v("longest commit"), v("semisync timeout"); f != 1 || longest < timeout {
 					t.Errorf("semisync-fallback %s: fell back %v, longest commit %v ms, timeout %v ms", sys, f, longest, timeout)
