@@ -194,6 +194,18 @@ func TestFastLockingReadLocksOnlyItsRow(t *testing.T) {
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
+	// database/sql's Begin and Rollback are text START TRANSACTION and
+	// ROLLBACK (answered without the planner): nothing of it stays.
+	tx, err = a.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE lk.district SET d_next_o_id = 0 WHERE d_w_id = ? AND d_id = ?", 2, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
 	got := queryRows(t, db, "SELECT d_w_id, d_id, d_next_o_id FROM lk.district ORDER BY d_w_id, d_id")
 	want := [][]string{{"1", "1", "3002"}, {"1", "2", "3002"}, {"2", "1", "3001"}}
 	if !reflect.DeepEqual(got, want) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -688,21 +689,43 @@ func (e *Engine) canWrite(ctx *sql.Context, s *Session, p *writePlan) bool {
 	return p.priv.allowed(ctx, e.gms.Analyzer.Catalog.MySQLDb, p.db, p.table, privs...)
 }
 
-// Prepared BEGIN / START TRANSACTION and COMMIT (sysbench prepares them)
-// run without the planner, doing exactly what GMS's nodes do.
+// BEGIN / START TRANSACTION, COMMIT and ROLLBACK, prepared (sysbench
+// prepares them) or as text (database/sql's Begin, Commit and Rollback
+// send them so), run without the parser and planner, doing exactly what
+// GMS's nodes do.
 const (
-	txnBegin  = "begin"
-	txnCommit = "commit"
+	txnBegin    = "begin"
+	txnCommit   = "commit"
+	txnRollback = "rollback"
 )
 
 func txnStatement(q string) string {
+	if len(q) > 40 {
+		return ""
+	}
 	switch strings.ToUpper(strings.Join(strings.Fields(strings.TrimRight(strings.TrimSpace(q), ";")), " ")) {
 	case "BEGIN", "START TRANSACTION", "BEGIN WORK":
 		return txnBegin
 	case "COMMIT", "COMMIT WORK":
 		return txnCommit
+	case "ROLLBACK", "ROLLBACK WORK":
+		return txnRollback
 	}
 	return ""
+}
+
+// tryTxnText answers a text BEGIN, COMMIT or ROLLBACK; handled=false means
+// "let GMS do it".
+func (h *errHandler) tryTxnText(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) (handled bool, err error) {
+	kind := txnStatement(q)
+	if kind == "" || !h.e.fastWrites.Load() {
+		return false, nil
+	}
+	s := h.e.session(c.ConnectionID)
+	if s == nil {
+		return false, nil
+	}
+	return h.e.execTxnStatement(ctx, s, kind, func(r *sqltypes.Result) error { return cb(r, false) })
 }
 
 // execTxnStatement runs BEGIN or COMMIT; ok=false means "let GMS do it".
@@ -729,6 +752,19 @@ func (e *Engine) execTxnStatement(ctx context.Context, s *Session, kind string, 
 			return false, nil
 		}
 		err := s.CommitTransaction(sctx, cur)
+		s.SetIgnoreAutoCommit(false)
+		s.SetTransaction(nil)
+		if err != nil {
+			return true, err
+		}
+	case txnRollback:
+		if s.GetTransaction() == nil {
+			break
+		}
+		if cur == nil {
+			return false, nil
+		}
+		err := s.Rollback(sctx, cur)
 		s.SetIgnoreAutoCommit(false)
 		s.SetTransaction(nil)
 		if err != nil {

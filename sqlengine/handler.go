@@ -72,6 +72,9 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 		o := &okInsteadOfRows{cb: cb}
 		return h.reply(c, o.finish(h.Handler.ComQuery(ctx, c, sel, o.spool)))
 	}
+	if handled, err := h.tryTxnText(ctx, c, q, cb); handled {
+		return h.reply(c, err)
+	}
 	if handled, err := h.tryInsert(ctx, c, q, cb); handled {
 		return h.reply(c, err)
 	}
@@ -127,6 +130,9 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		return d.original(codec, rest), h.reply(c, o.finish(err))
 	}
 	if strings.TrimSpace(rest) == "" {
+		if handled, err := h.tryTxnText(ctx, c, first, inner); handled {
+			return "", h.reply(c, err)
+		}
 		if handled, err := h.tryInsert(ctx, c, first, inner); handled {
 			return "", h.reply(c, err)
 		}

@@ -1,14 +1,17 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -764,16 +767,69 @@ func (e *Engine) ApproxRows(tb *Table) uint64 {
 // survives DDL that republishes tb.
 func (e *Engine) RowsChanged(tb *Table) uint64 { return tb.ctr.changed.Load() }
 
+// countChanges moves the counters for committed changes. An update counts
+// as a change for the statistics only when it changes an indexed column,
+// as InnoDB's stat_modified_counter does (row_upd: ordering fields): a
+// table whose rows are only rewritten in place, like TPC-C's stock, keeps
+// its statistics instead of being analysed again every few seconds.
 func countChanges(changes []RowChange) {
 	for _, c := range changes {
-		c.Table.ctr.changed.Add(1)
 		switch {
 		case c.Before == nil:
 			c.Table.ctr.rows.Add(1)
 		case c.After == nil:
 			c.Table.ctr.rows.Add(-1)
+		case !c.Table.keyColumnsDiffer(c.Before, c.After):
+			continue
+		}
+		c.Table.ctr.changed.Add(1)
+	}
+}
+
+// keyColumnsDiffer reports whether a and b differ in a column of the
+// primary key or of an index (in doubt: true).
+func (t *Table) keyColumnsDiffer(a, b sql.Row) bool {
+	differ := func(o int) bool { return o >= len(a) || o >= len(b) || !sameValue(a[o], b[o]) }
+	for _, o := range t.Def.PK {
+		if differ(o) {
+			return true
 		}
 	}
+	for _, ix := range t.Indexes {
+		for _, o := range ix.Ords {
+			if differ(o) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sameValue compares two stored column values; false when unsure.
+func sameValue(x, y any) bool {
+	switch a := x.(type) {
+	case nil:
+		return y == nil
+	case int64:
+		b, ok := y.(int64)
+		return ok && a == b
+	case int32:
+		b, ok := y.(int32)
+		return ok && a == b
+	case uint64:
+		b, ok := y.(uint64)
+		return ok && a == b
+	case string:
+		b, ok := y.(string)
+		return ok && a == b
+	case []byte:
+		b, ok := y.([]byte)
+		return ok && bytes.Equal(a, b)
+	case time.Time:
+		b, ok := y.(time.Time)
+		return ok && a.Equal(b)
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // Generation is the catalog's generation: it moves at every catalog
