@@ -56,6 +56,14 @@ func (l *Log) encode(rec *storage.CommitRecord, sid base.SID) (*encodedTxn, erro
 	if level > 0 {
 		xid = l.comp.xid.Add(1)
 	}
+	if c, ok := rec.Cache.(*txnCache); ok && c.l == l && len(rec.Queries) == 0 {
+		x, err := encodeCached(l.opts, &l.cols, rec, c, sid, level, xid)
+		if err != nil {
+			return nil, err
+		}
+		x.ws = c.writeset(rec.Session)
+		return x, nil
+	}
 	x, err := encodeCompressed(l.opts, &l.cols, rec, sid, level, xid)
 	if err != nil {
 		return nil, err
@@ -146,11 +154,21 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	x.place(gtid.GNO, last, l.seqNo, l.pos)
 	x.file, x.seq = l.fileIdx, l.seqNo
 	buf := x.buf
-	p := l.pos + uint64(len(buf))
-	err := l.writeAt(buf)
+	total, err := uint64(len(buf)), error(nil)
+	if x.spill != nil {
+		total, err = l.writeSpilled(x, gtid.GNO)
+	} else {
+		err = l.writeAt(buf)
+	}
+	p := l.pos + total
 	rec0 := int64(-1)
 	if err == nil {
-		if rec0, err = l.logTail(buf); err != nil {
+		if x.spill != nil {
+			err = l.syncSpilled(p)
+		} else {
+			rec0, err = l.logTail(buf)
+		}
+		if err != nil {
 			// The record may be whole in the tail log, and a restart would
 			// bring the transaction back: its outcome is unknown.
 			if terr := l.f.Truncate(int64(l.pos)); terr == nil {
@@ -183,7 +201,7 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	}
 	l.executed.Add(gtid)
 	l.stats.Commits.Add(1)
-	l.stats.BytesWritten.Add(uint64(len(buf)))
+	l.stats.BytesWritten.Add(total)
 	if x.compressed {
 		l.comp.note(x, gtid, l.opts.Clock.Now())
 	}

@@ -140,11 +140,14 @@ const binlogChunk = 4 << 20
 // writeAt appends b at the current file's end (l.pos). Preallocation is
 // only an optimisation: if it fails (a full disk), the write allocates.
 // Caller holds mu.
-func (l *Log) writeAt(b []byte) error {
-	if err := fsutil.PreallocateKeepSize(l.f, l.pos, uint64(len(b)), &l.alloc, binlogChunk); err != nil {
+func (l *Log) writeAt(b []byte) error { return l.writeAtOff(b, l.pos) }
+
+// writeAtOff writes b at off of the current file. Caller holds mu.
+func (l *Log) writeAtOff(b []byte, off uint64) error {
+	if err := fsutil.PreallocateKeepSize(l.f, off, uint64(len(b)), &l.alloc, binlogChunk); err != nil {
 		l.alloc = 0
 	}
-	_, err := l.f.WriteAt(b, int64(l.pos))
+	_, err := l.f.WriteAt(b, int64(off))
 	return err
 }
 

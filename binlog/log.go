@@ -76,6 +76,10 @@ type Options struct {
 	// (storage.Engine.DelaySync), so the binlog's fsyncs are as slow as
 	// storage's. Default nil.
 	BeforeSync func()
+	// CacheDir holds the transaction caches spilled past
+	// binlog_cache_size (txncache.go); Open removes the ones a crash left
+	// there. Default: the system's temporary directory, never swept.
+	CacheDir string
 
 	versionNum uint32 // ServerVersion as a number, for GTID events
 }
@@ -213,6 +217,8 @@ type Log struct {
 	notify   chan struct{}
 
 	stats Stats
+	// cacheSize is binlog_cache_size (txncache.go).
+	cacheSize atomic.Int64
 	// comp is transaction compression's global state (compress.go).
 	comp compression
 }
@@ -232,6 +238,8 @@ type Stats struct {
 	Commits      atomic.Uint64 // Binlog_commits
 	GroupCommits atomic.Uint64 // Binlog_group_commits (fsyncs)
 	BytesWritten atomic.Uint64
+	CacheUse     atomic.Uint64 // Binlog_cache_use
+	CacheDiskUse atomic.Uint64 // Binlog_cache_disk_use
 }
 
 // Open opens the log in opts.Dir: every file is verified, a torn tail of
@@ -249,6 +257,10 @@ func Open(opts Options) (*Log, error) {
 	l := &Log{opts: opts, executed: base.NewGTIDSet(), purged: base.NewGTIDSet(), notify: make(chan struct{}),
 		rotated: make(chan struct{}, 1), rotateStop: make(chan struct{}), rotateDone: make(chan struct{})}
 	l.syncBinlog.Store(int64(opts.SyncBinlog))
+	l.cacheSize.Store(DefaultCacheSize)
+	if err := l.sweepCacheDir(); err != nil {
+		return nil, err
+	}
 	l.deps = newDepTracker(opts.DependencyTracking, opts.HistorySize)
 	l.trackWritesets.Store(opts.DependencyTracking != TrackCommitOrder)
 	l.syncCond = sync.NewCond(&l.syncMu)

@@ -213,6 +213,13 @@ type encodedTxn struct {
 	// log, its sequence number there).
 	file int
 	seq  int64
+	// A transaction whose cache spilled to a file (txncache.go): buf
+	// holds its GTID, BEGIN and TABLE_MAP events, spill's spillLen bytes
+	// of rows events follow, then trailer (the XID event).
+	spill    *txnCache
+	spillLen int64
+	trailer  []byte
+	stamp    [2]uint32 // the spilled events' server id and timestamp
 }
 
 // GTID event body offsets of the fields place fills in.
@@ -267,21 +274,7 @@ func encodeTransaction(o Options, cols *colCache, rec *storage.CommitRecord, sid
 // event become one TRANSACTION_PAYLOAD event (zstd at level) whose XID is
 // xid. DDL stays uncompressed.
 func encodeCompressed(o Options, cols *colCache, rec *storage.CommitRecord, sid base.SID, level int, xid uint64) (*encodedTxn, error) {
-	ts := uint32(rec.Time.Unix())
-	serverID := o.ServerID
-	orig := rec.Time
-	if rec.Origin != nil {
-		// A replicated transaction keeps its first server's id and commit
-		// time (MySQL's original_commit_timestamp), so lag can be measured
-		// at every hop and circular topologies can filter their own events.
-		if rec.Origin.ServerID != 0 {
-			serverID = rec.Origin.ServerID
-		}
-		if !rec.Origin.CommitTime.IsZero() {
-			orig = rec.Origin.CommitTime
-			ts = uint32(orig.Unix())
-		}
-	}
+	serverID, ts, orig := eventStamp(o, rec)
 	size := gtidEventMax + 256
 	for _, c := range rec.Changes {
 		size += 64 + 64*max(len(c.Before), len(c.After))
@@ -362,11 +355,32 @@ func encodeCompressed(o Options, cols *colCache, rec *storage.CommitRecord, sid 
 	return x, nil
 }
 
+// eventStamp is the server id and timestamp of rec's events, and its
+// original commit time.
+func eventStamp(o Options, rec *storage.CommitRecord) (serverID, ts uint32, orig time.Time) {
+	ts = uint32(rec.Time.Unix())
+	serverID = o.ServerID
+	orig = rec.Time
+	if rec.Origin != nil {
+		// A replicated transaction keeps its first server's id and commit
+		// time (MySQL's original_commit_timestamp), so lag can be measured
+		// at every hop and circular topologies can filter their own events.
+		if rec.Origin.ServerID != 0 {
+			serverID = rec.Origin.ServerID
+		}
+		if !rec.Origin.CommitTime.IsZero() {
+			orig = rec.Origin.CommitTime
+			ts = uint32(orig.Unix())
+		}
+	}
+	return serverID, ts, orig
+}
+
 // prependGTID writes the GTID event in front of the others (in the room
 // left for it); its transaction_length covers the whole transaction
 // including itself. GNO and logical clock are left for place.
 func (x *encodedTxn) prependGTID(serverID, ver uint32, rbrOnly bool, t, orig time.Time) {
-	total := len(x.buf) - gtidEventMax
+	total := len(x.buf) - gtidEventMax + int(x.spillLen) + len(x.trailer)
 	sid := base.GTID{SID: x.sid}
 	// The GTID event's size depends on the width of its own length field:
 	// measure it with a one-byte field, then settle the width.

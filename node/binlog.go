@@ -2,6 +2,8 @@ package node
 
 import (
 	"fmt"
+	"math"
+	"path/filepath"
 	"strings"
 
 	"petrel/binlog"
@@ -34,6 +36,7 @@ func (n *Node) openBinlog() error {
 		// unacknowledged tail instead of committing it.
 		TruncateUnapplied: strings.EqualFold(sqlengine.GlobalString("init_rpl_role"), "SLAVE"),
 		TruncateCorrupt:   sqlengine.Truthy(sqlengine.GlobalString("binlog_recovery_truncate_corrupt")),
+		CacheDir:          filepath.Join(n.opts.Datadir, "#binlog_cache"),
 	})
 	if err == nil {
 		mode, size := binlogsql.DependencySettings()
@@ -46,6 +49,9 @@ func (n *Node) openBinlog() error {
 		return fmt.Errorf("node: binary log: %w", err)
 	}
 	n.binlog = l
+	l.SetCacheSize(int64(min(sqlengine.GlobalUint(binlogCacheVar, binlog.DefaultCacheSize), math.MaxInt64)))
+	sqlengine.RegisterStatus("Binlog_cache_use", func() any { u, _ := l.CacheStats(); return u })
+	sqlengine.RegisterStatus("Binlog_cache_disk_use", func() any { _, d := l.CacheStats(); return d })
 	if !n.opts.Relay {
 		n.store.SetSink(l)
 	}

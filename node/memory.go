@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
+	"petrel/binlog"
 	"petrel/sqlengine"
 	"petrel/storage"
 )
@@ -51,9 +52,24 @@ const mysqlMaxBinlogCache = uint64(18446744073709547520)
 // MariaDB's mysql-test-run will not start without it.
 const maxStmtCacheVar = "max_binlog_stmt_cache_size"
 
+// binlogCacheVar is MySQL's binlog_cache_size: the bytes of a
+// transaction's binlog events kept in memory; past it the transaction's
+// cache spills to a temporary file (binlog/txncache.go).
+const binlogCacheVar = "binlog_cache_size"
+
 func (n *Node) memoryVariables(def int64) {
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
 	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
+		&sql.MysqlSystemVariable{Name: binlogCacheVar, Scope: global, Dynamic: true,
+			Type: types.NewSystemUintType(binlogCacheVar, 4096, mysqlMaxBinlogCache), Default: uint64(binlog.DefaultCacheSize),
+			NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
+				if l := n.binlog; l != nil {
+					if u, ok := v.Val.(uint64); ok {
+						l.SetCacheSize(int64(min(u, math.MaxInt64)))
+					}
+				}
+				return nil
+			}},
 		&sql.MysqlSystemVariable{Name: maxStmtCacheVar, Scope: global, Dynamic: true,
 			Type: types.NewSystemUintType(maxStmtCacheVar, 4096, mysqlMaxBinlogCache), Default: mysqlMaxBinlogCache},
 		&sql.MysqlSystemVariable{Name: memoryLimitVar, Scope: global,

@@ -767,25 +767,6 @@ func (e *Engine) ApproxRows(tb *Table) uint64 {
 // survives DDL that republishes tb.
 func (e *Engine) RowsChanged(tb *Table) uint64 { return tb.ctr.changed.Load() }
 
-// countChanges moves the counters for committed changes. An update counts
-// as a change for the statistics only when it changes an indexed column,
-// as InnoDB's stat_modified_counter does (row_upd: ordering fields): a
-// table whose rows are only rewritten in place, like TPC-C's stock, keeps
-// its statistics instead of being analysed again every few seconds.
-func countChanges(changes []RowChange) {
-	for _, c := range changes {
-		switch {
-		case c.Before == nil:
-			c.Table.ctr.rows.Add(1)
-		case c.After == nil:
-			c.Table.ctr.rows.Add(-1)
-		case !c.Table.keyColumnsDiffer(c.Before, c.After):
-			continue
-		}
-		c.Table.ctr.changed.Add(1)
-	}
-}
-
 // keyColumnsDiffer reports whether a and b differ in a column of the
 // primary key or of an index (in doubt: true).
 func (t *Table) keyColumnsDiffer(a, b sql.Row) bool {

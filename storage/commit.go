@@ -15,8 +15,12 @@ import (
 type CommitRecord struct {
 	// Seq is the commit sequence number: dense, starting at 1, in commit order.
 	Seq uint64
-	// Changes are the row changes in statement order.
+	// Changes are the row changes in statement order, unless Cache
+	// holds them (changecache.go).
 	Changes []RowChange
+	// Cache is the sink's own cache of the changes (nil: none); it is
+	// the sink's to read until the transaction finishes, which closes it.
+	Cache ChangeCache
 	// Queries are statements logged as such (DDL), before the row changes.
 	Queries []Query
 	// Time is the commit timestamp.
@@ -119,7 +123,7 @@ func (t *Txn) CommitStart(ctx context.Context) (func(context.Context) error, err
 		t.finish()
 		return nil, err
 	}
-	rec := &CommitRecord{Changes: t.changes, Queries: t.queries, Time: e.opts.Clock.Now(), Origin: t.origin, Session: t.session, Compression: t.compression}
+	rec := &CommitRecord{Changes: t.changes, Cache: t.cache, Queries: t.queries, Time: e.opts.Clock.Now(), Origin: t.origin, Session: t.session, Compression: t.compression}
 	if p := e.preparer.Load(); p != nil {
 		if err := (*p).Prepare(rec); err != nil {
 			t.finish()
@@ -263,7 +267,7 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 	if t.catalogDirty {
 		e.cat.gen.Add(1)
 	}
-	countChanges(rec.Changes)
+	countRuns(t.runs)
 	if err := failpoint.Inject("storage.afterApply"); err != nil {
 		return err
 	}

@@ -183,7 +183,9 @@ type Engine struct {
 	flushSyncer atomic.Pointer[FlushSyncer]
 	// preparer is the sink's Preparer, if any: read by committers before
 	// they take commitMu.
-	preparer  atomic.Pointer[Preparer]
+	preparer atomic.Pointer[Preparer]
+	// cacher is the sink's ChangeCacher, if any (changecache.go).
+	cacher    atomic.Pointer[ChangeCacher]
 	closing   chan struct{}
 	closeOnce sync.Once
 	// tasks tracks the background work started by Go, which Close waits
@@ -362,6 +364,11 @@ func (e *Engine) SetSink(s CommitSink) {
 		e.preparer.Store(&p)
 	} else {
 		e.preparer.Store(nil)
+	}
+	if c, ok := s.(ChangeCacher); ok {
+		e.cacher.Store(&c)
+	} else {
+		e.cacher.Store(nil)
 	}
 }
 

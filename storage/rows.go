@@ -151,8 +151,7 @@ func (t *Txn) insertAt(ctx context.Context, tb *Table, key []byte, row sql.Row) 
 	if err := t.set(key, val, nil, false); err != nil {
 		return err
 	}
-	t.changes = append(t.changes, RowChange{Table: tb, After: row})
-	return nil
+	return t.record(RowChange{Table: tb, After: row})
 }
 
 // insertIndexes writes row's secondary index entries; the caller has
@@ -330,8 +329,7 @@ func (t *Txn) Delete(ctx context.Context, tb *Table, row sql.Row) error {
 	if err := t.delete(key, val); err != nil {
 		return err
 	}
-	t.changes = append(t.changes, RowChange{Table: tb, Before: old})
-	return nil
+	return t.record(RowChange{Table: tb, Before: old})
 }
 
 func (t *Txn) deleteIndexes(tb *Table, old sql.Row, rowKey []byte) error {
@@ -417,8 +415,7 @@ func (t *Txn) updateAt(ctx context.Context, tb *Table, key, val []byte, new sql.
 				t.moved(k)
 			}
 		}
-		t.changes = append(t.changes, RowChange{Table: tb, Before: cur, After: new})
-		return nil
+		return t.record(RowChange{Table: tb, Before: cur, After: new})
 	}
 	pkSuffix := key[len(indexPrefix(nil, tb.Def.ID, 0)):]
 	if err := t.checkUniques(ctx, tb, cur, new, pkSuffix, pkSuffix); err != nil {
@@ -451,8 +448,7 @@ func (t *Txn) updateAt(ctx context.Context, tb *Table, key, val []byte, new sql.
 	if err := t.set(key, nv, val, true); err != nil {
 		return err
 	}
-	t.changes = append(t.changes, RowChange{Table: tb, Before: cur, After: new})
-	return nil
+	return t.record(RowChange{Table: tb, Before: cur, After: new})
 }
 
 // GetRow reads the row stored under the full primary key key (nil if

@@ -34,13 +34,21 @@ type Txn struct {
 	e  *Engine
 	id uint64
 
-	batch   *pebble.Batch // created on the first write
-	undo    []undoRec
+	batch *pebble.Batch // created on the first write
+	undo  []undoRec
+	// changes are the row changes, unless the sink caches them
+	// (changecache.go): then cache has them, and changes is empty.
 	changes []RowChange
+	cache   ChangeCache
+	// nChanges counts the changes (in changes or cache); runs counts
+	// them per table for the commit's statistics.
+	nChanges int
+	runs     []changeRun
 	// queries are statements logged as such (DDL), in order.
 	queries []Query
 
-	stmtUndo, stmtChanges, stmtQueries int
+	// stmtMark is the state at the current statement's start.
+	stmtMark Mark
 	// stmtDepth counts nested StatementBegin calls (a trigger's editor
 	// begins inside its statement); only the outermost sets the mark.
 	stmtDepth int
@@ -153,7 +161,8 @@ func (t *Txn) SetLockingReads(on bool) {
 // LockingReads reports whether scans lock rows.
 func (t *Txn) LockingReads() bool { return t.lockingReads }
 
-// Changes returns the row changes so far.
+// Changes returns the row changes so far, when the sink does not cache
+// them (changecache.go).
 func (t *Txn) Changes() []RowChange { return t.changes }
 
 // HoldsLocks reports whether the transaction holds row locks (it took
@@ -204,20 +213,36 @@ func (t *Txn) ready() error {
 // Nested calls (triggers) join the outer statement.
 func (t *Txn) StatementBegin() {
 	if t.stmtDepth == 0 {
-		t.stmtUndo, t.stmtChanges, t.stmtQueries = len(t.undo), len(t.changes), len(t.queries)
+		t.stmtMark = t.Savepoint()
 		clear(t.stmtKeys)
 	}
 	t.stmtDepth++
 }
 
 // Mark is a savepoint: the transaction's state at one moment.
-type Mark struct{ undo, changes, queries int }
+type Mark struct {
+	undo, changes, queries int
+	// cache is the change cache's mark (zero without a cache); runs
+	// and runN the length of Txn.runs and its last run's count.
+	cache CacheMark
+	runs  int
+	runN  int64
+}
 
 // After reports whether m was taken after o.
 func (m Mark) After(o Mark) bool { return m.undo > o.undo || m.changes > o.changes }
 
 // Savepoint returns the current state, for RollbackTo.
-func (t *Txn) Savepoint() Mark { return Mark{len(t.undo), len(t.changes), len(t.queries)} }
+func (t *Txn) Savepoint() Mark {
+	m := Mark{undo: len(t.undo), changes: t.nChanges, queries: len(t.queries), runs: len(t.runs)}
+	if m.runs > 0 {
+		m.runN = t.runs[m.runs-1].n
+	}
+	if t.cache != nil {
+		m.cache = t.cache.Mark()
+	}
+	return m
+}
 
 // RollbackTo undoes every write after m (SAVEPOINT / trigger rollback).
 // Locks taken since stay held, as in InnoDB.
@@ -241,8 +266,8 @@ func (t *Txn) RollbackTo(m Mark) error {
 	if m.undo < len(t.undo) {
 		t.undo = t.undo[:m.undo]
 	}
-	if m.changes < len(t.changes) {
-		t.changes = t.changes[:m.changes]
+	if err := t.truncateChanges(m); err != nil {
+		return err
 	}
 	if m.queries < len(t.queries) {
 		t.queries = t.queries[:m.queries]
@@ -273,7 +298,7 @@ func (t *Txn) Done() bool { return t.done }
 // StatementRollback undoes the writes of the current statement; the
 // transaction stays open and keeps its locks, as InnoDB does.
 func (t *Txn) StatementRollback() error {
-	if err := t.RollbackTo(Mark{t.stmtUndo, t.stmtChanges, t.stmtQueries}); err != nil {
+	if err := t.RollbackTo(t.stmtMark); err != nil {
 		return err
 	}
 	if len(t.stmtKeys) > 0 {
@@ -488,6 +513,11 @@ func (t *Txn) release() error {
 // max_allowed_packet.
 func (t *Txn) dropChanges() {
 	t.undo, t.changes, t.queries, t.stmtKeys, t.deleted = nil, nil, nil, nil, nil
+	t.runs, t.nChanges, t.stmtMark = nil, 0, Mark{}
+	if t.cache != nil {
+		t.cache.Close()
+		t.cache = nil
+	}
 }
 
 // Rollback discards the transaction and releases its locks.
