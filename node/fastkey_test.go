@@ -212,3 +212,83 @@ func TestFastLockingReadLocksOnlyItsRow(t *testing.T) {
 		t.Errorf("district %v, want %v", got, want)
 	}
 }
+
+// TestPrefixFastPathMatchesGMS compares the index-prefix fast path with
+// GMS on TPC-C's shapes: customers by last name (a string column of a
+// secondary index, under a case-insensitive collation, ORDER BY the next
+// index column), their count, a customer's latest order (ORDER BY DESC
+// LIMIT 1 on a secondary index), an order's lines (a primary-key prefix),
+// the oldest new order FOR UPDATE in a transaction; every read must be
+// the fast path's, with GMS's rows.
+func TestPrefixFastPathMatchesGMS(t *testing.T) {
+	n, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE DATABASE px",
+		`CREATE TABLE px.customer (w INT NOT NULL, d INT NOT NULL, id INT NOT NULL, last VARCHAR(16) COLLATE utf8mb4_general_ci NOT NULL,
+			first VARCHAR(16) COLLATE utf8mb4_general_ci NOT NULL, bal DECIMAL(12,2), PRIMARY KEY (w, d, id), KEY idx_customer (w, d, last, first))`,
+		`CREATE TABLE px.orders (w INT NOT NULL, d INT NOT NULL, id INT NOT NULL, c INT NOT NULL, carrier INT,
+			PRIMARY KEY (w, d, id), KEY idx_order (w, d, c, id))`,
+		"CREATE TABLE px.new_order (w INT NOT NULL, d INT NOT NULL, o INT NOT NULL, PRIMARY KEY (w, d, o))")
+	lasts := []string{"BARBAR", "ought", "OUGHT", "ableable", "Ought "}
+	firsts := []string{"zed", "Amy", "bob", "Émile", "carl", "amz"}
+	for w := 1; w <= 2; w++ {
+		for d := 1; d <= 3; d++ {
+			for id := 1; id <= 12; id++ {
+				mustExec(t, db, "INSERT INTO px.customer VALUES ("+itoa(w)+", "+itoa(d)+", "+itoa(id)+", '"+lasts[(id+d)%len(lasts)]+"', '"+firsts[(id*7+w)%len(firsts)]+itoa(id)+"', "+itoa(id*3)+".25)")
+				mustExec(t, db, "INSERT INTO px.orders VALUES ("+itoa(w)+", "+itoa(d)+", "+itoa(id)+", "+itoa(id%4)+", NULL)")
+				if id > 8 {
+					mustExec(t, db, "INSERT INTO px.new_order VALUES ("+itoa(w)+", "+itoa(d)+", "+itoa(id)+")")
+				}
+			}
+		}
+	}
+	reads := []fastStep{
+		{"SELECT id, bal, first FROM px.customer WHERE w = ? AND d = ? AND last = ? ORDER BY first", []any{1, 2, "OUGHT"}},
+		{"SELECT id FROM px.customer WHERE last = ? AND d = ? AND w = ? ORDER BY first DESC", []any{"ought", 3, 2}},
+		{"SELECT count(id) namecnt FROM px.customer WHERE w = ? AND d = ? AND last = ?", []any{2, 1, "ought"}},
+		{"SELECT COUNT(*) FROM px.customer WHERE w = ? AND d = ? AND last = ?", []any{2, 1, "nobody"}},
+		{"SELECT id, carrier FROM px.orders WHERE w = ? AND d = ? AND c = ? ORDER BY id DESC LIMIT 1", []any{1, 3, 2}},
+		{"SELECT id, c FROM px.orders WHERE w = ? AND d = ?", []any{2, 2}},
+		{"SELECT * FROM px.orders o WHERE o.w = ? AND o.d = ? ORDER BY o.id LIMIT 3", []any{1, 1}},
+		{"SELECT o FROM px.new_order WHERE w = ? AND d = ? ORDER BY o ASC LIMIT 1", []any{2, 3}},
+	}
+	run := func() [][][]string {
+		var out [][][]string
+		for _, r := range reads {
+			out = append(out, queryRows(t, db, r.q, r.args...))
+		}
+		tx, err := db.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := tx.Query("SELECT o FROM px.new_order WHERE w = ? AND d = ? ORDER BY o ASC LIMIT 1 FOR UPDATE", 1, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, scanRows(t, rows))
+		rows.Close()
+		if err := tx.Rollback(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	n.SQL().SetFastWrites(true)
+	before := statusInt(t, db, "Petrel_fast_path_reads")
+	fast := run()
+	used := statusInt(t, db, "Petrel_fast_path_reads") - before
+	n.SQL().SetFastWrites(false)
+	slow := run()
+	n.SQL().SetFastWrites(true)
+	for i := range fast {
+		if !reflect.DeepEqual(fast[i], slow[i]) {
+			t.Errorf("read %d: fast %v, GMS %v", i, fast[i], slow[i])
+		}
+	}
+	if want := int64(len(reads) + 1); used != want {
+		t.Errorf("%d reads took the fast path, want %d", used, want)
+	}
+	if len(fast[0]) != 7 || len(fast[5]) != 12 || len(fast[6]) != 3 {
+		t.Errorf("row counts %d, %d, %d; want 7 (PAD SPACE: 'Ought ' is 'OUGHT'), 12, 3", len(fast[0]), len(fast[5]), len(fast[6]))
+	}
+}

@@ -92,6 +92,10 @@ func (e *Engine) replan(s *Session, q string, p fastPlan) fastPlan {
 		if n := e.planIndexSelect(s, q, p.index.point.fields); n != nil && n.point.sameTable(&p.index.point) && n.nbinds == p.index.nbinds {
 			np.index = n
 		}
+	case p.prefix != nil:
+		if n := e.planPrefixSelect(s, q, p.prefix.point.fields); n != nil && n.point.sameTable(&p.prefix.point) && n.point.nbinds == p.prefix.point.nbinds {
+			np.prefix = n
+		}
 	case p.write != nil:
 		if n := e.planWrite(s, q); n != nil && n.nparams == p.write.nparams {
 			np.write = n

@@ -65,14 +65,15 @@ type fastPlan struct {
 	head  planHead
 	point *pointPlan
 	write *writePlan
-	rng   *rangePlan
-	index *indexPlan
+	rng    *rangePlan
+	index  *indexPlan
+	prefix *prefixPlan
 	txn   string // txnBegin or txnCommit
 }
 
 // any reports whether p holds a plan.
 func (p fastPlan) any() bool {
-	return p.point != nil || p.write != nil || p.rng != nil || p.index != nil || p.txn != ""
+	return p.point != nil || p.write != nil || p.rng != nil || p.index != nil || p.prefix != nil || p.txn != ""
 }
 
 func (f *fastPlans) get(conn uint32, q string) fastPlan {

@@ -205,6 +205,8 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 				np.rng = r
 			} else if ip := h.e.planIndexSelect(s, q, f); ip != nil && int(p.ParamsCount) == ip.nbinds {
 				np.index = ip
+			} else if pp := h.e.planPrefixSelect(s, q, f); pp != nil && int(p.ParamsCount) == pp.point.nbinds {
+				np.prefix = pp
 			} else if w := h.e.planWrite(s, q); w != nil && int(p.ParamsCount) == w.nparams {
 				np.write = w
 			}
@@ -247,7 +249,7 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 	// prepared (a plan keeps them) and always a result set, so their
 	// callback needs neither wrapper (nor their allocations); everything
 	// else gets both.
-	if s != nil && (plan.point != nil || plan.rng != nil || plan.index != nil) {
+	if s != nil && (plan.point != nil || plan.rng != nil || plan.index != nil || plan.prefix != nil) {
 		var ok bool
 		var err error
 		switch {
@@ -255,6 +257,8 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 			ok, err = h.e.execPointSelect(ctx, s, plan.point, p.BindVars, cb)
 		case plan.rng != nil:
 			ok, err = h.e.execRange(ctx, s, plan.rng, p.BindVars, cb)
+		case plan.prefix != nil:
+			ok, err = h.e.execPrefixSelect(ctx, s, plan.prefix, p.BindVars, cb)
 		default:
 			ok, err = h.e.execIndexSelect(ctx, s, plan.index, p.BindVars, cb)
 		}
