@@ -155,7 +155,7 @@ func (t *Txn) readView() *pebble.Snapshot {
 // ownWrite reports whether the transaction's batch holds the live value
 // of key (a write not rolled back).
 func (t *Txn) ownWrite(key []byte) bool {
-	if t.batch == nil || len(t.undo) == 0 {
+	if t.batch == nil || t.undo.len() == 0 {
 		return false
 	}
 	_, ok := t.writeSet()[string(key)]
@@ -167,12 +167,12 @@ func (t *Txn) ownWrite(key []byte) bool {
 // step by RollbackTo.
 func (t *Txn) writeSet() map[string]int {
 	if t.ws == nil {
-		t.ws = make(map[string]int, len(t.undo))
+		t.ws = make(map[string]int, t.undo.len())
 	}
-	for _, u := range t.undo[t.wsN:] {
-		t.ws[string(u.key)]++
+	for i := t.wsN; i < t.undo.len(); i++ {
+		t.ws[string(t.undo.at(i).key)]++
 	}
-	t.wsN = len(t.undo)
+	t.wsN = t.undo.len()
 	return t.ws
 }
 
@@ -182,8 +182,8 @@ func (t *Txn) forgetWrites(from int) {
 	if t.ws == nil || from >= t.wsN {
 		return
 	}
-	for _, u := range t.undo[from:t.wsN] {
-		k := string(u.key)
+	for i := from; i < t.wsN; i++ {
+		k := string(t.undo.at(i).key)
 		if n := t.ws[k]; n > 1 {
 			t.ws[k] = n - 1
 		} else {
@@ -270,7 +270,7 @@ func (t *Txn) newReadIter(tb *Table, ixID uint8, lo, hi []byte) (kvIter, error) 
 	if err != nil {
 		return nil, readErr(err)
 	}
-	if t.batch == nil || len(t.undo) == 0 {
+	if t.batch == nil || t.undo.len() == 0 {
 		return s, nil
 	}
 	ov := &overlayIter{snap: s, written: t.writeSet()}

@@ -35,7 +35,7 @@ type Txn struct {
 	id uint64
 
 	batch *pebble.Batch // created on the first write
-	undo  []undoRec
+	undo  undoLog
 	// changes are the row changes, unless the sink caches them
 	// (changecache.go): then cache has them, and changes is empty.
 	changes []RowChange
@@ -234,7 +234,7 @@ func (m Mark) After(o Mark) bool { return m.undo > o.undo || m.changes > o.chang
 
 // Savepoint returns the current state, for RollbackTo.
 func (t *Txn) Savepoint() Mark {
-	m := Mark{undo: len(t.undo), changes: t.nChanges, queries: len(t.queries), runs: len(t.runs)}
+	m := Mark{undo: t.undo.len(), changes: t.nChanges, queries: len(t.queries), runs: len(t.runs)}
 	if m.runs > 0 {
 		m.runN = t.runs[m.runs-1].n
 	}
@@ -250,8 +250,8 @@ func (t *Txn) RollbackTo(m Mark) error {
 	t.forgetWrites(m.undo)
 	clear(t.deleted) // restored keys are no longer deleted
 	if t.batch != nil {
-		for i := len(t.undo) - 1; i >= m.undo && i < len(t.undo); i-- {
-			u := t.undo[i]
+		for i := t.undo.len() - 1; i >= m.undo && i < t.undo.len(); i-- {
+			u := t.undo.at(i)
 			var err error
 			if u.existed {
 				err = t.batch.Set(u.key, u.prev, nil)
@@ -263,9 +263,7 @@ func (t *Txn) RollbackTo(m Mark) error {
 			}
 		}
 	}
-	if m.undo < len(t.undo) {
-		t.undo = t.undo[:m.undo]
-	}
+	t.undo.truncate(m.undo)
 	if err := t.truncateChanges(m); err != nil {
 		return err
 	}
@@ -363,7 +361,7 @@ func (t *Txn) del(key []byte) error {
 
 // set writes key=val recording its previous state for statement undo.
 func (t *Txn) set(key, val []byte, prev []byte, existed bool) error {
-	t.undo = append(t.undo, undoRec{key: key, prev: prev, existed: existed})
+	t.undo.add(key, prev, existed)
 	t.undelete(key)
 	return t.batch.Set(key, val, nil)
 }
@@ -407,7 +405,7 @@ func (t *Txn) writtenByStatement(key []byte) bool {
 }
 
 func (t *Txn) delete(key []byte, prev []byte) error {
-	t.undo = append(t.undo, undoRec{key: key, prev: prev, existed: true})
+	t.undo.add(key, prev, true)
 	if err := t.batch.Delete(key, nil); err != nil {
 		return err
 	}
@@ -512,7 +510,7 @@ func (t *Txn) release() error {
 // until its next statement, and a row image can be as large as
 // max_allowed_packet.
 func (t *Txn) dropChanges() {
-	t.undo, t.changes, t.queries, t.stmtKeys, t.deleted = nil, nil, nil, nil, nil
+	t.undo, t.changes, t.queries, t.stmtKeys, t.deleted = undoLog{}, nil, nil, nil, nil
 	t.runs, t.nChanges, t.stmtMark = nil, 0, Mark{}
 	if t.cache != nil {
 		t.cache.Close()
