@@ -12,7 +12,8 @@
 #   SERVERS      ["petrel mariadb"]
 #   PHASES       ["tpcc tpch"]
 #   WAREHOUSES   [1]    TPC-C warehouses
-#   THREADS      [4]    TPC-C client threads
+#   THREADS      [4]    TPC-C client threads; a list ("4 16 64") runs
+#                       each count in turn (loads use the first)
 #   DURATION     [30s]  TPC-C run time
 #   SF           [1]    TPC-H scale factor (go-tpc takes integers only)
 #   QUERIES      ["q1 ... q22"]
@@ -36,6 +37,7 @@ cd "$(dirname "$0")/.."
 SERVERS=${SERVERS:-"petrel mariadb"}
 PHASES=${PHASES:-"tpcc tpch"}
 WAREHOUSES=${WAREHOUSES:-1} THREADS=${THREADS:-4} DURATION=${DURATION:-30s}
+LOADTHREADS=${THREADS%% *} # loads and checks use the first client count
 SF=${SF:-1} QTIMEOUT=${QTIMEOUT:-60}
 QUERIES=${QUERIES:-"q1 q2 q3 q4 q5 q6 q7 q8 q9 q10 q11 q12 q13 q14 q15 q16 q17 q18 q19 q20 q21 q22"}
 OUT_DIR=${OUT_DIR:-bench/out}
@@ -134,14 +136,28 @@ for phase in $PHASES; do
 		for n in $SERVERS; do
 			cli "$n" -e "CREATE DATABASE tpcc"
 			t0=$(now)
-			tpc "$n" tpcc -D tpcc --warehouses "$WAREHOUSES" prepare -T "$THREADS" --no-check >"$LOGS/$n-tpcc-prepare.log" 2>&1
+			tpc "$n" tpcc -D tpcc --warehouses "$WAREHOUSES" prepare -T "$LOADTHREADS" --no-check >"$LOGS/$n-tpcc-prepare.log" 2>&1
 			R[$n,tpcc_load]=$(secs "$t0" "$(now)")
 		done
+		# One run per client count (THREADS="4 16 64"), each on each
+		# server in turn.
+		for th in $THREADS; do
+			for n in $SERVERS; do
+				tpc "$n" tpcc -D tpcc --warehouses "$WAREHOUSES" run -T "$th" --time "$DURATION" \
+					>"$LOGS/$n-tpcc-run-$th.log" 2>&1 || true
+				R[$n,tpmc_$th]=$(grep -o 'tpmC: [0-9.]*' "$LOGS/$n-tpcc-run-$th.log" | tail -1 | cut -d' ' -f2)
+				R[$n,tpcc_sum]=$(sed -n '/Finished/,$p' "$LOGS/$n-tpcc-run-$th.log" | grep -E '^\[Summary\]' || true)
+			done
+		done
+		# TPC-C's consistency conditions (3.3.2.1-12) on the data the
+		# runs left.
 		for n in $SERVERS; do
-			tpc "$n" tpcc -D tpcc --warehouses "$WAREHOUSES" run -T "$THREADS" --time "$DURATION" \
-				>"$LOGS/$n-tpcc-run.log" 2>&1 || true
-			R[$n,tpmc]=$(grep -o 'tpmC: [0-9.]*' "$LOGS/$n-tpcc-run.log" | tail -1 | cut -d' ' -f2)
-			R[$n,tpcc_sum]=$(sed -n '/Finished/,$p' "$LOGS/$n-tpcc-run.log" | grep -E '^\[Summary\]' || true)
+			if tpc "$n" tpcc -D tpcc --warehouses "$WAREHOUSES" check --check-all -T "$LOADTHREADS" \
+				>"$LOGS/$n-tpcc-check.log" 2>&1 && ! grep -qiE 'failed|error' "$LOGS/$n-tpcc-check.log"; then
+				R[$n,tpcc_check]=pass
+			else
+				R[$n,tpcc_check]=FAILED
+			fi
 		done
 		;;
 	tpch | tpchq)
@@ -149,7 +165,7 @@ for phase in $PHASES; do
 			[ "$phase" = tpch ] || break
 			cli "$n" -e "CREATE DATABASE tpch"
 			t0=$(now)
-			tpc "$n" tpch -D tpch --sf "$SF" prepare -T "$THREADS" >"$LOGS/$n-tpch-prepare.log" 2>&1
+			tpc "$n" tpch -D tpch --sf "$SF" prepare -T "$LOADTHREADS" >"$LOGS/$n-tpch-prepare.log" 2>&1
 			R[$n,tpch_load]=$(secs "$t0" "$(now)")
 		done
 		for q in $QUERIES; do
@@ -183,7 +199,8 @@ done
 	row() { printf '| %s |' "$1"; for n in $SERVERS; do printf ' %s |' "${R[$n,$2]:-}"; done; echo; }
 	case " $PHASES " in *" tpcc "*)
 		row "TPC-C load, s" tpcc_load
-		row "tpmC" tpmc
+		for th in $THREADS; do row "tpmC, $th threads" "tpmc_$th"; done
+		row "consistency check after the run" tpcc_check
 		;;
 	esac
 	case " $PHASES " in *" tpch "* | *" tpchq "*)
