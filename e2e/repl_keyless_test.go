@@ -12,7 +12,7 @@ import (
 //   - Back-to-back UPDATEs of one row: each transaction's row image is the
 //     row the one before it wrote. A keyless row is found by a scan, not
 //     by a key whose lock would make it wait, so the applier lets the
-//     commits before such a transaction complete first (applier.go; the
+//     commits before such a transaction complete first (sched.go; the
 //     workers schedule it after everything before it); otherwise the
 //     replica stops with 1032.
 //   - Two sessions on the source each DELETE ... LIMIT 1 of identical

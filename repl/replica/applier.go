@@ -2,14 +2,11 @@ package replica
 
 import (
 	"context"
-	"errors"
 	"sync"
-
-	"github.com/dolthub/go-mysql-server/sql"
+	"time"
 
 	"petrel/binlog"
 	"petrel/internal/base"
-	"petrel/storage"
 )
 
 // runApplier is the SQL thread: it reads whole transactions from the relay
@@ -24,192 +21,324 @@ func (r *Replica) runApplier(ctx context.Context, _ Config) {
 	}
 }
 
-// The applier's third stage: the appliers. The loop (apply) takes items
-// from the relay stream (reader.go), offers each transaction to the
-// scheduling core (sched.go) and applies it when the core lets it start;
-// commits complete in the pipeline, which reports each finished
-// transaction back to the core.
+// The applier's third stage, around the scheduling core (sched.go): the
+// loop (apply) reads the relay stream (reader.go) in order and offers
+// every transaction to the core; workers, goroutines owned by the
+// applier, apply the transactions the core starts, straight to storage,
+// each in its own storage transaction with its GTID (the rows and the
+// GTID commit together, or nothing does), and commit when the core lets
+// them (in relay order with replica_preserve_commit_order). Commits
+// complete in the pipeline (pipeline.go), whose fsyncs they share. The
+// single applier (replica_parallel_workers 0 or 1) is the same shell with
+// the core's serial policy: one worker, which starts a transaction as
+// soon as the one before it passed its commit point.
+//
+// Exec_Source_Log_Pos moves in relay order: a transaction's position is
+// taken once every transaction before it finished.
 
-// applier is the shell around the scheduling core: it serialises the
-// core's calls and hands its start decisions to the loop.
+// applierQueue bounds the transactions read ahead of the workers.
+const applierQueue = 256
+
+// stopDeadline bounds how long a stop waits for started transactions.
+const stopDeadline = 60 * time.Second
+
+type applyJob struct {
+	seq   uint64
+	txn   *binlog.Txn
+	end   sourcePos
+	grant chan struct{} // closed when the core lets it commit
+}
+
+// applier is the shell around the scheduling core. Its mutex serialises
+// the core's calls; workers and the loop call in.
 type applier struct {
 	r  *Replica
 	pl *pipeline
+	// serial: the core's serial policy (one worker, whose transactions
+	// start before the commits before them completed).
+	serial bool
+	// stop is closed when the applier is asked to stop: a worker ends
+	// its pauses between retries (retry.go).
+	stop <-chan struct{}
 
-	mu      sync.Mutex
-	core    *schedCore
-	started map[uint64]bool // let start, not yet taken up by the loop
-	err     error           // the core refused a call (a bug): stop
-	wake    chan struct{}   // signalled when started grows
-	seq     uint64          // the last transaction offered to the core
+	// commitMu orders CommitStart with the pipeline's queue (the storage
+	// completes commits in CommitStart order).
+	commitMu sync.Mutex
+
+	mu     sync.Mutex
+	core   *schedCore
+	jobs   map[uint64]*applyJob // arrived, not started
+	grants map[uint64]*applyJob // started
+	err    error
+	failed chan struct{} // closed at the first failure
+	wake   chan struct{} // a start, a finish or a failure happened
+	// exec: positions in relay order (execNext is the first transaction
+	// not finished); posAfter holds positions of events outside
+	// transactions read after a transaction.
+	execNext uint64
+	execDone map[uint64]sourcePos
+	posAfter map[uint64]sourcePos
+	seq      uint64
+
+	work []chan *applyJob
+	wg   sync.WaitGroup
 }
 
-func newApplier(r *Replica) *applier {
-	a := &applier{r: r, core: newSchedCore(schedOptions{Depth: pipelineDepth}), started: map[uint64]bool{}, wake: make(chan struct{}, 1)}
+func newApplier(r *Replica, p Parallel, stop <-chan struct{}) *applier {
+	o := schedOptions{Policy: policyLogicalClock, Workers: p.Workers, PreserveOrder: p.PreserveOrder}
+	switch {
+	case p.Workers <= 1:
+		o = schedOptions{Policy: policySerial, Depth: pipelineDepth}
+	case p.Type == ParallelDatabase:
+		o.Policy = policyDatabase
+	}
+	a := &applier{r: r, serial: o.Policy == policySerial, stop: stop, core: newSchedCore(o),
+		jobs: map[uint64]*applyJob{}, grants: map[uint64]*applyJob{},
+		failed: make(chan struct{}), wake: make(chan struct{}, 1), execNext: 1,
+		execDone: map[uint64]sourcePos{}, posAfter: map[uint64]sourcePos{}}
 	a.pl = newPipeline(r, a.finished)
+	for w := 0; w < a.core.opts.Workers; w++ {
+		ch := make(chan *applyJob, 1)
+		a.work = append(a.work, ch)
+		a.wg.Add(1)
+		go a.worker(w+1, ch)
+	}
 	return a
 }
 
-// take records the core's decisions.
+// workers is the applier's worker count as replica_parallel_workers
+// shows it: 0 for the single applier.
+func (a *applier) workers() int {
+	if a.serial {
+		return 0
+	}
+	return a.core.opts.Workers
+}
+
+func (a *applier) signal() {
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take carries out the core's decisions, and wakes the loop when what it
+// waits for may have come: nothing running (quiesce, close), or room in
+// the queue, from half full only, so that a loop ahead of the workers
+// wakes once per many transactions rather than at each one. Called with
+// mu held.
 func (a *applier) take(d schedDecision, err error) {
-	if err != nil && a.err == nil {
-		a.err = err
+	if err != nil {
+		a.failLocked(err)
+		return
 	}
 	for _, s := range d.Start {
-		a.started[s.Seq] = true
+		j := a.jobs[s.Seq]
+		delete(a.jobs, s.Seq)
+		a.grants[s.Seq] = j
+		a.work[s.Worker-1] <- j // the core gives a worker one job at a time
 	}
-	if len(d.Start) > 0 || err != nil {
-		select {
-		case a.wake <- struct{}{}:
-		default:
+	for _, s := range d.Commit {
+		if j := a.grants[s]; j != nil {
+			close(j.grant)
 		}
+	}
+	if a.core.Running() == 0 || a.core.Waiting() <= applierQueue/2 {
+		a.signal()
 	}
 }
 
-// offer gives the core the next transaction and waits until it may start.
-// A stop request ends the wait: nothing of the transaction was applied.
-func (a *applier) offer(ctx context.Context, barrier bool) (uint64, error) {
+func (a *applier) failLocked(err error) {
+	if a.err == nil {
+		a.err = err
+		close(a.failed)
+	}
+	a.signal()
+}
+
+// fail stops the applier at a worker's error: nothing more starts or
+// commits.
+func (a *applier) fail(seq uint64, err error) {
 	a.mu.Lock()
-	a.seq++
-	seq := a.seq
-	a.take(a.core.Arrive(schedTxn{Seq: seq, Barrier: barrier}))
+	a.core.Failed(seq)
+	a.failLocked(err)
 	a.mu.Unlock()
+}
+
+func (a *applier) failure() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.err
+}
+
+// offer hands the next transaction to the core, waiting while too many
+// wait to start (until the queue is half empty: see take).
+func (a *applier) offer(ctx context.Context, t *binlog.Txn, end sourcePos, st schedTxn) error {
 	for {
 		a.mu.Lock()
-		ok, err := a.started[seq], a.err
-		delete(a.started, seq)
+		n, err := a.core.Waiting(), a.err
 		a.mu.Unlock()
 		if err != nil {
-			return 0, err
+			return err
 		}
-		if ok {
-			return seq, nil
+		if n < applierQueue {
+			break
 		}
-		if err := a.pl.failed(); err != nil {
-			return 0, err
-		}
-		select {
-		case <-ctx.Done():
-			return 0, ctx.Err()
-		case <-a.wake:
+		if err := a.wait(ctx); err != nil {
+			return err
 		}
 	}
-}
-
-// finished reports a started transaction finished, committed or not.
-func (a *applier) finished(seq uint64) {
 	a.mu.Lock()
-	a.take(a.core.Finished(seq))
-	a.mu.Unlock()
-}
-
-// pipeline completes the applier's commits in order while the applier
-// goes on with the next transactions: consecutive transactions share the
-// replica's binlog fsyncs (group commit) instead of one fsync each. Row
-// locks, held until a commit completes, keep dependent transactions in
-// order; the scheduling core holds DDL back until the pipeline is empty.
-type pipeline struct {
-	r    *Replica
-	done func(seq uint64) // a transaction's commit completed or failed
-	ch   chan pendingCommit
-	exit chan struct{}
-	mu   sync.Mutex
-	err  error
-	n    sync.WaitGroup
-}
-
-// pendingCommit is a started commit, or (finish nil) only a source
-// position the applier passed (a skipped transaction, events outside
-// transactions): queued behind the commits before it, so that
-// Exec_Source_Log_Pos moves in order.
-type pendingCommit struct {
-	finish func(context.Context) error
-	seq    uint64 // the scheduling core's number; 0 for a position
-	gtid   base.GTID
-	exec   sourcePos
-	noExec bool // the parallel applier moves the position itself
-}
-
-const pipelineDepth = 256
-
-func newPipeline(r *Replica, done func(uint64)) *pipeline {
-	p := &pipeline{r: r, done: done, ch: make(chan pendingCommit, pipelineDepth), exit: make(chan struct{})}
-	go p.run()
-	return p
-}
-
-func (p *pipeline) run() {
-	defer close(p.exit)
-	for pc := range p.ch {
-		if pc.finish == nil {
-			p.r.setExec(pc.exec)
-			p.n.Done()
-			continue
-		}
-		// The wait is not cancellable: a stop lets started commits finish.
-		err := pc.finish(context.Background())
-		if err != nil {
-			p.mu.Lock()
-			if p.err == nil {
-				p.err = base.Wrap(base.ClassOf(err), err, "Could not commit transaction '%s'", pc.gtid)
-			}
-			p.mu.Unlock()
-		} else {
-			p.r.mu.Lock()
-			p.r.appliedTxns++
-			p.r.mu.Unlock()
-			if !pc.noExec {
-				p.r.setExec(pc.exec)
-			}
-		}
-		p.done(pc.seq)
-		p.n.Done()
+	defer a.mu.Unlock()
+	a.seq++
+	st.Seq = a.seq
+	if st.Executed {
+		a.execDone[st.Seq] = end
+		a.advanceExec()
+	} else {
+		a.jobs[st.Seq] = &applyJob{seq: st.Seq, txn: t, end: end, grant: make(chan struct{})}
 	}
-}
-
-// add queues a started commit.
-func (p *pipeline) add(pc pendingCommit) error {
-	if err := p.failed(); err != nil {
-		if pc.finish != nil {
-			if ferr := pc.finish(context.Background()); ferr != nil {
-				p.r.opts.Logger.Warn("replica: commit after a failed one", "gtid", pc.gtid.String(), "error", ferr)
-			}
-		}
-		return err
+	serialised := a.core.Waits().Serialised
+	a.take(a.core.Arrive(st))
+	if a.core.Waits().Serialised != serialised {
+		a.r.opts.Logger.Warn("replica: impossible dependency interval; applied after everything before it",
+			"gtid", t.GTID.GTID.String(), "last_committed", st.LastCommitted, "sequence_number", st.SeqNo)
 	}
-	p.n.Add(1)
-	p.ch <- pc
 	return nil
 }
 
-func (p *pipeline) failed() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.err
+// position records a source position reached outside transactions.
+func (a *applier) position(p sourcePos) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.execNext > a.seq {
+		a.r.setExec(p)
+		return
+	}
+	a.posAfter[a.seq] = p
 }
 
-// drain waits for every queued commit and reports the first failure.
-func (p *pipeline) drain() error {
-	p.n.Wait()
-	return p.failed()
+// advanceExec moves Exec_Source_Log_Pos over the finished prefix.
+// Called with mu held.
+func (a *applier) advanceExec() {
+	for {
+		p, ok := a.execDone[a.execNext]
+		if !ok {
+			return
+		}
+		delete(a.execDone, a.execNext)
+		a.r.setExec(p)
+		if q, ok := a.posAfter[a.execNext]; ok {
+			delete(a.posAfter, a.execNext)
+			a.r.setExec(q)
+		}
+		a.execNext++
+	}
 }
 
-func (p *pipeline) close() error {
-	err := p.drain()
-	close(p.ch)
-	<-p.exit
+func (a *applier) wait(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-a.wake:
+		return nil
+	}
+}
+
+// quiesce waits until every offered transaction finished.
+func (a *applier) quiesce(ctx context.Context) error {
+	for {
+		a.mu.Lock()
+		idle, err := a.core.Running() == 0 && a.core.Waiting() == 0, a.err
+		a.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		if idle {
+			return a.pl.drain()
+		}
+		if err := a.wait(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// close starts nothing more, lets the started transactions finish
+// (bounded by stopDeadline), stops the workers and the pipeline.
+func (a *applier) close() error {
+	a.mu.Lock()
+	a.core.Drain()
+	a.mu.Unlock()
+	timer := time.NewTimer(stopDeadline)
+	defer timer.Stop()
+	for {
+		a.mu.Lock()
+		idle, err := a.core.Running() == 0, a.err
+		a.mu.Unlock()
+		if idle || err != nil {
+			break
+		}
+		select {
+		case <-a.wake:
+			continue
+		case <-timer.C:
+		}
+		// A worker is stuck (a lock wait that does not end): leave it
+		// and its pipeline behind rather than hang the stop.
+		err = base.Errorf(base.ClassInternal, "replica: stop: started transactions did not finish within %s", stopDeadline)
+		a.r.opts.Logger.Error("replica: applier stopped with transactions still running", "error", err)
+		a.fail(0, err)
+		for _, ch := range a.work {
+			close(ch)
+		}
+		return err
+	}
+	for _, ch := range a.work {
+		close(ch)
+	}
+	a.wg.Wait()
+	err := a.pl.close()
+	if ferr := a.failure(); ferr != nil {
+		return ferr
+	}
 	return err
 }
 
+// finished is the pipeline's report: a commit completed (or failed).
+func (a *applier) finished(seq uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if j := a.grants[seq]; j != nil {
+		delete(a.grants, seq)
+		a.execDone[seq] = j.end
+		a.advanceExec()
+	}
+	if a.err != nil {
+		return
+	}
+	if err := a.pl.failed(); err != nil {
+		a.failLocked(err)
+		return
+	}
+	a.take(a.core.Finished(seq))
+}
+
+// apply runs the applier until ctx ends or a transaction fails.
 func (r *Replica) apply(ctx context.Context) (err error) {
 	r.relayDurable = !r.opts.durableApply()
-	if p := r.opts.parallel(); p.Workers > 1 {
-		return r.applyParallel(ctx, p)
-	}
-	a := newApplier(r)
-	r.workers.reset(1)
+	a := newApplier(r, r.opts.parallel(), ctx.Done())
+	r.workers.reset(a.core.opts.Workers)
+	r.mu.Lock()
+	r.par = a
+	r.mu.Unlock()
 	defer func() {
-		if cerr := a.pl.close(); err == nil {
+		a.mu.Lock()
+		w := a.core.Waits()
+		a.mu.Unlock()
+		r.mu.Lock()
+		r.par, r.parWaits = nil, r.parWaits.plus(w)
+		r.mu.Unlock()
+		if cerr := a.close(); err == nil || ctx.Err() != nil && cerr != nil {
 			err = cerr
 		}
 		// Replication may stop for a failover or RESET REPLICA: what was
@@ -230,28 +359,44 @@ func (r *Replica) apply(ctx context.Context) (err error) {
 	r.mu.Lock()
 	r.sqlState = "Replica has read all relay log; waiting for more updates"
 	r.mu.Unlock()
+	srcFile := ""
 	for {
+		if err := a.failure(); err != nil {
+			return err
+		}
 		it, err := st.Next()
 		if err != nil {
 			return err
 		}
 		switch it.kind {
 		case streamPos:
-			if err := a.pl.add(pendingCommit{exec: it.end}); err != nil {
-				return err
-			}
+			a.position(it.end)
 		case streamTxn:
 			r.mu.Lock()
 			r.relayReadFile, r.relayReadPos = it.txn.File, it.txn.End
 			r.mu.Unlock()
-			err := a.applyTxn(ctx, it.txn, it.end)
-			r.workers.end(1, err, r.opts.Clock.Now())
+			if srcFile != "" && it.end.File != srcFile {
+				a.mu.Lock()
+				a.core.Rotate()
+				a.mu.Unlock()
+			}
+			srcFile = it.end.File
+			executed := r.opts.Log.HasExecuted(it.txn.GTID.GTID)
+			if executed {
+				r.mu.Lock()
+				r.skippedTxns++
+				r.mu.Unlock()
+			}
+			sched, err := a.footprint(it.txn, executed)
 			if err != nil {
+				return err
+			}
+			if err := a.offer(ctx, it.txn, it.end, sched); err != nil {
 				return err
 			}
 		case streamFileEnd:
 			// What the file held must be durable in the binlog first.
-			if err := a.pl.drain(); err != nil {
+			if err := a.quiesce(ctx); err != nil {
 				return err
 			}
 			if err := r.opts.Log.SyncForStorage(); err != nil {
@@ -266,7 +411,7 @@ func (r *Replica) apply(ctx context.Context) (err error) {
 				return err
 			}
 		case streamIdle:
-			if err := a.pl.drain(); err != nil {
+			if err := a.quiesce(ctx); err != nil {
 				return err
 			}
 			r.mu.Lock()
@@ -278,140 +423,3 @@ func (r *Replica) apply(ctx context.Context) (err error) {
 		}
 	}
 }
-
-// applyTxn applies one transaction unless it was applied already. It is
-// atomic: the rows and the GTID commit together, or nothing does.
-func (a *applier) applyTxn(ctx context.Context, t *binlog.Txn, end sourcePos) error {
-	r := a.r
-	g := t.GTID
-	if r.opts.Log.HasExecuted(g.GTID) {
-		r.mu.Lock()
-		r.skippedTxns++
-		r.mu.Unlock()
-		return a.pl.add(pendingCommit{exec: end})
-	}
-	h, err := binlog.ParseHeader(t.Events[0])
-	if err != nil {
-		return base.Wrap(base.ClassCorrupt, err, "transaction '%s'", g.GTID)
-	}
-	seq, err := a.offer(ctx, t.DDL)
-	if err != nil {
-		return err
-	}
-	// The relay log holds the transaction durably (the receiver fsyncs it
-	// after every burst) and a restarted applier re-applies from it what
-	// the binlog lost: the commit skips its binlog fsync (unless
-	// DurableApply). The binlog is synced before a relay file is purged
-	// and when the applier stops.
-	origin := storage.Origin{GTID: g.GTID, ServerID: h.ServerID, CommitTime: g.OrigTime, RelayDurable: r.relayDurable}
-	r.mu.Lock()
-	r.applying, r.caughtUp, r.applyingOrig = true, false, g.OrigTime
-	r.mu.Unlock()
-	r.workers.begin(1, g.GTID, g.OrigTime, r.opts.Clock.Now())
-	// A stop request lets the transaction finish: never half a commit.
-	actx := context.WithoutCancel(ctx)
-	if t.DDL {
-		// The core started it alone: every commit before it completed.
-		defer a.finished(seq)
-		for _, ev := range t.Events[1:] {
-			if ev[4] != binlog.QueryEvent {
-				continue
-			}
-			q, err := binlog.ParseQuery(binlog.Body(ev))
-			if err != nil {
-				return err
-			}
-			if err := r.opts.ExecDDL(actx, q.Database, q.Query, origin); err != nil {
-				return base.Wrap(base.ClassOf(err), err, "Error executing '%s' of transaction '%s'", q.Query, g.GTID)
-			}
-		}
-		r.mu.Lock()
-		r.appliedTxns++
-		r.mu.Unlock()
-		r.setExec(end)
-		return nil
-	}
-	// Rows of a table without a primary key are found by a scan, which
-	// does not wait for the row locks of commits still in the pipeline
-	// (a DELETE would miss the row such a commit inserts): those commits
-	// complete first.
-	if fp, ferr := binlog.RowsFootprint(r.opts.Store, t.Events[1:], false); ferr != nil || fp.NoKeys {
-		if derr := a.pl.drain(); derr != nil {
-			a.finished(seq)
-			return derr
-		}
-	}
-	strict := r.opts.strictRows()
-	var txn *storage.Txn
-	attempt := func() error {
-		txn = r.opts.Store.Begin()
-		txn.SetOrigin(origin)
-		txn.SetStrictRows(strict)
-		txn.SetLockTimeout(r.opts.lockWaitTimeout())
-		err := binlog.ApplyRowEvents(actx, r.opts.Store, txn, t.Events[1:])
-		if err != nil {
-			if rerr := txn.Rollback(); rerr != nil {
-				r.opts.Logger.Warn("replica: rollback of a failed transaction", "gtid", g.GTID.String(), "error", rerr)
-			}
-		}
-		return err
-	}
-	var drainErr error
-	err = r.retrying(ctx.Done(), g.GTID.String(), func() error {
-		err := attempt()
-		if err != nil && isDuplicate(err) {
-			// A unique key that a commit still in the pipeline frees:
-			// its row is locked, the unique index entry it deletes is
-			// not, so this transaction saw the entry. Once the pipeline
-			// is empty, apply again.
-			if drainErr = a.pl.drain(); drainErr != nil {
-				return drainErr
-			}
-			err = attempt()
-		}
-		return err
-	})
-	if drainErr != nil {
-		a.finished(seq)
-		return drainErr
-	}
-	if err != nil {
-		a.finished(seq)
-		return base.Wrap(base.ClassOf(err), err, "Could not apply transaction '%s'", g.GTID)
-	}
-	finish, err := txn.CommitStart(actx)
-	if err != nil {
-		a.finished(seq)
-		return base.Wrap(base.ClassOf(err), err, "Could not commit transaction '%s'", g.GTID)
-	}
-	if finish == nil {
-		a.finished(seq)
-		return a.pl.add(pendingCommit{exec: end})
-	}
-	return a.pl.add(pendingCommit{finish: finish, seq: seq, gtid: g.GTID, exec: end})
-}
-
-// isDuplicate reports a duplicate key error: storage's class, or the
-// go-mysql-server unique key error storage's unique checks return.
-func isDuplicate(err error) bool {
-	if base.ClassOf(err) == base.ClassDuplicate {
-		return true
-	}
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		if sql.ErrUniqueKeyViolation.Is(e) || sql.ErrPrimaryKeyViolation.Is(e) {
-			return true
-		}
-	}
-	return false
-}
-
-// setExec records the source position the applier executed up to.
-func (r *Replica) setExec(p sourcePos) {
-	r.mu.Lock()
-	r.execFile, r.execPos = p.File, p.Pos
-	r.mu.Unlock()
-}
-
-// errApplyGeneric is the applier's error number for a failure no class
-// names (MySQL 5.7's ER_SLAVE_RELAY_LOG_READ_FAILURE, 1594).
-const errApplyGeneric = 1594

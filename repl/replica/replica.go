@@ -237,7 +237,7 @@ type Replica struct {
 	execPos       uint64
 	relayReadFile string
 	relayReadPos  uint64
-	par           *parApplier // the running parallel applier
+	par           *applier    // the running applier
 	parWaits      schedWaits  // the scheduler waits of appliers that stopped
 	workers       workerStats // performance_schema's worker rows (own lock)
 

@@ -10,19 +10,25 @@ import (
 // worker, and when a started one may commit: calls in, decisions out, no
 // goroutines, no clock, no I/O, so a test replays any interleaving of
 // arrivals and completions (testdata/sched). The applier shell
-// (applier.go, parallel.go) carries its decisions out.
+// (applier.go) carries its decisions out, the same for every policy.
 //
 // Transactions are numbered in relay order from 1 (Seq) and start in that
 // order: one that may not start yet holds back those behind it, as
 // MySQL's coordinator does, so a transaction never waits for a later one
 // and commit order can be kept without deadlock.
 //
-// The serial policy (replica_parallel_workers 0 or 1): transactions start
-// in relay order, each as soon as the one before it has started (its
-// commit may still be completing in the commit pipeline, where row locks
-// keep dependent transactions in order), with at most depth started and
-// unfinished. A barrier (DDL) starts only once every transaction before
-// it has finished, and nothing after it starts until it has finished.
+// The serial policy (replica_parallel_workers 0 or 1) has one worker:
+// transactions start in relay order, each as soon as the one before it
+// has passed its commit point (its commit may still be completing in the
+// commit pipeline, where row locks keep dependent transactions in order),
+// with at most depth started and unfinished, and commit at once. A
+// barrier (DDL) starts only once every transaction before it has
+// finished, and nothing after it starts until it has finished. A
+// transaction whose rows are found by a scan (NoKeys: a table without a
+// primary key, or one the replica does not have yet), which row locks do
+// not order (a DELETE would miss the row a commit still in the pipeline
+// inserts), also starts only once every transaction before it has
+// finished. The serial policy counts no waits.
 //
 // The parallel policies run up to Workers transactions at once. A
 // transaction T may start once every transaction it depends on has
@@ -52,10 +58,12 @@ import (
 // could not tell) runs alone: it starts once everything before it has
 // finished and nothing starts until it has finished.
 //
-// Commit order (replica_preserve_commit_order=ON): a started transaction
-// that has applied its rows asks to commit (Applied); it may commit once
-// every transaction before it has passed its commit point (Committed).
-// OFF lets it commit at once.
+// Under every policy a started transaction that has applied its rows asks
+// to commit (Applied), and reports its commit point (Committed), which
+// frees its worker. Commit order (replica_preserve_commit_order=ON, the
+// parallel policies): it may commit once every transaction before it has
+// passed its commit point. OFF, and the serial policy, let it commit at
+// once.
 //
 // Finished reports a durable commit; Executed transactions (already in
 // gtid_executed, skipped) arrive finished.
@@ -76,9 +84,11 @@ type schedOptions struct {
 	// Default 1.
 	Depth int
 	// Workers bounds the parallel policies' transactions applying at once
-	// (started, not yet past their commit point). Default 1.
+	// (started, not yet past their commit point). Default 1; always 1 in
+	// the serial policy.
 	Workers int
-	// PreserveOrder: commits in relay order.
+	// PreserveOrder: commits in relay order (parallel policies; the
+	// serial policy's one worker commits in relay order anyway).
 	PreserveOrder bool
 	// HistorySize bounds the write-set history (key hashes). Default
 	// binlog's 25000.
@@ -103,7 +113,7 @@ type schedTxn struct {
 }
 
 // schedStart is a decision: transaction Seq starts on worker Worker
-// (0 in the serial policy).
+// (from 1).
 type schedStart struct {
 	Seq    uint64
 	Worker int
@@ -196,8 +206,11 @@ func newSchedCore(o schedOptions) *schedCore {
 	if o.Depth < 1 {
 		o.Depth = 1
 	}
-	if o.Workers < 1 {
+	if o.Workers < 1 || o.Policy == policySerial {
 		o.Workers = 1
+	}
+	if o.Policy == policySerial {
+		o.PreserveOrder = false
 	}
 	if o.HistorySize < 1 {
 		o.HistorySize = 25000
@@ -232,10 +245,10 @@ func (c *schedCore) Rotate() {
 }
 
 // Applied reports that a started transaction applied its rows and asks
-// to commit (parallel policies).
+// to commit.
 func (c *schedCore) Applied(seq uint64) (schedDecision, error) {
 	t, ok := c.running[seq]
-	if !ok || t.state != stRunning || c.opts.Policy == policySerial {
+	if !ok || t.state != stRunning {
 		return schedDecision{}, fmt.Errorf("replica: scheduler: transaction %d applied but was not running", seq)
 	}
 	t.state = stApplied
@@ -253,30 +266,36 @@ func (c *schedCore) Applied(seq uint64) (schedDecision, error) {
 // place in the replica's binlog is fixed): its worker is free.
 func (c *schedCore) Committed(seq uint64) (schedDecision, error) {
 	t, ok := c.running[seq]
-	if !ok || t.state != stGranted || c.opts.Policy == policySerial {
+	if !ok || t.state != stGranted {
 		return schedDecision{}, fmt.Errorf("replica: scheduler: transaction %d committed but was not let commit", seq)
 	}
 	t.state = stCommitted
 	c.release(t)
-	c.done[seq] = true
+	c.markDone(seq)
 	return c.decide(nil), nil
 }
 
-// Finished reports that a started transaction finished: its commit is
-// durable, or (serial policy) it failed.
+// Finished reports that a committed transaction finished: its commit is
+// durable.
 func (c *schedCore) Finished(seq uint64) (schedDecision, error) {
 	t, ok := c.running[seq]
-	if !ok || (c.opts.Policy != policySerial && t.state != stCommitted) {
+	if !ok || t.state != stCommitted {
 		return schedDecision{}, fmt.Errorf("replica: scheduler: transaction %d finished but was not running", seq)
 	}
 	delete(c.running, seq)
 	if t.Barrier {
 		c.barrier = false
 	}
-	if c.opts.Policy != policySerial {
-		c.markFinished(seq)
-	}
+	c.markFinished(seq)
 	return c.decide(nil), nil
+}
+
+// markDone records that seq passed its commit point, for commit order
+// (kept only when commit order is, so the map stays small).
+func (c *schedCore) markDone(seq uint64) {
+	if c.opts.PreserveOrder {
+		c.done[seq] = true
+	}
 }
 
 // Failed reports that a started transaction failed: the applier stops,
@@ -441,16 +460,12 @@ func (c *schedCore) recordSrc(t *coreTxn) {
 
 func (c *schedCore) decide(grant []uint64) schedDecision {
 	var d schedDecision
-	if c.opts.Policy == policySerial {
-		d.Start = c.startSerial()
-		return d
-	}
 	d.Commit = grant
 	if c.stopped {
 		d.Commit = nil
 		return d
 	}
-	d.Start = c.startParallel()
+	d.Start = c.start()
 	if c.opts.PreserveOrder {
 		for c.done[c.commit] {
 			delete(c.done, c.commit)
@@ -464,18 +479,18 @@ func (c *schedCore) decide(grant []uint64) schedDecision {
 	return d
 }
 
-func (c *schedCore) startParallel() []schedStart {
+func (c *schedCore) start() []schedStart {
 	var start []schedStart
 	for len(c.queue) > 0 && !c.stopped && !c.drain {
 		t := c.queue[0]
 		if t.Executed {
 			c.queue = c.queue[1:]
-			c.done[t.Seq] = true
+			c.markDone(t.Seq)
 			c.markFinished(t.Seq)
 			continue
 		}
 		if why := c.blocked(t); why != nil {
-			if !t.waiting {
+			if !t.waiting && c.opts.Policy != policySerial {
 				t.waiting = true
 				*why++
 			}
@@ -497,6 +512,9 @@ func (c *schedCore) startParallel() []schedStart {
 
 // blocked says which counter t's wait goes to, nil if it may start.
 func (c *schedCore) blocked(t *coreTxn) *uint64 {
+	if c.opts.Policy == policySerial {
+		return c.blockedSerial(t)
+	}
 	switch {
 	case c.barrier:
 		return &c.waits.Barrier
@@ -516,19 +534,15 @@ func (c *schedCore) blocked(t *coreTxn) *uint64 {
 	return nil
 }
 
-func (c *schedCore) startSerial() []schedStart {
-	var start []schedStart
-	for len(c.queue) > 0 && !c.barrier && len(c.running) < c.opts.Depth {
-		t := c.queue[0]
-		if t.Barrier && len(c.running) > 0 {
-			break
-		}
-		c.queue = c.queue[1:]
-		c.running[t.Seq] = t
-		start = append(start, schedStart{Seq: t.Seq})
-		if t.Barrier {
-			c.barrier = true
-		}
+// blockedSerial is blocked under the serial policy.
+func (c *schedCore) blockedSerial(t *coreTxn) *uint64 {
+	switch {
+	case c.barrier, t.Barrier && len(c.running) > 0:
+		return &c.waits.Barrier
+	case t.NoKeys && len(c.running) > 0:
+		return &c.waits.Dependency
+	case c.busy >= c.opts.Workers || len(c.running) >= c.opts.Depth:
+		return &c.waits.Workers
 	}
-	return start
+	return nil
 }

@@ -265,7 +265,7 @@ func (r *Replica) CountersSnapshot() Counters {
 	r.mu.Unlock()
 	workers := 0
 	if par != nil {
-		workers = par.p.Workers
+		workers = par.workers()
 		par.mu.Lock()
 		waits = waits.plus(par.core.Waits())
 		par.mu.Unlock()
