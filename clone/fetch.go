@@ -19,6 +19,7 @@ import (
 
 	"petrel/binlog"
 	"petrel/internal/base"
+	"petrel/internal/mysqlerr"
 	"petrel/internal/tcptune"
 	"petrel/storage"
 )
@@ -308,7 +309,7 @@ func dial(ctx context.Context, opts FetchOptions) (*client, error) {
 	}
 	conn, err := connect(mode)
 	var se *mysql.SQLError
-	if err != nil && opts.SSLMode == string(vttls.Preferred) && errors.As(err, &se) && se.Num == mysql.CRSSLConnectionError {
+	if err != nil && opts.SSLMode == string(vttls.Preferred) && errors.As(err, &se) && se.Num == mysqlerr.CrSSLConnectionError {
 		conn, err = connect(vttls.Disabled)
 	}
 	if err != nil {
@@ -363,7 +364,7 @@ func donorError(err error) error {
 	if errors.As(err, &se) {
 		return &DonorError{Num: se.Num, State: se.State, Msg: se.Message}
 	}
-	return &DonorError{Num: 2013, State: "HY000", Msg: err.Error()}
+	return &DonorError{Num: mysqlerr.CrServerLost, State: mysqlerr.State(mysqlerr.CrServerLost), Msg: err.Error()}
 }
 
 // snapshot asks the donor for a snapshot: one row per file, the

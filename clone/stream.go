@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"petrel/internal/mysqlerr"
 )
 
 // The data stream. CLONE READ carries each chunk as a one-row result set
@@ -139,5 +141,5 @@ func decodeRequest(b []byte) (request, error) {
 // streamIOError is a broken data connection as the recipient reports it:
 // the client error a cut SQL link gives (2013), so it maps the same way.
 func streamIOError(err error) error {
-	return &DonorError{Num: 2013, State: "HY000", Msg: "Lost connection to the donor's data stream: " + err.Error()}
+	return &DonorError{Num: mysqlerr.CrServerLost, State: mysqlerr.State(mysqlerr.CrServerLost), Msg: "Lost connection to the donor's data stream: " + err.Error()}
 }

@@ -19,8 +19,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dolthub/vitess/go/mysql"
-
 	"petrel/internal/mysqlerr"
 	"petrel/internal/tcptune"
 )
@@ -57,7 +55,7 @@ func (c *client) stream(id string) (*streamGrant, error) {
 	}
 	rows, err := c.exec(q, 1)
 	var de *DonorError
-	if errors.As(err, &de) && (de.Num == mysqlerr.ErNotSupportedYet || de.Num == mysql.ERParseError) {
+	if errors.As(err, &de) && (de.Num == mysqlerr.ErNotSupportedYet || de.Num == mysqlerr.ErParse) {
 		// A donor without a data port, or one older than the stream.
 		return nil, errNoDataPort
 	}
@@ -260,7 +258,7 @@ func copyStream(ctx context.Context, g *streamGrant, man *Manifest, staging stri
 		if err != nil {
 			if errors.Is(err, errNoDataPort) {
 				// The first connection got through: no fallback now.
-				err = &DonorError{Num: 2003, State: "HY000", Msg: err.Error()}
+				err = &DonorError{Num: mysqlerr.CrConnHostError, State: mysqlerr.State(mysqlerr.CrConnHostError), Msg: err.Error()}
 			}
 			fail(err)
 			break

@@ -509,7 +509,7 @@ func (s *Server) handshake(pc *packetConn) (*session, bool) {
 		if errors.As(err, &me) {
 			_ = pc.writePacket(errPacket(me.Code, me.State, me.Message))
 		} else {
-			_ = pc.writePacket(errPacket(mysqlerr.CrServerLost, "HY000", "proxy: primary unavailable: "+err.Error()))
+			_ = pc.writePacket(errPacket(mysqlerr.CrServerLost, mysqlerr.State(mysqlerr.CrServerLost), "proxy: primary unavailable: "+err.Error()))
 		}
 		_ = pc.flush()
 		return nil, false

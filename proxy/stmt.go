@@ -258,7 +258,7 @@ func (b *backendConn) ensurePrepared(ps *pstmt, timeout time.Duration) (uint32, 
 	}
 	if params != ps.params {
 		b.broken = true
-		return 0, &mysqlError{Code: mysqlerr.ErUnknownStmtHandler, State: "HY000",
+		return 0, &mysqlError{Code: mysqlerr.ErUnknownStmtHandler, State: mysqlerr.State(mysqlerr.ErUnknownStmtHandler),
 			Message: fmt.Sprintf("prepared statement changed on the backend: %d parameters, had %d", params, ps.params)}
 	}
 	b.remember(b.db, ps.query, id, params)

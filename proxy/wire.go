@@ -9,6 +9,8 @@ import (
 	"net"
 	"slices"
 	"time"
+
+	"petrel/internal/mysqlerr"
 )
 
 // The MySQL client/server protocol as the proxy needs it: packet framing,
@@ -357,7 +359,7 @@ func (e *mysqlError) Error() string {
 }
 
 func parseERR(p []byte) *mysqlError {
-	e := &mysqlError{Code: 1105, State: "HY000"}
+	e := &mysqlError{Code: mysqlerr.ErUnknown, State: mysqlerr.State(mysqlerr.ErUnknown)}
 	if len(p) < 3 {
 		e.Message = "malformed error packet"
 		return e

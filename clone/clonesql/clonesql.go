@@ -378,7 +378,7 @@ func sqlError(err error) error {
 		se *clone.SpaceError
 	)
 	switch {
-	case errors.As(err, &de) && de.Num >= 2000 && de.Num < 3000:
+	case errors.As(err, &de) && mysqlerr.IsClientError(de.Num):
 		// The client's own error reaching the donor (2003: unreachable,
 		// 2013: the link cut): MySQL's clone reports it as ER_CLONE_DONOR
 		// (client numbers are not for servers to send; clients misread them).
@@ -412,5 +412,5 @@ func sqlError(err error) error {
 	if errors.As(err, &be) {
 		return err // sqlengine maps storage's classes
 	}
-	return mysql.NewSQLError(mysqlerr.ErUnknown, "HY000", "%s", err)
+	return mysql.NewSQLError(mysqlerr.ErUnknown, mysqlerr.State(mysqlerr.ErUnknown), "%s", err)
 }

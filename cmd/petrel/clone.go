@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"petrel/clone"
+	"petrel/internal/mysqlerr"
 	"petrel/internal/tcptune"
 )
 
@@ -94,7 +95,8 @@ func cloneTarget(dir string) (created bool, err error) {
 	}
 	for _, e := range entries {
 		if e.Name() != clone.StagingDir {
-			return false, fmt.Errorf("ERROR 1007 (HY000): Can't create database '%s'; database exists (the datadir is not empty: clone into a new directory)", filepath.Clean(dir))
+			return false, fmt.Errorf("ERROR %d (%s): Can't create database '%s'; database exists (the datadir is not empty: clone into a new directory)",
+				mysqlerr.ErDBCreateExists, mysqlerr.State(mysqlerr.ErDBCreateExists), filepath.Clean(dir))
 		}
 	}
 	return false, nil

@@ -77,9 +77,12 @@ const (
 	ErTableDefChanged          = 1412 // ER_TABLE_DEF_CHANGED
 	ErUnknownCharacterSet      = 1115 // ER_UNKNOWN_CHARACTER_SET
 	ErReplicaFatalError        = 1593 // ER_REPLICA_FATAL_ERROR (ER_SLAVE_FATAL_ERROR)
-	ErRelayLogWriteFailure     = 1595 // ER_REPLICA_RELAY_LOG_WRITE_FAILURE
-	ErNetReadEventChecksum     = 1743 // ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE
-	ErBadReplicaAutoPosition   = 1776 // ER_BAD_REPLICA_AUTO_POSITION
+	// The applier's error for a failure no class names (MySQL 5.7's
+	// ER_SLAVE_RELAY_LOG_READ_FAILURE).
+	ErReplicaRelayLogReadFailure = 1594 // ER_REPLICA_RELAY_LOG_READ_FAILURE
+	ErRelayLogWriteFailure       = 1595 // ER_REPLICA_RELAY_LOG_WRITE_FAILURE
+	ErNetReadEventChecksum       = 1743 // ER_NETWORK_READ_EVENT_CHECKSUM_FAILURE
+	ErBadReplicaAutoPosition     = 1776 // ER_BAD_REPLICA_AUTO_POSITION
 	// Protocol compression options of CHANGE REPLICATION SOURCE (HY000).
 	ErChangeSourceWrongCompressionAlgorithm = 3920 // ER_CHANGE_SOURCE_WRONG_COMPRESSION_ALGORITHM_CLIENT
 	ErChangeSourceWrongCompressionLevel     = 3921 // ER_CHANGE_SOURCE_WRONG_COMPRESSION_LEVEL_CLIENT
@@ -115,9 +118,15 @@ const (
 
 	// Client errors (libmysqlclient's CR_*), which MySQL's replica also
 	// reports as its I/O thread's error.
-	CrConnHostError = 2003 // CR_CONN_HOST_ERROR
-	CrServerLost    = 2013 // CR_SERVER_LOST
+	CrConnHostError      = 2003 // CR_CONN_HOST_ERROR
+	CrServerLost         = 2013 // CR_SERVER_LOST
+	CrSSLConnectionError = 2026 // CR_SSL_CONNECTION_ERROR
 )
+
+// IsClientError reports a client library's error number (CR_MIN_ERROR
+// 2000 to CR_MAX_ERROR 2999): a client's own failure, which servers do
+// not send.
+func IsClientError(num int) bool { return num >= 2000 && num <= 2999 }
 
 // Code is a MySQL error number with its SQLSTATE.
 type Code struct {

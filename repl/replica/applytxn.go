@@ -211,7 +211,3 @@ func (r *Replica) setExec(p sourcePos) {
 	r.execFile, r.execPos = p.File, p.Pos
 	r.mu.Unlock()
 }
-
-// errApplyGeneric is the applier's error number for a failure no class
-// names (MySQL 5.7's ER_SLAVE_RELAY_LOG_READ_FAILURE, 1594).
-const errApplyGeneric = 1594

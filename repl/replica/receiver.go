@@ -16,6 +16,7 @@ import (
 
 	"petrel/binlog"
 	"petrel/internal/base"
+	"petrel/internal/mysqlerr"
 	"petrel/internal/tcptune"
 	"petrel/semisync"
 )
@@ -97,7 +98,7 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 	cancel()
 	if err != nil {
 		var se *mysql.SQLError
-		if errors.As(err, &se) && se.Number() == mysql.ERAccessDeniedError {
+		if errors.As(err, &se) && se.Number() == mysqlerr.ErAccessDenied {
 			return false, ioErrorf(ErrSourceAccess, false, "error connecting to source '%s@%s:%d' - retry-time: %d retries: %d message: %s", cfg.User, cfg.Host, cfg.Port, int(cfg.ConnectRetry.Seconds()), cfg.RetryCount, se.Message)
 		}
 		return false, ioErrorf(ErrSourceConnect, false, "error connecting to source '%s@%s:%d' - retry-time: %d retries: %d message: %v", cfg.User, cfg.Host, cfg.Port, int(cfg.ConnectRetry.Seconds()), cfg.RetryCount, err)
@@ -445,10 +446,10 @@ func (p *packetConn) read() ([]byte, error) {
 		if !errors.As(mysql.ParseErrorPacket(out), &se) {
 			return nil, ioErrorf(ErrNetRead, false, "malformed error packet from the source")
 		}
-		if se.Number() == mysql.ERMasterFatalReadingBinlog {
+		if se.Number() == mysqlerr.ErMasterFatalReadingLog {
 			return nil, ioErrorf(ErrSourceFatal, true, "Got fatal error %d from source when reading data from binary log: '%s'", se.Number(), se.Message)
 		}
-		if se.Number() == mysql.ERSpecifiedAccessDenied || se.Number() == mysql.ERAccessDeniedError {
+		if se.Number() == mysqlerr.ErSpecificAccessDenied || se.Number() == mysqlerr.ErAccessDenied {
 			return nil, ioErrorf(ErrSourceAccess, false, "the source refused replication for this user: %s", se.Message)
 		}
 		return nil, ioErrorf(ErrNetRead, false, "source error %d: %s", se.Number(), se.Message)

@@ -112,7 +112,7 @@ func applyErrno(err error) int {
 	case base.ClassCorrupt:
 		return mysqlerr.ErRelayLogReadFailure
 	case base.ClassInternal:
-		return errApplyGeneric
+		return mysqlerr.ErReplicaRelayLogReadFailure
 	}
 	return mysqlerr.ForClass(base.ClassOf(err)).Num
 }

@@ -131,7 +131,7 @@ func (f *sourceListFunc) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return nil, err
 	}
 	if !f.e.HasGlobalPrivilege(ctx, sql.PrivilegeType_Super, "replication_slave_admin") {
-		return nil, mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, "42000",
+		return nil, mysql.NewSQLError(mysqlerr.ErSpecificAccessDenied, mysqlerr.State(mysqlerr.ErSpecificAccessDenied),
 			"Access denied; you need (at least one of) the SUPER or REPLICATION_SLAVE_ADMIN privilege(s) for this operation")
 	}
 	if err := f.edit(a); err != nil {

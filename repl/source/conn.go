@@ -161,7 +161,7 @@ func (p *packetWriter) writeError(e *mysql.SQLError) {
 	b := []byte{0xff, byte(e.Number()), byte(e.Number() >> 8), '#'}
 	state := e.SQLState()
 	if len(state) != 5 {
-		state = "HY000"
+		state = mysqlerr.State(e.Number())
 	}
 	b = append(b, state...)
 	b = append(b, e.Message...)
