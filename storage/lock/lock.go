@@ -132,7 +132,29 @@ type entry struct {
 type shard struct {
 	mu    sync.Mutex
 	locks map[string]*entry
-	_     [cacheLine - 16]byte // keep shard mutexes on separate cache lines
+	// peak is the most entries locks has held since it was made: a Go
+	// map never shrinks, so one transaction's million row locks would
+	// keep their buckets for the server's lifetime (issue 29); once a
+	// large map is mostly empty it is copied into a new one (shrink).
+	peak int
+	_    [cacheLine - 24]byte // keep shard mutexes on separate cache lines
+}
+
+// shrinkFrom is the peak size from which a shard's map is shrunk, once
+// a sixteenth of it is left.
+const shrinkFrom = 4096
+
+// shrink copies a large, mostly empty map into one of its size. Caller
+// holds s.mu.
+func (s *shard) shrink() {
+	if s.peak < shrinkFrom || len(s.locks) > s.peak/16 {
+		return
+	}
+	m := make(map[string]*entry, len(s.locks))
+	for k, e := range s.locks {
+		m[k] = e
+	}
+	s.locks, s.peak = m, len(m)
 }
 
 // ownerState is one transaction's lock state.
@@ -260,6 +282,7 @@ func (m *Manager) TryAcquire(owner uint64, key []byte) bool {
 func (s *shard) grantNewLocked(st *ownerState, key []byte) *entry {
 	e := &entry{key: string(key), shard: s, holder: st} // string() copies the caller's buffer
 	s.locks[e.key] = e
+	s.peak = max(s.peak, len(s.locks))
 	return e
 }
 
@@ -479,6 +502,7 @@ func (m *Manager) releaseLocked(e *entry) {
 	if len(e.waiters) == 0 {
 		delete(e.shard.locks, e.key)
 		e.holder = nil
+		e.shard.shrink()
 		return
 	}
 	q := e.waiters
