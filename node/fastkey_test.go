@@ -292,3 +292,41 @@ func TestPrefixFastPathMatchesGMS(t *testing.T) {
 		t.Errorf("row counts %d, %d, %d; want 7 (PAD SPACE: 'Ought ' is 'OUGHT'), 12, 3", len(fast[0]), len(fast[5]), len(fast[6]))
 	}
 }
+
+// TestKeylessInsertFastPathMatchesGMS: prepared INSERTs into a table
+// without a primary key (TPC-C's history) take the write fast path and
+// store what GMS stores.
+func TestKeylessInsertFastPathMatchesGMS(t *testing.T) {
+	n, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE DATABASE kl")
+	for _, tb := range []string{"kl.a", "kl.b"} {
+		mustExec(t, db, "CREATE TABLE "+tb+" (c INT NOT NULL, w INT NOT NULL, dt DATETIME, amount DECIMAL(6,2), data VARCHAR(24), KEY (w))")
+	}
+	ins := "INSERT INTO TBL (c, w, dt, amount, data) VALUES (?, ?, ?, ?, ?)"
+	steps := []fastStep{
+		{ins, []any{1, 1, "2026-11-29 10:00:00", 10.5, "first"}},
+		{ins, []any{1, 1, "2026-11-29 10:00:00", 10.5, "first"}}, // the same row twice: no key refuses it
+		{ins, []any{2, 3, nil, "99.99", "second"}},
+		{ins, []any{3, 3, nil, 12345.5, "out of range"}}, // 1264
+	}
+	n.SQL().SetFastWrites(true)
+	writes := fastCount(t, db)
+	fast := runSteps(t, db, "kl.a", steps)
+	writes = fastCount(t, db) - writes
+	n.SQL().SetFastWrites(false)
+	slow := runSteps(t, db, "kl.b", steps)
+	n.SQL().SetFastWrites(true)
+	if !reflect.DeepEqual(fast, slow) {
+		t.Errorf("fast %+v, GMS %+v", fast, slow)
+	}
+	a := queryRows(t, db, "SELECT * FROM kl.a ORDER BY c, data")
+	b := queryRows(t, db, "SELECT * FROM kl.b ORDER BY c, data")
+	if !reflect.DeepEqual(a, b) || len(a) != 3 {
+		t.Errorf("rows: fast %v, GMS %v (want 3)", a, b)
+	}
+	if writes != 3 {
+		t.Errorf("%d inserts took the fast path, want 3", writes)
+	}
+}

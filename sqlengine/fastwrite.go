@@ -284,7 +284,7 @@ func (e *Engine) planInsert(s *Session, in *ast.Insert) *writePlan {
 	}
 	p := &writePlan{kind: writeInsert, insRows: len(vals)}
 	st := e.writeTable(s, in.Table, p)
-	if st == nil || st.Hidden || len(in.Columns) == 0 || len(in.Columns) > len(st.Schema) {
+	if st == nil || len(in.Columns) == 0 || len(in.Columns) > len(st.Schema) {
 		return nil
 	}
 	seen := make([]bool, len(st.Schema))
