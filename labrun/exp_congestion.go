@@ -57,7 +57,7 @@ func bbrVsCubic(ctx context.Context, t *Trial) error {
 		return err
 	}
 	defer restore()
-	burst := pick(m, 1500*time.Millisecond, 4*time.Second, 60*time.Second)
+	burst := pick(m, 1500*time.Millisecond, 3*time.Second, 60*time.Second)
 	var bars []Point
 	for i, cc := range []string{"cubic", "bbr"} {
 		for side := range 2 {

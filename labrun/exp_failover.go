@@ -104,7 +104,7 @@ func failoverTrial(ctx context.Context, t *Trial) error {
 	for _, n := range nodes {
 		pools = append(pools, appDB(n))
 	}
-	before, after := pick(m, 1500*time.Millisecond, 3*time.Second, 10*time.Second), pick(m, 6*time.Second, 8*time.Second, 20*time.Second)
+	before, after := pick(m, 1500*time.Millisecond, 3*time.Second, 10*time.Second), pick(m, 6*time.Second, 6*time.Second, 20*time.Second)
 	t.Command("load", fmt.Sprintf("%d writers as '%s' (ALL on %s.* only: a replica's read_only refuses them), unpaced autocommit INSERTs, "+
 		"each writer moving to the next server (primary, replica1, replica2) after an error; SIGKILL of the primary after %v; load until %v after the kill",
 		writer, appUser, LabDB, before, after))

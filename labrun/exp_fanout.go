@@ -32,7 +32,7 @@ func init() {
 func fanOut(ctx context.Context, t *Trial) error {
 	m := t.Env.Mode
 	replicas := pick(m, 3, 4, 6)
-	dur := pick(m, 3*time.Second, 5*time.Second, 60*time.Second)
+	dur := pick(m, 3*time.Second, 3*time.Second, 60*time.Second)
 	imp := lab.Impairment{Delay: pick(m, 10*time.Millisecond, 45*time.Millisecond, 45*time.Millisecond), Loss: 0.01,
 		RateBps: 50_000_000}
 	var bytes, lags []Point

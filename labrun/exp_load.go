@@ -52,7 +52,7 @@ func clientsScaling(ctx context.Context, t *Trial) error {
 	if err := CreateLoadTable(ctx, c.PDB); err != nil {
 		return err
 	}
-	dur := pick(m, time.Second, 3*time.Second, 20*time.Second)
+	dur := pick(m, time.Second, 2*time.Second, 20*time.Second)
 	var tps, p95 []Point
 	for i, n := range scalingClients(m) {
 		done := t.Phase(fmt.Sprintf("%d clients", n), dur)
@@ -84,7 +84,10 @@ func clientsScaling(ctx context.Context, t *Trial) error {
 
 func durability(ctx context.Context, t *Trial) error {
 	m := t.Env.Mode
-	c, err := t.Start(ctx, ClusterSpec{})
+	// 4 applier threads on the replica (Petrel's default), as in
+	// clients-scaling: the end-state check does not wait out MariaDB's
+	// serial applier over the load's backlog.
+	c, err := t.Start(ctx, ClusterSpec{ReplicaWorkers: 4})
 	if err != nil {
 		return err
 	}
@@ -94,7 +97,7 @@ func durability(ctx context.Context, t *Trial) error {
 	if err := c.WaitCaughtUp(ctx, time.Minute); err != nil {
 		return err
 	}
-	before, rest := pick(m, 1500*time.Millisecond, 3*time.Second, 15*time.Second), pick(m, 2500*time.Millisecond, 4*time.Second, 15*time.Second)
+	before, rest := pick(m, 1500*time.Millisecond, 2*time.Second, 15*time.Second), pick(m, 2500*time.Millisecond, 3*time.Second, 15*time.Second)
 	clients := pick(m, 4, 8, 16)
 	t.Command("fault", fmt.Sprintf("%d clients, unpaced autocommit INSERTs; SIGKILL of the primary after %v; restart; load until %v after the kill", clients, before, rest))
 	done := t.Phase("load, kill -9 and restart of the primary", before+rest)
@@ -120,7 +123,7 @@ func durability(ctx context.Context, t *Trial) error {
 		cr.err = c.Primary.Restart(rctx)
 		cr.readyAt = time.Since(start)
 	}()
-	res, lerr := Load(ctx, c.PDB, LoadOptions{Clients: clients, Duration: before + rest + pick(m, time.Second, 2*time.Second, 5*time.Second), KeepAcked: true})
+	res, lerr := Load(ctx, c.PDB, LoadOptions{Clients: clients, Duration: before + rest + pick(m, time.Second, time.Second, 5*time.Second), KeepAcked: true})
 	cr := <-crashed
 	if err := firstErr(cr.err, lerr); err != nil {
 		return err

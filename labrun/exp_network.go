@@ -38,8 +38,8 @@ func init() {
 // degradeTimes are the clean, degraded and recovery periods.
 func degradeTimes(m Mode) (before, during, after time.Duration) {
 	return pick(m, 1500*time.Millisecond, 3*time.Second, 30*time.Second),
-		pick(m, 3*time.Second, 8*time.Second, 60*time.Second),
-		pick(m, 2500*time.Millisecond, 5*time.Second, 30*time.Second)
+		pick(m, 3*time.Second, 5*time.Second, 60*time.Second),
+		pick(m, 2500*time.Millisecond, 4*time.Second, 30*time.Second)
 }
 
 // loadRate is the paced load of the lag experiments, low enough that both

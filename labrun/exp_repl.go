@@ -90,7 +90,7 @@ type burstPlan struct {
 // modes pace it: MariaDB's serial applier takes about ten times longer
 // than an unpaced burst to apply it.
 func defaultBurst(m Mode) burstPlan {
-	return burstPlan{duration: pick(m, 1500*time.Millisecond, 4*time.Second, 60*time.Second),
+	return burstPlan{duration: pick(m, 1500*time.Millisecond, 3*time.Second, 60*time.Second),
 		clients: pick(m, 4, 8, 16), rate: pick(m, 600.0, 1000.0, 0)}
 }
 

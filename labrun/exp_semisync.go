@@ -55,7 +55,7 @@ func semisyncWANCategories(m Mode) []string {
 func semisyncWAN(ctx context.Context, t *Trial) error {
 	m := t.Env.Mode
 	rtt := semisyncRTT(m)
-	dur := pick(m, 1500*time.Millisecond, 3*time.Second, 20*time.Second)
+	dur := pick(m, 1500*time.Millisecond, 2*time.Second, 20*time.Second)
 	var tps, p95 []Point
 	cat := 0
 	for _, semi := range []bool{false, true} {

@@ -34,14 +34,14 @@ func init() {
 
 // slowDiskWorkers are the experiment's applier thread counts.
 func slowDiskWorkers(m Mode) []int {
-	return pick(m, []int{1, 4}, []int{1, 2, 4, 8, 16}, []int{1, 2, 4, 8, 16})
+	return pick(m, []int{1, 4}, []int{1, 4, 16}, []int{1, 2, 4, 8, 16})
 }
 
 // slowDiskBurst is paced in every mode: MariaDB's single thread applies
 // a few hundred transactions a second with 1 ms fsyncs, and the backlog
 // must fit in the end-state timeout.
 func slowDiskBurst(m Mode) burstPlan {
-	return burstPlan{duration: pick(m, time.Second, 4*time.Second, 20*time.Second),
+	return burstPlan{duration: pick(m, time.Second, 3*time.Second, 20*time.Second),
 		clients: pick(m, 4, 8, 16), rate: pick(m, 300.0, 1000.0, 2000.0)}
 }
 
