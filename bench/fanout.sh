@@ -21,8 +21,10 @@
 # The lab measures the same ground with its own load (autocommit INSERTs
 # from lab clients, not sysbench), interleaved rounds and an end-state
 # check: `petrel-lab run fan-out bbr-vs-cubic` (docs/LAB.md). This script
-# stays for its sysbench figures, which docs/PERFORMANCE.md quotes; it is
-# no wrapper of the lab, whose load would change what it measures.
+# stays for its sysbench figures, which docs/PERFORMANCE.md quotes; it
+# starts, wires and stops its servers and the WAN through the lab's
+# harness (labrun.StartCluster with NetWAN and Relay) but keeps its own
+# sysbench load, which the lab's would change.
 #
 # Environment (defaults in brackets; SHORT=1 gives the short mode's):
 #   PHASES ["fanout congestion"], ROUNDS [3; short 1], REPLICAS [6],

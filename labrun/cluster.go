@@ -161,6 +161,10 @@ type ClusterSpec struct {
 	// MariaDBArgs and MariaDBReplicaArgs, when set, replace the MariaDB
 	// primary's and replicas' flags (default mariadbDurable).
 	MariaDBArgs, MariaDBReplicaArgs []string
+	// SourceOptions are appended to every replica's and the relay's
+	// CHANGE REPLICATION SOURCE TO (e.g. ", SOURCE_COMPRESSION_ALGORITHMS
+	// = 'zstd'"; bench/cmd/fanout's SOURCE_OPTIONS).
+	SourceOptions string
 	// Relay puts one relay next to the replicas (the WAN's side 1): it
 	// replicates from the primary and the replicas from it, so the
 	// stream crosses the line once. Petrel runs `petrel relay` (keeps the
@@ -411,7 +415,7 @@ func (c *Cluster) wire(ctx context.Context, spec ClusterSpec) error {
 			return err
 		}
 		defer db.Close()
-		change := fmt.Sprintf(c.f.change, srcHost, srcPort, replUser, replPassword)
+		change := fmt.Sprintf(c.f.change, srcHost, srcPort, replUser, replPassword) + spec.SourceOptions
 		c.Commands = append(c.Commands, Command{System: c.System, What: "relay",
 			Text: strings.ReplaceAll(change, replPassword, "***") + "; " + c.f.start})
 		if err := qExec(ctx, db, change, c.f.start); err != nil {
@@ -436,7 +440,7 @@ func (c *Cluster) wire(ctx context.Context, spec ClusterSpec) error {
 			c.Links = append(c.Links, l)
 			host, port = "127.0.0.1", l.Port()
 		}
-		change := fmt.Sprintf(c.f.change, host, port, user, password)
+		change := fmt.Sprintf(c.f.change, host, port, user, password) + spec.SourceOptions
 		c.Commands = append(c.Commands, Command{System: c.System, What: fmt.Sprintf("replica%d", i+1),
 			Text: strings.ReplaceAll(change, "'"+password+"'", "'***'") + "; " + c.f.start})
 		if err := qExec(ctx, db, change, c.f.start); err != nil {

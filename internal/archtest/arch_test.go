@@ -89,7 +89,7 @@ var allowed = map[string][]string{
 	"lab/benchkit":       {"lab"},
 	"bench/cmd/repl":     {"lab", "labrun", "lab/benchkit"},
 	"bench/cmd/semisync": {"lab", "labrun", "lab/benchkit"},
-	"bench/cmd/fanout":   {"lab", "lab/benchkit"},
+	"bench/cmd/fanout":   {"lab", "labrun", "lab/benchkit"},
 	"bench/cmd/compress": {"lab", "lab/benchkit"},
 	"bench/cmd/sysbench": {"lab", "lab/benchkit"},
 	"bench/cmd/abcost":   {"lab", "lab/benchkit"},

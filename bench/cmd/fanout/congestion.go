@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"petrel/lab"
+	"petrel/labrun"
 )
 
 // catchupResult is one backlog catch-up at one loss rate with one
@@ -35,48 +36,26 @@ type catchupResult struct {
 // (alternating their order), builds a backlog with the replica's IO
 // thread stopped, restarts it and times the catch-up.
 func runCongestion(ctx context.Context, o Options, bin string, logger *slog.Logger) (rs []catchupResult, err error) {
-	s, err := newSite(ctx, bin, o.impairment(o.CCDelay), logger.With("phase", "congestion"))
-	if err != nil {
-		return nil, err
-	}
+	c, err := startSite(ctx, o, bin, o.impairment(o.CCDelay), 1, false, logger.With("phase", "congestion"))
 	defer func() {
-		if err != nil {
-			err = fmt.Errorf("congestion: %w\n%s", err, s.logs())
+		if err != nil && c != nil {
+			err = fmt.Errorf("congestion: %w\n%s", err, c.Logs())
 		}
-		cctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if cerr := s.close(cctx); cerr != nil && err == nil {
+		if cerr := closeSite(c); cerr != nil && err == nil {
 			err = cerr
 		}
 	}()
-	primary, err := s.start(ctx, "primary", "server", 0, 1, o.PetrelArgs)
 	if err != nil {
 		return nil, err
 	}
-	replica, err := s.start(ctx, "replica", "server", 1, 2, o.PetrelArgs)
-	if err != nil {
+	if err := prepare(ctx, o, c); err != nil {
 		return nil, err
 	}
-	if err := prepare(ctx, o, primary, s.w); err != nil {
-		return nil, err
-	}
-	if err := replicate(ctx, replica, primary, o.SourceOptions); err != nil {
-		return nil, err
-	}
-	if err := waitEqual(ctx, primary, []*node{replica}, o.WaitTimeout); err != nil {
+	if err := c.WaitCaughtUp(ctx, o.WaitTimeout); err != nil {
 		return nil, fmt.Errorf("after prepare: %w", err)
 	}
-	uuid, err := sqlq.String(ctx, primary.db, "SELECT @@GLOBAL.server_uuid")
-	if err != nil {
-		return nil, err
-	}
-	count := func(n *node) (int64, error) {
-		set, err := gtidExecuted(ctx, n)
-		if err != nil {
-			return 0, err
-		}
-		return lab.GTIDCount(set, uuid)
-	}
+	replica := c.RDBs[0]
+	caughtUp := func(timeout time.Duration) error { return c.WaitCaughtUp(ctx, timeout) }
 	for li, loss := range o.CCLosses {
 		algos := o.CCAlgos
 		if li%2 == 1 {
@@ -87,42 +66,42 @@ func runCongestion(ctx context.Context, o Options, bin string, logger *slog.Logg
 			imp := o.impairment(o.CCDelay)
 			imp.Loss = loss
 			for _, d := range []lab.WANDir{lab.AtoB, lab.BtoA} {
-				if err := s.w.SetImpairment(d, imp); err != nil {
+				if err := c.WAN.SetImpairment(d, imp); err != nil {
 					return rs, err
 				}
 			}
 			set := fmt.Sprintf("SET GLOBAL replication_tcp_congestion_control = '%s'", cc)
-			if err := sqlq.Exec(ctx, replica.db, "STOP REPLICA IO_THREAD", set); err != nil {
+			if err := sqlq.Exec(ctx, replica, "STOP REPLICA IO_THREAD", set); err != nil {
 				return rs, err
 			}
-			if err := sqlq.Exec(ctx, primary.db, set); err != nil {
+			if err := sqlq.Exec(ctx, c.PDB, set); err != nil {
 				return rs, err
 			}
-			start, err := count(primary)
+			start, err := c.PrimaryCount(ctx)
 			if err != nil {
 				return rs, err
 			}
 			logger.Info("backlog", "loss", loss, "cc", cc, "seconds", o.Backlog)
-			if _, err := sysbench(ctx, o, primary, s.w, "run", o.Backlog); err != nil {
+			if _, err := sysbench(ctx, o, c, "run", o.Backlog); err != nil {
 				return rs, err
 			}
-			target, err := count(primary)
+			target, err := c.PrimaryCount(ctx)
 			if err != nil {
 				return rs, err
 			}
 			r.backlog = target - start
-			before := s.w.Stats()
+			before := c.WAN.Stats()
 			t0 := time.Now()
-			if err := sqlq.Exec(ctx, replica.db, "START REPLICA IO_THREAD"); err != nil {
+			if err := sqlq.Exec(ctx, replica, "START REPLICA IO_THREAD"); err != nil {
 				return rs, err
 			}
-			err = waitEqual(ctx, primary, []*node{replica}, o.CatchupTimeout)
+			err = caughtUp(o.CatchupTimeout)
 			r.seconds = time.Since(t0).Seconds()
 			r.caughtUp = err == nil
-			after := s.w.Stats()
+			after := c.WAN.Stats()
 			r.wanBytes = after[lab.AtoB].ForwardedBytes - before[lab.AtoB].ForwardedBytes
 			r.retrans = after[lab.AtoB].DroppedLoss - before[lab.AtoB].DroppedLoss + after[lab.BtoA].DroppedLoss - before[lab.BtoA].DroppedLoss
-			got, cerr := count(replica)
+			got, cerr := c.ReplicaCount(ctx, 0)
 			if cerr != nil {
 				return rs, cerr
 			}
@@ -137,13 +116,13 @@ func runCongestion(ctx context.Context, o Options, bin string, logger *slog.Logg
 				clean := imp
 				clean.Loss = 0
 				for _, d := range []lab.WANDir{lab.AtoB, lab.BtoA} {
-					if err := s.w.SetImpairment(d, clean); err != nil {
+					if err := c.WAN.SetImpairment(d, clean); err != nil {
 						return err
 					}
 				}
-				err := waitEqual(ctx, primary, []*node{replica}, o.WaitTimeout)
+				err := caughtUp(o.WaitTimeout)
 				for _, d := range []lab.WANDir{lab.AtoB, lab.BtoA} {
-					err = errors.Join(err, s.w.SetImpairment(d, imp))
+					err = errors.Join(err, c.WAN.SetImpairment(d, imp))
 				}
 				return err
 			}
@@ -153,7 +132,7 @@ func runCongestion(ctx context.Context, o Options, bin string, logger *slog.Logg
 				}
 			}
 			if o.LagRate > 0 {
-				if err := steadyLag(ctx, o, s, primary, replica, &r); err != nil {
+				if err := steadyLag(ctx, o, c, &r); err != nil {
 					return rs, err
 				}
 				rs[len(rs)-1] = r
@@ -166,7 +145,7 @@ func runCongestion(ctx context.Context, o Options, bin string, logger *slog.Logg
 			}
 		}
 	}
-	if err := waitEqual(ctx, primary, []*node{replica}, o.WaitTimeout); err != nil {
+	if err := caughtUp(o.WaitTimeout); err != nil {
 		return rs, fmt.Errorf("end state: %w", err)
 	}
 	return rs, nil
@@ -175,18 +154,18 @@ func runCongestion(ctx context.Context, o Options, bin string, logger *slog.Logg
 // steadyLag runs sysbench at o.LagRate transactions/s for o.Backlog while
 // sampling the replica's staleness, then waits (CatchupTimeout)
 // for it to be equal again.
-func steadyLag(ctx context.Context, o Options, s *site, primary, replica *node, r *catchupResult) error {
+func steadyLag(ctx context.Context, o Options, c *labrun.Cluster, r *catchupResult) error {
 	lctx, stopLag := context.WithCancel(ctx)
 	var lags []float64
 	var lagErr error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		lags, lagErr = sampleStaleness(lctx, primary, []*node{replica}, 100*time.Millisecond)
+		lags, lagErr = sampleStaleness(lctx, c.PDB, c.RDBs, 100*time.Millisecond)
 	}()
 	lo := o
 	lo.SysbenchArgs = append(append([]string(nil), o.SysbenchArgs...), fmt.Sprintf("--rate=%d", o.LagRate))
-	_, err := sysbench(ctx, lo, primary, s.w, "run", o.Backlog)
+	_, err := sysbench(ctx, lo, c, "run", o.Backlog)
 	stopLag()
 	<-done
 	if err != nil {
@@ -200,7 +179,7 @@ func steadyLag(ctx context.Context, o Options, s *site, primary, replica *node, 
 	for _, l := range lags {
 		r.lagMax = max(r.lagMax, l)
 	}
-	r.lagCaughtUp = waitEqual(ctx, primary, []*node{replica}, o.CatchupTimeout) == nil
+	r.lagCaughtUp = c.WaitCaughtUp(ctx, o.CatchupTimeout) == nil
 	return nil
 }
 

@@ -28,58 +28,30 @@ type layoutResult struct {
 
 // runLayout builds a WAN, a primary on side 0 and o.Replicas replicas on
 // side 1, fed directly ("direct") or through a relay on side 1
-// ("relay"), and measures one sysbench run.
+// ("relay"), through the lab's harness, and measures one sysbench run.
 func runLayout(ctx context.Context, o Options, bin, layout string, round int, logger *slog.Logger) (res layoutResult, err error) {
 	res = layoutResult{layout: layout, round: round}
-	s, err := newSite(ctx, bin, o.impairment(o.Delay), logger.With("layout", layout))
-	if err != nil {
-		return res, err
-	}
+	c, err := startSite(ctx, o, bin, o.impairment(o.Delay), o.Replicas, layout == "relay", logger.With("layout", layout))
 	defer func() {
-		if err != nil {
-			err = fmt.Errorf("%s: %w\n%s", layout, err, s.logs())
+		if err != nil && c != nil {
+			err = fmt.Errorf("%s: %w\n%s", layout, err, c.Logs())
 		}
-		cctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if cerr := s.close(cctx); cerr != nil && err == nil {
+		if cerr := closeSite(c); cerr != nil && err == nil {
 			err = cerr
 		}
 	}()
-	primary, err := s.start(ctx, "primary", "server", 0, 1, o.PetrelArgs)
 	if err != nil {
 		return res, err
 	}
-	if err := prepare(ctx, o, primary, s.w); err != nil {
+	if err := prepare(ctx, o, c); err != nil {
 		return res, err
 	}
-	src := primary
-	if layout == "relay" {
-		relay, err := s.start(ctx, "relay", "relay", 1, 2, o.PetrelArgs)
-		if err != nil {
-			return res, err
-		}
-		if err := replicate(ctx, relay, primary, o.SourceOptions); err != nil {
-			return res, err
-		}
-		src = relay
-	}
-	var replicas []*node
-	for i := range o.Replicas {
-		r, err := s.start(ctx, fmt.Sprintf("replica%d", i+1), "server", 1, 10+i, o.PetrelArgs)
-		if err != nil {
-			return res, err
-		}
-		if err := replicate(ctx, r, src, o.SourceOptions); err != nil {
-			return res, err
-		}
-		replicas = append(replicas, r)
-	}
-	if err := waitEqual(ctx, primary, replicas, o.WaitTimeout); err != nil {
+	if err := c.WaitCaughtUp(ctx, o.WaitTimeout); err != nil {
 		return res, fmt.Errorf("after prepare: %w", err)
 	}
 
-	before := s.w.Stats()
-	cpu0, err := benchkit.ProcessCPU(primary.srv.Pid())
+	before := c.WAN.Stats()
+	cpu0, err := benchkit.ProcessCPU(c.Primary.Pid())
 	if err != nil {
 		return res, err
 	}
@@ -90,12 +62,12 @@ func runLayout(ctx context.Context, o Options, bin, layout string, round int, lo
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		lags, lagErr = sampleStaleness(lctx, primary, replicas, 100*time.Millisecond)
+		lags, lagErr = sampleStaleness(lctx, c.PDB, c.RDBs, 100*time.Millisecond)
 	}()
 	logger.Info("load", "layout", layout, "round", round, "duration", o.Duration)
-	sb, err := sysbench(ctx, o, primary, s.w, "run", o.Duration)
+	sb, err := sysbench(ctx, o, c, "run", o.Duration)
 	if err == nil {
-		err = waitEqual(ctx, primary, replicas, o.WaitTimeout)
+		err = c.WaitCaughtUp(ctx, o.WaitTimeout)
 	}
 	stopLag()
 	wg.Wait()
@@ -105,11 +77,11 @@ func runLayout(ctx context.Context, o Options, bin, layout string, round int, lo
 	if lagErr != nil {
 		return res, lagErr
 	}
-	cpu1, err := benchkit.ProcessCPU(primary.srv.Pid())
+	cpu1, err := benchkit.ProcessCPU(c.Primary.Pid())
 	if err != nil {
 		return res, err
 	}
-	after := s.w.Stats()
+	after := c.WAN.Stats()
 	res.wanAtoB = after[lab.AtoB].ForwardedBytes - before[lab.AtoB].ForwardedBytes
 	res.wanBtoA = after[lab.BtoA].ForwardedBytes - before[lab.BtoA].ForwardedBytes
 	res.cpuSec = (cpu1 - cpu0).Seconds()

@@ -1,5 +1,7 @@
 // Command fanout measures replication across the packet-level WAN
 // emulator (lab.WAN), issue 17's WAN benchmarks; bench/fanout.sh runs it.
+// Its servers, their wiring and the WAN are the lab's harness's
+// (labrun.StartCluster, NetWAN, with a relay in the relay layout).
 //
 // Phase "fanout": a primary on side 0 and Replicas replicas on side 1,
 // connected directly to the primary or through one relay on side 1, in
@@ -7,12 +9,12 @@
 // WAN bytes both ways, the primary's CPU, every replica's staleness
 // (now minus the primary's commit time of the oldest transaction it
 // lacks, from GTID counts sampled every 100 ms; p50/p99/max) and the
-// transactions; every replica must end with the primary's gtid_executed.
+// transactions; every replica must end with the primary's transactions.
 //
 // Phase "congestion": one primary and one replica at CCDelay one way,
 // each loss rate × each replication_tcp_congestion_control: a backlog of
 // Backlog seconds written with the IO thread stopped, then the catch-up
-// timed until gtid_executed is equal (bounded by CatchupTimeout).
+// timed until the replica has applied them all (bounded by CatchupTimeout).
 package main
 
 import (

@@ -3,164 +3,66 @@ package main
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sort"
 	"strings"
 	"time"
 
 	"petrel/lab"
 	"petrel/lab/benchkit"
+	"petrel/labrun"
 )
 
 const (
-	password     = "petrel"
-	benchDB      = "sbtest"
-	startTimeout = 2 * time.Minute
-	stopTimeout  = 30 * time.Second
+	// password is root's on every node: labrun's Petrel nodes'.
+	password = "petrel"
+	benchDB  = "sbtest"
 )
 
 var sqlq = benchkit.Querier{Timeout: 30 * time.Second}
 
-// node is one Petrel server on a WAN side.
-type node struct {
-	name string
-	srv  *lab.Petrel
-	db   *sql.DB
-}
-
-// site is a WAN and the Petrel servers running on its two sides; close
-// stops them, removes their datadirs and tears the WAN down.
-type site struct {
-	w      *lab.WAN
-	bin    string
-	logger *slog.Logger
-	nodes  []*node
-	dirs   []string
-}
-
-func newSite(ctx context.Context, bin string, imp lab.Impairment, logger *slog.Logger) (*site, error) {
-	w, err := lab.NewWAN(ctx, lab.WANOptions{AtoB: imp, BtoA: imp})
-	if err != nil {
-		return nil, err
-	}
-	return &site{w: w, bin: bin, logger: logger}, nil
-}
-
-// start runs `petrel <command>` on side with server id id.
-func (s *site) start(ctx context.Context, name, command string, side, id int, extra []string) (*node, error) {
-	dir, err := os.MkdirTemp("", "bench-fanout-")
-	if err != nil {
-		return nil, err
-	}
-	s.dirs = append(s.dirs, dir)
-	srv, err := lab.StartPetrel(ctx, lab.PetrelOptions{
-		Binary: s.bin, Datadir: dir, ServerID: id, RootPassword: password, Command: command,
-		ExtraArgs: extra, StartTimeout: startTimeout, StopTimeout: stopTimeout,
-		Logger: s.logger.With("node", name), WAN: s.w, Side: side,
+// startSite starts Petrel nodes across the lab's WAN through the lab's
+// harness (labrun.StartCluster): a primary on side 0, replicas on side 1
+// fed from the primary or, with relay, from one relay on side 1, the
+// emulator impairing both directions with imp. The cluster is returned
+// even on error so that the caller can read its logs and Close it.
+func startSite(ctx context.Context, o Options, bin string, imp lab.Impairment, replicas int, relay bool, logger *slog.Logger) (*labrun.Cluster, error) {
+	env := &labrun.Env{Logger: logger, PetrelBinary: bin}
+	return labrun.StartCluster(ctx, env, labrun.ClusterSpec{
+		System: "petrel", Replicas: replicas, Net: labrun.NetWAN, WAN: lab.WANOptions{AtoB: imp, BtoA: imp},
+		Relay: relay, PetrelArgs: o.PetrelArgs, SourceOptions: o.SourceOptions,
 	})
-	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", name, err)
-	}
-	db, err := srv.DB("")
-	if err != nil {
-		return nil, errors.Join(err, srv.Kill())
-	}
-	n := &node{name: name, srv: srv, db: db}
-	s.nodes = append(s.nodes, n)
-	return n, nil
 }
 
-// replicate points n at src by GTID as root, with the source options
-// extra, and starts it.
-func replicate(ctx context.Context, n, src *node, extra string) error {
-	return sqlq.Exec(ctx, n.db, fmt.Sprintf("CHANGE REPLICATION SOURCE TO SOURCE_HOST='%s', SOURCE_PORT=%d, "+
-		"SOURCE_USER='root', SOURCE_PASSWORD='%s', SOURCE_AUTO_POSITION=1, SOURCE_CONNECT_RETRY=1%s",
-		src.srv.Host(), src.srv.Port(), password, extra), "START REPLICA")
-}
-
-// logs returns the tails of every server's output.
-func (s *site) logs() string {
-	var b strings.Builder
-	for _, n := range s.nodes {
-		fmt.Fprintf(&b, "--- %s ---\n%s\n", n.name, benchkit.LastLines(n.srv.Log(), 20))
+// closeSite stops every node and tears the WAN down, bounded.
+func closeSite(c *labrun.Cluster) error {
+	if c == nil {
+		return nil
 	}
-	return b.String()
-}
-
-func (s *site) close(ctx context.Context) error {
-	var errs []error
-	for i := len(s.nodes) - 1; i >= 0; i-- {
-		n := s.nodes[i]
-		n.db.Close()
-		if err := n.srv.Stop(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", n.name, err))
-		}
-	}
-	for _, d := range s.dirs {
-		errs = append(errs, os.RemoveAll(d))
-	}
-	return errors.Join(append(errs, s.w.Close())...)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	return c.Close(ctx)
 }
 
 // sysbench runs the workload on the primary from inside side 0.
-func sysbench(ctx context.Context, o Options, primary *node, w *lab.WAN, command string, d time.Duration) (lab.SysbenchResult, error) {
+func sysbench(ctx context.Context, o Options, c *labrun.Cluster, command string, d time.Duration) (lab.SysbenchResult, error) {
 	return lab.RunSysbench(ctx, lab.SysbenchOptions{
-		Workload: "oltp_write_only", Command: command, Port: primary.srv.Port(), Password: password,
+		Workload: "oltp_write_only", Command: command, Port: c.Primary.Port(), Password: password,
 		DB: benchDB, Tables: o.Tables, TableSize: o.TableSize, Threads: o.Threads,
-		Duration: d, ExtraArgs: o.SysbenchArgs, WAN: w, Side: 0,
+		Duration: d, ExtraArgs: o.SysbenchArgs, WAN: c.WAN, Side: 0,
 	})
 }
 
 // prepare creates and fills the sysbench tables on the primary.
-func prepare(ctx context.Context, o Options, primary *node, w *lab.WAN) error {
-	if err := sqlq.Exec(ctx, primary.db, "CREATE DATABASE IF NOT EXISTS "+benchDB); err != nil {
+func prepare(ctx context.Context, o Options, c *labrun.Cluster) error {
+	if err := sqlq.Exec(ctx, c.PDB, "CREATE DATABASE IF NOT EXISTS "+benchDB); err != nil {
 		return err
 	}
-	if _, err := sysbench(ctx, o, primary, w, "prepare", 0); err != nil {
+	if _, err := sysbench(ctx, o, c, "prepare", 0); err != nil {
 		return fmt.Errorf("prepare: %w", err)
 	}
 	return nil
-}
-
-func gtidExecuted(ctx context.Context, n *node) (string, error) {
-	s, err := sqlq.String(ctx, n.db, "SELECT @@GLOBAL.gtid_executed")
-	return strings.ReplaceAll(s, "\n", ""), err
-}
-
-// waitEqual waits until every replica's gtid_executed equals the
-// primary's, or timeout; the error names the ones behind.
-func waitEqual(ctx context.Context, primary *node, replicas []*node, timeout time.Duration) error {
-	want, err := gtidExecuted(ctx, primary)
-	if err != nil {
-		return err
-	}
-	deadline := time.Now().Add(timeout)
-	for {
-		var behind []string
-		for _, r := range replicas {
-			got, err := gtidExecuted(ctx, r)
-			if err != nil {
-				return err
-			}
-			if got != want {
-				behind = append(behind, fmt.Sprintf("%s at %q", r.name, got))
-			}
-		}
-		if len(behind) == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("after %v the primary is at %q and %s", timeout, want, strings.Join(behind, ", "))
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
 }
 
 // percentile returns the p-th percentile (0..100) of xs by nearest rank.
@@ -188,17 +90,17 @@ type staleness struct {
 	count []int64 // the primary's count at times[i], nondecreasing
 }
 
-func (s *staleness) gtids(ctx context.Context, n *node) (int64, error) {
-	set, err := gtidExecuted(ctx, n)
+func (s *staleness) gtids(ctx context.Context, db *sql.DB) (int64, error) {
+	set, err := sqlq.String(ctx, db, "SELECT @@GLOBAL.gtid_executed")
 	if err != nil {
 		return 0, err
 	}
-	return lab.GTIDCount(set, s.uuid)
+	return lab.GTIDCount(strings.ReplaceAll(set, "\n", ""), s.uuid)
 }
 
 // sample records the primary's count and returns each replica's
 // staleness in seconds.
-func (s *staleness) sample(ctx context.Context, primary *node, replicas []*node) ([]float64, error) {
+func (s *staleness) sample(ctx context.Context, primary *sql.DB, replicas []*sql.DB) ([]float64, error) {
 	pc, err := s.gtids(ctx, primary)
 	if err != nil {
 		return nil, err
@@ -228,8 +130,8 @@ func (s *staleness) firstAbove(c int64) int {
 
 // sampleStaleness samples every interval until ctx ends and returns all
 // replicas' samples pooled.
-func sampleStaleness(ctx context.Context, primary *node, replicas []*node, every time.Duration) ([]float64, error) {
-	uuid, err := sqlq.String(ctx, primary.db, "SELECT @@GLOBAL.server_uuid")
+func sampleStaleness(ctx context.Context, primary *sql.DB, replicas []*sql.DB, every time.Duration) ([]float64, error) {
+	uuid, err := sqlq.String(ctx, primary, "SELECT @@GLOBAL.server_uuid")
 	if err != nil {
 		return nil, err
 	}
