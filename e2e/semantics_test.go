@@ -374,6 +374,40 @@ func semCorpus() []semStmt {
 	expect("rows [3130,31] [3230,31] [3330,32]")
 	add("fullgb", "SELECT a, b FROM t_gb WHERE b = 1 GROUP BY a")
 	expect("rows [31,31]")
+	// Filters with constant expressions (folded once, constfold.go): date
+	// arithmetic and strings compared with DATE and DATETIME columns,
+	// decimal arithmetic, invalid and zero dates.
+	quiet("CREATE TABLE t_cf (id INT PRIMARY KEY, d DATE, dt DATETIME, x DECIMAL(6,2))")
+	quiet("INSERT INTO t_cf VALUES (1, '1998-08-15', '1998-08-15 00:00:00', 0.05), (2, '1998-08-16', '1998-08-15 12:00:00', 0.07), " +
+		"(3, '1998-12-01', '1998-12-01 23:59:59', 0.06), (4, NULL, NULL, NULL), (5, '1994-01-01', '1994-12-31 23:59:59.5', 0.04)")
+	for _, q := range []string{
+		"SELECT id FROM t_cf WHERE d <= date_sub('1998-12-01', interval 108 day) ORDER BY id",
+		"SELECT id FROM t_cf WHERE d < '1998-08-15 12:00:00' ORDER BY id",
+		"SELECT id FROM t_cf WHERE d = '1998-08-15 00:00:00' OR d = '1998-08-16 00:00:01' ORDER BY id",
+		"SELECT id FROM t_cf WHERE dt >= '1998-08-15' AND dt < date_add('1998-08-15', interval 1 day) ORDER BY id",
+		"SELECT id FROM t_cf WHERE d BETWEEN '1994-01-01' AND date_add('1994-01-01', interval '1' year) ORDER BY id",
+		"SELECT id FROM t_cf WHERE dt BETWEEN '1994-01-01' AND '1994-12-31 23:59:59' ORDER BY id",
+		"SELECT id FROM t_cf WHERE x BETWEEN 0.06 - 0.01 AND 0.06 + 0.01 ORDER BY id",
+		"SELECT id FROM t_cf WHERE x * 100 > 10 / 2 ORDER BY id",
+		"SELECT id FROM t_cf WHERE d > '1998-13-01' ORDER BY id",
+		"SELECT id FROM t_cf WHERE d > '0000-00-00' ORDER BY id",
+		"SELECT id FROM t_cf WHERE d > 1 / 0 ORDER BY id",
+		"SELECT id FROM t_cf WHERE d <=> CAST('1998-08-16' AS DATE) ORDER BY id",
+		"SELECT d, COUNT(*) FROM t_cf GROUP BY d HAVING d >= date_sub('1998-12-01', interval 110 day) ORDER BY d",
+		"SELECT a.id, b.id FROM t_cf a JOIN t_cf b ON b.d > a.d AND b.d < date_add('1998-08-15', interval 2 day) ORDER BY a.id, b.id",
+	} {
+		add("strict", q)
+	}
+	// MIN and MAX of a primary key read one index entry, and give one
+	// NULL row when there is none (minmaxkey.go).
+	quiet("CREATE TABLE t_mm (id INT PRIMARY KEY, v INT)")
+	for _, q := range []string{
+		"SELECT MAX(id) FROM t_mm", "SELECT MIN(id) + 1 AS m FROM t_mm WHERE id > 5", "SELECT COUNT(*), MAX(id) FROM t_mm",
+		"INSERT INTO t_mm VALUES (1, 1), (7, 2), (9, 3)", "SELECT MAX(id) FROM t_mm", "SELECT MIN(id) FROM t_mm WHERE id > 5",
+		"SELECT MIN(id) FROM t_mm WHERE v > 5", "SELECT MAX(id) FROM t_mm WHERE id < 0",
+	} {
+		add("strict", q)
+	}
 	// Diagnostics.
 	for _, q := range []string{"SELECT 1", "SELECT @@warning_count", "SELECT @@error_count"} {
 		add("strict", q)

@@ -48,6 +48,9 @@ func installAnalyzerRules() {
 		// place of GMS's validateGroupBy (no functional dependencies:
 		// it refused GROUP BY id with other columns of the row, 1105).
 		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: fullGroupByID, Apply: fullGroupByRule}}, analyzer.OnceBeforeDefault...)
+		// Constants folded before the default rules pick index ranges
+		// (constfold.go).
+		analyzer.OnceBeforeDefault = insertAfter(analyzer.OnceBeforeDefault, "simplifyFilters", analyzer.Rule{Id: constFoldRuleID, Apply: foldConstants})
 		kept := analyzer.DefaultValidationRules[:0:0]
 		for _, r := range analyzer.DefaultValidationRules {
 			if r.Id.String() != "validateGroupBy" {
@@ -67,6 +70,16 @@ func installAnalyzerRules() {
 		// Results a client's character set cannot hold (clientresult.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: clientCharsetID, Apply: clientCharsetRule})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: explainRuleID, Apply: explainResult})
+		// MIN/MAX of a key's first column (minmaxkey.go) in place of
+		// GMS's replaceAgg, which lost the NULL row of an empty input.
+		for i, r := range analyzer.OnceAfterDefault {
+			switch r.Id.String() {
+			case "replaceAgg":
+				analyzer.OnceAfterDefault[i] = analyzer.Rule{Id: minMaxKeyRuleID, Apply: minMaxOnKey}
+			case "replaceIdxSort":
+				idxSortRule = r.Apply
+			}
+		}
 		// Correlated subqueries' index lookups (correlated.go): around
 		// GMS's join planning.
 		analyzer.OnceAfterDefault = insertAfter(analyzer.OnceAfterDefault, "pushFilters", analyzer.Rule{Id: corrPushRuleID, Apply: pushCorrelatedFilters})
