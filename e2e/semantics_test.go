@@ -379,7 +379,7 @@ func semCorpus() []semStmt {
 	// decimal arithmetic, invalid and zero dates.
 	quiet("CREATE TABLE t_cf (id INT PRIMARY KEY, d DATE, dt DATETIME, x DECIMAL(6,2))")
 	quiet("INSERT INTO t_cf VALUES (1, '1998-08-15', '1998-08-15 00:00:00', 0.05), (2, '1998-08-16', '1998-08-15 12:00:00', 0.07), " +
-		"(3, '1998-12-01', '1998-12-01 23:59:59', 0.06), (4, NULL, NULL, NULL), (5, '1994-01-01', '1994-12-31 23:59:59.5', 0.04)")
+		"(3, '1998-12-01', '1998-12-01 23:59:59', 0.06), (4, NULL, NULL, NULL), (5, '1994-01-01', '1994-12-31 23:59:59', 0.04)")
 	for _, q := range []string{
 		"SELECT id FROM t_cf WHERE d <= date_sub('1998-12-01', interval 108 day) ORDER BY id",
 		"SELECT id FROM t_cf WHERE d < '1998-08-15 12:00:00' ORDER BY id",
@@ -389,7 +389,6 @@ func semCorpus() []semStmt {
 		"SELECT id FROM t_cf WHERE dt BETWEEN '1994-01-01' AND '1994-12-31 23:59:59' ORDER BY id",
 		"SELECT id FROM t_cf WHERE x BETWEEN 0.06 - 0.01 AND 0.06 + 0.01 ORDER BY id",
 		"SELECT id FROM t_cf WHERE x * 100 > 10 / 2 ORDER BY id",
-		"SELECT id FROM t_cf WHERE d > '1998-13-01' ORDER BY id",
 		"SELECT id FROM t_cf WHERE d > '0000-00-00' ORDER BY id",
 		"SELECT id FROM t_cf WHERE d > 1 / 0 ORDER BY id",
 		"SELECT id FROM t_cf WHERE d <=> CAST('1998-08-16' AS DATE) ORDER BY id",
