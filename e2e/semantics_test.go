@@ -407,6 +407,19 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// Named windows: an OVER naming a window reads its ORDER BY and
+	// frame, as if written inline (namedwindow.go).
+	quiet("CREATE TABLE t_nw (id INT PRIMARY KEY, g INT, v INT)")
+	quiet("INSERT INTO t_nw VALUES (1, 1, 5), (2, 1, 3), (3, 2, 4), (4, 1, 1)")
+	for _, q := range []string{
+		"SELECT id, SUM(v) OVER w AS s, COUNT(*) OVER w AS c FROM t_nw WINDOW w AS (PARTITION BY g ORDER BY id) ORDER BY id",
+		"SELECT id, SUM(v) OVER w AS s, ROW_NUMBER() OVER (w ORDER BY v) AS rn FROM t_nw WINDOW w AS (PARTITION BY g) ORDER BY id",
+		"SELECT id, SUM(v) OVER w2 AS s FROM t_nw WINDOW w1 AS (PARTITION BY g), w2 AS (w1 ORDER BY id DESC) ORDER BY id",
+		"SELECT id, MAX(v) OVER (w ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS m FROM t_nw WINDOW w AS (ORDER BY id) ORDER BY id",
+		"SELECT id, (SELECT SUM(v) OVER w FROM t_nw t2 WHERE t2.id = t.id WINDOW w AS (ORDER BY id)) AS s2 FROM t_nw t WINDOW w AS (PARTITION BY g) ORDER BY id",
+	} {
+		add("strict", q)
+	}
 	// Diagnostics.
 	for _, q := range []string{"SELECT 1", "SELECT @@warning_count", "SELECT @@error_count"} {
 		add("strict", q)

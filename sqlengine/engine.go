@@ -428,6 +428,7 @@ func fixSchema(stmt ast.Statement) ast.Statement {
 	if d, ok := stmt.(*ast.DBDDL); ok && strings.EqualFold(d.SchemaOrDatabase, "schema") {
 		d.SchemaOrDatabase = "database"
 	}
+	inlineNamedWindows(stmt) // namedwindow.go
 	return stmt
 }
 
