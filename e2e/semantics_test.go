@@ -407,6 +407,14 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// DECIMAL arithmetic over columns (decarith.go) and exact sums of it.
+	for _, q := range []string{
+		"SELECT id, x * (1 - x) * (1 + x), x - 1, 2 * x + 0.125, x * x * x * x FROM t_cf ORDER BY id",
+		"SELECT SUM(x * (1 - x)), SUM(x + 1), AVG(x * 100), SUM(x) / 3 FROM t_cf",
+		"SELECT x * 1.5 / 3, (x + 1) / 7 * 7 FROM t_cf WHERE id = 2",
+	} {
+		add("strict", q)
+	}
 	// Named windows: an OVER naming a window reads its ORDER BY and
 	// frame, as if written inline (namedwindow.go).
 	quiet("CREATE TABLE t_nw (id INT PRIMARY KEY, g INT, v INT)")

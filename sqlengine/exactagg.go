@@ -2,7 +2,9 @@ package sqlengine
 
 import (
 	"bytes"
+	"math"
 	"math/big"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -160,14 +162,16 @@ func exactOperand(ctx *sql.Context, v any) (decimal.Decimal, bool, error) {
 	return dd, ok, nil
 }
 
-// exactBuffer sums in an int64 while the values fit and in a decimal
-// from the first overflow or fraction on.
+// exactBuffer sums in an int64 scaled by 10^-exp while the values fit
+// (integers, and decimals of up to 18 digits: one allocation-free add
+// per row) and in a decimal from the first overflow on.
 type exactBuffer struct {
 	expr  sql.Expression
 	avg   bool
 	scale int32
 	rows  int64
 	small int64
+	exp   int32 // small's exponent (<= 0)
 	sum   decimal.Decimal
 	isBig bool
 }
@@ -201,23 +205,84 @@ func (b *exactBuffer) Update(ctx *sql.Context, row sql.Row) error {
 }
 
 func (b *exactBuffer) addInt(n int64) {
-	if b.isBig {
-		b.sum = b.sum.Add(decimal.NewFromInt(n))
-		return
+	if b.isBig || !b.addScaled(n, 0) {
+		b.addBig(decimal.NewFromInt(n))
 	}
-	s := b.small + n
-	// Overflow: both operands share a sign the sum does not have.
-	if (b.small >= 0) == (n >= 0) && (s >= 0) != (n >= 0) {
-		b.sum = decimal.NewFromInt(b.small).Add(decimal.NewFromInt(n))
-		b.isBig = true
-		return
-	}
-	b.small = s
 }
 
 func (b *exactBuffer) addDecimal(d decimal.Decimal) {
+	if !b.isBig && d.Exponent() <= 0 && d.Exponent() >= -18 && d.NumDigits() <= 18 && b.addScaled(d.CoefficientInt64(), d.Exponent()) {
+		return
+	}
+	b.addBig(d)
+}
+
+// pow10 are the powers of ten an int64 holds.
+var pow10 = func() (p [19]int64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return
+}()
+
+// mulPow10 is n * 10^k, ok=false past int64.
+func mulPow10(n int64, k int32) (int64, bool) {
+	if k == 0 || n == 0 {
+		return n, true
+	}
+	if k < 0 || int(k) >= len(pow10) {
+		return 0, false
+	}
+	hi, lo := bits.Mul64(uint64(abs64(n)), uint64(pow10[k]))
+	if hi != 0 || lo > math.MaxInt64 {
+		return 0, false
+	}
+	if n < 0 {
+		return -int64(lo), true
+	}
+	return int64(lo), true
+}
+
+func abs64(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// addScaled adds c * 10^e to small; false (small unchanged) when the
+// sum leaves int64.
+func (b *exactBuffer) addScaled(c int64, e int32) bool {
+	if c == math.MinInt64 {
+		return false
+	}
+	acc, exp := b.small, b.exp
+	if e < exp {
+		var ok bool
+		if acc, ok = mulPow10(acc, exp-e); !ok {
+			return false
+		}
+		exp = e
+	} else if e > exp {
+		var ok bool
+		if c, ok = mulPow10(c, e-exp); !ok {
+			return false
+		}
+	}
+	s := acc + c
+	// Overflow: both operands share a sign the sum does not have.
+	if (acc >= 0) == (c >= 0) && (s >= 0) != (c >= 0) {
+		return false
+	}
+	b.small, b.exp = s, exp
+	return true
+}
+
+// addBig moves the sum to a decimal (once) and adds d there.
+func (b *exactBuffer) addBig(d decimal.Decimal) {
 	if !b.isBig {
-		b.sum = decimal.NewFromInt(b.small)
+		b.sum = decimal.New(b.small, b.exp)
 		b.isBig = true
 	}
 	b.sum = b.sum.Add(d)
@@ -229,7 +294,7 @@ func (b *exactBuffer) Eval(*sql.Context) (any, error) {
 	}
 	sum := b.sum
 	if !b.isBig {
-		sum = decimal.NewFromInt(b.small)
+		sum = decimal.New(b.small, b.exp)
 	}
 	if b.avg {
 		// MySQL divides decimals to whole 9-digit words beyond the

@@ -262,6 +262,9 @@ func arithmetic(ctx *sql.Context, ar *expression.Arithmetic) (sql.Expression, tr
 	}
 	lt, rt := ar.LeftChild.Type(), ar.RightChild.Type()
 	if !isIntegerType(lt) || !isIntegerType(rt) {
+		if d, ok := newDecArith(ar); ok {
+			return d, transform.NewTree, nil // decarith.go
+		}
 		if ar.Type() == types.Float64 {
 			return floatArith{ar}, transform.NewTree, nil
 		}
