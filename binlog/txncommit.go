@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"petrel/internal/base"
+	"petrel/internal/failpoint"
 	"petrel/internal/fsutil"
 	"petrel/storage"
 )
@@ -79,6 +80,10 @@ func (l *Log) writeSpilled(x *encodedTxn, gno int64) (uint64, error) {
 			}
 			start += uint64(len(out))
 			out = out[:0]
+			// A crash here leaves a torn transaction (e2e kill tests).
+			if err := failpoint.Inject("binlog.spillChunk"); err != nil {
+				return err
+			}
 		}
 		c.patchEvent(ev, at, x.stamp[0], x.stamp[1], start+uint64(len(out)+len(ev)))
 		out = append(out, ev...)
@@ -92,6 +97,9 @@ func (l *Log) writeSpilled(x *encodedTxn, gno int64) (uint64, error) {
 	setNextPos(t, uint32(start+uint64(len(out)+len(t))))
 	out = append(out, t...)
 	if err := l.writeAtOff(out, start); err != nil {
+		return 0, err
+	}
+	if err := failpoint.Inject("binlog.spilledWritten"); err != nil {
 		return 0, err
 	}
 	n := start + uint64(len(out)) - l.pos
