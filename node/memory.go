@@ -113,6 +113,11 @@ func (n *Node) applyTxnSizeLimit(vars map[string]string) error {
 	return nil
 }
 
+// LargeTransactions is how many open transactions of the process hold
+// more than storage.LargeTxnBytes of pending writes: the process bounds
+// the collector's headroom while there are any (cmd/petrel/gc.go).
+func LargeTransactions() int64 { return storage.LargeTxns() }
+
 // MemoryLimit is petrel_memory_limit in bytes (0: none), which the
 // process gives Go's collector as its soft limit.
 func (n *Node) MemoryLimit() int64 {

@@ -75,6 +75,8 @@ type Txn struct {
 	strictRows bool
 	// locked: the transaction has taken a row lock (HoldsLocks).
 	locked bool
+	// large: counted in largeTxns (txnsize.go).
+	large bool
 
 	// The read view (snapshot.go): iso decides its lifetime; snap is the
 	// Pebble snapshot (nil until the first consistent read), snapGen the
@@ -512,6 +514,10 @@ func (t *Txn) release() error {
 func (t *Txn) dropChanges() {
 	t.undo, t.changes, t.queries, t.stmtKeys, t.deleted = undoLog{}, nil, nil, nil, nil
 	t.runs, t.nChanges, t.stmtMark = nil, 0, Mark{}
+	if t.large {
+		t.large = false
+		largeTxns.Add(-1)
+	}
 	if t.cache != nil {
 		t.cache.Close()
 		t.cache = nil

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"math"
+	"sync/atomic"
 
 	"petrel/internal/base"
 )
@@ -35,8 +36,32 @@ func (t *Txn) PendingSize() int64 {
 	return int64(min(uint64(t.batch.Len()), math.MaxInt64))
 }
 
+// LargeTxnBytes is the pending writes past which a transaction counts as
+// large (LargeTxns).
+const LargeTxnBytes = 32 << 20
+
+// largeTxns counts the open transactions of the process whose pending
+// writes passed LargeTxnBytes.
+var largeTxns atomic.Int64
+
+// LargeTxns is how many open transactions of the process hold more than
+// LargeTxnBytes of pending writes: while there are any, the server bounds
+// the collector's headroom (cmd/petrel/gc.go), which it does not
+// otherwise, so that small transactions keep GOGC's pace.
+func LargeTxns() int64 { return largeTxns.Load() }
+
+// noteLarge counts the transaction as large once it is (dropChanges
+// uncounts it).
+func (t *Txn) noteLarge() {
+	if !t.large && t.PendingSize() > LargeTxnBytes {
+		t.large = true
+		largeTxns.Add(1)
+	}
+}
+
 // checkSize refuses a write once the pending writes passed the limit.
 func (t *Txn) checkSize() error {
+	t.noteLarge()
 	limit := t.e.maxTxnSize.Load()
 	if limit <= 0 || t.origin != nil || t.catalogDirty {
 		return nil

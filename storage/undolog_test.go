@@ -2,8 +2,13 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/dolthub/go-mysql-server/sql"
 )
 
 // TestUndoLogPacksAndTruncates: records read back as written, across
@@ -54,5 +59,43 @@ func TestUndoLogPacksAndTruncates(t *testing.T) {
 		check()
 		u.truncate(n)
 		want = want[:n]
+	}
+}
+
+// TestLargeTransactionsAreCounted: a transaction counts as large (the
+// server then bounds the collector's headroom) once its pending writes
+// pass LargeTxnBytes, and no longer once it ends.
+func TestLargeTransactionsAreCounted(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	createKV(t, e)
+	tb := e.Catalog().Table("db", "kv")
+	ctx := context.Background()
+	base := LargeTxns()
+	for _, commit := range []bool{false, true} {
+		txn := e.Begin()
+		pad := strings.Repeat("p", 64)
+		for i := int64(0); txn.PendingSize() <= LargeTxnBytes+1<<20; i++ {
+			if err := txn.Insert(ctx, tb, sql.Row{i, i, pad}); err != nil {
+				t.Fatal(err)
+			}
+			if i > 1e6 {
+				t.Fatalf("pending writes only %d bytes after %d rows", txn.PendingSize(), i)
+			}
+		}
+		if got := LargeTxns() - base; got != 1 {
+			t.Fatalf("%d large transactions counted with one of %d bytes open", got, txn.PendingSize())
+		}
+		var err error
+		if commit {
+			err = txn.Commit(ctx)
+		} else {
+			err = txn.Rollback()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := LargeTxns() - base; got != 0 {
+			t.Fatalf("%d large transactions counted after the end (commit %v)", got, commit)
+		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync/atomic"
+
+	"petrel/node"
 )
 
 // serverGCPercent is the garbage collector's target for the server: a
@@ -18,14 +20,17 @@ import (
 const serverGCPercent = 400
 
 // gcHeadroom bounds what the collector lets the heap grow past the live
-// heap before the next collection (issue 29). GOGC=400 alone lets it
-// grow to five times the live heap: a large transaction holding 800 MB
-// live would take 4 GB of RSS before a collection. At the end of every
-// collection the soft memory limit is set to the live heap plus this
-// headroom plus the runtime's own non-heap memory (gcCeiling), never
-// above petrel_memory_limit: small heaps keep GOGC=400's pace (a 50 MB
-// live heap grows to 250 MB either way), large ones collect every
-// gcHeadroom bytes allocated instead of every 4 × live.
+// heap before the next collection while a large transaction is open
+// (issue 29). GOGC=400 alone lets it grow to five times the live heap: a
+// large transaction holding 800 MB live would take 4 GB of RSS before a
+// collection. At the end of every collection, while storage counts a
+// large transaction (node.LargeTransactions), the soft memory limit is set to
+// the live heap plus this headroom plus the runtime's own non-heap memory
+// (gcCeiling), never above petrel_memory_limit; otherwise it is
+// petrel_memory_limit. Not always: a server holding thousands of
+// connections has a live heap of several hundred MB that GOGC=400 lets
+// grow freely, and bounding it there cost 40% of its point-select
+// throughput (2000 connections, docs/history/PERFORMANCE-log.md).
 const gcHeadroom = 256 << 20
 
 // memLimit is petrel_memory_limit (or half the RAM until it is known),
@@ -44,7 +49,7 @@ func tuneGC(logger *slog.Logger) {
 		setMemoryLimit(int64(total/2), logger)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		onEveryGC(func() bool { applyGCCeiling(); return true })
+		onEveryGC(func() bool { applyGCCeiling(node.LargeTransactions() > 0); return true })
 	}
 }
 
@@ -84,10 +89,19 @@ var gcMetrics = []string{
 }
 
 // applyGCCeiling sets the soft memory limit from the collection that
-// just ended. Go's limit counts all its mapped memory but what it
-// released to the OS, so the runtime's other memory (stacks, metadata,
-// fragmentation) is that minus the heap's objects and free pages.
-func applyGCCeiling() {
+// just ended: petrel_memory_limit, or with bounded (a large transaction
+// is open) gcCeiling's. Go's limit counts all its mapped memory but what
+// it released to the OS, so the runtime's other memory (stacks,
+// metadata, fragmentation) is that minus the heap's objects and free
+// pages.
+func applyGCCeiling(bounded bool) {
+	limit := memLimit.Load()
+	if !bounded {
+		if limit > 0 {
+			debug.SetMemoryLimit(limit)
+		}
+		return
+	}
 	ms := make([]metrics.Sample, len(gcMetrics))
 	for i, n := range gcMetrics {
 		ms[i].Name = n
@@ -99,11 +113,7 @@ func applyGCCeiling() {
 			v[i] = int64(min(ms[i].Value.Uint64(), math.MaxInt64))
 		}
 	}
-	limit := memLimit.Load()
-	if limit <= 0 {
-		limit = 0
-	}
-	debug.SetMemoryLimit(gcCeiling(limit, v[0], v[1]-v[2]-v[3]-v[4], gcHeadroom))
+	debug.SetMemoryLimit(gcCeiling(max(limit, 0), v[0], v[1]-v[2]-v[3]-v[4], gcHeadroom))
 }
 
 // gcSentinel is garbage whose finalizer runs once per collection.

@@ -26,7 +26,8 @@ func TestGCCeiling(t *testing.T) {
 }
 
 // TestGCCeilingApplied: after a collection the hook has set Go's soft
-// limit to the live heap plus the headroom, below petrel_memory_limit.
+// limit to the live heap plus the headroom, below petrel_memory_limit,
+// while a large transaction is open, and to the limit otherwise.
 func TestGCCeilingApplied(t *testing.T) {
 	old := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(old)
@@ -34,7 +35,7 @@ func TestGCCeilingApplied(t *testing.T) {
 	defer memLimit.Store(0)
 	done := make(chan struct{}, 1)
 	onEveryGC(func() bool {
-		applyGCCeiling()
+		applyGCCeiling(true)
 		done <- struct{}{}
 		return false // once: the hook must not outlive the test
 	})
@@ -52,5 +53,10 @@ func TestGCCeilingApplied(t *testing.T) {
 	lim := debug.SetMemoryLimit(-1)
 	if lim < gcHeadroom || lim > gcHeadroom+512<<20 {
 		t.Errorf("soft limit after a collection = %d MiB, want the headroom (%d MiB) plus a small live heap", lim>>20, gcHeadroom>>20)
+	}
+	// Without a large transaction the limit is petrel_memory_limit.
+	applyGCCeiling(false)
+	if lim := debug.SetMemoryLimit(-1); lim != 1<<40 {
+		t.Errorf("soft limit without a large transaction = %d, want petrel_memory_limit %d", lim, int64(1<<40))
 	}
 }
