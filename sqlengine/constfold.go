@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/shopspring/decimal"
 )
 
 // Constant folding of filters, as MySQL's optimizer does before it reads
@@ -20,11 +21,18 @@ import (
 //   - arithmetic (+ - * / DIV MOD, unary minus), DATE_ADD / DATE_SUB and
 //     CAST over literals only are evaluated once and become literals of
 //     the type GMS gave the expression;
+//   - a number literal compared with a DECIMAL or integer column takes the
+//     column's type when that loses nothing;
 //   - a literal compared with a DATE, DATETIME or TIMESTAMP column (=, <,
 //     <=, >, >=, <=>, BETWEEN) that reads as a date becomes a time value:
 //     of the column's type when that loses nothing (a DATE column and a
 //     midnight value), else a DATETIME(6), so the comparison is the one
 //     MySQL makes (as DATETIME) without a parse per row.
+//   - BETWEEN becomes the two comparisons GMS's Between evaluates (it
+//     built them again for every row);
+//   - a DECIMAL compared with a number of a larger scale is compared at
+//     that scale (GMS rounded the other operand to the left one's scale:
+//     `x = 0.055` matched 0.06 in a DECIMAL(6,2) column).
 // Anything that fails to evaluate or convert is left as it was, and GMS
 // gives its errors and warnings when the rows are read. Parameters, user
 // variables, columns and every other function stay unevaluated.
@@ -65,27 +73,21 @@ func foldExpr(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.Tre
 			}
 			return expression.NewLiteral(v, e.Type()), transform.NewTree, nil
 		case expression.Comparer:
-			l, r := x.Left(), x.Right()
-			if nl, ok := temporalLiteral(ctx, l, r); ok {
-				ne, err := x.WithChildren(l, nl)
-				if err != nil {
-					return e, transform.SameTree, nil
-				}
-				return ne, transform.NewTree, nil
-			}
-			if nl, ok := temporalLiteral(ctx, r, l); ok {
-				ne, err := x.WithChildren(nl, r)
-				if err != nil {
-					return e, transform.SameTree, nil
-				}
+			if ne, ok := fixComparison(ctx, x); ok {
 				return ne, transform.NewTree, nil
 			}
 		case *expression.Between:
-			lo, ok1 := temporalLiteral(ctx, x.Val, x.Lower)
-			hi, ok2 := temporalLiteral(ctx, x.Val, x.Upper)
-			if ok1 && ok2 {
-				return expression.NewBetween(x.Val, lo, hi), transform.NewTree, nil
+			// What GMS's Between evaluates (building the two comparisons
+			// again for every row), made once, each comparison fixed.
+			lo, _ := fixComparison(ctx, expression.NewLessThanOrEqual(x.Lower, x.Val))
+			hi, _ := fixComparison(ctx, expression.NewGreaterThanOrEqual(x.Upper, x.Val))
+			if lo == nil {
+				lo = expression.NewLessThanOrEqual(x.Lower, x.Val)
 			}
+			if hi == nil {
+				hi = expression.NewGreaterThanOrEqual(x.Upper, x.Val)
+			}
+			return expression.NewAnd(lo, hi), transform.NewTree, nil
 		}
 		return e, transform.SameTree, nil
 	})
@@ -106,6 +108,54 @@ func constantArgs(args []sql.Expression) bool {
 		}
 	}
 	return true
+}
+
+// columnLiteral is temporalLiteral, or numericLiteral for a DECIMAL or
+// integer column.
+func columnLiteral(ctx *sql.Context, col, lit sql.Expression) (sql.Expression, bool) {
+	if e, ok := temporalLiteral(ctx, col, lit); ok {
+		return e, true
+	}
+	return numericLiteral(ctx, col, lit)
+}
+
+// numericLiteral gives a number literal compared with a DECIMAL or
+// integer column the column's type when it converts without loss (24 to
+// DECIMAL(15,2) is 24.00; 0.055 is left alone): the comparison is then
+// one of two values of one type, with no conversion per row.
+func numericLiteral(ctx *sql.Context, col, lit sql.Expression) (sql.Expression, bool) {
+	gf, ok := col.(*expression.GetField)
+	if !ok {
+		return nil, false
+	}
+	ct := gf.Type()
+	if !types.IsDecimal(ct) && !isIntegerType(ct) {
+		return nil, false
+	}
+	l, ok := lit.(*expression.Literal)
+	if !ok || l.Value() == nil || types.TypesEqual(l.Type(), ct) {
+		return nil, false
+	}
+	lt := l.Type()
+	if !types.IsDecimal(lt) && !isIntegerType(lt) {
+		return nil, false
+	}
+	v, inRange, err := ct.Convert(ctx, l.Value())
+	if err != nil || inRange != sql.InRange || v == nil {
+		return nil, false
+	}
+	if n, err := types.InternalDecimalType.Compare(ctx, v, l.Value()); err != nil || n != 0 {
+		return nil, false // rounded by the conversion: compare as GMS does
+	}
+	if dt, ok := ct.(sql.DecimalType); ok {
+		// DECIMAL's Convert keeps digits past the scale (its Compare
+		// rounds them): 0.055 is no DECIMAL(6,2) value.
+		d, ok := v.(decimal.Decimal)
+		if !ok || !d.Equal(d.Round(int32(dt.Scale()))) {
+			return nil, false
+		}
+	}
+	return expression.NewLiteral(v, ct), true
 }
 
 // temporalLiteral converts lit, compared with col, to a time value when
@@ -134,4 +184,68 @@ func temporalLiteral(ctx *sql.Context, col, lit sql.Expression) (sql.Expression,
 		return expression.NewLiteral(t, types.Date), true
 	}
 	return expression.NewLiteral(t, types.DatetimeMaxPrecision), true
+}
+
+// fixComparison converts a literal compared with a column to the
+// column's type (columnLiteral) and widens a DECIMAL left operand to the
+// right's scale: GMS compares two numbers in the left operand's DECIMAL
+// type, rounding the right one to its scale, so `x = 0.055` matched 0.06
+// in a DECIMAL(6,2) column (MySQL compares decimals exactly). nil, false
+// when nothing changes.
+func fixComparison(ctx *sql.Context, c expression.Comparer) (sql.Expression, bool) {
+	l, r := c.Left(), c.Right()
+	changed := false
+	if nl, ok := columnLiteral(ctx, l, r); ok {
+		r, changed = nl, true
+	} else if nl, ok := columnLiteral(ctx, r, l); ok {
+		l, changed = nl, true
+	}
+	if ls, ok := decimalScale(l.Type()); ok {
+		if rs, ok := decimalScale(r.Type()); ok && rs > ls {
+			l, changed = &decWiden{child: l, typ: types.MustCreateDecimalType(types.DecimalTypeMaxPrecision, rs)}, true
+		}
+	}
+	if !changed {
+		return nil, false
+	}
+	ne, err := c.WithChildren(l, r)
+	if err != nil {
+		return nil, false
+	}
+	return ne, true
+}
+
+// decimalScale is the scale of a DECIMAL type, 0 for an integer one.
+func decimalScale(t sql.Type) (uint8, bool) {
+	if dt, ok := t.(sql.DecimalType); ok {
+		return dt.Scale(), true
+	}
+	if isIntegerType(t) {
+		return 0, true
+	}
+	return 0, false
+}
+
+// decWiden reads its child's DECIMAL values as a type of a larger scale
+// (values unchanged), so a comparison made in its type is exact.
+type decWiden struct {
+	child sql.Expression
+	typ   sql.Type
+}
+
+var _ sql.Expression = (*decWiden)(nil)
+
+func (w *decWiden) Resolved() bool             { return w.child.Resolved() }
+func (w *decWiden) String() string             { return w.child.String() }
+func (w *decWiden) Type() sql.Type             { return w.typ }
+func (w *decWiden) IsNullable() bool           { return w.child.IsNullable() }
+func (w *decWiden) Children() []sql.Expression { return []sql.Expression{w.child} }
+func (w *decWiden) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	return w.child.Eval(ctx, row)
+}
+func (w *decWiden) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(w, len(children), 1)
+	}
+	return &decWiden{child: children[0], typ: w.typ}, nil
 }

@@ -428,7 +428,8 @@ func fixSchema(stmt ast.Statement) ast.Statement {
 	if d, ok := stmt.(*ast.DBDDL); ok && strings.EqualFold(d.SchemaOrDatabase, "schema") {
 		d.SchemaOrDatabase = "database"
 	}
-	inlineNamedWindows(stmt) // namedwindow.go
+	inlineNamedWindows(stmt)     // namedwindow.go
+	protectDecimalLiterals(stmt) // decliteral.go
 	return stmt
 }
 
