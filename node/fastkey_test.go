@@ -37,9 +37,9 @@ func TestCompositeKeyFastPathsMatchGMS(t *testing.T) {
 		{ins2, []any{3, 1, 1, "1.00", "1.00", 0, nil, "six", 1, 1, 1, "1.00", "1.00", 0, nil, "dup"}}, // duplicate key: nothing
 		{"UPDATE TBL SET bal = bal - ?, ytd = ytd + ?, cnt = cnt + 1 WHERE w = ? AND d = ? AND id = ?", []any{12.34, 12.34, 1, 1, 1}},
 		{"UPDATE TBL SET bal = bal - ?, ytd = ytd + ?, cnt = cnt + 1 WHERE id = ? AND w = ? AND d = ?", []any{"0.5", 3, 2, 1, 1}},
-		{"UPDATE TBL SET bal = bal + ? WHERE w = ? AND d = ? AND id = ?", []any{"1.005", 1, 1, 1}},   // rounds: a note
-		{"UPDATE TBL SET bal = bal + ? WHERE w = ? AND d = ? AND id = ?", []any{5, 1, 2, 1}},         // NULL + 5
-		{"UPDATE TBL SET cnt = cnt + 1 WHERE w = ? AND d = ? AND id = ?", []any{2, 1, 1}},            // overflow: 1690
+		{"UPDATE TBL SET bal = bal + ? WHERE w = ? AND d = ? AND id = ?", []any{"1.005", 1, 1, 1}},    // rounds: a note
+		{"UPDATE TBL SET bal = bal + ? WHERE w = ? AND d = ? AND id = ?", []any{5, 1, 2, 1}},          // NULL + 5
+		{"UPDATE TBL SET cnt = cnt + 1 WHERE w = ? AND d = ? AND id = ?", []any{2, 1, 1}},             // overflow: 1690
 		{"UPDATE TBL SET cnt = ? + 1, f = f * 1 WHERE w = ? AND d = ? AND id = ?", []any{7, 1, 1, 1}}, // f * 1: GMS's
 		{"UPDATE TBL SET cnt = ? + 1 WHERE d = ? AND w = ? AND id = ?", []any{41, 1, 1, 2}},
 		{"UPDATE TBL SET f = f - ? WHERE w = ? AND d = ? AND id = ?", []any{0.75, 1, 1, 1}},

@@ -60,9 +60,9 @@ func interrupted(c *mysql.Conn, err error) error {
 		return err
 	}
 	if cs, ok := c.ClientData.(*connState); ok && cs.stmtCtx != nil && context.Cause(cs.stmtCtx) == errExecTimeout {
-		return mysql.NewSQLError(mysqlerr.ErQueryTimeout, mysqlerr.State(mysqlerr.ErQueryTimeout), "Query execution was interrupted, maximum statement execution time exceeded")
+		return mysqlerr.New(mysqlerr.ErQueryTimeout, "Query execution was interrupted, maximum statement execution time exceeded")
 	}
-	return mysql.NewSQLError(mysqlerr.ErQueryInterrupted, mysqlerr.State(mysqlerr.ErQueryInterrupted), "Query execution was interrupted")
+	return mysqlerr.New(mysqlerr.ErQueryInterrupted, "Query execution was interrupted")
 }
 
 // isCancelled reports whether err is a context's end, as GMS passes it

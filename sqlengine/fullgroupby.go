@@ -9,7 +9,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
-	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/mysqlerr"
 )
@@ -151,11 +150,9 @@ func checkFullGroupBy(ctx *sql.Context, gb *plan.GroupBy, above []sql.Node) erro
 				name = db + "." + name
 			}
 			if len(gb.GroupByExprs) == 0 {
-				return mysql.NewSQLError(mysqlerr.ErMixOfGroupFuncAndFields, mysqlerr.State(mysqlerr.ErMixOfGroupFuncAndFields),
-					"In aggregated query without GROUP BY, expression #%d of SELECT list contains nonaggregated column '%s'; this is incompatible with sql_mode=only_full_group_by", i+1, name)
+				return mysqlerr.New(mysqlerr.ErMixOfGroupFuncAndFields, "In aggregated query without GROUP BY, expression #%d of SELECT list contains nonaggregated column '%s'; this is incompatible with sql_mode=only_full_group_by", i+1, name)
 			}
-			return mysql.NewSQLError(mysqlerr.ErWrongFieldWithGroup, mysqlerr.State(mysqlerr.ErWrongFieldWithGroup),
-				"Expression #%d of SELECT list is not in GROUP BY clause and contains nonaggregated column '%s' which is not functionally dependent on columns in GROUP BY clause; this is incompatible with sql_mode=only_full_group_by", i+1, name)
+			return mysqlerr.New(mysqlerr.ErWrongFieldWithGroup, "Expression #%d of SELECT list is not in GROUP BY clause and contains nonaggregated column '%s' which is not functionally dependent on columns in GROUP BY clause; this is incompatible with sql_mode=only_full_group_by", i+1, name)
 		}
 	}
 	return nil

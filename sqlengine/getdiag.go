@@ -8,7 +8,6 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/mysqlerr"
 )
@@ -59,8 +58,7 @@ func (e *Engine) getDiagnostics(ctx context.Context, s *Session, m []string) (*A
 	for _, item := range strings.Split(spec, ",") {
 		im := diagItem.FindStringSubmatch(strings.TrimSpace(item))
 		if im == nil {
-			return nil, mysql.NewSQLError(mysqlerr.ErParse, mysqlerr.State(mysqlerr.ErParse),
-				"You have an error in your SQL syntax; GET DIAGNOSTICS item near '%s'", strings.TrimSpace(item))
+			return nil, mysqlerr.New(mysqlerr.ErParse, "You have an error in your SQL syntax; GET DIAGNOSTICS item near '%s'", strings.TrimSpace(item))
 		}
 		name := strings.Trim(im[1], "`")
 		what := strings.ToUpper(im[2])
@@ -73,8 +71,7 @@ func (e *Engine) getDiagnostics(ctx context.Context, s *Session, m []string) (*A
 			case "ROW_COUNT":
 				v, typ = s.GetLastQueryInfoInt(sql.RowCount), types.Int64
 			default:
-				return nil, mysql.NewSQLError(mysqlerr.ErParse, mysqlerr.State(mysqlerr.ErParse),
-					"You have an error in your SQL syntax; %s is not a statement information item", what)
+				return nil, mysqlerr.New(mysqlerr.ErParse, "You have an error in your SQL syntax; %s is not a statement information item", what)
 			}
 		} else {
 			w := conds[cond-1]
@@ -92,8 +89,7 @@ func (e *Engine) getDiagnostics(ctx context.Context, s *Session, m []string) (*A
 				"TABLE_NAME", "COLUMN_NAME", "CURSOR_NAME":
 				v = ""
 			default:
-				return nil, mysql.NewSQLError(mysqlerr.ErParse, mysqlerr.State(mysqlerr.ErParse),
-					"You have an error in your SQL syntax; %s is not a condition information item", what)
+				return nil, mysqlerr.New(mysqlerr.ErParse, "You have an error in your SQL syntax; %s is not a condition information item", what)
 			}
 		}
 		if err := s.SetUserVariable(sctx, name, v, typ); err != nil {
@@ -118,7 +114,7 @@ func conditionNumber(ctx *sql.Context, tok string) (int, error) {
 	}
 	n, err := strconv.Atoi(tok)
 	if err != nil {
-		return 0, mysql.NewSQLError(mysqlerr.ErParse, mysqlerr.State(mysqlerr.ErParse), "You have an error in your SQL syntax; condition number %q", tok)
+		return 0, mysqlerr.New(mysqlerr.ErParse, "You have an error in your SQL syntax; condition number %q", tok)
 	}
 	return n, nil
 }

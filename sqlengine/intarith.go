@@ -12,7 +12,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/mysqlerr"
 )
@@ -201,8 +200,7 @@ func (a *intArith) outOfRange() error {
 	if a.unsigned {
 		kind = "BIGINT UNSIGNED"
 	}
-	return mysql.NewSQLError(mysqlerr.ErDataOutOfRange, mysqlerr.State(mysqlerr.ErDataOutOfRange),
-		"%s value is out of range in '%s'", kind, a.String())
+	return mysqlerr.New(mysqlerr.ErDataOutOfRange, "%s value is out of range in '%s'", kind, a.String())
 }
 
 // intArithRule puts intArith in place of integer +, - and *, and the

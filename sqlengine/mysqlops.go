@@ -9,7 +9,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 	"github.com/shopspring/decimal"
 
@@ -335,8 +334,7 @@ func (f floatArith) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return nil, err
 	}
 	if x, ok := v.(float64); ok && math.IsInf(x, 0) {
-		return nil, mysql.NewSQLError(mysqlerr.ErDataOutOfRange, mysqlerr.State(mysqlerr.ErDataOutOfRange),
-			"DOUBLE value is out of range in '%s'", f.Expression.String())
+		return nil, mysqlerr.New(mysqlerr.ErDataOutOfRange, "DOUBLE value is out of range in '%s'", f.Expression.String())
 	}
 	return v, nil
 }
@@ -420,8 +418,7 @@ func (n *negInt) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return decimal.NewFromInt(x).Neg(), nil
 	}
 	if big || x == math.MinInt64 {
-		return nil, mysql.NewSQLError(mysqlerr.ErDataOutOfRange, mysqlerr.State(mysqlerr.ErDataOutOfRange),
-			"BIGINT value is out of range in '%s'", n.gms.String())
+		return nil, mysqlerr.New(mysqlerr.ErDataOutOfRange, "BIGINT value is out of range in '%s'", n.gms.String())
 	}
 	return -x, nil
 }
@@ -444,7 +441,7 @@ func (d divStrict) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return nil, err
 	}
 	if f, _, cerr := types.Float64.Convert(ctx, dv); cerr == nil && f == float64(0) {
-		return nil, mysql.NewSQLError(mysqlerr.ErDivisionByZero, mysqlerr.State(mysqlerr.ErDivisionByZero), "Division by 0")
+		return nil, mysqlerr.New(mysqlerr.ErDivisionByZero, "Division by 0")
 	}
 	return nil, nil
 }

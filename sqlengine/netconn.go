@@ -481,8 +481,7 @@ func (c *cmdConn) handshakeFrame(hdr [4]byte, n int) error {
 		}
 		if globalBool("require_secure_transport") {
 			sql.StatusVariables.IncrementGlobal("Aborted_connects", 1)
-			c.writeErr(c.seq+1, mysql.NewSQLError(mysqlerr.ErSecureTransportRequired, mysqlerr.State(mysqlerr.ErSecureTransportRequired),
-				"Connections using insecure transport are prohibited while --require_secure_transport=ON."))
+			c.writeErr(c.seq+1, mysqlerr.New(mysqlerr.ErSecureTransportRequired, "Connections using insecure transport are prohibited while --require_secure_transport=ON."))
 			c.Close()
 			return errClosedByServer
 		}

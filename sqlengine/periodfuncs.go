@@ -5,7 +5,6 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/mysqlerr"
 )
@@ -59,7 +58,7 @@ func (p *periodFunc) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 	bad := func(period int64) bool { return period < 0 || (period != 0 && (period%100 < 1 || period%100 > 12)) }
 	if bad(n[0]) || (p.name == "period_diff" && bad(n[1])) {
-		return nil, mysql.NewSQLError(mysqlerr.ErWrongArguments, mysqlerr.State(mysqlerr.ErWrongArguments), "Incorrect arguments to %s", p.name)
+		return nil, mysqlerr.New(mysqlerr.ErWrongArguments, "Incorrect arguments to %s", p.name)
 	}
 	if p.name == "period_diff" {
 		return periodMonths(n[0]) - periodMonths(n[1]), nil

@@ -10,7 +10,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/mysqlerr"
 )
@@ -182,7 +181,7 @@ func (e *Engine) alterRequire(ctx context.Context, s *Session, stmt string, m []
 func (e *Engine) adminAlterRequire(ctx context.Context, s *Session, _ []string) (*AdminResult, error) {
 	m := alterRequireRE.FindStringSubmatch(s.adminQuery)
 	if m == nil {
-		return nil, mysql.NewSQLError(mysqlerr.ErParse, mysqlerr.State(mysqlerr.ErParse), "You have an error in your SQL syntax; Petrel supports ALTER USER account REQUIRE SSL|X509|NONE")
+		return nil, mysqlerr.New(mysqlerr.ErParse, "You have an error in your SQL syntax; Petrel supports ALTER USER account REQUIRE SSL|X509|NONE")
 	}
 	if err := e.alterRequire(ctx, s, s.adminQuery, m); err != nil {
 		return nil, err

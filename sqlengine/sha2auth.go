@@ -119,8 +119,7 @@ func accessDenied(user string, addr net.Addr, withPassword bool) error {
 	if withPassword {
 		using = "YES"
 	}
-	return mysql.NewSQLError(mysqlerr.ErAccessDenied, mysqlerr.State(mysqlerr.ErAccessDenied),
-		"Access denied for user '%s'@'%s' (using password: %s)", user, hostOf(addr), using)
+	return mysqlerr.New(mysqlerr.ErAccessDenied, "Access denied for user '%s'@'%s' (using password: %s)", user, hostOf(addr), using)
 }
 
 func (a *sha2Auth) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, addr net.Addr) (mysql.Getter, error) {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/binlog"
 	"petrel/internal/base"
@@ -139,8 +138,7 @@ func Register(e *sqlengine.Engine, l *binlog.Log, store *storage.Engine, clock b
 			}
 			path, ok := l.Path(file)
 			if !ok {
-				return nil, mysql.NewSQLError(mysqlerr.ErErrorWhenExecuting, mysqlerr.State(mysqlerr.ErErrorWhenExecuting),
-					"Error when executing command SHOW BINLOG EVENTS: Could not find target log (%s)", file)
+				return nil, mysqlerr.New(mysqlerr.ErErrorWhenExecuting, "Error when executing command SHOW BINLOG EVENTS: Could not find target log (%s)", file)
 			}
 			from, _ := strconv.ParseUint(m[2], 10, 64)
 			offset, _ := strconv.Atoi(m[3])
@@ -180,7 +178,7 @@ func Register(e *sqlengine.Engine, l *binlog.Log, store *storage.Engine, clock b
 			t, err := time.ParseInLocation("2006-01-02 15:04:05", strings.TrimSpace(m[1]), time.Local)
 			if err != nil {
 				if t, err = time.ParseInLocation("2006-01-02", strings.TrimSpace(m[1]), time.Local); err != nil {
-					return nil, mysql.NewSQLError(mysqlerr.ErWrongValue, mysqlerr.State(mysqlerr.ErWrongValue), "Incorrect DATETIME value: '%s'", m[1])
+					return nil, mysqlerr.New(mysqlerr.ErWrongValue, "Incorrect DATETIME value: '%s'", m[1])
 				}
 			}
 			return &sqlengine.AdminResult{}, l.PurgeBefore(t)
@@ -204,7 +202,7 @@ func Register(e *sqlengine.Engine, l *binlog.Log, store *storage.Engine, clock b
 		func(ctx context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
 			want, err := base.ParseGTIDSet(m[1])
 			if err != nil {
-				return nil, mysql.NewSQLError(mysqlerr.ErMalformedGTIDSet, mysqlerr.State(mysqlerr.ErMalformedGTIDSet), "Malformed GTID set specification '%s'.", m[1])
+				return nil, mysqlerr.New(mysqlerr.ErMalformedGTIDSet, "Malformed GTID set specification '%s'.", m[1])
 			}
 			timeout := time.Duration(0)
 			if m[2] != "" {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/base"
 	"petrel/internal/mysqlerr"
@@ -71,8 +70,7 @@ func (f *gtidFunc) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		text, _ := s.(string)
 		set, err := base.ParseGTIDSet(strings.TrimSpace(text))
 		if err != nil {
-			return nil, mysql.NewSQLError(mysqlerr.ErMalformedGTIDSet, mysqlerr.State(mysqlerr.ErMalformedGTIDSet),
-				"Malformed GTID set specification '%s'.", text)
+			return nil, mysqlerr.New(mysqlerr.ErMalformedGTIDSet, "Malformed GTID set specification '%s'.", text)
 		}
 		sets[i] = set
 	}

@@ -104,7 +104,7 @@ func Register(e *sqlengine.Engine, o Options) {
 	compress.Store(sqlengine.Truthy(sqlengine.GlobalString("clone_enable_compression")))
 	if o.Refuse != "" {
 		refuse := func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
-			return nil, mysql.NewSQLError(mysqlerr.ErCloneSysConfig, mysqlerr.State(mysqlerr.ErCloneSysConfig), "Clone system configuration: %s", o.Refuse)
+			return nil, mysqlerr.New(mysqlerr.ErCloneSysConfig, "Clone system configuration: %s", o.Refuse)
 		}
 		e.RegisterAdmin(`CLONE (SNAPSHOT|READ|STREAM|END|INSTANCE)( .*)?`, 0, refuse)
 		return
@@ -121,8 +121,7 @@ func Register(e *sqlengine.Engine, o Options) {
 	// The rest of MySQL's CLONE grammar (CLONE LOCAL DATA DIRECTORY): a
 	// clear refusal rather than a syntax error.
 	e.RegisterAdmin(`CLONE (LOCAL|INSTANCE)( .*)?`, 0, func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
-		return nil, mysql.NewSQLError(mysqlerr.ErNotSupportedYet, mysqlerr.State(mysqlerr.ErNotSupportedYet),
-			"This version of Petrel doesn't yet support 'this form of CLONE': use CLONE INSTANCE FROM 'user'@'host':port IDENTIFIED BY 'password' [DATA DIRECTORY 'dir']")
+		return nil, mysqlerr.New(mysqlerr.ErNotSupportedYet, "This version of Petrel doesn't yet support 'this form of CLONE': use CLONE INSTANCE FROM 'user'@'host':port IDENTIFIED BY 'password' [DATA DIRECTORY 'dir']")
 	})
 	registerPerfSchema(e, r.progress)
 }
@@ -136,8 +135,7 @@ type surface struct {
 
 // denied is MySQL's 1227 for a missing privilege.
 func denied(priv string) error {
-	return mysql.NewSQLError(mysqlerr.ErSpecificAccessDenied, mysqlerr.State(mysqlerr.ErSpecificAccessDenied),
-		"Access denied; you need (at least one of) the %s privilege(s) for this operation", priv)
+	return mysqlerr.New(mysqlerr.ErSpecificAccessDenied, "Access denied; you need (at least one of) the %s privilege(s) for this operation", priv)
 }
 
 // may reports whether the session's user holds the dynamic privilege
@@ -242,10 +240,10 @@ func (r *surface) cloneInstance(ctx context.Context, s *sqlengine.Session, m []s
 	target, dest := r.o.Datadir, "LOCAL INSTANCE"
 	if dir := m[5]; dir != "" {
 		if !filepath.IsAbs(dir) {
-			return nil, mysql.NewSQLError(mysqlerr.ErIncorrectValue, mysqlerr.State(mysqlerr.ErIncorrectValue), "Incorrect path value: '%s'", dir)
+			return nil, mysqlerr.New(mysqlerr.ErIncorrectValue, "Incorrect path value: '%s'", dir)
 		}
 		if _, err := os.Stat(dir); err == nil {
-			return nil, mysql.NewSQLError(mysqlerr.ErDBCreateExists, mysqlerr.State(mysqlerr.ErDBCreateExists), "Can't create database '%s'; database exists", dir)
+			return nil, mysqlerr.New(mysqlerr.ErDBCreateExists, "Can't create database '%s'; database exists", dir)
 		}
 		target, dest = dir, dir
 	} else if err := r.checkEmpty(); err != nil {
@@ -323,8 +321,7 @@ func (r *surface) checkEmpty() error {
 	if len(dbs) == 0 {
 		return nil
 	}
-	return mysql.NewSQLError(mysqlerr.ErCloneDisallowed, mysqlerr.State(mysqlerr.ErCloneDisallowed),
-		"The clone operation cannot be executed when the recipient holds data: it has database '%s'. Clone into a new, empty Petrel", dbs[0].Name())
+	return mysqlerr.New(mysqlerr.ErCloneDisallowed, "The clone operation cannot be executed when the recipient holds data: it has database '%s'. Clone into a new, empty Petrel", dbs[0].Name())
 }
 
 // unquote undoes SQL string escapes of a single-quoted literal's body.
@@ -382,7 +379,7 @@ func sqlError(err error) error {
 		// The client's own error reaching the donor (2003: unreachable,
 		// 2013: the link cut): MySQL's clone reports it as ER_CLONE_DONOR
 		// (client numbers are not for servers to send; clients misread them).
-		return mysql.NewSQLError(mysqlerr.ErCloneDonor, mysqlerr.State(mysqlerr.ErCloneDonor), "Clone Donor Error: %d : %s.", de.Num, de.Msg)
+		return mysqlerr.New(mysqlerr.ErCloneDonor, "Clone Donor Error: %d : %s.", de.Num, de.Msg)
 	case errors.As(err, &de):
 		state := de.State
 		if state == "" {
@@ -390,27 +387,25 @@ func sqlError(err error) error {
 		}
 		return mysql.NewSQLError(de.Num, state, "Clone Donor Error: %d : %s.", de.Num, de.Msg)
 	case errors.As(err, &pe):
-		return mysql.NewSQLError(mysqlerr.ErCloneProtocol, mysqlerr.State(mysqlerr.ErCloneProtocol), "Clone received unexpected response from Donor : %s.", pe.Msg)
+		return mysqlerr.New(mysqlerr.ErCloneProtocol, "Clone received unexpected response from Donor : %s.", pe.Msg)
 	case errors.As(err, &fe):
-		return mysql.NewSQLError(mysqlerr.ErCloneDonorVersion, mysqlerr.State(mysqlerr.ErCloneDonorVersion),
-			"Clone Donor clone format: %d (%s) is different from Recipient clone format %d.", fe.Donor, fe.DonorVersion, fe.Recipient)
+		return mysqlerr.New(mysqlerr.ErCloneDonorVersion, "Clone Donor clone format: %d (%s) is different from Recipient clone format %d.", fe.Donor, fe.DonorVersion, fe.Recipient)
 	case errors.As(err, &se):
-		return mysql.NewSQLError(mysqlerr.ErCloneDiskSpace, mysqlerr.State(mysqlerr.ErCloneDiskSpace),
-			"Clone estimated database size is %s. Available space %s is not enough.", size(se.Need), size(se.Free))
+		return mysqlerr.New(mysqlerr.ErCloneDiskSpace, "Clone estimated database size is %s. Available space %s is not enough.", size(se.Need), size(se.Free))
 	case errors.Is(err, clone.ErrBusy):
-		return mysql.NewSQLError(mysqlerr.ErCloneInProgress, mysqlerr.State(mysqlerr.ErCloneInProgress), "Concurrent clone in progress. Please try after clone is complete.")
+		return mysqlerr.New(mysqlerr.ErCloneInProgress, "Concurrent clone in progress. Please try after clone is complete.")
 	case errors.Is(err, clone.ErrNoStream):
-		return mysql.NewSQLError(mysqlerr.ErNotSupportedYet, mysqlerr.State(mysqlerr.ErNotSupportedYet), "This version of Petrel doesn't yet support 'a clone data stream on this donor': use CLONE READ")
+		return mysqlerr.New(mysqlerr.ErNotSupportedYet, "This version of Petrel doesn't yet support 'a clone data stream on this donor': use CLONE READ")
 	case errors.Is(err, clone.ErrNoLog):
-		return mysql.NewSQLError(mysqlerr.ErCloneSysConfig, mysqlerr.State(mysqlerr.ErCloneSysConfig), "Clone system configuration: %s", err)
+		return mysqlerr.New(mysqlerr.ErCloneSysConfig, "Clone system configuration: %s", err)
 	case errors.Is(err, clone.ErrNoSnapshot):
-		return mysql.NewSQLError(mysqlerr.ErCloneProtocol, mysqlerr.State(mysqlerr.ErCloneProtocol), "Clone received unexpected response from Donor : %s.", err)
+		return mysqlerr.New(mysqlerr.ErCloneProtocol, "Clone received unexpected response from Donor : %s.", err)
 	case errors.Is(err, context.Canceled):
-		return mysql.NewSQLError(mysqlerr.ErQueryInterrupted, mysqlerr.State(mysqlerr.ErQueryInterrupted), "Query execution was interrupted")
+		return mysqlerr.New(mysqlerr.ErQueryInterrupted, "Query execution was interrupted")
 	}
 	var be *base.Error
 	if errors.As(err, &be) {
 		return err // sqlengine maps storage's classes
 	}
-	return mysql.NewSQLError(mysqlerr.ErUnknown, mysqlerr.State(mysqlerr.ErUnknown), "%s", err)
+	return mysqlerr.New(mysqlerr.ErUnknown, "%s", err)
 }

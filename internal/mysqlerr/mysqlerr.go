@@ -6,7 +6,11 @@
 // kinds, to what reaches a client.
 package mysqlerr
 
-import "petrel/internal/base"
+import (
+	"github.com/dolthub/vitess/go/mysql"
+
+	"petrel/internal/base"
+)
 
 // MySQL error numbers (server and client errors) Petrel sends or reports.
 const (
@@ -195,4 +199,10 @@ func State(num int) string {
 		return s
 	}
 	return "HY000"
+}
+
+// New is MySQL error num with its SQLSTATE from the table and a message
+// (format and args as fmt's): the one way Petrel makes a client error.
+func New(num int, format string, args ...any) *mysql.SQLError {
+	return mysql.NewSQLError(num, State(num), format, args...)
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 
 	"petrel/internal/mysqlerr"
@@ -45,9 +44,9 @@ func (f failoverVars) lag() (int64, time.Duration) {
 func failoverError(err error) error {
 	switch {
 	case errors.Is(err, replica.ErrFailoverNeedsAutoPosition):
-		return mysql.NewSQLError(mysqlerr.ErAsyncReconnectAutoPositionOff, mysqlerr.State(mysqlerr.ErAsyncReconnectAutoPositionOff), "%s", replica.ErrFailoverNeedsAutoPosition.Error())
+		return mysqlerr.New(mysqlerr.ErAsyncReconnectAutoPositionOff, "%s", replica.ErrFailoverNeedsAutoPosition.Error())
 	case errors.Is(err, replica.ErrAutoPositionNeededByFailover):
-		return mysql.NewSQLError(mysqlerr.ErDisableAutoPositionRequiresAsyncOff, mysqlerr.State(mysqlerr.ErDisableAutoPositionRequiresAsyncOff), "%s", replica.ErrAutoPositionNeededByFailover.Error())
+		return mysqlerr.New(mysqlerr.ErDisableAutoPositionRequiresAsyncOff, "%s", replica.ErrAutoPositionNeededByFailover.Error())
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 
 	"petrel/internal/mysqlerr"
@@ -71,8 +70,7 @@ func registerFailoverFunctions(e *sqlengine.Engine, r *replica.Replica) {
 
 // udfInitError is MySQL's refusal of a call's arguments (1123).
 func udfInitError(fn, why string) error {
-	return mysql.NewSQLError(mysqlerr.ErCantInitializeUDF, mysqlerr.State(mysqlerr.ErCantInitializeUDF),
-		"Can't initialize function '%s'; Wrong arguments: %s", fn, why)
+	return mysqlerr.New(mysqlerr.ErCantInitializeUDF, "Can't initialize function '%s'; Wrong arguments: %s", fn, why)
 }
 
 func (f *sourceListFunc) FunctionName() string { return f.name }
@@ -131,12 +129,11 @@ func (f *sourceListFunc) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return nil, err
 	}
 	if !f.e.HasGlobalPrivilege(ctx, sql.PrivilegeType_Super, "replication_slave_admin") {
-		return nil, mysql.NewSQLError(mysqlerr.ErSpecificAccessDenied, mysqlerr.State(mysqlerr.ErSpecificAccessDenied),
-			"Access denied; you need (at least one of) the SUPER or REPLICATION_SLAVE_ADMIN privilege(s) for this operation")
+		return nil, mysqlerr.New(mysqlerr.ErSpecificAccessDenied, "Access denied; you need (at least one of) the SUPER or REPLICATION_SLAVE_ADMIN privilege(s) for this operation")
 	}
 	if err := f.edit(a); err != nil {
 		if errors.Is(err, replica.ErrFailoverSource) {
-			return nil, mysql.NewSQLError(mysqlerr.ErUDFError, mysqlerr.State(mysqlerr.ErUDFError), "%s UDF failed; %s",
+			return nil, mysqlerr.New(mysqlerr.ErUDFError, "%s UDF failed; %s",
 				f.name, strings.TrimPrefix(err.Error(), replica.ErrFailoverSource.Error()+": "))
 		}
 		return nil, err

@@ -57,7 +57,7 @@ func Variables() Vars {
 	// takes replica_parallel_workers at the next START REPLICA.
 	stopped := func(any) error {
 		if r := v.rep.Load(); r != nil && r.ApplierRunning() {
-			return mysql.NewSQLError(mysqlerr.ErReplicaChannelMustStop, mysqlerr.State(mysqlerr.ErReplicaChannelMustStop), "%s", replica.ErrApplierRunning.Error())
+			return mysqlerr.New(mysqlerr.ErReplicaChannelMustStop, "%s", replica.ErrApplierRunning.Error())
 		}
 		return nil
 	}
@@ -154,7 +154,7 @@ func (v Vars) AckAfter() string { return strings.ToUpper(fmt.Sprint(v.ackAfter()
 func Unconfigured(e *sqlengine.Engine) {
 	e.RegisterAdmin(`(?:CHANGE (?:REPLICATION SOURCE|MASTER) TO .*|START (?:REPLICA|SLAVE).*)`, sql.PrivilegeType_Super,
 		func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
-			return nil, mysql.NewSQLError(mysqlerr.ErReplicaNotConfigured, mysqlerr.State(mysqlerr.ErReplicaNotConfigured), "Petrel replicas need the binary log (log_bin=ON): it records the applied GTIDs atomically with the rows")
+			return nil, mysqlerr.New(mysqlerr.ErReplicaNotConfigured, "Petrel replicas need the binary log (log_bin=ON): it records the applied GTIDs atomically with the rows")
 		})
 }
 
@@ -185,7 +185,7 @@ func replError(err error) error {
 	case failoverError(err) != nil:
 		return failoverError(err)
 	case errors.Is(err, replica.ErrNotConfigured):
-		return mysql.NewSQLError(mysqlerr.ErReplicaNotConfigured, mysqlerr.State(mysqlerr.ErReplicaNotConfigured), "%s", err.Error())
+		return mysqlerr.New(mysqlerr.ErReplicaNotConfigured, "%s", err.Error())
 	case errors.As(err, new(*replica.CompressionAlgorithmError)):
 		var ce *replica.CompressionAlgorithmError
 		errors.As(err, &ce)
@@ -195,15 +195,15 @@ func replError(err error) error {
 		}
 		return mysql.NewSQLError(n, mysqlerr.State(n), "%s", err.Error())
 	case errors.As(err, new(*replica.CompressionLevelError)):
-		return mysql.NewSQLError(mysqlerr.ErChangeSourceWrongCompressionLevel, mysqlerr.State(mysqlerr.ErChangeSourceWrongCompressionLevel), "%s", err.Error())
+		return mysqlerr.New(mysqlerr.ErChangeSourceWrongCompressionLevel, "%s", err.Error())
 	case errors.As(err, new(*replica.NotSupportedError)):
-		return mysql.NewSQLError(mysqlerr.ErNotSupportedYet, mysqlerr.State(mysqlerr.ErNotSupportedYet), "%s", err.Error())
+		return mysqlerr.New(mysqlerr.ErNotSupportedYet, "%s", err.Error())
 	case errors.Is(err, replica.ErrAutoPositionConflict):
-		return mysql.NewSQLError(mysqlerr.ErBadReplicaAutoPosition, mysqlerr.State(mysqlerr.ErBadReplicaAutoPosition), "%s", err.Error())
+		return mysqlerr.New(mysqlerr.ErBadReplicaAutoPosition, "%s", err.Error())
 	case errors.Is(err, replica.ErrMustStop):
-		return mysql.NewSQLError(mysqlerr.ErReplicaMustStop, mysqlerr.State(mysqlerr.ErReplicaMustStop), "%s", err.Error())
+		return mysqlerr.New(mysqlerr.ErReplicaMustStop, "%s", err.Error())
 	case base.ClassOf(err) == base.ClassBadInput:
-		return mysql.NewSQLError(mysqlerr.ErWrongArguments, mysqlerr.State(mysqlerr.ErWrongArguments), "%s", err.Error())
+		return mysqlerr.New(mysqlerr.ErWrongArguments, "%s", err.Error())
 	}
 	return err
 }
@@ -228,7 +228,7 @@ func Register(e *sqlengine.Engine, r *replica.Replica, src *source.Source, serve
 		func(_ context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
 			opts, err := replica.ParseOptions(m[1])
 			if err != nil {
-				return nil, mysql.NewSQLError(mysqlerr.ErParse, mysqlerr.State(mysqlerr.ErParse), "You have an error in your SQL syntax: %s", err.Error())
+				return nil, mysqlerr.New(mysqlerr.ErParse, "You have an error in your SQL syntax: %s", err.Error())
 			}
 			if err := replError(r.Change(opts)); err != nil {
 				return nil, err

@@ -73,7 +73,7 @@ func (s *Source) Serve(ctx context.Context, conn net.Conn, req Request) error {
 		return nil
 	}
 	if IsFatal(err) {
-		err = mysql.NewSQLError(mysqlerr.ErMasterFatalReadingLog, mysqlerr.State(mysqlerr.ErMasterFatalReadingLog), "%s", err.Error())
+		err = mysqlerr.New(mysqlerr.ErMasterFatalReadingLog, "%s", err.Error())
 	}
 	if pw.sent == 0 {
 		return err

@@ -15,7 +15,6 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/mysqlerr"
 	"petrel/semisync"
@@ -120,14 +119,14 @@ func Register(e *sqlengine.Engine, t *semisync.Tracker, replicaOn func() bool) {
 	e.RegisterAdmin(`INSTALL PLUGIN (\w+) SONAME '([^']*)'`, sql.PrivilegeType_Insert,
 		func(_ context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
 			if !plugins[strings.ToLower(m[1])] {
-				return nil, mysql.NewSQLError(mysqlerr.ErCantOpenLibrary, mysqlerr.State(mysqlerr.ErCantOpenLibrary), "Can't open shared library '%s' (errno: 2 cannot open shared object file: No such file or directory)", m[2])
+				return nil, mysqlerr.New(mysqlerr.ErCantOpenLibrary, "Can't open shared library '%s' (errno: 2 cannot open shared object file: No such file or directory)", m[2])
 			}
 			return &sqlengine.AdminResult{}, nil
 		})
 	e.RegisterAdmin(`UNINSTALL PLUGIN (\w+)`, sql.PrivilegeType_Delete,
 		func(_ context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
 			if !plugins[strings.ToLower(m[1])] {
-				return nil, mysql.NewSQLError(mysqlerr.ErSPDoesNotExist, mysqlerr.State(mysqlerr.ErSPDoesNotExist), "PLUGIN %s does not exist", m[1])
+				return nil, mysqlerr.New(mysqlerr.ErSPDoesNotExist, "PLUGIN %s does not exist", m[1])
 			}
 			return &sqlengine.AdminResult{}, nil
 		})
