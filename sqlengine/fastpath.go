@@ -62,13 +62,13 @@ type fastPlans struct {
 type fastPlan struct {
 	// head: the catalog and session state the plan was made under
 	// (fastgate.go).
-	head  planHead
-	point *pointPlan
-	write *writePlan
+	head   planHead
+	point  *pointPlan
+	write  *writePlan
 	rng    *rangePlan
 	index  *indexPlan
 	prefix *prefixPlan
-	txn   string // txnBegin or txnCommit
+	txn    string // txnBegin or txnCommit
 }
 
 // any reports whether p holds a plan.
