@@ -81,7 +81,7 @@ func (e *Engine) planIndexSelect(s *Session, query string, fields []*querypb.Fie
 	} else {
 		return nil
 	}
-	if !ip.planSelectList(sel.SelectExprs, st, fields) {
+	if !ip.planSelectList(sel.SelectExprs, st, fields, "", false) {
 		return nil
 	}
 	return ip
@@ -168,40 +168,20 @@ func leadingIndex(st *storage.Table, o int) (uint8, bool) {
 	return 0, false
 }
 
-// planSelectList accepts one aggregate, or plain columns and stars.
-func (ip *indexPlan) planSelectList(exprs ast.SelectExprs, st *storage.Table, fields []*querypb.Field) bool {
+// planSelectList accepts one aggregate, or plain columns and stars
+// (aliased when withAs; alias is the table's).
+func (ip *indexPlan) planSelectList(exprs ast.SelectExprs, st *storage.Table, fields []*querypb.Field, alias string, withAs bool) bool {
 	p := &ip.point
 	if len(exprs) == 1 {
 		if ae, ok := exprs[0].(*ast.AliasedExpr); ok {
 			if f, ok := ae.Expr.(*ast.FuncExpr); ok {
-				return ae.As.IsEmpty() && ip.planAgg(f, st, fields)
+				return (withAs || ae.As.IsEmpty()) && ip.planAgg(f, st, fields)
 			}
 		}
 	}
-	for _, se := range exprs {
-		switch x := se.(type) {
-		case *ast.StarExpr:
-			if !x.TableName.IsEmpty() && !strings.EqualFold(x.TableName.Name.String(), p.table) {
-				return false
-			}
-			for i := range st.Schema {
-				p.proj = append(p.proj, i)
-			}
-		case *ast.AliasedExpr:
-			c, ok := x.Expr.(*ast.ColName)
-			if !ok || !x.As.IsEmpty() || !sameTable(c, p, "") {
-				return false
-			}
-			o := st.Schema.IndexOfColName(c.Name.String())
-			if o < 0 {
-				return false
-			}
-			p.proj = append(p.proj, o)
-		default:
-			return false
-		}
-	}
-	return len(fields) == len(p.proj)
+	proj, ok := selectColumns(exprs, st, p, alias, withAs)
+	p.proj = proj
+	return ok && len(fields) == len(p.proj)
 }
 
 func (ip *indexPlan) planAgg(f *ast.FuncExpr, st *storage.Table, fields []*querypb.Field) bool {

@@ -125,14 +125,26 @@ func plainSelect(query string) (*ast.Select, *ast.AliasedTableExpr) {
 // lockingSelect is plainSelect that also takes FOR UPDATE and LOCK IN
 // SHARE MODE (not SKIP LOCKED or NOWAIT).
 func lockingSelect(query string) (*ast.Select, *ast.AliasedTableExpr) {
+	sel, ate := selectShape(query)
+	if sel == nil || sel.OrderBy != nil || sel.Limit != nil {
+		return nil, nil
+	}
+	return sel, ate
+}
+
+// selectShape parses query as a SELECT of one table without AS OF or
+// index hints, with a WHERE, and no DISTINCT, GROUP BY, HAVING, INTO,
+// window, SQL_CALC_FOUND_ROWS or lock clause other than FOR UPDATE and
+// LOCK IN SHARE MODE; ORDER BY and LIMIT are the caller's to check.
+func selectShape(query string) (*ast.Select, *ast.AliasedTableExpr) {
 	stmt, err := ast.Parse(query)
 	if err != nil {
 		return nil, nil
 	}
 	sel, ok := stmt.(*ast.Select)
 	if !ok || sel.With != nil || sel.QueryOpts.Distinct || sel.GroupBy != nil || sel.Having != nil ||
-		sel.OrderBy != nil || sel.Limit != nil || sel.Into != nil || len(sel.From) != 1 ||
-		sel.Where == nil || sel.Where.Type != ast.WhereStr || len(sel.Window) > 0 || sel.QueryOpts.SQLCalcFoundRows {
+		sel.Into != nil || len(sel.From) != 1 || sel.Where == nil || sel.Where.Type != ast.WhereStr ||
+		len(sel.Window) > 0 || sel.QueryOpts.SQLCalcFoundRows {
 		return nil, nil
 	}
 	switch sel.Lock {
@@ -183,29 +195,11 @@ func (e *Engine) planPointSelect(s *Session, query string, fields []*querypb.Fie
 		return nil
 	}
 	p.nbinds = countParams(p.keys)
-	for _, se := range sel.SelectExprs {
-		switch x := se.(type) {
-		case *ast.StarExpr:
-			if !x.TableName.IsEmpty() && !strings.EqualFold(x.TableName.Name.String(), p.table) && !strings.EqualFold(x.TableName.Name.String(), alias) {
-				return nil
-			}
-			for i := range st.Schema {
-				p.proj = append(p.proj, i)
-			}
-		case *ast.AliasedExpr:
-			c, ok := x.Expr.(*ast.ColName)
-			if !ok || !x.As.IsEmpty() || !sameTable(c, p, alias) {
-				return nil
-			}
-			o := st.Schema.IndexOfColName(c.Name.String())
-			if o < 0 {
-				return nil
-			}
-			p.proj = append(p.proj, o)
-		default:
-			return nil
-		}
+	proj, ok := selectColumns(sel.SelectExprs, st, p, alias, false)
+	if !ok {
+		return nil
 	}
+	p.proj = proj
 	if len(fields) != len(p.proj) {
 		return nil
 	}
@@ -256,39 +250,17 @@ func (e *Engine) execPointSelect(ctx context.Context, s *Session, p *pointPlan, 
 	if !ok {
 		return false, nil
 	}
-	var txn *storage.Txn
-	var explicit *Transaction
-	if p.lock {
-		// Locking reads belong to an explicit transaction; anything else
-		// (autocommit, a pending one-shot level) is GMS's.
-		t, _ := s.GetTransaction().(*Transaction)
-		if t == nil || t.abort != nil || t.readOnly {
-			return false, nil
-		}
-		explicit, txn = t, t.txn
-		s.statementStart(t)
-		txn.SetLockingReads(true)
-		defer txn.SetLockingReads(false)
-	} else {
-		var owned bool
-		if txn, owned, ok = e.readTxnFor(s, len(keyVals) == 1); !ok {
-			return false, nil
-		}
-		if owned {
-			defer txn.Rollback()
-		}
+	rt, ok := e.fastReadTxn(s, p.lock, len(keyVals) == 1)
+	if !ok {
+		return false, nil
 	}
+	defer rt.done()
+	txn := rt.txn
 	res := &sqltypes.Result{Fields: p.fields}
 	for _, k := range keyVals {
 		row, err := txn.Point(ctx, st, k)
 		if err != nil {
-			if explicit != nil && base.ClassOf(err) == base.ClassDeadlock {
-				// The deadlock victim's transaction is rolled back whole,
-				// as on the GMS path (session.go).
-				txn.Rollback()
-				explicit.abort = toMySQLError(err)
-			}
-			return true, toMySQLError(err)
+			return true, rt.fail(err)
 		}
 		if row == nil {
 			continue
@@ -337,4 +309,80 @@ func projectRow(sctx *sql.Context, schema sql.Schema, results sql.CharacterSetID
 		out[i] = v
 	}
 	return out, true
+}
+
+// fastReadTxn is the transaction a fast read runs in: for a locking
+// read the session's explicit transaction, with locking reads on until
+// done (autocommit or a pending one-shot level: ok=false, GMS's);
+// otherwise readTxnFor's.
+type fastReadTxn struct {
+	txn      *storage.Txn
+	explicit *Transaction
+	owned    bool
+	lock     bool
+}
+
+func (e *Engine) fastReadTxn(s *Session, lock, single bool) (fastReadTxn, bool) {
+	if !lock {
+		txn, owned, ok := e.readTxnFor(s, single)
+		return fastReadTxn{txn: txn, owned: owned}, ok
+	}
+	t, _ := s.GetTransaction().(*Transaction)
+	if t == nil || t.abort != nil || t.readOnly {
+		return fastReadTxn{}, false
+	}
+	s.statementStart(t)
+	t.txn.SetLockingReads(true)
+	return fastReadTxn{txn: t.txn, explicit: t, lock: true}, true
+}
+
+// done ends the read: locking reads off, an owned transaction gone.
+func (r fastReadTxn) done() {
+	if r.lock {
+		r.txn.SetLockingReads(false)
+	}
+	if r.owned {
+		r.txn.Rollback()
+	}
+}
+
+// fail is err for the client; a deadlock victim's transaction is rolled
+// back whole, as on the GMS path (session.go).
+func (r fastReadTxn) fail(err error) error {
+	if r.explicit != nil && base.ClassOf(err) == base.ClassDeadlock {
+		r.txn.Rollback()
+		r.explicit.abort = toMySQLError(err)
+	}
+	return toMySQLError(err)
+}
+
+// selectColumns reads a select list of stars and columns of p's table
+// (named as such or by alias) as schema ordinals; withAs accepts column
+// aliases (they name the fields GMS's prepare made, not the values).
+func selectColumns(exprs ast.SelectExprs, st *storage.Table, p *pointPlan, alias string, withAs bool) ([]int, bool) {
+	var proj []int
+	for _, se := range exprs {
+		switch x := se.(type) {
+		case *ast.StarExpr:
+			if n := x.TableName.Name.String(); !x.TableName.IsEmpty() && !strings.EqualFold(n, p.table) && !strings.EqualFold(n, alias) {
+				return nil, false
+			}
+			for i := range st.Schema {
+				proj = append(proj, i)
+			}
+		case *ast.AliasedExpr:
+			c, ok := x.Expr.(*ast.ColName)
+			if !ok || (!withAs && !x.As.IsEmpty()) || !sameTable(c, p, alias) {
+				return nil, false
+			}
+			o := st.Schema.IndexOfColName(c.Name.String())
+			if o < 0 {
+				return nil, false
+			}
+			proj = append(proj, o)
+		default:
+			return nil, false
+		}
+	}
+	return proj, true
 }

@@ -12,7 +12,6 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
-	"petrel/internal/base"
 	"petrel/storage"
 	"petrel/storage/keys"
 )
@@ -55,7 +54,7 @@ type prefixPlan struct {
 
 // planPrefixSelect recognises an index-prefix select; nil means "use GMS".
 func (e *Engine) planPrefixSelect(s *Session, query string, fields []*querypb.Field) *prefixPlan {
-	sel, ate := orderedSelect(query)
+	sel, ate := selectShape(query)
 	if sel == nil || !readSessionOK(s) {
 		return nil
 	}
@@ -115,7 +114,7 @@ func (e *Engine) planPrefixSelect(s *Session, query string, fields []*querypb.Fi
 	}
 	ip := &indexPlan{aggCol: -1}
 	ip.point.table, ip.point.db = p.table, p.db
-	if !ip.planSelectListAliased(sel.SelectExprs, st, fields, alias) {
+	if !ip.planSelectList(sel.SelectExprs, st, fields, alias, true) {
 		return nil
 	}
 	if ip.agg != aggNone && (pp.limit >= 0 || len(order) > 0) {
@@ -124,30 +123,6 @@ func (e *Engine) planPrefixSelect(s *Session, query string, fields []*querypb.Fi
 	p.proj, pp.agg, pp.aggCol = ip.point.proj, ip.agg, ip.aggCol
 	p.nbinds = len(eq)
 	return pp
-}
-
-// orderedSelect is lockingSelect that also takes ORDER BY and LIMIT.
-func orderedSelect(query string) (*ast.Select, *ast.AliasedTableExpr) {
-	stmt, err := ast.Parse(query)
-	if err != nil {
-		return nil, nil
-	}
-	sel, ok := stmt.(*ast.Select)
-	if !ok || sel.With != nil || sel.QueryOpts.Distinct || sel.GroupBy != nil || sel.Having != nil ||
-		sel.Into != nil || len(sel.From) != 1 || sel.Where == nil || sel.Where.Type != ast.WhereStr ||
-		len(sel.Window) > 0 || sel.QueryOpts.SQLCalcFoundRows {
-		return nil, nil
-	}
-	switch sel.Lock {
-	case "", ast.ForUpdateStr, ast.ShareModeStr:
-	default:
-		return nil, nil
-	}
-	ate, ok := sel.From[0].(*ast.AliasedTableExpr)
-	if !ok || ate.AsOf != nil || (ate.Hints != nil && len(ate.Hints.Indexes) > 0) {
-		return nil, nil
-	}
-	return sel, ate
 }
 
 // equalities collects a conjunction of col = ? into eq (schema ordinal
@@ -246,43 +221,6 @@ func (pp *prefixPlan) pickIndex(st *storage.Table, eq map[int]int, order []int) 
 	return false
 }
 
-// planSelectListAliased is planSelectList allowing column aliases (they
-// name the fields GMS's prepare made; the values are the columns').
-func (ip *indexPlan) planSelectListAliased(exprs ast.SelectExprs, st *storage.Table, fields []*querypb.Field, alias string) bool {
-	p := &ip.point
-	if len(exprs) == 1 {
-		if ae, ok := exprs[0].(*ast.AliasedExpr); ok {
-			if f, ok := ae.Expr.(*ast.FuncExpr); ok {
-				return ip.planAgg(f, st, fields)
-			}
-		}
-	}
-	for _, se := range exprs {
-		switch x := se.(type) {
-		case *ast.StarExpr:
-			if !x.TableName.IsEmpty() && !strings.EqualFold(x.TableName.Name.String(), p.table) && !strings.EqualFold(x.TableName.Name.String(), alias) {
-				return false
-			}
-			for i := range st.Schema {
-				p.proj = append(p.proj, i)
-			}
-		case *ast.AliasedExpr:
-			c, ok := x.Expr.(*ast.ColName)
-			if !ok || !sameTable(c, p, alias) {
-				return false
-			}
-			o := st.Schema.IndexOfColName(c.Name.String())
-			if o < 0 {
-				return false
-			}
-			p.proj = append(p.proj, o)
-		default:
-			return false
-		}
-	}
-	return len(fields) == len(p.proj)
-}
-
 // execPrefixSelect runs a prefix plan; ok=false means "let GMS do it".
 func (e *Engine) execPrefixSelect(ctx context.Context, s *Session, pp *prefixPlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (bool, error) {
 	p := &pp.point
@@ -333,33 +271,12 @@ func (e *Engine) execPrefixSelect(ctx context.Context, s *Session, pp *prefixPla
 	}
 	hi := keys.PrefixSuccessor(lo)
 
-	var txn *storage.Txn
-	var explicit *Transaction
-	if p.lock {
-		t, _ := s.GetTransaction().(*Transaction)
-		if t == nil || t.abort != nil || t.readOnly {
-			return false, nil
-		}
-		explicit, txn = t, t.txn
-		s.statementStart(t)
-		txn.SetLockingReads(true)
-		defer txn.SetLockingReads(false)
-	} else {
-		var owned, ok bool
-		if txn, owned, ok = e.readTxnFor(s, false); !ok {
-			return false, nil
-		}
-		if owned {
-			defer txn.Rollback()
-		}
+	rt, ok := e.fastReadTxn(s, p.lock, false)
+	if !ok {
+		return false, nil
 	}
-	fail := func(err error) (bool, error) {
-		if explicit != nil && base.ClassOf(err) == base.ClassDeadlock {
-			txn.Rollback()
-			explicit.abort = toMySQLError(err)
-		}
-		return true, toMySQLError(err)
-	}
+	defer rt.done()
+	txn, fail := rt.txn, func(err error) (bool, error) { return true, rt.fail(err) }
 	it, err := txn.Scan(ctx, st, pp.ixID, slices.Clip(lo), hi, pp.reverse)
 	if err != nil {
 		return fail(err)
