@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"petrel/node"
+
 	"github.com/go-sql-driver/mysql"
 )
 
@@ -97,24 +99,7 @@ func TestFastWritesMatchGMS(t *testing.T) {
 		{"ROLLBACK", nil},
 		{"COMMIT", nil},
 	}
-	n.SQL().SetFastWrites(true)
-	before := fastCount(t, db)
-	fast := runSteps(t, db, "fw.a", steps)
-	used := fastCount(t, db) - before
-	n.SQL().SetFastWrites(false)
-	slow := runSteps(t, db, "fw.b", steps)
-	if !reflect.DeepEqual(fast, slow) {
-		for i := range steps {
-			if fast[i] != slow[i] {
-				t.Errorf("step %d %q %v: fast path %+v, GMS %+v", i, steps[i].q, steps[i].args, fast[i], slow[i])
-			}
-		}
-	}
-	a := queryRows(t, db, "SELECT * FROM fw.a ORDER BY id")
-	b := queryRows(t, db, "SELECT * FROM fw.b ORDER BY id")
-	if !reflect.DeepEqual(a, b) {
-		t.Errorf("rows differ:\nfast %v\nGMS  %v", a, b)
-	}
+	used, _ := fastAgainstGMS(t, n, db, steps, "fw.a", "fw.b", "id")
 	if used < 10 {
 		t.Errorf("only %d statements took the fast path", used)
 	}
@@ -199,3 +184,29 @@ func TestFastRangeMatchesGMS(t *testing.T) {
 }
 
 func itoa(i int) string { return fmt.Sprint(i) }
+
+// fastAgainstGMS runs steps on table fast with the fast paths on and on
+// table slow with them off (twin tables), compares what clients saw and
+// the tables' rows (ordered by order), and returns how many writes took
+// the fast path and the fast table's rows.
+func fastAgainstGMS(t *testing.T, n *node.Node, db *sql.DB, steps []fastStep, fast, slow, order string) (int64, [][]string) {
+	t.Helper()
+	n.SQL().SetFastWrites(true)
+	before := fastCount(t, db)
+	got := runSteps(t, db, fast, steps)
+	used := fastCount(t, db) - before
+	n.SQL().SetFastWrites(false)
+	want := runSteps(t, db, slow, steps)
+	n.SQL().SetFastWrites(true)
+	for i := range steps {
+		if got[i] != want[i] {
+			t.Errorf("step %d %q %v: fast path %+v, GMS %+v", i, steps[i].q, steps[i].args, got[i], want[i])
+		}
+	}
+	a := queryRows(t, db, "SELECT * FROM "+fast+" ORDER BY "+order)
+	b := queryRows(t, db, "SELECT * FROM "+slow+" ORDER BY "+order)
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("rows differ:\nfast %v\nGMS  %v", a, b)
+	}
+	return used, a
+}
