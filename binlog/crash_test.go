@@ -145,6 +145,19 @@ func storageIDs(t *testing.T, st *storage.Engine) []int64 {
 func logIDs(t *testing.T, l *Log) []int64 {
 	t.Helper()
 	var out []int64
+	eachRowsEvent(t, l, func(_ byte, re *RowsEvent) {
+		for _, row := range re.After {
+			out = append(out, toInt64(row[0]))
+		}
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// eachRowsEvent decodes every rows event of the log's files, in order,
+// and gives it to fn with its event type.
+func eachRowsEvent(t *testing.T, l *Log, fn func(typ byte, re *RowsEvent)) {
+	t.Helper()
 	for _, f := range l.Files() {
 		p, _ := l.Path(f.Name)
 		r, err := OpenReader(p)
@@ -172,16 +185,12 @@ func logIDs(t *testing.T, l *Log) []int64 {
 					if err != nil {
 						t.Fatal(err)
 					}
-					for _, row := range re.After {
-						out = append(out, toInt64(row[0]))
-					}
+					fn(ev[4], re)
 				}
 			}
 		}
 		r.Close()
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
 }
 
 func toInt64(v any) int64 {

@@ -50,53 +50,23 @@ func cacheFiles(t *testing.T, dir string) []string {
 func logRows(t *testing.T, l *Log) []string {
 	t.Helper()
 	var out []string
-	for _, f := range l.Files() {
-		p, _ := l.Path(f.Name)
-		r, err := OpenReader(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr := &txnReader{r: r, file: f.Name}
-		for {
-			txn, err := tr.next()
-			if err != nil {
-				break
+	img := func(row sql.Row) string { return fmt.Sprintf("%d %s", toInt64(row[0]), row[1]) }
+	eachRowsEvent(t, l, func(typ byte, re *RowsEvent) {
+		switch typ {
+		case WriteRowsEventV2:
+			for _, a := range re.After {
+				out = append(out, "W "+img(a))
 			}
-			maps := map[uint64]*TableMap{}
-			for _, ev := range txn.Events {
-				switch {
-				case ev[4] == TableMapEvent:
-					tm, err := ParseTableMap(Body(ev))
-					if err != nil {
-						t.Fatal(err)
-					}
-					maps[tm.TableID] = tm
-				case IsRowsEvent(ev[4]):
-					b := Body(ev)
-					re, err := ParseRows(ev[4], b, maps[readTableID(b)], nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					img := func(row sql.Row) string { return fmt.Sprintf("%d %s", toInt64(row[0]), row[1]) }
-					switch ev[4] {
-					case WriteRowsEventV2:
-						for _, a := range re.After {
-							out = append(out, "W "+img(a))
-						}
-					case DeleteRowsEventV2:
-						for _, b := range re.Before {
-							out = append(out, "D "+img(b))
-						}
-					case UpdateRowsEventV2:
-						for i := range re.After {
-							out = append(out, "U "+img(re.Before[i])+">"+fmt.Sprint(re.After[i][1]))
-						}
-					}
-				}
+		case DeleteRowsEventV2:
+			for _, b := range re.Before {
+				out = append(out, "D "+img(b))
+			}
+		case UpdateRowsEventV2:
+			for i := range re.After {
+				out = append(out, "U "+img(re.Before[i])+">"+fmt.Sprint(re.After[i][1]))
 			}
 		}
-		r.Close()
-	}
+	})
 	return out
 }
 

@@ -115,7 +115,7 @@ func failoverTrial(ctx context.Context, t *Trial) error {
 	go func() {
 		var r failoverResult
 		defer func() { res <- r }()
-		if sleepCtx(ctx, before) != nil {
+		if lab.Sleep(ctx, before) != nil {
 			r.err = ctx.Err()
 			return
 		}
@@ -258,7 +258,7 @@ func mariadbFailover(ctx context.Context, t *Trial, c *Cluster, start time.Time)
 		} else if now.Sub(downSince) >= failoverDownFor {
 			break
 		}
-		if sleepCtx(ctx, failoverProbe) != nil {
+		if lab.Sleep(ctx, failoverProbe) != nil {
 			return 0, 0, fmt.Errorf("mariadb failover: the primary was not confirmed dead: %w", ctx.Err())
 		}
 	}
@@ -355,7 +355,7 @@ func awaitRejoin(ctx context.Context, c *Cluster, old, primary Node) error {
 		if err == nil && st[sourcePortCol] == strconv.Itoa(primary.Port()) && st[c.f.ioRunning] == "Yes" && st[c.f.sqlRunning] == "Yes" {
 			return nil
 		}
-		if sleepCtx(ctx, 100*time.Millisecond) != nil {
+		if lab.Sleep(ctx, 100*time.Millisecond) != nil {
 			return fmt.Errorf("the killed primary did not rejoin as the new primary's replica within %v (status %v, %v)", failoverWithin, st, err)
 		}
 	}

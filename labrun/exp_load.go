@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"petrel/lab"
 )
 
 func init() {
@@ -111,7 +113,7 @@ func durability(ctx context.Context, t *Trial) error {
 	go func() {
 		var cr crash
 		defer func() { crashed <- cr }()
-		if sleepCtx(ctx, before) != nil {
+		if lab.Sleep(ctx, before) != nil {
 			return
 		}
 		cr.killAt = time.Since(start)

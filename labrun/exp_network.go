@@ -107,7 +107,7 @@ func packetLoss(ctx context.Context, t *Trial) error {
 
 // degrade waits before, impairs the line for during, then restores it.
 func degrade(ctx context.Context, c *Cluster, root bool, loss float64, oneWay, before, during time.Duration) error {
-	if err := sleepCtx(ctx, before); err != nil {
+	if err := lab.Sleep(ctx, before); err != nil {
 		return nil
 	}
 	if root {
@@ -115,7 +115,7 @@ func degrade(ctx context.Context, c *Cluster, root bool, loss float64, oneWay, b
 		if err := firstErr(c.WAN.SetImpairment(lab.AtoB, bad), c.WAN.SetImpairment(lab.BtoA, bad)); err != nil {
 			return err
 		}
-		sleepCtx(ctx, during)
+		lab.Sleep(ctx, during)
 		good := lab.Impairment{Delay: oneWay}
 		return firstErr(c.WAN.SetImpairment(lab.AtoB, good), c.WAN.SetImpairment(lab.BtoA, good))
 	}
@@ -124,11 +124,11 @@ func degrade(ctx context.Context, c *Cluster, root bool, loss float64, oneWay, b
 		for _, l := range c.Links {
 			l.BlackHole(true)
 		}
-		sleepCtx(ctx, 100*time.Millisecond)
+		lab.Sleep(ctx, 100*time.Millisecond)
 		for _, l := range c.Links {
 			l.BlackHole(false)
 		}
-		sleepCtx(ctx, 400*time.Millisecond)
+		lab.Sleep(ctx, 400*time.Millisecond)
 	}
 	return nil
 }
@@ -156,13 +156,13 @@ func linkCut(ctx context.Context, t *Trial) error {
 	faults := make(chan error, 1)
 	go func() {
 		faults <- func() error {
-			if sleepCtx(ctx, before) != nil {
+			if lab.Sleep(ctx, before) != nil {
 				return nil
 			}
 			if err := c.Links[0].Down(true); err != nil {
 				return err
 			}
-			sleepCtx(ctx, during)
+			lab.Sleep(ctx, during)
 			return c.Links[0].Down(false)
 		}()
 	}()

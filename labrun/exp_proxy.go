@@ -262,7 +262,7 @@ func boundedReads(ctx context.Context, t *Trial, c *Cluster, pdb *sql.DB) error 
 		next := start
 		for id := int64(1); lctx.Err() == nil; id++ {
 			next = next.Add(interval)
-			if d := time.Until(next); d > 0 && sleepCtx(lctx, d) != nil {
+			if d := time.Until(next); d > 0 && lab.Sleep(lctx, d) != nil {
 				return
 			}
 			qctx, qcancel := context.WithTimeout(ctx, queryTimeout)
@@ -304,7 +304,7 @@ func boundedReads(ctx context.Context, t *Trial, c *Cluster, pdb *sql.DB) error 
 				}
 				rd.start = at
 				reads[r] = append(reads[r], rd)
-				if sleepCtx(lctx, 5*time.Millisecond) != nil {
+				if lab.Sleep(lctx, 5*time.Millisecond) != nil {
 					return
 				}
 			}
@@ -313,13 +313,13 @@ func boundedReads(ctx context.Context, t *Trial, c *Cluster, pdb *sql.DB) error 
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if sleepCtx(lctx, before) != nil {
+		if lab.Sleep(lctx, before) != nil {
 			return
 		}
 		if stallE = c.StopApplier(ctx, 0); stallE != nil {
 			return
 		}
-		sleepCtx(ctx, stall)
+		lab.Sleep(ctx, stall)
 		stallE = c.StartApplier(ctx, 0)
 	}()
 	wg.Wait()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"petrel/lab"
 )
 
 // Semi-synchronous replication (seed 001): what waiting for a replica's
@@ -111,7 +113,7 @@ func waitSemi(ctx context.Context, c *Cluster, on bool, timeout time.Duration) e
 		if err == nil && got == on {
 			return nil
 		}
-		if sleepCtx(ctx, 50*time.Millisecond) != nil {
+		if lab.Sleep(ctx, 50*time.Millisecond) != nil {
 			return fmt.Errorf("%s: semi-sync status not %v within %v (last error %v)", c.System, on, timeout, err)
 		}
 	}
@@ -149,11 +151,11 @@ func semisyncFallback(ctx context.Context, t *Trial) error {
 	go func() {
 		var o outcome
 		defer func() { faults <- o }()
-		if sleepCtx(ctx, before) != nil {
+		if lab.Sleep(ctx, before) != nil {
 			return
 		}
 		c.Links[0].BlackHole(true)
-		if sleepCtx(ctx, during) != nil {
+		if lab.Sleep(ctx, during) != nil {
 			c.Links[0].BlackHole(false)
 			return
 		}

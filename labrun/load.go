@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"petrel/lab"
 )
 
 // The lab's write load: clients each on their own connection, inserting
@@ -135,7 +137,7 @@ func Load(ctx context.Context, db *sql.DB, o LoadOptions) (LoadResult, error) {
 			for n := int64(1); lctx.Err() == nil; n++ {
 				if interval > 0 {
 					next = next.Add(interval)
-					if d := time.Until(next); d > 0 && sleepCtx(lctx, d) != nil {
+					if d := time.Until(next); d > 0 && lab.Sleep(lctx, d) != nil {
 						break
 					}
 				}
@@ -157,7 +159,7 @@ func Load(ctx context.Context, db *sql.DB, o LoadOptions) (LoadResult, error) {
 						res.FirstErr = err.Error()
 						mu.Unlock()
 					}
-					if sleepCtx(lctx, 50*time.Millisecond) != nil {
+					if lab.Sleep(lctx, 50*time.Millisecond) != nil {
 						break
 					}
 					// A connection to a server that died is dead for
@@ -197,14 +199,3 @@ func Load(ctx context.Context, db *sql.DB, o LoadOptions) (LoadResult, error) {
 
 // padding is each row's filler, the size of sysbench's pad.
 var padding = "lab-0123456789-0123456789-0123456789-0123456789-0123456789"
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}

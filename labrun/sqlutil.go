@@ -69,7 +69,7 @@ func (c *Cluster) EndState(ctx context.Context, round int, timeout time.Duration
 			}
 			return out
 		}
-		if attempt < endStateAttempts && sleepCtx(ctx, endStateRetry) != nil {
+		if attempt < endStateAttempts && lab.Sleep(ctx, endStateRetry) != nil {
 			break
 		}
 	}

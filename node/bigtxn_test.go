@@ -22,8 +22,16 @@ import (
 // openTestNode opens a node on datadir with vars and a client for it.
 func openTestNode(t *testing.T, datadir string, vars map[string]string) (*node.Node, *sql.DB) {
 	t.Helper()
-	n, err := node.Open(node.Options{Datadir: datadir, RootPassword: "pw", Variables: vars,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard})
+	return openNodeOpts(t, node.Options{Datadir: datadir, Variables: vars})
+}
+
+// openNodeOpts opens a node with o (root password "pw", logs discarded)
+// and a root client for it; both are closed when the test ends.
+func openNodeOpts(t *testing.T, o node.Options) (*node.Node, *sql.DB) {
+	t.Helper()
+	o.RootPassword = "pw"
+	o.Logger, o.Out = slog.New(slog.NewTextHandler(io.Discard, nil)), io.Discard
+	n, err := node.Open(o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,14 +4,11 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"petrel/node"
 	"petrel/storage"
@@ -32,23 +29,7 @@ func TestMemoryLimitVariable(t *testing.T) {
 // startMetricsNode runs a node serving /metrics, with pprof or not.
 func startMetricsNode(t *testing.T, pprof bool, vars map[string]string) (*node.Node, *sql.DB) {
 	t.Helper()
-	n, err := node.Open(node.Options{
-		Datadir: t.TempDir() + "/d", RootPassword: "pw", Variables: vars,
-		MetricsAddress: "127.0.0.1:0", MetricsPprof: pprof,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { n.Close() })
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", "pw", "tcp", n.Addr()
-	db, err := sql.Open("mysql", cfg.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return n, db
+	return openNodeOpts(t, node.Options{Datadir: t.TempDir() + "/d", Variables: vars, MetricsAddress: "127.0.0.1:0", MetricsPprof: pprof})
 }
 
 func httpGet(t *testing.T, url string) (int, string) {

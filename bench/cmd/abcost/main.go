@@ -145,7 +145,7 @@ func measureAll(ctx context.Context, logger *slog.Logger, cfg config, started ti
 		logger.Info("round", "round", r, "of", cfg.rounds, "order", strings.Join(order, " "))
 		for _, m := range cfg.measurements() {
 			if cfg.together {
-				if err := benchkit.Sleep(ctx, cfg.settle); err != nil {
+				if err := lab.Sleep(ctx, cfg.settle); err != nil {
 					break
 				}
 				var wg sync.WaitGroup
@@ -160,7 +160,7 @@ func measureAll(ctx context.Context, logger *slog.Logger, cfg config, started ti
 				continue
 			}
 			for _, name := range order {
-				if err := benchkit.Sleep(ctx, cfg.settle); err != nil {
+				if err := lab.Sleep(ctx, cfg.settle); err != nil {
 					break
 				}
 				byName[name].measureAndRecord(ctx, logger, cfg, m, r)

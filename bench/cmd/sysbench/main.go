@@ -391,7 +391,7 @@ func measure(ctx context.Context, logger *slog.Logger, cfg config, runs map[stri
 				if !sr.ready() {
 					continue
 				}
-				if err := benchkit.Sleep(ctx, cfg.settle); err != nil {
+				if err := lab.Sleep(ctx, cfg.settle); err != nil {
 					return
 				}
 				sr.runOnce(ctx, cfg, key, round)
