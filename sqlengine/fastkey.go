@@ -92,39 +92,18 @@ func keyCond(where ast.Expr, st *storage.Table, ours func(*ast.ColName) bool) []
 	if cmp, ok := where.(*ast.ComparisonExpr); ok && cmp.Operator == ast.InStr {
 		return keyList(cmp, st, ours)
 	}
-	key := make(keyParams, n)
-	seen := 0
-	var walk func(x ast.Expr) bool
-	walk = func(x ast.Expr) bool {
-		switch x := x.(type) {
-		case *ast.AndExpr:
-			return walk(x.Left) && walk(x.Right)
-		case *ast.ParenExpr:
-			return walk(x.Expr)
-		case *ast.ComparisonExpr:
-			if x.Operator != ast.EqualStr {
-				return false
-			}
-			c, ok := x.Left.(*ast.ColName)
-			if !ok {
-				return false
-			}
-			pos := keyPosition(st, c, ours)
-			if pos < 0 || seen&(1<<pos) != 0 {
-				return false
-			}
-			idx, ok := paramIndex(x.Right)
-			if !ok {
-				return false
-			}
-			seen |= 1 << pos
-			key[pos] = idx
-			return true
-		}
-		return false
-	}
-	if n > 30 || !walk(where) || seen != 1<<n-1 {
+	// A conjunction of col = ? naming exactly the key's columns.
+	eq := map[int]int{}
+	if !equalities(where, st, ours, eq) || len(eq) != n {
 		return nil
+	}
+	key := make(keyParams, n)
+	for i, o := range st.Def.PK {
+		idx, ok := eq[o]
+		if !ok {
+			return nil
+		}
+		key[i] = idx
 	}
 	return []keyParams{key}
 }
