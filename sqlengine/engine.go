@@ -71,6 +71,7 @@ type Engine struct {
 	sessMu   sync.Mutex
 	sessions map[uint32]*Session // by connection id
 	fast     fastPlans
+	texts    textPlans // text statements with literals (textparam.go)
 	scans    scanPlans
 	admin    adminRegistry
 	sm       *server.SessionManager
@@ -317,6 +318,7 @@ func (e *Engine) connectionClosed(connID uint32) {
 	delete(e.sessions, connID)
 	e.sessMu.Unlock()
 	e.fast.drop(connID)
+	e.texts.drop(connID)
 }
 
 // NewInternalSession builds a session not tied to a connection (the

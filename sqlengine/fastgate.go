@@ -1,8 +1,12 @@
 package sqlengine
 
 import (
+	"context"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 )
 
 // The one decision point of the prepared fast paths (point, range and
@@ -132,4 +136,62 @@ func (e *Engine) fastPathsVariable() sql.SystemVariable {
 			return nil
 		},
 	}
+}
+
+// planFast makes the fast plan of statement q with nparams parameters
+// and result fields f (GMS's, from its prepare or its first answer); an
+// empty plan when no fast path takes it. txn: a statement without
+// parameters may be BEGIN or COMMIT.
+func (e *Engine) planFast(s *Session, q string, f []*querypb.Field, nparams int, txn bool) fastPlan {
+	var np fastPlan
+	if nparams == 0 {
+		if txn {
+			np.txn = txnStatement(q)
+		}
+		return np
+	}
+	if plan := e.planPointSelect(s, q, f); plan != nil && nparams == plan.nbinds {
+		np.point = plan
+	} else if r := e.planRange(s, q, f); r != nil && nparams == 2 {
+		np.rng = r
+	} else if ip := e.planIndexSelect(s, q, f); ip != nil && nparams == ip.nbinds {
+		np.index = ip
+	} else if pp := e.planPrefixSelect(s, q, f); pp != nil && nparams == pp.point.nbinds {
+		np.prefix = pp
+	} else if w := e.planWrite(s, q); w != nil && nparams == w.nparams {
+		np.write = w
+	}
+	return np
+}
+
+// execFastRead runs plan's read, if it has one; ok=false means "let GMS
+// do it" (nothing was sent). A fast read sends the fields its plan keeps
+// and always a result set.
+func (e *Engine) execFastRead(ctx context.Context, s *Session, plan fastPlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (ok bool, err error) {
+	switch {
+	case plan.point != nil:
+		ok, err = e.execPointSelect(ctx, s, plan.point, bind, cb)
+	case plan.rng != nil:
+		ok, err = e.execRange(ctx, s, plan.rng, bind, cb)
+	case plan.prefix != nil:
+		ok, err = e.execPrefixSelect(ctx, s, plan.prefix, bind, cb)
+	case plan.index != nil:
+		ok, err = e.execIndexSelect(ctx, s, plan.index, bind, cb)
+	}
+	if ok {
+		e.fastReadCount.Add(1)
+	}
+	return ok, err
+}
+
+// execFastWrite runs plan's write or transaction statement, if it has
+// one; ok=false means "let GMS do it".
+func (e *Engine) execFastWrite(ctx context.Context, s *Session, plan fastPlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (bool, error) {
+	switch {
+	case plan.write != nil:
+		return e.execWrite(ctx, s, plan.write, bind, cb)
+	case plan.txn != "":
+		return e.execTxnStatement(ctx, s, plan.txn, cb)
+	}
+	return false, nil
 }

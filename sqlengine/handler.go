@@ -82,6 +82,9 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 	if handled {
 		return h.reply(c, err)
 	}
+	if handled, cb, err = h.tryParams(ctx, c, q, cb); handled {
+		return h.reply(c, err)
+	}
 	cb = h.e.fieldsFixed(q, cb)
 	if isShowVariables(q) {
 		cb = onOffVariables(cb)
@@ -140,6 +143,9 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		if handled {
 			return "", h.reply(c, err)
 		}
+		if handled, run, err = h.tryParams(ctx, c, first, run); handled {
+			return "", h.reply(c, err)
+		}
 		cb = h.e.fieldsFixed(q, run)
 	}
 	if isShowVariables(first) {
@@ -190,27 +196,13 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 	if s != nil && p != nil {
 		// A statement prepared again replaces its plan, or drops it when
 		// no fast path takes it now (fastPlans.put).
-		np := fastPlan{head: head}
-		switch {
-		case err != nil:
-		case operatorText(s, q):
-			// Read differently under PIPES_AS_CONCAT or
+		var np fastPlan
+		if err == nil && !operatorText(s, q) {
+			// operatorText: read differently under PIPES_AS_CONCAT or
 			// HIGH_NOT_PRECEDENCE: GMS's (pipesnot.go).
-		case p.ParamsCount == 0:
-			np.txn = txnStatement(q)
-		default:
-			if plan := h.e.planPointSelect(s, q, f); plan != nil && int(p.ParamsCount) == plan.nbinds {
-				np.point = plan
-			} else if r := h.e.planRange(s, q, f); r != nil && p.ParamsCount == 2 {
-				np.rng = r
-			} else if ip := h.e.planIndexSelect(s, q, f); ip != nil && int(p.ParamsCount) == ip.nbinds {
-				np.index = ip
-			} else if pp := h.e.planPrefixSelect(s, q, f); pp != nil && int(p.ParamsCount) == pp.point.nbinds {
-				np.prefix = pp
-			} else if w := h.e.planWrite(s, q); w != nil && int(p.ParamsCount) == w.nparams {
-				np.write = w
-			}
+			np = h.e.planFast(s, q, f, int(p.ParamsCount), true)
 		}
+		np.head = head
 		h.e.fast.put(c.ConnectionID, q, np)
 	}
 	return f, h.reply(c, err)
@@ -249,21 +241,8 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 	// prepared (a plan keeps them) and always a result set, so their
 	// callback needs neither wrapper (nor their allocations); everything
 	// else gets both.
-	if s != nil && (plan.point != nil || plan.rng != nil || plan.index != nil || plan.prefix != nil) {
-		var ok bool
-		var err error
-		switch {
-		case plan.point != nil:
-			ok, err = h.e.execPointSelect(ctx, s, plan.point, p.BindVars, cb)
-		case plan.rng != nil:
-			ok, err = h.e.execRange(ctx, s, plan.rng, p.BindVars, cb)
-		case plan.prefix != nil:
-			ok, err = h.e.execPrefixSelect(ctx, s, plan.prefix, p.BindVars, cb)
-		default:
-			ok, err = h.e.execIndexSelect(ctx, s, plan.index, p.BindVars, cb)
-		}
-		if ok {
-			h.e.fastReadCount.Add(1)
+	if s != nil {
+		if ok, err := h.e.execFastRead(ctx, s, plan, p.BindVars, cb); ok {
 			return h.reply(c, err)
 		}
 	}
@@ -271,15 +250,8 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 	if inner := cb; true {
 		cb = func(r *sqltypes.Result) error { decimalsAtScale(r); return inner(r) }
 	}
-	if s != nil && (plan.write != nil || plan.txn != "") {
-		var ok bool
-		var err error
-		if plan.write != nil {
-			ok, err = h.e.execWrite(ctx, s, plan.write, p.BindVars, cb)
-		} else {
-			ok, err = h.e.execTxnStatement(ctx, s, plan.txn, cb)
-		}
-		if ok {
+	if s != nil {
+		if ok, err := h.e.execFastWrite(ctx, s, plan, p.BindVars, cb); ok {
 			return h.reply(c, err)
 		}
 	}
