@@ -26,7 +26,9 @@ func TestParamText(t *testing.T) {
 			for n := range ts.binds {
 				names = append(names, n)
 			}
-			sort.Slice(names, func(i, j int) bool { return len(names[i]) < len(names[j]) || len(names[i]) == len(names[j]) && names[i] < names[j] })
+			sort.Slice(names, func(i, j int) bool {
+				return len(names[i]) < len(names[j]) || len(names[i]) == len(names[j]) && names[i] < names[j]
+			})
 			var b strings.Builder
 			fmt.Fprintln(&b, ts.shape)
 			for _, n := range names {
