@@ -7,8 +7,8 @@
 #     (100 queries per client: the seed's 1000 at 10, 5000 at 50);
 #   oltp_read_write at 1, 10, 100, 300, 1000 and 3000 client threads
 #     (the seed 002 curve), max_connections raised on both servers.
-# The table has throughput, p95 and Petrel/MariaDB ratios; the report is
-# written to bench/out/sysbench-<date>.md. It is bench/sysbench.sh with
+# The lab's report (throughput, p95, ratios to Petrel's) is written to
+# bench/out/lab-<date>/. It is bench/sysbench.sh (petrel-lab sysbench) with
 # these settings; every variable of that script can still be set.
 #
 #   QUICK=1  a short check (3 s runs, 1 round, threads 4, curve 1 10 100,

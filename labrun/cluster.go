@@ -128,9 +128,15 @@ const (
 type ClusterSpec struct {
 	// System is "petrel" or "mariadb".
 	System string
-	// Replicas is the number of replicas. Default 1.
+	// Replicas is the number of replicas. Default 1, unless Standalone.
 	Replicas int
-	Net      NetKind
+	// Standalone starts the primary alone, with no replica (the sweep's
+	// servers).
+	Standalone bool
+	// PetrelBinary, when set, is the petrel executable of this cluster's
+	// nodes instead of the Env's (the sweep compares builds).
+	PetrelBinary string
+	Net          NetKind
 	// LinkLatency is each Link's one-way latency (NetLink).
 	LinkLatency time.Duration
 	// WAN configures the emulator (NetWAN).
@@ -217,7 +223,9 @@ func StartCluster(ctx context.Context, env *Env, spec ClusterSpec) (*Cluster, er
 	if !ok {
 		return nil, fmt.Errorf("unknown system %q (want petrel or mariadb)", spec.System)
 	}
-	if spec.Replicas <= 0 {
+	if spec.Standalone {
+		spec.Replicas = 0
+	} else if spec.Replicas <= 0 {
 		spec.Replicas = 1
 	}
 	if spec.SemisyncTimeout <= 0 {
@@ -310,8 +318,12 @@ func (c *Cluster) startNode(ctx context.Context, spec ClusterSpec, role string, 
 		if err := writePetrelConfig(cnf, vars); err != nil {
 			return nil, err
 		}
+		bin := c.env.PetrelBinary
+		if spec.PetrelBinary != "" {
+			bin = spec.PetrelBinary
+		}
 		o := lab.PetrelOptions{
-			Binary: c.env.PetrelBinary, Datadir: filepath.Join(c.dir, role), ServerID: id, Command: petrelCommand(role),
+			Binary: bin, Datadir: filepath.Join(c.dir, role), ServerID: id, Command: petrelCommand(role),
 			RootPassword: petrelPassword, ExtraArgs: append([]string{"--config", cnf}, spec.PetrelArgs...), Env: env,
 			StartTimeout: nodeStart, StopTimeout: nodeStop, Logger: logger, WAN: wan, Side: side,
 		}

@@ -119,6 +119,41 @@ type Options struct {
 // the report's directory; the error is the first experiment failure or
 // the context's.
 func RunExperiments(ctx context.Context, o Options) (Run, string, error) {
+	if o.Mode == "" {
+		o.Mode = Full
+	}
+	if o.Rounds <= 0 {
+		o.Rounds = pick(o.Mode, 1, 1, 3)
+	}
+	exps, err := Lookup(o.Experiments)
+	if err != nil {
+		return Run{}, "", err
+	}
+	return runReported(ctx, o, o.Systems, func(ctx context.Context, env *Env, run *Run, systems []string) error {
+		var firstErr error
+		for _, e := range exps {
+			res := runExperiment(ctx, env, e, systems, o.Rounds, run.Versions)
+			if err := run.add(res); firstErr == nil {
+				firstErr = err
+			}
+			if ctx.Err() != nil {
+				run.Complete = false
+				if firstErr == nil {
+					firstErr = ctx.Err()
+				}
+				break
+			}
+		}
+		return firstErr
+	})
+}
+
+// runReported is what every kind of run shares: the report's directory,
+// the host's facts, the Env (temporary directory, petrel binary, root),
+// the tools' versions, and the report written at the end whatever body
+// returned. o's defaults are applied first.
+func runReported(ctx context.Context, o Options, wantSystems []string,
+	body func(ctx context.Context, env *Env, run *Run, systems []string) error) (Run, string, error) {
 	start := time.Now()
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -126,18 +161,11 @@ func RunExperiments(ctx context.Context, o Options) (Run, string, error) {
 	if o.Mode == "" {
 		o.Mode = Full
 	}
-	if o.Rounds <= 0 {
-		o.Rounds = pick(o.Mode, 1, 1, 3)
-	}
 	if o.OutDir == "" {
 		o.OutDir = "lab-out"
 	}
 	if o.Progress == nil {
 		o.Progress = NewProgress(os.Stdout)
-	}
-	exps, err := Lookup(o.Experiments)
-	if err != nil {
-		return Run{}, "", err
 	}
 	run := Run{
 		ID: "lab-" + start.UTC().Format("20060102-150405"), Started: start, Mode: string(o.Mode),
@@ -147,17 +175,18 @@ func RunExperiments(ctx context.Context, o Options) (Run, string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return run, "", err
 	}
-	// Until the experiments start, a failure leaves no report directory.
+	// Until the body starts, a failure leaves no report directory.
 	reported := false
 	defer func() {
 		if !reported {
 			os.RemoveAll(dir)
 		}
 	}()
-	systems, notes := chooseSystems(o.Systems)
+	systems, notes := chooseSystems(wantSystems)
 	run.Notes = append(run.Notes, notes...)
 	env := &Env{Logger: o.Logger, Mode: o.Mode, Progress: o.Progress}
-	if err := lab.WANAvailable(); err == nil && !o.NoRoot {
+	var err error
+	if err = lab.WANAvailable(); err == nil && !o.NoRoot {
 		env.Root = true
 	} else {
 		reason := "--no-root"
@@ -184,38 +213,33 @@ func RunExperiments(ctx context.Context, o Options) (Run, string, error) {
 	toolVersions(ctx, run.Versions, systems)
 
 	run.Complete = true
-	var firstErr error
-	for _, e := range exps {
-		res := runExperiment(ctx, env, e, systems, o.Rounds, run.Versions)
-		run.Experiments = append(run.Experiments, res)
-		if res.Err != "" {
-			run.Complete = false
-			if firstErr == nil {
-				firstErr = fmt.Errorf("%s: %s", e.Name, res.Err)
-			}
-		}
-		for _, c := range res.Checks {
-			if !c.OK {
-				run.Complete = false
-				if firstErr == nil {
-					firstErr = fmt.Errorf("%s: %s round %d: %s: %s", e.Name, c.System, c.Round, c.What, c.Detail)
-				}
-			}
-		}
-		if ctx.Err() != nil {
-			run.Complete = false
-			if firstErr == nil {
-				firstErr = ctx.Err()
-			}
-			break
-		}
-	}
+	firstErr := body(ctx, env, &run, systems)
 	run.Elapsed = time.Since(start)
 	reported = true
 	if err := WriteReport(dir, run); err != nil {
 		return run, dir, errors.Join(firstErr, err)
 	}
 	return run, dir, firstErr
+}
+
+// add appends an experiment's result, marking the run incomplete on its
+// failure or a failed check, and returns the first of those as an error.
+func (run *Run) add(res ExperimentResult) error {
+	run.Experiments = append(run.Experiments, res)
+	var firstErr error
+	if res.Err != "" {
+		run.Complete = false
+		firstErr = fmt.Errorf("%s: %s", res.Name, res.Err)
+	}
+	for _, c := range res.Checks {
+		if !c.OK {
+			run.Complete = false
+			if firstErr == nil {
+				firstErr = fmt.Errorf("%s: %s round %d: %s: %s", res.Name, c.System, c.Round, c.What, c.Detail)
+			}
+		}
+	}
+	return firstErr
 }
 
 // chooseSystems drops MariaDB, with a note, when it is not installed.

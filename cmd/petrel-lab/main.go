@@ -26,6 +26,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -49,6 +50,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "run":
 		return run(args[1:], stdout, stderr)
+	case "sysbench":
+		return sysbench(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0
@@ -63,6 +66,10 @@ func usage(w io.Writer) {
   petrel-lab list
   petrel-lab run EXPERIMENT...|all [--tiny|--quick] [--out DIR] [--rounds N]
                  [--systems petrel,mariadb] [--no-root] [--petrel-binary PATH] [-v]
+  petrel-lab sysbench [--servers petrel,mariadb,petrel-nobinlog,NAME=PATH...]
+                 [--workloads W,...] [--threads N,...] [--runs W:N,N ...] [--rounds N]
+                 [--duration D] [--settle D] [--together] [--out DIR] [-v] ...
+                 (petrel-lab sysbench --help lists every flag)
 `)
 }
 
@@ -85,31 +92,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	noRoot := fs.Bool("no-root", false, "use the userspace link even when namespaces are available")
 	bin := fs.String("petrel-binary", "", "petrel executable (default: build ./cmd/petrel)")
 	verbose := fs.Bool("v", false, "log the servers' and lab's messages on stderr")
-	fs.Usage = func() {
-		usage(fs.Output())
-		fmt.Fprintln(fs.Output(), "\nflags of run:")
-		fs.PrintDefaults()
-	}
-	// --help prints the usage on stdout, status 0; a bad flag on stderr, 2.
-	var msg bytes.Buffer
-	fs.SetOutput(&msg)
-	// Flags may follow the experiment names.
-	var names []string
-	rest := args
-	for len(rest) > 0 {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				stdout.Write(msg.Bytes())
-				return 0
-			}
-			stderr.Write(msg.Bytes())
-			return 2
-		}
-		rest = fs.Args()
-		if len(rest) > 0 {
-			names = append(names, rest[0])
-			rest = rest[1:]
-		}
+	names, status := parseFlags(fs, args, stdout, stderr)
+	if status >= 0 {
+		return status
 	}
 	if len(names) == 0 {
 		fmt.Fprintln(stderr, "petrel-lab run: name an experiment, or all (petrel-lab list shows them)")
@@ -141,19 +126,67 @@ func run(args []string, stdout, stderr io.Writer) int {
 	} else if *quick {
 		mode = labrun.Quick
 	}
-	level := slog.LevelError
-	if *verbose {
-		level = slog.LevelInfo
-	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	raiseFileLimit()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := runContext()
 	defer stop()
 	runRes, dir, err := labrun.RunExperiments(ctx, labrun.Options{
 		Experiments: names, Mode: mode, Rounds: *rounds, Systems: sys, OutDir: *out,
-		Command: "petrel-lab run " + strings.Join(args, " "), PetrelBinary: *bin, Logger: logger,
+		Command: "petrel-lab run " + shellJoin(args), PetrelBinary: *bin, Logger: newLogger(stderr, *verbose),
 		Progress: labrun.NewProgress(stdout), NoRoot: *noRoot,
 	})
+	return finish(ctx, runRes, dir, err, stdout, stderr)
+}
+
+// parseFlags parses args with fs, flags allowed between and after the
+// positional arguments, which it returns. status is -1 to go on, else
+// the exit status: 0 after --help (the usage on stdout), 2 on a bad flag
+// (on stderr).
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (pos []string, status int) {
+	var msg bytes.Buffer
+	fs.SetOutput(&msg)
+	fs.Usage = func() {
+		usage(&msg)
+		fmt.Fprintf(&msg, "\nflags of %s:\n", fs.Name())
+		fs.PrintDefaults()
+	}
+	rest := args
+	for len(rest) > 0 {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				stdout.Write(msg.Bytes())
+				return nil, 0
+			}
+			stderr.Write(msg.Bytes())
+			return nil, 2
+		}
+		rest = fs.Args()
+		if len(rest) > 0 {
+			pos = append(pos, rest[0])
+			rest = rest[1:]
+		}
+	}
+	return pos, -1
+}
+
+// newLogger logs the servers' and lab's messages on stderr with -v,
+// errors only without.
+func newLogger(stderr io.Writer, verbose bool) *slog.Logger {
+	level := slog.LevelError
+	if verbose {
+		level = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// runContext raises the open-files limit and returns a context ^C and
+// SIGTERM cancel.
+func runContext() (context.Context, context.CancelFunc) {
+	raiseFileLimit()
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// finish prints the run's notes and report path and returns the exit
+// status.
+func finish(ctx context.Context, runRes labrun.Run, dir string, err error, stdout, stderr io.Writer) int {
 	for _, n := range runRes.Notes {
 		fmt.Fprintln(stdout, "note:", n)
 	}
@@ -173,6 +206,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// shellJoin joins args for the report's command line, quoting those a
+// shell would split.
+func shellJoin(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = a
+		if a == "" || strings.ContainsAny(a, " \t\"'$") {
+			q[i] = strconv.Quote(a)
+		}
+	}
+	return strings.Join(q, " ")
 }
 
 // raiseFileLimit lifts the soft open-files limit to the hard one: 10000

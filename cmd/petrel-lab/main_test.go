@@ -32,6 +32,13 @@ func TestUsage(t *testing.T) {
 		{[]string{"run", "packet-loss", "no-such"}, `unknown experiment "no-such"; known: packet-loss, catch-up`},
 		{[]string{"run", "catch-up", "--tiny", "--quick"}, "--tiny and --quick are exclusive"},
 		{[]string{"run", "catch-up", "--systems", "postgres"}, `unknown system "postgres"`},
+		{[]string{"sysbench", "--servers", "petrel,mysql"}, `server "mysql": want petrel, mariadb, petrel-nobinlog or NAME=PATH`},
+		{[]string{"sysbench", "--threads", "4,x"}, `thread count "x": want a positive number`},
+		{[]string{"sysbench", "--runs", "mysqlslap"}, `run "mysqlslap": want WORKLOAD:N,N...`},
+		{[]string{"sysbench", "--duration", "10ms"}, "--duration at least 1s"},
+		{[]string{"sysbench", "--workloads", ""}, "need at least one server and one measurement"},
+		{[]string{"sysbench", "extra"}, `unexpected arguments ["extra"]`},
+		{[]string{"sysbench", "--bogus"}, "flag provided but not defined: -bogus"},
 	} {
 		var out, errs strings.Builder
 		if code := Main(tc.args, &out, &errs); code != 2 {
@@ -204,4 +211,17 @@ func processesMentioning(t *testing.T, s string) []string {
 		}
 	}
 	return out
+}
+
+// TestSysbenchHelp: sysbench --help exits 0 with its flags on stdout.
+func TestSysbenchHelp(t *testing.T) {
+	var out, errs strings.Builder
+	if code := Main([]string{"sysbench", "--help"}, &out, &errs); code != 0 || errs.Len() != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errs.String())
+	}
+	for _, f := range []string{"servers", "workloads", "threads", "runs", "rounds", "duration", "settle", "together", "max-connections", "sysbench-args", "slap-iterations", "out", "petrel-binary"} {
+		if !strings.Contains(out.String(), "-"+f) {
+			t.Errorf("usage lacks -%s:\n%s", f, out.String())
+		}
+	}
 }

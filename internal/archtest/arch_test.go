@@ -91,8 +91,6 @@ var allowed = map[string][]string{
 	"bench/cmd/semisync": {"lab", "labrun", "lab/benchkit"},
 	"bench/cmd/fanout":   {"lab", "labrun", "lab/benchkit"},
 	"bench/cmd/compress": {"lab", "lab/benchkit"},
-	"bench/cmd/sysbench": {"lab", "lab/benchkit"},
-	"bench/cmd/abcost":   {"lab", "lab/benchkit"},
 	// The experiment runner (petrel-lab): lab's harness and nothing of
 	// the server; its binary is separate so the server stays lean.
 	"labrun":         {"lab", "internal/leakcheck"},
