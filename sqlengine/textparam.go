@@ -18,9 +18,9 @@ import (
 // default, many ORMs, go-sql-driver with interpolateParams, the proxy's
 // clients) send `SELECT c FROM t WHERE id = 42` as text: without this,
 // GMS parses and plans every one. A text SELECT, UPDATE or DELETE whose
-// WHERE clause holds integer or plain string literals is read once into
-// a shape (the literals of the WHERE clause replaced by placeholders, in
-// order) and its values. The shape is planned by the same planners and
+// WHERE clause (or UPDATE's SET clause) holds integer or plain string
+// literals is read once into a shape (those literals replaced by
+// placeholders, in order) and its values. The shape is planned by the same planners and
 // gate as a prepared statement (fastgate.go) and cached per connection
 // and current database, a shape no fast path takes too (so the text is
 // not planned again until the catalog or the session's variables
@@ -33,7 +33,7 @@ import (
 //
 // A read's result fields are GMS's: its first execution of a shape runs
 // through GMS, whose fields complete the plan (as the text scan does,
-// fastscan.go). Literals outside the WHERE clause (the select list, SET,
+// fastscan.go). Literals outside those clauses (the select list,
 // ORDER BY, LIMIT) stay in the shape as they are, and so do decimals,
 // floats, hex and bit values, strings with a backslash, an introducer or
 // double quotes (ANSI_QUOTES reads those as names), negative numbers and
@@ -60,7 +60,10 @@ func paramText(q string) (textShape, bool) {
 	var b strings.Builder
 	b.Grow(len(q))
 	binds := map[string]*querypb.BindVariable{}
-	inWhere, i := false, 0
+	// inWhere: in the WHERE clause; inSet: in an UPDATE's SET clause,
+	// whose values are bound as a prepared UPDATE's would be.
+	inWhere, inSet, i := false, false, 0
+	update := strings.EqualFold(q[:6], "update")
 	for i < len(q) {
 		c := q[i]
 		switch {
@@ -79,7 +82,7 @@ func paramText(q string) (textShape, bool) {
 			if !ok {
 				return textShape{}, false
 			}
-			if inWhere {
+			if inWhere || inSet {
 				b.WriteByte('?')
 				binds["v"+strconv.Itoa(len(binds)+1)] = &querypb.BindVariable{Type: sqltypes.VarBinary, Value: []byte(v)}
 			} else {
@@ -107,7 +110,7 @@ func paramText(q string) (textShape, bool) {
 				continue
 			}
 			bv, ok := intLiteral(lit)
-			if inWhere && ok && (i == 0 || q[i-1] != '-') {
+			if (inWhere || inSet) && ok && (i == 0 || q[i-1] != '-') {
 				b.WriteByte('?')
 				binds["v"+strconv.Itoa(len(binds)+1)] = bv
 			} else {
@@ -125,7 +128,11 @@ func paramText(q string) (textShape, bool) {
 				if inWhere {
 					return textShape{}, false
 				}
-				inWhere = true
+				inWhere, inSet = true, false
+			case update && strings.EqualFold(w, "set") && !inWhere:
+				inSet = true
+			case strings.EqualFold(w, "select") && inSet:
+				return textShape{}, false // a subquery
 			case strings.EqualFold(w, "select") && inWhere:
 				return textShape{}, false // a subquery
 			case inWhere && clauseAfterWhere(w):
