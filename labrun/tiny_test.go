@@ -201,6 +201,12 @@ func TestTinyExperiments(t *testing.T) {
 				if p, c, r := v("plain: footprint"), v("compressed: footprint"), v("compressed/plain footprint"); p <= 0 || c <= 0 || r >= 1 {
 					t.Errorf("compression %s: plain %v MiB, compressed %v MiB (%vx)", sys, p, c, r)
 				}
+			case "binlog-compression":
+				// Rows of real text take fewer binlog bytes compressed,
+				// on both systems (zstd per transaction, zlib per event).
+				if off, on, r := v("binlog bytes per transaction, text, OFF"), v("binlog bytes per transaction, text, ON"), v("binlog bytes OFF / ON, text"); off <= 0 || on <= 0 || r < 1.2 {
+					t.Errorf("binlog-compression %s: text %v bytes/txn OFF, %v ON (%vx)", sys, off, on, r)
+				}
 			case "parallel-apply":
 				for _, w := range applyWorkers(Tiny) {
 					if r := v(strconv.Itoa(w) + " workers: apply rate"); r <= 0 {

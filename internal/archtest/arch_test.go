@@ -90,7 +90,6 @@ var allowed = map[string][]string{
 	"bench/cmd/repl":     {"lab", "labrun", "lab/benchkit"},
 	"bench/cmd/semisync": {"lab", "labrun", "lab/benchkit"},
 	"bench/cmd/fanout":   {"lab", "labrun", "lab/benchkit"},
-	"bench/cmd/compress": {"lab", "lab/benchkit"},
 	// The experiment runner (petrel-lab): lab's harness and nothing of
 	// the server; its binary is separate so the server stays lean.
 	"labrun":         {"lab", "internal/leakcheck"},
