@@ -201,6 +201,10 @@ func TestTinyExperiments(t *testing.T) {
 				if p, c, r := v("plain: footprint"), v("compressed: footprint"), v("compressed/plain footprint"); p <= 0 || c <= 0 || r >= 1 {
 					t.Errorf("compression %s: plain %v MiB, compressed %v MiB (%vx)", sys, p, c, r)
 				}
+				// Against the text, the uncompressed baseline, too.
+				if p, c := v("plain footprint/text"), v("compressed footprint/text"); p <= 0 || c <= 0 || c >= p {
+					t.Errorf("compression %s: plain %vx the text, compressed %vx", sys, p, c)
+				}
 			case "binlog-compression":
 				// Rows of real text take fewer binlog bytes compressed,
 				// on both systems (zstd per transaction, zlib per event).

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -18,21 +19,29 @@ import (
 //
 // Pebble compresses sstable blocks, and chooses the codec of each output
 // file of a flush or compaction through a span policy: the store's level
-// codec is zstd (level 3), and every key range but those of tables
-// declared compressed asks for Pebble's fastest codec (Snappy in the
-// store's table format; MinLZ in newer ones), which is what every table
-// had before. So a compressed table's
-// rows and index entries are written with zstd, from the first flush on,
-// and an sstable never holds both kinds of range (the span policy ends an
-// output file at a boundary). Rows are logged to the binlog as they are;
-// only their storage changes.
+// codec is zstd (level 3 for flushes, compressedZstdLevel for
+// compactions), and every key range but those of tables declared
+// compressed asks for Pebble's fastest codec (Snappy in the store's table
+// format; MinLZ in newer ones), which is what every table had before. So
+// a compressed table's rows and index entries are written with zstd,
+// from the first flush on, and an sstable never holds both kinds of range
+// (the span policy ends an output file at a boundary). Rows are logged to
+// the binlog as they are; only their storage changes.
 //
 // What the options cannot change: Pebble's block size is the store's
 // (KEY_BLOCK_SIZE is recorded and printed back, and makes the table
 // compressed as it does in InnoDB), and COMPRESSION='none' and 'lz4'
-// alone keep the store's fast LZ-family codec: Pebble has no uncompressed
-// or lz4 choice per key range. 'zlib' (MySQL's other page codec) is
-// stored with zstd.
+// alone keep the store's fast LZ-family codec: Pebble's span policy
+// (v2.1) offers one choice per key range, the level's codec or the
+// fastest, so no uncompressed or lz4 range beside Snappy and zstd ones.
+// 'zlib' (MySQL's other page codec) is stored with zstd.
+//
+// Why a compressed table is about 0.7x a plain one and not 0.4x (InnoDB's
+// ratio): the plain table is not uncompressed, Snappy already takes 4 KiB
+// blocks of text to about 0.4x, and zstd at any level cannot do better
+// than about 0.26x on blocks that small (docs/PERFORMANCE.md, "Table
+// compression", has the figures). Against the text itself, the
+// uncompressed baseline, a compressed table is about 0.32x.
 
 // Table option values a TableDef may hold.
 const (
@@ -65,16 +74,42 @@ func (d *TableDef) Compressed() bool {
 	return strings.EqualFold(d.RowFormat, RowFormatCompressed) || d.KeyBlockSize > 0
 }
 
-// compressedLevels is the store's codec for every level: zstd level 3
-// for every block (a block it would not shrink by 12% is stored as it
-// is). Not Pebble's "Good" profile: its index blocks use MinLZ, which the
-// store's table format (Pebble's oldest supported, kept so existing
-// datadirs open unchanged) lacks, and Pebble then falls back to Snappy
-// for the whole file. Ranges not declared compressed ask for the fast
-// codec, Snappy in that format, as every range had before.
+// compressedLevels is the store's codec for each level, which only the
+// ranges of tables declared compressed get (the others ask for the fast
+// codec, Snappy in the store's table format, as every range had before):
+// zstd level 3 for what a flush writes (level 0), on the write path,
+// where a slower flush holds writers back once memtables queue up;
+// compressedZstdLevel for what compactions write, off that path, which
+// is where a table's bytes end up (OPTIMIZE TABLE puts them all there).
 func compressedLevels() pebble.DBCompressionSettings {
-	return pebble.UniformDBCompressionSettings(block.ZstdCompression)
+	cs := pebble.UniformDBCompressionSettings(compactedProfile)
+	cs.Name = "petrel"
+	cs.Levels[0] = block.ZstdCompression
+	return cs
 }
+
+// compressedZstdLevel is the zstd level of a compressed table's
+// compacted data blocks. On the lab's source text in 4 KiB blocks
+// (docs/PERFORMANCE.md, "Table compression") level 5 writes 5% less than
+// level 3 for about 1.8x its CPU; level 19 only 8% less for 30x: a 4 KiB
+// block holds too little context for a deeper search to find more.
+const compressedZstdLevel = 5
+
+// compactedProfile is Pebble's zstd profile (zstd for every block, a
+// block it would not shrink by 12% stored as it is) with data blocks at
+// compressedZstdLevel. Not Pebble's "Good" profile: its index blocks use
+// MinLZ, which the store's table format (Pebble's oldest supported, kept
+// so existing datadirs open unchanged) lacks, and Pebble then falls back
+// to Snappy for the whole file. The name is what Pebble records in each
+// file's properties and its OPTIONS file; opening a store does not
+// parse it back.
+var compactedProfile = func() *block.CompressionProfile {
+	p := *block.ZstdCompression
+	p.DataBlocks.Level = compressedZstdLevel
+	p.ValueBlocks.Level = compressedZstdLevel
+	p.Name = fmt.Sprintf("petrel-zstd%d", compressedZstdLevel)
+	return &p
+}()
 
 // spanPolicies holds the ids of the tables declared compressed, for the
 // span policy Pebble's flushes and compactions consult. Safe for

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/sstable/block"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
@@ -263,5 +264,72 @@ func TestTableDefOptionsCompatible(t *testing.T) {
 	b, _ = json.Marshal(def)
 	if !bytes.Contains(b, []byte(`"row_format":"COMPRESSED","key_block_size":8,"compression":"zstd"`)) {
 		t.Fatalf("options written as %s", b)
+	}
+}
+
+// tableCodecs are the codec names Pebble recorded in the files that hold
+// table tb's keys, per level.
+func tableCodecs(t testing.TB, e *Engine, tb *Table) map[int][]string {
+	t.Helper()
+	p := tablePrefix(tb.Def.ID)
+	levels, err := e.db.SSTables(pebble.WithProperties(), pebble.WithKeyRangeFilter(p, prefixEnd(p)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int][]string{}
+	for l, files := range levels {
+		for _, f := range files {
+			got[l] = append(got[l], f.Properties.CompressionName)
+		}
+	}
+	return got
+}
+
+// TestCompressedTableCodecs checks which codec writes which files: a
+// compressed table's flushed files are zstd level 3, its compacted ones
+// compactedProfile (zstd level 5); a plain table's are Snappy (the
+// fastest codec the store's table format has) at every level; and the
+// rows read back identical.
+func TestCompressedTableCodecs(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	plain := createTextTable(t, e, "plain", TableDef{})
+	comp := createTextTable(t, e, "comp", TableDef{Compression: CompressionZstd})
+	text := realText(t, 512<<10)
+	loadText(t, e, plain, text)
+	n := loadText(t, e, comp, text)
+	if err := e.db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	only := func(tb *Table, wantLevels map[int]string) {
+		t.Helper()
+		got := tableCodecs(t, e, tb)
+		if len(got) != len(wantLevels) {
+			t.Fatalf("%s: files per level %v, want levels %v", tb.Def.Name, got, wantLevels)
+		}
+		for l, names := range got {
+			for _, name := range names {
+				if name != wantLevels[l] {
+					t.Fatalf("%s: level %d file written with %q, want %q (all: %v)", tb.Def.Name, l, name, wantLevels[l], got)
+				}
+			}
+		}
+	}
+	only(comp, map[int]string{0: block.ZstdCompression.Name})
+	only(plain, map[int]string{0: block.SnappyCompression.Name})
+	want, _ := digestRows(t, e, plain)
+	ctx := context.Background()
+	for _, tb := range []*Table{plain, comp} {
+		if err := e.CompactTable(ctx, tb); err != nil {
+			t.Fatal(err)
+		}
+	}
+	only(comp, map[int]string{6: compactedProfile.Name})
+	only(plain, map[int]string{6: block.SnappyCompression.Name})
+	if compactedProfile.Name != "petrel-zstd5" {
+		t.Fatalf("compacted profile %q", compactedProfile.Name)
+	}
+	if got, rows := digestRows(t, e, comp); got != want || rows != n {
+		t.Fatalf("compressed rows after compaction: %x (%d rows), want %x (%d)", got, rows, want, n)
 	}
 }
