@@ -20,7 +20,8 @@ import (
 // The one harness of the lab: a primary and its replicas of either system,
 // wired by GTID auto-position, the replicas reaching the primary directly,
 // through a userspace Link each, or across a WAN (namespaces). It replaces
-// the pair types bench/cmd/repl and bench/cmd/semisync each had.
+// the pair types bench/cmd/repl and bench/cmd/semisync (now the
+// semisync-cost experiment) each had.
 
 const (
 	// LabDB is the database experiments write to; the end-state check

@@ -205,6 +205,17 @@ func TestTinyExperiments(t *testing.T) {
 				if p, c := v("plain footprint/text"), v("compressed footprint/text"); p <= 0 || c <= 0 || c >= p {
 					t.Errorf("compression %s: plain %vx the text, compressed %vx", sys, p, c)
 				}
+			case "semisync-cost":
+				// A semi-sync commit waits a round trip: mariadb-slap's
+				// timed phase takes at least its commits per client x RTT,
+				// and longer than async across the same link.
+				rtt := "mariadb-slap RTT " + semicostSize(Tiny).rtt.String() + " "
+				if r, a, s := v(rtt+"semi-sync: seconds / RTT bound"), v(rtt+"async: seconds"), v(rtt+"semi-sync: seconds"); r < 0.95 || a <= 0 || a >= s {
+					t.Errorf("semisync-cost %s: semi-sync %v s (%vx the RTT bound), async %v s", sys, s, r, a)
+				}
+				if r := v("semi-sync / async, sync_binlog=1, 2 threads"); r <= 0 {
+					t.Errorf("semisync-cost %s: semi-sync / async TPS %v", sys, r)
+				}
 			case "binlog-compression":
 				// Rows of real text take fewer binlog bytes compressed,
 				// on both systems (zstd per transaction, zlib per event).

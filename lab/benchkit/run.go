@@ -15,8 +15,7 @@ const (
 )
 
 // Systems is the run of a program that measures each of several systems
-// in turn and reports on all of them at the end (bench/cmd/repl,
-// bench/cmd/semisync).
+// in turn and reports on all of them at the end (bench/cmd/repl).
 type Systems[R any] struct {
 	// Systems are measured in this order.
 	Systems []string
