@@ -191,15 +191,31 @@ func (s *spanPolicies) policy(start []byte) (pebble.SpanPolicy, []byte, error) {
 // (primary index) and secondary index entries take in sstables on disk,
 // after compression: information_schema.TABLES's DATA_LENGTH and
 // INDEX_LENGTH. Rows still only in the memtable (and the WAL) count
-// once a flush writes them.
+// once a flush writes them. The two add up to the estimate for the
+// table's whole range, which counts a file the range covers whole at its
+// size, index and filter blocks included (the files of a compressed
+// table, which the span policy keeps to itself: its exact bytes on
+// disk); the estimate for each index's range alone counts only the data
+// blocks of a file it shares, so it gives the split, not the sum.
 func (e *Engine) TableDiskUsage(tb *Table) (data, index uint64, err error) {
+	t := tablePrefix(tb.Def.ID)
+	total, err := e.db.EstimateDiskUsage(t, prefixEnd(t))
+	if err != nil {
+		return 0, 0, err
+	}
 	p := indexPrefix(nil, tb.Def.ID, 0)
 	if data, err = e.db.EstimateDiskUsage(p, prefixEnd(p)); err != nil {
 		return 0, 0, err
 	}
 	ix := indexPrefix(nil, tb.Def.ID, 1)
-	index, err = e.db.EstimateDiskUsage(ix, prefixEnd(tablePrefix(tb.Def.ID)))
-	return data, index, err
+	if index, err = e.db.EstimateDiskUsage(ix, prefixEnd(t)); err != nil {
+		return 0, 0, err
+	}
+	if data+index == 0 {
+		return total, 0, nil
+	}
+	d := uint64(float64(total) * float64(data) / float64(data+index))
+	return d, total - d, nil
 }
 
 // CompactTable compacts the table's key range, flushing the memtable

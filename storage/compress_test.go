@@ -333,3 +333,67 @@ func TestCompressedTableCodecs(t *testing.T) {
 		t.Fatalf("compressed rows after compaction: %x (%d rows), want %x (%d)", got, rows, want, n)
 	}
 }
+
+// TestTableDiskUsageIsFileBytes: what information_schema.TABLES reports
+// for a compressed table (DATA_LENGTH + INDEX_LENGTH, TableDiskUsage) is
+// the bytes of its sstable files as the file system has them, because
+// the span policy gives the table files of its own; before the memtable
+// is flushed the rows count nothing, after a flush their level 0 files.
+func TestTableDiskUsageIsFileBytes(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	defer e.Close()
+	createTextTable(t, e, "plain", TableDef{})
+	comp := createTextTable(t, e, "comp", TableDef{RowFormat: RowFormatCompressed, KeyBlockSize: 4})
+	createTextTable(t, e, "after", TableDef{})
+	loadText(t, e, comp, realText(t, 1<<20))
+	fileBytes := func() (sum uint64, files int) {
+		t.Helper()
+		p := tablePrefix(comp.Def.ID)
+		levels, err := e.db.SSTables(pebble.WithKeyRangeFilter(p, prefixEnd(p)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, lf := range levels {
+			for _, f := range lf {
+				if bytes.Compare(f.Smallest.UserKey, p) < 0 || bytes.Compare(f.Largest.UserKey, prefixEnd(p)) >= 0 {
+					t.Fatalf("file %s holds keys outside the compressed table: %x..%x", f.BackingSSTNum, f.Smallest.UserKey, f.Largest.UserKey)
+				}
+				st, err := fs.Stat(fs.PathJoin("db", fmt.Sprintf("%s.sst", f.BackingSSTNum)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sum += uint64(st.Size())
+				files++
+			}
+		}
+		return sum, files
+	}
+	usage := func() uint64 {
+		t.Helper()
+		d, i, err := e.TableDiskUsage(comp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d + i
+	}
+	if sum, n := fileBytes(); n != 0 || usage() != 0 {
+		t.Fatalf("before a flush: %d files of %d bytes, reported %d", n, sum, usage())
+	}
+	ctx := context.Background()
+	if err := e.db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []string{"flushed", "compacted"} {
+		sum, n := fileBytes()
+		if got := usage(); n == 0 || got != sum {
+			t.Fatalf("%s: reported %d bytes, the table's %d files hold %d", step, got, n, sum)
+		}
+		t.Logf("%s: %d files, %d bytes", step, n, sum)
+		if step == "flushed" {
+			if err := e.CompactTable(ctx, comp); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
