@@ -402,6 +402,21 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// Strings compared with numbers compare as DOUBLEs, the string read
+	// by its leading number (strnum.go), with or without an index.
+	quiet("CREATE TABLE t_sn (id INT PRIMARY KEY, b VARCHAR(20), vb VARBINARY(10), x DECIMAL(5,2), f DOUBLE, KEY kb (b))")
+	quiet("INSERT INTO t_sn VALUES (1, 'x', 'x', 1.5, 0), (2, '2', '2', 2, 2), (3, '2abc', '2abc', 2.5, 2.5), (4, '-2.5e0', '2.5', 3, -2.5), (5, NULL, NULL, NULL, NULL)")
+	for _, q := range []string{
+		"SELECT id FROM t_sn WHERE b = 0 ORDER BY id", "SELECT id FROM t_sn WHERE b = 2 ORDER BY id",
+		"SELECT id FROM t_sn IGNORE INDEX (kb) WHERE b = 2 ORDER BY id", "SELECT id FROM t_sn WHERE b IN (0, 2) ORDER BY id",
+		"SELECT id FROM t_sn WHERE b > 1 ORDER BY id", "SELECT id FROM t_sn WHERE 0 = b ORDER BY id",
+		"SELECT id FROM t_sn WHERE b = 2.0 ORDER BY id", "SELECT id FROM t_sn WHERE vb = 2 ORDER BY id",
+		"SELECT id FROM t_sn WHERE b = x ORDER BY id", "SELECT id FROM t_sn WHERE b = f ORDER BY id",
+		"SELECT id FROM t_sn WHERE b BETWEEN -3 AND 2.5 ORDER BY id", "SELECT id, b = 2, b < f, vb <=> 2 FROM t_sn ORDER BY id",
+		"SELECT id FROM t_sn WHERE CONCAT(b, '') = 2 ORDER BY id", "SELECT id FROM t_sn WHERE b = id * 1 ORDER BY id",
+	} {
+		add("strict", q)
+	}
 	// MIN and MAX of a primary key read one index entry, and give one
 	// NULL row when there is none (minmaxkey.go).
 	quiet("CREATE TABLE t_mm (id INT PRIMARY KEY, v INT)")

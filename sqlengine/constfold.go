@@ -49,7 +49,11 @@ func foldConstants(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.S
 		switch n.(type) {
 		case *plan.Filter, *plan.Having, *plan.JoinNode:
 		default:
-			return n, transform.SameTree, nil
+			// Elsewhere (the select list, ORDER BY, GROUP BY) only
+			// strings compared with numbers are fixed (strnum.go).
+			return transform.OneNodeExpressions(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+				return transform.Expr(e, strNumExpr)
+			})
 		}
 		return transform.OneNodeExpressions(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 			return foldExpr(ctx, e)
@@ -72,11 +76,16 @@ func foldExpr(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.Tre
 				return e, transform.SameTree, nil
 			}
 			return expression.NewLiteral(v, e.Type()), transform.NewTree, nil
+		case *expression.InTuple:
+			return strNumExpr(x)
 		case expression.Comparer:
 			if ne, ok := fixComparison(ctx, x); ok {
 				return ne, transform.NewTree, nil
 			}
 		case *expression.Between:
+			if ne, ok := strNumBetween(x); ok {
+				return ne, transform.NewTree, nil
+			}
 			// What GMS's Between evaluates (building the two comparisons
 			// again for every row), made once, each comparison fixed.
 			lo, _ := fixComparison(ctx, expression.NewLessThanOrEqual(x.Lower, x.Val))
@@ -193,12 +202,13 @@ func temporalLiteral(ctx *sql.Context, col, lit sql.Expression) (sql.Expression,
 // in a DECIMAL(6,2) column (MySQL compares decimals exactly). nil, false
 // when nothing changes.
 func fixComparison(ctx *sql.Context, c expression.Comparer) (sql.Expression, bool) {
-	l, r := c.Left(), c.Right()
-	changed := false
-	if nl, ok := columnLiteral(ctx, l, r); ok {
-		r, changed = nl, true
-	} else if nl, ok := columnLiteral(ctx, r, l); ok {
-		l, changed = nl, true
+	l, r, changed := strNumOperands(c.Left(), c.Right()) // strnum.go
+	if !changed {
+		if nl, ok := columnLiteral(ctx, l, r); ok {
+			r, changed = nl, true
+		} else if nl, ok := columnLiteral(ctx, r, l); ok {
+			l, changed = nl, true
+		}
 	}
 	if ls, ok := decimalScale(l.Type()); ok {
 		if rs, ok := decimalScale(r.Type()); ok && rs > ls {

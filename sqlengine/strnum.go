@@ -1,0 +1,274 @@
+package sqlengine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
+
+	"petrel/internal/mysqlerr"
+)
+
+// Strings compared with numbers. MySQL compares a string with a number
+// as two DOUBLEs, the string read by its leading number ('2abc' is 2,
+// 'x' is 0, each with warning 1292). GMS compared a string column with an
+// integer as DOUBLEs parsed whole ('2abc' was 0), with a DECIMAL as
+// DECIMALs, and a binary string with anything as bytes; and with an index
+// on the column it looked the number up as a string ('0' for 0), so
+// `b = 0` found nothing. A string-typed column or expression compared
+// with a number-typed one (=, <=>, <, <=, >, >=, BETWEEN, IN of numbers)
+// is read through strDouble, which makes the comparison MySQL's and, the
+// column being wrapped, keeps the index from a lookup MySQL cannot make
+// either. A string literal compared with a number column is left to
+// GMS, which converts the literal once (and so keeps the index).
+
+// stringSide reports whether e is a string of any kind (text or binary)
+// that is not a literal.
+func stringSide(e sql.Expression) bool {
+	if _, ok := e.(*expression.Literal); ok {
+		return false
+	}
+	t := e.Type()
+	switch t.Type() {
+	case sqltypes.Binary, sqltypes.VarBinary, sqltypes.Blob:
+		return true // not JSON or geometry, which GMS counts as binary
+	}
+	return types.IsText(t)
+}
+
+// numberSide reports whether e is a number (integer, DECIMAL, FLOAT or
+// DOUBLE; not BIT, YEAR or a boolean result).
+func numberSide(e sql.Expression) bool {
+	t := e.Type()
+	return isIntegerType(t) || types.IsDecimal(t) || types.IsFloat(t)
+}
+
+// strNumOperands wraps the string side of a string-number comparison in
+// strDouble; ok=false when l and r are not one.
+func strNumOperands(l, r sql.Expression) (sql.Expression, sql.Expression, bool) {
+	switch {
+	case stringSide(l) && numberSide(r):
+		return &strDouble{child: l}, r, true
+	case numberSide(l) && stringSide(r):
+		return l, &strDouble{child: r}, true
+	}
+	return l, r, false
+}
+
+// strNumIn wraps the left side of `s IN (numbers...)`.
+func strNumIn(in *expression.InTuple) (sql.Expression, bool) {
+	tup, ok := in.Right().(expression.Tuple)
+	if !ok || !stringSide(in.Left()) {
+		return nil, false
+	}
+	for _, e := range tup {
+		if !numberSide(e) {
+			return nil, false
+		}
+	}
+	return expression.NewInTuple(&strDouble{child: in.Left()}, in.Right()), true
+}
+
+// strDouble reads its string child as MySQL reads a string as a DOUBLE.
+type strDouble struct {
+	child sql.Expression
+}
+
+var _ sql.Expression = (*strDouble)(nil)
+
+func (s *strDouble) Resolved() bool             { return s.child.Resolved() }
+func (s *strDouble) String() string             { return s.child.String() }
+func (s *strDouble) Type() sql.Type             { return types.Float64 }
+func (s *strDouble) IsNullable() bool           { return s.child.IsNullable() }
+func (s *strDouble) Children() []sql.Expression { return []sql.Expression{s.child} }
+
+func (s *strDouble) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(s, len(children), 1)
+	}
+	return &strDouble{child: children[0]}, nil
+}
+
+func (s *strDouble) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := s.child.Eval(ctx, row)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	v, err = sql.UnwrapAny(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	var str string
+	switch x := v.(type) {
+	case string:
+		str = x
+	case []byte:
+		str = string(x)
+	default:
+		f, _, err := types.Float64.Convert(ctx, v)
+		return f, err
+	}
+	f, clean := stringDouble(str)
+	if !clean {
+		ctx.Warn(mysqlerr.ErWrongValue, "%s", fmt.Sprintf("Truncated incorrect DOUBLE value: '%s'", str))
+	}
+	return f, nil
+}
+
+// stringDouble reads s's leading number as MySQL's string-to-DOUBLE
+// conversion does: leading spaces, a sign, digits, a fraction, an
+// exponent. clean=false when anything but trailing spaces follows, or
+// there is no number at all.
+func stringDouble(s string) (f float64, clean bool) {
+	i := 0
+	for i < len(s) && isSpaceByte(s[i]) {
+		i++
+	}
+	start := i
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+		digits++
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+			digits++
+		}
+	}
+	if digits == 0 {
+		return 0, false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		j := i + 1
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		if j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+			i = j
+		}
+	}
+	f, err := strconv.ParseFloat(s[start:i], 64)
+	if err != nil {
+		// Out of range: ParseFloat gives ±Inf; MySQL gives ±DBL_MAX.
+		if f > 0 {
+			f = 1.7976931348623157e308
+		} else if f < 0 {
+			f = -1.7976931348623157e308
+		}
+		return f, false
+	}
+	return f, strings.TrimRight(s[i:], " \t\r\n") == ""
+}
+
+func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// strNumExpr fixes e when it is a comparison or IN of a string with
+// numbers (for transform.Expr).
+func strNumExpr(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	switch x := e.(type) {
+	case *expression.InTuple:
+		if ne, ok := strNumIn(x); ok {
+			return ne, transform.NewTree, nil
+		}
+	case *expression.Between:
+		if ne, ok := strNumBetween(x); ok {
+			return ne, transform.NewTree, nil
+		}
+	case expression.Comparer:
+		if l, r, ok := strNumOperands(x.Left(), x.Right()); ok {
+			if ne, err := x.WithChildren(l, r); err == nil {
+				return ne, transform.NewTree, nil
+			}
+		}
+	}
+	return e, transform.SameTree, nil
+}
+
+// strBetween is `s BETWEEN lo AND hi` for a string s and number bounds:
+// s read once as a DOUBLE (one warning, as MySQL gives), compared as
+// DOUBLEs, NULL as AND gives it.
+type strBetween struct {
+	val, lo, hi sql.Expression
+}
+
+var _ sql.Expression = (*strBetween)(nil)
+
+func (b *strBetween) Resolved() bool {
+	return b.val.Resolved() && b.lo.Resolved() && b.hi.Resolved()
+}
+func (b *strBetween) String() string {
+	return fmt.Sprintf("(%s BETWEEN %s AND %s)", b.val, b.lo, b.hi)
+}
+func (b *strBetween) Type() sql.Type             { return types.Boolean }
+func (b *strBetween) IsNullable() bool           { return true }
+func (b *strBetween) Children() []sql.Expression { return []sql.Expression{b.val, b.lo, b.hi} }
+
+func (b *strBetween) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 3 {
+		return nil, sql.ErrInvalidChildrenNumber.New(b, len(children), 3)
+	}
+	return &strBetween{val: children[0], lo: children[1], hi: children[2]}, nil
+}
+
+func (b *strBetween) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := (&strDouble{child: b.val}).Eval(ctx, row)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	f := v.(float64)
+	// side is lo <= f (or f <= hi): true, false or unknown (nil).
+	side := func(e sql.Expression, lower bool) (any, error) {
+		x, err := e.Eval(ctx, row)
+		if err != nil || x == nil {
+			return nil, err
+		}
+		bf, _, err := types.Float64.Convert(ctx, x)
+		if err != nil {
+			return nil, err
+		}
+		if lower {
+			return bf.(float64) <= f, nil
+		}
+		return f <= bf.(float64), nil
+	}
+	lo, err := side(b.lo, true)
+	if err != nil {
+		return nil, err
+	}
+	if lo == false {
+		return false, nil
+	}
+	hi, err := side(b.hi, false)
+	if err != nil {
+		return nil, err
+	}
+	if hi == false {
+		return false, nil
+	}
+	if lo == nil || hi == nil {
+		return nil, nil
+	}
+	return true, nil
+}
+
+// strNumBetween makes x a strBetween when it compares a string with two
+// numbers.
+func strNumBetween(x *expression.Between) (sql.Expression, bool) {
+	if !stringSide(x.Val) || !numberSide(x.Lower) || !numberSide(x.Upper) {
+		return nil, false
+	}
+	return &strBetween{val: x.Val, lo: x.Lower, hi: x.Upper}, true
+}
