@@ -16,7 +16,7 @@ help:
 	@echo "make run     build, then: $(RUN_CMD)"
 	@echo "make test    scripts/deps.sh, go vet ./..., go test -count=1 -timeout 60m ./..."
 	@echo "make bench   bench/sysbench.sh (env: SERVERS WORKLOADS THREADS DURATION)"
-	@echo "make bench-repl  bench/replication.sh (env: SYSTEMS LAG_DURATION CATCHUP_DURATION THREADS)"
+	@echo "make bench-repl  petrel-lab run replication-sysbench --quick (lag and catch-up by applier variant)"
 	@echo "make fuzz    every Go fuzz target for FUZZTIME=$(FUZZTIME)"
 	@echo "make deps    scripts/deps.sh"
 
@@ -46,8 +46,8 @@ test:
 bench:
 	bash bench/sysbench.sh
 
-bench-repl:
-	bash bench/replication.sh
+bench-repl: lab
+	bin/petrel-lab run replication-sysbench --quick
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh

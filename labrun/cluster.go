@@ -21,7 +21,7 @@ import (
 // wired by GTID auto-position, the replicas reaching the primary directly,
 // through a userspace Link each, or across a WAN (namespaces). It replaces
 // the pair types bench/cmd/repl and bench/cmd/semisync (now the
-// semisync-cost experiment) each had.
+// replication-sysbench and semisync-cost experiments) each had.
 
 const (
 	// LabDB is the database experiments write to; the end-state check

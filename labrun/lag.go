@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Lag, as bench/cmd/repl measured it: at a replica sample, the age of the
+// Lag, as replication-sysbench measures it (replsb.go, with interpolation): at a replica sample, the age of the
 // oldest transaction the replica has not applied, i.e. the sample's time
 // minus the time the primary's counter first reached the replica's
 // counter + 1 (0 when the replica holds all the primary had). The primary

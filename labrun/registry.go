@@ -128,6 +128,28 @@ func (t *Trial) Start(ctx context.Context, spec ClusterSpec) (*Cluster, error) {
 	return c, err
 }
 
+// Done checks a cluster's end state now and stops it, so that a trial
+// running many clusters in turn does not keep them all up until it ends.
+// With skip set the check is left out and skip, the reason, is noted
+// instead (a run the experiment gave up on as a figure, such as a replica
+// that did not catch up within the wait).
+func (t *Trial) Done(ctx context.Context, c *Cluster, skip string) error {
+	i := slices.Index(t.clusters, c)
+	if i < 0 {
+		return fmt.Errorf("labrun: Done with a cluster the trial did not start")
+	}
+	t.clusters = slices.Delete(t.clusters, i, i+1)
+	t.commands = append(t.commands, c.Commands...)
+	if skip == "" {
+		done := t.Env.Progress.Phase(t.label("end-state check"), 0)
+		t.checks = append(t.checks, c.EndState(ctx, t.Round, endStateTimeout(t.Env.Mode))...)
+		done()
+	} else {
+		t.Note(skip)
+	}
+	return c.Close(ctx)
+}
+
 // Series records a chart's points for the trial's system and round.
 func (t *Trial) Series(chart string, pts []Point) {
 	if t.series == nil {

@@ -216,6 +216,18 @@ func TestTinyExperiments(t *testing.T) {
 				if r := v("semi-sync / async, sync_binlog=1, 2 threads"); r <= 0 {
 					t.Errorf("semisync-cost %s: semi-sync / async TPS %v", sys, r)
 				}
+			case "replication-sysbench":
+				// Every variant lagged a measured amount and caught up
+				// (apply rate, catch-up time); the first variant is its
+				// own anchor.
+				for _, vr := range replsbSize(Tiny).variants[sys] {
+					if p, r, c := v(vr+": lag p99"), v(vr+": apply TPS"), v(vr+": catch-up"); p < 0 || r <= 0 || c <= 0 {
+						t.Errorf("replication-sysbench %s/%s: lag p99 %v ms, apply %v txn/s, catch-up %v s", sys, vr, p, r, c)
+					}
+				}
+				if a := v(replsbSize(Tiny).variants[sys][0] + ": apply / " + replsbSize(Tiny).variants[sys][0] + "'s"); a != 1 {
+					t.Errorf("replication-sysbench %s: the first variant's apply rate over itself %v", sys, a)
+				}
 			case "binlog-compression":
 				// Rows of real text take fewer binlog bytes compressed,
 				// on both systems (zstd per transaction, zlib per event).

@@ -87,7 +87,6 @@ var allowed = map[string][]string{
 	"e2e": {"lab", "internal/base", "semisync"},
 	// The bench programs' kit (flags, run loop, reports) beside the lab.
 	"lab/benchkit":     {"lab"},
-	"bench/cmd/repl":   {"lab", "labrun", "lab/benchkit"},
 	"bench/cmd/fanout": {"lab", "labrun", "lab/benchkit"},
 	// The experiment runner (petrel-lab): lab's harness and nothing of
 	// the server; its binary is separate so the server stays lean.

@@ -1,7 +1,7 @@
-// Package benchkit holds what the benchmark programs under bench/cmd have
-// in common: settings from flags and the environment, the run's signal
-// handling and tool checks, report helpers, and small SQL and GTID helpers
-// for driving a primary and a replica.
+// Package benchkit holds the helpers of the benchmark programs under
+// bench/cmd (now bench/cmd/fanout alone; the others moved into the lab):
+// settings from flags and the environment, the run's signal handling and
+// tool checks, report helpers and bounded SQL.
 package benchkit
 
 import (

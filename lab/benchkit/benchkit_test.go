@@ -21,12 +21,9 @@ func TestParseDuration(t *testing.T) {
 	}
 }
 
-func TestFieldsAndLastLines(t *testing.T) {
+func TestFields(t *testing.T) {
 	if got := strings.Join(Fields(" a,b\tc\n d ,"), "|"); got != "a|b|c|d" {
 		t.Errorf("Fields = %q", got)
-	}
-	if got := LastLines("1\n2\n3\n", 2); got != "2\n3" {
-		t.Errorf("LastLines = %q", got)
 	}
 }
 

@@ -66,25 +66,8 @@ func git(args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
-// OrDash returns s, or "-" when it is empty.
-func OrDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // OneLine keeps the first line of an error.
 func OneLine(err error) string {
 	line, _, _ := strings.Cut(err.Error(), "\n")
 	return line
-}
-
-// LastLines returns the last n lines of s.
-func LastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

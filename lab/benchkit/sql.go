@@ -8,30 +8,6 @@ import (
 	"time"
 )
 
-// Server is what lab.Petrel and lab.MariaDB have in common for the
-// benchmarks.
-type Server interface {
-	Port() int
-	Stop(ctx context.Context) error
-	Log() string
-	DB(db string) (*sql.DB, error)
-}
-
-// ServerLogs returns the tails of a primary's and a replica's output
-// (either may be nil), headed by system and role.
-func ServerLogs(system string, primary, replica Server) string {
-	var b strings.Builder
-	for _, r := range []struct {
-		role string
-		s    Server
-	}{{"primary", primary}, {"replica", replica}} {
-		if r.s != nil {
-			fmt.Fprintf(&b, "--- %s %s ---\n%s\n", system, r.role, LastLines(r.s.Log(), 30))
-		}
-	}
-	return b.String()
-}
-
 // Querier runs the benchmarks' own statements, each bounded in time.
 type Querier struct {
 	// Timeout bounds one statement.

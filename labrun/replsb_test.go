@@ -1,4 +1,4 @@
-package main
+package labrun
 
 import (
 	"strings"
@@ -54,59 +54,56 @@ func TestSummarizeLag(t *testing.T) {
 	}
 }
 
-func TestParseCatchupRate(t *testing.T) {
-	for _, c := range []struct {
-		in       string
-		capacity float64
-		want     float64
-		str      string
-	}{
-		{"half", 1800, 900, "half"},
-		{"off", 1800, 0, "off"},
-		{"0", 1800, 0, "off"},
-		{"250", 1800, 250, "250"},
-	} {
-		r, err := parseCatchupRate(c.in)
-		if err != nil {
-			t.Fatalf("parseCatchupRate(%q): %v", c.in, err)
-		}
-		if got := r.of(c.capacity); got != c.want || r.String() != c.str {
-			t.Errorf("parseCatchupRate(%q): rate %v of %v, %q; want %v, %q", c.in, got, c.capacity, r.String(), c.want, c.str)
-		}
-	}
-	for _, bad := range []string{"", "fast", "-5"} {
-		if _, err := parseCatchupRate(bad); err == nil {
-			t.Errorf("parseCatchupRate(%q) accepted", bad)
-		}
-	}
-}
-
-// A system's variant configures the applier with statements and, after a plus
-// sign, the replica's start-up settings.
-func TestVariant(t *testing.T) {
-	stmts, err := variantSetup("petrel/w8+mt16")
+// A variant configures the applier with statements and, after a plus
+// sign, the replica's start-up settings and the primary's.
+func TestApplierVariant(t *testing.T) {
+	stmts, err := variantSetup("petrel", "w8+mt16")
 	if err != nil || len(stmts) != 4 || stmts[1] != "SET GLOBAL replica_parallel_workers = 8" {
 		t.Errorf("petrel/w8+mt16 statements %q (%v)", stmts, err)
 	}
-	vars, err := replicaVariables("petrel/w8+mt16")
+	if stmts, err := variantSetup("petrel", "db4"); err != nil || stmts[2] != "SET GLOBAL replica_parallel_type = 'DATABASE'" {
+		t.Errorf("petrel/db4 statements %q (%v)", stmts, err)
+	}
+	if stmts, err := variantSetup("mariadb", "conservative-8"); err != nil || len(stmts) != 4 || stmts[1] != "SET GLOBAL slave_parallel_mode = 'conservative'" {
+		t.Errorf("mariadb/conservative-8 statements %q (%v)", stmts, err)
+	}
+	for _, bad := range [][2]string{{"petrel", "x4"}, {"petrel", "w-1"}, {"mariadb", "fast-4"}, {"mariadb", "optimistic"}, {"mysql", "w1"}} {
+		if _, err := variantSetup(bad[0], bad[1]); err == nil {
+			t.Errorf("%s/%s accepted", bad[0], bad[1])
+		}
+	}
+	vars, err := replicaVariables("petrel", "w8+mt16")
 	if err != nil || len(vars) != 1 || vars["petrel_memtable_size"] != "16M" {
 		t.Errorf("petrel/w8+mt16 replica settings %v (%v)", vars, err)
 	}
-	if vars, err := replicaVariables("petrel/w8"); err != nil || vars != nil {
+	if vars, err := replicaVariables("petrel", "w8"); err != nil || vars != nil {
 		t.Errorf("petrel/w8 replica settings %v (%v), want none", vars, err)
 	}
-	if vars, err := replicaVariables("petrel/w8+co"); err != nil || vars != nil {
+	if vars, err := replicaVariables("petrel", "w8+co"); err != nil || vars != nil {
 		t.Errorf("petrel/w8+co replica settings %v (%v), want none", vars, err)
 	}
-	if ps := primarySetup("petrel/w8+mt16+co"); len(ps) != 1 || !strings.Contains(ps[0], "COMMIT_ORDER") {
+	if ps := primarySetup("petrel", "w8+mt16+co"); len(ps) != 1 || !strings.Contains(ps[0], "COMMIT_ORDER") {
 		t.Errorf("petrel/w8+mt16+co primary statements %q", ps)
 	}
-	if ps := primarySetup("petrel/w8+mt16"); ps != nil {
+	if ps := primarySetup("petrel", "w8+mt16"); ps != nil {
 		t.Errorf("petrel/w8+mt16 primary statements %q, want none", ps)
 	}
-	for _, bad := range []string{"petrel/w8+mt0", "petrel/w8+xx", "petrel/w8+mt"} {
-		if _, err := replicaVariables(bad); err == nil {
-			t.Errorf("%s accepted", bad)
+	for _, bad := range []string{"w8+mt0", "w8+xx", "w8+mt"} {
+		if _, err := replicaVariables("petrel", bad); err == nil {
+			t.Errorf("petrel/%s accepted", bad)
+		}
+	}
+	// The sizes' variants all parse.
+	for _, m := range []Mode{Tiny, Quick, Full} {
+		for sys, vs := range replsbSize(m).variants {
+			for _, v := range vs {
+				if _, err := variantSetup(sys, v); err != nil {
+					t.Errorf("%s: %v", m, err)
+				}
+				if _, err := replicaVariables(sys, v); err != nil {
+					t.Errorf("%s: %v", m, err)
+				}
+			}
 		}
 	}
 }
