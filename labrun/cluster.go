@@ -746,3 +746,33 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// RootPassword is root's password on the cluster's servers (MariaDB's
+// root has none: lab's install).
+func (c *Cluster) RootPassword() string {
+	if c.System == "petrel" {
+		return petrelPassword
+	}
+	return ""
+}
+
+// Sysbench returns sysbench's options against the primary's lab
+// database: the workload on tables x size rows, deadlocks (1213) retried;
+// callers set Threads, Duration and Command.
+func (c *Cluster) Sysbench(workload string, tables, size int) lab.SysbenchOptions {
+	return lab.SysbenchOptions{Workload: workload, Port: c.Primary.Port(), Password: c.RootPassword(), DB: LabDB,
+		Tables: tables, TableSize: size, ExtraArgs: []string{"--mysql-ignore-errors=1213"}}
+}
+
+// SysbenchPrepare loads o's tables on the primary and waits until every
+// replica has applied them.
+func (c *Cluster) SysbenchPrepare(ctx context.Context, o lab.SysbenchOptions, timeout time.Duration) error {
+	o.Command = "prepare"
+	if _, err := lab.RunSysbench(ctx, o); err != nil {
+		return fmt.Errorf("sysbench prepare: %w", err)
+	}
+	if err := c.WaitCaughtUp(ctx, timeout); err != nil {
+		return fmt.Errorf("after sysbench prepare: %w", err)
+	}
+	return nil
+}

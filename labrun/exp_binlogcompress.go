@@ -72,17 +72,10 @@ func binlogCompressionTrial(ctx context.Context, t *Trial) error {
 	if err := qExec(ctx, c.PDB, create); err != nil {
 		return err
 	}
-	password := ""
-	if t.System == "petrel" {
-		password = petrelPassword
-	}
-	sb := lab.SysbenchOptions{Workload: "oltp_write_only", Port: c.Primary.Port(), Password: password, DB: LabDB,
-		Tables: 2, TableSize: pick(m, 1000, 10000, 10000), Threads: 4, Duration: pick(m, time.Second, 3*time.Second, 10*time.Second),
-		ExtraArgs: []string{"--mysql-ignore-errors=1213"}}
-	prep := sb
-	prep.Command = "prepare"
+	sb := c.Sysbench("oltp_write_only", 2, pick(m, 1000, 10000, 10000))
+	sb.Threads, sb.Duration = 4, pick(m, time.Second, 3*time.Second, 10*time.Second)
 	done := t.Phase("sysbench prepare", 0)
-	_, err = lab.RunSysbench(ctx, prep)
+	err = c.SysbenchPrepare(ctx, sb, endStateTimeout(m))
 	done()
 	if err != nil {
 		return err

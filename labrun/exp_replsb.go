@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	"petrel/lab"
 )
 
 // replication-sysbench (formerly bench/cmd/repl and
@@ -59,7 +57,7 @@ type replsbSizes struct {
 func replsbSize(m Mode) replsbSizes {
 	return replsbSizes{
 		variants: pick(m,
-			map[string][]string{"petrel": {"w1", "w4+co+mt16"}, "mariadb": {"serial", "optimistic-4"}},
+			map[string][]string{"petrel": {"w4+co+mt16"}, "mariadb": {"optimistic-4"}},
 			map[string][]string{"petrel": {"w1", "w4", "w8+mt16"}, "mariadb": {"serial", "conservative-4", "optimistic-4"}},
 			map[string][]string{"petrel": {"w1", "w4", "w8", "w16", "db4", "w8+co", "w8+mt16"}, "mariadb": {"serial", "conservative-8", "optimistic-8"}}),
 		lagLoad:     pick(m, time.Second, 3*time.Second, 30*time.Second),
@@ -171,22 +169,12 @@ func replsbVariant(ctx context.Context, t *Trial, s replsbSizes, v string) (lag 
 	if err := c.WaitReplicaThreads(ctx, 0, time.Minute); err != nil {
 		return nil, nil, err
 	}
-	password := ""
-	if t.System == "petrel" {
-		password = petrelPassword
-	}
-	p := &replPair{c: c, f: c.Names(), wait: s.wait, sb: lab.SysbenchOptions{Workload: "oltp_write_only", Port: c.Primary.Port(),
-		Password: password, DB: LabDB, Tables: s.tables, TableSize: s.tableSize, ExtraArgs: []string{"--mysql-ignore-errors=1213"}}}
-	prep := p.sb
-	prep.Command = "prepare"
+	p := &replPair{c: c, f: c.Names(), wait: s.wait, sb: c.Sysbench("oltp_write_only", s.tables, s.tableSize)}
 	done := t.Phase(v+": sysbench prepare", 0)
-	_, err = lab.RunSysbench(ctx, prep)
+	err = c.SysbenchPrepare(ctx, p.sb, s.wait)
 	done()
 	if err != nil {
 		return nil, nil, err
-	}
-	if err := c.WaitCaughtUp(ctx, s.wait); err != nil {
-		return nil, nil, fmt.Errorf("after prepare: %w", err)
 	}
 	done = t.Phase(fmt.Sprintf("%s: lag, %d threads", v, s.lagThreads), s.lagLoad)
 	lag, err = measureLag(ctx, p, s.lagLoad, s.lagThreads)

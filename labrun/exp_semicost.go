@@ -137,10 +137,6 @@ func semicostSlap(ctx context.Context, t *Trial, p *semiPair, s semicostSizes, c
 	var bars []Point
 	hook := filepath.Join(t.Env.TempDir, fmt.Sprintf("slap-hook-%s-%d.sh", t.System, t.Round))
 	defer os.Remove(hook)
-	password := ""
-	if t.System == "petrel" {
-		password = petrelPassword
-	}
 	for _, rtt := range []time.Duration{0, s.rtt} {
 		p.c.Links[0].SetLatency(rtt / 2)
 		for _, m := range semiModes(t.System) {
@@ -156,7 +152,7 @@ func semicostSlap(ctx context.Context, t *Trial, p *semiPair, s semicostSizes, c
 			var res lab.MysqlslapResult
 			if err == nil {
 				done := t.Phase("mariadb-slap "+name, 0)
-				res, err = lab.RunMysqlslap(ctx, lab.MysqlslapOptions{Port: p.c.Primary.Port(), Password: password,
+				res, err = lab.RunMysqlslap(ctx, lab.MysqlslapOptions{Port: p.c.Primary.Port(), Password: p.c.RootPassword(),
 					Concurrency: s.slapClients, Queries: s.slapQuery,
 					ExtraArgs: []string{"--pre-system=bash '" + hook + "' pre", "--post-system=bash '" + hook + "' post"}})
 				done()
@@ -224,22 +220,13 @@ func sbPlan(system string, round int) []sbStep {
 }
 
 func semicostSysbench(ctx context.Context, t *Trial, p *semiPair, s semicostSizes, cats []string, count func(semiMode, semiDelta)) error {
-	password := ""
-	if t.System == "petrel" {
-		password = petrelPassword
-	}
-	sb := lab.SysbenchOptions{Workload: "oltp_write_only", Port: p.c.Primary.Port(), Password: password, DB: LabDB,
-		Tables: s.tables, TableSize: s.tableSize, Duration: s.duration, ExtraArgs: []string{"--mysql-ignore-errors=1213"}}
-	prep := sb
-	prep.Command = "prepare"
+	sb := p.c.Sysbench("oltp_write_only", s.tables, s.tableSize)
+	sb.Duration = s.duration
 	done := t.Phase("sysbench prepare", 0)
-	_, err := lab.RunSysbench(ctx, prep)
+	err := p.c.SysbenchPrepare(ctx, sb, 10*time.Minute)
 	done()
 	if err != nil {
 		return err
-	}
-	if err := p.c.WaitCaughtUp(ctx, 10*time.Minute); err != nil {
-		return fmt.Errorf("after prepare: %w", err)
 	}
 	t.Command("load", fmt.Sprintf("sysbench oltp_write_only --mysql-db=%s --tables=%d --table-size=%d --threads=N --time=%d --mysql-ignore-errors=1213 run",
 		LabDB, s.tables, s.tableSize, int(s.duration.Seconds())))

@@ -121,7 +121,6 @@ type SweepOptions struct {
 type sweepServer struct {
 	SweepServer
 	c        *Cluster
-	password string
 	mu       sync.Mutex
 	runs     map[SweepPoint]map[int]sweepRun // by round; mu guards it
 	commands []string
@@ -355,7 +354,7 @@ func startSweepServer(ctx context.Context, env *Env, o SweepOptions, ss SweepSer
 	}
 	spec := ClusterSpec{System: ss.System, Standalone: true, PetrelBinary: ss.Binary}
 	if ss.System == "petrel" {
-		s.password, spec.PetrelArgs = petrelPassword, ss.Args
+		spec.PetrelArgs = ss.Args
 	} else if len(ss.Args) > 0 {
 		spec.MariaDBArgs = append(slices.Clone(mariadbDurable), ss.Args...)
 	}
@@ -406,7 +405,7 @@ func setMaxConnections(ctx context.Context, c *Cluster, n int) error {
 }
 
 func (s *sweepServer) sysbench(o SweepOptions, workload string, threads int) lab.SysbenchOptions {
-	return lab.SysbenchOptions{Workload: workload, Port: s.c.Primary.Port(), Password: s.password,
+	return lab.SysbenchOptions{Workload: workload, Port: s.c.Primary.Port(), Password: s.c.RootPassword(),
 		Tables: o.Tables, TableSize: o.TableSize, Threads: threads, Duration: o.Duration, ExtraArgs: o.SysbenchArgs}
 }
 
@@ -423,7 +422,7 @@ func (s *sweepServer) measure(ctx context.Context, o SweepOptions, p SweepPoint)
 	var run sweepRun
 	var txns int64
 	if p.slap() {
-		so := lab.MysqlslapOptions{Port: s.c.Primary.Port(), Password: s.password, Concurrency: p.Threads,
+		so := lab.MysqlslapOptions{Port: s.c.Primary.Port(), Password: s.c.RootPassword(), Concurrency: p.Threads,
 			Queries: o.SlapQueries * p.Threads, Iterations: o.SlapIterations}
 		if t, ok := strings.CutPrefix(p.Workload, slapPrefix+"-"); ok {
 			so.ExtraArgs = []string{"--auto-generate-sql-load-type=" + t}
