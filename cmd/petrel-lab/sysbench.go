@@ -12,9 +12,9 @@ import (
 	"petrel/labrun"
 )
 
-// sysbench is `petrel-lab sysbench`: the sweep (labrun.RunSweep), the
-// one program behind bench/sysbench.sh (Petrel beside MariaDB) and
-// bench/abcost.sh (Petrel builds against each other).
+// sysbench is `petrel-lab sysbench`: the sweep (labrun.RunSweep), Petrel
+// beside MariaDB (bench/sysbench.sh runs it) and Petrel builds against
+// each other (the former bench/abcost.sh).
 func sysbench(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sysbench", flag.ContinueOnError)
 	servers := fs.String("servers", "petrel,mariadb", "servers in order, the first the anchor of the ratios: petrel, mariadb, petrel-nobinlog, or NAME=PATH (a petrel build; PATH build: ./cmd/petrel)")
