@@ -47,4 +47,6 @@ func runLab(args []string, stdout, stderr io.Writer) int {
 
 const labUsage = `usage: petrel lab list
        petrel lab run EXPERIMENT...|all [--tiny|--quick] [--out DIR] [--rounds N]
-                      [--systems petrel,mariadb] [--no-root] [--petrel-binary PATH] [-v]`
+                      [--systems petrel,mariadb] [--no-root] [--petrel-binary PATH] [-v]
+       petrel lab sysbench [--servers petrel,mariadb,petrel-nobinlog,NAME=PATH...] [--workloads W,...]
+                      [--threads N,...] [--rounds N] [--duration D] [--together] [--out DIR] ...`
