@@ -119,6 +119,8 @@ func TestTextLiteralsMatchGMS(t *testing.T) {
 		"SELECT id FROM TBL WHERE v = 'x '",
 		"SELECT id FROM TBL WHERE c = 'it''s'",
 		"SELECT id FROM TBL WHERE k = 3",
+		"SELECT id FROM TBL WHERE c = 0",
+		"SELECT id FROM TBL WHERE v = 0 ORDER BY id",
 		"SELECT id, 7, 'lit' FROM TBL WHERE w = 0 AND d = 0 AND id = 12",
 		"SELECT id FROM TBL WHERE w = 0 AND d = 0 AND id = 12 AND k = 1",
 		"UPDATE TBL SET k = k + 1 WHERE w = 1 AND d = 1 AND id = 1",

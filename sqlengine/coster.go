@@ -33,6 +33,9 @@ var _ memo.Coster = statsCoster{}
 
 // EstimateCost implements memo.Coster.
 func (c statsCoster) EstimateCost(ctx *sql.Context, n memo.RelExpr, s sql.StatsProvider) (float64, error) {
+	if distinctLost(n) {
+		return refusedCost, nil
+	}
 	if lj, ok := n.(*memo.LookupJoin); ok && lj.Lookup != nil {
 		if perKey, ok := c.rowsPerKey(lj.Lookup); ok {
 			outer := math.Max(1, float64(lj.Left.RelProps.GetStats().RowCount()))
@@ -43,6 +46,29 @@ func (c statsCoster) EstimateCost(ctx *sql.Context, n memo.RelExpr, s sql.StatsP
 		}
 	}
 	return c.base.EstimateCost(ctx, n, s)
+}
+
+// refusedCost prices a plan that would answer wrongly: never chosen
+// while any other is possible.
+const refusedCost = 1e30
+
+// distinctLost reports whether n is a join whose plan drops a DISTINCT
+// its input needs. GMS answers `x IN (SELECT ...)` and EXISTS as an
+// inner join over a de-duplicated right side (its semi-join
+// conversion); when a merge join (either side) or a lookup join (the
+// right side) is chosen over such a side, GMS's fixConflicts rebuilds
+// that side's path without the DISTINCT (memo/expr_group.go), and each
+// outer row came out once per match: `o_orderkey IN (SELECT l_orderkey
+// FROM lineitem)` counted 19,408 orders where there are 7,399 (TPC-H
+// Q4). The semi join, or a hash join, answers instead.
+func distinctLost(n memo.RelExpr) bool {
+	switch j := n.(type) {
+	case *memo.MergeJoin:
+		return j.Left.RelProps.Distinct.IsHash() || j.Right.RelProps.Distinct.IsHash()
+	case *memo.LookupJoin:
+		return j.Right.RelProps.Distinct.IsHash()
+	}
+	return false
 }
 
 // rowsPerKey is the rows one lookup into scan's index is expected to
