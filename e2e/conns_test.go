@@ -16,7 +16,7 @@ import (
 	"petrel/lab"
 )
 
-// Connections as MySQL limits them (docs/ARCHITECTURE.md, "Connections").
+// Connections as MySQL limits them (docs/design/connections.md).
 // Raw sockets (rawclient_test.go) where a driver would hide what the
 // server sends.
 

@@ -13,7 +13,7 @@ import (
 	"petrel/lab"
 )
 
-// Memory of large statements (docs/ARCHITECTURE.md, "Connections",
+// Memory of large statements (docs/design/connections.md,
 // packet memory): RSS read from /proc of the server process.
 
 // vmRSS is the resident set of process pid in bytes.

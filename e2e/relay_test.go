@@ -26,7 +26,7 @@ func startRelay(t *testing.T, ctx context.Context, id int, vars map[string]strin
 }
 
 // pointAtRelay points a replica (or a relay) at a relay, by GTID, as root:
-// a relay's accounts are its own (it applies nothing it relays).
+// a relay applies, of what it relays, only the account statements.
 func pointAtRelay(t *testing.T, ctx context.Context, db *sql.DB, port int) {
 	t.Helper()
 	mustExec(t, ctx, db, fmt.Sprintf("CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=%d, SOURCE_USER='root', SOURCE_PASSWORD='%s', SOURCE_AUTO_POSITION=1, SOURCE_CONNECT_RETRY=1", port, rootPassword),

@@ -22,7 +22,7 @@ import (
 )
 
 // TLS on client connections and caching_sha2_password
-// (docs/ARCHITECTURE.md, "Connections"; docs/COMPATIBILITY.md).
+// (docs/design/connections.md; docs/COMPATIBILITY.md).
 
 const (
 	erSecureTransportRequired = 3159 // ER_SECURE_TRANSPORT_REQUIRED

@@ -32,7 +32,7 @@ import (
 // byte offsets, so every run replays the same failures. The replica runs
 // without a SQL engine of its own: GMS keeps its variable registries in
 // process globals, so one process holds one SQL engine
-// (docs/ARCHITECTURE.md, "One server per process"); the replicated DDL,
+// (docs/design/one-server.md); the replicated DDL,
 // which a replica runs through its SQL engine, is applied here by
 // creating the same definitions in the replica's catalog, logged under the source's GTIDs like any replicated
 // transaction (the definitions are the primary's own). Rows are applied

@@ -43,7 +43,7 @@ func (n *Node) Close() error {
 var errAbandoned = errors.New("node: shutdown deadline passed")
 
 // Shutdown stops the server in MySQL's order, all of it within ctx's
-// deadline (docs/ARCHITECTURE.md, "Shutdown"):
+// deadline (docs/design/shutdown.md):
 //
 //  1. No new connections; new statements get ER_SERVER_SHUTDOWN (1053).
 //  2. Running statements finish, for up to half the time left.
