@@ -438,6 +438,19 @@ func semCorpus() []semStmt {
 			add("strict", q)
 		}
 	}
+	// A subquery's aggregate over a table the outer query also reads is
+	// the subquery's own (subqalias.go; TPC-H Q11's shape).
+	quiet("CREATE TABLE t_ps (pk INT, sk INT, cost DECIMAL(15,2), qty INT, PRIMARY KEY (pk, sk))")
+	quiet("INSERT INTO t_ps VALUES (1, 1, 1.00, 10), (1, 2, 2.00, 10), (2, 1, 5.00, 1), (3, 2, 0.50, 4)")
+	for _, q := range []string{
+		"SELECT pk FROM t_ps GROUP BY pk HAVING SUM(qty) > (SELECT SUM(qty) FROM t_ps)",
+		"SELECT pk, SUM(qty), (SELECT SUM(qty) FROM t_ps WHERE pk = 2) AS x FROM t_ps GROUP BY pk ORDER BY pk",
+		"SELECT pk, SUM(cost * qty) AS v FROM t_ps GROUP BY pk HAVING SUM(cost * qty) > (SELECT SUM(cost * qty) * 0.3 FROM t_ps) ORDER BY v DESC",
+		"SELECT pk, (SELECT COUNT(*) FROM t_ps WHERE t_ps.pk = 1) FROM t_ps GROUP BY pk ORDER BY pk",
+		"SELECT pk, MAX(qty) FROM t_ps GROUP BY pk HAVING MAX(qty) >= (SELECT MAX(qty) FROM t_ps WHERE sk = 2) ORDER BY pk",
+	} {
+		add("strict", q)
+	}
 	// MIN and MAX of a primary key read one index entry, and give one
 	// NULL row when there is none (minmaxkey.go).
 	quiet("CREATE TABLE t_mm (id INT PRIMARY KEY, v INT)")

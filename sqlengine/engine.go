@@ -426,12 +426,25 @@ func globalBool(name string) bool {
 // string literals under the session's sql_mode (modetext.go).
 type schemaParser struct{ sql.Parser }
 
+// clipSubStatement keeps a DDL's body (a view's SELECT, a trigger's or
+// routine's body) within the statement text a: in a multi-statement
+// query vitess ends it one past the ';', which GMS trims from a, and
+// GMS's slice of the body then failed (CREATE VIEW ...; DROP VIEW: 1105
+// "unable to get sub statement"; CREATE PROCEDURE ...; SELECT: a panic
+// that dropped the connection).
+func clipSubStatement(st ast.Statement, a string, multi bool) {
+	if d, ok := st.(*ast.DDL); ok && multi && d.SubStatementPositionEnd > len(a) {
+		d.SubStatementPositionEnd = len(a)
+	}
+}
+
 func fixSchema(stmt ast.Statement) ast.Statement {
 	if d, ok := stmt.(*ast.DBDDL); ok && strings.EqualFold(d.SchemaOrDatabase, "schema") {
 		d.SchemaOrDatabase = "database"
 	}
 	inlineNamedWindows(stmt)     // namedwindow.go
 	protectDecimalLiterals(stmt) // decliteral.go
+	aliasSubqueryTables(stmt)    // subqalias.go
 	return stmt
 }
 
@@ -445,6 +458,7 @@ func (p schemaParser) ParseSimple(q string) (ast.Statement, error) {
 func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Statement, string, string, error) {
 	r, added := sessionText(ctx, q)
 	st, a, b, err := p.Parser.Parse(ctx, r, multi)
+	clipSubStatement(st, a, multi)
 	if added != nil && err == nil {
 		a, b = rewrittenRemainder(q, r, b, ';', added)
 	}
@@ -458,6 +472,7 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
 	r, added := sessionText(ctx, q)
 	st, a, b, err := p.Parser.ParseWithOptions(ctx, r, delim, multi, o)
+	clipSubStatement(st, a, multi)
 	if added != nil && err == nil {
 		a, b = rewrittenRemainder(q, r, b, delim, added)
 	}
