@@ -64,6 +64,21 @@ func TestParseSysbench(t *testing.T) {
 	if _, err := ParseSysbench("FATAL: connection refused"); err == nil {
 		t.Fatal("expected an error for output without a summary")
 	}
+	// With --report-checkpoints (clients-scaling's warm-up), the figures
+	// are the last summary's, not the checkpoint's: a 10000-thread run
+	// against Petrel, checkpoint at 50 s of 70.
+	out, err = os.ReadFile(filepath.Join("testdata", "sysbench_checkpoint.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err = ParseSysbench(string(out)); err != nil {
+		t.Fatal(err)
+	}
+	want = SysbenchResult{Transactions: 10291, TPS: 155.17, Queries: 213110, QPS: 3213.29, IgnoredErrors: 1066,
+		LatencyAvgMs: 100127.37, LatencyP95Ms: 100000}
+	if r != want {
+		t.Fatalf("after a checkpoint: got %+v, want %+v", r, want)
+	}
 }
 
 func TestFreePort(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -161,11 +162,16 @@ var (
 	sbLatencyP95   = regexp.MustCompile(`(?m)^\s*95th percentile:\s+([\d.]+)`)
 )
 
-// ParseSysbench extracts the summary of a sysbench 1.0 "run" output.
-// Transactions and queries are required; the other fields are zero if
-// missing.
+// ParseSysbench extracts the summary of a sysbench 1.0 "run" output, the
+// last one when --report-checkpoints printed others before it (each
+// checkpoint resets the counters, so the last covers the time since the
+// last checkpoint). Transactions and queries are required; the other
+// fields are zero if missing.
 func ParseSysbench(out string) (SysbenchResult, error) {
 	var r SysbenchResult
+	if i := strings.LastIndex(out, "SQL statistics:"); i >= 0 {
+		out = out[i:]
+	}
 	m := sbTransactions.FindStringSubmatch(out)
 	if m == nil {
 		return r, fmt.Errorf("lab: sysbench output has no transactions line:\n%s", tail(out, 2<<10))

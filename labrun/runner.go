@@ -49,6 +49,8 @@ type Env struct {
 	// it, experiments that want a WAN use a userspace Link and say so.
 	Root     bool
 	Progress *Progress
+	// Clients, when set, are clients-scaling's points (Options.Clients).
+	Clients []int
 
 	// template is an initialised MariaDB datadir under TempDir that new
 	// MariaDB nodes start from (mariadb-install-db takes 3 s, a copy
@@ -90,6 +92,16 @@ func (e *Env) mariadbTemplate(ctx context.Context) (string, error) {
 	return e.template.dir, e.template.err
 }
 
+// fileLimit is the open-files limit (RLIMIT_NOFILE) a run raises itself
+// to, and the servers and sysbench it starts inherit: clients-scaling's
+// 10000 clients take 10000 sockets in sysbench and as many in the server,
+// besides the server's own files (MariaDB sizes open_files_limit from it).
+// fileLimitNeeded is the least limit the run takes without a note.
+const (
+	fileLimit       = 65536
+	fileLimitNeeded = 12000
+)
+
 // Options configures Run.
 type Options struct {
 	// Experiments to run, by name, in order. Default: every registered one.
@@ -112,6 +124,9 @@ type Options struct {
 	Progress *Progress
 	// NoRoot pretends the host has no root (tests the fallback).
 	NoRoot bool
+	// Clients, when set, are clients-scaling's points instead of the
+	// mode's curve.
+	Clients []int
 }
 
 // Run runs the experiments and writes the report into OutDir/ID, also on
@@ -184,7 +199,10 @@ func runReported(ctx context.Context, o Options, wantSystems []string,
 	}()
 	systems, notes := chooseSystems(wantSystems)
 	run.Notes = append(run.Notes, notes...)
-	env := &Env{Logger: o.Logger, Mode: o.Mode, Progress: o.Progress}
+	if n, err := lab.RaiseFileLimit(fileLimit); err != nil || n < fileLimitNeeded {
+		run.Notes = append(run.Notes, fmt.Sprintf("open-files limit %d (%v): clients-scaling's 10000 clients need %d, one file per client in sysbench and in the server and the server's own", n, err, fileLimitNeeded))
+	}
+	env := &Env{Logger: o.Logger, Mode: o.Mode, Progress: o.Progress, Clients: o.Clients}
 	var err error
 	if err = lab.WANAvailable(); err == nil && !o.NoRoot {
 		env.Root = true

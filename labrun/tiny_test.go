@@ -263,8 +263,8 @@ func TestTinyExperiments(t *testing.T) {
 				}
 			case "clients-scaling":
 				for _, n := range scalingClients(Tiny) {
-					if tps := v(strings.Replace("N clients: commits/s", "N", strconv.Itoa(n), 1)); tps <= 0 {
-						t.Errorf("clients-scaling %s: %d clients: %v commits/s", sys, n, tps)
+					if tps := v(strings.Replace("N clients: TPS", "N", strconv.Itoa(n), 1)); tps <= 0 {
+						t.Errorf("clients-scaling %s: %d clients: %v TPS", sys, n, tps)
 					}
 				}
 			}

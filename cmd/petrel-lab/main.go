@@ -92,6 +92,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	noRoot := fs.Bool("no-root", false, "use the userspace link even when namespaces are available")
 	bin := fs.String("petrel-binary", "", "petrel executable (default: build ./cmd/petrel)")
 	verbose := fs.Bool("v", false, "log the servers' and lab's messages on stderr")
+	clients := fs.String("clients", "", "clients-scaling's points, comma-separated client counts (default: the mode's curve)")
 	names, status := parseFlags(fs, args, stdout, stderr)
 	if status >= 0 {
 		return status
@@ -120,6 +121,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		sys = append(sys, s)
 	}
+	var points []int
+	for _, f := range strings.FieldsFunc(*clients, func(r rune) bool { return r == ',' }) {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			fmt.Fprintf(stderr, "petrel-lab run: --clients: %q is not a positive client count\n", f)
+			return 2
+		}
+		points = append(points, n)
+	}
 	mode := labrun.Full
 	if *tiny {
 		mode = labrun.Tiny
@@ -131,7 +141,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	runRes, dir, err := labrun.RunExperiments(ctx, labrun.Options{
 		Experiments: names, Mode: mode, Rounds: *rounds, Systems: sys, OutDir: *out,
 		Command: "petrel-lab run " + shellJoin(args), PetrelBinary: *bin, Logger: newLogger(stderr, *verbose),
-		Progress: labrun.NewProgress(stdout), NoRoot: *noRoot,
+		Progress: labrun.NewProgress(stdout), NoRoot: *noRoot, Clients: points,
 	})
 	return finish(ctx, runRes, dir, err, stdout, stderr)
 }
@@ -177,10 +187,9 @@ func newLogger(stderr io.Writer, verbose bool) *slog.Logger {
 	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 }
 
-// runContext raises the open-files limit and returns a context ^C and
-// SIGTERM cancel.
+// runContext returns a context ^C and SIGTERM cancel. (The open-files
+// limit the servers and sysbench inherit is raised by labrun's runner.)
 func runContext() (context.Context, context.CancelFunc) {
-	raiseFileLimit()
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
@@ -219,14 +228,4 @@ func shellJoin(args []string) string {
 		}
 	}
 	return strings.Join(q, " ")
-}
-
-// raiseFileLimit lifts the soft open-files limit to the hard one: 10000
-// clients need 10000 sockets.
-func raiseFileLimit() {
-	var l syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l) == nil && l.Cur < l.Max {
-		l.Cur = l.Max
-		syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
-	}
 }

@@ -32,6 +32,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"run", "packet-loss", "no-such"}, `unknown experiment "no-such"; known: packet-loss, catch-up`},
 		{[]string{"run", "catch-up", "--tiny", "--quick"}, "--tiny and --quick are exclusive"},
 		{[]string{"run", "catch-up", "--systems", "postgres"}, `unknown system "postgres"`},
+		{[]string{"run", "clients-scaling", "--clients", "1000,0"}, `--clients: "0" is not a positive client count`},
+		{[]string{"run", "clients-scaling", "--clients", "ten"}, `--clients: "ten" is not a positive client count`},
 		{[]string{"sysbench", "--servers", "petrel,mysql"}, `server "mysql": want petrel, mariadb, petrel-nobinlog or NAME=PATH`},
 		{[]string{"sysbench", "--threads", "4,x"}, `thread count "x": want a positive number`},
 		{[]string{"sysbench", "--runs", "mysqlslap"}, `run "mysqlslap": want WORKLOAD:N,N...`},
