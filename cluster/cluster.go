@@ -1,9 +1,3 @@
-// Package cluster runs a local Petrel cluster: one primary and N replicas,
-// each a `petrel server` child process with its own datadir on loopback,
-// replication wired by SQL (CHANGE REPLICATION SOURCE TO ...). It is the
-// README's main job (`petrel cluster`), and a supervisor: a node that dies
-// is restarted, the nodes die with it. Restarting on the same directory
-// resumes the same cluster.
 package cluster
 
 import (

@@ -22,6 +22,12 @@
 //     (the last 64 KiB, across restarts) that Log returns, so a failing test
 //     can print it.
 //
+// Also: free loopback ports (FreePort, FreePortRun); an fsync delay
+// library (fsyncdelay.go: a small shared library preloaded with
+// LD_PRELOAD) that gives MariaDB the disk latency petrel_storage_sync_delay
+// gives Petrel; Petrel and sysbench run inside a WAN side
+// (PetrelOptions.WAN/Side, SysbenchOptions.WAN/Side; docs/design/wan.md).
+//
 // The package has no global state apart from the per-process cache of the
 // built petrel binary (BuildPetrel).
 package lab

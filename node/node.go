@@ -1,6 +1,3 @@
-// Package node assembles one Petrel server from its parts: the datadir,
-// storage, the SQL engine and the MySQL protocol listener. cmd/petrel
-// parses flags and config into Options; tests build nodes directly.
 package node
 
 import (

@@ -1,9 +1,3 @@
-// Package binlogsql is the binary log's SQL surface: its system
-// variables, its statements (SHOW BINARY LOGS, SHOW BINLOG EVENTS, PURGE,
-// FLUSH and RESET of the logs, WAIT_FOR_EXECUTED_GTID_SET), gtid_executed
-// and its status variables, registered through sqlengine's extension
-// points. binlog never imports sqlengine; node calls Variables before the
-// config is applied and Register once the log is open.
 package binlogsql
 
 import (

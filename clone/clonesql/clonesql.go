@@ -1,8 +1,3 @@
-// Package clonesql is the clone stage's SQL surface: MySQL's CLONE
-// INSTANCE FROM on the recipient, the statements a donor answers (CLONE
-// SNAPSHOT, CLONE READ, CLONE END: Petrel's wire for the clone, see
-// package clone), clone_max_data_bandwidth, and performance_schema's
-// clone_status and clone_progress.
 package clonesql
 
 import (

@@ -1,4 +1,3 @@
-// Package fsutil holds file helpers the logs share.
 package fsutil
 
 import (

@@ -1,15 +1,3 @@
-// Package relay is the relay role's stage: what a relay (`petrel relay`)
-// does with the binlog it receives from its source. The receiver
-// (repl/replica) hands it whole transactions; it keeps them in the relay's
-// own binary log (binlog.Log.AppendRelayed), where the dump threads
-// (repl/source) serve them to downstream replicas as a primary serves its
-// own. Nothing is applied to storage.
-//
-// The decisions are pure functions and a small state machine, tested by
-// the scenarios in testdata/: whether a received transaction follows what
-// the log holds (CheckFollows), whether the source is the one the relay
-// has followed (CheckSource), and the logical clock a transaction gets in
-// the relay's own files (clockMap).
 package relay
 
 import (

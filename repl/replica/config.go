@@ -1,9 +1,3 @@
-// Package replica is the replica side of replication: a receiver (MySQL's
-// IO thread) that streams the source's binary log into a durable relay
-// log, healing its link by itself, and an applier (the SQL thread) that
-// applies relay-log transactions straight to storage, with the applied
-// GTIDs recorded atomically with the rows (the replica's own binary log is
-// its commit point).
 package replica
 
 import (

@@ -1,11 +1,3 @@
-// Package replsql is replication's SQL surface: the replica's statements
-// and variables (CHANGE REPLICATION SOURCE, START/STOP/RESET REPLICA,
-// SHOW REPLICA STATUS, replica_net_timeout, sync_relay_log, ...), the
-// source's (SHOW REPLICAS), their status variables and the MySQL error
-// numbers of the replica's refusals, registered through sqlengine's
-// extension points. repl/replica and repl/source never import sqlengine;
-// node calls Variables before the config is applied and Register once
-// both sides are open.
 package replsql
 
 import (

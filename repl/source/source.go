@@ -1,10 +1,3 @@
-// Package source is the source side of replication: it registers replicas
-// and streams the binary log to them (COM_BINLOG_DUMP by file and
-// position, COM_BINLOG_DUMP_GTID with auto-positioning), sending
-// heartbeats when the log is idle.
-//
-// A dump streams only what the log has made durable (with sync_binlog=1),
-// so a replica never holds a transaction the source could lose in a crash.
 package source
 
 import (
