@@ -451,6 +451,22 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// LEFT JOIN conditions on the right table alone filter it before the
+	// join (outerpush.go; TPC-H Q13's shape).
+	quiet("CREATE TABLE t_cu (ck INT PRIMARY KEY, n VARCHAR(10))")
+	quiet("CREATE TABLE t_od (ok INT PRIMARY KEY, ck INT, cm VARCHAR(40), KEY kck (ck))")
+	quiet("INSERT INTO t_cu VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, NULL)")
+	quiet("INSERT INTO t_od VALUES (1, 1, 'x'), (2, 1, 'special requests'), (3, 2, 'special requests'), (4, 3, 'y'), (5, 3, NULL), (6, NULL, 'w')")
+	for _, q := range []string{
+		"SELECT c_count, COUNT(*) AS custdist FROM (SELECT t_cu.ck, COUNT(ok) AS c_count FROM t_cu LEFT OUTER JOIN t_od ON t_cu.ck = t_od.ck AND cm NOT LIKE '%special%requests%' GROUP BY t_cu.ck) AS c_orders GROUP BY c_count ORDER BY custdist DESC, c_count DESC",
+		"SELECT t_cu.ck, ok FROM t_cu LEFT JOIN t_od ON t_cu.ck = t_od.ck AND t_od.ok > 1 AND t_cu.n <> 'c' ORDER BY t_cu.ck, ok",
+		"SELECT t_cu.ck, ok FROM t_cu LEFT JOIN t_od ON t_cu.ck = t_od.ck AND t_od.cm IS NOT NULL AND t_od.ok + 0 > 1 ORDER BY t_cu.ck, ok",
+		"SELECT t_cu.ck, ok FROM t_cu LEFT JOIN t_od ON t_od.ok > 4 ORDER BY t_cu.ck, ok",
+		"SELECT a.ck, b.ok FROM t_cu a LEFT JOIN t_od b ON a.ck = b.ck AND b.cm = 'y' WHERE b.ok IS NULL ORDER BY a.ck",
+		"SELECT a.ck, b.ok FROM t_cu a LEFT JOIN t_od b ON a.ck = b.ck AND b.ck IN (SELECT ck FROM t_cu WHERE n > 'a') ORDER BY a.ck, b.ok",
+	} {
+		add("strict", q)
+	}
 	// MIN and MAX of a primary key read one index entry, and give one
 	// NULL row when there is none (minmaxkey.go).
 	quiet("CREATE TABLE t_mm (id INT PRIMARY KEY, v INT)")

@@ -51,6 +51,9 @@ func installAnalyzerRules() {
 		// Constants folded before the default rules pick index ranges
 		// (constfold.go).
 		analyzer.OnceBeforeDefault = insertAfter(analyzer.OnceBeforeDefault, "simplifyFilters", analyzer.Rule{Id: constFoldRuleID, Apply: foldConstants})
+		// LEFT JOIN conditions on the right side alone filter it before
+		// the join (outerpush.go).
+		analyzer.OnceBeforeDefault = append(analyzer.OnceBeforeDefault, analyzer.Rule{Id: outerPushRuleID, Apply: pushLeftJoinConditions})
 		kept := analyzer.DefaultValidationRules[:0:0]
 		for _, r := range analyzer.DefaultValidationRules {
 			if r.Id.String() != "validateGroupBy" {
