@@ -467,6 +467,22 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// Conditions common to every OR branch taken out of it (orfactor.go;
+	// TPC-H Q19's shape).
+	quiet("CREATE TABLE t_pa (pk INT PRIMARY KEY, br VARCHAR(10), sz INT)")
+	quiet("CREATE TABLE t_li (lk INT PRIMARY KEY, pk INT, q INT, sm VARCHAR(10))")
+	quiet("INSERT INTO t_pa VALUES (1, 'b1', 1), (2, 'b2', 5), (3, 'b1', 10), (4, NULL, 3)")
+	quiet("INSERT INTO t_li VALUES (1, 1, 5, 'AIR'), (2, 2, 15, 'AIR'), (3, 3, 25, 'MAIL'), (4, 4, 5, 'AIR'), (5, 1, NULL, 'AIR'), (6, 2, 12, NULL), (7, NULL, 3, 'AIR')")
+	for _, q := range []string{
+		"SELECT SUM(q), COUNT(*) FROM t_li, t_pa WHERE (t_pa.pk = t_li.pk AND br = 'b1' AND q BETWEEN 1 AND 11 AND sm IN ('AIR', 'MAIL')) OR (t_li.pk = t_pa.pk AND br = 'b2' AND q BETWEEN 10 AND 20 AND sm IN ('AIR', 'MAIL')) OR (t_pa.pk = t_li.pk AND sz > 8 AND sm IN ('AIR', 'MAIL'))",
+		"SELECT COUNT(*) FROM t_li, t_pa WHERE (t_pa.pk = t_li.pk AND br = 'b1') OR (t_pa.pk = t_li.pk)",
+		"SELECT lk FROM t_li WHERE (q > 1 AND sm = 'AIR') OR (q > 1 AND sm IS NULL) OR (sm = 'AIR' AND q > 1) ORDER BY lk",
+		"SELECT lk FROM t_li WHERE (q > 1 AND sm = 'AIR') OR (q > 1 AND q < 20) ORDER BY lk",
+		"SELECT lk FROM t_li WHERE NOT ((q > 1 AND sm = 'AIR') OR (q > 1 AND pk = 2)) ORDER BY lk",
+		"SELECT a.lk, b.pk FROM t_li a LEFT JOIN t_pa b ON (b.pk = a.pk AND b.sz > 2) OR (b.pk = a.pk AND a.q > 10) ORDER BY a.lk",
+	} {
+		add("strict", q)
+	}
 	// MIN and MAX of a primary key read one index entry, and give one
 	// NULL row when there is none (minmaxkey.go).
 	quiet("CREATE TABLE t_mm (id INT PRIMARY KEY, v INT)")

@@ -54,6 +54,9 @@ func installAnalyzerRules() {
 		// LEFT JOIN conditions on the right side alone filter it before
 		// the join (outerpush.go).
 		analyzer.OnceBeforeDefault = append(analyzer.OnceBeforeDefault, analyzer.Rule{Id: outerPushRuleID, Apply: pushLeftJoinConditions})
+		// Conditions common to every branch of an OR taken out of it
+		// (orfactor.go), before filters are pushed to tables and joins.
+		analyzer.OnceBeforeDefault = append(analyzer.OnceBeforeDefault, analyzer.Rule{Id: orFactorRuleID, Apply: factorOrConditions})
 		kept := analyzer.DefaultValidationRules[:0:0]
 		for _, r := range analyzer.DefaultValidationRules {
 			if r.Id.String() != "validateGroupBy" {
