@@ -16,7 +16,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// Connections as MySQL limits them (docs/ARCHITECTURE.md, "Connections"):
+// Connections as MySQL limits them (docs/design/connections.md):
 //
 //   - A connection counts against max_connections once it has
 //     authenticated: a client beyond the limit gets ER_CON_COUNT_ERROR

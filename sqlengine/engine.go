@@ -1,8 +1,9 @@
 // Package sqlengine is Petrel's SQL layer: go-mysql-server (GMS) wired to
 // Petrel's Pebble storage. It owns the GMS database provider, tables and
 // indexes, sessions and transactions, system and status variables, users
-// and grants persistence, and the one mapping from Petrel errors to MySQL
-// error codes.
+// and grants persistence, and applies the one table of MySQL error
+// numbers (internal/mysqlerr) to Petrel's and GMS's errors (errtable.go).
+// More: docs/design/sql.md and docs/design/fastpaths.md.
 //
 // Contract: every committed transaction passes through storage's commit
 // pipeline (and so through the commit sink) before the client's OK.

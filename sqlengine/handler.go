@@ -344,7 +344,7 @@ const minAllowedPacket = 1024
 // MySQL prints them (1234567, not 1.234567e+06).
 // isShowVariables matches SHOW [GLOBAL|SESSION] VARIABLES ....
 func isShowVariables(q string) bool {
-	f := strings.Fields(strings.ToUpper(strings.TrimSpace(q)))
+	f := firstWords(q, 3)
 	if len(f) < 2 || f[0] != "SHOW" {
 		return false
 	}

@@ -445,16 +445,35 @@ func sessionError(ctx *sql.Context, err error) error {
 }
 
 func isDDL(q string) bool {
-	q = strings.TrimSpace(q)
-	if len(q) < 6 {
+	w := firstWords(q, 1)
+	if len(w) == 0 {
 		return false
 	}
-	w := strings.ToUpper(strings.Fields(q)[0])
-	switch w {
+	switch w[0] {
 	case "CREATE", "DROP", "ALTER", "RENAME", "TRUNCATE":
 		return true
 	}
 	return false
+}
+
+// firstWords is up to n leading words of q, upper-cased: it reads only
+// as far as they go (a 64 KB INSERT is not split or upper-cased whole).
+func firstWords(q string, n int) []string {
+	var out []string
+	for i := 0; i < len(q) && len(out) < n; {
+		for i < len(q) && (q[i] == ' ' || q[i] == '\t' || q[i] == '\n' || q[i] == '\r') {
+			i++
+		}
+		j := i
+		for j < len(q) && q[j] != ' ' && q[j] != '\t' && q[j] != '\n' && q[j] != '\r' {
+			j++
+		}
+		if j > i {
+			out = append(out, strings.ToUpper(q[i:j]))
+		}
+		i = j
+	}
+	return out
 }
 
 func asBase(err error, target **base.Error) bool { return errors.As(err, target) }

@@ -11,8 +11,7 @@ import (
 	"petrel/internal/base"
 )
 
-// Shutdown, client side, in MySQL's order (docs/ARCHITECTURE.md,
-// "Shutdown"): the node stops the listener, then StopStatements turns new
+// Shutdown, client side, in MySQL's order (docs/design/shutdown.md): the node stops the listener, then StopStatements turns new
 // statements away with ER_SERVER_SHUTDOWN, WaitStatements lets the running
 // ones finish, CloseConnections closes every client connection (a
 // statement still running is cancelled and gets no reply: its client sees
