@@ -483,6 +483,24 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// NOT EXISTS keeps an outer row when the condition is NULL for every
+	// inner row, NOT IN does not, and NOT EXISTS by a key reads the inner
+	// table by its index (antilookup.go; TPC-H Q21's shape).
+	quiet("CREATE TABLE t_ax (ok INT, ln INT, sk INT, r DATE, c DATE, PRIMARY KEY (ok, ln))")
+	quiet("INSERT INTO t_ax VALUES (1, 1, 10, '2020-01-02', '2020-01-01'), (1, 2, 11, '2020-01-01', '2020-01-02'), (2, 1, 10, '2020-01-03', '2020-01-01'), " +
+		"(3, 1, 12, '2020-01-01', '2020-01-02'), (3, 2, 12, '2020-01-05', '2020-01-02'), (4, 1, NULL, '2020-01-05', '2020-01-02'), (4, 2, 13, '2020-01-05', '2020-01-02'), (5, 1, NULL, NULL, NULL)")
+	for _, q := range []string{
+		"SELECT a.ok, a.ln FROM t_ax a WHERE NOT EXISTS (SELECT * FROM t_ax b WHERE b.ok = a.ok AND b.sk <> a.sk) ORDER BY a.ok, a.ln",
+		"SELECT a.ok, a.ln FROM t_ax a WHERE EXISTS (SELECT * FROM t_ax b WHERE b.ok = a.ok AND b.sk <> a.sk) AND NOT EXISTS (SELECT * FROM t_ax c WHERE c.ok = a.ok AND c.sk <> a.sk AND c.r > c.c) ORDER BY a.ok, a.ln",
+		"SELECT a.ok, a.ln FROM t_ax a WHERE a.sk NOT IN (SELECT b.sk FROM t_ax b WHERE b.ok = a.ok + 1) ORDER BY a.ok, a.ln",
+		"SELECT a.ok, a.ln FROM t_ax a WHERE a.sk NOT IN (SELECT b.sk FROM t_ax b) ORDER BY a.ok, a.ln",
+		"SELECT a.ok, a.ln FROM t_ax a WHERE a.sk NOT IN (SELECT b.sk FROM t_ax b WHERE b.sk IS NOT NULL AND b.ok < 3) ORDER BY a.ok, a.ln",
+		"SELECT a.ok, a.ln FROM t_ax a WHERE NOT EXISTS (SELECT 1 FROM t_ax b WHERE b.sk = a.sk AND b.ok <> a.ok) ORDER BY a.ok, a.ln",
+		"SELECT a.ok, a.ln FROM t_ax a WHERE NOT EXISTS (SELECT 1 FROM t_ax b WHERE b.ok = a.ok AND b.ln <> a.ln) ORDER BY a.ok, a.ln",
+		"SELECT COUNT(*) FROM t_ax a WHERE NOT EXISTS (SELECT 1 FROM t_ax b WHERE b.r > a.c)",
+	} {
+		add("strict", q)
+	}
 	// MIN and MAX of a primary key read one index entry, and give one
 	// NULL row when there is none (minmaxkey.go).
 	quiet("CREATE TABLE t_mm (id INT PRIMARY KEY, v INT)")

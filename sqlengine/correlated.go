@@ -226,35 +226,40 @@ func outerIndexLookups(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope
 		if k == 0 {
 			return n, transform.SameTree, nil
 		}
-		keys := make([]sql.Expression, k)
-		for i, o := range ix.ords[:k] {
-			keys[i] = eqs[o]
-		}
-		lb := plan.NewLookupBuilder(ix, keys, make([]bool, k))
-		var child sql.Node
-		switch c := f.Child.(type) {
-		case *plan.ResolvedTable:
-			ita, err := plan.NewIndexedAccessForTableNode(ctx, c, lb)
-			if err != nil {
-				return n, transform.SameTree, nil
-			}
-			child = ita
-		case *plan.TableAlias:
-			rt := c.Child.(*plan.ResolvedTable)
-			ita, err := plan.NewIndexedAccessForTableNode(ctx, rt, lb)
-			if err != nil {
-				return n, transform.SameTree, nil
-			}
-			nc, err := c.WithChildren(ita)
-			if err != nil {
-				return nil, transform.SameTree, err
-			}
-			child = nc
-		default:
+		child, ok := lookupAccess(ctx, f.Child, ix, k, eqs)
+		if !ok {
 			return n, transform.SameTree, nil
 		}
 		return plan.NewFilter(f.Expression, child), transform.NewTree, nil
 	})
+}
+
+// lookupAccess is table node t (a table or an alias of one) read by
+// index ix's first k columns, keyed by the expressions eqs gives those
+// columns (tableEqualities); ok=false when GMS cannot build it.
+func lookupAccess(ctx *sql.Context, t sql.Node, ix *Index, k int, eqs map[int]sql.Expression) (sql.Node, bool) {
+	keys := make([]sql.Expression, k)
+	for i, o := range ix.ords[:k] {
+		keys[i] = eqs[o]
+	}
+	lb := plan.NewLookupBuilder(ix, keys, make([]bool, k))
+	switch c := t.(type) {
+	case *plan.ResolvedTable:
+		ita, err := plan.NewIndexedAccessForTableNode(ctx, c, lb)
+		return ita, err == nil
+	case *plan.TableAlias:
+		rt, ok := c.Child.(*plan.ResolvedTable)
+		if !ok {
+			return nil, false
+		}
+		ita, err := plan.NewIndexedAccessForTableNode(ctx, rt, lb)
+		if err != nil {
+			return nil, false
+		}
+		nc, err := c.WithChildren(ita)
+		return nc, err == nil
+	}
+	return nil, false
 }
 
 // tableEqualities maps the ordinals of tb's columns (tb named name in the

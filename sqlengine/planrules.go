@@ -80,6 +80,10 @@ func installAnalyzerRules() {
 		// GMS's replaceAgg, which lost the NULL row of an empty input.
 		for i, r := range analyzer.OnceAfterDefault {
 			switch r.Id.String() {
+			case "unnestExistsSubqueries":
+				// NOT EXISTS's NULLs (antilookup.go).
+				unnestExistsRule = r.Apply
+				analyzer.OnceAfterDefault[i] = analyzer.Rule{Id: r.Id, Apply: existsAntiJoins}
 			case "replaceAgg":
 				analyzer.OnceAfterDefault[i] = analyzer.Rule{Id: minMaxKeyRuleID, Apply: minMaxOnKey}
 			case "replaceIdxSort":
@@ -90,6 +94,9 @@ func installAnalyzerRules() {
 		// GMS's join planning.
 		analyzer.OnceAfterDefault = insertAfter(analyzer.OnceAfterDefault, "pushFilters", analyzer.Rule{Id: corrPushRuleID, Apply: pushCorrelatedFilters})
 		analyzer.OnceAfterDefault = insertAfter(analyzer.OnceAfterDefault, "optimizeJoins", analyzer.Rule{Id: outerIndexRuleID, Apply: outerIndexLookups})
+		// NOT EXISTS read by an index (antilookup.go), after GMS's join
+		// planning chose a nested-loop anti join.
+		analyzer.OnceAfterDefault = insertAfter(analyzer.OnceAfterDefault, "optimizeJoins", analyzer.Rule{Id: antiLookupRuleID, Apply: antiJoinLookups})
 		// Semi joins onto grouped subqueries (stuckjoin.go): just before
 		// GMS's join planning, whose rule it calls.
 		for i, r := range analyzer.OnceAfterDefault {
