@@ -104,16 +104,25 @@ func clientsScaling(ctx context.Context, t *Trial) error {
 	if err != nil {
 		return err
 	}
-	if got, err := qString(ctx, c.PDB, "SELECT @@GLOBAL.max_connections"); err != nil || got != strconv.Itoa(maxConns) {
-		// mariadbd lowers max_connections when its open-files limit
-		// cannot hold them.
-		return fmt.Errorf("max_connections is %q (%v), want %d: the open-files limit is too low for the curve", got, err, maxConns)
+	// Checked (mariadbd lowers max_connections when its open-files
+	// limit cannot hold them), and MariaDB's max_prepared_stmt_count
+	// raised: 1000 clients preparing 9 statements a table pass its 16382.
+	if err := setMaxConnections(ctx, c, maxConns); err != nil {
+		return err
 	}
 	script := filepath.Join(t.Env.TempDir, "clients-scaling-oltp_read_write.lua")
 	if err := os.WriteFile(script, []byte(lazyReadWrite), 0o644); err != nil {
 		return err
 	}
 	sb := c.Sysbench("oltp_read_write", pick(m, 1, 2, 4), pick(m, 1000, 10000, 10000))
+	if c.System == "mariadb" {
+		// From 3000 clients on 2 cores, InnoDB row locks are waited
+		// past innodb_lock_wait_timeout (50 s; error 1205, which ends a
+		// sysbench thread) behind thousands of queued transactions:
+		// MariaDB's are retried like deadlocks. Petrel's are not: issue
+		// 29 wants no error but deadlocks from it at 10000 clients.
+		sb.ExtraArgs = []string{"--mysql-ignore-errors=1213,1205"}
+	}
 	done := t.Phase("sysbench prepare", 0)
 	err = c.SysbenchPrepare(ctx, sb, endStateTimeout(m))
 	done()
@@ -123,9 +132,9 @@ func clientsScaling(ctx context.Context, t *Trial) error {
 	warm, dur := scalingTimes(m, points[0])
 	t.Command("load", fmt.Sprintf("sysbench oltp_read_write, each thread connecting and preparing its statements at its first event "+
 		"(the script below): sysbench %s --mysql-db=%s --tables=%d --table-size=%d --threads=N --time=W+T --report-checkpoints=W "+
-		"--mysql-ignore-errors=1213 run, the figures those of the last T seconds (and of the transactions still running at its end), "+
+		"%s run, the figures those of the last T seconds (and of the transactions still running at its end), "+
 		"N in %v; for N = %d: W %v, T %v (W grows 6 ms a client, and in full runs T too)\n%s",
-		script, LabDB, sb.Tables, sb.TableSize, points, points[0], warm, dur, lazyReadWrite))
+		script, LabDB, sb.Tables, sb.TableSize, strings.Join(sb.ExtraArgs, " "), points, points[0], warm, dur, lazyReadWrite))
 	var tps, p95 []Point
 	peak := 0.0
 	for _, n := range points {
@@ -157,7 +166,7 @@ func clientsScaling(ctx context.Context, t *Trial) error {
 		p95 = append(p95, Point{X: float64(n), Y: res.LatencyP95Ms})
 		t.Metric(fmt.Sprintf("%d clients: TPS", n), "txn/s", res.TPS, false)
 		t.Metric(fmt.Sprintf("%d clients: p95", n), "ms", res.LatencyP95Ms, true)
-		t.Metric(fmt.Sprintf("%d clients: deadlocks retried", n), "txn", float64(res.IgnoredErrors), true)
+		t.Metric(fmt.Sprintf("%d clients: errors retried", n), "txn", float64(res.IgnoredErrors), true)
 		t.Metric(fmt.Sprintf("%d clients: transactions in the warm-up", n), "txn", warmTxns, false)
 	}
 	for _, p := range tps {
