@@ -221,11 +221,28 @@ func fitsInteger(col *sql.Column, v any) bool {
 // fraction, an exponent. ok is false when there is no number at all;
 // truncated when something other than spaces follows it.
 func parseNumberPrefix(s string) (d decimal.Decimal, ok, truncated bool) {
+	start, end, ok := numberSpan(s)
+	if !ok {
+		return decimal.Zero, false, false
+	}
+	d, err := decimal.NewFromString(strings.TrimPrefix(s[start:end], "+"))
+	if err != nil {
+		return decimal.Zero, false, false
+	}
+	rest := strings.TrimRight(s[end:], " \t\n\r")
+	return d, true, rest != ""
+}
+
+// numberSpan finds the number at the start of s as MySQL reads one when
+// it converts a string to a number (leading spaces, a sign, digits, a
+// fraction, an exponent): s[start:end]; ok=false when there are no
+// digits.
+func numberSpan(s string) (start, end int, ok bool) {
 	i := 0
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
 		i++
 	}
-	start := i
+	start = i
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
 		i++
 	}
@@ -242,9 +259,9 @@ func parseNumberPrefix(s string) (d decimal.Decimal, ok, truncated bool) {
 		}
 	}
 	if digits == 0 {
-		return decimal.Zero, false, false
+		return start, start, false
 	}
-	end := i
+	end = i
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
 		j := i + 1
 		if j < len(s) && (s[j] == '+' || s[j] == '-') {
@@ -258,12 +275,7 @@ func parseNumberPrefix(s string) (d decimal.Decimal, ok, truncated bool) {
 			end = k
 		}
 	}
-	d, err := decimal.NewFromString(strings.TrimPrefix(s[start:end], "+"))
-	if err != nil {
-		return decimal.Zero, false, false
-	}
-	rest := strings.TrimRight(s[end:], " \t\n\r")
-	return d, true, rest != ""
+	return start, end, true
 }
 
 func storeText(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {

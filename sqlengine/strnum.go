@@ -2,6 +2,7 @@ package sqlengine
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -125,55 +126,22 @@ func (s *strDouble) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 // exponent. clean=false when anything but trailing spaces follows, or
 // there is no number at all.
 func stringDouble(s string) (f float64, clean bool) {
-	i := 0
-	for i < len(s) && isSpaceByte(s[i]) {
-		i++
-	}
-	start := i
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		i++
-	}
-	digits := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-		digits++
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-			digits++
-		}
-	}
-	if digits == 0 {
+	start, end, ok := numberSpan(s) // storevalue.go
+	if !ok {
 		return 0, false
 	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		j := i + 1
-		if j < len(s) && (s[j] == '+' || s[j] == '-') {
-			j++
-		}
-		if j < len(s) && s[j] >= '0' && s[j] <= '9' {
-			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-				j++
-			}
-			i = j
-		}
-	}
-	f, err := strconv.ParseFloat(s[start:i], 64)
+	f, err := strconv.ParseFloat(s[start:end], 64)
 	if err != nil {
 		// Out of range: ParseFloat gives ±Inf; MySQL gives ±DBL_MAX.
 		if f > 0 {
-			f = 1.7976931348623157e308
+			f = math.MaxFloat64
 		} else if f < 0 {
-			f = -1.7976931348623157e308
+			f = -math.MaxFloat64
 		}
 		return f, false
 	}
-	return f, strings.TrimRight(s[i:], " \t\r\n") == ""
+	return f, strings.TrimRight(s[end:], " \t\r\n") == ""
 }
-
-func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // strNumExpr fixes e when it is a comparison or IN of a string with
 // numbers (for transform.Expr).
