@@ -23,8 +23,9 @@ import (
 // finds). A left row is kept exactly when no row of the table satisfies
 // the condition, as before: the rows the lookup skips are those whose key
 // differs from the left row's, for which the condition is not true.
-// Only the plain anti join (NOT EXISTS) is taken: NOT IN's anti join,
-// which treats NULLs apart, is another join type.
+// NOT IN's anti joins are the same join type but count a NULL condition
+// as a match (below), which a lookup cannot: they are taken only when
+// their condition cannot be NULL, where NOT IN and NOT EXISTS agree.
 
 const antiLookupRuleID analyzer.RuleId = 1014
 
@@ -41,6 +42,11 @@ func antiJoinLookups(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan
 		cond := j.Filter
 		if t, ok := cond.(*expression.IsTrue); ok && strings.HasSuffix(t.String(), " IS TRUE") {
 			cond = t.Child // NOT EXISTS's (below): its equalities still key
+		} else if cond.IsNullable() {
+			// NOT IN's: a NULL key must drop the left row (the lookup
+			// would find nothing and keep it), as must a right row with
+			// a NULL key (the lookup would not find it).
+			return n, transform.SameTree, nil
 		}
 		eqs := tableEqualities(tb, name, expression.SplitConjunction(cond), false)
 		ix, k := bestPrefix(tb, eqs)
