@@ -61,12 +61,49 @@ const refusedCost = 1e30
 // outer row came out once per match: `o_orderkey IN (SELECT l_orderkey
 // FROM lineitem)` counted 19,408 orders where there are 7,399 (TPC-H
 // Q4). The semi join, or a hash join, answers instead.
+//
+// It also reports a merge, lookup or range-heap join standing for a join
+// that counts a NULL condition as a match (GMS's NOT IN, planned as a
+// LeftOuterJoinExcludingNulls under a filter for the NULL-extended rows):
+// GMS's lookup, merge and range-heap forms of it do not (plan.JoinType's
+// AsLookup, AsMerge), so `a.sk NOT IN (SELECT b.ok FROM t b)` returned
+// the rows with a NULL sk once t had statistics. Its hash join and
+// nested loop keep the NULL rule.
 func distinctLost(n memo.RelExpr) bool {
 	switch j := n.(type) {
 	case *memo.MergeJoin:
-		return j.Left.RelProps.Distinct.IsHash() || j.Right.RelProps.Distinct.IsHash()
+		return j.Left.RelProps.Distinct.IsHash() || j.Right.RelProps.Distinct.IsHash() || nullsLost(j.JoinBase)
 	case *memo.LookupJoin:
-		return j.Right.RelProps.Distinct.IsHash()
+		return j.Right.RelProps.Distinct.IsHash() || nullsLost(j.JoinBase)
+	case *memo.RangeHeapJoin:
+		return nullsLost(j.JoinBase)
+	}
+	return false
+}
+
+// nullsLost reports whether j is a lookup, merge or range-heap form of a
+// join in its group that counts NULL conditions as matches and whose
+// condition can be NULL (GMS converted the join type already, and moved
+// a lookup's key equalities out of its filter).
+func nullsLost(j *memo.JoinBase) bool {
+	switch j.Op {
+	case plan.JoinTypeLeftOuterLookup, plan.JoinTypeLeftOuterMerge, plan.JoinTypeLeftOuterRangeHeap:
+	default:
+		return false
+	}
+	if j.Group() == nil {
+		return false
+	}
+	for e := j.Group().First; e != nil; e = e.Next() {
+		x, ok := e.(interface{ JoinPrivate() *memo.JoinBase })
+		if !ok || x.JoinPrivate().Op != plan.JoinTypeLeftOuterExcludeNulls {
+			continue
+		}
+		for _, f := range x.JoinPrivate().Filter {
+			if f.IsNullable() {
+				return true
+			}
+		}
 	}
 	return false
 }
