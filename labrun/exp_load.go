@@ -57,7 +57,7 @@ const scalingMaxConnections = 12000
 // sysbench's statements (9 per table) takes the servers about a minute,
 // and one transaction of each client as long again.
 func scalingTimes(m Mode, clients int) (warm, window time.Duration) {
-	grow := time.Duration(clients) * 6 * time.Millisecond
+	grow := time.Duration(clients) * pick(m, 6*time.Millisecond, 3*time.Millisecond, 6*time.Millisecond)
 	warm = pick(m, time.Second, time.Second, 5*time.Second) + grow
 	window = pick(m, time.Second, 2*time.Second, 20*time.Second) + pick(m, 0, 0, grow)
 	return warm.Round(time.Second), window.Round(time.Second)
@@ -114,7 +114,7 @@ func clientsScaling(ctx context.Context, t *Trial) error {
 	if err := os.WriteFile(script, []byte(lazyReadWrite), 0o644); err != nil {
 		return err
 	}
-	sb := c.Sysbench("oltp_read_write", pick(m, 1, 2, 4), pick(m, 1000, 10000, 10000))
+	sb := c.Sysbench("oltp_read_write", pick(m, 1, 1, 4), pick(m, 1000, 10000, 10000))
 	if c.System == "mariadb" {
 		// From 3000 clients on 2 cores, InnoDB row locks are waited
 		// past innodb_lock_wait_timeout (50 s; error 1205, which ends a
@@ -133,8 +133,8 @@ func clientsScaling(ctx context.Context, t *Trial) error {
 	t.Command("load", fmt.Sprintf("sysbench oltp_read_write, each thread connecting and preparing its statements at its first event "+
 		"(the script below): sysbench %s --mysql-db=%s --tables=%d --table-size=%d --threads=N --time=W+T --report-checkpoints=W "+
 		"%s run, the figures those of the last T seconds (and of the transactions still running at its end), "+
-		"N in %v; for N = %d: W %v, T %v (W grows 6 ms a client, and in full runs T too)\n%s",
-		script, LabDB, sb.Tables, sb.TableSize, strings.Join(sb.ExtraArgs, " "), points, points[0], warm, dur, lazyReadWrite))
+		"N in %v; for N = %d: W %v, T %v (W grows %v a client, and in full runs T too)\n%s",
+		script, LabDB, sb.Tables, sb.TableSize, strings.Join(sb.ExtraArgs, " "), points, points[0], warm, dur, pick(m, 6*time.Millisecond, 3*time.Millisecond, 6*time.Millisecond), lazyReadWrite))
 	var tps, p95 []Point
 	peak := 0.0
 	for _, n := range points {

@@ -63,9 +63,9 @@ type semicostSizes struct {
 func semicostSize(m Mode) semicostSizes {
 	return semicostSizes{
 		rtt:         pick(m, 20*time.Millisecond, 40*time.Millisecond, 90*time.Millisecond),
-		slapClients: pick(m, 4, 10, 10), slapQuery: pick(m, 60, 300, 1000),
+		slapClients: pick(m, 4, 10, 10), slapQuery: pick(m, 60, 200, 1000),
 		threads:  pick(m, []int{2}, []int{1, 16}, []int{1, 32}),
-		duration: pick(m, time.Second, 3*time.Second, 20*time.Second),
+		duration: pick(m, time.Second, 2*time.Second, 20*time.Second),
 		tables:   pick(m, 1, 2, 4), tableSize: pick(m, 1000, 10000, 10000),
 	}
 }
