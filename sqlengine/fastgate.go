@@ -181,17 +181,23 @@ func (e *Engine) execFastRead(ctx context.Context, s *Session, plan fastPlan, bi
 	if ok {
 		e.fastReadCount.Add(1)
 	}
+	if err != nil {
+		s.endAborted()
+	}
 	return ok, err
 }
 
 // execFastWrite runs plan's write or transaction statement, if it has
 // one; ok=false means "let GMS do it".
-func (e *Engine) execFastWrite(ctx context.Context, s *Session, plan fastPlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (bool, error) {
+func (e *Engine) execFastWrite(ctx context.Context, s *Session, plan fastPlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (ok bool, err error) {
 	switch {
 	case plan.write != nil:
-		return e.execWrite(ctx, s, plan.write, bind, cb)
+		ok, err = e.execWrite(ctx, s, plan.write, bind, cb)
 	case plan.txn != "":
-		return e.execTxnStatement(ctx, s, plan.txn, cb)
+		ok, err = e.execTxnStatement(ctx, s, plan.txn, cb)
 	}
-	return false, nil
+	if err != nil {
+		s.endAborted()
+	}
+	return ok, err
 }

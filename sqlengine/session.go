@@ -272,6 +272,18 @@ func (s *Session) CommandEnd() {
 	}
 }
 
+// endAborted ends a transaction a fast path aborted (a deadlock victim),
+// as CommandEnd does after a GMS statement: fast paths run outside GMS's
+// command lifecycle, and a later COMMIT must find no transaction (it
+// answered 1213 again).
+func (s *Session) endAborted() {
+	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil && t.abort != nil {
+		_ = t.txn.Rollback()
+		s.SetTransaction(nil)
+		s.SetIgnoreAutoCommit(false)
+	}
+}
+
 // SessionEnd implements sql.LifecycleAwareSession: a dropped connection
 // rolls back its open transaction.
 func (s *Session) SessionEnd() {

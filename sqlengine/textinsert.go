@@ -67,7 +67,11 @@ func (h *errHandler) tryInsert(ctx context.Context, c *mysql.Conn, q string, cb 
 	if p == nil {
 		return false, nil
 	}
-	return h.e.runWrite(ctx, s, p, rows, func(r *sqltypes.Result) error { return cb(r, false) })
+	handled, err = h.e.runWrite(ctx, s, p, rows, func(r *sqltypes.Result) error { return cb(r, false) })
+	if err != nil {
+		s.endAborted()
+	}
+	return handled, err
 }
 
 // planTextInsert recognises an INSERT of literal rows; nil means "use
