@@ -2,12 +2,28 @@ package node_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"testing"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 )
+
+// twoConns opens two connections of db, closed when the test ends.
+func twoConns(t *testing.T, ctx context.Context, db *sql.DB) (*sql.Conn, *sql.Conn) {
+	t.Helper()
+	var cs [2]*sql.Conn
+	for i := range cs {
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		cs[i] = c
+	}
+	return cs[0], cs[1]
+}
 
 // TestFastWriteDeadlockVictimCommits: prepared UPDATEs (the write fast
 // path) that deadlock leave the victim's transaction rolled back whole
@@ -19,16 +35,7 @@ func TestFastWriteDeadlockVictimCommits(t *testing.T) {
 	mustExec(t, db, "CREATE DATABASE fd", "CREATE TABLE fd.t (id INT PRIMARY KEY, v INT)", "INSERT INTO fd.t VALUES (1, 0), (2, 0)")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	a, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a, b := twoConns(t, ctx, db)
 	before := statusInt(t, db, "Petrel_fast_path_writes")
 	for _, c := range []struct {
 		name string

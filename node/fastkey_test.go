@@ -138,16 +138,7 @@ func TestFastLockingReadLocksOnlyItsRow(t *testing.T) {
 		"INSERT INTO lk.district VALUES (1, 1, 3001), (1, 2, 3001), (2, 1, 3001)")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	a, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a, b := twoConns(t, ctx, db)
 	before := statusInt(t, db, "Petrel_fast_path_reads")
 	tx, err := a.BeginTx(ctx, nil)
 	if err != nil {

@@ -17,16 +17,7 @@ func TestLockClauseFromParse(t *testing.T) {
 	mustExec(t, db, "CREATE DATABASE lk", "CREATE TABLE lk.t (id INT PRIMARY KEY, c VARCHAR(40), v INT)",
 		"INSERT INTO lk.t VALUES (1, 'for update', 10), (2, 'lock in share mode', 20)")
 	ctx := context.Background()
-	a, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a, b := twoConns(t, ctx, db)
 	if _, err := b.ExecContext(ctx, "SET SESSION innodb_lock_wait_timeout = 1"); err != nil {
 		t.Fatal(err)
 	}
