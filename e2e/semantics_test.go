@@ -498,6 +498,7 @@ func semCorpus() []semStmt {
 		"SELECT a.ok, a.ln FROM t_ax a WHERE NOT EXISTS (SELECT 1 FROM t_ax b WHERE b.sk = a.sk AND b.ok <> a.ok) ORDER BY a.ok, a.ln",
 		"SELECT a.ok, a.ln FROM t_ax a WHERE NOT EXISTS (SELECT 1 FROM t_ax b WHERE b.ok = a.ok AND b.ln <> a.ln) ORDER BY a.ok, a.ln",
 		"SELECT COUNT(*) FROM t_ax a WHERE NOT EXISTS (SELECT 1 FROM t_ax b WHERE b.r > a.c)",
+		"SELECT a.ok, a.ln FROM t_ax a WHERE NOT EXISTS (SELECT * FROM t_ax c WHERE c.ok = a.ok AND c.sk <> a.sk AND c.r > c.c) ORDER BY a.ok, a.ln",
 		"SELECT a.ok, a.ln FROM t_ax a WHERE a.sk NOT IN (SELECT b.ok FROM t_ax b) ORDER BY a.ok, a.ln",
 		"SELECT a.ok, a.ln FROM t_ax a WHERE a.sk - 9 NOT IN (SELECT b.ok FROM t_ax b) ORDER BY a.ok, a.ln",
 		"SELECT a.ok, a.ln FROM t_ax a WHERE a.ok NOT IN (SELECT b.ok FROM t_ax b WHERE b.ln > 1) ORDER BY a.ok, a.ln",
