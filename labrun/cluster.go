@@ -170,7 +170,7 @@ type ClusterSpec struct {
 	MariaDBArgs, MariaDBReplicaArgs []string
 	// SourceOptions are appended to every replica's and the relay's
 	// CHANGE REPLICATION SOURCE TO (e.g. ", SOURCE_COMPRESSION_ALGORITHMS
-	// = 'zstd'"; bench/cmd/fanout's SOURCE_OPTIONS).
+	// = 'zstd'").
 	SourceOptions string
 	// Relay puts one relay next to the replicas (the WAN's side 1): it
 	// replicates from the primary and the replicas from it, so the

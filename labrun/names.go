@@ -10,7 +10,7 @@ import (
 )
 
 // Names are one system's spellings of replication's state, for programs
-// that read it themselves (the bench programs under bench/cmd): the
+// that read it themselves (the experiments, the sweep): the
 // position variables, the replica status statement and its columns, the
 // applier's switches and the primary's semi-sync status.
 type Names struct {

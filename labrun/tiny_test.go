@@ -184,10 +184,22 @@ func TestTinyExperiments(t *testing.T) {
 				if d, r := v("direct: bytes across the line per transaction"), v("relay: bytes across the line per transaction"); r <= 0 || r > d*0.6 {
 					t.Errorf("fan-out %s: %v bytes/txn direct, %v through the relay (3 replicas)", sys, d, r)
 				}
+				if x := v("relay / direct bytes per transaction (target <= 1/3 = 0.333)"); x <= 0 || x > 0.6 {
+					t.Errorf("fan-out %s: relay / direct bytes %v", sys, x)
+				}
+				for _, l := range []string{"direct", "relay"} {
+					if cpu, back, tps := v(l+": primary CPU per transaction"), v(l+": bytes back across the line per transaction"), v(l+": transactions/s"); cpu <= 0 || back <= 0 || tps <= 0 {
+						t.Errorf("fan-out %s %s: %v ms CPU, %v bytes back per transaction, %v txn/s", sys, l, cpu, back, tps)
+					}
+				}
 			case "bbr-vs-cubic":
 				for _, cc := range []string{"cubic", "bbr"} {
 					if s, n := v(cc+": backlog fetched and applied"), v(cc+": backlog"); s <= 0 || n <= 0 {
 						t.Errorf("bbr-vs-cubic %s: %s: %v transactions in %v s", sys, cc, n, s)
+					}
+					// The backlog crossed the line.
+					if r, mbit := v(cc+": apply rate over the catch-up"), v(cc+": line throughput over the catch-up"); r <= 0 || mbit <= 0 {
+						t.Errorf("bbr-vs-cubic %s: %s: %v txn/s, %v Mbit/s", sys, cc, r, mbit)
 					}
 				}
 			case "clone":

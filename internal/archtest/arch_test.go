@@ -85,9 +85,6 @@ var allowed = map[string][]string{
 	// pure value types (GTID sets, the semi-sync ack format), never a
 	// server stage.
 	"e2e": {"lab", "internal/base", "semisync"},
-	// The bench programs' kit (flags, run loop, reports) beside the lab.
-	"lab/benchkit":     {"lab"},
-	"bench/cmd/fanout": {"lab", "labrun", "lab/benchkit"},
 	// The experiment runner (petrel-lab): lab's harness and nothing of
 	// the server; its binary is separate so the server stays lean.
 	"labrun":         {"lab", "internal/leakcheck"},
