@@ -111,10 +111,12 @@ tpc() { # name args...
 now() { date +%s.%N; }
 secs() { python3 -c "print(round($2 - $1, 1))"; }
 
-# killq kills every statement still running on server n except our own.
+# killq kills every statement still running on server n except our own:
+# text ones (Query) and prepared ones (Execute: go-tpc's check prepares
+# its queries, and a timed-out client leaves them running on the server).
 killq() {
 	local n=$1 ids
-	ids=$(cli "$n" -N -e "SELECT id FROM information_schema.processlist WHERE command = 'Query' AND id <> CONNECTION_ID()" 2>/dev/null || true)
+	ids=$(cli "$n" -N -e "SELECT id FROM information_schema.processlist WHERE command IN ('Query', 'Execute') AND id <> CONNECTION_ID()" 2>/dev/null || true)
 	for id in $ids; do cli "$n" -e "KILL QUERY $id" >/dev/null 2>&1 || true; done
 }
 

@@ -53,16 +53,29 @@ func TestCompositeKeyFastPathsMatchGMS(t *testing.T) {
 		{"BEGIN", nil},
 		{"DELETE FROM TBL WHERE w = ? AND d = ? AND id = ?", []any{2, 2, 2}},
 		{"ROLLBACK", nil},
+		// Leading columns of the key (TPC-C DELIVERY's order lines):
+		// ranges of the key, each read and locked in key order.
+		{ins2, []any{4, 1, 1, "1.00", "1.00", 0, nil, "p1", 4, 1, 2, "2.00", "1.00", 0, nil, "p2"}},
+		{ins2, []any{4, 2, 1, "3.00", "1.00", 0, nil, "p3", 5, 1, 7, "4.00", "1.00", 0, nil, "p4"}},
+		{"UPDATE TBL SET dt = ? WHERE (w, d) IN ((?, ?), (?, ?), (?, ?))", []any{"2026-11-29 10:00:00", 4, 1, 5, 1, 9, 9}},
+		{"UPDATE TBL SET cnt = cnt + 1, bal = bal + ? WHERE w = ? AND d = ?", []any{"0.25", 4, 1}},
+		{"UPDATE TBL SET cnt = cnt + 1 WHERE d = ? AND w = ?", []any{1, 4}},
+		{"UPDATE TBL SET c = ? WHERE w IN (?, ?)", []any{"wide", 5, 4}},
+		{"UPDATE TBL SET c = ? WHERE w = ?", []any{"wide", 4}}, // matched, no change
+		{"BEGIN", nil},
+		{"DELETE FROM TBL WHERE (d, w) IN ((?, ?))", []any{2, 4}},
+		{"COMMIT", nil},
+		{"DELETE FROM TBL WHERE w = ?", []any{5}},
 	}
 	writes, a := fastAgainstGMS(t, n, db, steps, "ck.a", "ck.b", "w, d, id")
-	if len(a) != 3 {
-		t.Errorf("%d rows left, want 3: %v", len(a), a)
+	if len(a) != 5 {
+		t.Errorf("%d rows left, want 5: %v", len(a), a)
 	}
 	// The fast path keeps every write but the duplicate key, the
 	// rounding (a note), the overflow (1690) and f * 1 (GMS's), which
 	// GMS answers; BEGIN, COMMIT and ROLLBACK are not writes.
-	if writes != 14 {
-		t.Errorf("%d writes took the fast path, want 14", writes)
+	if writes != 23 {
+		t.Errorf("%d writes took the fast path, want 23", writes)
 	}
 
 	reads := []fastStep{
@@ -189,6 +202,60 @@ func TestFastLockingReadLocksOnlyItsRow(t *testing.T) {
 	}
 }
 
+// TestFastPrefixUpdateLocksOnlyItsRanges: an UPDATE by leading columns
+// of a composite key (TPC-C DELIVERY's order lines), answered by the
+// fast path in a transaction, locks the rows of its prefixes (another
+// session's update of one waits and times out with 1205) and no other
+// prefix's rows (an update of the neighbouring prefix goes through).
+func TestFastPrefixUpdateLocksOnlyItsRanges(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE lp",
+		"CREATE TABLE lp.ol (w INT NOT NULL, o INT NOT NULL, n INT NOT NULL, dt DATETIME, PRIMARY KEY (w, o, n))",
+		"INSERT INTO lp.ol VALUES (1, 1, 1, NULL), (1, 1, 2, NULL), (1, 2, 1, NULL), (1, 3, 1, NULL), (2, 1, 1, NULL)")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a, b := twoConns(t, ctx, db)
+	before := statusInt(t, db, "Petrel_fast_path_writes")
+	tx, err := a.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tx.ExecContext(ctx, "UPDATE lp.ol SET dt = ? WHERE (w, o) IN ((?, ?), (?, ?))", "2026-11-29 10:00:00", 1, 1, 1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := res.RowsAffected(); n != 3 {
+		t.Errorf("prefix update changed %d rows, want 3", n)
+	}
+	if used := statusInt(t, db, "Petrel_fast_path_writes") - before; used != 1 {
+		t.Errorf("%d fast writes, want the UPDATE's 1", used)
+	}
+	if _, err := b.ExecContext(ctx, "SET SESSION innodb_lock_wait_timeout = 1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range [][3]int{{1, 2, 1}, {2, 1, 1}} {
+		if _, err := b.ExecContext(ctx, "UPDATE lp.ol SET dt = NULL WHERE w = ? AND o = ? AND n = ?", k[0], k[1], k[2]); err != nil {
+			t.Fatalf("update of unlocked row %v: %v", k, err)
+		}
+	}
+	for _, k := range [][3]int{{1, 1, 2}, {1, 3, 1}} {
+		_, err = b.ExecContext(ctx, "UPDATE lp.ol SET dt = NULL WHERE w = ? AND o = ? AND n = ?", k[0], k[1], k[2])
+		var me *mysql.MySQLError
+		if !errors.As(err, &me) || me.Number != 1205 {
+			t.Fatalf("update of locked row %v: %v, want 1205", k, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got := queryRows(t, db, "SELECT w, o, n, COALESCE(dt, '-') FROM lp.ol ORDER BY w, o, n")
+	want := [][]string{{"1", "1", "1", "2026-11-29 10:00:00"}, {"1", "1", "2", "2026-11-29 10:00:00"}, {"1", "2", "1", "-"}, {"1", "3", "1", "2026-11-29 10:00:00"}, {"2", "1", "1", "-"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("rows %v, want %v", got, want)
+	}
+}
+
 // TestPrefixFastPathMatchesGMS compares the index-prefix fast path with
 // GMS on TPC-C's shapes: customers by last name (a string column of a
 // secondary index, under a case-insensitive collation, ORDER BY the next
@@ -293,5 +360,60 @@ func TestKeylessInsertFastPathMatchesGMS(t *testing.T) {
 	}
 	if writes != 3 {
 		t.Errorf("%d inserts took the fast path, want 3", writes)
+	}
+}
+
+// TestPointJoinFastPathMatchesGMS compares the point-join fast path
+// (every table read by its whole key, given directly or through an
+// equality with another table's key) with GMS: TPC-C NEW_ORDER's
+// customer-warehouse join in both forms (commas, JOIN ... ON), aliases,
+// a missing row on either side, and joins the fast path must leave to
+// GMS (a non-key column in the condition, a key column left open).
+func TestPointJoinFastPathMatchesGMS(t *testing.T) {
+	n, open := startNode(t)
+	mustExec(t, open(""), "CREATE DATABASE pj")
+	db := open("pj")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db,
+		"CREATE TABLE warehouse (w_id SMALLINT NOT NULL PRIMARY KEY, w_tax DECIMAL(4,4), w_name VARCHAR(10))",
+		`CREATE TABLE customer (c_id INT NOT NULL, c_d_id TINYINT NOT NULL, c_w_id INT NOT NULL, c_discount DECIMAL(4,4),
+			c_last VARCHAR(16), c_credit CHAR(2), PRIMARY KEY (c_w_id, c_d_id, c_id))`,
+		"INSERT INTO warehouse VALUES (1, 0.1250, 'one'), (2, 0.0500, 'two')",
+		"INSERT INTO customer VALUES (1, 1, 1, 0.0100, 'BARBAR', 'GC'), (2, 1, 1, NULL, 'OUGHT', 'BC'), (1, 2, 2, 0.3000, 'ABLE', 'GC'), (5, 1, 3, 0.2000, 'NOWH', 'GC')")
+	reads := []fastStep{
+		{"SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse WHERE w_id = ? AND c_w_id = w_id AND c_d_id = ? AND c_id = ?", []any{1, 1, 2}},
+		{"SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse WHERE w_id = ? AND c_w_id = w_id AND c_d_id = ? AND c_id = ?", []any{2, 2, 1}},
+		{"SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse WHERE w_id = ? AND c_w_id = w_id AND c_d_id = ? AND c_id = ?", []any{3, 1, 5}}, // no warehouse 3
+		{"SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse WHERE w_id = ? AND c_w_id = w_id AND c_d_id = ? AND c_id = ?", []any{1, 9, 9}}, // no customer
+		{"SELECT w.w_name, c.c_last AS who FROM warehouse w JOIN customer c ON c.c_w_id = w.w_id WHERE c.c_id = ? AND c.c_d_id = ? AND w.w_id = ?", []any{1, 1, 1}},
+		{"SELECT pj.customer.c_credit, w_name FROM pj.customer INNER JOIN pj.warehouse ON (w_id = c_w_id AND c_d_id = ?) WHERE c_id = ? AND w_id = ?", []any{2, 1, 2}},
+		// Left to GMS: a non-key column in a condition, a key column open.
+		{"SELECT c_last, w_tax FROM customer, warehouse WHERE w_id = ? AND c_w_id = w_id AND c_d_id = ? AND c_id = ? AND c_credit = ?", []any{1, 1, 1, "GC"}},
+		{"SELECT c_last, w_tax FROM customer, warehouse WHERE w_id = ? AND c_w_id = w_id AND c_d_id = ?", []any{1, 1}},
+	}
+	run := func() [][][]string {
+		var out [][][]string
+		for _, r := range reads {
+			out = append(out, queryRows(t, db, r.q, r.args...))
+		}
+		return out
+	}
+	n.SQL().SetFastWrites(true)
+	before := statusInt(t, db, "Petrel_fast_path_reads")
+	fast := run()
+	used := statusInt(t, db, "Petrel_fast_path_reads") - before
+	n.SQL().SetFastWrites(false)
+	slow := run()
+	n.SQL().SetFastWrites(true)
+	for i := range fast {
+		if !reflect.DeepEqual(fast[i], slow[i]) {
+			t.Errorf("read %d: fast %v, GMS %v", i, fast[i], slow[i])
+		}
+	}
+	if used != 6 {
+		t.Errorf("%d reads took the fast path, want 6", used)
+	}
+	if len(fast[0]) != 1 || fast[0][0][1] != "OUGHT" || len(fast[2]) != 0 || len(fast[3]) != 0 || len(fast[7]) != 2 {
+		t.Errorf("rows %v", fast)
 	}
 }

@@ -100,6 +100,10 @@ func (e *Engine) replan(s *Session, q string, p fastPlan) fastPlan {
 		if n := e.planPrefixSelect(s, q, p.prefix.point.fields); n != nil && n.point.sameTable(&p.prefix.point) && n.point.nbinds == p.prefix.point.nbinds {
 			np.prefix = n
 		}
+	case p.join != nil:
+		if n := e.planPointJoin(s, q, p.join.fields); n != nil && n.sameTables(p.join) {
+			np.join = n
+		}
 	case p.write != nil:
 		if n := e.planWrite(s, q); n != nil && n.nparams == p.write.nparams {
 			np.write = n
@@ -158,6 +162,8 @@ func (e *Engine) planFast(s *Session, q string, f []*querypb.Field, nparams int,
 		np.index = ip
 	} else if pp := e.planPrefixSelect(s, q, f); pp != nil && nparams == pp.point.nbinds {
 		np.prefix = pp
+	} else if jp := e.planPointJoin(s, q, f); jp != nil && nparams == jp.nbinds {
+		np.join = jp
 	} else if w := e.planWrite(s, q); w != nil && nparams == w.nparams {
 		np.write = w
 	}
@@ -177,6 +183,8 @@ func (e *Engine) execFastRead(ctx context.Context, s *Session, plan fastPlan, bi
 		ok, err = e.execPrefixSelect(ctx, s, plan.prefix, bind, cb)
 	case plan.index != nil:
 		ok, err = e.execIndexSelect(ctx, s, plan.index, bind, cb)
+	case plan.join != nil:
+		ok, err = e.execPointJoin(ctx, s, plan.join, bind, cb)
 	}
 	if ok {
 		e.fastReadCount.Add(1)

@@ -26,7 +26,12 @@ import (
 //
 // keyCond turns them into the parameters of each key, in the key's column
 // order; the fast paths then read or lock exactly those rows, as InnoDB's
-// eq_ref / range access over the primary key does.
+// eq_ref / range access over the primary key does. UPDATE and DELETE
+// also take the leading columns of the key in the same forms
+// (keyPrefixCond: TPC-C's DELIVERY updates an order's lines by
+// (ol_w_id, ol_d_id, ol_o_id) of the key (ol_w_id, ol_d_id, ol_o_id,
+// ol_number)); each prefix is then a range of the primary key, read and
+// locked in key order, InnoDB's range access.
 
 // keyParams are the parameter indexes (0-based, the statement's ?s in
 // text order) of one key, in primary-key column order.
@@ -78,6 +83,16 @@ func keyPosition(st *storage.Table, c *ast.ColName, ours func(*ast.ColName) bool
 // keyCond recognises where as whole primary keys of st given by
 // parameters; nil when it is not such a condition.
 func keyCond(where ast.Expr, st *storage.Table, ours func(*ast.ColName) bool) []keyParams {
+	return keyCondOf(where, st, ours, false)
+}
+
+// keyPrefixCond is keyCond that also takes the leading columns of the
+// key (every key of the result has the same length, 1 to the whole key).
+func keyPrefixCond(where ast.Expr, st *storage.Table, ours func(*ast.ColName) bool) []keyParams {
+	return keyCondOf(where, st, ours, true)
+}
+
+func keyCondOf(where ast.Expr, st *storage.Table, ours func(*ast.ColName) bool, prefix bool) []keyParams {
 	if !intKey(st) {
 		return nil
 	}
@@ -90,15 +105,16 @@ func keyCond(where ast.Expr, st *storage.Table, ours func(*ast.ColName) bool) []
 		where = p.Expr
 	}
 	if cmp, ok := where.(*ast.ComparisonExpr); ok && cmp.Operator == ast.InStr {
-		return keyList(cmp, st, ours)
+		return keyList(cmp, st, ours, prefix)
 	}
-	// A conjunction of col = ? naming exactly the key's columns.
+	// A conjunction of col = ? naming exactly the key's columns (or,
+	// with prefix, its first len(eq)).
 	eq := map[int]int{}
-	if !equalities(where, st, ours, eq) || len(eq) != n {
+	if !equalities(where, st, ours, eq) || len(eq) > n || (len(eq) < n && !prefix) {
 		return nil
 	}
-	key := make(keyParams, n)
-	for i, o := range st.Def.PK {
+	key := make(keyParams, len(eq))
+	for i, o := range st.Def.PK[:len(eq)] {
 		idx, ok := eq[o]
 		if !ok {
 			return nil
@@ -109,8 +125,7 @@ func keyCond(where ast.Expr, st *storage.Table, ours func(*ast.ColName) bool) []
 }
 
 // keyList is keyCond's IN form.
-func keyList(cmp *ast.ComparisonExpr, st *storage.Table, ours func(*ast.ColName) bool) []keyParams {
-	n := len(st.Def.PK)
+func keyList(cmp *ast.ComparisonExpr, st *storage.Table, ours func(*ast.ColName) bool, prefix bool) []keyParams {
 	var cols []ast.Expr
 	switch l := cmp.Left.(type) {
 	case ast.ValTuple:
@@ -120,7 +135,8 @@ func keyList(cmp *ast.ComparisonExpr, st *storage.Table, ours func(*ast.ColName)
 	default:
 		return nil
 	}
-	if len(cols) != n {
+	n := len(cols)
+	if n > len(st.Def.PK) || (n < len(st.Def.PK) && !prefix) {
 		return nil
 	}
 	order := make([]int, n) // tuple position -> key position
@@ -131,7 +147,7 @@ func keyList(cmp *ast.ComparisonExpr, st *storage.Table, ours func(*ast.ColName)
 			return nil
 		}
 		pos := keyPosition(st, c, ours)
-		if pos < 0 || seen[pos] {
+		if pos < 0 || pos >= n || seen[pos] {
 			return nil
 		}
 		seen[pos], order[i] = true, pos
@@ -182,20 +198,20 @@ func countParams(keys []keyParams) int {
 // when a value does not convert exactly (GMS answers then).
 func encodeKeys(st *storage.Table, keys []keyParams, conv func(pos int, v any) (any, bool), param func(int) (any, bool)) ([][]byte, bool) {
 	out := make([][]byte, 0, len(keys))
-	vals := make([]any, len(st.Def.PK))
 	for _, k := range keys {
+		b := st.IndexKeyPrefix(0)
 		for pos, idx := range k {
 			v, ok := param(idx)
 			if !ok || v == nil {
 				return nil, false
 			}
-			if vals[pos], ok = conv(pos, v); !ok {
+			if v, ok = conv(pos, v); !ok {
 				return nil, false
 			}
-		}
-		b, err := st.PKKeyFromValues(vals)
-		if err != nil {
-			return nil, false
+			var err error
+			if b, err = st.AppendKey(b, st.PKTypes[pos], v); err != nil {
+				return nil, false
+			}
 		}
 		out = append(out, b)
 	}

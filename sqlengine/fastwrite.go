@@ -66,6 +66,7 @@ type writePlan struct {
 	ncols     int
 	sets      []setClause
 	keys      []keyParams // the rows' primary keys (UPDATE, DELETE)
+	prefix    bool        // keys are leading columns of the key: ranges
 	insCols   []int       // INSERT: parameter i goes to column insCols[i]
 	insRows   int         // INSERT: rows of parameters (prepared VALUES lists)
 	nparams   int
@@ -145,10 +146,11 @@ func keyWhere(w *ast.Where, st *storage.Table, p *writePlan, params *int) bool {
 	if w == nil || w.Type != ast.WhereStr {
 		return false
 	}
-	p.keys = keyCond(w.Expr, st, func(c *ast.ColName) bool { return plainCol(c, p) })
+	p.keys = keyPrefixCond(w.Expr, st, func(c *ast.ColName) bool { return plainCol(c, p) })
 	if p.keys == nil {
 		return false
 	}
+	p.prefix = len(p.keys[0]) < len(st.Def.PK)
 	*params = max(*params, countParams(p.keys))
 	return true
 }
@@ -453,7 +455,6 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, p *writePlan, rows []
 			return false, nil
 		}
 	}
-
 	txn.StatementBegin()
 	var ed rowEdit
 	var fallback bool
@@ -465,7 +466,15 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, p *writePlan, rows []
 			}
 		}
 	} else {
+		if p.prefix {
+			// Each prefix's rows, locked in key order as the scan reads
+			// them; the edits below find them by their whole keys.
+			keyList, werr = lockedKeys(ctx, txn, st, keyList)
+		}
 		for _, k := range keyList {
+			if werr != nil {
+				break
+			}
 			if fallback, werr = e.writeRow(sctx, txn, st, p, k, param, &ed); werr != nil || fallback {
 				break
 			}
@@ -504,6 +513,38 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, p *writePlan, rows []
 		return true, toMySQLError(rerr)
 	}
 	return false, nil
+}
+
+// lockedKeys is the whole primary keys of the rows under each of the key
+// prefixes (in order, each a range of the primary key), read with
+// locking reads.
+func lockedKeys(ctx context.Context, txn *storage.Txn, st *storage.Table, prefixes [][]byte) ([][]byte, error) {
+	txn.SetLockingReads(true)
+	var out [][]byte
+	for _, lo := range prefixes {
+		it, err := txn.Scan(ctx, st, 0, lo, keys.PrefixSuccessor(lo), false)
+		if err != nil {
+			return nil, err
+		}
+		for {
+			row, err := it.Next()
+			if err != nil {
+				it.Close()
+				return nil, err
+			}
+			if row == nil {
+				break
+			}
+			k, err := st.PKKey(nil, row)
+			if err != nil {
+				it.Close()
+				return nil, err
+			}
+			out = append(out, k)
+		}
+		it.Close()
+	}
+	return out, nil
 }
 
 // rowEdit counts what a write statement did.
