@@ -20,6 +20,10 @@
 #   QTIMEOUT   [120]  seconds per query per server
 #   PETREL_BINARY  use this petrel instead of building ./cmd/petrel
 #   KEEP       [0]    1: leave both servers up at the end (ports printed)
+#   ATTACH     [""]   "MARIADB_PORT PETREL_PORT": run the queries on a KEEP=1
+#                     run's servers (loaded) instead of starting and loading
+#                     (e.g. after restarting Petrel on its datadir with
+#                     another binary)
 #   OUT_DIR    [bench/out]
 # Prints a markdown table (status, seconds on each, ratio, rows) and keeps
 # every answer in OUT_DIR/tpch-<date>/ (qN.petrel, qN.mariadb).
@@ -91,36 +95,42 @@ killq() { # name: kill every statement still running but our own
 }
 now() { date +%s.%N; }
 
-start mariadb
-start petrel
-echo "servers: mariadb=127.0.0.1:${PORT[mariadb]} petrel=127.0.0.1:${PORT[petrel]}" >&2
+if [ -n "${ATTACH:-}" ]; then
+	read -r PORT[mariadb] PORT[petrel] <<<"$ATTACH"
+	PW[mariadb]="" PW[petrel]=pw
+	rows=$(cli petrel -N tpch -e "SELECT COUNT(*) FROM lineitem")
+else
+	start mariadb
+	start petrel
+	echo "servers: mariadb=127.0.0.1:${PORT[mariadb]} petrel=127.0.0.1:${PORT[petrel]}" >&2
 
-# SF1 into MariaDB, the slice beside it, the slice into Petrel.
-cli mariadb -e "CREATE DATABASE tpch1"
-t0=$(now)
-go-tpc -H 127.0.0.1 -P "${PORT[mariadb]}" -U root tpch -D tpch1 --sf 1 prepare -T 2 >"$LOGS/mariadb-prepare.log" 2>&1
-K=$SUBSET
-cli mariadb -e "CREATE DATABASE tpch; USE tpch;
-	CREATE TABLE nation LIKE tpch1.nation; INSERT INTO nation SELECT * FROM tpch1.nation;
-	CREATE TABLE region LIKE tpch1.region; INSERT INTO region SELECT * FROM tpch1.region;
-	CREATE TABLE supplier LIKE tpch1.supplier; INSERT INTO supplier SELECT * FROM tpch1.supplier;
-	CREATE TABLE part LIKE tpch1.part; INSERT INTO part SELECT * FROM tpch1.part WHERE p_partkey <= 200000 / $K;
-	CREATE TABLE partsupp LIKE tpch1.partsupp; INSERT INTO partsupp SELECT * FROM tpch1.partsupp WHERE ps_partkey <= 200000 / $K;
-	CREATE TABLE customer LIKE tpch1.customer; INSERT INTO customer SELECT * FROM tpch1.customer WHERE c_custkey <= 150000 / $K;
-	CREATE TABLE orders LIKE tpch1.orders; INSERT INTO orders SELECT * FROM tpch1.orders WHERE o_custkey <= 150000 / $K;
-	CREATE TABLE lineitem LIKE tpch1.lineitem;
-	INSERT INTO lineitem SELECT l.* FROM tpch1.lineitem l JOIN orders o ON o.o_orderkey = l.l_orderkey;
-	DROP DATABASE tpch1;"
-cli petrel -e "CREATE DATABASE tpch"
-dump() { mariadb-dump --no-defaults -h127.0.0.1 -P"${PORT[mariadb]}" -uroot --skip-ssl --skip-comments --compact "$@" tpch; }
-dump --no-data | sed -e 's/ ENGINE=InnoDB.*;/;/' -e '/^\/\*/d' | cli petrel tpch
-dump --no-create-info --skip-add-locks --skip-disable-keys --net-buffer-length=200000 | sed -e '/^\/\*/d' | cli petrel tpch
-for t in nation region supplier part partsupp customer orders lineitem; do
-	cli mariadb -N tpch -e "ANALYZE TABLE $t" >/dev/null
-	cli petrel -N tpch -e "ANALYZE TABLE $t" >/dev/null
-done
-rows=$(cli petrel -N tpch -e "SELECT COUNT(*) FROM lineitem")
-echo "loaded in $(python3 -c "print(round($(now) - $t0))") s; lineitem rows: $rows" >&2
+	# SF1 into MariaDB, the slice beside it, the slice into Petrel.
+	cli mariadb -e "CREATE DATABASE tpch1"
+	t0=$(now)
+	go-tpc -H 127.0.0.1 -P "${PORT[mariadb]}" -U root tpch -D tpch1 --sf 1 prepare -T 2 >"$LOGS/mariadb-prepare.log" 2>&1
+	K=$SUBSET
+	cli mariadb -e "CREATE DATABASE tpch; USE tpch;
+		CREATE TABLE nation LIKE tpch1.nation; INSERT INTO nation SELECT * FROM tpch1.nation;
+		CREATE TABLE region LIKE tpch1.region; INSERT INTO region SELECT * FROM tpch1.region;
+		CREATE TABLE supplier LIKE tpch1.supplier; INSERT INTO supplier SELECT * FROM tpch1.supplier;
+		CREATE TABLE part LIKE tpch1.part; INSERT INTO part SELECT * FROM tpch1.part WHERE p_partkey <= 200000 / $K;
+		CREATE TABLE partsupp LIKE tpch1.partsupp; INSERT INTO partsupp SELECT * FROM tpch1.partsupp WHERE ps_partkey <= 200000 / $K;
+		CREATE TABLE customer LIKE tpch1.customer; INSERT INTO customer SELECT * FROM tpch1.customer WHERE c_custkey <= 150000 / $K;
+		CREATE TABLE orders LIKE tpch1.orders; INSERT INTO orders SELECT * FROM tpch1.orders WHERE o_custkey <= 150000 / $K;
+		CREATE TABLE lineitem LIKE tpch1.lineitem;
+		INSERT INTO lineitem SELECT l.* FROM tpch1.lineitem l JOIN orders o ON o.o_orderkey = l.l_orderkey;
+		DROP DATABASE tpch1;"
+	cli petrel -e "CREATE DATABASE tpch"
+	dump() { mariadb-dump --no-defaults -h127.0.0.1 -P"${PORT[mariadb]}" -uroot --skip-ssl --skip-comments --compact "$@" tpch; }
+	dump --no-data | sed -e 's/ ENGINE=InnoDB.*;/;/' -e '/^\/\*/d' | cli petrel tpch
+	dump --no-create-info --skip-add-locks --skip-disable-keys --net-buffer-length=200000 | sed -e '/^\/\*/d' | cli petrel tpch
+	for t in nation region supplier part partsupp customer orders lineitem; do
+		cli mariadb -N tpch -e "ANALYZE TABLE $t" >/dev/null
+		cli petrel -N tpch -e "ANALYZE TABLE $t" >/dev/null
+	done
+	rows=$(cli petrel -N tpch -e "SELECT COUNT(*) FROM lineitem")
+	echo "loaded in $(python3 -c "print(round($(now) - $t0))") s; lineitem rows: $rows" >&2
+fi
 
 # The queries, as go-tpc sends them (its /*PLACEHOLDER*/ dropped).
 python3 - "$QFILE" "$D" <<'EOF'

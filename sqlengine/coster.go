@@ -13,6 +13,7 @@ const (
 	costSeqIO  = 1.0
 	costRandIO = 1.3
 	costCPU    = 0.01
+	costMem    = 2.0
 )
 
 // statsCoster is GMS's coster with lookup joins (index nested loops)
@@ -36,14 +37,28 @@ func (c statsCoster) EstimateCost(ctx *sql.Context, n memo.RelExpr, s sql.StatsP
 	if distinctLost(n) {
 		return refusedCost, nil
 	}
-	if lj, ok := n.(*memo.LookupJoin); ok && lj.Lookup != nil {
-		if perKey, ok := c.rowsPerKey(lj.Lookup); ok {
-			outer := math.Max(1, float64(lj.Left.RelProps.GetStats().RowCount()))
-			if est, ok := rangeRows(ctx, lj.Left); ok && est < outer {
-				outer = est
-			}
-			return outer*costSeqIO + outer*(costRandIO+perKey*(costSeqIO+costCPU)), nil
+	j, ok := n.(memo.JoinRel)
+	if !ok || !innerJoinOp(j.JoinPrivate().Op) {
+		return c.base.EstimateCost(ctx, n, s)
+	}
+	// Inner joins priced from Petrel's estimates of their inputs' and
+	// output's rows (joincard.go), with GMS's cost factors.
+	jp := j.JoinPrivate()
+	l, r := groupRows(ctx, jp.Left, 0), groupRows(ctx, jp.Right, 0)
+	out := groupRows(ctx, j.Group(), 0)
+	switch n := n.(type) {
+	case *memo.LookupJoin:
+		if n.Lookup == nil {
+			break
 		}
+		if perKey, ok := c.rowsPerKey(n.Lookup); ok {
+			return l*costSeqIO + l*(costRandIO+perKey*(costSeqIO+costCPU)), nil
+		}
+		return l*costSeqIO + out*(costRandIO+costSeqIO), nil
+	case *memo.HashJoin:
+		return l*(costSeqIO+costCPU) + r*(costSeqIO+costMem) + out*costCPU, nil
+	case *memo.InnerJoin, *memo.CrossJoin:
+		return (l*r+1)*costSeqIO + l*r*costCPU, nil
 	}
 	return c.base.EstimateCost(ctx, n, s)
 }
