@@ -155,8 +155,9 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	x.file, x.seq = l.fileIdx, l.seqNo
 	buf := x.buf
 	total, err := uint64(len(buf)), error(nil)
+	var whole []byte // a spilled transaction's bytes, when writeSpilled kept them
 	if x.spill != nil {
-		total, err = l.writeSpilled(x, gtid.GNO)
+		total, whole, err = l.writeSpilled(x, gtid.GNO)
 	} else {
 		err = l.writeAt(buf)
 	}
@@ -164,7 +165,7 @@ func (l *Log) Append(rec *storage.CommitRecord) error {
 	rec0 := int64(-1)
 	if err == nil {
 		if x.spill != nil {
-			err = l.syncSpilled(p)
+			rec0, err = l.logSpilled(total, whole)
 		} else {
 			rec0, err = l.logTail(buf)
 		}

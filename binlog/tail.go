@@ -34,8 +34,9 @@ import (
 // the ring wraps, the binlog file is fsynced first: every record the ring
 // then overwrites was already redundant. Records start on 512-byte
 // boundaries, so the replay can find them among the leftovers of earlier
-// laps; a transaction too large for the ring is made durable by an
-// fdatasync of the binlog file instead.
+// laps; a transaction too large for the ring (or a spilled one past
+// spillTailMax, txncommit.go) is made durable by an fdatasync of the
+// binlog file instead.
 
 const (
 	tailFileMagic   = 0x46544c50 // "PLTF": the tail log's header

@@ -1,9 +1,11 @@
 package binlog
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -189,5 +191,50 @@ func TestTailLogEpochs(t *testing.T) {
 	wantIDs(t, r3, 22)
 	if st, err := os.Stat(filepath.Join(img.dir, "binlog.tail")); err != nil || st.Size() != defaultTailSize {
 		t.Fatalf("tail log: %v %v", st, err)
+	}
+}
+
+// TestSpilledTransactionInTailLog: a transaction whose cache spilled to a
+// file is copied into the tail log like any other (one of at most 1 MiB
+// as writeSpilled wrote it in one piece, a larger one read back from the
+// log), so that its commit shares the group's fsync instead of
+// fdatasyncing the binlog file inside the commit order (osCrash fails if
+// the file was synced past it); after an operating-system crash cut the
+// file back to what was fsynced to it, Open writes the transaction back
+// from the tail log, and storage gets every row of it.
+func TestSpilledTransactionInTailLog(t *testing.T) {
+	for _, n := range []int64{3000, 100000} {
+		t.Run(strconv.FormatInt(n, 10), func(t *testing.T) {
+			r, _ := spillRig(t)
+			txn, want := bigTxn(t, r, n)
+			if err := txn.Commit(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if _, disk := r.log.CacheStats(); disk != 1 {
+				t.Fatalf("Binlog_cache_disk_use = %d, want 1 (the transaction did not spill)", disk)
+			}
+			if size := r.log.Current().Pos; (n > 3000) != (size > spillWriteChunk) {
+				t.Fatalf("log of %d bytes: the case does not test what it says", size)
+			}
+			img, path := osCrash(t, r, make([]byte, 8192))
+			var logs logBuffer
+			r2, err := img.open(t, func(o *Options) { o.Logger = logs.logger() })
+			if err != nil {
+				t.Fatalf("recovery: %v\n%s", err, logs.String())
+			}
+			defer r2.log.Close()
+			if !strings.Contains(logs.String(), "restored the binlog file's end from the tail log") {
+				t.Fatalf("the restore is not logged:\n%s", logs.String())
+			}
+			if got := logRows(t, r2.log); !slices.Equal(got, want) {
+				t.Fatalf("log has %d changes, want %d; first differences: %v", len(got), len(want), firstDiff(got, want))
+			}
+			if ids := storageIDs(t, r2.store); int64(len(ids)) != n-50 {
+				t.Fatalf("storage has %d rows after recovery, want %d", len(ids), n-50)
+			}
+			if _, err := checkFile(path); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

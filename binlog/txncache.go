@@ -315,7 +315,10 @@ func (c *txnCache) patchEvent(ev []byte, at int64, serverID, ts uint32, nextPos 
 // in the cache. ev is only valid during the call (fn may change it).
 func (c *txnCache) events(fn func(ev []byte, at int64) error) error {
 	if c.f != nil {
-		r := bufio.NewReaderSize(io.NewSectionReader(c.f, 0, c.fileLen), 1<<20)
+		// A buffer of the file's size up to 1 MiB: a cache just past
+		// binlog_cache_size (32 KiB) must not allocate and clear 1 MiB
+		// at each commit.
+		r := bufio.NewReaderSize(io.NewSectionReader(c.f, 0, c.fileLen), int(min(c.fileLen, 1<<20)))
 		var ev []byte
 		for at := int64(0); at < c.fileLen; {
 			ev = slices.Grow(ev[:0], HeaderLen)[:HeaderLen]

@@ -65,13 +65,21 @@ const spillWriteChunk = 1 << 20
 // writeSpilled writes a spilled transaction at the log's end: its head
 // (placed), its cache's events, given their stamp, next positions and
 // checksums on the way, and its XID event for GNO gno. It returns the
-// bytes written. Caller holds mu.
-func (l *Log) writeSpilled(x *encodedTxn, gno int64) (uint64, error) {
-	if err := l.writeAtOff(x.buf, l.pos); err != nil {
-		return 0, err
+// bytes written and, for a transaction of at most spillWriteChunk bytes
+// (written in one piece), those bytes, for the tail log. Caller holds mu.
+func (l *Log) writeSpilled(x *encodedTxn, gno int64) (uint64, []byte, error) {
+	size := uint64(len(x.buf)) + uint64(x.spillLen) + uint64(len(x.trailer))
+	start := l.pos // of out
+	var out []byte
+	if size <= spillWriteChunk {
+		out = append(make([]byte, 0, size), x.buf...)
+	} else {
+		if err := l.writeAtOff(x.buf, l.pos); err != nil {
+			return 0, nil, err
+		}
+		start += uint64(len(x.buf))
+		out = make([]byte, 0, spillWriteChunk)
 	}
-	start := l.pos + uint64(len(x.buf)) // of out
-	out := make([]byte, 0, spillWriteChunk)
 	c := x.spill
 	err := c.events(func(ev []byte, at int64) error {
 		if len(out) > 0 && len(out)+len(ev) > spillWriteChunk {
@@ -90,29 +98,61 @@ func (l *Log) writeSpilled(x *encodedTxn, gno int64) (uint64, error) {
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	t := x.trailer
 	putXID(t, gno)
 	setNextPos(t, uint32(start+uint64(len(out)+len(t))))
 	out = append(out, t...)
 	if err := l.writeAtOff(out, start); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if err := failpoint.Inject("binlog.spilledWritten"); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	n := start + uint64(len(out)) - l.pos
-	if want := uint64(len(x.buf)) + uint64(x.spillLen) + uint64(len(t)); n != want {
-		return 0, fmt.Errorf("binlog: spilled transaction of %d bytes written as %d", want, n)
+	if n != size {
+		return 0, nil, fmt.Errorf("binlog: spilled transaction of %d bytes written as %d", size, n)
 	}
-	return n, nil
+	if start != l.pos {
+		out = nil // written in chunks: out holds the last one
+	}
+	return n, out, nil
+}
+
+// spillTailMax is the largest spilled transaction copied into the tail
+// log. A cache spills past binlog_cache_size (32 KiB by default, MySQL's),
+// so every multi-row INSERT of a few dozen KB spills: logged like any
+// other transaction, its commit shares the group's fsync of the tail log,
+// where an fdatasync of the binlog file inside the commit order
+// (syncSpilled) made every other commit queue behind it. Past it, the
+// copy's memory is not worth the fsync it saves.
+const spillTailMax = 4 << 20
+
+// logSpilled makes a spilled transaction of n bytes, just written at
+// l.pos, durable as the group commit makes others (logTail): its bytes,
+// which writeSpilled kept when it wrote them in one piece, else read back
+// from the file, copied into the tail log; a larger one, or one the ring
+// cannot hold, by an fdatasync of the file in place. It returns where the
+// tail record went (-1: none). Caller holds mu.
+func (l *Log) logSpilled(n uint64, whole []byte) (int64, error) {
+	if whole != nil {
+		return l.logTail(whole)
+	}
+	if n > spillTailMax || !l.tail.fits(int(n)) {
+		return -1, l.syncSpilled(l.pos + n)
+	}
+	b := make([]byte, n)
+	if _, err := l.f.ReadAt(b, int64(l.pos)); err != nil {
+		return -1, fmt.Errorf("binlog: read back a spilled transaction from %s: %w", l.files[l.fileIdx], err)
+	}
+	return l.logTail(b)
 }
 
 // syncSpilled makes a spilled transaction, just written up to end,
-// durable in place: it is larger than the tail log takes (logTail), so
-// the file is fdatasync'd, as logTail does for a record past the ring.
-// Caller holds mu.
+// durable in place: it is larger than logSpilled copies into the tail
+// log, so the file is fdatasync'd, as logTail does for a record past the
+// ring. Caller holds mu.
 func (l *Log) syncSpilled(end uint64) error {
 	if err := fsutil.DataSync(l.f); err != nil {
 		return fmt.Errorf("binlog: sync %s after a spilled transaction: %w", l.files[l.fileIdx], err)

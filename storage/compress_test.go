@@ -208,11 +208,15 @@ func TestTableCompressedOptions(t *testing.T) {
 
 // TestSpanPolicy checks the key ranges the codec choice covers: runs of
 // compressed table ids share one span, everything else asks for the
-// fast codec, up to the next compressed table.
+// fast codec, up to the next compressed table; the metadata space is a
+// span of its own, so that no file holds both metadata and rows.
 func TestSpanPolicy(t *testing.T) {
 	var s spanPolicies
 	if p, end, _ := s.policy(tablePrefix(1)); !p.PreferFastCompression || end != nil {
 		t.Fatalf("no compressed tables: %+v up to %x", p, end)
+	}
+	if p, end, _ := s.policy(metaKey(metaLastSeq)); !p.PreferFastCompression || !bytes.Equal(end, []byte{spaceData}) {
+		t.Fatalf("no compressed tables, metadata: %+v up to %x", p, end)
 	}
 	s.reset([]uint32{7, 5, 6, 9})
 	s.set(9, false)
@@ -222,7 +226,9 @@ func TestSpanPolicy(t *testing.T) {
 		fast  bool
 		end   []byte
 	}{
-		{metaKey(metaTable), true, tablePrefix(5)},
+		{nil, true, []byte{spaceData}},
+		{metaKey(metaTable), true, []byte{spaceData}},
+		{[]byte{spaceData}, true, tablePrefix(5)},
 		{tablePrefix(1), true, tablePrefix(5)},
 		{indexPrefix(nil, 5, 0), false, tablePrefix(8)},
 		{indexPrefix(nil, 6, 3), false, tablePrefix(8)},
@@ -395,5 +401,62 @@ func TestTableDiskUsageIsFileBytes(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	}
+}
+
+// TestFlushKeepsMetadataApart: every commit writes metadata keys
+// (metaLastSeq, metaSinkPos) beside its rows, and no file a flush or a
+// compaction writes may hold both: a file spanning from the metadata to
+// the rows overlaps every file of the rows stored before, so each
+// compaction into the bottom level rewrote them all (a load in key order
+// wrote its rows 7-8 times over).
+func TestFlushKeepsMetadataApart(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	tb := createTextTable(t, e, "t", TableDef{})
+	ctx := context.Background()
+	id := int64(0)
+	for round := range 3 {
+		for range 20 {
+			txn := e.Begin()
+			for range 50 {
+				id++
+				if err := txn.Insert(ctx, tb, []any{id, fmt.Sprintf("row %d of a load in key order", id)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := txn.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := e.db.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if round == 1 {
+			if err := e.db.Compact(ctx, []byte{0}, []byte{0xff}, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	levels, err := e.db.SSTables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta, data int
+	for l, files := range levels {
+		for _, f := range files {
+			lo, hi := f.Smallest.UserKey, f.Largest.UserKey
+			switch {
+			case hi[0] < spaceData:
+				meta++
+			case lo[0] >= spaceData:
+				data++
+			default:
+				t.Errorf("L%d file %s holds metadata and rows: %x .. %x", l, f.FileNum, lo, hi)
+			}
+		}
+	}
+	if meta == 0 || data == 0 {
+		t.Fatalf("%d files of metadata, %d of rows: the test proves nothing", meta, data)
 	}
 }
