@@ -146,6 +146,8 @@ type Log struct {
 	files []string // index, oldest first
 	f     *os.File
 	tail  *tailLog // what commit groups fsync (tail.go)
+	// cachePool keeps spill files for transaction caches (txncache.go).
+	cachePool cachePool
 	// fileSynced is how far the current file itself is known durable
 	// (its header, then each tail log wrap); tests cut there.
 	fileSynced uint64
@@ -358,6 +360,9 @@ func (l *Log) Close() error {
 		err = cerr
 	}
 	if cerr := l.tail.close(); err == nil {
+		err = cerr
+	}
+	if cerr := l.closeCachePool(); err == nil {
 		err = cerr
 	}
 	l.wake()

@@ -7,9 +7,13 @@ package binlog
 // a bounded amount of memory for its log events. At commit the log
 // writes its GTID, BEGIN and TABLE_MAP events, then the cache's events,
 // streamed from the file, then the XID (commitSpilled); a cache that never
-// spilled is logged exactly as before, compression included. The file is
-// removed when the transaction ends (committed or rolled back), and
-// leftovers of a crash when the log opens.
+// spilled is logged exactly as before, compression included. The file has
+// no name, as MySQL's binlog cache files have none: it is removed from the
+// directory as soon as it is created, and kept open when the transaction
+// ends (committed or rolled back) for a later one's cache (cachePool), so
+// that a transaction just past binlog_cache_size does not create and
+// remove a file, two journaled directory operations, at each commit.
+// Names a crash of an older release left are removed when the log opens.
 
 import (
 	"bufio"
@@ -20,6 +24,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -30,6 +35,75 @@ import (
 
 // DefaultCacheSize is binlog_cache_size's default (MySQL's: 32 KiB).
 const DefaultCacheSize = 32 << 10
+
+// cachePoolMax is how many spill files the log keeps open for later
+// transactions; cachePoolFileMax the most a kept file may have held (a
+// larger one is closed, so the disk it took is freed).
+const (
+	cachePoolMax     = 16
+	cachePoolFileMax = 4 << 20
+)
+
+// cachePool is the log's open, unnamed spill files.
+type cachePool struct {
+	mu     sync.Mutex
+	files  []*os.File
+	closed bool
+}
+
+// takeCacheFile returns a spill file: one a finished transaction left,
+// or a new one, removed from the directory at once.
+func (l *Log) takeCacheFile() (*os.File, error) {
+	p := &l.cachePool
+	p.mu.Lock()
+	if n := len(p.files); n > 0 {
+		f := p.files[n-1]
+		p.files = p.files[:n-1]
+		p.mu.Unlock()
+		return f, nil
+	}
+	p.mu.Unlock()
+	f, err := os.CreateTemp(l.cacheDir(), cacheFilePrefix+"*")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// putCacheFile keeps f, which held at most high bytes, for a later
+// transaction, unless it is too large, the pool is full or the log closed.
+func (l *Log) putCacheFile(f *os.File, high int64) error {
+	p := &l.cachePool
+	p.mu.Lock()
+	if !p.closed && high <= cachePoolFileMax && len(p.files) < cachePoolMax {
+		p.files = append(p.files, f)
+		p.mu.Unlock()
+		return nil
+	}
+	p.mu.Unlock()
+	return f.Close()
+}
+
+// closeCachePool closes the kept spill files; files put back later are
+// closed at once.
+func (l *Log) closeCachePool() error {
+	p := &l.cachePool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	var err error
+	for _, f := range p.files {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	p.files = nil
+	return err
+}
 
 // cacheFilePrefix names the cache's temporary files.
 const cacheFilePrefix = "binlog-cache-"
@@ -100,6 +174,7 @@ type txnCache struct {
 
 	f       *os.File
 	fileLen int64
+	high    int64 // the most fileLen was (what the file holds on disk)
 	buf     []byte
 	open    int // offset in buf of the open rows event; -1: none
 	kind    byte
@@ -197,7 +272,7 @@ func (c *txnCache) spill() error {
 		return nil
 	}
 	if c.f == nil {
-		f, err := os.CreateTemp(c.l.cacheDir(), cacheFilePrefix+"*")
+		f, err := c.l.takeCacheFile()
 		if err != nil {
 			c.err = fmt.Errorf("binlog: transaction cache: %w", err)
 			return c.err
@@ -212,6 +287,7 @@ func (c *txnCache) spill() error {
 		return c.err
 	}
 	c.fileLen += int64(closed)
+	c.high = max(c.high, c.fileLen)
 	n := copy(c.buf, c.buf[closed:])
 	c.buf = c.buf[:n]
 	if c.open >= 0 {
@@ -254,19 +330,19 @@ func (c *txnCache) Truncate(m storage.CacheMark) error {
 	return nil
 }
 
-// Close implements storage.ChangeCache: the file is removed.
+// Close implements storage.ChangeCache: the file goes back to the log's
+// pool (closed instead after a failed write).
 func (c *txnCache) Close() error {
 	c.buf, c.hashes, c.tables = nil, nil, nil
 	if c.f == nil {
 		return nil
 	}
-	name := c.f.Name()
-	err := c.f.Close()
-	if rerr := os.Remove(name); err == nil {
-		err = rerr
-	}
+	f := c.f
 	c.f = nil
-	return err
+	if c.err != nil {
+		return f.Close()
+	}
+	return c.l.putCacheFile(f, c.high)
 }
 
 // seal ends the cache for the commit.

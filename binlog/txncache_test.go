@@ -135,8 +135,9 @@ func TestSpilledTransactionCommitsWhole(t *testing.T) {
 	const n = 3000
 	txn, want := bigTxn(t, r, n)
 	txn.SetCompression(3) // a spilled cache is logged uncompressed
-	if files := cacheFiles(t, cache); len(files) != 1 {
-		t.Fatalf("cache files during the transaction: %v, want one", files)
+	// The spill file has no name (as MySQL's): nothing in the directory.
+	if files := cacheFiles(t, cache); len(files) != 0 {
+		t.Fatalf("cache files named during the transaction: %v, want none", files)
 	}
 	if _, disk := r.log.CacheStats(); disk != 1 {
 		t.Fatalf("Binlog_cache_disk_use = %d, want 1", disk)
@@ -146,6 +147,9 @@ func TestSpilledTransactionCommitsWhole(t *testing.T) {
 	}
 	if files := cacheFiles(t, cache); len(files) != 0 {
 		t.Fatalf("cache files after the commit: %v", files)
+	}
+	if n := pooledCacheFiles(r.log); n != 1 {
+		t.Fatalf("%d spill files kept after the commit, want 1", n)
 	}
 	got := logRows(t, r.log)
 	if !slices.Equal(got, want) {
@@ -183,14 +187,18 @@ func TestSpilledTransactionRollsBackToNothing(t *testing.T) {
 	r, cache := spillRig(t)
 	before := r.log.Executed().String()
 	txn, _ := bigTxn(t, r, 2000)
-	if files := cacheFiles(t, cache); len(files) != 1 {
-		t.Fatalf("cache files during the transaction: %v, want one", files)
+	// The spill file has no name (as MySQL's): nothing in the directory.
+	if files := cacheFiles(t, cache); len(files) != 0 {
+		t.Fatalf("cache files named during the transaction: %v, want none", files)
 	}
 	if err := txn.Rollback(); err != nil {
 		t.Fatal(err)
 	}
 	if files := cacheFiles(t, cache); len(files) != 0 {
 		t.Fatalf("cache files after the rollback: %v", files)
+	}
+	if n := pooledCacheFiles(r.log); n != 1 {
+		t.Fatalf("%d spill files kept after the rollback, want 1", n)
 	}
 	if got := logRows(t, r.log); len(got) != 0 {
 		t.Fatalf("log has %d row changes after the rollback, want 0", len(got))
@@ -267,5 +275,60 @@ func TestSpilledTransactionCrashIsAllOrNothing(t *testing.T) {
 				t.Errorf("torn log: %d changes logged, %d rows in storage, want none", len(got), len(ids))
 			}
 		})
+	}
+}
+
+// pooledCacheFiles is how many spill files the log keeps.
+func pooledCacheFiles(l *Log) int {
+	l.cachePool.mu.Lock()
+	defer l.cachePool.mu.Unlock()
+	return len(l.cachePool.files)
+}
+
+// TestSpillFileReused: a spill file outlives its transaction: the next
+// transaction whose cache spills takes it (what it held before is
+// overwritten, its rows logged exactly), none is created for it, and
+// closing the log closes the kept files.
+func TestSpillFileReused(t *testing.T) {
+	r, cache := spillRig(t)
+	const n = 3000
+	txn, want := bigTxn(t, r, n)
+	if err := txn.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := pooledCacheFiles(r.log); got != 1 {
+		t.Fatalf("%d spill files kept after the first commit, want 1", got)
+	}
+	// A second, smaller transaction over other ids: it reuses the file,
+	// whose tail still holds the first transaction's events.
+	ctx := context.Background()
+	tb := r.store.Catalog().Table("db", "t")
+	txn2 := r.store.Begin()
+	for id := int64(n + 1); id <= n+1000; id++ {
+		if err := txn2.Insert(ctx, tb, sql.Row{id, fmt.Sprint("w", id)}); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, fmt.Sprintf("W %d w%d", id, id))
+	}
+	if got := pooledCacheFiles(r.log); got != 0 {
+		t.Fatalf("%d spill files kept while the second transaction holds one, want 0", got)
+	}
+	if err := txn2.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, disk := r.log.CacheStats(); disk != 2 {
+		t.Fatalf("Binlog_cache_disk_use = %d, want 2", disk)
+	}
+	if got := logRows(t, r.log); !slices.Equal(got, want) {
+		t.Fatalf("log has %d changes, want %d; first differences: %v", len(got), len(want), firstDiff(got, want))
+	}
+	if files := cacheFiles(t, cache); len(files) != 0 {
+		t.Fatalf("cache files named: %v", files)
+	}
+	if err := r.log.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := pooledCacheFiles(r.log); got != 0 {
+		t.Fatalf("%d spill files kept after Close", got)
 	}
 }
