@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -27,6 +28,10 @@ type Provider struct {
 
 	fnMu sync.RWMutex
 	fns  map[string]sql.Function // RegisterFunction's, by lower-case name
+
+	// narrowScans counts full scans that decoded only some columns
+	// (scancols.go; Petrel_narrow_scans).
+	narrowScans atomic.Uint64
 }
 
 var (

@@ -67,6 +67,9 @@ func installAnalyzerRules() {
 		// First among the after-all rules: before exec indexes are
 		// assigned and tables are wrapped for progress tracking.
 		analyzer.OnceAfterAll = append([]analyzer.Rule{{Id: indexOrderRuleID, Apply: indexOrderSort}}, analyzer.OnceAfterAll...)
+		// Full scans decode only the columns the statement reads
+		// (scancols.go), on the plan as planned.
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll[:1:1], append([]analyzer.Rule{{Id: scanColsRuleID, Apply: scanColumns}}, analyzer.OnceAfterAll[1:]...)...)
 		// Integer arithmetic as MySQL's (intarith.go), before EXPLAIN
 		// describes the plan.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: intArithRuleID, Apply: intArithRule})

@@ -18,6 +18,10 @@ import (
 type Table struct {
 	db *Database
 	t  *storage.Table
+	// need lists the columns a statement reads (schema ordinals;
+	// scancols.go): full scans decode only those, leaving the others NULL.
+	// nil: every column.
+	need []int
 }
 
 var (
@@ -103,7 +107,11 @@ func (t *Table) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.RowIter, e
 	if !ok {
 		return nil, fmt.Errorf("sqlengine: unexpected partition %T", p)
 	}
-	return t.scan(ctx, 0, sp, false, nil)
+	it, err := t.scan(ctx, 0, sp, false, nil)
+	if ri, ok := it.(*rowIter); ok && t.need != nil && ri.it.Project(t.need) {
+		t.db.p.narrowScans.Add(1)
+	}
+	return it, err
 }
 
 func (t *Table) scan(ctx *sql.Context, ixID uint8, sp *scanPartition, reverse bool, filter sql.Expression) (sql.RowIter, error) {

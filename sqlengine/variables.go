@@ -193,6 +193,7 @@ func registerStatus(e *Engine) {
 	RegisterStatus("Petrel_fast_path_writes", func() any { return e.fastWriteCount.Load() })
 	RegisterStatus("Petrel_fast_path_reads", func() any { return e.fastReadCount.Load() })
 	RegisterStatus("Petrel_fast_path_replans", func() any { return e.fastReplans.Load() })
+	RegisterStatus("Petrel_narrow_scans", func() any { return e.prov.narrowScans.Load() })
 }
 
 // RegisterStatus adds (or replaces) a computed global status variable.

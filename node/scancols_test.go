@@ -1,0 +1,52 @@
+package node_test
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestScanColumnsKeepAnswers: full scans decode only the columns a
+// statement names (sqlengine/scancols.go) and leave the others NULL, so
+// a column any part of a statement reads and the rule missed would show
+// as NULL here. Each query reads its columns from a different place:
+// conditions only, ORDER BY of a column not selected, GROUP BY and
+// HAVING, join keys under aliases (the same table twice), a correlated
+// subquery's reference to the outer table, an aggregate over an
+// expression, COUNT(*) with no column at all, and SELECT * (every column).
+// Petrel_narrow_scans shows the rule applied to each but the stars (a
+// SELECT * is the table itself, no expression naming its columns).
+func TestScanColumnsKeepAnswers(t *testing.T) {
+	_, open := startNode(t)
+	mustExec(t, open(""), "CREATE DATABASE sc")
+	db := open("sc")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db,
+		`CREATE TABLE li (k INT NOT NULL PRIMARY KEY, grp CHAR(1) NOT NULL, qty DECIMAL(10,2) NOT NULL,
+			price DECIMAL(12,2), note VARCHAR(20), parent INT, d DATE)`,
+		`INSERT INTO li VALUES (1, 'a', 5.00, 10.50, 'one', NULL, '1994-03-01'), (2, 'a', 25.00, 20.00, 'two', 1, '1995-03-01'),
+			(3, 'b', 7.50, NULL, 'three', 1, '1994-07-01'), (4, 'b', 1.25, 4.00, NULL, 2, '1994-12-31'), (5, 'c', 30.00, 1.00, 'five', 4, '1993-01-01')`)
+	cases := []struct {
+		q    string
+		want [][]string
+	}{
+		{"SELECT k FROM li WHERE qty < 10 AND d >= '1994-01-01' ORDER BY d", [][]string{{"1"}, {"3"}, {"4"}}},
+		{"SELECT note FROM li WHERE grp = 'a' ORDER BY price DESC", [][]string{{"two"}, {"one"}}},
+		{"SELECT grp, SUM(qty * price) FROM li GROUP BY grp HAVING MAX(d) > '1994-06-01' ORDER BY grp", [][]string{{"a", "552.5000"}, {"b", "5.0000"}}},
+		{"SELECT c.k, p.note FROM li c JOIN li p ON c.parent = p.k WHERE p.qty > 2 ORDER BY c.k", [][]string{{"2", "one"}, {"3", "one"}, {"4", "two"}}},
+		{"SELECT k FROM li o WHERE o.qty > (SELECT AVG(i.qty) FROM li i WHERE i.grp = o.grp) ORDER BY k", [][]string{{"2"}, {"3"}}},
+		{"SELECT COUNT(*), SUM(price) FROM li", [][]string{{"5", "35.50"}}},
+		{"SELECT * FROM li WHERE grp = 'c'", [][]string{{"5", "c", "30.00", "1.00", "five", "4", "1993-01-01T00:00:00Z"}}},
+		{"SELECT * FROM li WHERE k = 4 OR note = 'five' ORDER BY k", [][]string{{"4", "b", "1.25", "4.00", "NULL", "2", "1994-12-31T00:00:00Z"}, {"5", "c", "30.00", "1.00", "five", "4", "1993-01-01T00:00:00Z"}}},
+	}
+	for i, c := range cases {
+		before := statusInt(t, db, "Petrel_narrow_scans")
+		got := queryRows(t, db, c.q)
+		narrow := statusInt(t, db, "Petrel_narrow_scans") - before
+		if star := i >= len(cases)-2; (narrow == 0) != star {
+			t.Errorf("%s: %d narrow scans", c.q, narrow)
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.q, got, c.want)
+		}
+	}
+}
