@@ -77,14 +77,18 @@ func (d *TableDef) Compressed() bool {
 // compressedLevels is the store's codec for each level, which only the
 // ranges of tables declared compressed get (the others ask for the fast
 // codec, Snappy in the store's table format, as every range had before):
-// zstd level 3 for what a flush writes (level 0), on the write path,
-// where a slower flush holds writers back once memtables queue up;
+// Snappy for what a flush writes (level 0), on the write path, where a
+// slower flush holds writers back once memtables queue up;
 // compressedZstdLevel for what compactions write, off that path, which
 // is where a table's bytes end up (OPTIMIZE TABLE puts them all there).
+// Level 0 files live until the next compaction, seconds under a load: zstd
+// there (level 3, until issue 34's load-time work) cost a load its encoding
+// at the flush and its decoding at the compaction, 15% of the primary's
+// CPU loading the lab's text, for files about to be rewritten.
 func compressedLevels() pebble.DBCompressionSettings {
 	cs := pebble.UniformDBCompressionSettings(compactedProfile)
 	cs.Name = "petrel"
-	cs.Levels[0] = block.ZstdCompression
+	cs.Levels[0] = block.SnappyCompression
 	return cs
 }
 
