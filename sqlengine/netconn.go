@@ -126,6 +126,11 @@ type cmdConn struct {
 	gather *[]byte
 	// gatherSent: some gathered bytes were written since startGather.
 	gatherSent bool
+	// prepGather: the connection gathers a COM_STMT_PREPARE's response,
+	// which vitess writes packet by packet (one column definition per
+	// parameter and per result column, each a socket write); Read sends
+	// it in one write when vitess asks for the next command.
+	prepGather bool
 
 	// comp is protocol compression (compressconn.go), nil when the client
 	// did not ask for it; set by the handshake response, used by
@@ -302,6 +307,13 @@ func slack(d time.Duration) time.Duration {
 
 // Read hands vitess the byte stream, frame by frame.
 func (c *cmdConn) Read(p []byte) (int, error) {
+	if c.prepGather && len(c.pending) == 0 {
+		// vitess wrote the whole response and reads on.
+		c.prepGather = false
+		if err := c.endGather(); err != nil {
+			return 0, err
+		}
+	}
 	for len(c.pending) == 0 && c.frameLeft == 0 {
 		if err := c.nextFrame(); err != nil {
 			return 0, c.readErr(err)
@@ -544,6 +556,10 @@ func (c *cmdConn) commandFrame(hdr [4]byte, n int) error {
 			}
 		}
 		c.pending = b
+		if command && n > 0 && !c.cont && b[4] == mysql.ComPrepare && c.gather == nil {
+			c.startGather()
+			c.prepGather = c.gather != nil
+		}
 		return nil
 	}
 	if !command {

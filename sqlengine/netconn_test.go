@@ -434,3 +434,59 @@ func TestRateLog(t *testing.T) {
 	case <-time.After(1500 * time.Millisecond):
 	}
 }
+
+// TestCmdConnGathersPrepareResponse: vitess writes a COM_STMT_PREPARE's
+// response packet by packet (a column definition per parameter); the
+// connection sends them in one write when vitess reads the next command,
+// in order and whole, and writes nothing meanwhile.
+func TestCmdConnGathersPrepareResponse(t *testing.T) {
+	g := testGate(t)
+	cc, cli := connPair(t, g)
+	command(cc, 1<<20)
+	write(t, cli, frame(0, append([]byte{mysql.ComPrepare}, "SELECT ?, ?"...)))
+	if _, p, err := readFrame(cc); err != nil || p[0] != mysql.ComPrepare {
+		t.Fatalf("prepare frame: %x %v", p, err)
+	}
+	var want []byte
+	for i := range 5 {
+		pkt := frame(byte(i+1), bytes.Repeat([]byte{byte('a' + i)}, 10+i))
+		want = append(want, pkt...)
+		if n, err := cc.Write(pkt); err != nil || n != len(pkt) {
+			t.Fatalf("write %d: %d, %v", i, n, err)
+		}
+	}
+	_ = cli.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	var one [1]byte
+	if n, err := cli.Read(one[:]); n != 0 || err == nil {
+		t.Fatalf("the client got %d bytes before vitess read on (%v): the response was not gathered", n, err)
+	}
+	next := make(chan []byte, 1)
+	go func() {
+		_, p, _ := readFrame(cc) // flushes, then waits for the client's next command
+		next <- p
+	}()
+	_ = cli.SetReadDeadline(time.Now().Add(10 * time.Second))
+	got := make([]byte, len(want))
+	if _, err := io.ReadFull(cli, got); err != nil {
+		t.Fatalf("client: %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("client got %q, want %q", got, want)
+	}
+	write(t, cli, frame(0, []byte{0x0e})) // COM_PING
+	select {
+	case p := <-next:
+		if !bytes.Equal(p, []byte{0x0e}) {
+			t.Fatalf("next command: %x", p)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the next command did not arrive")
+	}
+	// Writes after that go out at once again.
+	if _, err := cc.Write(frame(1, []byte{0})); err != nil {
+		t.Fatal(err)
+	}
+	if _, p, err := readFrame(cli); err != nil || !bytes.Equal(p, []byte{0}) {
+		t.Fatalf("OK after the ping: %x %v", p, err)
+	}
+}
