@@ -2,10 +2,13 @@ package node_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"reflect"
 	"testing"
 	"time"
+
+	"petrel/node"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -144,19 +147,9 @@ func replaceTBL(q, tb string) string {
 // row (another session's update of it waits and times out with 1205)
 // and only that row (an update of the next key goes through at once).
 func TestFastLockingReadLocksOnlyItsRow(t *testing.T) {
-	_, open := startNode(t)
-	db := open("")
-	mustExec(t, db, "CREATE DATABASE lk",
+	db, ctx, a, b, tx, before := lockingSetup(t, "Petrel_fast_path_reads", "CREATE DATABASE lk",
 		"CREATE TABLE lk.district (d_w_id INT NOT NULL, d_id INT NOT NULL, d_next_o_id INT NOT NULL, PRIMARY KEY (d_w_id, d_id))",
 		"INSERT INTO lk.district VALUES (1, 1, 3001), (1, 2, 3001), (2, 1, 3001)")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	a, b := twoConns(t, ctx, db)
-	before := statusInt(t, db, "Petrel_fast_path_reads")
-	tx, err := a.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var next int
 	if err := tx.QueryRowContext(ctx, "SELECT d_next_o_id FROM lk.district WHERE d_id = ? AND d_w_id = ? FOR UPDATE", 1, 1).Scan(&next); err != nil || next != 3001 {
 		t.Fatalf("FOR UPDATE read %d, %v", next, err)
@@ -172,7 +165,7 @@ func TestFastLockingReadLocksOnlyItsRow(t *testing.T) {
 	} else if n, _ := res.RowsAffected(); n != 1 {
 		t.Errorf("update of another key changed %d rows", n)
 	}
-	_, err = b.ExecContext(ctx, "UPDATE lk.district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = ? AND d_id = ?", 1, 1)
+	_, err := b.ExecContext(ctx, "UPDATE lk.district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = ? AND d_id = ?", 1, 1)
 	var me *mysql.MySQLError
 	if !errors.As(err, &me) || me.Number != 1205 {
 		t.Fatalf("update of the locked row: %v, want 1205", err)
@@ -208,19 +201,9 @@ func TestFastLockingReadLocksOnlyItsRow(t *testing.T) {
 // session's update of one waits and times out with 1205) and no other
 // prefix's rows (an update of the neighbouring prefix goes through).
 func TestFastPrefixUpdateLocksOnlyItsRanges(t *testing.T) {
-	_, open := startNode(t)
-	db := open("")
-	mustExec(t, db, "CREATE DATABASE lp",
+	db, ctx, _, b, tx, before := lockingSetup(t, "Petrel_fast_path_writes", "CREATE DATABASE lp",
 		"CREATE TABLE lp.ol (w INT NOT NULL, o INT NOT NULL, n INT NOT NULL, dt DATETIME, PRIMARY KEY (w, o, n))",
 		"INSERT INTO lp.ol VALUES (1, 1, 1, NULL), (1, 1, 2, NULL), (1, 2, 1, NULL), (1, 3, 1, NULL), (2, 1, 1, NULL)")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	a, b := twoConns(t, ctx, db)
-	before := statusInt(t, db, "Petrel_fast_path_writes")
-	tx, err := a.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	res, err := tx.ExecContext(ctx, "UPDATE lp.ol SET dt = ? WHERE (w, o) IN ((?, ?), (?, ?))", "2026-11-29 10:00:00", 1, 1, 1, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -316,18 +299,7 @@ func TestPrefixFastPathMatchesGMS(t *testing.T) {
 		}
 		return out
 	}
-	n.SQL().SetFastWrites(true)
-	before := statusInt(t, db, "Petrel_fast_path_reads")
-	fast := run()
-	used := statusInt(t, db, "Petrel_fast_path_reads") - before
-	n.SQL().SetFastWrites(false)
-	slow := run()
-	n.SQL().SetFastWrites(true)
-	for i := range fast {
-		if !reflect.DeepEqual(fast[i], slow[i]) {
-			t.Errorf("read %d: fast %v, GMS %v", i, fast[i], slow[i])
-		}
-	}
+	fast, used := fastReadsAgainstGMS(t, n, db, run)
 	if want := int64(len(reads) + 1); used != want {
 		t.Errorf("%d reads took the fast path, want %d", used, want)
 	}
@@ -398,6 +370,39 @@ func TestPointJoinFastPathMatchesGMS(t *testing.T) {
 		}
 		return out
 	}
+	fast, used := fastReadsAgainstGMS(t, n, db, run)
+	if used != 6 {
+		t.Errorf("%d reads took the fast path, want 6", used)
+	}
+	if len(fast[0]) != 1 || fast[0][0][1] != "OUGHT" || len(fast[2]) != 0 || len(fast[3]) != 0 || len(fast[7]) != 2 {
+		t.Errorf("rows %v", fast)
+	}
+}
+
+// lockingSetup starts a node, runs setup, opens two connections and a
+// transaction on the first (for 30 s at most), and reads the counter
+// before the test's statements: the start of the locking tests.
+func lockingSetup(t *testing.T, counter string, setup ...string) (*sql.DB, context.Context, *sql.Conn, *sql.Conn, *sql.Tx, int64) {
+	t.Helper()
+	_, open := startNode(t)
+	db := open("")
+	mustExec(t, db, setup...)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	a, b := twoConns(t, ctx, db)
+	before := statusInt(t, db, counter)
+	tx, err := a.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, ctx, a, b, tx, before
+}
+
+// fastReadsAgainstGMS runs run with the fast paths on and then off,
+// requires the same rows from both, and returns the fast run's rows and
+// the fast reads it used.
+func fastReadsAgainstGMS(t *testing.T, n *node.Node, db *sql.DB, run func() [][][]string) ([][][]string, int64) {
+	t.Helper()
 	n.SQL().SetFastWrites(true)
 	before := statusInt(t, db, "Petrel_fast_path_reads")
 	fast := run()
@@ -410,10 +415,5 @@ func TestPointJoinFastPathMatchesGMS(t *testing.T) {
 			t.Errorf("read %d: fast %v, GMS %v", i, fast[i], slow[i])
 		}
 	}
-	if used != 6 {
-		t.Errorf("%d reads took the fast path, want 6", used)
-	}
-	if len(fast[0]) != 1 || fast[0][0][1] != "OUGHT" || len(fast[2]) != 0 || len(fast[3]) != 0 || len(fast[7]) != 2 {
-		t.Errorf("rows %v", fast)
-	}
+	return fast, used
 }
