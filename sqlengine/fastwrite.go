@@ -80,6 +80,11 @@ func (e *Engine) planWrite(s *Session, query string) *writePlan {
 	if err != nil {
 		return nil
 	}
+	return e.planWriteStmt(s, stmt)
+}
+
+// planWriteStmt is planWrite of a parsed statement.
+func (e *Engine) planWriteStmt(s *Session, stmt ast.Statement) *writePlan {
 	switch x := stmt.(type) {
 	case *ast.Update:
 		return e.planUpdate(s, x)
