@@ -10,7 +10,8 @@ import (
 // a column any part of a statement reads and the rule missed would show
 // as NULL here. Each query reads its columns from a different place:
 // conditions only, ORDER BY of a column not selected, GROUP BY and
-// HAVING, join keys under aliases (the same table twice), a correlated
+// HAVING, join keys under aliases (the same table twice), ranges of the
+// primary key (whose re-check reads the key), a correlated
 // subquery's reference to the outer table, an aggregate over an
 // expression, COUNT(*) with no column at all, and SELECT * (every column).
 // Petrel_narrow_scans shows the rule applied to each but the stars (a
@@ -35,6 +36,9 @@ func TestScanColumnsKeepAnswers(t *testing.T) {
 		{"SELECT c.k, p.note FROM li c JOIN li p ON c.parent = p.k WHERE p.qty > 2 ORDER BY c.k", [][]string{{"2", "one"}, {"3", "one"}, {"4", "two"}}},
 		{"SELECT k FROM li o WHERE o.qty > (SELECT AVG(i.qty) FROM li i WHERE i.grp = o.grp) ORDER BY k", [][]string{{"2"}, {"3"}}},
 		{"SELECT COUNT(*), SUM(price) FROM li", [][]string{{"5", "35.50"}}},
+		// Ranges of the primary key (the range's re-check reads k).
+		{"SELECT note, qty FROM li WHERE k BETWEEN 2 AND 4 AND qty > 2", [][]string{{"two", "25.00"}, {"three", "7.50"}}},
+		{"SELECT note FROM li WHERE k >= 2 ORDER BY k DESC LIMIT 2", [][]string{{"five"}, {"NULL"}}},
 		{"SELECT * FROM li WHERE grp = 'c'", [][]string{{"5", "c", "30.00", "1.00", "five", "4", "1993-01-01T00:00:00Z"}}},
 		{"SELECT * FROM li WHERE k = 4 OR note = 'five' ORDER BY k", [][]string{{"4", "b", "1.25", "4.00", "NULL", "2", "1994-12-31T00:00:00Z"}, {"5", "c", "30.00", "1.00", "five", "4", "1993-01-01T00:00:00Z"}}},
 	}

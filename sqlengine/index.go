@@ -196,7 +196,11 @@ func (it *indexedTable) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.Ro
 			return nil, err
 		}
 	}
-	return it.Table.scan(ctx, lp.ix.id, &lp.scanPartition, lp.reverse, filter)
+	ri, err := it.Table.scan(ctx, lp.ix.id, &lp.scanPartition, lp.reverse, filter)
+	if r, ok := ri.(*rowIter); ok && it.Table.need != nil && r.it.Project(it.Table.need) {
+		it.Table.db.p.narrowScans.Add(1)
+	}
+	return ri, err
 }
 
 // rangeBounds turns one GMS range into a [lo, hi) key span of ix. The span

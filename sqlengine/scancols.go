@@ -1,6 +1,7 @@
 package sqlengine
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -18,9 +19,11 @@ import (
 // select list, conditions, join and lookup keys, grouping, ordering, the
 // subqueries' references to it); its scans leave the others NULL
 // (storage's RowIter.Project), the rows keeping the table's width so
-// every column reference stays where GMS put it. A statement with a node
-// outside the list below (writes, derived tables, unions, windows,
-// recursive CTEs, anything new) keeps whole rows, as do index scans and
+// every column reference stays where GMS put it. Scans of the primary
+// key by range do the same (a secondary index's rows are read whole by
+// their keys, and so are single-row reads by a whole key). A statement
+// with a node outside the list below (writes, derived tables, unions,
+// windows, recursive CTEs, anything new) keeps whole rows, as do
 // locking reads.
 
 const scanColsRuleID analyzer.RuleId = 1015
@@ -46,45 +49,64 @@ func scanColumns(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope
 	if all {
 		return n, transform.SameTree, nil
 	}
-	alias := map[*plan.ResolvedTable]string{}
+	alias := map[sql.Node]string{}
 	transform.Inspect(n, func(x sql.Node) bool {
 		if ta, ok := x.(*plan.TableAlias); ok {
-			if rt, ok := ta.Child.(*plan.ResolvedTable); ok {
-				alias[rt] = ta.Name()
-			}
+			alias[ta.Child] = ta.Name()
 		}
 		return true
 	})
-	return transform.Node(n, func(x sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		rt, ok := x.(*plan.ResolvedTable)
-		if !ok {
-			return x, transform.SameTree, nil
-		}
-		tb, ok := rt.Table.(*Table)
-		if !ok || tb.need != nil {
-			return x, transform.SameTree, nil
-		}
-		name, ok := alias[rt]
-		if !ok {
-			name = rt.Name()
+	// narrowed is tb with the columns the statement names under name
+	// (and those extra needs), nil when that is every column.
+	narrowed := func(x sql.Node, name string, tb *Table, extra []int) *Table {
+		if a, ok := alias[x]; ok {
+			name = a
 		}
 		named := cols[strings.ToLower(name)]
 		var need []int
 		for o, c := range tb.t.Schema {
-			if named[strings.ToLower(c.Name)] || cols[""][strings.ToLower(c.Name)] {
+			if named[strings.ToLower(c.Name)] || cols[""][strings.ToLower(c.Name)] || slices.Contains(extra, o) {
 				need = append(need, o)
 			}
 		}
 		if len(need) == len(tb.t.Schema) {
-			return x, transform.SameTree, nil
+			return nil
 		}
 		cp := *tb
-		cp.need = append([]int{}, need...)
-		nt, err := rt.WithTable(&cp)
-		if err != nil {
-			return x, transform.SameTree, nil
+		cp.need = need
+		return &cp
+	}
+	return transform.Node(n, func(x sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		switch x := x.(type) {
+		case *plan.ResolvedTable:
+			tb, ok := x.Table.(*Table)
+			if !ok || tb.need != nil {
+				break
+			}
+			if cp := narrowed(x, x.Name(), tb, nil); cp != nil {
+				if nt, err := x.WithTable(cp); err == nil {
+					return nt, transform.NewTree, nil
+				}
+			}
+		case *plan.IndexedTableAccess:
+			// An index scan re-checks its rows against the range over
+			// the index's columns (and the primary key's, which extend
+			// it): those are read too.
+			it, ok := x.Table.(*indexedTable)
+			if !ok || it.Table.need != nil {
+				break
+			}
+			ix, ok := it.lookup.Index.(*Index)
+			if !ok {
+				break
+			}
+			if cp := narrowed(x, x.Name(), it.Table, ix.extendedOrds()); cp != nil {
+				nx := *x
+				nx.Table = &indexedTable{Table: cp, lookup: it.lookup}
+				return &nx, transform.NewTree, nil
+			}
 		}
-		return nt, transform.NewTree, nil
+		return x, transform.SameTree, nil
 	})
 }
 
