@@ -36,7 +36,7 @@ func scanColumns(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope
 		case *plan.Project, *plan.Filter, *plan.GroupBy, *plan.Having, *plan.Sort, *plan.TopN,
 			*plan.Limit, *plan.Offset, *plan.Distinct, *plan.OrderedDistinct, *plan.JoinNode,
 			*plan.ResolvedTable, *plan.TableAlias, *plan.IndexedTableAccess, *plan.HashLookup,
-			*plan.Max1Row, *plan.EmptyTable, nil:
+			*plan.Max1Row, *plan.EmptyTable, *materialized, nil:
 		default:
 			plain = false
 		}
