@@ -285,6 +285,12 @@ func (e *Engine) NewSession(_ context.Context, conn *mysql.Conn, addr string) (s
 	e.sessMu.Lock()
 	e.sessions[conn.ConnectionID] = s
 	e.sessMu.Unlock()
+	// The process list learns the account now: GMS tells it only when a
+	// database is chosen (COM_INIT_DB), so a connection opened without
+	// one showed as "unauthenticated user" in SHOW PROCESSLIST.
+	if e.gms.ProcessList != nil {
+		e.gms.ProcessList.ConnectionReady(s)
+	}
 	return s, nil
 }
 
