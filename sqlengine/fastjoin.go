@@ -58,6 +58,7 @@ func (e *Engine) planPointJoin(s *Session, query string, fields []*querypb.Field
 		return nil
 	}
 	jp := &joinPlan{results: s.GetCharacterSetResults()}
+	var tables []*storage.Table
 	conds := []ast.Expr{sel.Where.Expr}
 	var from func(te ast.TableExpr) bool
 	from = func(te ast.TableExpr) bool {
@@ -74,6 +75,7 @@ func (e *Engine) planPointJoin(s *Session, query string, fields []*querypb.Field
 			}
 			jt.point.tableID, jt.point.ncols = st.Def.ID, len(st.Schema)
 			jp.tables = append(jp.tables, jt)
+			tables = append(tables, st)
 			return true
 		case *ast.JoinTableExpr:
 			if x.Join != ast.JoinStr || x.Condition.On == nil || len(x.Condition.Using) > 0 {
@@ -92,14 +94,12 @@ func (e *Engine) planPointJoin(s *Session, query string, fields []*querypb.Field
 	if len(jp.tables) < 2 {
 		return nil
 	}
-	tables := make([]*storage.Table, len(jp.tables))
 	for i := range jp.tables {
 		for j := range i {
 			if strings.EqualFold(jp.tables[i].name(), jp.tables[j].name()) {
 				return nil // the same name twice: GMS's error
 			}
 		}
-		tables[i] = e.store.Catalog().Table(jp.tables[i].point.db, jp.tables[i].point.table)
 	}
 	// Each column named in the conditions is a key column of one table;
 	// equal columns form classes, each given one parameter.
@@ -317,11 +317,11 @@ func (e *Engine) execPointJoin(ctx context.Context, s *Session, jp *joinPlan, bi
 	}
 	out := make([]sqltypes.Value, len(jp.out))
 	for i, c := range jp.out {
-		v, ok := projectRow(sctx, tables[c.table].Schema, jp.results, rows[c.table], []int{c.ord})
+		v, ok := wireColumn(sctx, tables[c.table].Schema[c.ord].Type, jp.results, rows[c.table][c.ord])
 		if !ok {
 			return false, nil
 		}
-		out[i] = v[0]
+		out[i] = v
 	}
 	res.Rows = append(res.Rows, out)
 	return true, sendRead(s, res, cb)

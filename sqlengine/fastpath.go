@@ -299,17 +299,23 @@ var _ = mysql.ComStmtExecute
 func projectRow(sctx *sql.Context, schema sql.Schema, results sql.CharacterSetID, row sql.Row, proj []int) ([]sqltypes.Value, bool) {
 	out := make([]sqltypes.Value, len(proj))
 	for i, o := range proj {
-		if row[o] == nil {
-			out[i] = sqltypes.NULL
-			continue
-		}
-		v, err := wireValue(sctx, schema[o].Type, results, nil, row[o])
-		if err != nil {
+		v, ok := wireColumn(sctx, schema[o].Type, results, row[o])
+		if !ok {
 			return nil, false
 		}
 		out[i] = v
 	}
 	return out, true
+}
+
+// wireColumn is one stored value of a column of type typ for the client
+// (NULL as NULL); ok=false when it does not convert.
+func wireColumn(sctx *sql.Context, typ sql.Type, results sql.CharacterSetID, v any) (sqltypes.Value, bool) {
+	if v == nil {
+		return sqltypes.NULL, true
+	}
+	wv, err := wireValue(sctx, typ, results, nil, v)
+	return wv, err == nil
 }
 
 // fastReadTxn is the transaction a fast read runs in: for a locking

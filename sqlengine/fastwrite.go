@@ -473,13 +473,17 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, p *writePlan, rows []
 	} else {
 		if p.prefix {
 			// Each prefix's rows, locked in key order as the scan reads
-			// them; the edits below find them by their whole keys.
-			keyList, werr = lockedKeys(ctx, txn, st, keyList)
+			// them, then edited as read.
+			var locked []sql.Row
+			locked, werr = lockedRows(ctx, txn, st, keyList)
+			for _, old := range locked {
+				if fallback, werr = e.editRow(sctx, txn, st, p, old, param, &ed); werr != nil || fallback {
+					break
+				}
+			}
+			keyList = nil
 		}
 		for _, k := range keyList {
-			if werr != nil {
-				break
-			}
 			if fallback, werr = e.writeRow(sctx, txn, st, p, k, param, &ed); werr != nil || fallback {
 				break
 			}
@@ -520,12 +524,12 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, p *writePlan, rows []
 	return false, nil
 }
 
-// lockedKeys is the whole primary keys of the rows under each of the key
-// prefixes (in order, each a range of the primary key), read with
-// locking reads.
-func lockedKeys(ctx context.Context, txn *storage.Txn, st *storage.Table, prefixes [][]byte) ([][]byte, error) {
+// lockedRows is the rows under each of the key prefixes (in order, each
+// a range of the primary key), read with locking reads: each row's
+// latest version, locked.
+func lockedRows(ctx context.Context, txn *storage.Txn, st *storage.Table, prefixes [][]byte) ([]sql.Row, error) {
 	txn.SetLockingReads(true)
-	var out [][]byte
+	var out []sql.Row
 	for _, lo := range prefixes {
 		it, err := txn.Scan(ctx, st, 0, lo, keys.PrefixSuccessor(lo), false)
 		if err != nil {
@@ -540,12 +544,7 @@ func lockedKeys(ctx context.Context, txn *storage.Txn, st *storage.Table, prefix
 			if row == nil {
 				break
 			}
-			k, err := st.PKKey(nil, row)
-			if err != nil {
-				it.Close()
-				return nil, err
-			}
-			out = append(out, k)
+			out = append(out, row)
 		}
 		it.Close()
 	}
@@ -570,8 +569,7 @@ func (ed *rowEdit) result(kind writeKind) *sqltypes.Result {
 // writeRow does one row edit of the statement: the row inserted with
 // param's values, or the row of key updated or deleted.
 func (e *Engine) writeRow(ctx *sql.Context, txn *storage.Txn, st *storage.Table, p *writePlan, key []byte, param func(int) (any, bool), ed *rowEdit) (bool, error) {
-	switch p.kind {
-	case writeInsert:
+	if p.kind == writeInsert {
 		row := make(sql.Row, len(st.Schema))
 		for i, o := range p.insCols {
 			v, ok := param(i)
@@ -603,27 +601,26 @@ func (e *Engine) writeRow(ctx *sql.Context, txn *storage.Txn, st *storage.Table,
 		}
 		ed.affected++
 		return false, nil
-	case writeDelete:
-		txn.SetLockingReads(true)
-		old, err := txn.Point(ctx, st, key)
-		if err != nil {
-			return !isLockError(err), err
-		}
-		if old == nil {
-			return false, nil
-		}
-		if err := txn.Delete(ctx, st, old); err != nil {
-			return !isLockError(err), err
-		}
-		ed.affected++
-		return false, nil
 	}
+	// UPDATE, DELETE: the row of key, read with a lock.
 	txn.SetLockingReads(true)
 	old, err := txn.Point(ctx, st, key)
 	if err != nil {
 		return !isLockError(err), err
 	}
 	if old == nil {
+		return false, nil
+	}
+	return e.editRow(ctx, txn, st, p, old, param, ed)
+}
+
+// editRow updates or deletes old, a row the statement read with a lock.
+func (e *Engine) editRow(ctx *sql.Context, txn *storage.Txn, st *storage.Table, p *writePlan, old sql.Row, param func(int) (any, bool), ed *rowEdit) (bool, error) {
+	if p.kind == writeDelete {
+		if err := txn.Delete(ctx, st, old); err != nil {
+			return !isLockError(err), err
+		}
+		ed.affected++
 		return false, nil
 	}
 	ed.matched++

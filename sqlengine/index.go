@@ -197,9 +197,7 @@ func (it *indexedTable) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.Ro
 		}
 	}
 	ri, err := it.Table.scan(ctx, lp.ix.id, &lp.scanPartition, lp.reverse, filter)
-	if r, ok := ri.(*rowIter); ok && it.Table.need != nil && r.it.Project(it.Table.need) {
-		it.Table.db.p.narrowScans.Add(1)
-	}
+	it.Table.narrow(ri)
 	return ri, err
 }
 

@@ -113,37 +113,36 @@ func joinSelectivity(filters []sql.Expression, left, right *memo.ExprGroup) floa
 	if len(edges) == 0 {
 		return 1
 	}
-	// The most selective unique key covered: the columns of one table
-	// equated to the other side.
-	used := make([]bool, len(edges))
-	sel := 1.0
-	var bestTable *Table
-	bestSide := -1
+	// The columns of each table (by side and name) equated to the other
+	// side; the most selective unique key one of them covers.
+	type source struct {
+		side int
+		name string
+	}
+	cols := map[source]map[int]bool{}
+	tbs := map[source]*Table{}
+	var order []source // first seen first: ties resolve the same way each time
 	for _, e := range edges {
 		for _, c := range []cardCol{e.a, e.b} {
-			cols := map[int]bool{}
-			for _, x := range edges {
-				for _, y := range []cardCol{x.a, x.b} {
-					if y.tb == c.tb && y.side == c.side && strings.EqualFold(y.name, c.name) {
-						cols[y.ord] = true
-					}
-				}
+			k := source{c.side, strings.ToLower(c.name)}
+			if cols[k] == nil {
+				cols[k], tbs[k] = map[int]bool{}, c.tb
+				order = append(order, k)
 			}
-			if !coversUniqueKey(c.tb, cols) {
-				continue
-			}
-			if s := 1 / tableRows(c.tb); s < sel {
-				sel, bestTable, bestSide = s, c.tb, c.side
-			}
+			cols[k][c.ord] = true
 		}
 	}
-	if bestTable != nil {
-		for i, e := range edges {
-			for _, c := range []cardCol{e.a, e.b} {
-				if c.tb == bestTable && c.side == bestSide {
-					used[i] = true
-				}
-			}
+	sel := 1.0
+	var best *source
+	for _, k := range order {
+		if s := 1 / tableRows(tbs[k]); s < sel && coversUniqueKey(tbs[k], cols[k]) {
+			sel, best = s, &k
+		}
+	}
+	used := make([]bool, len(edges))
+	for i, e := range edges {
+		for _, c := range []cardCol{e.a, e.b} {
+			used[i] = used[i] || (best != nil && *best == source{c.side, strings.ToLower(c.name)})
 		}
 	}
 	for i, e := range edges {

@@ -108,10 +108,16 @@ func (t *Table) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.RowIter, e
 		return nil, fmt.Errorf("sqlengine: unexpected partition %T", p)
 	}
 	it, err := t.scan(ctx, 0, sp, false, nil)
+	t.narrow(it)
+	return it, err
+}
+
+// narrow makes a scan of t decode only t.need (scancols.go) where it can:
+// scans of the primary key (a locking read still reads whole rows).
+func (t *Table) narrow(it sql.RowIter) {
 	if ri, ok := it.(*rowIter); ok && t.need != nil && ri.it.Project(t.need) {
 		t.db.p.narrowScans.Add(1)
 	}
-	return it, err
 }
 
 func (t *Table) scan(ctx *sql.Context, ixID uint8, sp *scanPartition, reverse bool, filter sql.Expression) (sql.RowIter, error) {
