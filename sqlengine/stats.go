@@ -213,7 +213,7 @@ func (p *statsProvider) maybeRefresh(tb *Table, st *storage.Table, ts *tableStat
 	}
 	started := p.store.Go(func(closing <-chan struct{}) {
 		defer done()
-		if err := p.analyze(sql.NewEmptyContext(), tb, closing); err != nil && !errors.Is(err, errStatsStopped) {
+		if err := p.analyze(sql.NewEmptyContext(), tb, closing); err != nil && !errors.Is(err, errStatsStopped) && !errors.Is(err, storage.ErrClosing) {
 			p.log.Warn("sqlengine: automatic ANALYZE TABLE failed", "table", tb.db.name+"."+tb.Name(), "err", err)
 		}
 	})

@@ -224,3 +224,41 @@ func TestCloseWaitsForBackgroundWork(t *testing.T) {
 		t.Error("Go accepted work after Close")
 	}
 }
+
+// TestCloseFlushesBackgroundMetaWithLogAsWAL: with the binary log as the
+// write-ahead log, a metadata write from background work after Close
+// began (the planner's automatic ANALYZE at shutdown) stops waiting for
+// its flush, and that is no failure: Close stops cleanly and its own
+// flush makes the write durable. The server used to refuse writes there
+// and exit 1 ("closed without flushing").
+func TestCloseFlushesBackgroundMetaWithLogAsWAL(t *testing.T) {
+	fs := vfs.NewMem()
+	e, err := Open(Options{Dir: "db", FS: fs, Logger: quiet, LogIsWAL: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	var werr error
+	if !e.Go(func(closing <-chan struct{}) {
+		close(started)
+		<-closing
+		werr = e.SetMetaSync("bg", []byte("done"))
+	}) {
+		t.Fatal("Go refused work on an open engine")
+	}
+	<-started
+	if err := e.Close(); err != nil {
+		t.Fatalf("Close: %v (the background write: %v)", err, werr)
+	}
+	if werr != nil && !errors.Is(werr, ErrClosing) {
+		t.Errorf("background write: %v, want nil or ErrClosing", werr)
+	}
+	e, err = Open(Options{Dir: "db", FS: fs, Logger: quiet, LogIsWAL: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if v, err := e.GetMeta("bg"); err != nil || string(v) != "done" {
+		t.Errorf("after reopening: %q, %v; want the background write", v, err)
+	}
+}

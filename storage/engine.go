@@ -407,6 +407,9 @@ func (e *Engine) refusing() bool { return e.gate.Load() != nil || e.writeErr.Loa
 // failed, and would leave a gap in the commit sequence. The caller must
 // not hold commitMu or be inside a commit's turn.
 func (e *Engine) refuseWrites(err error) {
+	if errors.Is(err, ErrClosing) {
+		return // nothing failed: Close flushes what was applied
+	}
 	if classifyWriteErr(err) != base.ClassDiskFull {
 		p, _ := e.fail(err)
 		e.publishRefusal(p)

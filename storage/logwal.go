@@ -180,10 +180,15 @@ func (e *Engine) flushWait() error {
 		if werr := e.WriteError(); werr != nil {
 			return werr
 		}
-		return errors.New("storage: closing before a flush finished")
+		return ErrClosing
 	}
 	return err
 }
+
+// ErrClosing is flushWait's answer when the engine began to close before
+// the flush it waited for finished. What the caller wrote is applied, and
+// Close's own flush makes it durable: it is no reason to refuse writes.
+var ErrClosing = errors.New("storage: closing before a flush finished")
 
 // flushFullRetries is how many of Pebble's paced retries a flush waited
 // for gets while the disk is full (the first ENOSPC released the space
