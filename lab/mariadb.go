@@ -102,6 +102,7 @@ type MariaDB struct {
 	log     *tailBuffer
 	pid     atomic.Int64
 	removes []string // lab-created directories that Stop deletes
+	tmpDir  string   // mariadbd's private --tmpdir (lab-created)
 
 	mu struct {
 		sync.Mutex
@@ -132,6 +133,16 @@ func StartMariaDB(ctx context.Context, opts MariaDBOptions) (_ *MariaDB, err err
 		m.opts.Datadir = dir
 		m.removes = append(m.removes, dir)
 	}
+	// A private tmpdir: mariadb-install-db and mariadbd create and remove
+	// internal temporary tables there, and a shared /tmp (other servers,
+	// other tests, tmp cleaners) once made an install fail with "Could not
+	// remove temporary table ... error: 2" in a full CI run.
+	tmpDir, err := os.MkdirTemp("", "lab-mdbtmp-")
+	if err != nil {
+		return nil, fmt.Errorf("lab: mariadb tmpdir: %w", err)
+	}
+	m.removes = append(m.removes, tmpDir)
+	m.tmpDir = tmpDir
 	if err := m.installDB(ctx); err != nil {
 		return nil, err
 	}
@@ -150,6 +161,7 @@ func StartMariaDB(ctx context.Context, opts MariaDBOptions) (_ *MariaDB, err err
 		"--port=" + strconv.Itoa(m.opts.Port),
 		"--bind-address=" + bindAddress(m.opts.WAN),
 		"--socket=" + filepath.Join(socketDir, "mysqld.sock"),
+		"--tmpdir=" + tmpDir,
 		"--pid-file=" + filepath.Join(m.opts.Datadir, "mysqld.pid"),
 		"--server-id=" + strconv.Itoa(m.opts.ServerID),
 		// root@127.0.0.1 exists, and skipping reverse DNS keeps connects
@@ -181,6 +193,7 @@ func (m *MariaDB) installDB(ctx context.Context) error {
 	args := []string{
 		"--no-defaults",
 		"--datadir=" + m.opts.Datadir,
+		"--tmpdir=" + m.tmpDir,
 		"--auth-root-authentication-method=normal",
 		"--skip-test-db",
 		"--skip-name-resolve",
