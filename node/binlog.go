@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"petrel/binlog"
-	"petrel/binlog/binlogsql"
+	"petrel/surface/binlogsql"
 	"petrel/internal/base"
 	"petrel/sqlengine"
 	"petrel/storage"

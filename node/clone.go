@@ -10,8 +10,8 @@ import (
 	"sync"
 
 	"petrel/clone"
-	"petrel/clone/clonesql"
-	"petrel/repl/replsql"
+	"petrel/surface/clonesql"
+	"petrel/surface/replsql"
 )
 
 // installClone runs before storage opens: a committed clone in the

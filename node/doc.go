@@ -7,8 +7,8 @@
 // node only wires: it opens each stage, adapts stages to one another
 // where they must not import each other (sqlengine never imports binlog
 // or replication; replication never imports sqlengine), and hands each
-// stage's SQL surface (binlog/binlogsql, semisync/semisyncsql,
-// repl/replsql, clone/clonesql) its stage: Variables before the config
+// stage's SQL surface (surface/binlogsql, surface/semisyncsql,
+// surface/replsql, surface/clonesql) its stage: Variables before the config
 // is applied, Register once the stage is open.
 //
 // Its tests drive the assembled server in process through real clients:

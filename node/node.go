@@ -25,14 +25,14 @@ import (
 	"github.com/google/uuid"
 
 	"petrel/binlog"
-	"petrel/binlog/binlogsql"
+	"petrel/surface/binlogsql"
 	"petrel/clone"
-	"petrel/clone/clonesql"
+	"petrel/surface/clonesql"
 	"petrel/repl/replica"
-	"petrel/repl/replsql"
+	"petrel/surface/replsql"
 	"petrel/repl/source"
 	"petrel/semisync"
-	"petrel/semisync/semisyncsql"
+	"petrel/surface/semisyncsql"
 	"petrel/sqlengine"
 	"petrel/storage"
 )

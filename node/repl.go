@@ -7,7 +7,7 @@ import (
 
 	"petrel/internal/base"
 	"petrel/repl/replica"
-	"petrel/repl/replsql"
+	"petrel/surface/replsql"
 	"petrel/repl/source"
 	"petrel/sqlengine"
 	"petrel/storage"

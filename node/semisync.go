@@ -5,7 +5,7 @@ import (
 
 	"petrel/binlog"
 	"petrel/semisync"
-	"petrel/semisync/semisyncsql"
+	"petrel/surface/semisyncsql"
 )
 
 // semiWaiter adapts the Tracker to the binary log.

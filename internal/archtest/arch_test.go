@@ -60,16 +60,16 @@ var allowed = map[string][]string{
 
 	// Each stage's SQL surface: statements, variables and status
 	// variables, registered through sqlengine's extension points, in a
-	// package next to the stage (the stage itself never imports sqlengine).
-	"binlog/binlogsql": {"internal/*", "binlog", "storage", "sqlengine"},
+	// package under surface/ (the stage itself never imports sqlengine).
+	"surface/binlogsql": {"internal/*", "binlog", "storage", "sqlengine"},
 	// The stages below them too: their tests build a real engine (and
 	// replica and source) over storage and a binary log.
-	"semisync/semisyncsql": {"internal/*", "semisync", "storage", "sqlengine", "sqlengine/sqltest"},
-	"repl/replsql":         {"internal/*", "repl/replica", "repl/source", "binlog", "storage", "sqlengine", "sqlengine/sqltest"},
-	"clone/clonesql":       {"internal/*", "clone", "binlog", "storage", "sqlengine", "sqlengine/sqltest"},
+	"surface/semisyncsql": {"internal/*", "semisync", "storage", "sqlengine", "sqlengine/sqltest"},
+	"surface/replsql":     {"internal/*", "repl/replica", "repl/source", "binlog", "storage", "sqlengine", "sqlengine/sqltest"},
+	"surface/clonesql":    {"internal/*", "clone", "binlog", "storage", "sqlengine", "sqlengine/sqltest"},
 
 	"node": {"internal/*", "storage", "storage/keys", "binlog", "binlog/rowenc", "semisync", "sqlengine", "repl/source", "repl/replica", "repl/relay",
-		"binlog/binlogsql", "semisync/semisyncsql", "repl/replsql", "clone", "clone/clonesql"},
+		"surface/binlogsql", "surface/semisyncsql", "surface/replsql", "clone", "surface/clonesql"},
 
 	// The failover detector and promotion policy: a pure core.
 	"failover": {"internal/base"},

@@ -20,6 +20,6 @@
 // applier with the receiver's Sink (sink.go; repl/relay implements it).
 //
 // replica never imports sqlengine: replicated DDL and account statements
-// go through a function node gives it, and repl/replsql is its SQL
+// go through a function node gives it, and surface/replsql is its SQL
 // surface. docs/design/replication.md has the design.
 package replica

@@ -16,5 +16,5 @@
 // synced end, which its relay log holds durably.
 //
 // source never imports sqlengine: sqlengine hands it the dump commands
-// it parses (node adapts), and repl/replsql is its SQL surface.
+// it parses (node adapts), and surface/replsql is its SQL surface.
 package source

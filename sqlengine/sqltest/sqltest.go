@@ -1,6 +1,6 @@
 // Package sqltest serves a SQL engine on loopback to a real client
 // (go-sql-driver), for the tests of the SQL surfaces the stages register
-// (binlog/binlogsql, semisync/semisyncsql, repl/replsql).
+// (surface/binlogsql, surface/semisyncsql, surface/replsql).
 package sqltest
 
 import (

@@ -14,7 +14,7 @@ import (
 	"petrel/binlog"
 	"petrel/internal/base"
 	"petrel/repl/replica"
-	"petrel/repl/replsql"
+	"petrel/surface/replsql"
 	"petrel/repl/source"
 	"petrel/sqlengine"
 	"petrel/sqlengine/sqltest"

@@ -10,7 +10,7 @@ import (
 
 	"petrel/internal/base"
 	"petrel/semisync"
-	"petrel/semisync/semisyncsql"
+	"petrel/surface/semisyncsql"
 	"petrel/sqlengine"
 	"petrel/sqlengine/sqltest"
 	"petrel/storage"

@@ -11,7 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 
-	"petrel/binlog/binlogsql"
+	"petrel/surface/binlogsql"
 	"petrel/sqlengine"
 	"petrel/storage"
 )
