@@ -71,6 +71,8 @@ type Engine struct {
 
 	sessMu   sync.Mutex
 	sessions map[uint32]*Session // by connection id
+	// executor answers what it can before GMS (executor.go).
+	executor Executor
 	fast     fastPlans
 	texts    textPlans // text statements with literals (textparam.go)
 	scans    scanPlans
@@ -123,6 +125,7 @@ func New(opts Options) (*Engine, error) {
 	installASCIIFastEncoders()
 	e := &Engine{opts: opts, store: opts.Store, log: opts.Logger, sessions: map[uint32]*Session{}}
 	e.fastWrites.Store(true)
+	e.executor = fastExecutor{e}
 	e.prov = NewProvider(opts.Store)
 	installAnalyzerRules()
 	a := analyzer.NewDefault(e.prov)
@@ -324,8 +327,7 @@ func (e *Engine) connectionClosed(connID uint32) {
 	e.sessMu.Lock()
 	delete(e.sessions, connID)
 	e.sessMu.Unlock()
-	e.fast.drop(connID)
-	e.texts.drop(connID)
+	e.executor.Closed(connID)
 }
 
 // NewInternalSession builds a session not tied to a connection (the

@@ -170,18 +170,17 @@ func (e *Engine) planScan(s *Session, query string) (*scanPlan, bool) {
 // handled=false means "let GMS do it"; then GMS's callback is
 // fieldsFixed(run), where run records the fields for the plan when the
 // statement is a scan.
-func (h *errHandler) tryScan(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) (handled bool, run mysql.ResultSpoolFn, err error) {
+func (e *Engine) tryScan(ctx context.Context, c *mysql.Conn, s *Session, q string, cb mysql.ResultSpoolFn) (handled bool, run mysql.ResultSpoolFn, err error) {
 	// libmysqlclient's mysqlslap sends the C string's terminating NUL.
 	q = strings.TrimLeft(strings.TrimRight(q, "\x00 \t\r\n"), " \t\r\n")
-	if !scanText(q) || !h.e.fastWrites.Load() {
+	if !scanText(q) || !e.fastWrites.Load() {
 		return false, cb, nil
 	}
-	s := h.e.session(c.ConnectionID)
-	if s == nil || operatorText(s, q) {
+	if operatorText(s, q) {
 		return false, cb, nil
 	}
 	k := scanKey{s.GetCurrentDatabase(), q}
-	p, known := h.e.scans.get(k)
+	p, known := e.scans.get(k)
 	if p != nil && p.point.fields != nil {
 		// The rows go out in writes of up to gatherMax (gather.go), after
 		// whatever vitess holds of earlier results.
@@ -192,14 +191,14 @@ func (h *errHandler) tryScan(ctx context.Context, c *mysql.Conn, q string, cb my
 			}
 			cc.startGather()
 		}
-		ok, err := h.e.execScan(ctx, s, p, cb, c, cc)
+		ok, err := e.execScan(ctx, s, p, cb, c, cc)
 		if cc != nil {
 			if werr := cc.endGather(); werr != nil && err == nil {
 				err = werr
 			}
 		}
 		if ok {
-			h.e.fastReadCount.Add(1)
+			e.fastReadCount.Add(1)
 			return true, nil, err
 		}
 	}
@@ -208,10 +207,10 @@ func (h *errHandler) tryScan(ctx context.Context, c *mysql.Conn, q string, cb my
 	}
 	// GMS answers; its fields (when it answers with as many columns as
 	// the plan projects) complete a fresh plan.
-	np, absent := h.e.planScan(s, q)
+	np, absent := e.planScan(s, q)
 	if np == nil {
 		if !absent {
-			h.e.scans.put(k, nil)
+			e.scans.put(k, nil)
 		}
 		return false, cb, nil
 	}
@@ -226,7 +225,7 @@ func (h *errHandler) tryScan(ctx context.Context, c *mysql.Conn, q string, cb my
 						Database: f.Database, OrgName: f.OrgName, ColumnLength: f.ColumnLength, Charset: f.Charset,
 						Decimals: f.Decimals, Flags: f.Flags}
 				}
-				h.e.scans.put(k, np)
+				e.scans.put(k, np)
 			}
 		}
 		return cb(r, more)

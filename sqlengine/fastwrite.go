@@ -759,16 +759,12 @@ func txnStatement(q string) string {
 
 // tryTxnText answers a text BEGIN, COMMIT or ROLLBACK; handled=false means
 // "let GMS do it".
-func (h *errHandler) tryTxnText(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) (handled bool, err error) {
+func (e *Engine) tryTxnText(ctx context.Context, c *mysql.Conn, s *Session, q string, cb mysql.ResultSpoolFn) (handled bool, err error) {
 	kind := txnStatement(q)
-	if kind == "" || !h.e.fastWrites.Load() {
+	if kind == "" || !e.fastWrites.Load() {
 		return false, nil
 	}
-	s := h.e.session(c.ConnectionID)
-	if s == nil {
-		return false, nil
-	}
-	return h.e.execTxnStatement(ctx, s, kind, func(r *sqltypes.Result) error { return cb(r, false) })
+	return e.execTxnStatement(ctx, s, kind, func(r *sqltypes.Result) error { return cb(r, false) })
 }
 
 // execTxnStatement runs BEGIN or COMMIT; ok=false means "let GMS do it".

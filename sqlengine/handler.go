@@ -72,18 +72,13 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 		o := &okInsteadOfRows{cb: cb}
 		return h.reply(c, o.finish(h.Handler.ComQuery(ctx, c, sel, o.spool)))
 	}
-	if handled, err := h.tryTxnText(ctx, c, q, cb); handled {
-		return h.reply(c, err)
-	}
-	if handled, err := h.tryInsert(ctx, c, q, cb); handled {
-		return h.reply(c, err)
-	}
-	handled, cb, err := h.tryScan(ctx, c, q, textFloats(cb))
-	if handled {
-		return h.reply(c, err)
-	}
-	if handled, cb, err = h.tryParams(ctx, c, q, cb); handled {
-		return h.reply(c, err)
+	cb = textFloats(cb)
+	if s := h.e.session(c.ConnectionID); s != nil {
+		handled, run, err := h.e.executor.Text(ctx, c, s, q, cb)
+		if handled {
+			return h.reply(c, err)
+		}
+		cb = run
 	}
 	cb = h.e.fieldsFixed(q, cb)
 	if isShowVariables(q) {
@@ -132,18 +127,9 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		o.more = rest != ""
 		return d.original(codec, rest), h.reply(c, o.finish(err))
 	}
-	if strings.TrimSpace(rest) == "" {
-		if handled, err := h.tryTxnText(ctx, c, first, inner); handled {
-			return "", h.reply(c, err)
-		}
-		if handled, err := h.tryInsert(ctx, c, first, inner); handled {
-			return "", h.reply(c, err)
-		}
-		handled, run, err := h.tryScan(ctx, c, first, inner)
+	if s := h.e.session(c.ConnectionID); s != nil && strings.TrimSpace(rest) == "" {
+		handled, run, err := h.e.executor.Text(ctx, c, s, first, inner)
 		if handled {
-			return "", h.reply(c, err)
-		}
-		if handled, run, err = h.tryParams(ctx, c, first, run); handled {
 			return "", h.reply(c, err)
 		}
 		cb = h.e.fieldsFixed(q, run)
@@ -186,24 +172,16 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 		_, err := h.Handler.ComPrepare(ctx, c, q, p)
 		return nil, h.reply(c, err) // DO has no result columns
 	}
-	s := h.e.session(c.ConnectionID)
-	var head planHead
-	if s != nil {
-		head = h.e.headNow(s)
+	prepare := func() ([]*querypb.Field, error) {
+		f, err := h.Handler.ComPrepare(ctx, c, q, p)
+		h.e.fixFields(q, f)
+		return f, err
 	}
-	f, err := h.Handler.ComPrepare(ctx, c, q, p)
-	h.e.fixFields(q, f)
-	if s != nil && p != nil {
-		// A statement prepared again replaces its plan, or drops it when
-		// no fast path takes it now (fastPlans.put).
-		var np fastPlan
-		if err == nil && !operatorText(s, q) {
-			// operatorText: read differently under PIPES_AS_CONCAT or
-			// HIGH_NOT_PRECEDENCE: GMS's (pipesnot.go).
-			np = h.e.planFast(s, q, f, int(p.ParamsCount), true)
-		}
-		np.head = head
-		h.e.fast.put(c.ConnectionID, q, np)
+	var f []*querypb.Field
+	if p == nil {
+		f, err = prepare()
+	} else {
+		f, err = h.e.executor.Prepare(c, h.e.session(c.ConnectionID), q, int(p.ParamsCount), prepare)
 	}
 	return f, h.reply(c, err)
 }
@@ -229,32 +207,29 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 		return h.reply(c, err)
 	}
 	defer leave()
-	plan := h.e.fast.get(c.ConnectionID, p.PrepareStmt)
 	s := h.e.session(c.ConnectionID)
 	if s != nil {
 		s.noteDiagnostics()
-	}
-	if s != nil && plan.any() {
-		plan = h.e.gatePlan(c.ConnectionID, s, p.PrepareStmt, plan)
 	}
 	// The fast reads send the fields fixed when the statement was
 	// prepared (a plan keeps them) and always a result set, so their
 	// callback needs neither wrapper (nor their allocations); everything
 	// else gets both.
+	raw := cb
+	var full func(*sqltypes.Result) error
+	wrapped := func() func(*sqltypes.Result) error {
+		if full == nil {
+			inner := h.e.binaryFieldsFixed(p.PrepareStmt, h.statusRows(c, raw))
+			full = func(r *sqltypes.Result) error { decimalsAtScale(r); return inner(r) }
+		}
+		return full
+	}
 	if s != nil {
-		if ok, err := h.e.execFastRead(ctx, s, plan, p.BindVars, cb); ok {
+		if ok, err := h.e.executor.Execute(ctx, c, s, p.PrepareStmt, p.BindVars, raw, wrapped); ok {
 			return h.reply(c, err)
 		}
 	}
-	cb = h.e.binaryFieldsFixed(p.PrepareStmt, h.statusRows(c, cb))
-	if inner := cb; true {
-		cb = func(r *sqltypes.Result) error { decimalsAtScale(r); return inner(r) }
-	}
-	if s != nil {
-		if ok, err := h.e.execFastWrite(ctx, s, plan, p.BindVars, cb); ok {
-			return h.reply(c, err)
-		}
-	}
+	cb = wrapped()
 	if s != nil {
 		// Executions are not parsed again: the lock clause comes from the
 		// statement GMS parsed at prepare (lockparse.go); CommandEnd clears it.

@@ -41,13 +41,9 @@ func insertText(q string) bool {
 
 // tryInsert answers a text INSERT of literals on the write fast path;
 // handled=false means "let GMS do it" (nothing was written).
-func (h *errHandler) tryInsert(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) (handled bool, err error) {
+func (e *Engine) tryInsert(ctx context.Context, c *mysql.Conn, s *Session, q string, cb mysql.ResultSpoolFn) (handled bool, err error) {
 	q = strings.TrimLeft(strings.TrimRight(q, "\x00 \t\r\n;"), " \t\r\n")
-	if !insertText(q) || !h.e.fastWrites.Load() {
-		return false, nil
-	}
-	s := h.e.session(c.ConnectionID)
-	if s == nil {
+	if !insertText(q) || !e.fastWrites.Load() {
 		return false, nil
 	}
 	mode := sql.LoadSqlMode(sql.NewContext(ctx, sql.WithSession(s)))
@@ -63,11 +59,11 @@ func (h *errHandler) tryInsert(ctx context.Context, c *mysql.Conn, q string, cb 
 	if !ok {
 		return false, nil
 	}
-	p, rows := h.e.planTextInsert(s, in)
+	p, rows := e.planTextInsert(s, in)
 	if p == nil {
 		return false, nil
 	}
-	handled, err = h.e.runWrite(ctx, s, p, rows, func(r *sqltypes.Result) error { return cb(r, false) })
+	handled, err = e.runWrite(ctx, s, p, rows, func(r *sqltypes.Result) error { return cb(r, false) })
 	if err != nil {
 		s.endAborted()
 	}

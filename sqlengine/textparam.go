@@ -260,31 +260,30 @@ func (t *textPlans) drop(conn uint32) {
 // paths. handled=false means "let GMS do it" with the original text;
 // then GMS's callback is run (below fieldsFixed), which completes a
 // read shape's plan from the fields GMS sends.
-func (h *errHandler) tryParams(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) (handled bool, run mysql.ResultSpoolFn, err error) {
-	if !h.e.fastWrites.Load() {
+func (e *Engine) tryParams(ctx context.Context, c *mysql.Conn, s *Session, q string, cb mysql.ResultSpoolFn) (handled bool, run mysql.ResultSpoolFn, err error) {
+	if !e.fastWrites.Load() {
 		return false, cb, nil
 	}
 	ts, ok := paramText(strings.TrimLeft(strings.TrimRight(q, "\x00 \t\r\n"), " \t\r\n"))
 	if !ok {
 		return false, cb, nil
 	}
-	s := h.e.session(c.ConnectionID)
-	if s == nil || operatorText(s, ts.shape) {
+	if operatorText(s, ts.shape) {
 		return false, cb, nil
 	}
 	k := s.GetCurrentDatabase() + "\x00" + ts.shape
-	plan, known := h.e.texts.get(c.ConnectionID, k)
+	plan, known := e.texts.get(c.ConnectionID, k)
 	if known {
-		switch h.e.fastGate(s, plan.head) {
+		switch e.fastGate(s, plan.head) {
 		case "":
 		case refuseOff:
 			return false, cb, nil
 		default:
 			known = false
 			if plan.any() {
-				h.e.fastReplans.Add(1)
-				plan = h.e.replan(s, ts.shape, plan)
-				h.e.texts.put(c.ConnectionID, k, plan)
+				e.fastReplans.Add(1)
+				plan = e.replan(s, ts.shape, plan)
+				e.texts.put(c.ConnectionID, k, plan)
 				known = true
 			}
 		}
@@ -294,20 +293,20 @@ func (h *errHandler) tryParams(ctx context.Context, c *mysql.Conn, q string, cb 
 			return false, cb, nil
 		}
 		one := func(r *sqltypes.Result) error { return cb(r, false) }
-		if ok, err := h.e.execFastRead(ctx, s, plan, ts.binds, one); ok {
+		if ok, err := e.execFastRead(ctx, s, plan, ts.binds, one); ok {
 			return true, nil, err
 		}
-		if ok, err := h.e.execFastWrite(ctx, s, plan, ts.binds, one); ok {
+		if ok, err := e.execFastWrite(ctx, s, plan, ts.binds, one); ok {
 			return true, nil, err
 		}
 		return false, cb, nil
 	}
 	// A new shape: a write plans now; a read once GMS sent its fields.
-	head := h.e.headNow(s)
-	if w := h.e.planWrite(s, ts.shape); w != nil && w.nparams == len(ts.binds) {
+	head := e.headNow(s)
+	if w := e.planWrite(s, ts.shape); w != nil && w.nparams == len(ts.binds) {
 		plan := fastPlan{head: head, write: w}
-		h.e.texts.put(c.ConnectionID, k, plan)
-		if ok, err := h.e.execFastWrite(ctx, s, plan, ts.binds, func(r *sqltypes.Result) error { return cb(r, false) }); ok {
+		e.texts.put(c.ConnectionID, k, plan)
+		if ok, err := e.execFastWrite(ctx, s, plan, ts.binds, func(r *sqltypes.Result) error { return cb(r, false) }); ok {
 			return true, nil, err
 		}
 		return false, cb, nil
@@ -316,9 +315,9 @@ func (h *errHandler) tryParams(ctx context.Context, c *mysql.Conn, q string, cb 
 	return false, func(r *sqltypes.Result, more bool) error {
 		if !recorded {
 			recorded = true
-			np := h.e.planFast(s, ts.shape, copyFields(r.Fields), len(ts.binds), false)
+			np := e.planFast(s, ts.shape, copyFields(r.Fields), len(ts.binds), false)
 			np.head = head
-			h.e.texts.put(c.ConnectionID, k, np)
+			e.texts.put(c.ConnectionID, k, np)
 		}
 		return cb(r, more)
 	}, nil
