@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"petrel/binlog"
-	"petrel/surface/binlogsql"
 	"petrel/internal/base"
 	"petrel/sqlengine"
 	"petrel/storage"
+	"petrel/surface/binlogsql"
 )
 
 // openBinlog opens the log (replaying into storage what storage lacks),

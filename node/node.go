@@ -14,27 +14,29 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"petrel/internal/base"
-	"petrel/internal/fsutil"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"petrel/internal/base"
+	"petrel/internal/fsutil"
+
 	"github.com/google/uuid"
 
 	"petrel/binlog"
-	"petrel/surface/binlogsql"
 	"petrel/clone"
-	"petrel/surface/clonesql"
 	"petrel/repl/replica"
-	"petrel/surface/replsql"
 	"petrel/repl/source"
 	"petrel/semisync"
-	"petrel/surface/semisyncsql"
 	"petrel/sqlengine"
+	"petrel/sqlengine/fastpath"
 	"petrel/storage"
+	"petrel/surface/binlogsql"
+	"petrel/surface/clonesql"
+	"petrel/surface/replsql"
+	"petrel/surface/semisyncsql"
 )
 
 // Options configures a Node. Zero values take the defaults noted.
@@ -200,6 +202,7 @@ func Open(opts Options) (*Node, error) {
 	if err != nil {
 		return fail(fmt.Errorf("node: %w", err))
 	}
+	fastpath.Install(n.sql)                // the executor the handler asks first
 	binlogsql.RegisterGTIDFunctions(n.sql) // with or without the log, as MySQL
 	n.registerMemoryStatus()
 	n.registerDiskDelayStatus()

@@ -7,10 +7,10 @@ import (
 
 	"petrel/internal/base"
 	"petrel/repl/replica"
-	"petrel/surface/replsql"
 	"petrel/repl/source"
 	"petrel/sqlengine"
 	"petrel/storage"
+	"petrel/surface/replsql"
 )
 
 // openReplication wires the source side (dumps to replicas) and the

@@ -3,6 +3,9 @@
 // indexes, sessions and transactions, system and status variables, users
 // and grants persistence, and applies the one table of MySQL error
 // numbers (internal/mysqlerr) to Petrel's and GMS's errors (errtable.go).
+// Its handler offers every statement first to the Executor (executor.go;
+// the fast paths of sqlengine/fastpath), which reaches this package only
+// through its executor API (execapi.go); GMS runs what it declines.
 // More: docs/design/sql.md and docs/design/fastpaths.md.
 //
 // Contract: every committed transaction passes through storage's commit
@@ -73,22 +76,14 @@ type Engine struct {
 	sessions map[uint32]*Session // by connection id
 	// executor answers what it can before GMS (executor.go).
 	executor Executor
-	fast     fastPlans
-	texts    textPlans // text statements with literals (textparam.go)
-	scans    scanPlans
 	admin    adminRegistry
 	sm       *server.SessionManager
 	repl     ReplicationSource
 	// conns are the client connections, for shutdown (shutdown.go).
 	conns connSet
-	// fastWrites enables every fast path (tests switch it off to compare
-	// with GMS).
-	fastWrites     atomic.Bool
-	fastWriteCount atomic.Uint64
-	fastReadCount  atomic.Uint64
-	// fastReplans counts fast plans made again after a catalog or session
-	// change (fastgate.go).
-	fastReplans atomic.Uint64
+	// fastWrites lets the executor answer (petrel_fast_paths; tests
+	// switch it off to compare with GMS).
+	fastWrites atomic.Bool
 	// admission limits the reads running at once (admission.go).
 	admission *admitGate
 	// acctMu runs account statements one at a time (accounts.go).
@@ -125,7 +120,7 @@ func New(opts Options) (*Engine, error) {
 	installASCIIFastEncoders()
 	e := &Engine{opts: opts, store: opts.Store, log: opts.Logger, sessions: map[uint32]*Session{}}
 	e.fastWrites.Store(true)
-	e.executor = fastExecutor{e}
+	e.executor = noExecutor{}
 	e.prov = NewProvider(opts.Store)
 	installAnalyzerRules()
 	a := analyzer.NewDefault(e.prov)
@@ -242,7 +237,8 @@ func (e *Engine) CreateRoot(password string) error {
 // GMS exposes the underlying GMS engine (tests, the replication applier).
 func (e *Engine) GMS() *sqle.Engine { return e.gms }
 
-// SetFastWrites switches the prepared write fast path (default on).
+// SetFastWrites lets the executor answer, or makes GMS answer every
+// statement (default on; petrel_fast_paths).
 func (e *Engine) SetFastWrites(on bool) { e.fastWrites.Store(on) }
 
 // Store returns the storage engine.

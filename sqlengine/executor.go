@@ -3,6 +3,8 @@ package sqlengine
 import (
 	"context"
 
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
@@ -32,67 +34,23 @@ type Executor interface {
 	Closed(connID uint32)
 }
 
-// fastExecutor is the Executor over the fast paths of this package.
-type fastExecutor struct{ e *Engine }
+// fastPathsVar is Petrel's switch of every fast path.
+const fastPathsVar = "petrel_fast_paths"
 
-var _ Executor = fastExecutor{}
-
-// Text tries, in order: BEGIN/COMMIT/ROLLBACK, an INSERT of literals, a
-// cached scan, and a statement whose literals make it a prepared shape.
-func (x fastExecutor) Text(ctx context.Context, c *mysql.Conn, s *Session, q string, cb mysql.ResultSpoolFn) (bool, mysql.ResultSpoolFn, error) {
-	e := x.e
-	if handled, err := e.tryTxnText(ctx, c, s, q, cb); handled {
-		return true, nil, err
+// fastPathsVariable defines petrel_fast_paths for e: a SET GLOBAL turns
+// e's fast paths on or off at once (the process's one server).
+func (e *Engine) fastPathsVariable() sql.SystemVariable {
+	return &sql.MysqlSystemVariable{
+		Name: fastPathsVar, Scope: sql.GetMysqlScope(sql.SystemVariableScope_Global), Dynamic: true,
+		Type: types.NewSystemBoolType(fastPathsVar), Default: int8(1),
+		NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
+			n, _ := toInt64(v.Val)
+			e.SetFastWrites(n != 0)
+			return nil
+		},
 	}
-	if handled, err := e.tryInsert(ctx, c, s, q, cb); handled {
-		return true, nil, err
-	}
-	handled, run, err := e.tryScan(ctx, c, s, q, cb)
-	if handled {
-		return true, nil, err
-	}
-	return e.tryParams(ctx, c, s, q, run)
 }
 
-func (x fastExecutor) Prepare(c *mysql.Conn, s *Session, q string, nparams int, prepare func() ([]*querypb.Field, error)) ([]*querypb.Field, error) {
-	e := x.e
-	var head planHead
-	if s != nil {
-		head = e.headNow(s)
-	}
-	f, err := prepare()
-	if s != nil {
-		// A statement prepared again replaces its plan, or drops it when
-		// no fast path takes it now (fastPlans.put).
-		var np fastPlan
-		if err == nil && !operatorText(s, q) {
-			// operatorText: read differently under PIPES_AS_CONCAT or
-			// HIGH_NOT_PRECEDENCE: GMS's (pipesnot.go).
-			np = e.planFast(s, q, f, nparams, true)
-		}
-		np.head = head
-		e.fast.put(c.ConnectionID, q, np)
-	}
-	return f, err
-}
-
-func (x fastExecutor) Execute(ctx context.Context, c *mysql.Conn, s *Session, q string, binds map[string]*querypb.BindVariable, raw func(*sqltypes.Result) error, wrapped func() func(*sqltypes.Result) error) (bool, error) {
-	e := x.e
-	if s == nil {
-		return false, nil
-	}
-	plan := e.fast.get(c.ConnectionID, q)
-	if !plan.any() {
-		return false, nil
-	}
-	plan = e.gatePlan(c.ConnectionID, s, q, plan)
-	if ok, err := e.execFastRead(ctx, s, plan, binds, raw); ok {
-		return true, err
-	}
-	return e.execFastWrite(ctx, s, plan, binds, wrapped())
-}
-
-func (x fastExecutor) Closed(connID uint32) {
-	x.e.fast.drop(connID)
-	x.e.texts.drop(connID)
-}
+// ExecutorOn reports whether the executor may answer (petrel_fast_paths,
+// SetFastWrites).
+func (e *Engine) ExecutorOn() bool { return e.fastWrites.Load() }

@@ -100,3 +100,7 @@ func isASCIIBytes(b []byte) bool {
 	}
 	return true
 }
+
+// InstallResultEncoders wraps the ASCII-preserving encoders as New does,
+// for tests of result encoding that build no engine.
+func InstallResultEncoders() { installASCIIFastEncoders() }

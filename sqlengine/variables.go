@@ -190,9 +190,6 @@ func registerStatus(e *Engine) {
 	RegisterStatus("Petrel_commits", func() any { return st.Stats().Commits })
 	RegisterStatus("Petrel_rollbacks", func() any { return st.Stats().Rollbacks })
 	RegisterStatus("Petrel_storage_syncs", func() any { return st.Stats().StorageSyncs })
-	RegisterStatus("Petrel_fast_path_writes", func() any { return e.fastWriteCount.Load() })
-	RegisterStatus("Petrel_fast_path_reads", func() any { return e.fastReadCount.Load() })
-	RegisterStatus("Petrel_fast_path_replans", func() any { return e.fastReplans.Load() })
 	RegisterStatus("Petrel_narrow_scans", func() any { return e.prov.narrowScans.Load() })
 }
 

@@ -46,7 +46,9 @@ var allowed = map[string][]string{
 	"semisync": {"internal/base", "internal/leakcheck"},
 
 	// sqlengine never imports binlog or replication: node wires them.
-	"sqlengine":                            {"internal/*", "storage", "storage/keys", "storage/lock"},
+	"sqlengine": {"internal/*", "storage", "storage/keys", "storage/lock"},
+	// The executors: the backend's Executor, through its executor API.
+	"sqlengine/fastpath":                   {"internal/*", "storage", "storage/keys", "sqlengine"},
 	"sqlengine/enginetest":                 {"internal/*", "storage", "storage/keys", "sqlengine"},
 	"sqlengine/sqltest":                    {"sqlengine"},
 	"sqlengine/enginetest/cmd/enginecount": {"sqlengine/enginetest"},
@@ -68,7 +70,7 @@ var allowed = map[string][]string{
 	"surface/replsql":     {"internal/*", "repl/replica", "repl/source", "binlog", "storage", "sqlengine", "sqlengine/sqltest"},
 	"surface/clonesql":    {"internal/*", "clone", "binlog", "storage", "sqlengine", "sqlengine/sqltest"},
 
-	"node": {"internal/*", "storage", "storage/keys", "binlog", "binlog/rowenc", "semisync", "sqlengine", "repl/source", "repl/replica", "repl/relay",
+	"node": {"internal/*", "storage", "storage/keys", "binlog", "binlog/rowenc", "semisync", "sqlengine", "sqlengine/fastpath", "repl/source", "repl/replica", "repl/relay",
 		"surface/binlogsql", "surface/semisyncsql", "surface/replsql", "clone", "surface/clonesql"},
 
 	// The failover detector and promotion policy: a pure core.

@@ -11,9 +11,9 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 
-	"petrel/surface/binlogsql"
 	"petrel/sqlengine"
 	"petrel/storage"
+	"petrel/surface/binlogsql"
 )
 
 // TestGTIDFunctions: GTID_SUBSET and GTID_SUBTRACT give MySQL's answers

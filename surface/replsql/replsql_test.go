@@ -14,11 +14,11 @@ import (
 	"petrel/binlog"
 	"petrel/internal/base"
 	"petrel/repl/replica"
-	"petrel/surface/replsql"
 	"petrel/repl/source"
 	"petrel/sqlengine"
 	"petrel/sqlengine/sqltest"
 	"petrel/storage"
+	"petrel/surface/replsql"
 )
 
 // TestReplicationSQLSurface drives replsql's statements, variables and

@@ -10,10 +10,10 @@ import (
 
 	"petrel/internal/base"
 	"petrel/semisync"
-	"petrel/surface/semisyncsql"
 	"petrel/sqlengine"
 	"petrel/sqlengine/sqltest"
 	"petrel/storage"
+	"petrel/surface/semisyncsql"
 )
 
 // TestSemiSyncSQLSurface drives the semi-sync SQL surface through a real

@@ -1,4 +1,4 @@
-package sqlengine
+package fastpath
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"petrel/internal/base"
+	"petrel/sqlengine"
 	"petrel/storage"
 )
 
@@ -162,7 +163,7 @@ func selectShape(query string) (*ast.Select, *ast.AliasedTableExpr) {
 
 // resolve names p's table as tn does (the session's current database when
 // unqualified) and returns it from the catalog, nil when there is none.
-func (p *pointPlan) resolve(e *Engine, s *Session, tn ast.TableName) *storage.Table {
+func (p *pointPlan) resolve(e *Executor, s *sqlengine.Session, tn ast.TableName) *storage.Table {
 	p.table, p.db = tn.Name.String(), tn.DbQualifier.String()
 	p.qualified = p.db != ""
 	if !p.qualified {
@@ -172,7 +173,7 @@ func (p *pointPlan) resolve(e *Engine, s *Session, tn ast.TableName) *storage.Ta
 }
 
 // planPointSelect recognises a point select; nil means "use GMS".
-func (e *Engine) planPointSelect(s *Session, query string, fields []*querypb.Field) *pointPlan {
+func (e *Executor) planPointSelect(s *sqlengine.Session, query string, fields []*querypb.Field) *pointPlan {
 	sel, ate := lockingSelect(query)
 	if sel == nil {
 		return nil
@@ -229,7 +230,7 @@ func isIntType(t sql.Type) bool {
 }
 
 // execPointSelect runs a point plan. ok=false means "let GMS do it".
-func (e *Engine) execPointSelect(ctx context.Context, s *Session, p *pointPlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (ok bool, err error) {
+func (e *Executor) execPointSelect(ctx context.Context, s *sqlengine.Session, p *pointPlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (ok bool, err error) {
 	if (!p.qualified && !strings.EqualFold(s.GetCurrentDatabase(), p.db)) || s.GetCharacterSetResults() != p.results {
 		return false, nil
 	}
@@ -278,7 +279,7 @@ func (e *Engine) execPointSelect(ctx context.Context, s *Session, p *pointPlan, 
 // sendRead sends a fast read's result and leaves the session as GMS
 // leaves it after a SELECT: the previous statement's warnings cleared,
 // FOUND_ROWS() the rows sent, ROW_COUNT() -1.
-func sendRead(s *Session, res *sqltypes.Result, cb func(*sqltypes.Result) error) error {
+func sendRead(s *sqlengine.Session, res *sqltypes.Result, cb func(*sqltypes.Result) error) error {
 	s.ClearWarnings()
 	s.SetLastQueryInfoInt(sql.RowCount, -1)
 	s.SetLastQueryInfoInt(sql.FoundRows, int64(len(res.Rows)))
@@ -287,8 +288,8 @@ func sendRead(s *Session, res *sqltypes.Result, cb func(*sqltypes.Result) error)
 
 // canSelect checks the SELECT privilege (once per plan, account and
 // grants generation).
-func (e *Engine) canSelect(ctx *sql.Context, s *Session, p *pointPlan) bool {
-	return p.priv.allowed(ctx, e.gms.Analyzer.Catalog.MySQLDb, p.db, p.table, sql.PrivilegeType_Select)
+func (e *Executor) canSelect(ctx *sql.Context, s *sqlengine.Session, p *pointPlan) bool {
+	return p.priv.allowed(ctx, e.e.Grants(), p.db, p.table, sql.PrivilegeType_Select)
 }
 
 var _ = mysql.ComStmtExecute
@@ -324,23 +325,23 @@ func wireColumn(sctx *sql.Context, typ sql.Type, results sql.CharacterSetID, v a
 // otherwise readTxnFor's.
 type fastReadTxn struct {
 	txn      *storage.Txn
-	explicit *Transaction
+	explicit *sqlengine.Transaction
 	owned    bool
 	lock     bool
 }
 
-func (e *Engine) fastReadTxn(s *Session, lock, single bool) (fastReadTxn, bool) {
+func (e *Executor) fastReadTxn(s *sqlengine.Session, lock, single bool) (fastReadTxn, bool) {
 	if !lock {
 		txn, owned, ok := e.readTxnFor(s, single)
 		return fastReadTxn{txn: txn, owned: owned}, ok
 	}
-	t, _ := s.GetTransaction().(*Transaction)
-	if t == nil || t.abort != nil || t.readOnly {
+	t, _ := s.GetTransaction().(*sqlengine.Transaction)
+	if t == nil || t.Aborted() != nil || t.ReadOnly() {
 		return fastReadTxn{}, false
 	}
-	s.statementStart(t)
-	t.txn.SetLockingReads(true)
-	return fastReadTxn{txn: t.txn, explicit: t, lock: true}, true
+	s.StatementStart(t)
+	t.Storage().SetLockingReads(true)
+	return fastReadTxn{txn: t.Storage(), explicit: t, lock: true}, true
 }
 
 // done ends the read: locking reads off, an owned transaction gone.
@@ -358,9 +359,9 @@ func (r fastReadTxn) done() {
 func (r fastReadTxn) fail(err error) error {
 	if r.explicit != nil && base.ClassOf(err) == base.ClassDeadlock {
 		r.txn.Rollback()
-		r.explicit.abort = toMySQLError(err)
+		r.explicit.Abort(err)
 	}
-	return toMySQLError(err)
+	return sqlengine.ToMySQLError(err)
 }
 
 // selectColumns reads a select list of stars and columns of p's table

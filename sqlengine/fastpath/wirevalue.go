@@ -1,8 +1,10 @@
-package sqlengine
+package fastpath
 
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"petrel/sqlengine"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -55,7 +57,7 @@ func wireValue(sctx *sql.Context, t sql.Type, results sql.CharacterSetID, dest [
 		}
 	case string:
 		if st, ok := t.(types.StringType); ok {
-			if pass := textPassThrough(st, results); (pass == passValid && utf8.ValidString(x)) || (pass == passASCII && isASCIIText(x)) {
+			if pass := textPassThrough(st, results); (pass == passValid && utf8.ValidString(x)) || (pass == passASCII && sqlengine.IsASCIIText(x)) {
 				return sqltypes.MakeTrusted(st.Type(), append(dest, x...)), nil
 			}
 		}
@@ -103,10 +105,7 @@ func textPassThrough(st types.StringType, results sql.CharacterSetID) textPass {
 	if results == cs || results == sql.CharacterSet_Unspecified || results == sql.CharacterSet_binary {
 		return passValid
 	}
-	if results >= sql.CharacterSetID(len(characterSetArray)) {
-		return passNone
-	}
-	if _, ok := characterSetArray[results].Encoder.(asciiFastEncoder); ok {
+	if sqlengine.ASCIIPassThrough(results) {
 		return passASCII
 	}
 	return passNone

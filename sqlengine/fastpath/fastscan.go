@@ -1,4 +1,4 @@
-package sqlengine
+package fastpath
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"petrel/internal/base"
+	"petrel/sqlengine"
 	"petrel/storage"
 	"petrel/storage/keys"
 )
@@ -104,7 +105,7 @@ func scanText(q string) bool {
 // statement has a scan's shape but names no table in storage, which a
 // later statement may create). The fields are filled in once GMS
 // answered it.
-func (e *Engine) planScan(s *Session, query string) (*scanPlan, bool) {
+func (e *Executor) planScan(s *sqlengine.Session, query string) (*scanPlan, bool) {
 	stmt, err := ast.Parse(query)
 	if err != nil {
 		return nil, false
@@ -170,30 +171,30 @@ func (e *Engine) planScan(s *Session, query string) (*scanPlan, bool) {
 // handled=false means "let GMS do it"; then GMS's callback is
 // fieldsFixed(run), where run records the fields for the plan when the
 // statement is a scan.
-func (e *Engine) tryScan(ctx context.Context, c *mysql.Conn, s *Session, q string, cb mysql.ResultSpoolFn) (handled bool, run mysql.ResultSpoolFn, err error) {
+func (e *Executor) tryScan(ctx context.Context, c *mysql.Conn, s *sqlengine.Session, q string, cb mysql.ResultSpoolFn) (handled bool, run mysql.ResultSpoolFn, err error) {
 	// libmysqlclient's mysqlslap sends the C string's terminating NUL.
 	q = strings.TrimLeft(strings.TrimRight(q, "\x00 \t\r\n"), " \t\r\n")
-	if !scanText(q) || !e.fastWrites.Load() {
+	if !scanText(q) || !e.e.ExecutorOn() {
 		return false, cb, nil
 	}
-	if operatorText(s, q) {
+	if sqlengine.OperatorText(s, q) {
 		return false, cb, nil
 	}
 	k := scanKey{s.GetCurrentDatabase(), q}
 	p, known := e.scans.get(k)
 	if p != nil && p.point.fields != nil {
-		// The rows go out in writes of up to gatherMax (gather.go), after
+		// The rows go out in writes of up to sqlengine.GatherMax (gather.go), after
 		// whatever vitess holds of earlier results.
-		cc, _ := c.Conn.(*cmdConn)
+		cc := sqlengine.Gather(c)
 		if cc != nil {
 			if err := c.FlushBuffer(); err != nil {
 				return true, nil, err
 			}
-			cc.startGather()
+			cc.Start()
 		}
 		ok, err := e.execScan(ctx, s, p, cb, c, cc)
 		if cc != nil {
-			if werr := cc.endGather(); werr != nil && err == nil {
+			if werr := cc.End(); werr != nil && err == nil {
 				err = werr
 			}
 		}
@@ -234,7 +235,7 @@ func (e *Engine) tryScan(ctx context.Context, c *mysql.Conn, s *Session, q strin
 
 // execScan runs a scan plan. ok=false means "let GMS do it" (nothing was
 // sent).
-func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql.ResultSpoolFn, c *mysql.Conn, cc *cmdConn) (ok bool, err error) {
+func (e *Executor) execScan(ctx context.Context, s *sqlengine.Session, p *scanPlan, cb mysql.ResultSpoolFn, c *mysql.Conn, cc *sqlengine.Gathered) (ok bool, err error) {
 	pp := &p.point
 	if (!pp.qualified && !strings.EqualFold(s.GetCurrentDatabase(), pp.db)) || s.GetCharacterSetResults() != pp.results {
 		return false, nil
@@ -282,7 +283,7 @@ func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql
 		return err
 	}
 	var fields []keys.Field
-	if sf := p.stored; sf != nil && it.Raw() && cc != nil && cc.gather != nil {
+	if sf := p.stored; sf != nil && it.Raw() && cc != nil && cc.Buf() != nil {
 		// The first row is read before anything is sent, so that a
 		// storage error there is GMS's to report ...
 		fields = make([]keys.Field, len(st.Schema))
@@ -309,7 +310,7 @@ func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql
 			scanDone(s, 0)
 			return true, nil
 		}
-		if seq, ok := cc.gatheredSeq(); ok {
+		if seq, ok := cc.Seq(); ok {
 			n, err := e.scanPackets(ctx, sctx, it, sf, pp.results, cc, seq, fields)
 			if err != nil {
 				return true, err
@@ -374,7 +375,7 @@ func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql
 			if err == errScanConvert {
 				return true, err
 			}
-			return true, toMySQLError(err)
+			return true, sqlengine.ToMySQLError(err)
 		}
 		if done {
 			break
@@ -400,7 +401,7 @@ func (e *Engine) execScan(ctx context.Context, s *Session, p *scanPlan, cb mysql
 }
 
 // scanDone leaves the session as a SELECT of n rows through GMS does.
-func scanDone(s *Session, n int64) {
+func scanDone(s *sqlengine.Session, n int64) {
 	s.SetLastQueryInfoInt(sql.RowCount, -1)
 	s.SetLastQueryInfoInt(sql.FoundRows, n)
 }
@@ -411,31 +412,32 @@ func scanDone(s *Session, n int64) {
 // rows. A value that does not convert ends the stream with
 // errScanConvert (vitess then ends the connection, as for any error in
 // the middle of a result).
-func (e *Engine) scanPackets(ctx context.Context, sctx *sql.Context, it *storage.RowIter, sf *scanFields, results sql.CharacterSetID, cc *cmdConn, seq byte, fields []keys.Field) (n int64, err error) {
+func (e *Executor) scanPackets(ctx context.Context, sctx *sql.Context, it *storage.RowIter, sf *scanFields, results sql.CharacterSetID, cc *sqlengine.Gathered, seq byte, fields []keys.Field) (n int64, err error) {
 	scratch := make([]sqltypes.Value, 1)
 	first := seq
-	defer func() { cc.wrote(seq - first) }()
+	defer func() { cc.Wrote(seq - first) }()
+	buf := cc.Buf()
 	for {
 		var ok bool
-		if *cc.gather, seq, ok = sf.appendPacket(sctx, results, fields, *cc.gather, seq, scratch); !ok {
+		if *buf, seq, ok = sf.appendPacket(sctx, results, fields, *buf, seq, scratch); !ok {
 			return n, errScanConvert
 		}
 		n++
 		raw, err := it.NextRaw()
 		if err != nil {
-			return n, toMySQLError(err)
+			return n, sqlengine.ToMySQLError(err)
 		}
 		if raw == nil {
 			return n, nil
 		}
 		if err := sf.dec.Decode(fields, raw); err != nil {
-			return n, toMySQLError(err)
+			return n, sqlengine.ToMySQLError(err)
 		}
-		if len(*cc.gather) >= gatherMax {
+		if len(*buf) >= sqlengine.GatherMax {
 			if err := ctx.Err(); err != nil {
 				return n, err
 			}
-			if err := cc.flushGather(); err != nil {
+			if err := cc.Flush(); err != nil {
 				return n, err
 			}
 		}

@@ -1,4 +1,4 @@
-package sqlengine
+package fastpath
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"petrel/sqlengine"
 	"petrel/storage"
 )
 
@@ -46,7 +47,7 @@ type joinPlan struct {
 }
 
 // planPointJoin recognises a point join; nil means "use GMS".
-func (e *Engine) planPointJoin(s *Session, query string, fields []*querypb.Field) *joinPlan {
+func (e *Executor) planPointJoin(s *sqlengine.Session, query string, fields []*querypb.Field) *joinPlan {
 	stmt, err := ast.Parse(query)
 	if err != nil {
 		return nil
@@ -273,7 +274,7 @@ func (jp *joinPlan) sameTables(o *joinPlan) bool {
 }
 
 // execPointJoin runs a point join; ok=false means "let GMS do it".
-func (e *Engine) execPointJoin(ctx context.Context, s *Session, jp *joinPlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (bool, error) {
+func (e *Executor) execPointJoin(ctx context.Context, s *sqlengine.Session, jp *joinPlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (bool, error) {
 	if len(bind) != jp.nbinds || s.GetCharacterSetResults() != jp.results {
 		return false, nil
 	}

@@ -1,4 +1,4 @@
-package sqlengine
+package fastpath
 
 import (
 	"strconv"
@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 
+	"petrel/sqlengine"
 	"petrel/storage/keys"
 )
 
@@ -91,7 +92,7 @@ func (sf *scanFields) row(sctx *sql.Context, results sql.CharacterSetID, fields 
 		case keys.FieldUint:
 			arena = strconv.AppendUint(arena, v.Uint, 10)
 		default:
-			if (f.pass == passValid && utf8.Valid(v.Bytes)) || (f.pass == passASCII && isASCIIText(unsafe.String(unsafe.SliceData(v.Bytes), len(v.Bytes)))) {
+			if (f.pass == passValid && utf8.Valid(v.Bytes)) || (f.pass == passASCII && sqlengine.IsASCIIText(unsafe.String(unsafe.SliceData(v.Bytes), len(v.Bytes)))) {
 				arena = append(arena, v.Bytes...)
 				break
 			}
@@ -140,7 +141,7 @@ func (sf *scanFields) appendPacket(sctx *sql.Context, results sql.CharacterSetID
 			dst[at] = byte(len(dst) - at - 1)
 		default:
 			b := v.Bytes
-			if !((f.pass == passValid && utf8.Valid(b)) || (f.pass == passASCII && isASCIIText(unsafe.String(unsafe.SliceData(b), len(b))))) {
+			if !((f.pass == passValid && utf8.Valid(b)) || (f.pass == passASCII && sqlengine.IsASCIIText(unsafe.String(unsafe.SliceData(b), len(b))))) {
 				// GMS converts it (from a copy: b is the iterator's).
 				if _, ok := wireInto(sctx, f.typ, results, string(b), &scratch[0], nil); !ok {
 					return dst[:start], seq, false

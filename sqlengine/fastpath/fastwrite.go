@@ -1,4 +1,4 @@
-package sqlengine
+package fastpath
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"petrel/internal/base"
+	"petrel/sqlengine"
 	"petrel/storage"
 	"petrel/storage/keys"
 )
@@ -75,7 +76,7 @@ type writePlan struct {
 }
 
 // planWrite recognises a write fast-path statement; nil means "use GMS".
-func (e *Engine) planWrite(s *Session, query string) *writePlan {
+func (e *Executor) planWrite(s *sqlengine.Session, query string) *writePlan {
 	stmt, err := ast.Parse(query)
 	if err != nil {
 		return nil
@@ -84,7 +85,7 @@ func (e *Engine) planWrite(s *Session, query string) *writePlan {
 }
 
 // planWriteStmt is planWrite of a parsed statement.
-func (e *Engine) planWriteStmt(s *Session, stmt ast.Statement) *writePlan {
+func (e *Executor) planWriteStmt(s *sqlengine.Session, stmt ast.Statement) *writePlan {
 	switch x := stmt.(type) {
 	case *ast.Update:
 		return e.planUpdate(s, x)
@@ -98,7 +99,7 @@ func (e *Engine) planWriteStmt(s *Session, stmt ast.Statement) *writePlan {
 
 // fastTable resolves the single plain table of a write and checks it
 // qualifies; the plan gets its identity.
-func (e *Engine) fastTable(s *Session, te ast.TableExpr, p *writePlan) *storage.Table {
+func (e *Executor) fastTable(s *sqlengine.Session, te ast.TableExpr, p *writePlan) *storage.Table {
 	ate, ok := te.(*ast.AliasedTableExpr)
 	if !ok || ate.AsOf != nil || !ate.As.IsEmpty() || (ate.Hints != nil && len(ate.Hints.Indexes) > 0) {
 		return nil
@@ -112,7 +113,7 @@ func (e *Engine) fastTable(s *Session, te ast.TableExpr, p *writePlan) *storage.
 
 // fastTableName is writeTable for the prepared UPDATE and DELETE, which
 // also want an integer primary key (they find the rows by it).
-func (e *Engine) fastTableName(s *Session, tn ast.TableName, p *writePlan) *storage.Table {
+func (e *Executor) fastTableName(s *sqlengine.Session, tn ast.TableName, p *writePlan) *storage.Table {
 	st := e.writeTable(s, tn, p)
 	if !intKey(st) {
 		return nil
@@ -123,7 +124,7 @@ func (e *Engine) fastTableName(s *Session, tn ast.TableName, p *writePlan) *stor
 // writeTable resolves the table a fast-path INSERT writes and checks it
 // qualifies (no CHECK constraints, generated or ON UPDATE columns or
 // triggers); the plan gets its identity.
-func (e *Engine) writeTable(s *Session, tn ast.TableName, p *writePlan) *storage.Table {
+func (e *Executor) writeTable(s *sqlengine.Session, tn ast.TableName, p *writePlan) *storage.Table {
 	p.table, p.db = tn.Name.String(), tn.DbQualifier.String()
 	p.qualified = p.db != ""
 	if !p.qualified {
@@ -172,7 +173,7 @@ func plainCol(c *ast.ColName, p *writePlan) bool {
 	return strings.EqualFold(q, p.table)
 }
 
-func (e *Engine) planUpdate(s *Session, u *ast.Update) *writePlan {
+func (e *Executor) planUpdate(s *sqlengine.Session, u *ast.Update) *writePlan {
 	if u.With != nil || len(u.TableExprs) != 1 || u.OrderBy != nil || u.Limit != nil || u.Ignore != "" || len(u.Returning) > 0 {
 		return nil
 	}
@@ -255,7 +256,7 @@ func setOf(x ast.Expr, st *storage.Table, p *writePlan, o int) (setClause, bool)
 	return sc, ok
 }
 
-func (e *Engine) planDelete(s *Session, d *ast.Delete) *writePlan {
+func (e *Executor) planDelete(s *sqlengine.Session, d *ast.Delete) *writePlan {
 	if d.With != nil || len(d.TableExprs) != 1 || len(d.Targets) > 0 || d.OrderBy != nil || d.Limit != nil || len(d.Partitions) > 0 || len(d.Returning) > 0 {
 		return nil
 	}
@@ -272,7 +273,7 @@ func (e *Engine) planDelete(s *Session, d *ast.Delete) *writePlan {
 	return p
 }
 
-func (e *Engine) planInsert(s *Session, in *ast.Insert) *writePlan {
+func (e *Executor) planInsert(s *sqlengine.Session, in *ast.Insert) *writePlan {
 	if in.Action != ast.InsertStr || in.Ignore != "" || len(in.OnDup) > 0 || len(in.Partitions) > 0 || in.With != nil || len(in.Returning) > 0 {
 		return nil
 	}
@@ -377,7 +378,7 @@ func convert(ctx *sql.Context, st *storage.Table, o int, v any) (any, bool) {
 	// MySQL's storing rules first (storevalue.go): a value they would
 	// clip, truncate or refuse is GMS's to store, with its warning or
 	// error.
-	v, err := storeValue(ctx, storeMode{strict: true, exact: true}, col, v, 1)
+	v, err := sqlengine.StoreExact(ctx, col, v)
 	if err != nil {
 		return nil, false
 	}
@@ -386,14 +387,14 @@ func convert(ctx *sql.Context, st *storage.Table, o int, v any) (any, bool) {
 		return nil, false
 	}
 	if ts, ok := cv.(types.Timespan); ok && st.Def.Columns[o].TimeFSP() < 6 {
-		cv = roundTimespan(ctx, ts, st.Def.Columns[o].TimeFSP())
+		cv = sqlengine.RoundTimespan(ctx, ts, st.Def.Columns[o].TimeFSP())
 	}
 	return cv, true
 }
 
 // execWrite runs a write plan. ok=false means "let GMS do it" (nothing of
 // the statement is left behind).
-func (e *Engine) execWrite(ctx context.Context, s *Session, p *writePlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (ok bool, err error) {
+func (e *Executor) execWrite(ctx context.Context, s *sqlengine.Session, p *writePlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (ok bool, err error) {
 	if len(bind) != p.nparams {
 		return false, nil
 	}
@@ -413,7 +414,7 @@ func (e *Engine) execWrite(ctx context.Context, s *Session, p *writePlan, bind m
 // DELETE, one or more rows' for an INSERT (the text path's multi-row
 // VALUES). ok=false means "let GMS do it" (nothing of the statement is
 // left behind).
-func (e *Engine) runWrite(ctx context.Context, s *Session, p *writePlan, rows []func(int) (any, bool), cb func(*sqltypes.Result) error) (ok bool, err error) {
+func (e *Executor) runWrite(ctx context.Context, s *sqlengine.Session, p *writePlan, rows []func(int) (any, bool), cb func(*sqltypes.Result) error) (ok bool, err error) {
 	if len(rows) == 0 || (p.kind != writeInsert && len(rows) != 1) {
 		return false, nil
 	}
@@ -426,27 +427,27 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, p *writePlan, rows []
 	}
 	param := rows[0]
 	sctx := e.NewContext(ctx, s)
-	if !e.canWrite(sctx, s, p) || e.checkWritable(sctx) != nil {
+	if !e.canWrite(sctx, s, p) || e.e.CheckWritable(sctx) != nil {
 		return false, nil
 	}
 
 	// The transaction: the session's explicit one, or an autocommit one.
 	var txn *storage.Txn
-	var explicit *Transaction
-	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil {
-		if t.abort != nil || t.readOnly {
+	var explicit *sqlengine.Transaction
+	if t, ok := s.GetTransaction().(*sqlengine.Transaction); ok && t != nil {
+		if t.Aborted() != nil || t.ReadOnly() {
 			return false, nil
 		}
-		explicit, txn = t, t.txn
-		s.statementStart(t)
+		explicit, txn = t, t.Storage()
+		s.StatementStart(t)
 	} else {
-		if !s.autocommit() || s.nextIso != nil || s.nextReadOnly != nil || s.sessionReadOnly() {
+		if !s.Autocommit() || s.TxnCharacteristicsPending(false) || s.TxnCharacteristicsPending(true) || s.ReadOnlySession() {
 			return false, nil // GMS opens the implicit transaction
 		}
 		txn = e.store.Begin()
 		txn.SetSession(s.ID())
-		runTxnHook(sctx, s, txn)
-		if d := s.lockWaitTimeout(sctx); d > 0 {
+		sqlengine.RunTxnHook(sctx, s, txn)
+		if d := s.LockWaitTimeout(sctx); d > 0 {
 			txn.SetLockTimeout(d)
 		}
 		defer txn.Rollback() // no-op once committed
@@ -495,7 +496,7 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, p *writePlan, rows []
 		txn.StatementComplete()
 		if explicit == nil {
 			if err := txn.Commit(ctx); err != nil {
-				return true, s.commitError(err)
+				return true, s.CommitError(err)
 			}
 		}
 		s.ClearWarnings()
@@ -509,17 +510,17 @@ func (e *Engine) runWrite(ctx context.Context, s *Session, p *writePlan, rows []
 	case werr != nil && c == base.ClassDeadlock:
 		txn.Rollback()
 		if explicit != nil {
-			explicit.abort = toMySQLError(werr)
+			explicit.Abort(werr)
 		}
-		return true, toMySQLError(werr)
+		return true, sqlengine.ToMySQLError(werr)
 	case werr != nil && c == base.ClassLockTimeout:
 		if rerr := txn.StatementRollback(); rerr != nil {
-			return true, toMySQLError(rerr)
+			return true, sqlengine.ToMySQLError(rerr)
 		}
-		return true, toMySQLError(werr)
+		return true, sqlengine.ToMySQLError(werr)
 	}
 	if rerr := txn.StatementRollback(); rerr != nil {
-		return true, toMySQLError(rerr)
+		return true, sqlengine.ToMySQLError(rerr)
 	}
 	return false, nil
 }
@@ -568,7 +569,7 @@ func (ed *rowEdit) result(kind writeKind) *sqltypes.Result {
 
 // writeRow does one row edit of the statement: the row inserted with
 // param's values, or the row of key updated or deleted.
-func (e *Engine) writeRow(ctx *sql.Context, txn *storage.Txn, st *storage.Table, p *writePlan, key []byte, param func(int) (any, bool), ed *rowEdit) (bool, error) {
+func (e *Executor) writeRow(ctx *sql.Context, txn *storage.Txn, st *storage.Table, p *writePlan, key []byte, param func(int) (any, bool), ed *rowEdit) (bool, error) {
 	if p.kind == writeInsert {
 		row := make(sql.Row, len(st.Schema))
 		for i, o := range p.insCols {
@@ -615,7 +616,7 @@ func (e *Engine) writeRow(ctx *sql.Context, txn *storage.Txn, st *storage.Table,
 }
 
 // editRow updates or deletes old, a row the statement read with a lock.
-func (e *Engine) editRow(ctx *sql.Context, txn *storage.Txn, st *storage.Table, p *writePlan, old sql.Row, param func(int) (any, bool), ed *rowEdit) (bool, error) {
+func (e *Executor) editRow(ctx *sql.Context, txn *storage.Txn, st *storage.Table, p *writePlan, old sql.Row, param func(int) (any, bool), ed *rowEdit) (bool, error) {
 	if p.kind == writeDelete {
 		if err := txn.Delete(ctx, st, old); err != nil {
 			return !isLockError(err), err
@@ -636,7 +637,7 @@ func (e *Engine) editRow(ctx *sql.Context, txn *storage.Txn, st *storage.Table, 
 		}
 		nw[sc.col] = cv
 	}
-	eq, err := rowsIdentical(ctx, old, nw, st.Schema)
+	eq, err := sqlengine.RowsIdentical(ctx, old, nw, st.Schema)
 	if err != nil {
 		return true, nil
 	}
@@ -697,10 +698,18 @@ func toInt64Strict(v any) (int64, bool) {
 		return int64(x), true
 	case uint8:
 		return int64(x), true
-	case bool:
-		return 0, false
+	case int64:
+		return x, true
+	case int32:
+		return int64(x), true
+	case int16:
+		return int64(x), true
+	case int8:
+		return int64(x), true
+	case int:
+		return int64(x), true
 	}
-	return toInt64(v)
+	return 0, false
 }
 
 func toUint64(v any) (uint64, bool) {
@@ -719,7 +728,7 @@ func toUint64(v any) (uint64, bool) {
 
 // canWrite checks the statement's privileges (once per plan, account and
 // grants generation).
-func (e *Engine) canWrite(ctx *sql.Context, s *Session, p *writePlan) bool {
+func (e *Executor) canWrite(ctx *sql.Context, s *sqlengine.Session, p *writePlan) bool {
 	var privs []sql.PrivilegeType
 	switch p.kind {
 	case writeInsert:
@@ -729,7 +738,7 @@ func (e *Engine) canWrite(ctx *sql.Context, s *Session, p *writePlan) bool {
 	case writeDelete:
 		privs = []sql.PrivilegeType{sql.PrivilegeType_Delete, sql.PrivilegeType_Select}
 	}
-	return p.priv.allowed(ctx, e.gms.Analyzer.Catalog.MySQLDb, p.db, p.table, privs...)
+	return p.priv.allowed(ctx, e.e.Grants(), p.db, p.table, privs...)
 }
 
 // BEGIN / START TRANSACTION, COMMIT and ROLLBACK, prepared (sysbench
@@ -759,18 +768,18 @@ func txnStatement(q string) string {
 
 // tryTxnText answers a text BEGIN, COMMIT or ROLLBACK; handled=false means
 // "let GMS do it".
-func (e *Engine) tryTxnText(ctx context.Context, c *mysql.Conn, s *Session, q string, cb mysql.ResultSpoolFn) (handled bool, err error) {
+func (e *Executor) tryTxnText(ctx context.Context, c *mysql.Conn, s *sqlengine.Session, q string, cb mysql.ResultSpoolFn) (handled bool, err error) {
 	kind := txnStatement(q)
-	if kind == "" || !e.fastWrites.Load() {
+	if kind == "" || !e.e.ExecutorOn() {
 		return false, nil
 	}
 	return e.execTxnStatement(ctx, s, kind, func(r *sqltypes.Result) error { return cb(r, false) })
 }
 
 // execTxnStatement runs BEGIN or COMMIT; ok=false means "let GMS do it".
-func (e *Engine) execTxnStatement(ctx context.Context, s *Session, kind string, cb func(*sqltypes.Result) error) (bool, error) {
+func (e *Executor) execTxnStatement(ctx context.Context, s *sqlengine.Session, kind string, cb func(*sqltypes.Result) error) (bool, error) {
 	sctx := e.NewContext(ctx, s)
-	cur, _ := s.GetTransaction().(*Transaction)
+	cur, _ := s.GetTransaction().(*sqlengine.Transaction)
 	switch kind {
 	case txnBegin:
 		if s.GetTransaction() != nil {
@@ -778,16 +787,16 @@ func (e *Engine) execTxnStatement(ctx context.Context, s *Session, kind string, 
 		}
 		tx, err := s.StartTransaction(sctx, sql.ReadWrite)
 		if err != nil {
-			return true, toMySQLError(err)
+			return true, sqlengine.ToMySQLError(err)
 		}
-		tx.(*Transaction).isoFixed = true // as START TRANSACTION's
+		tx.(*sqlengine.Transaction).FixIsolation() // as START TRANSACTION's
 		s.SetTransaction(tx)
 		s.SetIgnoreAutoCommit(true)
 	case txnCommit:
 		if s.GetTransaction() == nil {
 			break
 		}
-		if cur == nil || cur.abort != nil {
+		if cur == nil || cur.Aborted() != nil {
 			return false, nil
 		}
 		err := s.CommitTransaction(sctx, cur)

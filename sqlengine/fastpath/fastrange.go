@@ -1,4 +1,4 @@
-package sqlengine
+package fastpath
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"petrel/sqlengine"
 	"petrel/storage"
 	"petrel/storage/keys"
 )
@@ -33,7 +34,7 @@ type rangePlan struct {
 }
 
 // planRange recognises a range select; nil means "use GMS".
-func (e *Engine) planRange(s *Session, query string, fields []*querypb.Field) *rangePlan {
+func (e *Executor) planRange(s *sqlengine.Session, query string, fields []*querypb.Field) *rangePlan {
 	stmt, err := ast.Parse(query)
 	if err != nil || len(fields) != 1 || !readSessionOK(s) {
 		return nil
@@ -102,7 +103,7 @@ func (e *Engine) planRange(s *Session, query string, fields []*querypb.Field) *r
 	if r.col = st.Schema.IndexOfColName(c.Name.String()); r.col < 0 {
 		return nil
 	}
-	if r.sum && (!isIntType(st.Schema[r.col].Type) || !exactSumField(fields[0], st.Schema[r.col].Type)) {
+	if r.sum && (!isIntType(st.Schema[r.col].Type) || !sqlengine.ExactSumField(fields[0], st.Schema[r.col].Type)) {
 		return nil
 	}
 	switch len(sel.OrderBy) {
@@ -124,7 +125,7 @@ func (e *Engine) planRange(s *Session, query string, fields []*querypb.Field) *r
 }
 
 // execRange runs a range plan; ok=false means "let GMS do it".
-func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (bool, error) {
+func (e *Executor) execRange(ctx context.Context, s *sqlengine.Session, r *rangePlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (bool, error) {
 	p := &r.point
 	if len(bind) != 2 || (!p.qualified && !strings.EqualFold(s.GetCurrentDatabase(), p.db)) || s.GetCharacterSetResults() != p.results {
 		return false, nil
@@ -167,7 +168,7 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 	}
 	it, err := txn.Scan(ctx, st, 0, bounds[0], keys.PrefixSuccessor(bounds[1]), false)
 	if err != nil {
-		return true, toMySQLError(err)
+		return true, sqlengine.ToMySQLError(err)
 	}
 	it.Project([]int{r.col})
 	var vals []any
@@ -177,7 +178,7 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 		row, err := it.Next()
 		if err != nil {
 			it.Close()
-			return true, toMySQLError(err)
+			return true, sqlengine.ToMySQLError(err)
 		}
 		if row == nil {
 			break
@@ -206,7 +207,7 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 			res.Rows = [][]sqltypes.Value{{sqltypes.NULL}}
 			return true, sendRead(s, res, cb)
 		}
-		res.Rows = [][]sqltypes.Value{{exactSumValue(sum)}}
+		res.Rows = [][]sqltypes.Value{{sqlengine.ExactSumValue(sum)}}
 		return true, sendRead(s, res, cb)
 	}
 	compare := func(a, b any) (int, error) { return typ.Compare(sctx, a, b) }
@@ -261,15 +262,15 @@ func (e *Engine) execRange(ctx context.Context, s *Session, r *rangePlan, bind m
 // back): for a single storage read (one Point, or one primary-key Scan)
 // one that takes no snapshot, else one whose reads share a read view.
 // ok=false means "let GMS do it".
-func (e *Engine) readTxnFor(s *Session, single bool) (txn *storage.Txn, owned, ok bool) {
-	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil {
-		if t.abort != nil {
+func (e *Executor) readTxnFor(s *sqlengine.Session, single bool) (txn *storage.Txn, owned, ok bool) {
+	if t, ok := s.GetTransaction().(*sqlengine.Transaction); ok && t != nil {
+		if t.Aborted() != nil {
 			return nil, false, false
 		}
-		s.statementStart(t)
-		return t.txn, false, true
+		s.StatementStart(t)
+		return t.Storage(), false, true
 	}
-	if s.nextIso != nil || !s.autocommit() {
+	if s.TxnCharacteristicsPending(false) || !s.Autocommit() {
 		// A pending one-shot level, or autocommit=0: GMS opens the
 		// transaction the statement belongs to.
 		return nil, false, false

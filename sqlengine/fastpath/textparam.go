@@ -1,4 +1,4 @@
-package sqlengine
+package fastpath
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"petrel/sqlengine"
 
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -260,15 +262,15 @@ func (t *textPlans) drop(conn uint32) {
 // paths. handled=false means "let GMS do it" with the original text;
 // then GMS's callback is run (below fieldsFixed), which completes a
 // read shape's plan from the fields GMS sends.
-func (e *Engine) tryParams(ctx context.Context, c *mysql.Conn, s *Session, q string, cb mysql.ResultSpoolFn) (handled bool, run mysql.ResultSpoolFn, err error) {
-	if !e.fastWrites.Load() {
+func (e *Executor) tryParams(ctx context.Context, c *mysql.Conn, s *sqlengine.Session, q string, cb mysql.ResultSpoolFn) (handled bool, run mysql.ResultSpoolFn, err error) {
+	if !e.e.ExecutorOn() {
 		return false, cb, nil
 	}
 	ts, ok := paramText(strings.TrimLeft(strings.TrimRight(q, "\x00 \t\r\n"), " \t\r\n"))
 	if !ok {
 		return false, cb, nil
 	}
-	if operatorText(s, ts.shape) {
+	if sqlengine.OperatorText(s, ts.shape) {
 		return false, cb, nil
 	}
 	k := s.GetCurrentDatabase() + "\x00" + ts.shape

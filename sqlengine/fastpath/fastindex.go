@@ -1,4 +1,4 @@
-package sqlengine
+package fastpath
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"petrel/sqlengine"
 	"petrel/storage"
 	"petrel/storage/keys"
 )
@@ -53,7 +54,7 @@ type indexPlan struct {
 }
 
 // planIndexSelect recognises an index-range select; nil means "use GMS".
-func (e *Engine) planIndexSelect(s *Session, query string, fields []*querypb.Field) *indexPlan {
+func (e *Executor) planIndexSelect(s *sqlengine.Session, query string, fields []*querypb.Field) *indexPlan {
 	sel, ate := plainSelect(query)
 	if sel == nil || !ate.As.IsEmpty() || !readSessionOK(s) {
 		return nil
@@ -210,7 +211,7 @@ func (ip *indexPlan) planAgg(f *ast.FuncExpr, st *storage.Table, fields []*query
 		return fields[0].Type == sqltypes.Int64
 	case "sum":
 		ip.agg = aggSum
-		return isIntType(st.Schema[ip.aggCol].Type) && exactSumField(fields[0], st.Schema[ip.aggCol].Type)
+		return isIntType(st.Schema[ip.aggCol].Type) && sqlengine.ExactSumField(fields[0], st.Schema[ip.aggCol].Type)
 	}
 	return false
 }
@@ -291,7 +292,7 @@ func (ip *indexPlan) need() []int {
 }
 
 // execIndexSelect runs an index plan; ok=false means "let GMS do it".
-func (e *Engine) execIndexSelect(ctx context.Context, s *Session, ip *indexPlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (bool, error) {
+func (e *Executor) execIndexSelect(ctx context.Context, s *sqlengine.Session, ip *indexPlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (bool, error) {
 	p := &ip.point
 	if len(bind) != ip.nbinds || (!p.qualified && !strings.EqualFold(s.GetCurrentDatabase(), p.db)) || s.GetCharacterSetResults() != p.results {
 		return false, nil
@@ -326,7 +327,7 @@ func (e *Engine) execIndexSelect(ctx context.Context, s *Session, ip *indexPlan,
 	for _, sp := range spans {
 		it, err := txn.Scan(ctx, st, ip.ixID, sp.lo, sp.hi, false)
 		if err != nil {
-			return true, toMySQLError(err)
+			return true, sqlengine.ToMySQLError(err)
 		}
 		if !it.Cover(need) {
 			it.Project(need)
@@ -335,7 +336,7 @@ func (e *Engine) execIndexSelect(ctx context.Context, s *Session, ip *indexPlan,
 			row, err := it.Next()
 			if err != nil {
 				it.Close()
-				return true, toMySQLError(err)
+				return true, sqlengine.ToMySQLError(err)
 			}
 			if row == nil {
 				break
@@ -400,7 +401,7 @@ func (a *indexAcc) result(sctx *sql.Context, ip *indexPlan, st *storage.Table) (
 			res.Rows = [][]sqltypes.Value{{sqltypes.NULL}}
 			return res, true
 		}
-		res.Rows = [][]sqltypes.Value{{exactSumValue(a.sum)}}
+		res.Rows = [][]sqltypes.Value{{sqlengine.ExactSumValue(a.sum)}}
 		return res, true
 	}
 	for _, row := range a.rows {

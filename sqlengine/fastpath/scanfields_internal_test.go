@@ -1,4 +1,4 @@
-package sqlengine
+package fastpath
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 
+	"petrel/sqlengine"
 	"petrel/storage/keys"
 )
 
@@ -22,7 +23,7 @@ import (
 // from the fields are those vitess writes of wireRow's values; a schema
 // with another type has no stored formatting.
 func TestScanFieldsMatchRows(t *testing.T) {
-	installASCIIFastEncoders()
+	sqlengine.InstallResultEncoders()
 	col := func(name string, typ sql.Type) *sql.Column { return &sql.Column{Name: name, Type: typ, Nullable: true} }
 	sch := sql.Schema{
 		col("i8", types.Int8), col("i16", types.Int16), col("i24", types.Int24), col("i32", types.Int32), col("i64", types.Int64),

@@ -1,10 +1,12 @@
-package sqlengine
+package fastpath
 
 import (
 	"context"
 	"fmt"
 	"math"
 	"testing"
+
+	"petrel/sqlengine"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -16,7 +18,7 @@ import (
 // type and value it formats itself and for the ones it hands on, under
 // several character_set_results.
 func TestWireValueMatchesGMS(t *testing.T) {
-	installASCIIFastEncoders() // as New does: latin1's ASCII pass-through
+	sqlengine.InstallResultEncoders() // as New does: latin1's ASCII pass-through
 	utf8Varchar := types.MustCreateString(sqltypes.VarChar, 128, sql.Collation_utf8mb4_0900_ai_ci)
 	cases := []struct {
 		typ  sql.Type
@@ -82,7 +84,7 @@ func TestWireValueMatchesGMS(t *testing.T) {
 				// Formatted here: the bytes land in dest's spare capacity
 				// (for a latin1 client, ASCII text too).
 				s, isText := v.(string)
-				here := c.fast && (results == sql.CharacterSet_utf8mb4 || !isText || (results == sql.CharacterSet_latin1 && isASCIIText(s)))
+				here := c.fast && (results == sql.CharacterSet_utf8mb4 || !isText || (results == sql.CharacterSet_latin1 && sqlengine.IsASCIIText(s)))
 				if here && len(got.Raw()) > 0 && &got.Raw()[0] != &dest[:1][0] {
 					t.Errorf("%s: not written into dest", name)
 				}
@@ -119,14 +121,14 @@ func TestIsASCIIText(t *testing.T) {
 		for i := range b {
 			b[i] = byte('a' + i%26)
 		}
-		if !isASCIIText(string(b)) {
+		if !sqlengine.IsASCIIText(string(b)) {
 			t.Fatalf("%q: not ASCII", b)
 		}
 		for i := range b {
 			for _, hi := range []byte{0x80, 0xc3, 0xff} {
 				c := append([]byte(nil), b...)
 				c[i] = hi
-				if isASCIIText(string(c)) {
+				if sqlengine.IsASCIIText(string(c)) {
 					t.Fatalf("%q (0x%x at %d of %d): ASCII", c, hi, i, n)
 				}
 			}
@@ -137,7 +139,7 @@ func TestIsASCIIText(t *testing.T) {
 func BenchmarkIsASCIIText(b *testing.B) {
 	s := "mxvtvmC9127qJNm06sGB8R92q2j7vTiiITRDGXM9ZLzkdekbWtmXKwZ2qG1llkRw5m9DHOFilEREk3q7oce8O3BEJC0woJsm6uzFAEynLH2xCsw1KQ1lT4zg9rdxBL"
 	for i := 0; i < b.N; i++ {
-		if !isASCIIText(s) {
+		if !sqlengine.IsASCIIText(s) {
 			b.Fatal("not ASCII")
 		}
 	}

@@ -1,9 +1,11 @@
-package sqlengine
+package fastpath
 
 import (
 	"context"
 	"strconv"
 	"strings"
+
+	"petrel/sqlengine"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
@@ -41,16 +43,16 @@ func insertText(q string) bool {
 
 // tryInsert answers a text INSERT of literals on the write fast path;
 // handled=false means "let GMS do it" (nothing was written).
-func (e *Engine) tryInsert(ctx context.Context, c *mysql.Conn, s *Session, q string, cb mysql.ResultSpoolFn) (handled bool, err error) {
+func (e *Executor) tryInsert(ctx context.Context, c *mysql.Conn, s *sqlengine.Session, q string, cb mysql.ResultSpoolFn) (handled bool, err error) {
 	q = strings.TrimLeft(strings.TrimRight(q, "\x00 \t\r\n;"), " \t\r\n")
-	if !insertText(q) || !e.fastWrites.Load() {
+	if !insertText(q) || !e.e.ExecutorOn() {
 		return false, nil
 	}
 	mode := sql.LoadSqlMode(sql.NewContext(ctx, sql.WithSession(s)))
-	if (modeOn(mode, "PIPES_AS_CONCAT") && strings.Contains(q, "||")) || (mode.ModeEnabled("HIGH_NOT_PRECEDENCE") && containsNot(q)) {
+	if (sqlengine.ModeOn(mode, "PIPES_AS_CONCAT") && strings.Contains(q, "||")) || (mode.ModeEnabled("HIGH_NOT_PRECEDENCE") && sqlengine.ContainsNot(q)) {
 		return false, nil // GMS's, through the parser wrapper's rewrites (pipesnot.go)
 	}
-	r, _ := modeText(q, mode.ModeEnabled("NO_BACKSLASH_ESCAPES"), mode.AnsiQuotes())
+	r, _ := sqlengine.ModeText(q, mode.ModeEnabled("NO_BACKSLASH_ESCAPES"), mode.AnsiQuotes())
 	stmt, err := ast.ParseWithOptions(ctx, r, mode.ParserOptions())
 	if err != nil {
 		return false, nil
@@ -65,14 +67,14 @@ func (e *Engine) tryInsert(ctx context.Context, c *mysql.Conn, s *Session, q str
 	}
 	handled, err = e.runWrite(ctx, s, p, rows, func(r *sqltypes.Result) error { return cb(r, false) })
 	if err != nil {
-		s.endAborted()
+		s.EndAborted()
 	}
 	return handled, err
 }
 
 // planTextInsert recognises an INSERT of literal rows; nil means "use
 // GMS". rows give each row's values in the order of the plan's insCols.
-func (e *Engine) planTextInsert(s *Session, in *ast.Insert) (*writePlan, []func(int) (any, bool)) {
+func (e *Executor) planTextInsert(s *sqlengine.Session, in *ast.Insert) (*writePlan, []func(int) (any, bool)) {
 	if in.Action != ast.InsertStr || in.Ignore != "" || len(in.OnDup) > 0 || len(in.Partitions) > 0 || in.With != nil || len(in.Returning) > 0 {
 		return nil, nil
 	}

@@ -1,4 +1,4 @@
-package sqlengine
+package fastpath
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"petrel/sqlengine"
 	"petrel/storage"
 	"petrel/storage/keys"
 )
@@ -53,7 +54,7 @@ type prefixPlan struct {
 }
 
 // planPrefixSelect recognises an index-prefix select; nil means "use GMS".
-func (e *Engine) planPrefixSelect(s *Session, query string, fields []*querypb.Field) *prefixPlan {
+func (e *Executor) planPrefixSelect(s *sqlengine.Session, query string, fields []*querypb.Field) *prefixPlan {
 	sel, ate := selectShape(query)
 	if sel == nil || !readSessionOK(s) {
 		return nil
@@ -222,7 +223,7 @@ func (pp *prefixPlan) pickIndex(st *storage.Table, eq map[int]int, order []int) 
 }
 
 // execPrefixSelect runs a prefix plan; ok=false means "let GMS do it".
-func (e *Engine) execPrefixSelect(ctx context.Context, s *Session, pp *prefixPlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (bool, error) {
+func (e *Executor) execPrefixSelect(ctx context.Context, s *sqlengine.Session, pp *prefixPlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (bool, error) {
 	p := &pp.point
 	if len(bind) != p.nbinds || (!p.qualified && !strings.EqualFold(s.GetCurrentDatabase(), p.db)) || s.GetCharacterSetResults() != p.results {
 		return false, nil
@@ -326,7 +327,7 @@ func (e *Engine) execPrefixSelect(ctx context.Context, s *Session, pp *prefixPla
 // PAD SPACE collation trailing spaces do not count (GMS's Compare counts
 // them; collcompare.go).
 func textEqual(ctx *sql.Context, typ sql.Type, a, b any) bool {
-	if st, ok := typ.(sql.StringType); ok && padSpace(st.Collation()) {
+	if st, ok := typ.(sql.StringType); ok && sqlengine.PadSpace(st.Collation()) {
 		if x, ok := a.(string); ok {
 			a = strings.TrimRight(x, " ")
 		}

@@ -1,10 +1,11 @@
-package sqlengine
+package fastpath
 
 import (
 	"context"
 
+	"petrel/sqlengine"
+
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -43,18 +44,18 @@ type planHead struct {
 
 // headNow is the state a plan made now is made under. It is read before
 // planning: a DDL that lands while the plan is made forces a re-plan.
-func (e *Engine) headNow(s *Session) planHead {
-	return planHead{gen: e.store.Catalog().Generation(), vars: s.varGen}
+func (e *Executor) headNow(s *sqlengine.Session) planHead {
+	return planHead{gen: e.store.Catalog().Generation(), vars: s.VarGen()}
 }
 
 // fastGate decides whether plan may run for s now.
-func (e *Engine) fastGate(s *Session, h planHead) fastRefusal {
+func (e *Executor) fastGate(s *sqlengine.Session, h planHead) fastRefusal {
 	switch {
-	case !e.fastWrites.Load():
+	case !e.e.ExecutorOn():
 		return refuseOff
 	case e.store.Catalog().Generation() != h.gen:
 		return refuseCatalog
-	case s.varGen != h.vars:
+	case s.VarGen() != h.vars:
 		return refuseSession
 	}
 	return ""
@@ -63,7 +64,7 @@ func (e *Engine) fastGate(s *Session, h planHead) fastRefusal {
 // gatePlan returns the plan an execution of q may use: p itself, a plan
 // made again after a catalog or session change (kept for the next
 // executions), or none.
-func (e *Engine) gatePlan(conn uint32, s *Session, q string, p fastPlan) fastPlan {
+func (e *Executor) gatePlan(conn uint32, s *sqlengine.Session, q string, p fastPlan) fastPlan {
 	switch e.fastGate(s, p.head) {
 	case "":
 		return p
@@ -79,9 +80,9 @@ func (e *Engine) gatePlan(conn uint32, s *Session, q string, p fastPlan) fastPla
 // replan makes p's kind of plan for q again under the current catalog
 // and session. The result fields sent by a read plan are the prepare's,
 // so a read plan must find the same table definition.
-func (e *Engine) replan(s *Session, q string, p fastPlan) fastPlan {
+func (e *Executor) replan(s *sqlengine.Session, q string, p fastPlan) fastPlan {
 	np := fastPlan{head: e.headNow(s), txn: p.txn}
-	if operatorText(s, q) {
+	if sqlengine.OperatorText(s, q) {
 		return np // PIPES_AS_CONCAT or HIGH_NOT_PRECEDENCE: GMS's (pipesnot.go)
 	}
 	switch {
@@ -121,33 +122,16 @@ func (p *pointPlan) sameTable(o *pointPlan) bool {
 
 // readSessionOK is the session state a read plan needs: sql_select_limit
 // at its default (the fast reads send every row).
-func readSessionOK(s *Session) bool {
+func readSessionOK(s *sqlengine.Session) bool {
 	def, _ := sql.HasDefaultValue(nil, s, "sql_select_limit")
 	return def
-}
-
-// fastPathsVar is Petrel's switch of every fast path.
-const fastPathsVar = "petrel_fast_paths"
-
-// fastPathsVariable defines petrel_fast_paths for e: a SET GLOBAL turns
-// e's fast paths on or off at once (the process's one server).
-func (e *Engine) fastPathsVariable() sql.SystemVariable {
-	return &sql.MysqlSystemVariable{
-		Name: fastPathsVar, Scope: sql.GetMysqlScope(sql.SystemVariableScope_Global), Dynamic: true,
-		Type: types.NewSystemBoolType(fastPathsVar), Default: int8(1),
-		NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
-			n, _ := toInt64(v.Val)
-			e.SetFastWrites(n != 0)
-			return nil
-		},
-	}
 }
 
 // planFast makes the fast plan of statement q with nparams parameters
 // and result fields f (GMS's, from its prepare or its first answer); an
 // empty plan when no fast path takes it. txn: a statement without
 // parameters may be BEGIN or COMMIT.
-func (e *Engine) planFast(s *Session, q string, f []*querypb.Field, nparams int, txn bool) fastPlan {
+func (e *Executor) planFast(s *sqlengine.Session, q string, f []*querypb.Field, nparams int, txn bool) fastPlan {
 	var np fastPlan
 	if nparams == 0 {
 		if txn {
@@ -185,7 +169,7 @@ func (e *Engine) planFast(s *Session, q string, f []*querypb.Field, nparams int,
 // execFastRead runs plan's read, if it has one; ok=false means "let GMS
 // do it" (nothing was sent). A fast read sends the fields its plan keeps
 // and always a result set.
-func (e *Engine) execFastRead(ctx context.Context, s *Session, plan fastPlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (ok bool, err error) {
+func (e *Executor) execFastRead(ctx context.Context, s *sqlengine.Session, plan fastPlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (ok bool, err error) {
 	switch {
 	case plan.point != nil:
 		ok, err = e.execPointSelect(ctx, s, plan.point, bind, cb)
@@ -202,14 +186,14 @@ func (e *Engine) execFastRead(ctx context.Context, s *Session, plan fastPlan, bi
 		e.fastReadCount.Add(1)
 	}
 	if err != nil {
-		s.endAborted()
+		s.EndAborted()
 	}
 	return ok, err
 }
 
 // execFastWrite runs plan's write or transaction statement, if it has
 // one; ok=false means "let GMS do it".
-func (e *Engine) execFastWrite(ctx context.Context, s *Session, plan fastPlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (ok bool, err error) {
+func (e *Executor) execFastWrite(ctx context.Context, s *sqlengine.Session, plan fastPlan, bind map[string]*querypb.BindVariable, cb func(*sqltypes.Result) error) (ok bool, err error) {
 	switch {
 	case plan.write != nil:
 		ok, err = e.execWrite(ctx, s, plan.write, bind, cb)
@@ -217,7 +201,7 @@ func (e *Engine) execFastWrite(ctx context.Context, s *Session, plan fastPlan, b
 		ok, err = e.execTxnStatement(ctx, s, plan.txn, cb)
 	}
 	if err != nil {
-		s.endAborted()
+		s.EndAborted()
 	}
 	return ok, err
 }
