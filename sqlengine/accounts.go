@@ -12,7 +12,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/failpoint"
 	"petrel/internal/mysqlerr"
@@ -323,7 +322,7 @@ func verbatimStatement(ctx *sql.Context, n sql.Node) (string, error) {
 		body = strings.TrimSpace(body[end+2:])
 	}
 	if f := strings.Fields(body); len(f) == 0 || !strings.EqualFold(f[0], kw) {
-		return "", mysql.NewSQLError(mysqlerr.ErUnsupportedPS, "HY000", "This command is not supported in the prepared statement protocol yet")
+		return "", mysqlerr.New(mysqlerr.ErUnsupportedPS, "This command is not supported in the prepared statement protocol yet")
 	}
 	return stmt, nil
 }
@@ -391,7 +390,7 @@ func quoteString(s string) string {
 
 // cannotUser is MySQL's ER_CANNOT_USER (1396).
 func cannotUser(op string, accounts []string) error {
-	return mysql.NewSQLError(mysqlerr.ErCannotUser, "HY000", "Operation %s failed for %s", op, strings.Join(accounts, ","))
+	return mysqlerr.New(mysqlerr.ErCannotUser, "Operation %s failed for %s", op, strings.Join(accounts, ","))
 }
 
 func okResult() sql.RowIter { return sql.RowsToRowIter(sql.Row{types.NewOkResult(0)}) }
@@ -463,7 +462,7 @@ func (e *Engine) revokeAll(ctx *sql.Context, n *plan.RevokeAll) (sql.RowIter, er
 		ed.PutUser(&c)
 	}
 	if len(failed) > 0 {
-		return nil, mysql.NewSQLError(mysqlerr.ErCantRevokeAll, "HY000", "Can't revoke all privileges for one or more of the requested users")
+		return nil, mysqlerr.New(mysqlerr.ErCantRevokeAll, "Can't revoke all privileges for one or more of the requested users")
 	}
 	if err := udb.Persist(ctx, ed); err != nil {
 		return nil, err
@@ -481,7 +480,7 @@ var setPasswordRE = regexp.MustCompile(`(?is)^\s*SET\s+PASSWORD(?:\s+FOR\s+(.+?)
 func (e *Engine) setPassword(ctx context.Context, s *Session, _ []string) (*AdminResult, error) {
 	m := setPasswordRE.FindStringSubmatch(s.adminQuery)
 	if m == nil {
-		return nil, mysql.NewSQLError(mysqlerr.ErParse, "42000", "You have an error in your SQL syntax; Petrel supports SET PASSWORD [FOR account] = 'password'")
+		return nil, mysqlerr.New(mysqlerr.ErParse, "You have an error in your SQL syntax; Petrel supports SET PASSWORD [FOR account] = 'password'")
 	}
 	acct := strings.TrimSpace(m[1])
 	if acct == "" || strings.EqualFold(acct, "CURRENT_USER") || strings.EqualFold(strings.ReplaceAll(acct, " ", ""), "CURRENT_USER()") {

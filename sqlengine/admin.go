@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"petrel/internal/mysqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -135,7 +137,7 @@ func (e *Engine) runAdmin(ctx context.Context, c *mysql.Conn, st *adminStmt, m [
 		sctx := e.NewContext(ctx, s)
 		udb := e.gms.Analyzer.Catalog.MySQLDb
 		if udb.Enabled() && !udb.UserHasPrivileges(sctx, sql.NewPrivilegedOperation(sql.PrivilegeCheckSubject{}, st.priv)) {
-			return mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, "42000",
+			return mysqlerr.New(mysqlerr.ErSpecificAccessDenied,
 				"Access denied; you need (at least one of) the %s privilege(s) for this operation", st.priv.String())
 		}
 	}

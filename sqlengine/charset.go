@@ -12,7 +12,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/mysqlerr"
 	"petrel/storage"
@@ -230,15 +229,15 @@ func checkClientCharsetName(value any) error {
 }
 
 func unknownCharset(name string) error {
-	return mysql.NewSQLError(mysqlerr.ErUnknownCharacterSet, "42000", "Unknown character set: '%s'", name)
+	return mysqlerr.New(mysqlerr.ErUnknownCharacterSet, "Unknown character set: '%s'", name)
 }
 
 func unknownCollation(name string) error {
-	return mysql.NewSQLError(mysqlerr.ErUnknownCollation, "HY000", "Unknown collation: '%s'", name)
+	return mysqlerr.New(mysqlerr.ErUnknownCollation, "Unknown collation: '%s'", name)
 }
 
 func wrongValueForVar(name, value string) error {
-	return mysql.NewSQLError(mysqlerr.ErWrongValueForVar, "42000", "Variable '%s' can't be set to the value of '%s'", name, value)
+	return mysqlerr.New(mysqlerr.ErWrongValueForVar, "Variable '%s' can't be set to the value of '%s'", name, value)
 }
 
 // SetSessionVariable implements sql.Session: connection variables reach
@@ -395,7 +394,7 @@ func (e *Engine) setNames(_ context.Context, s *Session, m []string) (*AdminResu
 			return nil, err
 		}
 		if coll.CharacterSet() != cs {
-			return nil, mysql.NewSQLError(mysqlerr.ErCollationCharsetMismatch, "42000", "COLLATION '%s' is not valid for CHARACTER SET '%s'", coll.Name(), cs.Name())
+			return nil, mysqlerr.New(mysqlerr.ErCollationCharsetMismatch, "COLLATION '%s' is not valid for CHARACTER SET '%s'", coll.Name(), cs.Name())
 		}
 		set = append(set, assignment{"collation_connection", coll.Name()}, assignment{"character_set_connection", cs.Name()})
 	default:
@@ -466,7 +465,7 @@ func stringError(err error, row int) error {
 	if !errors.As(err, &se) {
 		return err
 	}
-	return mysql.NewSQLError(mysqlerr.ErTruncatedWrongValue, "HY000", "Incorrect string value: '%s' for column '%s' at row %d", se.Value, se.Column, row)
+	return mysqlerr.New(mysqlerr.ErTruncatedWrongValue, "Incorrect string value: '%s' for column '%s' at row %d", se.Value, se.Column, row)
 }
 
 // gmsBadString turns the byte list of GMS's "invalid string for charset
@@ -514,7 +513,7 @@ func (t *Table) ModifyDefaultCollation(ctx *sql.Context, c sql.CollationID) erro
 // and its keys; Petrel refuses it (MODIFY COLUMN ... COLLATE converts one
 // column, rewriting the table).
 func (t *Table) ModifyStoredCollation(*sql.Context, sql.CollationID) error {
-	return mysql.NewSQLError(mysqlerr.ErNotSupportedYet, "42000", "This version of Petrel doesn't yet support 'ALTER TABLE ... CONVERT TO CHARACTER SET'; use ALTER TABLE ... MODIFY COLUMN ... COLLATE")
+	return mysqlerr.New(mysqlerr.ErNotSupportedYet, "This version of Petrel doesn't yet support 'ALTER TABLE ... CONVERT TO CHARACTER SET'; use ALTER TABLE ... MODIFY COLUMN ... COLLATE")
 }
 
 // checkSQLMode refuses the sql_mode flags Petrel does not honour, rather

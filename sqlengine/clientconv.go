@@ -1,11 +1,12 @@
 package sqlengine
 
 import (
-	"petrel/internal/mysqlerr"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"petrel/internal/mysqlerr"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
@@ -326,7 +327,7 @@ func (cc *clientCodec) decodeBindVars(p *mysql.PrepareData) error {
 }
 
 func invalidString(cs sql.CharacterSetID, s string) error {
-	return mysql.NewSQLError(mysqlerr.ErInvalidCharacterString, "HY000", "Invalid %s character string: '%s'", cs.Name(), escapeHex(s, 6))
+	return mysqlerr.New(mysqlerr.ErInvalidCharacterString, "Invalid %s character string: '%s'", cs.Name(), escapeHex(s, 6))
 }
 
 // escapeHex prints up to max bytes of s as MySQL's messages do.

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"petrel/internal/mysqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 )
@@ -178,7 +180,7 @@ func (g *connGate) admit(c *mysql.Conn, ud mysql.Getter) error {
 	g.mu.Unlock()
 	if err != nil {
 		var se *mysql.SQLError
-		if errors.As(err, &se) && se.Num == mysql.ERConCount {
+		if errors.As(err, &se) && se.Num == mysqlerr.ErConCount {
 			sql.StatusVariables.IncrementGlobal("Connection_errors_max_connections", 1)
 		}
 		g.refusals.note(fmt.Sprintf("%s: %v", account, err))
@@ -205,10 +207,10 @@ func (n *connCounts) admit(account, user string, admin bool, maxConns, maxUser i
 		limit++
 	}
 	if n.total >= limit {
-		return mysql.NewSQLError(mysql.ERConCount, "08004", "Too many connections")
+		return mysqlerr.New(mysqlerr.ErConCount, "Too many connections")
 	}
 	if maxUser > 0 && n.perAccount[account] >= maxUser {
-		return mysql.NewSQLError(mysql.ERTooManyUserConnections, "42000",
+		return mysqlerr.New(mysqlerr.ErTooManyUserConnections,
 			"User %s already has more than 'max_user_connections' active connections", user)
 	}
 	if n.perAccount == nil {

@@ -90,7 +90,7 @@ func (s *Session) Warn(w *sql.Warning) {
 	}
 	if w != nil && w.Code == mysqlerr.ErUnknown {
 		var se *mysql.SQLError
-		if errors.As(fixSQLError(mysql.NewSQLError(w.Code, "HY000", "%s", w.Message)), &se) && se.Num != mysqlerr.ErUnknown {
+		if errors.As(fixSQLError(mysqlerr.Relay(w.Code, "HY000", "%s", w.Message)), &se) && se.Num != mysqlerr.ErUnknown {
 			w = &sql.Warning{Level: "Warning", Code: se.Num, Message: se.Message}
 		}
 	}

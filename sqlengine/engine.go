@@ -35,6 +35,7 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"petrel/internal/base"
+	"petrel/internal/mysqlerr"
 	"petrel/storage"
 )
 
@@ -394,11 +395,11 @@ func (e *Engine) checkWritable(ctx *sql.Context) error {
 		return nil
 	}
 	if globalBool("super_read_only") {
-		return mysql.NewSQLError(mysql.EROptionPreventsStatement, mysql.SSUnknownSQLState,
+		return mysqlerr.New(mysqlerr.ErOptionPreventsStatement,
 			"The MySQL server is running with the --super-read-only option so it cannot execute this statement")
 	}
 	if globalBool("read_only") && !e.hasSuper(ctx) {
-		return mysql.NewSQLError(mysql.EROptionPreventsStatement, mysql.SSUnknownSQLState,
+		return mysqlerr.New(mysqlerr.ErOptionPreventsStatement,
 			"The MySQL server is running with the --read-only option so it cannot execute this statement")
 	}
 	return nil

@@ -98,7 +98,7 @@ var gmsKinds = compileKinds([]gmsKind{
 	{kind: sql.ErrReadOnlyTransaction, num: mysqlerr.ErReadOnlyTransaction, msg: func([]string) string {
 		return "Cannot execute statement in a READ ONLY transaction."
 	}},
-	{kind: sql.ErrUnknownPreparedStatement, num: erUnknownStmtHandler},
+	{kind: sql.ErrUnknownPreparedStatement, num: mysqlerr.ErUnknownStmtHandler},
 	{kind: plan.ErrIndexNotFound, num: mysqlerr.ErCantDropFieldOrKey},
 	// Writes and DDL in performance_schema: MySQL refuses them as missing
 	// privileges.
@@ -142,7 +142,7 @@ func (k *gmsKind) fromText(msg string) *mysql.SQLError {
 	if k.msg != nil {
 		msg = k.msg(m[1:])
 	}
-	return mysql.NewSQLError(k.num, mysqlerr.State(k.num), "%s", msg)
+	return mysqlerr.New(k.num, "%s", msg)
 }
 
 // textRules are errors that reach the handler as text only, from
@@ -186,7 +186,7 @@ func mysqlError(err error) error {
 				if e := gmsKinds[i].fromText(ge.Error()); e != nil {
 					return e
 				}
-				return mysql.NewSQLError(gmsKinds[i].num, mysqlerr.State(gmsKinds[i].num), "%s", ge.Error())
+				return mysqlerr.New(gmsKinds[i].num, "%s", ge.Error())
 			}
 		}
 	}
@@ -200,7 +200,7 @@ func mysqlError(err error) error {
 // MySQL's SQLSTATE.
 func fixSQLError(se *mysql.SQLError) error {
 	if se.Num < 1000 {
-		return mysql.NewSQLError(mysqlerr.ErUnknown, "HY000", "%s", se.Message)
+		return mysqlerr.New(mysqlerr.ErUnknown, "%s", se.Message)
 	}
 	for i := range gmsKinds {
 		if k := &gmsKinds[i]; se.Num == mysqlerr.ErUnknown || se.Num == k.num {
@@ -211,7 +211,7 @@ func fixSQLError(se *mysql.SQLError) error {
 	}
 	if se.Num != mysqlerr.ErUnknown {
 		if st := mysqlerr.State(se.Num); se.State != st && (st != "HY000" || se.State == "") {
-			return mysql.NewSQLError(se.Num, st, "%s", se.Message)
+			return mysqlerr.Relay(se.Num, st, "%s", se.Message)
 		}
 		return se
 	}
@@ -221,7 +221,7 @@ func fixSQLError(se *mysql.SQLError) error {
 			if r.msg != nil {
 				msg = r.msg(msg)
 			}
-			return mysql.NewSQLError(r.num, mysqlerr.State(r.num), "%s", msg)
+			return mysqlerr.New(r.num, "%s", msg)
 		}
 	}
 	return se
@@ -264,7 +264,7 @@ func classError(c base.Class, err error) error {
 	case base.ClassDuplicate:
 		msg = "Duplicate entry: " + msg
 	}
-	return mysql.NewSQLError(code.Num, code.State, "%s", msg)
+	return mysqlerr.FromCode(code, "%s", msg)
 }
 
 // toMySQLError maps Petrel's own errors (a base class) inside the

@@ -28,9 +28,6 @@ var (
 	diagItem      = regexp.MustCompile(`(?i)^@([A-Za-z0-9_$.]+|` + "`[^`]+`" + `) ?= ?([A-Z_]+)$`)
 )
 
-// ErDaInvalidConditionNumber is MySQL's 1758 (ER_DA_INVALID_CONDITION_NUMBER).
-const erDaInvalidConditionNumber = 1758
-
 func (e *Engine) getDiagnostics(ctx context.Context, s *Session, m []string) (*AdminResult, error) {
 	sctx := e.NewContext(ctx, s)
 	spec := strings.TrimSpace(m[1])
@@ -52,7 +49,7 @@ func (e *Engine) getDiagnostics(ctx context.Context, s *Session, m []string) (*A
 	if cond != 0 && (cond < 1 || cond > len(conds)) {
 		// A condition of its own, not a failed statement (MySQL's and
 		// MariaDB's); the variables keep their values.
-		s.Warn(&sql.Warning{Level: "Error", Code: erDaInvalidConditionNumber, Message: "Invalid condition number"})
+		s.Warn(&sql.Warning{Level: "Error", Code: mysqlerr.ErDaInvalidConditionNumber, Message: "Invalid condition number"})
 		return &AdminResult{}, nil
 	}
 	for _, item := range strings.Split(spec, ",") {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"petrel/internal/mysqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/dolthub/vitess/go/mysql"
@@ -307,7 +309,7 @@ func checkPacket(n int) error {
 		}
 	}
 	if n > limit {
-		return mysql.NewSQLError(mysql.ERNetPacketTooLarge, mysql.SSNetError, "Got a packet bigger than 'max_allowed_packet' bytes")
+		return mysqlerr.New(mysqlerr.ErNetPacketTooLarge, "Got a packet bigger than 'max_allowed_packet' bytes")
 	}
 	return nil
 }

@@ -6,8 +6,8 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 
+	"petrel/internal/mysqlerr"
 	"petrel/storage"
 )
 
@@ -36,12 +36,6 @@ import (
 // MySQL 8.0 removed, is not defined: a server that accepted it would
 // report a level it does not use.
 
-// erCantChangeTxCharacteristics is ER_CANT_CHANGE_TX_CHARACTERISTICS.
-const erCantChangeTxCharacteristics = 1568
-
-// erTableDefChanged is ER_TABLE_DEF_CHANGED.
-const erTableDefChanged = 1412
-
 // registerIsolation replaces GMS's isolation variables: transaction_isolation
 // refuses SERIALIZABLE; tx_isolation is hidden.
 func registerIsolation() {
@@ -65,7 +59,7 @@ func checkIsolation(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarVa
 }
 
 func errSerializable() error {
-	return mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
+	return mysqlerr.New(mysqlerr.ErNotSupportedYet,
 		"This version of MySQL doesn't yet support 'SERIALIZABLE isolation level: Petrel has no shared or gap locks; use REPEATABLE READ and SELECT ... FOR UPDATE'")
 }
 
@@ -155,7 +149,7 @@ func (s *Session) startSnapshot(ctx *sql.Context, t *Transaction) {
 		return
 	}
 	if !t.txn.StartSnapshot() {
-		s.Warn(&sql.Warning{Level: "Warning", Code: 138,
+		s.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.WarnHAUnsupported,
 			Message: "InnoDB: WITH CONSISTENT SNAPSHOT was ignored because this phrase can only be used with REPEATABLE READ isolation level."})
 	}
 }

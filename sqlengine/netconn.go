@@ -369,7 +369,7 @@ func (c *cmdConn) timedOut(err error) error {
 		}
 		return io.EOF
 	case c.rdKind == dlIdle && !c.cont && c.frameLeft == 0:
-		c.writeErr(0, mysql.NewSQLError(erClientInteractionTimeout, mysql.SSUnknownSQLState,
+		c.writeErr(0, mysqlerr.New(mysqlerr.ErClientInteractionTimeout,
 			"The client was disconnected by the server because of inactivity. See wait_timeout and interactive_timeout for configuring this behavior."))
 		c.abortClient()
 		return io.EOF
@@ -378,10 +378,6 @@ func (c *cmdConn) timedOut(err error) error {
 	return fmt.Errorf("sqlengine: net_read_timeout (%v) passed inside a packet from %s: %w",
 		time.Duration(c.netReadTimeout.Load()), c.RemoteAddr(), err)
 }
-
-// erClientInteractionTimeout is ER_CLIENT_INTERACTION_TIMEOUT (MySQL
-// 8.0.24+), sent before an idle connection is closed.
-const erClientInteractionTimeout = 4031
 
 // setReadDeadline puts the read deadline kind's timeout ahead of now,
 // unless it already is (within slack). During the handshake the connect
@@ -653,7 +649,7 @@ func (c *cmdConn) discardPacket(n int) error {
 // ER_NET_PACKET_TOO_LARGE, then the connection is closed (the rest of the
 // packet is never read).
 func (c *cmdConn) tooLarge() error {
-	c.writeErr(c.seq+1, mysql.NewSQLError(mysql.ERNetPacketTooLarge, mysql.SSNetError,
+	c.writeErr(c.seq+1, mysqlerr.New(mysqlerr.ErNetPacketTooLarge,
 		"Got a packet bigger than 'max_allowed_packet' bytes"))
 	c.abortClient()
 	c.Close()
@@ -664,15 +660,12 @@ func (c *cmdConn) tooLarge() error {
 // ER_HANDSHAKE_ERROR and closes the connection. (Aborted_connects is
 // counted by the caller: GMS counts the handshakes vitess aborts.)
 func (c *cmdConn) refuseHandshake(why string) {
-	c.writeErr(c.seq+1, mysql.NewSQLError(erHandshakeError, mysql.SSNetError, "Bad handshake"))
+	c.writeErr(c.seq+1, mysqlerr.New(mysqlerr.ErHandshake, "Bad handshake"))
 	if c.gate != nil {
 		c.gate.badHandshakes.note(c.RemoteAddr().String() + ": " + why)
 	}
 	c.Close()
 }
-
-// erHandshakeError is ER_HANDSHAKE_ERROR, "Bad handshake".
-const erHandshakeError = 1043
 
 // writeErr sends an ERR packet with sequence id seq on the socket (best
 // effort: the connection is usually about to close).
@@ -680,7 +673,7 @@ func (c *cmdConn) writeErr(seq byte, e *mysql.SQLError) {
 	msg := e.Message
 	state := e.SQLState()
 	if len(state) != 5 {
-		state = mysql.SSUnknownSQLState
+		state = mysqlerr.State(mysqlerr.ErUnknown)
 	}
 	n := 1 + 2 + 1 + 5 + len(msg)
 	b := make([]byte, 0, 4+n)

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"petrel/internal/mysqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/variables"
 	"github.com/dolthub/vitess/go/mysql"
@@ -108,8 +110,8 @@ func TestCmdConnHandshakeFrameLimit(t *testing.T) {
 		t.Fatalf("vitess read: %v, want io.EOF", err)
 	}
 	seq, code, msg := clientErr(t, cli)
-	if seq != 2 || code != erHandshakeError || msg != "Bad handshake" {
-		t.Errorf("ERR seq %d code %d %q; want seq 2, %d Bad handshake", seq, code, msg, erHandshakeError)
+	if seq != 2 || code != mysqlerr.ErHandshake || msg != "Bad handshake" {
+		t.Errorf("ERR seq %d code %d %q; want seq 2, %d Bad handshake", seq, code, msg, mysqlerr.ErHandshake)
 	}
 	if g.handshaking() != 0 {
 		t.Errorf("handshaking = %d after the refusal, want 0", g.handshaking())
@@ -309,8 +311,8 @@ func TestCmdConnTimeouts(t *testing.T) {
 		if d := time.Since(start); d < 250*time.Millisecond || d > 10*time.Second {
 			t.Errorf("idle connection ended after %v; want about 300ms", d)
 		}
-		if _, code, _ := clientErr(t, cli); code != erClientInteractionTimeout {
-			t.Errorf("ERR %d, want %d", code, erClientInteractionTimeout)
+		if _, code, _ := clientErr(t, cli); code != mysqlerr.ErClientInteractionTimeout {
+			t.Errorf("ERR %d, want %d", code, mysqlerr.ErClientInteractionTimeout)
 		}
 	})
 	t.Run("connect_timeout", func(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dolthub/vitess/go/mysql"
+	"petrel/internal/mysqlerr"
 )
 
 // Packet memory. A statement costs the server several times its size
@@ -74,7 +74,7 @@ func (b *packetBudget) acquire(n, limit int64, deadline time.Time, done <-chan s
 	if n > limit {
 		b.mu.Unlock()
 		b.refused.Add(1)
-		return mysql.NewSQLError(mysql.EROutOfResources, mysql.SSUnknownSQLState,
+		return mysqlerr.New(mysqlerr.ErOutOfResources,
 			"Out of memory: a %d-byte packet is larger than %s (%d bytes)", n, packetMemoryVar, limit)
 	}
 	if len(b.waiters) == 0 && b.held+n <= limit {
@@ -121,7 +121,7 @@ func (b *packetBudget) acquire(n, limit int64, deadline time.Time, done <-chan s
 	b.refused.Add(1)
 	// The head of the queue may have been the one that left.
 	b.grant(limit)
-	return mysql.NewSQLError(mysql.EROutOfResources, mysql.SSUnknownSQLState,
+	return mysqlerr.New(mysqlerr.ErOutOfResources,
 		"Out of memory: waited net_read_timeout for %d bytes of %s (%d bytes, %d held by other statements)",
 		n, packetMemoryVar, limit, held)
 }

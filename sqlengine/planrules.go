@@ -32,8 +32,8 @@ const (
 	likeEscapeID     analyzer.RuleId = 1006
 	fullGroupByID    analyzer.RuleId = 1007
 	clientCharsetID  analyzer.RuleId = 1008
-	corrPushRuleID   analyzer.RuleId = 1007
-	outerIndexRuleID analyzer.RuleId = 1008
+	corrPushRuleID   analyzer.RuleId = 1016
+	outerIndexRuleID analyzer.RuleId = 1017
 	stuckSemiRuleID  analyzer.RuleId = 1009
 )
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/vitess/go/mysql"
 
+	"petrel/internal/mysqlerr"
 	"petrel/storage"
 )
 
@@ -28,12 +28,8 @@ import (
 // again, which covers prepared statements and the fast write path
 // (fastwrite.go leaves read-only transactions to GMS).
 
-// erCantExecuteInReadOnlyTransaction is
-// ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION.
-const erCantExecuteInReadOnlyTransaction = 1792
-
 func errReadOnlyTransaction() error {
-	return mysql.NewSQLError(erCantExecuteInReadOnlyTransaction, "25006",
+	return mysqlerr.New(mysqlerr.ErReadOnlyTransaction,
 		"Cannot execute statement in a READ ONLY transaction.")
 }
 
@@ -130,7 +126,7 @@ func (e *Engine) setNextTransaction(_ context.Context, s *Session, m []string) (
 	}
 	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil && !t.txn.Done() {
 		if t.txn.Active() || s.GetIgnoreAutoCommit() {
-			return nil, mysql.NewSQLError(erCantChangeTxCharacteristics, "25001",
+			return nil, mysqlerr.New(mysqlerr.ErCantChangeTxCharacteristics,
 				"Transaction characteristics can't be changed while a transaction is in progress")
 		}
 		if level != nil {
@@ -154,7 +150,7 @@ func (e *Engine) setNextTransaction(_ context.Context, s *Session, m []string) (
 
 // errParse is ER_PARSE_ERROR with MySQL's prefix.
 func errParse(detail string) error {
-	return mysql.NewSQLError(1064, "42000", "You have an error in your SQL syntax; %s", detail)
+	return mysqlerr.New(mysqlerr.ErParse, "You have an error in your SQL syntax; %s", detail)
 }
 
 // varAlias maps tx_read_only, MySQL 5.7's name that MariaDB keeps, to

@@ -69,7 +69,7 @@ func (e *Engine) SetReplicationSource(s ReplicationSource) { e.repl = s }
 func (h *errHandler) ComRegisterReplica(c *mysql.Conn, _ string, _ uint16, _ string, _ string) error {
 	cc, ok := c.Conn.(*cmdConn)
 	if !ok || h.e.repl == nil {
-		return mysql.NewSQLError(mysql.ERUnknownComError, mysql.SSUnknownComError, "replication is not available on this server")
+		return mysqlerr.New(mysqlerr.ErUnknownCom, "replication is not available on this server")
 	}
 	_, end, err := h.begin(context.Background(), c)
 	if err != nil {
@@ -78,7 +78,7 @@ func (h *errHandler) ComRegisterReplica(c *mysql.Conn, _ string, _ uint16, _ str
 	defer end()
 	r, err := cc.takeRegister()
 	if err != nil {
-		return mysql.NewSQLError(mysqlerr.ErMalformedPacket, "HY000", "%s", err.Error())
+		return mysqlerr.New(mysqlerr.ErMalformedPacket, "%s", err.Error())
 	}
 	s, sctx, err := h.replSession(c)
 	if err != nil {
@@ -98,7 +98,7 @@ func (h *errHandler) ComRegisterReplica(c *mysql.Conn, _ string, _ uint16, _ str
 func (h *errHandler) ComBinlogDumpGTID(c *mysql.Conn, _ string, _ uint64, _ mysql.GTIDSet) error {
 	cc, ok := c.Conn.(*cmdConn)
 	if !ok || h.e.repl == nil {
-		return mysql.NewSQLError(mysql.ERUnknownComError, mysql.SSUnknownComError, "replication is not available on this server")
+		return mysqlerr.New(mysqlerr.ErUnknownCom, "replication is not available on this server")
 	}
 	// A dump runs until CloseDumps, after the client connections closed:
 	// it is not a statement shutdown waits for.
@@ -112,7 +112,7 @@ func (h *errHandler) ComBinlogDumpGTID(c *mysql.Conn, _ string, _ uint64, _ mysq
 	defer end()
 	d, err := cc.takeDump()
 	if err != nil {
-		return mysql.NewSQLError(mysql.ERMasterFatalReadingBinlog, mysql.SSUnknownSQLState, "%s", err.Error())
+		return mysqlerr.New(mysqlerr.ErMasterFatalReadingLog, "%s", err.Error())
 	}
 	s, sctx, err := h.replSession(c)
 	if err != nil {
@@ -153,7 +153,7 @@ func (h *errHandler) replSession(c *mysql.Conn) (*Session, *sql.Context, error) 
 	sctx := h.e.NewContext(context.Background(), s)
 	udb := h.e.gms.Analyzer.Catalog.MySQLDb
 	if udb.Enabled() && !udb.UserHasPrivileges(sctx, sql.NewPrivilegedOperation(sql.PrivilegeCheckSubject{}, sql.PrivilegeType_ReplicationSlave)) {
-		return nil, nil, mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, "42000",
+		return nil, nil, mysqlerr.New(mysqlerr.ErSpecificAccessDenied,
 			"Access denied; you need (at least one of) the REPLICATION SLAVE privilege(s) for this operation")
 	}
 	return s, sctx, nil

@@ -10,6 +10,7 @@ import (
 
 	"petrel/internal/admission"
 	"petrel/internal/base"
+	"petrel/internal/mysqlerr"
 	"petrel/storage"
 )
 
@@ -435,7 +436,7 @@ func ddlError(ctx *sql.Context, err error) error {
 
 func isDeadlock(err error) bool {
 	var se *mysql.SQLError
-	return errors.As(err, &se) && se.Num == mysql.ERLockDeadlock
+	return errors.As(err, &se) && se.Num == mysqlerr.ErLockDeadlock
 }
 
 // sessionError maps a storage error for the client; a deadlock victim's

@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/base"
+	"petrel/internal/mysqlerr"
 )
 
 // Shutdown, client side, in MySQL's order (docs/design/shutdown.md): the node stops the listener, then StopStatements turns new
@@ -60,7 +61,7 @@ type connSet struct {
 // the statement ran, so it is a definite failure; an open transaction of
 // the connection is rolled back when the connection closes.
 func errShutdown() error {
-	return mysql.NewSQLError(mysql.ERServerShutdown, mysql.SSServerShutdown, "Server shutdown in progress")
+	return mysqlerr.New(mysqlerr.ErServerShutdown, "Server shutdown in progress")
 }
 
 // NewConnection implements mysql.Handler: the connection is registered

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"petrel/internal/mysqlerr"
+
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
@@ -36,11 +38,7 @@ const (
 	comStmtReset        = 0x1a
 )
 
-// MySQL's errors for bad commands.
 const (
-	erUnknownStmtHandler = 1243 // ER_UNKNOWN_STMT_HANDLER
-	erMalformedPacket    = 1835 // ER_MALFORMED_PACKET
-	erPSManyParam        = 1390 // ER_PS_MANY_PARAM
 	// maxParams is the most placeholders a statement may have.
 	maxParams = 65535
 	// vitessBitmapLimit: vitess's NULL bitmap size overflows from here.
@@ -48,11 +46,11 @@ const (
 )
 
 func errMalformed() *mysql.SQLError {
-	return mysql.NewSQLError(erMalformedPacket, mysql.SSUnknownSQLState, "Malformed communication packet.")
+	return mysqlerr.New(mysqlerr.ErMalformedPacket, "Malformed communication packet.")
 }
 
 func errUnknownStmt(id uint32, cmd string) *mysql.SQLError {
-	return mysql.NewSQLError(erUnknownStmtHandler, "HY000", "Unknown prepared statement handler (%d) given to %s", id, cmd)
+	return mysqlerr.New(mysqlerr.ErUnknownStmtHandler, "Unknown prepared statement handler (%d) given to %s", id, cmd)
 }
 
 // guardResult is guardCommand's decision.
@@ -476,7 +474,7 @@ func (h *errHandler) checkPrepare(c *mysql.Conn, q string) *mysql.SQLError {
 	stmt, err := ast.ParseWithOptions(context.Background(), q, opts)
 	if err != nil {
 		var se *mysql.SQLError
-		if errors.As(clientError(mysql.NewSQLError(mysql.ERUnknownError, mysql.SSUnknownSQLState, "%s", err.Error())), &se) {
+		if errors.As(clientError(mysqlerr.New(mysqlerr.ErUnknown, "%s", err.Error())), &se) {
 			return se
 		}
 		return nil
@@ -489,7 +487,7 @@ func (h *errHandler) checkPrepare(c *mysql.Conn, q string) *mysql.SQLError {
 		return true, nil
 	}, stmt)
 	if n > maxParams {
-		return mysql.NewSQLError(erPSManyParam, "HY000", "Prepared statement contains too many placeholders")
+		return mysqlerr.New(mysqlerr.ErPSManyParam, "Prepared statement contains too many placeholders")
 	}
 	return nil
 }

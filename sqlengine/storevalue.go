@@ -12,7 +12,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/shopspring/decimal"
 
@@ -50,7 +49,7 @@ func storeModeOf(ctx *sql.Context, ignore bool) storeMode {
 
 // storeError is MySQL's error for a value a column refuses.
 func storeError(num int, msg string, args ...any) error {
-	return mysql.NewSQLError(num, mysqlerr.State(num), msg, args...)
+	return mysqlerr.New(num, msg, args...)
 }
 
 // storeValue converts v for column col (rowNum counts from 1), under m.

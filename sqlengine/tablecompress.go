@@ -11,7 +11,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/information_schema"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/rowexec"
-	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/mysqlerr"
 	"petrel/storage"
@@ -43,7 +42,7 @@ type tableOptions struct {
 // errIllegalHA is MySQL's 1031, what InnoDB in strict mode answers to an
 // option value it cannot honour.
 func errIllegalHA(table string) error {
-	return mysql.NewSQLError(mysqlerr.ErIllegalHA, "HY000", "Table storage engine for '%s' doesn't have this option", table)
+	return mysqlerr.New(mysqlerr.ErIllegalHA, "Table storage engine for '%s' doesn't have this option", table)
 }
 
 // parseTableOptions checks the storage options among a CREATE TABLE's
@@ -73,7 +72,7 @@ func parseTableOptions(table string, opts map[string]any) (tableOptions, error) 
 	}
 	if c := strings.ToLower(str("compression")); c != "" {
 		if !slices.Contains(storage.Compressions, c) {
-			return o, mysql.NewSQLError(mysqlerr.ErWrongArguments, "HY000", "Incorrect arguments to COMPRESSION")
+			return o, mysqlerr.New(mysqlerr.ErWrongArguments, "Incorrect arguments to COMPRESSION")
 		}
 		o.compression = c
 	}

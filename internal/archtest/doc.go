@@ -4,5 +4,8 @@
 // allow, or when a package has no place in them; TestArchitectureDocMatchesRules
 // fails when the document's package list or its "Allowed imports" block
 // says something other than the table; TestOneClock fails when a stage
-// reads the wall clock instead of its injected base.Clock.
+// reads the wall clock instead of its injected base.Clock;
+// TestOneErrorTable fails when code outside internal/mysqlerr picks a
+// MySQL error number or SQLSTATE by hand (vitess's constructor or
+// constants).
 package archtest

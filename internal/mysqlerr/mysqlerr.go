@@ -14,8 +14,17 @@ import (
 
 // MySQL error numbers (server and client errors) Petrel sends or reports.
 const (
-	ErDBCreateExists           = 1007 // ER_DB_CREATE_EXISTS
-	ErConCount                 = 1040 // ER_CON_COUNT_ERROR (too many connections)
+	ErDBCreateExists              = 1007 // ER_DB_CREATE_EXISTS
+	ErConCount                    = 1040 // ER_CON_COUNT_ERROR (too many connections)
+	ErOutOfResources              = 1041 // ER_OUT_OF_RESOURCES (the packet memory budget)
+	ErTooManyUserConnections      = 1203 // ER_TOO_MANY_USER_CONNECTIONS
+	ErCantChangeTxCharacteristics = 1568 // ER_CANT_CHANGE_TX_CHARACTERISTICS
+	ErPSManyParam                 = 1390 // ER_PS_MANY_PARAM
+	// InnoDB's handler error HA_ERR_UNSUPPORTED, the number MySQL shows on
+	// the warning that WITH CONSISTENT SNAPSHOT was ignored.
+	WarnHAUnsupported          = 138
+	ErDaInvalidConditionNumber = 1758 // ER_DA_INVALID_CONDITION_NUMBER (GET DIAGNOSTICS)
+	ErClientInteractionTimeout = 4031 // ER_CLIENT_INTERACTION_TIMEOUT (MySQL 8.0.24)
 	ErHandshake                = 1043 // ER_HANDSHAKE_ERROR
 	ErUnknownCom               = 1047 // ER_UNKNOWN_COM_ERROR
 	ErUnknownStmtHandler       = 1243 // ER_UNKNOWN_STMT_HANDLER
@@ -191,6 +200,7 @@ var states = map[int]string{
 	ErTruncatedWrongValue: "HY000", ErDivisionByZero: "22012", ErWrongFieldWithGroup: "42000", ErMixOfGroupFuncAndFields: "42000",
 	1136:       "21S01", // ER_WRONG_VALUE_COUNT_ON_ROW
 	ErConCount: "08004", ErHandshake: "08S01", ErUnknownCom: "08S01",
+	ErTooManyUserConnections: "42000", ErCantChangeTxCharacteristics: "25001",
 }
 
 // State is the SQLSTATE MySQL sends with error number num.
@@ -205,4 +215,17 @@ func State(num int) string {
 // (format and args as fmt's): the one way Petrel makes a client error.
 func New(num int, format string, args ...any) *mysql.SQLError {
 	return mysql.NewSQLError(num, State(num), format, args...)
+}
+
+// Relay is an error whose number and SQLSTATE Petrel did not choose but
+// passes on as they came (a clone donor's, one go-mysql-server or vitess
+// made, a warning raised as an error), with a message.
+func Relay(num int, state, format string, args ...any) *mysql.SQLError {
+	return mysql.NewSQLError(num, state, format, args...)
+}
+
+// FromCode is code (a class's number and SQLSTATE, ForClass) with a
+// message.
+func FromCode(code Code, format string, args ...any) *mysql.SQLError {
+	return mysql.NewSQLError(code.Num, code.State, format, args...)
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/binlog"
 	"petrel/clone"
@@ -380,7 +379,7 @@ func sqlError(err error) error {
 		if state == "" {
 			state = mysqlerr.State(de.Num)
 		}
-		return mysql.NewSQLError(de.Num, state, "Clone Donor Error: %d : %s.", de.Num, de.Msg)
+		return mysqlerr.Relay(de.Num, state, "Clone Donor Error: %d : %s.", de.Num, de.Msg)
 	case errors.As(err, &pe):
 		return mysqlerr.New(mysqlerr.ErCloneProtocol, "Clone received unexpected response from Donor : %s.", pe.Msg)
 	case errors.As(err, &fe):

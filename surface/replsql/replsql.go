@@ -12,7 +12,6 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/base"
 	"petrel/internal/mysqlerr"
@@ -185,7 +184,7 @@ func replError(err error) error {
 		if ce.TooMany {
 			n = mysqlerr.ErChangeSourceWrongCompressionList
 		}
-		return mysql.NewSQLError(n, mysqlerr.State(n), "%s", err.Error())
+		return mysqlerr.New(n, "%s", err.Error())
 	case errors.As(err, new(*replica.CompressionLevelError)):
 		return mysqlerr.New(mysqlerr.ErChangeSourceWrongCompressionLevel, "%s", err.Error())
 	case errors.As(err, new(*replica.NotSupportedError)):
