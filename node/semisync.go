@@ -11,7 +11,6 @@ import (
 // semiWaiter adapts the Tracker to the binary log.
 type semiWaiter struct {
 	t *semisync.Tracker
-	v semisyncsql.Vars
 }
 
 func (w semiWaiter) Admit() error { return w.t.Admit() }
@@ -20,7 +19,7 @@ func (w semiWaiter) WaitAcked(ctx context.Context, p binlog.Position) error {
 	return w.t.Wait(ctx, semisync.Pos{File: p.File, Off: p.Pos})
 }
 
-func (w semiWaiter) AfterSync() bool { return w.v.Settings().WaitPoint != semisync.AfterCommit }
+func (w semiWaiter) AfterSync() bool { return w.t.Settings().WaitPoint != semisync.AfterCommit }
 
 // NetworkDurable: with semi-sync ON at AFTER_SYNC, a commit returns only
 // once a replica holds it durably, so storage need not fsync it too.
@@ -30,11 +29,13 @@ func (w semiWaiter) NetworkDurable() bool { return w.t.NetworkDurable() }
 // and replica read the switches from it.
 func (n *Node) openSemiSync() {
 	v := n.semi
-	n.tracker = semisync.New(v.Settings, func() semisync.Pos {
+	n.tracker = semisync.New(v.Settings(), func() semisync.Pos {
 		p := n.binlog.SyncedPosition()
 		return semisync.Pos{File: p.File, Off: p.Pos}
 	}, n.opts.Clock)
-	n.binlog.SetCommitWaiter(semiWaiter{t: n.tracker, v: v})
+	tracker := n.tracker
+	v.OnChange(func() { tracker.Configure(v.Settings()) })
+	n.binlog.SetCommitWaiter(semiWaiter{t: n.tracker})
 	semisyncsql.Register(n.sql, n.tracker, func() bool {
 		return n.replica != nil && v.ReplicaEnabled() && n.replica.CountersSnapshot().SemiSync
 	})

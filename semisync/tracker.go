@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"petrel/internal/base"
@@ -56,7 +57,8 @@ type Counters struct {
 // releases. A waiting commit's own goroutine owns its timer. Safe for
 // concurrent use.
 type Tracker struct {
-	settings func() Settings
+	// settings are the ones Configure last gave (read without the mutex).
+	settings atomic.Pointer[Settings]
 	clock    base.Clock
 	// end reports the log's durable end (switching back ON needs enough
 	// replicas at it).
@@ -68,21 +70,33 @@ type Tracker struct {
 	waiting map[WaiterID]chan bool // released: true when acknowledged
 }
 
-// New builds a Tracker. settings is read at every input.
-func New(settings func() Settings, end func() Pos, clock base.Clock) *Tracker {
+// New builds a Tracker with settings s; Configure changes them.
+func New(s Settings, end func() Pos, clock base.Clock) *Tracker {
 	if clock == nil {
 		clock = base.RealClock{}
 	}
-	return &Tracker{settings: settings, clock: clock, end: end, core: NewCore(settings()), waiting: map[WaiterID]chan bool{}}
+	t := &Tracker{clock: clock, end: end, core: NewCore(s), waiting: map[WaiterID]chan bool{}}
+	t.settings.Store(&s)
+	return t
 }
 
-// lock takes the mutex and brings the core's settings up to date; the
-// returned time is the input's.
+// Configure applies new settings (pushed by the variables' owner when
+// one changes): commits waiting under the old ones are released or get
+// their deadline as the core decides.
+func (t *Tracker) Configure(s Settings) {
+	now := t.lock()
+	defer t.mu.Unlock()
+	t.settings.Store(&s)
+	t.apply(t.core.Configure(s, now))
+}
+
+// Settings are the tracker's current settings.
+func (t *Tracker) Settings() Settings { return *t.settings.Load() }
+
+// lock takes the mutex; the returned time is the input's.
 func (t *Tracker) lock() time.Time {
 	t.mu.Lock()
-	now := t.clock.Now()
-	t.apply(t.core.Configure(t.settings(), now))
-	return now
+	return t.clock.Now()
 }
 
 // apply wakes the commits d releases. Caller holds mu.

@@ -63,7 +63,7 @@ type rig struct {
 func newRig() *rig {
 	r := &rig{clock: &fakeClock{now: time.Unix(1000, 0)},
 		s: Settings{Enabled: true, Timeout: 10 * time.Second, WaitPoint: AfterSync, WaitForCount: 1, WaitNoReplica: true}}
-	r.tr = New(func() Settings { return r.s }, func() Pos { return pos(100) }, r.clock)
+	r.tr = New(r.s, func() Pos { return pos(100) }, r.clock)
 	return r
 }
 
@@ -135,6 +135,7 @@ func TestTrackerTimerFallsBack(t *testing.T) {
 func TestTrackerContextWithdrawsWaiter(t *testing.T) {
 	r := newRig()
 	r.s.Strict = true
+	r.tr.Configure(r.s)
 	if err := r.tr.Admit(); !errors.Is(err, ErrNoReplicas) {
 		t.Errorf("strict, no replica: Admit = %v", err)
 	}

@@ -77,9 +77,11 @@ type Engine struct {
 	sessions map[uint32]*Session // by connection id
 	// executor answers what it can before GMS (executor.go).
 	executor Executor
-	admin    adminRegistry
-	sm       *server.SessionManager
-	repl     ReplicationSource
+	// txnHook runs as a client transaction begins (txnhook.go).
+	txnHook atomic.Pointer[TxnHook]
+	admin   adminRegistry
+	sm      *server.SessionManager
+	repl    ReplicationSource
 	// conns are the client connections, for shutdown (shutdown.go).
 	conns connSet
 	// fastWrites lets the executor answer (petrel_fast_paths; tests

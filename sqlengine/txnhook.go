@@ -1,8 +1,6 @@
 package sqlengine
 
 import (
-	"sync/atomic"
-
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"petrel/storage"
@@ -14,20 +12,17 @@ import (
 // statement outside a transaction.
 type TxnHook func(ctx *sql.Context, s *Session, txn *storage.Txn)
 
-var txnHook atomic.Pointer[TxnHook]
-
-// SetTxnHook installs the hook (nil removes it); one per process, like
-// the variable registry it reads.
-func SetTxnHook(h TxnHook) {
+// SetTxnHook installs e's hook (nil removes it).
+func (e *Engine) SetTxnHook(h TxnHook) {
 	if h == nil {
-		txnHook.Store(nil)
+		e.txnHook.Store(nil)
 		return
 	}
-	txnHook.Store(&h)
+	e.txnHook.Store(&h)
 }
 
 func runTxnHook(ctx *sql.Context, s *Session, txn *storage.Txn) {
-	if h := txnHook.Load(); h != nil {
+	if h := s.eng.txnHook.Load(); h != nil {
 		(*h)(ctx, s, txn)
 	}
 }

@@ -243,6 +243,17 @@ func AliasVariables(names []string, typ sql.Type, def any) func() any {
 // first: an error refuses the change (the option file's values are set
 // before anything runs, so check sees them too).
 func CheckedAliasVariables(names []string, typ sql.Type, def any, check func(v any) error) func() any {
+	return aliasVariables(names, typ, def, check, nil)
+}
+
+// WatchedAliasVariables is AliasVariables that calls after once a SET
+// GLOBAL (or the option file) changed the value: the setting's owner
+// takes the new value then, instead of reading it on its hot path.
+func WatchedAliasVariables(names []string, typ sql.Type, def any, after func()) func() any {
+	return aliasVariables(names, typ, def, nil, after)
+}
+
+func aliasVariables(names []string, typ sql.Type, def any, check func(v any) error, after func()) func() any {
 	var mu sync.Mutex
 	cur := def
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
@@ -255,6 +266,9 @@ func CheckedAliasVariables(names []string, typ sql.Type, def any, check func(v a
 		mu.Lock()
 		cur = v.Val
 		mu.Unlock()
+		if after != nil {
+			after()
+		}
 		return nil
 	}
 	read := func() any {

@@ -46,7 +46,8 @@ var allowed = map[string][]string{
 	"semisync": {"internal/base", "internal/leakcheck"},
 
 	// sqlengine never imports binlog or replication: node wires them.
-	"sqlengine": {"internal/*", "storage", "storage/keys", "storage/lock"},
+	// (sqltest: its external tests serve an engine over the wire.)
+	"sqlengine": {"internal/*", "storage", "storage/keys", "storage/lock", "sqlengine/sqltest"},
 	// The executors: the backend's Executor, through its executor API.
 	"sqlengine/fastpath":                   {"internal/*", "storage", "storage/keys", "sqlengine"},
 	"sqlengine/enginetest":                 {"internal/*", "storage", "storage/keys", "sqlengine"},

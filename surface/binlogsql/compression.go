@@ -17,7 +17,7 @@ import (
 // binlog_transaction_compression (OFF) and
 // binlog_transaction_compression_level_zstd (3, 1-22), both GLOBAL and
 // SESSION. A client transaction takes its session's values when it
-// begins (sqlengine.SetTxnHook); the applier's transactions the global
+// begins (Engine.SetTxnHook); the applier's transactions the global
 // ones. MySQL counts in performance_schema.binary_log_transaction_compression_stats,
 // which Petrel does not have: the same counters are status variables.
 
@@ -104,7 +104,7 @@ func registerCompression(e *sqlengine.Engine, l *binlog.Log) {
 	}
 	compressionLog.Store(l)
 	applyGlobalCompression()
-	sqlengine.SetTxnHook(txnCompression)
+	e.SetTxnHook(txnCompression)
 	sqlengine.RegisterStatus("Petrel_binlog_compressed_transactions", func() any { return l.CompressionStats().Transactions })
 	sqlengine.RegisterStatus("Petrel_binlog_compressed_bytes", func() any { return l.CompressionStats().CompressedBytes })
 	sqlengine.RegisterStatus("Petrel_binlog_uncompressed_bytes", func() any { return l.CompressionStats().UncompressedBytes })

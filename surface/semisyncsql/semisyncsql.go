@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -25,6 +26,8 @@ import (
 // replica/slave spelling).
 type Vars struct {
 	enabled, timeout, waitPoint, count, noReplica, strict, replicaEnabled func() any
+	// changed is called after a source setting changed (OnChange).
+	changed *atomic.Pointer[func()]
 }
 
 // Variables defines the semi-sync variables (before the config is
@@ -32,14 +35,24 @@ type Vars struct {
 func Variables() Vars {
 	b := func(name string) sql.Type { return types.NewSystemBoolType(name) }
 	i := func(name string, lo, hi int64) sql.Type { return types.NewSystemIntType(name, lo, hi, false) }
+	changed := new(atomic.Pointer[func()])
+	after := func() {
+		if f := changed.Load(); f != nil {
+			(*f)()
+		}
+	}
+	source := func(names []string, typ sql.Type, def any) func() any {
+		return sqlengine.WatchedAliasVariables(names, typ, def, after)
+	}
 	v := Vars{
-		enabled:   sqlengine.AliasVariables([]string{"rpl_semi_sync_source_enabled", "rpl_semi_sync_master_enabled"}, b("rpl_semi_sync_source_enabled"), int8(0)),
-		timeout:   sqlengine.AliasVariables([]string{"rpl_semi_sync_source_timeout", "rpl_semi_sync_master_timeout"}, i("rpl_semi_sync_source_timeout", 0, 4294967295), int64(10000)),
-		waitPoint: sqlengine.AliasVariables([]string{"rpl_semi_sync_source_wait_point", "rpl_semi_sync_master_wait_point"}, types.NewSystemEnumType("rpl_semi_sync_source_wait_point", semisync.AfterSync, semisync.AfterCommit), semisync.AfterSync),
-		count:     sqlengine.AliasVariables([]string{"rpl_semi_sync_source_wait_for_replica_count", "rpl_semi_sync_master_wait_for_slave_count"}, i("rpl_semi_sync_source_wait_for_replica_count", 1, 65535), int64(1)),
-		noReplica: sqlengine.AliasVariables([]string{"rpl_semi_sync_source_wait_no_replica", "rpl_semi_sync_master_wait_no_slave"}, b("rpl_semi_sync_source_wait_no_replica"), int8(1)),
+		changed:   changed,
+		enabled:   source([]string{"rpl_semi_sync_source_enabled", "rpl_semi_sync_master_enabled"}, b("rpl_semi_sync_source_enabled"), int8(0)),
+		timeout:   source([]string{"rpl_semi_sync_source_timeout", "rpl_semi_sync_master_timeout"}, i("rpl_semi_sync_source_timeout", 0, 4294967295), int64(10000)),
+		waitPoint: source([]string{"rpl_semi_sync_source_wait_point", "rpl_semi_sync_master_wait_point"}, types.NewSystemEnumType("rpl_semi_sync_source_wait_point", semisync.AfterSync, semisync.AfterCommit), semisync.AfterSync),
+		count:     source([]string{"rpl_semi_sync_source_wait_for_replica_count", "rpl_semi_sync_master_wait_for_slave_count"}, i("rpl_semi_sync_source_wait_for_replica_count", 1, 65535), int64(1)),
+		noReplica: source([]string{"rpl_semi_sync_source_wait_no_replica", "rpl_semi_sync_master_wait_no_slave"}, b("rpl_semi_sync_source_wait_no_replica"), int8(1)),
 		// Petrel's: never fall back to asynchronous (safety over availability).
-		strict:         sqlengine.AliasVariables([]string{"rpl_semi_sync_source_strict"}, b("rpl_semi_sync_source_strict"), int8(0)),
+		strict:         source([]string{"rpl_semi_sync_source_strict"}, b("rpl_semi_sync_source_strict"), int8(0)),
 		replicaEnabled: sqlengine.AliasVariables([]string{"rpl_semi_sync_replica_enabled", "rpl_semi_sync_slave_enabled"}, b("rpl_semi_sync_replica_enabled"), int8(0)),
 	}
 	sqlengine.AliasVariables([]string{"rpl_semi_sync_source_trace_level", "rpl_semi_sync_master_trace_level"}, i("rpl_semi_sync_source_trace_level", 0, 4294967295), int64(32))
@@ -56,6 +69,11 @@ func (v Vars) Enabled() bool { return sqlengine.Truthy(v.enabled()) }
 
 // ReplicaEnabled reads rpl_semi_sync_replica_enabled.
 func (v Vars) ReplicaEnabled() bool { return sqlengine.Truthy(v.replicaEnabled()) }
+
+// OnChange makes fn run after any source setting changes (SET GLOBAL):
+// the tracker takes its settings from there (Tracker.Configure) instead
+// of reading the variables on every commit.
+func (v Vars) OnChange(fn func()) { v.changed.Store(&fn) }
 
 // Settings reads the source's settings.
 func (v Vars) Settings() semisync.Settings {

@@ -35,7 +35,8 @@ func TestSemiSyncSQLSurface(t *testing.T) {
 		t.Fatal(err)
 	}
 	end := semisync.Pos{File: "binlog.000001", Off: 1000}
-	tracker := semisync.New(vars.Settings, func() semisync.Pos { return end }, base.RealClock{})
+	tracker := semisync.New(vars.Settings(), func() semisync.Pos { return end }, base.RealClock{})
+	vars.OnChange(func() { tracker.Configure(vars.Settings()) })
 	var replicaOn atomic.Bool
 	semisyncsql.Register(e, tracker, replicaOn.Load)
 	c := sqltest.Client(t, e, 60*time.Second)
@@ -67,6 +68,11 @@ func TestSemiSyncSQLSurface(t *testing.T) {
 	}
 	if s := vars.Settings(); !s.Enabled || s.Timeout != 250*time.Millisecond || s.WaitPoint != semisync.AfterCommit || s.WaitForCount != 2 {
 		t.Fatalf("settings after SET GLOBAL: %+v", s)
+	}
+	// ... and each SET GLOBAL pushed them to the tracker, which reads no
+	// variable on its own.
+	if got, want := tracker.Settings(), vars.Settings(); got != want {
+		t.Fatalf("tracker settings %+v, want %+v", got, want)
 	}
 	// Values outside the variable's type are refused (ER_WRONG_VALUE_FOR_VAR).
 	if n := errno("SET GLOBAL rpl_semi_sync_source_wait_point = 'AFTER_NOTHING'"); n != 1231 {

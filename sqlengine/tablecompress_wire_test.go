@@ -1,9 +1,6 @@
-package sqlengine
+package sqlengine_test
 
 import (
-	"context"
-	gosql "database/sql"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,71 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
+	"petrel/sqlengine"
+	"petrel/sqlengine/sqltest"
 	"petrel/storage"
 )
-
-// wireConn is one go-sql-driver connection to an engine served on
-// loopback, its statements bounded by ctx.
-type wireConn struct {
-	t   *testing.T
-	ctx context.Context
-	DB  *gosql.DB
-}
-
-func newWireConn(t *testing.T, e *Engine, d time.Duration) *wireConn {
-	t.Helper()
-	if err := e.CreateRoot("pw"); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := e.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", "pw", "tcp", srv.Addr()
-	cfg.Timeout, cfg.ReadTimeout, cfg.WriteTimeout = 10*time.Second, 10*time.Second, 10*time.Second
-	db, err := gosql.Open("mysql", cfg.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(func() { cancel(); db.Close() })
-	return &wireConn{t: t, ctx: ctx, DB: db}
-}
-
-func (c *wireConn) Ctx() context.Context { return c.ctx }
-
-func (c *wireConn) Exec(q string) {
-	c.t.Helper()
-	if _, err := c.DB.ExecContext(c.ctx, q); err != nil {
-		c.t.Fatalf("%s: %v", q, err)
-	}
-}
-
-// Errno runs q, which must fail with a MySQL error, and returns its number.
-func (c *wireConn) Errno(q string) uint16 {
-	c.t.Helper()
-	_, err := c.DB.ExecContext(c.ctx, q)
-	var me *mysql.MySQLError
-	if !errors.As(err, &me) {
-		c.t.Fatalf("%s: got %v, want a MySQL error", q, err)
-	}
-	return me.Number
-}
-
-// One returns the single value q selects ("" for NULL).
-func (c *wireConn) One(q string) string {
-	c.t.Helper()
-	var s gosql.NullString
-	if err := c.DB.QueryRowContext(c.ctx, q).Scan(&s); err != nil {
-		c.t.Fatalf("%s: %v", q, err)
-	}
-	return s.String
-}
 
 // TestOptimizeAndTableOptionsOverTheWire: through a real listener and
 // go-sql-driver, the refused table options reach the client with
@@ -89,11 +25,11 @@ func TestOptimizeAndTableOptionsOverTheWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	e, err := New(Options{Store: st, ServerID: 5, ServerUUID: "3e11fa47-71ca-11e1-9e33-c80aa9429562", Logger: quiet})
+	e, err := sqlengine.New(sqlengine.Options{Store: st, ServerID: 5, ServerUUID: "3e11fa47-71ca-11e1-9e33-c80aa9429562", Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newWireConn(t, e, 60*time.Second)
+	c := sqltest.Client(t, e, 60*time.Second)
 	c.Exec("CREATE DATABASE w")
 	c.Exec("CREATE TABLE w.t (id INT PRIMARY KEY, v VARCHAR(100)) ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=4 COMPRESSION='lz4'")
 	for q, want := range map[string]uint16{
