@@ -5,8 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"testing"
 	"time"
+
+	"petrel/node"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -167,5 +171,88 @@ func mustConnExec(t *testing.T, c *sql.Conn, qs ...string) {
 		if _, err := c.ExecContext(context.Background(), q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
+	}
+}
+
+// TestTransactionConcurrencyFromOptionFile: petrel_transaction_concurrency
+// set in the option file reaches the engine's admission gate at start (no
+// SET GLOBAL): with 1, a second transaction's first read waits while the
+// first transaction runs a statement, and goes once it ends.
+func TestTransactionConcurrencyFromOptionFile(t *testing.T) {
+	n, err := node.Open(node.Options{
+		Datadir: t.TempDir() + "/d", Port: 0, RootPassword: "pw",
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard,
+		Variables: map[string]string{"petrel_transaction_concurrency": "1"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", "pw", "tcp", n.Addr()
+	root, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	t.Cleanup(func() { root.Exec("SET GLOBAL petrel_transaction_concurrency = 0") })
+	mustExec(t, root, "CREATE DATABASE oc", "CREATE TABLE oc.t (id INT PRIMARY KEY, v INT)", "INSERT INTO oc.t VALUES (1, 5)")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	a, err := root.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := root.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := a.ExecContext(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	slept := make(chan error, 1)
+	go func() {
+		var x int64
+		slept <- a.QueryRowContext(ctx, "SELECT SLEEP(2)").Scan(&x)
+	}()
+	if _, err := b.ExecContext(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	read := make(chan int64, 1)
+	go func() {
+		var v int64
+		if err := b.QueryRowContext(ctx, "SELECT v FROM oc.t WHERE id = 1").Scan(&v); err != nil {
+			v = -1
+		}
+		read <- v
+	}()
+	waited := false
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if statusInt(t, root, "Petrel_statements_waiting") == 1 {
+			waited = true
+			break
+		}
+		select {
+		case v := <-read:
+			t.Fatalf("the second transaction's read ran (%d) while the only slot was taken", v)
+		default:
+		}
+	}
+	if !waited {
+		t.Fatal("no statement waited for a slot with petrel_transaction_concurrency = 1 from the option file")
+	}
+	if err := <-slept; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ExecContext(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	if v := <-read; v != 5 {
+		t.Fatalf("the waiting read returned %d, want 5", v)
+	}
+	if _, err := b.ExecContext(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -46,26 +46,23 @@ const (
 // (docs/history/PERFORMANCE-log.md, "1000 clients").
 func defaultConcurrency() int64 { return int64(max(32, 4*runtime.GOMAXPROCS(0))) }
 
-// transactionConcurrency is petrel_transaction_concurrency's value.
-var transactionConcurrency atomic.Int64
-
-// liveAdmission is the server's gate (one server per process), which a
-// change of the variable reaches at once, waking what a higher limit lets
-// run.
-var liveAdmission atomic.Pointer[admitGate]
-
-// admissionVariable defines petrel_transaction_concurrency.
+// admissionVariable defines petrel_transaction_concurrency. GMS's
+// variable registry is process-wide: a SET GLOBAL reaches the gate of the
+// engine whose session ran it, at once, waking what a higher limit lets
+// run; New takes the start-up value (the option file's) once the
+// variables are set.
 func admissionVariable() sql.SystemVariable {
 	def := defaultConcurrency()
-	transactionConcurrency.Store(def)
 	return &sql.MysqlSystemVariable{
 		Name: concurrencyVar, Scope: sql.GetMysqlScope(sql.SystemVariableScope_Global), Dynamic: true,
 		Type: types.NewSystemIntType(concurrencyVar, 0, 100000, false), Default: def,
-		NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
+		NotifyChanged: func(ctx *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
 			n, _ := toInt64(v.Val)
-			transactionConcurrency.Store(n)
-			if g := liveAdmission.Load(); g != nil {
-				g.setLimit(int(n))
+			if ctx == nil {
+				return nil
+			}
+			if s, ok := ctx.Session.(*Session); ok && s.eng != nil && s.eng.admission != nil {
+				s.eng.admission.setLimit(int(n))
 			}
 			return nil
 		},
@@ -73,8 +70,8 @@ func admissionVariable() sql.SystemVariable {
 }
 
 type admitGate struct {
-	// unlimited: the core has no limit; while the variable says 0 too,
-	// statements skip the gate altogether.
+	// unlimited: the core has no limit (the variable is 0); statements
+	// skip the gate altogether.
 	unlimited atomic.Bool
 	mu        sync.Mutex
 	core      *admission.Core
@@ -104,10 +101,6 @@ func newAdmitGate(limit int, now func() time.Time) *admitGate {
 func (g *admitGate) enter(ctx context.Context, id admission.ID, class admission.Class, timeout func() time.Duration, killable func(context.Context) (context.Context, func())) error {
 	g.mu.Lock()
 	now := g.now()
-	if want := int(transactionConcurrency.Load()); want != g.core.Options().Limit {
-		g.wake(g.core.SetLimit(want, now))
-		g.unlimited.Store(want <= 0)
-	}
 	if g.core.Arrive(id, class, now) {
 		g.mu.Unlock()
 		return nil
@@ -243,7 +236,7 @@ func (h *errHandler) admit(ctx context.Context, c *mysql.Conn, q string) (func()
 		g.busy(id)
 		return s.endStatement, nil
 	}
-	if g.unlimited.Load() && transactionConcurrency.Load() <= 0 {
+	if g.unlimited.Load() {
 		return noop, nil
 	}
 	kind := statementKind(q)

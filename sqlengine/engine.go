@@ -147,8 +147,7 @@ func New(opts Options) (*Engine, error) {
 	registerStatus(e)
 	e.registerMySQLFunctions()
 	e.registerConnectAttrs()
-	e.admission = newAdmitGate(int(transactionConcurrency.Load()), time.Now)
-	liveAdmission.Store(e.admission)
+	e.admission = newAdmitGate(int(globalInt(concurrencyVar, defaultConcurrency())), time.Now)
 	e.registerAdmissionStatus()
 	e.gate = newConnGate(opts.Logger, e.connAccount)
 	e.gate.tlsCfg = opts.TLS
