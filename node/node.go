@@ -32,6 +32,7 @@ import (
 	"petrel/semisync"
 	"petrel/sqlengine"
 	"petrel/sqlengine/fastpath"
+	"petrel/sqlengine/wire"
 	"petrel/storage"
 	"petrel/surface/binlogsql"
 	"petrel/surface/clonesql"
@@ -359,14 +360,14 @@ func (n *Node) Store() *storage.Engine { return n.store }
 // serverTLS loads the server's certificate (ssl_cert, ssl_key, ssl_ca) or
 // the datadir's generated one, and caching_sha2_password's RSA key pair;
 // vars gets the paths used, which SHOW VARIABLES then shows.
-func serverTLS(datadir string, vars map[string]string) (*tls.Config, *sqlengine.RSAKeys, error) {
-	o := sqlengine.TLSOptions{Datadir: datadir, Cert: vars["ssl_cert"], Key: vars["ssl_key"], CA: vars["ssl_ca"]}
-	cfg, used, err := sqlengine.ServerTLS(o)
+func serverTLS(datadir string, vars map[string]string) (*tls.Config, *wire.RSAKeys, error) {
+	o := wire.TLSOptions{Datadir: datadir, Cert: vars["ssl_cert"], Key: vars["ssl_key"], CA: vars["ssl_ca"]}
+	cfg, used, err := wire.ServerTLS(o)
 	if err != nil {
 		return nil, nil, err
 	}
 	vars["ssl_cert"], vars["ssl_key"], vars["ssl_ca"] = used.Cert, used.Key, used.CA
-	keys, err := sqlengine.LoadRSAKeys(datadir)
+	keys, err := wire.LoadRSAKeys(datadir)
 	if err != nil {
 		return nil, nil, err
 	}

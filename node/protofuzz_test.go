@@ -13,7 +13,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/node"
-	"petrel/sqlengine"
+	"petrel/sqlengine/wire"
 )
 
 // Fuzz targets for what a client sends over the wire, run against one
@@ -199,7 +199,7 @@ func (f *fuzzConn) sync() error {
 // noPanic fails when the server recovered a panic since before.
 func noPanic(t *testing.T, before int64, what string) {
 	t.Helper()
-	if n := sqlengine.RecoveredPanics(); n != before {
+	if n := wire.RecoveredPanics(); n != before {
 		t.Fatalf("%s: the server recovered %d panic(s)", what, n-before)
 	}
 }
@@ -212,7 +212,7 @@ func FuzzHandshakeResponse(f *testing.F) {
 	f.Add(handshakeResponse("root", "pw", make([]byte, 20)))
 	f.Add([]byte{0x05, 0x82, 0, 0})
 	f.Fuzz(func(t *testing.T, resp []byte) {
-		before := sqlengine.RecoveredPanics()
+		before := wire.RecoveredPanics()
 		c, err := dialFuzz(addr)
 		if err != nil {
 			t.Fatal(err)
@@ -254,7 +254,7 @@ func FuzzCommand(f *testing.F) {
 		if len(p) == 0 || len(p) > 1<<16 {
 			return
 		}
-		before := sqlengine.RecoveredPanics()
+		before := wire.RecoveredPanics()
 		c, err := dialFuzz(addr)
 		if err != nil {
 			t.Fatal(err)

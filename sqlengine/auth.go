@@ -4,6 +4,8 @@ import (
 	"context"
 	"net"
 
+	"petrel/sqlengine/wire"
+
 	"github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/vitess/go/mysql"
 )
@@ -18,7 +20,7 @@ import (
 // proposes it, as MySQL 8's does.
 type unknownUserAuth struct {
 	mysql.AuthServer
-	gate *connGate
+	gate *wire.Gate
 	sha2 *sha2Auth
 }
 
@@ -67,14 +69,14 @@ func (m acceptAnyUser) HandleAuthPluginData(c *mysql.Conn, user string, serverDa
 		if u := m.sha2.lookup(user, addr); u != nil && u.AuthString != "" {
 			// Not when vitess already switched the client to this
 			// method: an empty answer then is an empty password.
-			if cc, ok := c.Conn.(*cmdConn); ok && !cc.authSwitched {
+			if cc, ok := c.Conn.(*wire.Conn); ok && !cc.AuthSwitched() {
 				salt, err := mysql.NewSalt()
 				if err != nil {
 					return nil, err
 				}
 				serverData = append(salt, 0)
 				pkt := append([]byte{mysql.AuthSwitchRequestPacket}, mysql.MysqlNativePassword+"\x00"...)
-				if err := cc.writeAuthPacket(append(pkt, serverData...)); err != nil {
+				if err := cc.WriteAuthPacket(append(pkt, serverData...)); err != nil {
 					return nil, err
 				}
 				resp, err := c.ReadPacket(context.Background())

@@ -3,6 +3,8 @@ package sqlengine
 import (
 	"strings"
 
+	"petrel/sqlengine/wire"
+
 	"github.com/dolthub/go-mysql-server/sql"
 )
 
@@ -24,37 +26,33 @@ func (s *Session) noteConnVar(name string) {
 // interactive client's wait_timeout starts as interactive_timeout, as in
 // MySQL.
 func (e *Engine) startConnSession(s *Session) {
-	cc := s.cmdConn()
+	cc := s.wireConn()
 	if cc == nil {
 		return
 	}
-	if cc.clientFlags&clientInteractive != 0 {
+	if cc.Interactive() {
 		_ = s.BaseSession.SetSessionVariable(sql.NewEmptyContext(), "wait_timeout", globalInt("interactive_timeout", 28800))
 	}
 	s.syncConn()
 }
 
-func (s *Session) cmdConn() *cmdConn {
+func (s *Session) wireConn() *wire.Conn {
 	if s.conn == nil || s.conn.c == nil {
 		return nil
 	}
-	cc, _ := s.conn.c.Conn.(*cmdConn)
+	cc, _ := s.conn.c.Conn.(*wire.Conn)
 	return cc
 }
 
 // syncConn copies the session's timeouts and max_allowed_packet to its
 // connection.
 func (s *Session) syncConn() {
-	cc := s.cmdConn()
+	cc := s.wireConn()
 	if cc == nil {
 		return
 	}
-	cc.waitTimeout.Store(int64(seconds(s.intVar("wait_timeout", 28800))))
-	cc.netReadTimeout.Store(int64(seconds(s.intVar("net_read_timeout", 30))))
-	cc.netWriteTimeout.Store(int64(seconds(s.intVar("net_write_timeout", 60))))
-	cc.maxPacket.Store(s.intVar("max_allowed_packet", 64<<20))
-	// The next write sets the write deadline from the new value.
-	cc.wrSetAt.Store(0)
+	cc.SetLimits(wire.Seconds(s.intVar("wait_timeout", 28800)), wire.Seconds(s.intVar("net_read_timeout", 30)),
+		wire.Seconds(s.intVar("net_write_timeout", 60)), s.intVar("max_allowed_packet", 64<<20))
 }
 
 func (s *Session) intVar(name string, def int64) int64 {

@@ -36,6 +36,7 @@ import (
 
 	"petrel/internal/base"
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/wire"
 	"petrel/storage"
 )
 
@@ -60,7 +61,7 @@ type Options struct {
 	TLS *tls.Config
 	// RSAKeys is caching_sha2_password's key pair (LoadRSAKeys); nil:
 	// a client without TLS that needs full authentication is refused.
-	RSAKeys *RSAKeys
+	RSAKeys *wire.RSAKeys
 }
 
 // Engine is the SQL engine. Safe for concurrent use.
@@ -94,7 +95,7 @@ type Engine struct {
 	// nextPid numbers statements run on a client's behalf (execOnSession).
 	nextPid atomic.Uint64
 	// gate enforces the connection limits (connlimit.go).
-	gate *connGate
+	gate *wire.Gate
 	// exec is the analyzer's exec builder (GMS's, with execOverrides).
 	exec sql.NodeExecBuilder
 	// sha2 is the caching_sha2_password method (sha2auth.go).
@@ -149,13 +150,14 @@ func New(opts Options) (*Engine, error) {
 	e.registerConnectAttrs()
 	e.admission = newAdmitGate(int(globalInt(concurrencyVar, defaultConcurrency())), time.Now)
 	e.registerAdmissionStatus()
-	e.gate = newConnGate(opts.Logger, e.connAccount)
-	e.gate.tlsCfg = opts.TLS
-	e.gate.requiresSSL = e.requiresSSL
+	e.gate = wire.NewGate(wire.GateOptions{
+		Logger: opts.Logger, Settings: globalSettings{}, Account: e.connAccount,
+		TLS: opts.TLS, RequiresSSL: e.requiresSSL, Rewrite: prepareDo,
+	})
 	e.sha2 = newSha2Auth(e, opts.RSAKeys)
 	RegisterStatus("Petrel_sha2_fast_auths", func() any { return e.sha2.fast.Load() })
 	RegisterStatus("Petrel_sha2_full_auths", func() any { return e.sha2.full.Load() })
-	limitVitessLog()
+	wire.LimitVitessLog()
 	e.registerConnStatus()
 	e.RegisterAdmin(`SET PASSWORD(?: FOR .+?)? ?= ?.+`, 0, e.setPassword)
 	e.RegisterAdmin(getDiagnosticsPattern, 0, e.getDiagnostics)
@@ -271,14 +273,14 @@ func (e *Engine) NewSession(_ context.Context, conn *mysql.Conn, addr string) (s
 	s := &Session{BaseSession: sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID), eng: e}
 	s.conn, _ = conn.ClientData.(*connState)
 	e.startConnSession(s)
-	if cc, ok := conn.Conn.(*cmdConn); ok {
+	if cc, ok := conn.Conn.(*wire.Conn); ok {
 		if st := cc.TLSState(); st != nil {
 			ctx := sql.NewEmptyContext()
 			_ = s.SetStatusVariable(ctx, "Ssl_cipher", tls.CipherSuiteName(st.CipherSuite))
-			_ = s.SetStatusVariable(ctx, "Ssl_version", tlsVersionName(st.Version))
+			_ = s.SetStatusVariable(ctx, "Ssl_version", wire.TLSVersionName(st.Version))
 		}
 		noteCompression(s, cc)
-		s.attrs = cc.attrs
+		s.attrs = cc.Attrs()
 	}
 	if err := s.applyHandshake(sql.NewEmptyContext(), conn.CharacterSet); err != nil {
 		return nil, err
@@ -350,10 +352,10 @@ func (e *Engine) Listen(addr string) (*Server, error) {
 	cfg := server.Config{
 		Protocol: "tcp",
 		Address:  ln.Addr().String(),
-		Listener: newListener(ln, e.gate),
+		Listener: wire.NewListener(ln, e.gate),
 		Version:  Version,
 		// No vitess limit: it would count sockets still authenticating;
-		// connGate counts authenticated connections (max_connections).
+		// wire.Gate counts authenticated connections (max_connections).
 		MaxConnections: 0,
 
 		ProtocolListenerFactory: e.listenerFactory,

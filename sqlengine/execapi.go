@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 
+	"petrel/sqlengine/wire"
 	"petrel/storage"
 	"petrel/storage/keys"
 )
@@ -155,37 +156,37 @@ func ASCIIPassThrough(results sql.CharacterSetID) bool {
 
 // Gathered is a client connection gathering its writes (gather.go), for
 // an executor that writes a result's row packets itself.
-type Gathered struct{ c *cmdConn }
+type Gathered struct{ c *wire.Conn }
 
 // GatherMax is the most a connection gathers before it writes.
-const GatherMax = gatherMax
+const GatherMax = wire.GatherMax
 
 // Gather is c's gathered writes, nil for a connection not served here.
 func Gather(c *mysql.Conn) *Gathered {
-	if cc, ok := c.Conn.(*cmdConn); ok {
+	if cc, ok := c.Conn.(*wire.Conn); ok {
 		return &Gathered{cc}
 	}
 	return nil
 }
 
 // Start makes the connection gather its writes until End.
-func (g *Gathered) Start() { g.c.startGather() }
+func (g *Gathered) Start() { g.c.StartGather() }
 
 // End writes what was gathered and stops gathering.
-func (g *Gathered) End() error { return g.c.endGather() }
+func (g *Gathered) End() error { return g.c.EndGather() }
 
 // Flush writes the gathered bytes.
-func (g *Gathered) Flush() error { return g.c.flushGather() }
+func (g *Gathered) Flush() error { return g.c.FlushGather() }
 
 // Buf is the gathered bytes, nil when not gathering.
-func (g *Gathered) Buf() *[]byte { return g.c.gather }
+func (g *Gathered) Buf() *[]byte { return g.c.GatherBuf() }
 
 // Seq is the sequence id after the last packet gathered; ok only when the
 // gathered bytes are whole packets.
-func (g *Gathered) Seq() (byte, bool) { return g.c.gatheredSeq() }
+func (g *Gathered) Seq() (byte, bool) { return g.c.GatheredSeq() }
 
 // Wrote notes n packets written past vitess.
-func (g *Gathered) Wrote(n byte) { g.c.wrote(n) }
+func (g *Gathered) Wrote(n byte) { g.c.Wrote(n) }
 
 // noExecutor declines every statement.
 type noExecutor struct{}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/wire"
 
 	"github.com/dolthub/go-mysql-server/sql"
 
@@ -152,8 +153,8 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 		return nil, err
 	}
 	defer end()
-	if len(q) > maxParams {
-		// Long enough for more placeholders than vitess counts (cmdConn
+	if len(q) > wire.MaxParams {
+		// Long enough for more placeholders than vitess counts (wire.Conn
 		// checks the shorter texts before vitess parses them).
 		if err := h.checkPrepare(c, q); err != nil {
 			return nil, err

@@ -13,6 +13,7 @@ import (
 
 	"petrel/internal/base"
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/wire"
 	"petrel/storage"
 )
 
@@ -67,7 +68,7 @@ func (e *Engine) SetReplicationSource(s ReplicationSource) { e.repl = s }
 
 // ComRegisterReplica implements mysql.BinlogReplicaHandler.
 func (h *errHandler) ComRegisterReplica(c *mysql.Conn, _ string, _ uint16, _ string, _ string) error {
-	cc, ok := c.Conn.(*cmdConn)
+	cc, ok := c.Conn.(*wire.Conn)
 	if !ok || h.e.repl == nil {
 		return mysqlerr.New(mysqlerr.ErUnknownCom, "replication is not available on this server")
 	}
@@ -76,7 +77,7 @@ func (h *errHandler) ComRegisterReplica(c *mysql.Conn, _ string, _ uint16, _ str
 		return err
 	}
 	defer end()
-	r, err := cc.takeRegister()
+	r, err := cc.TakeRegister()
 	if err != nil {
 		return mysqlerr.New(mysqlerr.ErMalformedPacket, "%s", err.Error())
 	}
@@ -93,10 +94,10 @@ func (h *errHandler) ComRegisterReplica(c *mysql.Conn, _ string, _ uint16, _ str
 	return h.e.repl.Register(info)
 }
 
-// ComBinlogDumpGTID implements mysql.BinlogReplicaHandler; cmdConn routes
+// ComBinlogDumpGTID implements mysql.BinlogReplicaHandler; wire.Conn routes
 // COM_BINLOG_DUMP here too. It returns when the stream ends.
 func (h *errHandler) ComBinlogDumpGTID(c *mysql.Conn, _ string, _ uint64, _ mysql.GTIDSet) error {
-	cc, ok := c.Conn.(*cmdConn)
+	cc, ok := c.Conn.(*wire.Conn)
 	if !ok || h.e.repl == nil {
 		return mysqlerr.New(mysqlerr.ErUnknownCom, "replication is not available on this server")
 	}
@@ -110,7 +111,7 @@ func (h *errHandler) ComBinlogDumpGTID(c *mysql.Conn, _ string, _ uint64, _ mysq
 		return err
 	}
 	defer end()
-	d, err := cc.takeDump()
+	d, err := cc.TakeDump()
 	if err != nil {
 		return mysqlerr.New(mysqlerr.ErMasterFatalReadingLog, "%s", err.Error())
 	}
@@ -122,7 +123,7 @@ func (h *errHandler) ComBinlogDumpGTID(c *mysql.Conn, _ string, _ uint64, _ mysq
 		ConnID: c.ConnectionID, ServerID: d.ServerID, User: s.Client().User,
 		File: d.File, Pos: d.Pos, AutoPosition: d.GTIDs != nil, GTIDs: d.GTIDs,
 		ReplicaUUID: userVarString(sctx, s, "slave_uuid", "replica_uuid"),
-		Conn:        cc.detach(),
+		Conn:        cc.Detach(),
 	}
 	if ns, err := strconv.ParseFloat(userVarString(sctx, s, "master_heartbeat_period", "source_heartbeat_period"), 64); err == nil && ns > 0 {
 		req.HeartbeatPeriod = time.Duration(ns)

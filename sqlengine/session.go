@@ -11,6 +11,7 @@ import (
 	"petrel/internal/admission"
 	"petrel/internal/base"
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/wire"
 	"petrel/storage"
 )
 
@@ -49,7 +50,7 @@ type Session struct {
 	nextReadOnly *bool
 	// attrs are the client's connection attributes (connattrs.go), set
 	// before the session is listed and never changed.
-	attrs []connAttr
+	attrs []wire.Attr
 	// ticket: the session's transaction holds one of the admission gate's
 	// slots (ticketGate's) until it ends (admission.go).
 	ticket     bool

@@ -14,6 +14,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/wire"
 )
 
 // sha2Auth is caching_sha2_password, as MySQL 8 runs it:
@@ -32,12 +33,12 @@ import (
 // stale without an invalidation step. Safe for concurrent use.
 //
 // vitess's own method cannot serve here: it assumes TLS is vitess's
-// (TLS is cmdConn's, tlsconn.go) and writes packets through vitess's
+// (TLS is wire.Conn's, tlsconn.go) and writes packets through vitess's
 // private sequence counter; this one writes its extra packets through
-// cmdConn, which keeps the sequence ids straight.
+// wire.Conn, which keeps the sequence ids straight.
 type sha2Auth struct {
 	e    *Engine
-	keys *RSAKeys
+	keys *wire.RSAKeys
 
 	// fast, full count logins by each path (Petrel_sha2_fast_auths,
 	// Petrel_sha2_full_auths).
@@ -66,7 +67,7 @@ const (
 	sha2FullAuth         = 4
 )
 
-func newSha2Auth(e *Engine, keys *RSAKeys) *sha2Auth {
+func newSha2Auth(e *Engine, keys *wire.RSAKeys) *sha2Auth {
 	return &sha2Auth{e: e, keys: keys, cache: map[mysql_db.UserPrimaryKey]sha2Cached{}}
 }
 
@@ -123,7 +124,7 @@ func accessDenied(user string, addr net.Addr, withPassword bool) error {
 }
 
 func (a *sha2Auth) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, addr net.Addr) (mysql.Getter, error) {
-	cc, ok := c.Conn.(*cmdConn)
+	cc, ok := c.Conn.(*wire.Conn)
 	if !ok || len(serverData) < 20 {
 		return nil, accessDenied(user, addr, len(clientData) > 0)
 	}
@@ -145,13 +146,13 @@ func (a *sha2Auth) HandleAuthPluginData(c *mysql.Conn, user string, serverData, 
 	hit, cached := a.cache[key]
 	a.mu.Unlock()
 	if cached && hit.authString == u.AuthString && mysql.VerifyHashedCachingSha2Password(clientData, salt, hit.stage2[:]) {
-		if err := cc.writeAuthPacket([]byte{mysql.AuthMoreDataPacket, sha2FastAuthOK}); err != nil {
+		if err := cc.WriteAuthPacket([]byte{mysql.AuthMoreDataPacket, sha2FastAuthOK}); err != nil {
 			return nil, err
 		}
 		a.fast.Add(1)
 		return ok2, nil
 	}
-	if err := cc.writeAuthPacket([]byte{mysql.AuthMoreDataPacket, sha2FullAuth}); err != nil {
+	if err := cc.WriteAuthPacket([]byte{mysql.AuthMoreDataPacket, sha2FullAuth}); err != nil {
 		return nil, err
 	}
 	password, err := a.readPassword(c, cc, salt)
@@ -180,7 +181,7 @@ func (a *sha2Auth) HandleAuthPluginData(c *mysql.Conn, user string, serverData, 
 // readPassword reads the password of a full authentication: in clear
 // over TLS, RSA-encrypted otherwise (sending the public key first if the
 // client asks for it). nil: the client sent something unusable.
-func (a *sha2Auth) readPassword(c *mysql.Conn, cc *cmdConn, salt []byte) ([]byte, error) {
+func (a *sha2Auth) readPassword(c *mysql.Conn, cc *wire.Conn, salt []byte) ([]byte, error) {
 	data, err := c.ReadPacket(context.Background())
 	if err != nil {
 		return nil, err
@@ -195,7 +196,7 @@ func (a *sha2Auth) readPassword(c *mysql.Conn, cc *cmdConn, salt []byte) ([]byte
 		return nil, nil
 	}
 	if len(data) == 1 && data[0] == sha2RequestPublicKey {
-		if err := cc.writeAuthPacket(append([]byte{mysql.AuthMoreDataPacket}, a.keys.PublicPEM...)); err != nil {
+		if err := cc.WriteAuthPacket(append([]byte{mysql.AuthMoreDataPacket}, a.keys.PublicPEM...)); err != nil {
 			return nil, err
 		}
 		if data, err = c.ReadPacket(context.Background()); err != nil {

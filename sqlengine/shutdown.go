@@ -10,6 +10,7 @@ import (
 
 	"petrel/internal/base"
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/wire"
 )
 
 // Shutdown, client side, in MySQL's order (docs/design/shutdown.md): the node stops the listener, then StopStatements turns new
@@ -46,6 +47,14 @@ type connState struct {
 	stmtCtx context.Context
 }
 
+var _ wire.Commands = (*connState)(nil)
+
+// MySQLConn implements wire.Commands.
+func (cs *connState) MySQLConn() *mysql.Conn { return cs.c }
+
+// Running implements wire.Commands: a command of the connection runs.
+func (cs *connState) Running() bool { return cs.busy.Load() > 0 }
+
 // connSet is the engine's registry of client connections.
 type connSet struct {
 	// stopping: new statements get ER_SERVER_SHUTDOWN.
@@ -69,8 +78,8 @@ func errShutdown() error {
 func (h *errHandler) NewConnection(c *mysql.Conn) {
 	h.Handler.NewConnection(c)
 	h.setStatus(c)
-	if cc, ok := c.Conn.(*cmdConn); ok {
-		cc.checkPrepare = h.checkPrepare
+	if cc, ok := c.Conn.(*wire.Conn); ok {
+		cc.SetCheckPrepare(h.checkPrepare)
 	}
 	cs := &connState{c: c}
 	cs.ctx, cs.cancel = context.WithCancel(context.Background())

@@ -3,6 +3,8 @@ package sqlengine
 import (
 	"strings"
 
+	"petrel/sqlengine/wire"
+
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 )
@@ -101,7 +103,7 @@ func (h *errHandler) statusSpool(c *mysql.Conn, cb mysql.ResultSpoolFn) mysql.Re
 		if len(res.Fields) == 0 {
 			h.okStatus(c, res)
 			if res.Info != "" {
-				expectInfoOK(c)
+				wire.ExpectInfoOK(c)
 			}
 		}
 		return cb(res, more)

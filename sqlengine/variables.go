@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
+	"petrel/sqlengine/wire"
 	"petrel/storage"
 )
 
@@ -42,8 +43,8 @@ func registerVariables(opts Options) error {
 		// lengthen crash recovery's replay of the binlog.
 		&sql.MysqlSystemVariable{Name: "petrel_memtable_size", Scope: global, Type: types.NewSystemIntType("petrel_memtable_size", 1<<20, 1<<30, false), Default: int64(storage.DefaultMemTableSize)},
 		// Petrel's: streamed zstd for clients that ask (compressconn.go).
-		&sql.MysqlSystemVariable{Name: streamVar, Scope: global, Dynamic: true, Type: types.NewSystemBoolType(streamVar), Default: int8(1)},
-		&sql.MysqlSystemVariable{Name: packetMemoryVar, Scope: global, Dynamic: true, Type: types.NewSystemIntType(packetMemoryVar, 1<<20, 1<<40, false), Default: int64(defaultPacketMemory)},
+		&sql.MysqlSystemVariable{Name: wire.StreamVar, Scope: global, Dynamic: true, Type: types.NewSystemBoolType(wire.StreamVar), Default: int8(1)},
+		&sql.MysqlSystemVariable{Name: wire.PacketMemoryVar, Scope: global, Dynamic: true, Type: types.NewSystemIntType(wire.PacketMemoryVar, 1<<20, 1<<40, false), Default: int64(wire.DefaultPacketMemory)},
 	})
 	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{admissionVariable()})
 	sql.SystemVariables.AddSystemVariables(diagnosticsVariables())
@@ -345,3 +346,20 @@ func VarInt(v any) (int64, bool) {
 	i, err := strconv.ParseInt(fmt.Sprint(v), 10, 64)
 	return i, err == nil
 }
+
+// globalInt reads an integer (or boolean) global variable, def when unset.
+func globalInt(name string, def int64) int64 {
+	if _, v, ok := sql.SystemVariables.GetGlobal(name); ok {
+		if n, ok := toInt64(v); ok {
+			return n
+		}
+	}
+	return def
+}
+
+// globalSettings is the wire layer's reader of the global variables
+// (wire.Settings).
+type globalSettings struct{}
+
+func (globalSettings) Int(name string, def int64) int64 { return globalInt(name, def) }
+func (globalSettings) Bool(name string) bool            { return globalBool(name) }

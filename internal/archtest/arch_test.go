@@ -47,7 +47,10 @@ var allowed = map[string][]string{
 
 	// sqlengine never imports binlog or replication: node wires them.
 	// (sqltest: its external tests serve an engine over the wire.)
-	"sqlengine": {"internal/*", "storage", "storage/keys", "storage/lock", "sqlengine/sqltest"},
+	"sqlengine": {"internal/*", "storage", "storage/keys", "storage/lock", "sqlengine/wire", "sqlengine/sqltest"},
+	// The wire layer under vitess: no SQL, no sessions (sqlengine gives it
+	// settings, accounts and its command state through interfaces).
+	"sqlengine/wire": {"internal/*"},
 	// The executors: the backend's Executor, through its executor API.
 	"sqlengine/fastpath":                   {"internal/*", "storage", "storage/keys", "sqlengine"},
 	"sqlengine/enginetest":                 {"internal/*", "storage", "storage/keys", "sqlengine"},
@@ -69,9 +72,9 @@ var allowed = map[string][]string{
 	// replica and source) over storage and a binary log.
 	"surface/semisyncsql": {"internal/*", "semisync", "storage", "sqlengine", "sqlengine/sqltest"},
 	"surface/replsql":     {"internal/*", "repl/replica", "repl/source", "binlog", "storage", "sqlengine", "sqlengine/sqltest"},
-	"surface/clonesql":    {"internal/*", "clone", "binlog", "storage", "sqlengine", "sqlengine/sqltest"},
+	"surface/clonesql":    {"internal/*", "clone", "binlog", "storage", "sqlengine", "sqlengine/wire", "sqlengine/sqltest"},
 
-	"node": {"internal/*", "storage", "storage/keys", "binlog", "binlog/rowenc", "semisync", "sqlengine", "sqlengine/fastpath", "repl/source", "repl/replica", "repl/relay",
+	"node": {"internal/*", "storage", "storage/keys", "binlog", "binlog/rowenc", "semisync", "sqlengine", "sqlengine/wire", "sqlengine/fastpath", "repl/source", "repl/replica", "repl/relay",
 		"surface/binlogsql", "surface/semisyncsql", "surface/replsql", "clone", "surface/clonesql"},
 
 	// The failover detector and promotion policy: a pure core.

@@ -23,6 +23,7 @@ import (
 	"petrel/clone"
 	"petrel/internal/base"
 	"petrel/sqlengine"
+	"petrel/sqlengine/wire"
 	"petrel/storage"
 )
 
@@ -56,7 +57,7 @@ func realDonor(t *testing.T, otherCert bool, sizes ...int) (int, *clone.Donor, m
 		}
 		values[k] = v
 	}
-	tlsCfg, _, err := sqlengine.ServerTLS(sqlengine.TLSOptions{Datadir: dir})
+	tlsCfg, _, err := wire.ServerTLS(wire.TLSOptions{Datadir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func realDonor(t *testing.T, otherCert bool, sizes ...int) (int, *clone.Donor, m
 	}
 	dataTLS := tlsCfg
 	if otherCert {
-		if dataTLS, _, err = sqlengine.ServerTLS(sqlengine.TLSOptions{Datadir: t.TempDir()}); err != nil {
+		if dataTLS, _, err = wire.ServerTLS(wire.TLSOptions{Datadir: t.TempDir()}); err != nil {
 			t.Fatal(err)
 		}
 	}

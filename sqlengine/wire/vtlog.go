@@ -1,4 +1,4 @@
-package sqlengine
+package wire
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // at logrus), and logs a line for every connection a client ends badly: a
 // handshake it cannot parse, a packet cut short, a write that timed out,
 // a command it does not know. A client can trigger those at will, so
-// limitVitessLog lets each kind of line (its format string, or its first
+// LimitVitessLog lets each kind of line (its format string, or its first
 // words) through at most once a second; the lines held back are counted
 // in the next one.
 
@@ -22,7 +22,7 @@ const vtlogKinds = 256
 
 var vtlogOnce sync.Once
 
-func limitVitessLog() {
+func LimitVitessLog() {
 	vtlogOnce.Do(func() {
 		vtlog.Error, vtlog.Errorf = limitLog(vtlog.Error)
 		vtlog.Warning, vtlog.Warningf = limitLog(vtlog.Warning)

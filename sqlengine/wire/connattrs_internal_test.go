@@ -1,4 +1,4 @@
-package sqlengine
+package wire
 
 import (
 	"encoding/binary"
@@ -38,7 +38,7 @@ func TestParseConnAttrs(t *testing.T) {
 		blk = append(blk, lenencStr(s)...)
 	}
 	got := parseConnAttrs(handshakeResponse(blk))
-	want := []connAttr{{"_client_name", "Go-MySQL-Driver"}, {"fo/o", "bo/o"}, {strings.Repeat("n", 32), "é✓"}}
+	want := []Attr{{"_client_name", "Go-MySQL-Driver"}, {"fo/o", "bo/o"}, {strings.Repeat("n", 32), "é✓"}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("attributes = %q, want %q", got, want)
 	}
@@ -52,7 +52,7 @@ func TestParseConnAttrs(t *testing.T) {
 	// longer than the packet, or a packet cut inside its fields, none.
 	cut := append(append([]byte(nil), lenencStr("a")...), lenencStr("1")...)
 	cut = append(cut, 5, 'b')
-	if got := parseConnAttrs(handshakeResponse(cut)); !slices.Equal(got, []connAttr{{"a", "1"}}) {
+	if got := parseConnAttrs(handshakeResponse(cut)); !slices.Equal(got, []Attr{{"a", "1"}}) {
 		t.Errorf("cut pair: %q", got)
 	}
 	long := handshakeResponse(lenencStr("x"))

@@ -1,4 +1,4 @@
-package sqlengine
+package wire
 
 import (
 	"runtime/debug"
@@ -24,12 +24,12 @@ import (
 // its connection stays usable. When the budget empties after large
 // statements, the heap they left is returned to the operating system.
 
-// packetMemoryVar is the budget's system variable (global, dynamic).
-const packetMemoryVar = "petrel_packet_memory_limit"
+// PacketMemoryVar is the budget's system variable (global, dynamic).
+const PacketMemoryVar = "petrel_packet_memory_limit"
 
-// defaultPacketMemory is its default: four packets of the default
+// DefaultPacketMemory is its default: four packets of the default
 // max_allowed_packet (64 MiB) at once.
-const defaultPacketMemory = 256 << 20
+const DefaultPacketMemory = 256 << 20
 
 // returnAfter is how many bytes of large packets must have passed since
 // memory was last returned to the operating system before it is again.
@@ -75,7 +75,7 @@ func (b *packetBudget) acquire(n, limit int64, deadline time.Time, done <-chan s
 		b.mu.Unlock()
 		b.refused.Add(1)
 		return mysqlerr.New(mysqlerr.ErOutOfResources,
-			"Out of memory: a %d-byte packet is larger than %s (%d bytes)", n, packetMemoryVar, limit)
+			"Out of memory: a %d-byte packet is larger than %s (%d bytes)", n, PacketMemoryVar, limit)
 	}
 	if len(b.waiters) == 0 && b.held+n <= limit {
 		b.held += n
@@ -123,7 +123,7 @@ func (b *packetBudget) acquire(n, limit int64, deadline time.Time, done <-chan s
 	b.grant(limit)
 	return mysqlerr.New(mysqlerr.ErOutOfResources,
 		"Out of memory: waited net_read_timeout for %d bytes of %s (%d bytes, %d held by other statements)",
-		n, packetMemoryVar, limit, held)
+		n, PacketMemoryVar, limit, held)
 }
 
 // release returns n bytes and admits the waiters that now fit.
@@ -209,14 +209,16 @@ func (b *packetBudget) inUse() int64 {
 	return b.held
 }
 
-func packetMemoryLimit() int64 { return globalInt(packetMemoryVar, defaultPacketMemory) }
+func (g *Gate) packetMemoryLimit() int64 {
+	return g.settings.Int(PacketMemoryVar, DefaultPacketMemory)
+}
 
 // reserve takes n bytes of packet memory for the current command.
-func (c *cmdConn) reserve(n int64) error {
+func (c *Conn) reserve(n int64) error {
 	if c.gate == nil {
 		return nil
 	}
-	limit := packetMemoryLimit()
+	limit := c.gate.packetMemoryLimit()
 	deadline := time.Now().Add(time.Duration(c.netReadTimeout.Load()))
 	if err := c.gate.budget.acquire(n, limit, deadline, c.done); err != nil {
 		return err
@@ -234,7 +236,7 @@ func (c *cmdConn) reserve(n int64) error {
 
 // trimHeld gives back what the command holds beyond size bytes (a
 // multi-frame packet reserved max_allowed_packet until its end).
-func (c *cmdConn) trimHeld(size int64) {
+func (c *Conn) trimHeld(size int64) {
 	c.heldMu.Lock()
 	extra := c.held - size
 	if extra <= 0 {
@@ -243,16 +245,16 @@ func (c *cmdConn) trimHeld(size int64) {
 	}
 	c.held = size
 	c.heldMu.Unlock()
-	c.gate.budget.release(extra, packetMemoryLimit())
+	c.gate.budget.release(extra, c.gate.packetMemoryLimit())
 }
 
 // releaseHeld gives back the command's packet memory.
-func (c *cmdConn) releaseHeld() {
+func (c *Conn) releaseHeld() {
 	c.heldMu.Lock()
 	n := c.held
 	c.held = 0
 	c.heldMu.Unlock()
 	if n > 0 && c.gate != nil {
-		c.gate.budget.release(n, packetMemoryLimit())
+		c.gate.budget.release(n, c.gate.packetMemoryLimit())
 	}
 }

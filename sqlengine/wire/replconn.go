@@ -1,4 +1,4 @@
-package sqlengine
+package wire
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 // Replication commands reach the server on the normal client port. The
 // vitess protocol layer knows COM_REGISTER_SLAVE and COM_BINLOG_DUMP_GTID
 // but not COM_BINLOG_DUMP (file/position, what MariaDB replicas send), and
-// it trusts those packets' lengths. cmdConn (netconn.go) sits under vitess
+// it trusts those packets' lengths. Conn (netconn.go) sits under vitess
 // on every accepted connection: it parses the replication commands itself
 // (so a malformed one is refused, never sliced out of range), keeps what
 // they say for the handler, and hands vitess a sanitised
@@ -49,7 +49,7 @@ type dumpCommand struct {
 // inspect parses a command packet; replication commands are recorded and
 // replaced by a minimal COM_BINLOG_DUMP_GTID / COM_REGISTER_SLAVE that
 // vitess parses safely.
-func (c *cmdConn) inspect(p []byte) []byte {
+func (c *Conn) inspect(p []byte) []byte {
 	switch p[0] {
 	case comRegisterSlave:
 		r, err := ParseRegister(p)
@@ -67,11 +67,14 @@ func (c *cmdConn) inspect(p []byte) []byte {
 		out := []byte{comBinlogDumpGTID, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 		return binary.LittleEndian.AppendUint64(out, 4)
 	}
-	return prepareDo(p) // p itself unless a prepared DO
+	if c.gate.rewrite != nil {
+		return c.gate.rewrite(p) // sqlengine's (a prepared DO)
+	}
+	return p
 }
 
 // takeRegister returns the recorded COM_REGISTER_SLAVE.
-func (c *cmdConn) takeRegister() (*RegisterRequest, error) {
+func (c *Conn) TakeRegister() (*RegisterRequest, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r, err := c.register, c.bad
@@ -83,7 +86,7 @@ func (c *cmdConn) takeRegister() (*RegisterRequest, error) {
 }
 
 // takeDump returns the recorded dump command.
-func (c *cmdConn) takeDump() (*dumpCommand, error) {
+func (c *Conn) TakeDump() (*dumpCommand, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	d, err := c.dump, c.bad

@@ -1,20 +1,16 @@
-package sqlengine
+package wire
 
 import (
-	"context"
 	"encoding/binary"
-	"errors"
 	"io"
 	"math"
 	"strconv"
-	"strings"
 
 	"petrel/internal/mysqlerr"
 
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
-	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
 // The prepared-statement commands are parsed by vitess, which trusts
@@ -22,7 +18,7 @@ import (
 // COM_STMT_EXECUTE of a statement with 65529 to 65535 parameters indexes
 // past its NULL bitmap (the bitmap's size is computed in 16 bits), a
 // malformed COM_STMT_SEND_LONG_DATA or COM_FIELD_LIST ends the
-// connection. cmdConn checks these commands before vitess reads them
+// connection. Conn checks these commands before vitess reads them
 // (guardCommand): a malformed one is answered with MySQL's error and
 // never reaches vitess; an EXECUTE of a statement with that many
 // parameters is decoded here, its values bound (as SEND_LONG_DATA binds
@@ -39,8 +35,8 @@ const (
 )
 
 const (
-	// maxParams is the most placeholders a statement may have.
-	maxParams = 65535
+	// MaxParams is the most placeholders a statement may have.
+	MaxParams = 65535
 	// vitessBitmapLimit: vitess's NULL bitmap size overflows from here.
 	vitessBitmapLimit = 65529
 )
@@ -373,39 +369,39 @@ func decodeTime(p []byte, pos int) (sqltypes.Value, int, bool) {
 
 // guard runs guardCommand on a command of the authenticated connection.
 // Only vitess's goroutine calls it, the one that changes PrepareData.
-func (c *cmdConn) guard(p []byte) guardResult {
+func (c *Conn) guard(p []byte) guardResult {
 	st := c.state.Load()
-	if st == nil || st.c == nil {
+	if st == nil || st.MySQLConn() == nil {
 		return guardResult{}
 	}
 	if p[0] == comStmtPrepare && c.checkPrepare != nil {
-		if err := c.checkPrepare(st.c, string(p[1:])); err != nil {
+		if err := c.checkPrepare(st.MySQLConn(), string(p[1:])); err != nil {
 			return guardResult{reply: err}
 		}
 		return guardResult{}
 	}
-	return guardCommand(p, st.c.PrepareData)
+	return guardCommand(p, st.MySQLConn().PrepareData)
 }
 
 // manyParams reports whether the COM_STMT_EXECUTE whose frame has begun
 // (command byte and statement id buffered or arriving) is for a statement
 // with more parameters than vitess can parse.
-func (c *cmdConn) manyParams() bool {
+func (c *Conn) manyParams() bool {
 	st := c.state.Load()
-	if st == nil || st.c == nil {
+	if st == nil || st.MySQLConn() == nil {
 		return false
 	}
 	b, err := c.br.Peek(5)
 	if err != nil {
 		return false
 	}
-	prep := st.c.PrepareData[binary.LittleEndian.Uint32(b[1:])]
+	prep := st.MySQLConn().PrepareData[binary.LittleEndian.Uint32(b[1:])]
 	return prep != nil && int(prep.ParamsCount) >= vitessBitmapLimit
 }
 
 // bigExecute reads a large COM_STMT_EXECUTE whole (under the packet
 // budget, as a passed-through packet would be) and guards it.
-func (c *cmdConn) bigExecute(hdr [4]byte, n int) error {
+func (c *Conn) bigExecute(hdr [4]byte, n int) error {
 	if ok, err := c.reservePacket(n); !ok {
 		return err
 	}
@@ -458,36 +454,5 @@ func (c *cmdConn) bigExecute(hdr [4]byte, n int) error {
 		}
 	}
 	c.pending = out
-	return nil
-}
-
-// checkPrepare is what COM_STMT_PREPARE's text must pass before vitess
-// prepares it: vitess answers a statement that does not parse with 1105
-// "Code: INVALID_ARGUMENT", and counts placeholders in 16 bits. It
-// returns MySQL's error (1064 ER_PARSE_ERROR, 1390 ER_PS_MANY_PARAM) or
-// nil.
-func (h *errHandler) checkPrepare(c *mysql.Conn, q string) *mysql.SQLError {
-	opts, err := h.Handler.ParserOptionsForConnection(c)
-	if err != nil {
-		return nil // vitess reports it
-	}
-	stmt, err := ast.ParseWithOptions(context.Background(), q, opts)
-	if err != nil {
-		var se *mysql.SQLError
-		if errors.As(clientError(mysqlerr.New(mysqlerr.ErUnknown, "%s", err.Error())), &se) {
-			return se
-		}
-		return nil
-	}
-	n := 0
-	_ = ast.Walk(func(node ast.SQLNode) (bool, error) {
-		if v, ok := node.(*ast.SQLVal); ok && strings.HasPrefix(string(v.Val), ":v") {
-			n++
-		}
-		return true, nil
-	}, stmt)
-	if n > maxParams {
-		return mysqlerr.New(mysqlerr.ErPSManyParam, "Prepared statement contains too many placeholders")
-	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package sqlengine
+package wire
 
 import (
 	"encoding/binary"

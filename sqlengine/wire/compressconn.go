@@ -1,4 +1,4 @@
-package sqlengine
+package wire
 
 import (
 	"bufio"
@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"petrel/internal/mysqlcompress"
 )
@@ -16,7 +15,7 @@ import (
 // `mariadb --compress` and go-sql-driver's compress=true ask for;
 // CLIENT_ZSTD_COMPRESSION_ALGORITHM, zstd at the level byte the client
 // puts after its handshake response). Like TLS (tlsconn.go) it is a
-// layer under cmdConn's framing: from the first byte after the server's
+// layer under Conn's framing: from the first byte after the server's
 // authentication OK, reads come out of mysqlcompress.Reader and writes go
 // into mysqlcompress.Writer, so every limit and timeout here applies to
 // the plain packets. protocol_compression_algorithms decides what the
@@ -74,7 +73,7 @@ func offerCompression(p []byte, lo, hi int) {
 // negotiateCompression decides the connection's compression from its
 // HandshakeResponse41 (payload p): zstd if the client asked for it (its
 // level is the byte after the response's fields), else zlib.
-func (c *cmdConn) negotiateCompression(p []byte) {
+func (c *Conn) negotiateCompression(p []byte) {
 	if len(p) < 4 {
 		return
 	}
@@ -96,19 +95,19 @@ func (c *cmdConn) negotiateCompression(p []byte) {
 // streamed zstd.
 func asksStream(p []byte) bool {
 	for _, a := range parseConnAttrs(p) {
-		if a.name == mysqlcompress.StreamAttr && a.value == "zstd" {
+		if a.Name == mysqlcompress.StreamAttr && a.Value == "zstd" {
 			return true
 		}
 	}
 	return false
 }
 
-// streamVar is Petrel's protocol_compression_stream: whether a client
+// StreamVar is Petrel's protocol_compression_stream: whether a client
 // that asks for streamed zstd gets it (ON by default).
-const streamVar = "protocol_compression_stream"
+const StreamVar = "protocol_compression_stream"
 
 func streamAllowed() bool {
-	_, v, ok := sql.SystemVariables.GetGlobal(streamVar)
+	_, v, ok := sql.SystemVariables.GetGlobal(StreamVar)
 	if !ok {
 		return true
 	}
@@ -117,7 +116,7 @@ func streamAllowed() bool {
 }
 
 // Compression reports the connection's protocol compression.
-func (c *cmdConn) Compression() (mysqlcompress.Algorithm, int) {
+func (c *Conn) Compression() (mysqlcompress.Algorithm, int) {
 	if c.comp == nil {
 		return mysqlcompress.None, 0
 	}
@@ -126,7 +125,7 @@ func (c *cmdConn) Compression() (mysqlcompress.Algorithm, int) {
 
 // armCompression: authentication succeeded; the next packet written is
 // the OK, the last uncompressed one.
-func (c *cmdConn) armCompression() {
+func (c *Conn) armCompression() {
 	if c.comp != nil {
 		c.comp.armed = true
 	}
@@ -135,7 +134,7 @@ func (c *cmdConn) armCompression() {
 // writeArmed writes p while compression is armed: the OK packet as is,
 // then compression starts (for anything after it in p too). The client
 // sends nothing before it reads the OK, so the reader switches here.
-func (c *cmdConn) writeArmed(p []byte) (int, error) {
+func (c *Conn) writeArmed(p []byte) (int, error) {
 	cs := c.comp
 	if cs.okLen < 0 && len(p) >= 4 {
 		cs.okLen = 4 + (int(p[0]) | int(p[1])<<8 | int(p[2])<<16)
@@ -166,7 +165,7 @@ func (c *cmdConn) writeArmed(p []byte) (int, error) {
 
 // out is where written bytes go: the compressed layer once on, else the
 // wire.
-func (c *cmdConn) out() interface{ Write([]byte) (int, error) } {
+func (c *Conn) out() interface{ Write([]byte) (int, error) } {
 	if c.comp != nil && c.comp.w != nil {
 		return c.comp.w
 	}
@@ -251,30 +250,4 @@ func handshakeAttrsAt(p []byte) int {
 		return -1
 	}
 	return pos
-}
-
-// compressionStatus are the session status variables of protocol
-// compression as MySQL shows them (GMS has Compression as a counter):
-// Compression ON/OFF, Compression_algorithm, Compression_level.
-func compressionStatus(m map[string]sql.StatusVarValue) {
-	for name, def := range map[string]any{"Compression": "OFF", "Compression_algorithm": "", "Compression_level": uint64(0)} {
-		m[name] = &sql.ImmutableStatusVarValue{
-			Var: &sql.MySQLStatusVariable{Name: name, Scope: sql.StatusVariableScope_Session, Type: types.Text, Default: def},
-			Val: def,
-		}
-	}
-}
-
-// noteCompression sets the session's compression status.
-func noteCompression(s *Session, cc *cmdConn) {
-	algo, level := cc.Compression()
-	if algo == mysqlcompress.None {
-		return
-	}
-	ctx := sql.NewEmptyContext()
-	_ = s.SetStatusVariable(ctx, "Compression", "ON")
-	_ = s.SetStatusVariable(ctx, "Compression_algorithm", algo.String())
-	if algo == mysqlcompress.Zstd {
-		_ = s.SetStatusVariable(ctx, "Compression_level", uint64(level))
-	}
 }

@@ -1,4 +1,4 @@
-package sqlengine
+package wire
 
 import (
 	"bufio"
@@ -19,7 +19,7 @@ import (
 	"petrel/internal/mysqlerr"
 )
 
-// cmdConn is the server's end of one client connection, under vitess,
+// Conn is the server's end of one client connection, under vitess,
 // which runs the handshake and the command loop on it. It reads the byte
 // stream as MySQL packets (3-byte length, sequence id), which lets it do
 // what vitess does not:
@@ -39,9 +39,9 @@ import (
 //
 // Only vitess's goroutine for the connection calls Read; Write may be
 // called by a statement's goroutine too, Close by any goroutine.
-type cmdConn struct {
+type Conn struct {
 	net.Conn
-	gate *connGate
+	gate *Gate
 	br   *bufio.Reader
 	// done is closed by Close: a wait for packet memory ends with it.
 	done      chan struct{}
@@ -61,10 +61,10 @@ type cmdConn struct {
 	netReadTimeout  atomic.Int64
 	netWriteTimeout atomic.Int64
 	maxPacket       atomic.Int64
-	// state is the connection's command state (shutdown.go), linked at
+	// state is the connection's command state (sqlengine's), linked at
 	// authentication: a command running means reads are data it asked for
 	// (LOAD DATA LOCAL), under net_read_timeout.
-	state atomic.Pointer[connState]
+	state atomic.Pointer[commandsBox]
 	// wrSetAt is when the write deadline was last set (unix ns; 0: not
 	// under net_write_timeout yet).
 	wrSetAt atomic.Int64
@@ -139,7 +139,7 @@ type cmdConn struct {
 	compChecked bool
 	// attrs are the connection attributes of the handshake response
 	// (connattrs.go), set before vitess reads it.
-	attrs []connAttr
+	attrs []Attr
 
 	mu       sync.Mutex
 	register *RegisterRequest
@@ -176,9 +176,9 @@ const (
 	// keptBuffer is the largest frame buffer a connection keeps between
 	// commands.
 	keptBuffer = 16 << 10
-	// clientInteractive is CLIENT_INTERACTIVE: wait_timeout starts as
+	// ClientInteractive is CLIENT_INTERACTIVE: wait_timeout starts as
 	// interactive_timeout.
-	clientInteractive = 1 << 10
+	ClientInteractive = 1 << 10
 	// maxTimeout caps timeouts (MySQL's maximum for them is one year).
 	maxTimeout = 31536000 * time.Second
 )
@@ -187,8 +187,8 @@ const (
 // oversized packet) after its ERR packet was sent.
 var errClosedByServer = errors.New("sqlengine: connection closed by the server")
 
-func newCmdConn(c net.Conn, g *connGate) *cmdConn {
-	cc := &cmdConn{Conn: c, gate: g, br: bufio.NewReaderSize(c, 16<<10), done: make(chan struct{})}
+func newConn(c net.Conn, g *Gate) *Conn {
+	cc := &Conn{Conn: c, gate: g, br: bufio.NewReaderSize(c, 16<<10), done: make(chan struct{})}
 	// MySQL's defaults until authentication sets the server's values.
 	cc.waitTimeout.Store(int64(28800 * time.Second))
 	cc.netReadTimeout.Store(int64(30 * time.Second))
@@ -201,9 +201,9 @@ func newCmdConn(c net.Conn, g *connGate) *cmdConn {
 // are dropped. Its max_connections slot and packet memory are released.
 // NetConn returns the connection under the wrapper (internal/tcptune sets
 // a replication socket's options on it).
-func (c *cmdConn) NetConn() net.Conn { return c.Conn }
+func (c *Conn) NetConn() net.Conn { return c.Conn }
 
-func (c *cmdConn) Close() error {
+func (c *Conn) Close() error {
 	c.closed.Store(true)
 	err := c.Conn.Close()
 	c.closeOnce.Do(func() {
@@ -221,7 +221,7 @@ func (c *cmdConn) Close() error {
 // connection the server closed is not sent, by design). The first
 // write is the server's greeting, whose character set byte is set to the
 // server's default collation (greetingCharset).
-func (c *cmdConn) Write(p []byte) (int, error) {
+func (c *Conn) Write(p []byte) (int, error) {
 	if connPhase(c.phase.Load()) == phaseCommand {
 		c.refreshWriteDeadline()
 	} else if c.greeted {
@@ -248,8 +248,8 @@ func (c *cmdConn) Write(p []byte) (int, error) {
 	}
 	if c.gather != nil {
 		*c.gather = append(*c.gather, p...)
-		if len(*c.gather) >= gatherMax {
-			if err := c.flushGather(); err != nil {
+		if len(*c.gather) >= GatherMax {
+			if err := c.FlushGather(); err != nil {
 				return 0, err
 			}
 		}
@@ -260,7 +260,7 @@ func (c *cmdConn) Write(p []byte) (int, error) {
 
 // emit writes p to the client (the compressed layer, or TLS, or the
 // socket).
-func (c *cmdConn) emit(p []byte) (int, error) {
+func (c *Conn) emit(p []byte) (int, error) {
 	var n int
 	var err error
 	if c.comp != nil && c.comp.armed {
@@ -280,7 +280,7 @@ func (c *cmdConn) emit(p []byte) (int, error) {
 
 // abortClient counts the connection in Aborted_clients, once: the server
 // ends it because of a timeout or an oversized packet.
-func (c *cmdConn) abortClient() {
+func (c *Conn) abortClient() {
 	if c.gate != nil && c.aborted.CompareAndSwap(false, true) {
 		sql.StatusVariables.IncrementGlobal("Aborted_clients", 1)
 	}
@@ -289,7 +289,7 @@ func (c *cmdConn) abortClient() {
 // refreshWriteDeadline keeps the write deadline net_write_timeout ahead,
 // resetting it at most every slack(timeout): a deadline costs a timer
 // update, and a reply is often many writes.
-func (c *cmdConn) refreshWriteDeadline() {
+func (c *Conn) refreshWriteDeadline() {
 	d := time.Duration(c.netWriteTimeout.Load())
 	now := time.Now()
 	if now.UnixNano()-c.wrSetAt.Load() < int64(slack(d)) {
@@ -306,11 +306,11 @@ func slack(d time.Duration) time.Duration {
 }
 
 // Read hands vitess the byte stream, frame by frame.
-func (c *cmdConn) Read(p []byte) (int, error) {
+func (c *Conn) Read(p []byte) (int, error) {
 	if c.prepGather && len(c.pending) == 0 {
 		// vitess wrote the whole response and reads on.
 		c.prepGather = false
-		if err := c.endGather(); err != nil {
+		if err := c.EndGather(); err != nil {
 			return 0, err
 		}
 	}
@@ -338,7 +338,7 @@ func (c *cmdConn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (c *cmdConn) readErr(err error) error {
+func (c *Conn) readErr(err error) error {
 	if c.closed.Load() || errors.Is(err, errClosedByServer) {
 		return io.EOF
 	}
@@ -361,7 +361,7 @@ func isTimeout(err error) bool {
 // end of stream for vitess; wait_timeout: answered as MySQL 8 does (error
 // 4031, then the connection closes); net_read_timeout: the error itself
 // (vitess logs the connection it ends).
-func (c *cmdConn) timedOut(err error) error {
+func (c *Conn) timedOut(err error) error {
 	switch {
 	case connPhase(c.phase.Load()) == phaseHandshake:
 		if c.gate != nil {
@@ -382,7 +382,7 @@ func (c *cmdConn) timedOut(err error) error {
 // setReadDeadline puts the read deadline kind's timeout ahead of now,
 // unless it already is (within slack). During the handshake the connect
 // deadline, set at accept, stands.
-func (c *cmdConn) setReadDeadline(kind deadlineKind) {
+func (c *Conn) setReadDeadline(kind deadlineKind) {
 	if connPhase(c.phase.Load()) != phaseCommand {
 		return
 	}
@@ -403,11 +403,11 @@ func (c *cmdConn) setReadDeadline(kind deadlineKind) {
 // headerKind is the timeout that applies while waiting for the next frame
 // header: between commands wait_timeout; inside a packet, or while a
 // command runs (data it asked for), net_read_timeout.
-func (c *cmdConn) headerKind() deadlineKind {
+func (c *Conn) headerKind() deadlineKind {
 	if c.cont {
 		return dlPacket
 	}
-	if st := c.state.Load(); st != nil && st.busy.Load() > 0 {
+	if st := c.state.Load(); st != nil && st.Running() {
 		return dlPacket
 	}
 	return dlIdle
@@ -417,7 +417,7 @@ func (c *cmdConn) headerKind() deadlineKind {
 // reaches vitess: read here (small frames, the handshake), passed
 // through (large frames, under the packet budget), or not at all
 // (refused).
-func (c *cmdConn) nextFrame() error {
+func (c *Conn) nextFrame() error {
 	kind := c.headerKind()
 	if kind == dlIdle {
 		// vitess reads the next command only once the previous one has
@@ -452,12 +452,12 @@ func (c *cmdConn) nextFrame() error {
 }
 
 // handshakeFrame reads a frame of the handshake (bounded).
-func (c *cmdConn) handshakeFrame(hdr [4]byte, n int) error {
+func (c *Conn) handshakeFrame(hdr [4]byte, n int) error {
 	if n > maxHandshakeFrame {
 		// vitess sees the end of stream, not an aborted connection: the
 		// count is taken here.
 		sql.StatusVariables.IncrementGlobal("Aborted_connects", 1)
-		c.refuseHandshake(fmt.Sprintf("a %d-byte handshake packet", n))
+		c.RefuseHandshake(fmt.Sprintf("a %d-byte handshake packet", n))
 		return errClosedByServer
 	}
 	b, err := c.readSmall(hdr, n)
@@ -469,7 +469,7 @@ func (c *cmdConn) handshakeFrame(hdr [4]byte, n int) error {
 		c.respChecked = true
 		if !validHandshakeResponse(b[4:]) {
 			sql.StatusVariables.IncrementGlobal("Aborted_connects", 1)
-			c.refuseHandshake("a malformed handshake response")
+			c.RefuseHandshake("a malformed handshake response")
 			return errClosedByServer
 		}
 	}
@@ -487,7 +487,7 @@ func (c *cmdConn) handshakeFrame(hdr [4]byte, n int) error {
 			// SSLRequest: the rest of the conversation is TLS.
 			return c.startTLS()
 		}
-		if globalBool("require_secure_transport") {
+		if c.gate.settings.Bool("require_secure_transport") {
 			sql.StatusVariables.IncrementGlobal("Aborted_connects", 1)
 			c.writeErr(c.seq+1, mysqlerr.New(mysqlerr.ErSecureTransportRequired, "Connections using insecure transport are prohibited while --require_secure_transport=ON."))
 			c.Close()
@@ -500,7 +500,7 @@ func (c *cmdConn) handshakeFrame(hdr [4]byte, n int) error {
 
 // readSmall reads a frame's payload whole and returns header and payload
 // in one buffer, reused for frames up to keptBuffer.
-func (c *cmdConn) readSmall(hdr [4]byte, n int) ([]byte, error) {
+func (c *Conn) readSmall(hdr [4]byte, n int) ([]byte, error) {
 	var b []byte
 	if n+4 <= keptBuffer {
 		if cap(c.buf) < n+4 {
@@ -525,7 +525,7 @@ func (c *cmdConn) readSmall(hdr [4]byte, n int) ([]byte, error) {
 
 // commandFrame starts a packet: a command (sequence 0), or data a running
 // command asked for.
-func (c *cmdConn) commandFrame(hdr [4]byte, n int) error {
+func (c *Conn) commandFrame(hdr [4]byte, n int) error {
 	c.packetLen = int64(n)
 	c.cont = n == maxFrame
 	if int64(n) > c.maxPacket.Load() {
@@ -553,7 +553,7 @@ func (c *cmdConn) commandFrame(hdr [4]byte, n int) error {
 		}
 		c.pending = b
 		if command && n > 0 && !c.cont && b[4] == mysql.ComPrepare && c.gather == nil {
-			c.startGather()
+			c.StartGather()
 			c.prepGather = c.gather != nil
 		}
 		return nil
@@ -594,7 +594,7 @@ func (c *cmdConn) commandFrame(hdr [4]byte, n int) error {
 }
 
 // continuation passes on the next frame of a packet.
-func (c *cmdConn) continuation(hdr [4]byte, n int) error {
+func (c *Conn) continuation(hdr [4]byte, n int) error {
 	c.packetLen += int64(n)
 	c.cont = n == maxFrame
 	if c.packetLen > c.maxPacket.Load() {
@@ -607,7 +607,7 @@ func (c *cmdConn) continuation(hdr [4]byte, n int) error {
 	return nil
 }
 
-func (c *cmdConn) passThrough(hdr [4]byte, n int) {
+func (c *Conn) passThrough(hdr [4]byte, n int) {
 	if cap(c.buf) < 4 {
 		c.buf = make([]byte, keptBuffer)
 	}
@@ -617,7 +617,7 @@ func (c *cmdConn) passThrough(hdr [4]byte, n int) {
 
 // discardPacket reads and drops the rest of a refused packet whose frame
 // of n bytes has just begun, under net_read_timeout.
-func (c *cmdConn) discardPacket(n int) error {
+func (c *Conn) discardPacket(n int) error {
 	for {
 		if c.br.Buffered() < n {
 			c.setReadDeadline(dlPacket)
@@ -648,7 +648,7 @@ func (c *cmdConn) discardPacket(n int) error {
 // tooLarge answers a packet over max_allowed_packet as MySQL does:
 // ER_NET_PACKET_TOO_LARGE, then the connection is closed (the rest of the
 // packet is never read).
-func (c *cmdConn) tooLarge() error {
+func (c *Conn) tooLarge() error {
 	c.writeErr(c.seq+1, mysqlerr.New(mysqlerr.ErNetPacketTooLarge,
 		"Got a packet bigger than 'max_allowed_packet' bytes"))
 	c.abortClient()
@@ -659,7 +659,7 @@ func (c *cmdConn) tooLarge() error {
 // refuseHandshake answers a malformed or oversized handshake with
 // ER_HANDSHAKE_ERROR and closes the connection. (Aborted_connects is
 // counted by the caller: GMS counts the handshakes vitess aborts.)
-func (c *cmdConn) refuseHandshake(why string) {
+func (c *Conn) RefuseHandshake(why string) {
 	c.writeErr(c.seq+1, mysqlerr.New(mysqlerr.ErHandshake, "Bad handshake"))
 	if c.gate != nil {
 		c.gate.badHandshakes.note(c.RemoteAddr().String() + ": " + why)
@@ -669,7 +669,7 @@ func (c *cmdConn) refuseHandshake(why string) {
 
 // writeErr sends an ERR packet with sequence id seq on the socket (best
 // effort: the connection is usually about to close).
-func (c *cmdConn) writeErr(seq byte, e *mysql.SQLError) {
+func (c *Conn) writeErr(seq byte, e *mysql.SQLError) {
 	msg := e.Message
 	state := e.SQLState()
 	if len(state) != 5 {
@@ -694,7 +694,7 @@ func (c *cmdConn) writeErr(seq byte, e *mysql.SQLError) {
 // detach hands the socket to a replication dump, which reads and writes
 // it directly with deadlines of its own; bytes already buffered here are
 // read first.
-func (c *cmdConn) detach() net.Conn {
+func (c *Conn) Detach() net.Conn {
 	c.phase.Store(int32(phaseDetached))
 	_ = c.Conn.SetDeadline(time.Time{})
 	if c.comp != nil && c.comp.w != nil {
@@ -720,44 +720,32 @@ func (b *bufferedConn) NetConn() net.Conn { return b.Conn }
 
 // startCommands ends the handshake: the connection is under the command
 // loop's timeouts from now on.
-func (c *cmdConn) startCommands(cs *connState) {
+func (c *Conn) startCommands(cs Commands) {
 	if cs != nil {
-		c.state.Store(cs)
+		c.state.Store(&commandsBox{cs})
 	}
 	wait := "wait_timeout"
-	if c.clientFlags&clientInteractive != 0 {
+	if c.clientFlags&ClientInteractive != 0 {
 		wait = "interactive_timeout"
 	}
-	c.waitTimeout.Store(int64(globalSeconds(wait, 28800)))
-	c.netReadTimeout.Store(int64(globalSeconds("net_read_timeout", 30)))
-	c.netWriteTimeout.Store(int64(globalSeconds("net_write_timeout", 60)))
-	c.maxPacket.Store(globalInt("max_allowed_packet", 64<<20))
+	st := c.gate.settings
+	c.waitTimeout.Store(int64(Seconds(st.Int(wait, 28800))))
+	c.netReadTimeout.Store(int64(Seconds(st.Int("net_read_timeout", 30))))
+	c.netWriteTimeout.Store(int64(Seconds(st.Int("net_write_timeout", 60))))
+	c.maxPacket.Store(st.Int("max_allowed_packet", 64<<20))
 	c.rdKind = dlNone
 	c.wrSetAt.Store(0)
 	c.armCompression()
 	c.phase.Store(int32(phaseCommand))
 }
 
-// globalSeconds reads a timeout variable as a duration (at least 1 s, at
+// Seconds is a timeout variable's value as a duration (at least 1 s, at
 // most a year).
-func globalSeconds(name string, def int64) time.Duration {
-	return seconds(globalInt(name, def))
-}
-
-func seconds(n int64) time.Duration {
+func Seconds(n int64) time.Duration {
 	if n < 1 {
 		n = 1
 	}
 	return min(time.Duration(n)*time.Second, maxTimeout)
-}
-
-func globalInt(name string, def int64) int64 {
-	if _, v, ok := sql.SystemVariables.GetGlobal(name); ok {
-		if n, ok := toInt64(v); ok {
-			return n
-		}
-	}
-	return def
 }
 
 // reservePacket takes packet memory for a packet of n bytes (this frame).
@@ -766,7 +754,7 @@ func globalInt(name string, def int64) int64 {
 // frame by frame could deadlock with others). When the budget refuses it,
 // the packet is discarded and the client answered with the error: ok is
 // false and err nil, or err says why the connection must end.
-func (c *cmdConn) reservePacket(n int) (ok bool, err error) {
+func (c *Conn) reservePacket(n int) (ok bool, err error) {
 	want := int64(n)
 	if c.cont {
 		want = max(want, c.maxPacket.Load())
@@ -784,3 +772,33 @@ func (c *cmdConn) reservePacket(n int) (ok bool, err error) {
 	}
 	return true, nil
 }
+
+// Interactive reports a client that asked for interactive_timeout
+// (CLIENT_INTERACTIVE).
+func (c *Conn) Interactive() bool { return c.clientFlags&ClientInteractive != 0 }
+
+// SetLimits sets the connection's wait, read and write timeouts and
+// max_allowed_packet (a session's SET); the next write sets its deadline
+// from the new write timeout.
+func (c *Conn) SetLimits(wait, netRead, netWrite time.Duration, maxPacket int64) {
+	c.waitTimeout.Store(int64(wait))
+	c.netReadTimeout.Store(int64(netRead))
+	c.netWriteTimeout.Store(int64(netWrite))
+	c.maxPacket.Store(maxPacket)
+	c.wrSetAt.Store(0)
+}
+
+// SetCheckPrepare sets the check of COM_STMT_PREPARE's text (stmtguard.go),
+// sqlengine's parser: a statement it refuses is answered before vitess
+// prepares it.
+func (c *Conn) SetCheckPrepare(fn func(*mysql.Conn, string) *mysql.SQLError) { c.checkPrepare = fn }
+
+// AuthSwitched reports that vitess sent an AuthSwitchRequest during the
+// handshake.
+func (c *Conn) AuthSwitched() bool { return c.authSwitched }
+
+// GatherBuf is the gathered bytes while gathering, nil otherwise.
+func (c *Conn) GatherBuf() *[]byte { return c.gather }
+
+// Attrs are the connection attributes the client sent (connattrs.go).
+func (c *Conn) Attrs() []Attr { return c.attrs }

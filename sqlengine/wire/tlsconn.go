@@ -1,4 +1,4 @@
-package sqlengine
+package wire
 
 import (
 	"bufio"
@@ -11,15 +11,15 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// TLS on client connections is layered under cmdConn's framing, not
-// above it: when the client's SSLRequest arrives, cmdConn runs the TLS
+// TLS on client connections is layered under Conn's framing, not
+// above it: when the client's SSLRequest arrives, Conn runs the TLS
 // handshake on the socket itself and from then on reads and writes
 // through the TLS connection, so max_allowed_packet, the packet budget,
 // the timeouts and the replication commands work as on plaintext
 // connections. vitess is given no TLS configuration and never sees the
 // SSLRequest: it reads the handshake response that follows as if it had
 // been the first. Its sequence ids are then one behind the client's,
-// which cmdConn corrects during the handshake (seqShift), in both
+// which Conn corrects during the handshake (seqShift), in both
 // directions, until the first command (sequence ids restart at 0).
 // The CLIENT_SSL capability is added to vitess's greeting here.
 
@@ -33,7 +33,7 @@ const (
 
 // wire is what the connection's bytes go through: the TLS layer once
 // started, else the socket.
-func (c *cmdConn) wire() net.Conn {
+func (c *Conn) wire() net.Conn {
 	if tc := c.tc.Load(); tc != nil {
 		return tc
 	}
@@ -43,11 +43,11 @@ func (c *cmdConn) wire() net.Conn {
 // startTLS runs the server side of the TLS handshake after the client's
 // SSLRequest, under the connect deadline set at accept; a client that
 // fails it is closed (counted in Aborted_connects).
-func (c *cmdConn) startTLS() error {
+func (c *Conn) startTLS() error {
 	if c.tlsCfg == nil {
 		// CLIENT_SSL was not offered.
 		sql.StatusVariables.IncrementGlobal("Aborted_connects", 1)
-		c.refuseHandshake("an SSLRequest, but TLS is not configured")
+		c.RefuseHandshake("an SSLRequest, but TLS is not configured")
 		return errClosedByServer
 	}
 	sql.StatusVariables.IncrementGlobal("Ssl_accepts", 1)
@@ -70,7 +70,7 @@ func (c *cmdConn) startTLS() error {
 }
 
 // TLSState is the connection's TLS state, nil on a plaintext connection.
-func (c *cmdConn) TLSState() *tls.ConnectionState {
+func (c *Conn) TLSState() *tls.ConnectionState {
 	tc := c.tc.Load()
 	if tc == nil {
 		return nil
@@ -81,7 +81,7 @@ func (c *cmdConn) TLSState() *tls.ConnectionState {
 
 // renumber adds shift to the sequence id of every packet header in p, a
 // piece of the stream vitess writes (it writes headers whole).
-func (c *cmdConn) renumber(p []byte, shift byte) {
+func (c *Conn) renumber(p []byte, shift byte) {
 	for i := 0; i < len(p); {
 		if c.wrLeft > 0 {
 			k := min(c.wrLeft, len(p)-i)
@@ -101,7 +101,7 @@ func (c *cmdConn) renumber(p []byte, shift byte) {
 // writeAuthPacket writes one packet of the authentication exchange that
 // vitess does not know of (caching_sha2_password's), following the last
 // packet read; vitess's sequence ids fall one more behind.
-func (c *cmdConn) writeAuthPacket(payload []byte) error {
+func (c *Conn) WriteAuthPacket(payload []byte) error {
 	n := len(payload)
 	b := make([]byte, 0, 4+n)
 	b = append(b, byte(n), byte(n>>8), byte(n>>16), c.seq+1)
@@ -115,7 +115,7 @@ func (c *cmdConn) writeAuthPacket(payload []byte) error {
 
 // noteAuthSwitch records an AuthSwitchRequest among vitess's writes after
 // the greeting, while authenticating (one goroutine: no locking).
-func (c *cmdConn) noteAuthSwitch(p []byte) {
+func (c *Conn) noteAuthSwitch(p []byte) {
 	switch {
 	case c.authHdr:
 		c.authHdr = false
@@ -131,7 +131,7 @@ func (c *cmdConn) noteAuthSwitch(p []byte) {
 
 // editGreeting adjusts vitess's HandshakeV10 payload: the character set
 // (setGreetingCharset) and, when TLS is configured, CLIENT_SSL.
-func (c *cmdConn) editGreeting(p []byte) {
+func (c *Conn) editGreeting(p []byte) {
 	setGreetingCharset(p)
 	if len(p) < 1 || p[0] != 10 {
 		return
@@ -153,8 +153,8 @@ func (c *cmdConn) editGreeting(p []byte) {
 	}
 }
 
-// tlsVersionName is a TLS version as MySQL's Ssl_version shows it.
-func tlsVersionName(v uint16) string {
+// TLSVersionName is a TLS version as MySQL's Ssl_version shows it.
+func TLSVersionName(v uint16) string {
 	switch v {
 	case tls.VersionTLS12:
 		return "TLSv1.2"
@@ -162,12 +162,4 @@ func tlsVersionName(v uint16) string {
 		return "TLSv1.3"
 	}
 	return fmt.Sprintf("TLS(%#x)", v)
-}
-
-// haveSSL is have_ssl: YES when the server has a certificate.
-func haveSSL(o Options) string {
-	if o.TLS != nil {
-		return "YES"
-	}
-	return "DISABLED"
 }

@@ -1,4 +1,4 @@
-package sqlengine
+package wire
 
 import (
 	"bytes"
@@ -20,19 +20,38 @@ import (
 )
 
 // The connection wrapper over real loopback sockets: the test plays both
-// the client (raw bytes) and vitess (cmdConn.Read).
+// the client (raw bytes) and vitess (Conn.Read).
 
-func testGate(t *testing.T) *connGate {
+func testGate(t *testing.T) *Gate { return testGateWith(t, settingsMap{}) }
+
+// testGateWith is testGate with some variables set.
+func testGateWith(t *testing.T, vars settingsMap) *Gate {
 	t.Helper()
 	if sql.StatusVariables == nil {
 		// The server's engine does this (GMS's status counters).
 		variables.InitStatusVariables()
 	}
-	return newConnGate(slog.New(slog.NewTextHandler(io.Discard, nil)), func(u, h string) (string, bool) { return u + "@" + h, u == "admin" })
+	return NewGate(GateOptions{
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Settings: vars,
+		Account: func(u, h string) (string, bool) { return u + "@" + h, u == "admin" },
+	})
 }
 
-// connPair is a loopback TCP connection: srv is wrapped in cmdConn.
-func connPair(t *testing.T, g *connGate) (*cmdConn, net.Conn) {
+// settingsMap is Settings with the variables it holds set, every other at
+// its default.
+type settingsMap map[string]int64
+
+func (m settingsMap) Int(name string, def int64) int64 {
+	if v, ok := m[name]; ok {
+		return v
+	}
+	return def
+}
+
+func (m settingsMap) Bool(name string) bool { return m[name] != 0 }
+
+// connPair is a loopback TCP connection: srv is wrapped in Conn.
+func connPair(t *testing.T, g *Gate) (*Conn, net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -49,7 +68,7 @@ func connPair(t *testing.T, g *connGate) (*cmdConn, net.Conn) {
 	}
 	cc := g.accepted(srv)
 	t.Cleanup(func() { cli.Close(); cc.Close() })
-	return cc.(*cmdConn), cli
+	return cc.(*Conn), cli
 }
 
 // frame is a packet frame: 3-byte length, sequence id, payload.
@@ -58,7 +77,7 @@ func frame(seq byte, payload []byte) []byte {
 	return append([]byte{byte(n), byte(n >> 8), byte(n >> 16), seq}, payload...)
 }
 
-// readFrame reads one frame from r (vitess's side: cmdConn.Read) within d.
+// readFrame reads one frame from r (vitess's side: Conn.Read) within d.
 func readFrame(r io.Reader) (seq byte, payload []byte, err error) {
 	var hdr [4]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
@@ -93,7 +112,7 @@ func write(t *testing.T, c net.Conn, b []byte) {
 }
 
 // command puts cc in the command phase with small limits.
-func command(cc *cmdConn, maxPacket int64) {
+func command(cc *Conn, maxPacket int64) {
 	cc.startCommands(nil)
 	cc.maxPacket.Store(maxPacket)
 }
@@ -193,11 +212,7 @@ func TestCmdConnMultiFramePacket(t *testing.T) {
 // first served; one larger than the budget, or one that waited
 // net_read_timeout, gets ER_OUT_OF_RESOURCES and the connection goes on.
 func TestCmdConnBudget(t *testing.T) {
-	if err := CheckVariables(map[string]string{packetMemoryVar: "1048576"}); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = CheckVariables(map[string]string{packetMemoryVar: "268435456"}) }()
-	g := testGate(t)
+	g := testGateWith(t, settingsMap{PacketMemoryVar: 1 << 20})
 	a, acli := connPair(t, g)
 	b, bcli := connPair(t, g)
 	command(a, 4<<20)
@@ -252,8 +267,8 @@ func TestCmdConnBudget(t *testing.T) {
 		t.Fatalf("a after the refused packet: %x %v; want the next command", p[:min(len(p), 8)], err)
 	}
 	seq, code, msg := clientErr(t, acli)
-	if seq != 1 || code != mysql.EROutOfResources || !strings.Contains(msg, packetMemoryVar) {
-		t.Errorf("ERR seq %d code %d %q; want seq 1, %d naming %s", seq, code, msg, mysql.EROutOfResources, packetMemoryVar)
+	if seq != 1 || code != mysql.EROutOfResources || !strings.Contains(msg, PacketMemoryVar) {
+		t.Errorf("ERR seq %d code %d %q; want seq 1, %d naming %s", seq, code, msg, mysql.EROutOfResources, PacketMemoryVar)
 	}
 
 	// b still holds 700 KiB; a waits net_read_timeout, then is refused.

@@ -1,4 +1,4 @@
-package sqlengine
+package wire
 
 import (
 	"sync/atomic"
@@ -13,7 +13,7 @@ import (
 // (writeOKPacketWithInfo), which clients read as a length of 35: a
 // shorter text (PREPARE's "Statement prepared") makes them fail with
 // CR_MALFORMED_PACKET (2027). The result callback flushes what precedes
-// such an OK packet and arms the connection (expectInfoOK); cmdConn.Write
+// such an OK packet and arms the connection (ExpectInfoOK); Conn.Write
 // then puts the length in the '#' byte's place (texts under 251 bytes,
 // whose length is one byte; a longer one is cut to 250).
 
@@ -26,9 +26,9 @@ type infoState struct {
 	hdrLen int
 }
 
-// expectInfoOK arms c's connection for an OK packet with info text.
-func expectInfoOK(c *mysql.Conn) {
-	cc, ok := c.Conn.(*cmdConn)
+// ExpectInfoOK arms c's connection for an OK packet with info text.
+func ExpectInfoOK(c *mysql.Conn) {
+	cc, ok := c.Conn.(*Conn)
 	if !ok {
 		return
 	}
@@ -39,7 +39,7 @@ func expectInfoOK(c *mysql.Conn) {
 
 // fixInfoOK rewrites the armed OK packet at the start of p in place; it
 // returns p unchanged when p does not start one.
-func (c *cmdConn) fixInfoOK(p []byte) []byte {
+func (c *Conn) fixInfoOK(p []byte) []byte {
 	st := &c.info
 	if len(p) == 4 && st.hdrLen == 0 {
 		// The header alone; the payload follows in the next write.

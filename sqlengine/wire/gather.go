@@ -1,4 +1,4 @@
-package sqlengine
+package wire
 
 import "sync"
 
@@ -9,18 +9,18 @@ import "sync"
 // those writes cost about three times what the same bytes cost in 190
 // KiB writes (both ends' CPU). While a scan streams its rows the
 // connection gathers what vitess writes and sends it in writes of up to
-// gatherMax; the scan flushes the rest before it returns, so nothing
+// GatherMax; the scan flushes the rest before it returns, so nothing
 // waits past the statement (vitess's own last write, the end of the
 // result, follows).
 
-// gatherMax is the most a connection gathers before it writes.
-const gatherMax = 128 << 10
+// GatherMax is the most a connection gathers before it writes.
+const GatherMax = 128 << 10
 
-var gatherBufs = sync.Pool{New: func() any { b := make([]byte, 0, gatherMax+16<<10); return &b }}
+var gatherBufs = sync.Pool{New: func() any { b := make([]byte, 0, GatherMax+16<<10); return &b }}
 
 // startGather makes the connection gather its writes until endGather.
 // Used by the connection's own goroutine, the only writer then.
-func (c *cmdConn) startGather() {
+func (c *Conn) StartGather() {
 	if c.gather != nil || (c.comp != nil && c.comp.armed) {
 		return
 	}
@@ -29,14 +29,14 @@ func (c *cmdConn) startGather() {
 }
 
 // endGather writes what was gathered and stops gathering.
-func (c *cmdConn) endGather() error {
+func (c *Conn) EndGather() error {
 	if c.gather == nil {
 		return nil
 	}
-	err := c.flushGather()
+	err := c.FlushGather()
 	b := c.gather
 	c.gather = nil
-	if cap(*b) <= 2*gatherMax {
+	if cap(*b) <= 2*GatherMax {
 		gatherBufs.Put(b)
 	}
 	return err
@@ -44,7 +44,7 @@ func (c *cmdConn) endGather() error {
 
 // flushGather writes the gathered bytes, under net_write_timeout as
 // Write's are (a long scan writes only through here).
-func (c *cmdConn) flushGather() error {
+func (c *Conn) FlushGather() error {
 	b := *c.gather
 	*c.gather = b[:0]
 	if len(b) == 0 {
@@ -62,7 +62,7 @@ func (c *cmdConn) flushGather() error {
 // result itself, straight into the gathered bytes (scanFields.appendPacket),
 // after vitess wrote the result's column definitions; vitess's sequence
 // ids are then behind the client's by the packets it did not write,
-// which cmdConn corrects for the rest of the command as it does during
+// which Conn corrects for the rest of the command as it does during
 // the TLS handshake (seqShift, renumber): the next command starts again
 // at 0.
 
@@ -70,7 +70,7 @@ func (c *cmdConn) flushGather() error {
 // only when the gathered bytes are whole packets (gathering started at
 // a packet boundary, nothing was sent since, and vitess's buffer was
 // flushed).
-func (c *cmdConn) gatheredSeq() (next byte, ok bool) {
+func (c *Conn) GatheredSeq() (next byte, ok bool) {
 	if c.gather == nil || c.gatherSent {
 		return 0, false
 	}
@@ -87,7 +87,7 @@ func (c *cmdConn) gatheredSeq() (next byte, ok bool) {
 
 // wrote notes n packets written past vitess (modulo 256): its later
 // packets in this command are renumbered by as many.
-func (c *cmdConn) wrote(n byte) {
+func (c *Conn) Wrote(n byte) {
 	if n == 0 {
 		return
 	}

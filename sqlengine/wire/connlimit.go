@@ -1,4 +1,4 @@
-package sqlengine
+package wire
 
 import (
 	"container/list"
@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -37,9 +36,13 @@ import (
 // minHandshakes is the fewest unauthenticated sockets held at once.
 const minHandshakes = 1024
 
-// connGate guards the client port. Safe for concurrent use.
-type connGate struct {
-	log *slog.Logger
+// Gate guards the client port. Safe for concurrent use.
+type Gate struct {
+	log      *slog.Logger
+	settings Settings
+	// rewrite, when set, rewrites a command packet before vitess reads it
+	// (sqlengine: a prepared DO).
+	rewrite func([]byte) []byte
 	// account maps a login to its account ("user@host pattern") and
 	// whether it may take the reserved connection.
 	account func(user, host string) (string, bool)
@@ -52,22 +55,23 @@ type connGate struct {
 
 	mu struct {
 		sync.Mutex
-		handshakes list.List // *cmdConn, oldest first
+		handshakes list.List // *Conn, oldest first
 		counts     connCounts
 	}
 
 	handshakeTimeouts, evictions, badHandshakes, acceptErrors, refusals *rateLog
 }
 
-func newConnGate(log *slog.Logger, account func(user, host string) (string, bool)) *connGate {
-	g := &connGate{log: log, account: account}
+func NewGate(o GateOptions) *Gate {
+	log := o.Logger
+	g := &Gate{log: log, settings: o.Settings, account: o.Account, rewrite: o.Rewrite, tlsCfg: o.TLS, requiresSSL: o.RequiresSSL}
 	g.handshakeTimeouts = newRateLog(func(n int, last string) {
 		log.Warn("sqlengine: closed connections that did not complete the handshake within connect_timeout",
-			"connections", n, "connect_timeout", globalSeconds("connect_timeout", 10), "last_client", last)
+			"connections", n, "connect_timeout", Seconds(g.settings.Int("connect_timeout", 10)), "last_client", last)
 	})
 	g.evictions = newRateLog(func(n int, last string) {
 		log.Warn("sqlengine: too many connections authenticating at once; closed the oldest",
-			"connections", n, "limit", handshakeLimit(), "last_client", last)
+			"connections", n, "limit", g.handshakeLimit(), "last_client", last)
 	})
 	g.badHandshakes = newRateLog(func(n int, last string) {
 		log.Warn("sqlengine: refused malformed handshakes (error 1043)", "connections", n, "last", last)
@@ -77,25 +81,27 @@ func newConnGate(log *slog.Logger, account func(user, host string) (string, bool
 	})
 	g.refusals = newRateLog(func(n int, last string) {
 		log.Warn("sqlengine: refused connections over the limit", "connections", n,
-			"max_connections", globalInt("max_connections", 151), "last", last)
+			"max_connections", g.settings.Int("max_connections", 151), "last", last)
 	})
 	return g
 }
 
-func handshakeLimit() int64 { return max(minHandshakes, globalInt("max_connections", 151)) }
+func (g *Gate) handshakeLimit() int64 {
+	return max(minHandshakes, g.settings.Int("max_connections", 151))
+}
 
 // accepted wraps a new socket and starts its handshake under
 // connect_timeout.
-func (g *connGate) accepted(c net.Conn) net.Conn {
-	cc := newCmdConn(c, g)
+func (g *Gate) accepted(c net.Conn) net.Conn {
+	cc := newConn(c, g)
 	cc.tlsCfg = g.tlsCfg
-	_ = c.SetDeadline(time.Now().Add(globalSeconds("connect_timeout", 10)))
-	limit := handshakeLimit()
+	_ = c.SetDeadline(time.Now().Add(Seconds(g.settings.Int("connect_timeout", 10))))
+	limit := g.handshakeLimit()
 	g.mu.Lock()
 	cc.handshake = g.mu.handshakes.PushBack(cc)
-	var evict *cmdConn
+	var evict *Conn
 	if int64(g.mu.handshakes.Len()) > limit {
-		evict = g.mu.handshakes.Remove(g.mu.handshakes.Front()).(*cmdConn)
+		evict = g.mu.handshakes.Remove(g.mu.handshakes.Front()).(*Conn)
 		evict.handshake = nil
 	}
 	g.mu.Unlock()
@@ -107,11 +113,11 @@ func (g *connGate) accepted(c net.Conn) net.Conn {
 }
 
 // evictOldest closes the oldest connection still authenticating, if any.
-func (g *connGate) evictOldest() {
+func (g *Gate) evictOldest() {
 	g.mu.Lock()
-	var evict *cmdConn
+	var evict *Conn
 	if f := g.mu.handshakes.Front(); f != nil {
-		evict = g.mu.handshakes.Remove(f).(*cmdConn)
+		evict = g.mu.handshakes.Remove(f).(*Conn)
 		evict.handshake = nil
 	}
 	g.mu.Unlock()
@@ -122,21 +128,21 @@ func (g *connGate) evictOldest() {
 }
 
 // handshaking is the number of sockets authenticating.
-func (g *connGate) handshaking() int {
+func (g *Gate) handshaking() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.mu.handshakes.Len()
 }
 
 // admitted is the number of connections counted against max_connections.
-func (g *connGate) admitted() int64 {
+func (g *Gate) admitted() int64 {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.mu.counts.total
 }
 
-// closed forgets a connection (cmdConn.Close).
-func (g *connGate) closed(c *cmdConn) {
+// closed forgets a connection (Conn.Close).
+func (g *Gate) closed(c *Conn) {
 	g.mu.Lock()
 	if c.handshake != nil {
 		g.mu.handshakes.Remove(c.handshake)
@@ -150,22 +156,22 @@ func (g *connGate) closed(c *cmdConn) {
 }
 
 // handshakeTimedOut reports a socket closed by connect_timeout.
-func (g *connGate) handshakeTimedOut(c *cmdConn) {
+func (g *Gate) handshakeTimedOut(c *Conn) {
 	sql.StatusVariables.IncrementGlobal("Aborted_connects", 1)
 	g.handshakeTimeouts.note(c.RemoteAddr().String())
 }
 
-// admit counts an authenticated connection against max_connections and
+// Admit counts an authenticated connection against max_connections and
 // max_user_connections, or refuses it with MySQL's error.
-func (g *connGate) admit(c *mysql.Conn, ud mysql.Getter) error {
-	cc, ok := c.Conn.(*cmdConn)
+func (g *Gate) Admit(c *mysql.Conn, ud mysql.Getter) error {
+	cc, ok := c.Conn.(*Conn)
 	if !ok {
 		return nil
 	}
 	u, _ := ud.(sql.MysqlConnectionUser)
 	account, admin := g.account(u.User, u.Host)
-	maxConns := globalInt("max_connections", 151)
-	maxUser := globalInt("max_user_connections", 0)
+	maxConns := g.settings.Int("max_connections", 151)
+	maxUser := g.settings.Int("max_user_connections", 0)
 	g.mu.Lock()
 	var err error
 	if cc.closed.Load() {
@@ -186,7 +192,7 @@ func (g *connGate) admit(c *mysql.Conn, ud mysql.Getter) error {
 		g.refusals.note(fmt.Sprintf("%s: %v", account, err))
 		return err
 	}
-	cs, _ := c.ClientData.(*connState)
+	cs, _ := c.ClientData.(Commands)
 	cc.startCommands(cs)
 	return nil
 }
@@ -228,33 +234,16 @@ func (n *connCounts) release(account string) {
 	}
 }
 
-// connAccount is the account a login matched and whether it holds SUPER
-// or CONNECTION_ADMIN.
-func (e *Engine) connAccount(user, host string) (string, bool) {
-	udb := e.gms.Analyzer.Catalog.MySQLDb
-	if !udb.Enabled() {
-		return user + "@" + host, true
-	}
-	rd := udb.Reader()
-	defer rd.Close()
-	u := udb.GetUser(rd, user, host, false)
-	if u == nil {
-		return user + "@" + host, false
-	}
-	admin := u.IsSuperUser || u.PrivilegeSet.Has(sql.PrivilegeType_Super) || u.PrivilegeSet.HasDynamic("connection_admin")
-	return u.User + "@" + u.Host, admin
-}
-
-// listener wraps accepted connections in cmdConn and keeps accepting
+// listener wraps accepted connections in Conn and keeps accepting
 // through transient errors.
 type listener struct {
 	net.Listener
-	gate      *connGate
+	gate      *Gate
 	closing   chan struct{}
 	closeOnce sync.Once
 }
 
-func newListener(ln net.Listener, g *connGate) *listener {
+func NewListener(ln net.Listener, g *Gate) *listener {
 	return &listener{Listener: ln, gate: g, closing: make(chan struct{})}
 }
 
@@ -300,45 +289,6 @@ func retryAccept(err error) bool {
 		}
 	}
 	return false
-}
-
-// gatedAuth counts a connection against the limits once its password
-// checked out (vitess then sends the ERR packet of a refusal).
-type gatedAuth struct {
-	mysql.AuthMethod
-	gate *connGate
-}
-
-func (m gatedAuth) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, addr net.Addr) (mysql.Getter, error) {
-	ud, err := m.AuthMethod.HandleAuthPluginData(c, user, serverData, clientData, addr)
-	if err != nil {
-		return ud, err
-	}
-	if u, ok := ud.(sql.MysqlConnectionUser); ok && m.gate.requiresSSL != nil && m.gate.requiresSSL(u.User, u.Host) {
-		if cc, ok := c.Conn.(*cmdConn); !ok || cc.TLSState() == nil {
-			// REQUIRE SSL over plaintext: refused as a wrong password is.
-			return nil, accessDenied(user, addr, len(clientData) > 0)
-		}
-	}
-	if err := m.gate.admit(c, ud); err != nil {
-		return nil, err
-	}
-	return ud, nil
-}
-
-// ConnectionAborted implements mysql.Handler: a handshake response vitess
-// could not parse gets ER_HANDSHAKE_ERROR (1043) before the connection
-// closes, as in MySQL (vitess closes it without a word).
-func (h *errHandler) ConnectionAborted(c *mysql.Conn, reason string) error {
-	// GMS counts Aborted_connects: before the client hears of it.
-	err := h.Handler.ConnectionAborted(c, reason)
-	if strings.HasPrefix(reason, "Cannot parse client handshake response") ||
-		strings.HasPrefix(reason, "Cannot parse post-SSL client handshake response") {
-		if cc, ok := c.Conn.(*cmdConn); ok {
-			cc.refuseHandshake(reason)
-		}
-	}
-	return err
 }
 
 // rateLog logs a kind of event at most once a second: the first at once,
@@ -389,12 +339,18 @@ func (r *rateLog) flush() {
 	r.emit(n, last)
 }
 
-// registerConnStatus adds the gate's status variables.
-func (e *Engine) registerConnStatus() {
-	g := e.gate
-	RegisterStatus("Petrel_connections_authenticating", func() any { return uint64(g.handshaking()) })
-	RegisterStatus("Petrel_connections_admitted", func() any { return uint64(g.admitted()) })
-	RegisterStatus("Petrel_packet_memory", func() any { return uint64(g.budget.inUse()) })
-	RegisterStatus("Petrel_packet_memory_waits", func() any { return g.budget.waits.Load() })
-	RegisterStatus("Petrel_packet_memory_refused", func() any { return g.budget.refused.Load() })
+// RequiresSSL reports an account that must log in over TLS.
+func (g *Gate) RequiresSSL(user, host string) bool {
+	return g.requiresSSL != nil && g.requiresSSL(user, host)
+}
+
+// Handshaking is the number of sockets authenticating.
+func (g *Gate) Handshaking() int { return g.handshaking() }
+
+// Admitted is the number of connections counted against max_connections.
+func (g *Gate) Admitted() int64 { return g.admitted() }
+
+// PacketMemory is the packet budget's bytes in use, waits and refusals.
+func (g *Gate) PacketMemory() (inUse int64, waits, refused uint64) {
+	return g.budget.inUse(), g.budget.waits.Load(), g.budget.refused.Load()
 }

@@ -1,4 +1,4 @@
-package sqlengine
+package wire
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 )
 
 // TestCmdConnTLS: after the client's SSLRequest the connection is TLS
-// under cmdConn's framing. vitess (cmdConn.Read/Write here) never sees
+// under Conn's framing. vitess (Conn.Read/Write here) never sees
 // the SSLRequest: the handshake response reaches it as sequence 1, its
 // reply (sequence 2) reaches the client as 3, and a packet written by an
 // auth method (writeAuthPacket) shifts both ways once more; a multi-frame
@@ -89,7 +89,7 @@ func TestCmdConnTLS(t *testing.T) {
 	}
 
 	// An auth method's own packet follows the client's (seq 3)...
-	if err := cc.writeAuthPacket([]byte{1, 4}); err != nil {
+	if err := cc.WriteAuthPacket([]byte{1, 4}); err != nil {
 		t.Fatal(err)
 	}
 	if seq, p, err := readFrame(tc); err != nil || seq != 3 || !bytes.Equal(p, []byte{1, 4}) {
