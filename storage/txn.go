@@ -106,6 +106,9 @@ type Txn struct {
 	// transaction's end closes them (a failed statement may abandon one,
 	// and an iterator left open keeps Pebble from closing).
 	rows []*RowIter
+	// lockedReads are the values of rows read under their lock
+	// (lockedread.go).
+	lockedReads lockedReads
 }
 
 // Origin identifies a transaction that first committed on another server.
@@ -365,7 +368,10 @@ func (t *Txn) del(key []byte) error {
 func (t *Txn) set(key, val []byte, prev []byte, existed bool) error {
 	t.undo.add(key, prev, existed)
 	t.undelete(key)
-	return t.batch.Set(key, val, nil)
+	before := t.batchMark()
+	err := t.batch.Set(key, val, nil)
+	t.noteWrite(key, before)
+	return err
 }
 
 // maxDeletedKeys bounds Txn.deleted: a transaction that deletes more keys
@@ -408,7 +414,10 @@ func (t *Txn) writtenByStatement(key []byte) bool {
 
 func (t *Txn) delete(key []byte, prev []byte) error {
 	t.undo.add(key, prev, true)
-	if err := t.batch.Delete(key, nil); err != nil {
+	before := t.batchMark()
+	err := t.batch.Delete(key, nil)
+	t.noteWrite(key, before)
+	if err != nil {
 		return err
 	}
 	if len(t.deleted) < maxDeletedKeys {
@@ -456,28 +465,32 @@ func (t *Txn) TruncateTable(tb *Table) error {
 // get reads key as this transaction sees it (its own writes over the
 // latest committed state).
 func (t *Txn) get(key []byte) ([]byte, bool, error) {
-	var (
-		v      []byte
-		closer io.Closer
-		err    error
-	)
+	v, closer, ok, err := t.getRaw(key)
+	if !ok || err != nil {
+		return nil, false, err
+	}
+	out := append([]byte(nil), v...)
+	closer.Close()
+	return out, true, nil
+}
+
+// getRaw is get's read: v is valid until closer is closed (found only).
+func (t *Txn) getRaw(key []byte) (v []byte, closer io.Closer, found bool, err error) {
 	if t.batch != nil {
 		if _, ok := t.deleted[string(key)]; ok {
-			return nil, false, nil
+			return nil, nil, false, nil
 		}
 		v, closer, err = t.batch.Get(key)
 	} else {
 		v, closer, err = t.e.db.Get(key)
 	}
 	if errors.Is(err, pebble.ErrNotFound) {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	if err != nil {
-		return nil, false, readErr(err)
+		return nil, nil, false, readErr(err)
 	}
-	out := append([]byte(nil), v...)
-	closer.Close()
-	return out, true, nil
+	return v, closer, true, nil
 }
 
 func (t *Txn) newIter(lo, hi []byte) (*pebble.Iterator, error) {
@@ -514,6 +527,7 @@ func (t *Txn) release() error {
 func (t *Txn) dropChanges() {
 	t.undo, t.changes, t.queries, t.stmtKeys, t.deleted = undoLog{}, nil, nil, nil, nil
 	t.runs, t.nChanges, t.stmtMark = nil, 0, Mark{}
+	t.forgetLockedReads()
 	if t.large {
 		t.large = false
 		largeTxns.Add(-1)
