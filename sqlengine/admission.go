@@ -58,11 +58,8 @@ func admissionVariable() sql.SystemVariable {
 		Type: types.NewSystemIntType(concurrencyVar, 0, 100000, false), Default: def,
 		NotifyChanged: func(ctx *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
 			n, _ := toInt64(v.Val)
-			if ctx == nil {
-				return nil
-			}
-			if s, ok := ctx.Session.(*Session); ok && s.eng != nil && s.eng.admission != nil {
-				s.eng.admission.setLimit(int(n))
+			if e := engineOf(ctx); e != nil && e.admission != nil {
+				e.admission.setLimit(int(n))
 			}
 			return nil
 		},

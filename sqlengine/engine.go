@@ -85,6 +85,9 @@ type Engine struct {
 	repl    ReplicationSource
 	// conns are the client connections, for shutdown (shutdown.go).
 	conns connSet
+	// readOnly and superReadOnly are read_only and super_read_only,
+	// pushed on change (readonly.go).
+	readOnly, superReadOnly atomic.Bool
 	// fastWrites lets the executor answer (petrel_fast_paths; tests
 	// switch it off to compare with GMS).
 	fastWrites atomic.Bool
@@ -144,6 +147,8 @@ func New(opts Options) (*Engine, error) {
 	if err := registerVariables(opts); err != nil {
 		return nil, err
 	}
+	e.readOnly.Store(globalBool("read_only"))
+	e.superReadOnly.Store(globalBool("super_read_only"))
 	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{e.fastPathsVariable()})
 	registerStatus(e)
 	e.registerMySQLFunctions()
@@ -397,11 +402,11 @@ func (e *Engine) checkWritable(ctx *sql.Context) error {
 	if s != nil && s.internal {
 		return nil
 	}
-	if globalBool("super_read_only") {
+	if e.superReadOnly.Load() {
 		return mysqlerr.New(mysqlerr.ErOptionPreventsStatement,
 			"The MySQL server is running with the --super-read-only option so it cannot execute this statement")
 	}
-	if globalBool("read_only") && !e.hasSuper(ctx) {
+	if e.readOnly.Load() && !e.hasSuper(ctx) {
 		return mysqlerr.New(mysqlerr.ErOptionPreventsStatement,
 			"The MySQL server is running with the --read-only option so it cannot execute this statement")
 	}

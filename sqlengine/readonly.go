@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"petrel/internal/mysqlerr"
 	"petrel/storage"
@@ -27,6 +28,39 @@ import (
 // is temporary, see Table.IsTemporary); writeTxn refuses every row write
 // again, which covers prepared statements and the fast write path
 // (fastwrite.go leaves read-only transactions to GMS).
+
+// The server's read_only and super_read_only: every write statement
+// checks them (checkWritable), so a change is pushed to the engine whose
+// session set it (the adapter over GMS's process-wide registry), and New
+// takes the start-up values; no statement reads them by name.
+func readOnlyVariables() []sql.SystemVariable {
+	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
+	def := func(name string, set func(e *Engine, on bool)) sql.SystemVariable {
+		return &sql.MysqlSystemVariable{Name: name, Scope: global, Dynamic: true, Type: types.NewSystemBoolType(name), Default: int8(0),
+			NotifyChanged: func(ctx *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
+				if e := engineOf(ctx); e != nil {
+					set(e, Truthy(v.Val))
+				}
+				return nil
+			}}
+	}
+	return []sql.SystemVariable{
+		def("read_only", func(e *Engine, on bool) { e.readOnly.Store(on) }),
+		def("super_read_only", func(e *Engine, on bool) { e.superReadOnly.Store(on) }),
+	}
+}
+
+// engineOf is the engine of ctx's session, nil for a context without a
+// Petrel session (the option file's values, applied before any session).
+func engineOf(ctx *sql.Context) *Engine {
+	if ctx == nil {
+		return nil
+	}
+	if s, ok := ctx.Session.(*Session); ok {
+		return s.eng
+	}
+	return nil
+}
 
 func errReadOnlyTransaction() error {
 	return mysqlerr.New(mysqlerr.ErReadOnlyTransaction,

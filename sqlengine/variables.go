@@ -47,6 +47,7 @@ func registerVariables(opts Options) error {
 		&sql.MysqlSystemVariable{Name: wire.PacketMemoryVar, Scope: global, Dynamic: true, Type: types.NewSystemIntType(wire.PacketMemoryVar, 1<<20, 1<<40, false), Default: int64(wire.DefaultPacketMemory)},
 	})
 	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{admissionVariable()})
+	sql.SystemVariables.AddSystemVariables(readOnlyVariables())
 	sql.SystemVariables.AddSystemVariables(diagnosticsVariables())
 	sql.SystemVariables.AddSystemVariables(charsetVariables())
 	installCharsetRegistry()
