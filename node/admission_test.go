@@ -5,12 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
-
-	"petrel/node"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -179,22 +175,8 @@ func mustConnExec(t *testing.T, c *sql.Conn, qs ...string) {
 // SET GLOBAL): with 1, a second transaction's first read waits while the
 // first transaction runs a statement, and goes once it ends.
 func TestTransactionConcurrencyFromOptionFile(t *testing.T) {
-	n, err := node.Open(node.Options{
-		Datadir: t.TempDir() + "/d", Port: 0, RootPassword: "pw",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard,
-		Variables: map[string]string{"petrel_transaction_concurrency": "1"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { n.Close() })
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", "pw", "tcp", n.Addr()
-	root, err := sql.Open("mysql", cfg.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { root.Close() })
+	_, open := startNodeWith(t, map[string]string{"petrel_transaction_concurrency": "1"})
+	root := open("")
 	t.Cleanup(func() { root.Exec("SET GLOBAL petrel_transaction_concurrency = 0") })
 	mustExec(t, root, "CREATE DATABASE oc", "CREATE TABLE oc.t (id INT PRIMARY KEY, v INT)", "INSERT INTO oc.t VALUES (1, 5)")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

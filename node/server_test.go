@@ -21,9 +21,15 @@ import (
 // startNode runs an in-process server on a fresh datadir.
 func startNode(t *testing.T) (*node.Node, func(db string) *sql.DB) {
 	t.Helper()
+	return startNodeWith(t, nil)
+}
+
+// startNodeWith is startNode with global variables from an option file.
+func startNodeWith(t *testing.T, vars map[string]string) (*node.Node, func(db string) *sql.DB) {
+	t.Helper()
 	n, err := node.Open(node.Options{
 		Datadir: t.TempDir() + "/d", Port: 0, RootPassword: "pw",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard, Variables: vars,
 	})
 	if err != nil {
 		t.Fatal(err)
