@@ -54,24 +54,15 @@ func (t *Txn) batchMark() int {
 }
 
 // lockedGet reads key, which the transaction holds the lock on, as get
-// does, from the value kept by an earlier locked read when it is still
-// valid.
+// does, and keeps the value for the write that may follow (GetRow's
+// locking read).
 func (t *Txn) lockedGet(key []byte) ([]byte, bool, error) {
 	mark := t.batchMark()
-	lr := &t.lockedReads
-	free := -1 // a slot no longer valid, reused first
-	for i := range lr.slots {
-		s := &lr.slots[i]
-		if s.mark != mark {
-			if free < 0 {
-				free = i
-			}
-			continue
-		}
-		if bytes.Equal(s.key, key) {
-			return s.val, s.found, nil
-		}
+	slot, free := t.lockedSlot(key, mark)
+	if slot != nil {
+		return slot.val, slot.found, nil
 	}
+	lr := &t.lockedReads
 	raw, closer, ok, err := t.getRaw(key)
 	if err != nil {
 		return nil, false, err
@@ -107,6 +98,36 @@ func (t *Txn) lockedGet(key []byte) ([]byte, bool, error) {
 	}
 	*s = lockedRead{key: kv[:len(key):len(key)], val: v, found: ok, mark: mark}
 	return v, ok, nil
+}
+
+// lockedLookup reads key, which the transaction holds the lock on, from
+// a kept value if there is one, else as get does without keeping it: the
+// reads of writes (findKey, an INSERT's duplicate check), which write
+// the key next and so would only drop what they kept.
+func (t *Txn) lockedLookup(key []byte) ([]byte, bool, error) {
+	if slot, _ := t.lockedSlot(key, t.batchMark()); slot != nil {
+		return slot.val, slot.found, nil
+	}
+	return t.get(key)
+}
+
+// lockedSlot returns key's valid slot (nil if none) and the index of the
+// first slot no longer valid (-1 if none), which lockedGet reuses first.
+func (t *Txn) lockedSlot(key []byte, mark int) (*lockedRead, int) {
+	free := -1
+	for i := range t.lockedReads.slots {
+		s := &t.lockedReads.slots[i]
+		if s.mark != mark {
+			if free < 0 {
+				free = i
+			}
+			continue
+		}
+		if bytes.Equal(s.key, key) {
+			return s, free
+		}
+	}
+	return nil, free
 }
 
 // noteWrite is called around a write of key alone (set, delete): before

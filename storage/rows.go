@@ -122,7 +122,7 @@ func (t *Txn) Insert(ctx context.Context, tb *Table, row sql.Row) error {
 		return err
 	}
 	if !tb.Hidden {
-		if old, ok, err := t.lockedGet(key); err != nil {
+		if old, ok, err := t.lockedLookup(key); err != nil {
 			return err
 		} else if ok {
 			existing, derr := decodeRow(old, tb.Schema)
@@ -267,7 +267,7 @@ func (t *Txn) findKey(ctx context.Context, tb *Table, row sql.Row) ([]byte, []by
 		if err := t.lock(ctx, k); err != nil {
 			return nil, nil, err
 		}
-		v, ok, err := t.lockedGet(k)
+		v, ok, err := t.lockedLookup(k)
 		if err != nil || !ok {
 			return nil, nil, err
 		}
@@ -379,7 +379,7 @@ func (t *Txn) updateAt(ctx context.Context, tb *Table, key, val []byte, new sql.
 		if err := t.lock(ctx, newKey); err != nil {
 			return err
 		}
-		if oldv, ok, err := t.lockedGet(newKey); err != nil {
+		if oldv, ok, err := t.lockedLookup(newKey); err != nil {
 			return err
 		} else if ok {
 			existing, derr := decodeRow(oldv, tb.Schema)
