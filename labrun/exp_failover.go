@@ -59,6 +59,10 @@ const (
 // failoverResult is what the kill and the promotion did.
 type failoverResult struct {
 	killAt, promotedAt time.Duration // since the load's start
+	// killedAt is when the killed primary was gone: a commit it
+	// acknowledged between the SIGKILL and its death (a few ms) is not a
+	// write after the kill.
+	killedAt time.Duration
 	semisync           bool          // the primary's semi-sync was on just before the kill
 	newPrimary         int           // index among the cluster's nodes (0: the first primary)
 	err                error
@@ -128,6 +132,7 @@ func failoverTrial(ctx context.Context, t *Trial) error {
 		if r.err = c.Primary.Kill(); r.err != nil {
 			return
 		}
+		r.killedAt = time.Since(start)
 		if pc != nil {
 			r.newPrimary, r.promotedAt, r.err = awaitPromotion(ctx, pc, start)
 		} else {
@@ -142,7 +147,7 @@ func failoverTrial(ctx context.Context, t *Trial) error {
 	var firstWrite time.Duration
 	resumed := 0
 	for _, cm := range load.Commits {
-		if cm.At > fo.killAt {
+		if cm.At > fo.killedAt {
 			if firstWrite == 0 {
 				firstWrite = cm.At
 			}
