@@ -62,10 +62,10 @@ type failoverResult struct {
 	// killedAt is when the killed primary was gone: a commit it
 	// acknowledged between the SIGKILL and its death (a few ms) is not a
 	// write after the kill.
-	killedAt time.Duration
-	semisync           bool          // the primary's semi-sync was on just before the kill
-	newPrimary         int           // index among the cluster's nodes (0: the first primary)
-	err                error
+	killedAt   time.Duration
+	semisync   bool // the primary's semi-sync was on just before the kill
+	newPrimary int  // index among the cluster's nodes (0: the first primary)
+	err        error
 }
 
 func failoverTrial(ctx context.Context, t *Trial) error {
