@@ -505,6 +505,25 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// Correlated scalar subqueries remembered by their outer values
+	// (subqmemo.go; TPC-H Q17's shape): NULL keys, strings equal under
+	// the collation but not in bytes (case), equal decimals of another scale,
+	// dates, and errors of a subquery returning two rows.
+	quiet("CREATE TABLE t_mo (id INT PRIMARY KEY, k INT, s VARCHAR(10), d DECIMAL(6,2), dt DATE, q INT)")
+	quiet("INSERT INTO t_mo VALUES (1, 1, 'a', 1.00, '2020-01-01', 5), (2, 1, 'A', 1.50, '2020-01-01', 9), (3, 2, 'b', 1.00, '2020-01-02', 2), " +
+		"(4, 2, 'B', 2.00, '2020-01-02', 7), (5, NULL, 'a', NULL, NULL, 4), (6, NULL, NULL, 1.50, '2020-01-01', 8), (7, 3, 'c', 2.00, '2020-01-03', 1)")
+	for _, q := range []string{
+		"SELECT id FROM t_mo o WHERE q < (SELECT AVG(q) FROM t_mo i WHERE i.k = o.k) ORDER BY id",
+		"SELECT id, (SELECT COUNT(*) FROM t_mo i WHERE i.s = o.s) FROM t_mo o ORDER BY id",
+		"SELECT id, (SELECT SUM(q) FROM t_mo i WHERE i.d = o.d) FROM t_mo o ORDER BY id",
+		"SELECT id, (SELECT MAX(q) FROM t_mo i WHERE i.dt = o.dt AND i.id <> o.id) FROM t_mo o ORDER BY id",
+		"SELECT id, (SELECT MIN(i.id) FROM t_mo i WHERE i.k <=> o.k) FROM t_mo o ORDER BY id",
+		"SELECT id, (SELECT q FROM t_mo i WHERE i.k = o.k AND i.q > o.q) FROM t_mo o ORDER BY id",
+		"SELECT id, (SELECT q FROM t_mo i WHERE i.k = o.k ORDER BY q LIMIT 1) FROM t_mo o WHERE o.k IS NOT NULL ORDER BY id",
+		"SELECT SUM(q) FROM t_mo o WHERE q >= (SELECT 0.5 * SUM(q) FROM t_mo i WHERE i.k = o.k AND i.dt = o.dt)",
+	} {
+		add("strict", q)
+	}
 	// MIN and MAX of a primary key read one index entry, and give one
 	// NULL row when there is none (minmaxkey.go).
 	quiet("CREATE TABLE t_mm (id INT PRIMARY KEY, v INT)")

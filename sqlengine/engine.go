@@ -106,6 +106,10 @@ type Engine struct {
 	// requireSSL is the set of accounts that must log in over TLS
 	// (requiressl.go); replaced whole on change.
 	requireSSL atomic.Pointer[sslSet]
+	// subqueryCache counts remembered subquery results used and
+	// evaluations that found none (subqmemo.go; Subquery_cache_hit and
+	// Subquery_cache_miss, MariaDB's names).
+	subqueryCache memoCounters
 }
 
 const usersMetaKey = "mysql_db"
@@ -141,6 +145,7 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.exec = rowexec.NewOverrideBuilder(execOverrides{e})
+	e.subqueryCache.exec = e.exec
 	a.ExecBuilder = e.exec
 	e.gms = sqle.New(a, &sqle.Config{})
 	e.gms.Parser = schemaParser{e.gms.Parser}

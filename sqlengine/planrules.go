@@ -78,9 +78,20 @@ func installAnalyzerRules() {
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: collationRuleID, Apply: collationRule})
 		// Results a client's character set cannot hold (clientresult.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: clientCharsetID, Apply: clientCharsetRule})
+		// Correlated scalar subqueries remember their results by their
+		// outer values (subqmemo.go).
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: memoSubqueryRuleID, Apply: memoSubqueries})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: explainRuleID, Apply: explainResult})
 		// MIN/MAX of a key's first column (minmaxkey.go) in place of
 		// GMS's replaceAgg, which lost the NULL row of an empty input.
+		// Non-deterministic calls kept out of GMS's filter folding
+		// (volatile.go).
+		for i, r := range analyzer.OnceBeforeDefault {
+			if r.Id.String() == "simplifyFilters" {
+				simplifyFiltersRule = r.Apply
+				analyzer.OnceBeforeDefault[i] = analyzer.Rule{Id: r.Id, Apply: simplifyFiltersKeepingVolatile}
+			}
+		}
 		for i, r := range analyzer.OnceAfterDefault {
 			switch r.Id.String() {
 			case "unnestExistsSubqueries":
