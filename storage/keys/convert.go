@@ -416,6 +416,9 @@ const (
 )
 
 func toDecimal(typ sql.Type, v any) (decimal.Decimal, error) {
+	if d, ok := v.(decimal.Decimal); ok && DecimalFits(typ, d) {
+		return d, nil // Convert would return it unchanged (decfit.go)
+	}
 	// GMS rescales decimals to compare and round them, which for inputs like
 	// '1e-999999999' means computing enormous powers of ten. Parse and screen
 	// such values here before handing them to Convert.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -291,5 +292,62 @@ func TestDecodeRowDoesNotAlias(t *testing.T) {
 	}
 	if string(row[0].([]byte)) != "abc" || row[1].(string) != "def" {
 		t.Fatalf("decoded values alias the input: %v", row)
+	}
+}
+
+// TestDecodeRowTextOneAllocation: DecodeRowShared puts the text values of
+// a row in one
+// allocation (textCopy), which the row's []byte values do not alias (they
+// are mutable), and which does not alias the input; a row above
+// maxTextArena copies each text value alone, with the same values.
+func TestDecodeRowTextOneAllocation(t *testing.T) {
+	vc := types.MustCreateString(sqltypes.VarChar, 600, sql.Collation_Default)
+	sch := schemaOf(types.Int32, vc, vc, types.Blob, vc, vc, vc)
+	row := sql.Row{int32(7), "alpha", "", []byte("blob"), "gamma-gamma", "δέλτα", "epsilon"}
+	enc, err := EncodeRow(nil, sch, row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(got sql.Row, what string) {
+		t.Helper()
+		for i := range row {
+			if !reflect.DeepEqual(got[i], row[i]) {
+				t.Fatalf("%s: column %d is %#v, want %#v", what, i, got[i], row[i])
+			}
+		}
+	}
+	got, err := DecodeRowShared(enc, sch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(got, "decoded")
+	// The row, its slots' boxes (int32 7 is a static box; four non-empty
+	// strings, the empty one and the blob's slice header), the blob's
+	// bytes, and one allocation for the four texts: 1 + 6 + 1 + 1.
+	if n := testing.AllocsPerRun(100, func() { _, _ = DecodeRowShared(enc, sch, nil) }); n > 9 {
+		t.Fatalf("DecodeRow makes %v allocations, want at most 9 (the texts in one)", n)
+	}
+	got[3].([]byte)[0] = 'X' // the blob is the caller's to change
+	for i := range enc {
+		enc[i] = 'Y'
+	}
+	row[3] = []byte("Xlob")
+	check(got, "after the input and the blob changed")
+
+	big := strings.Repeat("b", 599)
+	sch9 := schemaOf(types.Int32, vc, vc, types.Blob, vc, vc, vc, vc, vc, vc)
+	wide9 := sql.Row{int32(8), big, big, []byte("blob"), big, big, big + "!", big, big, "z"}
+	wenc, err := EncodeRow(nil, sch9, wide9)
+	if err != nil || len(wenc) <= maxTextArena {
+		t.Fatal(len(wenc), err)
+	}
+	wgot, err := DecodeRowShared(wenc, sch9, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range wide9 {
+		if !reflect.DeepEqual(wgot[i], wide9[i]) {
+			t.Fatalf("wide row: column %d differs", i)
+		}
 	}
 }

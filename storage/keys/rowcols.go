@@ -44,6 +44,19 @@ func decodeRow(data []byte, sch sql.Schema, want []bool) (sql.Row, error) {
 	return r.row(make(sql.Row, len(sch)), sch, want)
 }
 
+// DecodeRowShared is DecodeRowColumns (want nil: every column) with the
+// text values of a row of at most maxTextArena bytes in one allocation
+// (reader.textCopy). For reads of a few rows by key: a scan's consumer
+// may keep one text value of each of many rows (a GROUP BY's values),
+// which would keep each row's text alive.
+func DecodeRowShared(data []byte, sch sql.Schema, want []bool) (sql.Row, error) {
+	if want != nil && len(want) != len(sch) {
+		return nil, fmt.Errorf("keys: %d wanted flags for %d columns", len(want), len(sch))
+	}
+	r := reader{b: data, shared: len(data) <= maxTextArena}
+	return r.row(make(sql.Row, len(sch)), sch, want)
+}
+
 // row decodes a row into row (len(sch), zeroed).
 func (r *reader) row(row sql.Row, sch sql.Schema, want []bool) (sql.Row, error) {
 	version, err := r.byte()
