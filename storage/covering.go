@@ -52,7 +52,7 @@ func (r *RowIter) Cover(need []int) bool {
 	if ix == nil {
 		return false
 	}
-	p := &coverPlan{width: len(r.tb.Schema), prefix: len(indexPrefix(nil, r.tb.Def.ID, r.ixID))}
+	p := &coverPlan{width: len(r.tb.Schema), prefix: indexPrefixLen}
 	for _, o := range need {
 		if o < 0 || o >= p.width {
 			return false

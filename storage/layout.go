@@ -40,8 +40,21 @@ func metaTableKey(kind byte, id uint32) []byte {
 	return binary.BigEndian.AppendUint32([]byte{spaceMeta, kind}, id)
 }
 
-// indexPrefix is the key prefix of every entry of one index of one table.
+// indexPrefixLen is the length of indexPrefix's prefix.
+const indexPrefixLen = 6
+
+// keyCap is the capacity a key starts with when indexPrefix makes it: a
+// primary key of up to five INT columns (TPC-C's have three or four, 5
+// bytes each) appends to it without growing it, where growing from the
+// prefix's own length took an allocation per column. Longer keys grow.
+const keyCap = 32
+
+// indexPrefix is the key prefix of every entry of one index of one table,
+// appended to dst (a new key of capacity keyCap when dst is nil).
 func indexPrefix(dst []byte, tableID uint32, indexID uint8) []byte {
+	if dst == nil {
+		dst = make([]byte, 0, keyCap)
+	}
 	dst = append(dst, spaceData)
 	dst = binary.BigEndian.AppendUint32(dst, tableID)
 	return append(dst, indexID)

@@ -1,6 +1,10 @@
 package storage
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/dolthub/go-mysql-server/sql"
+)
 
 // Locked rows read once.
 //
@@ -38,6 +42,9 @@ type lockedRead struct {
 	val   []byte // nil when !found; key and val share one allocation
 	found bool
 	mark  int // batchMark when read (or last carried forward)
+	// row is the last row GetRow decoded from val (nil: none), which
+	// UpdateRead takes as the stored row when its caller hands it back.
+	row sql.Row
 }
 
 type lockedReads struct {
@@ -56,21 +63,22 @@ func (t *Txn) batchMark() int {
 // lockedGet reads key, which the transaction holds the lock on, as get
 // does, and keeps the value for the write that may follow (GetRow's
 // locking read).
-func (t *Txn) lockedGet(key []byte) ([]byte, bool, error) {
+// The slot it was kept in is returned too (nil when not kept).
+func (t *Txn) lockedGet(key []byte) ([]byte, bool, *lockedRead, error) {
 	mark := t.batchMark()
 	slot, free := t.lockedSlot(key, mark)
 	if slot != nil {
-		return slot.val, slot.found, nil
+		return slot.val, slot.found, slot, nil
 	}
 	lr := &t.lockedReads
 	raw, closer, ok, err := t.getRaw(key)
 	if err != nil {
-		return nil, false, err
+		return nil, false, nil, err
 	}
 	if len(raw) > maxLockedReadValue {
 		v := append([]byte(nil), raw...)
 		closer.Close()
-		return v, true, nil
+		return v, true, nil, nil
 	}
 	// The key and the value copied in one allocation: no more than
 	// get's own copy of the value.
@@ -97,7 +105,22 @@ func (t *Txn) lockedGet(key []byte) ([]byte, bool, error) {
 		lr.next = (lr.next + 1) % lockedReadSlots
 	}
 	*s = lockedRead{key: kv[:len(key):len(key)], val: v, found: ok, mark: mark}
-	return v, ok, nil
+	return v, ok, s, nil
+}
+
+// keptRow returns old when it is the row GetRow last decoded from val,
+// the value kept for key, which is still valid (UpdateRead's caller hands
+// back that row unmodified): nil otherwise.
+func (t *Txn) keptRow(key, val []byte, old sql.Row) sql.Row {
+	if len(val) == 0 || len(old) == 0 {
+		return nil
+	}
+	s, _ := t.lockedSlot(key, t.batchMark())
+	if s == nil || len(s.val) == 0 || &s.val[0] != &val[0] ||
+		len(s.row) != len(old) || &s.row[0] != &old[0] {
+		return nil
+	}
+	return old
 }
 
 // lockedLookup reads key, which the transaction holds the lock on, from
@@ -143,7 +166,7 @@ func (t *Txn) noteWrite(key []byte, before int) {
 		s := &lr.slots[i]
 		switch {
 		case bytes.Equal(s.key, key):
-			s.mark, s.val = -1, nil
+			s.mark, s.val, s.row = -1, nil, nil
 		case s.mark == before:
 			s.mark = after
 		}

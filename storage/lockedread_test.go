@@ -41,6 +41,7 @@ func TestLockedReadsSeeOwnWrites(t *testing.T) {
 		return k
 	}
 	rng := rand.New(rand.NewPCG(29, 29))
+	lastRead := map[int64]sql.Row{} // rows read earlier, some stale
 	for round := range 20 {
 		txn := e.Begin()
 		txn.SetLockingReads(true)
@@ -71,8 +72,16 @@ func TestLockedReadsSeeOwnWrites(t *testing.T) {
 				if r == nil {
 					continue
 				}
+				if stale := lastRead[id]; stale != nil && step%3 == 0 {
+					r = stale // UpdateRead must see it is not the stored row
+				}
+				lastRead[id] = r
 				nv := int64(rng.IntN(1000))
-				if err := txn.Update(ctx, tb, r, sql.Row{id, nv, "u"}); err != nil {
+				update := txn.Update
+				if step%2 == 0 {
+					update = txn.UpdateRead
+				}
+				if err := update(ctx, tb, r, sql.Row{id, nv, "u"}); err != nil {
 					t.Fatal(where, err)
 				}
 				cur[id] = nv
@@ -127,6 +136,91 @@ func TestLockedReadsSeeOwnWrites(t *testing.T) {
 		if got[k] != v {
 			t.Fatalf("row %d: %d, want %d", k, got[k], v)
 		}
+	}
+	// The secondary index holds one entry per row: an update that took a
+	// stale row for the stored one would have left the old entry behind.
+	check := e.Begin()
+	defer check.Rollback()
+	if n := countScan(t, check, tb, 1, nil, nil); n != len(model) {
+		t.Fatalf("index txn has %d entries, table %d rows", n, len(model))
+	}
+}
+
+// TestUpdateReadBeforeImage checks the row UpdateRead records as the
+// change's before image (and from which it finds the index entries to
+// drop): the row the locking read returned, taken as it is when it is
+// the decoded kept value, and the stored row, decoded, when the caller's
+// row is stale (the row was written since) or was not read.
+func TestUpdateReadBeforeImage(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	createKV(t, e)
+	tb := e.Catalog().Table("db", "kv")
+	ctx := context.Background()
+	txn := e.Begin()
+	for id := int64(1); id <= 3; id++ {
+		if err := txn.Insert(ctx, tb, sql.Row{id, id * 10, "v"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := txn.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	key := func(id int64) []byte {
+		k, _ := tb.PKKeyFromValues([]any{id})
+		return k
+	}
+	txn = e.Begin()
+	txn.SetLockingReads(true)
+	r1, err := txn.Point(ctx, tb, key(1))
+	if err != nil || r1 == nil {
+		t.Fatal(r1, err)
+	}
+	if err := txn.UpdateRead(ctx, tb, r1, sql.Row{int64(1), int64(11), "a"}); err != nil {
+		t.Fatal(err)
+	}
+	// Row 2 read, then written by Update: the row read is stale.
+	r2, err := txn.Point(ctx, tb, key(2))
+	if err != nil || r2 == nil {
+		t.Fatal(r2, err)
+	}
+	if err := txn.Update(ctx, tb, r2, sql.Row{int64(2), int64(21), "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.UpdateRead(ctx, tb, r2, sql.Row{int64(2), int64(22), "c"}); err != nil {
+		t.Fatal(err)
+	}
+	// Row 3 never read: the caller's row is only its values.
+	r3 := sql.Row{int64(3), int64(30), "v"}
+	if err := txn.UpdateRead(ctx, tb, r3, sql.Row{int64(3), int64(33), "d"}); err != nil {
+		t.Fatal(err)
+	}
+	ch := txn.Changes()
+	if len(ch) != 4 {
+		t.Fatalf("%d changes, want 4", len(ch))
+	}
+	want := []sql.Row{{int64(1), int64(10), "v"}, {int64(2), int64(20), "v"}, {int64(2), int64(21), "b"}, {int64(3), int64(30), "v"}}
+	for i, c := range ch {
+		if fmt.Sprint(c.Before) != fmt.Sprint(want[i]) {
+			t.Fatalf("change %d: before %v, want %v", i, c.Before, want[i])
+		}
+	}
+	if &ch[0].Before[0] != &r1[0] {
+		t.Fatal("row 1: the before image was decoded again, not taken from the locking read")
+	}
+	if &ch[2].Before[0] == &r2[0] || &ch[3].Before[0] == &r3[0] {
+		t.Fatal("a stale or unread row was taken as the stored row")
+	}
+	if err := txn.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := scanAll(t, e); got[1] != 11 || got[2] != 22 || got[3] != 33 {
+		t.Fatalf("committed %v", got)
+	}
+	check := e.Begin()
+	defer check.Rollback()
+	if n := countScan(t, check, tb, 1, nil, nil); n != 3 {
+		t.Fatalf("index txn has %d entries, want 3", n)
 	}
 }
 

@@ -142,7 +142,7 @@ func (t *Txn) insertAt(ctx context.Context, tb *Table, key []byte, row sql.Row) 
 	if err != nil {
 		return err
 	}
-	if err := t.checkUniques(ctx, tb, nil, row, key[len(indexPrefix(nil, tb.Def.ID, 0)):], nil); err != nil {
+	if err := t.checkUniques(ctx, tb, nil, row, key[indexPrefixLen:], nil); err != nil {
 		return err
 	}
 	if err := t.insertIndexes(tb, row, key); err != nil {
@@ -157,7 +157,7 @@ func (t *Txn) insertAt(ctx context.Context, tb *Table, key []byte, row sql.Row) 
 // insertIndexes writes row's secondary index entries; the caller has
 // checked its unique values (checkUniques).
 func (t *Txn) insertIndexes(tb *Table, row sql.Row, rowKey []byte) error {
-	pkSuffix := rowKey[len(indexPrefix(nil, tb.Def.ID, 0)):]
+	pkSuffix := rowKey[indexPrefixLen:]
 	for _, ix := range tb.Indexes {
 		k, _, _, err := tb.indexKey(ix, row, pkSuffix)
 		if err != nil {
@@ -333,7 +333,7 @@ func (t *Txn) Delete(ctx context.Context, tb *Table, row sql.Row) error {
 }
 
 func (t *Txn) deleteIndexes(tb *Table, old sql.Row, rowKey []byte) error {
-	pkSuffix := rowKey[len(indexPrefix(nil, tb.Def.ID, 0)):]
+	pkSuffix := rowKey[indexPrefixLen:]
 	for _, ix := range tb.Indexes {
 		k, _, _, err := tb.indexKey(ix, old, pkSuffix)
 		if err != nil {
@@ -358,15 +358,38 @@ func (t *Txn) Update(ctx context.Context, tb *Table, old, new sql.Row) error {
 	if key == nil {
 		return t.missingRow(tb)
 	}
-	return t.updateAt(ctx, tb, key, val, new)
+	return t.updateAt(ctx, tb, key, val, nil, new)
+}
+
+// UpdateRead is Update for an old row that GetRow or Point returned under
+// the transaction's lock (a locking read) and that the caller has not
+// modified since: when it is the row decoded from the version the
+// transaction kept (lockedread.go), the stored row is not decoded again
+// (its values become the change's before image). Any other old row is
+// Update's.
+func (t *Txn) UpdateRead(ctx context.Context, tb *Table, old, new sql.Row) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	key, val, err := t.findKey(ctx, tb, old)
+	if err != nil {
+		return err
+	}
+	if key == nil {
+		return t.missingRow(tb)
+	}
+	return t.updateAt(ctx, tb, key, val, t.keptRow(key, val, old), new)
 }
 
 // updateAt replaces the row stored under key (its current value val,
-// the key locked by the transaction) with new.
-func (t *Txn) updateAt(ctx context.Context, tb *Table, key, val []byte, new sql.Row) error {
-	cur, err := decodeRow(val, tb.Schema)
-	if err != nil {
-		return err
+// the key locked by the transaction) with new. cur is val decoded, nil
+// to decode it here.
+func (t *Txn) updateAt(ctx context.Context, tb *Table, key, val []byte, cur, new sql.Row) error {
+	var err error
+	if cur == nil {
+		if cur, err = keys.DecodeRowShared(val, tb.Schema, nil); err != nil {
+			return err
+		}
 	}
 	newKey := key
 	if !tb.Hidden {
@@ -388,8 +411,8 @@ func (t *Txn) updateAt(ctx context.Context, tb *Table, key, val []byte, new sql.
 			}
 			return sql.NewUniqueKeyErr(tb.keyString(tb.Def.PK, new), true, existing)
 		}
-		oldSuffix := key[len(indexPrefix(nil, tb.Def.ID, 0)):]
-		if err := t.checkUniques(ctx, tb, nil, new, newKey[len(indexPrefix(nil, tb.Def.ID, 0)):], oldSuffix); err != nil {
+		oldSuffix := key[indexPrefixLen:]
+		if err := t.checkUniques(ctx, tb, nil, new, newKey[indexPrefixLen:], oldSuffix); err != nil {
 			return err
 		}
 		if err := t.deleteIndexes(tb, cur, key); err != nil {
@@ -409,7 +432,7 @@ func (t *Txn) updateAt(ctx context.Context, tb *Table, key, val []byte, new sql.
 			return err
 		}
 		t.moved(newKey)
-		pkSuffix := newKey[len(indexPrefix(nil, tb.Def.ID, 0)):]
+		pkSuffix := newKey[indexPrefixLen:]
 		for _, ix := range tb.Indexes {
 			if k, _, _, err := tb.indexKey(ix, new, pkSuffix); err == nil {
 				t.moved(k)
@@ -417,7 +440,7 @@ func (t *Txn) updateAt(ctx context.Context, tb *Table, key, val []byte, new sql.
 		}
 		return t.record(RowChange{Table: tb, Before: cur, After: new})
 	}
-	pkSuffix := key[len(indexPrefix(nil, tb.Def.ID, 0)):]
+	pkSuffix := key[indexPrefixLen:]
 	if err := t.checkUniques(ctx, tb, cur, new, pkSuffix, pkSuffix); err != nil {
 		return err
 	}
@@ -455,6 +478,15 @@ func (t *Txn) updateAt(ctx context.Context, tb *Table, key, val []byte, new sql.
 // none): a locking read (lock, then the latest version), a current read,
 // or a consistent read through the read view (snapshot.go).
 func (t *Txn) GetRow(ctx context.Context, tb *Table, key []byte) (sql.Row, error) {
+	return t.getRow(ctx, tb, key, nil, true)
+}
+
+// getRow is GetRow; want (one flag per schema column, nil: all) names
+// the columns a non-locking read decodes, the others left nil (a locking
+// read decodes the whole row, which it keeps for UpdateRead). shared
+// puts the row's text values in one allocation (keys.DecodeRowShared),
+// for a read of one row, not a scan's.
+func (t *Txn) getRow(ctx context.Context, tb *Table, key []byte, want []bool, shared bool) (sql.Row, error) {
 	var (
 		v   []byte
 		ok  bool
@@ -465,7 +497,15 @@ func (t *Txn) GetRow(ctx context.Context, tb *Table, key []byte) (sql.Row, error
 		if err := t.lock(ctx, key); err != nil {
 			return nil, err
 		}
-		v, ok, err = t.lockedGet(key)
+		var slot *lockedRead
+		if v, ok, slot, err = t.lockedGet(key); err != nil || !ok {
+			return nil, err
+		}
+		row, err := decodeOne(v, tb.Schema, nil, shared)
+		if slot != nil && err == nil {
+			slot.row = row // for UpdateRead
+		}
+		return row, err
 	case t.currentReads:
 		v, ok, err = t.get(key)
 	default:
@@ -477,7 +517,19 @@ func (t *Txn) GetRow(ctx context.Context, tb *Table, key []byte) (sql.Row, error
 	if err != nil || !ok {
 		return nil, err
 	}
-	return decodeRow(v, tb.Schema)
+	return decodeOne(v, tb.Schema, want, shared)
+}
+
+// decodeOne decodes a row read by key: the columns of want (nil: all),
+// its text values in one allocation when shared.
+func decodeOne(v []byte, sch sql.Schema, want []bool, shared bool) (sql.Row, error) {
+	switch {
+	case shared:
+		return keys.DecodeRowShared(v, sch, want)
+	case want != nil:
+		return keys.DecodeRowColumns(v, sch, want)
+	}
+	return decodeRow(v, sch)
 }
 
 // RowIter iterates rows of one index range in key order.
@@ -529,7 +581,19 @@ func (t *Txn) Scan(ctx context.Context, tb *Table, ixID uint8, lo, hi []byte, re
 // Point is GetRow: the one-Get path of primary-key equality lookups. A
 // row found counts in the engine's RowsRead.
 func (t *Txn) Point(ctx context.Context, tb *Table, key []byte) (sql.Row, error) {
-	row, err := t.GetRow(ctx, tb, key)
+	return t.PointColumns(ctx, tb, key, nil)
+}
+
+// PointColumns is Point decoding only the columns whose want entry is
+// true (one per schema column; nil: all), the others nil: a select of a
+// few columns of a wide row (TPC-C's customer, with its 500-byte c_data)
+// skips building the rest. A locking read decodes the whole row (it is
+// kept for UpdateRead). A want of the wrong length is an error.
+func (t *Txn) PointColumns(ctx context.Context, tb *Table, key []byte, want []bool) (sql.Row, error) {
+	if want != nil && len(want) != len(tb.Schema) {
+		return nil, base.Errorf(base.ClassInternal, "storage: %d wanted flags for the %d columns of %s", len(want), len(tb.Schema), tb.Def.Name)
+	}
+	row, err := t.getRow(ctx, tb, key, want, true)
 	if row != nil {
 		t.e.stats.RowsRead.Add(1)
 	}
@@ -572,7 +636,7 @@ func (r *RowIter) next() (sql.Row, error) {
 			// Secondary entries point at the row; locking reads re-read
 			// the latest version after the lock is granted.
 			rowKey = append([]byte(nil), rowKey...)
-			row, err := r.t.GetRow(r.ctx, r.tb, rowKey)
+			row, err := r.t.getRow(r.ctx, r.tb, rowKey, nil, false)
 			if err != nil {
 				return nil, err
 			}
@@ -761,7 +825,7 @@ func (t *Txn) Upsert(ctx context.Context, tb *Table, row sql.Row) error {
 			}
 			return sql.NewUniqueKeyErr(tb.keyString(tb.Def.PK, row), true, existing)
 		}
-		return t.updateAt(ctx, tb, key, val, row)
+		return t.updateAt(ctx, tb, key, val, nil, row)
 	}
 	if key, err = tb.PKKey(nil, row); err != nil {
 		return err

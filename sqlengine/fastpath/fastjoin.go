@@ -221,6 +221,15 @@ func (e *Executor) planPointJoin(s *sqlengine.Session, query string, fields []*q
 	if len(fields) != len(jp.out) {
 		return nil
 	}
+	for t, jt := range jp.tables {
+		var proj []int
+		for _, c := range jp.out {
+			if c.table == t {
+				proj = append(proj, c.ord)
+			}
+		}
+		jt.point.want = wantColumns(proj, jt.point.ncols)
+	}
 	jp.fields = fields
 	return jp
 }
@@ -307,7 +316,7 @@ func (e *Executor) execPointJoin(ctx context.Context, s *sqlengine.Session, jp *
 	rows := make([]sql.Row, len(tables))
 	res := &sqltypes.Result{Fields: jp.fields}
 	for i, st := range tables {
-		row, err := rt.txn.Point(ctx, st, keys[i])
+		row, err := rt.txn.PointColumns(ctx, st, keys[i], jp.tables[i].point.want)
 		if err != nil {
 			return true, rt.fail(err)
 		}

@@ -51,6 +51,27 @@ type pointPlan struct {
 	keys   []keyParams
 	nbinds int
 	lock   bool
+	// want flags the columns the statement reads, for a partial decode
+	// (wantColumns; nil: all).
+	want []bool
+}
+
+// wantColumns flags the schema ordinals proj of a table of ncols columns
+// for storage's PointColumns; nil when proj names every column (a whole
+// decode costs no more).
+func wantColumns(proj []int, ncols int) []bool {
+	want := make([]bool, ncols)
+	n := 0
+	for _, o := range proj {
+		if o >= 0 && o < ncols && !want[o] {
+			want[o] = true
+			n++
+		}
+	}
+	if n == ncols {
+		return nil
+	}
+	return want
 }
 
 // fastPlans caches fast-path plans per connection and statement text.
@@ -205,6 +226,7 @@ func (e *Executor) planPointSelect(s *sqlengine.Session, query string, fields []
 	if len(fields) != len(p.proj) {
 		return nil
 	}
+	p.want = wantColumns(proj, p.ncols)
 	p.fields, p.results = fields, s.GetCharacterSetResults()
 	return p
 }
@@ -260,7 +282,7 @@ func (e *Executor) execPointSelect(ctx context.Context, s *sqlengine.Session, p 
 	txn := rt.txn
 	res := &sqltypes.Result{Fields: p.fields}
 	for _, k := range keyVals {
-		row, err := txn.Point(ctx, st, k)
+		row, err := txn.PointColumns(ctx, st, k, p.want)
 		if err != nil {
 			return true, rt.fail(err)
 		}

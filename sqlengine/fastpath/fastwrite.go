@@ -368,10 +368,16 @@ func convert(ctx *sql.Context, st *storage.Table, o int, v any) (any, bool) {
 	if v == nil {
 		return nil, col.Nullable
 	}
-	switch v.(type) {
+	switch x := v.(type) {
 	case float64, decimal.Decimal:
 		if !numberColumn(col) {
 			return nil, false // a number's text in a string column is GMS's
+		}
+		if d, ok := x.(decimal.Decimal); ok && keys.DecimalFits(col.Type, d) {
+			// Already the column's value (an unchanged DECIMAL of the
+			// row, a parameter with the column's scale): storing
+			// rules and Convert would return it as it is.
+			return v, true
 		}
 	}
 	// MySQL's storing rules first (storevalue.go): a value they would
@@ -472,12 +478,26 @@ func (e *Executor) runWrite(ctx context.Context, s *sqlengine.Session, p *writeP
 		}
 	} else {
 		if p.prefix {
-			// Each prefix's rows, locked in key order as the scan reads
-			// them, then edited as read.
-			var locked []sql.Row
-			locked, werr = lockedRows(ctx, txn, st, keyList)
-			for _, old := range locked {
-				if fallback, werr = e.editRow(sctx, txn, st, p, old, param, &ed); werr != nil || fallback {
+			// Each prefix's rows (the prefixes are distinct, so their
+			// ranges are disjoint, and in key order), locked in key order
+			// as the scan reads them, then edited as read, a prefix at a
+			// time: the transaction keeps the last rows it read under
+			// their locks (storage/lockedread.go, 16 of them), and
+			// DELIVERY's ten orders of about ten lines each would
+			// otherwise be read again from Pebble by the UPDATE for all
+			// but the last 16 lines. The primary key is never SET here,
+			// so an edited row stays in its prefix.
+			for _, lo := range keyList {
+				var locked []sql.Row
+				if locked, werr = lockedRows(ctx, txn, st, [][]byte{lo}); werr != nil {
+					break
+				}
+				for _, old := range locked {
+					if fallback, werr = e.editRow(sctx, txn, st, p, old, param, &ed); werr != nil || fallback {
+						break
+					}
+				}
+				if werr != nil || fallback {
 					break
 				}
 			}
@@ -561,9 +581,28 @@ type rowEdit struct {
 func (ed *rowEdit) result(kind writeKind) *sqltypes.Result {
 	res := &sqltypes.Result{RowsAffected: ed.affected, InsertID: ed.insertID}
 	if kind == writeUpdate {
-		res.Info = fmt.Sprintf("Rows matched: %d  Changed: %d  Warnings: 0", ed.matched, ed.affected)
+		res.Info = updateInfo(ed.matched, ed.affected)
 	}
 	return res
+}
+
+// updateInfos holds the info texts of UPDATEs of up to 16 rows, made
+// once: an UPDATE's OK formatted its text each time.
+var updateInfos = func() (t [17][17]string) {
+	for m := range t {
+		for c := range t[m] {
+			t[m][c] = fmt.Sprintf("Rows matched: %d  Changed: %d  Warnings: 0", m, c)
+		}
+	}
+	return t
+}()
+
+// updateInfo is an UPDATE's info text as MySQL words it.
+func updateInfo(matched, changed uint64) string {
+	if matched < 17 && changed < 17 {
+		return updateInfos[matched][changed]
+	}
+	return fmt.Sprintf("Rows matched: %d  Changed: %d  Warnings: 0", matched, changed)
 }
 
 // writeRow does one row edit of the statement: the row inserted with
@@ -646,7 +685,9 @@ func (e *Executor) editRow(ctx *sql.Context, txn *storage.Txn, st *storage.Table
 	if keys.CheckRow(st.Schema, old, nw) != nil {
 		return true, nil // GMS gives the error (1366)
 	}
-	if err := txn.Update(ctx, st, old, nw); err != nil {
+	// old is the row the locking read returned, unmodified: UpdateRead
+	// takes it as the stored row instead of decoding that again.
+	if err := txn.UpdateRead(ctx, st, old, nw); err != nil {
 		return !isLockError(err), err
 	}
 	ed.affected++
