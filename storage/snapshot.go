@@ -200,10 +200,20 @@ func (t *Txn) forgetWrites(from int) {
 // level and table iterators, where a Get builds them for every key.
 // SeekPrefixGE (the default comparer's prefix is the whole key) consults
 // the bloom filters as Get does.
+//
+// A statement's first read is a Get on the view instead: most statements
+// read one row (TPC-C's selects by primary key), and a Get stops at the
+// first level holding the key where the iterator's seek positions every
+// level, besides the iterator's creation and close. The iterator is made
+// at the second read.
 func (t *Txn) readGet(key []byte) ([]byte, bool, error) {
 	snap := t.readView()
 	if snap == nil || t.ownWrite(key) {
 		return t.get(key)
+	}
+	if t.pointIt == nil && !t.pointGot {
+		t.pointGot = true
+		return getFrom(snap, key)
 	}
 	if t.pointIt == nil {
 		it, err := snap.NewIter(nil)
@@ -227,6 +237,7 @@ func (t *Txn) readGet(key []byte) ([]byte, bool, error) {
 // open iterator keeps the files it reads from being deleted, so it lives
 // no longer than a statement) and before its read view ends.
 func (t *Txn) closePointIt() {
+	t.pointGot = false
 	if t.pointIt != nil {
 		_ = t.pointIt.Close()
 		t.pointIt = nil

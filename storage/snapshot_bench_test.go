@@ -171,7 +171,8 @@ func benchReads(b *testing.B, txn *Txn, tb *Table, key func(int) []byte, rng *ra
 // one transaction, 200 point reads of random primary keys (a lookup join
 // into the primary key, one Txn.Point per outer row) and a 200-entry
 // range of a secondary index with each entry's row read by its primary
-// key (a lookup on a non-covering index). The store is compacted and
+// key (a lookup on a non-covering index); "statements" is ten statements
+// of one point read each. The store is compacted and
 // then overwritten in part, so reads go through the memtable and more
 // than one level, as a served table's do.
 //
@@ -211,6 +212,22 @@ func BenchmarkViewLookups(b *testing.B) {
 		for b.Loop() {
 			txn := e.Begin()
 			for range 200 {
+				if r, err := txn.Point(ctx, tb, key(rng.IntN(rows))); err != nil || r == nil {
+					b.Fatal(r, err)
+				}
+			}
+			txn.Rollback()
+		}
+	})
+	b.Run("statements", func(b *testing.B) {
+		// Ten statements of one point read each, in one transaction
+		// (TPC-C's PAYMENT and ORDER_STATUS selects by primary key).
+		rng := rand.New(rand.NewPCG(6, 6))
+		defer threadCPU(b)()
+		for b.Loop() {
+			txn := e.Begin()
+			for range 10 {
+				txn.NewStatement()
 				if r, err := txn.Point(ctx, tb, key(rng.IntN(rows))); err != nil || r == nil {
 					b.Fatal(r, err)
 				}

@@ -86,6 +86,7 @@ type Txn struct {
 	iso         Isolation
 	snap        *pebble.Snapshot
 	pointIt     *pebble.Iterator // readGet's, on snap
+	pointGot    bool             // readGet read once by Get this statement
 	snapGen     uint64
 	viewTaken   bool
 	oneRead     bool
