@@ -222,8 +222,22 @@ func semCorpus() []semStmt {
 		"-CAST(200 AS UNSIGNED)", "-(-5)", "1e308 + 1e308", "-1e308 * 10", "1e300 / 1e-300",
 		"PERIOD_ADD(202401, 2)", "PERIOD_ADD(2412, 1)", "PERIOD_ADD(9912, 13)", "PERIOD_DIFF(202403, 202401)", "PERIOD_DIFF(2401, 202312)",
 		"PERIOD_ADD(NULL, 1)", "PERIOD_ADD(202401, -25)", "1 IS UNKNOWN", "NULL IS UNKNOWN", "(1 = 2) IS NOT UNKNOWN", "--6e-16", "5--3",
+		// Integer MOD (intarith.go).
+		"7 % 3", "-7 % 3", "7 % -3", "MOD(-7, 3)", "CAST(7 AS UNSIGNED) % 3", "18446744073709551615 % 10", "-9223372036854775808 % -1",
+		"MOD(5, 0)", "7 % 2.5", "7.5 % 2", "-7 % CAST(3 AS UNSIGNED)", "NULL % 3", "5 MOD 3",
 	} {
 		add("strict", "SELECT "+e)
+	}
+	quiet("CREATE TABLE t_md (id INT PRIMARY KEY, a INT, b INT UNSIGNED)")
+	for _, q := range []string{
+		"INSERT INTO t_md VALUES (1, 17 % 5, 17 % 5), (2, -17 % 5, 9 % 4)",
+		"INSERT INTO t_md SELECT id + 10, a % 2, (b * 7) % 3 FROM t_md",
+		"INSERT INTO t_md VALUES (3, 5 % 0, 1)",
+		"UPDATE t_md SET a = a % 0 WHERE id = 1",
+		"SELECT id, a, b, a % 2, b % 2, MOD(a, b) FROM t_md ORDER BY id",
+	} {
+		add("strict", q)
+		add("nonstrict", q)
 	}
 	// Collations.
 	quiet("CREATE TABLE t_coll (id INT PRIMARY KEY, s VARCHAR(10) COLLATE utf8mb4_general_ci, c CHAR(5))")

@@ -129,6 +129,11 @@ func (a *intArith) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 				r = ln * rn
 				over = r/rn != ln || (ln == -1 && rn == math.MinInt64) || (rn == -1 && ln == math.MinInt64)
 			}
+		case "%":
+			if rn == 0 {
+				return nil, divisionByZero(ctx)
+			}
+			r = ln % rn // the dividend's sign, as MySQL's
 		}
 		if !over {
 			if a.unsigned {
@@ -151,7 +156,20 @@ func (a *intArith) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	} else {
 		r.SetInt64(rn)
 	}
+	if a.op == "%" && r.Sign() == 0 {
+		return nil, divisionByZero(ctx)
+	}
 	return a.bigResult(&l, &r)
+}
+
+// divisionByZero is MySQL's answer to x % 0 outside strict writes: NULL,
+// with warning 1365 under ERROR_FOR_DIVISION_BY_ZERO only (divStrict
+// makes it the error in strict writes).
+func divisionByZero(ctx *sql.Context) error {
+	if sql.LoadSqlMode(ctx).ModeEnabled("ERROR_FOR_DIVISION_BY_ZERO") {
+		ctx.Warn(mysqlerr.ErDivisionByZero, "Division by 0")
+	}
+	return nil
 }
 
 // slow computes operands of other Go types (strings an integer-typed
@@ -180,6 +198,11 @@ func (a *intArith) bigResult(l, r *big.Int) (any, error) {
 		z.Add(l, r)
 	case "-":
 		z.Sub(l, r)
+	case "%":
+		if r.Sign() == 0 {
+			return nil, nil
+		}
+		z.Rem(l, r) // truncated: the dividend's sign
 	default:
 		z.Mul(l, r)
 	}
@@ -212,6 +235,16 @@ func intArithRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 		return nil, transform.SameTree, err
 	}
 	out, same, err := transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		if m, ok := e.(*expression.Mod); ok {
+			// Integer MOD is an integer, signed as its dividend (GMS
+			// computed it, and typed it, as a DECIMAL).
+			if im := intMod(m); im != nil {
+				if divErrors {
+					return divStrict{Expression: im, divisor: im.right}, transform.NewTree, nil
+				}
+				return im, transform.NewTree, nil
+			}
+		}
 		if divErrors {
 			switch e.(type) {
 			case *expression.Div, *expression.IntDiv, *expression.Mod:
@@ -273,6 +306,15 @@ func arithmetic(ctx *sql.Context, ar *expression.Arithmetic) (sql.Expression, tr
 		unsigned = false // the difference is signed under this mode
 	}
 	return &intArith{left: ar.LeftChild, right: ar.RightChild, op: ar.Op, unsigned: unsigned}, transform.NewTree, nil
+}
+
+// intMod is m as an intArith when both operands are integers, else nil.
+func intMod(m *expression.Mod) *intArith {
+	lt, rt := m.LeftChild.Type(), m.RightChild.Type()
+	if !isIntegerType(lt) || !isIntegerType(rt) {
+		return nil
+	}
+	return &intArith{left: m.LeftChild, right: m.RightChild, op: "%", unsigned: types.IsUnsigned(lt)}
 }
 
 // isIntegerType: the integer types, not BIT, YEAR or booleans' TINYINT(1)
