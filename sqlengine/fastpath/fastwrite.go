@@ -387,6 +387,11 @@ func convert(ctx *sql.Context, st *storage.Table, o int, v any) (any, bool) {
 	if err != nil {
 		return nil, false
 	}
+	if d, ok := v.(decimal.Decimal); ok && keys.DecimalFits(col.Type, d) {
+		// The storing rules rounded it to the column's scale (a DOUBLE
+		// parameter: TPC-C's amounts): Convert would return it as it is.
+		return d, true
+	}
 	cv, inRange, err := col.Type.Convert(ctx, v)
 	if err != nil || inRange != sql.InRange {
 		return nil, false
