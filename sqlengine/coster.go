@@ -38,6 +38,20 @@ func (c statsCoster) EstimateCost(ctx *sql.Context, n memo.RelExpr, s sql.StatsP
 		return refusedCost, nil
 	}
 	j, ok := n.(memo.JoinRel)
+	if lj, isLookup := n.(*memo.LookupJoin); isLookup && lj.Lookup != nil && j.JoinPrivate().Op.IsLeftOuter() {
+		// A left outer lookup join seeks once for every left row, as an
+		// inner one does; GMS prices it from its estimate of the join's
+		// output, which for a selective right side (NOT IN's subquery,
+		// TPC-H Q16: a LIKE on supplier) is a handful of rows, and so
+		// chose 80,000 seeks, each re-evaluating the LIKE, over one hash
+		// of the right side.
+		l := groupRows(ctx, j.JoinPrivate().Left, 0)
+		perKey, ok := c.rowsPerKey(lj.Lookup)
+		if !ok {
+			perKey = 1
+		}
+		return l*costSeqIO + l*(costRandIO+perKey*(costSeqIO+costCPU)), nil
+	}
 	if !ok || !innerJoinOp(j.JoinPrivate().Op) {
 		return c.base.EstimateCost(ctx, n, s)
 	}
