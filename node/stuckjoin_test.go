@@ -20,7 +20,8 @@ func sameNumber(text string, n int) bool {
 // planned join of customer, orders and lineitem, not nested loops over
 // the three tables that evaluate the subquery again for every row; its
 // rows equal a model of the data; rows read stay within one pass over
-// each table plus the grouped one's.
+// each table plus the qualifying orders' lines (the semi join filters
+// orders before the joins).
 func TestSemiJoinOntoGroupedSubquery(t *testing.T) {
 	_, open := startNode(t)
 	db := open("")
@@ -38,6 +39,7 @@ func TestSemiJoinOntoGroupedSubquery(t *testing.T) {
 	}
 	type row struct{ c, o, sum int }
 	var want []row
+	var allQualifying []int
 	for o := 1; o <= orders; o++ {
 		c := 1 + (o*7)%customers
 		os = append(os, fmt.Sprintf("(%d, %d, %d.00, '1995-%02d-%02d')", o, c, o, 1+o%12, 1+o%28))
@@ -48,6 +50,7 @@ func TestSemiJoinOntoGroupedSubquery(t *testing.T) {
 		}
 		if sum > threshold {
 			want = append(want, row{c, o, sum})
+			allQualifying = append(allQualifying, o)
 		}
 	}
 	mustExec(t, db, "INSERT INTO customer VALUES "+strings.Join(cs, ","))
@@ -88,10 +91,17 @@ limit 100`, threshold)
 				t.Errorf("%s: row %d = %v, want customer %d, order %d, sum %d", stage, i, g, w.c, w.o, w.sum)
 			}
 		}
-		// Each table once and lineitem twice (the join and the grouped
-		// subquery); no more than twice that.
-		if bound := int64(2 * (customers + orders + 2*len(ls))); read > bound {
+		// Each table once, lineitem for the grouped subquery, and the
+		// lines of the qualifying orders only: the semi join filters
+		// orders before the joins (stuckjoin.go's semiOntoProbe), where
+		// over the whole join it read every order's lines again.
+		qualifying := 0
+		for _, w := range allQualifying {
+			qualifying += lines(w)
+		}
+		if bound := int64(customers + orders + len(ls) + 2*qualifying); read > bound {
 			t.Errorf("%s: Q18 read %d rows, want at most %d", stage, read, bound)
 		}
+		t.Logf("%s: Q18 read %d rows (customers %d, orders %d, lines %d, qualifying orders' lines %d)", stage, read, customers, orders, len(ls), qualifying)
 	}
 }

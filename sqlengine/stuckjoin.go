@@ -87,8 +87,73 @@ func stuckSemiJoins(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *p
 			return n, transform.SameTree, nil
 		}
 		lookup := plan.NewHashLookup(&materialized{child: j.Right()}, expression.Tuple(rk), expression.Tuple(lk), plan.JoinTypeSemiHash)
-		return plan.NewJoin(newLeft, lookup, plan.JoinTypeSemiHash, j.Filter).WithScopeLen(j.ScopeLen), transform.NewTree, nil
+		semi := func(left sql.Node) sql.Node {
+			return plan.NewJoin(left, lookup, plan.JoinTypeSemiHash, j.Filter).WithScopeLen(j.ScopeLen)
+		}
+		keyTables := map[string]bool{}
+		for _, e := range lk {
+			sql.Inspect(e, func(x sql.Expression) bool {
+				if gf, ok := x.(*expression.GetField); ok {
+					keyTables[strings.ToLower(gf.Table())] = true
+				}
+				return true
+			})
+		}
+		if pushed, ok := semiOntoProbe(newLeft, keyTables, semi); ok {
+			return pushed, transform.NewTree, nil
+		}
+		return semi(newLeft), transform.NewTree, nil
 	})
+}
+
+// semiOntoProbe puts the semi join on the table its keys name when that
+// table is reached from n through the probe (left) sides of inner joins,
+// filters and projections: a semi join on one table's key commutes with
+// inner joins, and filtering orders by Q18's few grouped keys before the
+// joins reads customer and lineitem for those orders only, where the
+// semi join over the whole join looked lineitem up for every order
+// (MySQL drives from the materialised subquery for the same reason).
+// false when the keys name more than one table or none is reachable.
+func semiOntoProbe(n sql.Node, keys map[string]bool, semi func(sql.Node) sql.Node) (sql.Node, bool) {
+	if len(keys) != 1 {
+		return n, false
+	}
+	var push func(n sql.Node, top bool) (sql.Node, bool)
+	push = func(n sql.Node, top bool) (sql.Node, bool) {
+		if !top {
+			if t := sideTables(n); len(t) == 1 {
+				for name := range t {
+					if keys[name] {
+						return semi(n), true
+					}
+				}
+				return n, false
+			}
+		}
+		var child sql.Node
+		switch x := n.(type) {
+		case *plan.JoinNode:
+			if !innerJoinOp(x.Op) {
+				return n, false
+			}
+			child = x.Left()
+		case *plan.Filter, *plan.Project:
+			child = x.Children()[0]
+		default:
+			return n, false
+		}
+		c, ok := push(child, false)
+		if !ok {
+			return n, false
+		}
+		children := append([]sql.Node{c}, n.Children()[1:]...)
+		out, err := n.WithChildren(children...)
+		if err != nil {
+			return n, false
+		}
+		return out, true
+	}
+	return push(n, true)
 }
 
 // reorderable reports whether GMS's join-order builder accepts every node
