@@ -548,3 +548,53 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestEntryKeys: a lock's key is the manager's own copy, inline in the
+// entry up to entryKeyBytes and a string beyond, so the caller may reuse
+// its buffer; ten short keys and their release cost one allocation each
+// plus the owner's state and its list of held keys.
+func TestEntryKeys(t *testing.T) {
+	m := NewManager(Options{})
+	for _, n := range []int{1, 31, 32, 33, 200} { // around entryKeyBytes
+		buf := make([]byte, n)
+		for i := range buf {
+			buf[i] = byte('a' + i%26)
+		}
+		want := string(buf)
+		if err := m.Acquire(bg, 1, buf, time.Second); err != nil {
+			t.Fatal(err)
+		}
+		for i := range buf {
+			buf[i] = 'X' // the caller's buffer, reused
+		}
+		if owner, ok := m.Holder([]byte(want)); !ok || owner != 1 {
+			t.Fatalf("%d-byte key: holder %d, %v after the caller's buffer changed", n, owner, ok)
+		}
+		if _, ok := m.Holder(buf); ok {
+			t.Fatalf("%d-byte key: the changed buffer's key is held", n)
+		}
+		if m.TryAcquire(2, []byte(want)) {
+			t.Fatalf("%d-byte key: another owner took it", n)
+		}
+		m.ReleaseAll(1)
+		if !m.TryAcquire(2, []byte(want)) {
+			t.Fatalf("%d-byte key: not free after the release", n)
+		}
+		m.ReleaseAll(2)
+	}
+	key := []byte("t1/primary/000000000000000000")
+	owner := uint64(10)
+	n := testing.AllocsPerRun(50, func() {
+		owner++
+		for j := range 10 {
+			key[len(key)-1] = byte('0' + j)
+			if err := m.Acquire(bg, owner, key, time.Second); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m.ReleaseAll(owner)
+	})
+	if n > 14 {
+		t.Fatalf("ten locks and their release: %v allocations, want at most 14 (entries, owner state, held list, map growth)", n)
+	}
+}
