@@ -58,7 +58,18 @@ type acctChange struct {
 type execOverrides struct{ e *Engine }
 
 func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
+	if p := profiled(ctx); p != nil {
+		// EXPLAIN ANALYZE (explainanalyze.go): n measured, built below
+		// when the builder comes back for it.
+		if it, ok, err := p.measure(n, func() (sql.RowIter, error) { return o.e.exec.Build(ctx, n, row) }); ok {
+			return it, err
+		}
+	}
 	switch n := n.(type) {
+	case *plan.DescribeQuery:
+		if n.Format.Analyze {
+			return o.e.explainAnalyze(ctx, n, row)
+		}
 	case *plan.CreateDB:
 		return nil, defaultCreateDB(ctx, n)
 	case *plan.AlterDB:

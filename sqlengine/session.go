@@ -20,6 +20,9 @@ import (
 type Session struct {
 	*sql.BaseSession
 	eng *Engine
+	// profile is set while EXPLAIN ANALYZE runs its statement
+	// (explainanalyze.go).
+	profile *opProfile
 	// internal sessions (the replication applier) may write on a
 	// read-only server.
 	internal bool
