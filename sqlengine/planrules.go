@@ -73,6 +73,9 @@ func installAnalyzerRules() {
 		// Integer arithmetic as MySQL's (intarith.go), before EXPLAIN
 		// describes the plan.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: intArithRuleID, Apply: intArithRule})
+		// Column-literal comparisons of one type compared directly
+		// (fastcmp.go), after index selection has read them.
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: fastCmpRuleID, Apply: fastCmpRule})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: distinctSortID, Apply: distinctSortRule})
 		// DISTINCT and GROUP BY keys by collation (collkey.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: collationRuleID, Apply: collationRule})
