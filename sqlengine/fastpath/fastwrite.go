@@ -3,6 +3,7 @@ package fastpath
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"petrel/internal/base"
+	"petrel/internal/mysqlerr"
 	"petrel/sqlengine"
 	"petrel/storage"
 	"petrel/storage/keys"
@@ -476,7 +478,8 @@ func (e *Executor) runWrite(ctx context.Context, s *sqlengine.Session, p *writeP
 	var fallback bool
 	var werr error
 	if p.kind == writeInsert {
-		for _, values := range rows {
+		for r, values := range rows {
+			ed.row = r + 1
 			if fallback, werr = e.writeRow(sctx, txn, st, p, nil, values, &ed); werr != nil || fallback {
 				break
 			}
@@ -524,6 +527,9 @@ func (e *Executor) runWrite(ctx context.Context, s *sqlengine.Session, p *writeP
 			}
 		}
 		s.ClearWarnings()
+		for i := range ed.notes {
+			s.Warn(&ed.notes[i])
+		}
 		s.SetLastQueryInfoInt(sql.RowCount, int64(res.RowsAffected))
 		e.fastWriteCount.Add(1)
 		return true, cb(res)
@@ -580,6 +586,59 @@ func lockedRows(ctx context.Context, txn *storage.Txn, st *storage.Table, prefix
 type rowEdit struct {
 	affected, matched uint64
 	insertID          uint64
+	// row is the row the values being stored belong to, as the notes
+	// number it; notes are the statement's notes, filed once it succeeds.
+	row   int
+	notes []sql.Warning
+}
+
+// store is convert for a value stored into column o (an INSERT's value,
+// an UPDATE's SET value; never a key looked up): a DOUBLE or DECIMAL
+// with more fractional digits than a DECIMAL column keeps is rounded to
+// its scale, with MySQL's note 1265, as the storing rules do outside
+// strict exactness (storevalue.go's storeDecimal: a note in every mode).
+// TPC-C's amounts are DOUBLE parameters (an order line's price times its
+// quantity: 137.01000000000002), and such rows went to GMS whole.
+func (ed *rowEdit) store(ctx *sql.Context, st *storage.Table, o int, v any) (any, bool) {
+	if cv, ok := convert(ctx, st, o, v); ok {
+		return cv, true
+	}
+	col := st.Schema[o]
+	r, ok := roundedDecimal(col, v)
+	if !ok {
+		return nil, false
+	}
+	ed.notes = append(ed.notes, sql.Warning{Level: "Note", Code: mysqlerr.ErWarnDataTruncated,
+		Message: fmt.Sprintf("Data truncated for column '%s' at row %d", col.Name, ed.row)})
+	return r, true
+}
+
+// roundedDecimal is v, a DOUBLE or DECIMAL, rounded to the scale of col,
+// a DECIMAL column, as storeDecimal rounds it (a DOUBLE taken as
+// decimal.NewFromFloat has it); ok only when digits were rounded away
+// and the result is in the column's range (anything else is GMS's).
+func roundedDecimal(col *sql.Column, v any) (decimal.Decimal, bool) {
+	dt, ok := col.Type.(sql.DecimalType)
+	if !ok {
+		return decimal.Decimal{}, false
+	}
+	var d decimal.Decimal
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return decimal.Decimal{}, false
+		}
+		d = decimal.NewFromFloat(x)
+	case decimal.Decimal:
+		d = x
+	default:
+		return decimal.Decimal{}, false
+	}
+	r := d.Round(int32(dt.Scale()))
+	if r.Equal(d) || !keys.DecimalFits(col.Type, r) {
+		return decimal.Decimal{}, false
+	}
+	return r, true
 }
 
 // result is the statement's OK: an UPDATE's info text as MySQL words it.
@@ -620,7 +679,7 @@ func (e *Executor) writeRow(ctx *sql.Context, txn *storage.Txn, st *storage.Tabl
 			if !ok {
 				return true, nil
 			}
-			cv, ok := convert(ctx, st, o, v)
+			cv, ok := ed.store(ctx, st, o, v)
 			if !ok {
 				return true, nil
 			}
@@ -674,7 +733,8 @@ func (e *Executor) editRow(ctx *sql.Context, txn *storage.Txn, st *storage.Table
 		if !ok {
 			return true, nil
 		}
-		cv, ok := convert(ctx, st, sc.col, v)
+		ed.row = 1 // an UPDATE's notes name row 1, as GMS's do (storeExpr)
+		cv, ok := ed.store(ctx, st, sc.col, v)
 		if !ok {
 			return true, nil
 		}
