@@ -99,7 +99,15 @@ limit 100`, threshold)
 		for _, w := range allQualifying {
 			qualifying += lines(w)
 		}
-		if bound := int64(customers + orders + len(ls) + 2*qualifying); read > bound {
+		// Before ANALYZE (statistics may or may not have been gathered
+		// in the background yet) the join may be planned with orders on
+		// a lookup's inner side, where the semi join cannot go: each
+		// table once and lineitem twice, no more than twice that.
+		bound := int64(customers + orders + len(ls) + 2*qualifying)
+		if stage == "fresh" {
+			bound = int64(2 * (customers + orders + 2*len(ls)))
+		}
+		if read > bound {
 			t.Errorf("%s: Q18 read %d rows, want at most %d", stage, read, bound)
 		}
 		t.Logf("%s: Q18 read %d rows (customers %d, orders %d, lines %d, qualifying orders' lines %d)", stage, read, customers, orders, len(ls), qualifying)

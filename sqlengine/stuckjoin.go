@@ -108,7 +108,9 @@ func stuckSemiJoins(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *p
 
 // semiOntoProbe puts the semi join on the table its keys name when that
 // table is reached from n through the probe (left) sides of inner joins,
-// filters and projections: a semi join on one table's key commutes with
+// hash joins' build sides, filters and projections (not the inner side
+// of a lookup join, which is read per outer row): a semi join on one
+// table's key commutes with
 // inner joins, and filtering orders by Q18's few grouped keys before the
 // joins reads customer and lineitem for those orders only, where the
 // semi join over the whole join looked lineitem up for every order
@@ -130,28 +132,35 @@ func semiOntoProbe(n sql.Node, keys map[string]bool, semi func(sql.Node) sql.Nod
 				return n, false
 			}
 		}
-		var child sql.Node
+		children := append([]sql.Node(nil), n.Children()...)
+		var tries []int // which children may take it, in order
 		switch x := n.(type) {
 		case *plan.JoinNode:
 			if !innerJoinOp(x.Op) {
 				return n, false
 			}
-			child = x.Left()
-		case *plan.Filter, *plan.Project:
-			child = x.Children()[0]
+			tries = []int{0}
+			if _, ok := x.Right().(*plan.HashLookup); ok {
+				tries = append(tries, 1) // a hash join's build side
+			}
+		case *plan.Filter, *plan.Project, *plan.HashLookup:
+			tries = []int{0}
 		default:
 			return n, false
 		}
-		c, ok := push(child, false)
-		if !ok {
-			return n, false
+		for _, i := range tries {
+			c, ok := push(children[i], false)
+			if !ok {
+				continue
+			}
+			children[i] = c
+			out, err := n.WithChildren(children...)
+			if err != nil {
+				return n, false
+			}
+			return out, true
 		}
-		children := append([]sql.Node{c}, n.Children()[1:]...)
-		out, err := n.WithChildren(children...)
-		if err != nil {
-			return n, false
-		}
-		return out, true
+		return n, false
 	}
 	return push(n, true)
 }
