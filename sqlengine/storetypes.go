@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"petrel/internal/mysqlerr"
+	"petrel/storage/keys"
 )
 
 // storeValue's rules for the column types other than integers and
@@ -70,6 +71,11 @@ func outOfRange(col *sql.Column, rowNum int) string {
 func storeDecimal(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
 	dt, isDec := col.Type.(sql.DecimalType)
 	if !isDec {
+		return v, nil
+	}
+	if d, ok := v.(decimal.Decimal); ok && keys.DecimalFits(col.Type, d) {
+		// The common case: already at the column's scale and within its
+		// range (no bound built, nothing rounded).
 		return v, nil
 	}
 	d, ok, err := numberOf(ctx, m, col, v, rowNum, "decimal")
