@@ -11,7 +11,8 @@ import (
 // as NULL here. Each query reads its columns from a different place:
 // conditions only, ORDER BY of a column not selected, GROUP BY and
 // HAVING, join keys under aliases (the same table twice), ranges of the
-// primary key (whose re-check reads the key), a correlated
+// primary key (whose re-check reads the key), single-row reads by the
+// whole key (alone and as a join's lookup), a correlated
 // subquery's reference to the outer table, an aggregate over an
 // expression, COUNT(*) with no column at all, and SELECT * (every column).
 // Petrel_narrow_scans shows the rule applied to each but the stars (a
@@ -39,6 +40,9 @@ func TestScanColumnsKeepAnswers(t *testing.T) {
 		// Ranges of the primary key (the range's re-check reads k).
 		{"SELECT note, qty FROM li WHERE k BETWEEN 2 AND 4 AND qty > 2", [][]string{{"two", "25.00"}, {"three", "7.50"}}},
 		{"SELECT note FROM li WHERE k >= 2 ORDER BY k DESC LIMIT 2", [][]string{{"five"}, {"NULL"}}},
+		// Single-row reads by the whole key, alone and as a join's lookup.
+		{"SELECT note FROM li WHERE k = 3", [][]string{{"three"}}},
+		{"SELECT c.k, p.note, p.qty FROM li c JOIN li p ON c.parent = p.k WHERE c.k IN (3, 4) ORDER BY c.k", [][]string{{"3", "one", "5.00"}, {"4", "two", "25.00"}}},
 		{"SELECT * FROM li WHERE grp = 'c'", [][]string{{"5", "c", "30.00", "1.00", "five", "4", "1993-01-01T00:00:00Z"}}},
 		{"SELECT * FROM li WHERE k = 4 OR note = 'five' ORDER BY k", [][]string{{"4", "b", "1.25", "4.00", "NULL", "2", "1994-12-31T00:00:00Z"}, {"5", "c", "30.00", "1.00", "five", "4", "1993-01-01T00:00:00Z"}}},
 	}

@@ -20,8 +20,8 @@ import (
 // subqueries' references to it); its scans leave the others NULL
 // (storage's RowIter.Project), the rows keeping the table's width so
 // every column reference stays where GMS put it. Scans of the primary
-// key by range do the same (a secondary index's rows are read whole by
-// their keys, and so are single-row reads by a whole key). A statement
+// key by range and single-row reads by a whole key do the same (a
+// secondary index's rows are read whole by their keys). A statement
 // with a node outside the list below (writes, derived tables, unions,
 // windows, recursive CTEs, anything new) keeps whole rows, as do
 // locking reads.
