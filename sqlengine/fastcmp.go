@@ -161,20 +161,11 @@ func (c *fastCmp) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) {
 	return cmp >= 0, nil
 }
 
-// cmpInt compares a signed integer column value with n; false for any
-// other kind of value.
+// cmpInt compares a signed integer column value with n (intarith.go's
+// intOperand reads it); false for any other kind of value.
 func cmpInt(v interface{}, n int64) (int, bool) {
-	var x int64
-	switch t := v.(type) {
-	case int64:
-		x = t
-	case int32:
-		x = int64(t)
-	case int16:
-		x = int64(t)
-	case int8:
-		x = int64(t)
-	default:
+	x, big, _, ok := intOperand(v)
+	if !ok || big {
 		return 0, false
 	}
 	switch {
