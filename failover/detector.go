@@ -70,7 +70,9 @@ type Member struct {
 	// Direct members read from the primary: their receiver's state is an
 	// observation of it.
 	Direct bool
-	// Site 0 is next to the primary; a tie prefers the lowest site.
+	// Site 0 is next to the primary. A replica of the lowest site with an
+	// eligible replica is promoted (the primary stays in its data
+	// centre), catching up first from any node holding more.
 	Site int
 }
 
@@ -365,16 +367,18 @@ func Choose(o Options, members []Member, status map[string]Status) Choice {
 		}
 		return c.holds.Subtract(c.st.Executed).Count()
 	}
-	// Most GTIDs first (a superset holds at least as many), then the
-	// site next to the primary, then the least left to apply, then the
-	// member order.
+	// The site next to the primary first (promoting across the WAN moves
+	// every write's round trip there; what a farther node holds beyond is
+	// caught up from it before the promotion), then most GTIDs (a
+	// superset holds at least as many), then the least left to apply,
+	// then the member order.
 	sort.SliceStable(eligible, func(i, j int) bool {
 		a, b := eligible[i], eligible[j]
-		if na, nb := a.holds.Count(), b.holds.Count(); na != nb {
-			return na > nb
-		}
 		if a.m.Site != b.m.Site {
 			return a.m.Site < b.m.Site
+		}
+		if na, nb := a.holds.Count(), b.holds.Count(); na != nb {
+			return na > nb
 		}
 		return backlog(a) < backlog(b)
 	})
@@ -384,8 +388,25 @@ func Choose(o Options, members []Member, status map[string]Status) Choice {
 		why += fmt.Sprintf(", %d of them still to apply from its relay log", n)
 	}
 	why += ")"
-	if len(eligible) > 1 {
+	sameSite := 0
+	for _, c := range eligible {
+		if c.m.Site == best.m.Site {
+			sameSite++
+		}
+	}
+	switch {
+	case sameSite < len(eligible) && best.m.Site == 0:
+		why += fmt.Sprintf(" beside the primary (%d of %d eligible replicas are there)", sameSite, len(eligible))
+	case sameSite < len(eligible):
+		why += fmt.Sprintf(" at site %d, the nearest with an eligible replica (%d of %d are there)", best.m.Site, sameSite, len(eligible))
+	case len(eligible) > 1:
 		why += fmt.Sprintf(" of %d eligible replicas", len(eligible))
+	}
+	for _, c := range eligible[1:] {
+		if c.m.Site != best.m.Site && c.holds.Count() > best.holds.Count() {
+			notes = append(notes, fmt.Sprintf("preferred to %s at site %d holding %d: nearer the primary", c.m.Name, c.m.Site, c.holds.Count()))
+			break
+		}
 	}
 	for _, r := range refused {
 		notes = append(notes, "passed over "+r)

@@ -27,7 +27,7 @@ func runFailover(args []string, stdout, stderr io.Writer, switchover bool) int {
 	fs.StringVar(&co.Dir, "cluster", "", "the directory of a `petrel cluster` (its --datadir)")
 	fs.StringVar(&co.RootPassword, "root-password", "petrel", "root password of the nodes")
 	if switchover {
-		fs.StringVar(&co.To, "to", "", "the replica to promote (default: the one holding the most GTIDs)")
+		fs.StringVar(&co.To, "to", "", "the replica to promote (default: the one beside the primary holding the most GTIDs)")
 	} else {
 		fs.DurationVar(&co.Wait, "wait", 10*time.Second, "how long to watch for the primary to be confirmed dead")
 	}
