@@ -217,6 +217,12 @@ func TestTinyExperiments(t *testing.T) {
 				if p, c := v("plain footprint/text"), v("compressed footprint/text"); p <= 0 || c <= 0 || c >= p {
 					t.Errorf("compression %s: plain %vx the text, compressed %vx", sys, p, c)
 				}
+				// The uncompressed table holds the text whole, and the
+				// compressed one is under issue 34's 0.4x of it on Petrel
+				// (0.3x measured; InnoDB about 0.5x).
+				if u, r := v("uncompressed footprint/text"), v("compressed/uncompressed footprint"); u < 0.9 || r <= 0 || r >= 1 || sys == "petrel" && r > 0.4 {
+					t.Errorf("compression %s: uncompressed %vx the text, compressed %vx the uncompressed", sys, u, r)
+				}
 			case "semisync-cost":
 				// A semi-sync commit waits a round trip: mariadb-slap's
 				// timed phase takes at least its commits per client x RTT,

@@ -289,13 +289,11 @@ func (c *Catalog) load() error {
 	if next == 0 {
 		next = 1
 	}
-	var compressed []uint32
+	var codecs []tableCodec
 	for _, def := range defs {
-		if def.Compressed() {
-			compressed = append(compressed, def.ID)
-		}
+		codecs = append(codecs, tableCodec{def.ID, codecOf(&def)})
 	}
-	c.e.spans.reset(compressed)
+	c.e.spans.reset(codecs)
 	c.mu.Lock()
 	c.dbs = dbs
 	c.nextID = uint32(next)
@@ -600,7 +598,7 @@ func (c *Catalog) CreateTable(txn *Txn, def TableDef) (*Table, error) {
 	if err := txn.putJSON(metaTableKey(metaTable, def.ID), def); err != nil {
 		return nil, err
 	}
-	c.e.spans.set(def.ID, def.Compressed())
+	c.e.spans.set(def.ID, codecOf(&def))
 	d.tables[lower(def.Name)] = t
 	return t, nil
 }
@@ -686,7 +684,7 @@ func (c *Catalog) AlterTable(txn *Txn, t *Table, fn func(*TableDef) error) (*Tab
 	if err := txn.putJSON(metaTableKey(metaTable, def.ID), def); err != nil {
 		return nil, err
 	}
-	c.e.spans.set(def.ID, def.Compressed())
+	c.e.spans.set(def.ID, codecOf(&def))
 	d.tables[lower(def.Name)] = nt
 	return nt, nil
 }
@@ -730,7 +728,7 @@ func (c *Catalog) ReplaceTable(txn *Txn, t *Table, def TableDef) (*Table, error)
 			return nil, err
 		}
 	}
-	c.e.spans.set(def.ID, def.Compressed())
+	c.e.spans.set(def.ID, codecOf(&def))
 	d.tables[lower(def.Name)] = nt
 	return nt, nil
 }

@@ -1,10 +1,13 @@
 package storage
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -18,30 +21,47 @@ import (
 // KEY_BLOCK_SIZE=n, COMPRESSION='zstd'|'zlib'|'lz4'|'none').
 //
 // Pebble compresses sstable blocks, and chooses the codec of each output
-// file of a flush or compaction through a span policy: the store's level
-// codec is zstd (level 3 for flushes, compressedZstdLevel for
-// compactions), and every key range but those of tables declared
-// compressed asks for Pebble's fastest codec (Snappy in the store's table
-// format; MinLZ in newer ones), which is what every table had before. So
-// a compressed table's rows and index entries are written with zstd,
-// from the first flush on, and an sstable never holds both kinds of range
-// (the span policy ends an output file at a boundary). Rows are logged to
-// the binlog as they are; only their storage changes.
+// file of a flush or compaction through a span policy. A table's key
+// range is written one of three ways (codecOf):
+//
+//   - tables without options (and COMPRESSION='lz4'): Pebble's fastest
+//     codec (Snappy in the store's table format), what every table had
+//     before table options, about 0.43x the text of the lab's load;
+//   - compressed tables (ROW_FORMAT=COMPRESSED, a KEY_BLOCK_SIZE,
+//     COMPRESSION='zstd' or 'zlib'): zstd (Snappy for what a flush
+//     writes, compressedZstdLevel for compactions), about 0.31x the text;
+//   - COMPRESSION='none' alone: no compression at all (data, index and
+//     filter blocks as they are), about 1.1x the text: the uncompressed
+//     table InnoDB has without options, against which a compressed
+//     table's footprint compares like with like.
+//
+// An sstable never holds two kinds of range (the span policy ends an
+// output file at each boundary). Rows are logged to the binlog as they
+// are; only their storage changes.
+//
+// Pebble v2.1's span policy offers two choices per key range, the
+// level's codec or the fastest; the level's codec is a function Pebble
+// calls for each output file, with no key. So the policy records, per
+// goroutine, the codec of the span it just answered (spanCodecs), and
+// the level's codec function (compressedLevels) gives that goroutine's: Pebble
+// asks the span policy and then the level's codec from the same
+// goroutine, in compactAndWrite, for every file a flush or a compaction
+// writes (TestTableCodecsPerGoroutine and TestUncompressedTable fail if
+// a Pebble upgrade breaks that). A file written where no span was
+// recorded gets zstd, the level's codec before this: never wrong, only
+// compressed.
 //
 // What the options cannot change: Pebble's block size is the store's
 // (KEY_BLOCK_SIZE is recorded and printed back, and makes the table
-// compressed as it does in InnoDB), and COMPRESSION='none' and 'lz4'
-// alone keep the store's fast LZ-family codec: Pebble's span policy
-// (v2.1) offers one choice per key range, the level's codec or the
-// fastest, so no uncompressed or lz4 range beside Snappy and zstd ones.
-// 'zlib' (MySQL's other page codec) is stored with zstd.
+// compressed as it does in InnoDB), and 'lz4' keeps the store's fast
+// LZ-family codec. 'zlib' (MySQL's other page codec) is stored with zstd.
 //
 // Why a compressed table is about 0.7x a plain one and not 0.4x (InnoDB's
 // ratio): the plain table is not uncompressed, Snappy already takes 4 KiB
 // blocks of text to about 0.4x, and zstd at any level cannot do better
 // than about 0.26x on blocks that small (docs/PERFORMANCE.md, "Table
-// compression", has the figures). Against the text itself, the
-// uncompressed baseline, a compressed table is about 0.32x.
+// compression", has the figures). Against an uncompressed table
+// (COMPRESSION='none'), like InnoDB's, a compressed table is about 0.3x.
 
 // Table option values a TableDef may hold.
 const (
@@ -74,23 +94,76 @@ func (d *TableDef) Compressed() bool {
 	return strings.EqualFold(d.RowFormat, RowFormatCompressed) || d.KeyBlockSize > 0
 }
 
-// compressedLevels is the store's codec for each level, which only the
-// ranges of tables declared compressed get (the others ask for the fast
-// codec, Snappy in the store's table format, as every range had before):
-// Snappy for what a flush writes (level 0), on the write path, where a
-// slower flush holds writers back once memtables queue up;
-// compressedZstdLevel for what compactions write, off that path, which
-// is where a table's bytes end up (OPTIMIZE TABLE puts them all there).
-// Level 0 files live until the next compaction, seconds under a load: zstd
-// there (level 3, until issue 34's load-time work) cost a load its encoding
-// at the flush and its decoding at the compaction, 15% of the primary's
-// CPU loading the lab's text, for files about to be rewritten.
+// codec is how a table's key range is written.
+type codec uint8
+
+const (
+	codecFast codec = iota // Pebble's fastest: tables without options
+	codecZstd              // compressed tables
+	codecNone              // COMPRESSION='none': no compression
+)
+
+// codecOf is the codec of the table's key range: zstd if Compressed(),
+// none for COMPRESSION='none' alone, else the fast codec.
+func codecOf(d *TableDef) codec {
+	switch {
+	case d.Compressed():
+		return codecZstd
+	case strings.EqualFold(d.Compression, CompressionNone):
+		return codecNone
+	}
+	return codecFast
+}
+
+// Uncompressed reports whether the table's ranges are written without
+// any compression (COMPRESSION='none' without ROW_FORMAT=COMPRESSED or a
+// KEY_BLOCK_SIZE).
+func (d *TableDef) Uncompressed() bool { return codecOf(d) == codecNone }
+
+// compressedLevels is the store's codec for each level (Pebble calls it for
+// every file a flush or a compaction writes): for a file of a
+// COMPRESSION='none' span, uncompressedLevels; for any other, zstdLevels
+// (which the fast spans override with Pebble's fastest codec).
 func compressedLevels() pebble.DBCompressionSettings {
+	if spanCodecs.current() == codecNone {
+		return uncompressedLevels
+	}
+	return zstdLevels
+}
+
+// zstdLevels is the codec of compressed tables' ranges: Snappy for what
+// a flush writes (level 0), on the write path, where a slower flush
+// holds writers back once memtables queue up; compressedZstdLevel for
+// what compactions write, off that path, which is where a table's bytes
+// end up (OPTIMIZE TABLE puts them all there). Level 0 files live until
+// the next compaction, seconds under a load: zstd there (level 3, until
+// issue 34's load-time work) cost a load its encoding at the flush and
+// its decoding at the compaction, 15% of the primary's CPU loading the
+// lab's text, for files about to be rewritten.
+var zstdLevels = func() pebble.DBCompressionSettings {
 	cs := pebble.UniformDBCompressionSettings(compactedProfile)
 	cs.Name = "petrel"
 	cs.Levels[0] = block.SnappyCompression
 	return cs
-}
+}()
+
+// uncompressedProfile stores every block as it is. A copy of Pebble's
+// NoCompression, not the same pointer: Pebble compares a level's codec
+// with that pointer to decide that the store is uncompressed and then
+// ignores the span policy's fast codec.
+var uncompressedProfile = func() *block.CompressionProfile {
+	p := *block.NoCompression
+	p.Name = "petrel-none"
+	return &p
+}()
+
+// uncompressedLevels is the codec of COMPRESSION='none' ranges at every
+// level.
+var uncompressedLevels = func() pebble.DBCompressionSettings {
+	cs := pebble.UniformDBCompressionSettings(uncompressedProfile)
+	cs.Name = "petrel"
+	return cs
+}()
 
 // compressedZstdLevel is the zstd level of a compressed table's
 // compacted data blocks. On the lab's source text in 4 KiB blocks
@@ -115,86 +188,190 @@ var compactedProfile = func() *block.CompressionProfile {
 	return &p
 }()
 
-// spanPolicies holds the ids of the tables declared compressed, for the
-// span policy Pebble's flushes and compactions consult. Safe for
-// concurrent use: readers load an immutable sorted slice.
-type spanPolicies struct {
-	mu  sync.Mutex // orders writers
-	ids atomic.Pointer[[]uint32]
+// tableCodec is a table whose range is not written with the fast codec.
+type tableCodec struct {
+	id uint32
+	c  codec
 }
 
-// set records whether table id is compressed.
-func (s *spanPolicies) set(id uint32, compressed bool) {
+// spanPolicies holds the tables whose ranges are not written with the
+// fast codec, for the span policy Pebble's flushes and compactions
+// consult. Safe for concurrent use: readers load an immutable slice
+// sorted by id.
+type spanPolicies struct {
+	mu  sync.Mutex // orders writers
+	ids atomic.Pointer[[]tableCodec]
+}
+
+func (s *spanPolicies) load() []tableCodec {
+	if p := s.ids.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+func searchCodec(ts []tableCodec, id uint32) (int, bool) {
+	return slices.BinarySearchFunc(ts, id, func(t tableCodec, id uint32) int {
+		return cmp.Compare(t.id, id)
+	})
+}
+
+// set records table id's codec.
+func (s *spanPolicies) set(id uint32, c codec) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var cur []uint32
-	if p := s.ids.Load(); p != nil {
-		cur = *p
-	}
-	i, found := slices.BinarySearch(cur, id)
-	if found == compressed {
+	cur := s.load()
+	i, found := searchCodec(cur, id)
+	if !found && c == codecFast || found && cur[i].c == c {
 		return
 	}
 	next := slices.Clone(cur)
-	if compressed {
-		next = slices.Insert(next, i, id)
-	} else {
+	switch {
+	case c == codecFast:
 		next = slices.Delete(next, i, i+1)
+	case found:
+		next[i].c = c
+	default:
+		next = slices.Insert(next, i, tableCodec{id, c})
 	}
 	s.ids.Store(&next)
 }
 
 // reset replaces the whole set (the catalog's load).
-func (s *spanPolicies) reset(ids []uint32) {
+func (s *spanPolicies) reset(ts []tableCodec) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	next := slices.Clone(ids)
-	slices.Sort(next)
-	next = slices.Compact(next)
+	next := slices.DeleteFunc(slices.Clone(ts), func(t tableCodec) bool { return t.c == codecFast })
+	slices.SortFunc(next, func(a, b tableCodec) int { return cmp.Compare(a.id, b.id) })
+	next = slices.CompactFunc(next, func(a, b tableCodec) bool { return a.id == b.id })
 	s.ids.Store(&next)
 }
 
 // policy is Pebble's SpanPolicyFunc: the policy at start and the key
-// where it ends (nil: the rest of the key space). Pebble cuts every file
-// a flush or a compaction writes at a span's end, so the spans also keep
+// where it ends (nil: the rest of the key space); it records the span's
+// codec for the calling goroutine (spanCodecs), which compressedLevels reads
+// when Pebble then asks for the level's codec. Pebble cuts every file a
+// flush or a compaction writes at a span's end, so the spans also keep
 // the metadata space apart from the rows: each commit writes two
 // metadata keys (metaLastSeq, metaSinkPos) beside its rows, and a
 // flushed file holding both spanned every row stored before its own, so
 // that each compaction into the bottom level rewrote the whole table
 // below (a 64 MiB load in key order wrote its rows 7-8 times over).
-// Runs of consecutive compressed table ids share one span, so the data
-// space splits only where the codec changes.
+// Runs of consecutive table ids with the same codec share one span, so
+// the data space splits only where the codec changes.
 func (s *spanPolicies) policy(start []byte) (pebble.SpanPolicy, []byte, error) {
+	p, c, end := s.span(start)
+	spanCodecs.record(c)
+	return p, end, nil
+}
+
+// span is policy without the recording: the span's policy, codec and end.
+func (s *spanPolicies) span(start []byte) (pebble.SpanPolicy, codec, []byte) {
 	fast := pebble.SpanPolicy{PreferFastCompression: true}
 	if len(start) == 0 || start[0] < spaceData {
-		return fast, []byte{spaceData}, nil
+		return fast, codecFast, []byte{spaceData}
 	}
-	p := s.ids.Load()
-	if p == nil || len(*p) == 0 {
-		return fast, nil, nil
-	}
-	ids := *p
-	if start[0] > spaceData {
-		return fast, nil, nil
+	ts := s.load()
+	if len(ts) == 0 || start[0] > spaceData {
+		return fast, codecFast, nil
 	}
 	var idb [4]byte
 	copy(idb[:], start[1:])
 	id := binary.BigEndian.Uint32(idb[:])
-	i, found := slices.BinarySearch(ids, id)
+	i, found := searchCodec(ts, id)
 	if !found {
-		if i == len(ids) {
-			return fast, nil, nil
+		if i == len(ts) {
+			return fast, codecFast, nil
 		}
-		return fast, tablePrefix(ids[i]), nil
+		return fast, codecFast, tablePrefix(ts[i].id)
 	}
 	j := i
-	for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+	for j+1 < len(ts) && ts[j+1].id == ts[j].id+1 && ts[j+1].c == ts[i].c {
 		j++
 	}
-	if ids[j] == math.MaxUint32 {
-		return pebble.SpanPolicy{}, nil, nil
+	if ts[j].id == math.MaxUint32 {
+		return pebble.SpanPolicy{}, ts[i].c, nil
 	}
-	return pebble.SpanPolicy{}, tablePrefix(ids[j] + 1), nil
+	return pebble.SpanPolicy{}, ts[i].c, tablePrefix(ts[j].id + 1)
+}
+
+// spanCodecs is the codec of the span each goroutine of Pebble's last
+// asked the span policy for.
+var spanCodecs goroutineCodecs
+
+// goroutineCodecs maps goroutine ids to the codec of their current
+// span. Flushes and compactions each run in a goroutine of their own, so
+// entries of ended goroutines are dropped once more than
+// maxGoroutineCodecs are held, the least recently used first; a live
+// one is touched at every output file it writes.
+type goroutineCodecs struct {
+	mu    sync.Mutex
+	m     map[uint64]goroutineCodec
+	clock uint64
+}
+
+type goroutineCodec struct {
+	c    codec
+	used uint64
+}
+
+// maxGoroutineCodecs bounds goroutineCodecs: Pebble runs a handful of
+// flushes and compactions at once, so only entries of ended goroutines
+// are ever dropped.
+const maxGoroutineCodecs = 256
+
+// record sets the calling goroutine's codec.
+func (g *goroutineCodecs) record(c codec) {
+	id := goroutineID()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.m == nil {
+		g.m = make(map[uint64]goroutineCodec)
+	}
+	g.clock++
+	g.m[id] = goroutineCodec{c: c, used: g.clock}
+	if len(g.m) > maxGoroutineCodecs {
+		// Keep the newer half.
+		cut := g.clock - maxGoroutineCodecs/2
+		for k, v := range g.m {
+			if v.used <= cut {
+				delete(g.m, k)
+			}
+		}
+	}
+}
+
+// current is the calling goroutine's codec, zstd when it has none
+// recorded.
+func (g *goroutineCodecs) current() codec {
+	id := goroutineID()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	v, ok := g.m[id]
+	if !ok {
+		return codecZstd
+	}
+	g.clock++
+	v.used = g.clock
+	g.m[id] = v
+	return v.c
+}
+
+// goroutineID is the calling goroutine's id, from the first line of its
+// stack trace ("goroutine 123 [running]:"). Go has no other way to name
+// a goroutine; it costs a few microseconds, once per span and per file.
+func goroutineID() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	var id uint64
+	for _, ch := range b {
+		if ch < '0' || ch > '9' {
+			break
+		}
+		id = id*10 + uint64(ch-'0')
+	}
+	return id
 }
 
 // TableDiskUsage is Pebble's estimate of the bytes a table's rows

@@ -5,10 +5,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -38,6 +42,34 @@ func realText(t testing.TB, want int) []byte {
 	}
 	t.Fatalf("only %d bytes of text under /usr/share/common-licenses and /usr/share/doc/*/copyright, want %d", buf.Len(), want)
 	return nil
+}
+
+// sourceText is C headers under /usr/include (libc6-dev, which
+// scripts/deps.sh installs; the lab's compression experiment loads the
+// same text), in lexical order: source text, as tables of code or
+// documents hold it.
+func sourceText(t testing.TB, want int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	errDone := errors.New("enough")
+	err := filepath.WalkDir("/usr/include", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() || filepath.Ext(path) != ".h" {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil || bytes.IndexByte(b, 0) >= 0 {
+			return nil
+		}
+		buf.Write(b)
+		if buf.Len() >= want {
+			return errDone
+		}
+		return nil
+	})
+	if err != errDone {
+		t.Fatalf("only %d bytes of C headers under /usr/include, want %d (Debian package libc6-dev)", buf.Len(), want)
+	}
+	return buf.Bytes()[:want]
 }
 
 // createTextTable creates db.<name> (id BIGINT PRIMARY KEY, body TEXT,
@@ -183,6 +215,202 @@ func TestCompressedTableFootprint(t *testing.T) {
 	}
 }
 
+// TestUncompressedTable loads the same real text into a table without
+// options, one with ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8 and one with
+// COMPRESSION='none': once compacted, the uncompressed table's files
+// hold the text's bytes whole (no codec below 1.0x the text), every one
+// of them written without compression, so the compressed table is at
+// most 0.4x of it (issue 34's target, like with like: InnoDB's
+// uncompressed table against its compressed one; 0.25x measured here on
+// C headers, 0.38x on the licence texts realText reads);
+// the rows of all three read back identical, also after reopening the
+// store, whose later flushes and compactions still write the table
+// uncompressed. Fails with COMPRESSION='none' stored as a plain table
+// (Snappy: about 0.45x the text).
+func TestUncompressedTable(t *testing.T) {
+	fs := vfs.NewMem()
+	e := openTest(t, fs)
+	plain := createTextTable(t, e, "plain", TableDef{})
+	comp := createTextTable(t, e, "comp", TableDef{RowFormat: RowFormatCompressed, KeyBlockSize: 8})
+	none := createTextTable(t, e, "none", TableDef{Compression: CompressionNone})
+	text := sourceText(t, 2<<20)
+	n := loadText(t, e, plain, text)
+	if n2, n3 := loadText(t, e, comp, text), loadText(t, e, none, text); n2 != n || n3 != n || n < 1000 {
+		t.Fatalf("rows loaded: %d, %d, %d", n, n2, n3)
+	}
+	ctx := context.Background()
+	usage := map[string]uint64{}
+	for _, tb := range []*Table{plain, comp, none} {
+		if err := e.CompactTable(ctx, tb); err != nil {
+			t.Fatal(err)
+		}
+		d, i, err := e.TableDiskUsage(tb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		usage[tb.Def.Name] = d + i
+	}
+	t.Logf("text %d bytes in %d rows: plain %d (%.3fx the text), compressed %d (%.3fx), none %d (%.3fx); compressed/none %.3fx",
+		len(text), n, usage["plain"], float64(usage["plain"])/float64(len(text)), usage["comp"], float64(usage["comp"])/float64(len(text)),
+		usage["none"], float64(usage["none"])/float64(len(text)), float64(usage["comp"])/float64(usage["none"]))
+	if usage["none"] < uint64(len(text)) {
+		t.Fatalf("uncompressed table %d bytes, less than the %d bytes of text loaded into it", usage["none"], len(text))
+	}
+	if r := float64(usage["comp"]) / float64(usage["none"]); r > 0.4 {
+		t.Fatalf("compressed table %d bytes is %.3fx the uncompressed one's %d, want <= 0.4x", usage["comp"], r, usage["none"])
+	}
+	if usage["plain"] > usage["none"]*6/10 {
+		t.Fatalf("plain table %d bytes against the uncompressed %d: the fast codec is off", usage["plain"], usage["none"])
+	}
+	codecsAre := func(tb *Table, want string, levels int) {
+		t.Helper()
+		got := tableCodecs(t, e, tb)
+		files := 0
+		for l, names := range got {
+			for _, name := range names {
+				files++
+				if name != want {
+					t.Fatalf("%s: level %d file written with %q, want %q (all: %v)", tb.Def.Name, l, name, want, got)
+				}
+			}
+		}
+		if len(got) != levels || files == 0 {
+			t.Fatalf("%s: files per level %v, want %d levels", tb.Def.Name, got, levels)
+		}
+	}
+	codecsAre(none, uncompressedProfile.Name, 1)
+	codecsAre(comp, compactedProfile.Name, 1)
+	want, _ := digestRows(t, e, plain)
+	for _, tb := range []*Table{comp, none} {
+		if got, rows := digestRows(t, e, tb); got != want || rows != n {
+			t.Fatalf("%s rows: %x (%d rows), want %x (%d)", tb.Def.Name, got, rows, want, n)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openTest(t, fs)
+	defer e.Close()
+	none = e.Catalog().Table("db", "none")
+	if none == nil || !none.Def.Uncompressed() {
+		t.Fatalf("reopened definition: %+v", none)
+	}
+	if got, rows := digestRows(t, e, none); got != want || rows != n {
+		t.Fatalf("rows after reopening: %x (%d rows), want %x (%d)", got, rows, want, n)
+	}
+	// More rows after the reopen: the flush writes them uncompressed too
+	// (level 0 beside the compacted level 6).
+	txn := e.Begin()
+	for i := range 200 {
+		if err := txn.Insert(ctx, none, []any{int64(1_000_000 + i), string(text[i*1000 : i*1000+1000])}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := txn.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	codecsAre(none, uncompressedProfile.Name, 2)
+}
+
+// TestTableCodecsAlternate: tables of the three codecs side by side in
+// the key space, ids alternating, compacted in one compaction of the
+// whole data space (one goroutine crossing every span): each table's
+// files carry its own codec and nothing else, and the rows read back.
+func TestTableCodecsAlternate(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	defs := []TableDef{{Compression: CompressionNone}, {}, {Compression: CompressionZstd}, {Compression: CompressionNone}, {RowFormat: RowFormatCompressed}, {}}
+	text := realText(t, 256<<10)
+	var tbs []*Table
+	for i, def := range defs {
+		tb := createTextTable(t, e, fmt.Sprintf("t%d", i), def)
+		loadText(t, e, tb, text)
+		tbs = append(tbs, tb)
+	}
+	ctx := context.Background()
+	if err := e.db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.db.Compact(ctx, []byte{spaceData}, []byte{spaceData + 1}, false); err != nil {
+		t.Fatal(err)
+	}
+	want, n := digestRows(t, e, tbs[1])
+	for _, tb := range tbs {
+		name := block.SnappyCompression.Name
+		switch codecOf(&tb.Def) {
+		case codecNone:
+			name = uncompressedProfile.Name
+		case codecZstd:
+			name = compactedProfile.Name
+		}
+		got := tableCodecs(t, e, tb)
+		if len(got) == 0 {
+			t.Fatalf("%s: no files", tb.Def.Name)
+		}
+		for l, names := range got {
+			for _, nm := range names {
+				if nm != name {
+					t.Fatalf("%s (%+v): level %d file written with %q, want %q", tb.Def.Name, tb.Def, l, nm, name)
+				}
+			}
+		}
+		if d, rows := digestRows(t, e, tb); d != want || rows != n {
+			t.Fatalf("%s rows: %x (%d), want %x (%d)", tb.Def.Name, d, rows, want, n)
+		}
+	}
+}
+
+// TestTableCodecsPerGoroutine: the codec recorded by the span policy is
+// the calling goroutine's alone (flushes and compactions run at once),
+// a goroutine with none recorded gets zstd (the level's codec), and the
+// map stays bounded as goroutines come and go while a live goroutine's
+// entry, touched as it writes, survives.
+func TestTableCodecsPerGoroutine(t *testing.T) {
+	var g goroutineCodecs
+	g.record(codecNone)
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for i := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := codec(i % 3)
+			if got := g.current(); got != codecZstd {
+				errs <- fmt.Sprintf("goroutine %d before recording: %d", i, got)
+			}
+			for range 50 {
+				g.record(c)
+				if got := g.current(); got != c {
+					errs <- fmt.Sprintf("goroutine %d: recorded %d, read %d", i, c, got)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	for range 3 * maxGoroutineCodecs {
+		wg.Add(1)
+		go func() { defer wg.Done(); g.record(codecZstd) }()
+		wg.Wait()
+		if got := g.current(); got != codecNone {
+			t.Fatalf("this goroutine's codec became %d", got)
+		}
+	}
+	if len(g.m) > maxGoroutineCodecs {
+		t.Fatalf("%d entries held, want at most %d", len(g.m), maxGoroutineCodecs)
+	}
+	if goroutineID() == 0 {
+		t.Fatal("goroutine id 0")
+	}
+}
+
 // TestTableCompressedOptions is the table of what the options mean.
 func TestTableCompressedOptions(t *testing.T) {
 	for _, c := range []struct {
@@ -199,9 +427,15 @@ func TestTableCompressedOptions(t *testing.T) {
 		{TableDef{Compression: "none"}, false},
 		{TableDef{RowFormat: "COMPRESSED", Compression: "none"}, true},
 		{TableDef{KeyBlockSize: 8, Compression: "lz4"}, true},
+		{TableDef{Compression: "NONE"}, false},
 	} {
 		if got := c.def.Compressed(); got != c.want {
 			t.Errorf("%+v: Compressed() = %v, want %v", c.def, got, c.want)
+		}
+		// Uncompressed: COMPRESSION='none' alone.
+		wantNone := !c.want && strings.EqualFold(c.def.Compression, "none")
+		if got := c.def.Uncompressed(); got != wantNone {
+			t.Errorf("%+v: Uncompressed() = %v, want %v", c.def, got, wantNone)
 		}
 	}
 }
@@ -218,29 +452,43 @@ func TestSpanPolicy(t *testing.T) {
 	if p, end, _ := s.policy(metaKey(metaLastSeq)); !p.PreferFastCompression || !bytes.Equal(end, []byte{spaceData}) {
 		t.Fatalf("no compressed tables, metadata: %+v up to %x", p, end)
 	}
-	s.reset([]uint32{7, 5, 6, 9})
-	s.set(9, false)
-	s.set(12, true)
+	s.reset([]tableCodec{{7, codecZstd}, {5, codecZstd}, {6, codecZstd}, {9, codecZstd}, {3, codecFast}, {20, codecNone}})
+	s.set(9, codecFast)
+	s.set(12, codecZstd)
+	s.set(8, codecNone)
+	s.set(21, codecNone)
+	s.set(22, codecZstd)
+	s.set(22, codecNone)
+	s.set(23, codecZstd)
 	for _, c := range []struct {
 		start []byte
-		fast  bool
+		codec codec
 		end   []byte
 	}{
-		{nil, true, []byte{spaceData}},
-		{metaKey(metaTable), true, []byte{spaceData}},
-		{[]byte{spaceData}, true, tablePrefix(5)},
-		{tablePrefix(1), true, tablePrefix(5)},
-		{indexPrefix(nil, 5, 0), false, tablePrefix(8)},
-		{indexPrefix(nil, 6, 3), false, tablePrefix(8)},
-		{tablePrefix(8), true, tablePrefix(12)},
-		{tablePrefix(9), true, tablePrefix(12)},
-		{tablePrefix(12), false, tablePrefix(13)},
-		{tablePrefix(13), true, nil},
-		{[]byte{0x03}, true, nil},
+		{nil, codecFast, []byte{spaceData}},
+		{metaKey(metaTable), codecFast, []byte{spaceData}},
+		{[]byte{spaceData}, codecFast, tablePrefix(5)},
+		{tablePrefix(1), codecFast, tablePrefix(5)},
+		{tablePrefix(3), codecFast, tablePrefix(5)},
+		{indexPrefix(nil, 5, 0), codecZstd, tablePrefix(8)},
+		{indexPrefix(nil, 6, 3), codecZstd, tablePrefix(8)},
+		{tablePrefix(8), codecNone, tablePrefix(9)},
+		{tablePrefix(9), codecFast, tablePrefix(12)},
+		{tablePrefix(12), codecZstd, tablePrefix(13)},
+		{tablePrefix(13), codecFast, tablePrefix(20)},
+		{tablePrefix(20), codecNone, tablePrefix(23)},
+		{indexPrefix(nil, 22, 1), codecNone, tablePrefix(23)},
+		{tablePrefix(23), codecZstd, tablePrefix(24)},
+		{tablePrefix(24), codecFast, nil},
+		{[]byte{0x03}, codecFast, nil},
 	} {
 		p, end, err := s.policy(c.start)
-		if err != nil || p.PreferFastCompression != c.fast || !bytes.Equal(end, c.end) {
-			t.Errorf("policy(%x) = %+v up to %x (%v); want fast=%v up to %x", c.start, p, end, err, c.fast, c.end)
+		got := spanCodecs.current()
+		if c.codec == codecFast {
+			got = codecFast // the level's codec is not used: Pebble's fastest is
+		}
+		if err != nil || p.PreferFastCompression != (c.codec == codecFast) || got != c.codec || !bytes.Equal(end, c.end) {
+			t.Errorf("policy(%x) = %+v codec %d up to %x (%v); want codec %d up to %x", c.start, p, got, end, err, c.codec, c.end)
 		}
 	}
 	var _ pebble.SpanPolicyFunc = s.policy
