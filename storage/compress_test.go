@@ -593,14 +593,30 @@ func TestCompressedTableCodecs(t *testing.T) {
 // the bytes of its sstable files as the file system has them, because
 // the span policy gives the table files of its own; before the memtable
 // is flushed the rows count nothing, after a flush their level 0 files.
+// The same for an uncompressed table (COMPRESSION='none'), whose files
+// are its own too.
 func TestTableDiskUsageIsFileBytes(t *testing.T) {
+	t.Run("compressed", func(t *testing.T) {
+		tableDiskUsageIsFileBytes(t, TableDef{RowFormat: RowFormatCompressed, KeyBlockSize: 4}, 0.8)
+	})
+	t.Run("uncompressed", func(t *testing.T) {
+		tableDiskUsageIsFileBytes(t, TableDef{Compression: CompressionNone}, 1.5)
+	})
+}
+
+// tableDiskUsageIsFileBytes loads 1 MiB of text into a table with def's
+// options between two plain tables and checks what TableDiskUsage
+// reports against its files' bytes; compacted, the files hold at most
+// maxRatio x the text, and an uncompressed table's at least 1x.
+func tableDiskUsageIsFileBytes(t *testing.T, def TableDef, maxRatio float64) {
 	fs := vfs.NewMem()
 	e := openTest(t, fs)
 	defer e.Close()
 	createTextTable(t, e, "plain", TableDef{})
-	comp := createTextTable(t, e, "comp", TableDef{RowFormat: RowFormatCompressed, KeyBlockSize: 4})
+	comp := createTextTable(t, e, "comp", def)
 	createTextTable(t, e, "after", TableDef{})
-	loadText(t, e, comp, realText(t, 1<<20))
+	text := realText(t, 1<<20)
+	loadText(t, e, comp, text)
 	fileBytes := func() (sum uint64, files int) {
 		t.Helper()
 		p := tablePrefix(comp.Def.ID)
@@ -648,6 +664,9 @@ func TestTableDiskUsageIsFileBytes(t *testing.T) {
 			t.Fatalf("%s: reported %d bytes, the table's %d files hold %d", step, got, n, sum)
 		}
 		t.Logf("%s: %d files, %d bytes", step, n, sum)
+		if r := float64(sum) / float64(len(text)); step == "compacted" && (r > maxRatio || def.Uncompressed() && r < 1) {
+			t.Fatalf("compacted: %d bytes, %.3fx the %d bytes of text (max %.1fx; uncompressed %v)", sum, r, len(text), maxRatio, def.Uncompressed())
+		}
 		if step == "flushed" {
 			if err := e.CompactTable(ctx, comp); err != nil {
 				t.Fatal(err)
