@@ -538,6 +538,21 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// Column-literal comparisons tested before a scan decodes a row's
+	// other columns (prefilter.go: NULL dates and decimals, both operand
+	// orders, a primary-key range), and one table's conditions implied
+	// by an OR over two (orfactor.go; TPC-H Q7's shape, NULL strings,
+	// under NOT where nothing is implied).
+	for _, q := range []string{
+		"SELECT COUNT(*), SUM(q), MAX(s) FROM t_mo WHERE dt >= '2020-01-02' AND d < 2.00",
+		"SELECT id, s FROM t_mo WHERE '2020-01-01' = dt AND 1.00 <= d ORDER BY id",
+		"SELECT id FROM t_mo WHERE id BETWEEN 2 AND 6 AND dt < '2020-01-03' AND q > 3 ORDER BY id",
+		"SELECT a.id, b.id FROM t_mo a, t_mo b WHERE a.k = b.k AND ((a.s = 'a' AND b.s = 'B') OR (a.s = 'b' AND b.s = 'A')) ORDER BY 1, 2",
+		"SELECT a.id, b.id FROM t_mo a, t_mo b WHERE a.id < b.id AND ((a.s = 'a' AND b.q > 4) OR (a.s IN ('c', 'b') AND b.s < 'b')) ORDER BY 1, 2",
+		"SELECT a.id, b.id FROM t_mo a, t_mo b WHERE a.id < b.id AND NOT ((a.s = 'a' AND b.s = 'b') OR (a.s = 'b' AND b.s = 'a')) ORDER BY 1, 2",
+	} {
+		add("strict", q)
+	}
 	// MIN and MAX of a primary key read one index entry, and give one
 	// NULL row when there is none (minmaxkey.go).
 	quiet("CREATE TABLE t_mm (id INT PRIMARY KEY, v INT)")

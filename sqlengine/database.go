@@ -32,6 +32,9 @@ type Provider struct {
 	// narrowScans counts full scans that decoded only some columns
 	// (scancols.go; Petrel_narrow_scans).
 	narrowScans atomic.Uint64
+	// prefilteredRows counts rows scans turned down before decoding
+	// them whole (prefilter.go; Petrel_prefiltered_rows).
+	prefilteredRows atomic.Uint64
 }
 
 var (

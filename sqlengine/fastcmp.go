@@ -41,7 +41,7 @@ func fastCmpRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sco
 		if err != nil || same == transform.SameTree {
 			return n, transform.SameTree, err
 		}
-		return plan.NewFilter(e, f.Child), transform.NewTree, nil
+		return plan.NewFilter(e, withPrefilter(e, f.Child)), transform.NewTree, nil
 	})
 }
 

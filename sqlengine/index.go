@@ -198,6 +198,7 @@ func (it *indexedTable) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.Ro
 	}
 	ri, err := it.Table.scan(ctx, lp.ix.id, &lp.scanPartition, lp.reverse, filter)
 	it.Table.narrow(ri)
+	it.Table.prefilter(ctx, ri)
 	return ri, err
 }
 

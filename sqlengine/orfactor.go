@@ -1,11 +1,15 @@
 package sqlengine
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
 // Conditions every branch of an OR shares, taken out of it. TPC-H Q19
@@ -37,7 +41,7 @@ func factorOrConditions(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *pla
 		default:
 			return n, transform.SameTree, nil
 		}
-		return transform.OneNodeExpressions(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		n, same, err := transform.OneNodeExpressions(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 			return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 				if _, ok := e.(*expression.Or); !ok {
 					return e, transform.SameTree, nil
@@ -48,7 +52,153 @@ func factorOrConditions(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *pla
 				return e, transform.SameTree, nil
 			})
 		})
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		if f, ok := n.(*plan.Filter); ok {
+			if d := withImpliedByTable(f.Expression); d != nil {
+				return plan.NewFilter(d, f.Child), transform.NewTree, nil
+			}
+		}
+		return n, same, nil
 	})
+}
+
+// Conditions on one table implied by an OR over several. TPC-H Q7 asks
+// for (n1.n_name = 'JAPAN' AND n2.n_name = 'INDIA') OR (n1.n_name =
+// 'INDIA' AND n2.n_name = 'JAPAN'): no branch is one table's, so the OR
+// waited above the six-table join (182,801 joined rows for 564). Each
+// branch implies its own conditions on n1, so their OR, n1.n_name =
+// 'JAPAN' OR n1.n_name = 'INDIA', is a necessary condition, as InnoDB's
+// optimizer derives too; added beside the OR (which stays) it is pushed
+// down to n1's scan, and the same for n2. Only in a WHERE's top-level
+// conjuncts, where a row whose condition is unknown is dropped as one
+// whose condition is false (under NOT or in a select list the added
+// conjunct could turn unknown into false), and only from comparisons of
+// a column with literals of its kind (string with string, number with
+// number): evaluating them earlier, on more rows, adds no warning.
+
+// withImpliedByTable returns cond with the implied one-table conditions
+// of its top-level ORs added, or nil when there are none.
+func withImpliedByTable(cond sql.Expression) sql.Expression {
+	conj := expression.SplitConjunction(cond)
+	have := map[string]bool{}
+	for _, c := range conj {
+		have[condText(c)] = true
+	}
+	var add []sql.Expression
+	for _, c := range conj {
+		if _, ok := c.(*expression.Or); !ok {
+			continue
+		}
+		branches := expression.SplitDisjunction(c)
+		perBranch := make([]map[string][]sql.Expression, len(branches))
+		tables := map[string]bool{}
+		for i, b := range branches {
+			perBranch[i] = map[string][]sql.Expression{}
+			for _, bc := range expression.SplitConjunction(b) {
+				if t, ok := plainColumnTest(bc); ok {
+					perBranch[i][t] = append(perBranch[i][t], bc)
+				}
+				tables[columnTables(bc)] = true
+			}
+		}
+		if len(tables) < 2 {
+			continue // one table's OR: pushed down as it is
+		}
+		for t := range perBranch[0] {
+			var ors []sql.Expression
+			for _, pb := range perBranch {
+				if len(pb[t]) == 0 {
+					ors = nil
+					break
+				}
+				ors = append(ors, expression.JoinAnd(pb[t]...))
+			}
+			if ors == nil {
+				continue
+			}
+			d := expression.JoinOr(ors...)
+			if k := condText(d); !have[k] {
+				have[k] = true
+				add = append(add, d)
+			}
+		}
+	}
+	if len(add) == 0 {
+		return nil
+	}
+	// A stable order: the plan (and EXPLAIN) must not depend on map order.
+	slices.SortFunc(add, func(a, b sql.Expression) int { return strings.Compare(a.String(), b.String()) })
+	return expression.JoinAnd(append(conj, add...)...)
+}
+
+// columnTables is the table every column e names belongs to ("" when it
+// names none; "\x00" when more than one).
+func columnTables(e sql.Expression) string {
+	t, seen := "", false
+	transform.InspectExpr(e, func(x sql.Expression) bool {
+		if gf, ok := x.(*expression.GetField); ok {
+			name := strings.ToLower(gf.Table())
+			if seen && name != t {
+				t = "\x00"
+				return true
+			}
+			t, seen = name, true
+		}
+		return false
+	})
+	return t
+}
+
+// plainColumnTest reports whether e compares one table's column with
+// literals of its kind (=, <, <=, >, >=, IN, BETWEEN; string with
+// string, number with number), and that table.
+func plainColumnTest(e sql.Expression) (string, bool) {
+	switch e.(type) {
+	case *expression.Equals, *expression.LessThan, *expression.LessThanOrEqual,
+		*expression.GreaterThan, *expression.GreaterThanOrEqual, *expression.InTuple, *expression.Between:
+	default:
+		return "", false
+	}
+	var col *expression.GetField
+	var lits []*expression.Literal
+	ok := true
+	var walk func(x sql.Expression)
+	walk = func(x sql.Expression) {
+		switch x := x.(type) {
+		case *expression.GetField:
+			if col != nil {
+				ok = false
+			}
+			col = x
+		case *expression.Literal:
+			lits = append(lits, x)
+		case expression.Tuple:
+			for _, c := range x.Children() {
+				walk(c)
+			}
+		default:
+			ok = false
+		}
+	}
+	for _, c := range e.Children() {
+		walk(c)
+	}
+	if !ok || col == nil || len(lits) == 0 || col.Table() == "" {
+		return "", false
+	}
+	text := types.IsText(col.Type())
+	num := types.IsNumber(col.Type())
+	if !text && !num {
+		return "", false
+	}
+	for _, l := range lits {
+		if l.Value() == nil || types.IsText(l.Type()) != text || types.IsNumber(l.Type()) != num {
+			return "", false
+		}
+	}
+	return strings.ToLower(col.Table()), true
 }
 
 // factorOr returns or with the conjuncts common to all its branches

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -22,6 +23,9 @@ type Table struct {
 	// scancols.go): full scans decode only those, leaving the others NULL.
 	// nil: every column.
 	need []int
+	// pre: conditions its primary-key scans test on the columns they
+	// name before decoding a row's others (prefilter.go). nil: none.
+	pre *scanPrefilter
 }
 
 var (
@@ -109,6 +113,7 @@ func (t *Table) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.RowIter, e
 	}
 	it, err := t.scan(ctx, 0, sp, false, nil)
 	t.narrow(it)
+	t.prefilter(ctx, it)
 	return it, err
 }
 
@@ -172,6 +177,9 @@ func (t *Table) scan(ctx *sql.Context, ixID uint8, sp *scanPartition, reverse bo
 type rowIter struct {
 	it     *storage.RowIter
 	filter sql.Expression
+	// rejected, when a prefilter is set, is the counter its rows turned
+	// down are added to at Close (Petrel_prefiltered_rows).
+	rejected *atomic.Uint64
 }
 
 func (r *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
@@ -196,7 +204,12 @@ func (r *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 	}
 }
 
-func (r *rowIter) Close(*sql.Context) error { return r.it.Close() }
+func (r *rowIter) Close(*sql.Context) error {
+	if r.rejected != nil {
+		r.rejected.Add(r.it.Prefiltered())
+	}
+	return r.it.Close()
+}
 
 // Inserter implements sql.InsertableTable. The SELECT of INSERT ...
 // SELECT reads the latest committed rows, not the transaction's snapshot,

@@ -193,6 +193,7 @@ func registerStatus(e *Engine) {
 	RegisterStatus("Petrel_rollbacks", func() any { return st.Stats().Rollbacks })
 	RegisterStatus("Petrel_storage_syncs", func() any { return st.Stats().StorageSyncs })
 	RegisterStatus("Petrel_narrow_scans", func() any { return e.prov.narrowScans.Load() })
+	RegisterStatus("Petrel_prefiltered_rows", func() any { return e.prov.prefilteredRows.Load() })
 	RegisterStatus("Subquery_cache_hit", func() any { return e.subqueryCache.hits.Load() })
 	RegisterStatus("Subquery_cache_miss", func() any { return e.subqueryCache.misses.Load() })
 	RegisterStatus("Petrel_subquery_grouped_runs", func() any { return e.subqueryCache.groupedRuns.Load() })

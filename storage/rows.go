@@ -541,6 +541,7 @@ type RowIter struct {
 	primary bool
 	cover   *coverPlan // set by Cover
 	want    []bool     // set by Project
+	pre     *prefilter // set by Prefilter
 	reverse bool
 	started bool
 	ctx     context.Context
@@ -645,6 +646,15 @@ func (r *RowIter) next() (sql.Row, error) {
 			}
 			return row, nil
 		}
+		if r.pre != nil {
+			ok, err := r.pre.passes(r.it.Value(), r.tb.Schema)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+		}
 		if r.want != nil {
 			return keys.DecodeRowColumns(r.it.Value(), r.tb.Schema, r.want)
 		}
@@ -657,7 +667,7 @@ func (r *RowIter) next() (sql.Row, error) {
 // storage with its text values aliasing the iterator's buffer, valid only
 // until the next call or Close (other scans return Next's rows).
 func (r *RowIter) NextBorrowed(dst sql.Row) (sql.Row, error) {
-	if r.it == nil || !r.primary || r.cover != nil || r.t.lockingReads {
+	if r.it == nil || !r.primary || r.cover != nil || r.t.lockingReads || r.pre != nil {
 		return r.Next()
 	}
 	if !r.step() {
@@ -670,7 +680,7 @@ func (r *RowIter) NextBorrowed(dst sql.Row) (sql.Row, error) {
 // Raw reports whether NextRaw serves this iterator: a plain primary-key
 // scan (no covering plan, no locking reads), whose entries are the rows.
 func (r *RowIter) Raw() bool {
-	return r.it != nil && r.primary && r.cover == nil && !r.t.lockingReads
+	return r.it != nil && r.primary && r.cover == nil && !r.t.lockingReads && r.pre == nil
 }
 
 // NextRaw returns the next row as stored (package keys' row format, for

@@ -37,6 +37,31 @@ func DecodeRowBorrowed(dst sql.Row, data []byte, sch sql.Schema, want []bool) (s
 	return r.row(dst, sch, want)
 }
 
+// DecodeRowPrefix is DecodeRowBorrowed for a test of a few columns of
+// each row of a scan (storage's Prefilter): it reads the row only as far
+// as the last wanted column (want non-nil), so the columns after it are
+// neither parsed nor checked. A row the test accepts is decoded again
+// in full, checks included; one it turns down is not returned at all.
+func DecodeRowPrefix(dst sql.Row, data []byte, sch sql.Schema, want []bool) (sql.Row, error) {
+	if len(want) != len(sch) {
+		return nil, fmt.Errorf("keys: %d wanted flags for %d columns", len(want), len(sch))
+	}
+	if cap(dst) >= len(sch) {
+		dst = dst[:len(sch)]
+		clear(dst)
+	} else {
+		dst = make(sql.Row, len(sch))
+	}
+	last := -1
+	for i, w := range want {
+		if w {
+			last = i
+		}
+	}
+	r := reader{b: data, borrow: true, last: last, partial: true}
+	return r.row(dst, sch, want)
+}
+
 // decodeRow decodes the columns whose want entry is true, every column
 // when want is nil.
 func decodeRow(data []byte, sch sql.Schema, want []bool) (sql.Row, error) {
@@ -91,6 +116,9 @@ func (r *reader) row(row sql.Row, sch sql.Schema, want []bool) (sql.Row, error) 
 			}
 		default:
 			return nil, r.corrupt("bad column tag %d", tag)
+		}
+		if r.partial && i >= r.last {
+			return row, nil
 		}
 	}
 	if r.off != len(r.b) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -66,6 +67,28 @@ func TestDecodeRowColumns(t *testing.T) {
 				t.Fatalf("seed %d: column %s: %s, DecodeRow gives %s", seed, typs[i], describe(got[i]), describe(full[i]))
 			}
 		}
+		// The prefix decoding gives the same wanted values (when any is
+		// wanted), reading no further than the last of them: a row cut
+		// after that decodes, one cut before it is corruption.
+		if last := slices.Index(want, true); last >= 0 {
+			last = len(want) - 1 - slices.Index(reversed(want), true)
+			pre, err := DecodeRowPrefix(buf, enc, sch, want)
+			if err != nil {
+				t.Fatalf("seed %d: prefix: %v", seed, err)
+			}
+			if !reflect.DeepEqual(pre, got) {
+				t.Fatalf("seed %d: prefix decoding %v, DecodeRowColumns %v", seed, pre, got)
+			}
+			end := prefixEnd(t, enc, sch, last)
+			if _, err := DecodeRowPrefix(buf, enc[:end], sch, want); err != nil {
+				t.Fatalf("seed %d: row cut after its column %d: %v", seed, last, err)
+			}
+			if cut := r.Intn(end); cut > 0 {
+				if _, err := DecodeRowPrefix(buf, enc[:cut], sch, want); !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("seed %d: row cut at %d, before its column %d's end %d: %v", seed, cut, last, end, err)
+				}
+			}
+		}
 		if cut := r.Intn(len(enc)); cut > 0 {
 			none := make([]bool, len(sch))
 			if _, err := DecodeRowColumns(enc[:cut], sch, none); !errors.Is(err, ErrCorrupt) {
@@ -76,4 +99,26 @@ func TestDecodeRowColumns(t *testing.T) {
 	if _, err := DecodeRowColumns([]byte{1, 0}, sch, []bool{true}); err == nil {
 		t.Error("a short wanted list accepted")
 	}
+}
+
+func reversed(b []bool) []bool {
+	out := slices.Clone(b)
+	slices.Reverse(out)
+	return out
+}
+
+// prefixEnd is the offset just past column last of the encoded row enc:
+// the length of the shortest cut DecodeRowColumns reads column last of.
+func prefixEnd(t *testing.T, enc []byte, sch sql.Schema, last int) int {
+	t.Helper()
+	want := make([]bool, len(sch))
+	want[last] = true
+	for end := 1; end <= len(enc); end++ {
+		r := reader{b: enc[:end], partial: true, last: last}
+		if _, err := r.row(make(sql.Row, len(sch)), sch, want); err == nil {
+			return end
+		}
+	}
+	t.Fatalf("column %d never decodes", last)
+	return 0
 }
