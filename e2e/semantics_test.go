@@ -553,6 +553,22 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// ORDER BY a SUM of DECIMAL products orders sums a double cannot
+	// tell apart (sortcmp.go); GROUP BY a key and the columns it
+	// determines groups by the key (groupfd.go): case-different strings,
+	// an outer join's NULLs, a nullable unique key that determines nothing.
+	quiet("CREATE TABLE t_ob (id INT PRIMARY KEY, k INT, v DECIMAL(20,2), dd DECIMAL(5,2), s VARCHAR(10), u INT, UNIQUE KEY (u))")
+	quiet("INSERT INTO t_ob VALUES (1, 1, 1000000000000000.01, 0, 'a', 1), (2, 2, 1000000000000000.03, 0, 'A', NULL), " +
+		"(3, 3, 1000000000000000.02, 0, 'b', NULL), (4, 4, NULL, 0, NULL, 4), (5, 1, 0.00, 0, 'B', 5)")
+	for _, q := range []string{
+		"SELECT k, SUM(v * (1 - dd)) AS r FROM t_ob GROUP BY k ORDER BY r DESC",
+		"SELECT k, SUM(v * (1 - dd)) AS r FROM t_ob GROUP BY k ORDER BY r LIMIT 3",
+		"SELECT a.id, a.s, a.u, COUNT(*), SUM(b.v) FROM t_ob a JOIN t_ob b ON b.k = a.k GROUP BY a.id, a.s, a.u ORDER BY a.id",
+		"SELECT a.k, b.id, b.s, COUNT(*) FROM t_ob a LEFT JOIN t_ob b ON b.id = a.k + 3 GROUP BY a.k, b.id, b.s ORDER BY a.k",
+		"SELECT u, s, COUNT(*) FROM t_ob GROUP BY u, s ORDER BY u, s",
+	} {
+		add("strict", q)
+	}
 	// MIN and MAX of a primary key read one index entry, and give one
 	// NULL row when there is none (minmaxkey.go).
 	quiet("CREATE TABLE t_mm (id INT PRIMARY KEY, v INT)")

@@ -77,10 +77,16 @@ func installAnalyzerRules() {
 		// (fastcmp.go), after index selection has read them.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: fastCmpRuleID, Apply: fastCmpRule})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: distinctSortID, Apply: distinctSortRule})
+		// GROUP BY columns a grouped key determines left out of the
+		// grouping hash (groupfd.go), before collation keys wrap them.
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: groupKeyRuleID, Apply: groupKeyRule})
 		// DISTINCT and GROUP BY keys by collation (collkey.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: collationRuleID, Apply: collationRule})
 		// Results a client's character set cannot hold (clientresult.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: clientCharsetID, Apply: clientCharsetRule})
+		// ORDER BY numbers compared directly (sortcmp.go), once the
+		// sort keys are final (distinctSortRule reads them).
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: sortCmpRuleID, Apply: sortCmpRule})
 		// Correlated scalar subqueries remember their results by their
 		// outer values (subqmemo.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: memoSubqueryRuleID, Apply: memoSubqueries})
