@@ -566,6 +566,8 @@ func semCorpus() []semStmt {
 		"SELECT a.id, a.s, a.u, COUNT(*), SUM(b.v) FROM t_ob a JOIN t_ob b ON b.k = a.k GROUP BY a.id, a.s, a.u ORDER BY a.id",
 		"SELECT a.k, b.id, b.s, COUNT(*) FROM t_ob a LEFT JOIN t_ob b ON b.id = a.k + 3 GROUP BY a.k, b.id, b.s ORDER BY a.k",
 		"SELECT u, s, COUNT(*) FROM t_ob GROUP BY u, s ORDER BY u, s",
+		"SELECT id FROM t_coll WHERE CONCAT(s, '') IN ('a', 'B') ORDER BY id",
+		"SELECT id FROM t_coll WHERE s IN ('a', 'B') AND c <> 'q' ORDER BY id",
 	} {
 		add("strict", q)
 	}

@@ -103,8 +103,14 @@ func padComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transfor
 		if !ok {
 			return e, transform.SameTree, nil
 		}
-		ops, ok := padOperands(ctx, append([]sql.Expression{cmp.Left()}, tuple...))
-		if !ok {
+		// A hashed IN hashes its operands by the left one's type: an
+		// expression whose type's collation is not the one it derives
+		// (CONCAT(s, '') of a utf8mb4_general_ci s is typed with the
+		// default collation) is typed with the derived one first, or
+		// 'A' was not found among ('a').
+		left, retyped := sortCollation(ctx, cmp.Left())
+		ops, padded := padOperands(ctx, append([]sql.Expression{left}, tuple...))
+		if !retyped && !padded {
 			return e, transform.SameTree, nil
 		}
 		left, list := ops[0], expression.NewTuple(ops[1:]...)

@@ -38,10 +38,14 @@ func fastCmpRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sco
 			}
 			return e, transform.SameTree, nil
 		})
-		if err != nil || same == transform.SameTree {
+		if err != nil {
 			return n, transform.SameTree, err
 		}
-		return plan.NewFilter(e, withPrefilter(e, f.Child)), transform.NewTree, nil
+		child := withPrefilter(ctx, e, f.Child)
+		if same == transform.SameTree && child == f.Child {
+			return n, transform.SameTree, nil
+		}
+		return plan.NewFilter(e, child), transform.NewTree, nil
 	})
 }
 

@@ -157,7 +157,7 @@ func columnTables(e sql.Expression) string {
 func plainColumnTest(e sql.Expression) (string, bool) {
 	switch e.(type) {
 	case *expression.Equals, *expression.LessThan, *expression.LessThanOrEqual,
-		*expression.GreaterThan, *expression.GreaterThanOrEqual, *expression.InTuple, *expression.Between:
+		*expression.GreaterThan, *expression.GreaterThanOrEqual, *expression.InTuple, *expression.HashInTuple, *expression.Between:
 	default:
 		return "", false
 	}

@@ -31,6 +31,8 @@ func TestScanPrefilter(t *testing.T) {
 	}
 	env.must("INSERT INTO li VALUES " + strings.Join(v, ","))
 	env.must("INSERT INTO part VALUES (1, 'one'), (2, 'two'), (3, 'three')")
+	env.must("CREATE TABLE pz (id INT PRIMARY KEY, s VARCHAR(10) COLLATE utf8mb4_general_ci, v INT)")
+	env.must("INSERT INTO pz VALUES (1, 'A', 1), (2, 'a', 2), (3, 'b', 3), (4, 'B ', 4), (5, 'c', 5), (6, NULL, 6), (7, 'b  ', 7)")
 	rejected := func() int {
 		s := env.must("SHOW GLOBAL STATUS LIKE 'Petrel_prefiltered_rows'")
 		f := strings.Fields(strings.Trim(s, "[]"))
@@ -62,6 +64,19 @@ func TestScanPrefilter(t *testing.T) {
 			ref:     "SELECT COUNT(*), SUM(q) FROM li WHERE id + 0 BETWEEN 100 AND 900 AND ship + INTERVAL 0 DAY < '1995-06-01'",
 			scanned: 801,
 			passing: "SELECT COUNT(*) FROM li WHERE id + 0 BETWEEN 100 AND 900 AND ship + INTERVAL 0 DAY < '1995-06-01'",
+		},
+		{
+			// Strings under a PAD SPACE collation: 'B ' is 'b'.
+			q:       "SELECT COUNT(*), SUM(v) FROM pz WHERE s = 'b' AND v > 1",
+			ref:     "SELECT COUNT(*), SUM(v) FROM pz WHERE CONCAT(s, '') = 'b' AND v + 0 > 1",
+			scanned: 7,
+			passing: "SELECT COUNT(*) FROM pz WHERE CONCAT(s, '') = 'b' AND v + 0 > 1",
+		},
+		{
+			q:       "SELECT COUNT(*), SUM(v) FROM pz WHERE s IN ('a', 'B')",
+			ref:     "SELECT COUNT(*), SUM(v) FROM pz WHERE CONCAT(s, '') = 'a' OR CONCAT(s, '') = 'B'",
+			scanned: 7,
+			passing: "SELECT COUNT(*) FROM pz WHERE CONCAT(s, '') = 'a' OR CONCAT(s, '') = 'B'",
 		},
 		{
 			q:       "SELECT COUNT(*), SUM(q) FROM li WHERE ship < '1995-02-01' OR q > 45",
