@@ -125,11 +125,31 @@ func (d *TableDef) Uncompressed() bool { return codecOf(d) == codecNone }
 // COMPRESSION='none' span, uncompressedLevels; for any other, zstdLevels
 // (which the fast spans override with Pebble's fastest codec).
 func compressedLevels() pebble.DBCompressionSettings {
-	if spanCodecs.current() == codecNone {
+	switch {
+	case spanCodecs.current() == codecNone:
 		return uncompressedLevels
+	case optimizing.Load() > 0:
+		return zstdEveryLevel
 	}
 	return zstdLevels
 }
+
+// optimizing counts the CompactTable calls in progress. While one runs,
+// compressed tables' flushes are written with zstd too (zstdEveryLevel):
+// the flush CompactTable starts may write a table's only file, which
+// Pebble then moves, not rewrites, to the bottom level (a lone file into
+// an empty level), so a small compressed table would have stayed Snappy
+// after OPTIMIZE TABLE, as large as a plain one. Process-wide: another
+// store's flush meanwhile spends zstd's CPU on its compressed tables'
+// level 0 files, nothing else.
+var optimizing atomic.Int32
+
+// zstdEveryLevel is zstdLevels with level 0 written by compactedProfile.
+var zstdEveryLevel = func() pebble.DBCompressionSettings {
+	cs := pebble.UniformDBCompressionSettings(compactedProfile)
+	cs.Name = "petrel"
+	return cs
+}()
 
 // zstdLevels is the codec of compressed tables' ranges: Snappy for what
 // a flush writes (level 0), on the write path, where a slower flush
@@ -407,8 +427,12 @@ func (e *Engine) TableDiskUsage(tb *Table) (data, index uint64, err error) {
 
 // CompactTable compacts the table's key range, flushing the memtable
 // first when it holds keys of the range (a footprint measured after a
-// load): its files are rewritten with the table's codec.
+// load): its files are rewritten with the table's codec (a file Pebble
+// moves instead keeps the codec it was written with; optimizing makes
+// the flush write a compressed table's with zstd).
 func (e *Engine) CompactTable(ctx context.Context, tb *Table) error {
+	optimizing.Add(1)
+	defer optimizing.Add(-1)
 	p := tablePrefix(tb.Def.ID)
 	return e.db.Compact(ctx, p, prefixEnd(p), false)
 }

@@ -731,3 +731,50 @@ func TestFlushKeepsMetadataApart(t *testing.T) {
 		t.Fatalf("%d files of metadata, %d of rows: the test proves nothing", meta, data)
 	}
 }
+
+// TestOptimizeSmallCompressedTable: a compressed table small enough to
+// sit in the memtable until OPTIMIZE TABLE (CompactTable) is written with
+// zstd by it, though its single flushed file is moved, not rewritten, to
+// the bottom level (Pebble moves a lone file into an empty level): the
+// flush CompactTable makes writes zstd. Rows read back identical.
+func TestOptimizeSmallCompressedTable(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	comp := createTextTable(t, e, "comp", TableDef{RowFormat: RowFormatCompressed, KeyBlockSize: 8})
+	plain := createTextTable(t, e, "plain", TableDef{})
+	text := sourceText(t, 256<<10)
+	n := loadText(t, e, comp, text)
+	ctx := context.Background()
+	if err := e.CompactTable(ctx, comp); err != nil {
+		t.Fatal(err)
+	}
+	got := tableCodecs(t, e, comp)
+	files := 0
+	for l, names := range got {
+		for _, name := range names {
+			files++
+			if name != compactedProfile.Name {
+				t.Fatalf("level %d file written with %q, want %q (all: %v)", l, name, compactedProfile.Name, got)
+			}
+		}
+	}
+	if files == 0 {
+		t.Fatal("no files after OPTIMIZE TABLE")
+	}
+	// The plain table loaded after it is still written with the fast codec.
+	loadText(t, e, plain, text)
+	if err := e.CompactTable(ctx, plain); err != nil {
+		t.Fatal(err)
+	}
+	for l, names := range tableCodecs(t, e, plain) {
+		for _, name := range names {
+			if name != block.SnappyCompression.Name {
+				t.Fatalf("plain: level %d file written with %q", l, name)
+			}
+		}
+	}
+	want, _ := digestRows(t, e, plain)
+	if d, rows := digestRows(t, e, comp); d != want || rows != n {
+		t.Fatalf("rows: %x (%d), want %x (%d)", d, rows, want, n)
+	}
+}
