@@ -567,6 +567,13 @@ func semCorpus() []semStmt {
 		"SELECT a.k, b.id, b.s, COUNT(*) FROM t_ob a LEFT JOIN t_ob b ON b.id = a.k + 3 GROUP BY a.k, b.id, b.s ORDER BY a.k",
 		"SELECT u, s, COUNT(*) FROM t_ob GROUP BY u, s ORDER BY u, s",
 		"SELECT id FROM t_coll WHERE CONCAT(s, '') IN ('a', 'B') ORDER BY id",
+		"CREATE TABLE t_lk (id INT PRIMARY KEY, s VARCHAR(20) COLLATE utf8mb4_general_ci, b VARCHAR(20) COLLATE utf8mb4_bin)",
+		"INSERT INTO t_lk VALUES (1, 'ABz', 'ABz'), (2, 'ABa', 'ABa'), (3, 'AC', 'AC'), (4, 'ABÿx', 'ABÿx'), (5, 'AA', 'AA'), " +
+			"(6, 'abZ', 'abZ'), (7, 'AB', 'AB'), (8, 'AB ', 'AB '), (9, 'ab%x', 'ab%x'), (10, 'ÁBc', 'ÁBc')",
+		"SELECT id FROM t_lk WHERE s LIKE 'AB%' ORDER BY id", "SELECT id FROM t_lk WHERE s NOT LIKE 'AB%' ORDER BY id",
+		"SELECT id FROM t_lk WHERE s LIKE 'AB' ORDER BY id", "SELECT id FROM t_lk WHERE s LIKE 'ab' ORDER BY id",
+		"SELECT id FROM t_lk WHERE b LIKE 'AB%' ORDER BY id", "SELECT id FROM t_lk WHERE b NOT LIKE 'AB%' ORDER BY id",
+		"SELECT id FROM t_lk WHERE s LIKE 'ab\\%%' ORDER BY id", "SELECT COUNT(*) FROM t_lk WHERE s LIKE 'Z%'",
 		"SELECT id FROM t_coll WHERE s IN ('a', 'B') AND c <> 'q' ORDER BY id",
 	} {
 		add("strict", q)
