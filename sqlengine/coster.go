@@ -288,10 +288,21 @@ func filterRows(f *memo.Filter) (float64, bool) {
 	if tb == nil {
 		return 0, false
 	}
-	ix, k := bestPrefix(tb, tableEqualities(tb, name, f.Filters, true))
-	if k == 0 {
+	eqs := tableEqualities(tb, name, f.Filters, true)
+	ix, k := bestPrefix(tb, eqs)
+	rows := float64(max(tb.db.p.e.ApproxRows(tb.t), 1))
+	used := map[int]bool{}
+	est := rows
+	if k > 0 {
+		est = tb.prefixEstimate(ix, k, rows)
+		for _, o := range ix.ords[:k] {
+			used[o] = true
+		}
+	}
+	if sel, ok := tb.db.p.stats.sampledSelectivity(tb, name, f.Filters, used); ok {
+		est *= sel
+	} else if k == 0 {
 		return 0, false
 	}
-	rows := float64(max(tb.db.p.e.ApproxRows(tb.t), 1))
-	return tb.prefixEstimate(ix, k, rows), true
+	return math.Max(1, est), true
 }

@@ -71,6 +71,8 @@ type tableStats struct {
 	at      time.Time // when it was made (or loaded)
 	idx     map[string]*indexStats
 	list    []sql.Statistic
+	// sample is read on the planner's first need (filtersample.go).
+	sample filterSample
 }
 
 type indexStats struct {
