@@ -196,42 +196,51 @@ func hasField(e sql.Expression) bool {
 // hold a primary key or a NOT NULL unique key of t: then every column of
 // t is determined.
 func keyDetermined(ctx *sql.Context, t sql.Table, grouped, fixed map[string]bool) bool {
+	return determiningKey(ctx, t, func(n string) bool { return grouped[n] || fixed[n] }) != nil
+}
+
+// determiningKey returns the lower-case columns of t's primary key, or of
+// a unique key of NOT NULL columns, that have holds (it is given
+// lower-case names); nil if there is none.
+func determiningKey(ctx *sql.Context, t sql.Table, have func(string) bool) []string {
 	sch := t.Schema()
-	have := func(name string) bool { n := strings.ToLower(name); return grouped[n] || fixed[n] }
-	pk, anyPK := true, false
+	var pk []string
+	all := true
 	for _, c := range sch {
 		if c.PrimaryKey {
-			anyPK = true
-			pk = pk && have(c.Name)
+			n := strings.ToLower(c.Name)
+			pk = append(pk, n)
+			all = all && have(n)
 		}
 	}
-	if anyPK && pk {
-		return true
+	if len(pk) > 0 && all {
+		return pk
 	}
 	ia, ok := t.(sql.IndexAddressable)
 	if !ok {
-		return false
+		return nil
 	}
 	ixs, err := ia.GetIndexes(ctx)
 	if err != nil {
-		return false
+		return nil
 	}
 	for _, ix := range ixs {
 		if !ix.IsUnique() {
 			continue
 		}
-		all := true
+		var names []string
 		for _, ce := range ix.Expressions() {
-			name := ce[strings.LastIndexByte(ce, '.')+1:]
+			name := strings.ToLower(ce[strings.LastIndexByte(ce, '.')+1:])
 			i := sch.IndexOfColName(name)
 			if i < 0 || sch[i].Nullable || !have(name) {
-				all = false
+				names = nil
 				break
 			}
+			names = append(names, name)
 		}
-		if all {
-			return true
+		if names != nil {
+			return names
 		}
 	}
-	return false
+	return nil
 }

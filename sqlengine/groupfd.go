@@ -83,54 +83,15 @@ func determinedPruned(ctx *sql.Context, gb *plan.GroupBy) []sql.Expression {
 	return kept
 }
 
-// groupingKeyOf returns the columns of a primary key, or of a unique key
-// of NOT NULL columns, of tb that cols holds (lower-case names); nil if
-// none.
+// groupingKeyOf returns the columns (lower case) of a primary key, or of
+// a unique key of NOT NULL columns, of tb that cols holds; nil if none.
 func groupingKeyOf(ctx *sql.Context, tb *Table, cols map[string]bool) map[string]bool {
-	sch := tb.Schema()
-	var pk []string
-	for _, c := range sch {
-		if c.PrimaryKey {
-			pk = append(pk, strings.ToLower(c.Name))
-		}
-	}
-	if key := allIn(pk, cols); key != nil {
-		return key
-	}
-	ixs, err := tb.GetIndexes(ctx)
-	if err != nil {
-		return nil
-	}
-	for _, ix := range ixs {
-		if !ix.IsUnique() {
-			continue
-		}
-		var names []string
-		for _, ce := range ix.Expressions() {
-			name := strings.ToLower(ce[strings.LastIndexByte(ce, '.')+1:])
-			i := sch.IndexOfColName(name)
-			if i < 0 || sch[i].Nullable {
-				names = nil
-				break
-			}
-			names = append(names, name)
-		}
-		if key := allIn(names, cols); key != nil {
-			return key
-		}
-	}
-	return nil
-}
-
-func allIn(names []string, cols map[string]bool) map[string]bool {
-	if len(names) == 0 {
+	names := determiningKey(ctx, tb, func(n string) bool { return cols[n] })
+	if names == nil {
 		return nil
 	}
 	key := map[string]bool{}
 	for _, n := range names {
-		if !cols[n] {
-			return nil
-		}
 		key[n] = true
 	}
 	return key

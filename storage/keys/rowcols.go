@@ -27,14 +27,8 @@ func DecodeRowBorrowed(dst sql.Row, data []byte, sch sql.Schema, want []bool) (s
 	if want != nil && len(want) != len(sch) {
 		return nil, fmt.Errorf("keys: %d wanted flags for %d columns", len(want), len(sch))
 	}
-	if cap(dst) >= len(sch) {
-		dst = dst[:len(sch)]
-		clear(dst)
-	} else {
-		dst = make(sql.Row, len(sch))
-	}
 	r := reader{b: data, borrow: true}
-	return r.row(dst, sch, want)
+	return r.row(reuseRow(dst, len(sch)), sch, want)
 }
 
 // DecodeRowPrefix is DecodeRowBorrowed for a test of a few columns of
@@ -46,12 +40,7 @@ func DecodeRowPrefix(dst sql.Row, data []byte, sch sql.Schema, want []bool) (sql
 	if len(want) != len(sch) {
 		return nil, fmt.Errorf("keys: %d wanted flags for %d columns", len(want), len(sch))
 	}
-	if cap(dst) >= len(sch) {
-		dst = dst[:len(sch)]
-		clear(dst)
-	} else {
-		dst = make(sql.Row, len(sch))
-	}
+	dst = reuseRow(dst, len(sch))
 	last := -1
 	for i, w := range want {
 		if w {
@@ -60,6 +49,17 @@ func DecodeRowPrefix(dst sql.Row, data []byte, sch sql.Schema, want []bool) (sql
 	}
 	r := reader{b: data, borrow: true, last: last, partial: true}
 	return r.row(dst, sch, want)
+}
+
+// reuseRow is dst cleared to n values when it can hold them, else a new
+// row.
+func reuseRow(dst sql.Row, n int) sql.Row {
+	if cap(dst) < n {
+		return make(sql.Row, n)
+	}
+	dst = dst[:n]
+	clear(dst)
+	return dst
 }
 
 // decodeRow decodes the columns whose want entry is true, every column
