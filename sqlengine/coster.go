@@ -299,7 +299,11 @@ func filterRows(f *memo.Filter) (float64, bool) {
 			used[o] = true
 		}
 	}
-	if sel, ok := tb.db.p.stats.sampledSelectivity(tb, name, f.Filters, used); ok {
+	sel, sampled := 0.0, false
+	if sp := tb.db.p.stats; sp != nil {
+		sel, sampled = sp.sampledSelectivity(tb, name, f.Filters, used)
+	}
+	if sampled {
 		est *= sel
 	} else if k == 0 {
 		return 0, false
