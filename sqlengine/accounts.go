@@ -52,8 +52,9 @@ type acctChange struct {
 }
 
 // execOverrides is Petrel's GMS exec-builder override: account statements
-// (accountBuilder), CREATE DATABASE's default collation (defaultCreateDB)
-// and UPDATE's byte-exact "changed" test (exactupdate.go); every other
+// (accountBuilder), CREATE DATABASE's default collation (defaultCreateDB),
+// UPDATE's byte-exact "changed" test (exactupdate.go) and GROUP BY's
+// grouping (groupiter.go); every other
 // node returns (nil, nil) and GMS builds it.
 type execOverrides struct{ e *Engine }
 
@@ -80,6 +81,10 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		return o.e.buildStoreInsert(ctx, n, row)
 	case *storeSource:
 		return o.e.buildStoreSource(ctx, n, row)
+	case *plan.GroupBy:
+		if it, err := o.e.buildGroupBy(ctx, n, row); it != nil || err != nil {
+			return it, err
+		}
 	case *plan.Distinct:
 		return o.e.buildCollDistinct(ctx, n.Child, row)
 	case *plan.OrderedDistinct:
