@@ -5,7 +5,9 @@ import (
 	"fmt"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
 // An UPDATE writes a row only if it changed, and counts it in "Changed:"
@@ -147,4 +149,23 @@ func (e *Engine) buildExactUpdate(ctx *sql.Context, n *plan.Update, row sql.Row)
 		return nil, nil
 	}
 	return e.exec.Build(ctx, nn, row)
+}
+
+const updateJoinRuleID analyzer.RuleId = 1022
+
+// markUpdateJoin marks a session whose statement is a multiple-table
+// UPDATE, before GMS's modifyUpdateExprsForJoin asks the tables for the
+// editors it keeps: those editors write each row once (editor.joinDone).
+func markUpdateJoin(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	s, ok := ctx.Session.(*Session)
+	if !ok {
+		return n, transform.SameTree, nil
+	}
+	transform.Inspect(n, func(x sql.Node) bool {
+		if u, ok := x.(*plan.Update); ok && u.IsJoin {
+			s.updateJoin = true
+		}
+		return !s.updateJoin
+	})
+	return n, transform.SameTree, nil
 }

@@ -57,6 +57,10 @@ func installAnalyzerRules() {
 		// Conditions common to every branch of an OR taken out of it
 		// (orfactor.go), before filters are pushed to tables and joins.
 		analyzer.OnceBeforeDefault = append(analyzer.OnceBeforeDefault, analyzer.Rule{Id: orFactorRuleID, Apply: factorOrConditions})
+		// A multiple-table UPDATE writes each row once (exactupdate.go
+		// markUpdateJoin, editor.joinDone), marked before GMS asks the
+		// tables for its editors.
+		analyzer.OnceBeforeDefault = append(analyzer.OnceBeforeDefault, analyzer.Rule{Id: updateJoinRuleID, Apply: markUpdateJoin})
 		kept := analyzer.DefaultValidationRules[:0:0]
 		for _, r := range analyzer.DefaultValidationRules {
 			if r.Id.String() != "validateGroupBy" {

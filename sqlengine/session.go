@@ -70,6 +70,13 @@ type Session struct {
 	// misses (a new row colliding with two or more rows: MySQL counts each
 	// deleted row); added to the statement's OK (status.go).
 	extraAffected uint64
+	// fewerAffected: rows a multiple-table UPDATE matched again after
+	// writing them, which GMS counted and Petrel did not write (the
+	// editor's joinDone); taken off its affected rows.
+	fewerAffected uint64
+	// updateJoin: the command runs a multiple-table UPDATE (set when
+	// buildExactUpdate builds it), whose editors keep joinDone.
+	updateJoin bool
 	// prevWarnings and prevErrors count the previous statement's
 	// conditions, for @@warning_count and @@error_count (diagnostics.go).
 	prevWarnings, prevErrors int
@@ -230,6 +237,8 @@ func (s *Session) ReleaseSavepoint(_ *sql.Context, tx sql.Transaction, name stri
 // CommandBegin implements sql.LifecycleAwareSession.
 func (s *Session) CommandBegin() error {
 	s.extraAffected = 0
+	s.fewerAffected = 0
+	s.updateJoin = false
 	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil {
 		t.txn.SetLockingReads(false)
 		t.txn.ResetStatement()

@@ -1,6 +1,7 @@
 package sqlengine
 
 import (
+	"fmt"
 	"strings"
 
 	"petrel/sqlengine/wire"
@@ -89,7 +90,15 @@ func (h *errHandler) okStatus(c *mysql.Conn, res *sqltypes.Result) {
 		if res != nil && s.extraAffected > 0 {
 			res.RowsAffected += s.extraAffected
 		}
-		s.extraAffected = 0
+		if res != nil && s.fewerAffected > 0 {
+			res.RowsAffected -= min(res.RowsAffected, s.fewerAffected)
+			var matched, changed, warnings uint64
+			if n, _ := fmt.Sscanf(res.Info, "Rows matched: %d  Changed: %d  Warnings: %d", &matched, &changed, &warnings); n == 3 {
+				res.Info = fmt.Sprintf("Rows matched: %d  Changed: %d  Warnings: %d",
+					matched-min(matched, s.fewerAffected), changed-min(changed, s.fewerAffected), warnings)
+			}
+		}
+		s.extraAffected, s.fewerAffected = 0, 0
 	} else if globalBool("autocommit") {
 		f = mysql.ServerStatusAutocommit
 	}

@@ -234,7 +234,11 @@ func (t *Table) Updater(ctx *sql.Context) sql.RowUpdater {
 	if txn, err := readTxn(ctx); err == nil {
 		txn.SetLockingReads(true)
 	}
-	return t.editor(ctx)
+	ed := t.editor(ctx)
+	if s, ok := ctx.Session.(*Session); ok && s.updateJoin {
+		ed.joinDone = map[string]bool{}
+	}
+	return ed
 }
 
 // Deleter implements sql.DeletableTable; see Updater.
@@ -264,6 +268,14 @@ type editor struct {
 	// deletes counts the rows deleted since the last insert: a REPLACE
 	// deletes each row its new row collides with, then inserts.
 	deletes int
+	// joinDone, in a multiple-table UPDATE, holds the primary keys of the
+	// rows it has written. MySQL updates a row once however many joined
+	// rows match it; GMS skips a row it updated only when the joined row
+	// brings the same old values, and when the target is the join's inner
+	// side its later joined rows bring the updated row (the statement's
+	// own write, read again): it was updated once per match, the last
+	// match's values kept and each counted.
+	joinDone map[string]bool
 }
 
 func (e *editor) target(ctx *sql.Context) (*storage.Txn, *storage.Table, error) {
@@ -283,6 +295,11 @@ func (e *editor) target(ctx *sql.Context) (*storage.Txn, *storage.Table, error) 
 }
 
 func (e *editor) StatementBegin(ctx *sql.Context) {
+	if e.joinDone != nil {
+		// An editor kept by a plan run again (a prepared statement)
+		// starts each run with no row written.
+		clear(e.joinDone)
+	}
 	if txn, err := readTxn(ctx); err == nil {
 		txn.StatementBegin()
 	}
@@ -330,6 +347,24 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 	txn, st, err := e.target(ctx)
 	if err != nil {
 		return err
+	}
+	if e.joinDone != nil {
+		k, err := st.PKKey(nil, old)
+		if err != nil {
+			return sessionError(ctx, err)
+		}
+		if e.joinDone[string(k)] {
+			// Written already by this statement: not again, and not
+			// counted (GMS counted it).
+			if s, ok := ctx.Session.(*Session); ok {
+				s.fewerAffected++
+			}
+			return nil
+		}
+		e.joinDone[string(k)] = true
+		if nk, err := st.PKKey(nil, new); err == nil {
+			e.joinDone[string(nk)] = true
+		}
 	}
 	e.rows++
 	new = fitTimeFSP(ctx, st, new)
