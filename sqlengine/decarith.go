@@ -147,7 +147,7 @@ func (a *decArith) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	default:
 		out = l.Mul(r)
 	}
-	if out.Exponent() < -30 || out.Exponent() > math.MaxInt16 || !digitsAtMost(out, limit65, 65) {
+	if out.Exponent() < -30 || out.Exponent() > math.MaxInt16 || !limit65.holds(out) {
 		return a.gms.Eval(ctx, row)
 	}
 	return out, nil
@@ -155,16 +155,19 @@ func (a *decArith) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 
 // digitLimits holds ±10^n with exponent -s, for s in [0, 30]: a decimal
 // of that exponent compares with them without rescaling.
-type digitLimits [31][2]decimal.Decimal
+type digitLimits struct {
+	n   int
+	lim [31][2]decimal.Decimal
+}
 
-func newDigitLimits(n int64) *digitLimits {
-	var lim digitLimits
-	p := new(big.Int).Exp(big.NewInt(10), big.NewInt(n), nil)
-	for s := range lim {
-		lim[s][0] = decimal.NewFromBigInt(p, int32(-s))
-		lim[s][1] = decimal.NewFromBigInt(new(big.Int).Neg(p), int32(-s))
+func newDigitLimits(n int) *digitLimits {
+	l := &digitLimits{n: n}
+	p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
+	for s := range l.lim {
+		l.lim[s][0] = decimal.NewFromBigInt(p, int32(-s))
+		l.lim[s][1] = decimal.NewFromBigInt(new(big.Int).Neg(p), int32(-s))
 	}
-	return &lim
+	return l
 }
 
 var (
@@ -172,16 +175,16 @@ var (
 	limit18 = newDigitLimits(18) // what an int64 coefficient surely holds
 )
 
-// digitsAtMost reports whether d has at most the digits of lim without
-// decimal's NumDigits, which formats the coefficient as text (a quarter
-// of TPC-H Q1's CPU when every product and sum asked it).
-func digitsAtMost(d decimal.Decimal, lim *digitLimits, n int) bool {
+// holds reports whether d has at most l's n digits without decimal's
+// NumDigits, which formats the coefficient as text (a quarter of TPC-H
+// Q1's CPU when every product and sum asked it).
+func (l *digitLimits) holds(d decimal.Decimal) bool {
 	e := d.Exponent()
 	if e > 0 || e < -30 {
-		return d.NumDigits() <= n
+		return d.NumDigits() <= l.n
 	}
-	l := lim[-e]
-	return d.Cmp(l[0]) < 0 && d.Cmp(l[1]) > 0
+	b := l.lim[-e]
+	return d.Cmp(b[0]) < 0 && d.Cmp(b[1]) > 0
 }
 
 // withinScale reports whether d has no more fractional digits than its

@@ -21,7 +21,7 @@ func TestDigitsAtMost(t *testing.T) {
 			lim *digitLimits
 			n   int
 		}{{limit65, 65}, {limit18, 18}} {
-			if got, want := digitsAtMost(d, c.lim, c.n), d.NumDigits() <= c.n; got != want {
+			if got, want := c.lim.holds(d), d.NumDigits() <= c.n; got != want {
 				t.Fatalf("%s (exponent %d) has at most %d digits: %v, NumDigits says %v", d, d.Exponent(), c.n, got, want)
 			}
 		}

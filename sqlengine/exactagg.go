@@ -211,7 +211,7 @@ func (b *exactBuffer) addInt(n int64) {
 }
 
 func (b *exactBuffer) addDecimal(d decimal.Decimal) {
-	if !b.isBig && d.Exponent() <= 0 && d.Exponent() >= -18 && digitsAtMost(d, limit18, 18) && b.addScaled(d.CoefficientInt64(), d.Exponent()) {
+	if !b.isBig && d.Exponent() <= 0 && d.Exponent() >= -18 && limit18.holds(d) && b.addScaled(d.CoefficientInt64(), d.Exponent()) {
 		return
 	}
 	b.addBig(d)

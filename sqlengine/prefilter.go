@@ -70,49 +70,39 @@ func withPrefilter(ctx *sql.Context, cond sql.Expression, child sql.Node) sql.No
 	}
 	pre := &scanPrefilter{}
 	for _, e := range expression.SplitConjunction(cond) {
-		var col *expression.GetField
-		switch c := e.(type) {
-		case *fastCmp:
-			col, e = c.col, c.Expression
-		default:
-			// A column compared with literals of its kind (string with
-			// string, number with number): GMS's comparison, which warns
-			// of nothing for such a pair.
-			t, ok := plainColumnTest(e)
-			if !ok || !strings.EqualFold(t, name) {
-				continue
-			}
-			transform.InspectExpr(e, func(x sql.Expression) bool {
-				if gf, ok := x.(*expression.GetField); ok {
-					col = gf
-				}
-				return false
-			})
-		}
-		if col == nil || !strings.EqualFold(col.Table(), name) {
+		if fc, ok := e.(*fastCmp); ok {
+			e = fc.Expression
+		} else if t, ok := plainColumnTest(e); !ok || !strings.EqualFold(t, name) {
+			// Only a column compared with literals of its kind (string
+			// with string, number with number): GMS's comparison, which
+			// warns of nothing for such a pair.
 			continue
 		}
-		o := tb.t.Schema.IndexOfColName(col.Name())
-		if o < 0 {
+		re, ok := rebaseToTable(tb, name, e, nil)
+		if !ok {
 			continue
 		}
-		re, _, err := transform.Expr(e, func(x sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		o := -1
+		transform.InspectExpr(re, func(x sql.Expression) bool {
 			if gf, ok := x.(*expression.GetField); ok {
-				return gf.WithIndex(o), transform.NewTree, nil
+				o = gf.Index()
 			}
-			return x, transform.SameTree, nil
+			return o >= 0
 		})
-		if err != nil {
+		if o < 0 {
 			continue
 		}
 		if rc := newFastCmp(re); rc != nil {
 			re = rc
-		} else if re, _, err = transform.Expr(re, func(x sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-			// Under a PAD SPACE collation trailing spaces do not count, as
-			// collationRule makes the Filter's own comparisons later.
-			return padComparison(ctx, x)
-		}); err != nil {
-			continue
+		} else {
+			var err error
+			if re, _, err = transform.Expr(re, func(x sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+				// Under a PAD SPACE collation trailing spaces do not count,
+				// as collationRule makes the Filter's own comparisons later.
+				return padComparison(ctx, x)
+			}); err != nil {
+				continue
+			}
 		}
 		pre.conds = append(pre.conds, re)
 		pre.cols = append(pre.cols, o)

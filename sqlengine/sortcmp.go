@@ -1,6 +1,7 @@
 package sqlengine
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -96,26 +97,16 @@ func (t numSortType) Compare(ctx context.Context, a, b interface{}) (int, error)
 		}
 	case int64:
 		if y, ok := b.(int64); ok {
-			return cmp3(x < y, x > y), nil
+			return cmp.Compare(x, y), nil
 		}
 	case uint64:
 		if y, ok := b.(uint64); ok {
-			return cmp3(x < y, x > y), nil
+			return cmp.Compare(x, y), nil
 		}
 	case float64:
 		if y, ok := b.(float64); ok && x == x && y == y {
-			return cmp3(x < y, x > y), nil
+			return cmp.Compare(x, y), nil
 		}
 	}
 	return t.numberType.Compare(ctx, a, b)
-}
-
-func cmp3(less, greater bool) int {
-	switch {
-	case less:
-		return -1
-	case greater:
-		return 1
-	}
-	return 0
 }
