@@ -177,6 +177,21 @@ type exactBuffer struct {
 }
 
 func (b *exactBuffer) Update(ctx *sql.Context, row sql.Row) error {
+	if se, ok := b.expr.(smallEvaler); ok {
+		// DECIMAL arithmetic that fits an int64 (decArith's small
+		// path) adds without a decimal in between.
+		d, null, ok, err := se.evalSmall(ctx, row)
+		if err != nil || null {
+			return err
+		}
+		if ok {
+			b.rows++
+			if b.isBig || !b.addScaled(d.c, d.e) {
+				b.addBig(decimal.New(d.c, d.e))
+			}
+			return nil
+		}
+	}
 	v, err := b.expr.Eval(ctx, row)
 	if err != nil || v == nil {
 		return err

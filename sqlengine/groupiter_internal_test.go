@@ -18,6 +18,8 @@ func TestGroupingIterator(t *testing.T) {
 	env.must("CREATE TABLE g (id INT PRIMARY KEY, s VARCHAR(10) COLLATE utf8mb4_general_ci, b VARBINARY(10), n INT, f DOUBLE, d DECIMAL(6,2), dt DATE)")
 	env.must("INSERT INTO g VALUES (1, 'a', 'a', 1, 1.0, 1.50, '2020-01-01'), (2, 'A', 'A', 2, 2.5, 1.50, '2020-01-01'), " +
 		"(3, 'a ', 'a ', 1, 1.0, 2.00, '2020-01-02'), (4, NULL, NULL, NULL, NULL, NULL, NULL), (5, 'b', 'b', 2, 2.0, 2.00, '2020-01-02'), (6, NULL, NULL, 1, 1.0, 1.50, '2020-01-01')")
+	env.must("CREATE TABLE gl (id INT PRIMARY KEY, s VARCHAR(100) COLLATE utf8mb4_general_ci)")
+	env.must("INSERT INTO gl SELECT id, CONCAT(REPEAT('x', 70), s) FROM g")
 	before := groupItersBuilt.Load()
 	for q, want := range map[string]string{
 		"SELECT COUNT(*), MIN(id) FROM g GROUP BY s ORDER BY MIN(id)":                "[[3 1] [2 4] [1 5]]",
@@ -26,8 +28,10 @@ func TestGroupingIterator(t *testing.T) {
 		"SELECT d, COUNT(*) FROM g GROUP BY d ORDER BY d":                            "[[<nil> 1] [1.5 3] [2 2]]",
 		"SELECT dt, n, COUNT(*) FROM g GROUP BY dt, n ORDER BY dt, n":                "[[<nil> <nil> 1] [2020-01-01 00:00:00 +0000 UTC 1 2] [2020-01-01 00:00:00 +0000 UTC 2 1] [2020-01-02 00:00:00 +0000 UTC 1 1] [2020-01-02 00:00:00 +0000 UTC 2 1]]",
 		"SELECT n, SUM(d) FROM g GROUP BY n HAVING SUM(d) > 3 ORDER BY n":            "[[1 5] [2 3.5]]",
-		"SELECT n FROM g GROUP BY n":                                                 "[[1] [2] [<nil>]]",
-		"SELECT COUNT(*) FROM (SELECT s FROM g WHERE id > 100 GROUP BY s) x":         "[[0]]",
+		// Past the cached length of a collation key (groupCollKey).
+		"SELECT COUNT(*), MIN(id) FROM gl GROUP BY s ORDER BY MIN(id)":       "[[3 1] [2 4] [1 5]]",
+		"SELECT n FROM g GROUP BY n":                                         "[[1] [2] [<nil>]]",
+		"SELECT COUNT(*) FROM (SELECT s FROM g WHERE id > 100 GROUP BY s) x": "[[0]]",
 	} {
 		if got := env.must(q); got != want {
 			t.Errorf("%s: %s, want %s", q, got, want)

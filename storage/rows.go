@@ -656,7 +656,7 @@ func (r *RowIter) next() (sql.Row, error) {
 			}
 		}
 		if r.want != nil {
-			return keys.DecodeRowColumns(r.it.Value(), r.tb.Schema, r.want)
+			return keys.DecodeRowLeading(r.it.Value(), r.tb.Schema, r.want)
 		}
 		return decodeRow(r.it.Value(), r.tb.Schema)
 	}

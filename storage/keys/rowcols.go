@@ -22,12 +22,17 @@ func DecodeRowColumns(data []byte, sch sql.Schema, want []bool) (sql.Row, error)
 // dst's storage when it is large enough, with text values that alias
 // data: the row is valid only while data is, and its strings must not be
 // kept. For callers that convert each row before they read the next
-// (the scan fast path).
+// (the scan fast path). With want, it reads the row only as far as its
+// last wanted column (DecodeRowLeading).
 func DecodeRowBorrowed(dst sql.Row, data []byte, sch sql.Schema, want []bool) (sql.Row, error) {
 	if want != nil && len(want) != len(sch) {
 		return nil, fmt.Errorf("keys: %d wanted flags for %d columns", len(want), len(sch))
 	}
 	r := reader{b: data, borrow: true}
+	if want != nil {
+		// As DecodeRowLeading, only as far as the last wanted column.
+		r.partial, r.last = true, lastWanted(want)
+	}
 	return r.row(reuseRow(dst, len(sch)), sch, want)
 }
 
@@ -40,15 +45,32 @@ func DecodeRowPrefix(dst sql.Row, data []byte, sch sql.Schema, want []bool) (sql
 	if len(want) != len(sch) {
 		return nil, fmt.Errorf("keys: %d wanted flags for %d columns", len(want), len(sch))
 	}
-	dst = reuseRow(dst, len(sch))
-	last := -1
-	for i, w := range want {
-		if w {
-			last = i
+	r := reader{b: data, borrow: true, last: lastWanted(want), partial: true}
+	return r.row(reuseRow(dst, len(sch)), sch, want)
+}
+
+// DecodeRowLeading is DecodeRowColumns for the rows of a scan: it reads
+// each row only as far as its last wanted column, as DecodeRowPrefix
+// does, and copies its text values. A scan of lineitem for its first and
+// fifth columns stepped over the eleven after them in every row (a
+// tenth of TPC-H Q18's time); Pebble's block checksums, not this
+// decoding, are what find damaged bytes there.
+func DecodeRowLeading(data []byte, sch sql.Schema, want []bool) (sql.Row, error) {
+	if len(want) != len(sch) {
+		return nil, fmt.Errorf("keys: %d wanted flags for %d columns", len(want), len(sch))
+	}
+	r := reader{b: data, last: lastWanted(want), partial: true}
+	return r.row(make(sql.Row, len(sch)), sch, want)
+}
+
+// lastWanted is the last column want asks for (-1: none).
+func lastWanted(want []bool) int {
+	for i := len(want) - 1; i >= 0; i-- {
+		if want[i] {
+			return i
 		}
 	}
-	r := reader{b: data, borrow: true, last: last, partial: true}
-	return r.row(dst, sch, want)
+	return -1
 }
 
 // reuseRow is dst cleared to n values when it can hold them, else a new

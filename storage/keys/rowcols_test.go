@@ -79,13 +79,27 @@ func TestDecodeRowColumns(t *testing.T) {
 			if !reflect.DeepEqual(pre, got) {
 				t.Fatalf("seed %d: prefix decoding %v, DecodeRowColumns %v", seed, pre, got)
 			}
+			// The scans' decoding (DecodeRowLeading) too, copying.
+			lead, err := DecodeRowLeading(enc, sch, want)
+			if err != nil {
+				t.Fatalf("seed %d: leading: %v", seed, err)
+			}
+			if !reflect.DeepEqual(lead, got) {
+				t.Fatalf("seed %d: leading decoding %v, DecodeRowColumns %v", seed, lead, got)
+			}
 			end := prefixEnd(t, enc, sch, last)
 			if _, err := DecodeRowPrefix(buf, enc[:end], sch, want); err != nil {
 				t.Fatalf("seed %d: row cut after its column %d: %v", seed, last, err)
 			}
+			if _, err := DecodeRowLeading(enc[:end], sch, want); err != nil {
+				t.Fatalf("seed %d: leading: row cut after its column %d: %v", seed, last, err)
+			}
 			if cut := r.Intn(end); cut > 0 {
 				if _, err := DecodeRowPrefix(buf, enc[:cut], sch, want); !errors.Is(err, ErrCorrupt) {
 					t.Fatalf("seed %d: row cut at %d, before its column %d's end %d: %v", seed, cut, last, end, err)
+				}
+				if _, err := DecodeRowLeading(enc[:cut], sch, want); !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("seed %d: leading: row cut at %d, before its column %d's end %d: %v", seed, cut, last, end, err)
 				}
 			}
 		}
