@@ -49,8 +49,8 @@ func (r *RowIter) Prefiltered() uint64 {
 }
 
 // passes runs the prefilter on the stored row v.
-func (p *prefilter) passes(v []byte, sch sql.Schema) (bool, error) {
-	row, err := keys.DecodeRowPrefix(p.scratch, v, sch, p.want)
+func (p *prefilter) passes(v []byte, sch sql.Schema, vc *keys.ValueCache) (bool, error) {
+	row, err := keys.DecodeRowPrefix(p.scratch, v, sch, p.want, vc)
 	if err != nil {
 		return false, err
 	}

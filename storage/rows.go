@@ -549,6 +549,24 @@ type RowIter struct {
 	// Close (one atomic add per scan, not per row) unless uncounted.
 	read      uint64
 	uncounted bool
+	// decoded counts the rows decoded, vc the scan's ValueCache once
+	// there were more than valueCacheAfter (valueCache).
+	decoded int
+	vc      *keys.ValueCache
+}
+
+// valueCacheAfter is how many rows a scan decodes before it keeps a
+// keys.ValueCache (about 40 KiB): short range reads never make one.
+const valueCacheAfter = 64
+
+// valueCache is the scan's ValueCache, nil for its first rows.
+func (r *RowIter) valueCache() *keys.ValueCache {
+	if r.vc == nil {
+		if r.decoded++; r.decoded > valueCacheAfter {
+			r.vc = new(keys.ValueCache)
+		}
+	}
+	return r.vc
 }
 
 // Scan iterates the rows whose entries in index ixID (0 = primary) lie in
@@ -647,7 +665,7 @@ func (r *RowIter) next() (sql.Row, error) {
 			return row, nil
 		}
 		if r.pre != nil {
-			ok, err := r.pre.passes(r.it.Value(), r.tb.Schema)
+			ok, err := r.pre.passes(r.it.Value(), r.tb.Schema, r.valueCache())
 			if err != nil {
 				return nil, err
 			}
@@ -655,10 +673,7 @@ func (r *RowIter) next() (sql.Row, error) {
 				continue
 			}
 		}
-		if r.want != nil {
-			return keys.DecodeRowLeading(r.it.Value(), r.tb.Schema, r.want)
-		}
-		return decodeRow(r.it.Value(), r.tb.Schema)
+		return keys.DecodeRowLeading(r.it.Value(), r.tb.Schema, r.want, r.valueCache())
 	}
 }
 

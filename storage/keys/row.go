@@ -193,6 +193,9 @@ type reader struct {
 	// partial: stop after column last (DecodeRowPrefix).
 	partial bool
 	last    int
+	// vc, when set, gives repeated decimals and times their earlier
+	// values (ValueCache).
+	vc *ValueCache
 }
 
 // maxTextArena is the largest encoded row whose text values share one
@@ -370,6 +373,9 @@ func (r *reader) value(typ sql.Type) (any, error) {
 		if unit := datetimeUnit(typ); (us%unit+unit)%unit != 0 {
 			return nil, r.corrupt("%d microseconds is finer than %s allows", us, typ)
 		}
+		if r.vc != nil {
+			return r.vc.time(us), nil
+		}
 		return time.UnixMicro(us).UTC(), nil
 	case kindTime:
 		ts, err := r.signed(-maxTimespan, maxTimespan)
@@ -498,6 +504,9 @@ func (r *reader) decimal(typ sql.Type) (any, error) {
 		}
 	}
 	var d decimal.Decimal
+	if isSmall && r.vc != nil && int64(digits)+exp <= maxDecimalOrder {
+		return r.vc.decimal(small, int32(exp)), nil
+	}
 	if isSmall {
 		d = decimal.New(small, int32(exp))
 	} else {

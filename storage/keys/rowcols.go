@@ -41,11 +41,14 @@ func DecodeRowBorrowed(dst sql.Row, data []byte, sch sql.Schema, want []bool) (s
 // as the last wanted column (want non-nil), so the columns after it are
 // neither parsed nor checked. A row the test accepts is decoded again
 // in full, checks included; one it turns down is not returned at all.
-func DecodeRowPrefix(dst sql.Row, data []byte, sch sql.Schema, want []bool) (sql.Row, error) {
+//
+// vc, if not nil, gives repeated DECIMAL and DATETIME values the ones it
+// built before (ValueCache).
+func DecodeRowPrefix(dst sql.Row, data []byte, sch sql.Schema, want []bool, vc *ValueCache) (sql.Row, error) {
 	if len(want) != len(sch) {
 		return nil, fmt.Errorf("keys: %d wanted flags for %d columns", len(want), len(sch))
 	}
-	r := reader{b: data, borrow: true, last: lastWanted(want), partial: true}
+	r := reader{b: data, borrow: true, last: lastWanted(want), partial: true, vc: vc}
 	return r.row(reuseRow(dst, len(sch)), sch, want)
 }
 
@@ -55,11 +58,17 @@ func DecodeRowPrefix(dst sql.Row, data []byte, sch sql.Schema, want []bool) (sql
 // fifth columns stepped over the eleven after them in every row (a
 // tenth of TPC-H Q18's time); Pebble's block checksums, not this
 // decoding, are what find damaged bytes there.
-func DecodeRowLeading(data []byte, sch sql.Schema, want []bool) (sql.Row, error) {
-	if len(want) != len(sch) {
-		return nil, fmt.Errorf("keys: %d wanted flags for %d columns", len(want), len(sch))
+//
+// vc as for DecodeRowPrefix. want nil is every column (the whole row
+// read and checked, as DecodeRow).
+func DecodeRowLeading(data []byte, sch sql.Schema, want []bool, vc *ValueCache) (sql.Row, error) {
+	r := reader{b: data, vc: vc}
+	if want != nil {
+		if len(want) != len(sch) {
+			return nil, fmt.Errorf("keys: %d wanted flags for %d columns", len(want), len(sch))
+		}
+		r.partial, r.last = true, lastWanted(want)
 	}
-	r := reader{b: data, last: lastWanted(want), partial: true}
 	return r.row(make(sql.Row, len(sch)), sch, want)
 }
 
