@@ -52,6 +52,13 @@ func (c statsCoster) EstimateCost(ctx *sql.Context, n memo.RelExpr, s sql.StatsP
 		}
 		return l*costSeqIO + l*(costRandIO+perKey*(costSeqIO+costCPU)), nil
 	}
+	if hj, isHash := n.(*memo.HashJoin); isHash && j.JoinPrivate().Op.IsLeftOuter() {
+		// Its alternative, a left outer hash join, priced as an inner
+		// one (below): one pass over each side, a hash of the right.
+		jp := hj.JoinPrivate()
+		l, r := groupRows(ctx, jp.Left, 0), groupRows(ctx, jp.Right, 0)
+		return l*(costSeqIO+costCPU) + r*(costSeqIO+costMem) + groupRows(ctx, hj.Group(), 0)*costCPU, nil
+	}
 	if !ok || !innerJoinOp(j.JoinPrivate().Op) {
 		return c.base.EstimateCost(ctx, n, s)
 	}
