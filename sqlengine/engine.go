@@ -129,6 +129,7 @@ func New(opts Options) (*Engine, error) {
 		opts.Logger = slog.Default()
 	}
 	installASCIIFastEncoders()
+	installFastSorters()
 	e := &Engine{opts: opts, store: opts.Store, log: opts.Logger, sessions: map[uint32]*Session{}}
 	e.fastWrites.Store(true)
 	e.executor = noExecutor{}
