@@ -233,15 +233,66 @@ func (t *Txn) readGet(key []byte) ([]byte, bool, error) {
 	return append([]byte(nil), v...), true, nil
 }
 
-// closePointIt closes readGet's iterator: at each statement's start (an
-// open iterator keeps the files it reads from being deleted, so it lives
-// no longer than a statement) and before its read view ends.
+// closePointIt closes readGet's iterator and the idle scan iterators: at
+// each statement's start (an open iterator keeps the files it reads from
+// being deleted, so it lives no longer than a statement) and before its
+// read view ends.
 func (t *Txn) closePointIt() {
 	t.pointGot = false
 	if t.pointIt != nil {
 		_ = t.pointIt.Close()
 		t.pointIt = nil
 	}
+	for _, it := range t.scanIts {
+		_ = it.Close()
+	}
+	t.scanIts = t.scanIts[:0]
+}
+
+// maxIdleScanIters bounds the scan iterators a transaction keeps idle.
+const maxIdleScanIters = 4
+
+// scanIter is a scan's iterator over [lo, hi) of the read view snap: an
+// idle one the transaction kept, given the new bounds, or a new one. A
+// lookup join scans the inner index once per outer row (TPC-H Q10: 5,700
+// lineitem ranges, one per order), and a new Pebble iterator for each
+// built its level and table iterators again; a kept one keeps them, with
+// the blocks they hold. Its Close hands it back (keptIter).
+func (t *Txn) scanIter(snap *pebble.Snapshot, lo, hi []byte) (kvIter, error) {
+	if n := len(t.scanIts); n > 0 {
+		it := t.scanIts[n-1]
+		t.scanIts = t.scanIts[:n-1]
+		it.SetBounds(lo, hi)
+		return &keptIter{Iterator: it, t: t, snap: snap}, nil
+	}
+	it, err := snap.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return nil, readErr(err)
+	}
+	return &keptIter{Iterator: it, t: t, snap: snap}, nil
+}
+
+// keptIter is a scan iterator on a read view whose Close keeps it idle
+// for the transaction's next scan of the same view (scanIter), up to
+// maxIdleScanIters, until the statement or the view ends.
+type keptIter struct {
+	*pebble.Iterator
+	t    *Txn
+	snap *pebble.Snapshot
+}
+
+func (k *keptIter) Close() error {
+	it := k.Iterator
+	k.Iterator = nil
+	if it == nil {
+		return nil
+	}
+	t := k.t
+	if it.Error() != nil || t.done || t.snap != k.snap || len(t.scanIts) >= maxIdleScanIters {
+		return it.Close()
+	}
+	t.scanIts = append(t.scanIts, it)
+	return nil
 }
 
 func getFrom(r pebble.Reader, key []byte) ([]byte, bool, error) {
@@ -276,13 +327,13 @@ func (t *Txn) newReadIter(tb *Table, ixID uint8, lo, hi []byte) (kvIter, error) 
 	if snap == nil {
 		return t.newIter(lo, hi)
 	}
+	if t.batch == nil || t.undo.len() == 0 {
+		return t.scanIter(snap, lo, hi)
+	}
 	o := &pebble.IterOptions{LowerBound: lo, UpperBound: hi}
 	s, err := snap.NewIter(o)
 	if err != nil {
 		return nil, readErr(err)
-	}
-	if t.batch == nil || t.undo.len() == 0 {
-		return s, nil
 	}
 	ov := &overlayIter{snap: s, written: t.writeSet()}
 	if ixID == 0 {

@@ -668,3 +668,130 @@ func TestViewPointReader(t *testing.T) {
 		t.Fatal("the iterator outlived its transaction")
 	}
 }
+
+// TestViewScanIteratorsKept: a transaction's scans of its read view hand
+// their iterators back at Close, and the next scans take them with new
+// bounds (two open at once, as a nested loop holds them; forward and
+// reverse; ranges before and after the last): each scan answers as the
+// view does (rows changed, deleted or inserted after the view read as
+// they were), at most maxIdleScanIters stay idle, none past the
+// statement's start or the transaction's end, and once the transaction
+// has written, its scans see its own writes.
+func TestViewScanIteratorsKept(t *testing.T) {
+	e := openTest(t, vfs.NewMem())
+	defer e.Close()
+	createKV(t, e)
+	tb := e.Catalog().Table("db", "kv")
+	ctx := context.Background()
+	key := func(id int64) []byte {
+		k, _ := tb.PKKeyFromValues([]any{id})
+		return k
+	}
+	w := e.Begin()
+	for id := int64(1); id <= 40; id++ {
+		if err := w.Insert(ctx, tb, sql.Row{id, id, "v"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := e.Begin()
+	open := func(lo, hi int64, reverse bool) *RowIter {
+		t.Helper()
+		it, err := r.Scan(ctx, tb, 0, key(lo), key(hi), reverse)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return it
+	}
+	ids := func(it *RowIter) string {
+		t.Helper()
+		var out []string
+		for {
+			row, err := it.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if row == nil {
+				break
+			}
+			out = append(out, fmt.Sprintf("%v%v", row[0], row[2]))
+		}
+		if err := it.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(out, " ")
+	}
+	if got := ids(open(1, 4, false)); got != "1v 2v 3v" {
+		t.Fatalf("first scan: %s", got)
+	}
+	if len(r.scanIts) != 1 {
+		t.Fatalf("%d idle iterators after one scan, want 1", len(r.scanIts))
+	}
+	w = e.Begin()
+	if err := w.Delete(ctx, tb, sql.Row{int64(11), int64(11), "v"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Update(ctx, tb, sql.Row{int64(12), int64(12), "v"}, sql.Row{int64(12), int64(12), "w"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Insert(ctx, tb, sql.Row{int64(41), int64(41), "v"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; round < 3; round++ {
+		outer := open(10, 14, round == 1)
+		inner := open(39, 43, false)
+		if got := ids(inner); got != "39v 40v" {
+			t.Fatalf("round %d: inner scan %s", round, got)
+		}
+		want := "10v 11v 12v 13v"
+		if round == 1 {
+			want = "13v 12v 11v 10v"
+		}
+		if got := ids(outer); got != want {
+			t.Fatalf("round %d: outer scan %s, want %s", round, got, want)
+		}
+		if got := ids(open(2, 3, false)); got != "2v" {
+			t.Fatalf("round %d: a range before the last: %s", round, got)
+		}
+	}
+	if n := len(r.scanIts); n != 2 {
+		t.Fatalf("%d idle iterators after scans two at a time, want 2", n)
+	}
+	var six []*RowIter
+	for i := 0; i < 6; i++ {
+		six = append(six, open(int64(i+1), int64(i+2), false))
+	}
+	for i, it := range six {
+		if got := ids(it); got != fmt.Sprintf("%dv", i+1) {
+			t.Fatalf("scan %d of six: %s", i, got)
+		}
+	}
+	if n := len(r.scanIts); n != maxIdleScanIters {
+		t.Fatalf("%d idle iterators after six scans, want %d", n, maxIdleScanIters)
+	}
+	r.NewStatement()
+	if len(r.scanIts) != 0 {
+		t.Fatal("idle iterators outlived their statement")
+	}
+	if got := ids(open(11, 13, false)); got != "11v 12v" {
+		t.Fatalf("a new statement's scan: %s", got)
+	}
+	// The transaction's own write shows in its scans.
+	if err := r.Update(ctx, tb, sql.Row{int64(12), int64(12), "v"}, sql.Row{int64(12), int64(12), "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(open(11, 13, false)); got != "11v 12x" {
+		t.Fatalf("a scan after the transaction's write: %s", got)
+	}
+	if err := r.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.scanIts) != 0 {
+		t.Fatal("idle iterators outlived their transaction")
+	}
+}

@@ -85,8 +85,9 @@ type Txn struct {
 	// the keys of undo[:wsN] to their number of undo entries.
 	iso         Isolation
 	snap        *pebble.Snapshot
-	pointIt     *pebble.Iterator // readGet's, on snap
-	pointGot    bool             // readGet read once by Get this statement
+	pointIt     *pebble.Iterator   // readGet's, on snap
+	pointGot    bool               // readGet read once by Get this statement
+	scanIts     []*pebble.Iterator // idle scan iterators on snap (keptIter)
 	snapGen     uint64
 	viewTaken   bool
 	oneRead     bool
