@@ -28,16 +28,27 @@ const fastCmpRuleID analyzer.RuleId = 1019
 // after index selection has read them (OnceAfterAll).
 func fastCmpRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		fast := func(cond sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			return transform.Expr(cond, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+				if c := newFastCmp(e); c != nil {
+					return c, transform.NewTree, nil
+				}
+				return e, transform.SameTree, nil
+			})
+		}
+		if h, ok := n.(*plan.Having); ok {
+			// HAVING SUM(x) > 314 (TPC-H Q18), once per group.
+			e, same, err := fast(h.Cond)
+			if err != nil || same == transform.SameTree {
+				return n, transform.SameTree, err
+			}
+			return plan.NewHaving(e, h.Child), transform.NewTree, nil
+		}
 		f, ok := n.(*plan.Filter)
 		if !ok {
 			return n, transform.SameTree, nil
 		}
-		e, same, err := transform.Expr(f.Expression, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-			if c := newFastCmp(e); c != nil {
-				return c, transform.NewTree, nil
-			}
-			return e, transform.SameTree, nil
-		})
+		e, same, err := fast(f.Expression)
 		if err != nil {
 			return n, transform.SameTree, err
 		}
@@ -85,11 +96,19 @@ func newFastCmp(e sql.Expression) *fastCmp {
 		lit, rok = l.(*expression.Literal)
 		colLeft = false
 	}
-	if !lok || !rok || lit.Value() == nil || !types.TypesEqual(col.Type(), lit.Type()) {
+	if !lok || !rok || lit.Value() == nil {
 		return nil
 	}
-	t := col.Type()
-	switch lit.Value().(type) {
+	t, v := col.Type(), lit.Value()
+	if n, isBig, _, isInt := intOperand(v); isInt && !isBig && types.IsDecimal(t) && isIntegerType(lit.Type()) {
+		// A DECIMAL with an integer: compared as decimals (MySQL's rule,
+		// and GMS's), the integer's exact decimal made once.
+		return &fastCmp{Expression: e, col: col, lit: decimal.NewFromInt(n), colLeft: colLeft, op: op}
+	}
+	if !types.TypesEqual(t, lit.Type()) {
+		return nil
+	}
+	switch v.(type) {
 	case decimal.Decimal:
 		if !types.IsDecimal(t) {
 			return nil
@@ -105,7 +124,7 @@ func newFastCmp(e sql.Expression) *fastCmp {
 	default:
 		return nil
 	}
-	return &fastCmp{Expression: e, col: col, lit: lit.Value(), colLeft: colLeft, op: op}
+	return &fastCmp{Expression: e, col: col, lit: v, colLeft: colLeft, op: op}
 }
 
 func (c *fastCmp) WithChildren(children ...sql.Expression) (sql.Expression, error) {
