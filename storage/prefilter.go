@@ -49,7 +49,7 @@ func (r *RowIter) Prefiltered() uint64 {
 }
 
 // passes runs the prefilter on the stored row v.
-func (p *prefilter) passes(v []byte, sch sql.Schema, vc *keys.ValueCache) (bool, error) {
+func (p *prefilter) passes(v []byte, sch sql.Schema, vc *keys.ScanCache) (bool, error) {
 	row, err := keys.DecodeRowPrefix(p.scratch, v, sch, p.want, vc)
 	if err != nil {
 		return false, err

@@ -549,21 +549,21 @@ type RowIter struct {
 	// Close (one atomic add per scan, not per row) unless uncounted.
 	read      uint64
 	uncounted bool
-	// decoded counts the rows decoded, vc the scan's ValueCache once
-	// there were more than valueCacheAfter (valueCache).
+	// decoded counts the rows decoded, vc the scan's ScanCache once
+	// there were more than scanCacheAfter (scanCache).
 	decoded int
-	vc      *keys.ValueCache
+	vc      *keys.ScanCache
 }
 
-// valueCacheAfter is how many rows a scan decodes before it keeps a
-// keys.ValueCache (about 40 KiB): short range reads never make one.
-const valueCacheAfter = 64
+// scanCacheAfter is how many rows a scan decodes before it keeps a
+// keys.ScanCache (about 40 KiB): short range reads never make one.
+const scanCacheAfter = 64
 
-// valueCache is the scan's ValueCache, nil for its first rows.
-func (r *RowIter) valueCache() *keys.ValueCache {
+// scanCache is the scan's ScanCache, nil for its first rows.
+func (r *RowIter) scanCache() *keys.ScanCache {
 	if r.vc == nil {
-		if r.decoded++; r.decoded > valueCacheAfter {
-			r.vc = new(keys.ValueCache)
+		if r.decoded++; r.decoded > scanCacheAfter {
+			r.vc = new(keys.ScanCache)
 		}
 	}
 	return r.vc
@@ -665,7 +665,7 @@ func (r *RowIter) next() (sql.Row, error) {
 			return row, nil
 		}
 		if r.pre != nil {
-			ok, err := r.pre.passes(r.it.Value(), r.tb.Schema, r.valueCache())
+			ok, err := r.pre.passes(r.it.Value(), r.tb.Schema, r.scanCache())
 			if err != nil {
 				return nil, err
 			}
@@ -673,7 +673,7 @@ func (r *RowIter) next() (sql.Row, error) {
 				continue
 			}
 		}
-		return keys.DecodeRowLeading(r.it.Value(), r.tb.Schema, r.want, r.valueCache())
+		return keys.DecodeRowLeading(r.it.Value(), r.tb.Schema, r.want, r.scanCache())
 	}
 }
 

@@ -194,8 +194,8 @@ type reader struct {
 	partial bool
 	last    int
 	// vc, when set, gives repeated decimals and times their earlier
-	// values (ValueCache).
-	vc *ValueCache
+	// values (ScanCache).
+	vc *ScanCache
 }
 
 // maxTextArena is the largest encoded row whose text values share one
@@ -303,6 +303,11 @@ func (r *reader) unsigned(max uint64) (uint64, error) {
 
 func (r *reader) value(typ sql.Type) (any, error) {
 	k, width := classify(typ)
+	return r.valueOf(typ, k, width)
+}
+
+// valueOf is value for a type classify has classified.
+func (r *reader) valueOf(typ sql.Type, k kind, width int) (any, error) {
 	switch k {
 	case kindInt:
 		min, max := signedRange(width)

@@ -43,8 +43,8 @@ func DecodeRowBorrowed(dst sql.Row, data []byte, sch sql.Schema, want []bool) (s
 // in full, checks included; one it turns down is not returned at all.
 //
 // vc, if not nil, gives repeated DECIMAL and DATETIME values the ones it
-// built before (ValueCache).
-func DecodeRowPrefix(dst sql.Row, data []byte, sch sql.Schema, want []bool, vc *ValueCache) (sql.Row, error) {
+// built before (ScanCache).
+func DecodeRowPrefix(dst sql.Row, data []byte, sch sql.Schema, want []bool, vc *ScanCache) (sql.Row, error) {
 	if len(want) != len(sch) {
 		return nil, fmt.Errorf("keys: %d wanted flags for %d columns", len(want), len(sch))
 	}
@@ -61,7 +61,7 @@ func DecodeRowPrefix(dst sql.Row, data []byte, sch sql.Schema, want []bool, vc *
 //
 // vc as for DecodeRowPrefix. want nil is every column (the whole row
 // read and checked, as DecodeRow).
-func DecodeRowLeading(data []byte, sch sql.Schema, want []bool, vc *ValueCache) (sql.Row, error) {
+func DecodeRowLeading(data []byte, sch sql.Schema, want []bool, vc *ScanCache) (sql.Row, error) {
 	r := reader{b: data, vc: vc}
 	if want != nil {
 		if len(want) != len(sch) {
@@ -129,6 +129,10 @@ func (r *reader) row(row sql.Row, sch sql.Schema, want []bool) (sql.Row, error) 
 	if n > uint64(len(sch)) {
 		return nil, r.corrupt("row has %d columns but schema has %d", n, len(sch))
 	}
+	var kinds []columnKind
+	if r.vc != nil {
+		kinds = r.vc.kindsOf(sch)
+	}
 	for i := 0; i < int(n); i++ {
 		tag, err := r.byte()
 		if err != nil {
@@ -137,9 +141,14 @@ func (r *reader) row(row sql.Row, sch sql.Schema, want []bool) (sql.Row, error) 
 		switch tag {
 		case tagNull:
 		case tagValue:
-			if want == nil || want[i] {
+			switch {
+			case kinds != nil && (want == nil || want[i]):
+				row[i], err = r.valueOf(sch[i].Type, kinds[i].k, kinds[i].width)
+			case kinds != nil:
+				err = r.skipOf(sch[i].Type, kinds[i].k)
+			case want == nil || want[i]:
 				row[i], err = r.value(sch[i].Type)
-			} else {
+			default:
 				err = r.skip(sch[i].Type)
 			}
 			if err != nil {
@@ -161,6 +170,11 @@ func (r *reader) row(row sql.Row, sch sql.Schema, want []bool) (sql.Row, error) 
 // skip steps over one value of typ as appendRowValue wrote it.
 func (r *reader) skip(typ sql.Type) error {
 	k, _ := classify(typ)
+	return r.skipOf(typ, k)
+}
+
+// skipOf is skip for a type classify has classified.
+func (r *reader) skipOf(typ sql.Type, k kind) error {
 	var err error
 	switch k {
 	case kindInt, kindDatetime, kindTime, kindYear:

@@ -26,7 +26,7 @@ func TestDecodeRowColumns(t *testing.T) {
 	}
 	sch := schemaOf(typs...)
 	buf := make(sql.Row, len(sch))
-	vc := new(ValueCache)
+	vc := new(ScanCache)
 	for n := 0; n < 300; n++ {
 		row := make(sql.Row, len(cases))
 		want := make([]bool, len(cases))
@@ -141,17 +141,17 @@ func prefixEnd(t *testing.T, enc []byte, sch sql.Schema, last int) int {
 	return 0
 }
 
-// TestValueCache: a scan's decoding with a ValueCache gives the values
+// TestScanCache: a scan's decoding with a ScanCache gives the values
 // DecodeRow gives, for rows whose DECIMALs and DATEs repeat, differ and
 // share a cache slot, whole or in part (a coefficient at two
 // exponents); and a row whose values are all
 // in the cache builds none of them (the allocations of a row of four
 // cached DECIMALs and a DATE: only the row).
-func TestValueCache(t *testing.T) {
+func TestScanCache(t *testing.T) {
 	dec := func(p, s int) sql.Type { return types.MustCreateDecimalType(uint8(p), uint8(s)) }
 	sch := schemaOf(dec(15, 2), dec(15, 2), dec(15, 2), dec(15, 4), types.Date, dec(65, 10))
 	r := rand.New(rand.NewSource(3))
-	vc := new(ValueCache)
+	vc := new(ScanCache)
 	var rows [][]byte
 	for i := 0; i < 3000; i++ {
 		row := sql.Row{
