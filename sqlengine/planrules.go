@@ -88,6 +88,9 @@ func installAnalyzerRules() {
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: collationRuleID, Apply: collationRule})
 		// Results a client's character set cannot hold (clientresult.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: clientCharsetID, Apply: clientCharsetRule})
+		// LIKE of ASCII over bytes (likefast.go), after the rules that
+		// read GMS's LIKE.
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: likeFastRuleID, Apply: likeFastRule})
 		// ORDER BY numbers compared directly (sortcmp.go), once the
 		// sort keys are final (distinctSortRule reads them).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: sortCmpRuleID, Apply: sortCmpRule})
