@@ -556,7 +556,8 @@ type RowIter struct {
 }
 
 // scanCacheAfter is how many rows a scan decodes before it keeps a
-// keys.ScanCache (about 40 KiB): short range reads never make one.
+// keys.ScanCache (its value slots, 32 KiB each, only for DECIMAL and
+// DATE/DATETIME columns): short range reads never make one.
 const scanCacheAfter = 64
 
 // scanCache is the scan's ScanCache, nil for its first rows.

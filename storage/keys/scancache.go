@@ -27,9 +27,13 @@ import (
 //
 // A ScanCache is used by one goroutine at a time (one iterator's), for
 // rows of one schema.
+//
+// The value slots are made at a scan's first DECIMAL and its first
+// DATE/DATETIME (32 KiB each): a scan of other columns (sysbench's
+// ranges) makes none.
 type ScanCache struct {
-	dec   [scanCacheSlots]cachedDecimal
-	when  [scanCacheSlots]cachedTime
+	dec   *[scanCacheSlots]cachedDecimal
+	when  *[scanCacheSlots]cachedTime
 	kinds []columnKind // by column, set at the first row
 }
 
@@ -71,6 +75,9 @@ func slot(x uint64) int { return int((x * 0x9E3779B97F4A7C15) >> (64 - 10)) }
 
 // decimal is decimal.New(c, e) as an interface value.
 func (vc *ScanCache) decimal(c int64, e int32) any {
+	if vc.dec == nil {
+		vc.dec = new([scanCacheSlots]cachedDecimal)
+	}
 	s := &vc.dec[slot(uint64(c)^uint64(uint32(e))<<40)]
 	if s.set && s.c == c && s.e == e {
 		return s.v
@@ -82,6 +89,9 @@ func (vc *ScanCache) decimal(c int64, e int32) any {
 // time is the UTC time us microseconds after the epoch, as an interface
 // value.
 func (vc *ScanCache) time(us int64) any {
+	if vc.when == nil {
+		vc.when = new([scanCacheSlots]cachedTime)
+	}
 	s := &vc.when[slot(uint64(us))]
 	if s.set && s.us == us {
 		return s.v
