@@ -85,6 +85,10 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		if it, err := o.e.buildGroupBy(ctx, n, row); it != nil || err != nil {
 			return it, err
 		}
+	case *plan.HashLookup:
+		if it, err := o.e.buildHashLookup(ctx, n, row); it != nil || err != nil {
+			return it, err
+		}
 	case *plan.Distinct:
 		return o.e.buildCollDistinct(ctx, n.Child, row)
 	case *plan.OrderedDistinct:

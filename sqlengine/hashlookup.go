@@ -1,0 +1,151 @@
+package sqlengine
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/types"
+)
+
+// A hash join's lookup on several columns, keyed exactly. GMS keys a
+// HashLookup on a tuple by a 64-bit xxhash of fmt's "%v," text of each
+// value (sql.HashOf): TPC-H Q9 joins 600,000 lineitem rows to partsupp
+// and supplier on (l_suppkey, l_partkey), and the formatting was a sixth
+// of its time (colliding keys share a bucket, which the join's condition
+// sorts out). Here the key is the same texts, written without fmt
+// (groupiter.go's encodeGroupValue), length-prefixed: the same values
+// meet as before, and no two different keys do. A key of up to four
+// BIGINTs is those integers (intKey). The values are
+// converted to the probe key's type first, as GMS does; a key that is not
+// a tuple is GMS's lookup.
+
+// buildHashLookup builds n when its key is a tuple; nil otherwise (GMS
+// builds it).
+func (e *Engine) buildHashLookup(ctx *sql.Context, n *plan.HashLookup, row sql.Row) (sql.RowIter, error) {
+	if _, ok := n.LeftProbeKey.(expression.Tuple); !ok {
+		return nil, nil
+	}
+	n.Mutex.Lock()
+	defer n.Mutex.Unlock()
+	if n.Lookup == nil {
+		child, err := e.exec.Build(ctx, n.Child, row)
+		if err != nil {
+			return nil, err
+		}
+		return &tupleLookupBuilder{n: n, child: child, lookup: map[any][]sql.Row{}}, nil
+	}
+	var k tupleKeyer
+	key, err := k.key(ctx, n, n.LeftProbeKey, row)
+	if err != nil {
+		return nil, err
+	}
+	lookup := *n.Lookup
+	if n.JoinType.IsExcludeNulls() && len(lookup[key]) == 0 {
+		// As GMS: a join that tells a NULL comparison from no match
+		// needs to know the other side has rows at all.
+		for _, rows := range lookup {
+			if len(rows) > 0 {
+				return sql.RowsToRowIter(rows...), nil
+			}
+		}
+	}
+	return sql.RowsToRowIter(lookup[key]...), nil
+}
+
+// tupleKeyer writes keys (its buffers reused).
+type tupleKeyer struct{ buf, one bytes.Buffer }
+
+// key is row's key for e (the probe or entry key of n).
+func (k *tupleKeyer) key(ctx *sql.Context, n *plan.HashLookup, e sql.Expression, row sql.Row) (any, error) {
+	v, err := e.Eval(ctx, row)
+	if err != nil {
+		return nil, err
+	}
+	v, _, err = n.LeftProbeKey.Type().Convert(ctx, v)
+	if types.ErrValueNotNil.Is(err) {
+		return nil, nil // a NULL-typed probe, as GMS allows
+	}
+	if err != nil {
+		return nil, err
+	}
+	vals, ok := v.([]any)
+	if !ok {
+		if b, isBytes := v.([]byte); isBytes {
+			return string(b), nil
+		}
+		return v, nil
+	}
+	if ik, ok := intTupleKey(vals); ok {
+		return ik, nil
+	}
+	k.buf.Reset()
+	var num [binary.MaxVarintLen64]byte
+	for _, x := range vals {
+		if x, err = sql.UnwrapAny(ctx, x); err != nil {
+			return nil, err
+		}
+		k.one.Reset()
+		k.buf.WriteByte(encodeGroupValue(&k.one, x))
+		k.buf.Write(num[:binary.PutUvarint(num[:], uint64(k.one.Len()))])
+		k.buf.Write(k.one.Bytes())
+	}
+	return k.buf.String(), nil
+}
+
+// tupleLookupBuilder passes its child's rows on and files each under its
+// key; the lookup is the node's once the child is exhausted.
+type tupleLookupBuilder struct {
+	n      *plan.HashLookup
+	child  sql.RowIter
+	lookup map[any][]sql.Row
+	keyer  tupleKeyer
+}
+
+func (b *tupleLookupBuilder) Next(ctx *sql.Context) (sql.Row, error) {
+	row, err := b.child.Next(ctx)
+	if err == io.EOF {
+		// Kept only when the child was read whole.
+		b.n.Lookup = &b.lookup
+		return nil, io.EOF
+	}
+	if err != nil {
+		return nil, err
+	}
+	key, err := b.keyer.key(ctx, b.n, b.n.RightEntryKey, row)
+	if err != nil {
+		return nil, err
+	}
+	b.lookup[key] = append(b.lookup[key], row)
+	return row, nil
+}
+
+func (b *tupleLookupBuilder) Close(ctx *sql.Context) error { return b.child.Close(ctx) }
+
+// intKey is a key of up to four integers (join keys mostly are): one
+// comparable value, no text. A tuple of other values is keyed by text,
+// which never equals an intKey.
+type intKey struct {
+	n int8
+	v [4]int64
+}
+
+// intTupleKey is vals as an intKey when they are up to four int64s.
+func intTupleKey(vals []any) (intKey, bool) {
+	var k intKey
+	if len(vals) > len(k.v) {
+		return k, false
+	}
+	for i, x := range vals {
+		n, ok := x.(int64)
+		if !ok {
+			return k, false
+		}
+		k.v[i] = n
+	}
+	k.n = int8(len(vals))
+	return k, true
+}
