@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
 // LIKE of an ASCII string against an ASCII pattern, matched over bytes.
@@ -46,6 +47,8 @@ type fastLike struct {
 	*expression.Like // everything but Eval and WithChildren
 	pattern          []byte
 	fold             *[128]byte
+	// gms is GMS's matcher of the pattern, for values not all ASCII.
+	gms expression.LikeMatcher
 }
 
 // newFastLike returns l as a fastLike, or nil.
@@ -76,7 +79,11 @@ func newFastLike(ctx *sql.Context, l *expression.Like) *fastLike {
 	if fold == nil {
 		return nil
 	}
-	return &fastLike{Like: l, pattern: []byte(p), fold: fold}
+	m, err := expression.ConstructLikeMatcher(coll, p, '\\')
+	if err != nil {
+		return nil
+	}
+	return &fastLike{Like: l, pattern: []byte(p), fold: fold, gms: m}
 }
 
 func (f *fastLike) WithChildren(children ...sql.Expression) (sql.Expression, error) {
@@ -87,24 +94,35 @@ func (f *fastLike) WithChildren(children ...sql.Expression) (sql.Expression, err
 	l := e.(*expression.Like)
 	if lit, ok := l.RightChild.(*expression.Literal); ok {
 		if p, ok := lit.Value().(string); ok && p == string(f.pattern) {
-			return &fastLike{Like: l, pattern: f.pattern, fold: f.fold}, nil
+			return &fastLike{Like: l, pattern: f.pattern, fold: f.fold, gms: f.gms}, nil
 		}
 	}
 	return l, nil
 }
 
+// Eval is GMS's Like.Eval with the byte match for ASCII: the value read
+// once (a second read would repeat its warnings), a non-string as text.
 func (f *fastLike) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	v, err := f.LeftChild.Eval(ctx, row)
 	if err != nil || v == nil {
 		return nil, err
 	}
+	if v, err = sql.UnwrapAny(ctx, v); err != nil {
+		return nil, err
+	}
 	s, ok := v.(string)
 	if !ok {
-		return f.Like.Eval(ctx, row)
+		t, _, err := types.LongText.Convert(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		if s, ok = t.(string); !ok {
+			return nil, nil
+		}
 	}
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 {
-			return f.Like.Eval(ctx, row)
+			return f.gms.Match(s), nil
 		}
 	}
 	return matchLike(s, f.pattern, f.fold), nil

@@ -15,7 +15,8 @@ import (
 // for random ASCII values and patterns ('%', '_', letters of either
 // case, punctuation, spaces, control bytes) under MySQL 8's default
 // collation, a binary, an accent-sensitive case-sensitive and a PAD
-// SPACE collation, NULL and a non-ASCII value (GMS's answer) included;
+// SPACE collation, NULL, integers and non-ASCII values (GMS's matcher)
+// included;
 // TPC-H's patterns are taken by the fast path; patterns it cannot take
 // (an escape, non-ASCII) stay GMS's LIKE.
 func TestFastLikeMatchesGMS(t *testing.T) {
@@ -50,6 +51,10 @@ func TestFastLikeMatchesGMS(t *testing.T) {
 					v = "é" + pattern
 				case 2:
 					v = strings.ReplaceAll(strings.ReplaceAll(pattern, "%", "xy"), "_", "q")
+				case 3:
+					v = int64(r.Intn(1000)) // read as its text, as GMS does
+				case 4:
+					v = "é" + strings.ReplaceAll(pattern, "%", "") // GMS's matcher
 				}
 				got, err := f.Eval(ctx, sql.Row{v})
 				if err != nil {
