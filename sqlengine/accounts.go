@@ -71,6 +71,7 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		if n.Format.Analyze {
 			return o.e.explainAnalyze(ctx, n, row)
 		}
+		return explainPlan(ctx, n) // explainrows.go
 	case *plan.CreateDB:
 		return nil, defaultCreateDB(ctx, n)
 	case *plan.AlterDB:

@@ -19,7 +19,8 @@ import (
 // plan, the rows it returned, how many times it was started (loops) and
 // the time spent in it, children included, to its first row and to its
 // last (MySQL's "actual time=first..last rows=N loops=L", times per loop
-// in milliseconds). GMS v0.20.0 ran the statement but printed the plan
+// in milliseconds), after the operator's estimated rows (explainrows.go:
+// "(rows=N) (actual time=...)"). GMS v0.20.0 ran the statement but printed the plan
 // alone. Each operator's iterator is built through the engine's exec
 // override while the statement is being profiled (the session's
 // profile), which builds it as usual and wraps it in a counting iterator
@@ -32,6 +33,7 @@ import (
 type opProfile struct {
 	stats    map[sql.Node]*opStats
 	building []sql.Node // nodes whose iterators are being built, innermost last
+	est      *planEstimator
 }
 
 type opStats struct {
@@ -138,6 +140,7 @@ func (e *Engine) explainAnalyze(ctx *sql.Context, d *plan.DescribeQuery, row sql
 		return nil, err
 	}
 	var lines []string
+	p.est = newPlanEstimator(ctx)
 	p.print(d.Child, 0, &lines)
 	rows := make([]sql.Row, len(lines))
 	for i, l := range lines {
@@ -149,9 +152,14 @@ func (e *Engine) explainAnalyze(ctx *sql.Context, d *plan.DescribeQuery, row sql
 // print appends n's line and its children's, indented by depth.
 func (p *opProfile) print(n sql.Node, depth int, out *[]string) {
 	line := strings.Repeat("    ", depth) + "-> " + opSummary(n)
+	sep := "  "
+	if r, ok := p.est.rows(n); ok {
+		line += "  " + estimateText(r) // explainrows.go
+		sep = " "
+	}
 	if st := p.stats[n]; st != nil && st.loops > 0 {
 		loops := float64(st.loops)
-		line += fmt.Sprintf("  (actual time=%.3f..%.3f rows=%s loops=%d)",
+		line += sep + fmt.Sprintf("(actual time=%.3f..%.3f rows=%s loops=%d)",
 			ms(st.first)/loops, ms(st.total)/loops, perLoop(st.rows, st.loops), st.loops)
 	}
 	*out = append(*out, line)
