@@ -88,7 +88,7 @@ func TestTraditionalExplain(t *testing.T) {
 		"SELECT * FROM cust WHERE region = 3": {{"cust", "ref", "kr", "const", "SELECT COUNT(*) FROM cust WHERE region = 3"}},
 		// A range of the primary key, from the histogram.
 		"SELECT * FROM cust WHERE id BETWEEN 100 AND 299": {{"cust", "range", "PRIMARY", "", "SELECT COUNT(*) FROM cust WHERE id BETWEEN 100 AND 299"}},
-		"SELECT * FROM ord WHERE cid < 500":                {{"ord", "range", "kc", "", "SELECT COUNT(*) FROM ord WHERE cid < 500"}},
+		"SELECT * FROM ord WHERE cid < 500":               {{"ord", "range", "kc", "", "SELECT COUNT(*) FROM ord WHERE cid < 500"}},
 		// A full scan reads the table.
 		"SELECT * FROM cust": {{"cust", "ALL", "", "", "SELECT COUNT(*) FROM cust"}},
 		// A join: the inner side looked up by its primary key per outer
