@@ -149,7 +149,7 @@ func New(opts Options) (*Engine, error) {
 	e.subqueryCache.exec = e.exec
 	a.ExecBuilder = e.exec
 	e.gms = sqle.New(a, &sqle.Config{})
-	e.gms.Parser = schemaParser{e.gms.Parser}
+	e.gms.Parser = explainParser{schemaParser{e.gms.Parser}} // explain.go
 	if err := registerVariables(opts); err != nil {
 		return nil, err
 	}

@@ -1,11 +1,17 @@
 package sqlengine
 
 import (
+	"context"
+	"strings"
+	"sync"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"petrel/internal/mysqlerr"
 )
 
 // explainResult is an analyzer rule that keeps EXPLAIN's result from being
@@ -40,3 +46,134 @@ func isExplain(q string) bool {
 		}
 	}
 }
+
+// explainParser gives EXPLAIN's formats MySQL's answers: FORMAT=TRADITIONAL
+// is the traditional table (vitess keeps the name and GMS refused it:
+// 1105 "invalid format"), and FORMAT=JSON, which Petrel does not build
+// and vitess cannot parse (1064, a syntax error in a valid statement),
+// is refused as not supported (1235): a statement that parses with TREE
+// in JSON's place is parsed so, and its session noted (jsonExplains),
+// for explainPlan to refuse it. GMS turns every parse error into a
+// syntax error, so the refusal cannot come from the parser.
+type explainParser struct{ sql.Parser }
+
+// jsonExplains holds the ids of sessions whose last EXPLAIN parsed asked
+// for FORMAT=JSON.
+var jsonExplains sync.Map
+
+func (p explainParser) ParseSimple(q string) (ast.Statement, error) {
+	st, err := p.Parser.ParseSimple(q)
+	if r, ok := jsonAsTree(q, err); ok {
+		if st2, err2 := p.Parser.ParseSimple(r); err2 == nil {
+			return st2, nil // no session to note: planned, never run
+		}
+	}
+	return traditionalFormat(st), err
+}
+
+func (p explainParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Statement, string, string, error) {
+	st, a, b, err := p.Parser.Parse(ctx, q, multi)
+	if r, ok := jsonAsTree(q, err); ok {
+		if st2, a2, b2, err2 := p.Parser.Parse(ctx, r, multi); err2 == nil {
+			return noteFormat(ctx, st2, true), a2, b2, nil
+		}
+	}
+	return noteFormat(ctx, st, false), a, b, err
+}
+
+func (p explainParser) ParseWithOptions(ctx context.Context, q string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
+	st, a, b, err := p.Parser.ParseWithOptions(ctx, q, delim, multi, o)
+	if r, ok := jsonAsTree(q, err); ok {
+		if st2, a2, b2, err2 := p.Parser.ParseWithOptions(ctx, r, delim, multi, o); err2 == nil {
+			return noteFormat(ctx, st2, true), a2, b2, nil
+		}
+	}
+	return noteFormat(ctx, st, false), a, b, err
+}
+
+func (p explainParser) ParseOneWithOptions(ctx context.Context, q string, o ast.ParserOptions) (ast.Statement, int, error) {
+	st, n, err := p.Parser.ParseOneWithOptions(ctx, q, o)
+	if r, ok := jsonAsTree(q, err); ok {
+		if st2, n2, err2 := p.Parser.ParseOneWithOptions(ctx, r, o); err2 == nil {
+			return noteFormat(ctx, st2, true), n2, nil
+		}
+	}
+	return noteFormat(ctx, st, false), n, err
+}
+
+// traditionalFormat makes EXPLAIN FORMAT=TRADITIONAL the default format.
+func traditionalFormat(st ast.Statement) ast.Statement {
+	if ex, ok := st.(*ast.Explain); ok && strings.EqualFold(ex.ExplainFormat, "traditional") {
+		ex.ExplainFormat = ""
+	}
+	return st
+}
+
+// noteFormat notes for an EXPLAIN whether it asked for JSON, on ctx's
+// session.
+func noteFormat(ctx context.Context, st ast.Statement, json bool) ast.Statement {
+	st = traditionalFormat(st)
+	if _, ok := st.(*ast.Explain); !ok {
+		return st
+	}
+	sc, ok := ctx.(*sql.Context)
+	if !ok || sc.Session == nil {
+		return st
+	}
+	if json {
+		jsonExplains.Store(sc.Session.ID(), true)
+	} else {
+		jsonExplains.Delete(sc.Session.ID())
+	}
+	return st
+}
+
+// explainJSON reports (once) whether the EXPLAIN being run asked for
+// FORMAT=JSON.
+func explainJSON(ctx *sql.Context) bool {
+	if ctx.Session == nil {
+		return false
+	}
+	_, ok := jsonExplains.LoadAndDelete(ctx.Session.ID())
+	return ok
+}
+
+// errExplainJSON is the refusal of EXPLAIN FORMAT=JSON.
+func errExplainJSON() error {
+	return mysqlerr.New(mysqlerr.ErNotSupportedYet, "This version of Petrel doesn't yet support 'EXPLAIN FORMAT=JSON'; use EXPLAIN, EXPLAIN FORMAT=TREE or EXPLAIN ANALYZE")
+}
+
+// jsonAsTree is q, an EXPLAIN FORMAT=JSON that failed to parse (err),
+// with TREE in JSON's place.
+func jsonAsTree(q string, err error) (string, bool) {
+	if err == nil {
+		return "", false
+	}
+	tok := ast.NewStringTokenizer(q)
+	var words []string
+	end := 0
+	for len(words) < 4 {
+		typ, val := tok.Scan()
+		if typ == ast.COMMENT {
+			continue
+		}
+		if typ == 0 || typ == ast.LEX_ERROR {
+			break
+		}
+		if len(val) == 0 {
+			val = []byte{byte(typ)}
+		}
+		words = append(words, strings.ToUpper(string(val)))
+		end = tok.Position
+	}
+	if len(words) < 4 || !isExplainWord(words[0]) || words[1] != "FORMAT" || words[2] != "=" || words[3] != "JSON" {
+		return "", false
+	}
+	at := strings.LastIndex(strings.ToUpper(q[:min(end, len(q))]), "JSON")
+	if at < 0 {
+		return "", false
+	}
+	return q[:at] + "TREE" + q[at+4:], true
+}
+
+func isExplainWord(w string) bool { return w == "EXPLAIN" || w == "DESCRIBE" || w == "DESC" }

@@ -651,6 +651,9 @@ func treeWithEstimates(ctx *sql.Context, n sql.Node, opts sql.DescribeOptions) [
 // rows, or FORMAT=TREE's plan with estimates; nil (GMS's) for the debug
 // and estimates formats.
 func explainPlan(ctx *sql.Context, d *plan.DescribeQuery) (sql.RowIter, error) {
+	if explainJSON(ctx) {
+		return nil, errExplainJSON() // explain.go
+	}
 	if !d.Format.Plan {
 		return traditionalExplain(ctx, d.Child), nil
 	}

@@ -2,6 +2,7 @@ package sqlengine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
 )
 
 // explainEnv is a statistics environment with two analysed tables:
@@ -186,5 +188,24 @@ func TestTreeExplainEstimates(t *testing.T) {
 		if !strings.Contains(l, "(rows=") || !strings.Contains(l, ") (actual time=") {
 			t.Errorf("EXPLAIN ANALYZE line %q, want (rows=N) (actual time=...)", l)
 		}
+	}
+}
+
+// TestExplainFormats: FORMAT=TRADITIONAL is the traditional table, and
+// FORMAT=JSON (not built) is refused with 1235, not a syntax error.
+func TestExplainFormats(t *testing.T) {
+	env, rows := explainEnv(t)
+	if r := rows("EXPLAIN FORMAT=TRADITIONAL SELECT * FROM cust WHERE id = 3"); len(r) != 1 || len(r[0]) != 12 || r[0][4] != "const" {
+		t.Errorf("FORMAT=TRADITIONAL: %v", r)
+	}
+	for _, q := range []string{"EXPLAIN FORMAT=JSON SELECT * FROM cust", "/* c */ describe format = json SELECT 1"} {
+		_, err := env.query(q)
+		var se *mysql.SQLError
+		if !errors.As(err, &se) || se.Num != 1235 {
+			t.Errorf("%s: %v, want error 1235", q, err)
+		}
+	}
+	if _, err := env.query("EXPLAIN FORMAT=JSON SELEC 1"); err == nil || strings.Contains(err.Error(), "EXPLAIN FORMAT=JSON") {
+		t.Errorf("a syntax error after FORMAT=JSON: %v, want a syntax error", err)
 	}
 }
