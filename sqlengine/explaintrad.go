@@ -130,6 +130,20 @@ func (te *tradExplain) walk(n sql.Node, id uint64, selType string, extra *[]stri
 			te.walk(x.Child, id, selType, extra, filter, hashed)
 			return
 		}
+	case *plan.ResolvedTable, *plan.TableAlias:
+		// A table that is not Petrel's (information_schema's, a
+		// system table): no estimate.
+		if rt, ok := x.(*plan.ResolvedTable); ok && plan.IsDualTable(rt.Table) {
+			return
+		}
+		if nm, ok := x.(sql.Nameable); ok {
+			r := &tradRow{id: id, selType: selType, table: nm.Name(), typ: "ALL", filtered: 100.0}
+			if filter != nil {
+				r.extra = append(r.extra, "Using where")
+			}
+			te.rows = append(te.rows, r)
+			return
+		}
 	case *plan.InsertInto:
 		if d, ok := x.Destination.(sql.Nameable); ok {
 			te.rows = append(te.rows, &tradRow{id: id, selType: selType, table: d.Name(), typ: "ALL"})
