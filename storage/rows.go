@@ -556,7 +556,7 @@ type RowIter struct {
 }
 
 // scanCacheAfter is how many rows a scan decodes before it keeps a
-// keys.ScanCache (its value slots, 32 KiB each, only for DECIMAL and
+// keys.ScanCache (its value slots, 32 and 128 KiB, only for DECIMAL and
 // DATE/DATETIME columns): short range reads never make one.
 const scanCacheAfter = 64
 
