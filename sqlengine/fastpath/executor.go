@@ -1,7 +1,9 @@
 // Package fastpath answers the statements that do not need
 // go-mysql-server's analyzer: prepared and text point, range, prefix and
-// index reads, point joins, whole-table scans, single-row and key-prefix
-// writes, INSERTs of literals, BEGIN/COMMIT/ROLLBACK. It is the backend's
+// index reads, point joins, distinct-count joins and grouped sums over
+// key ranges (TPC-C's STOCK_LEVEL and DELIVERY), whole-table scans,
+// single-row and key-prefix writes, INSERTs of literals,
+// BEGIN/COMMIT/ROLLBACK. It is the backend's
 // sqlengine.Executor: the handler offers it every statement at one
 // decision point, and whatever it declines (or a plan its gate refuses:
 // a catalog or session-variable change, petrel_fast_paths OFF) GMS runs.

@@ -106,6 +106,14 @@ func (e *Executor) replan(s *sqlengine.Session, q string, p fastPlan) fastPlan {
 		if n := e.planPointJoin(s, q, p.join.fields); n != nil && n.sameTables(p.join) {
 			np.join = n
 		}
+	case p.count != nil:
+		if n := e.planCountJoin(s, q, p.count.fields); n != nil && n.sameTables(p.count) {
+			np.count = n
+		}
+	case p.gsum != nil:
+		if n := e.planGroupSum(s, q, p.gsum.point.fields); n != nil && n.point.sameTable(&p.gsum.point) && n.point.nbinds == p.gsum.point.nbinds {
+			np.gsum = n
+		}
 	case p.write != nil:
 		if n := e.planWrite(s, q); n != nil && n.nparams == p.write.nparams {
 			np.write = n
@@ -162,6 +170,10 @@ func (e *Executor) planFast(s *sqlengine.Session, q string, f []*querypb.Field, 
 		np.prefix = pp
 	} else if jp := e.planPointJoin(s, q, f); jp != nil && nparams == jp.nbinds {
 		np.join = jp
+	} else if cp := e.planCountJoin(s, q, f); cp != nil && nparams == cp.nbinds {
+		np.count = cp
+	} else if gp := e.planGroupSum(s, q, f); gp != nil && nparams == gp.point.nbinds {
+		np.gsum = gp
 	}
 	return np
 }
@@ -181,6 +193,10 @@ func (e *Executor) execFastRead(ctx context.Context, s *sqlengine.Session, plan 
 		ok, err = e.execIndexSelect(ctx, s, plan.index, bind, cb)
 	case plan.join != nil:
 		ok, err = e.execPointJoin(ctx, s, plan.join, bind, cb)
+	case plan.count != nil:
+		ok, err = e.execCountJoin(ctx, s, plan.count, bind, cb)
+	case plan.gsum != nil:
+		ok, err = e.execGroupSum(ctx, s, plan.gsum, bind, cb)
 	}
 	if ok {
 		e.fastReadCount.Add(1)

@@ -91,12 +91,14 @@ type fastPlan struct {
 	index  *indexPlan
 	prefix *prefixPlan
 	join   *joinPlan
+	count  *countJoinPlan
+	gsum   *groupSumPlan
 	txn    string // txnBegin or txnCommit
 }
 
 // any reports whether p holds a plan.
 func (p fastPlan) any() bool {
-	return p.point != nil || p.write != nil || p.rng != nil || p.index != nil || p.prefix != nil || p.join != nil || p.txn != ""
+	return p.point != nil || p.write != nil || p.rng != nil || p.index != nil || p.prefix != nil || p.join != nil || p.count != nil || p.gsum != nil || p.txn != ""
 }
 
 func (f *fastPlans) get(conn uint32, q string) fastPlan {
