@@ -217,6 +217,9 @@ type Stats struct {
 	RowsRead atomic.Uint64
 	// DelayedSyncs counts the fsyncs Options.SyncDelay slowed.
 	DelayedSyncs atomic.Uint64
+	// RowCounts counts the tables ApproxRows counted row by row (small
+	// ones; larger ones are estimated).
+	RowCounts atomic.Uint64
 }
 
 // StatsSnapshot is a point-in-time copy of Stats plus lock statistics.
