@@ -21,7 +21,7 @@ import (
 // mysqlslap --auto-generate-sql writes `INSERT INTO t1 VALUES
 // (1804289383,'mxvtvmC9127q...')`; the MariaDB and MySQL tools, PHP and
 // most ORMs without server-side prepares write literals too), into a
-// table the write fast path takes (fastwrite.go: no triggers, CHECK
+// table the write fast path takes (fastwriteplan.go: no triggers, CHECK
 // constraints or generated columns; any primary key, or none), are
 // parsed once with the session's sql_mode and written by the write fast
 // path's runWrite, without GMS's binding, analysis and row pipeline.
