@@ -59,3 +59,52 @@ func tabledSorter(orig sql.CollationSorter) (fast sql.CollationSorter, ok bool) 
 		return orig(r)
 	}, true
 }
+
+// The ASCII bytes' weights and folds of a collation, kept per collation
+// for LIKE (likefast.go) and ORDER BY (sortcmp.go).
+var (
+	asciiFolds       sync.Map // sql.CollationID -> *[128]byte
+	asciiWeightsByID sync.Map // sql.CollationID -> *[128]int32
+)
+
+// asciiWeights is coll's sorter's weights of the ASCII bytes; nil for a
+// collation without a sorter.
+func asciiWeights(coll sql.CollationID) *[128]int32 {
+	if w, ok := asciiWeightsByID.Load(coll); ok {
+		return w.(*[128]int32)
+	}
+	sorter := coll.Sorter()
+	if sorter == nil {
+		return nil
+	}
+	var w [128]int32
+	for b := range w {
+		w[b] = sorter(rune(b))
+	}
+	v, _ := asciiWeightsByID.LoadOrStore(coll, &w)
+	return v.(*[128]int32)
+}
+
+// asciiFold is coll's table folding each ASCII byte to the smallest byte
+// its sorter weighs alike; nil for a collation without a sorter.
+func asciiFold(coll sql.CollationID) *[128]byte {
+	if f, ok := asciiFolds.Load(coll); ok {
+		return f.(*[128]byte)
+	}
+	weights := asciiWeights(coll)
+	if weights == nil {
+		return nil
+	}
+	var fold [128]byte
+	first := map[int32]byte{}
+	for b, w := range weights {
+		if r, seen := first[w]; seen {
+			fold[b] = r
+		} else {
+			first[w] = byte(b)
+			fold[b] = byte(b)
+		}
+	}
+	f, _ := asciiFolds.LoadOrStore(coll, &fold)
+	return f.(*[128]byte)
+}

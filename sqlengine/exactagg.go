@@ -266,32 +266,17 @@ func abs64(n int64) int64 {
 	return n
 }
 
-// addScaled adds c * 10^e to small; false (small unchanged) when the
-// sum leaves int64.
+// addScaled adds c * 10^e to small (decarith.go's addSmall, at the
+// smaller exponent); false (small unchanged) when the sum leaves int64.
 func (b *exactBuffer) addScaled(c int64, e int32) bool {
 	if c == math.MinInt64 {
 		return false
 	}
-	acc, exp := b.small, b.exp
-	if e < exp {
-		var ok bool
-		if acc, ok = mulPow10(acc, exp-e); !ok {
-			return false
-		}
-		exp = e
-	} else if e > exp {
-		var ok bool
-		if c, ok = mulPow10(c, e-exp); !ok {
-			return false
-		}
+	s, ok := addSmall(smallDec{c: b.small, e: b.exp}, smallDec{c: c, e: e})
+	if ok {
+		b.small, b.exp = s.c, s.e
 	}
-	s := acc + c
-	// Overflow: both operands share a sign the sum does not have.
-	if (acc >= 0) == (c >= 0) && (s >= 0) != (c >= 0) {
-		return false
-	}
-	b.small, b.exp = s, exp
-	return true
+	return ok
 }
 
 // addBig moves the sum to a decimal (once) and adds d there.

@@ -128,7 +128,6 @@ func newAggBuffer(e sql.Expression) (sql.AggregationBuffer, error) {
 // groupKey encodes row's grouping values into g.key.
 func (g *groupIter) groupKey(ctx *sql.Context, row sql.Row) error {
 	g.key.Reset()
-	var num [binary.MaxVarintLen64]byte
 	if g.weights == nil {
 		g.weights = make([]map[string]string, len(g.grouping))
 	}
@@ -146,11 +145,18 @@ func (g *groupIter) groupKey(ctx *sql.Context, row sql.Row) error {
 		if err != nil {
 			return err
 		}
-		g.key.WriteByte(tag)
-		g.key.Write(num[:binary.PutUvarint(num[:], uint64(g.one.Len()))])
-		g.key.Write(g.one.Bytes())
+		writeKeyPart(&g.key, tag, g.one.Bytes())
 	}
 	return nil
+}
+
+// writeKeyPart appends one value's tag and length-prefixed bytes to a
+// key (grouping keys, hashlookup.go's tuple keys).
+func writeKeyPart(key *bytes.Buffer, tag byte, part []byte) {
+	var num [binary.MaxVarintLen64]byte
+	key.WriteByte(tag)
+	key.Write(num[:binary.PutUvarint(num[:], uint64(len(part)))])
+	key.Write(part)
 }
 
 // groupValue writes e's value for row into w and returns its tag.

@@ -2,7 +2,6 @@ package sqlengine
 
 import (
 	"bytes"
-	"encoding/binary"
 	"io"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -83,15 +82,13 @@ func (k *tupleKeyer) key(ctx *sql.Context, n *plan.HashLookup, e sql.Expression,
 		return ik, nil
 	}
 	k.buf.Reset()
-	var num [binary.MaxVarintLen64]byte
 	for _, x := range vals {
 		if x, err = sql.UnwrapAny(ctx, x); err != nil {
 			return nil, err
 		}
 		k.one.Reset()
-		k.buf.WriteByte(encodeGroupValue(&k.one, x))
-		k.buf.Write(num[:binary.PutUvarint(num[:], uint64(k.one.Len()))])
-		k.buf.Write(k.one.Bytes())
+		tag := encodeGroupValue(&k.one, x)
+		writeKeyPart(&k.buf, tag, k.one.Bytes())
 	}
 	return k.buf.String(), nil
 }

@@ -1,7 +1,7 @@
 package sqlengine
 
 import (
-	"sync"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
@@ -64,10 +64,8 @@ func newFastLike(ctx *sql.Context, l *expression.Like) *fastLike {
 	if !ok {
 		return nil
 	}
-	for i := 0; i < len(p); i++ {
-		if p[i] >= 0x80 || p[i] == '\\' {
-			return nil
-		}
+	if !isASCII(p) || strings.ContainsRune(p, '\\') {
+		return nil
 	}
 	coll, _ := l.CollationCoercibility(ctx)
 	switch coll.CharacterSet() {
@@ -120,10 +118,8 @@ func (f *fastLike) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 			return nil, nil
 		}
 	}
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return f.gms.Match(s), nil
-		}
+	if !isASCII(s) {
+		return f.gms.Match(s), nil
 	}
 	return matchLike(s, f.pattern, f.fold), nil
 }
@@ -154,51 +150,4 @@ func matchLike(s string, p []byte, fold *[128]byte) bool {
 		j++
 	}
 	return j == len(p)
-}
-
-var (
-	asciiFolds       sync.Map // sql.CollationID -> *[128]byte
-	asciiWeightsByID sync.Map // sql.CollationID -> *[128]int32
-)
-
-// asciiWeights is coll's sorter's weights of the ASCII bytes; nil for a
-// collation without a sorter.
-func asciiWeights(coll sql.CollationID) *[128]int32 {
-	if w, ok := asciiWeightsByID.Load(coll); ok {
-		return w.(*[128]int32)
-	}
-	sorter := coll.Sorter()
-	if sorter == nil {
-		return nil
-	}
-	var w [128]int32
-	for b := range w {
-		w[b] = sorter(rune(b))
-	}
-	v, _ := asciiWeightsByID.LoadOrStore(coll, &w)
-	return v.(*[128]int32)
-}
-
-// asciiFold is coll's table folding each ASCII byte to the smallest byte
-// its sorter weighs alike; nil for a collation without a sorter.
-func asciiFold(coll sql.CollationID) *[128]byte {
-	if f, ok := asciiFolds.Load(coll); ok {
-		return f.(*[128]byte)
-	}
-	weights := asciiWeights(coll)
-	if weights == nil {
-		return nil
-	}
-	var fold [128]byte
-	first := map[int32]byte{}
-	for b, w := range weights {
-		if r, seen := first[w]; seen {
-			fold[b] = r
-		} else {
-			first[w] = byte(b)
-			fold[b] = byte(b)
-		}
-	}
-	f, _ := asciiFolds.LoadOrStore(coll, &fold)
-	return f.(*[128]byte)
 }
