@@ -238,9 +238,21 @@ func TestTinyExperiments(t *testing.T) {
 				// Every variant lagged a measured amount and caught up
 				// (apply rate, catch-up time); the first variant is its
 				// own anchor.
+				// MariaDB's applier not catching up within the wait is a
+				// figure of MariaDB (CI once saw it), noted with its rate
+				// over the wait; Petrel's must catch up.
 				for _, vr := range replsbSize(Tiny).variants[sys] {
-					if p, r, c := v(vr+": lag p99"), v(vr+": apply TPS"), v(vr+": catch-up"); p < 0 || r <= 0 || c <= 0 {
-						t.Errorf("replication-sysbench %s/%s: lag p99 %v ms, apply %v txn/s, catch-up %v s", sys, vr, p, r, c)
+					if p, r := v(vr+": lag p99"), v(vr+": apply TPS"); p < 0 || r <= 0 {
+						t.Errorf("replication-sysbench %s/%s: lag p99 %v ms, apply %v txn/s", sys, vr, p, r)
+					}
+					caught := v(vr+": caught up") == 1
+					if sys == "petrel" && !caught {
+						t.Errorf("replication-sysbench petrel/%s did not catch up", vr)
+					}
+					if caught {
+						if c := v(vr + ": catch-up"); c <= 0 {
+							t.Errorf("replication-sysbench %s/%s: catch-up %v s", sys, vr, c)
+						}
 					}
 				}
 				if a := v(replsbSize(Tiny).variants[sys][0] + ": apply / " + replsbSize(Tiny).variants[sys][0] + "'s"); a != 1 {
