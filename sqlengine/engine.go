@@ -36,6 +36,7 @@ import (
 
 	"petrel/internal/base"
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/rewrite"
 	"petrel/sqlengine/wire"
 	"petrel/storage"
 )
@@ -462,9 +463,9 @@ func fixSchema(stmt ast.Statement) ast.Statement {
 	if d, ok := stmt.(*ast.DBDDL); ok && strings.EqualFold(d.SchemaOrDatabase, "schema") {
 		d.SchemaOrDatabase = "database"
 	}
-	inlineNamedWindows(stmt)     // namedwindow.go
-	protectDecimalLiterals(stmt) // decliteral.go
-	aliasSubqueryTables(stmt)    // subqalias.go
+	rewrite.InlineNamedWindows(stmt)  // rewrite/namedwindow.go
+	protectDecimalLiterals(stmt)      // decliteral.go
+	rewrite.AliasSubqueryTables(stmt) // rewrite/subqalias.go
 	return stmt
 }
 

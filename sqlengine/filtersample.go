@@ -10,6 +10,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+
+	"petrel/sqlengine/rewrite"
 )
 
 // Selectivity of conditions on columns no index describes, from a sample
@@ -205,7 +207,7 @@ func rebaseToTable(tb *Table, name string, c sql.Expression, used map[int]bool) 
 		case *plan.Subquery, *expression.BindVar, *expression.UserVar, *expression.SystemVar, *expression.ProcedureParam:
 			ok = false
 		default:
-			if volatile(x) {
+			if rewrite.Volatile(x) {
 				ok = false
 			}
 		}

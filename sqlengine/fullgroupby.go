@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/rewrite"
 )
 
 // ONLY_FULL_GROUP_BY (in MySQL 8's default sql_mode, and Petrel's): a
@@ -84,7 +85,7 @@ func checkFullGroupBy(ctx *sql.Context, gb *plan.GroupBy, above []sql.Node) erro
 	}
 	grouped := map[string]bool{} // lower-cased column names, and expressions' text
 	for _, g := range gb.GroupByExprs {
-		g = unalias(g)
+		g = rewrite.Unalias(g)
 		if f, ok := g.(*expression.GetField); ok {
 			grouped[strings.ToLower(f.Name())] = true
 		}
@@ -144,7 +145,7 @@ func checkFullGroupBy(ctx *sql.Context, gb *plan.GroupBy, above []sql.Node) erro
 		if a, ok := se.(*expression.Alias); ok && grouped[strings.ToLower(a.Name())] {
 			continue // grouped by its alias
 		}
-		if col := looseColumn(unalias(se), tableName, grouped, fixed); col != nil {
+		if col := looseColumn(rewrite.Unalias(se), tableName, grouped, fixed); col != nil {
 			name := fmt.Sprintf("%s.%s", tableName, col.Name())
 			if db := col.Database(); db != "" {
 				name = db + "." + name

@@ -10,6 +10,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"petrel/sqlengine/rewrite"
 )
 
 // Analyzer rules Petrel adds to GMS's (issue 29): they let index access
@@ -42,8 +44,8 @@ var analyzerRulesOnce sync.Once
 func installAnalyzerRules() {
 	analyzerRulesOnce.Do(func() {
 		analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault, analyzer.Rule{Id: tupleInRuleID, Apply: tupleInToDisjunction})
-		// Before GMS's simplifyFilters, which misreads escapes (planfix.go).
-		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: likeEscapeID, Apply: likeEscapeRule}}, analyzer.OnceBeforeDefault...)
+		// Before GMS's simplifyFilters, which misreads escapes (rewrite/planfix.go).
+		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: likeEscapeID, Apply: rewrite.LikeEscapeRule}}, analyzer.OnceBeforeDefault...)
 		// ONLY_FULL_GROUP_BY on the plan as built (fullgroupby.go), in
 		// place of GMS's validateGroupBy (no functional dependencies:
 		// it refused GROUP BY id with other columns of the row, 1105).
@@ -52,11 +54,11 @@ func installAnalyzerRules() {
 		// (constfold.go).
 		analyzer.OnceBeforeDefault = insertAfter(analyzer.OnceBeforeDefault, "simplifyFilters", analyzer.Rule{Id: constFoldRuleID, Apply: foldConstants})
 		// LEFT JOIN conditions on the right side alone filter it before
-		// the join (outerpush.go).
-		analyzer.OnceBeforeDefault = append(analyzer.OnceBeforeDefault, analyzer.Rule{Id: outerPushRuleID, Apply: pushLeftJoinConditions})
+		// the join (rewrite/outerpush.go).
+		analyzer.OnceBeforeDefault = append(analyzer.OnceBeforeDefault, analyzer.Rule{Id: rewrite.OuterPushRuleID, Apply: rewrite.PushLeftJoinConditions})
 		// Conditions common to every branch of an OR taken out of it
-		// (orfactor.go), before filters are pushed to tables and joins.
-		analyzer.OnceBeforeDefault = append(analyzer.OnceBeforeDefault, analyzer.Rule{Id: orFactorRuleID, Apply: factorOrConditions})
+		// (rewrite/orfactor.go), before filters are pushed to tables and joins.
+		analyzer.OnceBeforeDefault = append(analyzer.OnceBeforeDefault, analyzer.Rule{Id: rewrite.OrFactorRuleID, Apply: rewrite.FactorOrConditions})
 		// A multiple-table UPDATE writes each row once (exactupdate.go
 		// markUpdateJoin, editor.joinDone), marked before GMS asks the
 		// tables for its editors.
@@ -80,7 +82,7 @@ func installAnalyzerRules() {
 		// Column-literal comparisons of one type compared directly
 		// (fastcmp.go), after index selection has read them.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: fastCmpRuleID, Apply: fastCmpRule})
-		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: distinctSortID, Apply: distinctSortRule})
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: distinctSortID, Apply: rewrite.DistinctSortRule})
 		// GROUP BY columns a grouped key determines left out of the
 		// grouping hash (groupfd.go), before collation keys wrap them.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: groupKeyRuleID, Apply: groupKeyRule})
@@ -98,14 +100,14 @@ func installAnalyzerRules() {
 		// outer values (subqmemo.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: memoSubqueryRuleID, Apply: memoSubqueries})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: explainRuleID, Apply: explainResult})
-		// MIN/MAX of a key's first column (minmaxkey.go) in place of
+		// MIN/MAX of a key's first column (rewrite/minmaxkey.go) in place of
 		// GMS's replaceAgg, which lost the NULL row of an empty input.
 		// Non-deterministic calls kept out of GMS's filter folding
-		// (volatile.go).
+		// (rewrite/volatile.go).
 		for i, r := range analyzer.OnceBeforeDefault {
 			if r.Id.String() == "simplifyFilters" {
-				simplifyFiltersRule = r.Apply
-				analyzer.OnceBeforeDefault[i] = analyzer.Rule{Id: r.Id, Apply: simplifyFiltersKeepingVolatile}
+				rewrite.SimplifyFiltersRule = r.Apply
+				analyzer.OnceBeforeDefault[i] = analyzer.Rule{Id: r.Id, Apply: rewrite.SimplifyFiltersKeepingVolatile}
 			}
 		}
 		for i, r := range analyzer.OnceAfterDefault {
@@ -115,9 +117,9 @@ func installAnalyzerRules() {
 				unnestExistsRule = r.Apply
 				analyzer.OnceAfterDefault[i] = analyzer.Rule{Id: r.Id, Apply: existsAntiJoins}
 			case "replaceAgg":
-				analyzer.OnceAfterDefault[i] = analyzer.Rule{Id: minMaxKeyRuleID, Apply: minMaxOnKey}
+				analyzer.OnceAfterDefault[i] = analyzer.Rule{Id: rewrite.MinMaxKeyRuleID, Apply: rewrite.MinMaxOnKey}
 			case "replaceIdxSort":
-				idxSortRule = r.Apply
+				rewrite.IdxSortRule = r.Apply
 			}
 		}
 		// Correlated subqueries' index lookups (correlated.go): around

@@ -7,6 +7,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+
+	"petrel/sqlengine/rewrite"
 )
 
 // A filter directly over a table scan tests its rows after the scan
@@ -72,7 +74,7 @@ func withPrefilter(ctx *sql.Context, cond sql.Expression, child sql.Node) sql.No
 	for _, e := range expression.SplitConjunction(cond) {
 		if fc, ok := e.(*fastCmp); ok {
 			e = fc.Expression
-		} else if t, ok := plainColumnTest(e); !ok || !strings.EqualFold(t, name) {
+		} else if t, ok := rewrite.PlainColumnTest(e); !ok || !strings.EqualFold(t, name) {
 			// Only a column compared with literals of its kind (string
 			// with string, number with number): GMS's comparison, which
 			// warns of nothing for such a pair.

@@ -14,6 +14,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/shopspring/decimal"
+
+	"petrel/sqlengine/rewrite"
 )
 
 // A correlated scalar subquery remembers its results by the outer values
@@ -73,7 +75,7 @@ type memoCounters struct {
 
 // memoNode wraps the subqueries in n's expressions, at any depth.
 func memoNode(n sql.Node, counters *memoCounters) (sql.Node, transform.TreeIdentity, error) {
-	return mapNodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	return rewrite.MapNodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		return memoExpr(e, false, counters)
 	})
 }
@@ -106,7 +108,7 @@ func memoExpr(e sql.Expression, inSet bool, counters *memoCounters) (sql.Express
 	_, isIn := e.(*plan.InSubquery)
 	_, isExists := e.(*plan.ExistsSubquery)
 	i := -1
-	return mapChildren(e, func(c sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	return rewrite.MapChildren(e, func(c sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		i++
 		return memoExpr(c, (isIn && i == 1) || isExists, counters)
 	})
@@ -134,7 +136,7 @@ func newMemoSubquery(sq *plan.Subquery, counters *memoCounters) *memoSubquery {
 			case *plan.Subquery:
 				walkNode(x.Query)
 			}
-			if volatile(e) {
+			if rewrite.Volatile(e) {
 				pure = false
 			}
 			return true

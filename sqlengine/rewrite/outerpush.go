@@ -1,4 +1,4 @@
-package sqlengine
+package rewrite
 
 import (
 	"strings"
@@ -25,9 +25,9 @@ import (
 // exactly when the whole condition holds, which the filter and the
 // remaining condition together require.
 
-const outerPushRuleID analyzer.RuleId = 1012
+const OuterPushRuleID analyzer.RuleId = 1012
 
-func pushLeftJoinConditions(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func PushLeftJoinConditions(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if !n.Resolved() {
 		return n, transform.SameTree, nil
 	}

@@ -1,4 +1,4 @@
-package sqlengine
+package rewrite
 
 import (
 	"strings"
@@ -18,7 +18,7 @@ import (
 // resolved), and GMS plans it as if the query had been written so. A name
 // no WINDOW clause defines is left for GMS's error.
 
-func inlineNamedWindows(stmt ast.Statement) {
+func InlineNamedWindows(stmt ast.Statement) {
 	if stmt == nil {
 		return
 	}

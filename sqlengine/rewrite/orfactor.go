@@ -1,4 +1,4 @@
-package sqlengine
+package rewrite
 
 import (
 	"slices"
@@ -29,9 +29,9 @@ import (
 // and unknown for the same rows: AND and OR distribute over each other in
 // SQL's three-valued logic.
 
-const orFactorRuleID analyzer.RuleId = 1013
+const OrFactorRuleID analyzer.RuleId = 1013
 
-func factorOrConditions(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func FactorOrConditions(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if !n.Resolved() {
 		return n, transform.SameTree, nil
 	}
@@ -97,7 +97,7 @@ func withImpliedByTable(cond sql.Expression) sql.Expression {
 		for i, b := range branches {
 			perBranch[i] = map[string][]sql.Expression{}
 			for _, bc := range expression.SplitConjunction(b) {
-				if t, ok := plainColumnTest(bc); ok {
+				if t, ok := PlainColumnTest(bc); ok {
 					perBranch[i][t] = append(perBranch[i][t], bc)
 				}
 				tables[columnTables(bc)] = true
@@ -154,7 +154,7 @@ func columnTables(e sql.Expression) string {
 // plainColumnTest reports whether e compares one table's column with
 // literals of its kind (=, <, <=, >, >=, IN, BETWEEN; string with
 // string, number with number), and that table.
-func plainColumnTest(e sql.Expression) (string, bool) {
+func PlainColumnTest(e sql.Expression) (string, bool) {
 	switch e.(type) {
 	case *expression.Equals, *expression.LessThan, *expression.LessThanOrEqual,
 		*expression.GreaterThan, *expression.GreaterThanOrEqual, *expression.InTuple, *expression.HashInTuple, *expression.Between:

@@ -1,4 +1,4 @@
-package sqlengine
+package rewrite
 
 import (
 	"strings"
@@ -19,7 +19,7 @@ import (
 // key that is one of the projected expressions reads that column instead.
 // It runs after exec indexes are assigned (OnceAfterAll), so the column
 // it reads is the projection's place.
-func distinctSortRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func DistinctSortRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		s, ok := n.(*plan.Sort)
 		if !ok {
@@ -40,9 +40,9 @@ func distinctSortRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *pla
 			if _, plain := f.Column.(*expression.GetField); plain {
 				continue
 			}
-			key := unalias(f.Column).String()
+			key := Unalias(f.Column).String()
 			for j, pe := range p.Projections {
-				if unalias(pe).String() != key {
+				if Unalias(pe).String() != key {
 					continue
 				}
 				col := p.Schema()[j]
@@ -58,7 +58,7 @@ func distinctSortRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *pla
 	})
 }
 
-func unalias(e sql.Expression) sql.Expression {
+func Unalias(e sql.Expression) sql.Expression {
 	if a, ok := e.(*expression.Alias); ok {
 		return a.Child
 	}
@@ -71,7 +71,7 @@ func unalias(e sql.Expression) sql.Expression {
 // became a range from 'Com\_stmt\_', which nothing is in: SHOW STATUS
 // LIKE 'Com\_stmt\_%' listed nothing); it leaves a LIKE with an ESCAPE
 // clause alone. It runs before simplifyFilters.
-func likeEscapeRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func LikeEscapeRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		l, ok := e.(*expression.Like)
 		if !ok || l.Escape != nil {

@@ -1,4 +1,4 @@
-package sqlengine
+package rewrite
 
 import (
 	"strings"
@@ -22,13 +22,13 @@ import (
 // (GMS's replaceIdxSort then reads it as an index scan, backwards for
 // MAX), so no rows in gives one NULL out.
 
-const minMaxKeyRuleID analyzer.RuleId = 1011
+const MinMaxKeyRuleID analyzer.RuleId = 1011
 
 // idxSortRule is GMS's replaceIdxSort (installAnalyzerRules), run here on
 // the subtree made: GMS's own pass does not look below a GROUP BY.
-var idxSortRule analyzer.RuleFunc
+var IdxSortRule analyzer.RuleFunc
 
-func minMaxOnKey(ctx *sql.Context, a *analyzer.Analyzer, node sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func MinMaxOnKey(ctx *sql.Context, a *analyzer.Analyzer, node sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if !analyzer.FlagIsSet(qFlags, sql.QFlagAggregation) {
 		return node, transform.SameTree, nil
 	}
@@ -77,8 +77,8 @@ func minMaxOnKey(ctx *sql.Context, a *analyzer.Analyzer, node sql.Node, scope *p
 			return n, transform.SameTree, nil
 		}
 		var first sql.Node = plan.NewLimit(expression.NewLiteral(1, types.Int64), plan.NewSort(sql.SortFields{{Column: gf, Order: order}}, gb.Child))
-		if idxSortRule != nil {
-			if r, _, err := idxSortRule(ctx, a, first, scope, sel, qFlags); err == nil {
+		if IdxSortRule != nil {
+			if r, _, err := IdxSortRule(ctx, a, first, scope, sel, qFlags); err == nil {
 				first = r
 			}
 		}

@@ -1,4 +1,4 @@
-package sqlengine
+package rewrite
 
 import (
 	"strings"
@@ -33,7 +33,7 @@ func likePattern(e sql.Expression) bool {
 
 // simplifyFiltersRule is GMS's rule, found by name when the rules are
 // installed.
-var simplifyFiltersRule analyzer.RuleFunc
+var SimplifyFiltersRule analyzer.RuleFunc
 
 // volatileNames are non-deterministic functions GMS does not mark as
 // such (sql.NonDeterministicExpression).
@@ -46,7 +46,7 @@ var volatileNames = map[string]bool{
 
 // volatile reports whether e itself (not its children) may give another
 // value on each evaluation.
-func volatile(e sql.Expression) bool {
+func Volatile(e sql.Expression) bool {
 	if nd, ok := e.(sql.NonDeterministicExpression); ok && nd.IsNonDeterministic() {
 		if _, sub := e.(*plan.Subquery); !sub {
 			return true
@@ -60,12 +60,12 @@ func volatile(e sql.Expression) bool {
 
 // simplifyFiltersKeepingVolatile is GMS's simplifyFilters with the
 // non-deterministic calls hidden from it.
-func simplifyFiltersKeepingVolatile(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func SimplifyFiltersKeepingVolatile(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	hidden, same, err := mapVolatile(n, true)
 	if err != nil {
 		return nil, transform.SameTree, err
 	}
-	out, same2, err := simplifyFiltersRule(ctx, a, hidden, scope, sel, qFlags)
+	out, same2, err := SimplifyFiltersRule(ctx, a, hidden, scope, sel, qFlags)
 	if err != nil {
 		return nil, transform.SameTree, err
 	}
@@ -83,7 +83,7 @@ func simplifyFiltersKeepingVolatile(ctx *sql.Context, a *analyzer.Analyzer, n sq
 // n's expressions, subqueries' included. A hidden call's arguments are
 // not walked: they come back with it.
 func mapVolatile(n sql.Node, hide bool) (sql.Node, transform.TreeIdentity, error) {
-	return mapNodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	return MapNodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		return volatileExpr(e, hide)
 	})
 }
@@ -102,17 +102,17 @@ func volatileExpr(e sql.Expression, hide bool) (sql.Expression, transform.TreeId
 		}
 		return x.WithQuery(q), transform.NewTree, nil
 	}
-	if hide && (volatile(e) || likePattern(e)) {
+	if hide && (Volatile(e) || likePattern(e)) {
 		return volatileHold{orig: e}, transform.NewTree, nil
 	}
-	return mapChildren(e, func(c sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	return MapChildren(e, func(c sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		return volatileExpr(c, hide)
 	})
 }
 
 // mapNodeExprs applies f to the expressions of every node of n (opaque
 // ones too); f decides how deep it goes into each expression.
-func mapNodeExprs(n sql.Node, f func(sql.Expression) (sql.Expression, transform.TreeIdentity, error)) (sql.Node, transform.TreeIdentity, error) {
+func MapNodeExprs(n sql.Node, f func(sql.Expression) (sql.Expression, transform.TreeIdentity, error)) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		ex, ok := n.(sql.Expressioner)
 		if !ok {
@@ -141,7 +141,7 @@ func mapNodeExprs(n sql.Node, f func(sql.Expression) (sql.Expression, transform.
 }
 
 // mapChildren applies f to e's children and rebuilds e if any changed.
-func mapChildren(e sql.Expression, f func(sql.Expression) (sql.Expression, transform.TreeIdentity, error)) (sql.Expression, transform.TreeIdentity, error) {
+func MapChildren(e sql.Expression, f func(sql.Expression) (sql.Expression, transform.TreeIdentity, error)) (sql.Expression, transform.TreeIdentity, error) {
 	children := e.Children()
 	changed := false
 	out := make([]sql.Expression, len(children))

@@ -1,4 +1,4 @@
-package sqlengine
+package rewrite
 
 import (
 	"strconv"
@@ -26,7 +26,7 @@ import (
 // by the parser, so they do not change.
 
 // aliasSubqueryTables applies that rewrite to stmt.
-func aliasSubqueryTables(stmt ast.Statement) {
+func AliasSubqueryTables(stmt ast.Statement) {
 	sel, ok := stmt.(ast.SelectStatement)
 	if !ok || stmt == nil {
 		return

@@ -1,0 +1,13 @@
+// Package rewrite holds the rewrites of a statement that need nothing of
+// Petrel's tables: parse-tree rewrites run before GMS plans a statement
+// (aliases for a subquery's tables, named windows inlined) and analyzer
+// rules over GMS's plan nodes alone (OR conditions factored, left join
+// conditions pushed to their side, non-deterministic calls kept out of
+// GMS's constant folding, MIN/MAX on an index's first column, DISTINCT
+// with ORDER BY, LIKE's ESCAPE). sqlengine installs them among its own
+// rules (planrules.go), which keep what needs tables and statistics.
+//
+// Contract: every function is deterministic over its input (no I/O, no
+// globals but the GMS rules a wrapper saves once at installation), and a
+// rule that does not apply returns its node unchanged (transform.SameTree).
+package rewrite
