@@ -15,6 +15,7 @@ import (
 
 	"petrel/internal/failpoint"
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/collate"
 )
 
 // Account statements (CREATE/ALTER/DROP/RENAME USER, GRANT, REVOKE, roles,
@@ -116,6 +117,21 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		return o.e.showTableStatus(ctx, n, row)
 	}
 	return accountBuilder(o).Build(ctx, n, row)
+}
+
+// buildCollDistinct builds a DISTINCT whose rows have strings needing
+// collation keys (collate.NewDistinct); (nil, nil) lets GMS build the
+// others.
+func (e *Engine) buildCollDistinct(ctx *sql.Context, child sql.Node, row sql.Row) (sql.RowIter, error) {
+	sch := child.Schema()
+	if !collate.NeedsDistinctKeys(sch) {
+		return nil, nil
+	}
+	it, err := e.exec.Build(ctx, child, row)
+	if err != nil {
+		return nil, err
+	}
+	return collate.NewDistinct(it, sch), nil
 }
 
 // accountBuilder is the GMS exec-builder override that intercepts account

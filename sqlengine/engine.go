@@ -36,6 +36,7 @@ import (
 
 	"petrel/internal/base"
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/collate"
 	"petrel/sqlengine/rewrite"
 	"petrel/sqlengine/wire"
 	"petrel/storage"
@@ -130,7 +131,7 @@ func New(opts Options) (*Engine, error) {
 		opts.Logger = slog.Default()
 	}
 	installASCIIFastEncoders()
-	installFastSorters()
+	collate.InstallFastSorters()
 	e := &Engine{opts: opts, store: opts.Store, log: opts.Logger, sessions: map[uint32]*Session{}}
 	e.fastWrites.Store(true)
 	e.executor = noExecutor{}

@@ -15,6 +15,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/shopspring/decimal"
+
+	"petrel/sqlengine/collate"
 )
 
 // GROUP BY with grouping keys, built by Petrel (execOverrides). GMS's
@@ -135,7 +137,7 @@ func (g *groupIter) groupKey(ctx *sql.Context, row sql.Row) error {
 		g.one.Reset()
 		var tag byte
 		var err error
-		if ck, isKey := e.(*collKey); isKey {
+		if ck, isKey := e.(*collate.Key); isKey {
 			// A string's collation key: its weights written here, not
 			// hex-encoded into a new string as collKey.Eval returns it.
 			tag, err = g.groupCollKey(ctx, i, ck, row)
@@ -184,10 +186,11 @@ const (
 )
 
 // groupCollKey writes the collation key of ck's string, grouping
-// column i, into g.one: the weights collKey.Eval would hex-encode, which
+// column i, into g.one: the weights collate.Key's Eval would hex-encode, which
 // tell the same strings apart. NULL has a tag of its own.
-func (g *groupIter) groupCollKey(ctx *sql.Context, i int, ck *collKey, row sql.Row) (byte, error) {
-	v, err := ck.child.Eval(ctx, row)
+func (g *groupIter) groupCollKey(ctx *sql.Context, i int, ck *collate.Key, row sql.Row) (byte, error) {
+	child, coll := ck.Unwrap()
+	v, err := child.Eval(ctx, row)
 	if err != nil || v == nil {
 		return 'n', err
 	}
@@ -196,13 +199,13 @@ func (g *groupIter) groupCollKey(ctx *sql.Context, i int, ck *collKey, row sql.R
 		s = fmt.Sprint(v)
 	}
 	if len(s) > maxCachedWeightText {
-		return 'k', writeCollationKey(&g.one, ck.coll, s)
+		return 'k', collate.WriteKey(&g.one, coll, s)
 	}
 	if w, ok := g.weights[i][s]; ok {
 		g.one.WriteString(w)
 		return 'k', nil
 	}
-	if err := writeCollationKey(&g.one, ck.coll, s); err != nil {
+	if err := collate.WriteKey(&g.one, coll, s); err != nil {
 		return 0, err
 	}
 	if g.weights[i] == nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
+	"petrel/sqlengine/collate"
 	"petrel/storage"
 	"petrel/storage/keys"
 )
@@ -191,7 +192,7 @@ func (it *indexedTable) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.Ro
 		// The keys ignore trailing spaces under PAD SPACE collations;
 		// so does the re-check.
 		if filter, _, err = transform.Expr(filter, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-			return padComparison(ctx, e)
+			return collate.PadComparison(ctx, e)
 		}); err != nil {
 			return nil, err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
+	"petrel/sqlengine/collate"
 	"petrel/sqlengine/rewrite"
 )
 
@@ -86,16 +87,16 @@ func installAnalyzerRules() {
 		// GROUP BY columns a grouped key determines left out of the
 		// grouping hash (groupfd.go), before collation keys wrap them.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: groupKeyRuleID, Apply: groupKeyRule})
-		// DISTINCT and GROUP BY keys by collation (collkey.go).
-		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: collationRuleID, Apply: collationRule})
+		// DISTINCT and GROUP BY keys by collation (collate/collkey.go).
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: collationRuleID, Apply: collate.Rule})
 		// Results a client's character set cannot hold (clientresult.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: clientCharsetID, Apply: clientCharsetRule})
-		// LIKE of ASCII over bytes (likefast.go), after the rules that
+		// LIKE of ASCII over bytes (collate/likefast.go), after the rules that
 		// read GMS's LIKE.
-		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: likeFastRuleID, Apply: likeFastRule})
-		// ORDER BY numbers compared directly (sortcmp.go), once the
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: collate.LikeRuleID, Apply: collate.LikeRule})
+		// ORDER BY numbers compared directly (collate/sortcmp.go), once the
 		// sort keys are final (distinctSortRule reads them).
-		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: sortCmpRuleID, Apply: sortCmpRule})
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: collate.SortRuleID, Apply: collate.SortRule})
 		// Correlated scalar subqueries remember their results by their
 		// outer values (subqmemo.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: memoSubqueryRuleID, Apply: memoSubqueries})

@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
+	"petrel/sqlengine/collate"
 	"petrel/sqlengine/rewrite"
 )
 
@@ -101,7 +102,7 @@ func withPrefilter(ctx *sql.Context, cond sql.Expression, child sql.Node) sql.No
 			if re, _, err = transform.Expr(re, func(x sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 				// Under a PAD SPACE collation trailing spaces do not count,
 				// as collationRule makes the Filter's own comparisons later.
-				return padComparison(ctx, x)
+				return collate.PadComparison(ctx, x)
 			}); err != nil {
 				continue
 			}

@@ -1,4 +1,4 @@
-package sqlengine
+package collate
 
 import (
 	"strings"
@@ -28,10 +28,10 @@ import (
 // ASCII without an escape, and character sets other than utf8mb4 and
 // utf8mb3 are GMS's LIKE.
 
-const likeFastRuleID analyzer.RuleId = 1023
+const LikeRuleID analyzer.RuleId = 1023
 
 // likeFastRule puts fastLike in place of eligible LIKEs.
-func likeFastRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func LikeRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		if l, ok := e.(*expression.Like); ok {
 			if f := newFastLike(ctx, l); f != nil {

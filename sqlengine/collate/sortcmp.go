@@ -1,4 +1,4 @@
-package sqlengine
+package collate
 
 import (
 	"cmp"
@@ -21,9 +21,9 @@ import (
 // compare exactly here (as MySQL orders DECIMAL), two int64s, two
 // uint64s and two float64s as numbers; any other pair is the type's.
 
-const sortCmpRuleID analyzer.RuleId = 1021
+const SortRuleID analyzer.RuleId = 1021
 
-func sortCmpRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func SortRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		switch s := n.(type) {
 		case *plan.Sort:
@@ -51,7 +51,7 @@ func fastSortFields(fields sql.SortFields) (sql.SortFields, bool) {
 	for i, f := range fields {
 		var key sql.Expression
 		switch f.Column.(type) {
-		case *numSortKey, *strSortKey:
+		case *numSortKey, *StringSortKey:
 			continue
 		}
 		if types.IsNumber(f.Column.Type()) {
@@ -78,14 +78,14 @@ func fastSortFields(fields sql.SortFields) (sql.SortFields, bool) {
 // sorts first. Any other pair is the type's Compare.
 
 // strSortKey is a string sort column compared as above.
-type strSortKey struct {
+type StringSortKey struct {
 	child sql.Expression
 	typ   strSortType
 }
 
 // newStrSortKey wraps e when its type is a text type of a utf8mb4 or
 // utf8mb3 collation with a sorter.
-func newStrSortKey(e sql.Expression) (*strSortKey, bool) {
+func newStrSortKey(e sql.Expression) (*StringSortKey, bool) {
 	st, ok := e.Type().(sql.StringType)
 	if !ok || !types.IsText(st) {
 		return nil, false
@@ -99,19 +99,19 @@ func newStrSortKey(e sql.Expression) (*strSortKey, bool) {
 	if w == nil {
 		return nil, false
 	}
-	return &strSortKey{child: e, typ: strSortType{stringType: st, weights: w}}, true
+	return &StringSortKey{child: e, typ: strSortType{stringType: st, weights: w}}, true
 }
 
-func (k *strSortKey) Type() sql.Type             { return k.typ }
-func (k *strSortKey) Resolved() bool             { return k.child.Resolved() }
-func (k *strSortKey) IsNullable() bool           { return k.child.IsNullable() }
-func (k *strSortKey) String() string             { return k.child.String() }
-func (k *strSortKey) Children() []sql.Expression { return []sql.Expression{k.child} }
-func (k *strSortKey) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) {
+func (k *StringSortKey) Type() sql.Type             { return k.typ }
+func (k *StringSortKey) Resolved() bool             { return k.child.Resolved() }
+func (k *StringSortKey) IsNullable() bool           { return k.child.IsNullable() }
+func (k *StringSortKey) String() string             { return k.child.String() }
+func (k *StringSortKey) Children() []sql.Expression { return []sql.Expression{k.child} }
+func (k *StringSortKey) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) {
 	return k.child.Eval(ctx, row)
 }
 
-func (k *strSortKey) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+func (k *StringSortKey) WithChildren(children ...sql.Expression) (sql.Expression, error) {
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(k, len(children), 1)
 	}

@@ -1,4 +1,4 @@
-package sqlengine
+package collate
 
 import (
 	"sync"
@@ -26,7 +26,7 @@ const tabledRunes = 0x100
 var fastSortersOnce sync.Once
 
 // installFastSorters wraps every collation's Sorter.
-func installFastSorters() {
+func InstallFastSorters() {
 	fastSortersOnce.Do(func() {
 		for i := range collationArray {
 			c := &collationArray[i]

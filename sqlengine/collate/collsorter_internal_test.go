@@ -1,4 +1,4 @@
-package sqlengine
+package collate
 
 import (
 	"math/rand"
@@ -14,7 +14,7 @@ import (
 // case-sensitive one and a PAD SPACE one; and every collation's sorter
 // agrees with a fresh table of itself (the table is the original's).
 func TestTabledSortersSameWeights(t *testing.T) {
-	installFastSorters()
+	InstallFastSorters()
 	r := rand.New(rand.NewSource(5))
 	runes := make([]rune, 0, tabledRunes+2000)
 	for c := rune(0); c < tabledRunes+64; c++ {

@@ -1,4 +1,4 @@
-package sqlengine
+package collate
 
 import (
 	"math/rand"

@@ -1,4 +1,4 @@
-package sqlengine
+package collate
 
 import (
 	"strings"
@@ -84,7 +84,7 @@ func padOperands(ctx *sql.Context, ops []sql.Expression) ([]sql.Expression, bool
 }
 
 // padComparison puts padTrim under a string comparison's operands.
-func padComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+func PadComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 	switch x := e.(type) {
 	case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
 		*expression.GreaterThan, *expression.GreaterThanOrEqual, *expression.Between:

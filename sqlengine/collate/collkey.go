@@ -1,4 +1,4 @@
-package sqlengine
+package collate
 
 import (
 	"bytes"
@@ -47,7 +47,7 @@ func keyedCollation(t sql.Type) (sql.CollationID, bool) {
 
 // writeCollationKey writes s's key under c: its weights, trailing spaces
 // ignored under PAD SPACE.
-func writeCollationKey(w io.Writer, c sql.CollationID, s string) error {
+func WriteKey(w io.Writer, c sql.CollationID, s string) error {
 	if padSpace(c) {
 		s = strings.TrimRight(s, " ")
 	}
@@ -55,20 +55,23 @@ func writeCollationKey(w io.Writer, c sql.CollationID, s string) error {
 }
 
 // collKey is a string's collation key, as the hex of its weights.
-type collKey struct {
+type Key struct {
 	child sql.Expression
 	coll  sql.CollationID
 }
 
-var _ sql.Expression = (*collKey)(nil)
+var _ sql.Expression = (*Key)(nil)
 
-func (k *collKey) Resolved() bool             { return k.child.Resolved() }
-func (k *collKey) String() string             { return k.child.String() }
-func (k *collKey) Type() sql.Type             { return types.LongBlob }
-func (k *collKey) IsNullable() bool           { return k.child.IsNullable() }
-func (k *collKey) Children() []sql.Expression { return []sql.Expression{k.child} }
+// Unwrap is the expression k keys and the collation of its key.
+func (k *Key) Unwrap() (sql.Expression, sql.CollationID) { return k.child, k.coll }
 
-func (k *collKey) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+func (k *Key) Resolved() bool             { return k.child.Resolved() }
+func (k *Key) String() string             { return k.child.String() }
+func (k *Key) Type() sql.Type             { return types.LongBlob }
+func (k *Key) IsNullable() bool           { return k.child.IsNullable() }
+func (k *Key) Children() []sql.Expression { return []sql.Expression{k.child} }
+
+func (k *Key) WithChildren(children ...sql.Expression) (sql.Expression, error) {
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(k, len(children), 1)
 	}
@@ -77,7 +80,7 @@ func (k *collKey) WithChildren(children ...sql.Expression) (sql.Expression, erro
 	return &c, nil
 }
 
-func (k *collKey) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+func (k *Key) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	v, err := k.child.Eval(ctx, row)
 	if err != nil || v == nil {
 		return v, err
@@ -87,7 +90,7 @@ func (k *collKey) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		s = fmt.Sprint(v)
 	}
 	var b bytes.Buffer
-	if err := writeCollationKey(&b, k.coll, s); err != nil {
+	if err := WriteKey(&b, k.coll, s); err != nil {
 		return nil, err
 	}
 	// In hex: GMS checks the key as text on the way (an aggregate's
@@ -97,19 +100,19 @@ func (k *collKey) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 
 // keyed wraps e in its collation key when its type needs one.
 func keyed(e sql.Expression) (sql.Expression, bool) {
-	if _, done := e.(*collKey); done {
+	if _, done := e.(*Key); done {
 		return e, false
 	}
 	c, ok := keyedCollation(e.Type())
 	if !ok {
 		return e, false
 	}
-	return &collKey{child: e, coll: c}, true
+	return &Key{child: e, coll: c}, true
 }
 
 // collationRule gives COUNT(DISTINCT ...) and GROUP BY their strings'
 // collation keys.
-func collationRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func Rule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	n, same1, err := transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		gb, ok := n.(*plan.GroupBy)
 		if !ok {
@@ -164,7 +167,7 @@ func collationRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.S
 	}
 	// Comparisons and sort keys (collcompare.go).
 	n, same3, err := transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		return padComparison(ctx, e)
+		return PadComparison(ctx, e)
 	})
 	if err != nil {
 		return nil, transform.SameTree, err
@@ -185,23 +188,22 @@ type collDistinctIter struct {
 	buf   bytes.Buffer
 }
 
-// buildCollDistinct builds a DISTINCT whose rows have strings needing
-// collation keys; (nil, nil) lets GMS build the others.
-func (e *Engine) buildCollDistinct(ctx *sql.Context, child sql.Node, row sql.Row) (sql.RowIter, error) {
-	sch := child.Schema()
-	need := false
+// NeedsDistinctKeys reports whether a DISTINCT over rows of sch must tell
+// strings apart by their collation keys (NewDistinct); GMS's own
+// DISTINCT serves the others.
+func NeedsDistinctKeys(sch sql.Schema) bool {
 	for _, c := range sch {
-		_, k := keyedCollation(c.Type)
-		need = need || k
+		if _, k := keyedCollation(c.Type); k {
+			return true
+		}
 	}
-	if !need {
-		return nil, nil
-	}
-	it, err := e.exec.Build(ctx, child, row)
-	if err != nil {
-		return nil, err
-	}
-	return &collDistinctIter{child: it, sch: sch, seen: map[string]struct{}{}}, nil
+	return false
+}
+
+// NewDistinct is DISTINCT over it's rows, strings told apart by their
+// columns' collation keys.
+func NewDistinct(it sql.RowIter, sch sql.Schema) sql.RowIter {
+	return &collDistinctIter{child: it, sch: sch, seen: map[string]struct{}{}}
 }
 
 func (d *collDistinctIter) Next(ctx *sql.Context) (sql.Row, error) {
@@ -220,7 +222,7 @@ func (d *collDistinctIter) Next(ctx *sql.Context) (sql.Row, error) {
 			if i < len(d.sch) {
 				if c, ok := keyedCollation(d.sch[i].Type); ok {
 					if s, isStr := v.(string); isStr {
-						if err := writeCollationKey(&d.buf, c, s); err != nil {
+						if err := WriteKey(&d.buf, c, s); err != nil {
 							return nil, err
 						}
 						continue
