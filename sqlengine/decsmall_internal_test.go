@@ -10,6 +10,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/shopspring/decimal"
+
+	"petrel/sqlengine/arith"
 )
 
 // TestDecimalSmallPath: DECIMAL arithmetic computed in an int64
@@ -31,20 +33,20 @@ func TestDecimalSmallPath(t *testing.T) {
 	n := expression.NewGetField(3, types.Int64, "n", true)
 	one := expression.NewLiteral(int8(1), types.Int8)
 	half := expression.NewLiteral(decimal.RequireFromString("0.5"), types.MustCreateDecimalType(2, 1))
-	arith := func(l, r sql.Expression, op string) sql.Expression {
-		e, ok := newDecArith(expression.NewArithmetic(l, r, op))
+	mk := func(l, r sql.Expression, op string) sql.Expression {
+		e, ok := arith.NewDecArith(expression.NewArithmetic(l, r, op))
 		if !ok {
 			t.Fatalf("%s %s %s is not decimal arithmetic", l, op, r)
 		}
 		return e
 	}
 	exprs := []sql.Expression{
-		arith(price, arith(one, disc, "-"), "*"),
-		arith(arith(price, arith(one, disc, "-"), "*"), arith(one, disc, "+"), "*"),
-		arith(wide, price, "-"),
-		arith(wide, wide, "*"),
-		arith(n, half, "*"),
-		arith(arith(wide, n, "+"), disc, "*"),
+		mk(price, mk(one, disc, "-"), "*"),
+		mk(mk(price, mk(one, disc, "-"), "*"), mk(one, disc, "+"), "*"),
+		mk(wide, price, "-"),
+		mk(wide, wide, "*"),
+		mk(n, half, "*"),
+		mk(mk(wide, n, "+"), disc, "*"),
 	}
 	// digits returns a random coefficient of 1 to max digits, maybe
 	// negative, at exponent -scale.
@@ -78,11 +80,11 @@ func TestDecimalSmallPath(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref, err := e.(*decArith).evalDecimal(ctx, row)
+			ref, err := e.(*arith.DecArith).EvalDecimal(ctx, row)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, _, ok, _ := e.(*decArith).evalSmall(ctx, row); ok {
+			if _, _, ok, _ := e.(*arith.DecArith).EvalSmall(ctx, row); ok {
 				small++
 			} else {
 				fallback++

@@ -36,6 +36,7 @@ import (
 
 	"petrel/internal/base"
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/arith"
 	"petrel/sqlengine/collate"
 	"petrel/sqlengine/rewrite"
 	"petrel/sqlengine/wire"
@@ -464,16 +465,16 @@ func fixSchema(stmt ast.Statement) ast.Statement {
 	if d, ok := stmt.(*ast.DBDDL); ok && strings.EqualFold(d.SchemaOrDatabase, "schema") {
 		d.SchemaOrDatabase = "database"
 	}
-	rewrite.InlineNamedWindows(stmt)  // rewrite/namedwindow.go
-	protectDecimalLiterals(stmt)      // decliteral.go
-	rewrite.AliasSubqueryTables(stmt) // rewrite/subqalias.go
+	rewrite.InlineNamedWindows(stmt)   // rewrite/namedwindow.go
+	arith.ProtectDecimalLiterals(stmt) // arith/decliteral.go
+	rewrite.AliasSubqueryTables(stmt)  // rewrite/subqalias.go
 	return stmt
 }
 
 func (p schemaParser) ParseSimple(q string) (ast.Statement, error) {
 	r, _ := modeText(q, false, false)
 	st, err := p.Parser.ParseSimple(r)
-	rewriteBitNot(q, st)
+	arith.RewriteBitNot(q, st)
 	return fixSchema(st), err
 }
 
@@ -487,7 +488,7 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 	originalNames(q, r, added, st)
 	markLocking(ctx, st)
 	noteTimePrecisions(ctx, st)
-	rewriteBitNot(q, st)
+	arith.RewriteBitNot(q, st)
 	return fixSchema(st), a, b, err
 }
 
@@ -501,7 +502,7 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 	originalNames(q, r, added, st)
 	markLocking(ctx, st)
 	noteTimePrecisions(ctx, st)
-	rewriteBitNot(q, st)
+	arith.RewriteBitNot(q, st)
 	return fixSchema(st), a, b, err
 }
 
@@ -514,6 +515,6 @@ func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.P
 	originalNames(q, r, added, st)
 	markLocking(ctx, st)
 	noteTimePrecisions(ctx, st)
-	rewriteBitNot(q, st)
+	arith.RewriteBitNot(q, st)
 	return fixSchema(st), n, err
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"math"
 	"math/big"
-	"math/bits"
 	"strconv"
 	"strings"
 
@@ -18,6 +17,8 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 	"github.com/shopspring/decimal"
+
+	"petrel/sqlengine/arith"
 )
 
 // SUM and AVG of exact numbers, as MySQL computes and types them. GMS
@@ -145,7 +146,7 @@ func exactOperand(ctx *sql.Context, v any) (decimal.Decimal, bool, error) {
 	if v == nil {
 		return decimal.Decimal{}, false, nil
 	}
-	if n, isBig, u, ok := intOperand(v); ok {
+	if n, isBig, u, ok := arith.IntOperand(v); ok {
 		if isBig {
 			return decimal.NewFromBigInt(new(big.Int).SetUint64(u), 0), true, nil
 		}
@@ -177,17 +178,17 @@ type exactBuffer struct {
 }
 
 func (b *exactBuffer) Update(ctx *sql.Context, row sql.Row) error {
-	if se, ok := b.expr.(smallEvaler); ok {
+	if se, ok := b.expr.(arith.SmallEvaler); ok {
 		// DECIMAL arithmetic that fits an int64 (decArith's small
 		// path) adds without a decimal in between.
-		d, null, ok, err := se.evalSmall(ctx, row)
+		d, null, ok, err := se.EvalSmall(ctx, row)
 		if err != nil || null {
 			return err
 		}
 		if ok {
 			b.rows++
-			if b.isBig || !b.addScaled(d.c, d.e) {
-				b.addBig(decimal.New(d.c, d.e))
+			if b.isBig || !b.addScaled(d.C, d.E) {
+				b.addBig(decimal.New(d.C, d.E))
 			}
 			return nil
 		}
@@ -197,7 +198,7 @@ func (b *exactBuffer) Update(ctx *sql.Context, row sql.Row) error {
 		return err
 	}
 	b.rows++
-	if n, isBig, u, ok := intOperand(v); ok {
+	if n, isBig, u, ok := arith.IntOperand(v); ok {
 		if isBig {
 			b.addDecimal(decimal.NewFromBigInt(new(big.Int).SetUint64(u), 0))
 		} else {
@@ -226,55 +227,21 @@ func (b *exactBuffer) addInt(n int64) {
 }
 
 func (b *exactBuffer) addDecimal(d decimal.Decimal) {
-	if !b.isBig && d.Exponent() <= 0 && d.Exponent() >= -18 && limit18.holds(d) && b.addScaled(d.CoefficientInt64(), d.Exponent()) {
+	if !b.isBig && d.Exponent() <= 0 && d.Exponent() >= -18 && arith.Limit18.Holds(d) && b.addScaled(d.CoefficientInt64(), d.Exponent()) {
 		return
 	}
 	b.addBig(d)
 }
 
-// pow10 are the powers of ten an int64 holds.
-var pow10 = func() (p [19]int64) {
-	p[0] = 1
-	for i := 1; i < len(p); i++ {
-		p[i] = p[i-1] * 10
-	}
-	return
-}()
-
-// mulPow10 is n * 10^k, ok=false past int64.
-func mulPow10(n int64, k int32) (int64, bool) {
-	if k == 0 || n == 0 {
-		return n, true
-	}
-	if k < 0 || int(k) >= len(pow10) {
-		return 0, false
-	}
-	hi, lo := bits.Mul64(uint64(abs64(n)), uint64(pow10[k]))
-	if hi != 0 || lo > math.MaxInt64 {
-		return 0, false
-	}
-	if n < 0 {
-		return -int64(lo), true
-	}
-	return int64(lo), true
-}
-
-func abs64(n int64) int64 {
-	if n < 0 {
-		return -n
-	}
-	return n
-}
-
-// addScaled adds c * 10^e to small (decarith.go's addSmall, at the
+// addScaled adds c * 10^e to small (arith.AddSmall, at the
 // smaller exponent); false (small unchanged) when the sum leaves int64.
 func (b *exactBuffer) addScaled(c int64, e int32) bool {
 	if c == math.MinInt64 {
 		return false
 	}
-	s, ok := addSmall(smallDec{c: b.small, e: b.exp}, smallDec{c: c, e: e})
+	s, ok := arith.AddSmall(arith.SmallDec{C: b.small, E: b.exp}, arith.SmallDec{C: c, E: e})
 	if ok {
-		b.small, b.exp = s.c, s.e
+		b.small, b.exp = s.C, s.E
 	}
 	return ok
 }
@@ -337,7 +304,7 @@ func exactAggType(t sql.Type, avg bool) (sql.DecimalType, bool) {
 	var p, s uint8
 	if dt, ok := t.(sql.DecimalType); ok {
 		p, s = dt.Precision(), dt.Scale()
-	} else if isIntegerType(t) {
+	} else if arith.IsIntegerType(t) {
 		if p, ok = integerPrecision(t); !ok {
 			return nil, false
 		}

@@ -11,10 +11,12 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/shopspring/decimal"
+
+	"petrel/sqlengine/arith"
 )
 
 // A filter comparing a column with a literal of the column's own type
-// (constfold.go converts literals so) compares the two values directly.
+// (arith/constfold.go converts literals so) compares the two values directly.
 // GMS's comparison unwraps both values and calls the type's Compare,
 // which converts both again (a DECIMAL's is a rescale of each operand:
 // a fifth of TPC-H Q6's time was its filter's three comparisons). For
@@ -100,7 +102,7 @@ func newFastCmp(e sql.Expression) *fastCmp {
 		return nil
 	}
 	t, v := col.Type(), lit.Value()
-	if n, isBig, _, isInt := intOperand(v); isInt && !isBig && types.IsDecimal(t) && isIntegerType(lit.Type()) {
+	if n, isBig, _, isInt := arith.IntOperand(v); isInt && !isBig && types.IsDecimal(t) && arith.IsIntegerType(lit.Type()) {
 		// A DECIMAL with an integer: compared as decimals (MySQL's rule,
 		// and GMS's), the integer's exact decimal made once.
 		return &fastCmp{Expression: e, col: col, lit: decimal.NewFromInt(n), colLeft: colLeft, op: op}
@@ -118,7 +120,7 @@ func newFastCmp(e sql.Expression) *fastCmp {
 			return nil // TIMESTAMP: its zone handling stays GMS's
 		}
 	case int64, int32:
-		if !isIntegerType(t) || types.IsUnsigned(t) {
+		if !arith.IsIntegerType(t) || types.IsUnsigned(t) {
 			return nil
 		}
 	default:
@@ -184,10 +186,10 @@ func (c *fastCmp) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) {
 	return cmp >= 0, nil
 }
 
-// cmpInt compares a signed integer column value with n (intarith.go's
+// cmpInt compares a signed integer column value with n (arith/intarith.go's
 // intOperand reads it); false for any other kind of value.
 func cmpInt(v interface{}, n int64) (int, bool) {
-	x, big, _, ok := intOperand(v)
+	x, big, _, ok := arith.IntOperand(v)
 	if !ok || big {
 		return 0, false
 	}

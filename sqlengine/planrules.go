@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
+	"petrel/sqlengine/arith"
 	"petrel/sqlengine/collate"
 	"petrel/sqlengine/rewrite"
 )
@@ -52,8 +53,8 @@ func installAnalyzerRules() {
 		// it refused GROUP BY id with other columns of the row, 1105).
 		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: fullGroupByID, Apply: fullGroupByRule}}, analyzer.OnceBeforeDefault...)
 		// Constants folded before the default rules pick index ranges
-		// (constfold.go).
-		analyzer.OnceBeforeDefault = insertAfter(analyzer.OnceBeforeDefault, "simplifyFilters", analyzer.Rule{Id: constFoldRuleID, Apply: foldConstants})
+		// (arith/constfold.go).
+		analyzer.OnceBeforeDefault = insertAfter(analyzer.OnceBeforeDefault, "simplifyFilters", analyzer.Rule{Id: arith.ConstFoldRuleID, Apply: arith.FoldConstants})
 		// LEFT JOIN conditions on the right side alone filter it before
 		// the join (rewrite/outerpush.go).
 		analyzer.OnceBeforeDefault = append(analyzer.OnceBeforeDefault, analyzer.Rule{Id: rewrite.OuterPushRuleID, Apply: rewrite.PushLeftJoinConditions})
@@ -77,7 +78,7 @@ func installAnalyzerRules() {
 		// Full scans decode only the columns the statement reads
 		// (scancols.go), on the plan as planned.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll[:1:1], append([]analyzer.Rule{{Id: scanColsRuleID, Apply: scanColumns}}, analyzer.OnceAfterAll[1:]...)...)
-		// Integer arithmetic as MySQL's (intarith.go), before EXPLAIN
+		// Integer arithmetic as MySQL's (arith/intarith.go), before EXPLAIN
 		// describes the plan.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: intArithRuleID, Apply: intArithRule})
 		// Column-literal comparisons of one type compared directly

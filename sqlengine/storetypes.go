@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/arith"
 	"petrel/storage/keys"
 )
 
@@ -287,119 +288,6 @@ func storeSet(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int)
 	return v, nil
 }
 
-// dateParts is a date and time as written, before validation.
-type dateParts struct {
-	y, mo, d, h, mi, s, us int
-	hasTime                bool
-}
-
-// parseDateText reads MySQL's date and datetime forms: YYYY-MM-DD or
-// YY-MM-DD with any punctuation between the parts, an optional time
-// after a space or T (HH:MM:SS[.frac]), or the digits-only forms
-// YYYYMMDD[HHMMSS] and YYMMDD[HHMMSS].
-func parseDateText(s string) (dateParts, bool) {
-	s = strings.TrimSpace(s)
-	var p dateParts
-	if s == "" {
-		return p, false
-	}
-	allDigits := true
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			allDigits = s[i] == '.' && i >= 12
-			if !allDigits {
-				break
-			}
-		}
-	}
-	if allDigits {
-		return parseDateDigits(s)
-	}
-	var nums []int
-	i := 0
-	for i < len(s) {
-		j := i
-		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-			j++
-		}
-		if j == i {
-			return p, false
-		}
-		n, _ := strconv.Atoi(s[i:j])
-		if len(nums) == 0 && j-i <= 2 {
-			n = twoDigitYear(n)
-		}
-		nums = append(nums, n)
-		if len(nums) == 6 && j < len(s) && s[j] == '.' {
-			k := j + 1
-			for k < len(s) && s[k] >= '0' && s[k] <= '9' {
-				k++
-			}
-			frac := (s[j+1:k] + "000000")[:6]
-			p.us, _ = strconv.Atoi(frac)
-			j = k
-		}
-		if j >= len(s) {
-			break
-		}
-		i = j + 1
-		for i < len(s) && (s[i] == ' ' || s[i] == 'T') && len(nums) == 3 {
-			i++
-		}
-	}
-	if len(nums) != 3 && len(nums) != 6 && len(nums) != 5 {
-		return p, false
-	}
-	p.y, p.mo, p.d = nums[0], nums[1], nums[2]
-	if len(nums) >= 5 {
-		p.h, p.mi, p.hasTime = nums[3], nums[4], true
-		if len(nums) == 6 {
-			p.s = nums[5]
-		}
-	}
-	return p, true
-}
-
-func twoDigitYear(n int) int {
-	if n < 70 {
-		return n + 2000
-	}
-	if n < 100 {
-		return n + 1900
-	}
-	return n
-}
-
-func parseDateDigits(s string) (dateParts, bool) {
-	var p dateParts
-	frac := ""
-	if i := strings.IndexByte(s, '.'); i >= 0 {
-		s, frac = s[:i], s[i+1:]
-	}
-	atoi := func(a string) int { n, _ := strconv.Atoi(a); return n }
-	switch len(s) {
-	case 8, 14:
-		p.y, p.mo, p.d = atoi(s[0:4]), atoi(s[4:6]), atoi(s[6:8])
-		s = s[8:]
-	case 6, 12:
-		p.y, p.mo, p.d = twoDigitYear(atoi(s[0:2])), atoi(s[2:4]), atoi(s[4:6])
-		s = s[6:]
-	default:
-		return p, false
-	}
-	if len(s) == 6 {
-		p.h, p.mi, p.s, p.hasTime = atoi(s[0:2]), atoi(s[2:4]), atoi(s[4:6]), true
-		if frac != "" {
-			p.us = atoi((frac + "000000")[:6])
-		}
-	}
-	return p, true
-}
-
-func daysIn(y, mo int) int {
-	return time.Date(y, time.Month(mo)+1, 0, 0, 0, 0, 0, time.UTC).Day()
-}
-
 func storeDate(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
 	isDate := types.IsDateType(col.Type)
 	kind := "datetime"
@@ -407,19 +295,19 @@ func storeDate(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 	if isDate {
 		kind, zero = "date", "0000-00-00"
 	}
-	var p dateParts
+	var p arith.DateParts
 	var ok bool
 	var text string
 	switch x := v.(type) {
 	case string:
 		text = x
-		p, ok = parseDateText(x)
+		p, ok = arith.ParseDateText(x)
 	case int8, int16, int32, int64, int, uint8, uint16, uint32, uint, uint64:
 		text = fmt.Sprint(x)
 		if text == "0" {
-			p, ok = dateParts{}, true
+			p, ok = arith.DateParts{}, true
 		} else {
-			p, ok = parseDateDigits(text)
+			p, ok = arith.ParseDateDigits(text)
 		}
 	case time.Time:
 		return truncateFraction(ctx, col, x), nil
@@ -444,7 +332,7 @@ func storeDate(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 	if !ok {
 		return invalid()
 	}
-	if p.y == 0 && p.mo == 0 && p.d == 0 && p.h == 0 && p.mi == 0 && p.s == 0 && p.us == 0 {
+	if p.Y == 0 && p.Mo == 0 && p.D == 0 && p.H == 0 && p.Mi == 0 && p.S == 0 && p.Us == 0 {
 		if mode.ModeEnabled("NO_ZERO_DATE") {
 			if m.strict {
 				return nil, storeError(mysqlerr.ErWrongValue, "Incorrect %s value: '%s' for column '%s' at row %d", kind, text, col.Name, rowNum)
@@ -453,10 +341,10 @@ func storeDate(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 		}
 		return zero, nil
 	}
-	if p.mo > 12 || p.h > 23 || p.mi > 59 || p.s > 59 {
+	if p.Mo > 12 || p.H > 23 || p.Mi > 59 || p.S > 59 {
 		return invalid()
 	}
-	if p.mo == 0 || p.d == 0 {
+	if p.Mo == 0 || p.D == 0 {
 		if mode.ModeEnabled("NO_ZERO_IN_DATE") {
 			return invalid()
 		}
@@ -465,16 +353,16 @@ func storeDate(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 		// refuses the value (never stores another) with MySQL's number.
 		return nil, storeError(mysqlerr.ErWrongValue, "Incorrect %s value: '%s' for column '%s' at row %d (a zero month or day is not stored by Petrel)", kind, text, col.Name, rowNum)
 	}
-	if p.d > daysIn(p.y, p.mo) {
+	if p.D > arith.DaysIn(p.Y, p.Mo) {
 		return invalid()
 	}
-	t := truncateFraction(ctx, col, time.Date(p.y, time.Month(p.mo), p.d, p.h, p.mi, p.s, p.us*1000, time.UTC))
-	if isDate && (p.h != 0 || p.mi != 0 || p.s != 0 || p.us != 0) {
+	t := truncateFraction(ctx, col, time.Date(p.Y, time.Month(p.Mo), p.D, p.H, p.Mi, p.S, p.Us*1000, time.UTC))
+	if isDate && (p.H != 0 || p.Mi != 0 || p.S != 0 || p.Us != 0) {
 		if m.exact {
 			return nil, storeError(mysqlerr.ErWarnDataTruncated, "%s", truncatedMsg(col, rowNum))
 		}
 		ctx.Session.Warn(&sql.Warning{Level: "Note", Code: mysqlerr.ErWarnDataTruncated, Message: truncatedMsg(col, rowNum)})
-		t = time.Date(p.y, time.Month(p.mo), p.d, 0, 0, 0, 0, time.UTC)
+		t = time.Date(p.Y, time.Month(p.Mo), p.D, 0, 0, 0, 0, time.UTC)
 	}
 	return t, nil
 }

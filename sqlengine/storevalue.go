@@ -16,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/arith"
 )
 
 // MySQL 8's rules for storing a value into a column, applied before GMS's
@@ -208,7 +209,7 @@ func storeInteger(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum 
 
 // fitsInteger reports whether a Go integer fits col without conversion.
 func fitsInteger(col *sql.Column, v any) bool {
-	n, big, u, ok := intOperand(v)
+	n, big, u, ok := arith.IntOperand(v)
 	if !ok {
 		return false
 	}
@@ -233,7 +234,7 @@ func fitsInteger(col *sql.Column, v any) bool {
 // fraction, an exponent. ok is false when there is no number at all;
 // truncated when something other than spaces follows it.
 func parseNumberPrefix(s string) (d decimal.Decimal, ok, truncated bool) {
-	start, end, ok := numberSpan(s)
+	start, end, ok := arith.NumberSpan(s)
 	if !ok {
 		return decimal.Zero, false, false
 	}
@@ -243,51 +244,6 @@ func parseNumberPrefix(s string) (d decimal.Decimal, ok, truncated bool) {
 	}
 	rest := strings.TrimRight(s[end:], " \t\n\r")
 	return d, true, rest != ""
-}
-
-// numberSpan finds the number at the start of s as MySQL reads one when
-// it converts a string to a number (leading spaces, a sign, digits, a
-// fraction, an exponent): s[start:end]; ok=false when there are no
-// digits.
-func numberSpan(s string) (start, end int, ok bool) {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
-		i++
-	}
-	start = i
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		i++
-	}
-	digits := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-		digits++
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-			digits++
-		}
-	}
-	if digits == 0 {
-		return start, start, false
-	}
-	end = i
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		j := i + 1
-		if j < len(s) && (s[j] == '+' || s[j] == '-') {
-			j++
-		}
-		k := j
-		for k < len(s) && s[k] >= '0' && s[k] <= '9' {
-			k++
-		}
-		if k > j {
-			end = k
-		}
-	}
-	return start, end, true
 }
 
 func storeText(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {

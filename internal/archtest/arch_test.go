@@ -47,12 +47,14 @@ var allowed = map[string][]string{
 
 	// sqlengine never imports binlog or replication: node wires them.
 	// (sqltest: its external tests serve an engine over the wire.)
-	"sqlengine": {"internal/*", "storage", "storage/keys", "storage/lock", "sqlengine/wire", "sqlengine/rewrite", "sqlengine/collate", "sqlengine/sqltest"},
+	"sqlengine": {"internal/*", "storage", "storage/keys", "storage/lock", "sqlengine/wire", "sqlengine/rewrite", "sqlengine/collate", "sqlengine/arith", "sqlengine/sqltest"},
 	// Rewrites that need no table: GMS's plan nodes and parse trees alone.
 	"sqlengine/rewrite": {"internal/*"},
 	// MySQL's string semantics: collation keys, sorts, LIKE (PAD SPACE
 	// as storage/keys encodes it).
 	"sqlengine/collate": {"internal/*", "storage/keys"},
+	// MySQL's arithmetic and conversions over GMS's expressions.
+	"sqlengine/arith": {"internal/*"},
 	// The wire layer under vitess: no SQL, no sessions (sqlengine gives it
 	// settings, accounts and its command state through interfaces).
 	"sqlengine/wire": {"internal/*"},

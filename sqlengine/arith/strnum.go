@@ -1,4 +1,4 @@
-package sqlengine
+package arith
 
 import (
 	"fmt"
@@ -46,7 +46,7 @@ func stringSide(e sql.Expression) bool {
 // DOUBLE; not BIT, YEAR or a boolean result).
 func numberSide(e sql.Expression) bool {
 	t := e.Type()
-	return isIntegerType(t) || types.IsDecimal(t) || types.IsFloat(t)
+	return IsIntegerType(t) || types.IsDecimal(t) || types.IsFloat(t)
 }
 
 // strNumOperands wraps the string side of a string-number comparison in
@@ -126,7 +126,7 @@ func (s *strDouble) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 // exponent. clean=false when anything but trailing spaces follows, or
 // there is no number at all.
 func stringDouble(s string) (f float64, clean bool) {
-	start, end, ok := numberSpan(s) // storevalue.go
+	start, end, ok := NumberSpan(s) // storevalue.go
 	if !ok {
 		return 0, false
 	}
@@ -239,4 +239,49 @@ func strNumBetween(x *expression.Between) (sql.Expression, bool) {
 		return nil, false
 	}
 	return &strBetween{val: x.Val, lo: x.Lower, hi: x.Upper}, true
+}
+
+// NumberSpan finds the number at the start of s as MySQL reads one when
+// it converts a string to a number (leading spaces, a sign, digits, a
+// fraction, an exponent): s[start:end]; ok=false when there are no
+// digits.
+func NumberSpan(s string) (start, end int, ok bool) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	start = i
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+		digits++
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+			digits++
+		}
+	}
+	if digits == 0 {
+		return start, start, false
+	}
+	end = i
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		j := i + 1
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		k := j
+		for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+			k++
+		}
+		if k > j {
+			end = k
+		}
+	}
+	return start, end, true
 }

@@ -1,4 +1,4 @@
-package sqlengine
+package arith
 
 import (
 	"fmt"
@@ -112,12 +112,12 @@ func (b *bitOp) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	return nil, fmt.Errorf("unknown bit operator %q", b.op)
 }
 
-// bitOperand converts a bit operator's operand to the 64 bits MySQL
+// BitOperand converts a bit operator's operand to the 64 bits MySQL
 // operates on: integers as two's complement, fractional numbers rounded
 // to the nearest integer and clipped to BIGINT's range (BIGINT
 // UNSIGNED's above it), strings by their leading integer.
 func bitOperand(ctx *sql.Context, v any) (uint64, error) {
-	if n, big, u, ok := intOperand(v); ok {
+	if n, big, u, ok := IntOperand(v); ok {
 		if big {
 			return u, nil
 		}
@@ -175,7 +175,7 @@ func decimalBits(d decimal.Decimal) uint64 {
 	return uint64(d.IntPart())
 }
 
-// castStringInt reads s's leading integer as MySQL's CAST(s AS SIGNED |
+// CastStringInt reads s's leading integer as MySQL's CAST(s AS SIGNED |
 // UNSIGNED) does: spaces, a sign, digits. Warning 1292 when anything but
 // trailing spaces follows or the digits exceed 64 bits (then the value is
 // clipped); a negative number wraps to its two's complement.
@@ -302,7 +302,7 @@ func (c *castDate) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if err != nil || v == nil {
 		return nil, err
 	}
-	n, big, _, ok := intOperand(v)
+	n, big, _, ok := IntOperand(v)
 	if !ok || big || n < 0 {
 		if ok && (big || n < 0) {
 			ctx.Warn(mysqlerr.ErWrongValue, "Truncated incorrect date value: '%v'", v)
@@ -314,12 +314,12 @@ func (c *castDate) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if l := len(digits); l == 5 || l == 7 || l == 11 || l == 13 {
 		digits = "0" + digits // a leading zero the number lost
 	}
-	p, ok := parseDateDigits(digits)
-	if !ok || p.mo < 1 || p.mo > 12 || p.d < 1 || p.d > daysIn(p.y, p.mo) {
+	p, ok := ParseDateDigits(digits)
+	if !ok || p.Mo < 1 || p.Mo > 12 || p.D < 1 || p.D > DaysIn(p.Y, p.Mo) {
 		ctx.Warn(mysqlerr.ErWrongValue, "Truncated incorrect date value: '%d'", n)
 		return nil, nil
 	}
-	return time.Date(p.y, time.Month(p.mo), p.d, 0, 0, 0, 0, time.UTC), nil
+	return time.Date(p.Y, time.Month(p.Mo), p.D, 0, 0, 0, 0, time.UTC), nil
 }
 
 // floatArith is floating-point + - * / with MySQL's overflow check: an
@@ -347,11 +347,11 @@ func (f floatArith) WithChildren(children ...sql.Expression) (sql.Expression, er
 	return floatArith{e}, nil
 }
 
-// rewriteBitNot turns MySQL's ~x, which GMS's planner does not know,
+// RewriteBitNot turns MySQL's ~x, which GMS's planner does not know,
 // into x ^ 18446744073709551615 (the same 64 bits) under a unary plus,
 // which GMS's planner drops: the column keeps the name "~x", which
 // GMS takes from the statement's text.
-func rewriteBitNot(q string, st ast.Statement) {
+func RewriteBitNot(q string, st ast.Statement) {
 	if st == nil || strings.IndexByte(q, '~') < 0 {
 		return
 	}
@@ -407,7 +407,7 @@ func (n *negInt) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if err != nil || v == nil {
 		return nil, err
 	}
-	x, big, u, ok := intOperand(v)
+	x, big, u, ok := IntOperand(v)
 	if !ok {
 		return n.gms.Eval(ctx, row)
 	}

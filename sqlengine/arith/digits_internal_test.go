@@ -1,4 +1,4 @@
-package sqlengine
+package arith
 
 import (
 	"math/big"
@@ -20,8 +20,8 @@ func TestDigitsAtMost(t *testing.T) {
 		for _, c := range []struct {
 			lim *digitLimits
 			n   int
-		}{{limit65, 65}, {limit18, 18}} {
-			if got, want := c.lim.holds(d), d.NumDigits() <= c.n; got != want {
+		}{{limit65, 65}, {Limit18, 18}} {
+			if got, want := c.lim.Holds(d), d.NumDigits() <= c.n; got != want {
 				t.Fatalf("%s (exponent %d) has at most %d digits: %v, NumDigits says %v", d, d.Exponent(), c.n, got, want)
 			}
 		}

@@ -1,11 +1,11 @@
-package sqlengine
+package arith
 
 import (
 	"math"
 	"testing"
 )
 
-// castStringInt is MySQL's string-to-integer cast: the leading integer,
+// CastStringInt is MySQL's string-to-integer cast: the leading integer,
 // with "truncated" (warning 1292) whenever more than trailing spaces
 // follows or the digits exceed 64 bits.
 func TestCastStringInt(t *testing.T) {

@@ -1,4 +1,4 @@
-package sqlengine
+package arith
 
 import (
 	"strconv"
@@ -17,7 +17,7 @@ import (
 // constant folding (constfold.go) makes it a literal of that type again
 // and compares it with the column exactly.
 
-func protectDecimalLiterals(stmt ast.Statement) {
+func ProtectDecimalLiterals(stmt ast.Statement) {
 	if stmt == nil {
 		return
 	}

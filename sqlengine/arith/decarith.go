@@ -1,4 +1,4 @@
-package sqlengine
+package arith
 
 import (
 	"math"
@@ -22,7 +22,7 @@ import (
 // result past MySQL's 30 digits of scale or 65 of precision) to GMS's
 // Arithmetic, which it keeps.
 
-type decArith struct {
+type DecArith struct {
 	gms         *expression.Arithmetic
 	left, right sql.Expression
 	typ         sql.Type
@@ -30,14 +30,14 @@ type decArith struct {
 	// (Q1's 1 - l_discount made a decimal of the 1 for every row), and
 	// litSmall the same value as a smallDec when it is one.
 	lit      [2]*decimal.Decimal
-	litSmall [2]*smallDec
+	litSmall [2]*SmallDec
 	// scale is each operand type's DECIMAL scale (-1: not a DECIMAL),
 	// for withinScale's check on the small path.
 	scale [2]int32
 }
 
 // withLiterals sets a.lit from its operands.
-func (a *decArith) withLiterals() *decArith {
+func (a *DecArith) withLiterals() *DecArith {
 	for i, c := range []sql.Expression{a.left, a.right} {
 		a.lit[i], a.litSmall[i], a.scale[i] = nil, nil, -1
 		if dt, ok := c.Type().(sql.DecimalType); ok {
@@ -58,18 +58,18 @@ func (a *decArith) withLiterals() *decArith {
 }
 
 // operand is the value of operand i.
-func (a *decArith) operand(ctx *sql.Context, i int, e sql.Expression, row sql.Row) (any, error) {
+func (a *DecArith) operand(ctx *sql.Context, i int, e sql.Expression, row sql.Row) (any, error) {
 	if d := a.lit[i]; d != nil {
 		return *d, nil
 	}
 	return e.Eval(ctx, row)
 }
 
-var _ sql.Expression = (*decArith)(nil)
+var _ sql.Expression = (*DecArith)(nil)
 
-// newDecArith takes ar when it is DECIMAL arithmetic: + - or * of a
+// NewDecArith takes ar when it is DECIMAL arithmetic: + - or * of a
 // DECIMAL with a DECIMAL or an integer.
-func newDecArith(ar *expression.Arithmetic) (sql.Expression, bool) {
+func NewDecArith(ar *expression.Arithmetic) (sql.Expression, bool) {
 	switch ar.Op {
 	case "+", "-", "*":
 	default:
@@ -79,14 +79,14 @@ func newDecArith(ar *expression.Arithmetic) (sql.Expression, bool) {
 	// carries digits GMS tracks (and rounds) its own way.
 	for _, c := range []sql.Expression{ar.LeftChild, ar.RightChild} {
 		switch c.(type) {
-		case *expression.GetField, *expression.Literal, *decArith, *intArith:
+		case *expression.GetField, *expression.Literal, *DecArith, *intArith:
 		default:
 			return nil, false
 		}
 	}
 	lt, rt := ar.LeftChild.Type(), ar.RightChild.Type()
 	dec := func(t sql.Type) bool { return types.IsDecimal(t) }
-	num := func(t sql.Type) bool { return dec(t) || isIntegerType(t) }
+	num := func(t sql.Type) bool { return dec(t) || IsIntegerType(t) }
 	if !(dec(lt) || dec(rt)) || !num(lt) || !num(rt) {
 		return nil, false
 	}
@@ -94,16 +94,16 @@ func newDecArith(ar *expression.Arithmetic) (sql.Expression, bool) {
 	if !types.IsDecimal(typ) {
 		return nil, false
 	}
-	return (&decArith{gms: ar, left: ar.LeftChild, right: ar.RightChild, typ: typ}).withLiterals(), true
+	return (&DecArith{gms: ar, left: ar.LeftChild, right: ar.RightChild, typ: typ}).withLiterals(), true
 }
 
-func (a *decArith) Resolved() bool             { return a.left.Resolved() && a.right.Resolved() }
-func (a *decArith) String() string             { return a.gms.String() }
-func (a *decArith) Type() sql.Type             { return a.typ }
-func (a *decArith) IsNullable() bool           { return a.left.IsNullable() || a.right.IsNullable() }
-func (a *decArith) Children() []sql.Expression { return []sql.Expression{a.left, a.right} }
+func (a *DecArith) Resolved() bool             { return a.left.Resolved() && a.right.Resolved() }
+func (a *DecArith) String() string             { return a.gms.String() }
+func (a *DecArith) Type() sql.Type             { return a.typ }
+func (a *DecArith) IsNullable() bool           { return a.left.IsNullable() || a.right.IsNullable() }
+func (a *DecArith) Children() []sql.Expression { return []sql.Expression{a.left, a.right} }
 
-func (a *decArith) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+func (a *DecArith) WithChildren(children ...sql.Expression) (sql.Expression, error) {
 	if len(children) != 2 {
 		return nil, sql.ErrInvalidChildrenNumber.New(a, len(children), 2)
 	}
@@ -124,7 +124,7 @@ func decOperand(v any) (decimal.Decimal, bool) {
 	if d, ok := v.(decimal.Decimal); ok {
 		return d, true
 	}
-	n, isBig, _, ok := intOperand(v)
+	n, isBig, _, ok := IntOperand(v)
 	if !ok || isBig {
 		return decimal.Decimal{}, false
 	}
@@ -134,17 +134,17 @@ func decOperand(v any) (decimal.Decimal, bool) {
 	return decimal.NewFromInt(n), true
 }
 
-func (a *decArith) Eval(ctx *sql.Context, row sql.Row) (any, error) {
-	if d, null, ok, err := a.evalSmall(ctx, row); err != nil || null {
+func (a *DecArith) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	if d, null, ok, err := a.EvalSmall(ctx, row); err != nil || null {
 		return nil, err
 	} else if ok {
-		return decimal.New(d.c, d.e), nil
+		return decimal.New(d.C, d.E), nil
 	}
-	return a.evalDecimal(ctx, row)
+	return a.EvalDecimal(ctx, row)
 }
 
-// evalDecimal is Eval in decimals (and GMS's Arithmetic past them).
-func (a *decArith) evalDecimal(ctx *sql.Context, row sql.Row) (any, error) {
+// EvalDecimal is Eval in decimals (and GMS's Arithmetic past them).
+func (a *DecArith) EvalDecimal(ctx *sql.Context, row sql.Row) (any, error) {
 	lv, err := a.operand(ctx, 0, a.left, row)
 	if err != nil || lv == nil {
 		return nil, err
@@ -169,13 +169,13 @@ func (a *decArith) evalDecimal(ctx *sql.Context, row sql.Row) (any, error) {
 	default:
 		out = l.Mul(r)
 	}
-	if out.Exponent() < -30 || out.Exponent() > math.MaxInt16 || !limit65.holds(out) {
+	if out.Exponent() < -30 || out.Exponent() > math.MaxInt16 || !limit65.Holds(out) {
 		return a.gms.Eval(ctx, row)
 	}
 	return out, nil
 }
 
-// digitLimits holds ±10^n with exponent -s, for s in [0, 30]: a decimal
+// DigitLimits holds ±10^n with exponent -s, for s in [0, 30]: a decimal
 // of that exponent compares with them without rescaling.
 type digitLimits struct {
 	n   int
@@ -194,13 +194,13 @@ func newDigitLimits(n int) *digitLimits {
 
 var (
 	limit65 = newDigitLimits(65) // MySQL's DECIMAL precision
-	limit18 = newDigitLimits(18) // what an int64 coefficient surely holds
+	Limit18 = newDigitLimits(18) // what an int64 coefficient surely holds
 )
 
-// holds reports whether d has at most l's n digits without decimal's
+// Holds reports whether d has at most l's n digits without decimal's
 // NumDigits, which formats the coefficient as text (a quarter of TPC-H
 // Q1's CPU when every product and sum asked it).
-func (l *digitLimits) holds(d decimal.Decimal) bool {
+func (l *digitLimits) Holds(d decimal.Decimal) bool {
 	e := d.Exponent()
 	if e > 0 || e < -30 {
 		return d.NumDigits() <= l.n
@@ -228,130 +228,164 @@ func withinScale(d decimal.Decimal, t sql.Type) bool {
 // product's their sum), and whatever does not fit (or would make the
 // decimal path fall back to GMS) takes that path instead.
 
-// smallDec is c × 10^e.
-type smallDec struct {
-	c int64
-	e int32
+// SmallDec is c × 10^e.
+type SmallDec struct {
+	C int64
+	E int32
 }
 
-// smallEvaler evaluates to a smallDec when the value is one: ok false
+// SmallEvaler evaluates to a smallDec when the value is one: ok false
 // means "use Eval", null a NULL.
-type smallEvaler interface {
-	evalSmall(ctx *sql.Context, row sql.Row) (d smallDec, null, ok bool, err error)
+type SmallEvaler interface {
+	EvalSmall(ctx *sql.Context, row sql.Row) (d SmallDec, null, ok bool, err error)
 }
 
 // smallOf is d as a smallDec when its coefficient has at most 18 digits.
-func smallOf(d decimal.Decimal) (smallDec, bool) {
+func smallOf(d decimal.Decimal) (SmallDec, bool) {
 	e := d.Exponent()
-	if e > 0 || e < -30 || !limit18.holds(d) {
-		return smallDec{}, false
+	if e > 0 || e < -30 || !Limit18.Holds(d) {
+		return SmallDec{}, false
 	}
-	return smallDec{c: d.CoefficientInt64(), e: e}, true
+	return SmallDec{C: d.CoefficientInt64(), E: e}, true
 }
 
 // smallOperand reads operand i of a for the small path.
-func (a *decArith) smallOperand(ctx *sql.Context, i int, e sql.Expression, row sql.Row) (smallDec, bool, bool, error) {
+func (a *DecArith) smallOperand(ctx *sql.Context, i int, e sql.Expression, row sql.Row) (SmallDec, bool, bool, error) {
 	if d := a.litSmall[i]; d != nil {
 		return *d, false, true, nil
 	}
 	if a.lit[i] != nil {
-		return smallDec{}, false, false, nil
+		return SmallDec{}, false, false, nil
 	}
-	var d smallDec
-	if se, ok := e.(smallEvaler); ok {
+	var d SmallDec
+	if se, ok := e.(SmallEvaler); ok {
 		var null, ok bool
 		var err error
-		if d, null, ok, err = se.evalSmall(ctx, row); err != nil || null || !ok {
+		if d, null, ok, err = se.EvalSmall(ctx, row); err != nil || null || !ok {
 			return d, null, ok, err
 		}
 	} else {
 		v, err := e.Eval(ctx, row)
 		if err != nil || v == nil {
-			return smallDec{}, v == nil, false, err
+			return SmallDec{}, v == nil, false, err
 		}
 		switch x := v.(type) {
 		case decimal.Decimal:
 			if d, ok = smallOf(x); !ok {
-				return smallDec{}, false, false, nil
+				return SmallDec{}, false, false, nil
 			}
 		case bool:
-			return smallDec{}, false, false, nil
+			return SmallDec{}, false, false, nil
 		default:
-			n, isBig, _, ok := intOperand(v)
+			n, isBig, _, ok := IntOperand(v)
 			if !ok || isBig {
-				return smallDec{}, false, false, nil
+				return SmallDec{}, false, false, nil
 			}
-			d = smallDec{c: n}
+			d = SmallDec{C: n}
 		}
 	}
 	// withinScale: more fractional digits than the operand's type
 	// declares go to GMS (decArith.Eval).
-	if d.e < 0 && (a.scale[i] < 0 || -d.e > a.scale[i]) {
-		return smallDec{}, false, false, nil
+	if d.E < 0 && (a.scale[i] < 0 || -d.E > a.scale[i]) {
+		return SmallDec{}, false, false, nil
 	}
 	return d, false, true, nil
 }
 
-func (a *decArith) evalSmall(ctx *sql.Context, row sql.Row) (smallDec, bool, bool, error) {
+func (a *DecArith) EvalSmall(ctx *sql.Context, row sql.Row) (SmallDec, bool, bool, error) {
 	l, null, ok, err := a.smallOperand(ctx, 0, a.left, row)
 	if err != nil || null || !ok {
-		return smallDec{}, null, ok, err
+		return SmallDec{}, null, ok, err
 	}
 	r, null, ok, err := a.smallOperand(ctx, 1, a.right, row)
 	if err != nil || null || !ok {
-		return smallDec{}, null, ok, err
+		return SmallDec{}, null, ok, err
 	}
-	var out smallDec
+	var out SmallDec
 	switch a.gms.Op {
 	case "+", "-":
 		if a.gms.Op == "-" {
-			if r.c == math.MinInt64 {
-				return smallDec{}, false, false, nil
+			if r.C == math.MinInt64 {
+				return SmallDec{}, false, false, nil
 			}
-			r.c = -r.c
+			r.C = -r.C
 		}
-		out, ok = addSmall(l, r)
+		out, ok = AddSmall(l, r)
 	default:
 		out, ok = mulSmall(l, r)
 	}
-	if !ok || out.e < -30 {
-		return smallDec{}, false, false, nil
+	if !ok || out.E < -30 {
+		return SmallDec{}, false, false, nil
 	}
 	return out, false, true, nil
 }
 
-// addSmall is l + r at the smaller exponent; false past int64.
-func addSmall(l, r smallDec) (smallDec, bool) {
+// AddSmall is l + r at the smaller exponent; false past int64.
+func AddSmall(l, r SmallDec) (SmallDec, bool) {
 	var ok bool
-	if l.e > r.e {
-		if l.c, ok = mulPow10(l.c, l.e-r.e); !ok {
-			return smallDec{}, false
+	if l.E > r.E {
+		if l.C, ok = mulPow10(l.C, l.E-r.E); !ok {
+			return SmallDec{}, false
 		}
-		l.e = r.e
-	} else if r.e > l.e {
-		if r.c, ok = mulPow10(r.c, r.e-l.e); !ok {
-			return smallDec{}, false
+		l.E = r.E
+	} else if r.E > l.E {
+		if r.C, ok = mulPow10(r.C, r.E-l.E); !ok {
+			return SmallDec{}, false
 		}
 	}
-	s := l.c + r.c
-	if (l.c >= 0) == (r.c >= 0) && (s >= 0) != (r.c >= 0) {
-		return smallDec{}, false
+	s := l.C + r.C
+	if (l.C >= 0) == (r.C >= 0) && (s >= 0) != (r.C >= 0) {
+		return SmallDec{}, false
 	}
-	return smallDec{c: s, e: l.e}, true
+	return SmallDec{C: s, E: l.E}, true
 }
 
 // mulSmall is l × r; false past int64.
-func mulSmall(l, r smallDec) (smallDec, bool) {
-	if l.c == math.MinInt64 || r.c == math.MinInt64 {
-		return smallDec{}, false
+func mulSmall(l, r SmallDec) (SmallDec, bool) {
+	if l.C == math.MinInt64 || r.C == math.MinInt64 {
+		return SmallDec{}, false
 	}
-	hi, lo := bits.Mul64(uint64(abs64(l.c)), uint64(abs64(r.c)))
+	hi, lo := bits.Mul64(uint64(abs64(l.C)), uint64(abs64(r.C)))
 	if hi != 0 || lo > math.MaxInt64 {
-		return smallDec{}, false
+		return SmallDec{}, false
 	}
 	p := int64(lo)
-	if (l.c < 0) != (r.c < 0) {
+	if (l.C < 0) != (r.C < 0) {
 		p = -p
 	}
-	return smallDec{c: p, e: l.e + r.e}, true
+	return SmallDec{C: p, E: l.E + r.E}, true
 }
+
+// mulPow10 is n * 10^k, ok=false past int64.
+func mulPow10(n int64, k int32) (int64, bool) {
+	if k == 0 || n == 0 {
+		return n, true
+	}
+	if k < 0 || int(k) >= len(pow10) {
+		return 0, false
+	}
+	hi, lo := bits.Mul64(uint64(abs64(n)), uint64(pow10[k]))
+	if hi != 0 || lo > math.MaxInt64 {
+		return 0, false
+	}
+	if n < 0 {
+		return -int64(lo), true
+	}
+	return int64(lo), true
+}
+
+func abs64(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// pow10 are the powers of ten an int64 holds.
+var pow10 = func() (p [19]int64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return
+}()

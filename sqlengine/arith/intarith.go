@@ -1,4 +1,4 @@
-package sqlengine
+package arith
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
@@ -59,9 +58,9 @@ func (a *intArith) WithChildren(children ...sql.Expression) (sql.Expression, err
 	return &c, nil
 }
 
-// intOperand reads an integer operand as a signed value and, for an
+// IntOperand reads an integer operand as a signed value and, for an
 // unsigned one beyond int64, as a big value.
-func intOperand(v any) (n int64, big bool, u uint64, ok bool) {
+func IntOperand(v any) (n int64, big bool, u uint64, ok bool) {
 	switch x := v.(type) {
 	case int8:
 		return int64(x), false, 0, true
@@ -108,8 +107,8 @@ func (a *intArith) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if err != nil || rv == nil {
 		return nil, err
 	}
-	ln, lbig, lu, lok := intOperand(lv)
-	rn, rbig, ru, rok := intOperand(rv)
+	ln, lbig, lu, lok := IntOperand(lv)
+	rn, rbig, ru, rok := IntOperand(rv)
 	if !lok || !rok {
 		return a.slow(lv, rv)
 	}
@@ -226,65 +225,6 @@ func (a *intArith) outOfRange() error {
 	return mysqlerr.New(mysqlerr.ErDataOutOfRange, "%s value is out of range in '%s'", kind, a.String())
 }
 
-// intArithRule puts intArith in place of integer +, - and *, and the
-// other MySQL operators and casts of mysqlops.go in place of GMS's.
-func intArithRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	divErrors := strictDivision(ctx, n)
-	n, sameSums, err := exactSums(ctx, n)
-	if err != nil {
-		return nil, transform.SameTree, err
-	}
-	out, same, err := transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		if m, ok := e.(*expression.Mod); ok {
-			// Integer MOD is an integer, signed as its dividend (GMS
-			// computed it, and typed it, as a DECIMAL).
-			if im := intMod(m); im != nil {
-				if divErrors {
-					return divStrict{Expression: im, divisor: im.right}, transform.NewTree, nil
-				}
-				return im, transform.NewTree, nil
-			}
-		}
-		if divErrors {
-			switch e.(type) {
-			case *expression.Div, *expression.IntDiv, *expression.Mod:
-				return divStrict{Expression: e, divisor: e.Children()[1]}, transform.NewTree, nil
-			}
-		}
-		switch x := e.(type) {
-		case *expression.Arithmetic:
-			return arithmetic(ctx, x)
-		case *expression.Div:
-			if x.Type() == types.Float64 {
-				return floatArith{x}, transform.NewTree, nil
-			}
-		case *expression.UnaryMinus:
-			if isIntegerType(x.Child.Type()) {
-				return &negInt{child: x.Child, gms: x}, transform.NewTree, nil
-			}
-		case *expression.BitOp:
-			if temporal(x.LeftChild.Type()) || temporal(x.RightChild.Type()) {
-				// Dates and times as numbers: GMS's conversion.
-				return e, transform.SameTree, nil
-			}
-			return &bitOp{left: x.LeftChild, right: x.RightChild, op: strings.ToLower(x.Op)}, transform.NewTree, nil
-		case *expression.Convert:
-			ct, t := x.Type(), x.Child.Type()
-			switch {
-			case (ct == types.Int64 || ct == types.Uint64) && types.IsText(t):
-				return &castInt{child: x.Child, gms: x, unsigned: ct == types.Uint64}, transform.NewTree, nil
-			case ct == types.Date && isIntegerType(t):
-				return &castDate{child: x.Child, gms: x}, transform.NewTree, nil
-			case types.IsTimespan(ct) && strings.HasSuffix(x.String(), ", time)"):
-				// CAST(x AS TIME) is TIME(0) (timefsp.go).
-				return &castTime{Expression: x}, transform.NewTree, nil
-			}
-		}
-		return e, transform.SameTree, nil
-	})
-	return out, same && sameSums, err
-}
-
 func arithmetic(ctx *sql.Context, ar *expression.Arithmetic) (sql.Expression, transform.TreeIdentity, error) {
 	switch ar.Op {
 	case "+", "-", "*":
@@ -292,8 +232,8 @@ func arithmetic(ctx *sql.Context, ar *expression.Arithmetic) (sql.Expression, tr
 		return ar, transform.SameTree, nil
 	}
 	lt, rt := ar.LeftChild.Type(), ar.RightChild.Type()
-	if !isIntegerType(lt) || !isIntegerType(rt) {
-		if d, ok := newDecArith(ar); ok {
+	if !IsIntegerType(lt) || !IsIntegerType(rt) {
+		if d, ok := NewDecArith(ar); ok {
 			return d, transform.NewTree, nil // decarith.go
 		}
 		if ar.Type() == types.Float64 {
@@ -311,24 +251,24 @@ func arithmetic(ctx *sql.Context, ar *expression.Arithmetic) (sql.Expression, tr
 // intMod is m as an intArith when both operands are integers, else nil.
 func intMod(m *expression.Mod) *intArith {
 	lt, rt := m.LeftChild.Type(), m.RightChild.Type()
-	if !isIntegerType(lt) || !isIntegerType(rt) {
+	if !IsIntegerType(lt) || !IsIntegerType(rt) {
 		return nil
 	}
 	return &intArith{left: m.LeftChild, right: m.RightChild, op: "%", unsigned: types.IsUnsigned(lt)}
 }
 
-// isIntegerType: the integer types, not BIT, YEAR or booleans' TINYINT(1)
+// IsIntegerType: the integer types, not BIT, YEAR or booleans' TINYINT(1)
 // (which MySQL treats as integers too).
-func isIntegerType(t sql.Type) bool {
+func IsIntegerType(t sql.Type) bool {
 	return types.IsInteger(t) && !types.IsYear(t)
 }
 
 func temporal(t sql.Type) bool { return types.IsTime(t) || types.IsTimespan(t) }
 
-// strictDivision reports whether n writes rows (INSERT, REPLACE, UPDATE)
+// StrictDivision reports whether n writes rows (INSERT, REPLACE, UPDATE)
 // under strict mode with ERROR_FOR_DIVISION_BY_ZERO, where MySQL makes
 // a division by zero an error.
-func strictDivision(ctx *sql.Context, n sql.Node) bool {
+func StrictDivision(ctx *sql.Context, n sql.Node) bool {
 	m := sql.LoadSqlMode(ctx)
 	if !m.ModeEnabled("ERROR_FOR_DIVISION_BY_ZERO") || !(m.ModeEnabled("STRICT_TRANS_TABLES") || m.ModeEnabled("STRICT_ALL_TABLES")) {
 		return false
@@ -354,4 +294,55 @@ func strictDivision(ctx *sql.Context, n sql.Node) bool {
 		return !write
 	})
 	return write
+}
+
+// Operator is MySQL's own version of e when e is an integer +, - or *,
+// a division or MOD, a unary minus, a bit operation or a cast from text
+// to an integer or from an integer to a date; otherwise e itself
+// (SameTree). divErrors: a division by zero is an error (a strict
+// write), not NULL.
+func Operator(ctx *sql.Context, e sql.Expression, divErrors bool) (sql.Expression, transform.TreeIdentity, error) {
+	if m, ok := e.(*expression.Mod); ok {
+		// Integer MOD is an integer, signed as its dividend (GMS
+		// computed it, and typed it, as a DECIMAL).
+		if im := intMod(m); im != nil {
+			if divErrors {
+				return divStrict{Expression: im, divisor: im.right}, transform.NewTree, nil
+			}
+			return im, transform.NewTree, nil
+		}
+	}
+	if divErrors {
+		switch e.(type) {
+		case *expression.Div, *expression.IntDiv, *expression.Mod:
+			return divStrict{Expression: e, divisor: e.Children()[1]}, transform.NewTree, nil
+		}
+	}
+	switch x := e.(type) {
+	case *expression.Arithmetic:
+		return arithmetic(ctx, x)
+	case *expression.Div:
+		if x.Type() == types.Float64 {
+			return floatArith{x}, transform.NewTree, nil
+		}
+	case *expression.UnaryMinus:
+		if IsIntegerType(x.Child.Type()) {
+			return &negInt{child: x.Child, gms: x}, transform.NewTree, nil
+		}
+	case *expression.BitOp:
+		if temporal(x.LeftChild.Type()) || temporal(x.RightChild.Type()) {
+			// Dates and times as numbers: GMS's conversion.
+			return e, transform.SameTree, nil
+		}
+		return &bitOp{left: x.LeftChild, right: x.RightChild, op: strings.ToLower(x.Op)}, transform.NewTree, nil
+	case *expression.Convert:
+		ct, t := x.Type(), x.Child.Type()
+		switch {
+		case (ct == types.Int64 || ct == types.Uint64) && types.IsText(t):
+			return &castInt{child: x.Child, gms: x, unsigned: ct == types.Uint64}, transform.NewTree, nil
+		case ct == types.Date && IsIntegerType(t):
+			return &castDate{child: x.Child, gms: x}, transform.NewTree, nil
+		}
+	}
+	return e, transform.SameTree, nil
 }

@@ -1,4 +1,4 @@
-package sqlengine
+package arith
 
 import (
 	"time"
@@ -37,11 +37,11 @@ import (
 // gives its errors and warnings when the rows are read. Parameters, user
 // variables, columns and every other function stay unevaluated.
 
-const constFoldRuleID analyzer.RuleId = 1010
+const ConstFoldRuleID analyzer.RuleId = 1010
 
-// foldConstants is the analyzer rule (OnceBeforeDefault, so index
+// FoldConstants is the analyzer rule (OnceBeforeDefault, so index
 // ranges see the literals).
-func foldConstants(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func FoldConstants(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if !n.Resolved() {
 		return n, transform.SameTree, nil
 	}
@@ -138,7 +138,7 @@ func numericLiteral(ctx *sql.Context, col, lit sql.Expression) (sql.Expression, 
 		return nil, false
 	}
 	ct := gf.Type()
-	if !types.IsDecimal(ct) && !isIntegerType(ct) {
+	if !types.IsDecimal(ct) && !IsIntegerType(ct) {
 		return nil, false
 	}
 	l, ok := lit.(*expression.Literal)
@@ -146,7 +146,7 @@ func numericLiteral(ctx *sql.Context, col, lit sql.Expression) (sql.Expression, 
 		return nil, false
 	}
 	lt := l.Type()
-	if !types.IsDecimal(lt) && !isIntegerType(lt) {
+	if !types.IsDecimal(lt) && !IsIntegerType(lt) {
 		return nil, false
 	}
 	v, inRange, err := ct.Convert(ctx, l.Value())
@@ -230,7 +230,7 @@ func decimalScale(t sql.Type) (uint8, bool) {
 	if dt, ok := t.(sql.DecimalType); ok {
 		return dt.Scale(), true
 	}
-	if isIntegerType(t) {
+	if IsIntegerType(t) {
 		return 0, true
 	}
 	return 0, false

@@ -1,0 +1,32 @@
+package sqlengine
+
+import (
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"petrel/sqlengine/arith"
+)
+
+// intArithRule puts intArith in place of integer +, - and *, and the
+// other MySQL operators and casts of arith/mysqlops.go in place of GMS's.
+func intArithRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	divErrors := arith.StrictDivision(ctx, n)
+	n, sameSums, err := exactSums(ctx, n)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	out, same, err := transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		if x, ok := e.(*expression.Convert); ok && types.IsTimespan(x.Type()) && strings.HasSuffix(x.String(), ", time)") {
+			// CAST(x AS TIME) is TIME(0) (timefsp.go).
+			return &castTime{Expression: x}, transform.NewTree, nil
+		}
+		return arith.Operator(ctx, e, divErrors)
+	})
+	return out, same && sameSums, err
+}
