@@ -26,6 +26,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"petrel/sqlengine/subquery"
+
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -110,9 +112,9 @@ type Engine struct {
 	// (requiressl.go); replaced whole on change.
 	requireSSL atomic.Pointer[sslSet]
 	// subqueryCache counts remembered subquery results used and
-	// evaluations that found none (subqmemo.go; Subquery_cache_hit and
+	// evaluations that found none (subquery/subqmemo.go; Subquery_cache_hit and
 	// Subquery_cache_miss, MariaDB's names).
-	subqueryCache memoCounters
+	subqueryCache subquery.Counters
 }
 
 const usersMetaKey = "mysql_db"
@@ -149,7 +151,7 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.exec = rowexec.NewOverrideBuilder(execOverrides{e})
-	e.subqueryCache.exec = e.exec
+	e.subqueryCache.Exec = e.exec
 	a.ExecBuilder = e.exec
 	e.gms = sqle.New(a, &sqle.Config{})
 	e.gms.Parser = explainParser{schemaParser{e.gms.Parser}} // explain.go

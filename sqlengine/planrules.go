@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync"
 
+	"petrel/sqlengine/subquery"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -99,8 +101,8 @@ func installAnalyzerRules() {
 		// sort keys are final (distinctSortRule reads them).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: collate.SortRuleID, Apply: collate.SortRule})
 		// Correlated scalar subqueries remember their results by their
-		// outer values (subqmemo.go).
-		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: memoSubqueryRuleID, Apply: memoSubqueries})
+		// outer values (subquery/subqmemo.go).
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: subquery.MemoRuleID, Apply: memoSubqueries})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: explainRuleID, Apply: explainResult})
 		// MIN/MAX of a key's first column (rewrite/minmaxkey.go) in place of
 		// GMS's replaceAgg, which lost the NULL row of an empty input.
@@ -416,4 +418,17 @@ func pointColumn(ctx *sql.Context, ce sql.MySQLRangeColumnExpr) bool {
 	}
 	c, err := ce.Typ.Compare(ctx, lb.Key, ub.Key)
 	return err == nil && c == 0
+}
+
+// memoSubqueries wraps the correlated scalar subqueries of a read-only
+// statement (after all of GMS's rules: exec indexes are final).
+func memoSubqueries(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if !scope.IsEmpty() || (qFlags != nil && !qFlags.SubqueryIsSet()) || !n.IsReadOnly() {
+		return n, transform.SameTree, nil
+	}
+	e := engineOf(ctx)
+	if e == nil {
+		return n, transform.SameTree, nil
+	}
+	return subquery.Memo(n, &e.subqueryCache)
 }

@@ -53,9 +53,9 @@ func TestCorrelatedSubqueryRemembered(t *testing.T) {
 		return fmt.Sprintf("[[%d %d]]", n, sum)
 	}
 	counters := func() (uint64, uint64) {
-		return env.e.subqueryCache.hits.Load(), env.e.subqueryCache.misses.Load()
+		return env.e.subqueryCache.Hits.Load(), env.e.subqueryCache.Misses.Load()
 	}
-	grouped := func() uint64 { return env.e.subqueryCache.groupedRuns.Load() }
+	grouped := func() uint64 { return env.e.subqueryCache.GroupedRuns.Load() }
 	const q17 = "SELECT COUNT(*), CAST(SUM(q) AS SIGNED) FROM line, part WHERE part.p = line.p AND part.brand = 1 AND q < (SELECT AVG(q) FROM line l2 WHERE l2.p = part.p)"
 	check := func(when string, q string, wantHits, wantMisses, wantGrouped uint64) {
 		t.Helper()
@@ -138,7 +138,7 @@ func TestCorrelatedSubqueryRemembered(t *testing.T) {
 	}
 }
 
-// TestCorrelatedSubqueryGrouped: the grouped run (subqgroup.go) answers
+// TestCorrelatedSubqueryGrouped: the grouped run (subquery/subqgroup.go) answers
 // TPC-H Q20's shape (two correlated columns and a condition on the inner
 // table alone) as the subquery run per row would: outer values with no
 // inner rows get the aggregate of nothing (COUNT 0, SUM NULL), NULL outer
@@ -219,11 +219,11 @@ func TestCorrelatedSubqueryGrouped(t *testing.T) {
 		{"sum", "SELECT id, CAST((SELECT SUM(q) FROM li WHERE o.sk = li.sk AND o.pk = li.pk) AS SIGNED) FROM o ORDER BY id", "[" + strings.Join(wantSum, " ") + "]", 1},
 		{"unsigned", "SELECT id, CAST((SELECT SUM(q) FROM li WHERE li.pk = o.upk AND li.sk = o.sk) AS SIGNED) FROM o ORDER BY id", "[" + strings.Join(wantSum, " ") + "]", 0},
 	} {
-		g0 := env.e.subqueryCache.groupedRuns.Load()
+		g0 := env.e.subqueryCache.GroupedRuns.Load()
 		if got := env.must(c.q); got != c.want {
 			t.Errorf("%s: got %s\nwant %s", c.name, got, c.want)
 		}
-		if g := env.e.subqueryCache.groupedRuns.Load() - g0; g != c.grouped {
+		if g := env.e.subqueryCache.GroupedRuns.Load() - g0; g != c.grouped {
 			t.Errorf("%s: %d grouped runs, want %d", c.name, g, c.grouped)
 		}
 	}

@@ -194,9 +194,9 @@ func registerStatus(e *Engine) {
 	RegisterStatus("Petrel_storage_syncs", func() any { return st.Stats().StorageSyncs })
 	RegisterStatus("Petrel_narrow_scans", func() any { return e.prov.narrowScans.Load() })
 	RegisterStatus("Petrel_prefiltered_rows", func() any { return e.prov.prefilteredRows.Load() })
-	RegisterStatus("Subquery_cache_hit", func() any { return e.subqueryCache.hits.Load() })
-	RegisterStatus("Subquery_cache_miss", func() any { return e.subqueryCache.misses.Load() })
-	RegisterStatus("Petrel_subquery_grouped_runs", func() any { return e.subqueryCache.groupedRuns.Load() })
+	RegisterStatus("Subquery_cache_hit", func() any { return e.subqueryCache.Hits.Load() })
+	RegisterStatus("Subquery_cache_miss", func() any { return e.subqueryCache.Misses.Load() })
+	RegisterStatus("Petrel_subquery_grouped_runs", func() any { return e.subqueryCache.GroupedRuns.Load() })
 }
 
 // RegisterStatus adds (or replaces) a computed global status variable.

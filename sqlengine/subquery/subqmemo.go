@@ -1,4 +1,4 @@
-package sqlengine
+package subquery
 
 import (
 	"math"
@@ -45,36 +45,23 @@ import (
 // statement's) starts empty. IN and EXISTS subqueries keep GMS's
 // evaluation (they become joins where GMS can).
 
-const memoSubqueryRuleID analyzer.RuleId = 1018
+const MemoRuleID analyzer.RuleId = 1018
 
 // memoMaxEntries bounds the results one subquery remembers per execution.
 const memoMaxEntries = 1 << 16
 
-// memoSubqueries wraps the correlated scalar subqueries of a read-only
-// statement (after all of GMS's rules: exec indexes are final).
-func memoSubqueries(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if !scope.IsEmpty() || (qFlags != nil && !qFlags.SubqueryIsSet()) || !n.IsReadOnly() {
-		return n, transform.SameTree, nil
-	}
-	e := engineOf(ctx)
-	if e == nil {
-		return n, transform.SameTree, nil
-	}
-	return memoNode(n, &e.subqueryCache)
-}
-
-// memoCounters are an engine's Subquery_cache_hit and _miss, and the
+// Counters are an engine's Subquery_cache_hit and _miss, and the
 // exec builder a grouped run uses (subqgroup.go).
-type memoCounters struct {
-	hits, misses atomic.Uint64
+type Counters struct {
+	Hits, Misses atomic.Uint64
 	// groupedRuns counts grouped runs that filled a memory
 	// (Petrel_subquery_grouped_runs).
-	groupedRuns atomic.Uint64
-	exec        sql.NodeExecBuilder
+	GroupedRuns atomic.Uint64
+	Exec        sql.NodeExecBuilder
 }
 
-// memoNode wraps the subqueries in n's expressions, at any depth.
-func memoNode(n sql.Node, counters *memoCounters) (sql.Node, transform.TreeIdentity, error) {
+// Memo wraps the subqueries in n's expressions, at any depth.
+func Memo(n sql.Node, counters *Counters) (sql.Node, transform.TreeIdentity, error) {
 	return rewrite.MapNodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		return memoExpr(e, false, counters)
 	})
@@ -83,14 +70,14 @@ func memoNode(n sql.Node, counters *memoCounters) (sql.Node, transform.TreeIdent
 // memoExpr wraps the subqueries in e; inSet is true for the subquery
 // operand of IN or EXISTS, which is evaluated through other methods than
 // Eval and is not wrapped (its own query is still walked).
-func memoExpr(e sql.Expression, inSet bool, counters *memoCounters) (sql.Expression, transform.TreeIdentity, error) {
+func memoExpr(e sql.Expression, inSet bool, counters *Counters) (sql.Expression, transform.TreeIdentity, error) {
 	switch x := e.(type) {
 	case *memoSubquery:
 		// A plan analysed again (a prepared statement's): a new memory.
 		sq, _, err := memoExpr(x.sq, false, counters)
 		return sq, transform.NewTree, err
 	case *plan.Subquery:
-		q, same, err := memoNode(x.Query, counters)
+		q, same, err := Memo(x.Query, counters)
 		if err != nil {
 			return nil, transform.SameTree, err
 		}
@@ -116,7 +103,7 @@ func memoExpr(e sql.Expression, inSet bool, counters *memoCounters) (sql.Express
 
 // newMemoSubquery returns sq remembered by its outer references, or nil
 // where the result may depend on more than them (see above).
-func newMemoSubquery(sq *plan.Subquery, counters *memoCounters) *memoSubquery {
+func newMemoSubquery(sq *plan.Subquery, counters *Counters) *memoSubquery {
 	corr := sq.Correlated()
 	if corr.Empty() || sq.Volatile() || sq.Query == nil {
 		return nil
@@ -233,9 +220,9 @@ func (m *memoSubquery) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) 
 
 // subqueryMemo is one subquery's remembered results in one execution.
 type subqueryMemo struct {
-	refs     []int         // GetField indexes in the subquery, ascending
-	counters *memoCounters // the engine's
-	group    *groupPlan    // nil: no grouped run (subqgroup.go)
+	refs     []int      // GetField indexes in the subquery, ascending
+	counters *Counters  // the engine's
+	group    *groupPlan // nil: no grouped run (subqgroup.go)
 
 	mu      sync.Mutex
 	pid     uint64
@@ -334,12 +321,12 @@ func (s *subqueryMemo) get(ctx *sql.Context, key string) (v interface{}, hit, gr
 		v, ok = s.empty, true
 	}
 	if ok {
-		s.counters.hits.Add(1)
+		s.counters.Hits.Add(1)
 		return v, true, false
 	}
-	s.counters.misses.Add(1)
+	s.counters.Misses.Add(1)
 	s.misses++
-	return nil, false, s.group != nil && !s.grouped && s.misses >= 2 && s.counters.exec != nil
+	return nil, false, s.group != nil && !s.grouped && s.misses >= 2 && s.counters.Exec != nil
 }
 
 // runGrouped runs the grouped plan once for this execution and answers
@@ -352,14 +339,14 @@ func (s *subqueryMemo) runGrouped(ctx *sql.Context, key string, row sql.Row) (in
 	}
 	s.grouped = true
 	s.mu.Unlock()
-	groups, empty, ok, err := s.group.run(ctx, s.counters.exec, s.refs, row)
+	groups, empty, ok, err := s.group.run(ctx, s.counters.Exec, s.refs, row)
 	if err != nil || !ok {
 		return nil, false, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.results, s.complete, s.empty = groups, true, empty
-	s.counters.groupedRuns.Add(1)
+	s.counters.GroupedRuns.Add(1)
 	if v, ok := groups[key]; ok {
 		return v, true, nil
 	}
