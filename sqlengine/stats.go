@@ -13,6 +13,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/stats"
 
+	"petrel/sqlengine/histogram"
 	"petrel/storage"
 )
 
@@ -291,9 +292,9 @@ func (p *statsProvider) analyze(ctx *sql.Context, tb *Table, stop <-chan struct{
 			default:
 			}
 		}
-		if len(sample) < statsMaxSample {
+		if len(sample) < histogram.MaxSample {
 			sample = append(sample, row)
-		} else if j := rng.Int63n(int64(total)); j < statsMaxSample {
+		} else if j := rng.Int63n(int64(total)); j < histogram.MaxSample {
 			sample[j] = row
 		}
 	}
@@ -315,15 +316,15 @@ func (p *statsProvider) analyze(ctx *sql.Context, tb *Table, stop <-chan struct{
 			}
 			keys[i] = k
 		}
-		ks := buildKeyStats(ctx, types, keys, total, ix.uniq)
+		ks := histogram.Build(ctx, types, keys, total, ix.uniq)
 		if len(types) > 1 {
 			// The histogram is of the first column only (see statistic).
 			first := make([]sql.Row, len(keys))
 			for i, k := range keys {
 				first[i] = k[:1]
 			}
-			h := buildKeyStats(ctx, types[:1], first, total, false)
-			ks.lower, ks.buckets, ks.distinct, ks.nulls = h.lower, h.buckets, h.distinct, h.nulls
+			h := histogram.Build(ctx, types[:1], first, total, false)
+			ks.Lower, ks.Buckets, ks.Distinct, ks.Nulls = h.Lower, h.Buckets, h.Distinct, h.Nulls
 		}
 		is, err := p.statistic(tb, ix, types, cols, ks, dataLen, ts.at)
 		if err != nil {
@@ -353,15 +354,15 @@ func (p *statsProvider) analyze(ctx *sql.Context, tb *Table, stop <-chan struct{
 // past one of them, which with distinct later values indexes past a
 // slice's end and panics; equal later values keep them on their path.
 // The per-prefix distinct counts keep every column.
-func (p *statsProvider) statistic(tb *Table, ix *Index, types []sql.Type, cols []string, ks keyStats, dataLen uint64, at time.Time) (*indexStats, error) {
+func (p *statsProvider) statistic(tb *Table, ix *Index, types []sql.Type, cols []string, ks histogram.KeyStats, dataLen uint64, at time.Time) (*indexStats, error) {
 	qual := sql.NewStatQualifier(strings.ToLower(tb.db.name), "", strings.ToLower(tb.Name()), strings.ToLower(ix.name))
 	var avg uint64
-	if ks.rows > 0 {
+	if ks.Rows > 0 {
 		avg = dataLen / max(p.store.ApproxRows(tb.t), 1)
 	}
 	n := len(cols)
-	buckets := make([]sql.HistogramBucket, len(ks.buckets))
-	for i, b := range ks.buckets {
+	buckets := make([]sql.HistogramBucket, len(ks.Buckets))
+	for i, b := range ks.Buckets {
 		var mcvs []sql.Row
 		for _, m := range b.Mcvs() {
 			mcvs = append(mcvs, padKey(m, n))
@@ -369,15 +370,15 @@ func (p *statsProvider) statistic(tb *Table, ix *Index, types []sql.Type, cols [
 		buckets[i] = stats.NewHistogramBucket(b.RowCount(), b.DistinctCount(), b.NullCount(), b.BoundCount(), padKey(b.UpperBound(), n), b.McvCounts(), mcvs)
 	}
 	var lower sql.Row
-	if ks.lower != nil {
-		lower = padKey(ks.lower, n)
+	if ks.Lower != nil {
+		lower = padKey(ks.Lower, n)
 	}
-	s := stats.NewStatistic(ks.rows, ks.distinct, ks.nulls, avg, at, qual, cols, types, buckets, sql.IndexClassDefault, lower)
+	s := stats.NewStatistic(ks.Rows, ks.Distinct, ks.Nulls, avg, at, qual, cols, types, buckets, sql.IndexClassDefault, lower)
 	fds, colset, err := stats.IndexFds(strings.ToLower(tb.Name()), tb.Schema(), ix)
 	if err != nil {
 		return nil, err
 	}
-	return &indexStats{stat: newIndexStatistic(s).WithFuncDeps(fds).WithColSet(colset), prefix: ks.prefix}, nil
+	return &indexStats{stat: histogram.NewStatistic(s).WithFuncDeps(fds).WithColSet(colset), prefix: ks.Prefix}, nil
 }
 
 // padKey returns a histogram key of the first index column (k[:1]) widened

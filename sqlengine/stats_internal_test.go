@@ -13,6 +13,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
+	"petrel/sqlengine/histogram"
 	"petrel/storage"
 )
 
@@ -320,12 +321,12 @@ func TestBuildKeyStatsSampled(t *testing.T) {
 	for i := 0; i < 1000; i++ {
 		keys = append(keys, sql.Row{int64(i % 100)})
 	}
-	ks := buildKeyStats(ctx, typ, keys, 1000, false)
-	if ks.rows != 1000 || ks.distinct != 100 || ks.prefix[0] != 100 || len(ks.buckets) == 0 || len(ks.buckets) > statsBuckets {
-		t.Errorf("whole table: rows %d distinct %d prefix %v buckets %d", ks.rows, ks.distinct, ks.prefix, len(ks.buckets))
+	ks := histogram.Build(ctx, typ, keys, 1000, false)
+	if ks.Rows != 1000 || ks.Distinct != 100 || ks.Prefix[0] != 100 || len(ks.Buckets) == 0 || len(ks.Buckets) > histogram.MaxBuckets {
+		t.Errorf("whole table: rows %d distinct %d prefix %v buckets %d", ks.Rows, ks.Distinct, ks.Prefix, len(ks.Buckets))
 	}
 	var sum uint64
-	for _, b := range ks.buckets {
+	for _, b := range ks.Buckets {
 		sum += b.RowCount()
 	}
 	if sum != 1000 {
@@ -333,17 +334,17 @@ func TestBuildKeyStatsSampled(t *testing.T) {
 	}
 	// A tenth of a table of 10000 rows with 100 values seen 10 times each
 	// in the sample: every value is there, each standing for 100 rows.
-	ks = buildKeyStats(ctx, typ, keys, 10000, false)
-	if ks.rows != 10000 || ks.distinct != 100 {
-		t.Errorf("sampled: rows %d distinct %d, want 10000 and 100", ks.rows, ks.distinct)
+	ks = histogram.Build(ctx, typ, keys, 10000, false)
+	if ks.Rows != 10000 || ks.Distinct != 100 {
+		t.Errorf("sampled: rows %d distinct %d, want 10000 and 100", ks.Rows, ks.Distinct)
 	}
 	// A unique index: distinct is the rows whatever the sample.
 	var uniq []sql.Row
 	for i := 0; i < 500; i++ {
 		uniq = append(uniq, sql.Row{int64(i)})
 	}
-	if ks := buildKeyStats(ctx, typ, uniq, 5000, true); ks.distinct != 5000 || ks.prefix[0] != 5000 {
-		t.Errorf("unique sampled: distinct %d prefix %v, want 5000", ks.distinct, ks.prefix)
+	if ks := histogram.Build(ctx, typ, uniq, 5000, true); ks.Distinct != 5000 || ks.Prefix[0] != 5000 {
+		t.Errorf("unique sampled: distinct %d prefix %v, want 5000", ks.Distinct, ks.Prefix)
 	}
 }
 

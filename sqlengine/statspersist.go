@@ -2,13 +2,13 @@ package sqlengine
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/stats"
 
+	"petrel/sqlengine/histogram"
 	"petrel/storage"
 )
 
@@ -21,93 +21,27 @@ import (
 // rule. A histogram is of an index's first column (statistic), so its
 // keys are stored as that one value, whatever the index's width.
 
-const statsMetaVersion = 2
-
-func statsMetaKey(tableID uint32) string { return fmt.Sprintf("stats/%d", tableID) }
-
-type statsRecord struct {
-	Version int           `json:"v"`
-	Sig     string        `json:"sig"`
-	Rows    uint64        `json:"rows"`
-	At      int64         `json:"at"` // unix nanoseconds
-	Indexes []indexRecord `json:"indexes"`
-}
-
-type indexRecord struct {
-	Name     string         `json:"name"`
-	Rows     uint64         `json:"rows"`
-	Distinct uint64         `json:"distinct"`
-	Nulls    uint64         `json:"nulls"`
-	Prefix   []uint64       `json:"prefix"`
-	Lower    []*string      `json:"lower"`
-	Buckets  []bucketRecord `json:"buckets"`
-}
-
-type bucketRecord struct {
-	Rows      uint64      `json:"rows"`
-	Distinct  uint64      `json:"distinct"`
-	Nulls     uint64      `json:"nulls"`
-	Bound     uint64      `json:"bound"`
-	Upper     []*string   `json:"upper"`
-	Mcvs      [][]*string `json:"mcvs,omitempty"`
-	McvCounts []uint64    `json:"mcv_counts,omitempty"`
-}
-
-func encodeKey(ctx *sql.Context, types []sql.Type, row sql.Row) ([]*string, error) {
-	out := make([]*string, len(row))
-	for i, v := range row {
-		if v == nil {
-			continue
-		}
-		sv, err := types[i].SQL(ctx, nil, v)
-		if err != nil {
-			return nil, err
-		}
-		s := sv.ToString()
-		out[i] = &s
-	}
-	return out, nil
-}
-
-func decodeKey(ctx *sql.Context, types []sql.Type, vals []*string) (sql.Row, error) {
-	if len(vals) != len(types) {
-		return nil, fmt.Errorf("key of %d values for %d columns", len(vals), len(types))
-	}
-	out := make(sql.Row, len(vals))
-	for i, s := range vals {
-		if s == nil {
-			continue
-		}
-		v, _, err := types[i].Convert(ctx, *s)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = v
-	}
-	return out, nil
-}
-
 // persist stores ts as table id's statistics.
 func (p *statsProvider) persist(id uint32, ts *tableStats) error {
 	ctx := sql.NewEmptyContext()
-	rec := statsRecord{Version: statsMetaVersion, Sig: ts.sig, Rows: ts.rows, At: ts.at.UnixNano()}
+	rec := histogram.TableRecord{Version: histogram.MetaVersion, Sig: ts.sig, Rows: ts.rows, At: ts.at.UnixNano()}
 	for name, is := range ts.idx {
 		s := is.stat
 		first := s.Types()[:1]
-		ir := indexRecord{Name: name, Rows: s.RowCount(), Distinct: s.DistinctCount(), Nulls: s.NullCount(), Prefix: is.prefix}
+		ir := histogram.IndexRecord{Name: name, Rows: s.RowCount(), Distinct: s.DistinctCount(), Nulls: s.NullCount(), Prefix: is.prefix}
 		var err error
 		if s.LowerBound() != nil {
-			if ir.Lower, err = encodeKey(ctx, first, s.LowerBound()[:1]); err != nil {
+			if ir.Lower, err = histogram.EncodeKey(ctx, first, s.LowerBound()[:1]); err != nil {
 				return err
 			}
 		}
 		for _, b := range s.Histogram() {
-			br := bucketRecord{Rows: b.RowCount(), Distinct: b.DistinctCount(), Nulls: b.NullCount(), Bound: b.BoundCount(), McvCounts: b.McvCounts()}
-			if br.Upper, err = encodeKey(ctx, first, b.UpperBound()[:1]); err != nil {
+			br := histogram.BucketRecord{Rows: b.RowCount(), Distinct: b.DistinctCount(), Nulls: b.NullCount(), Bound: b.BoundCount(), McvCounts: b.McvCounts()}
+			if br.Upper, err = histogram.EncodeKey(ctx, first, b.UpperBound()[:1]); err != nil {
 				return err
 			}
 			for _, m := range b.Mcvs() {
-				k, err := encodeKey(ctx, first, m[:1])
+				k, err := histogram.EncodeKey(ctx, first, m[:1])
 				if err != nil {
 					return err
 				}
@@ -121,18 +55,18 @@ func (p *statsProvider) persist(id uint32, ts *tableStats) error {
 	if err != nil {
 		return err
 	}
-	return p.store.SetMetaSync(statsMetaKey(id), blob)
+	return p.store.SetMetaSync(histogram.MetaKey(id), blob)
 }
 
 // load reads st's persisted statistics; nil if there are none or they no
 // longer fit the table.
 func (p *statsProvider) load(st *storage.Table) *tableStats {
-	blob, err := p.store.GetMeta(statsMetaKey(st.Def.ID))
+	blob, err := p.store.GetMeta(histogram.MetaKey(st.Def.ID))
 	if err != nil || blob == nil {
 		return nil
 	}
-	var rec statsRecord
-	if err := json.Unmarshal(blob, &rec); err != nil || rec.Version != statsMetaVersion || rec.Sig != statsSignature(st) {
+	var rec histogram.TableRecord
+	if err := json.Unmarshal(blob, &rec); err != nil || rec.Version != histogram.MetaVersion || rec.Sig != statsSignature(st) {
 		return nil
 	}
 	d := p.store.Catalog().Database(st.Def.Database)
@@ -159,26 +93,26 @@ func (p *statsProvider) load(st *storage.Table) *tableStats {
 			types[i] = st.Schema[o].Type
 			cols[i] = strings.ToLower(st.Schema[o].Name)
 		}
-		ks := keyStats{rows: ir.Rows, distinct: ir.Distinct, nulls: ir.Nulls, prefix: ir.Prefix}
+		ks := histogram.KeyStats{Rows: ir.Rows, Distinct: ir.Distinct, Nulls: ir.Nulls, Prefix: ir.Prefix}
 		if ir.Lower != nil {
-			if ks.lower, err = decodeKey(ctx, types[:1], ir.Lower); err != nil {
+			if ks.Lower, err = histogram.DecodeKey(ctx, types[:1], ir.Lower); err != nil {
 				return nil
 			}
 		}
 		for _, br := range ir.Buckets {
-			upper, err := decodeKey(ctx, types[:1], br.Upper)
+			upper, err := histogram.DecodeKey(ctx, types[:1], br.Upper)
 			if err != nil || len(br.Mcvs) != len(br.McvCounts) {
 				return nil
 			}
 			var mcvs []sql.Row
 			for _, m := range br.Mcvs {
-				k, err := decodeKey(ctx, types[:1], m)
+				k, err := histogram.DecodeKey(ctx, types[:1], m)
 				if err != nil {
 					return nil
 				}
 				mcvs = append(mcvs, k)
 			}
-			ks.buckets = append(ks.buckets, stats.NewHistogramBucket(br.Rows, br.Distinct, br.Nulls, br.Bound, upper, br.McvCounts, mcvs))
+			ks.Buckets = append(ks.Buckets, stats.NewHistogramBucket(br.Rows, br.Distinct, br.Nulls, br.Bound, upper, br.McvCounts, mcvs))
 		}
 		dataLen, _ := tb.DataLength(ctx)
 		is, err := p.statistic(tb, ix, types, cols, ks, dataLen, ts.at)

@@ -1,4 +1,4 @@
-package sqlengine
+package histogram
 
 import (
 	"math"
@@ -14,22 +14,22 @@ import (
 // table's row count when the keys are a sample.
 
 const (
-	// statsBuckets is the most buckets an index's histogram has.
-	statsBuckets = 64
-	// statsMaxSample is the most keys an analysis keeps per index; larger
+	// MaxBuckets is the most buckets an index's histogram has.
+	MaxBuckets = 64
+	// MaxSample is the most keys an analysis keeps per index; larger
 	// tables are sampled (reservoir), as InnoDB samples pages.
-	statsMaxSample = 50000
+	MaxSample = 50000
 	// statsBucketMcvs is the most common values kept per bucket.
 	statsBucketMcvs = 3
 )
 
-// keyStats is one index's analysis: its histogram and the distinct count
+// KeyStats is one index's analysis: its histogram and the distinct count
 // of each column prefix (MySQL's CARDINALITY for each Seq_in_index).
-type keyStats struct {
-	rows, distinct, nulls uint64
-	prefix                []uint64 // distinct counts of the first 1..n columns
-	lower                 sql.Row  // the smallest key
-	buckets               []sql.HistogramBucket
+type KeyStats struct {
+	Rows, Distinct, Nulls uint64
+	Prefix                []uint64 // distinct counts of the first 1..n columns
+	Lower                 sql.Row  // the smallest key
+	Buckets               []sql.HistogramBucket
 }
 
 // compareKeys orders index keys column by column, NULL first (InnoDB's
@@ -53,18 +53,18 @@ func compareKeys(ctx *sql.Context, types []sql.Type, a, b sql.Row, n int) int {
 	return 0
 }
 
-// buildKeyStats sorts keys (a sample of total rows' keys; every key when
+// Build sorts keys (a sample of total rows' keys; every key when
 // len(keys) == total) and builds the index's statistics. unique says the
 // index allows each non-NULL key once.
-func buildKeyStats(ctx *sql.Context, types []sql.Type, keys []sql.Row, total uint64, unique bool) keyStats {
+func Build(ctx *sql.Context, types []sql.Type, keys []sql.Row, total uint64, unique bool) KeyStats {
 	ncols := len(types)
 	sort.SliceStable(keys, func(i, j int) bool { return compareKeys(ctx, types, keys[i], keys[j], ncols) < 0 })
 	n := len(keys)
-	ks := keyStats{rows: total, prefix: make([]uint64, ncols)}
+	ks := KeyStats{Rows: total, Prefix: make([]uint64, ncols)}
 	if n == 0 {
 		return ks
 	}
-	ks.lower = keys[0]
+	ks.Lower = keys[0]
 	scale := float64(total) / float64(n)
 	// gee is the GEE distinct-count estimator (Charikar et al.): the
 	// sample's values seen more than once are all there; each seen once
@@ -92,12 +92,12 @@ func buildKeyStats(ctx *sql.Context, types []sql.Type, keys []sql.Row, total uin
 		if run == 1 {
 			singles++
 		}
-		ks.prefix[p-1] = gee(distinct, singles)
+		ks.Prefix[p-1] = gee(distinct, singles)
 	}
 
 	// Runs of equal full keys, grouped into equi-depth buckets that never
 	// split a run.
-	target := (n + statsBuckets - 1) / statsBuckets
+	target := (n + MaxBuckets - 1) / MaxBuckets
 	type run struct {
 		key   sql.Row
 		count int
@@ -142,7 +142,7 @@ func buildKeyStats(ctx *sql.Context, types []sql.Type, keys []sql.Row, total uin
 		if bucketNulls > 0 {
 			nullCount = scaled(bucketNulls)
 		}
-		ks.buckets = append(ks.buckets, stats.NewHistogramBucket(scaled(rows), max(distinct, 1), nullCount, scaled(last.count), last.key, mcvCounts, mcvs))
+		ks.Buckets = append(ks.Buckets, stats.NewHistogramBucket(scaled(rows), max(distinct, 1), nullCount, scaled(last.count), last.key, mcvCounts, mcvs))
 		runs = runs[:0]
 	}
 	inBucket := 0
@@ -163,15 +163,15 @@ func buildKeyStats(ctx *sql.Context, types []sql.Type, keys []sql.Row, total uin
 		i = j
 	}
 	flush()
-	for _, b := range ks.buckets {
-		ks.distinct += b.DistinctCount()
+	for _, b := range ks.Buckets {
+		ks.Distinct += b.DistinctCount()
 	}
 	if nulls > 0 {
-		ks.nulls = scaled(nulls)
+		ks.Nulls = scaled(nulls)
 	}
 	if unique {
-		ks.distinct = total - min(ks.nulls, total)
-		ks.prefix[ncols-1] = ks.distinct
+		ks.Distinct = total - min(ks.Nulls, total)
+		ks.Prefix[ncols-1] = ks.Distinct
 	}
 	return ks
 }

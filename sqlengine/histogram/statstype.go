@@ -1,4 +1,4 @@
-package sqlengine
+package histogram
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
@@ -21,7 +21,7 @@ type indexStatistic struct {
 
 var _ sql.Statistic = (*indexStatistic)(nil)
 
-func newIndexStatistic(s *stats.Statistic) *indexStatistic {
+func NewStatistic(s *stats.Statistic) *indexStatistic {
 	is := &indexStatistic{Statistic: s}
 	if n := uint64(len(s.Hist)); n > 0 {
 		is.bucketRows = max(1, s.RowCnt/n)
