@@ -14,6 +14,7 @@ import (
 
 	"petrel/internal/admission"
 	"petrel/internal/base"
+	"petrel/sqlengine/arith"
 )
 
 // The admission gate: the shell around internal/admission's core. A
@@ -57,7 +58,7 @@ func admissionVariable() sql.SystemVariable {
 		Name: concurrencyVar, Scope: sql.GetMysqlScope(sql.SystemVariableScope_Global), Dynamic: true,
 		Type: types.NewSystemIntType(concurrencyVar, 0, 100000, false), Default: def,
 		NotifyChanged: func(ctx *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
-			n, _ := toInt64(v.Val)
+			n, _ := arith.ToInt64(v.Val)
 			if e := engineOf(ctx); e != nil && e.admission != nil {
 				e.admission.setLimit(int(n))
 			}

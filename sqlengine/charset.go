@@ -14,6 +14,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/arith"
 	"petrel/storage"
 	"petrel/storage/keys"
 )
@@ -523,7 +524,7 @@ func checkSQLMode(value any) error {
 	v, ok := value.(string)
 	if !ok {
 		// A bit set (GMS converts the value to the variable's SET type).
-		n, isNum := toInt64(value)
+		n, isNum := arith.ToInt64(value)
 		sv, _, found := sql.SystemVariables.GetGlobal("sql_mode")
 		if !isNum || !found {
 			return nil

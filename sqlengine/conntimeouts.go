@@ -3,6 +3,7 @@ package sqlengine
 import (
 	"strings"
 
+	"petrel/sqlengine/arith"
 	"petrel/sqlengine/wire"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -60,7 +61,7 @@ func (s *Session) intVar(name string, def int64) int64 {
 	if err != nil {
 		return def
 	}
-	if n, ok := toInt64(v); ok {
+	if n, ok := arith.ToInt64(v); ok {
 		return n
 	}
 	return def

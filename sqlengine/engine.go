@@ -26,6 +26,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"petrel/sqlengine/functions"
+
 	"petrel/sqlengine/subquery"
 
 	sqle "github.com/dolthub/go-mysql-server"
@@ -162,7 +164,9 @@ func New(opts Options) (*Engine, error) {
 	e.superReadOnly.Store(globalBool("super_read_only"))
 	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{e.fastPathsVariable()})
 	registerStatus(e)
-	e.registerMySQLFunctions()
+	for _, f := range functions.MySQL() {
+		e.RegisterFunction(f)
+	}
 	e.registerConnectAttrs()
 	e.admission = newAdmitGate(int(globalInt(concurrencyVar, defaultConcurrency())), time.Now)
 	e.registerAdmissionStatus()
@@ -441,7 +445,7 @@ func globalBool(name string) bool {
 	if !ok {
 		return false
 	}
-	n, _ := toInt64(v)
+	n, _ := arith.ToInt64(v)
 	return n != 0
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/arith"
 )
 
 // max_execution_time and KILL QUERY (issue 29). GMS defines
@@ -38,7 +39,7 @@ func (h *errHandler) execTimeout(ctx context.Context, c *mysql.Conn, q string) (
 		return ctx, noop
 	}
 	v, err := s.GetSessionVariable(nil, "max_execution_time")
-	ms, _ := toInt64(v)
+	ms, _ := arith.ToInt64(v)
 	if err != nil || ms <= 0 {
 		return ctx, noop
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+
+	"petrel/sqlengine/arith"
 )
 
 // Executor answers the statements it can without go-mysql-server: the
@@ -44,7 +46,7 @@ func (e *Engine) fastPathsVariable() sql.SystemVariable {
 		Name: fastPathsVar, Scope: sql.GetMysqlScope(sql.SystemVariableScope_Global), Dynamic: true,
 		Type: types.NewSystemBoolType(fastPathsVar), Default: int8(1),
 		NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
-			n, _ := toInt64(v.Val)
+			n, _ := arith.ToInt64(v.Val)
 			e.SetFastWrites(n != 0)
 			return nil
 		},

@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/arith"
 )
 
 // GET [CURRENT] DIAGNOSTICS, which vitess does not parse, answered from
@@ -103,7 +104,7 @@ func conditionNumber(ctx *sql.Context, tok string) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		n, ok := toInt64(v)
+		n, ok := arith.ToInt64(v)
 		if !ok {
 			return -1, nil
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/arith"
 	"petrel/sqlengine/wire"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -305,7 +306,7 @@ func checkPacket(n int) error {
 	}
 	limit := 64 << 20
 	if _, v, ok := sql.SystemVariables.GetGlobal("max_allowed_packet"); ok {
-		if x, ok := toInt64(v); ok && x > 0 {
+		if x, ok := arith.ToInt64(v); ok && x > 0 {
 			limit = int(x)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/arith"
 	"petrel/storage"
 )
 
@@ -77,7 +78,7 @@ func (s *Session) sessionReadOnly() bool {
 	if err != nil {
 		return false
 	}
-	n, _ := toInt64(v)
+	n, _ := arith.ToInt64(v)
 	return n != 0
 }
 

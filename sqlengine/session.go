@@ -11,6 +11,7 @@ import (
 	"petrel/internal/admission"
 	"petrel/internal/base"
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/arith"
 	"petrel/sqlengine/wire"
 	"petrel/storage"
 )
@@ -317,7 +318,7 @@ func (s *Session) autocommit() bool {
 	if err != nil {
 		return true
 	}
-	n, _ := toInt64(v)
+	n, _ := arith.ToInt64(v)
 	return n != 0
 }
 
@@ -346,36 +347,7 @@ func (s *Session) GetAllSessionVariables() map[string]interface{} {
 }
 
 // ToInt64 reads a system variable's integer (or boolean) value.
-func ToInt64(v any) (int64, bool) { return toInt64(v) }
-
-func toInt64(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int8:
-		return int64(x), true
-	case int16:
-		return int64(x), true
-	case int32:
-		return int64(x), true
-	case int64:
-		return x, true
-	case int:
-		return int64(x), true
-	case uint8:
-		return int64(x), true
-	case uint16:
-		return int64(x), true
-	case uint32:
-		return int64(x), true
-	case uint64:
-		return int64(x), true
-	case bool:
-		if x {
-			return 1, true
-		}
-		return 0, true
-	}
-	return 0, false
-}
+func ToInt64(v any) (int64, bool) { return arith.ToInt64(v) }
 
 // readTxn returns the statement's storage transaction.
 func readTxn(ctx *sql.Context) (*storage.Txn, error) {
@@ -508,7 +480,7 @@ func asBase(err error, target **base.Error) bool { return errors.As(err, target)
 // cannot be read.
 func (s *Session) lockWaitTimeout(ctx *sql.Context) time.Duration {
 	if v, err := s.GetSessionVariable(ctx, "innodb_lock_wait_timeout"); err == nil {
-		if n, ok := toInt64(v); ok && n > 0 {
+		if n, ok := arith.ToInt64(v); ok && n > 0 {
 			return time.Duration(n) * time.Second
 		}
 	}

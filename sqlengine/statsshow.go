@@ -5,6 +5,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/information_schema"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+
+	"petrel/sqlengine/arith"
 )
 
 // Where the statistics show: ANALYZE TABLE's result rows,
@@ -35,7 +37,7 @@ func (e *Engine) cardinality(db, table, index, seq any) any {
 	d, _ := db.(string)
 	t, _ := table.(string)
 	ix, _ := index.(string)
-	if n, ok := toInt64(seq); ok {
+	if n, ok := arith.ToInt64(seq); ok {
 		if _, distinct, ok := e.stats.prefixCounts(d, t, ix, int(n)); ok {
 			return int64(distinct)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
+	"petrel/sqlengine/arith"
 	"petrel/sqlengine/wire"
 	"petrel/storage"
 )
@@ -315,7 +316,7 @@ func GlobalUint(name string, def uint64) uint64 {
 	if !ok {
 		return def
 	}
-	if n, ok := toInt64(v); ok {
+	if n, ok := arith.ToInt64(v); ok {
 		return uint64(n)
 	}
 	n, err := strconv.ParseUint(fmt.Sprint(v), 10, 64)
@@ -345,7 +346,7 @@ func Truthy(v any) bool {
 
 // VarInt reads a variable's value as an integer.
 func VarInt(v any) (int64, bool) {
-	if n, ok := toInt64(v); ok {
+	if n, ok := arith.ToInt64(v); ok {
 		return n, true
 	}
 	i, err := strconv.ParseInt(fmt.Sprint(v), 10, 64)
@@ -355,7 +356,7 @@ func VarInt(v any) (int64, bool) {
 // globalInt reads an integer (or boolean) global variable, def when unset.
 func globalInt(name string, def int64) int64 {
 	if _, v, ok := sql.SystemVariables.GetGlobal(name); ok {
-		if n, ok := toInt64(v); ok {
+		if n, ok := arith.ToInt64(v); ok {
 			return n
 		}
 	}

@@ -47,7 +47,7 @@ var allowed = map[string][]string{
 
 	// sqlengine never imports binlog or replication: node wires them.
 	// (sqltest: its external tests serve an engine over the wire.)
-	"sqlengine": {"internal/*", "storage", "storage/keys", "storage/lock", "sqlengine/wire", "sqlengine/rewrite", "sqlengine/collate", "sqlengine/arith", "sqlengine/subquery", "sqlengine/histogram", "sqlengine/sqltest"},
+	"sqlengine": {"internal/*", "storage", "storage/keys", "storage/lock", "sqlengine/wire", "sqlengine/rewrite", "sqlengine/collate", "sqlengine/arith", "sqlengine/subquery", "sqlengine/histogram", "sqlengine/functions", "sqlengine/sqltest"},
 	// Rewrites that need no table: GMS's plan nodes and parse trees alone.
 	"sqlengine/rewrite": {"internal/*"},
 	// MySQL's string semantics: collation keys, sorts, LIKE (PAD SPACE
@@ -59,6 +59,8 @@ var allowed = map[string][]string{
 	"sqlengine/subquery": {"internal/*", "sqlengine/rewrite"},
 	// Index statistics from a sample of keys: a pure core.
 	"sqlengine/histogram": {"internal/*"},
+	// SQL functions registered over GMS's.
+	"sqlengine/functions": {"internal/*", "sqlengine/arith"},
 	// The wire layer under vitess: no SQL, no sessions (sqlengine gives it
 	// settings, accounts and its command state through interfaces).
 	"sqlengine/wire": {"internal/*"},

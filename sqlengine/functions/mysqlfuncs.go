@@ -1,4 +1,4 @@
-package sqlengine
+package functions
 
 import (
 	"encoding/hex"
@@ -10,6 +10,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/shopspring/decimal"
+
+	"petrel/sqlengine/arith"
 )
 
 // Functions Petrel registers over GMS's (asked first), where GMS's answer
@@ -22,15 +24,18 @@ import (
 //   - HEX(x) of a TIME is the hex of its text, as for any other temporal
 //     value; other arguments go to GMS's HEX.
 
-func (e *Engine) registerMySQLFunctions() {
-	e.RegisterFunction(sql.FunctionN{Name: "round", Fn: newMySQLRound})
-	e.RegisterFunction(sql.Function2{Name: "truncate", Fn: newTruncate})
-	e.RegisterFunction(sql.Function2{Name: "period_add", Fn: newPeriodAdd})
-	e.RegisterFunction(sql.Function2{Name: "period_diff", Fn: newPeriodDiff})
-	e.RegisterFunction(sql.Function1{Name: "hex", Fn: func(a sql.Expression) sql.Expression {
-		x, _ := newMySQLHex(a)
-		return x
-	}})
+// MySQL is the functions sqlengine registers over GMS's.
+func MySQL() []sql.Function {
+	return []sql.Function{
+		sql.FunctionN{Name: "round", Fn: newMySQLRound},
+		sql.Function2{Name: "truncate", Fn: newTruncate},
+		sql.Function2{Name: "period_add", Fn: newPeriodAdd},
+		sql.Function2{Name: "period_diff", Fn: newPeriodDiff},
+		sql.Function1{Name: "hex", Fn: func(a sql.Expression) sql.Expression {
+			x, _ := newMySQLHex(a)
+			return x
+		}},
+	}
 }
 
 // delegate is a function expression answered by GMS's own expression
@@ -99,7 +104,7 @@ func roundDouble(ctx *sql.Context, row sql.Row, args []sql.Expression) (any, boo
 		if err != nil || dv == nil {
 			return nil, true, err
 		}
-		n, ok := toInt64(dv)
+		n, ok := arith.ToInt64(dv)
 		if !ok {
 			return nil, false, nil
 		}
@@ -198,7 +203,7 @@ func (t *truncateExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if err != nil || dv == nil {
 		return nil, err
 	}
-	d, ok := toInt64(dv)
+	d, ok := arith.ToInt64(dv)
 	if !ok {
 		if dd, err := decimal.NewFromString(fmt.Sprint(dv)); err == nil {
 			d = dd.IntPart()
@@ -220,7 +225,7 @@ func (t *truncateExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	case decimal.Decimal:
 		return x.Truncate(int32(d)), nil
 	}
-	if n, ok := toInt64(xv); ok && types.IsInteger(t.x.Type()) {
+	if n, ok := arith.ToInt64(xv); ok && types.IsInteger(t.x.Type()) {
 		if d >= 0 {
 			return xv, nil
 		}
