@@ -549,23 +549,11 @@ func checkSQLMode(value any) error {
 // unhonouredSQLModes are the sql_mode flags Petrel does not implement:
 // refused (1231) rather than accepted and ignored. (REAL_AS_FLOAT is
 // honoured by the parser wrapper, timefsp.go; PIPES_AS_CONCAT and
-// HIGH_NOT_PRECEDENCE by text rewrites, pipesnot.go; IGNORE_SPACE's
+// HIGH_NOT_PRECEDENCE by text rewrites, sqlmode/pipesnot.go; IGNORE_SPACE's
 // spaces between a function's name and its parenthesis are accepted in
 // every mode, and the function names it reserves are not refused as
 // identifiers; ANSI turns on the flags it stands for, modeOn.)
 var unhonouredSQLModes = map[string]bool{
 	"PAD_CHAR_TO_FULL_LENGTH": true, // CHAR values are stored without their trailing spaces
 	"ALLOW_INVALID_DATES":     true, // Petrel's dates cannot hold 2024-02-30
-}
-
-// ansiFlags are the flags sql_mode ANSI stands for (MySQL 8). GMS keeps
-// ANSI as one flag; modeOn reads it as all of them.
-var ansiFlags = map[string]bool{
-	"REAL_AS_FLOAT": true, "PIPES_AS_CONCAT": true, "ANSI_QUOTES": true, "IGNORE_SPACE": true, "ONLY_FULL_GROUP_BY": true,
-}
-
-// modeOn reports whether flag is in force under m, directly or through
-// ANSI.
-func modeOn(m *sql.SqlMode, flag string) bool {
-	return m.ModeEnabled(flag) || (ansiFlags[flag] && m.ModeEnabled("ANSI"))
 }

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"petrel/sqlengine/sqlmode"
+
 	"petrel/internal/mysqlerr"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -275,7 +277,7 @@ func introduced(q string, i int) bool {
 		j--
 	}
 	end := j
-	for j > 0 && isIdentByte(q[j-1]) {
+	for j > 0 && sqlmode.IsIdentByte(q[j-1]) {
 		j--
 	}
 	word := q[j:end]
@@ -284,10 +286,6 @@ func introduced(q string, i int) bool {
 	}
 	_, err := sql.ParseCharacterSet(word[1:])
 	return err == nil
-}
-
-func isIdentByte(c byte) bool {
-	return c == '_' || c == '$' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= utf8.RuneSelf
 }
 
 // decodeBindVars decodes the string parameters of a prepared statement's

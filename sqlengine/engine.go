@@ -26,6 +26,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"petrel/sqlengine/sqlmode"
+
 	"petrel/sqlengine/functions"
 
 	"petrel/sqlengine/subquery"
@@ -452,7 +454,7 @@ func globalBool(name string) bool {
 // schemaParser rewrites CREATE/DROP SCHEMA to CREATE/DROP DATABASE: GMS
 // rejects CREATE SCHEMA without a current database, which mysqlslap sends.
 // It also marks the session of a locking SELECT (lockparse.go), and reads
-// string literals under the session's sql_mode (modetext.go).
+// string literals under the session's sql_mode (sqlmode/modetext.go).
 type schemaParser struct{ sql.Parser }
 
 // clipSubStatement keeps a DDL's body (a view's SELECT, a trigger's or
@@ -478,20 +480,20 @@ func fixSchema(stmt ast.Statement) ast.Statement {
 }
 
 func (p schemaParser) ParseSimple(q string) (ast.Statement, error) {
-	r, _ := modeText(q, false, false)
+	r, _ := sqlmode.Text(q, false, false)
 	st, err := p.Parser.ParseSimple(r)
 	arith.RewriteBitNot(q, st)
 	return fixSchema(st), err
 }
 
 func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Statement, string, string, error) {
-	r, added := sessionText(ctx, q)
+	r, added := sqlmode.SessionText(ctx, q)
 	st, a, b, err := p.Parser.Parse(ctx, r, multi)
 	clipSubStatement(st, a, multi)
 	if added != nil && err == nil {
-		a, b = rewrittenRemainder(q, r, b, ';', added)
+		a, b = sqlmode.RewrittenRemainder(q, r, b, ';', added)
 	}
-	originalNames(q, r, added, st)
+	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
@@ -499,13 +501,13 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 }
 
 func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
-	r, added := sessionText(ctx, q)
+	r, added := sqlmode.SessionText(ctx, q)
 	st, a, b, err := p.Parser.ParseWithOptions(ctx, r, delim, multi, o)
 	clipSubStatement(st, a, multi)
 	if added != nil && err == nil {
-		a, b = rewrittenRemainder(q, r, b, delim, added)
+		a, b = sqlmode.RewrittenRemainder(q, r, b, delim, added)
 	}
-	originalNames(q, r, added, st)
+	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
@@ -513,12 +515,12 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 }
 
 func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.ParserOptions) (ast.Statement, int, error) {
-	r, added := sessionText(ctx, q)
+	r, added := sqlmode.SessionText(ctx, q)
 	st, n, err := p.Parser.ParseOneWithOptions(ctx, r, o)
 	if added != nil {
-		n = originalOffset(n, added)
+		n = sqlmode.OriginalOffset(n, added)
 	}
-	originalNames(q, r, added, st)
+	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)

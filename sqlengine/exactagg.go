@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"petrel/sqlengine/sqlmode"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
@@ -476,7 +478,7 @@ func renameCreateSelect(ctx *sql.Context, tc *plan.TableCopier) {
 		return
 	}
 	q := ctx.Query()
-	r, added := sessionText(ctx, q)
+	r, added := sqlmode.SessionText(ctx, q)
 	st, err := ast.ParseWithOptions(ctx, r, sql.LoadSqlMode(ctx).ParserOptions())
 	if err != nil {
 		return
@@ -505,7 +507,7 @@ func renameCreateSelect(ctx *sql.Context, tc *plan.TableCopier) {
 			continue
 		}
 		// The expression as the client wrote it.
-		s, e := originalOffset(ae.StartParsePos, added), originalOffset(ae.EndParsePos, added)
+		s, e := sqlmode.OriginalOffset(ae.StartParsePos, added), sqlmode.OriginalOffset(ae.EndParsePos, added)
 		if ae.EndParsePos <= ae.StartParsePos || s < 0 || e > len(q) || s >= e {
 			return
 		}

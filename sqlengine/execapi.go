@@ -2,7 +2,10 @@ package sqlengine
 
 import (
 	"context"
+	"strings"
 	"time"
+
+	"petrel/sqlengine/sqlmode"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/mysql_db"
@@ -107,13 +110,15 @@ func OperatorText(s *Session, q string) bool { return operatorText(s, q) }
 
 // ModeText rewrites q's string literals for NO_BACKSLASH_ESCAPES and
 // ANSI_QUOTES as the backend's parser does.
-func ModeText(q string, nbe, ansiQuotes bool) (string, []int) { return modeText(q, nbe, ansiQuotes) }
+func ModeText(q string, nbe, ansiQuotes bool) (string, []int) {
+	return sqlmode.Text(q, nbe, ansiQuotes)
+}
 
 // ModeOn reports a sql_mode flag.
-func ModeOn(m *sql.SqlMode, flag string) bool { return modeOn(m, flag) }
+func ModeOn(m *sql.SqlMode, flag string) bool { return sqlmode.On(m, flag) }
 
 // ContainsNot reports a NOT that HIGH_NOT_PRECEDENCE reads differently.
-func ContainsNot(q string) bool { return containsNot(q) }
+func ContainsNot(q string) bool { return sqlmode.ContainsNot(q) }
 
 // StoreExact converts v for col as a strict INSERT would, refusing any
 // value not stored exactly (notes included).
@@ -204,3 +209,15 @@ func (noExecutor) Execute(context.Context, *mysql.Conn, *Session, string, map[st
 }
 
 func (noExecutor) Closed(uint32) {}
+
+// operatorText reports whether q may read differently under session s's
+// operator modes: the fast paths, which parse the client's text
+// themselves, leave such statements to GMS.
+func operatorText(s *Session, q string) bool {
+	hasPipes, hasNot := strings.Contains(q, "||"), sqlmode.ContainsNot(q)
+	if !hasPipes && !hasNot {
+		return false // the common case, without allocating
+	}
+	pipes, high := sqlmode.OperatorModes(sql.NewContext(context.Background(), sql.WithSession(s)))
+	return (pipes && hasPipes) || (high && hasNot)
+}

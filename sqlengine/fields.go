@@ -3,6 +3,8 @@ package sqlengine
 import (
 	"strings"
 
+	"petrel/sqlengine/sqlmode"
+
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/dolthub/vitess/go/mysql"
@@ -149,7 +151,7 @@ func aliasSpelling(q string, lower []byte, alias string) (string, bool) {
 		}
 		from = i + 1
 		end := i + len(alias)
-		if (i > 0 && isIdentByte(ls[i-1])) || (end < len(ls) && isIdentByte(ls[end])) {
+		if (i > 0 && sqlmode.IsIdentByte(ls[i-1])) || (end < len(ls) && sqlmode.IsIdentByte(ls[end])) {
 			continue
 		}
 		j := i

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"petrel/sqlengine/sqlmode"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -30,7 +32,7 @@ import (
 // WHERE is still a Filter above the table.
 
 func fullGroupByRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if !modeOn(sql.LoadSqlMode(ctx), "ONLY_FULL_GROUP_BY") {
+	if !sqlmode.On(sql.LoadSqlMode(ctx), "ONLY_FULL_GROUP_BY") {
 		return n, transform.SameTree, nil
 	}
 	var err error

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"petrel/sqlengine/sqlmode"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/information_schema"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -59,7 +61,7 @@ func noteTimePrecisions(ctx context.Context, st ast.Statement) {
 	default:
 		return // (GMS parses other text, trigger bodies, between a DDL's parse and its run)
 	}
-	realAsFloat := modeOn(sql.LoadSqlMode(sctx), "REAL_AS_FLOAT")
+	realAsFloat := sqlmode.On(sql.LoadSqlMode(sctx), "REAL_AS_FLOAT")
 	var notes *timeNotes
 	for _, d := range ddls {
 		if d == nil || d.TableSpec == nil {

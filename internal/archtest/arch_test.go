@@ -47,7 +47,7 @@ var allowed = map[string][]string{
 
 	// sqlengine never imports binlog or replication: node wires them.
 	// (sqltest: its external tests serve an engine over the wire.)
-	"sqlengine": {"internal/*", "storage", "storage/keys", "storage/lock", "sqlengine/wire", "sqlengine/rewrite", "sqlengine/collate", "sqlengine/arith", "sqlengine/subquery", "sqlengine/histogram", "sqlengine/functions", "sqlengine/sqltest"},
+	"sqlengine": {"internal/*", "storage", "storage/keys", "storage/lock", "sqlengine/wire", "sqlengine/rewrite", "sqlengine/collate", "sqlengine/arith", "sqlengine/subquery", "sqlengine/histogram", "sqlengine/functions", "sqlengine/sqlmode", "sqlengine/sqltest"},
 	// Rewrites that need no table: GMS's plan nodes and parse trees alone.
 	"sqlengine/rewrite": {"internal/*"},
 	// MySQL's string semantics: collation keys, sorts, LIKE (PAD SPACE
@@ -61,6 +61,8 @@ var allowed = map[string][]string{
 	"sqlengine/histogram": {"internal/*"},
 	// SQL functions registered over GMS's.
 	"sqlengine/functions": {"internal/*", "sqlengine/arith"},
+	// Statement text under sql_mode, before it is parsed.
+	"sqlengine/sqlmode": {"internal/*"},
 	// The wire layer under vitess: no SQL, no sessions (sqlengine gives it
 	// settings, accounts and its command state through interfaces).
 	"sqlengine/wire": {"internal/*"},

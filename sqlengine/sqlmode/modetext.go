@@ -1,10 +1,11 @@
-package sqlengine
+package sqlmode
 
 import (
 	"context"
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -15,7 +16,7 @@ import (
 // is four characters; 'it\'s' is 'it\' followed by s). vitess always
 // unescapes backslashes, so the statement text is rewritten into vitess's
 // escaping before it is
-// parsed (modeText), by every parser Petrel runs on statement text: GMS's
+// parsed (Text), by every parser Petrel runs on statement text: GMS's
 // (through the engine's parser wrapper) and the text INSERT fast path.
 // The rewrite only adds backslashes; offsets into the rewritten text map
 // back to the original (multi-statement texts return their remainder as
@@ -25,10 +26,10 @@ import (
 // Outside NO_BACKSLASH_ESCAPES, '\%' and '\_' keep their backslash as in
 // MySQL (vitess drops it): LIKE reads them as an escaped wildcard.
 
-// modeText returns q rewritten for vitess under the backslash rule nbe,
+// Text returns q rewritten for vitess under the backslash rule nbe,
 // and the offsets (in the rewritten text) where a backslash was added.
 // q itself, and nil, when nothing needs adding.
-func modeText(q string, nbe, ansiQuotes bool) (string, []int) {
+func Text(q string, nbe, ansiQuotes bool) (string, []int) {
 	q = oneCharacteristic(q)
 	backslashes := strings.IndexByte(q, '\\') >= 0 && (nbe || strings.Contains(q, `\%`) || strings.Contains(q, `\_`))
 	if !backslashes && !strings.Contains(q, "--") && !strings.Contains(q, "nknown") && !strings.Contains(q, "NKNOWN") {
@@ -104,7 +105,7 @@ func modeText(q string, nbe, ansiQuotes bool) (string, []int) {
 			b.WriteByte(c)
 			added = append(added, b.Len())
 			b.WriteByte(' ')
-		case (c == 'I' || c == 'i') && (i == 0 || !isIdentByte(q[i-1])) && isUnknownTest(q[i:]) > 0:
+		case (c == 'I' || c == 'i') && (i == 0 || !IsIdentByte(q[i-1])) && isUnknownTest(q[i:]) > 0:
 			// x IS [NOT] UNKNOWN is x IS [NOT] NULL (vitess lacks it),
 			// written in the same length so offsets stay.
 			m := isUnknownTest(q[i:])
@@ -171,14 +172,14 @@ var unknownTest = regexp.MustCompile(`(?i)^IS\s+(?:NOT\s+)?UNKNOWN`)
 // (ending at a word boundary), or 0.
 func isUnknownTest(s string) int {
 	loc := unknownTest.FindStringIndex(s)
-	if loc == nil || (loc[1] < len(s) && isIdentByte(s[loc[1]])) {
+	if loc == nil || (loc[1] < len(s) && IsIdentByte(s[loc[1]])) {
 		return 0
 	}
 	return loc[1]
 }
 
-// originalOffset maps an offset into the rewritten text to the original.
-func originalOffset(p int, added []int) int {
+// OriginalOffset maps an offset into the rewritten text to the original.
+func OriginalOffset(p int, added []int) int {
 	n := 0
 	for _, a := range added {
 		if a < p {
@@ -188,30 +189,30 @@ func originalOffset(p int, added []int) int {
 	return p - n
 }
 
-// rewrittenRemainder returns the original text of what the inner parser
+// RewrittenRemainder returns the original text of what the inner parser
 // left unparsed (rem, a suffix of the rewritten text r after the inner
 // parser trimmed r's trailing spaces and delimiters) and the original text
 // of the statement before it.
-func rewrittenRemainder(q, r, rem string, delim rune, added []int) (parsed, remainder string) {
+func RewrittenRemainder(q, r, rem string, delim rune, added []int) (parsed, remainder string) {
 	if rem == "" {
 		return sql.RemoveSpaceAndDelimiter(q, delim), ""
 	}
 	trimmed := strings.TrimRightFunc(r, func(c rune) bool { return c == delim || unicode.IsSpace(c) })
-	p := originalOffset(len(trimmed)-len(rem), added)
+	p := OriginalOffset(len(trimmed)-len(rem), added)
 	return sql.RemoveSpaceAndDelimiter(q[:p], delim), q[p:]
 }
 
-// sessionText is modeText under the sql_mode of ctx's session, then the
+// SessionText is modeText under the sql_mode of ctx's session, then the
 // operator modes' rewrites (pipesnot.go).
-func sessionText(ctx context.Context, q string) (string, []int) {
+func SessionText(ctx context.Context, q string) (string, []int) {
 	c, ok := ctx.(*sql.Context)
 	if !ok || c == nil || c.Session == nil {
-		return modeText(q, false, false)
+		return Text(q, false, false)
 	}
 	m := sql.LoadSqlMode(c) // once: it parses the variable's text
 	ansi := m.AnsiQuotes()
-	r, added := modeText(q, m.ModeEnabled("NO_BACKSLASH_ESCAPES"), ansi)
-	pipes, high := modeOn(m, "PIPES_AS_CONCAT") && strings.Contains(q, "||"), m.ModeEnabled("HIGH_NOT_PRECEDENCE")
+	r, added := Text(q, m.ModeEnabled("NO_BACKSLASH_ESCAPES"), ansi)
+	pipes, high := On(m, "PIPES_AS_CONCAT") && strings.Contains(q, "||"), m.ModeEnabled("HIGH_NOT_PRECEDENCE")
 	if high {
 		r = highNot(r, ansi) // in place: offsets stay
 	}
@@ -223,11 +224,11 @@ func sessionText(ctx context.Context, q string) (string, []int) {
 	return r, added
 }
 
-// originalNames gives the select list's unaliased expressions of st,
+// OriginalNames gives the select list's unaliased expressions of st,
 // parsed from the rewritten text r, the names they have in the client's
 // own text q (a column is named by its expression as written: '\%',
 // not the rewrite's '\\%'; 1 IS UNKNOWN, not 1 IS NULL).
-func originalNames(q, r string, added []int, st ast.Statement) {
+func OriginalNames(q, r string, added []int, st ast.Statement) {
 	if st == nil || q == r {
 		return
 	}
@@ -236,7 +237,7 @@ func originalNames(q, r string, added []int, st ast.Statement) {
 		if !ok || ae.InputExpression == "" || ae.EndParsePos <= ae.StartParsePos || ae.EndParsePos > len(r) {
 			return true, nil
 		}
-		s, e := originalOffset(ae.StartParsePos, added), originalOffset(ae.EndParsePos, added)
+		s, e := OriginalOffset(ae.StartParsePos, added), OriginalOffset(ae.EndParsePos, added)
 		if s < 0 || e > len(q) || s > e {
 			return true, nil
 		}
@@ -250,4 +251,20 @@ func originalNames(q, r string, added []int, st ast.Statement) {
 		}
 		return true, nil
 	}, st)
+}
+
+// On reports whether flag is in force under m, directly or through
+// ANSI.
+func On(m *sql.SqlMode, flag string) bool {
+	return m.ModeEnabled(flag) || (ansiFlags[flag] && m.ModeEnabled("ANSI"))
+}
+
+func IsIdentByte(c byte) bool {
+	return c == '_' || c == '$' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= utf8.RuneSelf
+}
+
+// ansiFlags are the flags sql_mode ANSI stands for (MySQL 8). GMS keeps
+// ANSI as one flag; modeOn reads it as all of them.
+var ansiFlags = map[string]bool{
+	"REAL_AS_FLOAT": true, "PIPES_AS_CONCAT": true, "ANSI_QUOTES": true, "IGNORE_SPACE": true, "ONLY_FULL_GROUP_BY": true,
 }

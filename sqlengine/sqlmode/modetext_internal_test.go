@@ -1,4 +1,4 @@
-package sqlengine
+package sqlmode
 
 import (
 	"testing"
@@ -26,7 +26,7 @@ func TestModeText(t *testing.T) {
 		{"SELECT /* '\\n */ 'x\\ny'", true, false, `x\ny`},
 		{"SELECT `a\\b`, 'q\\n' FROM t", true, false, `q\n`},
 	} {
-		r, _ := modeText(tc.q, tc.nbe, tc.ansi)
+		r, _ := Text(tc.q, tc.nbe, tc.ansi)
 		stmt, err := ast.Parse(r)
 		if tc.want == "error" {
 			if err == nil {
@@ -47,8 +47,8 @@ func TestModeText(t *testing.T) {
 	// Offsets map back: the remainder of a multi-statement text is the
 	// client's own text.
 	q := `SELECT 'a\b'; SELECT '\%'`
-	r, added := modeText(q, true, false)
-	_, rem := rewrittenRemainder(q, r, r[len(`SELECT 'a\\b';`):], ';', added)
+	r, added := Text(q, true, false)
+	_, rem := RewrittenRemainder(q, r, r[len(`SELECT 'a\\b';`):], ';', added)
 	if rem != ` SELECT '\%'` {
 		t.Errorf("remainder %q", rem)
 	}

@@ -1,4 +1,4 @@
-package sqlengine
+package sqlmode
 
 import "testing"
 
@@ -28,8 +28,8 @@ func TestPipesConcat(t *testing.T) {
 		if len(got)-len(added) != len(q) {
 			t.Errorf("%q: %d bytes added, text grew by %d", q, len(added), len(got)-len(q))
 		}
-		if originalOffset(len(got), added) != len(q) {
-			t.Errorf("%q: the end maps to %d, not %d", q, originalOffset(len(got), added), len(q))
+		if OriginalOffset(len(got), added) != len(q) {
+			t.Errorf("%q: the end maps to %d, not %d", q, OriginalOffset(len(got), added), len(q))
 		}
 	}
 }

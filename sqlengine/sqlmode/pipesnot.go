@@ -1,4 +1,4 @@
-package sqlengine
+package sqlmode
 
 import (
 	"context"
@@ -82,21 +82,21 @@ func sqlTokens(q string, ansiQuotes bool) []sqlTok {
 			i = j
 		case c == '@':
 			j := i + 1
-			for j < n && (isIdentByte(q[j]) || q[j] == '@' || q[j] == '.') {
+			for j < n && (IsIdentByte(q[j]) || q[j] == '@' || q[j] == '.') {
 				j++
 			}
 			out = append(out, sqlTok{i, j, 'v'})
 			i = j
 		case c >= '0' && c <= '9' || (c == '.' && i+1 < n && q[i+1] >= '0' && q[i+1] <= '9'):
 			j := i + 1
-			for j < n && (isIdentByte(q[j]) || q[j] == '.' || ((q[j] == '+' || q[j] == '-') && (q[j-1] == 'e' || q[j-1] == 'E'))) {
+			for j < n && (IsIdentByte(q[j]) || q[j] == '.' || ((q[j] == '+' || q[j] == '-') && (q[j-1] == 'e' || q[j-1] == 'E'))) {
 				j++
 			}
 			out = append(out, sqlTok{i, j, 'n'})
 			i = j
-		case isIdentByte(c):
+		case IsIdentByte(c):
 			j := i + 1
-			for j < n && isIdentByte(q[j]) {
+			for j < n && IsIdentByte(q[j]) {
 				j++
 			}
 			out = append(out, sqlTok{i, j, 'i'})
@@ -364,7 +364,7 @@ func pipesConcat(q string, ansiQuotes bool) (string, []int) {
 
 // highNot rewrites q's prefix NOT operators as ! (in NOT's three bytes).
 func highNot(q string, ansiQuotes bool) string {
-	if !containsNot(q) {
+	if !ContainsNot(q) {
 		return q
 	}
 	t := tokText{q: q, toks: sqlTokens(q, ansiQuotes)}
@@ -384,31 +384,19 @@ func highNot(q string, ansiQuotes bool) string {
 	return string(b)
 }
 
-// operatorModes reads PIPES_AS_CONCAT and HIGH_NOT_PRECEDENCE from ctx's
+// OperatorModes reads PIPES_AS_CONCAT and HIGH_NOT_PRECEDENCE from ctx's
 // session.
-func operatorModes(ctx context.Context) (pipes, highNot bool) {
+func OperatorModes(ctx context.Context) (pipes, highNot bool) {
 	c, ok := ctx.(*sql.Context)
 	if !ok || c == nil || c.Session == nil {
 		return false, false
 	}
 	m := sql.LoadSqlMode(c)
-	return modeOn(m, "PIPES_AS_CONCAT"), m.ModeEnabled("HIGH_NOT_PRECEDENCE")
+	return On(m, "PIPES_AS_CONCAT"), m.ModeEnabled("HIGH_NOT_PRECEDENCE")
 }
 
-// operatorText reports whether q may read differently under session s's
-// operator modes: the fast paths, which parse the client's text
-// themselves, leave such statements to GMS.
-func operatorText(s *Session, q string) bool {
-	hasPipes, hasNot := strings.Contains(q, "||"), containsNot(q)
-	if !hasPipes && !hasNot {
-		return false // the common case, without allocating
-	}
-	pipes, high := operatorModes(sql.NewContext(context.Background(), sql.WithSession(s)))
-	return (pipes && hasPipes) || (high && hasNot)
-}
-
-// containsNot reports whether q holds the letters NOT in any case.
-func containsNot(q string) bool {
+// ContainsNot reports whether q holds the letters NOT in any case.
+func ContainsNot(q string) bool {
 	for i := 0; i+3 <= len(q); i++ {
 		if (q[i]|0x20) == 'n' && (q[i+1]|0x20) == 'o' && (q[i+2]|0x20) == 't' {
 			return true
@@ -429,7 +417,7 @@ func composeAdded(first, then []int) []int {
 		// x moves by the second rewrite's bytes inserted at or before it.
 		n := 0
 		for _, y := range then {
-			if originalOffset(y, then) <= x {
+			if OriginalOffset(y, then) <= x {
 				n++
 			}
 		}
