@@ -17,7 +17,7 @@ import (
 // other MySQL operators and casts of arith/mysqlops.go in place of GMS's.
 func intArithRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	divErrors := arith.StrictDivision(ctx, n)
-	n, sameSums, err := exactSums(ctx, n)
+	n, sameSums, err := arith.ExactSums(ctx, n)
 	if err != nil {
 		return nil, transform.SameTree, err
 	}

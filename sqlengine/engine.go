@@ -26,6 +26,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"petrel/sqlengine/charset"
+
 	"petrel/sqlengine/sqlmode"
 
 	"petrel/sqlengine/functions"
@@ -137,7 +139,7 @@ func New(opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	installASCIIFastEncoders()
+	charset.InstallASCIIEncoders()
 	collate.InstallFastSorters()
 	e := &Engine{opts: opts, store: opts.Store, log: opts.Logger, sessions: map[uint32]*Session{}}
 	e.fastWrites.Store(true)

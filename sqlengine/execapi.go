@@ -5,6 +5,10 @@ import (
 	"strings"
 	"time"
 
+	"petrel/sqlengine/charset"
+
+	"petrel/sqlengine/arith"
+
 	"petrel/sqlengine/sqlmode"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -137,11 +141,11 @@ func RowsIdentical(ctx *sql.Context, a, b sql.Row, sch sql.Schema) (bool, error)
 }
 
 // ExactSumValue is an integer column's SUM as MySQL sends it (DECIMAL).
-func ExactSumValue(sum int64) sqltypes.Value { return exactSumValue(sum) }
+func ExactSumValue(sum int64) sqltypes.Value { return arith.ExactSumValue(sum) }
 
 // ExactSumField makes f the field of SUM over an integer column col as
 // MySQL types it; false when col's SUM is not exact here.
-func ExactSumField(f *querypb.Field, col sql.Type) bool { return exactSumField(f, col) }
+func ExactSumField(f *querypb.Field, col sql.Type) bool { return arith.ExactSumField(f, col) }
 
 // IsASCIIText reports a string of ASCII bytes only.
 func IsASCIIText(s string) bool { return isASCIIText(s) }
@@ -150,14 +154,8 @@ func IsASCIIText(s string) bool { return isASCIIText(s) }
 func PadSpace(c sql.CollationID) bool { return keys.PadSpace(c) }
 
 // ASCIIPassThrough reports a result character set whose encoder sends
-// ASCII text as it is (resultenc.go).
-func ASCIIPassThrough(results sql.CharacterSetID) bool {
-	if results >= sql.CharacterSetID(len(characterSetArray)) {
-		return false
-	}
-	_, ok := results.Encoder().(asciiFastEncoder)
-	return ok
-}
+// ASCII text as it is (charset/resultenc.go).
+func ASCIIPassThrough(results sql.CharacterSetID) bool { return charset.ASCIIPassThrough(results) }
 
 // Gathered is a client connection gathering its writes (gather.go), for
 // an executor that writes a result's row packets itself.

@@ -3,6 +3,8 @@ package sqlengine
 import (
 	"strings"
 
+	"petrel/sqlengine/rewrite"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -86,7 +88,7 @@ func determinedPruned(ctx *sql.Context, gb *plan.GroupBy) []sql.Expression {
 // groupingKeyOf returns the columns (lower case) of a primary key, or of
 // a unique key of NOT NULL columns, of tb that cols holds; nil if none.
 func groupingKeyOf(ctx *sql.Context, tb *Table, cols map[string]bool) map[string]bool {
-	names := determiningKey(ctx, tb, func(n string) bool { return cols[n] })
+	names := rewrite.DeterminingKey(ctx, tb, func(n string) bool { return cols[n] })
 	if names == nil {
 		return nil
 	}

@@ -224,7 +224,7 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 	wrapped := func() func(*sqltypes.Result) error {
 		if full == nil {
 			inner := h.e.binaryFieldsFixed(p.PrepareStmt, h.statusRows(c, raw))
-			full = func(r *sqltypes.Result) error { decimalsAtScale(r); return inner(r) }
+			full = func(r *sqltypes.Result) error { arith.DecimalsAtScale(r); return inner(r) }
 		}
 		return full
 	}
@@ -367,7 +367,7 @@ func textFloats(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 				cols = append(cols, i)
 			}
 		}
-		decimalsAtScale(res)
+		arith.DecimalsAtScale(res)
 		timeAtPrecision(res)
 		if len(cols) > 0 {
 			for _, row := range res.Rows {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync"
 
+	"petrel/sqlengine/charset"
+
 	"petrel/sqlengine/subquery"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -50,10 +52,10 @@ func installAnalyzerRules() {
 		analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault, analyzer.Rule{Id: tupleInRuleID, Apply: tupleInToDisjunction})
 		// Before GMS's simplifyFilters, which misreads escapes (rewrite/planfix.go).
 		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: likeEscapeID, Apply: rewrite.LikeEscapeRule}}, analyzer.OnceBeforeDefault...)
-		// ONLY_FULL_GROUP_BY on the plan as built (fullgroupby.go), in
+		// ONLY_FULL_GROUP_BY on the plan as built (rewrite/fullgroupby.go), in
 		// place of GMS's validateGroupBy (no functional dependencies:
 		// it refused GROUP BY id with other columns of the row, 1105).
-		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: fullGroupByID, Apply: fullGroupByRule}}, analyzer.OnceBeforeDefault...)
+		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: fullGroupByID, Apply: rewrite.FullGroupByRule}}, analyzer.OnceBeforeDefault...)
 		// Constants folded before the default rules pick index ranges
 		// (arith/constfold.go).
 		analyzer.OnceBeforeDefault = insertAfter(analyzer.OnceBeforeDefault, "simplifyFilters", analyzer.Rule{Id: arith.ConstFoldRuleID, Apply: arith.FoldConstants})
@@ -93,7 +95,7 @@ func installAnalyzerRules() {
 		// DISTINCT and GROUP BY keys by collation (collate/collkey.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: collationRuleID, Apply: collate.Rule})
 		// Results a client's character set cannot hold (clientresult.go).
-		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: clientCharsetID, Apply: clientCharsetRule})
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: clientCharsetID, Apply: charset.ResultsRule})
 		// LIKE of ASCII over bytes (collate/likefast.go), after the rules that
 		// read GMS's LIKE.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: collate.LikeRuleID, Apply: collate.LikeRule})

@@ -47,14 +47,14 @@ var allowed = map[string][]string{
 
 	// sqlengine never imports binlog or replication: node wires them.
 	// (sqltest: its external tests serve an engine over the wire.)
-	"sqlengine": {"internal/*", "storage", "storage/keys", "storage/lock", "sqlengine/wire", "sqlengine/rewrite", "sqlengine/collate", "sqlengine/arith", "sqlengine/subquery", "sqlengine/histogram", "sqlengine/functions", "sqlengine/sqlmode", "sqlengine/sqltest"},
+	"sqlengine": {"internal/*", "storage", "storage/keys", "storage/lock", "sqlengine/wire", "sqlengine/rewrite", "sqlengine/collate", "sqlengine/arith", "sqlengine/subquery", "sqlengine/histogram", "sqlengine/functions", "sqlengine/sqlmode", "sqlengine/charset", "sqlengine/sqltest"},
 	// Rewrites that need no table: GMS's plan nodes and parse trees alone.
-	"sqlengine/rewrite": {"internal/*"},
+	"sqlengine/rewrite": {"internal/*", "sqlengine/sqlmode"},
 	// MySQL's string semantics: collation keys, sorts, LIKE (PAD SPACE
 	// as storage/keys encodes it).
 	"sqlengine/collate": {"internal/*", "storage/keys"},
 	// MySQL's arithmetic and conversions over GMS's expressions.
-	"sqlengine/arith": {"internal/*"},
+	"sqlengine/arith": {"internal/*", "sqlengine/sqlmode"},
 	// Correlated subqueries remembered and grouped.
 	"sqlengine/subquery": {"internal/*", "sqlengine/rewrite"},
 	// Index statistics from a sample of keys: a pure core.
@@ -63,6 +63,8 @@ var allowed = map[string][]string{
 	"sqlengine/functions": {"internal/*", "sqlengine/arith"},
 	// Statement text under sql_mode, before it is parsed.
 	"sqlengine/sqlmode": {"internal/*"},
+	// Results in the client's character set.
+	"sqlengine/charset": {"internal/*"},
 	// The wire layer under vitess: no SQL, no sessions (sqlengine gives it
 	// settings, accounts and its command state through interfaces).
 	"sqlengine/wire": {"internal/*"},

@@ -1,4 +1,4 @@
-package sqlengine
+package charset
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 // exactly the bytes (and the ok flags) of the encoders they wrap, for
 // ASCII strings, strings the set can hold and strings it cannot.
 func TestASCIIFastEncoders(t *testing.T) {
-	installASCIIFastEncoders()
+	InstallASCIIEncoders()
 	inputs := []string{"", "abc", "intcol1 \x00\x7f tail", "\xc3\xa9t\xc3\xa9", "a\xe2\x82\xacb", "\xc4\x80", "\xe4\xb8\xad\xe6\x96\x87", "mixed ascii then \xc3\xa9"}
 	wrapped := 0
 	for i := range characterSetArray {

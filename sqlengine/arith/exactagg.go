@@ -1,4 +1,4 @@
-package sqlengine
+package arith
 
 import (
 	"bytes"
@@ -19,8 +19,6 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 	"github.com/shopspring/decimal"
-
-	"petrel/sqlengine/arith"
 )
 
 // SUM and AVG of exact numbers, as MySQL computes and types them. GMS
@@ -148,7 +146,7 @@ func exactOperand(ctx *sql.Context, v any) (decimal.Decimal, bool, error) {
 	if v == nil {
 		return decimal.Decimal{}, false, nil
 	}
-	if n, isBig, u, ok := arith.IntOperand(v); ok {
+	if n, isBig, u, ok := IntOperand(v); ok {
 		if isBig {
 			return decimal.NewFromBigInt(new(big.Int).SetUint64(u), 0), true, nil
 		}
@@ -180,7 +178,7 @@ type exactBuffer struct {
 }
 
 func (b *exactBuffer) Update(ctx *sql.Context, row sql.Row) error {
-	if se, ok := b.expr.(arith.SmallEvaler); ok {
+	if se, ok := b.expr.(SmallEvaler); ok {
 		// DECIMAL arithmetic that fits an int64 (decArith's small
 		// path) adds without a decimal in between.
 		d, null, ok, err := se.EvalSmall(ctx, row)
@@ -200,7 +198,7 @@ func (b *exactBuffer) Update(ctx *sql.Context, row sql.Row) error {
 		return err
 	}
 	b.rows++
-	if n, isBig, u, ok := arith.IntOperand(v); ok {
+	if n, isBig, u, ok := IntOperand(v); ok {
 		if isBig {
 			b.addDecimal(decimal.NewFromBigInt(new(big.Int).SetUint64(u), 0))
 		} else {
@@ -229,19 +227,19 @@ func (b *exactBuffer) addInt(n int64) {
 }
 
 func (b *exactBuffer) addDecimal(d decimal.Decimal) {
-	if !b.isBig && d.Exponent() <= 0 && d.Exponent() >= -18 && arith.Limit18.Holds(d) && b.addScaled(d.CoefficientInt64(), d.Exponent()) {
+	if !b.isBig && d.Exponent() <= 0 && d.Exponent() >= -18 && Limit18.Holds(d) && b.addScaled(d.CoefficientInt64(), d.Exponent()) {
 		return
 	}
 	b.addBig(d)
 }
 
-// addScaled adds c * 10^e to small (arith.AddSmall, at the
+// addScaled adds c * 10^e to small (AddSmall, at the
 // smaller exponent); false (small unchanged) when the sum leaves int64.
 func (b *exactBuffer) addScaled(c int64, e int32) bool {
 	if c == math.MinInt64 {
 		return false
 	}
-	s, ok := arith.AddSmall(arith.SmallDec{C: b.small, E: b.exp}, arith.SmallDec{C: c, E: e})
+	s, ok := AddSmall(SmallDec{C: b.small, E: b.exp}, SmallDec{C: c, E: e})
 	if ok {
 		b.small, b.exp = s.C, s.E
 	}
@@ -306,7 +304,7 @@ func exactAggType(t sql.Type, avg bool) (sql.DecimalType, bool) {
 	var p, s uint8
 	if dt, ok := t.(sql.DecimalType); ok {
 		p, s = dt.Precision(), dt.Scale()
-	} else if arith.IsIntegerType(t) {
+	} else if IsIntegerType(t) {
 		if p, ok = integerPrecision(t); !ok {
 			return nil, false
 		}
@@ -327,7 +325,7 @@ func exactAggType(t sql.Type, avg bool) (sql.DecimalType, bool) {
 
 // exactSums puts exactAgg in place of GMS's SUM and AVG over integers
 // and decimals, and retypes the columns that read their results.
-func exactSums(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+func ExactSums(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 	if tc, ok := n.(*plan.TableCopier); ok {
 		// CREATE TABLE ... AS SELECT: the select was analysed (and its
 		// sums replaced) on its own, before GMS made this node.
@@ -411,7 +409,7 @@ func isAvg(e sql.Expression) bool {
 
 // exactSumValue is an integer column's SUM as the fast paths send it:
 // DECIMAL with scale 0, the type exactSums gives the column.
-func exactSumValue(sum int64) sqltypes.Value {
+func ExactSumValue(sum int64) sqltypes.Value {
 	return sqltypes.MakeTrusted(sqltypes.Decimal, strconv.AppendInt(nil, sum, 10))
 }
 
@@ -421,7 +419,7 @@ func exactSumValue(sum int64) sqltypes.Value {
 // digits to whole 9-digit words (AVG(x) * 2 reads 3.3333 from
 // 1.666666666 * 2), and GMS sends a computed decimal with every digit
 // it holds.
-func decimalsAtScale(res *sqltypes.Result) {
+func DecimalsAtScale(res *sqltypes.Result) {
 	for i, f := range res.Fields {
 		if f.Type != sqltypes.Decimal || f.Decimals == 0 || f.Decimals > 30 {
 			continue
@@ -449,7 +447,7 @@ func decimalsAtScale(res *sqltypes.Result) {
 // one. A statement prepared (bound by GMS, not analysed) reports
 // SUM's field as DOUBLE; the fast paths answer it with the analysed
 // type, and the client sees that type at prepare too.
-func exactSumField(f *querypb.Field, col sql.Type) bool {
+func ExactSumField(f *querypb.Field, col sql.Type) bool {
 	dt, ok := exactAggType(col, false)
 	if !ok {
 		return false

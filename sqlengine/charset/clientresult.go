@@ -1,4 +1,4 @@
-package sqlengine
+package charset
 
 import (
 	"strings"
@@ -98,9 +98,9 @@ func resultCharsetNeedsReplacing(ctx *sql.Context) (sql.CharacterSetID, bool) {
 	return cs, cs.Encoder() != nil
 }
 
-// clientCharsetRule puts forClient over the text columns of the
+// ResultsRule puts forClient over the text columns of the
 // statement's result.
-func clientCharsetRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func ResultsRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	cs, ok := resultCharsetNeedsReplacing(ctx)
 	if !ok {
 		return n, transform.SameTree, nil

@@ -1,4 +1,4 @@
-package sqlengine
+package arith
 
 import (
 	"fmt"
@@ -10,8 +10,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/shopspring/decimal"
-
-	"petrel/sqlengine/arith"
 )
 
 // TestDecimalSmallPath: DECIMAL arithmetic computed in an int64
@@ -34,7 +32,7 @@ func TestDecimalSmallPath(t *testing.T) {
 	one := expression.NewLiteral(int8(1), types.Int8)
 	half := expression.NewLiteral(decimal.RequireFromString("0.5"), types.MustCreateDecimalType(2, 1))
 	mk := func(l, r sql.Expression, op string) sql.Expression {
-		e, ok := arith.NewDecArith(expression.NewArithmetic(l, r, op))
+		e, ok := NewDecArith(expression.NewArithmetic(l, r, op))
 		if !ok {
 			t.Fatalf("%s %s %s is not decimal arithmetic", l, op, r)
 		}
@@ -80,11 +78,11 @@ func TestDecimalSmallPath(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref, err := e.(*arith.DecArith).EvalDecimal(ctx, row)
+			ref, err := e.(*DecArith).EvalDecimal(ctx, row)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, _, ok, _ := e.(*arith.DecArith).EvalSmall(ctx, row); ok {
+			if _, _, ok, _ := e.(*DecArith).EvalSmall(ctx, row); ok {
 				small++
 			} else {
 				fallback++

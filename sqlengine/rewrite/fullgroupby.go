@@ -1,4 +1,4 @@
-package sqlengine
+package rewrite
 
 import (
 	"fmt"
@@ -13,7 +13,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
 	"petrel/internal/mysqlerr"
-	"petrel/sqlengine/rewrite"
 )
 
 // ONLY_FULL_GROUP_BY (in MySQL 8's default sql_mode, and Petrel's): a
@@ -31,7 +30,7 @@ import (
 // before GMS's rules, on the plan as built from the statement, where
 // WHERE is still a Filter above the table.
 
-func fullGroupByRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func FullGroupByRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if !sqlmode.On(sql.LoadSqlMode(ctx), "ONLY_FULL_GROUP_BY") {
 		return n, transform.SameTree, nil
 	}
@@ -87,7 +86,7 @@ func checkFullGroupBy(ctx *sql.Context, gb *plan.GroupBy, above []sql.Node) erro
 	}
 	grouped := map[string]bool{} // lower-cased column names, and expressions' text
 	for _, g := range gb.GroupByExprs {
-		g = rewrite.Unalias(g)
+		g = Unalias(g)
 		if f, ok := g.(*expression.GetField); ok {
 			grouped[strings.ToLower(f.Name())] = true
 		}
@@ -147,7 +146,7 @@ func checkFullGroupBy(ctx *sql.Context, gb *plan.GroupBy, above []sql.Node) erro
 		if a, ok := se.(*expression.Alias); ok && grouped[strings.ToLower(a.Name())] {
 			continue // grouped by its alias
 		}
-		if col := looseColumn(rewrite.Unalias(se), tableName, grouped, fixed); col != nil {
+		if col := looseColumn(Unalias(se), tableName, grouped, fixed); col != nil {
 			name := fmt.Sprintf("%s.%s", tableName, col.Name())
 			if db := col.Database(); db != "" {
 				name = db + "." + name
@@ -199,13 +198,13 @@ func hasField(e sql.Expression) bool {
 // hold a primary key or a NOT NULL unique key of t: then every column of
 // t is determined.
 func keyDetermined(ctx *sql.Context, t sql.Table, grouped, fixed map[string]bool) bool {
-	return determiningKey(ctx, t, func(n string) bool { return grouped[n] || fixed[n] }) != nil
+	return DeterminingKey(ctx, t, func(n string) bool { return grouped[n] || fixed[n] }) != nil
 }
 
 // determiningKey returns the lower-case columns of t's primary key, or of
 // a unique key of NOT NULL columns, that have holds (it is given
 // lower-case names); nil if there is none.
-func determiningKey(ctx *sql.Context, t sql.Table, have func(string) bool) []string {
+func DeterminingKey(ctx *sql.Context, t sql.Table, have func(string) bool) []string {
 	sch := t.Schema()
 	var pk []string
 	all := true

@@ -1,4 +1,4 @@
-package sqlengine
+package charset
 
 import (
 	"slices"
@@ -24,9 +24,9 @@ var characterSetArray [256]sql.CharacterSet
 
 var asciiFastOnce sync.Once
 
-// installASCIIFastEncoders wraps the encoder of every ASCII-preserving
+// InstallASCIIEncoders wraps the encoder of every ASCII-preserving
 // character set (once per process; the table is GMS's, global).
-func installASCIIFastEncoders() {
+func InstallASCIIEncoders() {
 	asciiFastOnce.Do(func() {
 		// Binary and UTF-8 pass bytes through already (slot 0, the
 		// default character set, holds utf8mb4's encoder too).
@@ -103,4 +103,14 @@ func isASCIIBytes(b []byte) bool {
 
 // InstallResultEncoders wraps the ASCII-preserving encoders as New does,
 // for tests of result encoding that build no engine.
-func InstallResultEncoders() { installASCIIFastEncoders() }
+func InstallResultEncoders() { InstallASCIIEncoders() }
+
+// ASCIIPassThrough reports a result character set whose encoder sends
+// ASCII text as it is.
+func ASCIIPassThrough(results sql.CharacterSetID) bool {
+	if results >= sql.CharacterSetID(len(characterSetArray)) {
+		return false
+	}
+	_, ok := results.Encoder().(asciiFastEncoder)
+	return ok
+}

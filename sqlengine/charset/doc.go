@@ -1,0 +1,11 @@
+// Package charset holds results in the client's character_set_results:
+// an analyzer rule that converts result strings a client's character set
+// cannot hold as MySQL does (clientresult.go), and encoders installed
+// over GMS's that pass ASCII text through unconverted (resultenc.go;
+// they reach GMS's character set table by go:linkname, as GMS v0.20.0
+// has no way to replace an encoder).
+//
+// Contract: a client reads the bytes MySQL would send for every value;
+// the ASCII pass-through returns the encoder's own output for non-ASCII
+// text.
+package charset
