@@ -94,7 +94,7 @@ func installAnalyzerRules() {
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: groupKeyRuleID, Apply: groupKeyRule})
 		// DISTINCT and GROUP BY keys by collation (collate/collkey.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: collationRuleID, Apply: collate.Rule})
-		// Results a client's character set cannot hold (clientresult.go).
+		// Results a client's character set cannot hold (charset/clientresult.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: clientCharsetID, Apply: charset.ResultsRule})
 		// LIKE of ASCII over bytes (collate/likefast.go), after the rules that
 		// read GMS's LIKE.
