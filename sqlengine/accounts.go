@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"petrel/sqlengine/iters"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/information_schema"
 	"github.com/dolthub/go-mysql-server/sql/mysql_db"
@@ -55,7 +57,7 @@ type acctChange struct {
 // execOverrides is Petrel's GMS exec-builder override: account statements
 // (accountBuilder), CREATE DATABASE's default collation (defaultCreateDB),
 // UPDATE's byte-exact "changed" test (exactupdate.go) and GROUP BY's
-// grouping (groupiter.go); every other
+// grouping (iters/groupiter.go); every other
 // node returns (nil, nil) and GMS builds it.
 type execOverrides struct{ e *Engine }
 
@@ -84,11 +86,11 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 	case *storeSource:
 		return o.e.buildStoreSource(ctx, n, row)
 	case *plan.GroupBy:
-		if it, err := o.e.buildGroupBy(ctx, n, row); it != nil || err != nil {
+		if it, err := iters.GroupBy(ctx, o.e.exec, n, row); it != nil || err != nil {
 			return it, err
 		}
 	case *plan.HashLookup:
-		if it, err := o.e.buildHashLookup(ctx, n, row); it != nil || err != nil {
+		if it, err := iters.HashLookup(ctx, o.e.exec, n, row); it != nil || err != nil {
 			return it, err
 		}
 	case *plan.Distinct:

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"petrel/sqlengine/iters"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -14,7 +16,7 @@ import (
 
 // TestHashLookupOnTuples: a hash join on two columns (integers of two
 // widths, strings beside integers, NULLs, repeated keys) keyed exactly
-// (hashlookup.go) finds the matches a count in Go finds, through a
+// (iters/hashlookup.go) finds the matches a count in Go finds, through a
 // HashLookup on a tuple in the plan; and keys of integers and of text
 // differ where their values do.
 func TestHashLookupOnTuples(t *testing.T) {
@@ -81,12 +83,12 @@ func TestHashLookupOnTuples(t *testing.T) {
 			t.Errorf("%s: no hash lookup on a tuple:\n%s", c.q, sql.DebugString(n))
 		}
 	}
-	ik, ok := intTupleKey([]any{int64(1), int64(23)})
-	ik2, _ := intTupleKey([]any{int64(12), int64(3)})
+	ik, ok := iters.IntTupleKey([]any{int64(1), int64(23)})
+	ik2, _ := iters.IntTupleKey([]any{int64(12), int64(3)})
 	if !ok || ik == ik2 {
 		t.Errorf("integer keys (1, 23) and (12, 3): %v, %v", ik, ik2)
 	}
-	if _, ok := intTupleKey([]any{int64(1), "x"}); ok {
+	if _, ok := iters.IntTupleKey([]any{int64(1), "x"}); ok {
 		t.Error("a tuple with a string keyed as integers")
 	}
 }

@@ -1,4 +1,4 @@
-package sqlengine
+package iters
 
 import (
 	"bytes"
@@ -22,16 +22,16 @@ import (
 // converted to the probe key's type first, as GMS does; a key that is not
 // a tuple is GMS's lookup.
 
-// buildHashLookup builds n when its key is a tuple; nil otherwise (GMS
+// HashLookup builds n when its key is a tuple; nil otherwise (GMS
 // builds it).
-func (e *Engine) buildHashLookup(ctx *sql.Context, n *plan.HashLookup, row sql.Row) (sql.RowIter, error) {
+func HashLookup(ctx *sql.Context, exec sql.NodeExecBuilder, n *plan.HashLookup, row sql.Row) (sql.RowIter, error) {
 	if _, ok := n.LeftProbeKey.(expression.Tuple); !ok {
 		return nil, nil
 	}
 	n.Mutex.Lock()
 	defer n.Mutex.Unlock()
 	if n.Lookup == nil {
-		child, err := e.exec.Build(ctx, n.Child, row)
+		child, err := exec.Build(ctx, n.Child, row)
 		if err != nil {
 			return nil, err
 		}
@@ -78,7 +78,7 @@ func (k *tupleKeyer) key(ctx *sql.Context, n *plan.HashLookup, e sql.Expression,
 		}
 		return v, nil
 	}
-	if ik, ok := intTupleKey(vals); ok {
+	if ik, ok := IntTupleKey(vals); ok {
 		return ik, nil
 	}
 	k.buf.Reset()
@@ -130,8 +130,8 @@ type intKey struct {
 	v [4]int64
 }
 
-// intTupleKey is vals as an intKey when they are up to four int64s.
-func intTupleKey(vals []any) (intKey, bool) {
+// IntTupleKey is vals as an intKey when they are up to four int64s.
+func IntTupleKey(vals []any) (intKey, bool) {
 	var k intKey
 	if len(vals) > len(k.v) {
 		return k, false

@@ -1,4 +1,4 @@
-package sqlengine
+package iters
 
 import (
 	"bytes"
@@ -31,8 +31,8 @@ import (
 // they were first seen, and their aggregation buffers are GMS's, so the
 // answers are GMS's less its collisions.
 
-// groupItersBuilt counts the grouping iterators built (tests).
-var groupItersBuilt atomic.Uint64
+// GroupItersBuilt counts the grouping iterators built (tests).
+var GroupItersBuilt atomic.Uint64
 
 // groupIter is the grouping iterator.
 type groupIter struct {
@@ -49,17 +49,17 @@ type groupIter struct {
 	weights []map[string]string
 }
 
-// buildGroupBy builds n with groupIter when it groups; nil otherwise
+// GroupBy builds n with groupIter when it groups; nil otherwise
 // (GMS builds it).
-func (e *Engine) buildGroupBy(ctx *sql.Context, n *plan.GroupBy, row sql.Row) (sql.RowIter, error) {
+func GroupBy(ctx *sql.Context, exec sql.NodeExecBuilder, n *plan.GroupBy, row sql.Row) (sql.RowIter, error) {
 	if len(n.GroupByExprs) == 0 {
 		return nil, nil
 	}
-	child, err := e.exec.Build(ctx, n.Child, row)
+	child, err := exec.Build(ctx, n.Child, row)
 	if err != nil {
 		return nil, err
 	}
-	groupItersBuilt.Add(1)
+	GroupItersBuilt.Add(1)
 	return &groupIter{selected: n.SelectedExprs, grouping: n.GroupByExprs, child: child, groups: map[string]int{}}, nil
 }
 
