@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"petrel/sqlengine/sqlerr"
+
 	"petrel/sqlengine/iters"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -229,17 +231,17 @@ func (e *Engine) commitAccounts(ctx *sql.Context, s *Session, n sql.Node, ssl ss
 	}
 	if err := tx.PutMeta(usersMetaKey, s.acct.blob); err != nil {
 		tx.Rollback()
-		return toMySQLError(err)
+		return sqlerr.ToMySQL(err)
 	}
 	if ssl != nil {
 		if err := tx.PutMeta(sslMetaKey, ssl.encode()); err != nil {
 			tx.Rollback()
-			return toMySQLError(err)
+			return sqlerr.ToMySQL(err)
 		}
 	}
 	tx.LogQuery(ctx.GetCurrentDatabase(), stmt)
 	if err := tx.Commit(ctx); err != nil {
-		return toMySQLError(err)
+		return sqlerr.ToMySQL(err)
 	}
 	return nil
 }
@@ -275,7 +277,7 @@ func (s *Session) implicitCommit(ctx *sql.Context) error {
 	if t.abort != nil {
 		return nil
 	}
-	return toMySQLError(err)
+	return sqlerr.ToMySQL(err)
 }
 
 // accountStatement is the text logged for an account statement: CREATE

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"petrel/sqlengine/sqlerr"
+
 	"petrel/internal/mysqlerr"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -143,7 +145,7 @@ func (e *Engine) runAdmin(ctx context.Context, c *mysql.Conn, st *adminStmt, m [
 	}
 	res, err := st.fn(ctx, s, m)
 	if err != nil {
-		return toMySQLError(err)
+		return sqlerr.ToMySQL(err)
 	}
 	out := &sqltypes.Result{RowsAffected: res.RowsAffected}
 	for _, c := range res.Columns {

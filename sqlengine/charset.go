@@ -469,24 +469,6 @@ func stringError(err error, row int) error {
 	return mysqlerr.New(mysqlerr.ErTruncatedWrongValue, "Incorrect string value: '%s' for column '%s' at row %d", se.Value, se.Column, row)
 }
 
-// gmsBadString turns the byte list of GMS's "invalid string for charset
-// utf8mb4: '[233 10]'" into MySQL's '\xE9\x0A' form.
-func gmsBadString(msg string) string {
-	i, j := strings.LastIndex(msg, "'["), strings.LastIndex(msg, "]'")
-	if i < 0 || j < i {
-		return "?"
-	}
-	var b []byte
-	for _, f := range strings.Fields(msg[i+2 : j]) {
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 0 || n > 255 {
-			return "?"
-		}
-		b = append(b, byte(n))
-	}
-	return escapeHex(string(b), 6)
-}
-
 var _ sql.CollationAlterableTable = (*Table)(nil)
 
 var convertTo = regexp.MustCompile(`(?i)\bCONVERT\s+TO\s+(CHARACTER\s+SET|CHARSET)\b`)

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"petrel/sqlengine/sqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 
@@ -37,7 +39,7 @@ func (e *Engine) checksumTable(ctx context.Context, s *Session, m []string) (*Ad
 		if err != nil {
 			code, msg := mysqlerr.ErNoSuchTable, err.Error()
 			var se *mysql.SQLError
-			if errors.As(mysqlError(err), &se) {
+			if errors.As(sqlerr.MySQLError(err), &se) {
 				code, msg = se.Num, se.Message
 			}
 			s.Warn(&sql.Warning{Level: "Error", Code: code, Message: msg})

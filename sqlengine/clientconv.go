@@ -6,6 +6,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"petrel/sqlengine/sqlerr"
+
 	"petrel/sqlengine/sqlmode"
 
 	"petrel/internal/mysqlerr"
@@ -325,23 +327,5 @@ func (cc *clientCodec) decodeBindVars(p *mysql.PrepareData) error {
 }
 
 func invalidString(cs sql.CharacterSetID, s string) error {
-	return mysqlerr.New(mysqlerr.ErInvalidCharacterString, "Invalid %s character string: '%s'", cs.Name(), escapeHex(s, 6))
-}
-
-// escapeHex prints up to max bytes of s as MySQL's messages do.
-func escapeHex(s string, max int) string {
-	var b strings.Builder
-	for i := 0; i < len(s) && i < max; i++ {
-		if c := s[i]; c >= 0x20 && c < 0x7F {
-			b.WriteByte(c)
-		} else {
-			b.WriteString("\\x")
-			b.WriteByte("0123456789ABCDEF"[c>>4])
-			b.WriteByte("0123456789ABCDEF"[c&15])
-		}
-	}
-	if len(s) > max {
-		b.WriteString("...")
-	}
-	return b.String()
+	return mysqlerr.New(mysqlerr.ErInvalidCharacterString, "Invalid %s character string: '%s'", cs.Name(), sqlerr.EscapeHex(s, 6))
 }

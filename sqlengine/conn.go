@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"petrel/sqlengine/sqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
@@ -140,7 +142,7 @@ func (h *errHandler) checkPrepare(c *mysql.Conn, q string) *mysql.SQLError {
 	stmt, err := ast.ParseWithOptions(context.Background(), q, opts)
 	if err != nil {
 		var se *mysql.SQLError
-		if errors.As(clientError(mysqlerr.New(mysqlerr.ErUnknown, "%s", err.Error())), &se) {
+		if errors.As(sqlerr.ClientError(mysqlerr.New(mysqlerr.ErUnknown, "%s", err.Error())), &se) {
 			return se
 		}
 		return nil

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 
+	"petrel/sqlengine/sqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
@@ -90,7 +92,7 @@ func (s *Session) Warn(w *sql.Warning) {
 	}
 	if w != nil && w.Code == mysqlerr.ErUnknown {
 		var se *mysql.SQLError
-		if errors.As(fixSQLError(mysqlerr.Relay(w.Code, "HY000", "%s", w.Message)), &se) && se.Num != mysqlerr.ErUnknown {
+		if errors.As(sqlerr.FixSQLError(mysqlerr.Relay(w.Code, "HY000", "%s", w.Message)), &se) && se.Num != mysqlerr.ErUnknown {
 			w = &sql.Warning{Level: "Warning", Code: se.Num, Message: se.Message}
 		}
 	}

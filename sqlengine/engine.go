@@ -2,7 +2,7 @@
 // Petrel's Pebble storage. It owns the GMS database provider, tables and
 // indexes, sessions and transactions, system and status variables, users
 // and grants persistence, and applies the one table of MySQL error
-// numbers (internal/mysqlerr) to Petrel's and GMS's errors (errtable.go).
+// numbers (internal/mysqlerr) to Petrel's and GMS's errors (sqlerr/errtable.go).
 // Its handler offers every statement first to the Executor (executor.go;
 // the fast paths of sqlengine/fastpath), which reaches this package only
 // through its executor API (execapi.go); GMS runs what it declines.
@@ -25,6 +25,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"petrel/sqlengine/sqlerr"
 
 	"petrel/sqlengine/charset"
 
@@ -415,7 +417,7 @@ func (s *Server) Close() error {
 // checkWritable enforces read_only / super_read_only and refused writes.
 func (e *Engine) checkWritable(ctx *sql.Context) error {
 	if err := e.store.WriteError(); err != nil {
-		return toMySQLError(err)
+		return sqlerr.ToMySQL(err)
 	}
 	s, _ := ctx.Session.(*Session)
 	if s != nil && s.internal {

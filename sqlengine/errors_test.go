@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 
+	"petrel/sqlengine/sqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 
@@ -48,7 +50,7 @@ func TestClientErrorNumbers(t *testing.T) {
 		// A string a column's character set cannot hold (keys.CheckRow).
 		{"string error", stringError(keys.NameColumn(&keys.StringError{Charset: "latin1", Value: `\xC4\x80`}, "l"), 3), 1366, "HY000", `Incorrect string value: '\xC4\x80' for column 'l' at row 3`},
 	} {
-		err := clientError(tc.err)
+		err := sqlerr.ClientError(tc.err)
 		var se *mysql.SQLError
 		if !errors.As(err, &se) {
 			t.Errorf("%s: %v is not a MySQL error", tc.name, err)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"petrel/sqlengine/sqlerr"
+
 	"petrel/sqlengine/charset"
 
 	"petrel/sqlengine/arith"
@@ -93,7 +95,7 @@ func (t *Transaction) Aborted() error { return t.abort }
 
 // Abort marks the transaction aborted by err (its client sees err's MySQL
 // form at COMMIT).
-func (t *Transaction) Abort(err error) { t.abort = toMySQLError(err) }
+func (t *Transaction) Abort(err error) { t.abort = sqlerr.ToMySQL(err) }
 
 // ReadOnly reports a READ ONLY transaction.
 func (t *Transaction) ReadOnly() bool { return t.readOnly }
@@ -106,7 +108,7 @@ func (t *Transaction) FixIsolation() { t.isoFixed = true }
 func RunTxnHook(ctx *sql.Context, s *Session, txn *storage.Txn) { runTxnHook(ctx, s, txn) }
 
 // ToMySQLError is the error table applied to err.
-func ToMySQLError(err error) error { return toMySQLError(err) }
+func ToMySQLError(err error) error { return sqlerr.ToMySQL(err) }
 
 // OperatorText reports a statement that s's sql_mode reads differently
 // from GMS's parser (PIPES_AS_CONCAT, HIGH_NOT_PRECEDENCE).

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"petrel/sqlengine/sqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 )
@@ -29,7 +31,7 @@ func (e *Engine) optimizeTable(ctx context.Context, s *Session, m []string) (*Ad
 		if err != nil {
 			msg := err.Error()
 			var se *mysql.SQLError
-			if errors.As(mysqlError(err), &se) {
+			if errors.As(sqlerr.MySQLError(err), &se) {
 				msg = se.Message
 			}
 			res.Rows = append(res.Rows, []*string{Str(label), Str("optimize"), Str("Error"), Str(msg)},

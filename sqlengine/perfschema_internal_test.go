@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"petrel/sqlengine/sqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
@@ -87,8 +89,8 @@ func TestPerformanceSchemaTables(t *testing.T) {
 			continue
 		}
 		var me *mysql.SQLError
-		if !errors.As(clientError(err), &me) || uint16(me.Num) != want {
-			t.Errorf("%s: %v, want MySQL error %d", q, clientError(err), want)
+		if !errors.As(sqlerr.ClientError(err), &me) || uint16(me.Num) != want {
+			t.Errorf("%s: %v, want MySQL error %d", q, sqlerr.ClientError(err), want)
 		}
 	}
 	if got := must("SELECT COUNT(*) FROM performance_schema.workers"); got != "[[2]]" {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"petrel/sqlengine/sqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 
@@ -139,7 +141,7 @@ func (h *errHandler) ComBinlogDumpGTID(c *mysql.Conn, _ string, _ uint64, _ mysq
 		}
 	}
 	if err := h.e.repl.Dump(ctx, req); err != nil {
-		return toMySQLError(err)
+		return sqlerr.ToMySQL(err)
 	}
 	return nil
 }
@@ -194,14 +196,14 @@ func (e *Engine) ExecReplicated(ctx context.Context, db, query string, o storage
 	defer s.CommandEnd()
 	if m := alterRequireRE.FindStringSubmatch(query); m != nil {
 		// GMS does not parse it (requiressl.go).
-		return toMySQLError(e.alterRequire(ctx, s, query, m))
+		return sqlerr.ToMySQL(e.alterRequire(ctx, s, query, m))
 	}
 	_, iter, _, err := e.gms.Query(sctx, query)
 	if err != nil {
-		return toMySQLError(err)
+		return sqlerr.ToMySQL(err)
 	}
 	if _, err := sql.RowIterToRows(sctx, iter); err != nil {
-		return toMySQLError(err)
+		return sqlerr.ToMySQL(err)
 	}
 	return nil
 }

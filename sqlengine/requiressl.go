@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"petrel/sqlengine/sqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -167,11 +169,11 @@ func (e *Engine) alterRequire(ctx context.Context, s *Session, stmt string, m []
 	}
 	if err := tx.PutMeta(sslMetaKey, next.encode()); err != nil {
 		tx.Rollback()
-		return toMySQLError(err)
+		return sqlerr.ToMySQL(err)
 	}
 	tx.LogQuery(sctx.GetCurrentDatabase(), strings.TrimRight(strings.TrimSpace(stmt), "; \t\r\n"))
 	if err := tx.Commit(sctx); err != nil {
-		return toMySQLError(err)
+		return sqlerr.ToMySQL(err)
 	}
 	e.requireSSL.Store(&next)
 	return nil

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"petrel/sqlengine/sqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 
@@ -411,7 +413,7 @@ func ddlError(ctx *sql.Context, err error) error {
 	if err == nil {
 		return nil
 	}
-	err = toMySQLError(err)
+	err = sqlerr.ToMySQL(err)
 	if t, ok := ctx.GetTransaction().(*Transaction); ok && t != nil && t.abort == nil {
 		_ = t.txn.Rollback()
 		t.abort = err
@@ -432,7 +434,7 @@ func sessionError(ctx *sql.Context, err error) error {
 		return nil
 	}
 	c := base.ClassOf(err)
-	err = toMySQLError(err)
+	err = sqlerr.ToMySQL(err)
 	if c == base.ClassDeadlock || c == base.ClassTxnTooLarge || isDeadlock(err) {
 		if t, ok := ctx.GetTransaction().(*Transaction); ok && t != nil && t.abort == nil {
 			_ = t.txn.Rollback()

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"petrel/sqlengine/sqlerr"
+
 	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/base"
@@ -158,7 +160,7 @@ func (h *errHandler) reply(c *mysql.Conn, err error) error {
 		c.Close()
 		return err
 	}
-	err = clientError(interrupted(c, err))
+	err = sqlerr.ClientError(interrupted(c, err))
 	if s := h.e.session(c.ConnectionID); s != nil {
 		s.noteError(err)
 	}
@@ -171,7 +173,7 @@ func (s *Session) commitError(err error) error {
 	if base.ClassOf(err) == base.ClassOutcomeUnknown && s.conn != nil {
 		s.conn.outcomeUnknown.Store(true)
 	}
-	return toMySQLError(err)
+	return sqlerr.ToMySQL(err)
 }
 
 // StopStatements makes every new client statement fail with

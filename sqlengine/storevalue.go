@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"petrel/sqlengine/sqlerr"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -320,7 +322,7 @@ func representable(ctx *sql.Context, m storeMode, col *sql.Column, cs sql.Charac
 			break
 		}
 	}
-	msg := fmt.Sprintf("Incorrect string value: '%s' for column '%s' at row %d", escapeHex(bad, 6), col.Name, rowNum)
+	msg := fmt.Sprintf("Incorrect string value: '%s' for column '%s' at row %d", sqlerr.EscapeHex(bad, 6), col.Name, rowNum)
 	if m.strict {
 		return "", storeError(mysqlerr.ErTruncatedWrongValue, "%s", msg)
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"petrel/sqlengine/sqlerr"
+
 	"github.com/dolthub/vitess/go/mysql"
 )
 
@@ -40,7 +42,7 @@ func debianText(t *testing.T, want int) []byte {
 // errNum is the MySQL error number a client would get for err.
 func errNum(err error) int {
 	var se *mysql.SQLError
-	if errors.As(toMySQLError(err), &se) {
+	if errors.As(sqlerr.ToMySQL(err), &se) {
 		return se.Num
 	}
 	return 0

@@ -2,7 +2,7 @@
 // SQLSTATEs Petrel sends, the number each error class (internal/base)
 // stands for, and the SQLSTATE MySQL sends with each number. Every
 // package that chooses a MySQL number names it from here; sqlengine's
-// mapping (sqlengine/errtable.go) applies the table, with GMS's error
+// mapping (sqlengine/sqlerr/errtable.go) applies the table, with GMS's error
 // kinds, to what reaches a client.
 package mysqlerr
 

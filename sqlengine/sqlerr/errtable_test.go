@@ -1,4 +1,4 @@
-package sqlengine
+package sqlerr
 
 import (
 	"errors"
@@ -52,11 +52,11 @@ func TestEveryClassHasMySQLNumber(t *testing.T) {
 			continue
 		}
 		var se *mysql.SQLError
-		if err := clientError(base.Errorf(c, "x: failed")); !errors.As(err, &se) || se.Num != w.num || se.State != w.state {
+		if err := ClientError(base.Errorf(c, "x: failed")); !errors.As(err, &se) || se.Num != w.num || se.State != w.state {
 			t.Errorf("class %d: got %v, want %d (%s)", c, err, w.num, w.state)
 		}
 		// Inside the engine too (sessionError, ddlError, commitError).
-		if err := toMySQLError(fmt.Errorf("wrapped: %w", base.Errorf(c, "x"))); !errors.As(err, &se) || se.Num != w.num {
+		if err := ToMySQL(fmt.Errorf("wrapped: %w", base.Errorf(c, "x"))); !errors.As(err, &se) || se.Num != w.num {
 			t.Errorf("class %d inside the engine: got %v, want %d", c, err, w.num)
 		}
 	}
@@ -123,7 +123,7 @@ func TestGMSErrorKinds(t *testing.T) {
 			err error
 		}{{"as text", sql.CastSQLError(raw)}, {"as a kind", raw}, {"wrapped", fmt.Errorf("x: %w", raw)}} {
 			var se *mysql.SQLError
-			if err := clientError(form.err); !errors.As(err, &se) {
+			if err := ClientError(form.err); !errors.As(err, &se) {
 				t.Errorf("%s %s: %v is not a MySQL error", name, form.how, err)
 			} else if se.Num != tc.num || se.State != tc.state || !strings.Contains(se.Message, tc.text) || strings.Contains(se.Message, "%%") {
 				t.Errorf("%s %s: got %d (%s) %q, want %d (%s) containing %q", name, form.how, se.Num, se.State, se.Message, tc.num, tc.state, tc.text)
@@ -148,7 +148,7 @@ func TestVitessTextErrors(t *testing.T) {
 		{"something else", 1105, regexp.MustCompile(`something else`)},
 	} {
 		var se *mysql.SQLError
-		if err := clientError(mysql.NewSQLError(1105, "HY000", "%s", tc.msg)); !errors.As(err, &se) || se.Num != tc.num || !tc.text.MatchString(se.Message) {
+		if err := ClientError(mysql.NewSQLError(1105, "HY000", "%s", tc.msg)); !errors.As(err, &se) || se.Num != tc.num || !tc.text.MatchString(se.Message) {
 			t.Errorf("%q: got %v, want %d matching %s", tc.msg, err, tc.num, tc.text)
 		}
 	}

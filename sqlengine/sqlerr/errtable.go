@@ -1,10 +1,11 @@
-package sqlengine
+package sqlerr
 
 import (
 	"errors"
 	"fmt"
 	"io/fs"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -19,9 +20,9 @@ import (
 )
 
 // The one error mapping. internal/mysqlerr holds the table of numbers
-// (classes and SQLSTATEs); gmsKinds below is its GMS half; mysqlError
-// applies both. Everything a client sees passes through clientError
-// (the protocol handler's boundary); inside the engine, toMySQLError
+// (classes and SQLSTATEs); gmsKinds below is its GMS half; MySQLError
+// applies both. Everything a client sees passes through ClientError
+// (the protocol handler's boundary); inside the engine, ToMySQL
 // maps Petrel's own errors and leaves GMS's alone (GMS tests its kinds
 // with Kind.Is: INSERT IGNORE, ON DUPLICATE KEY UPDATE).
 
@@ -163,11 +164,11 @@ var textRules = []struct {
 	}, mysqlerr.ErNetPacketTooLarge, nil},
 }
 
-// mysqlError is the one function that applies the table: a Petrel error
+// MySQLError is the one function that applies the table: a Petrel error
 // by its class, a GMS error by its kind (or, once GMS made it text, by
 // its message), a MySQL error with its SQLSTATE corrected. Other errors
 // are returned as they are.
-func mysqlError(err error) error {
+func MySQLError(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -177,7 +178,7 @@ func mysqlError(err error) error {
 	}
 	var se *mysql.SQLError
 	if errors.As(err, &se) {
-		return fixSQLError(se)
+		return FixSQLError(se)
 	}
 	var ge *gmserrors.Error
 	if errors.As(err, &ge) {
@@ -193,12 +194,12 @@ func mysqlError(err error) error {
 	return err
 }
 
-// fixSQLError corrects a MySQL error GMS or vitess built: a number below
+// FixSQLError corrects a MySQL error GMS or vitess built: a number below
 // 1000 (an errno that reached vitess's "(errno N)" parsing, which clients
 // would misread) becomes 1105; a GMS kind's text gets the kind's number
 // (GMS leaves most at 1105) and MySQL's message; every number gets
 // MySQL's SQLSTATE.
-func fixSQLError(se *mysql.SQLError) error {
+func FixSQLError(se *mysql.SQLError) error {
 	if se.Num < 1000 {
 		return mysqlerr.New(mysqlerr.ErUnknown, "%s", se.Message)
 	}
@@ -267,19 +268,19 @@ func classError(c base.Class, err error) error {
 	return mysqlerr.FromCode(code, "%s", msg)
 }
 
-// toMySQLError maps Petrel's own errors (a base class) inside the
+// ToMySQL maps Petrel's own errors (a base class) inside the
 // engine; errors that are not Petrel's pass through for GMS, which tests
 // its kinds, and for clientError at the boundary.
-func toMySQLError(err error) error {
+func ToMySQL(err error) error {
 	var be *base.Error
 	if err == nil || !errors.As(err, &be) {
 		return err
 	}
-	return mysqlError(err)
+	return MySQLError(err)
 }
 
-// clientError is the error a client receives for err.
-func clientError(err error) error { return mysqlError(err) }
+// ClientError is the error a client receives for err.
+func ClientError(err error) error { return MySQLError(err) }
 
 // errnoText is " (errno: N - text)" for an operating-system error inside
 // err, as MySQL prints it (strerror's capital included), or "".
@@ -308,4 +309,40 @@ func fileText(err error) string {
 		return ""
 	}
 	return fmt.Sprintf(" '%s'", pe.Path)
+}
+
+// gmsBadString turns the byte list of GMS's "invalid string for charset
+// utf8mb4: '[233 10]'" into MySQL's '\xE9\x0A' form.
+func gmsBadString(msg string) string {
+	i, j := strings.LastIndex(msg, "'["), strings.LastIndex(msg, "]'")
+	if i < 0 || j < i {
+		return "?"
+	}
+	var b []byte
+	for _, f := range strings.Fields(msg[i+2 : j]) {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 0 || n > 255 {
+			return "?"
+		}
+		b = append(b, byte(n))
+	}
+	return EscapeHex(string(b), 6)
+}
+
+// EscapeHex prints up to max bytes of s as MySQL's messages do.
+func EscapeHex(s string, max int) string {
+	var b strings.Builder
+	for i := 0; i < len(s) && i < max; i++ {
+		if c := s[i]; c >= 0x20 && c < 0x7F {
+			b.WriteByte(c)
+		} else {
+			b.WriteString("\\x")
+			b.WriteByte("0123456789ABCDEF"[c>>4])
+			b.WriteByte("0123456789ABCDEF"[c&15])
+		}
+	}
+	if len(s) > max {
+		b.WriteString("...")
+	}
+	return b.String()
 }
