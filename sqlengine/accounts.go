@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"petrel/sqlengine/storeval"
+
 	"petrel/sqlengine/sqlerr"
 
 	"petrel/sqlengine/iters"
@@ -84,9 +86,9 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 	case *plan.Update:
 		return o.e.buildExactUpdate(ctx, n, row)
 	case *plan.InsertInto:
-		return o.e.buildStoreInsert(ctx, n, row)
-	case *storeSource:
-		return o.e.buildStoreSource(ctx, n, row)
+		return storeval.BuildInsert(ctx, o.e.exec, isPetrelTable, n, row)
+	case *storeval.Source:
+		return storeval.BuildSource(ctx, o.e.exec, n, row)
 	case *plan.GroupBy:
 		if it, err := iters.GroupBy(ctx, o.e.exec, n, row); it != nil || err != nil {
 			return it, err
@@ -563,3 +565,9 @@ func (e *Engine) execOnSession(ctx context.Context, s *Session, query string) er
 // internalPids is where the query pids of statements Petrel runs on a
 // client's behalf start, far above GMS's own counter.
 const internalPids = 1 << 40
+
+// isPetrelTable reports a table of Petrel's backend.
+func isPetrelTable(t sql.Table) bool {
+	_, ok := t.(*Table)
+	return ok
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"petrel/sqlengine/storeval"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -138,8 +140,8 @@ func (e *Engine) buildExactUpdate(ctx *sql.Context, n *plan.Update, row sql.Row)
 	if err != nil {
 		return nil, nil
 	}
-	// The SET values take MySQL's rules for storing (storevalue.go).
-	n = storeUpdate(n, t.Schema()).(*plan.Update)
+	// The SET values take MySQL's rules for storing (storeval/storevalue.go).
+	n = storeval.Update(n, t.Schema()).(*plan.Update)
 	sch, ok := exactSchema(t.Schema())
 	if !ok {
 		sch = t.Schema()

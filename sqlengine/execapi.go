@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"petrel/sqlengine/storeval"
+
 	"petrel/sqlengine/sqlerr"
 
 	"petrel/sqlengine/charset"
@@ -129,12 +131,12 @@ func ContainsNot(q string) bool { return sqlmode.ContainsNot(q) }
 // StoreExact converts v for col as a strict INSERT would, refusing any
 // value not stored exactly (notes included).
 func StoreExact(ctx *sql.Context, col *sql.Column, v any) (any, error) {
-	return storeValue(ctx, storeMode{strict: true, exact: true}, col, v, 1)
+	return storeval.Value(ctx, storeval.Mode{Strict: true, Exact: true}, col, v, 1)
 }
 
 // RoundTimespan rounds a TIME to fsp fractional digits as MySQL stores it.
 func RoundTimespan(ctx *sql.Context, ts types.Timespan, fsp int) types.Timespan {
-	return roundTimespan(ctx, ts, fsp)
+	return storeval.RoundTimespan(ctx, ts, fsp)
 }
 
 // RowsIdentical reports byte-equal rows (an UPDATE that changes nothing).

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"petrel/sqlengine/storeval"
+
 	"petrel/sqlengine/sqlmode"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -150,7 +152,7 @@ func fitTimeFSP(ctx *sql.Context, st *storage.Table, row sql.Row) sql.Row {
 		if !ok {
 			continue
 		}
-		r := roundTimespan(ctx, ts, *cd.FSP)
+		r := storeval.RoundTimespan(ctx, ts, *cd.FSP)
 		if r == ts {
 			continue
 		}
@@ -161,35 +163,6 @@ func fitTimeFSP(ctx *sql.Context, st *storage.Table, row sql.Row) sql.Row {
 		row[i] = r
 	}
 	return row
-}
-
-// maxTimeMicros is TIME's largest magnitude, 838:59:59.
-const maxTimeMicros = (838*3600 + 59*60 + 59) * 1_000_000
-
-// roundTimespan is ts to fsp fractional digits: rounded half away from
-// zero (truncated under TIME_TRUNCATE_FRACTIONAL), within TIME's range.
-func roundTimespan(ctx *sql.Context, ts types.Timespan, fsp int) types.Timespan {
-	unit := int64(1)
-	for i := fsp; i < 6; i++ {
-		unit *= 10
-	}
-	v := int64(ts)
-	neg := v < 0
-	if neg {
-		v = -v
-	}
-	r := v % unit
-	v -= r
-	if r*2 >= unit && !sql.LoadSqlMode(ctx).ModeEnabled("TIME_TRUNCATE_FRACTIONAL") {
-		v += unit
-	}
-	if v > maxTimeMicros {
-		v = maxTimeMicros
-	}
-	if neg {
-		v = -v
-	}
-	return types.Timespan(v)
 }
 
 // timeAtPrecision prints TIME(1) to TIME(6) columns' values with their
@@ -262,11 +235,11 @@ func timeTypesText(def *storage.TableDef, stmt string) string {
 	return stmt
 }
 
-// columnTimeFSP is the precision of TIME column col of a Petrel table
-// (6 when it is not known: an expression's column, an older table).
-func columnTimeFSP(ctx *sql.Context, col *sql.Column) int {
-	s, ok := ctx.Session.(*Session)
-	if !ok || s.eng == nil || col.Source == "" || col.DatabaseSource == "" {
+// ColumnTimeFSP is the precision of TIME column col of a Petrel table
+// (6 when it is not known: an expression's column, an older table), as
+// storing a value asks the session.
+func (s *Session) ColumnTimeFSP(col *sql.Column) int {
+	if s.eng == nil || col.Source == "" || col.DatabaseSource == "" {
 		return 6
 	}
 	t := s.eng.store.Catalog().Table(col.DatabaseSource, col.Source)
@@ -412,7 +385,7 @@ func (c *castTime) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		}
 	}
 	if ts, ok := v.(types.Timespan); ok {
-		return roundTimespan(ctx, ts, 0), nil
+		return storeval.RoundTimespan(ctx, ts, 0), nil
 	}
 	return v, nil
 }

@@ -126,7 +126,7 @@ func (s *strDouble) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 // exponent. clean=false when anything but trailing spaces follows, or
 // there is no number at all.
 func stringDouble(s string) (f float64, clean bool) {
-	start, end, ok := NumberSpan(s) // storevalue.go
+	start, end, ok := NumberSpan(s)
 	if !ok {
 		return 0, false
 	}

@@ -236,7 +236,7 @@ type rowEdit struct {
 // an UPDATE's SET value; never a key looked up): a DOUBLE or DECIMAL
 // with more fractional digits than a DECIMAL column keeps is rounded to
 // its scale, with MySQL's note 1265, as the storing rules do outside
-// strict exactness (storevalue.go's storeDecimal: a note in every mode).
+// strict exactness (storeval/storevalue.go's storeDecimal: a note in every mode).
 // TPC-C's amounts are DOUBLE parameters (an order line's price times its
 // quantity: 137.01000000000002), and such rows went to GMS whole.
 func (ed *rowEdit) store(ctx *sql.Context, st *storage.Table, o int, v any) (any, bool) {

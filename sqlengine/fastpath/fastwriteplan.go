@@ -355,7 +355,7 @@ func convert(ctx *sql.Context, st *storage.Table, o int, v any) (any, bool) {
 			return v, true
 		}
 	}
-	// MySQL's storing rules first (storevalue.go): a value they would
+	// MySQL's storing rules first (storeval/storevalue.go): a value they would
 	// clip, truncate or refuse is GMS's to store, with its warning or
 	// error.
 	v, err := sqlengine.StoreExact(ctx, col, v)

@@ -1,4 +1,4 @@
-package sqlengine
+package storeval
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ import (
 	"petrel/storage/keys"
 )
 
-// storeValue's rules for the column types other than integers and
+// Value's rules for the column types other than integers and
 // character strings: DECIMAL, FLOAT/DOUBLE, YEAR, BIT, ENUM, SET, DATE,
 // DATETIME, TIMESTAMP and TIME (storevalue.go has the frame). GMS keeps
 // no declared precision for TIME, so a TIME column keeps microseconds.
@@ -25,8 +25,8 @@ import (
 // numberOf reads v as a decimal number for a numeric column: Go numbers
 // as they are, strings by their numeric prefix (1366 when there is none,
 // 1265 for what follows it). ok=false with a nil error: not a number
-// storeValue knows (left to GMS).
-func numberOf(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int, kind string) (d decimal.Decimal, ok bool, err error) {
+// Value knows (left to GMS).
+func numberOf(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum int, kind string) (d decimal.Decimal, ok bool, err error) {
 	switch x := v.(type) {
 	case int8, int16, int32, int64, int, uint8, uint16, uint32, uint, uint64:
 		d, _ = decimal.NewFromString(fmt.Sprint(x))
@@ -69,7 +69,7 @@ func outOfRange(col *sql.Column, rowNum int) string {
 	return fmt.Sprintf("Out of range value for column '%s' at row %d", col.Name, rowNum)
 }
 
-func storeDecimal(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+func storeDecimal(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum int) (any, error) {
 	dt, isDec := col.Type.(sql.DecimalType)
 	if !isDec {
 		return v, nil
@@ -100,7 +100,7 @@ func storeDecimal(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum 
 	}
 	if !r.Equal(d) {
 		// Rounded away digits are a note, in every mode.
-		if m.exact {
+		if m.Exact {
 			return nil, storeError(mysqlerr.ErWarnDataTruncated, "Data truncated for column '%s' at row %d", col.Name, rowNum)
 		}
 		ctx.Session.Warn(&sql.Warning{Level: "Note", Code: mysqlerr.ErWarnDataTruncated,
@@ -109,7 +109,7 @@ func storeDecimal(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum 
 	return r, nil
 }
 
-func storeFloat(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+func storeFloat(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum int) (any, error) {
 	if f, ok := v.(float64); ok && !math.IsInf(f, 0) && !math.IsNaN(f) && (col.Type.Type() != sqlTypeFloat32 || math.Abs(f) <= math.MaxFloat32) {
 		return v, nil // the common case
 	}
@@ -134,7 +134,7 @@ func storeFloat(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum in
 	return f, nil
 }
 
-func storeYear(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+func storeYear(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum int) (any, error) {
 	if s, ok := v.(string); ok {
 		n, parsed, truncated := parseNumberPrefix(s)
 		if !parsed {
@@ -165,7 +165,7 @@ func storeYear(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 	return y.IntPart(), nil
 }
 
-func storeBit(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+func storeBit(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum int) (any, error) {
 	bt, ok := col.Type.(types.BitType)
 	if !ok {
 		return v, nil
@@ -196,7 +196,7 @@ func storeBit(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int)
 	}
 	bits := bt.NumberOfBits()
 	if tooLong || (bits < 64 && u >= 1<<bits) {
-		if m.strict {
+		if m.Strict {
 			return nil, storeError(mysqlerr.ErDataTooLong, "Data too long for column '%s' at row %d", col.Name, rowNum)
 		}
 		ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWarnDataOutOfRange, Message: outOfRange(col, rowNum)})
@@ -212,7 +212,7 @@ func truncatedMsg(col *sql.Column, rowNum int) string {
 	return fmt.Sprintf("Data truncated for column '%s' at row %d", col.Name, rowNum)
 }
 
-func storeEnum(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+func storeEnum(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum int) (any, error) {
 	et, ok := col.Type.(sql.EnumType)
 	if !ok {
 		return v, nil
@@ -240,7 +240,7 @@ func storeEnum(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 	return int64(0), nil // the empty string, the error member
 }
 
-func storeSet(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+func storeSet(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum int) (any, error) {
 	stt, ok := col.Type.(sql.SetType)
 	if !ok {
 		return v, nil
@@ -288,7 +288,7 @@ func storeSet(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int)
 	return v, nil
 }
 
-func storeDate(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+func storeDate(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum int) (any, error) {
 	isDate := types.IsDateType(col.Type)
 	kind := "datetime"
 	zero := "0000-00-00 00:00:00"
@@ -323,7 +323,7 @@ func storeDate(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 		}
 	}
 	invalid := func() (any, error) {
-		if m.strict {
+		if m.Strict {
 			return nil, storeError(mysqlerr.ErWrongValue, "Incorrect %s value: '%s' for column '%s' at row %d", kind, text, col.Name, rowNum)
 		}
 		ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWarnDataTruncated, Message: truncatedMsg(col, rowNum)})
@@ -334,7 +334,7 @@ func storeDate(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 	}
 	if p.Y == 0 && p.Mo == 0 && p.D == 0 && p.H == 0 && p.Mi == 0 && p.S == 0 && p.Us == 0 {
 		if mode.ModeEnabled("NO_ZERO_DATE") {
-			if m.strict {
+			if m.Strict {
 				return nil, storeError(mysqlerr.ErWrongValue, "Incorrect %s value: '%s' for column '%s' at row %d", kind, text, col.Name, rowNum)
 			}
 			ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWarnDataOutOfRange, Message: outOfRange(col, rowNum)})
@@ -358,7 +358,7 @@ func storeDate(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 	}
 	t := truncateFraction(ctx, col, time.Date(p.Y, time.Month(p.Mo), p.D, p.H, p.Mi, p.S, p.Us*1000, time.UTC))
 	if isDate && (p.H != 0 || p.Mi != 0 || p.S != 0 || p.Us != 0) {
-		if m.exact {
+		if m.Exact {
 			return nil, storeError(mysqlerr.ErWarnDataTruncated, "%s", truncatedMsg(col, rowNum))
 		}
 		ctx.Session.Warn(&sql.Warning{Level: "Note", Code: mysqlerr.ErWarnDataTruncated, Message: truncatedMsg(col, rowNum)})
@@ -370,7 +370,7 @@ func storeDate(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 // maxTime is TIME's range, 838:59:59 either way, in microseconds.
 const maxTime = ((838*60+59)*60 + 59) * 1_000_000
 
-func storeTime(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+func storeTime(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum int) (any, error) {
 	var text string
 	switch x := v.(type) {
 	case string:
@@ -386,14 +386,14 @@ func storeTime(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 	}
 	us, ok := parseTimeText(text)
 	if !ok {
-		if m.strict {
+		if m.Strict {
 			return nil, storeError(mysqlerr.ErWrongValue, "Incorrect time value: '%s' for column '%s' at row %d", text, col.Name, rowNum)
 		}
 		ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWarnDataTruncated, Message: truncatedMsg(col, rowNum)})
 		return "00:00:00", nil
 	}
 	if us > maxTime || us < -maxTime {
-		if m.strict {
+		if m.Strict {
 			return nil, storeError(mysqlerr.ErWrongValue, "Incorrect time value: '%s' for column '%s' at row %d", text, col.Name, rowNum)
 		}
 		ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWarnDataOutOfRange, Message: outOfRange(col, rowNum)})
@@ -406,7 +406,7 @@ func storeTime(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 	if fsp := columnTimeFSP(ctx, col); fsp < 6 {
 		// Rounded here, before GMS compares an UPDATE's old and new
 		// rows: a value that rounds to the stored one changes nothing.
-		us = int64(roundTimespan(ctx, types.Timespan(us), fsp))
+		us = int64(RoundTimespan(ctx, types.Timespan(us), fsp))
 	}
 	return formatTime(us), nil
 }
@@ -511,3 +511,46 @@ func truncateFraction(ctx *sql.Context, col *sql.Column, t time.Time) time.Time 
 	}
 	return t.Truncate(unit)
 }
+
+// RoundTimespan is ts to fsp fractional digits: rounded half away from
+// zero (truncated under TIME_TRUNCATE_FRACTIONAL), within TIME's range.
+func RoundTimespan(ctx *sql.Context, ts types.Timespan, fsp int) types.Timespan {
+	unit := int64(1)
+	for i := fsp; i < 6; i++ {
+		unit *= 10
+	}
+	v := int64(ts)
+	neg := v < 0
+	if neg {
+		v = -v
+	}
+	r := v % unit
+	v -= r
+	if r*2 >= unit && !sql.LoadSqlMode(ctx).ModeEnabled("TIME_TRUNCATE_FRACTIONAL") {
+		v += unit
+	}
+	if v > maxTimeMicros {
+		v = maxTimeMicros
+	}
+	if neg {
+		v = -v
+	}
+	return types.Timespan(v)
+}
+
+// timeFSPSession is a session that knows its tables' TIME precisions.
+type timeFSPSession interface {
+	ColumnTimeFSP(col *sql.Column) int
+}
+
+// columnTimeFSP is the precision of TIME column col: its table's, as
+// the session knows it, else 6.
+func columnTimeFSP(ctx *sql.Context, col *sql.Column) int {
+	if s, ok := ctx.Session.(timeFSPSession); ok {
+		return s.ColumnTimeFSP(col)
+	}
+	return 6
+}
+
+// maxTimeMicros is TIME's largest magnitude, 838:59:59.
+const maxTimeMicros = (838*3600 + 59*60 + 59) * 1_000_000

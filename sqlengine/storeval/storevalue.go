@@ -1,4 +1,4 @@
-package sqlengine
+package storeval
 
 import (
 	"fmt"
@@ -37,17 +37,17 @@ import (
 // binary strings, geometry, time.Time values) go to GMS's conversion
 // unchanged.
 
-// storeMode is how a statement stores values.
-type storeMode struct {
-	strict bool // errors instead of clipping (strict sql_mode, no IGNORE)
+// Mode is how a statement stores values.
+type Mode struct {
+	Strict bool // errors instead of clipping (strict sql_mode, no IGNORE)
 	// exact: any value not stored exactly is an error, notes included
 	// (the fast write paths ask so, and leave anything else to GMS).
-	exact bool
+	Exact bool
 }
 
-func storeModeOf(ctx *sql.Context, ignore bool) storeMode {
+func storeModeOf(ctx *sql.Context, ignore bool) Mode {
 	m := sql.LoadSqlMode(ctx)
-	return storeMode{strict: !ignore && (m.ModeEnabled("STRICT_TRANS_TABLES") || m.ModeEnabled("STRICT_ALL_TABLES"))}
+	return Mode{Strict: !ignore && (m.ModeEnabled("STRICT_TRANS_TABLES") || m.ModeEnabled("STRICT_ALL_TABLES"))}
 }
 
 // storeError is MySQL's error for a value a column refuses.
@@ -55,8 +55,8 @@ func storeError(num int, msg string, args ...any) error {
 	return mysqlerr.New(num, msg, args...)
 }
 
-// storeValue converts v for column col (rowNum counts from 1), under m.
-func storeValue(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+// Value converts v for column col (rowNum counts from 1), under m.
+func Value(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum int) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -72,7 +72,7 @@ func storeValue(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum in
 // applying (YEAR before the integers it is one of).
 var storers = []struct {
 	is    func(sql.Type) bool
-	store func(*sql.Context, storeMode, *sql.Column, any, int) (any, error)
+	store func(*sql.Context, Mode, *sql.Column, any, int) (any, error)
 }{
 	{types.IsYear, storeYear},
 	{types.IsInteger, storeInteger},
@@ -88,8 +88,8 @@ var storers = []struct {
 
 // warnOrFail is the strict/non-strict fork: an error in strict mode,
 // else a warning and the substitute value.
-func warnOrFail(ctx *sql.Context, m storeMode, num int, substitute any, msg string) (any, error) {
-	if m.strict {
+func warnOrFail(ctx *sql.Context, m Mode, num int, substitute any, msg string) (any, error) {
+	if m.Strict {
 		return nil, storeError(num, "%s", msg)
 	}
 	ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: num, Message: msg})
@@ -136,7 +136,7 @@ var intBoundTable = func() (t [65]intBound) {
 	return t
 }()
 
-func storeInteger(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+func storeInteger(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum int) (any, error) {
 	var d decimal.Decimal
 	switch x := v.(type) {
 	case int8, int16, int32, int64, int, uint8, uint16, uint32, uint, uint64:
@@ -167,7 +167,7 @@ func storeInteger(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum 
 				fmt.Sprintf("Incorrect integer value: '%s' for column '%s' at row %d", x, col.Name, rowNum))
 		}
 		if truncated {
-			if m.strict {
+			if m.Strict {
 				return nil, storeError(mysqlerr.ErWarnDataTruncated, "Data truncated for column '%s' at row %d", col.Name, rowNum)
 			}
 			ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWarnDataTruncated,
@@ -248,7 +248,7 @@ func parseNumberPrefix(s string) (d decimal.Decimal, ok, truncated bool) {
 	return d, true, rest != ""
 }
 
-func storeText(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int) (any, error) {
+func storeText(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum int) (any, error) {
 	st, ok := col.Type.(sql.StringType)
 	if !ok {
 		return v, nil
@@ -290,12 +290,12 @@ func storeText(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 		}
 		n++
 	}
-	if strings.TrimRight(s[len(cut):], " ") == "" && !m.exact {
+	if strings.TrimRight(s[len(cut):], " ") == "" && !m.Exact {
 		ctx.Session.Warn(&sql.Warning{Level: "Note", Code: mysqlerr.ErWarnDataTruncated,
 			Message: fmt.Sprintf("Data truncated for column '%s' at row %d", col.Name, rowNum)})
 		return cut, nil
 	}
-	if m.strict {
+	if m.Strict {
 		// GMS's kind, which the error table sends as 1406.
 		return nil, types.ErrLengthBeyondLimit.New(s, col.Name)
 	}
@@ -307,7 +307,7 @@ func storeText(ctx *sql.Context, m storeMode, col *sql.Column, v any, rowNum int
 // representable is s with each character the column's character set
 // cannot hold replaced by '?' and warning 1366, as MySQL stores it
 // outside strict mode; in strict mode it is error 1366.
-func representable(ctx *sql.Context, m storeMode, col *sql.Column, cs sql.CharacterSetID, s string, rowNum int) (string, error) {
+func representable(ctx *sql.Context, m Mode, col *sql.Column, cs sql.CharacterSetID, s string, rowNum int) (string, error) {
 	enc := cs.Encoder()
 	if enc == nil {
 		return s, nil
@@ -323,7 +323,7 @@ func representable(ctx *sql.Context, m storeMode, col *sql.Column, cs sql.Charac
 		}
 	}
 	msg := fmt.Sprintf("Incorrect string value: '%s' for column '%s' at row %d", sqlerr.EscapeHex(bad, 6), col.Name, rowNum)
-	if m.strict {
+	if m.Strict {
 		return "", storeError(mysqlerr.ErTruncatedWrongValue, "%s", msg)
 	}
 	ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErTruncatedWrongValue, Message: msg})
@@ -338,24 +338,24 @@ func representable(ctx *sql.Context, m storeMode, col *sql.Column, cs sql.Charac
 	return b.String(), nil
 }
 
-// storeSource stands between an INSERT (or REPLACE) and its rows: each
+// Source stands between an INSERT (or REPLACE) and its rows: each
 // row's values are stored by storeValue into the destination's columns
 // before GMS's insert iterator converts them.
-type storeSource struct {
+type Source struct {
 	child  sql.Node
 	schema sql.Schema
 	ignore bool
 }
 
-var _ sql.Node = (*storeSource)(nil)
+var _ sql.Node = (*Source)(nil)
 
-func (s *storeSource) Resolved() bool       { return s.child.Resolved() }
-func (s *storeSource) String() string       { return s.child.String() }
-func (s *storeSource) Schema() sql.Schema   { return s.child.Schema() }
-func (s *storeSource) Children() []sql.Node { return []sql.Node{s.child} }
-func (s *storeSource) IsReadOnly() bool     { return s.child.IsReadOnly() }
+func (s *Source) Resolved() bool       { return s.child.Resolved() }
+func (s *Source) String() string       { return s.child.String() }
+func (s *Source) Schema() sql.Schema   { return s.child.Schema() }
+func (s *Source) Children() []sql.Node { return []sql.Node{s.child} }
+func (s *Source) IsReadOnly() bool     { return s.child.IsReadOnly() }
 
-func (s *storeSource) WithChildren(children ...sql.Node) (sql.Node, error) {
+func (s *Source) WithChildren(children ...sql.Node) (sql.Node, error) {
 	if len(children) != 1 {
 		return nil, fmt.Errorf("sqlengine: store source takes 1 child, got %d", len(children))
 	}
@@ -364,37 +364,38 @@ func (s *storeSource) WithChildren(children ...sql.Node) (sql.Node, error) {
 	return &c, nil
 }
 
-// buildStoreInsert builds an INSERT into a Petrel table with its rows
+// BuildInsert builds an INSERT into a Petrel table with its rows
 // behind storeSource; (nil, nil) lets GMS build the node as it is.
-func (e *Engine) buildStoreInsert(ctx *sql.Context, n *plan.InsertInto, row sql.Row) (sql.RowIter, error) {
-	if _, done := n.Source.(*storeSource); done {
+// petrel reports a Petrel table (GMS's own tables keep its conversion).
+func BuildInsert(ctx *sql.Context, exec sql.NodeExecBuilder, petrel func(sql.Table) bool, n *plan.InsertInto, row sql.Row) (sql.RowIter, error) {
+	if _, done := n.Source.(*Source); done {
 		return nil, nil
 	}
 	ins, err := plan.GetInsertable(n.Destination)
 	if err != nil {
 		return nil, nil
 	}
-	if _, ok := sql.GetUnderlyingTable(ins).(*Table); !ok {
+	if !petrel(sql.GetUnderlyingTable(ins)) {
 		return nil, nil
 	}
-	nn := n.WithSource(&storeSource{child: n.Source, schema: n.Destination.Schema(), ignore: n.Ignore})
+	nn := n.WithSource(&Source{child: n.Source, schema: n.Destination.Schema(), ignore: n.Ignore})
 	if wide, ok := widenSchema(n.Destination.Schema()); ok {
 		// Lengths in characters for single-byte character sets
 		// (storetarget.go).
 		nn.Destination = &insertTarget{child: n.Destination, table: ins, schema: wide}
 	}
-	return e.exec.Build(ctx, nn, row)
+	return exec.Build(ctx, nn, row)
 }
 
 type storeIter struct {
 	child  sql.RowIter
 	schema sql.Schema
-	mode   storeMode
+	mode   Mode
 	n      int
 }
 
-func (e *Engine) buildStoreSource(ctx *sql.Context, s *storeSource, row sql.Row) (sql.RowIter, error) {
-	it, err := e.exec.Build(ctx, s.child, row)
+func BuildSource(ctx *sql.Context, exec sql.NodeExecBuilder, s *Source, row sql.Row) (sql.RowIter, error) {
+	it, err := exec.Build(ctx, s.child, row)
 	if err != nil {
 		return nil, err
 	}
@@ -414,7 +415,7 @@ func (it *storeIter) Next(ctx *sql.Context) (sql.Row, error) {
 	out := row
 	for i, col := range it.schema {
 		v := row[off+i]
-		nv, err := storeValue(ctx, it.mode, col, v, it.n)
+		nv, err := Value(ctx, it.mode, col, v, it.n)
 		if err != nil {
 			return nil, err
 		}
@@ -442,7 +443,7 @@ func sameValue(a, b any) (same bool) {
 func (it *storeIter) Close(ctx *sql.Context) error { return it.child.Close(ctx) }
 
 // storeExpr is an UPDATE's SET value stored into its column by
-// storeValue before GMS's SetField converts it.
+// Value before GMS's SetField converts it.
 type storeExpr struct {
 	child  sql.Expression
 	col    *sql.Column
@@ -485,12 +486,12 @@ func (s *storeExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 			return row[s.idx], nil
 		}
 	}
-	return storeValue(ctx, storeModeOf(ctx, s.ignore), s.col, v, 1)
+	return Value(ctx, storeModeOf(ctx, s.ignore), s.col, v, 1)
 }
 
-// storeUpdate gives an UPDATE's SET values of a Petrel table storeValue's
+// Update gives an UPDATE's SET values of a Petrel table storeValue's
 // rules; it returns n unchanged when there is nothing to give them to.
-func storeUpdate(n *plan.Update, sch sql.Schema) sql.Node {
+func Update(n *plan.Update, sch sql.Schema) sql.Node {
 	out, _, err := transform.Node(n.Child, func(c sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		us, ok := c.(*plan.UpdateSource)
 		if !ok {
