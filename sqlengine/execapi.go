@@ -223,3 +223,7 @@ func operatorText(s *Session, q string) bool {
 	pipes, high := sqlmode.OperatorModes(sql.NewContext(context.Background(), sql.WithSession(s)))
 	return (pipes && hasPipes) || (high && hasNot)
 }
+
+// InstallResultEncoders wraps the ASCII-preserving encoders as New does,
+// for tests that encode results without an engine.
+func InstallResultEncoders() { charset.InstallASCIIEncoders() }

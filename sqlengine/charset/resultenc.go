@@ -101,10 +101,6 @@ func isASCIIBytes(b []byte) bool {
 	return true
 }
 
-// InstallResultEncoders wraps the ASCII-preserving encoders as New does,
-// for tests of result encoding that build no engine.
-func InstallResultEncoders() { InstallASCIIEncoders() }
-
 // ASCIIPassThrough reports a result character set whose encoder sends
 // ASCII text as it is.
 func ASCIIPassThrough(results sql.CharacterSetID) bool {
