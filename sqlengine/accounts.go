@@ -210,7 +210,7 @@ func (e *Engine) execAccount(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		e.requireSSL.Store(&ssl)
 	}
 	if _, flush := n.(*plan.FlushPrivileges); flush {
-		e.sha2.flush()
+		e.sha2.Flush()
 	}
 	return iter, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net"
 
+	"petrel/sqlengine/auth"
+
 	"petrel/sqlengine/wire"
 
 	"github.com/dolthub/go-mysql-server/server"
@@ -16,12 +18,12 @@ import (
 // a client which user names exist.
 // Every method is wrapped in gatedAuth, which counts the connection
 // against max_connections once it authenticated (connlimit.go).
-// caching_sha2_password is Petrel's (sha2auth.go), and the greeting
+// caching_sha2_password is Petrel's (auth/sha2auth.go), and the greeting
 // proposes it, as MySQL 8's does.
 type unknownUserAuth struct {
 	mysql.AuthServer
 	gate *wire.Gate
-	sha2 *sha2Auth
+	sha2 *auth.Sha2
 }
 
 func (a unknownUserAuth) DefaultAuthMethodDescription() mysql.AuthMethodDescription {
@@ -61,12 +63,12 @@ func (a unknownUserAuth) AuthMethods() []mysql.AuthMethod {
 type acceptAnyUser struct {
 	mysql.AuthMethod
 	all  []mysql.AuthMethod
-	sha2 *sha2Auth
+	sha2 *auth.Sha2
 }
 
 func (m acceptAnyUser) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, addr net.Addr) (mysql.Getter, error) {
 	if len(clientData) == 0 && m.sha2 != nil {
-		if u := m.sha2.lookup(user, addr); u != nil && u.AuthString != "" {
+		if u := m.sha2.Lookup(user, addr); u != nil && u.AuthString != "" {
 			// Not when vitess already switched the client to this
 			// method: an empty answer then is an empty password.
 			if cc, ok := c.Conn.(*wire.Conn); ok && !cc.AuthSwitched() {

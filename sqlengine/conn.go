@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"petrel/sqlengine/auth"
+
 	"petrel/sqlengine/sqlerr"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -95,7 +97,7 @@ func (m gatedAuth) HandleAuthPluginData(c *mysql.Conn, user string, serverData, 
 	if u, ok := ud.(sql.MysqlConnectionUser); ok && m.gate.RequiresSSL(u.User, u.Host) {
 		if cc, ok := c.Conn.(*wire.Conn); !ok || cc.TLSState() == nil {
 			// REQUIRE SSL over plaintext: refused as a wrong password is.
-			return nil, accessDenied(user, addr, len(clientData) > 0)
+			return nil, auth.AccessDenied(user, addr, len(clientData) > 0)
 		}
 	}
 	if err := m.gate.Admit(c, ud); err != nil {

@@ -26,6 +26,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"petrel/sqlengine/auth"
+
 	"petrel/sqlengine/sqlerr"
 
 	"petrel/sqlengine/charset"
@@ -40,6 +42,7 @@ import (
 	"github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -114,8 +117,8 @@ type Engine struct {
 	gate *wire.Gate
 	// exec is the analyzer's exec builder (GMS's, with execOverrides).
 	exec sql.NodeExecBuilder
-	// sha2 is the caching_sha2_password method (sha2auth.go).
-	sha2 *sha2Auth
+	// sha2 is the caching_sha2_password method (auth/sha2auth.go).
+	sha2 *auth.Sha2
 	// requireSSL is the set of accounts that must log in over TLS
 	// (requiressl.go); replaced whole on change.
 	requireSSL atomic.Pointer[sslSet]
@@ -180,9 +183,9 @@ func New(opts Options) (*Engine, error) {
 		Logger: opts.Logger, Settings: globalSettings{}, Account: e.connAccount,
 		TLS: opts.TLS, RequiresSSL: e.requiresSSL, Rewrite: prepareDo,
 	})
-	e.sha2 = newSha2Auth(e, opts.RSAKeys)
-	RegisterStatus("Petrel_sha2_fast_auths", func() any { return e.sha2.fast.Load() })
-	RegisterStatus("Petrel_sha2_full_auths", func() any { return e.sha2.full.Load() })
+	e.sha2 = auth.NewSha2(func() *mysql_db.MySQLDb { return e.gms.Analyzer.Catalog.MySQLDb }, opts.RSAKeys)
+	RegisterStatus("Petrel_sha2_fast_auths", func() any { return e.sha2.Fast.Load() })
+	RegisterStatus("Petrel_sha2_full_auths", func() any { return e.sha2.Full.Load() })
 	wire.LimitVitessLog()
 	e.registerConnStatus()
 	e.RegisterAdmin(`SET PASSWORD(?: FOR .+?)? ?= ?.+`, 0, e.setPassword)

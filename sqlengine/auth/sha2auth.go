@@ -1,4 +1,4 @@
-package sqlengine
+package auth
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"petrel/sqlengine/wire"
 )
 
-// sha2Auth is caching_sha2_password, as MySQL 8 runs it:
+// Sha2 is caching_sha2_password, as MySQL 8 runs it:
 //
 //   - fast authentication: the client's scramble is checked against the
 //     cache of SHA256(SHA256(password)) of accounts that logged in before
@@ -36,20 +36,21 @@ import (
 // (TLS is wire.Conn's, tlsconn.go) and writes packets through vitess's
 // private sequence counter; this one writes its extra packets through
 // wire.Conn, which keeps the sequence ids straight.
-type sha2Auth struct {
-	e    *Engine
-	keys *wire.RSAKeys
+type Sha2 struct {
+	// users is the server's account table.
+	users func() *mysql_db.MySQLDb
+	keys  *wire.RSAKeys
 
 	// fast, full count logins by each path (Petrel_sha2_fast_auths,
 	// Petrel_sha2_full_auths).
-	fast, full atomic.Uint64
+	Fast, Full atomic.Uint64
 
 	mu    sync.Mutex
 	cache map[mysql_db.UserPrimaryKey]sha2Cached
 }
 
-// flush empties the cache (FLUSH PRIVILEGES, as in MySQL).
-func (a *sha2Auth) flush() {
+// Flush empties the cache (FLUSH PRIVILEGES, as in MySQL).
+func (a *Sha2) Flush() {
 	a.mu.Lock()
 	clear(a.cache)
 	a.mu.Unlock()
@@ -67,25 +68,25 @@ const (
 	sha2FullAuth         = 4
 )
 
-func newSha2Auth(e *Engine, keys *wire.RSAKeys) *sha2Auth {
-	return &sha2Auth{e: e, keys: keys, cache: map[mysql_db.UserPrimaryKey]sha2Cached{}}
+func NewSha2(users func() *mysql_db.MySQLDb, keys *wire.RSAKeys) *Sha2 {
+	return &Sha2{users: users, keys: keys, cache: map[mysql_db.UserPrimaryKey]sha2Cached{}}
 }
 
-var _ mysql.AuthMethod = (*sha2Auth)(nil)
+var _ mysql.AuthMethod = (*Sha2)(nil)
 
-func (a *sha2Auth) Name() mysql.AuthMethodDescription { return mysql.CachingSha2Password }
+func (a *Sha2) Name() mysql.AuthMethodDescription { return mysql.CachingSha2Password }
 
 // HandleUser: accounts whose plugin is caching_sha2_password.
-func (a *sha2Auth) HandleUser(c *mysql.Conn, user string) bool {
-	u := a.lookup(user, c.RemoteAddr())
+func (a *Sha2) HandleUser(c *mysql.Conn, user string) bool {
+	u := a.Lookup(user, c.RemoteAddr())
 	return u != nil && u.Plugin == string(mysql.CachingSha2Password)
 }
 
 // AllowClearTextWithoutTLS: the password crosses a plaintext connection
 // only RSA-encrypted.
-func (a *sha2Auth) AllowClearTextWithoutTLS() bool { return true }
+func (a *Sha2) AllowClearTextWithoutTLS() bool { return true }
 
-func (a *sha2Auth) AuthPluginData() ([]byte, error) {
+func (a *Sha2) AuthPluginData() ([]byte, error) {
 	salt, err := mysql.NewSalt()
 	if err != nil {
 		return nil, err
@@ -93,8 +94,8 @@ func (a *sha2Auth) AuthPluginData() ([]byte, error) {
 	return append(salt, 0), nil
 }
 
-func (a *sha2Auth) lookup(user string, addr net.Addr) *mysql_db.User {
-	udb := a.e.gms.Analyzer.Catalog.MySQLDb
+func (a *Sha2) Lookup(user string, addr net.Addr) *mysql_db.User {
+	udb := a.users()
 	if !udb.Enabled() {
 		return nil
 	}
@@ -114,8 +115,8 @@ func hostOf(addr net.Addr) string {
 	return host
 }
 
-// accessDenied is MySQL's ER_ACCESS_DENIED_ERROR for a login.
-func accessDenied(user string, addr net.Addr, withPassword bool) error {
+// AccessDenied is MySQL's ER_ACCESS_DENIED_ERROR for a login.
+func AccessDenied(user string, addr net.Addr, withPassword bool) error {
 	using := "NO"
 	if withPassword {
 		using = "YES"
@@ -123,23 +124,23 @@ func accessDenied(user string, addr net.Addr, withPassword bool) error {
 	return mysqlerr.New(mysqlerr.ErAccessDenied, "Access denied for user '%s'@'%s' (using password: %s)", user, hostOf(addr), using)
 }
 
-func (a *sha2Auth) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, addr net.Addr) (mysql.Getter, error) {
+func (a *Sha2) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, addr net.Addr) (mysql.Getter, error) {
 	cc, ok := c.Conn.(*wire.Conn)
 	if !ok || len(serverData) < 20 {
-		return nil, accessDenied(user, addr, len(clientData) > 0)
+		return nil, AccessDenied(user, addr, len(clientData) > 0)
 	}
 	salt := serverData[:20]
 	empty := len(clientData) == 0 || (len(clientData) == 1 && clientData[0] == 0)
-	u := a.lookup(user, addr)
+	u := a.Lookup(user, addr)
 	if u == nil || u.Locked {
-		return nil, accessDenied(user, addr, !empty)
+		return nil, AccessDenied(user, addr, !empty)
 	}
 	ok2 := sql.MysqlConnectionUser{User: u.User, Host: u.Host}
 	if u.AuthString == "" || empty {
 		if u.AuthString == "" && empty {
 			return ok2, nil
 		}
-		return nil, accessDenied(user, addr, !empty)
+		return nil, AccessDenied(user, addr, !empty)
 	}
 	key := mysql_db.UserPrimaryKey{User: u.User, Host: u.Host}
 	a.mu.Lock()
@@ -149,7 +150,7 @@ func (a *sha2Auth) HandleAuthPluginData(c *mysql.Conn, user string, serverData, 
 		if err := cc.WriteAuthPacket([]byte{mysql.AuthMoreDataPacket, sha2FastAuthOK}); err != nil {
 			return nil, err
 		}
-		a.fast.Add(1)
+		a.Fast.Add(1)
 		return ok2, nil
 	}
 	if err := cc.WriteAuthPacket([]byte{mysql.AuthMoreDataPacket, sha2FullAuth}); err != nil {
@@ -160,28 +161,28 @@ func (a *sha2Auth) HandleAuthPluginData(c *mysql.Conn, user string, serverData, 
 		return nil, err
 	}
 	if password == nil {
-		return nil, accessDenied(user, addr, true)
+		return nil, AccessDenied(user, addr, true)
 	}
 	digest, iterations, storedSalt, _, err := mysql.DeserializeCachingSha2PasswordAuthString([]byte(u.AuthString))
 	if err != nil || digest != "SHA256" {
-		return nil, accessDenied(user, addr, true)
+		return nil, AccessDenied(user, addr, true)
 	}
 	want, err := mysql.SerializeCachingSha2PasswordAuthString(string(password), storedSalt, iterations)
 	if err != nil || string(want) != u.AuthString {
-		return nil, accessDenied(user, addr, true)
+		return nil, AccessDenied(user, addr, true)
 	}
 	s1 := sha256.Sum256(password)
 	a.mu.Lock()
 	a.cache[key] = sha2Cached{authString: u.AuthString, stage2: sha256.Sum256(s1[:])}
 	a.mu.Unlock()
-	a.full.Add(1)
+	a.Full.Add(1)
 	return ok2, nil
 }
 
 // readPassword reads the password of a full authentication: in clear
 // over TLS, RSA-encrypted otherwise (sending the public key first if the
 // client asks for it). nil: the client sent something unusable.
-func (a *sha2Auth) readPassword(c *mysql.Conn, cc *wire.Conn, salt []byte) ([]byte, error) {
+func (a *Sha2) readPassword(c *mysql.Conn, cc *wire.Conn, salt []byte) ([]byte, error) {
 	data, err := c.ReadPacket(context.Background())
 	if err != nil {
 		return nil, err
