@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"petrel/sqlengine/arith"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
@@ -43,7 +45,7 @@ func TestFastComparisonsInFilters(t *testing.T) {
 	}
 	fast := 0
 	transform.InspectExpressions(n, func(e sql.Expression) bool {
-		if _, ok := e.(*fastCmp); ok {
+		if _, ok := e.(*arith.FastCmp); ok {
 			fast++
 		}
 		return true
@@ -89,7 +91,7 @@ func TestFastComparisonsInHaving(t *testing.T) {
 		}
 		fast := 0
 		transform.InspectExpressions(n, func(e sql.Expression) bool {
-			if _, ok := e.(*fastCmp); ok {
+			if _, ok := e.(*arith.FastCmp); ok {
 				fast++
 			}
 			return true

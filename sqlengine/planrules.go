@@ -86,8 +86,8 @@ func installAnalyzerRules() {
 		// describes the plan.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: intArithRuleID, Apply: intArithRule})
 		// Column-literal comparisons of one type compared directly
-		// (fastcmp.go), after index selection has read them.
-		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: fastCmpRuleID, Apply: fastCmpRule})
+		// (arith/fastcmp.go), after index selection has read them.
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: arith.FastCmpRuleID, Apply: fastCmpRule})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: distinctSortID, Apply: rewrite.DistinctSortRule})
 		// GROUP BY columns a grouped key determines left out of the
 		// grouping hash (groupfd.go), before collation keys wrap them.
@@ -433,4 +433,40 @@ func memoSubqueries(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *p
 		return n, transform.SameTree, nil
 	}
 	return subquery.Memo(n, &e.subqueryCache)
+}
+
+// fastCmpRule puts fastCmp in place of such comparisons in filters,
+// after index selection has read them (OnceAfterAll).
+func fastCmpRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		fast := func(cond sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			return transform.Expr(cond, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+				if c := arith.NewFastCmp(e); c != nil {
+					return c, transform.NewTree, nil
+				}
+				return e, transform.SameTree, nil
+			})
+		}
+		if h, ok := n.(*plan.Having); ok {
+			// HAVING SUM(x) > 314 (TPC-H Q18), once per group.
+			e, same, err := fast(h.Cond)
+			if err != nil || same == transform.SameTree {
+				return n, transform.SameTree, err
+			}
+			return plan.NewHaving(e, h.Child), transform.NewTree, nil
+		}
+		f, ok := n.(*plan.Filter)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		e, same, err := fast(f.Expression)
+		if err != nil {
+			return n, transform.SameTree, err
+		}
+		child := withPrefilter(ctx, e, f.Child)
+		if same == transform.SameTree && child == f.Child {
+			return n, transform.SameTree, nil
+		}
+		return plan.NewFilter(e, child), transform.NewTree, nil
+	})
 }

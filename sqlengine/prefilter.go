@@ -3,6 +3,8 @@ package sqlengine
 import (
 	"strings"
 
+	"petrel/sqlengine/arith"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -16,7 +18,7 @@ import (
 // decoded them: every DECIMAL a big.Int, every string a copy, for rows
 // the filter then drops. TPC-H Q14 reads a month of lineitem, 1.3% of
 // its rows: its scan spent 720 ms building the other 98.7%. The filter's
-// top-level comparisons of a column with literals (fastcmp.go's of the
+// top-level comparisons of a column with literals (arith/fastcmp.go's of the
 // column's own type, and GMS's of a string column with strings or a
 // number column with numbers: deterministic, warning of nothing) are
 // each a necessary condition of the AND, so
@@ -73,7 +75,7 @@ func withPrefilter(ctx *sql.Context, cond sql.Expression, child sql.Node) sql.No
 	}
 	pre := &scanPrefilter{}
 	for _, e := range expression.SplitConjunction(cond) {
-		if fc, ok := e.(*fastCmp); ok {
+		if fc, ok := e.(*arith.FastCmp); ok {
 			e = fc.Expression
 		} else if t, ok := rewrite.PlainColumnTest(e); !ok || !strings.EqualFold(t, name) {
 			// Only a column compared with literals of its kind (string
@@ -95,7 +97,7 @@ func withPrefilter(ctx *sql.Context, cond sql.Expression, child sql.Node) sql.No
 		if o < 0 {
 			continue
 		}
-		if rc := newFastCmp(re); rc != nil {
+		if rc := arith.NewFastCmp(re); rc != nil {
 			re = rc
 		} else {
 			var err error

@@ -7,7 +7,8 @@
 // start of a string (strnum.go), date text as MySQL reads it
 // (datetext.go), decimal literals kept exact (decliteral.go), and
 // constant filter operands folded once in the column's type
-// (constfold.go).
+// (constfold.go), a column compared with a literal of its type directly
+// (fastcmp.go), and exact SUM and AVG (exactagg.go).
 //
 // Contract: Operator and the rules give MySQL's value, type and
 // warnings for every input, falling back to GMS's evaluation where their

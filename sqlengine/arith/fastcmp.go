@@ -1,4 +1,4 @@
-package sqlengine
+package arith
 
 import (
 	"time"
@@ -6,13 +6,9 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
-	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/shopspring/decimal"
-
-	"petrel/sqlengine/arith"
 )
 
 // A filter comparing a column with a literal of the column's own type
@@ -24,46 +20,10 @@ import (
 // column are already of the type, so comparing them as Go values is
 // the type's comparison; any other pair of values falls back to GMS's.
 
-const fastCmpRuleID analyzer.RuleId = 1019
+const FastCmpRuleID analyzer.RuleId = 1019
 
-// fastCmpRule puts fastCmp in place of such comparisons in filters,
-// after index selection has read them (OnceAfterAll).
-func fastCmpRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		fast := func(cond sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-			return transform.Expr(cond, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-				if c := newFastCmp(e); c != nil {
-					return c, transform.NewTree, nil
-				}
-				return e, transform.SameTree, nil
-			})
-		}
-		if h, ok := n.(*plan.Having); ok {
-			// HAVING SUM(x) > 314 (TPC-H Q18), once per group.
-			e, same, err := fast(h.Cond)
-			if err != nil || same == transform.SameTree {
-				return n, transform.SameTree, err
-			}
-			return plan.NewHaving(e, h.Child), transform.NewTree, nil
-		}
-		f, ok := n.(*plan.Filter)
-		if !ok {
-			return n, transform.SameTree, nil
-		}
-		e, same, err := fast(f.Expression)
-		if err != nil {
-			return n, transform.SameTree, err
-		}
-		child := withPrefilter(ctx, e, f.Child)
-		if same == transform.SameTree && child == f.Child {
-			return n, transform.SameTree, nil
-		}
-		return plan.NewFilter(e, child), transform.NewTree, nil
-	})
-}
-
-// fastCmp is a comparison of a column with a literal of its type.
-type fastCmp struct {
+// FastCmp is a comparison of a column with a literal of its type.
+type FastCmp struct {
 	sql.Expression // GMS's comparison: everything but Eval
 	col            *expression.GetField
 	lit            interface{}
@@ -71,8 +31,8 @@ type fastCmp struct {
 	op             string
 }
 
-// newFastCmp returns e as a fastCmp, or nil.
-func newFastCmp(e sql.Expression) *fastCmp {
+// NewFastCmp returns e as a fastCmp, or nil.
+func NewFastCmp(e sql.Expression) *FastCmp {
 	var op string
 	switch e.(type) {
 	case *expression.Equals:
@@ -102,10 +62,10 @@ func newFastCmp(e sql.Expression) *fastCmp {
 		return nil
 	}
 	t, v := col.Type(), lit.Value()
-	if n, isBig, _, isInt := arith.IntOperand(v); isInt && !isBig && types.IsDecimal(t) && arith.IsIntegerType(lit.Type()) {
+	if n, isBig, _, isInt := IntOperand(v); isInt && !isBig && types.IsDecimal(t) && IsIntegerType(lit.Type()) {
 		// A DECIMAL with an integer: compared as decimals (MySQL's rule,
 		// and GMS's), the integer's exact decimal made once.
-		return &fastCmp{Expression: e, col: col, lit: decimal.NewFromInt(n), colLeft: colLeft, op: op}
+		return &FastCmp{Expression: e, col: col, lit: decimal.NewFromInt(n), colLeft: colLeft, op: op}
 	}
 	if !types.TypesEqual(t, lit.Type()) {
 		return nil
@@ -120,27 +80,27 @@ func newFastCmp(e sql.Expression) *fastCmp {
 			return nil // TIMESTAMP: its zone handling stays GMS's
 		}
 	case int64, int32:
-		if !arith.IsIntegerType(t) || types.IsUnsigned(t) {
+		if !IsIntegerType(t) || types.IsUnsigned(t) {
 			return nil
 		}
 	default:
 		return nil
 	}
-	return &fastCmp{Expression: e, col: col, lit: v, colLeft: colLeft, op: op}
+	return &FastCmp{Expression: e, col: col, lit: v, colLeft: colLeft, op: op}
 }
 
-func (c *fastCmp) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+func (c *FastCmp) WithChildren(children ...sql.Expression) (sql.Expression, error) {
 	e, err := c.Expression.WithChildren(children...)
 	if err != nil {
 		return nil, err
 	}
-	if n := newFastCmp(e); n != nil {
+	if n := NewFastCmp(e); n != nil {
 		return n, nil
 	}
 	return e, nil
 }
 
-func (c *fastCmp) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) {
+func (c *FastCmp) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) {
 	v, err := c.col.Eval(ctx, row)
 	if err != nil {
 		return nil, err
@@ -186,10 +146,10 @@ func (c *fastCmp) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) {
 	return cmp >= 0, nil
 }
 
-// cmpInt compares a signed integer column value with n (arith/intarith.go's
+// cmpInt compares a signed integer column value with n (intarith.go's
 // intOperand reads it); false for any other kind of value.
 func cmpInt(v interface{}, n int64) (int, bool) {
-	x, big, _, ok := arith.IntOperand(v)
+	x, big, _, ok := IntOperand(v)
 	if !ok || big {
 		return 0, false
 	}
