@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"petrel/sqlengine/rewrite"
+
 	"petrel/sqlengine/storeval"
 
 	"petrel/sqlengine/sqlerr"
@@ -103,8 +105,8 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		return o.e.buildCollDistinct(ctx, n.Child, row)
 	case *exactTarget:
 		return o.e.exec.Build(ctx, n.child, row)
-	case *materialized:
-		return o.e.buildMaterialized(ctx, n, row)
+	case *rewrite.Materialized:
+		return rewrite.BuildMaterialized(ctx, o.e.exec, n, row)
 	case *plan.AnalyzeTable:
 		return o.e.analyzeTables(ctx, n)
 	case *plan.ShowIndexes:

@@ -3,6 +3,8 @@ package sqlengine
 import (
 	"math"
 
+	"petrel/sqlengine/rewrite"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/memo"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -59,7 +61,7 @@ func (c statsCoster) EstimateCost(ctx *sql.Context, n memo.RelExpr, s sql.StatsP
 		l, r := groupRows(ctx, jp.Left, 0), groupRows(ctx, jp.Right, 0)
 		return l*(costSeqIO+costCPU) + r*(costSeqIO+costMem) + groupRows(ctx, hj.Group(), 0)*costCPU, nil
 	}
-	if !ok || !innerJoinOp(j.JoinPrivate().Op) {
+	if !ok || !rewrite.InnerJoinOp(j.JoinPrivate().Op) {
 		return c.base.EstimateCost(ctx, n, s)
 	}
 	// Inner joins priced from Petrel's estimates of their inputs' and

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 
+	"petrel/sqlengine/rewrite"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/memo"
@@ -33,16 +35,6 @@ const maxCardDepth = 24
 // defaultEqDistinct is the distinct count assumed for a column no index
 // starts with: MySQL's 0.1 selectivity of an equality it knows nothing of.
 const defaultEqDistinct = 10
-
-// innerJoinOp reports whether op is an inner join (any physical form).
-func innerJoinOp(op plan.JoinType) bool {
-	switch op {
-	case plan.JoinTypeInner, plan.JoinTypeCross, plan.JoinTypeLookup, plan.JoinTypeHash,
-		plan.JoinTypeMerge, plan.JoinTypeCrossHash, plan.JoinTypeRangeHeap:
-		return true
-	}
-	return false
-}
 
 // groupRows estimates the rows of memo group g.
 func groupRows(ctx *sql.Context, g *memo.ExprGroup, depth int) float64 {
@@ -95,7 +87,7 @@ func logicalJoin(g *memo.ExprGroup) *memo.JoinBase {
 			return nil
 		}
 		jp := j.JoinPrivate()
-		if !innerJoinOp(jp.Op) {
+		if !rewrite.InnerJoinOp(jp.Op) {
 			return nil
 		}
 		if jp.Op == plan.JoinTypeInner || jp.Op == plan.JoinTypeCross {

@@ -135,12 +135,12 @@ func installAnalyzerRules() {
 		// NOT EXISTS read by an index (antilookup.go), after GMS's join
 		// planning chose a nested-loop anti join.
 		analyzer.OnceAfterDefault = insertAfter(analyzer.OnceAfterDefault, "optimizeJoins", analyzer.Rule{Id: antiLookupRuleID, Apply: antiJoinLookups})
-		// Semi joins onto grouped subqueries (stuckjoin.go): just before
+		// Semi joins onto grouped subqueries (rewrite/stuckjoin.go): just before
 		// GMS's join planning, whose rule it calls.
 		for i, r := range analyzer.OnceAfterDefault {
 			if r.Id.String() == "optimizeJoins" {
-				optimizeJoinsRule = r.Apply
-				analyzer.OnceAfterDefault = append(analyzer.OnceAfterDefault[:i:i], append([]analyzer.Rule{{Id: stuckSemiRuleID, Apply: stuckSemiJoins}}, analyzer.OnceAfterDefault[i:]...)...)
+				rewrite.OptimizeJoinsRule = r.Apply
+				analyzer.OnceAfterDefault = append(analyzer.OnceAfterDefault[:i:i], append([]analyzer.Rule{{Id: stuckSemiRuleID, Apply: rewrite.StuckSemiJoins}}, analyzer.OnceAfterDefault[i:]...)...)
 				break
 			}
 		}

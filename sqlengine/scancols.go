@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"petrel/sqlengine/rewrite"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -36,7 +38,7 @@ func scanColumns(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope
 		case *plan.Project, *plan.Filter, *plan.GroupBy, *plan.Having, *plan.Sort, *plan.TopN,
 			*plan.Limit, *plan.Offset, *plan.Distinct, *plan.OrderedDistinct, *plan.JoinNode,
 			*plan.ResolvedTable, *plan.TableAlias, *plan.IndexedTableAccess, *plan.HashLookup,
-			*plan.Max1Row, *plan.EmptyTable, *materialized, nil:
+			*plan.Max1Row, *plan.EmptyTable, *rewrite.Materialized, nil:
 		default:
 			plain = false
 		}

@@ -4,8 +4,11 @@
 // rules over GMS's plan nodes alone (OR conditions factored, left join
 // conditions pushed to their side, non-deterministic calls kept out of
 // GMS's constant folding, MIN/MAX on an index's first column, DISTINCT
-// with ORDER BY, LIKE's ESCAPE). sqlengine installs them among its own
-// rules (planrules.go), which keep what needs tables and statistics.
+// with ORDER BY, LIKE's ESCAPE, ONLY_FULL_GROUP_BY's check, semi joins
+// onto a grouped subquery planned as hash semi joins with their grouped
+// side materialized). sqlengine installs them among its own rules
+// (planrules.go), which keep what needs tables and statistics, and
+// builds Materialized with GMS's builder.
 //
 // Contract: every function is deterministic over its input (no I/O, no
 // globals but the GMS rules a wrapper saves once at installation), and a

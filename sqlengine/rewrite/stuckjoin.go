@@ -1,4 +1,4 @@
-package sqlengine
+package rewrite
 
 import (
 	"fmt"
@@ -18,17 +18,17 @@ import (
 // BY, which its join-order builder does not accept
 // (ErrUnsupportedReorderNode); it then keeps the whole join tree as
 // written: nested loops with no hash or lookup join anywhere, the grouped
-// subquery evaluated again for every left row. stuckSemiJoins (just
+// subquery evaluated again for every left row. StuckSemiJoins (just
 // before GMS's join planning) plans such a semi join's left side alone
 // with GMS's own rule and makes the semi join a hash semi join on its
 // equalities, the grouped side built once (MySQL materialises it so).
 
-// optimizeJoinsRule is GMS's join planning rule, found by name when the
+// OptimizeJoinsRule is GMS's join planning rule, found by name when the
 // rules are installed.
-var optimizeJoinsRule func(*sql.Context, *analyzer.Analyzer, sql.Node, *plan.Scope, analyzer.RuleSelector, *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error)
+var OptimizeJoinsRule func(*sql.Context, *analyzer.Analyzer, sql.Node, *plan.Scope, analyzer.RuleSelector, *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error)
 
-func stuckSemiJoins(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if optimizeJoinsRule == nil || !scope.IsEmpty() {
+func StuckSemiJoins(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if OptimizeJoinsRule == nil || !scope.IsEmpty() {
 		return n, transform.SameTree, nil
 	}
 	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
@@ -59,14 +59,14 @@ func stuckSemiJoins(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *p
 		}
 		newLeft := j.Left()
 		if reorderable(newLeft) {
-			planned, _, err := optimizeJoinsRule(ctx, a, newLeft, scope, sel, qFlags)
+			planned, _, err := OptimizeJoinsRule(ctx, a, newLeft, scope, sel, qFlags)
 			if err != nil {
 				return nil, transform.SameTree, err
 			}
 			newLeft = planned
 		}
 		// The grouped side is read whole and closed at once (see
-		// materialized), and must not depend on any row but its own.
+		// Materialized), and must not depend on any row but its own.
 		// (At the top level a column from elsewhere is one of the left
 		// side's, known by its column id.)
 		var leftCols sql.ColSet
@@ -86,7 +86,7 @@ func stuckSemiJoins(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *p
 		if !uncorrelated {
 			return n, transform.SameTree, nil
 		}
-		lookup := plan.NewHashLookup(&materialized{child: j.Right()}, expression.Tuple(rk), expression.Tuple(lk), plan.JoinTypeSemiHash)
+		lookup := plan.NewHashLookup(&Materialized{child: j.Right()}, expression.Tuple(rk), expression.Tuple(lk), plan.JoinTypeSemiHash)
 		semi := func(left sql.Node) sql.Node {
 			return plan.NewJoin(left, lookup, plan.JoinTypeSemiHash, j.Filter).WithScopeLen(j.ScopeLen)
 		}
@@ -136,7 +136,7 @@ func semiOntoProbe(n sql.Node, keys map[string]bool, semi func(sql.Node) sql.Nod
 		var tries []int // which children may take it, in order
 		switch x := n.(type) {
 		case *plan.JoinNode:
-			if !innerJoinOp(x.Op) {
+			if !InnerJoinOp(x.Op) {
 				return n, false
 			}
 			tries = []int{0}
@@ -213,34 +213,34 @@ func onlyTables(e sql.Expression, set map[string]bool) bool {
 	return ok && cols > 0
 }
 
-// materialized is the grouped side of such a semi join, read whole and
+// Materialized is the grouped side of such a semi join, read whole and
 // closed before its first row is returned. GMS's hash lookup stops
 // reading its child at the first match (a semi join needs no more) and
 // never closes it, which would leave the GROUP BY's memory cache
 // registered in the query's context; GMS's own plans never put a GROUP
 // BY there. It prints as its child.
-type materialized struct{ child sql.Node }
+type Materialized struct{ child sql.Node }
 
-var _ sql.Node = (*materialized)(nil)
+var _ sql.Node = (*Materialized)(nil)
 
-func (m *materialized) Resolved() bool       { return m.child.Resolved() }
-func (m *materialized) String() string       { return m.child.String() }
-func (m *materialized) Schema() sql.Schema   { return m.child.Schema() }
-func (m *materialized) Children() []sql.Node { return []sql.Node{m.child} }
-func (m *materialized) IsReadOnly() bool     { return m.child.IsReadOnly() }
+func (m *Materialized) Resolved() bool       { return m.child.Resolved() }
+func (m *Materialized) String() string       { return m.child.String() }
+func (m *Materialized) Schema() sql.Schema   { return m.child.Schema() }
+func (m *Materialized) Children() []sql.Node { return []sql.Node{m.child} }
+func (m *Materialized) IsReadOnly() bool     { return m.child.IsReadOnly() }
 
 // WithChildren implements sql.Node.
-func (m *materialized) WithChildren(children ...sql.Node) (sql.Node, error) {
+func (m *Materialized) WithChildren(children ...sql.Node) (sql.Node, error) {
 	if len(children) != 1 {
 		return nil, fmt.Errorf("sqlengine: materialized takes 1 child, got %d", len(children))
 	}
-	return &materialized{child: children[0]}, nil
+	return &Materialized{child: children[0]}, nil
 }
 
-// buildMaterialized reads m's child to the end, closes it, and returns its
+// BuildMaterialized reads m's child to the end, closes it, and returns its
 // rows (execOverrides).
-func (e *Engine) buildMaterialized(ctx *sql.Context, m *materialized, row sql.Row) (sql.RowIter, error) {
-	it, err := e.exec.Build(ctx, m.child, row)
+func BuildMaterialized(ctx *sql.Context, exec sql.NodeExecBuilder, m *Materialized, row sql.Row) (sql.RowIter, error) {
+	it, err := exec.Build(ctx, m.child, row)
 	if err != nil {
 		return nil, err
 	}
@@ -260,4 +260,14 @@ func (e *Engine) buildMaterialized(ctx *sql.Context, m *materialized, row sql.Ro
 		return nil, err
 	}
 	return sql.RowsToRowIter(rows...), nil
+}
+
+// InnerJoinOp reports whether op is an inner join (any physical form).
+func InnerJoinOp(op plan.JoinType) bool {
+	switch op {
+	case plan.JoinTypeInner, plan.JoinTypeCross, plan.JoinTypeLookup, plan.JoinTypeHash,
+		plan.JoinTypeMerge, plan.JoinTypeCrossHash, plan.JoinTypeRangeHeap:
+		return true
+	}
+	return false
 }
