@@ -3,6 +3,8 @@ package sqlengine
 import (
 	"math"
 
+	"petrel/sqlengine/lookup"
+
 	"petrel/sqlengine/rewrite"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -189,7 +191,7 @@ func rangeRows(ctx *sql.Context, g *memo.ExprGroup) (float64, bool) {
 		case *memo.Filter:
 			// The filter only narrows its child's rows; equalities on a
 			// key prefix (a correlated subquery's outer references,
-			// correlated.go) narrow a scan to that prefix's rows.
+			// lookup/correlated.go) narrow a scan to that prefix's rows.
 			if est, ok := rangeRows(ctx, e.Child); ok && est < best {
 				best, found = est, true
 			}
@@ -297,8 +299,8 @@ func filterRows(f *memo.Filter) (float64, bool) {
 	if tb == nil {
 		return 0, false
 	}
-	eqs := tableEqualities(tb, name, f.Filters, true)
-	ix, k := bestPrefix(tb, eqs)
+	eqs := lookup.TableEqualities(tb, name, f.Filters, true)
+	ix, k := bestIndexPrefix(tb, eqs)
 	rows := float64(max(tb.db.p.e.ApproxRows(tb.t), 1))
 	used := map[int]bool{}
 	est := rows
@@ -318,4 +320,11 @@ func filterRows(f *memo.Filter) (float64, bool) {
 		return 0, false
 	}
 	return math.Max(1, est), true
+}
+
+// bestIndexPrefix is bestPrefix over a Petrel table, as its Index.
+func bestIndexPrefix(tb *Table, eqs map[int]sql.Expression) (*Index, int) {
+	ix, k := lookup.BestPrefix(tb, eqs)
+	p, _ := ix.(*Index)
+	return p, k
 }

@@ -30,7 +30,17 @@ var (
 	_ sql.ExtendedIndex = (*Index)(nil)
 )
 
-func (ix *Index) ID() string        { return ix.name }
+func (ix *Index) ID() string { return ix.name }
+
+// KeyOrds are the ordinals of the table's columns the index keys, in key
+// order (the lookup rules read them).
+func (ix *Index) KeyOrds() []int { return ix.ords }
+
+// Prefixed reports a column indexed by a prefix of its value.
+func (ix *Index) Prefixed() bool { return len(ix.plens) > 0 }
+
+// IsPrimary reports the primary key.
+func (ix *Index) IsPrimary() bool   { return ix.id == 0 }
 func (ix *Index) Database() string  { return ix.t.db.name }
 func (ix *Index) Table() string     { return ix.t.t.Def.Name }
 func (ix *Index) IsUnique() bool    { return ix.uniq }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 
+	"petrel/sqlengine/lookup"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -105,7 +107,7 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 			c.est /= 3
 		}
 		c.est = math.Max(c.est, 1)
-		if best == nil || c.est < best.est || c.est == best.est && better(c.ix, c.k, best.ix, best.k) {
+		if best == nil || c.est < best.est || c.est == best.est && lookup.Better(c.ix, c.k, best.ix, best.k) {
 			cp := c
 			best = &cp
 		}
@@ -165,20 +167,6 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 		}
 	}
 	return lookup, nil, expression.JoinAnd(rest...), true, nil
-}
-
-// better breaks a tie between two lookups expected to read as many rows:
-// a whole unique key first, then the primary key (no second read of the
-// row), then the longer prefix.
-func better(a *Index, ak int, b *Index, bk int) bool {
-	aFull, bFull := a.uniq && ak == len(a.ords), b.uniq && bk == len(b.ords)
-	if aFull != bFull {
-		return aFull
-	}
-	if (a.id == 0) != (b.id == 0) {
-		return a.id == 0
-	}
-	return ak > bk
 }
 
 // prefixEstimate is the rows one key of ix's first k columns is expected

@@ -252,7 +252,7 @@ func tableRows(tb *Table) float64 {
 // index that starts with it, else defaultEqDistinct (at most the rows).
 func columnDistinct(c cardCol) float64 {
 	rows := tableRows(c.tb)
-	ix, k := bestPrefix(c.tb, map[int]sql.Expression{c.ord: nil})
+	ix, k := bestIndexPrefix(c.tb, map[int]sql.Expression{c.ord: nil})
 	if ix == nil || k == 0 {
 		return math.Min(rows, defaultEqDistinct)
 	}

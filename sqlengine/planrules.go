@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync"
 
+	"petrel/sqlengine/lookup"
+
 	"petrel/sqlengine/charset"
 
 	"petrel/sqlengine/subquery"
@@ -119,22 +121,22 @@ func installAnalyzerRules() {
 		for i, r := range analyzer.OnceAfterDefault {
 			switch r.Id.String() {
 			case "unnestExistsSubqueries":
-				// NOT EXISTS's NULLs (antilookup.go).
-				unnestExistsRule = r.Apply
-				analyzer.OnceAfterDefault[i] = analyzer.Rule{Id: r.Id, Apply: existsAntiJoins}
+				// NOT EXISTS's NULLs (lookup/antilookup.go).
+				lookup.UnnestExistsRule = r.Apply
+				analyzer.OnceAfterDefault[i] = analyzer.Rule{Id: r.Id, Apply: lookup.ExistsAntiJoins}
 			case "replaceAgg":
 				analyzer.OnceAfterDefault[i] = analyzer.Rule{Id: rewrite.MinMaxKeyRuleID, Apply: rewrite.MinMaxOnKey}
 			case "replaceIdxSort":
 				rewrite.IdxSortRule = r.Apply
 			}
 		}
-		// Correlated subqueries' index lookups (correlated.go): around
+		// Correlated subqueries' index lookups (lookup/correlated.go): around
 		// GMS's join planning.
-		analyzer.OnceAfterDefault = insertAfter(analyzer.OnceAfterDefault, "pushFilters", analyzer.Rule{Id: corrPushRuleID, Apply: pushCorrelatedFilters})
-		analyzer.OnceAfterDefault = insertAfter(analyzer.OnceAfterDefault, "optimizeJoins", analyzer.Rule{Id: outerIndexRuleID, Apply: outerIndexLookups})
-		// NOT EXISTS read by an index (antilookup.go), after GMS's join
+		analyzer.OnceAfterDefault = insertAfter(analyzer.OnceAfterDefault, "pushFilters", analyzer.Rule{Id: corrPushRuleID, Apply: lookup.PushCorrelatedFilters})
+		analyzer.OnceAfterDefault = insertAfter(analyzer.OnceAfterDefault, "optimizeJoins", analyzer.Rule{Id: outerIndexRuleID, Apply: lookup.OuterIndexLookups})
+		// NOT EXISTS read by an index (lookup/antilookup.go), after GMS's join
 		// planning chose a nested-loop anti join.
-		analyzer.OnceAfterDefault = insertAfter(analyzer.OnceAfterDefault, "optimizeJoins", analyzer.Rule{Id: antiLookupRuleID, Apply: antiJoinLookups})
+		analyzer.OnceAfterDefault = insertAfter(analyzer.OnceAfterDefault, "optimizeJoins", analyzer.Rule{Id: lookup.AntiLookupRuleID, Apply: lookup.AntiJoinLookups})
 		// Semi joins onto grouped subqueries (rewrite/stuckjoin.go): just before
 		// GMS's join planning, whose rule it calls.
 		for i, r := range analyzer.OnceAfterDefault {

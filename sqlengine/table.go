@@ -664,3 +664,6 @@ func (r *rewriteEditor) Close(ctx *sql.Context) error {
 	}
 	return ddlError(ctx, txn.DropTableRows(r.old))
 }
+
+// ColumnOrdinal is the ordinal of the column named name, -1 if none.
+func (t *Table) ColumnOrdinal(name string) int { return t.t.Schema.IndexOfColName(name) }

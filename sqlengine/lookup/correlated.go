@@ -1,4 +1,4 @@
-package sqlengine
+package lookup
 
 import (
 	"strings"
@@ -21,12 +21,12 @@ import (
 // all of partsupp (800,000 rows at scale factor 1) before filtering; and
 // its applyIndexesFromOuterScope keeps the index choices of the last
 // filter it visits only. Two rules fix that:
-//   - pushCorrelatedFilters (after pushFilters, before join planning)
+//   - PushCorrelatedFilters (after pushFilters, before join planning)
 //     moves a conjunct `inner.col = <outer expression>` of a filter over
 //     inner joins to just above that inner table, where the join
-//     planner sees it (and coster.go's rangeRows prices it as an index
+//     planner sees it (and sqlengine's coster.go prices it as an index
 //     lookup, so the plan starts from that table);
-//   - outerIndexLookups (after join planning) turns a filter over a table
+//   - OuterIndexLookups (after join planning) turns a filter over a table
 //     with such equalities on an index prefix into an index lookup keyed
 //     by the outer expressions (the filter stays, rechecking them).
 
@@ -38,8 +38,8 @@ type correlatedEq struct {
 	key sql.Expression
 }
 
-// pushCorrelatedFilters implements the first rule (see above).
-func pushCorrelatedFilters(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+// PushCorrelatedFilters implements the first rule (see above).
+func PushCorrelatedFilters(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if scope.IsEmpty() {
 		return n, transform.SameTree, nil
 	}
@@ -207,8 +207,8 @@ func tableName(n sql.Node) string {
 	return ""
 }
 
-// outerIndexLookups implements the second rule (see above).
-func outerIndexLookups(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+// OuterIndexLookups implements the second rule (see above).
+func OuterIndexLookups(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if scope.IsEmpty() {
 		return n, transform.SameTree, nil
 	}
@@ -217,12 +217,12 @@ func outerIndexLookups(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope
 		if !ok {
 			return n, transform.SameTree, nil
 		}
-		name, tb := filteredTable(f.Child)
+		name, tb := filteredKeyTable(f.Child)
 		if tb == nil {
 			return n, transform.SameTree, nil
 		}
-		eqs := tableEqualities(tb, name, expression.SplitConjunction(f.Expression), false)
-		ix, k := bestPrefix(tb, eqs)
+		eqs := TableEqualities(tb, name, expression.SplitConjunction(f.Expression), false)
+		ix, k := BestPrefix(tb, eqs)
 		if k == 0 {
 			return n, transform.SameTree, nil
 		}
@@ -237,9 +237,9 @@ func outerIndexLookups(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope
 // lookupAccess is table node t (a table or an alias of one) read by
 // index ix's first k columns, keyed by the expressions eqs gives those
 // columns (tableEqualities); ok=false when GMS cannot build it.
-func lookupAccess(ctx *sql.Context, t sql.Node, ix *Index, k int, eqs map[int]sql.Expression) (sql.Node, bool) {
+func lookupAccess(ctx *sql.Context, t sql.Node, ix KeyIndex, k int, eqs map[int]sql.Expression) (sql.Node, bool) {
 	keys := make([]sql.Expression, k)
-	for i, o := range ix.ords[:k] {
+	for i, o := range ix.KeyOrds()[:k] {
 		keys[i] = eqs[o]
 	}
 	lb := plan.NewLookupBuilder(ix, keys, make([]bool, k))
@@ -262,13 +262,13 @@ func lookupAccess(ctx *sql.Context, t sql.Node, ix *Index, k int, eqs map[int]sq
 	return nil, false
 }
 
-// tableEqualities maps the ordinals of tb's columns (tb named name in the
+// TableEqualities maps the ordinals of tb's columns (tb named name in the
 // query) to the expressions they are equal to in conjuncts `col = e`
 // where e names no column of tb, contains no subquery and has the
 // column's type (integers of any width count as one type, as the index
 // keys compare them). With literals false, e must name a column (an
 // outer reference): constants are GMS's index coster's.
-func tableEqualities(tb *Table, name string, conj []sql.Expression, literals bool) map[int]sql.Expression {
+func TableEqualities(tb KeyTable, name string, conj []sql.Expression, literals bool) map[int]sql.Expression {
 	out := map[int]sql.Expression{}
 	for _, e := range conj {
 		eq, ok := e.(*expression.Equals)
@@ -280,7 +280,7 @@ func tableEqualities(tb *Table, name string, conj []sql.Expression, literals boo
 			if !ok || !strings.EqualFold(gf.Table(), name) {
 				continue
 			}
-			o := tb.t.Schema.IndexOfColName(gf.Name())
+			o := tb.ColumnOrdinal(gf.Name())
 			if o < 0 {
 				continue
 			}
@@ -317,9 +317,9 @@ func keyComparable(a, b sql.Type) bool {
 	return a.Equals(b)
 }
 
-// bestPrefix is the index of tb whose leading columns eqs covers the
-// most of (ties: indexchoice's better), and how many.
-func bestPrefix(tb *Table, eqs map[int]sql.Expression) (*Index, int) {
+// BestPrefix is the index of tb whose leading columns eqs covers the
+// most of (ties: better), and how many.
+func BestPrefix(tb KeyTable, eqs map[int]sql.Expression) (KeyIndex, int) {
 	if len(eqs) == 0 {
 		return nil, 0
 	}
@@ -327,16 +327,17 @@ func bestPrefix(tb *Table, eqs map[int]sql.Expression) (*Index, int) {
 	if err != nil {
 		return nil, 0
 	}
-	var best *Index
+	var best KeyIndex
 	bestK := 0
 	for _, sqlIx := range indexes {
-		ix := sqlIx.(*Index)
-		if len(ix.plens) > 0 {
+		ix, ok := sqlIx.(KeyIndex)
+		if !ok || ix.Prefixed() {
 			continue
 		}
+		ords := ix.KeyOrds()
 		k := 0
-		for k < len(ix.ords) {
-			if _, ok := eqs[ix.ords[k]]; !ok {
+		for k < len(ords) {
+			if _, ok := eqs[ords[k]]; !ok {
 				break
 			}
 			k++
@@ -344,11 +345,61 @@ func bestPrefix(tb *Table, eqs map[int]sql.Expression) (*Index, int) {
 		if k == 0 {
 			continue
 		}
-		if best == nil || k > bestK || k == bestK && better(ix, k, best, bestK) {
+		if best == nil || k > bestK || k == bestK && Better(ix, k, best, bestK) {
 			best, bestK = ix, k
 		}
 	}
 	return best, bestK
+}
+
+// Better breaks a tie between two lookups expected to read as many rows:
+// a whole unique key first, then the primary key (no second read of the
+// row), then the longer prefix.
+func Better(a KeyIndex, ak int, b KeyIndex, bk int) bool {
+	aFull, bFull := a.IsUnique() && ak == len(a.KeyOrds()), b.IsUnique() && bk == len(b.KeyOrds())
+	if aFull != bFull {
+		return aFull
+	}
+	if a.IsPrimary() != b.IsPrimary() {
+		return a.IsPrimary()
+	}
+	return ak > bk
+}
+
+// KeyIndex is an index as the lookup rules read it (sqlengine's Index).
+type KeyIndex interface {
+	sql.Index
+	// KeyOrds are the ordinals of the table's columns, in key order.
+	KeyOrds() []int
+	// Prefixed reports a column indexed by a prefix of its value.
+	Prefixed() bool
+	IsPrimary() bool
+}
+
+// KeyTable is a table whose indexes are keyIndexes (sqlengine's Table).
+type KeyTable interface {
+	sql.Table
+	GetIndexes(ctx *sql.Context) ([]sql.Index, error)
+	// ColumnOrdinal is the ordinal of the column named name, -1 if none.
+	ColumnOrdinal(name string) int
+}
+
+// filteredKeyTable is the table (and the name the query gives it) of a
+// table node or an alias of one; "", nil for anything else.
+func filteredKeyTable(n sql.Node) (string, KeyTable) {
+	switch c := n.(type) {
+	case *plan.ResolvedTable:
+		if tb, ok := c.UnderlyingTable().(KeyTable); ok {
+			return tb.Name(), tb
+		}
+	case *plan.TableAlias:
+		if rt, ok := c.Child.(*plan.ResolvedTable); ok {
+			if tb, ok := rt.UnderlyingTable().(KeyTable); ok {
+				return c.Name(), tb
+			}
+		}
+	}
+	return "", nil
 }
 
 // outerRef is an outer query's column in a conjunct pushed above an inner

@@ -1,4 +1,4 @@
-package sqlengine
+package lookup
 
 import (
 	"strings"
@@ -27,9 +27,9 @@ import (
 // as a match (below), which a lookup cannot: they are taken only when
 // their condition cannot be NULL, where NOT IN and NOT EXISTS agree.
 
-const antiLookupRuleID analyzer.RuleId = 1014
+const AntiLookupRuleID analyzer.RuleId = 1014
 
-func antiJoinLookups(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func AntiJoinLookups(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		j, ok := n.(*plan.JoinNode)
 		if !ok || j.Op != plan.JoinTypeAnti || j.Filter == nil {
@@ -41,7 +41,7 @@ func antiJoinLookups(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan
 		if f, ok := table.(*plan.Filter); ok {
 			table, filter = f.Child, f
 		}
-		name, tb := filteredTable(table)
+		name, tb := filteredKeyTable(table)
 		if tb == nil {
 			return n, transform.SameTree, nil
 		}
@@ -54,8 +54,8 @@ func antiJoinLookups(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan
 			// a NULL key (the lookup would not find it).
 			return n, transform.SameTree, nil
 		}
-		eqs := tableEqualities(tb, name, expression.SplitConjunction(cond), false)
-		ix, k := bestPrefix(tb, eqs)
+		eqs := TableEqualities(tb, name, expression.SplitConjunction(cond), false)
+		ix, k := BestPrefix(tb, eqs)
 		if k == 0 {
 			return n, transform.SameTree, nil
 		}
@@ -88,10 +88,10 @@ func antiJoinLookups(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan
 // over NOT NULL columns is left as it is, for GMS's join planning.
 
 // unnestExistsRule is GMS's unnestExistsSubqueries, which
-// existsAntiJoins wraps.
-var unnestExistsRule analyzer.RuleFunc
+// ExistsAntiJoins wraps.
+var UnnestExistsRule analyzer.RuleFunc
 
-func existsAntiJoins(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qf *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func ExistsAntiJoins(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qf *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	before := map[string]int{}
 	transform.Inspect(n, func(n sql.Node) bool {
 		if j, ok := n.(*plan.JoinNode); ok && j.Op.IsAnti() && j.Filter != nil {
@@ -99,7 +99,7 @@ func existsAntiJoins(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *
 		}
 		return true
 	})
-	out, same, err := unnestExistsRule(ctx, a, n, scope, sel, qf)
+	out, same, err := UnnestExistsRule(ctx, a, n, scope, sel, qf)
 	if err != nil || same == transform.SameTree {
 		return out, same, err
 	}
