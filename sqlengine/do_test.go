@@ -3,6 +3,8 @@ package sqlengine
 import (
 	"testing"
 
+	"petrel/sqlengine/rewrite"
+
 	"github.com/dolthub/vitess/go/mysql"
 )
 
@@ -14,32 +16,32 @@ func TestDoAsSelect(t *testing.T) {
 		in, want string
 		ok       bool
 	}{
-		{"DO 1", doMark + "SELECT  1", true},
-		{"  do\tSLEEP(0), 2", doMark + "SELECT \tSLEEP(0), 2", true},
-		{"Do(1)", doMark + "SELECT (1)", true},
-		{"\nDO\n@a := 1", doMark + "SELECT \n@a := 1", true},
+		{"DO 1", rewrite.DoMark + "SELECT  1", true},
+		{"  do\tSLEEP(0), 2", rewrite.DoMark + "SELECT \tSLEEP(0), 2", true},
+		{"Do(1)", rewrite.DoMark + "SELECT (1)", true},
+		{"\nDO\n@a := 1", rewrite.DoMark + "SELECT \n@a := 1", true},
 		{"DOUBLE", "", false},
 		{"DO", "", false},
 		{"SELECT 1", "", false},
 		{"/* c */ DO 1", "", false}, // parsed by GMS: a syntax error, as before
 		{"", "", false},
 	} {
-		got, ok := doAsSelect(tc.in)
+		got, ok := rewrite.DoAsSelect(tc.in)
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("doAsSelect(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
-		if ok && !isDoSelect(got) {
+		if ok && !rewrite.IsDoSelect(got) {
 			t.Errorf("isDoSelect(%q) = false", got)
 		}
 	}
-	if isDoSelect("SELECT 1") {
+	if rewrite.IsDoSelect("SELECT 1") {
 		t.Error(`isDoSelect("SELECT 1") = true`)
 	}
-	if got := string(prepareDo(append([]byte{mysql.ComPrepare}, "DO 1"...))); got != "\x16"+doMark+"SELECT  1" {
+	if got := string(rewrite.PrepareDo(append([]byte{mysql.ComPrepare}, "DO 1"...))); got != "\x16"+rewrite.DoMark+"SELECT  1" {
 		t.Errorf("prepareDo(DO 1) = %q", got)
 	}
 	for _, p := range []string{"\x16SELECT 1", "\x16DO", "\x16", "\x03DO 1"} {
-		if got := string(prepareDo([]byte(p))); got != p {
+		if got := string(rewrite.PrepareDo([]byte(p))); got != p {
 			t.Errorf("prepareDo(%q) = %q; want it unchanged", p, got)
 		}
 	}

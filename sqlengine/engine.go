@@ -165,7 +165,7 @@ func New(opts Options) (*Engine, error) {
 	e.subqueryCache.Exec = e.exec
 	a.ExecBuilder = e.exec
 	e.gms = sqle.New(a, &sqle.Config{})
-	e.gms.Parser = explainParser{schemaParser{e.gms.Parser}} // explain.go
+	e.gms.Parser = rewrite.ExplainParser{Parser: schemaParser{e.gms.Parser}} // rewrite/explain.go
 	if err := registerVariables(opts); err != nil {
 		return nil, err
 	}
@@ -181,7 +181,7 @@ func New(opts Options) (*Engine, error) {
 	e.registerAdmissionStatus()
 	e.gate = wire.NewGate(wire.GateOptions{
 		Logger: opts.Logger, Settings: globalSettings{}, Account: e.connAccount,
-		TLS: opts.TLS, RequiresSSL: e.requiresSSL, Rewrite: prepareDo,
+		TLS: opts.TLS, RequiresSSL: e.requiresSSL, Rewrite: rewrite.PrepareDo,
 	})
 	e.sha2 = auth.NewSha2(func() *mysql_db.MySQLDb { return e.gms.Analyzer.Catalog.MySQLDb }, opts.RSAKeys)
 	RegisterStatus("Petrel_sha2_fast_auths", func() any { return e.sha2.Fast.Load() })

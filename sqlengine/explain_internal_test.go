@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"petrel/sqlengine/rewrite"
+
 	"github.com/dolthub/go-mysql-server/sql"
 )
 
@@ -25,7 +27,7 @@ func TestIsExplain(t *testing.T) {
 		"UPDATE t SET explain = 1":                  false,
 		"":                                          false,
 	} {
-		if got := isExplain(q); got != want {
+		if got := rewrite.IsExplain(q); got != want {
 			t.Errorf("isExplain(%q) = %v, want %v", q, got, want)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"petrel/sqlengine/rewrite"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/memo"
@@ -651,8 +653,8 @@ func treeWithEstimates(ctx *sql.Context, n sql.Node, opts sql.DescribeOptions) [
 // rows, or FORMAT=TREE's plan with estimates; nil (GMS's) for the debug
 // and estimates formats.
 func explainPlan(ctx *sql.Context, d *plan.DescribeQuery) (sql.RowIter, error) {
-	if explainJSON(ctx) {
-		return nil, errExplainJSON() // explain.go
+	if rewrite.ExplainJSON(ctx) {
+		return nil, rewrite.ErrExplainJSON() // rewrite/explain.go
 	}
 	if !d.Format.Plan {
 		return traditionalExplain(ctx, d.Child), nil

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"petrel/sqlengine/rewrite"
+
 	"petrel/internal/mysqlerr"
 	"petrel/sqlengine/arith"
 	"petrel/sqlengine/wire"
@@ -72,9 +74,9 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 	if st, m := h.e.matchAdmin(q); st != nil {
 		return h.reply(c, h.e.runAdmin(ctx, c, st, m, q, cb, false))
 	}
-	if sel, ok := doAsSelect(q); ok {
-		o := &okInsteadOfRows{cb: cb}
-		return h.reply(c, o.finish(h.Handler.ComQuery(ctx, c, sel, o.spool)))
+	if sel, ok := rewrite.DoAsSelect(q); ok {
+		o := &rewrite.OKInsteadOfRows{Cb: cb}
+		return h.reply(c, o.Finish(h.Handler.ComQuery(ctx, c, sel, o.Spool)))
 	}
 	cb = textFloats(cb)
 	if s := h.e.session(c.ConnectionID); s != nil {
@@ -125,11 +127,11 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		}
 		return d.original(codec, rest), h.reply(c, h.e.runAdmin(ctx, c, st, m, first, cb, rest != ""))
 	}
-	if sel, ok := doAsSelect(first); ok {
-		o := &okInsteadOfRows{cb: cb}
-		rest, err = h.Handler.ComMultiQuery(ctx, c, sel+";"+rest, o.spool)
-		o.more = rest != ""
-		return d.original(codec, rest), h.reply(c, o.finish(err))
+	if sel, ok := rewrite.DoAsSelect(first); ok {
+		o := &rewrite.OKInsteadOfRows{Cb: cb}
+		rest, err = h.Handler.ComMultiQuery(ctx, c, sel+";"+rest, o.Spool)
+		o.More = rest != ""
+		return d.original(codec, rest), h.reply(c, o.Finish(err))
 	}
 	if s := h.e.session(c.ConnectionID); s != nil && strings.TrimSpace(rest) == "" {
 		handled, run, err := h.e.executor.Text(ctx, c, s, first, inner)
@@ -172,7 +174,7 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 			p.PrepareStmt = q
 		}
 	}
-	if isDoSelect(q) {
+	if rewrite.IsDoSelect(q) {
 		_, err := h.Handler.ComPrepare(ctx, c, q, p)
 		return nil, h.reply(c, err) // DO has no result columns
 	}
@@ -239,9 +241,9 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 		// statement GMS parsed at prepare (lockparse.go); CommandEnd clears it.
 		s.lockingStmt = h.e.preparedLocking(s, p.PrepareStmt)
 	}
-	if isDoSelect(p.PrepareStmt) {
-		o := &okInsteadOfRows{cb: func(r *sqltypes.Result, _ bool) error { return cb(r) }}
-		return h.reply(c, o.finish(h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error { return o.spool(r, false) })))
+	if rewrite.IsDoSelect(p.PrepareStmt) {
+		o := &rewrite.OKInsteadOfRows{Cb: func(r *sqltypes.Result, _ bool) error { return cb(r) }}
+		return h.reply(c, o.Finish(h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error { return o.Spool(r, false) })))
 	}
 	return h.reply(c, h.Handler.ComStmtExecute(ctx, c, p, cb))
 }

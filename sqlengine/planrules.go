@@ -107,7 +107,7 @@ func installAnalyzerRules() {
 		// Correlated scalar subqueries remember their results by their
 		// outer values (subquery/subqmemo.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: subquery.MemoRuleID, Apply: memoSubqueries})
-		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: explainRuleID, Apply: explainResult})
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: explainRuleID, Apply: rewrite.ExplainResult})
 		// MIN/MAX of a key's first column (rewrite/minmaxkey.go) in place of
 		// GMS's replaceAgg, which lost the NULL row of an empty input.
 		// Non-deterministic calls kept out of GMS's filter folding

@@ -1,4 +1,4 @@
-package sqlengine
+package rewrite
 
 import (
 	"strings"
@@ -14,28 +14,28 @@ import (
 // errors (a subquery returning two rows) still reach the client, and
 // nothing has been sent when they do.
 
-// doMark prefixes the SELECT a prepared DO became, so COM_STMT_EXECUTE,
+// DoMark prefixes the SELECT a prepared DO became, so COM_STMT_EXECUTE,
 // which reads the text back from PrepareData, knows to drop the rows.
-const doMark = "/*petrel:do*/ "
+const DoMark = "/*petrel:do*/ "
 
-// prepareDo rewrites a COM_STMT_PREPARE packet's DO statement into its
+// PrepareDo rewrites a COM_STMT_PREPARE packet's DO statement into its
 // marked SELECT before vitess, which parses the statement ahead of the
 // handler, sees it. p is the packet's payload; it is returned unchanged
 // for any other statement.
-func prepareDo(p []byte) []byte {
+func PrepareDo(p []byte) []byte {
 	if len(p) < 4 || p[0] != mysql.ComPrepare {
 		return p
 	}
-	sel, ok := doAsSelect(string(p[1:]))
+	sel, ok := DoAsSelect(string(p[1:]))
 	if !ok {
 		return p
 	}
 	return append([]byte{mysql.ComPrepare}, sel...)
 }
 
-// doAsSelect returns the SELECT that evaluates statement q's expressions
+// DoAsSelect returns the SELECT that evaluates statement q's expressions
 // when q is a DO statement.
-func doAsSelect(q string) (string, bool) {
+func DoAsSelect(q string) (string, bool) {
 	s := strings.TrimLeft(q, " \t\r\n\f\v")
 	if len(s) < 3 || !strings.EqualFold(s[:2], "DO") {
 		return "", false
@@ -45,28 +45,28 @@ func doAsSelect(q string) (string, bool) {
 	default:
 		return "", false
 	}
-	return doMark + "SELECT " + s[2:], true
+	return DoMark + "SELECT " + s[2:], true
 }
 
-// isDoSelect reports whether a prepared statement's text came from DO.
-func isDoSelect(q string) bool { return strings.HasPrefix(q, doMark) }
+// IsDoSelect reports whether a prepared statement's text came from DO.
+func IsDoSelect(q string) bool { return strings.HasPrefix(q, DoMark) }
 
-// okInsteadOfRows wraps a result callback for a DO statement: it drops
+// OKInsteadOfRows wraps a result callback for a DO statement: it drops
 // the SELECT's fields and rows and remembers whether more results follow;
-// finish then sends the OK once the statement has run without error.
-type okInsteadOfRows struct {
-	cb   mysql.ResultSpoolFn
-	more bool
+// Finish then sends the OK once the statement has run without error.
+type OKInsteadOfRows struct {
+	Cb   mysql.ResultSpoolFn
+	More bool
 }
 
-func (o *okInsteadOfRows) spool(_ *sqltypes.Result, more bool) error {
-	o.more = more
+func (o *OKInsteadOfRows) Spool(_ *sqltypes.Result, more bool) error {
+	o.More = more
 	return nil
 }
 
-func (o *okInsteadOfRows) finish(err error) error {
+func (o *OKInsteadOfRows) Finish(err error) error {
 	if err != nil {
 		return err
 	}
-	return o.cb(&sqltypes.Result{}, o.more)
+	return o.Cb(&sqltypes.Result{}, o.More)
 }

@@ -1,4 +1,4 @@
-package sqlengine
+package rewrite
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"petrel/internal/mysqlerr"
 )
 
-// explainResult is an analyzer rule that keeps EXPLAIN's result from being
+// ExplainResult is an analyzer rule that keeps EXPLAIN's result from being
 // sent as a single row. GMS analyses the statement EXPLAIN describes with
 // EXPLAIN's query flags, so a lookup by a whole unique key marks EXPLAIN
 // itself as returning at most one row, and GMS's handler then refuses the
@@ -23,16 +23,16 @@ import (
 // existed, and for every full-key lookup once they name every key
 // column). Only a statement whose flags say so is looked at, by its first
 // token through the SQL lexer, so comments cannot change the answer.
-func explainResult(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if qFlags != nil && qFlags.IsSet(sql.QFlagMax1Row) && isExplain(ctx.Query()) {
+func ExplainResult(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if qFlags != nil && qFlags.IsSet(sql.QFlagMax1Row) && IsExplain(ctx.Query()) {
 		qFlags.Unset(sql.QFlagMax1Row)
 	}
 	return n, transform.SameTree, nil
 }
 
-// isExplain reports whether statement q is an EXPLAIN (or DESCRIBE/DESC,
+// IsExplain reports whether statement q is an EXPLAIN (or DESCRIBE/DESC,
 // its synonyms), by q's first token other than a comment.
-func isExplain(q string) bool {
+func IsExplain(q string) bool {
 	tok := ast.NewStringTokenizer(q)
 	for {
 		typ, _ := tok.Scan()
@@ -47,21 +47,21 @@ func isExplain(q string) bool {
 	}
 }
 
-// explainParser gives EXPLAIN's formats MySQL's answers: FORMAT=TRADITIONAL
+// ExplainParser gives EXPLAIN's formats MySQL's answers: FORMAT=TRADITIONAL
 // is the traditional table (vitess keeps the name and GMS refused it:
 // 1105 "invalid format"), and FORMAT=JSON, which Petrel does not build
 // and vitess cannot parse (1064, a syntax error in a valid statement),
 // is refused as not supported (1235): a statement that parses with TREE
 // in JSON's place is parsed so, and its session noted (jsonExplains),
-// for explainPlan to refuse it. GMS turns every parse error into a
+// for sqlengine's explainPlan to refuse it. GMS turns every parse error into a
 // syntax error, so the refusal cannot come from the parser.
-type explainParser struct{ sql.Parser }
+type ExplainParser struct{ sql.Parser }
 
 // jsonExplains holds the ids of sessions whose last EXPLAIN parsed asked
 // for FORMAT=JSON.
 var jsonExplains sync.Map
 
-func (p explainParser) ParseSimple(q string) (ast.Statement, error) {
+func (p ExplainParser) ParseSimple(q string) (ast.Statement, error) {
 	st, err := p.Parser.ParseSimple(q)
 	if r, ok := jsonAsTree(q, err); ok {
 		if st2, err2 := p.Parser.ParseSimple(r); err2 == nil {
@@ -71,7 +71,7 @@ func (p explainParser) ParseSimple(q string) (ast.Statement, error) {
 	return traditionalFormat(st), err
 }
 
-func (p explainParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Statement, string, string, error) {
+func (p ExplainParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Statement, string, string, error) {
 	st, a, b, err := p.Parser.Parse(ctx, q, multi)
 	if r, ok := jsonAsTree(q, err); ok {
 		if st2, a2, b2, err2 := p.Parser.Parse(ctx, r, multi); err2 == nil {
@@ -81,7 +81,7 @@ func (p explainParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Statem
 	return noteFormat(ctx, st, false), a, b, err
 }
 
-func (p explainParser) ParseWithOptions(ctx context.Context, q string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
+func (p ExplainParser) ParseWithOptions(ctx context.Context, q string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
 	st, a, b, err := p.Parser.ParseWithOptions(ctx, q, delim, multi, o)
 	if r, ok := jsonAsTree(q, err); ok {
 		if st2, a2, b2, err2 := p.Parser.ParseWithOptions(ctx, r, delim, multi, o); err2 == nil {
@@ -91,7 +91,7 @@ func (p explainParser) ParseWithOptions(ctx context.Context, q string, delim run
 	return noteFormat(ctx, st, false), a, b, err
 }
 
-func (p explainParser) ParseOneWithOptions(ctx context.Context, q string, o ast.ParserOptions) (ast.Statement, int, error) {
+func (p ExplainParser) ParseOneWithOptions(ctx context.Context, q string, o ast.ParserOptions) (ast.Statement, int, error) {
 	st, n, err := p.Parser.ParseOneWithOptions(ctx, q, o)
 	if r, ok := jsonAsTree(q, err); ok {
 		if st2, n2, err2 := p.Parser.ParseOneWithOptions(ctx, r, o); err2 == nil {
@@ -128,9 +128,9 @@ func noteFormat(ctx context.Context, st ast.Statement, json bool) ast.Statement 
 	return st
 }
 
-// explainJSON reports (once) whether the EXPLAIN being run asked for
+// ExplainJSON reports (once) whether the EXPLAIN being run asked for
 // FORMAT=JSON.
-func explainJSON(ctx *sql.Context) bool {
+func ExplainJSON(ctx *sql.Context) bool {
 	if ctx.Session == nil {
 		return false
 	}
@@ -138,8 +138,8 @@ func explainJSON(ctx *sql.Context) bool {
 	return ok
 }
 
-// errExplainJSON is the refusal of EXPLAIN FORMAT=JSON.
-func errExplainJSON() error {
+// ErrExplainJSON is the refusal of EXPLAIN FORMAT=JSON.
+func ErrExplainJSON() error {
 	return mysqlerr.New(mysqlerr.ErNotSupportedYet, "This version of Petrel doesn't yet support 'EXPLAIN FORMAT=JSON'; use EXPLAIN, EXPLAIN FORMAT=TREE or EXPLAIN ANALYZE")
 }
 
