@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"petrel/sqlengine/sysschema"
+
 	"petrel/sqlengine/auth"
 
 	"petrel/sqlengine/sqlerr"
@@ -33,9 +35,9 @@ func (e *Engine) registerConnectAttrs() {
 			col("ORDINAL_POSITION", types.Int32),
 		}
 	}
-	e.RegisterSystemTable(SystemTable{Name: "session_connect_attrs", Schema: sch(),
+	e.RegisterSystemTable(sysschema.Table{Name: "session_connect_attrs", Schema: sch(),
 		Rows: func(ctx *sql.Context) ([]sql.Row, error) { return e.connectAttrRows(ctx, false), nil }})
-	e.RegisterSystemTable(SystemTable{Name: "session_account_connect_attrs", Schema: sch(),
+	e.RegisterSystemTable(sysschema.Table{Name: "session_account_connect_attrs", Schema: sch(),
 		Rows: func(ctx *sql.Context) ([]sql.Row, error) { return e.connectAttrRows(ctx, true), nil }})
 }
 

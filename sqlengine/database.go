@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"petrel/sqlengine/sysschema"
+
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"petrel/storage"
@@ -24,7 +26,7 @@ type Provider struct {
 	mu  sync.Mutex
 	dbs map[*storage.Database]*Database // stable wrappers
 
-	sys systemTables // performance_schema
+	sys sysschema.Tables // performance_schema
 
 	fnMu sync.RWMutex
 	fns  map[string]sql.Function // RegisterFunction's, by lower-case name
@@ -61,8 +63,8 @@ func (p *Provider) wrap(d *storage.Database) *Database {
 
 // Database implements sql.DatabaseProvider.
 func (p *Provider) Database(_ *sql.Context, name string) (sql.Database, error) {
-	if strings.EqualFold(name, PerformanceSchema) {
-		return sysDatabase{&p.sys}, nil
+	if strings.EqualFold(name, sysschema.PerformanceSchema) {
+		return p.sys.DB(), nil
 	}
 	d := p.e.Catalog().Database(name)
 	if d == nil {
@@ -73,12 +75,12 @@ func (p *Provider) Database(_ *sql.Context, name string) (sql.Database, error) {
 
 // HasDatabase implements sql.DatabaseProvider.
 func (p *Provider) HasDatabase(_ *sql.Context, name string) bool {
-	return strings.EqualFold(name, PerformanceSchema) || p.e.Catalog().Database(name) != nil
+	return strings.EqualFold(name, sysschema.PerformanceSchema) || p.e.Catalog().Database(name) != nil
 }
 
 // AllDatabases implements sql.DatabaseProvider.
 func (p *Provider) AllDatabases(*sql.Context) []sql.Database {
-	out := []sql.Database{sysDatabase{&p.sys}}
+	out := []sql.Database{p.sys.DB()}
 	for _, d := range p.e.Catalog().Databases() {
 		out = append(out, p.wrap(d))
 	}
@@ -107,8 +109,8 @@ func (p *Provider) CreateCollatedDatabase(ctx *sql.Context, name string, collati
 
 // DropDatabase implements sql.MutableDatabaseProvider.
 func (p *Provider) DropDatabase(ctx *sql.Context, name string) error {
-	if strings.EqualFold(name, PerformanceSchema) {
-		return perfSchemaDenied(ctx)
+	if strings.EqualFold(name, sysschema.PerformanceSchema) {
+		return sysschema.Denied(ctx)
 	}
 	txn, err := ddlTxn(ctx)
 	if err != nil {
@@ -385,3 +387,14 @@ func sqlMode(ctx *sql.Context) string {
 	s, _ := v.(string)
 	return s
 }
+
+// RegisterSystemTable adds (or replaces) a performance_schema table. The
+// owner's Rows is called once per scan, on the querying session's
+// goroutine.
+func (e *Engine) RegisterSystemTable(t sysschema.Table) {
+	e.prov.sys.Register(t)
+}
+
+// SystemTable is one performance_schema table (sysschema.Table), as the
+// stages' SQL surfaces register them.
+type SystemTable = sysschema.Table

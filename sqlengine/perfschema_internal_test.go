@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"petrel/sqlengine/sysschema"
+
 	"petrel/sqlengine/sqlerr"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -35,7 +37,7 @@ func TestPerformanceSchemaTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	var scans atomic.Int64
-	e.RegisterSystemTable(SystemTable{
+	e.RegisterSystemTable(sysschema.Table{
 		Name: "workers",
 		Schema: sql.Schema{
 			{Name: "WORKER_ID", Type: types.Uint64},

@@ -47,7 +47,7 @@ var allowed = map[string][]string{
 
 	// sqlengine never imports binlog or replication: node wires them.
 	// (sqltest: its external tests serve an engine over the wire.)
-	"sqlengine": {"internal/*", "storage", "storage/keys", "storage/lock", "sqlengine/wire", "sqlengine/rewrite", "sqlengine/collate", "sqlengine/arith", "sqlengine/subquery", "sqlengine/histogram", "sqlengine/functions", "sqlengine/sqlmode", "sqlengine/charset", "sqlengine/iters", "sqlengine/sqlerr", "sqlengine/storeval", "sqlengine/auth", "sqlengine/lookup", "sqlengine/sqltest"},
+	"sqlengine": {"internal/*", "storage", "storage/keys", "storage/lock", "sqlengine/wire", "sqlengine/rewrite", "sqlengine/collate", "sqlengine/arith", "sqlengine/subquery", "sqlengine/histogram", "sqlengine/functions", "sqlengine/sqlmode", "sqlengine/charset", "sqlengine/iters", "sqlengine/sqlerr", "sqlengine/storeval", "sqlengine/auth", "sqlengine/lookup", "sqlengine/sysschema", "sqlengine/sqltest"},
 	// Rewrites that need no table: GMS's plan nodes and parse trees alone.
 	"sqlengine/rewrite": {"internal/*", "sqlengine/sqlmode"},
 	// MySQL's string semantics: collation keys, sorts, LIKE (PAD SPACE
@@ -76,6 +76,8 @@ var allowed = map[string][]string{
 	// Index lookups for correlated subqueries and anti joins, over
 	// interfaces the backend's tables implement.
 	"sqlengine/lookup": {"internal/*"},
+	// performance_schema: tables the stages register.
+	"sqlengine/sysschema": {"internal/*"},
 	// The wire layer under vitess: no SQL, no sessions (sqlengine gives it
 	// settings, accounts and its command state through interfaces).
 	"sqlengine/wire": {"internal/*"},

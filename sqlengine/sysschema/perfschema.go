@@ -1,4 +1,4 @@
-package sqlengine
+package sysschema
 
 import (
 	"fmt"
@@ -16,28 +16,21 @@ import (
 // always current; nothing is stored.
 const PerformanceSchema = "performance_schema"
 
-// SystemTable is one performance_schema table: its name, its columns and
+// Table is one performance_schema table: its name, its columns and
 // the function that returns its rows at the moment of a scan.
-type SystemTable struct {
+type Table struct {
 	Name   string
 	Schema sql.Schema
 	Rows   func(ctx *sql.Context) ([]sql.Row, error)
 }
 
-// systemTables is the registry the provider serves performance_schema from.
-type systemTables struct {
+// Tables is the registry the provider serves performance_schema from.
+type Tables struct {
 	mu     sync.RWMutex
 	tables map[string]*systemTable // lower-case name
 }
 
-// RegisterSystemTable adds (or replaces) a performance_schema table. The
-// owner's Rows is called once per scan, on the querying session's
-// goroutine.
-func (e *Engine) RegisterSystemTable(t SystemTable) {
-	e.prov.sys.register(t)
-}
-
-func (s *systemTables) register(t SystemTable) {
+func (s *Tables) Register(t Table) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.tables == nil {
@@ -53,14 +46,14 @@ func (s *systemTables) register(t SystemTable) {
 	s.tables[strings.ToLower(t.Name)] = &systemTable{def: t, schema: sch}
 }
 
-func (s *systemTables) lookup(name string) (*systemTable, bool) {
+func (s *Tables) lookup(name string) (*systemTable, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	t, ok := s.tables[strings.ToLower(name)]
 	return t, ok
 }
 
-func (s *systemTables) names() []string {
+func (s *Tables) names() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]string, 0, len(s.tables))
@@ -71,18 +64,21 @@ func (s *systemTables) names() []string {
 	return out
 }
 
-// sysDatabase is performance_schema as GMS sees it: tables only. It
+// Database is performance_schema as GMS sees it: tables only. It
 // implements no TableCreator/TableDropper and its tables no
 // Inserter/Updater/Deleter, so GMS refuses DDL (1044) and writes (1142)
 // as MySQL does; it is not marked read-only, which GMS would refuse with
 // one error for both.
-type sysDatabase struct{ s *systemTables }
+type Database struct{ s *Tables }
 
-var _ sql.Database = sysDatabase{}
+// DB is the performance_schema database serving t's tables.
+func (t *Tables) DB() Database { return Database{t} }
 
-func (sysDatabase) Name() string { return PerformanceSchema }
+var _ sql.Database = Database{}
 
-func (d sysDatabase) GetTableInsensitive(_ *sql.Context, name string) (sql.Table, bool, error) {
+func (Database) Name() string { return PerformanceSchema }
+
+func (d Database) GetTableInsensitive(_ *sql.Context, name string) (sql.Table, bool, error) {
 	t, ok := d.s.lookup(name)
 	if !ok {
 		return nil, false, nil
@@ -90,39 +86,39 @@ func (d sysDatabase) GetTableInsensitive(_ *sql.Context, name string) (sql.Table
 	return t, true, nil
 }
 
-func (d sysDatabase) GetTableNames(*sql.Context) ([]string, error) { return d.s.names(), nil }
+func (d Database) GetTableNames(*sql.Context) ([]string, error) { return d.s.names(), nil }
 
 // performance_schema has no views; GMS asks every database for them
 // (information_schema.VIEWS, name resolution).
-var _ sql.ViewDatabase = sysDatabase{}
+var _ sql.ViewDatabase = Database{}
 
-func (sysDatabase) CreateView(ctx *sql.Context, _, _, _ string) error { return perfSchemaDenied(ctx) }
-func (sysDatabase) DropView(ctx *sql.Context, _ string) error         { return perfSchemaDenied(ctx) }
-func (sysDatabase) GetViewDefinition(*sql.Context, string) (sql.ViewDefinition, bool, error) {
+func (Database) CreateView(ctx *sql.Context, _, _, _ string) error { return Denied(ctx) }
+func (Database) DropView(ctx *sql.Context, _ string) error         { return Denied(ctx) }
+func (Database) GetViewDefinition(*sql.Context, string) (sql.ViewDefinition, bool, error) {
 	return sql.ViewDefinition{}, false, nil
 }
-func (sysDatabase) AllViews(*sql.Context) ([]sql.ViewDefinition, error) { return nil, nil }
+func (Database) AllViews(*sql.Context) ([]sql.ViewDefinition, error) { return nil, nil }
 
 // performance_schema has no triggers either; GMS asks every database
 // (information_schema.TRIGGERS, SHOW TRIGGERS) through its privilege
 // wrapper, which refuses databases without TriggerDatabase.
-var _ sql.TriggerDatabase = sysDatabase{}
+var _ sql.TriggerDatabase = Database{}
 
-func (sysDatabase) GetTriggers(*sql.Context) ([]sql.TriggerDefinition, error) { return nil, nil }
-func (sysDatabase) CreateTrigger(ctx *sql.Context, _ sql.TriggerDefinition) error {
-	return perfSchemaDenied(ctx)
+func (Database) GetTriggers(*sql.Context) ([]sql.TriggerDefinition, error) { return nil, nil }
+func (Database) CreateTrigger(ctx *sql.Context, _ sql.TriggerDefinition) error {
+	return Denied(ctx)
 }
-func (sysDatabase) DropTrigger(ctx *sql.Context, _ string) error { return perfSchemaDenied(ctx) }
+func (Database) DropTrigger(ctx *sql.Context, _ string) error { return Denied(ctx) }
 
-// perfSchemaDenied is MySQL's refusal of a change to performance_schema (1044).
-func perfSchemaDenied(ctx *sql.Context) error {
+// Denied is MySQL's refusal of a change to performance_schema (1044).
+func Denied(ctx *sql.Context) error {
 	c := ctx.Session.Client()
 	return sql.ErrDatabaseAccessDeniedForUser.New(fmt.Sprintf("'%s'@'%s'", c.User, c.Address), PerformanceSchema)
 }
 
 // systemTable is one registered table as a GMS table of one partition.
 type systemTable struct {
-	def    SystemTable
+	def    Table
 	schema sql.Schema
 }
 
