@@ -201,21 +201,12 @@ func tupleInToDisjunction(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ 
 // filteredTable returns the name (or alias) and Petrel table a filter's
 // child reads, if it is one.
 func filteredTable(n sql.Node) (string, *Table) {
-	switch c := n.(type) {
-	case *plan.ResolvedTable:
-		tb, _ := c.UnderlyingTable().(*Table)
-		if tb == nil {
-			return "", nil
-		}
-		return tb.Name(), tb
-	case *plan.TableAlias:
-		if rt, ok := c.Child.(*plan.ResolvedTable); ok {
-			if tb, _ := rt.UnderlyingTable().(*Table); tb != nil {
-				return c.Name(), tb
-			}
-		}
+	name, t := lookup.FilteredTable(n)
+	tb, _ := t.(*Table)
+	if tb == nil {
+		return "", nil
 	}
-	return "", nil
+	return name, tb
 }
 
 func tupleInDisjunction(ctx *sql.Context, e sql.Expression, table string, tb *Table) sql.Expression {

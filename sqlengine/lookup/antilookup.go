@@ -41,7 +41,7 @@ func AntiJoinLookups(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan
 		if f, ok := table.(*plan.Filter); ok {
 			table, filter = f.Child, f
 		}
-		name, tb := filteredKeyTable(table)
+		name, tb := FilteredTable(table)
 		if tb == nil {
 			return n, transform.SameTree, nil
 		}

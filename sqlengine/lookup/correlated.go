@@ -217,7 +217,7 @@ func OuterIndexLookups(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope
 		if !ok {
 			return n, transform.SameTree, nil
 		}
-		name, tb := filteredKeyTable(f.Child)
+		name, tb := FilteredTable(f.Child)
 		if tb == nil {
 			return n, transform.SameTree, nil
 		}
@@ -384,9 +384,9 @@ type KeyTable interface {
 	ColumnOrdinal(name string) int
 }
 
-// filteredKeyTable is the table (and the name the query gives it) of a
+// FilteredTable is the table (and the name the query gives it) of a
 // table node or an alias of one; "", nil for anything else.
-func filteredKeyTable(n sql.Node) (string, KeyTable) {
+func FilteredTable(n sql.Node) (string, KeyTable) {
 	switch c := n.(type) {
 	case *plan.ResolvedTable:
 		if tb, ok := c.UnderlyingTable().(KeyTable); ok {
