@@ -50,8 +50,8 @@ func (n *Node) openBinlog() error {
 	}
 	n.binlog = l
 	l.SetCacheSize(int64(min(sqlengine.GlobalUint(binlogCacheVar, binlog.DefaultCacheSize), math.MaxInt64)))
-	sqlengine.RegisterStatus("Binlog_cache_use", func() any { u, _ := l.CacheStats(); return u })
-	sqlengine.RegisterStatus("Binlog_cache_disk_use", func() any { _, d := l.CacheStats(); return d })
+	n.sql.RegisterStatus("Binlog_cache_use", func() any { u, _ := l.CacheStats(); return u })
+	n.sql.RegisterStatus("Binlog_cache_disk_use", func() any { _, d := l.CacheStats(); return d })
 	if !n.opts.Relay {
 		n.store.SetSink(l)
 	}

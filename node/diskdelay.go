@@ -29,7 +29,7 @@ func diskDelayVariables() {
 // petrel_storage_sync_delay slowed (storage's and the binlog's).
 func (n *Node) registerDiskDelayStatus() {
 	st := n.store
-	sqlengine.RegisterStatus("Petrel_storage_delayed_syncs", func() any { return st.Stats().DelayedSyncs })
+	n.sql.RegisterStatus("Petrel_storage_delayed_syncs", func() any { return st.Stats().DelayedSyncs })
 }
 
 // storageSyncDelay parses petrel_storage_sync_delay.

@@ -132,23 +132,23 @@ func (n *Node) registerMemoryStatus() {
 	cache := func(f func(storage.CacheStats) int64) func() any {
 		return func() any { return uint64(max(f(st.CacheStats()), 0)) }
 	}
-	sqlengine.RegisterStatus("Petrel_block_cache_size", cache(func(s storage.CacheStats) int64 { return s.Capacity }))
-	sqlengine.RegisterStatus("Petrel_block_cache_bytes", cache(func(s storage.CacheStats) int64 { return s.Bytes }))
-	sqlengine.RegisterStatus("Petrel_block_cache_blocks", cache(func(s storage.CacheStats) int64 { return s.Blocks }))
-	sqlengine.RegisterStatus("Petrel_block_cache_hits", cache(func(s storage.CacheStats) int64 { return s.Hits }))
-	sqlengine.RegisterStatus("Petrel_block_cache_misses", cache(func(s storage.CacheStats) int64 { return s.Misses }))
-	sqlengine.RegisterStatus("Innodb_buffer_pool_bytes_data", cache(func(s storage.CacheStats) int64 { return s.Bytes }))
-	sqlengine.RegisterStatus("Innodb_buffer_pool_pages_data", cache(func(s storage.CacheStats) int64 { return s.Blocks }))
-	sqlengine.RegisterStatus("Innodb_buffer_pool_read_requests", cache(func(s storage.CacheStats) int64 { return s.Hits + s.Misses }))
-	sqlengine.RegisterStatus("Innodb_buffer_pool_reads", cache(func(s storage.CacheStats) int64 { return s.Misses }))
-	sqlengine.RegisterStatus("Petrel_memory_limit", func() any { return uint64(n.MemoryLimit()) })
-	sqlengine.RegisterStatus("Petrel_gc_memory_limit", func() any {
+	n.sql.RegisterStatus("Petrel_block_cache_size", cache(func(s storage.CacheStats) int64 { return s.Capacity }))
+	n.sql.RegisterStatus("Petrel_block_cache_bytes", cache(func(s storage.CacheStats) int64 { return s.Bytes }))
+	n.sql.RegisterStatus("Petrel_block_cache_blocks", cache(func(s storage.CacheStats) int64 { return s.Blocks }))
+	n.sql.RegisterStatus("Petrel_block_cache_hits", cache(func(s storage.CacheStats) int64 { return s.Hits }))
+	n.sql.RegisterStatus("Petrel_block_cache_misses", cache(func(s storage.CacheStats) int64 { return s.Misses }))
+	n.sql.RegisterStatus("Innodb_buffer_pool_bytes_data", cache(func(s storage.CacheStats) int64 { return s.Bytes }))
+	n.sql.RegisterStatus("Innodb_buffer_pool_pages_data", cache(func(s storage.CacheStats) int64 { return s.Blocks }))
+	n.sql.RegisterStatus("Innodb_buffer_pool_read_requests", cache(func(s storage.CacheStats) int64 { return s.Hits + s.Misses }))
+	n.sql.RegisterStatus("Innodb_buffer_pool_reads", cache(func(s storage.CacheStats) int64 { return s.Misses }))
+	n.sql.RegisterStatus("Petrel_memory_limit", func() any { return uint64(n.MemoryLimit()) })
+	n.sql.RegisterStatus("Petrel_gc_memory_limit", func() any {
 		if l := debug.SetMemoryLimit(-1); l > 0 && l < math.MaxInt64 {
 			return uint64(l)
 		}
 		return uint64(0)
 	})
-	sqlengine.RegisterStatus("Petrel_memory_returns", func() any { return n.memReturns.Load() })
+	n.sql.RegisterStatus("Petrel_memory_returns", func() any { return n.memReturns.Load() })
 }
 
 // memSample is the Go heap at one moment (runtime/metrics).

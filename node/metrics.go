@@ -14,8 +14,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"petrel/sqlengine"
 )
 
 // Prometheus metrics: every computed status variable (binlog, semi-sync,
@@ -28,7 +26,7 @@ type statusCollector struct{ n *Node }
 func (statusCollector) Describe(chan<- *prometheus.Desc) {} // unchecked: the set varies
 
 func (c statusCollector) Collect(ch chan<- prometheus.Metric) {
-	for name, v := range sqlengine.StatusSnapshot() {
+	for name, v := range c.n.sql.StatusSnapshot() {
 		f, ok := metricValue(v)
 		if !ok {
 			continue

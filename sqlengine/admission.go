@@ -332,6 +332,6 @@ func (e *Engine) registerAdmissionStatus() {
 		"Petrel_statements_queued":     func(s admission.Stats) any { return s.Queued },
 		"Petrel_statements_kicked_up":  func(s admission.Stats) any { return s.Kicked },
 	} {
-		RegisterStatus(name, func() any { return f(e.admission.stats()) })
+		e.RegisterStatus(name, func() any { return f(e.admission.stats()) })
 	}
 }

@@ -126,11 +126,11 @@ func (h *errHandler) ConnectionAborted(c *mysql.Conn, reason string) error {
 // registerConnStatus adds the gate's status variables.
 func (e *Engine) registerConnStatus() {
 	g := e.gate
-	RegisterStatus("Petrel_connections_authenticating", func() any { return uint64(g.Handshaking()) })
-	RegisterStatus("Petrel_connections_admitted", func() any { return uint64(g.Admitted()) })
-	RegisterStatus("Petrel_packet_memory", func() any { n, _, _ := g.PacketMemory(); return uint64(n) })
-	RegisterStatus("Petrel_packet_memory_waits", func() any { _, w, _ := g.PacketMemory(); return w })
-	RegisterStatus("Petrel_packet_memory_refused", func() any { _, _, r := g.PacketMemory(); return r })
+	e.RegisterStatus("Petrel_connections_authenticating", func() any { return uint64(g.Handshaking()) })
+	e.RegisterStatus("Petrel_connections_admitted", func() any { return uint64(g.Admitted()) })
+	e.RegisterStatus("Petrel_packet_memory", func() any { n, _, _ := g.PacketMemory(); return uint64(n) })
+	e.RegisterStatus("Petrel_packet_memory_waits", func() any { _, w, _ := g.PacketMemory(); return w })
+	e.RegisterStatus("Petrel_packet_memory_refused", func() any { _, _, r := g.PacketMemory(); return r })
 }
 
 // checkPrepare is what COM_STMT_PREPARE's text must pass before vitess

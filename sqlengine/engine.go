@@ -126,6 +126,9 @@ type Engine struct {
 	// evaluations that found none (subquery/subqmemo.go; Subquery_cache_hit and
 	// Subquery_cache_miss, MariaDB's names).
 	subqueryCache subquery.Counters
+	// status is the engine's computed global status variables
+	// (RegisterStatus).
+	status statusSet
 }
 
 const usersMetaKey = "mysql_db"
@@ -184,8 +187,8 @@ func New(opts Options) (*Engine, error) {
 		TLS: opts.TLS, RequiresSSL: e.requiresSSL, Rewrite: rewrite.PrepareDo,
 	})
 	e.sha2 = auth.NewSha2(func() *mysql_db.MySQLDb { return e.gms.Analyzer.Catalog.MySQLDb }, opts.RSAKeys)
-	RegisterStatus("Petrel_sha2_fast_auths", func() any { return e.sha2.Fast.Load() })
-	RegisterStatus("Petrel_sha2_full_auths", func() any { return e.sha2.Full.Load() })
+	e.RegisterStatus("Petrel_sha2_fast_auths", func() any { return e.sha2.Fast.Load() })
+	e.RegisterStatus("Petrel_sha2_full_auths", func() any { return e.sha2.Full.Load() })
 	wire.LimitVitessLog()
 	e.registerConnStatus()
 	e.RegisterAdmin(`SET PASSWORD(?: FOR .+?)? ?= ?.+`, 0, e.setPassword)

@@ -168,43 +168,96 @@ func isBoolType(t sql.Type) bool {
 
 // statusRegistry adds Petrel's status variables to GMS's registry, which
 // has no way to add names: it wraps the registry and computes Petrel's
-// figures when a SHOW STATUS reads them.
+// figures when a SHOW STATUS reads them. It is the one process-wide
+// adapter over GMS's registry: GMS reads global status without a
+// session (NewGlobalMap, GetGlobal), so it answers from the engine
+// started last in the process (the server's only one; in a test process
+// with several, the newest, as a second server's SHOW STATUS would).
+// Each engine keeps its own variables (Engine.RegisterStatus).
 type statusRegistry struct {
 	sql.StatusVariableRegistry
-	mu    sync.RWMutex
-	extra map[string]func() any
+	mu      sync.RWMutex
+	current *Engine
 }
 
 var statusOnce sync.Once
 var status *statusRegistry
 
-// registerStatus installs the wrapper once per process and points it at e.
-func registerStatus(e *Engine) {
-	statusOnce.Do(func() {
-		status = &statusRegistry{StatusVariableRegistry: sql.StatusVariables, extra: map[string]func() any{}}
-		sql.StatusVariables = status
-	})
-	st := e.store
-	RegisterStatus("Innodb_row_lock_current_waits", func() any { return st.Stats().Locks.CurrentWaits })
-	RegisterStatus("Innodb_row_lock_waits", func() any { return st.Stats().Locks.TotalWaits })
-	RegisterStatus("Innodb_deadlocks", func() any { return st.Stats().Locks.Deadlocks })
-	RegisterStatus("Innodb_row_lock_timeouts", func() any { return st.Stats().Locks.Timeouts })
-	RegisterStatus("Innodb_rows_read", func() any { return st.Stats().RowsRead })
-	RegisterStatus("Petrel_commits", func() any { return st.Stats().Commits })
-	RegisterStatus("Petrel_rollbacks", func() any { return st.Stats().Rollbacks })
-	RegisterStatus("Petrel_storage_syncs", func() any { return st.Stats().StorageSyncs })
-	RegisterStatus("Petrel_narrow_scans", func() any { return e.prov.narrowScans.Load() })
-	RegisterStatus("Petrel_prefiltered_rows", func() any { return e.prov.prefilteredRows.Load() })
-	RegisterStatus("Subquery_cache_hit", func() any { return e.subqueryCache.Hits.Load() })
-	RegisterStatus("Subquery_cache_miss", func() any { return e.subqueryCache.Misses.Load() })
-	RegisterStatus("Petrel_subquery_grouped_runs", func() any { return e.subqueryCache.GroupedRuns.Load() })
+// statusSet is one engine's computed global status variables.
+type statusSet struct {
+	mu  sync.RWMutex
+	fns map[string]func() any
 }
 
-// RegisterStatus adds (or replaces) a computed global status variable.
-func RegisterStatus(name string, fn func() any) {
+// registerStatus installs the wrapper once per process, points it at e,
+// and registers e's own status variables.
+func registerStatus(e *Engine) {
+	statusOnce.Do(func() {
+		status = &statusRegistry{StatusVariableRegistry: sql.StatusVariables}
+		sql.StatusVariables = status
+	})
 	status.mu.Lock()
-	status.extra[name] = fn
+	status.current = e
 	status.mu.Unlock()
+	st := e.store
+	e.RegisterStatus("Innodb_row_lock_current_waits", func() any { return st.Stats().Locks.CurrentWaits })
+	e.RegisterStatus("Innodb_row_lock_waits", func() any { return st.Stats().Locks.TotalWaits })
+	e.RegisterStatus("Innodb_deadlocks", func() any { return st.Stats().Locks.Deadlocks })
+	e.RegisterStatus("Innodb_row_lock_timeouts", func() any { return st.Stats().Locks.Timeouts })
+	e.RegisterStatus("Innodb_rows_read", func() any { return st.Stats().RowsRead })
+	e.RegisterStatus("Petrel_commits", func() any { return st.Stats().Commits })
+	e.RegisterStatus("Petrel_rollbacks", func() any { return st.Stats().Rollbacks })
+	e.RegisterStatus("Petrel_storage_syncs", func() any { return st.Stats().StorageSyncs })
+	e.RegisterStatus("Petrel_narrow_scans", func() any { return e.prov.narrowScans.Load() })
+	e.RegisterStatus("Petrel_prefiltered_rows", func() any { return e.prov.prefilteredRows.Load() })
+	e.RegisterStatus("Subquery_cache_hit", func() any { return e.subqueryCache.Hits.Load() })
+	e.RegisterStatus("Subquery_cache_miss", func() any { return e.subqueryCache.Misses.Load() })
+	e.RegisterStatus("Petrel_subquery_grouped_runs", func() any { return e.subqueryCache.GroupedRuns.Load() })
+}
+
+// RegisterStatus adds (or replaces) one of e's computed global status
+// variables.
+func (e *Engine) RegisterStatus(name string, fn func() any) {
+	e.status.mu.Lock()
+	if e.status.fns == nil {
+		e.status.fns = map[string]func() any{}
+	}
+	e.status.fns[name] = fn
+	e.status.mu.Unlock()
+}
+
+// statusFns is a copy of e's status functions.
+func (e *Engine) statusFns() map[string]func() any {
+	e.status.mu.RLock()
+	defer e.status.mu.RUnlock()
+	out := make(map[string]func() any, len(e.status.fns))
+	for n, fn := range e.status.fns {
+		out[n] = fn
+	}
+	return out
+}
+
+// StatusSnapshot returns e's computed global status variables, by MySQL
+// name (metrics exporters read them).
+func (e *Engine) StatusSnapshot() map[string]any {
+	fns := e.statusFns()
+	out := make(map[string]any, len(fns))
+	for n, fn := range fns {
+		out[n] = fn()
+	}
+	return out
+}
+
+// currentFns are the status functions of the engine the adapter answers
+// from; none before an engine starts.
+func (r *statusRegistry) currentFns() map[string]func() any {
+	r.mu.RLock()
+	e := r.current
+	r.mu.RUnlock()
+	if e == nil {
+		return nil
+	}
+	return e.statusFns()
 }
 
 func (r *statusRegistry) NewSessionMap() map[string]sql.StatusVarValue {
@@ -215,9 +268,7 @@ func (r *statusRegistry) NewSessionMap() map[string]sql.StatusVarValue {
 
 func (r *statusRegistry) NewGlobalMap() map[string]sql.StatusVarValue {
 	m := r.StatusVariableRegistry.NewGlobalMap()
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	for name, fn := range r.extra {
+	for name, fn := range r.currentFns() {
 		m[name] = &sql.ImmutableStatusVarValue{
 			Var: &sql.MySQLStatusVariable{Name: name, Scope: sql.StatusVariableScope_Global, Type: types.Uint64, Default: uint64(0)},
 			Val: fn(),
@@ -227,14 +278,11 @@ func (r *statusRegistry) NewGlobalMap() map[string]sql.StatusVarValue {
 }
 
 func (r *statusRegistry) GetGlobal(name string) (sql.StatusVariable, interface{}, bool) {
-	r.mu.RLock()
-	for n, fn := range r.extra {
+	for n, fn := range r.currentFns() {
 		if strings.EqualFold(n, name) {
-			r.mu.RUnlock()
 			return &sql.MySQLStatusVariable{Name: n, Scope: sql.StatusVariableScope_Global, Type: types.Uint64}, fn(), true
 		}
 	}
-	r.mu.RUnlock()
 	return r.StatusVariableRegistry.GetGlobal(name)
 }
 
@@ -292,22 +340,6 @@ func aliasVariables(names []string, typ sql.Type, def any, check func(v any) err
 		LiveVariable(n, read)
 	}
 	return read
-}
-
-// StatusSnapshot returns Petrel's computed global status variables, by
-// MySQL name (metrics exporters read them).
-func StatusSnapshot() map[string]any {
-	status.mu.RLock()
-	fns := make(map[string]func() any, len(status.extra))
-	for n, fn := range status.extra {
-		fns[n] = fn
-	}
-	status.mu.RUnlock()
-	out := make(map[string]any, len(fns))
-	for n, fn := range fns {
-		out[n] = fn()
-	}
-	return out
 }
 
 // GlobalUint reads a numeric global system variable, or def.

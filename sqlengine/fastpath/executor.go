@@ -51,9 +51,9 @@ var _ sqlengine.Executor = (*Executor)(nil)
 // variables (Petrel_fast_path_writes, _reads, _replans).
 func Install(e *sqlengine.Engine) *Executor {
 	x := &Executor{e: e, store: e.Store()}
-	sqlengine.RegisterStatus("Petrel_fast_path_writes", func() any { return x.fastWriteCount.Load() })
-	sqlengine.RegisterStatus("Petrel_fast_path_reads", func() any { return x.fastReadCount.Load() })
-	sqlengine.RegisterStatus("Petrel_fast_path_replans", func() any { return x.fastReplans.Load() })
+	e.RegisterStatus("Petrel_fast_path_writes", func() any { return x.fastWriteCount.Load() })
+	e.RegisterStatus("Petrel_fast_path_reads", func() any { return x.fastReadCount.Load() })
+	e.RegisterStatus("Petrel_fast_path_replans", func() any { return x.fastReplans.Load() })
 	e.SetExecutor(x)
 	return x
 }

@@ -102,9 +102,9 @@ func Register(e *sqlengine.Engine, l *binlog.Log, store *storage.Engine, clock b
 	dependencyHook.Store(l)
 	sqlengine.LiveVariable("gtid_executed", func() any { return l.Executed().String() })
 	sqlengine.LiveVariable("gtid_purged", func() any { return l.Purged().String() })
-	sqlengine.RegisterStatus("Binlog_commits", func() any { c, _, _ := l.StatsSnapshot(); return c })
-	sqlengine.RegisterStatus("Binlog_group_commits", func() any { _, g, _ := l.StatsSnapshot(); return g })
-	sqlengine.RegisterStatus("Binlog_bytes_written", func() any { _, _, b := l.StatsSnapshot(); return b })
+	e.RegisterStatus("Binlog_commits", func() any { c, _, _ := l.StatsSnapshot(); return c })
+	e.RegisterStatus("Binlog_group_commits", func() any { _, g, _ := l.StatsSnapshot(); return g })
+	e.RegisterStatus("Binlog_bytes_written", func() any { _, _, b := l.StatsSnapshot(); return b })
 	registerCompression(e, l)
 
 	showLogs := func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {

@@ -105,9 +105,9 @@ func registerCompression(e *sqlengine.Engine, l *binlog.Log) {
 	compressionLog.Store(l)
 	applyGlobalCompression()
 	e.SetTxnHook(txnCompression)
-	sqlengine.RegisterStatus("Petrel_binlog_compressed_transactions", func() any { return l.CompressionStats().Transactions })
-	sqlengine.RegisterStatus("Petrel_binlog_compressed_bytes", func() any { return l.CompressionStats().CompressedBytes })
-	sqlengine.RegisterStatus("Petrel_binlog_uncompressed_bytes", func() any { return l.CompressionStats().UncompressedBytes })
+	e.RegisterStatus("Petrel_binlog_compressed_transactions", func() any { return l.CompressionStats().Transactions })
+	e.RegisterStatus("Petrel_binlog_compressed_bytes", func() any { return l.CompressionStats().CompressedBytes })
+	e.RegisterStatus("Petrel_binlog_uncompressed_bytes", func() any { return l.CompressionStats().UncompressedBytes })
 	str := func(n int64) sql.Type { return types.MustCreateStringWithDefaults(sqltypes.VarChar, n) }
 	col := func(name string, t sql.Type) *sql.Column { return &sql.Column{Name: name, Type: t, Nullable: true} }
 	stamp := types.DatetimeMaxPrecision

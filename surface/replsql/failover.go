@@ -77,6 +77,6 @@ func registerFailover(e *sqlengine.Engine, r *replica.Replica) {
 			return rows, nil
 		},
 	})
-	sqlengine.RegisterStatus("Petrel_replica_source_switches", func() any { return r.FailoverCounters().Switches })
-	sqlengine.RegisterStatus("Petrel_replica_source_lag_switches", func() any { return r.FailoverCounters().LagSwitches })
+	e.RegisterStatus("Petrel_replica_source_switches", func() any { return r.FailoverCounters().Switches })
+	e.RegisterStatus("Petrel_replica_source_lag_switches", func() any { return r.FailoverCounters().LagSwitches })
 }

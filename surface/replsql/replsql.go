@@ -292,35 +292,35 @@ func Register(e *sqlengine.Engine, r *replica.Replica, src *source.Source, serve
 			return nil
 		}
 	}
-	sqlengine.RegisterStatus("Replica_receive_lag", lag(func() (float64, bool) { v, ok, _, _ := r.Lags(); return v, ok }))
-	sqlengine.RegisterStatus("Replica_apply_lag", lag(func() (float64, bool) { _, _, v, ok := r.Lags(); return v, ok }))
+	e.RegisterStatus("Replica_receive_lag", lag(func() (float64, bool) { v, ok, _, _ := r.Lags(); return v, ok }))
+	e.RegisterStatus("Replica_apply_lag", lag(func() (float64, bool) { _, _, v, ok := r.Lags(); return v, ok }))
 	onOff := func(b bool) string {
 		if b {
 			return "ON"
 		}
 		return "OFF"
 	}
-	sqlengine.RegisterStatus("Replica_running", func() any { c := r.CountersSnapshot(); return onOff(c.IORunning && c.SQLRunning) })
-	sqlengine.RegisterStatus("Slave_running", func() any { c := r.CountersSnapshot(); return onOff(c.IORunning && c.SQLRunning) })
-	sqlengine.RegisterStatus("Slave_received_heartbeats", func() any { return r.CountersSnapshot().Heartbeats })
-	sqlengine.RegisterStatus("Replica_received_heartbeats", func() any { return r.CountersSnapshot().Heartbeats })
-	sqlengine.RegisterStatus("Replica_received_transactions", func() any { return r.CountersSnapshot().ReceivedTxns })
-	sqlengine.RegisterStatus("Replica_applied_transactions", func() any { return r.CountersSnapshot().AppliedTxns })
+	e.RegisterStatus("Replica_running", func() any { c := r.CountersSnapshot(); return onOff(c.IORunning && c.SQLRunning) })
+	e.RegisterStatus("Slave_running", func() any { c := r.CountersSnapshot(); return onOff(c.IORunning && c.SQLRunning) })
+	e.RegisterStatus("Slave_received_heartbeats", func() any { return r.CountersSnapshot().Heartbeats })
+	e.RegisterStatus("Replica_received_heartbeats", func() any { return r.CountersSnapshot().Heartbeats })
+	e.RegisterStatus("Replica_received_transactions", func() any { return r.CountersSnapshot().ReceivedTxns })
+	e.RegisterStatus("Replica_applied_transactions", func() any { return r.CountersSnapshot().AppliedTxns })
 	// MariaDB's name (MySQL 8 moved it to performance_schema's
 	// replication_applier_status.COUNT_TRANSACTIONS_RETRIES).
-	sqlengine.RegisterStatus("Slave_retried_transactions", func() any { return r.CountersSnapshot().RetriedTxns })
-	sqlengine.RegisterStatus("Replica_retried_transactions", func() any { return r.CountersSnapshot().RetriedTxns })
+	e.RegisterStatus("Slave_retried_transactions", func() any { return r.CountersSnapshot().RetriedTxns })
+	e.RegisterStatus("Replica_retried_transactions", func() any { return r.CountersSnapshot().RetriedTxns })
 	// The parallel applier's scheduler (repl/replica/sched.go).
-	sqlengine.RegisterStatus("Petrel_replica_parallel_workers", func() any { return r.CountersSnapshot().ParallelWorkers })
-	sqlengine.RegisterStatus("Petrel_replica_waits_dependency", func() any { return r.CountersSnapshot().Waits.Dependency })
-	sqlengine.RegisterStatus("Petrel_replica_waits_barrier", func() any { return r.CountersSnapshot().Waits.Barrier })
-	sqlengine.RegisterStatus("Petrel_replica_waits_workers", func() any { return r.CountersSnapshot().Waits.Workers })
-	sqlengine.RegisterStatus("Petrel_replica_waits_commit_order", func() any { return r.CountersSnapshot().Waits.CommitOrder })
-	sqlengine.RegisterStatus("Petrel_replica_serialised_intervals", func() any { return r.CountersSnapshot().Waits.Serialised })
-	sqlengine.RegisterStatus("Petrel_replica_writeset_scheduled", func() any { return r.CountersSnapshot().Waits.ByWriteset })
-	sqlengine.RegisterStatus("Replica_connects", func() any { return r.CountersSnapshot().Connects })
-	sqlengine.RegisterStatus("Petrel_relay_log_syncs", func() any { return r.CountersSnapshot().RelaySyncs })
-	sqlengine.RegisterStatus("Petrel_semi_sync_replica_acks", func() any { return r.CountersSnapshot().AcksSent })
-	sqlengine.RegisterStatus("Replicas_connected", func() any { return uint64(len(src.Replicas())) })
+	e.RegisterStatus("Petrel_replica_parallel_workers", func() any { return r.CountersSnapshot().ParallelWorkers })
+	e.RegisterStatus("Petrel_replica_waits_dependency", func() any { return r.CountersSnapshot().Waits.Dependency })
+	e.RegisterStatus("Petrel_replica_waits_barrier", func() any { return r.CountersSnapshot().Waits.Barrier })
+	e.RegisterStatus("Petrel_replica_waits_workers", func() any { return r.CountersSnapshot().Waits.Workers })
+	e.RegisterStatus("Petrel_replica_waits_commit_order", func() any { return r.CountersSnapshot().Waits.CommitOrder })
+	e.RegisterStatus("Petrel_replica_serialised_intervals", func() any { return r.CountersSnapshot().Waits.Serialised })
+	e.RegisterStatus("Petrel_replica_writeset_scheduled", func() any { return r.CountersSnapshot().Waits.ByWriteset })
+	e.RegisterStatus("Replica_connects", func() any { return r.CountersSnapshot().Connects })
+	e.RegisterStatus("Petrel_relay_log_syncs", func() any { return r.CountersSnapshot().RelaySyncs })
+	e.RegisterStatus("Petrel_semi_sync_replica_acks", func() any { return r.CountersSnapshot().AcksSent })
+	e.RegisterStatus("Replicas_connected", func() any { return uint64(len(src.Replicas())) })
 	registerFailover(e, r)
 }

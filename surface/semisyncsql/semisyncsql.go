@@ -123,14 +123,14 @@ func Register(e *sqlengine.Engine, t *semisync.Tracker, replicaOn func() bool) {
 	for name, f := range counters {
 		f := f
 		get := func() any { return f(t.Snapshot()) }
-		sqlengine.RegisterStatus("Rpl_semi_sync_master_"+name, get)
-		sqlengine.RegisterStatus("Rpl_semi_sync_source_"+name, get)
+		e.RegisterStatus("Rpl_semi_sync_master_"+name, get)
+		e.RegisterStatus("Rpl_semi_sync_source_"+name, get)
 	}
 	replicaStatus := func() any {
 		return onOff(replicaOn())
 	}
-	sqlengine.RegisterStatus("Rpl_semi_sync_slave_status", replicaStatus)
-	sqlengine.RegisterStatus("Rpl_semi_sync_replica_status", replicaStatus)
+	e.RegisterStatus("Rpl_semi_sync_slave_status", replicaStatus)
+	e.RegisterStatus("Rpl_semi_sync_replica_status", replicaStatus)
 
 	// The plugins are built in: INSTALL PLUGIN succeeds, SHOW PLUGINS lists them.
 	plugins := map[string]bool{"rpl_semi_sync_master": true, "rpl_semi_sync_slave": true, "rpl_semi_sync_source": true, "rpl_semi_sync_replica": true}
