@@ -233,6 +233,8 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 	waitSync := false
 	var flushErr error
 	e.turn.do(rec.Seq, func() {
+		e.appliesBegun.Add(1)
+		defer e.appliesEnded.Add(1)
 		if syncStorage {
 			waitSync, flushErr, err = e.applyDurable(t.batch)
 		} else {
@@ -322,7 +324,11 @@ func (t *Txn) CommitReplayed(ctx context.Context, sinkPos []byte) error {
 	if e.opts.LogIsWAL {
 		opts = pebble.NoSync
 	}
-	e.turn.do(seq, func() { err = e.db.Apply(t.batch, opts) })
+	e.turn.do(seq, func() {
+		e.appliesBegun.Add(1)
+		defer e.appliesEnded.Add(1)
+		err = e.db.Apply(t.batch, opts)
+	})
 	if err != nil {
 		e.refuseWrites(err)
 		return base.Wrap(classifyWriteErr(err), err, "storage: commit")

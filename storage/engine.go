@@ -152,6 +152,11 @@ type Engine struct {
 
 	// turn serialises storage apply in sequence order.
 	turn turnstile
+	// appliesBegun and appliesEnded count the transaction batches
+	// applied to Pebble (applyStart): a reader that saw none in flight
+	// and none begun since knows its iterator still shows the latest
+	// committed state (lockedread.go).
+	appliesBegun, appliesEnded atomic.Uint64
 
 	// Refusing writes (a full disk, or a failed write that left
 	// durability uncertain) takes two steps; see refuseWrites. gate, once
@@ -220,6 +225,12 @@ type Stats struct {
 	// RowCounts counts the tables ApproxRows counted row by row (small
 	// ones; larger ones are estimated).
 	RowCounts atomic.Uint64
+	// ScanRowsKept counts the rows locking scans took from their own
+	// iterator instead of reading them again under their lock;
+	// InsertChecksSkipped the primary-key duplicate checks of inserts
+	// past the table's last key (lockedread.go, inserttail.go).
+	ScanRowsKept        atomic.Uint64
+	InsertChecksSkipped atomic.Uint64
 }
 
 // StatsSnapshot is a point-in-time copy of Stats plus lock statistics.

@@ -70,24 +70,33 @@ func (t *Txn) lockedGet(key []byte) ([]byte, bool, *lockedRead, error) {
 	if slot != nil {
 		return slot.val, slot.found, slot, nil
 	}
-	lr := &t.lockedReads
 	raw, closer, ok, err := t.getRaw(key)
 	if err != nil {
 		return nil, false, nil, err
 	}
-	if len(raw) > maxLockedReadValue {
-		v := append([]byte(nil), raw...)
+	v, s := t.keepLocked(key, raw, ok, mark, free)
+	if ok {
 		closer.Close()
-		return v, true, nil, nil
 	}
+	return v, ok, s, nil
+}
+
+// keepLocked keeps raw, key's latest version (found: it exists), read
+// under key's lock at batch mark mark, in a slot (free: the first slot no
+// longer valid, as lockedSlot returns it) and returns its copy and the
+// slot (nil for a value too large to keep).
+func (t *Txn) keepLocked(key, raw []byte, found bool, mark, free int) ([]byte, *lockedRead) {
+	if len(raw) > maxLockedReadValue {
+		return append([]byte(nil), raw...), nil
+	}
+	lr := &t.lockedReads
 	// The key and the value copied in one allocation: no more than
 	// get's own copy of the value.
 	kv := make([]byte, len(key)+len(raw))
 	copy(kv, key)
 	var v []byte
-	if ok {
+	if found {
 		copy(kv[len(key):], raw)
-		closer.Close()
 		v = kv[len(key):len(kv):len(kv)]
 	}
 	if lr.slots == nil {
@@ -104,8 +113,8 @@ func (t *Txn) lockedGet(key []byte) ([]byte, bool, *lockedRead, error) {
 		s = &lr.slots[lr.next]
 		lr.next = (lr.next + 1) % lockedReadSlots
 	}
-	*s = lockedRead{key: kv[:len(key):len(key)], val: v, found: ok, mark: mark}
-	return v, ok, s, nil
+	*s = lockedRead{key: kv[:len(key):len(key)], val: v, found: found, mark: mark}
+	return v, s
 }
 
 // keptRow returns old when it is the row GetRow last decoded from val,
@@ -155,13 +164,17 @@ func (t *Txn) lockedSlot(key []byte, mark int) (*lockedRead, int) {
 
 // noteWrite is called around a write of key alone (set, delete): before
 // is the batch's mark before it. Key's slot is dropped; the other slots
-// valid before the write stay valid after it.
+// valid before the write stay valid after it, and so do the locking
+// scans the write is behind (RowIter.behind) and the insert tail.
 func (t *Txn) noteWrite(key []byte, before int) {
 	lr := &t.lockedReads
-	if len(lr.slots) == 0 {
+	if len(lr.slots) == 0 && len(t.rows) == 0 && !t.tail.valid {
 		return
 	}
 	after := t.batchMark()
+	if t.tail.valid && t.tail.mark == before {
+		t.tail.mark = after // inserttail.go: the key was locked first
+	}
 	for i := range lr.slots {
 		s := &lr.slots[i]
 		switch {
@@ -171,7 +184,96 @@ func (t *Txn) noteWrite(key []byte, before int) {
 			s.mark = after
 		}
 	}
+	for _, r := range t.rows {
+		if r.fresh && r.mark == before && r.behind(key) {
+			r.mark = after
+		}
+	}
 }
 
 // forgetLockedReads drops the kept values (the transaction ended).
 func (t *Txn) forgetLockedReads() { t.lockedReads = lockedReads{} }
+
+// Locking scans read each row once.
+//
+// A locking scan (the reads of UPDATE and DELETE, SELECT ... FOR UPDATE
+// over a range) steps a Pebble iterator over the primary key, locks each
+// row and then reads its latest version: a Get through the batch, every
+// memtable and level for the value the iterator holds already, unless
+// the row changed between the iterator's opening and the lock. Two kinds
+// of change can: another transaction's commit, and the transaction's own
+// writes after the iterator opened (Pebble's iterator shows its batch as
+// it was then). A scan opened while no transaction batch was being
+// applied to Pebble (Engine.applyQuiet) knows the first kind did not
+// happen while the engine's count of applies begun has not moved: a
+// writer holds its rows' locks until its batch is applied, so a commit
+// of this row not yet counted when the lock was granted cannot exist.
+// The second kind is tracked as the locked reads are (batchMark): the
+// scan's mark moves with the transaction's writes of single keys behind
+// it (its own rows, already returned, and keys outside its range), and
+// any other change of the batch leaves the mark stale. While both hold,
+// the row is the iterator's value, kept in a slot as lockedGet keeps
+// what it reads; once either fails, the scan reads every further row as
+// before.
+
+// applyQuiet returns the number of transaction batches applied so far
+// and whether none is being applied now: an iterator opened after it
+// shows the latest committed state for as long as noApplySince(n) holds.
+func (e *Engine) applyQuiet() (n uint64, quiet bool) {
+	n = e.appliesEnded.Load()
+	return n, e.appliesBegun.Load() == n
+}
+
+// noApplySince reports whether no batch apply began since applyQuiet
+// returned n.
+func (e *Engine) noApplySince(n uint64) bool { return e.appliesBegun.Load() == n }
+
+// lockedRow locks the row of the primary-key scan's current entry, key
+// (a copy of the entry's key), and returns its latest version: the
+// entry's own value while the scan is fresh, else read by lockedGet.
+func (r *RowIter) lockedRow(key []byte) (sql.Row, error) {
+	t := r.t
+	if err := t.lock(r.ctx, key); err != nil {
+		return nil, err
+	}
+	mark := t.batchMark()
+	var (
+		v    []byte
+		slot *lockedRead
+	)
+	if r.fresh && r.mark == mark && t.e.noApplySince(r.gen) {
+		var free int
+		if slot, free = t.lockedSlot(key, mark); slot != nil {
+			v = slot.val
+		} else {
+			v, slot = t.keepLocked(key, r.it.Value(), true, mark, free)
+		}
+		r.kept++
+	} else {
+		r.fresh = false
+		var ok bool
+		var err error
+		if v, ok, slot, err = t.lockedGet(key); err != nil || !ok {
+			return nil, err
+		}
+	}
+	row, err := decodeRow(v, r.tb.Schema)
+	if slot != nil && err == nil {
+		slot.row = row // for UpdateRead
+	}
+	return row, err
+}
+
+// behind reports whether a write of key cannot change what the scan
+// returns from now on: key is outside its range, or at or behind the
+// last row it returned.
+func (r *RowIter) behind(key []byte) bool {
+	if bytes.Compare(key, r.lo) < 0 || (r.hi != nil && bytes.Compare(key, r.hi) >= 0) {
+		return true
+	}
+	if r.pos == nil {
+		return false
+	}
+	c := bytes.Compare(key, r.pos)
+	return c == 0 || (c < 0) != r.reverse
+}

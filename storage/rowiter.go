@@ -30,6 +30,17 @@ type RowIter struct {
 	// there were more than scanCacheAfter (scanCache).
 	decoded int
 	vc      *keys.ScanCache
+	// A locking scan of the primary key (lockedread.go): fresh while its
+	// entries are its rows' latest versions, given that no batch apply
+	// began since gen and the transaction's batch is at mark; lo and hi
+	// are its bounds, pos the key of the last row it returned, kept the
+	// rows it took from the iterator (added to ScanRowsKept at Close).
+	fresh  bool
+	gen    uint64
+	mark   int
+	lo, hi []byte
+	pos    []byte
+	kept   uint64
 }
 
 // scanCacheAfter is how many rows a scan decodes before it keeps a
@@ -65,7 +76,21 @@ func (t *Txn) Scan(ctx context.Context, tb *Table, ixID uint8, lo, hi []byte, re
 		}
 		it, err = t.newReadIter(tb, ixID, lo, hi)
 	} else {
+		var gen uint64
+		fresh := false
+		if t.lockingReads && ixID == 0 {
+			gen, fresh = t.e.applyQuiet()
+		}
 		it, err = t.newIter(lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		if fresh {
+			r := &RowIter{t: t, tb: tb, it: it, primary: true, reverse: reverse, ctx: ctx,
+				fresh: true, gen: gen, mark: t.batchMark(), lo: lo, hi: hi}
+			t.rows = append(t.rows, r)
+			return r, nil
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -131,9 +156,17 @@ func (r *RowIter) next() (sql.Row, error) {
 		}
 		if !r.primary || r.t.lockingReads {
 			// Secondary entries point at the row; locking reads re-read
-			// the latest version after the lock is granted.
+			// the latest version after the lock is granted, unless the
+			// entry is known to be it (lockedread.go).
 			rowKey = append([]byte(nil), rowKey...)
-			row, err := r.t.getRow(r.ctx, r.tb, rowKey, nil, false)
+			var row sql.Row
+			var err error
+			if r.primary && r.t.lockingReads {
+				row, err = r.lockedRow(rowKey)
+				r.pos = rowKey
+			} else {
+				row, err = r.t.getRow(r.ctx, r.tb, rowKey, nil, false)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -217,6 +250,9 @@ func (r *RowIter) Close() error {
 	r.it = nil
 	if r.read > 0 && !r.uncounted {
 		r.t.e.stats.RowsRead.Add(r.read)
+	}
+	if r.kept > 0 {
+		r.t.e.stats.ScanRowsKept.Add(r.kept)
 	}
 	rows := r.t.rows
 	for i, o := range rows {

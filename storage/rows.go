@@ -117,10 +117,18 @@ func (t *Txn) Insert(ctx context.Context, tb *Table, row sql.Row) error {
 	if err != nil {
 		return err
 	}
-	if err := t.lock(ctx, key); err != nil {
+	isNew, err := t.lockNew(ctx, key)
+	if err != nil {
 		return err
 	}
-	if !tb.Hidden {
+	if tb.Hidden {
+		return t.insertAt(ctx, tb, key, row)
+	}
+	// A key past the table's tail, locked for the first time, is free
+	// without a read (inserttail.go).
+	valid := t.tailValid(tb)
+	past := valid && isNew && bytes.Compare(key, t.tail.last) > 0
+	if !past {
 		if old, ok, err := t.lockedLookup(key); err != nil {
 			return err
 		} else if ok {
@@ -131,7 +139,11 @@ func (t *Txn) Insert(ctx context.Context, tb *Table, row sql.Row) error {
 			return sql.NewUniqueKeyErr(tb.keyString(tb.Def.PK, row), true, existing)
 		}
 	}
-	return t.insertAt(ctx, tb, key, row)
+	if err := t.insertAt(ctx, tb, key, row); err != nil {
+		return err
+	}
+	t.inserted(tb, valid, past)
+	return nil
 }
 
 // insertAt writes row under key, which the transaction has locked and

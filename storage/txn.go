@@ -111,6 +111,9 @@ type Txn struct {
 	// lockedReads are the values of rows read under their lock
 	// (lockedread.go).
 	lockedReads lockedReads
+	// tail is the largest primary key of the table the transaction
+	// inserts into (inserttail.go).
+	tail insertTail
 }
 
 // Origin identifies a transaction that first committed on another server.
@@ -317,7 +320,20 @@ func (t *Txn) StatementRollback() error {
 
 // lock takes the row lock on key for this transaction.
 func (t *Txn) lock(ctx context.Context, key []byte) error {
-	err := t.e.locks.Acquire(ctx, t.id, key, t.lockTimeout)
+	_, err := t.lockNew(ctx, key)
+	return err
+}
+
+// lockNew is lock, also reporting whether the transaction did not hold
+// the lock before (lock.Manager.AcquireNew): every write of a row key is
+// made under its lock, so a new lock says the transaction has not written
+// the key.
+func (t *Txn) lockNew(ctx context.Context, key []byte) (bool, error) {
+	isNew, err := t.e.locks.AcquireNew(ctx, t.id, key, t.lockTimeout)
+	return isNew, t.lockErr(err)
+}
+
+func (t *Txn) lockErr(err error) error {
 	switch {
 	case err == nil:
 		t.locked = true
@@ -530,6 +546,7 @@ func (t *Txn) dropChanges() {
 	t.undo, t.changes, t.queries, t.stmtKeys, t.deleted = undoLog{}, nil, nil, nil, nil
 	t.runs, t.nChanges, t.stmtMark = nil, 0, Mark{}
 	t.forgetLockedReads()
+	t.forgetTail()
 	if t.large {
 		t.large = false
 		largeTxns.Add(-1)

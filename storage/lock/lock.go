@@ -251,6 +251,16 @@ func (m *Manager) lookup(owner uint64, create bool) *ownerState {
 // the waits-for graph (ErrDeadlock; owner is the victim). timeout<=0 means
 // Options.WaitTimeout. On error owner keeps the locks it already held.
 func (m *Manager) Acquire(ctx context.Context, owner uint64, key []byte, timeout time.Duration) error {
+	_, err := m.AcquireNew(ctx, owner, key, timeout)
+	return err
+}
+
+// AcquireNew is Acquire, also reporting whether the lock is new to owner:
+// false when owner held it already before the call. Locks are released
+// only all at once (ReleaseAll), so a new lock tells its owner that it has
+// not held the key before, and so, under exclusive row locks, that it has
+// not written it.
+func (m *Manager) AcquireNew(ctx context.Context, owner uint64, key []byte, timeout time.Duration) (bool, error) {
 	st := m.lookup(owner, true)
 	s := m.shardFor(key)
 	s.mu.Lock()
@@ -258,11 +268,11 @@ func (m *Manager) Acquire(ctx context.Context, owner uint64, key []byte, timeout
 	if e == nil {
 		e = s.grantNewLocked(st, key)
 		s.mu.Unlock()
-		return m.recordHeld(st, e)
+		return true, m.recordHeld(st, e)
 	}
 	if e.holder == st {
 		s.mu.Unlock()
-		return nil
+		return false, nil
 	}
 	s.mu.Unlock()
 	return m.wait(ctx, st, s, key, timeout)
@@ -328,12 +338,12 @@ func (m *Manager) recordHeld(st *ownerState, e *entry) error {
 
 // wait is Acquire's slow path: queue behind the holder unless that would
 // deadlock, then block.
-func (m *Manager) wait(ctx context.Context, st *ownerState, s *shard, key []byte, timeout time.Duration) error {
+func (m *Manager) wait(ctx context.Context, st *ownerState, s *shard, key []byte, timeout time.Duration) (isNew bool, err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return false, err
 	}
 	if timeout <= 0 {
 		timeout = m.timeout
@@ -347,12 +357,12 @@ func (m *Manager) wait(ctx context.Context, st *ownerState, s *shard, key []byte
 		e = s.grantNewLocked(st, key)
 		s.mu.Unlock()
 		m.dlMu.Unlock()
-		return m.recordHeld(st, e)
+		return true, m.recordHeld(st, e)
 	}
 	if e.holder == st { // cannot happen without overlapping calls for st; be safe
 		s.mu.Unlock()
 		m.dlMu.Unlock()
-		return nil
+		return false, nil
 	}
 	w := &waiter{st: st, e: e, ch: make(chan struct{}, 1)}
 	st.mu.Lock()
@@ -360,7 +370,7 @@ func (m *Manager) wait(ctx context.Context, st *ownerState, s *shard, key []byte
 		st.mu.Unlock()
 		s.mu.Unlock()
 		m.dlMu.Unlock()
-		return ErrWaitCancelled
+		return false, ErrWaitCancelled
 	}
 	st.wait = w
 	st.mu.Unlock()
@@ -381,12 +391,12 @@ func (m *Manager) wait(ctx context.Context, st *ownerState, s *shard, key []byte
 		m.dlMu.Unlock()
 		switch state {
 		case granted:
-			return nil
+			return true, nil
 		case cancelled:
-			return ErrWaitCancelled
+			return false, ErrWaitCancelled
 		}
 		m.deadlocks.Add(1)
-		return ErrDeadlock
+		return false, ErrDeadlock
 	}
 	m.dlMu.Unlock()
 
@@ -399,7 +409,6 @@ func (m *Manager) wait(ctx context.Context, st *ownerState, s *shard, key []byte
 
 	start := m.clock.Now()
 	timerC, stop := m.clock.NewTimer(timeout)
-	var err error
 	select {
 	case <-w.ch:
 	case <-timerC:
@@ -432,14 +441,14 @@ func (m *Manager) wait(ctx context.Context, st *ownerState, s *shard, key []byte
 	}
 	switch state {
 	case granted:
-		return nil // a grant wins over a simultaneous timeout: the lock is held
+		return true, nil // a grant wins over a simultaneous timeout: the lock is held
 	case cancelled:
-		return ErrWaitCancelled
+		return false, ErrWaitCancelled
 	}
 	if err == ErrLockWaitTimeout {
 		m.timeouts.Add(1)
 	}
-	return err
+	return false, err
 }
 
 func (m *Manager) recordWaitTime(d time.Duration) {

@@ -598,3 +598,42 @@ func TestEntryKeys(t *testing.T) {
 		t.Fatalf("ten locks and their release: %v allocations, want at most 14 (entries, owner state, held list, map growth)", n)
 	}
 }
+
+// TestAcquireNewReportsFirstGrant: AcquireNew says whether the owner held
+// the lock before the call: true for a free key and for one granted after
+// a wait, false for a key the owner holds already (storage's insert tail
+// relies on it).
+func TestAcquireNewReportsFirstGrant(t *testing.T) {
+	m, queued := newHooked(Options{})
+	isNew, err := m.AcquireNew(bg, 1, k("a"), 0)
+	if err != nil || !isNew {
+		t.Fatalf("free key: new %v, %v", isNew, err)
+	}
+	if isNew, err = m.AcquireNew(bg, 1, k("a"), 0); err != nil || isNew {
+		t.Fatalf("held key: new %v, %v", isNew, err)
+	}
+	type res struct {
+		isNew bool
+		err   error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		n, err := m.AcquireNew(bg, 2, k("a"), 0)
+		ch <- res{n, err}
+	}()
+	recvOwner(t, queued)
+	m.ReleaseAll(1)
+	select {
+	case r := <-ch:
+		if r.err != nil || !r.isNew {
+			t.Fatalf("after a wait: new %v, %v", r.isNew, r.err)
+		}
+	case <-time.After(testTimeout):
+		t.Fatal("waiter not granted")
+	}
+	if isNew, err = m.AcquireNew(bg, 2, k("a"), 0); err != nil || isNew {
+		t.Fatalf("held after a wait: new %v, %v", isNew, err)
+	}
+	m.ReleaseAll(2)
+	checkEmpty(t, m)
+}
