@@ -304,6 +304,7 @@ func Open(opts Options) (*Engine, error) {
 	fs := &guardFS{FS: vfs.OnDiskFull(inner, e.onDiskFull), e: e}
 	po := &pebble.Options{
 		Cache:                       cache,
+		Comparer:                    comparer, // abbrev.go
 		FS:                          fs,
 		MemTableSize:                opts.MemTableSize,
 		MemTableStopWritesThreshold: 4,
