@@ -325,3 +325,97 @@ func TestLockedScanSeesOwnWritesAhead(t *testing.T) {
 		t.Fatalf("%d rows kept from the scan, want 2", n)
 	}
 }
+
+// TestMovedKeysSkippedByLaterScans: within one statement, a scan of an
+// index opened after the statement moved entries into its range skips
+// them (Halloween problem), a nested statement's moves are forgotten when
+// it completes, and an UPDATE over a scan of the primary key never builds
+// the lookup of the index entries it moved.
+func TestMovedKeysSkippedByLaterScans(t *testing.T) {
+	e, tb := kvFixture(t, 1, 2, 3, 4, 5, 6)
+	ctx := context.Background()
+	txn := e.Begin()
+	defer txn.Rollback()
+	txn.SetLockingReads(true)
+	scanTxn := func(lo, hi int64) (ids []int64) {
+		t.Helper()
+		l, err := tb.indexKeyPrefixFor(t, 1, lo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := tb.indexKeyPrefixFor(t, 1, hi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		it, err := txn.Scan(ctx, tb, 1, l, h, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer it.Close()
+		for {
+			row, err := it.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if row == nil {
+				return ids
+			}
+			ids = append(ids, row[0].(int64))
+		}
+	}
+	bump := func(id int64) {
+		t.Helper()
+		cur, err := txn.GetRowLatest(ctx, tb, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := txn.Update(ctx, tb, cur, sql.Row{id, cur[1].(int64) + 35, cur[2]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	txn.StatementBegin()
+	// Rows 1 and 2 (txn 10, 20) move to txn 45 and 55, into the next range.
+	for _, id := range scanTxn(0, 25) {
+		bump(id)
+	}
+	if got := fmt.Sprint(scanTxn(25, 1000)); got != "[3 4 5 6]" {
+		t.Fatalf("second range of the statement: %v, want [3 4 5 6]", got)
+	}
+	// A nested statement's moves count while it runs, not after.
+	txn.StatementBegin()
+	bump(3) // txn 30 -> 65
+	if got := fmt.Sprint(scanTxn(61, 1000)); got != "[]" {
+		t.Fatalf("nested statement's range: %v, want []", got)
+	}
+	txn.StatementComplete()
+	if got := fmt.Sprint(scanTxn(61, 1000)); got != "[3]" {
+		t.Fatalf("after the nested statement: %v, want [3]", got)
+	}
+	// A second nested statement does not inherit the first one's moves,
+	// looked up (row 3) or not (row 4, txn 40 -> 75).
+	txn.StatementBegin()
+	bump(4)
+	txn.StatementComplete()
+	txn.StatementBegin()
+	if got := fmt.Sprint(scanTxn(61, 1000)); got != "[3 4]" {
+		t.Fatalf("second nested statement: %v, want [3 4]", got)
+	}
+	txn.StatementComplete()
+	txn.StatementComplete()
+	// The next statement sees every row again.
+	txn.StatementBegin()
+	if got := fmt.Sprint(scanTxn(0, 1000)); got != "[1 5 2 6 3 4]" {
+		t.Fatalf("next statement: %v", got)
+	}
+	// An UPDATE over the primary key moves index entries it never looks up.
+	lockedScan(t, txn, tb, func(row sql.Row) {
+		if err := txn.Update(ctx, tb, row, sql.Row{row[0], row[1].(int64) + 1, row[2]}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	ms := txn.movedSetOf(tb.IndexKeyPrefix(1), false)
+	if ms == nil || len(ms.pending) != 6 || ms.keys != nil {
+		t.Fatalf("moved entries of index txn: %+v", ms)
+	}
+	txn.StatementComplete()
+}

@@ -55,7 +55,8 @@ type Txn struct {
 	// stmtKeys holds the index and primary keys the current statement's
 	// UPDATEs moved rows to: its scans skip them, so an UPDATE never meets
 	// a row again at the new place it just moved it to (Halloween problem).
-	stmtKeys map[string]int // key -> statement depth that moved it
+	// One set per index (movedSet), most statements having one or two.
+	stmtKeys []movedSet
 	// deleted holds keys whose last write in the batch is a deletion (at
 	// most maxDeletedKeys of them): get answers "none" for them without
 	// asking Pebble, whose Get of a key deleted in the batch reads every
@@ -224,7 +225,7 @@ func (t *Txn) ready() error {
 func (t *Txn) StatementBegin() {
 	if t.stmtDepth == 0 {
 		t.stmtMark = t.Savepoint()
-		clear(t.stmtKeys)
+		t.clearMoved()
 	}
 	t.stmtDepth++
 }
@@ -297,7 +298,7 @@ func (t *Txn) StatementComplete() {
 // starts).
 func (t *Txn) ResetStatement() {
 	t.stmtDepth = 0
-	clear(t.stmtKeys)
+	t.clearMoved()
 }
 
 // Done reports whether the transaction committed or rolled back.
@@ -403,30 +404,103 @@ func (t *Txn) undelete(key []byte) {
 	}
 }
 
-// moved records a key an UPDATE moved a row (or index entry) to.
+// movedSet holds the keys of one index (prefix: table and index id) the
+// current statement moved rows or entries to. They are appended to
+// pending, and put into keys, which maps each to the depth of the
+// statement that last moved a row there, only once a scan of that index
+// asks (writtenByStatement): an UPDATE of an indexed column over a scan
+// of the primary key moves 300,000 entries of the secondary index that
+// no scan of its looks up.
+type movedSet struct {
+	prefix  [indexPrefixLen]byte
+	pending []movedKey
+	keys    map[string]int
+}
+
+type movedKey struct {
+	key   []byte
+	depth int
+}
+
+// moved records a key an UPDATE moved a row (or index entry) to. The
+// key is kept as it is: the caller made it for this write alone.
 func (t *Txn) moved(key []byte) {
-	if t.stmtKeys == nil {
-		t.stmtKeys = map[string]int{}
+	if len(key) < indexPrefixLen {
+		return
 	}
-	t.stmtKeys[string(key)] = t.stmtDepth
+	ms := t.movedSetOf(key, true)
+	ms.pending = append(ms.pending, movedKey{key, t.stmtDepth})
+}
+
+// movedSetOf returns the set of key's index (nil if none and !create).
+func (t *Txn) movedSetOf(key []byte, create bool) *movedSet {
+	p := key[:indexPrefixLen]
+	for i := range t.stmtKeys {
+		if string(t.stmtKeys[i].prefix[:]) == string(p) {
+			return &t.stmtKeys[i]
+		}
+	}
+	if !create {
+		return nil
+	}
+	t.stmtKeys = append(t.stmtKeys, movedSet{})
+	ms := &t.stmtKeys[len(t.stmtKeys)-1]
+	copy(ms.prefix[:], p)
+	return ms
 }
 
 // forgetMoved drops the moves of statements at depth d and deeper.
 func (t *Txn) forgetMoved(d int) {
-	for k, v := range t.stmtKeys {
-		if v >= d {
-			delete(t.stmtKeys, k)
+	kept := t.stmtKeys[:0]
+	for _, ms := range t.stmtKeys {
+		pending := ms.pending[:0]
+		for _, m := range ms.pending {
+			if m.depth < d {
+				pending = append(pending, m)
+			}
+		}
+		clear(ms.pending[len(pending):])
+		ms.pending = pending
+		for k, v := range ms.keys {
+			if v >= d {
+				delete(ms.keys, k)
+			}
+		}
+		if len(ms.pending) > 0 || len(ms.keys) > 0 {
+			kept = append(kept, ms)
 		}
 	}
+	clear(t.stmtKeys[len(kept):])
+	t.stmtKeys = kept
+}
+
+// clearMoved forgets every move (a new statement starts).
+func (t *Txn) clearMoved() {
+	clear(t.stmtKeys)
+	t.stmtKeys = t.stmtKeys[:0]
 }
 
 // writtenByStatement reports whether the current (innermost) statement
 // moved a row to key.
 func (t *Txn) writtenByStatement(key []byte) bool {
-	if len(t.stmtKeys) == 0 {
+	if len(t.stmtKeys) == 0 || len(key) < indexPrefixLen {
 		return false
 	}
-	d, ok := t.stmtKeys[string(key)]
+	ms := t.movedSetOf(key, false)
+	if ms == nil {
+		return false
+	}
+	if len(ms.pending) > 0 {
+		if ms.keys == nil {
+			ms.keys = make(map[string]int, len(ms.pending))
+		}
+		for _, m := range ms.pending {
+			ms.keys[string(m.key)] = m.depth
+		}
+		clear(ms.pending)
+		ms.pending = ms.pending[:0]
+	}
+	d, ok := ms.keys[string(key)]
 	return ok && d == t.stmtDepth
 }
 
