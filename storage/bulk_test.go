@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -418,4 +419,91 @@ func TestMovedKeysSkippedByLaterScans(t *testing.T) {
 		t.Fatalf("moved entries of index txn: %+v", ms)
 	}
 	txn.StatementComplete()
+}
+
+// TestConcurrentLockedScansLoseNoUpdate: transactions that each add 1 to
+// every row over a locking scan run concurrently with transactions that
+// insert rows past the table's end; a scan that takes a row from its
+// iterator after another transaction committed a newer version would
+// lose that transaction's increment. Every row ends at the number of
+// scanning transactions, and every inserted row is there once.
+func TestConcurrentLockedScansLoseNoUpdate(t *testing.T) {
+	ids := make([]int64, 40)
+	for i := range ids {
+		ids[i] = int64(i + 1)
+	}
+	e, tb := kvFixture(t, ids...)
+	ctx := context.Background()
+	const scanners, rounds, inserters = 3, 15, 2
+	errs := make(chan error, scanners+inserters)
+	var wg sync.WaitGroup
+	for g := 0; g < scanners; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range rounds {
+				txn := e.Begin()
+				txn.SetLockingReads(true)
+				it, err := txn.Scan(ctx, tb, 0, nil, nil, false)
+				if err != nil {
+					errs <- err
+					txn.Rollback()
+					return
+				}
+				for {
+					row, err := it.Next()
+					if err == nil && row != nil && row[0].(int64) <= 40 {
+						err = txn.Update(ctx, tb, row, sql.Row{row[0], row[1].(int64) + 1, row[2]})
+					}
+					if err != nil {
+						errs <- err
+						txn.Rollback()
+						return
+					}
+					if row == nil {
+						break
+					}
+				}
+				if err := txn.Commit(ctx); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for g := 0; g < inserters; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range 20 {
+				txn := e.Begin()
+				for i := range 40 {
+					id := int64(1000 + g*100000 + r*100 + i)
+					if err := insertKV(ctx, txn, tb, id, 7); err != nil {
+						errs <- err
+						txn.Rollback()
+						return
+					}
+				}
+				if err := txn.Commit(ctx); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	got := scanAll(t, e)
+	for _, id := range ids {
+		if got[id] != id*10+scanners*rounds {
+			t.Fatalf("row %d: %d, want %d", id, got[id], id*10+scanners*rounds)
+		}
+	}
+	if len(got) != 40+inserters*20*40 {
+		t.Fatalf("%d rows, want %d", len(got), 40+inserters*20*40)
+	}
 }

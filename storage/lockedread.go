@@ -244,6 +244,9 @@ func (r *RowIter) lockedRow(key []byte) (sql.Row, error) {
 	if r.fresh && r.mark == mark && t.e.noApplySince(r.gen) {
 		var free int
 		if slot, free = t.lockedSlot(key, mark); slot != nil {
+			if !slot.found {
+				return nil, nil // cannot be while fresh; read as deleted
+			}
 			v = slot.val
 		} else {
 			v, slot = t.keepLocked(key, r.it.Value(), true, mark, free)
