@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"petrel/sqlengine/auth"
+	"petrel/sqlengine/stmtstat"
 
 	"petrel/sqlengine/sqlerr"
 
@@ -129,6 +130,9 @@ type Engine struct {
 	// status is the engine's computed global status variables
 	// (RegisterStatus).
 	status statusSet
+	// stmts counts the statements clients sent, by kind (Questions,
+	// Com_*: stmtcount.go).
+	stmts stmtstat.Counters
 }
 
 const usersMetaKey = "mysql_db"

@@ -62,6 +62,10 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 		return h.reply(c, err)
 	}
 	q = d.text
+	s := h.e.session(c.ConnectionID)
+	if late := h.e.countStatement(s, c.ConnectionID, q); late != nil {
+		defer late()
+	}
 	h.noteDiagnostics(c)
 	leave, err := h.admit(ctx, c, q)
 	if err != nil {
@@ -79,7 +83,10 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 		return h.reply(c, o.Finish(h.Handler.ComQuery(ctx, c, sel, o.Spool)))
 	}
 	cb = textFloats(cb)
-	if s := h.e.session(c.ConnectionID); s != nil {
+	if s == nil {
+		s = h.e.session(c.ConnectionID)
+	}
+	if s != nil {
 		handled, run, err := h.e.executor.Text(ctx, c, s, q, cb)
 		if handled {
 			return h.reply(c, err)
@@ -113,6 +120,10 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		return "", h.reply(c, err)
 	}
 	first, rest := splitFirst(d.text)
+	s := h.e.session(c.ConnectionID)
+	if late := h.e.countStatement(s, c.ConnectionID, first); late != nil {
+		defer late()
+	}
 	h.noteDiagnostics(c)
 	leave, err := h.admit(ctx, c, first)
 	if err != nil {
@@ -133,7 +144,10 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		o.More = rest != ""
 		return d.original(codec, rest), h.reply(c, o.Finish(err))
 	}
-	if s := h.e.session(c.ConnectionID); s != nil && strings.TrimSpace(rest) == "" {
+	if s == nil {
+		s = h.e.session(c.ConnectionID)
+	}
+	if s != nil && strings.TrimSpace(rest) == "" {
 		handled, run, err := h.e.executor.Text(ctx, c, s, first, inner)
 		if handled {
 			return "", h.reply(c, err)
@@ -174,6 +188,8 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 			p.PrepareStmt = q
 		}
 	}
+	s := h.e.session(c.ConnectionID)
+	h.e.countPrepare(s)
 	if rewrite.IsDoSelect(q) {
 		_, err := h.Handler.ComPrepare(ctx, c, q, p)
 		return nil, h.reply(c, err) // DO has no result columns
@@ -187,7 +203,7 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 	if p == nil {
 		f, err = prepare()
 	} else {
-		f, err = h.e.executor.Prepare(c, h.e.session(c.ConnectionID), q, int(p.ParamsCount), prepare)
+		f, err = h.e.executor.Prepare(c, s, q, int(p.ParamsCount), prepare)
 	}
 	return f, h.reply(c, err)
 }
@@ -214,6 +230,7 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 	}
 	defer leave()
 	s := h.e.session(c.ConnectionID)
+	h.e.countExecute(s, p.PrepareStmt)
 	if s != nil {
 		s.noteDiagnostics()
 	}

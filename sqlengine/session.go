@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"petrel/sqlengine/sqlerr"
+	"petrel/sqlengine/stmtstat"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
@@ -23,6 +24,9 @@ import (
 type Session struct {
 	*sql.BaseSession
 	eng *Engine
+	// stmts counts the statements the client sent, by kind (Questions,
+	// Com_*: stmtcount.go).
+	stmts stmtstat.Counters
 	// profile is set while EXPLAIN ANALYZE runs its statement
 	// (explainanalyze.go).
 	profile *opProfile

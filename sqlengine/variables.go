@@ -213,6 +213,7 @@ func registerStatus(e *Engine) {
 	e.RegisterStatus("Subquery_cache_hit", func() any { return e.subqueryCache.Hits.Load() })
 	e.RegisterStatus("Subquery_cache_miss", func() any { return e.subqueryCache.Misses.Load() })
 	e.RegisterStatus("Petrel_subquery_grouped_runs", func() any { return e.subqueryCache.GroupedRuns.Load() })
+	e.registerStatementStatus()
 }
 
 // RegisterStatus adds (or replaces) one of e's computed global status
