@@ -106,14 +106,14 @@ func replicationSysbench(ctx context.Context, t *Trial) error {
 		if lag.behindMax >= 0 {
 			t.Metric(v+": Seconds_Behind max", "s", float64(lag.behindMax), true)
 		}
-		if cu == nil {
-			continue
-		}
 		t.Metric(v+": backlog", "txn", float64(cu.backlog), false)
 		t.Metric(v+": production TPS", "txn/s", cu.produceRate, false)
 		t.Metric(v+": production during the catch-up", "txn/s", cu.catchupProduce, false)
-		t.Metric(v+": catch-up", "s", cu.took.Seconds(), true)
-		t.Metric(v+": stopped / catch-up", "ratio", s.catchupLoad.Seconds()/cu.took.Seconds(), false)
+		t.Metric(v+": caught up", "1 or 0", b2f(!cu.notCaughtUp), false)
+		if !cu.notCaughtUp {
+			t.Metric(v+": catch-up", "s", cu.took.Seconds(), true)
+			t.Metric(v+": stopped / catch-up", "ratio", s.catchupLoad.Seconds()/cu.took.Seconds(), false)
+		}
 		t.Metric(v+": apply TPS", "txn/s", cu.applyRate(), false)
 		t.Metric(v+": apply / production", "ratio", cu.applyRate()/cu.produceRate, false)
 		if anchor == 0 && v == variants[0] {

@@ -130,7 +130,7 @@ type Engine struct {
 	// status is the engine's computed global status variables
 	// (RegisterStatus).
 	status statusSet
-	// stmts counts the statements clients sent, by kind (Questions,
+	// stmts holds the statement counts of closed sessions (Questions,
 	// Com_*: stmtcount.go).
 	stmts stmtstat.Counters
 }
@@ -361,6 +361,9 @@ func (e *Engine) connectionClosed(connID uint32) {
 		e.repl.Disconnected(connID)
 	}
 	e.sessMu.Lock()
+	if s := e.sessions[connID]; s != nil {
+		e.retireStatements(s)
+	}
 	delete(e.sessions, connID)
 	e.sessMu.Unlock()
 	e.executor.Closed(connID)

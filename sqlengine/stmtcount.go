@@ -11,16 +11,17 @@ import (
 // status variables (sqlengine/stmtstat). GMS keeps none of them but
 // Com_insert, Com_update and Com_delete, which it counts while planning
 // (so never for the fast paths): the handler counts every statement at
-// its one decision point, for the session and the engine; the session's
-// values overlay GMS's session map, the engine's are its global status.
+// its one decision point, in its session's counters. The session's
+// values overlay GMS's session map; the global values are the sum of the
+// live sessions' counts and of the closed sessions' (retired), summed
+// when read, so no counter is shared by the connections on the hot path.
 
-// countStatement counts text statement q for the engine and for session
-// s. A connection's first statement runs before GMS made its session
-// (s nil): the returned func, run when the statement ends, counts it for
-// the session then (nil when there is nothing left to count).
+// countStatement counts text statement q for session s. A connection's
+// first statement runs before GMS made its session (s nil): the returned
+// func, run when the statement ends, counts it then (nil when there is
+// nothing left to count).
 func (e *Engine) countStatement(s *Session, connID uint32, q string) func() {
 	k := stmtstat.Of(q)
-	e.stmts.Statement(k)
 	if s != nil {
 		s.stmts.Statement(k)
 		return nil
@@ -34,25 +35,39 @@ func (e *Engine) countStatement(s *Session, connID uint32, q string) func() {
 
 // countExecute counts an execution of prepared statement q.
 func (e *Engine) countExecute(s *Session, q string) {
-	k := stmtstat.Of(q)
-	e.stmts.Execute(k)
 	if s != nil {
-		s.stmts.Execute(k)
+		s.stmts.Execute(stmtstat.Of(q))
 	}
 }
 
 // countPrepare counts a COM_STMT_PREPARE.
 func (e *Engine) countPrepare(s *Session) {
-	e.stmts.Prepare()
 	if s != nil {
 		s.stmts.Prepare()
 	}
 }
 
-// registerStatementStatus makes the engine's counts its global status.
+// retireStatements keeps a closing session's counts in the engine's.
+func (e *Engine) retireStatements(s *Session) {
+	s.stmts.AddTo(&e.stmts)
+}
+
+// statementTotal is the global value of counted status variable name.
+func (e *Engine) statementTotal(name string) uint64 {
+	v, _ := e.stmts.Value(name)
+	e.sessMu.Lock()
+	defer e.sessMu.Unlock()
+	for _, s := range e.sessions {
+		n, _ := s.stmts.Value(name)
+		v += n
+	}
+	return v
+}
+
+// registerStatementStatus makes the statement counts global status.
 func (e *Engine) registerStatementStatus() {
 	for _, name := range stmtstat.AllNames() {
-		e.RegisterStatus(name, func() any { v, _ := e.stmts.Value(name); return v })
+		e.RegisterStatus(name, func() any { return e.statementTotal(name) })
 	}
 }
 

@@ -100,6 +100,15 @@ func (c *Counters) Execute(k Kind) {
 // Prepare counts a COM_STMT_PREPARE (not a question, as in MySQL).
 func (c *Counters) Prepare() { c.n[StmtPrepare].Add(1) }
 
+// AddTo adds c's counts to dst (a closed session's to its engine's).
+func (c *Counters) AddTo(dst *Counters) {
+	for i := range c.n {
+		if v := c.n[i].Load(); v != 0 {
+			dst.n[i].Add(v)
+		}
+	}
+}
+
 // Value is the count of the status variable named name (Queries is
 // Questions: Petrel runs no stored programs); false for a name not
 // counted here.
