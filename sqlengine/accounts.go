@@ -93,6 +93,9 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		return storeval.BuildSource(ctx, o.e.exec, n, row)
 	case *plan.GroupBy:
 		if it, err := iters.GroupBy(ctx, o.e.exec, n, row); it != nil || err != nil {
+			if it != nil {
+				o.e.groupItersBuilt.Add(1)
+			}
 			return it, err
 		}
 	case *plan.HashLookup:

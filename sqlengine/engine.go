@@ -133,6 +133,9 @@ type Engine struct {
 	// stmts holds the statement counts of closed sessions (Questions,
 	// Com_*: stmtcount.go).
 	stmts stmtstat.Counters
+	// groupItersBuilt counts the GROUP BY iterators built in place of
+	// GMS's (iters.GroupBy; its tests read it).
+	groupItersBuilt atomic.Uint64
 }
 
 const usersMetaKey = "mysql_db"

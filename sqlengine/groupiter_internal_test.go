@@ -2,8 +2,6 @@ package sqlengine
 
 import (
 	"testing"
-
-	"petrel/sqlengine/iters"
 )
 
 // TestGroupingIterator: GROUP BY with grouping keys runs through
@@ -22,7 +20,7 @@ func TestGroupingIterator(t *testing.T) {
 		"(3, 'a ', 'a ', 1, 1.0, 2.00, '2020-01-02'), (4, NULL, NULL, NULL, NULL, NULL, NULL), (5, 'b', 'b', 2, 2.0, 2.00, '2020-01-02'), (6, NULL, NULL, 1, 1.0, 1.50, '2020-01-01')")
 	env.must("CREATE TABLE gl (id INT PRIMARY KEY, s VARCHAR(100) COLLATE utf8mb4_general_ci)")
 	env.must("INSERT INTO gl SELECT id, CONCAT(REPEAT('x', 70), s) FROM g")
-	before := iters.GroupItersBuilt.Load()
+	before := env.e.groupItersBuilt.Load()
 	for q, want := range map[string]string{
 		"SELECT COUNT(*), MIN(id) FROM g GROUP BY s ORDER BY MIN(id)":                "[[3 1] [2 4] [1 5]]",
 		"SELECT COUNT(*), MIN(id) FROM g GROUP BY b ORDER BY MIN(id)":                "[[1 1] [1 2] [1 3] [2 4] [1 5]]",
@@ -39,7 +37,7 @@ func TestGroupingIterator(t *testing.T) {
 			t.Errorf("%s: %s, want %s", q, got, want)
 		}
 	}
-	if built := iters.GroupItersBuilt.Load() - before; built < 8 {
+	if built := env.e.groupItersBuilt.Load() - before; built < 8 {
 		t.Errorf("%d grouping iterators built for 8 grouped queries", built)
 	}
 }

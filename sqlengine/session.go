@@ -3,8 +3,10 @@ package sqlengine
 import (
 	"errors"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"petrel/sqlengine/rewrite"
 	"petrel/sqlengine/sqlerr"
 	"petrel/sqlengine/stmtstat"
 
@@ -27,6 +29,9 @@ type Session struct {
 	// stmts counts the statements the client sent, by kind (Questions,
 	// Com_*: stmtcount.go).
 	stmts stmtstat.Counters
+	// explainJSON: the last EXPLAIN parsed asked for FORMAT=JSON
+	// (rewrite/explain.go).
+	explainJSON atomic.Bool
 	// profile is set while EXPLAIN ANALYZE runs its statement
 	// (explainanalyze.go).
 	profile *opProfile
@@ -492,3 +497,11 @@ func (s *Session) lockWaitTimeout(ctx *sql.Context) time.Duration {
 	}
 	return 0
 }
+
+var _ rewrite.JSONNoter = (*Session)(nil)
+
+// NoteExplainJSON implements rewrite.JSONNoter.
+func (s *Session) NoteExplainJSON(json bool) { s.explainJSON.Store(json) }
+
+// TakeExplainJSON implements rewrite.JSONNoter.
+func (s *Session) TakeExplainJSON() bool { return s.explainJSON.Swap(false) }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -30,9 +29,6 @@ import (
 // and the groups are a map by that key. Groups come out in the order
 // they were first seen, and their aggregation buffers are GMS's, so the
 // answers are GMS's less its collisions.
-
-// GroupItersBuilt counts the grouping iterators built (tests).
-var GroupItersBuilt atomic.Uint64
 
 // groupIter is the grouping iterator.
 type groupIter struct {
@@ -59,7 +55,6 @@ func GroupBy(ctx *sql.Context, exec sql.NodeExecBuilder, n *plan.GroupBy, row sq
 	if err != nil {
 		return nil, err
 	}
-	GroupItersBuilt.Add(1)
 	return &groupIter{selected: n.SelectedExprs, grouping: n.GroupByExprs, child: child, groups: map[string]int{}}, nil
 }
 

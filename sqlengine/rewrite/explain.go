@@ -3,7 +3,6 @@ package rewrite
 import (
 	"context"
 	"strings"
-	"sync"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
@@ -52,14 +51,19 @@ func IsExplain(q string) bool {
 // 1105 "invalid format"), and FORMAT=JSON, which Petrel does not build
 // and vitess cannot parse (1064, a syntax error in a valid statement),
 // is refused as not supported (1235): a statement that parses with TREE
-// in JSON's place is parsed so, and its session noted (jsonExplains),
+// in JSON's place is parsed so, and its session noted (JSONNoter),
 // for sqlengine's explainPlan to refuse it. GMS turns every parse error into a
 // syntax error, so the refusal cannot come from the parser.
 type ExplainParser struct{ sql.Parser }
 
-// jsonExplains holds the ids of sessions whose last EXPLAIN parsed asked
-// for FORMAT=JSON.
-var jsonExplains sync.Map
+// JSONNoter is a session that keeps whether the last EXPLAIN it parsed
+// asked for FORMAT=JSON (sqlengine's Session).
+type JSONNoter interface {
+	// NoteExplainJSON notes (true) or clears (false) the request.
+	NoteExplainJSON(json bool)
+	// TakeExplainJSON reports the request and clears it.
+	TakeExplainJSON() bool
+}
 
 func (p ExplainParser) ParseSimple(q string) (ast.Statement, error) {
 	st, err := p.Parser.ParseSimple(q)
@@ -120,10 +124,8 @@ func noteFormat(ctx context.Context, st ast.Statement, json bool) ast.Statement 
 	if !ok || sc.Session == nil {
 		return st
 	}
-	if json {
-		jsonExplains.Store(sc.Session.ID(), true)
-	} else {
-		jsonExplains.Delete(sc.Session.ID())
+	if n, ok := sc.Session.(JSONNoter); ok {
+		n.NoteExplainJSON(json)
 	}
 	return st
 }
@@ -131,11 +133,10 @@ func noteFormat(ctx context.Context, st ast.Statement, json bool) ast.Statement 
 // ExplainJSON reports (once) whether the EXPLAIN being run asked for
 // FORMAT=JSON.
 func ExplainJSON(ctx *sql.Context) bool {
-	if ctx.Session == nil {
-		return false
+	if n, ok := ctx.Session.(JSONNoter); ok {
+		return n.TakeExplainJSON()
 	}
-	_, ok := jsonExplains.LoadAndDelete(ctx.Session.ID())
-	return ok
+	return false
 }
 
 // ErrExplainJSON is the refusal of EXPLAIN FORMAT=JSON.
