@@ -10,6 +10,8 @@
 #                   Petrel and MariaDB (Debian's /usr/bin/python3)
 #   chromium        headless, for labrun's test that the lab report's charts render
 #   mariadb-backup  the lab's clone experiment (MariaDB's side)
+#   mariadb-test    MariaDB's mysql-test-run and main suite, run with --extern
+#                   against Petrel and MariaDB (bench/mtr.sh, e2e TestMTRExtern)
 # The mariadb-server package's own service is stopped (and disabled under
 # systemd) right after installation: tests start their own servers.
 set -euo pipefail
@@ -38,6 +40,7 @@ done
 have_py() {
 	[ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import $1" >/dev/null 2>&1
 }
+[ -x /usr/share/mysql/mysql-test/mariadb-test-run.pl ] || missing+=(mariadb-test)
 have_py pymysql || missing+=(python3-pymysql)
 have_py MySQLdb || missing+=(python3-mysqldb)
 
@@ -73,7 +76,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: missing: ${missing[*]}"
 	echo "deps: apt-get update"
 	"${SUDO[@]}" apt-get update
-	pkgs=(mariadb-server mariadb-client sysbench nftables iproute2 make ca-certificates python3-pymysql python3-mysqldb chromium mariadb-backup gcc libc6-dev)
+	pkgs=(mariadb-server mariadb-client sysbench nftables iproute2 make ca-certificates python3-pymysql python3-mysqldb chromium mariadb-backup mariadb-test gcc libc6-dev)
 	echo "deps: apt-get install ${pkgs[*]}"
 	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${pkgs[@]}"
 	stop_mariadb_service
@@ -83,6 +86,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 			exit 1
 		fi
 	done
+	if [ ! -x /usr/share/mysql/mysql-test/mariadb-test-run.pl ]; then
+		echo "deps: mariadb-test's mariadb-test-run.pl still missing after install" >&2
+		exit 1
+	fi
 	for mod in pymysql MySQLdb; do
 		if ! have_py "$mod"; then
 			echo "deps: python module $mod still missing after install" >&2
@@ -90,7 +97,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 		fi
 	done
 else
-	echo "deps: mariadb-server, mariadb-client, sysbench, nftables, iproute2, python3-pymysql, python3-mysqldb already installed"
+	echo "deps: mariadb-server, mariadb-client, mariadb-test, sysbench, nftables, iproute2, python3-pymysql, python3-mysqldb already installed"
 fi
 
 echo "deps: go mod download"
