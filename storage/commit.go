@@ -226,6 +226,14 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 		}
 	}
 
+	// A large batch is applied as a sorted copy (sortedcommit.go), made
+	// before the turn so that committers sort in parallel; the batch
+	// applied is the one waited for.
+	apply := t.batch
+	if sb := e.sortedBatch(t.batch); sb != nil {
+		apply = sb
+		defer sb.Close()
+	}
 	if err := failpoint.Inject("storage.beforeApply"); err != nil {
 		e.turn.do(rec.Seq, nil)
 		return err
@@ -236,9 +244,9 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 		e.appliesBegun.Add(1)
 		defer e.appliesEnded.Add(1)
 		if syncStorage {
-			waitSync, flushErr, err = e.applyDurable(t.batch)
+			waitSync, flushErr, err = e.applyDurable(apply)
 		} else {
-			err = e.db.Apply(t.batch, pebble.NoSync)
+			err = e.db.Apply(apply, pebble.NoSync)
 		}
 		if n, ok := sink.(AppliedNotifier); ok && err == nil {
 			n.Applied(rec)
@@ -252,7 +260,7 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 		return base.Wrap(base.ClassOutcomeUnknown, flushErr, "storage: commit outcome unknown")
 	}
 	if err == nil && waitSync {
-		if err = t.batch.SyncWait(); err != nil {
+		if err = apply.SyncWait(); err != nil {
 			// The batch is applied and in Pebble's WAL, which failed to
 			// sync: the commit may survive a restart or not.
 			e.refuseWrites(err)
@@ -324,10 +332,15 @@ func (t *Txn) CommitReplayed(ctx context.Context, sinkPos []byte) error {
 	if e.opts.LogIsWAL {
 		opts = pebble.NoSync
 	}
+	apply := t.batch
+	if sb := e.sortedBatch(t.batch); sb != nil {
+		apply = sb
+		defer sb.Close()
+	}
 	e.turn.do(seq, func() {
 		e.appliesBegun.Add(1)
 		defer e.appliesEnded.Add(1)
-		err = e.db.Apply(t.batch, opts)
+		err = e.db.Apply(apply, opts)
 	})
 	if err != nil {
 		e.refuseWrites(err)
