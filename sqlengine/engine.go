@@ -175,6 +175,7 @@ func New(opts Options) (*Engine, error) {
 	e.subqueryCache.Exec = e.exec
 	a.ExecBuilder = e.exec
 	e.gms = sqle.New(a, &sqle.Config{})
+	a.Runner = callRunner{inner: a.Runner}                                   // CALL's result sets (callresults.go)
 	e.gms.Parser = rewrite.ExplainParser{Parser: schemaParser{e.gms.Parser}} // rewrite/explain.go
 	if err := registerVariables(opts); err != nil {
 		return nil, err

@@ -97,10 +97,17 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 	if isShowVariables(q) {
 		cb = onOffVariables(cb)
 	}
+	if s != nil && isCall(q) {
+		o := runCall(s, func(cb mysql.ResultSpoolFn) error { return h.Handler.ComQuery(ctx, c, q, cb) })
+		return h.reply(c, h.answerCall(c, q, o, false, cb))
+	}
 	return h.reply(c, h.Handler.ComQuery(ctx, c, q, cb))
 }
 
 func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) (string, error) {
+	if rest, ok, err := h.nextCallResult(c, q, cb); ok {
+		return rest, err
+	}
 	if err := checkPacket(len(q)); err != nil {
 		return "", err
 	}
@@ -156,6 +163,19 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 	}
 	if isShowVariables(first) {
 		cb = onOffVariables(cb)
+	}
+	if s != nil && isCall(first) {
+		o := runCall(s, func(cb mysql.ResultSpoolFn) error {
+			var err error
+			rest, err = h.Handler.ComMultiQuery(ctx, c, d.text, cb)
+			return err
+		})
+		pending, err := h.queueCall(s, first, o, cb)
+		rest = d.original(codec, rest)
+		if pending {
+			rest = pendingMarker + rest
+		}
+		return rest, h.reply(c, err)
 	}
 	rest, err = h.Handler.ComMultiQuery(ctx, c, d.text, cb)
 	return d.original(codec, rest), h.reply(c, err)
@@ -261,6 +281,12 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 	if rewrite.IsDoSelect(p.PrepareStmt) {
 		o := &rewrite.OKInsteadOfRows{Cb: func(r *sqltypes.Result, _ bool) error { return cb(r) }}
 		return h.reply(c, o.Finish(h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error { return o.Spool(r, false) })))
+	}
+	if s != nil && isCall(p.PrepareStmt) {
+		o := runCall(s, func(cb mysql.ResultSpoolFn) error {
+			return h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error { return cb(r, false) })
+		})
+		return h.reply(c, h.answerCall(c, p.PrepareStmt, o, true, func(r *sqltypes.Result, _ bool) error { return cb(r) }))
 	}
 	return h.reply(c, h.Handler.ComStmtExecute(ctx, c, p, cb))
 }

@@ -47,6 +47,10 @@ type Session struct {
 	// started are the transactions begun during the current command: GMS
 	// sometimes drops one (SetTransaction(nil)) without rolling it back.
 	started []*Transaction
+	// call is the CALL being run, callPending its result sets still to
+	// send (callresults.go).
+	call        *callCapture
+	callPending []pendingResult
 	// acct is the account statement being run (accounts.go).
 	acct *acctChange
 	// tableOpts are the storage options of the CREATE TABLE being run

@@ -109,12 +109,23 @@ type TriggerDef struct {
 	SqlMode    string `json:"sql_mode,omitempty"`
 }
 
+// ProcedureDef is a persisted stored procedure: its CREATE statement,
+// parsed again when it is called.
+type ProcedureDef struct {
+	Name       string `json:"name"`
+	CreateStmt string `json:"create"`
+	CreatedAt  int64  `json:"created_at"`
+	ModifiedAt int64  `json:"modified_at"`
+	SqlMode    string `json:"sql_mode,omitempty"`
+}
+
 // DatabaseDef is the persisted form of a database.
 type DatabaseDef struct {
-	Name      string       `json:"name"`
-	Collation uint16       `json:"collation"`
-	Views     []ViewDef    `json:"views,omitempty"`
-	Triggers  []TriggerDef `json:"triggers,omitempty"`
+	Name       string         `json:"name"`
+	Collation  uint16         `json:"collation"`
+	Views      []ViewDef      `json:"views,omitempty"`
+	Triggers   []TriggerDef   `json:"triggers,omitempty"`
+	Procedures []ProcedureDef `json:"procedures,omitempty"`
 }
 
 // Database is a database in the catalog.
@@ -131,6 +142,7 @@ func (d *Database) Def() DatabaseDef {
 	c := d.def
 	c.Views = append([]ViewDef(nil), d.def.Views...)
 	c.Triggers = append([]TriggerDef(nil), d.def.Triggers...)
+	c.Procedures = append([]ProcedureDef(nil), d.def.Procedures...)
 	return c
 }
 
@@ -549,7 +561,7 @@ func (c *Catalog) DropDatabase(txn *Txn, name string) error {
 }
 
 // UpdateDatabase rewrites a database's definition (views, triggers,
-// collation) within txn.
+// procedures, collation) within txn.
 func (c *Catalog) UpdateDatabase(txn *Txn, name string, fn func(*DatabaseDef) error) error {
 	d := c.Database(name)
 	if d == nil {
@@ -560,6 +572,7 @@ func (c *Catalog) UpdateDatabase(txn *Txn, name string, fn func(*DatabaseDef) er
 	def := d.def
 	def.Views = append([]ViewDef(nil), d.def.Views...)
 	def.Triggers = append([]TriggerDef(nil), d.def.Triggers...)
+	def.Procedures = append([]ProcedureDef(nil), d.def.Procedures...)
 	if err := fn(&def); err != nil {
 		return err
 	}

@@ -99,6 +99,12 @@ var gmsKinds = compileKinds([]gmsKind{
 	{kind: sql.ErrReadOnlyTransaction, num: mysqlerr.ErReadOnlyTransaction, msg: func([]string) string {
 		return "Cannot execute statement in a READ ONLY transaction."
 	}},
+	{kind: sql.ErrStoredProcedureAlreadyExists, num: mysqlerr.ErSPAlreadyExists, msg: func(a []string) string {
+		return fmt.Sprintf("PROCEDURE %s already exists", a[0])
+	}},
+	{kind: sql.ErrStoredProcedureDoesNotExist, num: mysqlerr.ErSPDoesNotExist, msg: func(a []string) string {
+		return fmt.Sprintf("PROCEDURE %s does not exist", a[0])
+	}},
 	{kind: sql.ErrUnknownPreparedStatement, num: mysqlerr.ErUnknownStmtHandler},
 	{kind: plan.ErrIndexNotFound, num: mysqlerr.ErCantDropFieldOrKey},
 	// Writes and DDL in performance_schema: MySQL refuses them as missing

@@ -110,6 +110,21 @@ func (Database) CreateTrigger(ctx *sql.Context, _ sql.TriggerDefinition) error {
 }
 func (Database) DropTrigger(ctx *sql.Context, _ string) error { return Denied(ctx) }
 
+// Nor procedures: SHOW PROCEDURE STATUS and information_schema.ROUTINES
+// ask every database the same way.
+var _ sql.StoredProcedureDatabase = Database{}
+
+func (Database) GetStoredProcedure(*sql.Context, string) (sql.StoredProcedureDetails, bool, error) {
+	return sql.StoredProcedureDetails{}, false, nil
+}
+func (Database) GetStoredProcedures(*sql.Context) ([]sql.StoredProcedureDetails, error) {
+	return nil, nil
+}
+func (Database) SaveStoredProcedure(ctx *sql.Context, _ sql.StoredProcedureDetails) error {
+	return Denied(ctx)
+}
+func (Database) DropStoredProcedure(ctx *sql.Context, _ string) error { return Denied(ctx) }
+
 // Denied is MySQL's refusal of a change to performance_schema (1044).
 func Denied(ctx *sql.Context) error {
 	c := ctx.Session.Client()

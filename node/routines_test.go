@@ -1,0 +1,240 @@
+package node_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"io"
+	"log/slog"
+	"reflect"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+
+	"petrel/node"
+)
+
+// callSets reads every result set of q on one connection: each set's
+// rows, the columns' names first, as text.
+func callSets(t *testing.T, conn *sql.Conn, q string, args ...any) [][][]string {
+	t.Helper()
+	rows, err := conn.QueryContext(context.Background(), q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	var out [][][]string
+	for {
+		cols, err := rows.Columns()
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := [][]string{cols}
+		for rows.Next() {
+			vals := make([]sql.NullString, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			row := make([]string, len(cols))
+			for i, v := range vals {
+				row[i] = v.String
+			}
+			set = append(set, row)
+		}
+		if len(cols) > 0 {
+			out = append(out, set)
+		}
+		if !rows.NextResultSet() {
+			break
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return out
+}
+
+// Stored procedures (issue 31): kept across a restart, listed where
+// MySQL lists them, and a CALL answers with every SELECT's result set in
+// order, over the text protocol and the binary one, for a client that
+// did not ask for multiple statements (go-sql-driver's default) as for
+// one that did; then the connection goes on with the next statement.
+func TestStoredProcedures(t *testing.T) {
+	dir := t.TempDir() + "/d"
+	opts := node.Options{Datadir: dir, Port: 0, RootPassword: "pw", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard}
+	n, err := node.Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	connect := func(n *node.Node, multi bool) *sql.DB {
+		cfg := mysql.NewConfig()
+		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = "root", "pw", "tcp", n.Addr(), "d"
+		cfg.MultiStatements = multi
+		cfg.AllowNativePasswords = true
+		d, err := sql.Open("mysql", cfg.FormatDSN())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { d.Close() })
+		return d
+	}
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", "pw", "tcp", n.Addr()
+	root, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, root, "CREATE DATABASE d")
+	root.Close()
+	db := connect(n, false)
+	mustExec(t, db,
+		"CREATE TABLE t (a INT PRIMARY KEY, b VARCHAR(10))",
+		"INSERT INTO t VALUES (1, 'one'), (2, 'two'), (3, 'three')",
+		`CREATE PROCEDURE two_sets(IN x INT)
+		 BEGIN
+		   SELECT a FROM t WHERE a >= x ORDER BY a;
+		   INSERT INTO t VALUES (x + 10, 'added');
+		   SELECT b, a FROM t WHERE a > 10 ORDER BY a;
+		 END`,
+		"CREATE PROCEDURE no_set() BEGIN UPDATE t SET b = 'upd' WHERE a = 1; END",
+	)
+	err = func() error { _, err := db.Exec("CREATE PROCEDURE no_set() SELECT 1"); return err }()
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) || me.Number != 1304 {
+		t.Fatalf("CREATE of an existing procedure: %v, want 1304", err)
+	}
+	err = func() error { _, err := db.Exec("DROP PROCEDURE nope"); return err }()
+	if !errors.As(err, &me) || me.Number != 1305 {
+		t.Fatalf("DROP of a missing procedure: %v, want 1305", err)
+	}
+
+	want := [][][]string{
+		{{"a"}, {"2"}, {"3"}},
+		{{"b", "a"}, {"added", "12"}},
+	}
+	for _, multi := range []bool{false, true} {
+		conn, err := connect(n, multi).Conn(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustExecConn(t, conn, "DELETE FROM t WHERE a > 10")
+		if got := callSets(t, conn, "CALL two_sets(2)"); !reflect.DeepEqual(got, want) {
+			t.Fatalf("multi=%v: CALL two_sets(2) = %v, want %v", multi, got, want)
+		}
+		// The connection is in step: the next statement's answer is its own.
+		if got := callSets(t, conn, "SELECT COUNT(*) FROM t"); !reflect.DeepEqual(got, [][][]string{{{"COUNT(*)"}, {"4"}}}) {
+			t.Fatalf("multi=%v: after the CALL: %v", multi, got)
+		}
+		// Binary protocol: a prepared CALL.
+		mustExecConn(t, conn, "DELETE FROM t WHERE a > 10")
+		if got := callSets(t, conn, "CALL two_sets(?)", 2); !reflect.DeepEqual(got, want) {
+			t.Fatalf("multi=%v: prepared CALL two_sets(?) = %v, want %v", multi, got, want)
+		}
+		if got := callSets(t, conn, "SELECT COUNT(*) FROM t"); !reflect.DeepEqual(got, [][][]string{{{"COUNT(*)"}, {"4"}}}) {
+			t.Fatalf("multi=%v: after the prepared CALL: %v", multi, got)
+		}
+		if _, err := conn.ExecContext(context.Background(), "CALL no_set()"); err != nil {
+			t.Fatalf("multi=%v: CALL no_set(): %v", multi, err)
+		}
+		conn.Close()
+	}
+	if multi := connect(n, true); true {
+		conn, err := multi.Conn(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustExecConn(t, conn, "DELETE FROM t WHERE a > 10")
+		got := callSets(t, conn, "SELECT 'before'; CALL two_sets(3); SELECT 'after'")
+		wantMulti := [][][]string{{{"before"}, {"before"}}, {{"a"}, {"3"}}, {{"b", "a"}, {"added", "13"}}, {{"after"}, {"after"}}}
+		if !reflect.DeepEqual(got, wantMulti) {
+			t.Fatalf("CALL among other statements = %v, want %v", got, wantMulti)
+		}
+		conn.Close()
+	}
+
+	// Every kind of value goes out as a SELECT of the same expressions
+	// sends it, in both protocols (the binary one has a form per type).
+	const exprs = "CAST('2024-02-03 04:05:06.5' AS DATETIME(1)) AS dt, CAST('-25:01:02' AS TIME) AS tm, " +
+		"DATE('2024-02-03') AS da, 1.5e0 AS d, CAST(2.25 AS DECIMAL(5,2)) AS de, NULL AS n, CAST(-7 AS SIGNED) AS i, 'x' AS s"
+	mustExec(t, db, "CREATE PROCEDURE typed(IN k INT) SELECT "+exprs+", k")
+	conn, err := connect(n, false).Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]any{nil, {5}} {
+		call, sel := "CALL typed(5)", "SELECT "+exprs+", 5 AS k"
+		if args != nil {
+			call, sel = "CALL typed(?)", "SELECT "+exprs+", CAST(? AS SIGNED) AS k"
+		}
+		got, want := callSets(t, conn, call, args...), callSets(t, conn, sel, args...)
+		if len(got) != 1 || len(want) != 1 || !reflect.DeepEqual(got[0][1:], want[0][1:]) {
+			t.Fatalf("%s = %v, want the rows of %s: %v", call, got, sel, want)
+		}
+	}
+	conn.Close()
+
+	listed := func(db *sql.DB) []string {
+		var names []string
+		rows, err := db.Query("SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = 'd' AND ROUTINE_TYPE = 'PROCEDURE' ORDER BY ROUTINE_NAME")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			names = append(names, s)
+		}
+		var count int
+		if err := db.QueryRow("SELECT COUNT(*) FROM (SHOW PROCEDURE STATUS WHERE Db = 'd') s").Scan(&count); err == nil && count != len(names) {
+			t.Fatalf("SHOW PROCEDURE STATUS lists %d, ROUTINES %d", count, len(names))
+		}
+		return names
+	}
+	if got := listed(db); !reflect.DeepEqual(got, []string{"no_set", "two_sets", "typed"}) {
+		t.Fatalf("information_schema.ROUTINES: %v", got)
+	}
+
+	// A restart keeps them.
+	db.Close()
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	n, err = node.Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	db = connect(n, false)
+	if got := listed(db); !reflect.DeepEqual(got, []string{"no_set", "two_sets", "typed"}) {
+		t.Fatalf("after a restart: %v", got)
+	}
+	conn, err = db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	mustExecConn(t, conn, "DELETE FROM t WHERE a > 10")
+	if got := callSets(t, conn, "CALL two_sets(2)"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after a restart: CALL two_sets(2) = %v, want %v", got, want)
+	}
+	mustExecConn(t, conn, "DROP PROCEDURE two_sets")
+	if _, err := conn.ExecContext(context.Background(), "CALL two_sets(1)"); !errors.As(err, &me) || me.Number != 1305 {
+		t.Fatalf("CALL of a dropped procedure: %v, want 1305", err)
+	}
+}
+
+func mustExecConn(t *testing.T, conn *sql.Conn, qs ...string) {
+	t.Helper()
+	for _, q := range qs {
+		if _, err := conn.ExecContext(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
