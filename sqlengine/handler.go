@@ -97,7 +97,11 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 	if isShowVariables(q) {
 		cb = onOffVariables(cb)
 	}
-	if s != nil && isCall(q) {
+	if isCall(q) {
+		s, err := h.e.connSession(ctx, c, q)
+		if err != nil {
+			return h.reply(c, err)
+		}
 		o := runCall(s, func(cb mysql.ResultSpoolFn) error { return h.Handler.ComQuery(ctx, c, q, cb) })
 		return h.reply(c, h.answerCall(c, q, o, false, cb))
 	}
@@ -164,7 +168,11 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 	if isShowVariables(first) {
 		cb = onOffVariables(cb)
 	}
-	if s != nil && isCall(first) {
+	if isCall(first) {
+		s, err := h.e.connSession(ctx, c, first)
+		if err != nil {
+			return "", h.reply(c, err)
+		}
 		o := runCall(s, func(cb mysql.ResultSpoolFn) error {
 			var err error
 			rest, err = h.Handler.ComMultiQuery(ctx, c, d.text, cb)
