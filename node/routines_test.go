@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -236,5 +237,87 @@ func mustExecConn(t *testing.T, conn *sql.Conn, qs ...string) {
 		if _, err := conn.ExecContext(context.Background(), q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
+	}
+}
+
+// Scheduled events (issue 31): kept across a restart and listed; no
+// scheduler runs them, and the server says so: event_scheduler is
+// DISABLED and turning it on is 1290; 1537 / 1539 for an existing or
+// missing event.
+func TestEvents(t *testing.T) {
+	dir := t.TempDir() + "/d"
+	opts := node.Options{Datadir: dir, Port: 0, RootPassword: "pw", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard}
+	n, err := node.Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	connect := func(n *node.Node) *sql.DB {
+		cfg := mysql.NewConfig()
+		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", "pw", "tcp", n.Addr()
+		d, err := sql.Open("mysql", cfg.FormatDSN())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { d.Close() })
+		return d
+	}
+	db := connect(n)
+	mustExec(t, db, "CREATE DATABASE ev", "CREATE TABLE ev.t (a INT PRIMARY KEY)",
+		"CREATE EVENT ev.tick ON SCHEDULE EVERY 1 SECOND DO INSERT INTO ev.t SELECT COALESCE(MAX(a), 0) + 1 FROM ev.t",
+		"CREATE EVENT ev.once ON SCHEDULE AT '2037-01-01 00:00:00' DO DELETE FROM ev.t")
+	var me *mysql.MySQLError
+	if _, err := db.Exec("CREATE EVENT ev.tick ON SCHEDULE EVERY 1 DAY DO DELETE FROM ev.t"); !errors.As(err, &me) || me.Number != 1537 {
+		t.Fatalf("CREATE of an existing event: %v, want 1537", err)
+	}
+	if _, err := db.Exec("DROP EVENT ev.nope"); !errors.As(err, &me) || me.Number != 1539 {
+		t.Fatalf("DROP of a missing event: %v, want 1539", err)
+	}
+	var sched string
+	if err := db.QueryRow("SELECT @@GLOBAL.event_scheduler").Scan(&sched); err != nil || sched != "DISABLED" {
+		t.Fatalf("event_scheduler = %q, %v; want DISABLED", sched, err)
+	}
+	if _, err := db.Exec("SET GLOBAL event_scheduler = ON"); !errors.As(err, &me) || me.Number != 1290 {
+		t.Fatalf("SET GLOBAL event_scheduler = ON: %v, want 1290", err)
+	}
+	names := func(db *sql.DB) []string {
+		rows, err := db.Query("SELECT EVENT_NAME FROM information_schema.EVENTS WHERE EVENT_SCHEMA = 'ev' ORDER BY 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	if got := names(db); !reflect.DeepEqual(got, []string{"once", "tick"}) {
+		t.Fatalf("events: %v", got)
+	}
+	// Nothing ran the every-second event.
+	time.Sleep(1500 * time.Millisecond)
+	var rows int
+	if err := db.QueryRow("SELECT COUNT(*) FROM ev.t").Scan(&rows); err != nil || rows != 0 {
+		t.Fatalf("rows the events made: %d, %v; want 0", rows, err)
+	}
+	db.Close()
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err = node.Open(opts); err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	db = connect(n)
+	if got := names(db); !reflect.DeepEqual(got, []string{"once", "tick"}) {
+		t.Fatalf("events after a restart: %v", got)
+	}
+	mustExec(t, db, "DROP EVENT ev.once")
+	if got := names(db); !reflect.DeepEqual(got, []string{"tick"}) {
+		t.Fatalf("events after DROP EVENT: %v", got)
 	}
 }

@@ -75,6 +75,9 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 			return it, err
 		}
 	}
+	if it, ok, err := o.e.showWithDatabaseCollation(ctx, n, row); ok { // dbcollation.go
+		return it, err
+	}
 	switch n := n.(type) {
 	case *plan.Call:
 		noteCall(ctx, n) // callresults.go; GMS builds it

@@ -43,6 +43,7 @@ import (
 	"github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/information_schema"
 	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/vitess/go/mysql"
@@ -169,6 +170,12 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	if err := e.installTableSizes(a.Catalog); err != nil {
+		return nil, err
+	}
+	if err := readPerDatabase(a.Catalog, information_schema.TriggersTableName); err != nil { // infoschemahook.go
+		return nil, err
+	}
+	if err := e.installDatabaseCollations(a.Catalog); err != nil { // dbcollation.go
 		return nil, err
 	}
 	e.exec = rowexec.NewOverrideBuilder(execOverrides{e})

@@ -15,11 +15,64 @@ import (
 // statements: GMS computes the rows, Petrel corrects some columns.
 
 // rewriteInfoSchemaRows makes cat's information_schema table name pass
-// every row it produces through fix. GMS's table keeps its row source in
-// an exported field (Reader) of the table or of an embedded
-// InformationSchemaTable of an unexported type, reached by reflection;
-// the tests of each hook fail if a GMS upgrade moves it.
+// every row it produces through fix.
 func rewriteInfoSchemaRows(cat *analyzer.Catalog, name string, fix func(sql.Row) error) error {
+	return wrapInfoSchemaReader(cat, name, func(orig infoReader) infoReader {
+		return func(ctx *sql.Context, c sql.Catalog) (sql.RowIter, error) {
+			it, err := orig(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			return fixedRows(ctx, it, fix)
+		}
+	})
+}
+
+// infoReader is an information_schema table's row source.
+type infoReader = func(*sql.Context, sql.Catalog) (sql.RowIter, error)
+
+// readPerDatabase makes information_schema table name read each
+// database's rows with that database current. GMS's TRIGGERS parses
+// every trigger's CREATE statement against the current database, so one
+// trigger elsewhere on a table of a name the current database lacks
+// failed the whole table (mariadb-dump --triggers reads it per table).
+func readPerDatabase(cat *analyzer.Catalog, name string) error {
+	return wrapInfoSchemaReader(cat, name, func(orig infoReader) infoReader {
+		return func(ctx *sql.Context, c sql.Catalog) (sql.RowIter, error) {
+			cur := ctx.GetCurrentDatabase()
+			defer ctx.SetCurrentDatabase(cur)
+			var all []sql.Row
+			for _, db := range c.AllDatabases(ctx) {
+				ctx.SetCurrentDatabase(db.Name())
+				it, err := orig(ctx, oneDatabase{Catalog: c, db: db})
+				if err != nil {
+					return nil, err
+				}
+				rows, err := sql.RowIterToRows(ctx, it)
+				if err != nil {
+					return nil, err
+				}
+				all = append(all, rows...)
+			}
+			return sql.RowsToRowIter(all...), nil
+		}
+	})
+}
+
+// oneDatabase is a catalog whose AllDatabases lists one database.
+type oneDatabase struct {
+	sql.Catalog
+	db sql.Database
+}
+
+func (c oneDatabase) AllDatabases(*sql.Context) []sql.Database { return []sql.Database{c.db} }
+
+// wrapInfoSchemaReader replaces information_schema table name's row
+// source by wrap(the source). GMS's table keeps it in an exported field
+// (Reader) of the table or of an embedded InformationSchemaTable of an
+// unexported type, reached by reflection; the tests of each hook fail if
+// a GMS upgrade moves it.
+func wrapInfoSchemaReader(cat *analyzer.Catalog, name string, wrap func(infoReader) infoReader) error {
 	t, ok, err := cat.InfoSchema.GetTableInsensitive(sql.NewEmptyContext(), name)
 	if err != nil || !ok {
 		return fmt.Errorf("sqlengine: information_schema.%s not found", name)
@@ -39,14 +92,7 @@ func rewriteInfoSchemaRows(cat *analyzer.Catalog, name string, fix func(sql.Row)
 	if ist == nil || ist.Reader == nil {
 		return errors.New("sqlengine: information_schema." + name + " has no row source to extend")
 	}
-	orig := ist.Reader
-	ist.Reader = func(ctx *sql.Context, c sql.Catalog) (sql.RowIter, error) {
-		it, err := orig(ctx, c)
-		if err != nil {
-			return nil, err
-		}
-		return fixedRows(ctx, it, fix)
-	}
+	ist.Reader = wrap(ist.Reader)
 	return nil
 }
 

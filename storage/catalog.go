@@ -119,6 +119,13 @@ type ProcedureDef struct {
 	SqlMode    string `json:"sql_mode,omitempty"`
 }
 
+// EventDef is a persisted scheduled event: its definition as the SQL
+// layer encodes it.
+type EventDef struct {
+	Name string          `json:"name"`
+	Def  json.RawMessage `json:"def"`
+}
+
 // DatabaseDef is the persisted form of a database.
 type DatabaseDef struct {
 	Name       string         `json:"name"`
@@ -126,6 +133,7 @@ type DatabaseDef struct {
 	Views      []ViewDef      `json:"views,omitempty"`
 	Triggers   []TriggerDef   `json:"triggers,omitempty"`
 	Procedures []ProcedureDef `json:"procedures,omitempty"`
+	Events     []EventDef     `json:"events,omitempty"`
 }
 
 // Database is a database in the catalog.
@@ -143,6 +151,7 @@ func (d *Database) Def() DatabaseDef {
 	c.Views = append([]ViewDef(nil), d.def.Views...)
 	c.Triggers = append([]TriggerDef(nil), d.def.Triggers...)
 	c.Procedures = append([]ProcedureDef(nil), d.def.Procedures...)
+	c.Events = append([]EventDef(nil), d.def.Events...)
 	return c
 }
 
@@ -561,7 +570,7 @@ func (c *Catalog) DropDatabase(txn *Txn, name string) error {
 }
 
 // UpdateDatabase rewrites a database's definition (views, triggers,
-// procedures, collation) within txn.
+// procedures, events, collation) within txn.
 func (c *Catalog) UpdateDatabase(txn *Txn, name string, fn func(*DatabaseDef) error) error {
 	d := c.Database(name)
 	if d == nil {
@@ -573,6 +582,7 @@ func (c *Catalog) UpdateDatabase(txn *Txn, name string, fn func(*DatabaseDef) er
 	def.Views = append([]ViewDef(nil), d.def.Views...)
 	def.Triggers = append([]TriggerDef(nil), d.def.Triggers...)
 	def.Procedures = append([]ProcedureDef(nil), d.def.Procedures...)
+	def.Events = append([]EventDef(nil), d.def.Events...)
 	if err := fn(&def); err != nil {
 		return err
 	}

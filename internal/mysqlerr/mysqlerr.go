@@ -77,6 +77,8 @@ const (
 	ErSPAlreadyExists          = 1304 // ER_SP_ALREADY_EXISTS
 	ErSPDoesNotExist           = 1305 // ER_SP_DOES_NOT_EXIST
 	ErSPBadSelect              = 1312 // ER_SP_BADSELECT
+	ErEventAlreadyExists       = 1537 // ER_EVENT_ALREADY_EXISTS
+	ErEventDoesNotExist        = 1539 // ER_EVENT_DOES_NOT_EXIST
 	ErQueryInterrupted         = 1317 // ER_QUERY_INTERRUPTED
 	ErQueryTimeout             = 3024 // ER_QUERY_TIMEOUT (max_execution_time)
 	ErWrongValue               = 1292 // ER_TRUNCATED_WRONG_VALUE ("Incorrect DATETIME value")

@@ -105,6 +105,12 @@ var gmsKinds = compileKinds([]gmsKind{
 	{kind: sql.ErrStoredProcedureDoesNotExist, num: mysqlerr.ErSPDoesNotExist, msg: func(a []string) string {
 		return fmt.Sprintf("PROCEDURE %s does not exist", a[0])
 	}},
+	{kind: sql.ErrEventAlreadyExists, num: mysqlerr.ErEventAlreadyExists, msg: func(a []string) string {
+		return fmt.Sprintf("Event '%s' already exists", a[0])
+	}},
+	{kind: sql.ErrEventDoesNotExist, num: mysqlerr.ErEventDoesNotExist, msg: func(a []string) string {
+		return fmt.Sprintf("Unknown event '%s'", a[0])
+	}},
 	{kind: sql.ErrUnknownPreparedStatement, num: mysqlerr.ErUnknownStmtHandler},
 	{kind: plan.ErrIndexNotFound, num: mysqlerr.ErCantDropFieldOrKey},
 	// Writes and DDL in performance_schema: MySQL refuses them as missing

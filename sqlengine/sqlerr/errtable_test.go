@@ -109,6 +109,8 @@ func TestGMSErrorKinds(t *testing.T) {
 		{sql.ErrReadOnlyTransaction, nil, 1792, "25006", "Cannot execute statement in a READ ONLY transaction."},
 		{sql.ErrStoredProcedureAlreadyExists, []any{"p"}, 1304, "42000", "PROCEDURE p already exists"},
 		{sql.ErrStoredProcedureDoesNotExist, []any{"p"}, 1305, "42000", "PROCEDURE p does not exist"},
+		{sql.ErrEventAlreadyExists, []any{"e"}, 1537, "HY000", "Event 'e' already exists"},
+		{sql.ErrEventDoesNotExist, []any{"e"}, 1539, "HY000", "Unknown event 'e'"},
 		{sql.ErrUnknownPreparedStatement, []any{"s"}, 1243, "HY000", "Unknown prepared statement handler (s) given to EXECUTE"},
 		{plan.ErrIndexNotFound, []any{"i", "t", "d"}, 1091, "42000", ""},
 		{sql.ErrCreateTableNotSupported, []any{"performance_schema"}, 1044, "42000", ""},
@@ -133,7 +135,7 @@ func TestGMSErrorKinds(t *testing.T) {
 		}
 	}
 	// Every row of the table is covered above.
-	if len(gmsKinds) != 43 {
+	if len(gmsKinds) != 45 {
 		t.Errorf("gmsKinds has %d rows; add the new ones to this test", len(gmsKinds))
 	}
 }

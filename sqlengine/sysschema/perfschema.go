@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 )
@@ -124,6 +125,27 @@ func (Database) SaveStoredProcedure(ctx *sql.Context, _ sql.StoredProcedureDetai
 	return Denied(ctx)
 }
 func (Database) DropStoredProcedure(ctx *sql.Context, _ string) error { return Denied(ctx) }
+
+// Nor events (SHOW EVENTS, information_schema.EVENTS).
+var _ sql.EventDatabase = Database{}
+
+func (Database) GetEvent(*sql.Context, string) (sql.EventDefinition, bool, error) {
+	return sql.EventDefinition{}, false, nil
+}
+func (Database) GetEvents(*sql.Context) ([]sql.EventDefinition, interface{}, error) {
+	return nil, nil, nil
+}
+func (Database) SaveEvent(ctx *sql.Context, _ sql.EventDefinition) (bool, error) {
+	return false, Denied(ctx)
+}
+func (Database) DropEvent(ctx *sql.Context, _ string) error { return Denied(ctx) }
+func (Database) UpdateEvent(ctx *sql.Context, _ string, _ sql.EventDefinition) (bool, error) {
+	return false, Denied(ctx)
+}
+func (Database) UpdateLastExecuted(*sql.Context, string, time.Time) error { return nil }
+func (Database) NeedsToReloadEvents(*sql.Context, interface{}) (bool, error) {
+	return false, nil
+}
 
 // Denied is MySQL's refusal of a change to performance_schema (1044).
 func Denied(ctx *sql.Context) error {
