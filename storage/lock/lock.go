@@ -35,8 +35,8 @@
 //   - Keys are copied; callers may reuse their buffers.
 //
 // Concurrency design: the key space is split into shards by hash of the key,
-// each with its own mutex and map, so uncontended Acquire and ReleaseAll only
-// touch the key's shard and the owner's own state. A global mutex (dlMu)
+// each with its own mutex and table (table.go), so uncontended Acquire and
+// ReleaseAll only touch the key's shard and the owner's own state. A global mutex (dlMu)
 // serializes the slow path only: starting a wait (with the deadlock walk),
 // abandoning a wait, and releasing locks of an owner that is blocked. Holding
 // it during the walk makes the walk see a consistent graph: the only changes
@@ -122,9 +122,10 @@ type waiter struct {
 }
 
 // entry is one locked key. It exists exactly while the key is held, so
-// holder is never nil for an entry in its shard's map.
+// holder is never nil for an entry in its shard's table.
 type entry struct {
 	key     string // immutable
+	hash    uint64 // immutable: the key's hash (table.go)
 	shard   *shard // immutable
 	holder  *ownerState
 	waiters []*waiter // FIFO
@@ -139,30 +140,8 @@ const entryKeyBytes = 32
 
 type shard struct {
 	mu    sync.Mutex
-	locks map[string]*entry
-	// peak is the most entries locks has held since it was made: a Go
-	// map never shrinks, so one transaction's million row locks would
-	// keep their buckets for the server's lifetime (issue 29); once a
-	// large map is mostly empty it is copied into a new one (shrink).
-	peak int
-	_    [cacheLine - 24]byte // keep shard mutexes on separate cache lines
-}
-
-// shrinkFrom is the peak size from which a shard's map is shrunk, once
-// a sixteenth of it is left.
-const shrinkFrom = 4096
-
-// shrink copies a large, mostly empty map into one of its size. Caller
-// holds s.mu.
-func (s *shard) shrink() {
-	if s.peak < shrinkFrom || len(s.locks) > s.peak/16 {
-		return
-	}
-	m := make(map[string]*entry, len(s.locks))
-	for k, e := range s.locks {
-		m[k] = e
-	}
-	s.locks, s.peak = m, len(m)
+	locks table                // the entries, by key (table.go)
+	_     [cacheLine - 40]byte // keep shard mutexes on separate cache lines
 }
 
 // ownerState is one transaction's lock state.
@@ -172,6 +151,35 @@ type ownerState struct {
 	held   []*entry // keys held, for ReleaseAll
 	wait   *waiter  // pending wait, if any; read by the deadlock walk
 	closed bool     // ReleaseAll started: no more grants or waits
+	// free are entries allocated ahead for the owner's new locks, taken
+	// only by its own Acquire calls (which never overlap), so without
+	// st.mu: a transaction taking many locks allocates them a chunk at a
+	// time. An entry handed to another owner keeps its chunk alive; the
+	// chunks are small.
+	free  []entry
+	chunk int // the size of the last chunk
+	// first and held0 are the first entry and the first held slots, in
+	// the state itself: a transaction of one row lock allocates once.
+	first [1]entry
+	held0 [4]*entry
+}
+
+// maxChunk bounds the entries allocated at once for an owner.
+const maxChunk = 128
+
+// newEntry returns a zero entry for st's next new lock.
+func (st *ownerState) newEntry() *entry {
+	if len(st.free) == 0 {
+		if st.chunk == 0 {
+			st.free = st.first[:]
+		} else {
+			st.free = make([]entry, min(2*st.chunk, maxChunk))
+		}
+		st.chunk = len(st.free)
+	}
+	e := &st.free[0]
+	st.free = st.free[1:]
+	return e
 }
 
 type ownerShard struct {
@@ -214,15 +222,17 @@ func NewManager(opts Options) *Manager {
 	if m.timeout <= 0 {
 		m.timeout = DefaultWaitTimeout
 	}
-	for i := range m.shards {
-		m.shards[i].locks = make(map[string]*entry)
+	for i := range m.owners {
 		m.owners[i].m = make(map[uint64]*ownerState)
 	}
 	return m
 }
 
-func (m *Manager) shardFor(key []byte) *shard {
-	return &m.shards[maphash.Bytes(m.seed, key)&(numShards-1)]
+// shardFor returns key's shard and hash (its low bits pick the shard,
+// the others the place in the shard's table).
+func (m *Manager) shardFor(key []byte) (*shard, uint64) {
+	h := maphash.Bytes(m.seed, key)
+	return &m.shards[h&(numShards-1)], h
 }
 
 func (m *Manager) ownerShardFor(owner uint64) *ownerShard {
@@ -262,11 +272,11 @@ func (m *Manager) Acquire(ctx context.Context, owner uint64, key []byte, timeout
 // not written it.
 func (m *Manager) AcquireNew(ctx context.Context, owner uint64, key []byte, timeout time.Duration) (bool, error) {
 	st := m.lookup(owner, true)
-	s := m.shardFor(key)
+	s, h := m.shardFor(key)
 	s.mu.Lock()
-	e := s.locks[string(key)]
+	e, free := s.locks.find(h, key)
 	if e == nil {
-		e = s.grantNewLocked(st, key)
+		e = s.grantNewLocked(st, key, h, free)
 		s.mu.Unlock()
 		return true, m.recordHeld(st, e)
 	}
@@ -275,7 +285,7 @@ func (m *Manager) AcquireNew(ctx context.Context, owner uint64, key []byte, time
 		return false, nil
 	}
 	s.mu.Unlock()
-	return m.wait(ctx, st, s, key, timeout)
+	return m.wait(ctx, st, s, h, key, timeout)
 }
 
 // TryAcquire takes the lock on key for owner if it is free (or already held
@@ -283,11 +293,11 @@ func (m *Manager) AcquireNew(ctx context.Context, owner uint64, key []byte, time
 // never deadlock (NOWAIT semantics).
 func (m *Manager) TryAcquire(owner uint64, key []byte) bool {
 	st := m.lookup(owner, true)
-	s := m.shardFor(key)
+	s, h := m.shardFor(key)
 	s.mu.Lock()
-	e := s.locks[string(key)]
+	e, free := s.locks.find(h, key)
 	if e == nil {
-		e = s.grantNewLocked(st, key)
+		e = s.grantNewLocked(st, key, h, free)
 		s.mu.Unlock()
 		return m.recordHeld(st, e) == nil
 	}
@@ -296,9 +306,11 @@ func (m *Manager) TryAcquire(owner uint64, key []byte) bool {
 	return ok
 }
 
-// grantNewLocked creates the entry for a free key, held by st. s.mu is held.
-func (s *shard) grantNewLocked(st *ownerState, key []byte) *entry {
-	e := &entry{shard: s, holder: st}
+// grantNewLocked creates the entry for a free key of hash h, held by st,
+// in slot free of the shard's table (find's answer). s.mu is held.
+func (s *shard) grantNewLocked(st *ownerState, key []byte, h uint64, free int) *entry {
+	e := st.newEntry()
+	e.hash, e.shard, e.holder = h, s, st
 	if len(key) <= entryKeyBytes {
 		// The key's copy in the entry itself: the string points into e,
 		// which it keeps alive, and kbuf is never written again.
@@ -307,8 +319,7 @@ func (s *shard) grantNewLocked(st *ownerState, key []byte) *entry {
 	} else {
 		e.key = string(key) // string() copies the caller's buffer
 	}
-	s.locks[e.key] = e
-	s.peak = max(s.peak, len(s.locks))
+	s.locks.insert(free, e)
 	return e
 }
 
@@ -329,7 +340,7 @@ func (m *Manager) recordHeld(st *ownerState, e *entry) error {
 	if st.held == nil {
 		// Room for a transaction's first few locks at once (growing
 		// from nil took an allocation at 1, 2, 4 and 8).
-		st.held = make([]*entry, 0, 8)
+		st.held = st.held0[:0]
 	}
 	st.held = append(st.held, e)
 	st.mu.Unlock()
@@ -338,7 +349,7 @@ func (m *Manager) recordHeld(st *ownerState, e *entry) error {
 
 // wait is Acquire's slow path: queue behind the holder unless that would
 // deadlock, then block.
-func (m *Manager) wait(ctx context.Context, st *ownerState, s *shard, key []byte, timeout time.Duration) (isNew bool, err error) {
+func (m *Manager) wait(ctx context.Context, st *ownerState, s *shard, h uint64, key []byte, timeout time.Duration) (isNew bool, err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -352,9 +363,9 @@ func (m *Manager) wait(ctx context.Context, st *ownerState, s *shard, key []byte
 	m.dlMu.Lock()
 	s.mu.Lock()
 	// The lock may have changed hands while no mutex was held.
-	e := s.locks[string(key)]
+	e, free := s.locks.find(h, key)
 	if e == nil {
-		e = s.grantNewLocked(st, key)
+		e = s.grantNewLocked(st, key, h, free)
 		s.mu.Unlock()
 		m.dlMu.Unlock()
 		return true, m.recordHeld(st, e)
@@ -530,9 +541,8 @@ func dequeueLocked(w *waiter) {
 // waiter if there is one, otherwise the entry is dropped. e.shard.mu is held.
 func (m *Manager) releaseLocked(e *entry) {
 	if len(e.waiters) == 0 {
-		delete(e.shard.locks, e.key)
+		e.shard.locks.remove(e)
 		e.holder = nil
-		e.shard.shrink()
 		return
 	}
 	q := e.waiters
@@ -634,10 +644,10 @@ func (m *Manager) Held(owner uint64) int {
 // Holder returns the owner holding key, if any (for diagnostics such as
 // performance_schema.data_locks).
 func (m *Manager) Holder(key []byte) (owner uint64, ok bool) {
-	s := m.shardFor(key)
+	s, h := m.shardFor(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e := s.locks[string(key)]; e != nil {
+	if e, _ := s.locks.find(h, key); e != nil {
 		return e.holder.id, true
 	}
 	return 0, false
@@ -650,7 +660,7 @@ func (m *Manager) Stats() Stats {
 	for i := range m.shards {
 		s := &m.shards[i]
 		s.mu.Lock()
-		held += int64(len(s.locks))
+		held += int64(s.locks.n)
 		s.mu.Unlock()
 	}
 	return Stats{

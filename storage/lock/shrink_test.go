@@ -7,8 +7,8 @@ import (
 )
 
 // TestLargeReleaseShrinksTheMaps: after a transaction held 400,000 row
-// locks and released them, no shard keeps a map sized for them (a Go map
-// never shrinks by itself), and the locks of a later owner still work.
+// locks and released them, no shard keeps a table sized for them, and the
+// locks of a later owner still work.
 func TestLargeReleaseShrinksTheMaps(t *testing.T) {
 	m := NewManager(Options{})
 	ctx := context.Background()
@@ -23,18 +23,18 @@ func TestLargeReleaseShrinksTheMaps(t *testing.T) {
 	}
 	peak := 0
 	for i := range m.shards {
-		peak = max(peak, m.shards[i].peak)
+		peak = max(peak, len(m.shards[i].locks.slots))
 	}
 	if peak < shrinkFrom {
-		t.Fatalf("largest shard peak %d with %d locks over %d shards, want at least %d", peak, n, numShards, shrinkFrom)
+		t.Fatalf("largest shard table %d slots with %d locks over %d shards, want at least %d", peak, n, numShards, shrinkFrom)
 	}
 	m.ReleaseAll(1)
 	total := 0
 	for i := range m.shards {
 		s := &m.shards[i]
-		total += len(s.locks)
-		if s.peak >= shrinkFrom {
-			t.Errorf("shard %d: peak %d after the release (%d entries), want its map rebuilt", i, s.peak, len(s.locks))
+		total += s.locks.n
+		if len(s.locks.slots) >= shrinkFrom {
+			t.Errorf("shard %d: %d slots after the release (%d entries), want its table rebuilt", i, len(s.locks.slots), s.locks.n)
 		}
 	}
 	if total != 1 || m.Stats().LocksHeld != 1 {
