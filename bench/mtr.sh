@@ -106,6 +106,7 @@ start() {
 	local n=$1 port V
 	port=$(freeport)
 	V=$D/$n/var
+	rm -rf "${D:?}/$n"
 	mkdir -p "$V/mysqld.1"
 	# What mtr's setup_vardir makes, which it skips when the vardir exists.
 	cp -r "$MTR_DIR/std_data" "$V/std_data"
@@ -165,6 +166,16 @@ start() {
 	exit 1
 }
 
+# stop NAME: SIGTERM, 30 s, then SIGKILL.
+stop() {
+	local n=$1
+	kill "${PID[$n]}" 2>/dev/null || true
+	for _ in $(seq 300); do kill -0 "${PID[$n]}" 2>/dev/null || break; sleep 0.1; done
+	kill -9 "${PID[$n]}" 2>/dev/null || true
+	wait "${PID[$n]}" 2>/dev/null || true
+	unset "PID[$n]"
+}
+
 # reset NAME: what mtr's bootstrap leaves before a test: no databases but
 # the system ones, `test` and `mtr` (latin1), mtr's suppression tables and
 # procedures (include/mtr_warnings.sql, its `delimiter X;` lines made the
@@ -198,7 +209,7 @@ runtest() {
 		log, test, rc = sys.argv[1], sys.argv[2], int(sys.argv[3])
 		text = open(log, errors="replace").read().splitlines()
 		def clean(s):
-		    return " ".join(s.replace("\t", " ").split())[:300]
+		    return " ".join(s.replace("\t", " ").split())[:400]
 		status = None
 		for i, line in enumerate(text):
 		    m = re.match(r"main\.%s\s.*\[ (pass|fail|skipped|disabled) \]\s*(.*)" % re.escape(test), line)
@@ -219,18 +230,38 @@ runtest() {
 		else:
 		    detail = ""
 		    body = text[at + 1:]
-		    for l in body:
+		    for j, l in enumerate(body):
 		        if l.startswith("mysqltest: "):
-		            detail = l
+		            # mysqltest's message runs to the next blank line: a
+		            # multi-line query, or "In included file" first.
+		            block = [l[len("mysqltest: "):]]
+		            for k in body[j + 1:]:
+		                if not k.strip():
+		                    break
+		                block.append(k)
+		            msg = " ".join(" ".join(block).split())
+		            inc = re.match(r'In included file "(?:\./)?([^"]+)": included from \S+ at line \d+: (.*)', msg)
+		            if inc:
+		                msg = "[" + inc.group(1) + "] " + inc.group(2)
+		            q = re.search(r"query '(.*?)' ((failed|succeeded).*)$", msg)
+		            if q and len(q.group(1)) > 120:
+		                msg = msg[:q.start(1)] + q.group(1)[:117] + "..." + "' " + q.group(2)
+		            detail = "mysqltest: " + msg
 		            break
 		    if not detail:
-		        # A result difference: the first line that differs.
+		        # A result difference: the first hunk's first expected (-)
+		        # and first actual (+) lines.
 		        for j, l in enumerate(body):
 		            if l.startswith("@@ "):
+		                minus = plus = None
 		                for k in body[j + 1:]:
-		                    if k[:1] in "-+":
-		                        detail = "diff: " + k
+		                    if k.startswith("@@ ") or not k[:1] in ("-", "+", " "):
 		                        break
+		                    if k[:1] == "-" and minus is None:
+		                        minus = k
+		                    if k[:1] == "+" and plus is None:
+		                        plus = k
+		                detail = "diff: " + " | ".join(x for x in (minus, plus) if x is not None)
 		                break
 		    if not detail:
 		        detail = next((l for l in body if l.strip() and not l.startswith("        Test ended")), "")
@@ -253,12 +284,17 @@ for n in $SERVERS; do
 		fi
 		reset "$n"
 		RES[$n/$t]=$(runtest "$n" "$t")
+		# A test that stops the server (kill_mysqld.inc and the like
+		# expect mtr to own it) leaves it dead for the next: start a
+		# fresh one, and say so.
+		if ! kill -0 "${PID[$n]}" 2>/dev/null || ! cli "$n" -e "SELECT 1" >/dev/null 2>&1; then
+			RES[$n/$t]="${RES[$n/$t]} (the server was down after this test; restarted)"
+			stop "$n"
+			start "$n"
+		fi
 		printf '%s\t%s\t%s\n' "$n" "$t" "${RES[$n/$t]}" >&2
 	done
-	kill "${PID[$n]}" 2>/dev/null || true
-	for _ in $(seq 300); do kill -0 "${PID[$n]}" 2>/dev/null || break; sleep 0.1; done
-	kill -9 "${PID[$n]}" 2>/dev/null || true
-	unset "PID[$n]"
+	stop "$n"
 done
 
 NOTRUN=$'notrun\t'
