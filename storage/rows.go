@@ -149,7 +149,7 @@ func (t *Txn) Insert(ctx context.Context, tb *Table, row sql.Row) error {
 // insertAt writes row under key, which the transaction has locked and
 // found free.
 func (t *Txn) insertAt(ctx context.Context, tb *Table, key []byte, row sql.Row) error {
-	val, err := keys.EncodeRow(nil, tb.Schema, row)
+	val, err := t.encodeRow(tb, row)
 	if err != nil {
 		return err
 	}
@@ -163,6 +163,19 @@ func (t *Txn) insertAt(ctx context.Context, tb *Table, key []byte, row sql.Row) 
 		return err
 	}
 	return t.record(RowChange{Table: tb, After: row})
+}
+
+// encodeRow encodes row into the transaction's scratch buffer, valid
+// until its next encodeRow: the write that takes it (set) copies it into
+// the batch and the undo log, so a bulk statement does not allocate (and
+// grow) a new value per row.
+func (t *Txn) encodeRow(tb *Table, row sql.Row) ([]byte, error) {
+	v, err := keys.EncodeRow(t.rowBuf[:0], tb.Schema, row)
+	if err != nil {
+		return nil, err
+	}
+	t.rowBuf = v
+	return v, nil
 }
 
 // insertIndexes writes row's secondary index entries; the caller has
@@ -435,7 +448,7 @@ func (t *Txn) updateAt(ctx context.Context, tb *Table, key, val []byte, cur, new
 		if err := t.insertIndexes(tb, new, newKey); err != nil {
 			return err
 		}
-		nv, err := keys.EncodeRow(nil, tb.Schema, new)
+		nv, err := t.encodeRow(tb, new)
 		if err != nil {
 			return err
 		}
@@ -475,7 +488,7 @@ func (t *Txn) updateAt(ctx context.Context, tb *Table, key, val []byte, cur, new
 		}
 		t.moved(nk)
 	}
-	nv, err := keys.EncodeRow(nil, tb.Schema, new)
+	nv, err := t.encodeRow(tb, new)
 	if err != nil {
 		return err
 	}

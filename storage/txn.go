@@ -115,6 +115,8 @@ type Txn struct {
 	// tail is the largest primary key of the table the transaction
 	// inserts into (inserttail.go).
 	tail insertTail
+	// rowBuf is encodeRow's scratch buffer (rows.go).
+	rowBuf []byte
 }
 
 // Origin identifies a transaction that first committed on another server.
@@ -621,6 +623,9 @@ func (t *Txn) dropChanges() {
 	t.runs, t.nChanges, t.stmtMark = nil, 0, Mark{}
 	t.forgetLockedReads()
 	t.forgetTail()
+	if cap(t.rowBuf) > 64<<10 {
+		t.rowBuf = nil // a large row's buffer is not kept with the session
+	}
 	if t.large {
 		t.large = false
 		largeTxns.Add(-1)
