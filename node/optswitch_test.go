@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -30,5 +31,29 @@ func TestOptimizerSwitch(t *testing.T) {
 		if _, err := db.Exec(q); !errors.As(err, &me) || me.Number != want {
 			t.Errorf("%s: %v, want %d", q, err, want)
 		}
+	}
+}
+
+// `@v := expr` inside a SELECT sets the variable row by row, as MySQL
+// does: the row-numbering idiom, a running sum, an assignment in WHERE.
+func TestAssignUserVariableInExpression(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE DATABASE av", "CREATE TABLE av.t (a INT PRIMARY KEY, b INT)", "INSERT INTO av.t VALUES (1, 10), (2, 20), (3, 30)")
+	mustExec(t, db, "SET @n := 0, @s := 0")
+	got := queryRows(t, db, "SELECT @n := @n + 1 AS rn, a, @s := @s + b running FROM av.t ORDER BY a")
+	want := [][]string{{"1", "1", "10"}, {"2", "2", "30"}, {"3", "3", "60"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("numbered rows: %v, want %v", got, want)
+	}
+	if got := queryRows(t, db, "SELECT @n, @s"); !reflect.DeepEqual(got, [][]string{{"3", "60"}}) {
+		t.Fatalf("after: %v", got)
+	}
+	if got := queryRows(t, db, "SELECT a FROM av.t WHERE (@m := a) >= 2 ORDER BY a"); !reflect.DeepEqual(got, [][]string{{"2"}, {"3"}}) {
+		t.Fatalf("assignment in WHERE: %v", got)
+	}
+	if got := queryRows(t, db, "SELECT @m, @x := 'it''s := text'"); !reflect.DeepEqual(got, [][]string{{"3", "it's := text"}}) {
+		t.Fatalf("last assigned: %v", got)
 	}
 }

@@ -22,7 +22,9 @@ import (
 //   - TRUNCATE(x, d), which GMS lacks: x cut (towards zero) to d decimals,
 //     of x's kind (DECIMAL stays exact);
 //   - HEX(x) of a TIME is the hex of its text, as for any other temporal
-//     value; other arguments go to GMS's HEX.
+//     value; other arguments go to GMS's HEX;
+//   - petrel_assign_user_var(@v, expr): `@v := expr` in an expression,
+//     as the parser wrapper rewrites it (assignvar.go).
 
 // MySQL is the functions sqlengine registers over GMS's.
 func MySQL() []sql.Function {
@@ -34,6 +36,12 @@ func MySQL() []sql.Function {
 		sql.Function1{Name: "hex", Fn: func(a sql.Expression) sql.Expression {
 			x, _ := newMySQLHex(a)
 			return x
+		}},
+		sql.FunctionN{Name: AssignFunc, Fn: func(args ...sql.Expression) (sql.Expression, error) {
+			if len(args) != 2 {
+				return nil, sql.ErrInvalidArgumentNumber.New(AssignFunc, 2, len(args))
+			}
+			return newAssignUserVar(args[0], args[1])
 		}},
 	}
 }

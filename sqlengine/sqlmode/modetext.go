@@ -203,11 +203,13 @@ func RewrittenRemainder(q, r, rem string, delim rune, added []int) (parsed, rema
 }
 
 // SessionText is modeText under the sql_mode of ctx's session, then the
-// operator modes' rewrites (pipesnot.go).
+// operator modes' rewrites (pipesnot.go), then expression assignments to
+// user variables (assign.go).
 func SessionText(ctx context.Context, q string) (string, []int) {
 	c, ok := ctx.(*sql.Context)
 	if !ok || c == nil || c.Session == nil {
-		return Text(q, false, false)
+		r, added := Text(q, false, false)
+		return withAssign(r, added, false)
 	}
 	m := sql.LoadSqlMode(c) // once: it parses the variable's text
 	ansi := m.AnsiQuotes()
@@ -220,6 +222,14 @@ func SessionText(ctx context.Context, q string) (string, []int) {
 		if r2, more := pipesConcat(r, ansi); more != nil {
 			r, added = r2, composeAdded(added, more)
 		}
+	}
+	return withAssign(r, added, ansi)
+}
+
+// withAssign applies the assignment rewrite (assign.go) after r's.
+func withAssign(r string, added []int, ansi bool) (string, []int) {
+	if r2, more := userAssign(r, ansi); more != nil {
+		return r2, composeAdded(added, more)
 	}
 	return r, added
 }
