@@ -57,3 +57,65 @@ func TestAssignUserVariableInExpression(t *testing.T) {
 		t.Fatalf("last assigned: %v", got)
 	}
 }
+
+// information_schema.SYSTEM_VARIABLES (MariaDB's; its test suite's
+// include files read it): one row per variable with the session's and
+// the global value.
+func TestSystemVariablesTable(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "SET SESSION sql_mode = 'ANSI_QUOTES'")
+	got := queryRows(t, db, "SELECT VARIABLE_NAME, SESSION_VALUE, VARIABLE_SCOPE, VARIABLE_TYPE FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME IN ('SQL_MODE', 'AUTOCOMMIT') ORDER BY 1")
+	want := [][]string{{"AUTOCOMMIT", "1", "SESSION", "BOOLEAN"}, {"SQL_MODE", "ANSI_QUOTES", "SESSION", "SET"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("SYSTEM_VARIABLES: %v, want %v", got, want)
+	}
+	if got := queryRows(t, db, "SELECT GLOBAL_VALUE, READ_ONLY FROM information_schema.system_variables WHERE variable_name = 'version'"); len(got) != 1 || !strings.HasSuffix(got[0][0], "-petrel") || got[0][1] != "YES" {
+		t.Fatalf("version: %v", got)
+	}
+	if got := queryRows(t, db, "SELECT COUNT(*) FROM information_schema.system_variables WHERE variable_name = 'have_sanitizer' AND global_value LIKE 'MSAN%'"); got[0][0] != "0" {
+		t.Fatalf("mtr's have_sanitizer probe: %v", got)
+	}
+}
+
+// MySQL's spellings vitess does not parse: LOCK TABLE (singular) and a
+// quoted ENGINE name.
+func TestLockTableAndQuotedEngine(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE DATABASE lt", "CREATE TABLE lt.t (a INT PRIMARY KEY) ENGINE = 'MyISAM'",
+		"INSERT INTO lt.t VALUES (1)", "LOCK TABLE lt.t READ")
+	if got := queryRows(t, db, "SELECT COUNT(*) FROM lt.t"); got[0][0] != "1" {
+		t.Fatalf("under LOCK TABLE: %v", got)
+	}
+	mustExec(t, db, "UNLOCK TABLES")
+}
+
+// A statement that panics inside go-mysql-server (today: MATCH ...
+// AGAINST over a derived table) fails with 1105, its transaction rolled
+// back, and the connection goes on (vitess used to drop it: 2013).
+func TestStatementPanicKeepsConnection(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE DATABASE pn", "CREATE TABLE pn.t (a INT PRIMARY KEY, b VARCHAR(20))", "INSERT INTO pn.t VALUES (1, 'a'), (2, 'b')")
+	before := statusInt(t, db, "Petrel_statement_panics")
+	mustExec(t, db, "BEGIN", "INSERT INTO pn.t VALUES (3, 'c')")
+	_, err := db.Exec("SELECT * FROM (SELECT * FROM pn.t) d WHERE MATCH(b) AGAINST ('a')")
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) || me.Number != 1105 || !strings.Contains(me.Message, "rolled back") {
+		t.Fatalf("panicking statement: %v, want 1105 naming the rollback", err)
+	}
+	// Nothing of the transaction may commit: COMMIT reports the failure.
+	if _, err := db.Exec("COMMIT"); !errors.As(err, &me) || me.Number != 1105 {
+		t.Fatalf("COMMIT after the panic: %v, want 1105", err)
+	}
+	if got := queryRows(t, db, "SELECT COUNT(*) FROM pn.t"); got[0][0] != "2" {
+		t.Fatalf("rows after the rolled-back transaction: %v, want 2", got)
+	}
+	if after := statusInt(t, db, "Petrel_statement_panics"); after != before+1 {
+		t.Fatalf("Petrel_statement_panics %d -> %d, want one more", before, after)
+	}
+}

@@ -84,6 +84,8 @@ type Options struct {
 
 // Engine is the SQL engine. Safe for concurrent use.
 type Engine struct {
+	// statementPanics counts statements that panicked (panics.go).
+	statementPanics atomic.Int64
 	opts  Options
 	store *storage.Engine
 	gms   *sqle.Engine
@@ -178,6 +180,7 @@ func New(opts Options) (*Engine, error) {
 	if err := e.installDatabaseCollations(a.Catalog); err != nil { // dbcollation.go
 		return nil, err
 	}
+	installSystemVariablesTable(a.Catalog) // sysvarstable.go
 	e.exec = rowexec.NewOverrideBuilder(execOverrides{e})
 	e.subqueryCache.Exec = e.exec
 	a.ExecBuilder = e.exec
@@ -203,6 +206,7 @@ func New(opts Options) (*Engine, error) {
 	})
 	e.sha2 = auth.NewSha2(func() *mysql_db.MySQLDb { return e.gms.Analyzer.Catalog.MySQLDb }, opts.RSAKeys)
 	e.RegisterStatus("Petrel_sha2_fast_auths", func() any { return e.sha2.Fast.Load() })
+	e.RegisterStatus("Petrel_statement_panics", func() any { return e.statementPanics.Load() })
 	e.RegisterStatus("Petrel_sha2_full_auths", func() any { return e.sha2.Full.Load() })
 	wire.LimitVitessLog()
 	e.registerConnStatus()

@@ -48,7 +48,8 @@ func (h *errHandler) ComInitDB(c *mysql.Conn, schema string) error {
 	return h.reply(c, h.Handler.ComInitDB(c, schema))
 }
 
-func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) error {
+func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) (err error) {
+	defer h.recoverStatement(c, &err) // panics.go
 	if err := checkPacket(len(q)); err != nil {
 		return err
 	}
@@ -108,7 +109,8 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 	return h.reply(c, h.Handler.ComQuery(ctx, c, q, cb))
 }
 
-func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) (string, error) {
+func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) (rest string, err error) {
+	defer h.recoverStatement(c, &err)
 	if rest, ok, err := h.nextCallResult(c, q, cb); ok {
 		return rest, err
 	}
@@ -189,7 +191,8 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 	return d.original(codec, rest), h.reply(c, err)
 }
 
-func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p *mysql.PrepareData) ([]*querypb.Field, error) {
+func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p *mysql.PrepareData) (_ []*querypb.Field, err error) {
+	defer h.recoverStatement(c, &err)
 	if err := checkPacket(len(q)); err != nil {
 		return nil, err
 	}
@@ -236,7 +239,8 @@ func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p 
 	return f, h.reply(c, err)
 }
 
-func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.PrepareData, cb func(*sqltypes.Result) error) error {
+func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.PrepareData, cb func(*sqltypes.Result) error) (err error) {
+	defer h.recoverStatement(c, &err)
 	n := 0
 	for _, bv := range p.BindVars {
 		n += len(bv.Value)

@@ -41,3 +41,31 @@ func TestUserAssign(t *testing.T) {
 		}
 	}
 }
+
+func TestLockTableSingular(t *testing.T) {
+	for in, want := range map[string]string{
+		"LOCK TABLE t READ":          "LOCK TABLES t READ",
+		"  lock table `t` WRITE":     "  lock tableS `t` WRITE",
+		"LOCK TABLES t READ":         "LOCK TABLES t READ",
+		"LOCK TABLEX":                "LOCK TABLEX",
+		"SELECT 'LOCK TABLE t READ'": "SELECT 'LOCK TABLE t READ'",
+	} {
+		if got, _ := lockTableSingular(in); got != want {
+			t.Errorf("%q: got %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestQuotedEngine(t *testing.T) {
+	for in, want := range map[string]string{
+		"CREATE TABLE t (a INT) ENGINE='MYISAM'":             "CREATE TABLE t (a INT) ENGINE= MYISAM ",
+		"CREATE TABLE t (a INT) engine 'InnoDB' COMMENT 'x'": "CREATE TABLE t (a INT) engine  InnoDB  COMMENT 'x'",
+		"CREATE TABLE t (a INT) ENGINE=InnoDB":               "CREATE TABLE t (a INT) ENGINE=InnoDB",
+		"CREATE TABLE t (a INT) COMMENT='ENGINE=x'":          "CREATE TABLE t (a INT) COMMENT='ENGINE=x'",
+		"CREATE TABLE t (a INT) ENGINE='my isam'":            "CREATE TABLE t (a INT) ENGINE='my isam'",
+	} {
+		if got := quotedEngine(in, false); got != want {
+			t.Errorf("%q: got %q, want %q", in, got, want)
+		}
+	}
+}

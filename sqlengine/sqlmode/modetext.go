@@ -226,12 +226,16 @@ func SessionText(ctx context.Context, q string) (string, []int) {
 	return withAssign(r, added, ansi)
 }
 
-// withAssign applies the assignment rewrite (assign.go) after r's.
+// withAssign applies the assignment rewrite (assign.go) after r's,
+// LOCK TABLE's and a quoted ENGINE name's (locktable.go).
 func withAssign(r string, added []int, ansi bool) (string, []int) {
 	if r2, more := userAssign(r, ansi); more != nil {
-		return r2, composeAdded(added, more)
+		r, added = r2, composeAdded(added, more)
 	}
-	return r, added
+	if r2, more := lockTableSingular(r); more != nil {
+		r, added = r2, composeAdded(added, more)
+	}
+	return quotedEngine(r, ansi), added // in place
 }
 
 // OriginalNames gives the select list's unaliased expressions of st,

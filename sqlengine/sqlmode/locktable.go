@@ -1,0 +1,59 @@
+package sqlmode
+
+import "strings"
+
+// lockTableSingular reads MySQL's `LOCK TABLE t ...` (TABLE or TABLES)
+// as `LOCK TABLES t ...`, which is all vitess parses: an S inserted, so
+// offsets map back.
+func lockTableSingular(q string) (string, []int) {
+	s := strings.TrimLeft(q, " \t\r\n")
+	lead := len(q) - len(s)
+	if len(s) < 11 || !strings.EqualFold(s[:10], "LOCK TABLE") {
+		return q, nil
+	}
+	switch s[10] {
+	case ' ', '\t', '\r', '\n', '`':
+	default:
+		return q, nil
+	}
+	at := lead + 10
+	return q[:at] + "S" + q[at:], []int{at}
+}
+
+// quotedEngine reads `ENGINE = 'MyISAM'` (a quoted engine name, which
+// MySQL takes) as `ENGINE =  MyISAM `: the quotes become spaces, in
+// place. Only a name of letters, digits and underscores.
+func quotedEngine(q string, ansiQuotes bool) string {
+	if !strings.Contains(strings.ToUpper(q), "ENGINE") {
+		return q
+	}
+	t := tokText{q: q, toks: sqlTokens(q, ansiQuotes)}
+	var b []byte
+	for i := range t.toks {
+		if t.toks[i].kind != 's' || i == 0 {
+			continue
+		}
+		j := i - 1
+		if t.is(j, "=") {
+			j--
+		}
+		if t.word(j) != "ENGINE" {
+			continue
+		}
+		s := t.text(i)
+		name := s[1 : len(s)-1]
+		if name == "" || strings.IndexFunc(name, func(r rune) bool {
+			return !(r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+		}) >= 0 {
+			continue
+		}
+		if b == nil {
+			b = []byte(q)
+		}
+		b[t.toks[i].start], b[t.toks[i].end-1] = ' ', ' '
+	}
+	if b == nil {
+		return q
+	}
+	return string(b)
+}
