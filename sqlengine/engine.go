@@ -84,8 +84,6 @@ type Options struct {
 
 // Engine is the SQL engine. Safe for concurrent use.
 type Engine struct {
-	// statementPanics counts statements that panicked (panics.go).
-	statementPanics atomic.Int64
 	opts  Options
 	store *storage.Engine
 	gms   *sqle.Engine
@@ -93,6 +91,8 @@ type Engine struct {
 	log   *slog.Logger
 	// stats are the planner's table and index statistics (stats.go).
 	stats *statsProvider
+	// statementPanics counts statements that panicked (panics.go).
+	statementPanics atomic.Int64
 
 	sessMu   sync.Mutex
 	sessions map[uint32]*Session // by connection id
