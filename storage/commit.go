@@ -162,6 +162,18 @@ func (t *Txn) CommitStart(ctx context.Context) (func(context.Context) error, err
 	}, nil
 }
 
+// dropBatch lets the transaction's batch go once a sorted copy of it is
+// to be applied (sortedcommit.go): nothing reads it again, and the
+// collector may take it (as large as the copy) while the copy is applied
+// and flushed. Its row iterators and read view, which may read it, end
+// first, as at the transaction's end.
+func (t *Txn) dropBatch() {
+	t.closeRows()
+	t.dropView()
+	t.batch.Close()
+	t.batch = nil
+}
+
 // finish ends the transaction: its batch is dropped and its locks released.
 func (t *Txn) finish() {
 	t.done = true
@@ -233,6 +245,7 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 	if sb := e.sortedBatch(t.batch); sb != nil {
 		apply = sb
 		defer sb.Close()
+		t.dropBatch()
 	}
 	if err := failpoint.Inject("storage.beforeApply"); err != nil {
 		e.turn.do(rec.Seq, nil)
@@ -336,6 +349,7 @@ func (t *Txn) CommitReplayed(ctx context.Context, sinkPos []byte) error {
 	if sb := e.sortedBatch(t.batch); sb != nil {
 		apply = sb
 		defer sb.Close()
+		t.dropBatch()
 	}
 	e.turn.do(seq, func() {
 		e.appliesBegun.Add(1)

@@ -14,6 +14,8 @@ import (
 	"github.com/cockroachdb/pebble/v2/batchrepr"
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/dolthub/go-mysql-server/sql"
+
+	"petrel/internal/failpoint"
 )
 
 // sortTestKey returns a random key from a small universe, so that a
@@ -330,3 +332,50 @@ func (f *slowSyncFile) Sync() error { f.wait(); return f.File.Sync() }
 func (f *slowSyncFile) SyncData() error { f.wait(); return f.File.SyncData() }
 
 func (f *slowSyncFile) SyncTo(length int64) (bool, error) { f.wait(); return f.File.SyncTo(length) }
+
+// TestLargeCommitDropsItsBatch: once the sorted copy of a large batch is
+// made, the transaction lets its own batch go before the copy is applied
+// (its memory, as large as the copy's, is not held through the apply and
+// the flush), its open row iterators closed first; a small commit applies
+// its batch as it is.
+func TestLargeCommitDropsItsBatch(t *testing.T) {
+	ctx := context.Background()
+	e, err := Open(Options{Dir: "db", FS: vfs.NewMem(), Logger: quiet, MemTableSize: 256 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	createKV(t, e)
+	tb := e.Catalog().Table("db", "kv")
+	var txn *Txn
+	var heldAtApply bool
+	failpoint.Enable("storage.beforeApply", func() error {
+		heldAtApply = txn.batch != nil
+		return nil
+	})
+	defer failpoint.Disable("storage.beforeApply")
+	for _, n := range []int64{10, 5000} {
+		txn = e.Begin()
+		for id := int64(1); id <= n; id++ {
+			if err := txn.Insert(ctx, tb, sql.Row{id + 10*n, id, strings.Repeat("v", 40)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		it, err := txn.Scan(ctx, tb, 0, nil, nil, false) // left open
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := it.Next(); err != nil {
+			t.Fatal(err)
+		}
+		if err := txn.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if large := n > 10; heldAtApply == large {
+			t.Fatalf("%d rows: the transaction's batch held at the apply: %v", n, heldAtApply)
+		}
+	}
+	if got := len(scanAll(t, e)); got != 5010 {
+		t.Fatalf("%d rows, want 5010", got)
+	}
+}
