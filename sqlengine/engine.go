@@ -202,7 +202,7 @@ func New(opts Options) (*Engine, error) {
 	e.registerAdmissionStatus()
 	e.gate = wire.NewGate(wire.GateOptions{
 		Logger: opts.Logger, Settings: globalSettings{}, Account: e.connAccount,
-		TLS: opts.TLS, RequiresSSL: e.requiresSSL, Rewrite: rewrite.PrepareDo,
+		TLS: opts.TLS, RequiresSSL: e.requiresSSL, Rewrite: rewritePrepare,
 	})
 	e.sha2 = auth.NewSha2(func() *mysql_db.MySQLDb { return e.gms.Analyzer.Catalog.MySQLDb }, opts.RSAKeys)
 	e.RegisterStatus("Petrel_sha2_fast_auths", func() any { return e.sha2.Fast.Load() })
@@ -527,7 +527,7 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 		a, b = sqlmode.RewrittenRemainder(q, r, b, ';', added)
 	}
 	sqlmode.OriginalNames(q, r, added, st)
-	markLocking(ctx, st)
+	markLocking(ctx, q, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
 	return fixSchema(st), a, b, err
@@ -541,7 +541,7 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 		a, b = sqlmode.RewrittenRemainder(q, r, b, delim, added)
 	}
 	sqlmode.OriginalNames(q, r, added, st)
-	markLocking(ctx, st)
+	markLocking(ctx, q, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
 	return fixSchema(st), a, b, err
@@ -554,7 +554,7 @@ func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.P
 		n = sqlmode.OriginalOffset(n, added)
 	}
 	sqlmode.OriginalNames(q, r, added, st)
-	markLocking(ctx, st)
+	markLocking(ctx, q, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
 	return fixSchema(st), n, err

@@ -279,7 +279,7 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 		}
 		return full
 	}
-	if s != nil {
+	if s != nil && !blocksFastPath(p.PrepareStmt) {
 		if ok, err := h.e.executor.Execute(ctx, c, s, p.PrepareStmt, p.BindVars, raw, wrapped); ok {
 			return h.reply(c, err)
 		}

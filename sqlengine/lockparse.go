@@ -3,6 +3,13 @@ package sqlengine
 import (
 	"context"
 
+	"github.com/dolthub/vitess/go/mysql"
+
+	"petrel/sqlengine/rewrite"
+
+	"petrel/sqlengine/sqlmode"
+	"petrel/storage"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
@@ -36,14 +43,54 @@ func lockingClause(stmt ast.Statement) bool {
 // ctx. Only a locking statement marks: the parses GMS makes while planning
 // (view definitions, triggers, CHECK expressions) never clear the mark of
 // the statement being planned.
-func markLocking(ctx context.Context, stmt ast.Statement) {
+func markLocking(ctx context.Context, q string, stmt ast.Statement) {
 	if stmt == nil || !lockingClause(stmt) {
 		return
 	}
 	if c, ok := ctx.(*sql.Context); ok && c != nil {
 		if s, ok := c.Session.(*Session); ok {
 			s.lockingStmt = true
+			s.lockWait = lockWaitOf(q)
 		}
+	}
+}
+
+// rewritePrepare rewrites a COM_STMT_PREPARE packet's text before vitess
+// parses it: DO as its marked SELECT (rewrite.PrepareDo), and the
+// locking-read clause as vitess parses it (FOR SHARE, OF, NOWAIT:
+// sqlmode.PreparedLockClause). Other packets pass unchanged.
+func rewritePrepare(p []byte) []byte {
+	p = rewrite.PrepareDo(p)
+	if len(p) < 2 || p[0] != mysql.ComPrepare {
+		return p
+	}
+	q := string(p[1:])
+	if r := sqlmode.PreparedLockClause(q); r != q {
+		return append([]byte{mysql.ComPrepare}, r...)
+	}
+	return p
+}
+
+// blocksFastPath reports whether a prepared statement's lock clause asks
+// for NOWAIT or SKIP LOCKED, which only GMS's plans honour.
+func blocksFastPath(q string) bool { return sqlmode.LockWaitOf(q) != sqlmode.LockWaitBlock }
+
+// lockWaitOf is the lock wait statement text q asks for.
+func lockWaitOf(q string) storage.LockWait {
+	switch sqlmode.LockWaitOf(q) {
+	case sqlmode.LockWaitNoWait:
+		return storage.LockWaitNoWait
+	case sqlmode.LockWaitSkip:
+		return storage.LockWaitSkip
+	}
+	return storage.LockWaitBlock
+}
+
+// lockWaitFor sets txn's lock wait for the statement running on ctx
+// (NOWAIT, SKIP LOCKED: storage/lockwait.go).
+func lockWaitFor(ctx *sql.Context, txn *storage.Txn) {
+	if s, ok := ctx.Session.(*Session); ok {
+		txn.SetLockWait(s.lockWait)
 	}
 }
 
@@ -57,9 +104,18 @@ func lockingStatement(ctx *sql.Context) bool {
 // preparedLocking reports whether the prepared statement q of session s
 // has a lock clause, from the statement GMS parsed at prepare time.
 func (e *Engine) preparedLocking(s *Session, q string) bool {
+	if w := lockWaitOf(q); w != storage.LockWaitBlock {
+		// NOWAIT or SKIP LOCKED come only with a lock clause (and a
+		// marked text is not GMS's cache key).
+		s.lockWait = w
+		return true
+	}
 	if e.gms.PreparedDataCache == nil {
 		return false
 	}
 	stmt, ok := e.gms.PreparedDataCache.GetCachedStmt(s.ID(), q)
-	return ok && lockingClause(stmt)
+	if !ok || !lockingClause(stmt) {
+		return false
+	}
+	return true
 }

@@ -79,6 +79,8 @@ type Session struct {
 	// UPDATE, FOR SHARE, LOCK IN SHARE MODE), from its parse
 	// (lockparse.go); cleared when a command starts and ends.
 	lockingStmt bool
+	// lockWait: its NOWAIT or SKIP LOCKED (lockparse.go).
+	lockWait storage.LockWait
 	// varGen moves whenever a session variable is set: fast plans made
 	// before are checked again (fastgate.go).
 	varGen uint64
@@ -278,7 +280,7 @@ func (s *Session) forgetStarted() {
 // failed autocommit statement, nor a deadlock victim: do it here, so the
 // next statement starts clean and no lock outlives its statement.
 func (s *Session) CommandEnd() {
-	s.lockingStmt = false
+	s.lockingStmt, s.lockWait = false, storage.LockWaitBlock
 	t, ok := s.GetTransaction().(*Transaction)
 	// Transactions GMS let go of without finishing them hold locks and
 	// possibly catalog changes: roll them back.

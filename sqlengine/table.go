@@ -136,6 +136,7 @@ func (t *Table) scan(ctx *sql.Context, ixID uint8, sp *scanPartition, reverse bo
 		// (lockparse.go). Shared locks are taken as exclusive ones
 		// (stronger, never weaker).
 		txn.SetLockingReads(true)
+		lockWaitFor(ctx, txn)
 	}
 	if sp.point {
 		// A single-row read decodes the statement's columns only, as

@@ -233,8 +233,8 @@ func (e *Engine) noApplySince(n uint64) bool { return e.appliesBegun.Load() == n
 // entry's own value while the scan is fresh, else read by lockedGet.
 func (r *RowIter) lockedRow(key []byte) (sql.Row, error) {
 	t := r.t
-	if err := t.lock(r.ctx, key); err != nil {
-		return nil, err
+	if skip, err := t.readLock(r.ctx, key); err != nil || skip {
+		return nil, err // a skipped row reads as absent
 	}
 	mark := t.batchMark()
 	var (

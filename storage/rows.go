@@ -518,8 +518,8 @@ func (t *Txn) getRow(ctx context.Context, tb *Table, key []byte, want []bool, sh
 	)
 	switch {
 	case t.lockingReads:
-		if err := t.lock(ctx, key); err != nil {
-			return nil, err
+		if skip, err := t.readLock(ctx, key); err != nil || skip {
+			return nil, err // a skipped row reads as absent
 		}
 		var slot *lockedRead
 		if v, ok, slot, err = t.lockedGet(key); err != nil || !ok {

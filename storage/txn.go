@@ -68,6 +68,9 @@ type Txn struct {
 	// lockingReads makes scans lock each row and read its latest version
 	// (InnoDB's current read), set for the reads of UPDATE and DELETE.
 	lockingReads bool
+	// lockWait: what a locking read does at a row another transaction
+	// holds (lockwait.go).
+	lockWait LockWait
 	// currentReads makes non-locking reads read the latest version
 	// instead of the read view (snapshot.go).
 	currentReads bool
@@ -168,6 +171,7 @@ func (t *Txn) SetLockingReads(on bool) {
 	t.lockingReads = on
 	if !on {
 		t.currentReads = false
+		t.lockWait = LockWaitBlock
 	}
 }
 

@@ -44,6 +44,9 @@ const (
 	// max_binlog_cache_size (1197 ER_TRANS_CACHE_FULL); the whole
 	// transaction is rolled back.
 	ClassTxnTooLarge
+	// ClassLockNoWait: a locking read with NOWAIT met a row another
+	// transaction holds (3572 ER_LOCK_NOWAIT); the statement fails.
+	ClassLockNoWait
 )
 
 // Error carries a Class alongside a package-prefixed message.

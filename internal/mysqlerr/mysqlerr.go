@@ -81,6 +81,7 @@ const (
 	ErEventDoesNotExist        = 1539 // ER_EVENT_DOES_NOT_EXIST
 	ErQueryInterrupted         = 1317 // ER_QUERY_INTERRUPTED
 	ErQueryTimeout             = 3024 // ER_QUERY_TIMEOUT (max_execution_time)
+	ErLockNoWait               = 3572 // ER_LOCK_NOWAIT
 	ErWrongValue               = 1292 // ER_TRUNCATED_WRONG_VALUE ("Incorrect DATETIME value")
 	ErTruncatedWrongValue      = 1366 // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
 	ErDivisionByZero           = 1365 // ER_DIVISION_BY_ZERO
@@ -170,6 +171,7 @@ var classes = map[base.Class]Code{
 	base.ClassStorageIO:      {ErGetErrno, "HY000"},
 	base.ClassDefChanged:     {ErTableDefChanged, "HY000"},
 	base.ClassTxnTooLarge:    {ErTransCacheFull, "HY000"},
+	base.ClassLockNoWait:     {ErLockNoWait, "HY000"},
 }
 
 // ForClass is the MySQL number and SQLSTATE of an error class.

@@ -250,6 +250,8 @@ func classError(c base.Class, err error) error {
 		msg = "Deadlock found when trying to get lock; try restarting transaction"
 	case base.ClassLockTimeout:
 		msg = "Lock wait timeout exceeded; try restarting transaction"
+	case base.ClassLockNoWait:
+		msg = "Statement aborted because lock(s) could not be acquired immediately and NOWAIT is set."
 	case base.ClassDiskFull:
 		msg = "Disk full; " + msg
 	case base.ClassWritesRefused:

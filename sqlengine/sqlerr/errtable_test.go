@@ -41,11 +41,12 @@ func TestEveryClassHasMySQLNumber(t *testing.T) {
 		base.ClassStorageIO:      {1030, "HY000"},
 		base.ClassDefChanged:     {1412, "HY000"},
 		base.ClassTxnTooLarge:    {1197, "HY000"},
+		base.ClassLockNoWait:     {3572, "HY000"},
 	}
 	if got := len(mysqlerr.Classes()); got != len(want) {
 		t.Errorf("the table maps %d classes, the test knows %d: a class was added without its MySQL number", got, len(want))
 	}
-	for c := base.ClassInternal; c <= base.ClassTxnTooLarge; c++ {
+	for c := base.ClassInternal; c <= base.ClassLockNoWait; c++ {
 		w, ok := want[c]
 		if !ok {
 			t.Errorf("class %d: no expected number", c)

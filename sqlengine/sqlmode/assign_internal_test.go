@@ -69,3 +69,29 @@ func TestQuotedEngine(t *testing.T) {
 		}
 	}
 }
+
+func TestLockClause(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		wait     LockWait
+	}{
+		{"SELECT * FROM t FOR UPDATE", "SELECT * FROM t FOR UPDATE", LockWaitBlock},
+		{"SELECT * FROM t FOR SHARE", "SELECT * FROM t FOR UPDATE", LockWaitBlock},
+		{"SELECT * FROM t FOR UPDATE NOWAIT", "SELECT * FROM t FOR UPDATE       ", LockWaitNoWait},
+		{"SELECT * FROM t FOR UPDATE SKIP LOCKED", "SELECT * FROM t FOR UPDATE SKIP LOCKED", LockWaitSkip},
+		{"SELECT * FROM t FOR SHARE SKIP LOCKED", "SELECT * FROM t FOR UPDATE SKIP LOCKED", LockWaitSkip},
+		{"SELECT * FROM t, u FOR UPDATE OF t, u NOWAIT", "SELECT * FROM t, u FOR UPDATE               ", LockWaitNoWait},
+		{"SELECT 'FOR SHARE NOWAIT' FROM t", "SELECT 'FOR SHARE NOWAIT' FROM t", LockWaitBlock},
+	} {
+		got, added := lockClause(tc.in, false)
+		if got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
+		}
+		if len(got)-len(added) != len(tc.in) {
+			t.Errorf("%q: %d bytes added, text grew by %d", tc.in, len(added), len(got)-len(tc.in))
+		}
+		if w := LockWaitOf(tc.in); w != tc.wait {
+			t.Errorf("%q: LockWaitOf = %d, want %d", tc.in, w, tc.wait)
+		}
+	}
+}

@@ -227,12 +227,16 @@ func SessionText(ctx context.Context, q string) (string, []int) {
 }
 
 // withAssign applies the assignment rewrite (assign.go) after r's,
-// LOCK TABLE's and a quoted ENGINE name's (locktable.go).
+// LOCK TABLE's and a quoted ENGINE name's (locktable.go), and the
+// locking-read clause's (lockclause.go).
 func withAssign(r string, added []int, ansi bool) (string, []int) {
 	if r2, more := userAssign(r, ansi); more != nil {
 		r, added = r2, composeAdded(added, more)
 	}
 	if r2, more := lockTableSingular(r); more != nil {
+		r, added = r2, composeAdded(added, more)
+	}
+	if r2, more := lockClause(r, ansi); more != nil {
 		r, added = r2, composeAdded(added, more)
 	}
 	return quotedEngine(r, ansi), added // in place
