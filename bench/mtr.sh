@@ -23,7 +23,8 @@
 #   MTR_DIR        [/usr/share/mysql/mysql-test]
 #   OUT            [bench/out/mtr-<date>.tsv]
 #   KEEP_LOGS      [0]    1: keep every test's mtr output under OUT's
-#                         directory (mtr-<date>/SERVER/TEST.log)
+#                         directory (mtr-<date>/SERVER/TEST.log), and each
+#                         server's log (mtr-<date>/SERVER.server.log)
 # Output: OUT, a TSV with one line per test (test, MariaDB result and its
 # first failing line, Petrel result and its first failing line; results
 # pass, fail, skip, timeout, notrun), then the totals and the ratio of
@@ -174,6 +175,7 @@ stop() {
 	kill -9 "${PID[$n]}" 2>/dev/null || true
 	wait "${PID[$n]}" 2>/dev/null || true
 	unset "PID[$n]"
+	if [ "${KEEP_LOGS:-0}" = 1 ]; then cat "$D/$n/server.log" >>"$LOGS/$n.server.log"; fi
 }
 
 # reset NAME: what mtr's bootstrap leaves before a test: no databases but
