@@ -119,3 +119,22 @@ func TestStatementPanicKeepsConnection(t *testing.T) {
 		t.Fatalf("Petrel_statement_panics %d -> %d, want one more", before, after)
 	}
 }
+
+// BENCHMARK evaluates its expression count times and returns 0; an
+// unknown function is MySQL's 1305, SHOW GRANTS of an unknown account
+// 1141.
+func TestBenchmarkAndMissingFunctionErrors(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "SET @n := 0")
+	if got := queryRows(t, db, "SELECT BENCHMARK(5, @n := @n + 1), @n, BENCHMARK(NULL, 1), BENCHMARK(-1, 1)"); !reflect.DeepEqual(got, [][]string{{"0", "5", "NULL", "NULL"}}) {
+		t.Fatalf("BENCHMARK: %v", got)
+	}
+	for q, want := range map[string]uint16{"SELECT no_such_function(1)": 1305, "SHOW GRANTS FOR nobody@localhost": 1141} {
+		var me *mysql.MySQLError
+		if _, err := db.Exec(q); !errors.As(err, &me) || me.Number != want {
+			t.Errorf("%s: %v, want %d", q, err, want)
+		}
+	}
+}

@@ -74,6 +74,7 @@ const (
 	ErWarnDataTruncated        = 1265 // WARN_DATA_TRUNCATED
 	ErUnknownCollation         = 1273 // ER_UNKNOWN_COLLATION
 	ErOptionPreventsStatement  = 1290 // ER_OPTION_PREVENTS_STATEMENT
+	ErNonexistingGrant         = 1141 // ER_NONEXISTING_GRANT
 	ErSPAlreadyExists          = 1304 // ER_SP_ALREADY_EXISTS
 	ErSPDoesNotExist           = 1305 // ER_SP_DOES_NOT_EXIST
 	ErSPBadSelect              = 1312 // ER_SP_BADSELECT
@@ -200,7 +201,7 @@ var states = map[int]string{
 	ErServerShutdown: "08S01", ErCantDropFieldOrKey: "42000", ErTableAccessDenied: "42000",
 	ErNoSuchTable: "42S02", ErNetPacketTooLarge: "08S01", ErLockDeadlock: "40001",
 	ErWrongValueForVar: "42000", ErNotSupportedYet: "42000", ErWarnDataOutOfRange: "22003",
-	ErSPDoesNotExist: "42000", ErSPAlreadyExists: "42000", ErSPBadSelect: "0A000", ErCollationCharsetMismatch: "42000", ErQueryInterrupted: "70100", ErDataTooLong: "22001",
+	ErSPDoesNotExist: "42000", ErSPAlreadyExists: "42000", ErNonexistingGrant: "42000", ErSPBadSelect: "0A000", ErCollationCharsetMismatch: "42000", ErQueryInterrupted: "70100", ErDataTooLong: "22001",
 	ErUnknownCharacterSet: "42000", ErReadOnlyTransaction: "25006", ErWrongValue: "22007",
 	ErSpecificAccessDenied: "42000", ErDataOutOfRange: "22003", ErInvalidJSONText: "22032", ErWarnDataTruncated: "01000",
 	ErTruncatedWrongValue: "HY000", ErDivisionByZero: "22012", ErWrongFieldWithGroup: "42000", ErMixOfGroupFuncAndFields: "42000",

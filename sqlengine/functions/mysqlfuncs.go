@@ -23,6 +23,7 @@ import (
 //     of x's kind (DECIMAL stays exact);
 //   - HEX(x) of a TIME is the hex of its text, as for any other temporal
 //     value; other arguments go to GMS's HEX;
+//   - BENCHMARK(count, expr), which GMS lacks (benchmark.go);
 //   - petrel_assign_user_var(@v, expr): `@v := expr` in an expression,
 //     as the parser wrapper rewrites it (assignvar.go).
 
@@ -33,6 +34,7 @@ func MySQL() []sql.Function {
 		sql.Function2{Name: "truncate", Fn: newTruncate},
 		sql.Function2{Name: "period_add", Fn: newPeriodAdd},
 		sql.Function2{Name: "period_diff", Fn: newPeriodDiff},
+		sql.Function2{Name: "benchmark", Fn: newBenchmark},
 		sql.Function1{Name: "hex", Fn: func(a sql.Expression) sql.Expression {
 			x, _ := newMySQLHex(a)
 			return x

@@ -105,6 +105,12 @@ var gmsKinds = compileKinds([]gmsKind{
 	{kind: sql.ErrStoredProcedureDoesNotExist, num: mysqlerr.ErSPDoesNotExist, msg: func(a []string) string {
 		return fmt.Sprintf("PROCEDURE %s does not exist", a[0])
 	}},
+	{kind: sql.ErrFunctionNotFound, num: mysqlerr.ErSPDoesNotExist, msg: func(a []string) string {
+		return fmt.Sprintf("FUNCTION %s does not exist", a[0])
+	}},
+	{kind: sql.ErrShowGrantsUserDoesNotExist, num: mysqlerr.ErNonexistingGrant, msg: func(a []string) string {
+		return fmt.Sprintf("There is no such grant defined for user '%s' on host '%s'", a[0], a[1])
+	}},
 	{kind: sql.ErrEventAlreadyExists, num: mysqlerr.ErEventAlreadyExists, msg: func(a []string) string {
 		return fmt.Sprintf("Event '%s' already exists", a[0])
 	}},

@@ -110,6 +110,8 @@ func TestGMSErrorKinds(t *testing.T) {
 		{sql.ErrReadOnlyTransaction, nil, 1792, "25006", "Cannot execute statement in a READ ONLY transaction."},
 		{sql.ErrStoredProcedureAlreadyExists, []any{"p"}, 1304, "42000", "PROCEDURE p already exists"},
 		{sql.ErrStoredProcedureDoesNotExist, []any{"p"}, 1305, "42000", "PROCEDURE p does not exist"},
+		{sql.ErrFunctionNotFound, []any{"nofunc"}, 1305, "42000", "FUNCTION nofunc does not exist"},
+		{sql.ErrShowGrantsUserDoesNotExist, []any{"u", "h"}, 1141, "42000", "There is no such grant defined for user 'u' on host 'h'"},
 		{sql.ErrEventAlreadyExists, []any{"e"}, 1537, "HY000", "Event 'e' already exists"},
 		{sql.ErrEventDoesNotExist, []any{"e"}, 1539, "HY000", "Unknown event 'e'"},
 		{sql.ErrUnknownPreparedStatement, []any{"s"}, 1243, "HY000", "Unknown prepared statement handler (s) given to EXECUTE"},
@@ -136,7 +138,7 @@ func TestGMSErrorKinds(t *testing.T) {
 		}
 	}
 	// Every row of the table is covered above.
-	if len(gmsKinds) != 45 {
+	if len(gmsKinds) != 47 {
 		t.Errorf("gmsKinds has %d rows; add the new ones to this test", len(gmsKinds))
 	}
 }
