@@ -19,9 +19,32 @@ const (
 )
 
 // hasLockWords is a cheap filter: the text holds FOR and a lock word.
+// It runs on every prepared execution, so it allocates nothing.
 func hasLockWords(q string) bool {
-	u := strings.ToUpper(q)
-	return strings.Contains(u, "FOR ") && (strings.Contains(u, "SHARE") || strings.Contains(u, "NOWAIT") || strings.Contains(u, " OF ") || strings.Contains(u, "SKIP"))
+	return containsFold(q, "FOR ") && (containsFold(q, "SHARE") || containsFold(q, "NOWAIT") || containsFold(q, " OF ") || containsFold(q, "SKIP"))
+}
+
+// containsFold reports whether q holds upper (ASCII upper case) in any
+// case, without allocating.
+func containsFold(q, upper string) bool {
+	n := len(upper)
+	for i := 0; i+n <= len(q); i++ {
+		j := 0
+		for j < n {
+			c := q[i+j]
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			if c != upper[j] {
+				break
+			}
+			j++
+		}
+		if j == n {
+			return true
+		}
+	}
+	return false
 }
 
 // lockClauses finds each FOR UPDATE / FOR SHARE clause: the token index

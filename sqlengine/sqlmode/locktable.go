@@ -24,7 +24,7 @@ func lockTableSingular(q string) (string, []int) {
 // MySQL takes) as `ENGINE =  MyISAM `: the quotes become spaces, in
 // place. Only a name of letters, digits and underscores.
 func quotedEngine(q string, ansiQuotes bool) string {
-	if !strings.Contains(strings.ToUpper(q), "ENGINE") {
+	if !containsFold(q, "ENGINE") {
 		return q
 	}
 	t := tokText{q: q, toks: sqlTokens(q, ansiQuotes)}
