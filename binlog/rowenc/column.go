@@ -7,6 +7,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
+
+	"petrel/internal/lenenc"
 )
 
 // MySQL field type codes (enum_field_types) as they appear in TABLE_MAP
@@ -540,20 +542,20 @@ func OptionalMetadata(cols []Column) []byte {
 		if nChar < 1+(nChar-bestN)*2 {
 			for _, c := range cols {
 				if c.IsCharacter() {
-					buf = appendLenEnc(buf, uint64(c.Charset))
+					buf = lenenc.Append(buf, uint64(c.Charset))
 				}
 			}
 			out = appendTLV(out, OptColumnCharset, buf)
 		} else {
-			buf = appendLenEnc(buf, uint64(best))
+			buf = lenenc.Append(buf, uint64(best))
 			idx := 0
 			for _, c := range cols {
 				if !c.IsCharacter() {
 					continue
 				}
 				if c.Charset != best {
-					buf = appendLenEnc(buf, uint64(idx))
-					buf = appendLenEnc(buf, uint64(c.Charset))
+					buf = lenenc.Append(buf, uint64(idx))
+					buf = lenenc.Append(buf, uint64(c.Charset))
 				}
 				idx++
 			}
@@ -564,7 +566,7 @@ func OptionalMetadata(cols []Column) []byte {
 	var geo []byte
 	for _, c := range cols {
 		if c.Type == TypeGeometry {
-			geo = appendLenEnc(geo, uint64(c.GeomType))
+			geo = lenenc.Append(geo, uint64(c.GeomType))
 		}
 	}
 	if geo != nil {
@@ -575,22 +577,8 @@ func OptionalMetadata(cols []Column) []byte {
 
 func appendTLV(dst []byte, typ byte, val []byte) []byte {
 	dst = append(dst, typ)
-	dst = appendLenEnc(dst, uint64(len(val)))
+	dst = lenenc.Append(dst, uint64(len(val)))
 	return append(dst, val...)
-}
-
-// appendLenEnc writes MySQL's length-encoded integer (net_store_length).
-func appendLenEnc(dst []byte, v uint64) []byte {
-	switch {
-	case v < 251:
-		return append(dst, byte(v))
-	case v < 1<<16:
-		return append(dst, 0xfc, byte(v), byte(v>>8))
-	case v < 1<<24:
-		return append(dst, 0xfd, byte(v), byte(v>>8), byte(v>>16))
-	}
-	return append(dst, 0xfe, byte(v), byte(v>>8), byte(v>>16), byte(v>>24),
-		byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56))
 }
 
 // readLenEnc reads a length-encoded integer.

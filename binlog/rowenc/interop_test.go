@@ -15,6 +15,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
+
+	"petrel/internal/lenenc"
 )
 
 // This file holds a deliberately minimal binlog v4 writer, just enough to
@@ -109,13 +111,13 @@ func (w *testBinlog) tableMap(id uint64, db, table string, cols []Column) {
 	body = append(body, byte(len(table)))
 	body = append(body, table...)
 	body = append(body, 0)
-	body = appendLenEnc(body, uint64(len(cols)))
+	body = lenenc.Append(body, uint64(len(cols)))
 	var meta []byte
 	for _, c := range cols {
 		body = append(body, c.Type)
 		meta = AppendMeta(meta, c)
 	}
-	body = appendLenEnc(body, uint64(len(meta)))
+	body = lenenc.Append(body, uint64(len(meta)))
 	body = append(body, meta...)
 	nulls := make([]byte, (len(cols)+7)/8)
 	for i, c := range cols {
@@ -133,7 +135,7 @@ func (w *testBinlog) writeRows(id uint64, cols []Column, images [][]byte) {
 	body = appendTableID(body, id)
 	body = binary.LittleEndian.AppendUint16(body, 1) // STMT_END_F
 	body = binary.LittleEndian.AppendUint16(body, 2) // extra data length (itself)
-	body = appendLenEnc(body, uint64(len(cols)))
+	body = lenenc.Append(body, uint64(len(cols)))
 	present := make([]byte, (len(cols)+7)/8)
 	for i := range cols {
 		present[i/8] |= 1 << (i % 8)

@@ -14,6 +14,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/shopspring/decimal"
+
+	"petrel/internal/lenenc"
 )
 
 func unhex(t *testing.T, s string) []byte {
@@ -854,7 +856,7 @@ func TestLegacyAndMisc(t *testing.T) {
 		t.Error("TypeName")
 	}
 	for _, v := range []uint64{0, 1, 250, 251, 65535, 65536, 1<<24 - 1, 1 << 24, math.MaxUint64} {
-		b := appendLenEnc(nil, v)
+		b := lenenc.Append(nil, v)
 		got, n, err := readLenEnc(b)
 		if err != nil || got != v || n != len(b) {
 			t.Errorf("lenenc %d: %d %d %v", v, got, n, err)

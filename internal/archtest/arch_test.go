@@ -29,6 +29,7 @@ var allowed = map[string][]string{
 	"internal/mysqlerr":      {"internal/base"},
 	"internal/tcptune":       nil,
 	"internal/mysqlcompress": nil,
+	"internal/lenenc":        nil,
 	"internal/admission":     nil,
 
 	"storage/keys":  {"internal/*"},

@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 
+	"petrel/internal/lenenc"
 	"petrel/sqlengine"
 	"petrel/storage/keys"
 )
@@ -152,7 +153,7 @@ func (sf *scanFields) appendPacket(sctx *sql.Context, results sql.CharacterSetID
 				}
 				b = scratch[0].Raw()
 			}
-			dst = appendLenEnc(dst, uint64(len(b)))
+			dst = lenenc.Append(dst, uint64(len(b)))
 			dst = append(dst, b...)
 		}
 	}
@@ -174,17 +175,4 @@ func (sf *scanFields) appendPacket(sctx *sql.Context, results sql.CharacterSetID
 			return dst, seq, true
 		}
 	}
-}
-
-// appendLenEnc appends n as a length-encoded integer.
-func appendLenEnc(dst []byte, n uint64) []byte {
-	switch {
-	case n < 251:
-		return append(dst, byte(n))
-	case n < 1<<16:
-		return append(dst, 0xfc, byte(n), byte(n>>8))
-	case n < 1<<24:
-		return append(dst, 0xfd, byte(n), byte(n>>8), byte(n>>16))
-	}
-	return append(dst, 0xfe, byte(n), byte(n>>8), byte(n>>16), byte(n>>24), byte(n>>32), byte(n>>40), byte(n>>48), byte(n>>56))
 }

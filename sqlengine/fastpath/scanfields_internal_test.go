@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 
+	"petrel/internal/lenenc"
 	"petrel/sqlengine"
 	"petrel/storage/keys"
 )
@@ -108,7 +109,7 @@ func TestScanFieldsMatchRows(t *testing.T) {
 						payload = append(payload, 0xfb)
 						continue
 					}
-					payload = appendLenEnc(payload, uint64(len(w.Raw())))
+					payload = lenenc.Append(payload, uint64(len(w.Raw())))
 					payload = append(payload, w.Raw()...)
 				}
 				wantPkt := append([]byte("xy"), byte(len(payload)), byte(len(payload)>>8), byte(len(payload)>>16), 5)
@@ -150,7 +151,7 @@ func TestAppendPacketSplits(t *testing.T) {
 		if !ok {
 			t.Fatal("did not convert")
 		}
-		payload := len(appendLenEnc(nil, uint64(textLen))) + textLen
+		payload := len(lenenc.Append(nil, uint64(textLen))) + textLen
 		var lens []int
 		var seqs []byte
 		var body []byte

@@ -1,7 +1,6 @@
 package sqlmode
 
 import (
-	"sort"
 	"strings"
 )
 
@@ -46,10 +45,6 @@ func userAssign(q string, ansiQuotes bool) (string, []int) {
 	if len(t.toks) == 0 || t.word(0) == "SET" {
 		return q, nil
 	}
-	type insert struct {
-		at   int
-		text string
-	}
 	var ins []insert
 	var ops []int
 	for i := 1; i+1 < len(t.toks); i++ {
@@ -66,29 +61,7 @@ func userAssign(q string, ansiQuotes bool) (string, []int) {
 	if len(ops) == 0 {
 		return q, nil
 	}
-	src := []byte(q)
-	for _, p := range ops {
-		src[p], src[p+1] = ',', ' '
-	}
-	sort.SliceStable(ins, func(a, b int) bool {
-		if ins[a].at != ins[b].at {
-			return ins[a].at < ins[b].at
-		}
-		return ins[a].text == ")" && ins[b].text != ")"
-	})
-	var b strings.Builder
-	var added []int
-	prev := 0
-	for _, in := range ins {
-		b.Write(src[prev:in.at])
-		prev = in.at
-		for k := 0; k < len(in.text); k++ {
-			added = append(added, b.Len())
-			b.WriteByte(in.text[k])
-		}
-	}
-	b.Write(src[prev:])
-	return b.String(), added
+	return applyInserts(q, ops, ins)
 }
 
 // assignedEnd is the last token of the expression starting at token i,

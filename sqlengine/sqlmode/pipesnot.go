@@ -308,10 +308,6 @@ func pipesConcat(q string, ansiQuotes bool) (string, []int) {
 		return q, nil
 	}
 	t := tokText{q: q, toks: sqlTokens(q, ansiQuotes)}
-	type insert struct {
-		at   int
-		text string
-	}
 	var ins []insert
 	var pipes []int // byte offsets of the || operators
 	for i := 0; i < len(t.toks); i++ {
@@ -337,8 +333,21 @@ func pipesConcat(q string, ansiQuotes bool) (string, []int) {
 	}
 	// The operators become ", " in place; the inserts go in offset
 	// order (a chain's ")" before a next chain's "CONCAT(" at one offset).
+	return applyInserts(q, pipes, ins)
+}
+
+// insert is text inserted before byte offset at.
+type insert struct {
+	at   int
+	text string
+}
+
+// applyInserts writes ", " over the two bytes at each of ops, then the
+// inserts in offset order (a ")" before another insert at one offset),
+// and returns the text with the inserted bytes' offsets.
+func applyInserts(q string, ops []int, ins []insert) (string, []int) {
 	src := []byte(q)
-	for _, p := range pipes {
+	for _, p := range ops {
 		src[p], src[p+1] = ',', ' '
 	}
 	sort.SliceStable(ins, func(a, b int) bool {

@@ -9,6 +9,8 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+
+	"petrel/internal/lenenc"
 )
 
 // Result sets written ahead of vitess's reply. vitess answers a command
@@ -31,7 +33,7 @@ func (c *Conn) WriteResultSets(sets []*sqltypes.Result, binaryRows, deprecateEOF
 	seq := c.seq + 1
 	var b, payload []byte
 	for _, res := range sets {
-		payload = appendLenEncInt(payload[:0], uint64(len(res.Fields)))
+		payload = lenenc.Append(payload[:0], uint64(len(res.Fields)))
 		b, seq = appendPacket(b, seq, payload)
 		for _, f := range res.Fields {
 			payload = appendColumnDef(payload[:0], f)
@@ -86,22 +88,6 @@ func appendEOF(dst []byte, status uint16) []byte {
 	return binary.LittleEndian.AppendUint16(dst, status)
 }
 
-func appendLenEncInt(dst []byte, n uint64) []byte {
-	switch {
-	case n < 251:
-		return append(dst, byte(n))
-	case n < 1<<16:
-		return append(dst, 0xfc, byte(n), byte(n>>8))
-	case n < 1<<24:
-		return append(dst, 0xfd, byte(n), byte(n>>8), byte(n>>16))
-	}
-	return binary.LittleEndian.AppendUint64(append(dst, 0xfe), n)
-}
-
-func appendLenEncString(dst []byte, s []byte) []byte {
-	return append(appendLenEncInt(dst, uint64(len(s))), s...)
-}
-
 // appendColumnDef appends a Protocol::ColumnDefinition41 payload.
 func appendColumnDef(dst []byte, f *querypb.Field) []byte {
 	typ, flags := sqltypes.TypeToMySQL(f.Type)
@@ -109,7 +95,7 @@ func appendColumnDef(dst []byte, f *querypb.Field) []byte {
 		flags = int64(f.Flags)
 	}
 	for _, s := range []string{"def", f.Database, f.Table, f.OrgTable, f.Name, f.OrgName} {
-		dst = appendLenEncString(dst, []byte(s))
+		dst = lenenc.AppendString(dst, []byte(s))
 	}
 	dst = append(dst, 0x0c)
 	dst = binary.LittleEndian.AppendUint16(dst, uint16(f.Charset))
@@ -127,7 +113,7 @@ func appendTextRow(dst []byte, row []sqltypes.Value) []byte {
 			dst = append(dst, 0xfb)
 			continue
 		}
-		dst = appendLenEncString(dst, v.Raw())
+		dst = lenenc.AppendString(dst, v.Raw())
 	}
 	return dst
 }
@@ -178,7 +164,7 @@ func appendBinaryValue(dst []byte, typ querypb.Type, text []byte) []byte {
 	case sqltypes.Time:
 		return appendBinaryTime(dst, s)
 	}
-	return appendLenEncString(dst, text)
+	return lenenc.AppendString(dst, text)
 }
 
 // parseInt is an integer's text as its 64 bits.
