@@ -321,3 +321,20 @@ func TestEvents(t *testing.T) {
 		t.Fatalf("events after DROP EVENT: %v", got)
 	}
 }
+
+// A routine's body names tables of its own database, whatever database
+// the caller has selected (mysql-test-run's CALL mtr.add_suppression
+// from the test database), and the caller's database is current again
+// after the CALL.
+func TestCallRunsInTheRoutinesDatabase(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE DATABASE rdb", "CREATE DATABASE other", "CREATE TABLE rdb.s (v VARCHAR(20))",
+		"CREATE TABLE other.s (v VARCHAR(20))",
+		"CREATE PROCEDURE rdb.addrow(x VARCHAR(20)) BEGIN INSERT INTO s VALUES (x); SELECT COUNT(*) FROM s; END",
+		"USE other", "CALL rdb.addrow('one')")
+	if got := queryRows(t, db, "SELECT (SELECT COUNT(*) FROM rdb.s), (SELECT COUNT(*) FROM other.s), DATABASE()"); !reflect.DeepEqual(got, [][]string{{"1", "0", "other"}}) {
+		t.Fatalf("after CALL rdb.add from other: %v, want the row in rdb.s and other still current", got)
+	}
+}

@@ -80,7 +80,8 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 	}
 	switch n := n.(type) {
 	case *plan.Call:
-		noteCall(ctx, n) // callresults.go; GMS builds it
+		noteCall(ctx, n) // callresults.go
+		return callInItsDatabase(ctx, n, row)
 	case *plan.DescribeQuery:
 		if n.Format.Analyze {
 			return o.e.explainAnalyze(ctx, n, row)

@@ -7,6 +7,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/procedures"
+	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -65,6 +66,23 @@ func noteCall(ctx *sql.Context, n *plan.Call) {
 			s.call.selects[sel] = struct{}{}
 		}
 	}
+}
+
+// callInItsDatabase builds (and so runs: GMS's interpreter runs the
+// procedure while the Call node is built) a CALL with the procedure's
+// database current, as MySQL runs a routine's body: its unqualified
+// table names are the routine's database's, not the caller's (CALL
+// mtr.add_suppression(...) from the test database). The caller's
+// database is current again afterwards.
+func callInItsDatabase(ctx *sql.Context, n *plan.Call, row sql.Row) (sql.RowIter, error) {
+	db := n.Database()
+	if db == nil || db.Name() == "" || strings.EqualFold(db.Name(), ctx.GetCurrentDatabase()) {
+		return rowexec.DefaultBuilder.Build(ctx, n, row)
+	}
+	cur := ctx.GetCurrentDatabase()
+	ctx.SetCurrentDatabase(db.Name())
+	defer ctx.SetCurrentDatabase(cur)
+	return rowexec.DefaultBuilder.Build(ctx, n, row)
 }
 
 // callRunner is the StatementRunner GMS's interpreter runs a procedure's

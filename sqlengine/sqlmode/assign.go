@@ -13,7 +13,8 @@ import (
 // insertions, so offsets map back. The assigned expression runs to the
 // right as far as := binds (the lowest precedence): up to a comma, a
 // closing parenthesis, a clause keyword, or an alias after an operand.
-// SET statements are left alone (vitess parses SET @v := expr).
+// SET statements and clauses are left alone (vitess parses SET @v :=
+// expr, also in trigger and routine bodies).
 
 // AssignFunc is the function the rewrite calls.
 const AssignFunc = "petrel_assign_user_var"
@@ -48,7 +49,7 @@ func userAssign(q string, ansiQuotes bool) (string, []int) {
 	var ins []insert
 	var ops []int
 	for i := 1; i+1 < len(t.toks); i++ {
-		if !t.is(i, ":=") || t.toks[i-1].kind != 'v' || strings.HasPrefix(t.text(i-1), "@@") {
+		if !t.is(i, ":=") || t.toks[i-1].kind != 'v' || strings.HasPrefix(t.text(i-1), "@@") || t.inSetList(i-1) {
 			continue
 		}
 		end := t.assignedEnd(i + 1)
@@ -62,6 +63,35 @@ func userAssign(q string, ansiQuotes bool) (string, []int) {
 		return q, nil
 	}
 	return applyInserts(q, ops, ins)
+}
+
+// inSetList reports whether the variable at token v is assigned by a
+// SET statement or clause (SET @a := 1, @b := 2, also in a trigger or
+// routine body), which vitess parses: the nearest clause word before it,
+// outside parentheses, is SET.
+func (t tokText) inSetList(v int) bool {
+	depth := 0
+	for j := v - 1; j >= 0; j-- {
+		switch {
+		case t.is(j, ")"):
+			depth++
+		case t.is(j, "("):
+			if depth == 0 {
+				return false
+			}
+			depth--
+		case depth == 0 && t.is(j, ";"):
+			return false
+		case depth == 0 && t.toks[j].kind == 'i':
+			switch t.word(j) {
+			case "SET":
+				return true
+			case "SELECT", "WHERE", "FROM", "HAVING", "VALUES", "VALUE", "ON", "THEN", "ELSE", "DO", "RETURN", "WHEN", "BY", "LIMIT":
+				return false
+			}
+		}
+	}
+	return false
 }
 
 // assignedEnd is the last token of the expression starting at token i,

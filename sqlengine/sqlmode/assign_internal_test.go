@@ -17,6 +17,8 @@ func TestUserAssign(t *testing.T) {
 		// Left alone: SET (vitess parses it), := in a string or comment,
 		// system variables.
 		{"SET @a := 1", "SET @a := 1"},
+		{"CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET @a := 1, @b := NEW.x", "CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET @a := 1, @b := NEW.x"},
+		{"CREATE PROCEDURE p() BEGIN SET @n := 0; SELECT @n := @n + 1; END", "CREATE PROCEDURE p() BEGIN SET @n := 0; SELECT petrel_assign_user_var(@n ,  @n + 1); END"},
 		{"SELECT '@a := 1' /* @b := 2 */", "SELECT '@a := 1' /* @b := 2 */"},
 		{"SELECT 1", "SELECT 1"},
 	} {
