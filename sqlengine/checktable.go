@@ -54,7 +54,7 @@ func (e *Engine) checkTable(ctx context.Context, s *Session, m []string) (*Admin
 
 // checkOne checks db.table once the session has shown it may read it.
 func (e *Engine) checkOne(ctx context.Context, s *Session, db, table string) ([]string, error) {
-	if err := e.optimizeAccess(ctx, s, db, table); err != nil {
+	if err := e.mayReadTable(ctx, s, db, table); err != nil {
 		return nil, err
 	}
 	tb := e.store.Catalog().Table(db, table)

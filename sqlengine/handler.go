@@ -19,6 +19,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+	"petrel/storage"
 )
 
 // errHandler wraps GMS's protocol handler so every error a client sees
@@ -279,7 +280,9 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 		}
 		return full
 	}
-	if s != nil && !blocksFastPath(p.PrepareStmt) {
+	// NOWAIT and SKIP LOCKED are honoured by GMS's plans only.
+	wait := lockWaitOf(p.PrepareStmt)
+	if s != nil && wait == storage.LockWaitBlock {
 		if ok, err := h.e.executor.Execute(ctx, c, s, p.PrepareStmt, p.BindVars, raw, wrapped); ok {
 			return h.reply(c, err)
 		}
@@ -288,7 +291,7 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 	if s != nil {
 		// Executions are not parsed again: the lock clause comes from the
 		// statement GMS parsed at prepare (lockparse.go); CommandEnd clears it.
-		s.lockingStmt = h.e.preparedLocking(s, p.PrepareStmt)
+		s.lockingStmt = h.e.preparedLocking(s, p.PrepareStmt, wait)
 	}
 	if rewrite.IsDoSelect(p.PrepareStmt) {
 		o := &rewrite.OKInsteadOfRows{Cb: func(r *sqltypes.Result, _ bool) error { return cb(r) }}

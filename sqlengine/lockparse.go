@@ -71,10 +71,6 @@ func rewritePrepare(p []byte) []byte {
 	return p
 }
 
-// blocksFastPath reports whether a prepared statement's lock clause asks
-// for NOWAIT or SKIP LOCKED, which only GMS's plans honour.
-func blocksFastPath(q string) bool { return sqlmode.LockWaitOf(q) != sqlmode.LockWaitBlock }
-
 // lockWaitOf is the lock wait statement text q asks for.
 func lockWaitOf(q string) storage.LockWait {
 	switch sqlmode.LockWaitOf(q) {
@@ -102,9 +98,10 @@ func lockingStatement(ctx *sql.Context) bool {
 }
 
 // preparedLocking reports whether the prepared statement q of session s
-// has a lock clause, from the statement GMS parsed at prepare time.
-func (e *Engine) preparedLocking(s *Session, q string) bool {
-	if w := lockWaitOf(q); w != storage.LockWaitBlock {
+// has a lock clause, from the statement GMS parsed at prepare time; w is
+// its lock wait (lockWaitOf).
+func (e *Engine) preparedLocking(s *Session, q string, w storage.LockWait) bool {
+	if w != storage.LockWaitBlock {
 		// NOWAIT or SKIP LOCKED come only with a lock clause (and a
 		// marked text is not GMS's cache key).
 		s.lockWait = w

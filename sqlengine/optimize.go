@@ -47,7 +47,7 @@ func (e *Engine) optimizeTable(ctx context.Context, s *Session, m []string) (*Ad
 // it (a SELECT through the session: its privileges apply, and a missing
 // table gets MySQL's 1146).
 func (e *Engine) optimizeOne(ctx context.Context, s *Session, db, table string) error {
-	if err := e.optimizeAccess(ctx, s, db, table); err != nil {
+	if err := e.mayReadTable(ctx, s, db, table); err != nil {
 		return err
 	}
 	tb := e.store.Catalog().Table(db, table)
@@ -57,9 +57,9 @@ func (e *Engine) optimizeOne(ctx context.Context, s *Session, db, table string) 
 	return e.store.CompactTable(ctx, tb)
 }
 
-// optimizeAccess runs an empty SELECT of db.table through the session:
+// mayReadTable runs an empty SELECT of db.table through the session:
 // its privileges apply, and a missing table gets MySQL's 1146.
-func (e *Engine) optimizeAccess(ctx context.Context, s *Session, db, table string) error {
+func (e *Engine) mayReadTable(ctx context.Context, s *Session, db, table string) error {
 	query := fmt.Sprintf("SELECT 1 FROM %s.%s LIMIT 0", quoteIdent(db), quoteIdent(table))
 	pid := sql.WithPid(internalPids + e.nextPid.Add(1))
 	sctx, err := e.gms.ProcessList.BeginQuery(sql.NewContext(ctx, sql.WithSession(s), sql.WithProcessList(e.gms.ProcessList), sql.WithQuery(query), pid), query)

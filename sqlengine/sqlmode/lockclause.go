@@ -123,7 +123,7 @@ func lockClause(q string, ansiQuotes bool) (string, []int) {
 	}
 	t := tokText{q: q, toks: sqlTokens(q, ansiQuotes)}
 	var b []byte
-	var addAt []int // offsets in q before which an E is inserted
+	var ins []insert // an E after each SHARE made UPDAT
 	blank := func(from, to int) {
 		if b == nil {
 			b = []byte(q)
@@ -151,24 +151,14 @@ func lockClause(q string, ansiQuotes bool) (string, []int) {
 				b = []byte(q)
 			}
 			copy(b[t.toks[kw].start:], "UPDAT")
-			addAt = append(addAt, t.toks[kw].end)
+			ins = append(ins, insert{t.toks[kw].end, "E"})
 		}
 	}
 	if b == nil {
 		return q, nil
 	}
-	if len(addAt) == 0 {
+	if len(ins) == 0 {
 		return string(b), []int{}
 	}
-	var out strings.Builder
-	var added []int
-	prev := 0
-	for _, at := range addAt {
-		out.Write(b[prev:at])
-		added = append(added, out.Len())
-		out.WriteByte('E')
-		prev = at
-	}
-	out.Write(b[prev:])
-	return out.String(), added
+	return applyInserts(string(b), nil, ins)
 }
