@@ -18,8 +18,30 @@ import (
 // rowsEventTarget is where a rows event is cut (binlog_row_event_max_size).
 const rowsEventTarget = 8192
 
-// Rows event flags.
-const stmtEndFlag = 0x0001
+// Rows event flags. noForeignKeyChecksFlag goes on the rows events of
+// tables in a foreign key: the source already checked the constraints
+// and logged every row a cascade changed, so a replica must apply the
+// rows as logged, neither checking nor cascading again (a MySQL or
+// MariaDB replica skips both with the flag set).
+const (
+	stmtEndFlag            = 0x0001
+	noForeignKeyChecksFlag = 0x0002
+)
+
+// rowsFlags is the flags a rows event of t starts with.
+func rowsFlags(t *storage.Table) uint16 {
+	if t.InForeignKey() {
+		return noForeignKeyChecksFlag
+	}
+	return 0
+}
+
+// setStmtEnd marks the rows event at ev (its common header first) as its
+// statement's last, keeping its other flags.
+func setStmtEnd(ev []byte) {
+	f := binary.LittleEndian.Uint16(ev[HeaderLen+6:])
+	binary.LittleEndian.PutUint16(ev[HeaderLen+6:], f|stmtEndFlag)
+}
 
 // colCache maps a published storage table to its binlog column
 // descriptions. DDL publishes a new *storage.Table, so entries never go
@@ -313,7 +335,7 @@ func encodeCompressed(o Options, cols *colCache, rec *storage.CommitRecord, sid 
 			return
 		}
 		if last {
-			binary.LittleEndian.PutUint16(x.buf[open+HeaderLen+6:], stmtEndFlag)
+			setStmtEnd(x.buf[open:])
 		}
 		x.endEvent(open)
 		open = -1
@@ -330,7 +352,7 @@ func encodeCompressed(o Options, cols *colCache, rec *storage.CommitRecord, sid 
 		if open < 0 {
 			kind, table = k, c.Table
 			x.buf, open = startEvent(x.buf, k, serverID, ts)
-			x.buf = appendRowsHeader(x.buf, uint64(c.Table.Def.ID), 0, len(tc.cols), k == UpdateRowsEventV2)
+			x.buf = appendRowsHeader(x.buf, uint64(c.Table.Def.ID), rowsFlags(c.Table), len(tc.cols), k == UpdateRowsEventV2)
 		}
 		for _, row := range []sql.Row{c.Before, c.After} {
 			if row == nil {

@@ -218,7 +218,7 @@ func (c *txnCache) Add(ch storage.RowChange) error {
 			if err != nil {
 				return fmt.Errorf("binlog: write set of %s.%s: %w", ch.Table.Def.Database, ch.Table.Def.Name, err)
 			}
-			c.missing = c.missing || missing
+			c.missing = c.missing || missing || ch.Table.InForeignKey()
 		}
 		if len(c.hashes) > cacheHashMax {
 			c.overflow, c.hashes = true, nil
@@ -231,7 +231,7 @@ func (c *txnCache) Add(ch storage.RowChange) error {
 	if c.open < 0 {
 		c.kind, c.table = k, ch.Table
 		c.buf, c.open = startEvent(c.buf, k, 0, 0)
-		c.buf = appendRowsHeader(c.buf, uint64(ch.Table.Def.ID), 0, len(tc.cols), k == UpdateRowsEventV2)
+		c.buf = appendRowsHeader(c.buf, uint64(ch.Table.Def.ID), rowsFlags(ch.Table), len(tc.cols), k == UpdateRowsEventV2)
 	}
 	keep := len(c.buf)
 	for _, row := range []sql.Row{ch.Before, ch.After} {
@@ -380,7 +380,7 @@ func (c *txnCache) patchEvent(ev []byte, at int64, serverID, ts uint32, nextPos 
 	binary.LittleEndian.PutUint32(ev[0:], ts)
 	binary.LittleEndian.PutUint32(ev[5:], serverID)
 	if at == c.last {
-		binary.LittleEndian.PutUint16(ev[HeaderLen+6:], stmtEndFlag)
+		setStmtEnd(ev)
 	}
 	if nextPos > 0 {
 		setNextPos(ev, uint32(nextPos))

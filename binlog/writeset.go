@@ -38,8 +38,9 @@ import (
 // keeps the commit-order value and clears the history, so it is a barrier
 // both ways; a change to a table without a primary key keeps the
 // commit-order value (its rows have no key to compare) but its other keys
-// still enter the history. Petrel has no foreign keys, so MySQL's
-// foreign-key fall-backs never apply. The history is cleared at every new
+// still enter the history. A change to a table in a foreign key (either
+// side) keeps the commit-order value too, as MySQL's does: a child row
+// and the parent row it needs have different keys. The history is cleared at every new
 // binlog file, where numbering starts again.
 //
 // The hash of a key is XXH64 over Petrel's storage key of the unique
@@ -120,7 +121,7 @@ func (k *keyHasher) rows(tb *storage.Table, rows ...sql.Row) error {
 		if err != nil {
 			return fmt.Errorf("binlog: write set of %s.%s: %w", tb.Def.Database, tb.Def.Name, err)
 		}
-		k.missing = k.missing || missing
+		k.missing = k.missing || missing || tb.InForeignKey()
 	}
 	return nil
 }

@@ -80,6 +80,9 @@ type TableDef struct {
 	RowFormat    string `json:"row_format,omitempty"`
 	KeyBlockSize int    `json:"key_block_size,omitempty"`
 	Compression  string `json:"compression,omitempty"`
+	// ForeignKeys are the FOREIGN KEY constraints the table declares
+	// (foreignkeys.go).
+	ForeignKeys []ForeignKeyDef `json:"foreign_keys,omitempty"`
 }
 
 // KeyFormatPadSpace: text keys under PAD SPACE collations without
@@ -190,6 +193,9 @@ type tableCounters struct {
 	// changed counts the rows inserted, updated and deleted by commits
 	// since the server started (the statistics' refresh rule).
 	changed atomic.Uint64
+	// inForeignKey: the table declares a foreign key or one references
+	// it (Catalog.refreshForeignKeys).
+	inForeignKey atomic.Bool
 }
 
 // AutoIncColumn returns the ordinal of the AUTO_INCREMENT column or -1.
@@ -245,6 +251,10 @@ type Catalog struct {
 	// rolled back: a read view taken at an older generation checks the
 	// definitions of the tables it reads (Txn.checkTable).
 	gen atomic.Uint64
+	// fkMu serialises refreshForeignKeys; fkAny: its last run found a
+	// foreign key.
+	fkMu  sync.Mutex
+	fkAny atomic.Bool
 }
 
 func newCatalog(e *Engine) *Catalog {
@@ -319,6 +329,7 @@ func (c *Catalog) load() error {
 	c.dbs = dbs
 	c.nextID = uint32(next)
 	c.mu.Unlock()
+	c.refreshForeignKeys()
 	return nil
 }
 
@@ -549,8 +560,8 @@ func (c *Catalog) CreateDatabase(txn *Txn, name string, collation uint16) error 
 	return nil
 }
 
-// DropDatabase removes a database and all its tables within txn.
-func (c *Catalog) DropDatabase(txn *Txn, name string) error {
+// dropDatabase: DropDatabase without the foreign-key refresh.
+func (c *Catalog) dropDatabase(txn *Txn, name string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	d, ok := c.dbs[lower(name)]
@@ -593,8 +604,8 @@ func (c *Catalog) UpdateDatabase(txn *Txn, name string, fn func(*DatabaseDef) er
 	return nil
 }
 
-// CreateTable adds a table within txn. def.ID is assigned here.
-func (c *Catalog) CreateTable(txn *Txn, def TableDef) (*Table, error) {
+// createTable: CreateTable without the foreign-key refresh.
+func (c *Catalog) createTable(txn *Txn, def TableDef) (*Table, error) {
 	d := c.Database(def.Database)
 	if d == nil {
 		return nil, fmt.Errorf("%w: database %s", ErrNotExist, def.Database)
@@ -626,8 +637,8 @@ func (c *Catalog) CreateTable(txn *Txn, def TableDef) (*Table, error) {
 	return t, nil
 }
 
-// DropTable removes a table and its rows within txn.
-func (c *Catalog) DropTable(txn *Txn, db, name string) error {
+// dropTable: DropTable without the foreign-key refresh.
+func (c *Catalog) dropTable(txn *Txn, db, name string) error {
 	d := c.Database(db)
 	if d == nil {
 		return fmt.Errorf("%w: database %s", ErrNotExist, db)
@@ -645,8 +656,8 @@ func (c *Catalog) DropTable(txn *Txn, db, name string) error {
 	return nil
 }
 
-// RenameTable renames a table (and may move it to another database).
-func (c *Catalog) RenameTable(txn *Txn, db, from, toDB, to string) (*Table, error) {
+// renameTable: RenameTable without the foreign-key refresh.
+func (c *Catalog) renameTable(txn *Txn, db, from, toDB, to string) (*Table, error) {
 	src, dst := c.Database(db), c.Database(toDB)
 	if src == nil || dst == nil {
 		return nil, fmt.Errorf("%w: database", ErrNotExist)
@@ -678,10 +689,8 @@ func (c *Catalog) RenameTable(txn *Txn, db, from, toDB, to string) (*Table, erro
 	return nt, nil
 }
 
-// AlterTable replaces a table's definition in place (same id, same rows):
-// index and check changes, comments, column renames that keep the
-// encoding. Use ReplaceTable when rows must be rewritten.
-func (c *Catalog) AlterTable(txn *Txn, t *Table, fn func(*TableDef) error) (*Table, error) {
+// alterTable: AlterTable without the foreign-key refresh.
+func (c *Catalog) alterTable(txn *Txn, t *Table, fn func(*TableDef) error) (*Table, error) {
 	d := c.Database(t.Def.Database)
 	if d == nil {
 		return nil, fmt.Errorf("%w: database %s", ErrNotExist, t.Def.Database)
@@ -697,6 +706,7 @@ func (c *Catalog) AlterTable(txn *Txn, t *Table, fn func(*TableDef) error) (*Tab
 	def.PK = append([]int(nil), cur.Def.PK...)
 	def.Indexes = append([]IndexDef(nil), cur.Def.Indexes...)
 	def.Checks = append([]CheckDef(nil), cur.Def.Checks...)
+	def.ForeignKeys = append([]ForeignKeyDef(nil), cur.Def.ForeignKeys...)
 	if err := fn(&def); err != nil {
 		return nil, err
 	}
@@ -712,10 +722,8 @@ func (c *Catalog) AlterTable(txn *Txn, t *Table, fn func(*TableDef) error) (*Tab
 	return nt, nil
 }
 
-// ReplaceTable publishes a new, empty table under t's name with a fresh id
-// and def's columns. The caller copies the rows over (reading t, which
-// keeps its id and rows) and then deletes t's rows with DropTableRows.
-func (c *Catalog) ReplaceTable(txn *Txn, t *Table, def TableDef) (*Table, error) {
+// replaceTable: ReplaceTable without the foreign-key refresh.
+func (c *Catalog) replaceTable(txn *Txn, t *Table, def TableDef) (*Table, error) {
 	d := c.Database(t.Def.Database)
 	if d == nil {
 		return nil, fmt.Errorf("%w: database %s", ErrNotExist, t.Def.Database)

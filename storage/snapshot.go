@@ -490,3 +490,7 @@ func (t *Txn) checkTable(tb *Table) error {
 	t.defOK[id] = struct{}{}
 	return nil
 }
+
+// CurrentReads reports whether non-locking reads read the latest
+// committed version (SetCurrentReads).
+func (t *Txn) CurrentReads() bool { return t.currentReads }

@@ -15,7 +15,7 @@ import (
 // index reads, writes, BEGIN/COMMIT). A plan is made at prepare time under
 // a catalog generation and the session's state; each execution asks
 // fastGate whether it may still run. When the catalog (any DDL: tables,
-// indexes, CHECK constraints, triggers, views) or a session variable
+// indexes, CHECK constraints, foreign keys, triggers, views) or a session variable
 // (sql_mode, sql_select_limit, autocommit, character sets, ...) changed
 // since, the statement is planned again with the same checks as at
 // prepare; a re-plan that refuses evicts the cached plan, so the

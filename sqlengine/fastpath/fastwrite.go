@@ -74,7 +74,7 @@ func (e *Executor) runWrite(ctx context.Context, s *sqlengine.Session, p *writeP
 		return false, nil
 	}
 	st := e.store.Catalog().Table(p.db, p.table)
-	if st == nil || st.Def.ID != p.tableID || len(st.Schema) != p.ncols {
+	if st == nil || st.Def.ID != p.tableID || len(st.Schema) != p.ncols || st.InForeignKey() {
 		return false, nil
 	}
 	param := rows[0]

@@ -96,8 +96,8 @@ func (e *Executor) fastTableName(s *sqlengine.Session, tn ast.TableName, p *writ
 }
 
 // writeTable resolves the table a fast-path INSERT writes and checks it
-// qualifies (no CHECK constraints, generated or ON UPDATE columns or
-// triggers); the plan gets its identity.
+// qualifies (no CHECK constraints, foreign keys either way, generated or
+// ON UPDATE columns or triggers); the plan gets its identity.
 func (e *Executor) writeTable(s *sqlengine.Session, tn ast.TableName, p *writePlan) *storage.Table {
 	p.table, p.db = tn.Name.String(), tn.DbQualifier.String()
 	p.qualified = p.db != ""
@@ -105,7 +105,7 @@ func (e *Executor) writeTable(s *sqlengine.Session, tn ast.TableName, p *writePl
 		p.db = s.GetCurrentDatabase()
 	}
 	st := e.store.Catalog().Table(p.db, p.table)
-	if st == nil || len(st.Def.Checks) > 0 {
+	if st == nil || len(st.Def.Checks) > 0 || st.InForeignKey() {
 		return nil
 	}
 	for _, c := range st.Schema {

@@ -79,6 +79,57 @@ var gmsKinds = compileKinds([]gmsKind{
 	{kind: sql.ErrCheckConstraintViolated, num: mysqlerr.ErCheckConstraintViolated, msg: func(a []string) string {
 		return fmt.Sprintf("Check constraint '%s' is violated.", strings.Trim(a[0], `"`))
 	}},
+	// Foreign keys. GMS's violation errors name the constraint and both
+	// tables but not the columns, so the message is MySQL's shape
+	// without its column lists.
+	{kind: sql.ErrForeignKeyChildViolation, num: mysqlerr.ErNoReferencedRow2, msg: func(a []string) string {
+		return fmt.Sprintf("Cannot add or update a child row: a foreign key constraint fails (`%s`, CONSTRAINT `%s` FOREIGN KEY REFERENCES `%s`)", a[1], a[0], a[2])
+	}},
+	{kind: sql.ErrForeignKeyParentViolation, num: mysqlerr.ErRowIsReferenced2, msg: func(a []string) string {
+		return fmt.Sprintf("Cannot delete or update a parent row: a foreign key constraint fails (`%s`, CONSTRAINT `%s` FOREIGN KEY REFERENCES `%s`)", a[1], a[0], a[2])
+	}},
+	{kind: sql.ErrForeignKeyNotResolved, num: mysqlerr.ErNoReferencedRow2, msg: func(a []string) string {
+		return fmt.Sprintf("Cannot add or update a child row: a foreign key constraint fails (`%s`.`%s`, CONSTRAINT `%s` FOREIGN KEY (`%s`) REFERENCES `%s` (`%s`))", a[0], a[1], a[2], a[3], a[4], a[5])
+	}},
+	{kind: sql.ErrForeignKeyDropTable, num: mysqlerr.ErFKCannotDropParent, msg: func(a []string) string {
+		return fmt.Sprintf("Cannot drop table '%s' referenced by a foreign key constraint '%s'.", a[0], a[1])
+	}},
+	{kind: sql.ErrTruncateReferencedFromForeignKey, num: mysqlerr.ErTruncateIllegalFK, msg: func(a []string) string {
+		return fmt.Sprintf("Cannot truncate a table referenced in a foreign key constraint (`%s`, CONSTRAINT `%s`)", a[2], a[1])
+	}},
+	{kind: sql.ErrForeignKeyDropIndex, num: mysqlerr.ErDropIndexFK, msg: func(a []string) string {
+		return fmt.Sprintf("Cannot drop index '%s': needed in a foreign key constraint", a[0])
+	}},
+	{kind: sql.ErrForeignKeyDropColumn, num: mysqlerr.ErFKColumnCannotDrop, msg: func(a []string) string {
+		return fmt.Sprintf("Cannot drop column '%s': needed in a foreign key constraint '%s'", a[0], a[1])
+	}},
+	{kind: sql.ErrForeignKeyDuplicateName, num: mysqlerr.ErFKDupName, msg: func(a []string) string {
+		return fmt.Sprintf("Duplicate foreign key constraint name '%s'", a[0])
+	}},
+	{kind: sql.ErrForeignKeyNotFound, num: mysqlerr.ErCantDropFieldOrKey, msg: func(a []string) string {
+		return fmt.Sprintf("Can't DROP '%s'; check that column/key exists", a[0])
+	}},
+	{kind: sql.ErrForeignKeyMissingReferenceIndex, num: mysqlerr.ErFKNoIndexParent, msg: func(a []string) string {
+		return fmt.Sprintf("Failed to add the foreign key constraint. Missing index for constraint '%s' in the referenced table '%s'", a[0], a[1])
+	}},
+	{kind: sql.ErrForeignKeyColumnTypeMismatch, num: mysqlerr.ErFKIncompatibleColumns, msg: func(a []string) string {
+		return fmt.Sprintf("Referencing column '%s' and referenced column '%s' in foreign key constraint are incompatible.", a[0], a[1])
+	}},
+	{kind: sql.ErrForeignKeyColumnCountMismatch, num: mysqlerr.ErWrongFKDef, msg: func([]string) string {
+		return "Incorrect foreign key definition: Key reference and table reference don't match"
+	}},
+	{kind: sql.ErrForeignKeySetNullNonNullable, num: mysqlerr.ErFKColumnNotNull, msg: func(a []string) string {
+		return fmt.Sprintf("Column '%s' cannot be NOT NULL: needed in a foreign key constraint SET NULL", a[0])
+	}},
+	{kind: sql.ErrForeignKeyTypeChange, num: mysqlerr.ErFKColumnCannotChange, msg: func(a []string) string {
+		return fmt.Sprintf("Cannot change column '%s': used in a foreign key constraint", a[0])
+	}},
+	{kind: sql.ErrForeignKeyTextBlob, num: mysqlerr.ErBlobKeyWithoutLength, msg: func([]string) string {
+		return "BLOB/TEXT column used in key specification without a key length"
+	}},
+	{kind: sql.ErrForeignKeyDepthLimit, num: mysqlerr.ErFKDepthExceeded, msg: func([]string) string {
+		return "Foreign key cascade delete/update exceeds max depth of 15."
+	}},
 	{kind: sql.ErrInvalidJson, num: mysqlerr.ErInvalidJSONText, msg: func(a []string) string {
 		return fmt.Sprintf("Invalid JSON text: %s", a[0])
 	}},
