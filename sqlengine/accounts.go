@@ -62,7 +62,8 @@ type acctChange struct {
 
 // execOverrides is Petrel's GMS exec-builder override: account statements
 // (accountBuilder), CREATE DATABASE's default collation (defaultCreateDB),
-// UPDATE's byte-exact "changed" test (exactupdate.go) and GROUP BY's
+// UPDATE's byte-exact "changed" test (exactupdate.go), a SET statement's
+// OK (setStatement) and GROUP BY's
 // grouping (iters/groupiter.go); every other
 // node returns (nil, nil) and GMS builds it.
 type execOverrides struct{ e *Engine }
@@ -87,6 +88,10 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 			return o.e.explainAnalyze(ctx, n, row)
 		}
 		return explainPlan(ctx, n) // explainrows.go
+	case *plan.Set:
+		if len(row) == 0 {
+			return setStatement(ctx, n)
+		}
 	case *plan.CreateDB:
 		return nil, defaultCreateDB(ctx, n)
 	case *plan.AlterDB:

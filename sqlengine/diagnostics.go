@@ -80,12 +80,13 @@ func (h *errHandler) noteDiagnostics(c *mysql.Conn) {
 
 // Warn implements sql.Session: GMS files the errors INSERT IGNORE and
 // UPDATE IGNORE turn into warnings at level Note; MySQL lists them as
-// Warnings (a duplicate key 1062, a NULL into NOT NULL 1048).
+// Warnings (a duplicate key 1062, a NULL into NOT NULL 1048, a foreign
+// key's missing parent 1452 or remaining child 1451).
 // Errors GMS turned into uncoded (1105) notes that way get their MySQL
 // number and level through the one error mapping (an invalid JSON text:
 // Warning 3140).
 func (s *Session) Warn(w *sql.Warning) {
-	if w != nil && w.Level == "Note" && (w.Code == 1062 || w.Code == 1048) {
+	if w != nil && w.Level == "Note" && (w.Code == 1062 || w.Code == 1048 || w.Code == mysqlerr.ErNoReferencedRow2 || w.Code == mysqlerr.ErRowIsReferenced2) {
 		c := *w
 		c.Level = "Warning"
 		w = &c

@@ -95,6 +95,23 @@ func TestGMSErrorKinds(t *testing.T) {
 		{types.ErrBadCharsetString, []any{"utf8mb4", []byte{0xe9, 0x0a}}, 1366, "HY000", `Incorrect string value: '\xE9\x0A'`},
 		{sql.ErrCheckConstraintViolated, []any{"small"}, 3819, "HY000", "Check constraint 'small' is violated."},
 		{sql.ErrInvalidJson, []any{"bad"}, 3140, "22032", "Invalid JSON text: bad"},
+		{sql.ErrForeignKeyChildViolation, []any{"fk", "c", "p", "[1]"}, 1452, "23000", "Cannot add or update a child row: a foreign key constraint fails (`c`, CONSTRAINT `fk`"},
+		{sql.ErrForeignKeyParentViolation, []any{"fk", "c", "p", "[1]"}, 1451, "23000", "Cannot delete or update a parent row: a foreign key constraint fails (`c`, CONSTRAINT `fk`"},
+		{sql.ErrForeignKeyNotResolved, []any{"d", "c", "fk", "pid", "p", "id"}, 1452, "23000", "(`d`.`c`, CONSTRAINT `fk` FOREIGN KEY (`pid`) REFERENCES `p` (`id`))"},
+		{sql.ErrForeignKeyDropTable, []any{"p", "fk"}, 3730, "HY000", "Cannot drop table 'p' referenced by a foreign key constraint 'fk'"},
+		{sql.ErrTruncateReferencedFromForeignKey, []any{"p", "fk", "c"}, 1701, "42000", "Cannot truncate a table referenced in a foreign key constraint (`c`, CONSTRAINT `fk`)"},
+		{sql.ErrForeignKeyDropIndex, []any{"ix", "fk"}, 1553, "HY000", "Cannot drop index 'ix': needed in a foreign key constraint"},
+		{sql.ErrForeignKeyDropColumn, []any{"pid", "fk"}, 1828, "HY000", "Cannot drop column 'pid': needed in a foreign key constraint 'fk'"},
+		{sql.ErrForeignKeyDuplicateName, []any{"fk"}, 1826, "HY000", "Duplicate foreign key constraint name 'fk'"},
+		{sql.ErrForeignKeyNotFound, []any{"fk", "c"}, 1091, "42000", "Can't DROP 'fk'; check that column/key exists"},
+		{sql.ErrForeignKeyMissingReferenceIndex, []any{"fk", "p"}, 1822, "HY000", "Missing index for constraint 'fk' in the referenced table 'p'"},
+		{sql.ErrForeignKeyColumnTypeMismatch, []any{"pid", "id"}, 3780, "HY000", "Referencing column 'pid' and referenced column 'id'"},
+		{sql.ErrForeignKeyColumnCountMismatch, nil, 1239, "42000", "Incorrect foreign key definition"},
+		{sql.ErrForeignKeySetNullNonNullable, []any{"pid"}, 1830, "HY000", "Column 'pid' cannot be NOT NULL"},
+		{sql.ErrForeignKeyTypeChange, []any{"pid"}, 1832, "HY000", "Cannot change column 'pid'"},
+		{sql.ErrForeignKeyTextBlob, nil, 1170, "42000", "BLOB/TEXT column"},
+		{sql.ErrForeignKeyDepthLimit, nil, 3008, "HY000", "exceeds max depth of 15"},
+
 		{sql.ErrCollationNotYetImplementedTemp, []any{"x_ci"}, 1273, "HY000", "Unknown collation: 'x_ci'"},
 		{sql.ErrCharSetNotYetImplementedTemp, []any{"ucs9"}, 1115, "42000", "Unknown character set: 'ucs9'"},
 		{sql.ErrDatabaseAccessDeniedForUser, []any{"'u'@'%'", "d"}, 1044, "42000", "Access denied for user 'u'@'%' to database 'd'"},
@@ -138,7 +155,7 @@ func TestGMSErrorKinds(t *testing.T) {
 		}
 	}
 	// Every row of the table is covered above.
-	if len(gmsKinds) != 47 {
+	if len(gmsKinds) != 63 {
 		t.Errorf("gmsKinds has %d rows; add the new ones to this test", len(gmsKinds))
 	}
 }
