@@ -97,7 +97,10 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 	case *plan.AlterDB:
 		return nil, implementedCollation(n.Collation)
 	case *plan.Update:
+		lockingWrite(ctx)
 		return o.e.buildExactUpdate(ctx, n, row)
+	case *plan.DeleteFrom:
+		lockingWrite(ctx)
 	case *plan.InsertInto:
 		return storeval.BuildInsert(ctx, o.e.exec, isPetrelTable, n, row)
 	case *storeval.Source:

@@ -242,6 +242,17 @@ func (t *Table) Updater(ctx *sql.Context) sql.RowUpdater {
 	return ed
 }
 
+// lockingWrite makes an UPDATE's or DELETE's reads locking reads (see
+// Updater) when its plan is built: a table in a foreign key is written
+// through GMS's foreign-key handler, which never asks for Updater or
+// Deleter, and its cascades must find the rows committed while the
+// statement waited for a lock.
+func lockingWrite(ctx *sql.Context) {
+	if txn, err := readTxn(ctx); err == nil {
+		txn.SetLockingReads(true)
+	}
+}
+
 // Deleter implements sql.DeletableTable; see Updater.
 func (t *Table) Deleter(ctx *sql.Context) sql.RowDeleter {
 	if txn, err := readTxn(ctx); err == nil {

@@ -278,9 +278,9 @@ func (h *Harness) SessionBuilder() server.SessionBuilder {
 // SupportsNativeIndexCreation implements gmstest.IndexHarness.
 func (h *Harness) SupportsNativeIndexCreation() bool { return true }
 
-// SupportsForeignKeys implements gmstest.ForeignKeyHarness. Petrel's
-// tables do not implement sql.ForeignKeyTable.
-func (h *Harness) SupportsForeignKeys() bool { return false }
+// SupportsForeignKeys implements gmstest.ForeignKeyHarness: Petrel's
+// tables implement sql.ForeignKeyTable (sqlengine/foreignkeys.go).
+func (h *Harness) SupportsForeignKeys() bool { return true }
 
 // SupportsKeylessTables implements gmstest.KeylessTableHarness (hidden
 // row ids, as InnoDB's DB_ROW_ID).
