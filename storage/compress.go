@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"petrel/internal/base"
+
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/sstable/block"
 )
@@ -427,12 +429,129 @@ func (e *Engine) TableDiskUsage(tb *Table) (data, index uint64, err error) {
 
 // CompactTable compacts the table's key range, flushing the memtable
 // first when it holds keys of the range (a footprint measured after a
-// load): its files are rewritten with the table's codec (a file Pebble
-// moves instead keeps the codec it was written with; optimizing makes
-// the flush write a compressed table's with zstd).
+// load), and leaves every file of the range written with the table's
+// codec (what the span policy answers for it now, so also after ALTER
+// TABLE changed it).
+//
+// A compaction does not always rewrite: Pebble moves a lone file into a
+// level where nothing overlaps it (a move compaction), and a manual
+// compaction never rewrites a file already at the bottom level. A moved
+// file keeps the codec it was written with: a compressed table's file
+// flushed with Snappy before OPTIMIZE TABLE, which its compaction (or an
+// earlier automatic one) moved alone into an empty bottom level, or any
+// table's files after ALTER TABLE changed its codec, stayed as they were.
+// Pebble's public API has no way to forbid a move (the span policy cannot)
+// or to compact the bottom level by itself, so CompactTable checks the
+// files' codecs (recorded in their properties) once it has compacted, and
+// makes Pebble rewrite the span of those written otherwise: a range key
+// deletion over that span (rewriteSpan) gives the next compaction a file
+// that overlaps them, so they are merged with it, not moved, and the
+// compaction into the bottom level drops the deletion. At most
+// maxCodecRewrites such rounds; files still written otherwise after them
+// (a concurrent ALTER TABLE each time) are an error. optimizing makes the
+// flush CompactTable starts write a compressed table's file with zstd, so
+// that a small table's lone flushed file needs no second round.
 func (e *Engine) CompactTable(ctx context.Context, tb *Table) error {
 	optimizing.Add(1)
 	defer optimizing.Add(-1)
 	p := tablePrefix(tb.Def.ID)
-	return e.db.Compact(ctx, p, prefixEnd(p), false)
+	end := prefixEnd(p)
+	if err := e.db.Compact(ctx, p, end, false); err != nil {
+		return err
+	}
+	for round := 0; ; round++ {
+		_, c, _ := e.spans.span(p)
+		lo, hi, files, err := e.otherCodecSpan(p, end, c)
+		if err != nil || files == 0 {
+			return err
+		}
+		if round == maxCodecRewrites {
+			return fmt.Errorf("storage: table %s.%s: %d files not written with the table's codec after %d rewrites", tb.Def.Database, tb.Def.Name, files, round)
+		}
+		if err := e.rewriteSpan(ctx, lo, hi, p, end); err != nil {
+			return err
+		}
+	}
+}
+
+// maxCodecRewrites bounds CompactTable's rewrites of files moved with
+// another codec: one round rewrites them all unless the codec changes
+// meanwhile.
+const maxCodecRewrites = 3
+
+// otherCodecSpan is the part of [start, end) held by files that were not
+// written with codec c (recorded as Pebble's CompressionName property),
+// from the smallest key of any of them to just past the largest, within
+// [start, end), and how many such files there are (0: none, and no span).
+func (e *Engine) otherCodecSpan(start, end []byte, c codec) (lo, hi []byte, files int, err error) {
+	levels, err := e.db.SSTables(pebble.WithProperties(), pebble.WithKeyRangeFilter(start, end))
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	for _, lf := range levels {
+		for _, f := range lf {
+			if f.Properties == nil || writtenWith(c, f.Properties.CompressionName) {
+				continue
+			}
+			if small := f.Smallest.UserKey; files == 0 || bytes.Compare(small, lo) < 0 {
+				lo = bytes.Clone(small)
+			}
+			if large := f.Largest.UserKey; files == 0 || bytes.Compare(large, hi) > 0 {
+				hi = bytes.Clone(large)
+			}
+			files++
+		}
+	}
+	if files == 0 {
+		return nil, nil, 0, nil
+	}
+	if bytes.Compare(lo, start) < 0 {
+		lo = start
+	}
+	// Past the largest key: an inclusive bound becomes exclusive.
+	if hi = append(hi, 0); bytes.Compare(hi, end) > 0 {
+		hi = end
+	}
+	return lo, hi, files, nil
+}
+
+// writtenWith reports whether a file Pebble recorded as compressed with
+// the profile named name is written with codec c: zstd with
+// compactedProfile, none with uncompressedProfile (what compactions, and
+// flushes during CompactTable, write for them); the fast codec with
+// whatever Pebble's fastest is in the store's table format (Snappy), so
+// any profile but the store's two own.
+func writtenWith(c codec, name string) bool {
+	switch c {
+	case codecZstd:
+		return name == compactedProfile.Name
+	case codecNone:
+		return name == uncompressedProfile.Name
+	}
+	return name != compactedProfile.Name && name != uncompressedProfile.Name
+}
+
+// rewriteSpan makes Pebble rewrite the files overlapping [lo, hi), part
+// of the table range [start, end), with the span's codec: it writes a
+// range key deletion over [lo, hi) and compacts the table's range. The
+// store has no range keys, so the deletion deletes nothing and no reader
+// sees it (iterators read point keys only); but it is a key of the range,
+// flushed into a level 0 file spanning [lo, hi), which the compaction
+// cannot move past the files it overlaps: it merges them, and writes
+// their keys anew. At the bottom level the deletion is dropped (kept only
+// while a snapshot older than it is open; a later compaction drops it).
+// Not in the commit sink's log: lost in a crash before its flush, it only
+// leaves the rewrite undone.
+func (e *Engine) rewriteSpan(ctx context.Context, lo, hi, start, end []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := e.WriteError(); err != nil {
+		return err
+	}
+	if err := e.db.RangeKeyDelete(lo, hi, pebble.NoSync); err != nil {
+		e.refuseWrites(err)
+		return base.Wrap(classifyWriteErr(err), err, "storage: mark %x..%x for rewriting", lo, hi)
+	}
+	return e.db.Compact(ctx, start, end, false)
 }
