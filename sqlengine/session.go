@@ -92,6 +92,9 @@ type Session struct {
 	// writing them, which GMS counted and Petrel did not write (the
 	// editor's joinDone); taken off its affected rows.
 	fewerAffected uint64
+	// setDone: the statement was a SET, which MySQL answers with 0 rows
+	// affected (GMS counts its one row of values; setstmt.go).
+	setDone bool
 	// updateJoin: the command runs a multiple-table UPDATE (set when
 	// buildExactUpdate builds it), whose editors keep joinDone.
 	updateJoin bool
@@ -256,6 +259,7 @@ func (s *Session) ReleaseSavepoint(_ *sql.Context, tx sql.Transaction, name stri
 func (s *Session) CommandBegin() error {
 	s.extraAffected = 0
 	s.fewerAffected = 0
+	s.setDone = false
 	s.updateJoin = false
 	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil {
 		t.txn.SetLockingReads(false)

@@ -87,6 +87,9 @@ func (h *errHandler) okStatus(c *mysql.Conn, res *sqltypes.Result) {
 	var f uint16
 	if s := h.e.session(c.ConnectionID); s != nil {
 		f = sessionStatus(s)
+		if res != nil && s.setDone {
+			res.RowsAffected = 0
+		}
 		if res != nil && s.extraAffected > 0 {
 			res.RowsAffected += s.extraAffected
 		}
@@ -98,7 +101,7 @@ func (h *errHandler) okStatus(c *mysql.Conn, res *sqltypes.Result) {
 					matched-min(matched, s.fewerAffected), changed-min(changed, s.fewerAffected), warnings)
 			}
 		}
-		s.extraAffected, s.fewerAffected = 0, 0
+		s.extraAffected, s.fewerAffected, s.setDone = 0, 0, false
 	} else if globalBool("autocommit") {
 		f = mysql.ServerStatusAutocommit
 	}
