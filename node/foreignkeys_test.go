@@ -141,4 +141,16 @@ func TestForeignKeysRestartAndLocks(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the parent's DELETE never finished")
 	}
+	// A constraint over a secondary index and the primary-key columns
+	// its entries end in, one of which the index holds already: the
+	// lookup must not bound the key past that column (an entry's key is
+	// fk1 pk2 pk1 pk2 pk3, the extended columns fk1 pk2 pk1 pk3).
+	mustExec(t, db,
+		"CREATE TABLE d.p1 (fk1 INT, pk1 INT, pk2 INT, pk3 INT, PRIMARY KEY (pk1, pk2, pk3), INDEX (fk1, pk2))",
+		"INSERT INTO d.p1 VALUES (0, 1, 2, 3)",
+		"CREATE TABLE d.c3 (fk1 INT, pk1 INT, pk2 INT, pk3 INT, PRIMARY KEY (pk1, pk2, pk3), CONSTRAINT fk3 FOREIGN KEY (fk1, pk2, pk1, pk3) REFERENCES d.p1 (fk1, pk2, pk1, pk3))",
+		"INSERT INTO d.c3 VALUES (0, 1, 2, 3)")
+	if _, err := db.Exec("INSERT INTO d.c3 VALUES (0, 1, 2, 4)"); !errors.As(err, &me) || me.Number != 1452 {
+		t.Fatalf("a child of no parent row through the extended index: %v, want 1452", err)
+	}
 }

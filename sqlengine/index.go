@@ -2,6 +2,7 @@ package sqlengine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -97,6 +98,28 @@ func (ix *Index) extendedOrds() []int {
 		}
 	}
 	return out
+}
+
+// keyedCols is how many of the n extended columns (extendedOrds) a key
+// of ix spells in that order. A secondary entry's key is the index's
+// columns, then every primary-key column in key order, also those the
+// index holds already; extendedOrds lists those once. So the extended
+// list and the key agree up to the first primary-key column the index
+// already holds: table PRIMARY KEY (a, b, c), INDEX (x, b) has keys x b a
+// b c for the extended columns x b a c, and a range may only bound x, b
+// and a by key (c is left to the re-check).
+func (ix *Index) keyedCols(n int) int {
+	if ix.id == 0 {
+		return n
+	}
+	k := len(ix.ords)
+	for _, p := range ix.t.t.Def.PK {
+		if slices.Contains(ix.ords, p) {
+			break
+		}
+		k++
+	}
+	return min(k, n)
 }
 
 // ExtendedExpressions implements sql.ExtendedIndex.
@@ -219,6 +242,7 @@ func (it *indexedTable) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.Ro
 func rangeBounds(ctx *sql.Context, t *storage.Table, ix *Index, r sql.MySQLRange) (lo, hi []byte, eqCols int, empty bool) {
 	prefix := t.IndexKeyPrefix(ix.id)
 	ords := ix.extendedOrds()
+	ords = ords[:ix.keyedCols(len(ords))]
 	cur := prefix
 	lo, hi = prefix, keys.PrefixSuccessor(prefix)
 	for i, ce := range r {
