@@ -18,9 +18,11 @@ import (
 // triggers and an event, taken from Petrel, loads into a fresh database
 // on Petrel and into MariaDB; taken from MariaDB, it loads into Petrel.
 // Every copy holds the same rows (the rows themselves, and among Petrel's
-// copies CHECKSUM TABLE), the same routines, triggers and events, and
-// behaves the same: the triggers fire on a new row and the procedure
-// answers with the same result sets.
+// copies CHECKSUM TABLE), the same routines, triggers, events and foreign
+// key (its child table dumped, and loaded, before its parent), and
+// behaves the same: the triggers fire on a new row, the procedure
+// answers with the same result sets, the foreign key cascades a delete
+// and refuses an orphan.
 func TestDumpRoutinesTriggersEvents(t *testing.T) {
 	dump := requireTool(t, "mariadb-dump", "/usr/bin/mariadb-dump")
 	client := requireTool(t, "mariadb", "/usr/bin/mariadb")
@@ -59,6 +61,10 @@ func TestDumpRoutinesTriggersEvents(t *testing.T) {
 		   SELECT COUNT(*) AS n FROM audit;
 		 END`,
 		"CREATE EVENT purge_audit ON SCHEDULE EVERY 1 DAY DO DELETE FROM audit WHERE id < 0",
+		// A child table dumped before its parent (mariadb-dump orders
+		// tables by name and loads with FOREIGN_KEY_CHECKS=0).
+		"CREATE TABLE basket (id INT PRIMARY KEY, item_id INT, qty INT, CONSTRAINT fk_basket_item FOREIGN KEY (item_id) REFERENCES item (id) ON DELETE CASCADE ON UPDATE CASCADE)",
+		"INSERT INTO basket VALUES (1, 1, 5), (2, 1, 1), (3, 3, 2), (4, NULL, 9)",
 	)
 
 	runDump := func(port int, password, db string) []byte {
@@ -104,12 +110,12 @@ func TestDumpRoutinesTriggersEvents(t *testing.T) {
 
 	copies := map[string]*sql.DB{"petrel shop": src, "petrel shop2": rootDB(t, p, "shop2"), "mariadb shop": mdb, "petrel shop3": rootDB(t, p, "shop3")}
 	type state struct {
-		checksums, procs, triggers, events []string
-		rows                               [][]string
+		checksums, procs, triggers, events, fks, basket []string
+		rows                                            [][]string
 	}
 	read := func(db *sql.DB) state {
 		var s state
-		for _, tb := range []string{"item", "audit"} {
+		for _, tb := range []string{"item", "audit", "basket"} {
 			var name string
 			var sum sql.NullInt64
 			if err := db.QueryRowContext(ctx, "CHECKSUM TABLE "+tb).Scan(&name, &sum); err != nil {
@@ -120,6 +126,8 @@ func TestDumpRoutinesTriggersEvents(t *testing.T) {
 		s.procs = queryStrings(t, ctx, db, "SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE() ORDER BY 1")
 		s.triggers = queryStrings(t, ctx, db, "SELECT CONCAT(TRIGGER_NAME, ' ', ACTION_TIMING, ' ', EVENT_MANIPULATION) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() ORDER BY 1")
 		s.events = queryStrings(t, ctx, db, "SELECT CONCAT(EVENT_NAME, ' ', INTERVAL_VALUE, ' ', INTERVAL_FIELD) FROM information_schema.EVENTS WHERE EVENT_SCHEMA = DATABASE() ORDER BY 1")
+		s.fks = queryStrings(t, ctx, db, "SELECT CONCAT(CONSTRAINT_NAME, ' ', TABLE_NAME, ' ', REFERENCED_TABLE_NAME, ' ', UPDATE_RULE, ' ', DELETE_RULE) FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = DATABASE() ORDER BY 1")
+		s.basket = queryStrings(t, ctx, db, "SELECT CONCAT_WS(':', id, IFNULL(item_id, 'null'), qty) FROM basket ORDER BY id")
 		rows, err := db.QueryContext(ctx, "SELECT id, name, price, added, note FROM item ORDER BY id")
 		if err != nil {
 			t.Fatal(err)
@@ -139,7 +147,7 @@ func TestDumpRoutinesTriggersEvents(t *testing.T) {
 		return s
 	}
 	want := read(src)
-	if len(want.procs) != 1 || len(want.triggers) != 2 || len(want.events) != 1 || len(want.rows) != 3 {
+	if len(want.procs) != 1 || len(want.triggers) != 2 || len(want.events) != 1 || len(want.rows) != 3 || len(want.fks) != 1 || len(want.basket) != 4 {
 		t.Fatalf("source: %+v", want)
 	}
 	for name, db := range copies {
@@ -169,6 +177,14 @@ func TestDumpRoutinesTriggersEvents(t *testing.T) {
 		wantSets := [][][]string{{{"id", "name"}, {"1", "apple"}, {"3", "plum"}, {"4", "quince"}}, {{"n"}, {"1"}}}
 		if !reflect.DeepEqual(sets, wantSets) {
 			t.Errorf("%s: CALL report(1.00) = %v, want %v", name, sets, wantSets)
+		}
+		// The foreign key came along: a delete cascades, an orphan is refused.
+		mustExec(t, ctx, conn, "DELETE FROM item WHERE id = 1")
+		if got := queryStrings(t, ctx, conn, "SELECT CONCAT_WS(':', id, IFNULL(item_id, 'null'), qty) FROM basket ORDER BY id"); !reflect.DeepEqual(got, []string{"3:3:2", "4:null:9"}) {
+			t.Errorf("%s: basket after deleting item 1: %v", name, got)
+		}
+		if _, err := conn.ExecContext(ctx, "INSERT INTO basket VALUES (9, 99, 1)"); errNo(err) != 1452 {
+			t.Errorf("%s: an orphan basket row: %v, want 1452", name, err)
 		}
 		conn.Close()
 	}
