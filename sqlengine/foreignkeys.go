@@ -105,8 +105,12 @@ func (t *Table) GetReferencedForeignKeys(*sql.Context) ([]sql.ForeignKeyConstrai
 }
 
 // AddForeignKey implements sql.ForeignKeyTable. Constraint names are
-// unique within a database, as InnoDB's (1826).
+// unique within a database, as InnoDB's (1826); SET DEFAULT is refused,
+// as InnoDB refuses it.
 func (t *Table) AddForeignKey(ctx *sql.Context, fk sql.ForeignKeyConstraint) error {
+	if err := noSetDefault(fk); err != nil {
+		return err
+	}
 	if d := t.db.p.e.Catalog().Database(t.db.name); d != nil {
 		for _, other := range d.Tables() {
 			for _, have := range other.Def.ForeignKeys {
@@ -120,6 +124,14 @@ func (t *Table) AddForeignKey(ctx *sql.Context, fk sql.ForeignKeyConstraint) err
 		def.ForeignKeys = append(def.ForeignKeys, fkFromSQL(fk))
 		return nil
 	})
+}
+
+// noSetDefault refuses the SET DEFAULT action.
+func noSetDefault(fk sql.ForeignKeyConstraint) error {
+	if fk.OnUpdate == sql.ForeignKeyReferentialAction_SetDefault || fk.OnDelete == sql.ForeignKeyReferentialAction_SetDefault {
+		return sql.ErrForeignKeySetDefault.New()
+	}
+	return nil
 }
 
 // DropForeignKey implements sql.ForeignKeyTable.
@@ -138,6 +150,9 @@ func (t *Table) DropForeignKey(ctx *sql.Context, name string) error {
 // UpdateForeignKey implements sql.ForeignKeyTable (a renamed parent, a
 // constraint resolved once its parent exists).
 func (t *Table) UpdateForeignKey(ctx *sql.Context, name string, fk sql.ForeignKeyConstraint) error {
+	if err := noSetDefault(fk); err != nil {
+		return err
+	}
 	return t.alter(ctx, func(def *storage.TableDef) error {
 		for i, have := range def.ForeignKeys {
 			if strings.EqualFold(have.Name, name) {
