@@ -152,8 +152,12 @@ func (d *Database) Name() string { return d.name }
 
 func (d *Database) sdb() *storage.Database { return d.p.e.Catalog().Database(d.name) }
 
-// GetTableInsensitive implements sql.Database.
-func (d *Database) GetTableInsensitive(_ *sql.Context, name string) (sql.Table, bool, error) {
+// GetTableInsensitive implements sql.Database: a temporary table of the
+// session's shadows a table of the same name (temptables.go).
+func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
+	if t := d.tempTable(ctx, name); t != nil {
+		return t, true, nil
+	}
 	t := d.p.e.Catalog().Table(d.name, name)
 	if t == nil {
 		return nil, false, nil
@@ -197,12 +201,7 @@ func (d *Database) createTable(ctx *sql.Context, name string, sch sql.PrimaryKey
 	if err != nil {
 		return err
 	}
-	def := storage.TableDef{Database: d.name, Name: name, PK: append([]int(nil), sch.PkOrdinals...), Collation: uint16(collation), Comment: comment}
-	for _, c := range sch.Schema {
-		def.Columns = append(def.Columns, storage.ColumnDefFrom(c))
-	}
-	takeTableOptions(ctx, &def)
-	takeTimePrecisions(ctx, &def, nil, nil)
+	def := d.tableDef(ctx, name, sch, collation, comment)
 	if _, err := d.p.e.Catalog().CreateTable(txn, def); err != nil {
 		if errors.Is(err, storage.ErrExists) {
 			return sql.ErrTableAlreadyExists.New(name)
@@ -212,8 +211,23 @@ func (d *Database) createTable(ctx *sql.Context, name string, sch sql.PrimaryKey
 	return nil
 }
 
-// DropTable implements sql.TableDropper.
+// tableDef is the definition of a new table of d.
+func (d *Database) tableDef(ctx *sql.Context, name string, sch sql.PrimaryKeySchema, collation sql.CollationID, comment string) storage.TableDef {
+	def := storage.TableDef{Database: d.name, Name: name, PK: append([]int(nil), sch.PkOrdinals...), Collation: uint16(collation), Comment: comment}
+	for _, c := range sch.Schema {
+		def.Columns = append(def.Columns, storage.ColumnDefFrom(c))
+	}
+	takeTableOptions(ctx, &def)
+	takeTimePrecisions(ctx, &def, nil, nil)
+	return def
+}
+
+// DropTable implements sql.TableDropper; a temporary table of the
+// session's goes first, as in MySQL.
 func (d *Database) DropTable(ctx *sql.Context, name string) error {
+	if d.dropTemp(ctx, name) {
+		return nil
+	}
 	txn, err := ddlTxn(ctx)
 	if err != nil {
 		return err
@@ -229,6 +243,9 @@ func (d *Database) DropTable(ctx *sql.Context, name string) error {
 
 // RenameTable implements sql.TableRenamer.
 func (d *Database) RenameTable(ctx *sql.Context, from, to string) error {
+	if ok, err := d.renameTemp(ctx, from, to); ok {
+		return err
+	}
 	txn, err := ddlTxn(ctx)
 	if err != nil {
 		return err

@@ -379,6 +379,7 @@ func (e *Engine) connectionClosed(connID uint32) {
 	e.sessMu.Lock()
 	if s := e.sessions[connID]; s != nil {
 		e.retireStatements(s)
+		e.dropTempTables(s)
 	}
 	delete(e.sessions, connID)
 	e.sessMu.Unlock()

@@ -56,3 +56,10 @@ func (e *Engine) fastPathsVariable() sql.SystemVariable {
 // ExecutorOn reports whether the executor may answer (petrel_fast_paths,
 // SetFastWrites).
 func (e *Engine) ExecutorOn() bool { return e.fastWrites.Load() }
+
+// ExecutorOnFor is ExecutorOn for a statement of session s: never while
+// s has a temporary table, which may shadow a table by its name (the
+// executors resolve names in the catalog; temptables.go).
+func (e *Engine) ExecutorOnFor(s *Session) bool {
+	return e.fastWrites.Load() && (s == nil || len(s.temps) == 0)
+}

@@ -356,7 +356,7 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 	if def.IsFullText() || def.IsSpatial() || def.IsVector() {
 		return sql.ErrUnsupportedFeature.New("FULLTEXT/SPATIAL/VECTOR indexes")
 	}
-	txn, err := ddlTxn(ctx)
+	txn, err := t.ddlTxn(ctx)
 	if err != nil {
 		return err
 	}
@@ -364,7 +364,7 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 	if err != nil {
 		return err
 	}
-	nt, err := t.db.p.e.Catalog().AlterTable(txn, st, func(td *storage.TableDef) error {
+	nt, err := t.alterDef(ctx, txn, st, func(td *storage.TableDef) error {
 		var next uint8 = 1
 		for _, ix := range td.Indexes {
 			if strings.EqualFold(ix.Name, def.Name) {
@@ -399,7 +399,7 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 
 // DropIndex implements sql.IndexAlterableTable.
 func (t *Table) DropIndex(ctx *sql.Context, name string) error {
-	txn, err := ddlTxn(ctx)
+	txn, err := t.ddlTxn(ctx)
 	if err != nil {
 		return err
 	}
@@ -408,7 +408,7 @@ func (t *Table) DropIndex(ctx *sql.Context, name string) error {
 		return err
 	}
 	var dropped *storage.Index
-	nt, err := t.db.p.e.Catalog().AlterTable(txn, st, func(td *storage.TableDef) error {
+	nt, err := t.alterDef(ctx, txn, st, func(td *storage.TableDef) error {
 		for i, ix := range td.Indexes {
 			if strings.EqualFold(ix.Name, name) {
 				dropped = st.Indexes[i]

@@ -103,11 +103,6 @@ func (s *Session) beginAccessMode(ctx *sql.Context, t *Transaction, tc sql.Trans
 	}
 }
 
-// IsTemporary implements sql.TemporaryTable: GMS's read-only check asks
-// every table it finds in a write (and dereferences nil for a table that
-// cannot answer).
-func (t *Table) IsTemporary() bool { return false }
-
 // checkReadOnly refuses a row write of a read-only transaction.
 func checkReadOnly(ctx *sql.Context) error {
 	if t, ok := ctx.GetTransaction().(*Transaction); ok && t != nil && t.readOnly {

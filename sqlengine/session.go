@@ -92,6 +92,11 @@ type Session struct {
 	// writing them, which GMS counted and Petrel did not write (the
 	// editor's joinDone); taken off its affected rows.
 	fewerAffected uint64
+	// temps are the session's temporary tables by database and name
+	// (tempKey); tempDDL: the statement created, changed or dropped one
+	// (never logged: temptables.go).
+	temps   map[string]*tempRef
+	tempDDL bool
 	// setDone: the statement was a SET, which MySQL answers with 0 rows
 	// affected (GMS counts its one row of values; setstmt.go).
 	setDone bool
@@ -193,7 +198,7 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 	if t.abort != nil {
 		return t.abort
 	}
-	if q := ctx.Query(); t.txn.HasWrites() && isDDL(q) {
+	if q := ctx.Query(); t.txn.HasWrites() && isDDL(q) && !s.tempDDL {
 		t.txn.LogQuery(ctx.GetCurrentDatabase(), q)
 	}
 	if err := t.txn.Commit(ctx); err != nil {
@@ -260,6 +265,7 @@ func (s *Session) CommandBegin() error {
 	s.extraAffected = 0
 	s.fewerAffected = 0
 	s.setDone = false
+	s.tempDDL = false
 	s.updateJoin = false
 	if t, ok := s.GetTransaction().(*Transaction); ok && t != nil {
 		t.txn.SetLockingReads(false)

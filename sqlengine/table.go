@@ -26,6 +26,8 @@ type Table struct {
 	// pre: conditions its primary-key scans test on the columns they
 	// name before decoding a row's others (prefilter.go). nil: none.
 	pre *scanPrefilter
+	// temp: a temporary table of the session's (temptables.go).
+	temp *tempRef
 }
 
 var (
@@ -84,6 +86,9 @@ func (t *Table) PrimaryKeySchema() sql.PrimaryKeySchema {
 
 // latest returns the current storage definition of this table.
 func (t *Table) latest() (*storage.Table, error) {
+	if t.temp != nil {
+		return t.temp.t, nil
+	}
 	cur := t.db.p.e.Catalog().Table(t.db.name, t.t.Def.Name)
 	if cur == nil {
 		return nil, sql.ErrTableNotFound.New(t.t.Def.Name)
@@ -269,6 +274,16 @@ func (t *Table) Replacer(ctx *sql.Context) sql.RowReplacer {
 
 func (t *Table) editor(*sql.Context) *editor { return &editor{t: t} }
 
+// ddlTxn is the transaction a change of t's definition is made in: the
+// DDL transaction, or for a temporary table the session's (no read-only
+// refusal, as in MySQL).
+func (t *Table) ddlTxn(ctx *sql.Context) (*storage.Txn, error) {
+	if t.temp != nil {
+		return readTxn(ctx)
+	}
+	return ddlTxn(ctx)
+}
+
 // editor applies one statement's row edits to the session transaction.
 type editor struct {
 	t *Table
@@ -294,6 +309,11 @@ func (e *editor) target(ctx *sql.Context) (*storage.Txn, *storage.Table, error) 
 	txnFor := writeTxn
 	if e.ddl {
 		txnFor = ddlTxn
+	}
+	if e.t.temp != nil {
+		// A temporary table is written in READ ONLY transactions and
+		// under read_only too, as in MySQL.
+		txnFor = readTxn
 	}
 	txn, err := txnFor(ctx)
 	if err != nil {
@@ -427,6 +447,12 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 	if err != nil {
 		return 0, ddlError(ctx, err)
 	}
+	if t.temp != nil {
+		if s := ctxSession(ctx); s != nil {
+			s.tempDDL = true
+		}
+		return int(n), txn.TruncateTemp(st)
+	}
 	if err := txn.TruncateTable(st); err != nil {
 		return 0, ddlError(ctx, err)
 	}
@@ -512,7 +538,7 @@ func (t *Table) DropCheck(ctx *sql.Context, name string) error {
 }
 
 func (t *Table) alter(ctx *sql.Context, fn func(*storage.TableDef) error) error {
-	txn, err := ddlTxn(ctx)
+	txn, err := t.ddlTxn(ctx)
 	if err != nil {
 		return err
 	}
@@ -520,7 +546,7 @@ func (t *Table) alter(ctx *sql.Context, fn func(*storage.TableDef) error) error 
 	if err != nil {
 		return err
 	}
-	nt, err := t.db.p.e.Catalog().AlterTable(txn, st, fn)
+	nt, err := t.alterDef(ctx, txn, st, fn)
 	if err != nil {
 		return err
 	}
@@ -604,7 +630,7 @@ func (t *Table) ShouldRewriteTable(*sql.Context, sql.PrimaryKeySchema, sql.Prima
 // schema under a fresh table id, deletes the old rows, and returns an
 // inserter GMS fills with the projected rows.
 func (t *Table) RewriteInserter(ctx *sql.Context, oldSch, newSch sql.PrimaryKeySchema, oldCol, newCol *sql.Column, _ []sql.IndexColumn) (sql.RowInserter, error) {
-	txn, err := ddlTxn(ctx)
+	txn, err := t.ddlTxn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -650,6 +676,19 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSch, newSch sql.PrimaryKeyS
 		idxs = append(idxs, ix)
 	}
 	def.Indexes = idxs
+	if t.temp != nil {
+		// A temporary table's new copy is another temporary table.
+		nt, err := t.db.p.e.Catalog().NewTempTable(def)
+		if err != nil {
+			return nil, err
+		}
+		nt.SetAutoIncrement(st.PeekAutoIncrement())
+		t.temp.t = nt
+		if s := ctxSession(ctx); s != nil {
+			s.tempDDL = true
+		}
+		return &rewriteEditor{editor: editor{t: t, ddl: true}, old: st}, nil
+	}
 	if _, err := t.db.p.e.Catalog().ReplaceTable(txn, st, def); err != nil {
 		return nil, ddlError(ctx, err)
 	}
@@ -670,6 +709,9 @@ func (r *rewriteEditor) Insert(ctx *sql.Context, row sql.Row) error {
 }
 
 func (r *rewriteEditor) Close(ctx *sql.Context) error {
+	if r.old.Def.Temporary {
+		return r.t.db.p.e.DropTempTable(r.old)
+	}
 	txn, err := ddlTxn(ctx)
 	if err != nil {
 		return err

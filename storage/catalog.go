@@ -83,6 +83,9 @@ type TableDef struct {
 	// ForeignKeys are the FOREIGN KEY constraints the table declares
 	// (foreignkeys.go).
 	ForeignKeys []ForeignKeyDef `json:"foreign_keys,omitempty"`
+	// Temporary: a session's temporary table (temptables.go), never in
+	// the catalog's persisted form.
+	Temporary bool `json:"-"`
 }
 
 // KeyFormatPadSpace: text keys under PAD SPACE collations without
@@ -255,6 +258,8 @@ type Catalog struct {
 	// foreign key.
 	fkMu  sync.Mutex
 	fkAny atomic.Bool
+	// tempNext numbers temporary tables (TempTableIDBase + n).
+	tempNext atomic.Uint32
 }
 
 func newCatalog(e *Engine) *Catalog {
@@ -767,6 +772,9 @@ func (c *Catalog) replaceTable(txn *Txn, t *Table, def TableDef) (*Table, error)
 // PersistAutoIncrement records an AUTO_INCREMENT floor for t within txn.
 func (c *Catalog) PersistAutoIncrement(txn *Txn, t *Table, v uint64) error {
 	t.SetAutoIncrement(v)
+	if t.Def.Temporary {
+		return nil
+	}
 	return txn.put(metaTableKey(metaAutoInc, t.Def.ID), u64(v))
 }
 

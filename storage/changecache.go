@@ -50,6 +50,11 @@ type changeRun struct {
 // record adds a change to the transaction: to its sink's cache if the
 // sink keeps one, else to changes.
 func (t *Txn) record(c RowChange) error {
+	if c.Table.Def.Temporary {
+		// Never logged: a temporary table is the session's own.
+		t.tempWrites = true
+		return nil
+	}
 	if t.cache == nil {
 		if p := t.e.cacher.Load(); p != nil {
 			t.cache = (*p).NewChangeCache()

@@ -124,7 +124,12 @@ func (t *Txn) CommitStart(ctx context.Context) (func(context.Context) error, err
 		return nil, err
 	}
 	rec := &CommitRecord{Changes: t.changes, Cache: t.cache, Queries: t.queries, Time: e.opts.Clock.Now(), Origin: t.origin, Session: t.session, Compression: t.compression}
-	if p := e.preparer.Load(); p != nil {
+	// A transaction that wrote temporary tables' rows only has nothing to
+	// log: the sink never sees it (MySQL's binlog has no event for it
+	// under ROW format) and storage applies it without syncing (the rows
+	// do not outlive the server).
+	t.unlogged = t.tempWrites && t.nChanges == 0 && len(t.queries) == 0 && !t.catalogDirty && t.origin == nil
+	if p := e.preparer.Load(); p != nil && !t.unlogged {
 		if err := (*p).Prepare(rec); err != nil {
 			t.finish()
 			return nil, base.Wrap(base.ClassInternal, err, "storage: commit")
@@ -134,6 +139,9 @@ func (t *Txn) CommitStart(ctx context.Context) (func(context.Context) error, err
 	e.commitMu.Lock()
 	rec.Seq = e.nextSeq
 	sink := e.sink
+	if t.unlogged {
+		sink = nil
+	}
 	var err error
 	if sink != nil {
 		err = sink.Append(rec)
@@ -224,7 +232,7 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 	// catalog changes (and commits with no log attached) make storage
 	// durable, by a flush inside their turn.
 	syncStorage := sink == nil || !sink.Durable() || t.catalogDirty
-	if e.opts.LogIsWAL {
+	if e.opts.LogIsWAL && !t.unlogged {
 		syncStorage = t.catalogDirty || !hasLog(sink)
 		if !syncStorage && !sink.Durable() && (rec.Origin == nil || !rec.Origin.RelayDurable) {
 			// sync_binlog 0 or N: the log is not synced for its own sake,
@@ -236,6 +244,10 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 			}
 			e.stats.StorageSyncs.Add(1)
 		}
+	}
+
+	if t.unlogged {
+		syncStorage = false
 	}
 
 	// A large batch is applied as a sorted copy (sortedcommit.go), made

@@ -349,6 +349,10 @@ func Open(opts Options) (*Engine, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := e.clearTempTables(); err != nil && classifyWriteErr(err) != base.ClassDiskFull {
+		db.Close()
+		return nil, base.Wrap(base.ClassInternal, err, "storage: clear temporary tables")
+	}
 	if err := e.restoreReserve(); err != nil {
 		if classifyWriteErr(err) != base.ClassDiskFull {
 			db.Close()

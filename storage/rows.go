@@ -576,7 +576,7 @@ func (t *Txn) BuildIndex(ctx context.Context, tb *Table, ix *Index) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	t.dirtyCatalog()
+	t.dirtyTable(tb)
 	p := indexPrefix(nil, tb.Def.ID, 0)
 	it, err := t.newIter(p, prefixEnd(p))
 	if err != nil {
@@ -614,7 +614,7 @@ func (t *Txn) DropIndexData(tb *Table, ix *Index) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	t.dirtyCatalog()
+	t.dirtyTable(tb)
 	p := indexPrefix(nil, tb.Def.ID, ix.Def.ID)
 	return t.batch.DeleteRange(p, prefixEnd(p), nil)
 }

@@ -465,7 +465,7 @@ func (o *overlayIter) Close() error  { return errors.Join(o.snap.Close(), o.own.
 // catalog change happened since the view was taken.
 func (t *Txn) checkTable(tb *Table) error {
 	snap := t.readView()
-	if snap == nil || t.e.cat.gen.Load() == t.snapGen {
+	if snap == nil || t.e.cat.gen.Load() == t.snapGen || tb.Def.Temporary {
 		return nil
 	}
 	id := tb.Def.ID

@@ -65,6 +65,10 @@ type Txn struct {
 	// moves a row, or DELETE then INSERT of one key, meets this.
 	deleted      map[string]struct{}
 	catalogDirty bool
+	// tempWrites: the transaction wrote rows of a temporary table, which
+	// are never recorded as changes (temptables.go); unlogged: its commit
+	// has nothing else, so it bypasses the sink.
+	tempWrites, unlogged bool
 	// lockingReads makes scans lock each row and read its latest version
 	// (InnoDB's current read), set for the reads of UPDATE and DELETE.
 	lockingReads bool
@@ -360,6 +364,16 @@ func (t *Txn) lockErr(err error) error {
 func (t *Txn) dirtyCatalog() {
 	t.catalogDirty = true
 	t.e.cat.gen.Add(1)
+}
+
+// dirtyTable is dirtyCatalog for a change of tb's definition; a
+// temporary table's is no catalog change (temptables.go).
+func (t *Txn) dirtyTable(tb *Table) {
+	if tb.Def.Temporary {
+		t.tempWrites = true
+		return
+	}
+	t.dirtyCatalog()
 }
 
 // put writes key without recording undo (catalog writes: a failed DDL

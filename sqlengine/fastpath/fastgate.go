@@ -19,7 +19,10 @@ import (
 // (sql_mode, sql_select_limit, autocommit, character sets, ...) changed
 // since, the statement is planned again with the same checks as at
 // prepare; a re-plan that refuses evicts the cached plan, so the
-// statement goes to GMS from then on. SetFastWrites(false) turns every
+// statement goes to GMS from then on. A session that has a temporary
+// table gets no fast path at all (ExecutorOnFor: the table may shadow
+// another of its name, and the executors resolve names in the catalog).
+// SetFastWrites(false) turns every
 // fast path off, which the differential tests use to run each shape both
 // ways. The text paths (textinsert.go, fastscan.go) check the same
 // things at each execution, having no cached plan to keep.
@@ -51,7 +54,7 @@ func (e *Executor) headNow(s *sqlengine.Session) planHead {
 // fastGate decides whether plan may run for s now.
 func (e *Executor) fastGate(s *sqlengine.Session, h planHead) fastRefusal {
 	switch {
-	case !e.e.ExecutorOn():
+	case !e.e.ExecutorOnFor(s):
 		return refuseOff
 	case e.store.Catalog().Generation() != h.gen:
 		return refuseCatalog

@@ -174,7 +174,7 @@ func (e *Executor) planScan(s *sqlengine.Session, query string) (*scanPlan, bool
 func (e *Executor) tryScan(ctx context.Context, c *mysql.Conn, s *sqlengine.Session, q string, cb mysql.ResultSpoolFn) (handled bool, run mysql.ResultSpoolFn, err error) {
 	// libmysqlclient's mysqlslap sends the C string's terminating NUL.
 	q = strings.TrimLeft(strings.TrimRight(q, "\x00 \t\r\n"), " \t\r\n")
-	if !scanText(q) || !e.e.ExecutorOn() {
+	if !scanText(q) || !e.e.ExecutorOnFor(s) {
 		return false, cb, nil
 	}
 	if sqlengine.OperatorText(s, q) {

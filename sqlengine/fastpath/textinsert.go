@@ -45,7 +45,7 @@ func insertText(q string) bool {
 // handled=false means "let GMS do it" (nothing was written).
 func (e *Executor) tryInsert(ctx context.Context, c *mysql.Conn, s *sqlengine.Session, q string, cb mysql.ResultSpoolFn) (handled bool, err error) {
 	q = strings.TrimLeft(strings.TrimRight(q, "\x00 \t\r\n;"), " \t\r\n")
-	if !insertText(q) || !e.e.ExecutorOn() {
+	if !insertText(q) || !e.e.ExecutorOnFor(s) {
 		return false, nil
 	}
 	mode := sql.LoadSqlMode(sql.NewContext(ctx, sql.WithSession(s)))

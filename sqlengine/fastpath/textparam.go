@@ -263,7 +263,7 @@ func (t *textPlans) drop(conn uint32) {
 // then GMS's callback is run (below fieldsFixed), which completes a
 // read shape's plan from the fields GMS sends.
 func (e *Executor) tryParams(ctx context.Context, c *mysql.Conn, s *sqlengine.Session, q string, cb mysql.ResultSpoolFn) (handled bool, run mysql.ResultSpoolFn, err error) {
-	if !e.e.ExecutorOn() {
+	if !e.e.ExecutorOnFor(s) {
 		return false, cb, nil
 	}
 	ts, ok := paramText(strings.TrimLeft(strings.TrimRight(q, "\x00 \t\r\n"), " \t\r\n"))

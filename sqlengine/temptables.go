@@ -1,0 +1,167 @@
+package sqlengine
+
+import (
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"petrel/storage"
+)
+
+// Temporary tables (CREATE TEMPORARY TABLE), MySQL's way: visible to
+// their session only, where they shadow a table of the same name until
+// dropped; gone when the session ends (and at a restart); never in the
+// binlog (MySQL's ROW format logs neither their DDL nor their rows), so
+// a replica never sees them; their rows are written in the session's
+// transactions, so COMMIT, ROLLBACK and a failed statement treat them as
+// InnoDB's temporary tables (storage/temptables.go). A session with a
+// temporary table gets no fast path (Engine.ExecutorOnFor). Writes to
+// them are allowed in a READ ONLY transaction and under read_only, as in
+// MySQL. Not supported on them: FOREIGN KEY constraints (as InnoDB's).
+
+var (
+	_ sql.TemporaryTableCreator  = (*Database)(nil)
+	_ sql.TemporaryTableDatabase = (*Database)(nil)
+	_ sql.TemporaryTable         = (*Table)(nil)
+)
+
+// tempRef is a temporary table's latest definition (ALTER and CREATE
+// INDEX publish a new one under the same id).
+type tempRef struct{ t *storage.Table }
+
+func tempKey(db, name string) string { return strings.ToLower(db) + "\x00" + strings.ToLower(name) }
+
+func ctxSession(ctx *sql.Context) *Session {
+	if ctx == nil {
+		return nil
+	}
+	s, _ := ctx.Session.(*Session)
+	return s
+}
+
+// tempTable is the session's temporary table db.name, nil if none.
+func (d *Database) tempTable(ctx *sql.Context, name string) *Table {
+	s := ctxSession(ctx)
+	if s == nil || len(s.temps) == 0 {
+		return nil
+	}
+	r := s.temps[tempKey(d.name, name)]
+	if r == nil {
+		return nil
+	}
+	return &Table{db: d, t: r.t, temp: r}
+}
+
+// CreateTemporaryTable implements sql.TemporaryTableCreator.
+func (d *Database) CreateTemporaryTable(ctx *sql.Context, name string, sch sql.PrimaryKeySchema, collation sql.CollationID) error {
+	s := ctxSession(ctx)
+	if s == nil {
+		return sql.ErrTemporaryTableNotSupported.New()
+	}
+	if d.sdb() == nil {
+		return sql.ErrDatabaseNotFound.New(d.name)
+	}
+	k := tempKey(d.name, name)
+	if s.temps[k] != nil {
+		return sql.ErrTableAlreadyExists.New(name)
+	}
+	st, err := d.p.e.Catalog().NewTempTable(d.tableDef(ctx, name, sch, collation, ""))
+	if err != nil {
+		return err
+	}
+	if s.temps == nil {
+		s.temps = map[string]*tempRef{}
+	}
+	s.temps[k] = &tempRef{t: st}
+	s.tempDDL = true
+	return nil
+}
+
+// GetAllTemporaryTables implements sql.TemporaryTableDatabase.
+func (d *Database) GetAllTemporaryTables(ctx *sql.Context) ([]sql.Table, error) {
+	s := ctxSession(ctx)
+	if s == nil {
+		return nil, nil
+	}
+	var out []sql.Table
+	for _, r := range s.temps {
+		if strings.EqualFold(r.t.Def.Database, d.name) {
+			out = append(out, &Table{db: d, t: r.t, temp: r})
+		}
+	}
+	return out, nil
+}
+
+// dropTemp drops the session's temporary table db.name, reporting
+// whether there was one.
+func (d *Database) dropTemp(ctx *sql.Context, name string) bool {
+	s := ctxSession(ctx)
+	if s == nil {
+		return false
+	}
+	k := tempKey(d.name, name)
+	r := s.temps[k]
+	if r == nil {
+		return false
+	}
+	delete(s.temps, k)
+	s.tempDDL = true
+	d.p.e.DropTempTable(r.t)
+	return true
+}
+
+// renameTemp renames the session's temporary table from, if it has one.
+func (d *Database) renameTemp(ctx *sql.Context, from, to string) (bool, error) {
+	s := ctxSession(ctx)
+	if s == nil {
+		return false, nil
+	}
+	r := s.temps[tempKey(d.name, from)]
+	if r == nil {
+		return false, nil
+	}
+	if s.temps[tempKey(d.name, to)] != nil {
+		return true, sql.ErrTableAlreadyExists.New(to)
+	}
+	nt, err := d.p.e.Catalog().AlterTempTable(r.t, func(def *storage.TableDef) error {
+		def.Name = to
+		return nil
+	})
+	if err != nil {
+		return true, err
+	}
+	delete(s.temps, tempKey(d.name, from))
+	r.t = nt
+	s.temps[tempKey(d.name, to)] = r
+	s.tempDDL = true
+	return true, nil
+}
+
+// dropTempTables drops every temporary table of a session that ended.
+func (e *Engine) dropTempTables(s *Session) {
+	for k, r := range s.temps {
+		e.store.DropTempTable(r.t)
+		delete(s.temps, k)
+	}
+}
+
+// IsTemporary implements sql.TemporaryTable (GMS's read-only check asks
+// every table it finds in a write, and lets a temporary one through).
+func (t *Table) IsTemporary() bool { return t.temp != nil }
+
+// alterDef publishes fn's change of st: in the catalog, or for a
+// temporary table in its session's reference.
+func (t *Table) alterDef(ctx *sql.Context, txn *storage.Txn, st *storage.Table, fn func(*storage.TableDef) error) (*storage.Table, error) {
+	if t.temp == nil {
+		return t.db.p.e.Catalog().AlterTable(txn, st, fn)
+	}
+	nt, err := t.db.p.e.Catalog().AlterTempTable(st, fn)
+	if err != nil {
+		return nil, err
+	}
+	t.temp.t = nt
+	if s := ctxSession(ctx); s != nil {
+		s.tempDDL = true
+	}
+	return nt, nil
+}
