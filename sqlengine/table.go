@@ -435,6 +435,18 @@ func (e *editor) AcquireAutoIncrementLock(*sql.Context) (func(), error) { return
 
 // Truncate implements sql.TruncateableTable.
 func (t *Table) Truncate(ctx *sql.Context) (int, error) {
+	// MySQL answers TRUNCATE with 0 rows affected (InnoDB drops and
+	// recreates the table), so the rows are not counted.
+	if t.temp != nil {
+		txn, err := readTxn(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if s := ctxSession(ctx); s != nil {
+			s.tempDDL = true
+		}
+		return 0, txn.TruncateTemp(t.temp.t)
+	}
 	txn, err := writeTxn(ctx)
 	if err != nil {
 		return 0, err
@@ -443,20 +455,10 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := txn.RowCount(st)
-	if err != nil {
-		return 0, ddlError(ctx, err)
-	}
-	if t.temp != nil {
-		if s := ctxSession(ctx); s != nil {
-			s.tempDDL = true
-		}
-		return int(n), txn.TruncateTemp(st)
-	}
 	if err := txn.TruncateTable(st); err != nil {
 		return 0, ddlError(ctx, err)
 	}
-	return int(n), nil
+	return 0, nil
 }
 
 // PeekNextAutoIncrementValue implements sql.AutoIncrementGetter.
