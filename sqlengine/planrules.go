@@ -45,6 +45,7 @@ const (
 	corrPushRuleID   analyzer.RuleId = 1016
 	outerIndexRuleID analyzer.RuleId = 1017
 	stuckSemiRuleID  analyzer.RuleId = 1009
+	keepDeleteRuleID analyzer.RuleId = 1024
 )
 
 var analyzerRulesOnce sync.Once
@@ -71,6 +72,12 @@ func installAnalyzerRules() {
 		// markUpdateJoin, editor.joinDone), marked before GMS asks the
 		// tables for its editors.
 		analyzer.OnceBeforeDefault = append(analyzer.OnceBeforeDefault, analyzer.Rule{Id: updateJoinRuleID, Apply: markUpdateJoin})
+		// A DELETE without WHERE stays a DELETE (GMS's processTruncate
+		// makes it a truncation, which logs no row: a replica kept the
+		// rows; deleterows.go).
+		// (GMS's single-table DELETE batch runs processTruncate, then
+		// OnceAfterAll.)
+		analyzer.OnceAfterAll = append([]analyzer.Rule{{Id: keepDeleteRuleID, Apply: keepDeleteRows}}, analyzer.OnceAfterAll...)
 		kept := analyzer.DefaultValidationRules[:0:0]
 		for _, r := range analyzer.DefaultValidationRules {
 			if r.Id.String() != "validateGroupBy" {

@@ -436,7 +436,9 @@ func (e *editor) AcquireAutoIncrementLock(*sql.Context) (func(), error) { return
 // Truncate implements sql.TruncateableTable.
 func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 	// MySQL answers TRUNCATE with 0 rows affected (InnoDB drops and
-	// recreates the table), so the rows are not counted.
+	// recreates the table), so the rows are not counted. (A DELETE
+	// without WHERE, which GMS would run as a truncation, stays a DELETE:
+	// deleterows.go.)
 	if t.temp != nil {
 		txn, err := readTxn(ctx)
 		if err != nil {
