@@ -8,8 +8,8 @@ import (
 // TestDeleteWithoutWhereIsLogged: a DELETE without WHERE logs a row event
 // per row, as MySQL's ROW format does (GMS would run it as a truncation
 // that logs nothing, so a replica kept the rows), and answers with the
-// rows deleted; TRUNCATE TABLE is logged as its statement and answers 0
-// rows affected, as MySQL's.
+// rows deleted, also with no database selected; TRUNCATE TABLE is logged
+// as its statement and answers 0 rows affected, as MySQL's.
 func TestDeleteWithoutWhereIsLogged(t *testing.T) {
 	_, open := startNode(t)
 	db := open("")
@@ -50,5 +50,15 @@ func TestDeleteWithoutWhereIsLogged(t *testing.T) {
 	want := "Format_desc Previous_gtids Gtid Query Table_map Delete_rows Xid Gtid Query Table_map Write_rows Xid Gtid DDL"
 	if got := strings.Join(kinds, " "); got != want {
 		t.Fatalf("binlog events:\n got %s\nwant %s", got, want)
+	}
+	// With no database selected (it was 1049: GMS's truncation looked
+	// the table up in the current database).
+	other := open("")
+	mustExec(t, other, "INSERT INTO d.t VALUES (7, 'g')")
+	if res, err = other.Exec("DELETE FROM d.t"); err != nil {
+		t.Fatalf("DELETE FROM d.t with no database selected: %v", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		t.Fatalf("DELETE FROM d.t with no database selected: %d rows affected, want 1", n)
 	}
 }

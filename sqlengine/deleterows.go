@@ -5,39 +5,53 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
-// keepDeleteRows undoes GMS's processTruncate for a DELETE: GMS runs a
-// DELETE without WHERE (on a table without AUTO_INCREMENT, ON DELETE
-// triggers or referencing foreign keys) as a truncation, which deletes
-// the rows by key range and records no row change, so the binlog got an
-// empty transaction and a replica kept every row. MySQL logs such a
-// DELETE as one row event per row (ROW format); the statement stays a
-// DELETE here and is logged so. A TRUNCATE statement stays a truncation
-// (logged as its statement text, as MySQL's).
+// keepDeleteRows keeps a DELETE without WHERE a DELETE. GMS's
+// processTruncate runs one (on a table without AUTO_INCREMENT, ON DELETE
+// triggers or referencing foreign keys) as a truncation, which deletes the
+// rows by key range and records no row change: the binlog got an empty
+// transaction and a replica kept every row. It also looked the table up
+// in the current database, so with none selected `DELETE FROM db.t`
+// failed with 1049. MySQL logs such a DELETE as one row event per row
+// (ROW format). Run before processTruncate (AlwaysBeforeDefault, the first
+// batch of every statement), this rule puts a filter that is always true
+// over the table, which processTruncate leaves alone, so the statement
+// deletes, counts and logs row by row. A TRUNCATE statement stays a
+// truncation (logged as its text, as MySQL's).
 func keepDeleteRows(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if ctx == nil || !deleteStatement(ctx.Query()) {
+	if ctx == nil || !mentionsDelete(ctx.Query()) {
 		return n, transform.SameTree, nil
 	}
 	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		t, ok := n.(*plan.Truncate)
+		d, ok := n.(*plan.DeleteFrom)
 		if !ok {
 			return n, transform.SameTree, nil
 		}
-		return plan.NewDeleteFrom(t.Child, nil), transform.NewTree, nil
+		rt, ok := d.Child.(*plan.ResolvedTable)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		nn, err := d.WithChildren(plan.NewFilter(expression.NewLiteral(true, types.Boolean), rt))
+		if err != nil {
+			return n, transform.SameTree, err
+		}
+		return nn, transform.NewTree, nil
 	})
 }
 
-// deleteStatement reports whether q is a DELETE statement.
-func deleteStatement(q string) bool {
-	q = strings.TrimLeft(q, " \t\r\n(")
-	return len(q) >= 6 && strings.EqualFold(q[:6], "delete")
-}
-
-// truncateStatement reports whether q is a TRUNCATE statement.
-func truncateStatement(q string) bool {
-	q = strings.TrimLeft(q, " \t\r\n(")
-	return len(q) >= 8 && strings.EqualFold(q[:8], "truncate")
+// mentionsDelete reports whether q holds the word DELETE in any case (a
+// DELETE statement, or a CALL or trigger body that may run one), without
+// allocating.
+func mentionsDelete(q string) bool {
+	for i := 0; i+6 <= len(q); i++ {
+		if (q[i] == 'd' || q[i] == 'D') && strings.EqualFold(q[i:i+6], "delete") {
+			return true
+		}
+	}
+	return false
 }

@@ -75,9 +75,9 @@ func installAnalyzerRules() {
 		// A DELETE without WHERE stays a DELETE (GMS's processTruncate
 		// makes it a truncation, which logs no row: a replica kept the
 		// rows; deleterows.go).
-		// (GMS's single-table DELETE batch runs processTruncate, then
-		// OnceAfterAll.)
-		analyzer.OnceAfterAll = append([]analyzer.Rule{{Id: keepDeleteRuleID, Apply: keepDeleteRows}}, analyzer.OnceAfterAll...)
+		// (AlwaysBeforeDefault is also the first batch of GMS's
+		// single-table DELETE, whose next runs processTruncate.)
+		analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault, analyzer.Rule{Id: keepDeleteRuleID, Apply: keepDeleteRows})
 		kept := analyzer.DefaultValidationRules[:0:0]
 		for _, r := range analyzer.DefaultValidationRules {
 			if r.Id.String() != "validateGroupBy" {
