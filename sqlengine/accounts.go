@@ -81,6 +81,11 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 	}
 	switch n := n.(type) {
 	case *plan.Call:
+		done, err := enterRoutine(ctx, n) // routines.go
+		if err != nil {
+			return nil, err
+		}
+		defer done()
 		noteCall(ctx, n) // callresults.go
 		return callInItsDatabase(ctx, n, row)
 	case *plan.DescribeQuery:

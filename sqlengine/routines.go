@@ -6,7 +6,10 @@ import (
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/types"
 
+	"petrel/internal/mysqlerr"
 	"petrel/storage"
 )
 
@@ -94,4 +97,54 @@ func unixNanos(t time.Time) int64 {
 		return time.Now().UnixNano()
 	}
 	return t.UnixNano()
+}
+
+// enterRoutine notes that the procedure of a CALL starts running on the
+// session (GMS's interpreter runs it while the Call node is built); done
+// notes its end. A procedure that calls itself, directly or through
+// others, is refused with MySQL's 1456: max_sp_recursion_depth is 0, and
+// Petrel does not let it be raised (maxSPRecursionVariable), because
+// GMS's interpreter shares one scope between the levels of a recursion
+// (an outer level reads the inner level's parameters).
+func enterRoutine(ctx *sql.Context, n *plan.Call) (done func(), err error) {
+	s, ok := ctx.Session.(*Session)
+	if !ok {
+		return func() {}, nil
+	}
+	name := strings.ToLower(n.Name)
+	if db := n.Database(); db != nil {
+		name = strings.ToLower(db.Name()) + "." + name
+	}
+	if s.running[name] > 0 {
+		return nil, mysqlerr.New(mysqlerr.ErSPRecursionLimit, "Recursive limit 0 (as set by the max_sp_recursion_depth variable) was exceeded for routine %s", n.Name)
+	}
+	if s.running == nil {
+		s.running = map[string]int{}
+	}
+	s.running[name]++
+	return func() {
+		if s.running[name]--; s.running[name] <= 0 {
+			delete(s.running, name)
+		}
+	}, nil
+}
+
+// maxSPRecursionVariable is max_sp_recursion_depth, 0 and kept so: a
+// value above 0 is refused (1235) rather than accepted and not honoured
+// (enterRoutine).
+func maxSPRecursionVariable() sql.SystemVariable {
+	refuse := func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
+		if n, ok := v.Val.(int64); ok && n == 0 {
+			return nil
+		}
+		return mysqlerr.New(mysqlerr.ErNotSupportedYet, "Petrel does not support recursive stored procedures: max_sp_recursion_depth stays 0")
+	}
+	return &sql.MysqlSystemVariable{
+		Name:          "max_sp_recursion_depth",
+		Scope:         sql.GetMysqlScope(sql.SystemVariableScope_Both),
+		Dynamic:       true,
+		Type:          types.NewSystemIntType("max_sp_recursion_depth", 0, 255, false),
+		Default:       int64(0),
+		NotifyChanged: refuse,
+	}
 }

@@ -50,6 +50,9 @@ type Session struct {
 	// call is the CALL being run, callPending its result sets still to
 	// send (callresults.go).
 	call        *callCapture
+	// running counts the procedures running on the session by
+	// db.name (enterRoutine: recursion).
+	running map[string]int
 	callPending []pendingResult
 	// acct is the account statement being run (accounts.go).
 	acct *acctChange

@@ -47,7 +47,7 @@ func registerVariables(opts Options) error {
 		&sql.MysqlSystemVariable{Name: wire.StreamVar, Scope: global, Dynamic: true, Type: types.NewSystemBoolType(wire.StreamVar), Default: int8(1)},
 		&sql.MysqlSystemVariable{Name: wire.PacketMemoryVar, Scope: global, Dynamic: true, Type: types.NewSystemIntType(wire.PacketMemoryVar, 1<<20, 1<<40, false), Default: int64(wire.DefaultPacketMemory)},
 	})
-	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{admissionVariable(), eventSchedulerVariable(), optimizerSwitchVariable()})
+	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{admissionVariable(), eventSchedulerVariable(), optimizerSwitchVariable(), maxSPRecursionVariable()})
 	sql.SystemVariables.AddSystemVariables(readOnlyVariables())
 	sql.SystemVariables.AddSystemVariables(diagnosticsVariables())
 	sql.SystemVariables.AddSystemVariables(charsetVariables())

@@ -94,24 +94,26 @@ const (
 	ErInvalidJSONText          = 3140 // ER_INVALID_JSON_TEXT
 	ErCheckConstraintViolated  = 3819 // ER_CHECK_CONSTRAINT_VIOLATED
 	// Foreign keys (InnoDB's numbers, MySQL 8).
-	ErRowIsReferenced2      = 1451 // ER_ROW_IS_REFERENCED_2
-	ErNoReferencedRow2      = 1452 // ER_NO_REFERENCED_ROW_2
-	ErDropIndexFK           = 1553 // ER_DROP_INDEX_FK
-	ErTruncateIllegalFK     = 1701 // ER_TRUNCATE_ILLEGAL_FK
-	ErFKNoIndexParent       = 1822 // ER_FK_NO_INDEX_PARENT
-	ErFKCannotOpenParent    = 1824 // ER_FK_CANNOT_OPEN_PARENT
-	ErFKDupName             = 1826 // ER_FK_DUP_NAME
-	ErFKColumnCannotDrop    = 1828 // ER_FK_COLUMN_CANNOT_DROP
-	ErFKColumnNotNull       = 1830 // ER_FK_COLUMN_NOT_NULL
-	ErFKColumnCannotChange  = 1832 // ER_FK_COLUMN_CANNOT_CHANGE
-	ErWrongFKDef            = 1239 // ER_WRONG_FK_DEF
-	ErFKDepthExceeded       = 3008 // ER_FK_DEPTH_EXCEEDED
-	ErFKCannotDropParent    = 3730 // ER_FK_CANNOT_DROP_PARENT
-	ErFKIncompatibleColumns = 3780 // ER_FK_INCOMPATIBLE_COLUMNS
-	ErBlobKeyWithoutLength  = 1170 // ER_BLOB_KEY_WITHOUT_LENGTH
-	ErTableDefChanged       = 1412 // ER_TABLE_DEF_CHANGED
-	ErUnknownCharacterSet   = 1115 // ER_UNKNOWN_CHARACTER_SET
-	ErReplicaFatalError     = 1593 // ER_REPLICA_FATAL_ERROR (ER_SLAVE_FATAL_ERROR)
+	ErRowIsReferenced2             = 1451 // ER_ROW_IS_REFERENCED_2
+	ErNoReferencedRow2             = 1452 // ER_NO_REFERENCED_ROW_2
+	ErDropIndexFK                  = 1553 // ER_DROP_INDEX_FK
+	ErTruncateIllegalFK            = 1701 // ER_TRUNCATE_ILLEGAL_FK
+	ErFKNoIndexParent              = 1822 // ER_FK_NO_INDEX_PARENT
+	ErFKCannotOpenParent           = 1824 // ER_FK_CANNOT_OPEN_PARENT
+	ErFKDupName                    = 1826 // ER_FK_DUP_NAME
+	ErFKColumnCannotDrop           = 1828 // ER_FK_COLUMN_CANNOT_DROP
+	ErFKColumnNotNull              = 1830 // ER_FK_COLUMN_NOT_NULL
+	ErFKColumnCannotChange         = 1832 // ER_FK_COLUMN_CANNOT_CHANGE
+	ErWrongFKDef                   = 1239 // ER_WRONG_FK_DEF
+	ErFKDepthExceeded              = 3008 // ER_FK_DEPTH_EXCEEDED
+	ErFKCannotDropParent           = 3730 // ER_FK_CANNOT_DROP_PARENT
+	ErFKIncompatibleColumns        = 3780 // ER_FK_INCOMPATIBLE_COLUMNS
+	ErBlobKeyWithoutLength         = 1170 // ER_BLOB_KEY_WITHOUT_LENGTH
+	ErSPRecursionLimit             = 1456 // ER_SP_RECURSION_LIMIT
+	ErCantUpdateUsedTableInSFOrTrg = 1442 // ER_CANT_UPDATE_USED_TABLE_IN_SF_OR_TRG
+	ErTableDefChanged              = 1412 // ER_TABLE_DEF_CHANGED
+	ErUnknownCharacterSet          = 1115 // ER_UNKNOWN_CHARACTER_SET
+	ErReplicaFatalError            = 1593 // ER_REPLICA_FATAL_ERROR (ER_SLAVE_FATAL_ERROR)
 	// The applier's error for a failure no class names (MySQL 5.7's
 	// ER_SLAVE_RELAY_LOG_READ_FAILURE).
 	ErReplicaRelayLogReadFailure = 1594 // ER_REPLICA_RELAY_LOG_READ_FAILURE

@@ -130,6 +130,9 @@ var gmsKinds = compileKinds([]gmsKind{
 	{kind: sql.ErrForeignKeyDepthLimit, num: mysqlerr.ErFKDepthExceeded, msg: func([]string) string {
 		return "Foreign key cascade delete/update exceeds max depth of 15."
 	}},
+	{kind: sql.ErrTriggerTableInUse, num: mysqlerr.ErCantUpdateUsedTableInSFOrTrg, msg: func(a []string) string {
+		return fmt.Sprintf("Can't update table '%s' in stored function/trigger because it is already used by statement which invoked this stored function/trigger.", a[0])
+	}},
 	{kind: sql.ErrInvalidJson, num: mysqlerr.ErInvalidJSONText, msg: func(a []string) string {
 		return fmt.Sprintf("Invalid JSON text: %s", a[0])
 	}},
