@@ -49,10 +49,10 @@ type Session struct {
 	started []*Transaction
 	// call is the CALL being run, callPending its result sets still to
 	// send (callresults.go).
-	call        *callCapture
+	call *callCapture
 	// running counts the procedures running on the session by
 	// db.name (enterRoutine: recursion).
-	running map[string]int
+	running     map[string]int
 	callPending []pendingResult
 	// acct is the account statement being run (accounts.go).
 	acct *acctChange
