@@ -650,11 +650,15 @@ func treeWithEstimates(ctx *sql.Context, n sql.Node, opts sql.DescribeOptions) [
 }
 
 // explainPlan answers EXPLAIN without ANALYZE: traditional EXPLAIN's
-// rows, or FORMAT=TREE's plan with estimates; nil (GMS's) for the debug
+// rows, FORMAT=JSON's document, or FORMAT=TREE's plan with estimates; nil (GMS's) for the debug
 // and estimates formats.
 func explainPlan(ctx *sql.Context, d *plan.DescribeQuery) (sql.RowIter, error) {
-	if rewrite.ExplainJSON(ctx) {
-		return nil, rewrite.ErrExplainJSON() // rewrite/explain.go
+	if rewrite.ExplainJSON(ctx) { // rewrite/explain.go
+		doc, err := explainJSON(ctx, d.Child) // explainjson.go
+		if err != nil {
+			return nil, err
+		}
+		return sql.RowsToRowIter(sql.NewRow(doc)), nil
 	}
 	if !d.Format.Plan {
 		return traditionalExplain(ctx, d.Child), nil

@@ -77,6 +77,16 @@ type tradExplain struct {
 
 // traditionalExplain returns traditional EXPLAIN's rows for plan n.
 func traditionalExplain(ctx *sql.Context, n sql.Node) sql.RowIter {
+	rows := explainTable(ctx, n)
+	out := make([]sql.Row, len(rows))
+	for i, r := range rows {
+		out[i] = r.sqlRow()
+	}
+	return sql.RowsToRowIter(out...)
+}
+
+// explainTable returns the rows of traditional EXPLAIN for plan n.
+func explainTable(ctx *sql.Context, n sql.Node) []*tradRow {
 	te := &tradExplain{pe: newPlanEstimator(ctx), nextID: 1}
 	te.selectRows(n, 1, statementType(n))
 	for len(te.defers) > 0 {
@@ -91,11 +101,7 @@ func traditionalExplain(ctx *sql.Context, n sql.Node) sql.RowIter {
 			}
 		}
 	}
-	out := make([]sql.Row, len(te.rows))
-	for i, r := range te.rows {
-		out[i] = r.sqlRow()
-	}
-	return sql.RowsToRowIter(out...)
+	return te.rows
 }
 
 // selectRows adds the rows of one select (id) read by n.

@@ -9,8 +9,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
-
-	"petrel/internal/mysqlerr"
 )
 
 // ExplainResult is an analyzer rule that keeps EXPLAIN's result from being
@@ -48,12 +46,11 @@ func IsExplain(q string) bool {
 
 // ExplainParser gives EXPLAIN's formats MySQL's answers: FORMAT=TRADITIONAL
 // is the traditional table (vitess keeps the name and GMS refused it:
-// 1105 "invalid format"), and FORMAT=JSON, which Petrel does not build
-// and vitess cannot parse (1064, a syntax error in a valid statement),
-// is refused as not supported (1235): a statement that parses with TREE
-// in JSON's place is parsed so, and its session noted (JSONNoter),
-// for sqlengine's explainPlan to refuse it. GMS turns every parse error into a
-// syntax error, so the refusal cannot come from the parser.
+// 1105 "invalid format"), and FORMAT=JSON, which vitess cannot parse
+// (1064, a syntax error in a valid statement): a statement that parses
+// with TREE in JSON's place is parsed so, and its session noted
+// (JSONNoter), for sqlengine's explainPlan to answer with the JSON
+// document (explainjson.go).
 type ExplainParser struct{ sql.Parser }
 
 // JSONNoter is a session that keeps whether the last EXPLAIN it parsed
@@ -137,11 +134,6 @@ func ExplainJSON(ctx *sql.Context) bool {
 		return n.TakeExplainJSON()
 	}
 	return false
-}
-
-// ErrExplainJSON is the refusal of EXPLAIN FORMAT=JSON.
-func ErrExplainJSON() error {
-	return mysqlerr.New(mysqlerr.ErNotSupportedYet, "This version of Petrel doesn't yet support 'EXPLAIN FORMAT=JSON'; use EXPLAIN, EXPLAIN FORMAT=TREE or EXPLAIN ANALYZE")
 }
 
 // jsonAsTree is q, an EXPLAIN FORMAT=JSON that failed to parse (err),
