@@ -198,6 +198,7 @@ func New(opts Options) (*Engine, error) {
 		e.RegisterFunction(f)
 	}
 	e.registerConnectAttrs()
+	e.registerPerfSchemaTables()
 	e.admission = newAdmitGate(int(globalInt(concurrencyVar, defaultConcurrency())), time.Now)
 	e.registerAdmissionStatus()
 	e.gate = wire.NewGate(wire.GateOptions{

@@ -214,6 +214,11 @@ func registerStatus(e *Engine) {
 	e.RegisterStatus("Subquery_cache_miss", func() any { return e.subqueryCache.Misses.Load() })
 	e.RegisterStatus("Petrel_subquery_grouped_runs", func() any { return e.subqueryCache.GroupedRuns.Load() })
 	e.registerStatementStatus()
+	// GMS keeps Uptime at 0.
+	started := time.Now()
+	uptime := func() any { return uint64(time.Since(started) / time.Second) }
+	e.RegisterStatus("Uptime", uptime)
+	e.RegisterStatus("Uptime_since_flush_status", uptime)
 }
 
 // RegisterStatus adds (or replaces) one of e's computed global status
