@@ -183,7 +183,7 @@ func jsonTable(r *tradRow) obj {
 	}
 	if rows, ok := toUint(r.rows); ok {
 		t.set("rows_examined_per_scan", rows)
-		t.set("rows_produced_per_join", uint64(float64(rows)*filtered/100 + 0.5))
+		t.set("rows_produced_per_join", uint64(float64(rows)*filtered/100+0.5))
 	}
 	t.set("filtered", fmt.Sprintf("%.2f", filtered))
 	for _, e := range r.extra {
