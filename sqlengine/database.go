@@ -158,6 +158,11 @@ func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table
 	if t := d.tempTable(ctx, name); t != nil {
 		return t, true, nil
 	}
+	if dropTemporary(ctx) {
+		// DROP TEMPORARY TABLE sees temporary tables only: IF EXISTS
+		// notes a base table of the name as unknown (1051), as MySQL.
+		return nil, false, nil
+	}
 	t := d.p.e.Catalog().Table(d.name, name)
 	if t == nil {
 		return nil, false, nil

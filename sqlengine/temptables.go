@@ -165,3 +165,16 @@ func (t *Table) alterDef(ctx *sql.Context, txn *storage.Txn, st *storage.Table, 
 	}
 	return nt, nil
 }
+
+// dropTemporary reports whether ctx's statement is DROP TEMPORARY TABLE.
+func dropTemporary(ctx *sql.Context) bool {
+	if ctx == nil {
+		return false
+	}
+	q := ctx.Query()
+	if len(q) < 14 || (q[0] != 'd' && q[0] != 'D') || !strings.EqualFold(q[:5], "drop ") {
+		return false
+	}
+	q = strings.TrimLeft(q[5:], " \t\r\n")
+	return len(q) >= 9 && strings.EqualFold(q[:9], "temporary")
+}

@@ -46,6 +46,8 @@ INSERT INTO t (id, v) VALUES (30,'after truncate')
 # Dropping the temporary table shows the base table again.
 DROP TABLE t
 SELECT * FROM t ORDER BY id
+DROP TEMPORARY TABLE IF EXISTS t
+SELECT * FROM t ORDER BY id
 SELECT * FROM t ORDER BY id
 # CREATE ... SELECT, LIKE, joins with base tables, aggregates.
 CREATE TEMPORARY TABLE agg SELECT id, UPPER(v) AS uv FROM t
