@@ -227,8 +227,9 @@ func SessionText(ctx context.Context, q string) (string, []int) {
 }
 
 // withAssign applies the assignment rewrite (assign.go) after r's,
-// LOCK TABLE's and a quoted ENGINE name's (locktable.go), and the
-// locking-read clause's (lockclause.go).
+// LOCK TABLE's and a quoted ENGINE name's (locktable.go), the
+// locking-read clause's (lockclause.go) and CREATE TABLE ... SELECT's
+// (ctas.go).
 func withAssign(r string, added []int, ansi bool) (string, []int) {
 	if r2, more := userAssign(r, ansi); more != nil {
 		r, added = r2, composeAdded(added, more)
@@ -239,7 +240,7 @@ func withAssign(r string, added []int, ansi bool) (string, []int) {
 	if r2, more := lockClause(r, ansi); more != nil {
 		r, added = r2, composeAdded(added, more)
 	}
-	return quotedEngine(r, ansi), added // in place
+	return createSelect(quotedEngine(r, ansi), ansi), added // in place
 }
 
 // OriginalNames gives the select list's unaliased expressions of st,
