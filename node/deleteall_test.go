@@ -1,8 +1,11 @@
 package node_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // TestDeleteWithoutWhereIsLogged: a DELETE without WHERE logs a row event
@@ -60,5 +63,16 @@ func TestDeleteWithoutWhereIsLogged(t *testing.T) {
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
 		t.Fatalf("DELETE FROM d.t with no database selected: %d rows affected, want 1", n)
+	}
+	// TRUNCATE of a view is 1146, as MySQL: GMS truncated the view's
+	// table.
+	mustExec(t, db, "INSERT INTO d.t VALUES (8, 'h')", "CREATE VIEW d.v AS SELECT * FROM d.t")
+	var me *mysql.MySQLError
+	if _, err := db.Exec("TRUNCATE TABLE d.v"); !errors.As(err, &me) || me.Number != 1146 {
+		t.Fatalf("TRUNCATE of a view: %v, want 1146", err)
+	}
+	var n int
+	if err := db.QueryRow("SELECT COUNT(*) FROM d.t").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("the view's table after TRUNCATE of the view: %d rows (%v), want 1", n, err)
 	}
 }

@@ -106,6 +106,10 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		return o.e.buildExactUpdate(ctx, n, row)
 	case *plan.DeleteFrom:
 		lockingWrite(ctx)
+	case *plan.Truncate:
+		if err := o.e.truncateNotView(ctx); err != nil { // deleterows.go
+			return nil, err
+		}
 	case *plan.InsertInto:
 		return storeval.BuildInsert(ctx, o.e.exec, isPetrelTable, n, row)
 	case *storeval.Source:

@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
 // keepDeleteRows keeps a DELETE without WHERE a DELETE. GMS's
@@ -54,4 +55,32 @@ func mentionsDelete(q string) bool {
 		}
 	}
 	return false
+}
+
+// truncateNotView refuses TRUNCATE of a view, as MySQL does (1146: a
+// view is no table). GMS resolved the view to its table and emptied it.
+func (e *Engine) truncateNotView(ctx *sql.Context) error {
+	st, err := ast.Parse(ctx.Query())
+	if err != nil {
+		return nil
+	}
+	ddl, ok := st.(*ast.DDL)
+	if !ok || ddl.Action != ast.TruncateStr {
+		return nil
+	}
+	db := ddl.Table.DbQualifier.String()
+	if db == "" {
+		db = ctx.GetCurrentDatabase()
+	}
+	name := ddl.Table.Name.String()
+	d := e.store.Catalog().Database(db)
+	if d == nil {
+		return nil
+	}
+	for _, v := range d.Def().Views {
+		if strings.EqualFold(v.Name, name) {
+			return sql.ErrTableNotFound.New(db + "." + name)
+		}
+	}
+	return nil
 }
