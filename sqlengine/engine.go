@@ -80,6 +80,10 @@ type Options struct {
 	// RSAKeys is caching_sha2_password's key pair (LoadRSAKeys); nil:
 	// a client without TLS that needs full authentication is refused.
 	RSAKeys *wire.RSAKeys
+	// GMSCreateText keeps go-mysql-server's SHOW CREATE TABLE column text
+	// (no DEFAULT NULL: defaultnull.go), for GMS's own engine tests,
+	// whose expected statements are written so. Servers leave it off.
+	GMSCreateText bool
 }
 
 // Engine is the SQL engine. Safe for concurrent use.

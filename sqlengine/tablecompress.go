@@ -152,9 +152,6 @@ func (e *Engine) showCreateTable(ctx *sql.Context, n *plan.ShowCreateTable, row 
 		return nil, nil
 	}
 	opts := createOptions(&tb.t.Def)
-	if opts == "" && !hasTimeFSP(&tb.t.Def) {
-		return nil, nil
-	}
 	comment := ""
 	if c := tb.Comment(); c != "" {
 		comment = " COMMENT='" + strings.ReplaceAll(c, "'", "''") + "'"
@@ -167,7 +164,11 @@ func (e *Engine) showCreateTable(ctx *sql.Context, n *plan.ShowCreateTable, row 
 		if !ok || !strings.HasSuffix(stmt, comment) {
 			return fmt.Errorf("sqlengine: SHOW CREATE TABLE %s: GMS's statement does not end with its comment", tb.Name())
 		}
-		r[1] = timeTypesText(&tb.t.Def, stmt[:len(stmt)-len(comment)]+opts+comment)
+		text := timeTypesText(&tb.t.Def, stmt[:len(stmt)-len(comment)]+opts+comment)
+		if !e.opts.GMSCreateText {
+			text = defaultNullText(tb.t.Schema, text)
+		}
+		r[1] = text
 		return nil
 	})
 }

@@ -130,6 +130,9 @@ func (h *Harness) newPetrel(t *testing.T) (*sqlengine.Engine, error) {
 		// MySQL 8.0's utf8mb4_0900_ai_ci. Run them configured as GMS is, as
 		// an option file's collation-server would.
 		Variables: map[string]string{"collation_server": "utf8mb4_0900_bin", "collation_connection": "utf8mb4_0900_bin"},
+		// GMS's expected SHOW CREATE TABLE text has no DEFAULT NULL
+		// (MySQL's, which Petrel's servers print).
+		GMSCreateText: true,
 	})
 	if err != nil {
 		st.Close()
