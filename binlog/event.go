@@ -253,11 +253,21 @@ const (
 	utf8mb4Common = 45 // utf8mb4_general_ci: known to MySQL and MariaDB alike
 )
 
+// optionNoForeignKeyChecks is OPTION_NO_FOREIGN_KEY_CHECKS in a QUERY
+// event's flags2 (Q_FLAGS2_CODE): the statement ran with
+// foreign_key_checks=0.
+const optionNoForeignKeyChecks = 1 << 26
+
 // queryBody builds a QUERY_EVENT body.
 func queryBody(threadID uint32, db, query string, errCode uint16) []byte {
+	return queryBodyFlags(threadID, db, query, errCode, 0)
+}
+
+// queryBodyFlags is queryBody with the flags2 status variable.
+func queryBodyFlags(threadID uint32, db, query string, errCode uint16, flags2 uint32) []byte {
 	var status []byte
 	status = append(status, qFlags2Code)
-	status = binary.LittleEndian.AppendUint32(status, 0)
+	status = binary.LittleEndian.AppendUint32(status, flags2)
 	status = append(status, qSQLModeCode)
 	status = binary.LittleEndian.AppendUint64(status, 0)
 	status = append(status, qCatalogNZ, 3, 's', 't', 'd')
@@ -282,6 +292,9 @@ type QueryInfo struct {
 	Database string
 	Query    string
 	ErrCode  uint16
+	// NoForeignKeyChecks: flags2 has OPTION_NO_FOREIGN_KEY_CHECKS (the
+	// source ran the statement with foreign_key_checks=0).
+	NoForeignKeyChecks bool
 }
 
 // ParseQuery decodes a QUERY_EVENT body.
@@ -297,6 +310,10 @@ func ParseQuery(body []byte) (QueryInfo, error) {
 	p := body[13:]
 	if len(p) < stLen+dbLen+1 {
 		return q, corrupt("QUERY event: status %d + db %d bytes exceed body", stLen, dbLen)
+	}
+	if stLen >= 5 && p[0] == qFlags2Code {
+		// MySQL, MariaDB and Petrel write flags2 first.
+		q.NoForeignKeyChecks = binary.LittleEndian.Uint32(p[1:])&optionNoForeignKeyChecks != 0
 	}
 	p = p[stLen:]
 	q.Database = string(p[:dbLen])

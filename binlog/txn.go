@@ -306,7 +306,11 @@ func encodeCompressed(o Options, cols *colCache, rec *storage.CommitRecord, sid 
 	if len(rec.Queries) > 0 {
 		// DDL is logged as statements; the rows a rewrite copied are not.
 		for _, q := range rec.Queries {
-			x.event(QueryEvent, serverID, ts, queryBody(0, q.Database, q.SQL, 0))
+			var flags2 uint32
+			if q.NoForeignKeyChecks {
+				flags2 = optionNoForeignKeyChecks
+			}
+			x.event(QueryEvent, serverID, ts, queryBodyFlags(0, q.Database, q.SQL, 0, flags2))
 		}
 		x.prependGTID(serverID, ver, false, rec.Time, orig)
 		return x, nil

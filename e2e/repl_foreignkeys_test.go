@@ -44,6 +44,22 @@ func TestForeignKeysReplicate(t *testing.T) {
 		"CREATE TRIGGER shop.order_audit AFTER INSERT ON shop.orders FOR EACH ROW INSERT INTO shop.audit (ord, total) VALUES (NEW.id, NEW.total)",
 		"CREATE PROCEDURE shop.bump(IN c INT) BEGIN UPDATE shop.orders SET total = total + 1 WHERE cust = c; END")
 
+	// Tables loaded as a dump loads them, the child first, with
+	// foreign_key_checks=0: the DDL's QUERY events carry
+	// OPTION_NO_FOREIGN_KEY_CHECKS, so both replicas create the child
+	// before its parent exists, as the source did.
+	lc, err := sdb.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, ctx, lc, "SET foreign_key_checks = 0",
+		"CREATE TABLE shop.late_child (id INT PRIMARY KEY, pid INT, CONSTRAINT fk_late FOREIGN KEY (pid) REFERENCES shop.late_parent (id))",
+		"INSERT INTO shop.late_child VALUES (1, 1), (2, 2)",
+		"CREATE TABLE shop.late_parent (id INT PRIMARY KEY)",
+		"INSERT INTO shop.late_parent VALUES (1), (2)",
+		"SET foreign_key_checks = 1")
+	lc.Close()
+
 	rep := startReplicaServer(t, ctx, 2, map[string]string{"replica_parallel_workers": "4"})
 	rdb := rootDB(t, rep, "")
 	pointAt(t, ctx, rdb, src.Port(), "")
@@ -183,7 +199,7 @@ func TestForeignKeysReplicate(t *testing.T) {
 			st["Relay_Master_Log_File"], st["Exec_Master_Log_Pos"], file, pos, st["Slave_SQL_Running"], st["Last_SQL_Error"])
 	}
 	rows := 0
-	for _, tb := range []string{"shop.customer", "shop.orders", "shop.line", "shop.note", "shop.audit"} {
+	for _, tb := range []string{"shop.customer", "shop.orders", "shop.line", "shop.note", "shop.audit", "shop.late_child", "shop.late_parent"} {
 		for _, r := range []*sql.DB{rdb, mdb} {
 			rows += sameTable(t, ctx, sdb, r, tb, "id")
 		}

@@ -147,8 +147,9 @@ func TestDurableApply(t *testing.T) {
 
 // copyDDL applies the replicated DDL of TestDurableApply (the replica
 // there has no SQL engine) by copying the primary's definitions.
-func copyDDL(st, prim *storage.Engine) func(ctx context.Context, db, q string, o storage.Origin) error {
-	return func(ctx context.Context, dbName, q string, o storage.Origin) error {
+func copyDDL(st, prim *storage.Engine) func(ctx context.Context, qi binlog.QueryInfo, o storage.Origin) error {
+	return func(ctx context.Context, qi binlog.QueryInfo, o storage.Origin) error {
+		dbName, q := qi.Database, qi.Query
 		txn := st.Begin()
 		txn.SetOrigin(o)
 		var err error

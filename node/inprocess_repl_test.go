@@ -209,7 +209,8 @@ func TestInProcessReplicationFaults(t *testing.T) {
 	defer blog.Close()
 	st.SetSink(blog)
 	var ddl []string
-	execDDL := func(ctx context.Context, dbName, q string, o storage.Origin) error {
+	execDDL := func(ctx context.Context, qi binlog.QueryInfo, o storage.Origin) error {
+		dbName, q := qi.Database, qi.Query
 		ddl = append(ddl, q)
 		txn := st.Begin()
 		txn.SetOrigin(o)

@@ -60,7 +60,7 @@ func (n *Node) relayAccount(db, query string, g base.GTID) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), relayAccountTimeout)
 	defer cancel()
-	return n.sql.ExecReplicated(ctx, db, query, storage.Origin{GTID: g, CommitTime: n.opts.Clock.Now()})
+	return n.sql.ExecReplicated(ctx, db, query, false, storage.Origin{GTID: g, CommitTime: n.opts.Clock.Now()})
 }
 
 // relayAccountTimeout bounds the application of one account statement.

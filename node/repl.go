@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 
+	"petrel/binlog"
 	"petrel/internal/base"
 	"petrel/repl/replica"
 	"petrel/repl/source"
@@ -54,8 +55,8 @@ func (n *Node) openReplication() error {
 		TransactionRetries: n.repl.TransactionRetries,
 		LockWaitTimeout:    sqlengine.LockWaitTimeout,
 		ReportAddr:         n.reportAddr,
-		ExecDDL: func(ctx context.Context, db, q string, o storage.Origin) error {
-			return e.ExecReplicated(ctx, db, q, o)
+		ExecDDL: func(ctx context.Context, q binlog.QueryInfo, o storage.Origin) error {
+			return e.ExecReplicated(ctx, q.Database, q.Query, q.NoForeignKeyChecks, o)
 		},
 	})
 	if err != nil {

@@ -158,11 +158,6 @@ func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table
 	if t := d.tempTable(ctx, name); t != nil {
 		return t, true, nil
 	}
-	if dropTemporary(ctx) {
-		// DROP TEMPORARY TABLE sees temporary tables only: IF EXISTS
-		// notes a base table of the name as unknown (1051), as MySQL.
-		return nil, false, nil
-	}
 	t := d.p.e.Catalog().Table(d.name, name)
 	if t == nil {
 		return nil, false, nil
@@ -355,13 +350,16 @@ func viewDef(v storage.ViewDef) sql.ViewDefinition {
 }
 
 // GetTriggers implements sql.TriggerDatabase.
-func (d *Database) GetTriggers(*sql.Context) ([]sql.TriggerDefinition, error) {
+func (d *Database) GetTriggers(ctx *sql.Context) ([]sql.TriggerDefinition, error) {
 	sd := d.sdb()
 	if sd == nil {
 		return nil, nil
 	}
 	var out []sql.TriggerDefinition
 	for _, t := range sd.Def().Triggers {
+		if d.triggerOnTemp(ctx, t.CreateStmt) {
+			continue
+		}
 		out = append(out, sql.TriggerDefinition{Name: t.Name, CreateStatement: t.CreateStmt, CreatedAt: time.Unix(0, t.CreatedAt), SqlMode: t.SqlMode})
 	}
 	return out, nil

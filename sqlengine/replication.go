@@ -180,11 +180,18 @@ func userVarString(ctx *sql.Context, s *Session, names ...string) string {
 
 // ExecReplicated runs one statement replicated from another server (DDL
 // from a QUERY event) in database db, as the applier: read_only does not
-// apply, and the commit is logged under the origin's GTID.
-func (e *Engine) ExecReplicated(ctx context.Context, db, query string, o storage.Origin) error {
+// apply, the commit is logged under the origin's GTID, and with
+// noFKChecks (the event's OPTION_NO_FOREIGN_KEY_CHECKS) it runs with
+// foreign_key_checks=0, as it ran on its source.
+func (e *Engine) ExecReplicated(ctx context.Context, db, query string, noFKChecks bool, o storage.Origin) error {
 	s := e.NewInternalSession()
 	s.origin = &o
 	sctx := e.NewContext(ctx, s)
+	if noFKChecks {
+		if err := s.SetSessionVariable(sctx, "foreign_key_checks", int8(0)); err != nil {
+			return err
+		}
+	}
 	sctx = sctx.WithQuery(query)
 	if db != "" {
 		sctx.SetCurrentDatabase(db)

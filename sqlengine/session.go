@@ -2,6 +2,7 @@ package sqlengine
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -202,7 +203,9 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 		return t.abort
 	}
 	if q := ctx.Query(); t.txn.HasWrites() && isDDL(q) && !s.tempDDL {
-		t.txn.LogQuery(ctx.GetCurrentDatabase(), q)
+		fk, err := s.GetSessionVariable(ctx, "foreign_key_checks")
+		off := err == nil && fmt.Sprint(fk) == "0"
+		t.txn.LogQueryOf(storage.Query{Database: ctx.GetCurrentDatabase(), SQL: q, NoForeignKeyChecks: off})
 	}
 	if err := t.txn.Commit(ctx); err != nil {
 		return s.commitError(err)

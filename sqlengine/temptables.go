@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"petrel/storage"
 )
@@ -17,7 +18,9 @@ import (
 // InnoDB's temporary tables (storage/temptables.go). A session with a
 // temporary table gets no fast path (Engine.ExecutorOnFor). Writes to
 // them are allowed in a READ ONLY transaction and under read_only, as in
-// MySQL. Not supported on them: FOREIGN KEY constraints (as InnoDB's).
+// MySQL. A base table's triggers are hidden from a session while its
+// temporary table shadows the name (triggerOnTemp). Not supported on
+// them: FOREIGN KEY constraints (as InnoDB's).
 
 var (
 	_ sql.TemporaryTableCreator  = (*Database)(nil)
@@ -166,15 +169,27 @@ func (t *Table) alterDef(ctx *sql.Context, txn *storage.Txn, st *storage.Table, 
 	return nt, nil
 }
 
-// dropTemporary reports whether ctx's statement is DROP TEMPORARY TABLE.
-func dropTemporary(ctx *sql.Context) bool {
-	if ctx == nil {
+// triggerOnTemp reports whether the trigger created by stmt is on a table
+// the session's temporary table shadows: such a trigger is not the
+// session's to see (MySQL fires no trigger on a temporary table, and
+// dropping the temporary table must not drop the base table's
+// triggers). Only a session holding a temporary table parses.
+func (d *Database) triggerOnTemp(ctx *sql.Context, stmt string) bool {
+	s := ctxSession(ctx)
+	if s == nil || len(s.temps) == 0 {
 		return false
 	}
-	q := ctx.Query()
-	if len(q) < 14 || (q[0] != 'd' && q[0] != 'D') || !strings.EqualFold(q[:5], "drop ") {
+	st, err := ast.Parse(stmt)
+	if err != nil {
 		return false
 	}
-	q = strings.TrimLeft(q[5:], " \t\r\n")
-	return len(q) >= 9 && strings.EqualFold(q[:9], "temporary")
+	ddl, ok := st.(*ast.DDL)
+	if !ok || ddl.TriggerSpec == nil {
+		return false
+	}
+	db := ddl.Table.DbQualifier.String()
+	if db == "" {
+		db = d.name
+	}
+	return s.temps[tempKey(db, ddl.Table.Name.String())] != nil
 }

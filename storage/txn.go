@@ -154,6 +154,10 @@ func (t *Txn) SetCompression(level int) { t.compression = level }
 type Query struct {
 	Database string
 	SQL      string
+	// NoForeignKeyChecks: the statement ran with foreign_key_checks=0
+	// (the binlog's OPTION_NO_FOREIGN_KEY_CHECKS, which a replica applies
+	// it with).
+	NoForeignKeyChecks bool
 }
 
 // Begin starts a transaction.
@@ -195,6 +199,9 @@ func (t *Txn) HasWrites() bool { return t.batch != nil && !t.batch.Empty() }
 
 // LogQuery records a statement (DDL) in the change stream.
 func (t *Txn) LogQuery(db, q string) { t.queries = append(t.queries, Query{Database: db, SQL: q}) }
+
+// LogQueryOf records statement q (DDL) with its flags.
+func (t *Txn) LogQueryOf(q Query) { t.queries = append(t.queries, q) }
 
 // PutMeta writes a metadata blob (as SetMetaSync does) inside the
 // transaction, so that the blob and the statement the transaction logs

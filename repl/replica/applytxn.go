@@ -60,7 +60,7 @@ func (a *applier) run(j *applyJob) error {
 			if err != nil {
 				return err
 			}
-			if err := r.opts.ExecDDL(ctx, q.Database, q.Query, origin); err != nil {
+			if err := r.opts.ExecDDL(ctx, q, origin); err != nil {
 				return base.Wrap(base.ClassOf(err), err, "Error executing '%s' of transaction '%s'", q.Query, g.GTID)
 			}
 		}

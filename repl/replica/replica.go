@@ -27,7 +27,7 @@ type Options struct {
 	Log *binlog.Log
 	// ExecDDL runs a replicated statement (DDL) through the SQL engine,
 	// logged under the origin's GTID.
-	ExecDDL func(ctx context.Context, db, query string, o storage.Origin) error
+	ExecDDL func(ctx context.Context, q binlog.QueryInfo, o storage.Origin) error
 	// NetTimeout returns replica_net_timeout (read at each connect).
 	NetTimeout func() time.Duration
 	// SemiEnabled reports rpl_semi_sync_replica_enabled (read at connect).

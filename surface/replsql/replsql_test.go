@@ -52,7 +52,7 @@ func TestReplicationSQLSurface(t *testing.T) {
 	r, err := replica.New(replica.Options{
 		Datadir: dir, ServerID: 5, ServerUUID: uuid, Store: st, Log: blog, Logger: quiet,
 		Clock: base.RealClock{}, NetTimeout: vars.NetTimeout, Parallel: vars.Parallel,
-		ExecDDL: func(context.Context, string, string, storage.Origin) error { return errors.New("no DDL here") },
+		ExecDDL: func(context.Context, binlog.QueryInfo, storage.Origin) error { return errors.New("no DDL here") },
 	})
 	if err != nil {
 		t.Fatal(err)

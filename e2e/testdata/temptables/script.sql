@@ -4,6 +4,10 @@
 # outcome where MariaDB's differs.
 CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20)) ENGINE=InnoDB
 INSERT INTO t VALUES (1,'base one'),(2,'base two')
+# A trigger on the base table: it never fires for the temporary table,
+# and dropping the temporary table keeps it.
+CREATE TABLE tlog (n INT) ENGINE=InnoDB
+CREATE TRIGGER t_ai AFTER INSERT ON t FOR EACH ROW INSERT INTO tlog VALUES (NEW.id)
 CREATE TEMPORARY TABLE t (id INT PRIMARY KEY, v VARCHAR(20), n INT DEFAULT 0, KEY (v)) ENGINE=InnoDB
 SELECT * FROM t
 INSERT INTO t (id, v) VALUES (10,'temp ten'),(11,'temp eleven'),(12,'temp twelve')
@@ -43,11 +47,14 @@ ok: ALTER TABLE t DROP COLUMN extra
 TRUNCATE TABLE t
 SELECT COUNT(*) FROM t
 INSERT INTO t (id, v) VALUES (30,'after truncate')
+SELECT COUNT(*) FROM tlog
 # Dropping the temporary table shows the base table again.
 DROP TABLE t
 SELECT * FROM t ORDER BY id
-DROP TEMPORARY TABLE IF EXISTS t
-SELECT * FROM t ORDER BY id
+SELECT TRIGGER_NAME, EVENT_OBJECT_TABLE FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = 'tmp'
+INSERT INTO t VALUES (3,'base three')
+SELECT n FROM tlog ORDER BY n
+DELETE FROM t WHERE id = 3
 SELECT * FROM t ORDER BY id
 # CREATE ... SELECT, LIKE, joins with base tables, aggregates.
 CREATE TEMPORARY TABLE agg SELECT id, UPPER(v) AS uv FROM t
