@@ -513,7 +513,7 @@ func fixSchema(stmt ast.Statement) ast.Statement {
 	if d, ok := stmt.(*ast.DBDDL); ok && strings.EqualFold(d.SchemaOrDatabase, "schema") {
 		d.SchemaOrDatabase = "database"
 	}
-	rewrite.InlineNamedWindows(stmt)   // rewrite/namedwindow.go
+	rewrite.SelectClauses(stmt)        // rewrite/namedwindow.go, groupconst.go
 	arith.ProtectDecimalLiterals(stmt) // arith/decliteral.go
 	rewrite.AliasSubqueryTables(stmt)  // rewrite/subqalias.go
 	return stmt

@@ -18,13 +18,20 @@ import (
 // resolved), and GMS plans it as if the query had been written so. A name
 // no WINDOW clause defines is left for GMS's error.
 
-func InlineNamedWindows(stmt ast.Statement) {
+// SelectClauses applies it, and constGroupBy (groupconst.go), to every
+// SELECT of stmt, in one walk.
+func SelectClauses(stmt ast.Statement) {
 	if stmt == nil {
 		return
 	}
 	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
-		if sel, ok := n.(*ast.Select); ok && len(sel.Window) > 0 {
-			inlineSelectWindows(sel)
+		if sel, ok := n.(*ast.Select); ok {
+			if len(sel.Window) > 0 {
+				inlineSelectWindows(sel)
+			}
+			if len(sel.GroupBy) > 0 {
+				constGroupBy(sel)
+			}
 		}
 		return true, nil
 	}, stmt)
