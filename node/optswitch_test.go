@@ -9,9 +9,10 @@ import (
 	"github.com/go-sql-driver/mysql"
 )
 
-// optimizer_switch reports MySQL 8.0's defaults and takes values that
-// keep them; a flag turned away from its default is 1235 (Petrel's
-// planner has no such switch), an unknown flag 1231.
+// optimizer_switch reports MySQL 8.0's defaults and takes what MySQL
+// takes: flags set to on, off or default, merged into the session's
+// value and reported in full (mtr's tests turn semijoin and
+// derived_merge off); an unknown flag or value is 1231.
 func TestOptimizerSwitch(t *testing.T) {
 	_, open := startNode(t)
 	db := open("")
@@ -20,12 +21,24 @@ func TestOptimizerSwitch(t *testing.T) {
 	if err := db.QueryRow("SELECT @@optimizer_switch").Scan(&v); err != nil || !strings.HasPrefix(v, "index_merge=on,") || !strings.Contains(v, ",hash_join=on,") || strings.Count(v, "=") != 26 {
 		t.Fatalf("optimizer_switch = %q, %v", v, err)
 	}
-	mustExec(t, db, "SET optimizer_switch = 'default'", "SET optimizer_switch = 'batched_key_access=off,mrr=DEFAULT'", "SET GLOBAL optimizer_switch = 'hash_join=on'")
+	def := v
+	mustExec(t, db, "SET optimizer_switch = 'default'", "SET optimizer_switch = 'batched_key_access=off,mrr=DEFAULT'", "SET GLOBAL optimizer_switch = 'hash_join=on'",
+		"SET optimizer_switch = 'semijoin=off'", "SET optimizer_switch = 'derived_merge=off,mrr=off'")
+	want := strings.NewReplacer("semijoin=on", "semijoin=off", "derived_merge=on", "derived_merge=off", ",mrr=on", ",mrr=off").Replace(def)
+	if got := queryRows(t, db, "SELECT @@optimizer_switch"); got[0][0] != want {
+		t.Fatalf("after turning flags off: %q, want %q", got[0][0], want)
+	}
+	if got := queryRows(t, db, "SELECT COUNT(*) FROM (SELECT 1 AS a UNION ALL SELECT 2) d WHERE a IN (SELECT 2)"); got[0][0] != "1" {
+		t.Fatalf("a query with semijoin=off: %v", got)
+	}
+	mustExec(t, db, "SET optimizer_switch = 'semijoin=default,derived_merge=on,mrr=on'")
+	if got := queryRows(t, db, "SELECT @@optimizer_switch"); got[0][0] != def {
+		t.Fatalf("back to the defaults: %q", got[0][0])
+	}
 	for q, want := range map[string]uint16{
-		"SET optimizer_switch = 'mrr=off'":              1235,
-		"SET GLOBAL optimizer_switch = 'hash_join=off'": 1235,
-		"SET optimizer_switch = 'no_such_flag=on'":      1231,
-		"SET optimizer_switch = 'mrr=maybe'":            1231,
+		"SET optimizer_switch = 'no_such_flag=on'": 1231,
+		"SET optimizer_switch = 'mrr=maybe'":       1231,
+		"SET optimizer_switch = 'mrr'":             1231,
 	} {
 		var me *mysql.MySQLError
 		if _, err := db.Exec(q); !errors.As(err, &me) || me.Number != want {
