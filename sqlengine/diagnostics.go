@@ -81,7 +81,8 @@ func (h *errHandler) noteDiagnostics(c *mysql.Conn) {
 // Warn implements sql.Session: GMS files the errors INSERT IGNORE and
 // UPDATE IGNORE turn into warnings at level Note; MySQL lists them as
 // Warnings (a duplicate key 1062, a NULL into NOT NULL 1048, a foreign
-// key's missing parent 1452 or remaining child 1451).
+// key's missing parent 1452 or remaining child 1451). GMS's 1831 for an
+// index that duplicates none is dropped (dupindex.go).
 // Errors GMS turned into uncoded (1105) notes that way get their MySQL
 // number and level through the one error mapping (an invalid JSON text:
 // Warning 3140).
@@ -96,6 +97,9 @@ func (s *Session) Warn(w *sql.Warning) {
 		if errors.As(sqlerr.FixSQLError(mysqlerr.Relay(w.Code, "HY000", "%s", w.Message)), &se) && se.Num != mysqlerr.ErUnknown {
 			w = &sql.Warning{Level: "Warning", Code: se.Num, Message: se.Message}
 		}
+	}
+	if w != nil && w.Code == 1831 && s.falseDuplicateIndex(w) { // dupindex.go
+		return
 	}
 	s.BaseSession.Warn(w)
 }
