@@ -281,19 +281,37 @@ func (e *Engine) columnFSP(db, table, col string) (int, bool) {
 	return 0, false
 }
 
-// showColumns is SHOW COLUMNS (DESCRIBE) with TIME columns' declared
-// types; nil, nil (GMS's rows) for tables without one.
+// showColumns is SHOW COLUMNS (DESCRIBE) as MySQL shows it: a string
+// column's Type without its character set and collation (GMS's type
+// name added them where they differ from utf8mb4_0900_bin, so every
+// utf8mb4_0900_ai_ci column showed COLLATE: mtr's show_row_order-9226),
+// the Collation column of SHOW FULL COLUMNS the column's own (GMS gave
+// every text column utf8mb4_0900_bin and ENUM and SET none), and TIME
+// columns' declared types.
 func (e *Engine) showColumns(ctx *sql.Context, n *plan.ShowColumns, row sql.Row) (sql.RowIter, error) {
-	rt, ok := n.Child.(*plan.ResolvedTable)
-	if !ok {
-		return nil, nil
+	var tb *Table
+	if rt, ok := n.Child.(*plan.ResolvedTable); ok {
+		if t, ok := petrelTable(rt.Table); ok && hasTimeFSP(&t.t.Def) {
+			tb = t
+		}
 	}
-	tb, ok := petrelTable(rt.Table)
-	if !ok || !hasTimeFSP(&tb.t.Def) {
-		return nil, nil
-	}
+	sch := n.TargetSchema()
+	i := 0
 	return gmsRows(ctx, n, row, func(r sql.Row) error {
-		if len(r) >= 2 {
+		defer func() { i++ }()
+		if len(r) < 2 || i >= len(sch) {
+			return nil
+		}
+		if tc, ok := sch[i].Type.(sql.TypeWithCollation); ok {
+			r[1] = tc.StringWithTableCollation(tc.Collation())
+			if n.Full && len(r) > 2 {
+				r[2] = nil
+				if tc.Collation().CharacterSet() != sql.CharacterSet_binary {
+					r[2] = tc.Collation().Name()
+				}
+			}
+		}
+		if tb != nil {
 			name, _ := r[0].(string)
 			if fsp, ok := e.columnFSP(tb.t.Def.Database, tb.t.Def.Name, name); ok {
 				r[1] = timeTypeName(fsp)
