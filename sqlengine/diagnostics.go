@@ -82,7 +82,8 @@ func (h *errHandler) noteDiagnostics(c *mysql.Conn) {
 // UPDATE IGNORE turn into warnings at level Note; MySQL lists them as
 // Warnings (a duplicate key 1062, a NULL into NOT NULL 1048, a foreign
 // key's missing parent 1452 or remaining child 1451). GMS's 1831 for an
-// index that duplicates none is dropped (dupindex.go).
+// index that duplicates none is dropped (dupindex.go), and its warning
+// 0 for a statement of comments only, which MySQL answers with a plain OK.
 // Errors GMS turned into uncoded (1105) notes that way get their MySQL
 // number and level through the one error mapping (an invalid JSON text:
 // Warning 3140).
@@ -101,5 +102,12 @@ func (s *Session) Warn(w *sql.Warning) {
 	if w != nil && w.Code == 1831 && s.falseDuplicateIndex(w) { // dupindex.go
 		return
 	}
+	if w != nil && w.Code == 0 && w.Message == gmsEmptyWarning {
+		return // a statement of comments only: MySQL answers OK, no warning
+	}
 	s.BaseSession.Warn(w)
 }
+
+// gmsEmptyWarning is the warning GMS adds for a statement that is only
+// comments (planbuilder's Parse).
+const gmsEmptyWarning = "query was empty after trimming comments, so it will be ignored"

@@ -535,6 +535,7 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 	}
 	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, q, st)
+	noteDropTable(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
 	return fixSchema(st), a, b, err
@@ -549,6 +550,7 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 	}
 	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, q, st)
+	noteDropTable(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
 	return fixSchema(st), a, b, err
@@ -562,6 +564,7 @@ func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.P
 	}
 	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, q, st)
+	noteDropTable(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
 	return fixSchema(st), n, err

@@ -64,6 +64,9 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 		return h.reply(c, err)
 	}
 	q = d.text
+	if blankQuery(q) {
+		return h.reply(c, errEmptyQuery())
+	}
 	s := h.e.session(c.ConnectionID)
 	if late := h.e.countStatement(s, c.ConnectionID, q); late != nil {
 		defer late()
@@ -134,6 +137,9 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		return "", h.reply(c, err)
 	}
 	first, rest := splitFirst(d.text)
+	if blankQuery(d.text) {
+		return "", h.reply(c, errEmptyQuery())
+	}
 	s := h.e.session(c.ConnectionID)
 	if late := h.e.countStatement(s, c.ConnectionID, first); late != nil {
 		defer late()
@@ -486,3 +492,19 @@ func mysqlFloat(b []byte, f32 bool) []byte {
 	}
 	return []byte(mant + "e" + e)
 }
+
+// blankQuery reports whether statement text q is empty: nothing but
+// white space, which MySQL refuses with ER_EMPTY_QUERY (1065); GMS
+// answered OK. A text holding a comment is not empty (MySQL answers OK).
+func blankQuery(q string) bool {
+	for i := 0; i < len(q); i++ {
+		switch q[i] {
+		case ' ', '\t', '\r', '\n', '\f', '\v':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func errEmptyQuery() error { return mysqlerr.New(mysqlerr.ErEmptyQuery, "Query was empty") }

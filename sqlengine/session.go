@@ -114,6 +114,10 @@ type Session struct {
 	// still the newest when a statement fails, GMS never reached the
 	// point where it clears them (a parse or name error).
 	prevNewest *sql.Warning
+	// dropTableDB: the statement parsed last is a DROP TABLE (without IF
+	// EXISTS) of tables in this database ("\x00": none selected), for
+	// its 1051 (stmterr.go).
+	dropTableDB string
 	// nbe caches whether sql_mode has NO_BACKSLASH_ESCAPES, as of
 	// varGen+1 == nbeGen (status.go).
 	nbe    bool

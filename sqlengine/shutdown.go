@@ -162,6 +162,7 @@ func (h *errHandler) reply(c *mysql.Conn, err error) error {
 	}
 	err = sqlerr.ClientError(interrupted(c, err))
 	if s := h.e.session(c.ConnectionID); s != nil {
+		err = s.statementError(err) // stmterr.go
 		s.noteError(err)
 	}
 	return err

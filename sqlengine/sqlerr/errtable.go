@@ -40,7 +40,8 @@ type gmsKind struct {
 // MySQL's number. More specific patterns come first. A msg function gets
 // the kind's arguments, then the cause Kind.Wrap appended ("" if none).
 // Not told apart by GMS, so not by this table: DROP TABLE of a missing
-// table (MySQL 1051; GMS's ErrTableNotFound gives 1146) and a missing
+// table (MySQL 1051; GMS's ErrTableNotFound gives 1146: sqlengine's
+// stmterr.go maps it by the statement) and a missing
 // database- or global-level privilege (MySQL 1044 / 1227; GMS's
 // ErrPrivilegeCheckFailed gives 1142).
 var gmsKinds = compileKinds([]gmsKind{
@@ -234,6 +235,9 @@ var textRules = []struct {
 	{func(m string) bool {
 		return strings.Contains(m, "packet too large") || strings.Contains(m, "max_allowed_packet")
 	}, mysqlerr.ErNetPacketTooLarge, nil},
+	// vitess's sentinel for a text with no statement (PREPARE of an
+	// empty string).
+	{func(m string) bool { return m == "empty statement" }, mysqlerr.ErEmptyQuery, func(string) string { return "Query was empty" }},
 }
 
 // MySQLError is the one function that applies the table: a Petrel error
@@ -268,11 +272,13 @@ func MySQLError(err error) error {
 
 // FixSQLError corrects a MySQL error GMS or vitess built: a number below
 // 1000 (an errno that reached vitess's "(errno N)" parsing, which clients
-// would misread) becomes 1105; a GMS kind's text gets the kind's number
+// would misread) becomes 1105, but for the handler errors MySQL itself
+// sends with their number (167, HA_ERR_AUTOINC_ERANGE); a GMS kind's
+// text gets the kind's number
 // (GMS leaves most at 1105) and MySQL's message; every number gets
 // MySQL's SQLSTATE.
 func FixSQLError(se *mysql.SQLError) error {
-	if se.Num < 1000 {
+	if se.Num < 1000 && se.Num != mysqlerr.ErAutoincErange {
 		return mysqlerr.New(mysqlerr.ErUnknown, "%s", se.Message)
 	}
 	for i := range gmsKinds {

@@ -378,7 +378,9 @@ func BuildInsert(ctx *sql.Context, exec sql.NodeExecBuilder, petrel func(sql.Tab
 	if !petrel(sql.GetUnderlyingTable(ins)) {
 		return nil, nil
 	}
-	nn := n.WithSource(&Source{child: n.Source, schema: n.Destination.Schema(), ignore: n.Ignore})
+	// AUTO_INCREMENT values as MySQL takes them (autoinc.go).
+	src := checkedAutoIncrement(ctx, n.Source, n.Destination.Schema(), sql.GetUnderlyingTable(ins), n.Ignore)
+	nn := n.WithSource(&Source{child: src, schema: n.Destination.Schema(), ignore: n.Ignore})
 	if wide, ok := widenSchema(n.Destination.Schema()); ok {
 		// Lengths in characters for single-byte character sets
 		// (storetarget.go).
