@@ -633,6 +633,16 @@ func semCorpus() []semStmt {
 			expect("rows [35]")
 		}
 	}
+	// More errors MySQL numbers: a database name longer than 64
+	// characters 1102, a missing column without default 1364, an unknown
+	// savepoint 1305; FLUSH STATUS resets the session's counters.
+	quiet("CREATE TABLE t_nd (a INT NOT NULL, b INT)")
+	for _, q := range []string{
+		"DROP DATABASE " + strings.Repeat("a", 70), "CREATE DATABASE " + strings.Repeat("b", 65), "INSERT INTO t_nd (b) VALUES (1)",
+		"ROLLBACK TO SAVEPOINT no_such_savepoint", "FLUSH STATUS", "SHOW SESSION STATUS LIKE 'Com_select'",
+	} {
+		add("strict", q)
+	}
 	// MIN and MAX of a primary key read one index entry, and give one
 	// NULL row when there is none (minmaxkey.go).
 	quiet("CREATE TABLE t_mm (id INT PRIMARY KEY, v INT)")

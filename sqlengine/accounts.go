@@ -99,6 +99,8 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		}
 	case *plan.CreateDB:
 		return nil, defaultCreateDB(ctx, n)
+	case *plan.DropDB:
+		return nil, checkDBName(n.DbName) // charset.go
 	case *plan.AlterDB:
 		return nil, implementedCollation(n.Collation)
 	case *plan.Update:

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -444,6 +445,9 @@ func serverCollation(ctx *sql.Context) sql.CollationID {
 // default, utf8mb4_0900_bin), and refuses a collation GMS has no weights
 // for (its tables could hold no string column).
 func defaultCreateDB(ctx *sql.Context, n *plan.CreateDB) error {
+	if err := checkDBName(n.DbName); err != nil {
+		return err
+	}
 	if n.Collation == sql.Collation_Unspecified {
 		n.Collation = serverCollation(ctx)
 	}
@@ -538,4 +542,14 @@ func checkSQLMode(value any) error {
 var unhonouredSQLModes = map[string]bool{
 	"PAD_CHAR_TO_FULL_LENGTH": true, // CHAR values are stored without their trailing spaces
 	"ALLOW_INVALID_DATES":     true, // Petrel's dates cannot hold 2024-02-30
+}
+
+// checkDBName refuses a database name MySQL refuses before looking for
+// it: longer than 64 characters is 1102 (GMS created such a database,
+// and DROP DATABASE of one was 1049).
+func checkDBName(name string) error {
+	if utf8.RuneCountInString(name) > 64 {
+		return mysqlerr.New(mysqlerr.ErWrongDBName, "Incorrect database name '%s'", name)
+	}
+	return nil
 }

@@ -221,6 +221,7 @@ func New(opts Options) (*Engine, error) {
 	e.RegisterAdmin(optimizeTablePattern, 0, e.optimizeTable)
 	e.RegisterAdmin(checkTablePattern, 0, e.checkTable)
 	e.RegisterAdmin(repairTablePattern, 0, e.repairTable)
+	e.RegisterAdmin(flushStatusPattern, sql.PrivilegeType_Reload, e.flushStatus) // flushstatus.go
 	e.RegisterAdmin(`SET (NAMES|CHARACTER SET|CHARSET) ('[^']*'|"[^"]*"|[A-Za-z0-9_]+)(?: COLLATE ('[^']*'|"[^"]*"|[A-Za-z0-9_]+))?`, 0, e.setNames)
 	e.RegisterAdmin(setNextTransactionPattern, 0, e.setNextTransaction)
 	e.RegisterAdmin(`ALTER USER (?:IF EXISTS )?\S+ REQUIRE (?:SSL|X509|NONE)`, sql.PrivilegeType_CreateUser, e.adminAlterRequire)

@@ -42,6 +42,8 @@ const (
 	ErEmptyQuery               = 1065 // ER_EMPTY_QUERY
 	ErAutoincErange            = 167  // HA_ERR_AUTOINC_ERANGE: a generated AUTO_INCREMENT value beyond its column
 	ErBadField                 = 1054 // ER_BAD_FIELD_ERROR
+	ErWrongDBName              = 1102 // ER_WRONG_DB_NAME
+	ErNoDefaultForField        = 1364 // ER_NO_DEFAULT_FOR_FIELD
 	ErDupFieldName             = 1060 // ER_DUP_FIELDNAME
 	ErDupKeyName               = 1061 // ER_DUP_KEYNAME
 	ErDupEntry                 = 1062 // ER_DUP_ENTRY
@@ -216,7 +218,7 @@ func Classes() []base.Class {
 // (numbers not listed: HY000).
 var states = map[int]string{
 	ErDBAccessDenied: "42000", ErAccessDenied: "28000", ErNoDB: "3D000", ErBadNull: "23000",
-	ErBadDB: "42000", ErTableExists: "42S01", ErBadTable: "42S02", ErEmptyQuery: "42000", ErAutoincErange: "22003", ErBadField: "42S22",
+	ErBadDB: "42000", ErTableExists: "42S01", ErBadTable: "42S02", ErEmptyQuery: "42000", ErWrongDBName: "42000", ErAutoincErange: "22003", ErBadField: "42S22",
 	ErDupFieldName: "42S21", ErDupKeyName: "42000", ErDupEntry: "23000", ErParse: "42000",
 	ErServerShutdown: "08S01", ErCantDropFieldOrKey: "42000", ErTableAccessDenied: "42000",
 	ErNoSuchTable: "42S02", ErNetPacketTooLarge: "08S01", ErLockDeadlock: "40001",

@@ -173,6 +173,12 @@ var gmsKinds = compileKinds([]gmsKind{
 		return fmt.Sprintf("Unknown event '%s'", a[0])
 	}},
 	{kind: sql.ErrUnknownPreparedStatement, num: mysqlerr.ErUnknownStmtHandler},
+	{kind: sql.ErrInsertIntoNonNullableDefaultNullColumn, num: mysqlerr.ErNoDefaultForField, msg: func(a []string) string {
+		return fmt.Sprintf("Field '%s' doesn't have a default value", a[0])
+	}},
+	{kind: sql.ErrSavepointDoesNotExist, num: mysqlerr.ErSPDoesNotExist, msg: func(a []string) string {
+		return fmt.Sprintf("SAVEPOINT %s does not exist", a[0])
+	}},
 	{kind: plan.ErrIndexNotFound, num: mysqlerr.ErCantDropFieldOrKey},
 	// Writes and DDL in performance_schema: MySQL refuses them as missing
 	// privileges.

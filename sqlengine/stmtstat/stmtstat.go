@@ -109,6 +109,16 @@ func (c *Counters) AddTo(dst *Counters) {
 	}
 }
 
+// MoveTo adds c's counts to dst's and zeroes c's (FLUSH STATUS: a
+// session's counts go to the global ones).
+func (c *Counters) MoveTo(dst *Counters) {
+	for i := range c.n {
+		if v := c.n[i].Swap(0); v != 0 {
+			dst.n[i].Add(v)
+		}
+	}
+}
+
 // Value is the count of the status variable named name (Queries is
 // Questions: Petrel runs no stored programs); false for a name not
 // counted here.
