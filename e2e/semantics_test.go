@@ -643,6 +643,15 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// CONCAT and CONCAT_WS of a TIME value: its text (functions/timetext.go).
+	quiet("CREATE TABLE t_tt (id INT PRIMARY KEY, t TIME, y SMALLINT)")
+	quiet("INSERT INTO t_tt VALUES (1, '09:26:00', 1998), (2, '-838:59:59', 2000), (3, NULL, 2001)")
+	for _, q := range []string{
+		"SELECT CONCAT(t), CONCAT_WS('|', t, 'x', y), CONCAT(y, '-9-16 ', t) FROM t_tt ORDER BY id",
+		"SELECT UNIX_TIMESTAMP(CONCAT(y, '-9-16 ', t)) FROM t_tt WHERE id = 1",
+	} {
+		add("strict", q)
+	}
 	// MIN and MAX of a primary key read one index entry, and give one
 	// NULL row when there is none (minmaxkey.go).
 	quiet("CREATE TABLE t_mm (id INT PRIMARY KEY, v INT)")

@@ -1,0 +1,83 @@
+package functions
+
+import (
+	"fmt"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
+)
+
+// CONCAT and CONCAT_WS of a TIME value. GMS's string conversion has no
+// case for its TIME values (types.Timespan), so CONCAT(time_col) failed
+// with 1105 "incompatible conversion to SQL type: '09:26:00'->longtext"
+// (mtr's func_timestamp); MySQL concatenates the value's text
+// ('09:26:00', with its fractional digits). Here each TIME argument is
+// given as its text (timeText) to GMS's own CONCAT and CONCAT_WS, which
+// answer everything else as before.
+
+func newConcat(args ...sql.Expression) (sql.Expression, error) {
+	return function.NewConcat(timeArgsAsText(args)...)
+}
+
+func newConcatWS(args ...sql.Expression) (sql.Expression, error) {
+	return function.NewConcatWithSeparator(timeArgsAsText(args)...)
+}
+
+// timeArgsAsText is args with each TIME argument read as text; args
+// itself when none is one.
+func timeArgsAsText(args []sql.Expression) []sql.Expression {
+	var out []sql.Expression
+	for i, a := range args {
+		if a == nil || !types.IsTimespan(a.Type()) {
+			continue
+		}
+		if out == nil {
+			out = append([]sql.Expression(nil), args...)
+		}
+		out[i] = &timeText{child: a}
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}
+
+// timeText is a TIME value as its text.
+type timeText struct{ child sql.Expression }
+
+var _ sql.Expression = (*timeText)(nil)
+var _ sql.CollationCoercible = (*timeText)(nil)
+
+func (t *timeText) Resolved() bool             { return t.child.Resolved() }
+func (t *timeText) String() string             { return t.child.String() }
+func (t *timeText) IsNullable() bool           { return t.child.IsNullable() }
+func (t *timeText) Children() []sql.Expression { return []sql.Expression{t.child} }
+
+// Type is a VARCHAR long enough for any TIME ('-838:59:59.000000').
+func (t *timeText) Type() sql.Type { return types.MustCreateStringWithDefaults(sqltypes.VarChar, 17) }
+
+// CollationCoercibility: a temporal value's text is in the connection's
+// collation, with a number's coercibility (it never decides a collation).
+func (t *timeText) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
+	return ctx.GetCollation(), 5
+}
+
+func (t *timeText) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, fmt.Errorf("functions: TIME text takes 1 child, got %d", len(children))
+	}
+	return &timeText{child: children[0]}, nil
+}
+
+func (t *timeText) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := t.child.Eval(ctx, row)
+	if err != nil || v == nil {
+		return v, err
+	}
+	if ts, ok := v.(types.Timespan); ok {
+		return ts.String(), nil
+	}
+	return v, nil
+}
