@@ -133,6 +133,8 @@ func TestGMSErrorKinds(t *testing.T) {
 		{sql.ErrEventAlreadyExists, []any{"e"}, 1537, "HY000", "Event 'e' already exists"},
 		{sql.ErrEventDoesNotExist, []any{"e"}, 1539, "HY000", "Unknown event 'e'"},
 		{sql.ErrUnknownPreparedStatement, []any{"s"}, 1243, "HY000", "Unknown prepared statement handler (s) given to EXECUTE"},
+		{sql.ErrInsertIntoNonNullableDefaultNullColumn, []any{"a"}, 1364, "HY000", "Field 'a' doesn't have a default value"},
+		{sql.ErrSavepointDoesNotExist, []any{"sv"}, 1305, "42000", "SAVEPOINT sv does not exist"},
 		{plan.ErrIndexNotFound, []any{"i", "t", "d"}, 1091, "42000", ""},
 		{sql.ErrCreateTableNotSupported, []any{"performance_schema"}, 1044, "42000", ""},
 		{sql.ErrDropTableNotSupported, []any{"performance_schema"}, 1044, "42000", ""},
@@ -156,7 +158,7 @@ func TestGMSErrorKinds(t *testing.T) {
 		}
 	}
 	// Every row of the table is covered above.
-	if len(gmsKinds) != 64 {
+	if len(gmsKinds) != 66 {
 		t.Errorf("gmsKinds has %d rows; add the new ones to this test", len(gmsKinds))
 	}
 }
@@ -170,6 +172,7 @@ func TestVitessTextErrors(t *testing.T) {
 	}{
 		{"syntax error at position 7 near 'SELEC'", 1064, regexp.MustCompile(`^You have an error in your SQL syntax; syntax error at position 7`)},
 		{"packet too large (20000000 bytes)", 1153, regexp.MustCompile(`packet too large`)},
+		{"empty statement", 1065, regexp.MustCompile(`^Query was empty$`)},
 		{"something else", 1105, regexp.MustCompile(`something else`)},
 	} {
 		var se *mysql.SQLError
