@@ -8,7 +8,8 @@ import (
 )
 
 // Errors MySQL numbers and words by the statement: DROP TABLE of a
-// missing table is 1051 naming it with its database, a missing stored
+// missing table is 1051 naming it with its database, any other
+// statement's 1146 names it so too, a missing stored
 // function 1305 naming its database, an empty query 1065 (text and
 // PREPARE), and a generated AUTO_INCREMENT value beyond its column 167.
 func TestStatementErrors(t *testing.T) {
@@ -24,6 +25,8 @@ func TestStatementErrors(t *testing.T) {
 		{"DROP TABLE nosuch", 1051, "Unknown table 'se.nosuch'"},
 		{"DROP TABLE se.t, other", 1051, "Unknown table 'se.other'"},
 		{"SELECT nosuchf(1)", 1305, "FUNCTION se.nosuchf does not exist"},
+		{"SELECT * FROM nosuch", 1146, "Table 'se.nosuch' doesn't exist"},
+		{"INSERT INTO mysql.nosuch VALUES (1)", 1146, "Table 'mysql.nosuch' doesn't exist"},
 		{" \n ", 1065, "Query was empty"},
 		{"PREPARE s FROM @e", 1065, "Query was empty"},
 		{"INSERT INTO t VALUES (NULL)", 167, "Out of range value for column 'a' at row 1"},

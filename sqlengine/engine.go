@@ -536,7 +536,7 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 	}
 	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, q, st)
-	noteDropTable(ctx, st)
+	noteStatement(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
 	return fixSchema(st), a, b, err
@@ -551,7 +551,7 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 	}
 	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, q, st)
-	noteDropTable(ctx, st)
+	noteStatement(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
 	return fixSchema(st), a, b, err
@@ -565,7 +565,7 @@ func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.P
 	}
 	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, q, st)
-	noteDropTable(ctx, st)
+	noteStatement(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
 	return fixSchema(st), n, err

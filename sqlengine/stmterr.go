@@ -15,39 +15,54 @@ import (
 
 // Errors whose MySQL number or message depends on the statement, which
 // the error mapping (sqlerr) does not see: the handler's reply passes a
-// failed statement's error through statementError.
+// failed statement's error through statementError, which reads the
+// statement the session parsed last (noteStatement).
 //
 //   - DROP TABLE of a table that does not exist is 1051 "Unknown table
-//     'db.t'" in MySQL; GMS's planner fails with the 1146 of a read. The
-//     parse notes a DROP TABLE (noteDropTable), the reply maps its 1146.
+//     'db.t'" in MySQL; GMS's planner fails with the 1146 of a read.
+//   - 1146 names the table with its database, "Table 'test.t' doesn't
+//     exist" (GMS: "Table 't'").
 //   - A stored function or procedure that does not exist is named with
 //     its database, "FUNCTION test.g does not exist" (GMS: "FUNCTION g").
 
-// noteDropTable notes on the session whether statement st is a DROP
-// TABLE without IF EXISTS, and the database its tables are in; every
-// statement the session parses resets it.
-func noteDropTable(ctx context.Context, st ast.Statement) {
-	c, ok := ctx.(*sql.Context)
-	if !ok || c == nil {
-		return
+// noteStatement keeps statement st, just parsed, on the session, for
+// statementError (a pointer kept, nothing copied).
+func noteStatement(ctx context.Context, st ast.Statement) {
+	if c, ok := ctx.(*sql.Context); ok && c != nil {
+		if s, ok := c.Session.(*Session); ok {
+			s.lastStmt = st
+		}
 	}
-	s, ok := c.Session.(*Session)
-	if !ok {
-		return
+}
+
+// tableDB is the database statement st names table name in (the
+// session's current one when unqualified), and whether st is a DROP
+// TABLE without IF EXISTS naming it.
+func (s *Session) tableDB(st ast.Statement, name string) (db string, found, drop bool) {
+	if d, ok := st.(*ast.DDL); ok && d.Action == ast.DropStr && !d.IfExists {
+		for _, t := range d.FromTables {
+			if strings.EqualFold(t.Name.String(), name) {
+				db = t.DbQualifier.String()
+				if db == "" {
+					db = s.GetCurrentDatabase()
+				}
+				return db, true, true
+			}
+		}
 	}
-	s.dropTableDB = ""
-	d, ok := st.(*ast.DDL)
-	if !ok || d.Action != ast.DropStr || d.IfExists || len(d.FromTables) == 0 {
-		return
+	if st == nil {
+		return "", false, false
 	}
-	db := d.FromTables[0].DbQualifier.String()
-	if db == "" {
-		db = s.GetCurrentDatabase()
-	}
-	s.dropTableDB = db
-	if db == "" {
-		s.dropTableDB = "\x00" // a DROP TABLE with no database: names unqualified
-	}
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		if t, ok := n.(ast.TableName); ok && !found && strings.EqualFold(t.Name.String(), name) {
+			db, found = t.DbQualifier.String(), true
+			if db == "" {
+				db = s.GetCurrentDatabase()
+			}
+		}
+		return !found, nil
+	}, st)
+	return db, found, false
 }
 
 var (
@@ -62,19 +77,23 @@ func (s *Session) statementError(err error) error {
 	if err == nil || !errors.As(err, &se) {
 		return err
 	}
-	dropDB := s.dropTableDB
-	s.dropTableDB = ""
+	st := s.lastStmt
+	s.lastStmt = nil
 	switch se.Num {
 	case mysqlerr.ErNoSuchTable:
 		m := noSuchTableMsg.FindStringSubmatch(se.Message)
-		if dropDB == "" || m == nil {
+		if m == nil || strings.Contains(m[1], ".") {
 			return err
 		}
-		name := m[1]
-		if dropDB != "\x00" && !strings.Contains(name, ".") {
-			name = dropDB + "." + name
+		db, found, drop := s.tableDB(st, m[1])
+		switch {
+		case drop && db != "":
+			return mysqlerr.New(mysqlerr.ErBadTable, "Unknown table '%s.%s'", db, m[1])
+		case drop:
+			return mysqlerr.New(mysqlerr.ErBadTable, "Unknown table '%s'", m[1])
+		case found && db != "":
+			return mysqlerr.New(mysqlerr.ErNoSuchTable, "Table '%s.%s' doesn't exist", db, m[1])
 		}
-		return mysqlerr.New(mysqlerr.ErBadTable, "Unknown table '%s'", name)
 	case mysqlerr.ErSPDoesNotExist:
 		m := noSuchRoutine.FindStringSubmatch(se.Message)
 		db := s.GetCurrentDatabase()
