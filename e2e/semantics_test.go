@@ -652,6 +652,14 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// A prepared CREATE VIEW keeps its SELECT's text (engine.go
+	// keepViewText; mtr's information_schema_prepare).
+	for _, q := range []string{
+		"PREPARE s_view FROM 'CREATE VIEW v_prep AS SELECT id, t FROM t_tt WHERE id < 3'", "EXECUTE s_view", "SELECT * FROM v_prep ORDER BY id",
+		"DROP VIEW v_prep", "SET @cv = 'CREATE VIEW v_prep AS SELECT 1 AS a'", "PREPARE s_view FROM @cv", "EXECUTE s_view", "SELECT a FROM v_prep",
+	} {
+		add("strict", q)
+	}
 	// MIN and MAX of a primary key read one index entry, and give one
 	// NULL row when there is none (minmaxkey.go).
 	quiet("CREATE TABLE t_mm (id INT PRIMARY KEY, v INT)")

@@ -101,6 +101,8 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		return nil, defaultCreateDB(ctx, n)
 	case *plan.DropDB:
 		return nil, checkDBName(n.DbName) // charset.go
+	case *plan.CreateView:
+		preparedViewText(n) // viewtext.go; GMS builds it
 	case *plan.AlterDB:
 		return nil, implementedCollation(n.Collation)
 	case *plan.Update:

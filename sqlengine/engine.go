@@ -510,6 +510,22 @@ func clipSubStatement(st ast.Statement, a string, multi bool) {
 	}
 }
 
+// keepViewText keeps a CREATE VIEW's SELECT as text in the statement,
+// from the text q it was parsed from (a statement parsed alone). GMS
+// slices it out of the query being run, which for a prepared CREATE VIEW
+// (PREPARE s FROM '...', parsed again by ParseOneWithOptions for the
+// cache) is the EXECUTE: 1105 "unable to get sub statement" (mtr's
+// information_schema_prepare).
+func keepViewText(st ast.Statement, q string) {
+	d, ok := st.(*ast.DDL)
+	if !ok || d.ViewSpec == nil || d.SubStatementStr != "" {
+		return
+	}
+	if i, j := d.SubStatementPositionStart, d.SubStatementPositionEnd; 0 <= i && i <= j && j <= len(q) {
+		d.SubStatementStr = q[i:j]
+	}
+}
+
 func fixSchema(stmt ast.Statement) ast.Statement {
 	if d, ok := stmt.(*ast.DBDDL); ok && strings.EqualFold(d.SchemaOrDatabase, "schema") {
 		d.SchemaOrDatabase = "database"
@@ -546,6 +562,9 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 	r, added := sqlmode.SessionText(ctx, q)
 	st, a, b, err := p.Parser.ParseWithOptions(ctx, r, delim, multi, o)
 	clipSubStatement(st, a, multi)
+	if !multi {
+		keepViewText(st, r)
+	}
 	if added != nil && err == nil {
 		a, b = sqlmode.RewrittenRemainder(q, r, b, delim, added)
 	}
@@ -560,6 +579,7 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.ParserOptions) (ast.Statement, int, error) {
 	r, added := sqlmode.SessionText(ctx, q)
 	st, n, err := p.Parser.ParseOneWithOptions(ctx, r, o)
+	keepViewText(st, r)
 	if added != nil {
 		n = sqlmode.OriginalOffset(n, added)
 	}
