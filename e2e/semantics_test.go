@@ -661,11 +661,22 @@ func semCorpus() []semStmt {
 		add("strict", q)
 	}
 	// TRUNCATE TABLE of a view is 1146 and leaves its table (GMS
-	// truncated the base table; viewtext.go truncateTarget).
+	// truncated the base table; deleterows.go truncateNotView).
 	quiet("CREATE TABLE t_trv (s1 INT)")
 	quiet("INSERT INTO t_trv VALUES (1), (2)")
 	quiet("CREATE VIEW v_trv AS SELECT * FROM t_trv")
 	for _, q := range []string{"TRUNCATE TABLE v_trv", "SELECT COUNT(*) FROM t_trv", "TRUNCATE TABLE t_trv", "SELECT COUNT(*) FROM t_trv"} {
+		add("strict", q)
+	}
+	// A window over no rows gives no rows (windowempty.go; mtr's
+	// win_insert_select).
+	quiet("CREATE TABLE t_wn (c1 INT, c2 VARCHAR(30))")
+	for _, q := range []string{
+		"SELECT ROW_NUMBER() OVER (), 'x' FROM t_wn", "INSERT INTO t_wn SELECT ROW_NUMBER() OVER (), 'y' FROM t_wn", "SELECT COUNT(*) FROM t_wn",
+		"INSERT INTO t_wn VALUES (1, 'a'), (4, 'b')", "INSERT INTO t_wn SELECT 10 + ROW_NUMBER() OVER (), 'z' FROM t_wn",
+		"SELECT c1, c2, RANK() OVER (ORDER BY c1) FROM t_wn ORDER BY c1", "SELECT c1, SUM(c1) OVER (PARTITION BY c2) FROM t_wn WHERE c1 > 100",
+		"SELECT c1, (SELECT ROW_NUMBER() OVER () FROM t_wn t2 WHERE t2.c1 > 100) FROM t_wn ORDER BY c1",
+	} {
 		add("strict", q)
 	}
 	// MIN and MAX of a primary key read one index entry, and give one

@@ -103,6 +103,12 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		return nil, checkDBName(n.DbName) // charset.go
 	case *plan.CreateView:
 		preparedViewText(n) // viewtext.go; GMS builds it
+	case *plan.Window:
+		if it, err := o.e.buildWindow(ctx, n, row); it != nil || err != nil { // windowempty.go
+			return it, err
+		}
+	case *windowInput:
+		return o.e.buildWindowInput(ctx, n, row)
 	case *plan.AlterDB:
 		return nil, implementedCollation(n.Collation)
 	case *plan.Update:
