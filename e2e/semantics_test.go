@@ -643,12 +643,16 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
-	// CONCAT and CONCAT_WS of a TIME value: its text (functions/timetext.go).
+	// A TIME value as text: CONCAT, CONCAT_WS, CAST (functions/timetext.go).
 	quiet("CREATE TABLE t_tt (id INT PRIMARY KEY, t TIME, y SMALLINT)")
 	quiet("INSERT INTO t_tt VALUES (1, '09:26:00', 1998), (2, '-838:59:59', 2000), (3, NULL, 2001)")
 	for _, q := range []string{
 		"SELECT CONCAT(t), CONCAT_WS('|', t, 'x', y), CONCAT(y, '-9-16 ', t) FROM t_tt ORDER BY id",
 		"SELECT UNIX_TIMESTAMP(CONCAT(y, '-9-16 ', t)) FROM t_tt WHERE id = 1",
+		// CAST to a string and a store into a string column (TimeTextRule,
+		// storeval's storeText).
+		"SELECT CAST(t AS CHAR), CONVERT(t, CHAR) FROM t_tt ORDER BY id",
+		"CREATE TABLE t_tv (id INT PRIMARY KEY, v VARCHAR(20))", "INSERT INTO t_tv SELECT id, t FROM t_tt", "SELECT id, v FROM t_tv ORDER BY id",
 	} {
 		add("strict", q)
 	}

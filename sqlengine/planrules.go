@@ -19,6 +19,7 @@ import (
 
 	"petrel/sqlengine/arith"
 	"petrel/sqlengine/collate"
+	"petrel/sqlengine/functions"
 	"petrel/sqlengine/rewrite"
 )
 
@@ -115,6 +116,8 @@ func installAnalyzerRules() {
 		// outer values (subquery/subqmemo.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: subquery.MemoRuleID, Apply: memoSubqueries})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: explainRuleID, Apply: rewrite.ExplainResult})
+		// CAST of a TIME to a string (functions/timetext.go).
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.TimeTextRuleID, Apply: functions.TimeTextRule})
 		// MIN/MAX of a key's first column (rewrite/minmaxkey.go) in place of
 		// GMS's replaceAgg, which lost the NULL row of an empty input.
 		// Non-deterministic calls kept out of GMS's filter folding

@@ -4,7 +4,11 @@ import (
 	"fmt"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 )
@@ -80,4 +84,24 @@ func (t *timeText) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return ts.String(), nil
 	}
 	return v, nil
+}
+
+// TimeTextRuleID is TimeTextRule's analyzer rule id.
+const TimeTextRuleID analyzer.RuleId = 1040
+
+// TimeTextRule gives CAST(time AS CHAR) (CONVERT(time, CHAR)) its TIME
+// argument as text: GMS's conversion to a string has no case for TIME
+// values and failed with 1105 "incompatible conversion to SQL type".
+func TimeTextRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		cv, ok := e.(*expression.Convert)
+		if !ok || !types.IsText(cv.Type()) || !types.IsTimespan(cv.Child.Type()) {
+			return e, transform.SameTree, nil
+		}
+		out, err := cv.WithChildren(&timeText{child: cv.Child})
+		if err != nil {
+			return e, transform.SameTree, nil
+		}
+		return out, transform.NewTree, nil
+	})
 }

@@ -261,6 +261,10 @@ func storeText(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum int) (an
 		s = fmt.Sprint(x)
 	case decimal.Decimal:
 		s = x.String()
+	case types.Timespan:
+		// A TIME value as its text (GMS's string conversion has no case
+		// for it: INSERT ... SELECT of a TIME column into a VARCHAR failed).
+		s = x.String()
 	default:
 		return v, nil
 	}
