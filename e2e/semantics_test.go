@@ -653,6 +653,10 @@ func semCorpus() []semStmt {
 		// storeval's storeText).
 		"SELECT CAST(t AS CHAR), CONVERT(t, CHAR) FROM t_tt ORDER BY id",
 		"CREATE TABLE t_tv (id INT PRIMARY KEY, v VARCHAR(20))", "INSERT INTO t_tv SELECT id, t FROM t_tt", "SELECT id, v FROM t_tv ORDER BY id",
+		// ADDTIME and SUBTIME (functions/addtime.go).
+		"SELECT ADDTIME('9999-12-31 23:59:59', '00:00:01'), ADDTIME('2007-12-31 23:59:59.999999', '1 1:1:1.000002'), ADDTIME('01:00:00.999999', '02:00:00.999998')",
+		"SELECT SUBTIME('2007-12-31 23:59:59.999999', '1 1:1:1.000002'), SUBTIME('01:00:00.999999', '02:00:00.999998'), ADDTIME(NULL, '1:00')",
+		"SELECT id, ADDTIME(t, '01:00:00'), SUBTIME(t, '-1:30'), ADDTIME(TIMESTAMP('2020-01-01 10:00:00'), t) FROM t_tt ORDER BY id",
 	} {
 		add("strict", q)
 	}
