@@ -13,7 +13,6 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
-	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"petrel/internal/admission"
 	"petrel/internal/base"
@@ -115,9 +114,6 @@ type Session struct {
 	// still the newest when a statement fails, GMS never reached the
 	// point where it clears them (a parse or name error).
 	prevNewest *sql.Warning
-	// lastStmt is the statement the session parsed last, for the error
-	// MySQL gives it (stmterr.go); dropped once read.
-	lastStmt ast.Statement
 	// nbe caches whether sql_mode has NO_BACKSLASH_ESCAPES, as of
 	// varGen+1 == nbeGen (status.go).
 	nbe    bool

@@ -9,6 +9,7 @@ import (
 	"petrel/sqlengine/sqlerr"
 
 	"github.com/dolthub/vitess/go/mysql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"petrel/internal/base"
 	"petrel/internal/mysqlerr"
@@ -47,6 +48,10 @@ type connState struct {
 	// max_execution_time (exectime.go); the connection's goroutine alone
 	// uses it.
 	stmtCtx context.Context
+	// lastStmt is the statement the connection's session parsed last,
+	// for the error MySQL gives it (stmterr.go); dropped once read. The
+	// connection's goroutine alone uses it.
+	lastStmt ast.Statement
 }
 
 var _ wire.Commands = (*connState)(nil)

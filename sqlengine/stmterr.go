@@ -25,12 +25,12 @@ import (
 //   - A stored function or procedure that does not exist is named with
 //     its database, "FUNCTION test.g does not exist" (GMS: "FUNCTION g").
 
-// noteStatement keeps statement st, just parsed, on the session, for
-// statementError (a pointer kept, nothing copied).
+// noteStatement keeps statement st, just parsed, on the session's
+// connection, for statementError (a pointer kept, nothing copied).
 func noteStatement(ctx context.Context, st ast.Statement) {
 	if c, ok := ctx.(*sql.Context); ok && c != nil {
-		if s, ok := c.Session.(*Session); ok {
-			s.lastStmt = st
+		if s, ok := c.Session.(*Session); ok && s.conn != nil {
+			s.conn.lastStmt = st
 		}
 	}
 }
@@ -77,8 +77,10 @@ func (s *Session) statementError(err error) error {
 	if err == nil || !errors.As(err, &se) {
 		return err
 	}
-	st := s.lastStmt
-	s.lastStmt = nil
+	var st ast.Statement
+	if s.conn != nil {
+		st, s.conn.lastStmt = s.conn.lastStmt, nil
+	}
 	switch se.Num {
 	case mysqlerr.ErNoSuchTable:
 		m := noSuchTableMsg.FindStringSubmatch(se.Message)
