@@ -31,7 +31,8 @@ type setIter struct {
 
 func (i *setIter) Next(ctx *sql.Context) (sql.Row, error) {
 	row, err := i.RowIter.Next(ctx)
-	if err == io.EOF && i.s != nil {
+	if err == io.EOF && i.s != nil && i.s.call == nil {
+		// (A SET inside a procedure leaves the CALL's count alone.)
 		i.s.setDone = true
 	}
 	return row, err
