@@ -24,35 +24,10 @@ import (
 // where Petrel's fast paths would take a plain-key write): a child row
 // with a missing parent is refused, a parent's delete cascades.
 func TestForeignKeysMatchMariaDB(t *testing.T) {
-	requireTool(t, "mariadbd", "/usr/sbin/mariadbd")
 	ctx := testContext(t, 4*time.Minute)
-	p := startPetrel(t, ctx, lab.PetrelOptions{})
-	m, err := lab.StartMariaDB(ctx, lab.MariaDBOptions{Datadir: t.TempDir(), ExtraArgs: []string{"--skip-log-bin"}})
-	if err != nil {
-		t.Fatalf("start mariadb: %v", err)
-	}
-	t.Cleanup(func() { m.Stop(context.Background()) })
-	mdb, err := m.DB("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mdb.Close() })
-	names := []string{"petrel", "mariadb"}
-	dbs := []*sql.DB{rootDB(t, p, ""), mdb}
-	var conns [2]*sql.Conn
-	for i, db := range dbs {
-		mustExec(t, ctx, db, "CREATE DATABASE fk")
-		conns[i] = conn(t, ctx, db)
-		mustExec(t, ctx, conns[i], "USE fk")
-	}
-	n, errs, diffs := runScriptBoth(t, ctx, conns, "testdata/foreignkeys/script.sql")
-	t.Logf("script: %d statements (%d answered with an error), %d differ", n, errs, len(diffs))
-	if n < 80 || errs < 15 {
-		t.Fatalf("script too short: %d statements, %d errors", n, errs)
-	}
-	if len(diffs) > 0 {
-		t.Errorf("%d statements differ:\n%s", len(diffs), strings.Join(diffs, "\n"))
-	}
+	b := startBoth(t, ctx, "fk")
+	names, conns := b.names, b.conns
+	b.script(t, ctx, "testdata/foreignkeys/script.sql", 80, 15)
 
 	// Prepared statements.
 	for i, c := range conns {
@@ -149,35 +124,10 @@ func runScriptBoth(t *testing.T, ctx context.Context, conns [2]*sql.Conn, path s
 // prepared statement, which Petrel's fast paths would answer from the
 // catalog), and a session that ends takes its temporary tables along.
 func TestTemporaryTablesMatchMariaDB(t *testing.T) {
-	requireTool(t, "mariadbd", "/usr/sbin/mariadbd")
 	ctx := testContext(t, 4*time.Minute)
-	p := startPetrel(t, ctx, lab.PetrelOptions{})
-	m, err := lab.StartMariaDB(ctx, lab.MariaDBOptions{Datadir: t.TempDir(), ExtraArgs: []string{"--skip-log-bin"}})
-	if err != nil {
-		t.Fatalf("start mariadb: %v", err)
-	}
-	t.Cleanup(func() { m.Stop(context.Background()) })
-	mdb, err := m.DB("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mdb.Close() })
-	names := []string{"petrel", "mariadb"}
-	dbs := []*sql.DB{rootDB(t, p, ""), mdb}
-	var conns [2]*sql.Conn
-	for i, db := range dbs {
-		mustExec(t, ctx, db, "CREATE DATABASE tmp")
-		conns[i] = conn(t, ctx, db)
-		mustExec(t, ctx, conns[i], "USE tmp")
-	}
-	n, errs, diffs := runScriptBoth(t, ctx, conns, "testdata/temptables/script.sql")
-	t.Logf("script: %d statements (%d answered with an error), %d differ", n, errs, len(diffs))
-	if n < 55 || errs < 4 {
-		t.Fatalf("script too short: %d statements, %d errors", n, errs)
-	}
-	if len(diffs) > 0 {
-		t.Errorf("%d statements differ:\n%s", len(diffs), strings.Join(diffs, "\n"))
-	}
+	b := startBoth(t, ctx, "tmp")
+	p, m, names, dbs, conns := b.p, b.m, b.names, b.dbs, b.conns
+	b.script(t, ctx, "testdata/temptables/script.sql", 55, 4)
 
 	for i, c := range conns {
 		mustExec(t, ctx, c, "CREATE TEMPORARY TABLE t (id INT PRIMARY KEY, v VARCHAR(20))", "INSERT INTO t VALUES (1, 'mine')")
@@ -235,5 +185,56 @@ func TestTemporaryTablesMatchMariaDB(t *testing.T) {
 		if errNo(err) != 1146 {
 			t.Errorf("%s: a temporary table of a closed session: %v, want 1146", names[i], err)
 		}
+	}
+}
+
+// bothServers is a Petrel and a MariaDB server, each with database db
+// and one connection in it (conns[0] Petrel's, conns[1] MariaDB's).
+type bothServers struct {
+	p     *lab.Petrel
+	m     *lab.MariaDB
+	names []string
+	dbs   []*sql.DB
+	conns [2]*sql.Conn
+}
+
+// startBoth starts both servers (MariaDB on a temporary datadir, stopped
+// at the test's end) and makes database db on each.
+func startBoth(t *testing.T, ctx context.Context, db string) *bothServers {
+	t.Helper()
+	requireTool(t, "mariadbd", "/usr/sbin/mariadbd")
+	b := &bothServers{names: []string{"petrel", "mariadb"}}
+	b.p = startPetrel(t, ctx, lab.PetrelOptions{})
+	m, err := lab.StartMariaDB(ctx, lab.MariaDBOptions{Datadir: t.TempDir(), ExtraArgs: []string{"--skip-log-bin"}})
+	if err != nil {
+		t.Fatalf("start mariadb: %v", err)
+	}
+	b.m = m
+	t.Cleanup(func() { m.Stop(context.Background()) })
+	mdb, err := m.DB("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mdb.Close() })
+	b.dbs = []*sql.DB{rootDB(t, b.p, ""), mdb}
+	for i, d := range b.dbs {
+		mustExec(t, ctx, d, "CREATE DATABASE "+db)
+		b.conns[i] = conn(t, ctx, d)
+		mustExec(t, ctx, b.conns[i], "USE "+db)
+	}
+	return b
+}
+
+// script runs a script on both (runScriptBoth): at least minStmts
+// statements, minErrs of them expected to fail, none differing.
+func (b *bothServers) script(t *testing.T, ctx context.Context, path string, minStmts, minErrs int) {
+	t.Helper()
+	n, errs, diffs := runScriptBoth(t, ctx, b.conns, path)
+	t.Logf("script: %d statements (%d answered with an error), %d differ", n, errs, len(diffs))
+	if n < minStmts || errs < minErrs {
+		t.Fatalf("script too short: %d statements, %d errors", n, errs)
+	}
+	if len(diffs) > 0 {
+		t.Errorf("%d statements differ:\n%s", len(diffs), strings.Join(diffs, "\n"))
 	}
 }

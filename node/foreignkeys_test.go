@@ -94,27 +94,34 @@ func TestForeignKeysRestartAndLocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	mustExecConn(t, a, "BEGIN", "INSERT INTO d.c VALUES (40, 3)")
-	done := make(chan error, 1)
-	go func() {
-		_, err := b.ExecContext(ctx, "DELETE FROM d.p WHERE id = 3 AND id NOT IN (SELECT 0)")
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		t.Fatalf("the parent's DELETE did not wait for the transaction holding its child: %v", err)
-	case <-time.After(500 * time.Millisecond):
-	}
-	mustExecConn(t, a, "COMMIT")
-	select {
-	case err := <-done:
-		// ON DELETE CASCADE: once the child is committed the delete
-		// takes it along.
-		if err != nil {
-			t.Fatalf("the parent's DELETE after the child's commit: %v", err)
+	// waits runs child in a transaction on a, then parent's DELETE on b,
+	// which must wait for a's COMMIT; it returns the DELETE's outcome.
+	waits := func(child, parent string) error {
+		t.Helper()
+		mustExecConn(t, a, "BEGIN", child)
+		done := make(chan error, 1)
+		go func() {
+			_, err := b.ExecContext(ctx, parent)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			t.Fatalf("%s did not wait for the transaction holding its child: %v", parent, err)
+		case <-time.After(500 * time.Millisecond):
 		}
-	case <-ctx.Done():
-		t.Fatal("the parent's DELETE never finished")
+		mustExecConn(t, a, "COMMIT")
+		select {
+		case err := <-done:
+			return err
+		case <-ctx.Done():
+			t.Fatalf("%s never finished", parent)
+		}
+		return nil
+	}
+	// ON DELETE CASCADE: once the child is committed the delete takes it
+	// along.
+	if err := waits("INSERT INTO d.c VALUES (40, 3)", "DELETE FROM d.p WHERE id = 3 AND id NOT IN (SELECT 0)"); err != nil {
+		t.Fatalf("the parent's DELETE after the child's commit: %v", err)
 	}
 	var kids int
 	if err := db.QueryRow("SELECT COUNT(*) FROM d.c WHERE pid = 3").Scan(&kids); err != nil || kids != 0 {
@@ -122,24 +129,8 @@ func TestForeignKeysRestartAndLocks(t *testing.T) {
 	}
 	// A parent whose child row is uncommitted cannot be deleted from under it.
 	mustExec(t, db, "CREATE TABLE d.r (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES d.p (id))")
-	mustExecConn(t, a, "BEGIN", "INSERT INTO d.r VALUES (1, 2)")
-	go func() {
-		_, err := b.ExecContext(ctx, "DELETE FROM d.p WHERE id = 2 AND id NOT IN (SELECT 0)")
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		t.Fatalf("the parent's DELETE did not wait for the transaction holding its child: %v", err)
-	case <-time.After(500 * time.Millisecond):
-	}
-	mustExecConn(t, a, "COMMIT")
-	select {
-	case err := <-done:
-		if !errors.As(err, &me) || me.Number != 1451 {
-			t.Fatalf("the parent's DELETE after the child's commit: %v, want 1451", err)
-		}
-	case <-ctx.Done():
-		t.Fatal("the parent's DELETE never finished")
+	if err := waits("INSERT INTO d.r VALUES (1, 2)", "DELETE FROM d.p WHERE id = 2 AND id NOT IN (SELECT 0)"); !errors.As(err, &me) || me.Number != 1451 {
+		t.Fatalf("the parent's DELETE after the child's commit: %v, want 1451", err)
 	}
 	// A constraint over a secondary index and the primary-key columns
 	// its entries end in, one of which the index holds already: the

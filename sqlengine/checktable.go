@@ -31,13 +31,7 @@ func (e *Engine) checkTable(ctx context.Context, s *Session, m []string) (*Admin
 		label := db + "." + table
 		problems, err := e.checkOne(ctx, s, db, table)
 		if err != nil {
-			msg := err.Error()
-			var se *mysql.SQLError
-			if errors.As(sqlerr.MySQLError(err), &se) {
-				msg = se.Message
-			}
-			add(label, "Error", msg)
-			add(label, "status", "Operation failed")
+			adminFailed(add, label, err)
 			continue
 		}
 		if len(problems) == 0 {
@@ -88,16 +82,22 @@ func (e *Engine) repairTable(ctx context.Context, s *Session, m []string) (*Admi
 			err = sql.ErrTableNotFound.New(table)
 		}
 		if err != nil {
-			msg := err.Error()
-			var se *mysql.SQLError
-			if errors.As(sqlerr.MySQLError(err), &se) {
-				msg = se.Message
-			}
-			add(label, "Error", msg)
-			add(label, "status", "Operation failed")
+			adminFailed(add, label, err)
 			continue
 		}
 		add(label, "note", "The storage engine for the table doesn't support repair")
 	}
 	return res, nil
+}
+
+// adminFailed adds a table maintenance statement's rows for a table it
+// could not work on: the error's MySQL text, then "Operation failed".
+func adminFailed(add func(label, typ, text string), label string, err error) {
+	msg := err.Error()
+	var se *mysql.SQLError
+	if errors.As(sqlerr.MySQLError(err), &se) {
+		msg = se.Message
+	}
+	add(label, "Error", msg)
+	add(label, "status", "Operation failed")
 }
