@@ -653,6 +653,9 @@ func semCorpus() []semStmt {
 		// storeval's storeText).
 		"SELECT CAST(t AS CHAR), CONVERT(t, CHAR) FROM t_tt ORDER BY id",
 		"CREATE TABLE t_tv (id INT PRIMARY KEY, v VARCHAR(20))", "INSERT INTO t_tv SELECT id, t FROM t_tt", "SELECT id, v FROM t_tv ORDER BY id",
+		// A TIME operand in arithmetic and numeric casts is hhmmss
+		// (arith/timenum.go).
+		"SELECT id, t + 0, t * 1, -t, t DIV 100, t % 7, CAST(t AS SIGNED), CAST(t AS DECIMAL(10,2)) FROM t_tt ORDER BY id",
 		// ADDTIME and SUBTIME (functions/addtime.go).
 		"SELECT ADDTIME('9999-12-31 23:59:59', '00:00:01'), ADDTIME('2007-12-31 23:59:59.999999', '1 1:1:1.000002'), ADDTIME('01:00:00.999999', '02:00:00.999998')",
 		"SELECT SUBTIME('2007-12-31 23:59:59.999999', '1 1:1:1.000002'), SUBTIME('01:00:00.999999', '02:00:00.999998'), ADDTIME(NULL, '1:00')",

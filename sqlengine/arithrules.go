@@ -26,6 +26,11 @@ func intArithRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 			// CAST(x AS TIME) is TIME(0) (timefsp.go).
 			return &castTime{Expression: x}, transform.NewTree, nil
 		}
+		// A TIME operand as a number (arith/timenum.go).
+		if t, ok := arith.TimeOperands(e); ok {
+			out, _, err := arith.Operator(ctx, t, divErrors)
+			return out, transform.NewTree, err
+		}
 		return arith.Operator(ctx, e, divErrors)
 	})
 	return out, same && sameSums, err
