@@ -2,14 +2,15 @@ package node_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
 )
 
-// Issue 31's bad input: a procedure that recurses (1456: max_sp_recursion_depth
-// is 0, and raising it is refused with 1235 rather than accepted and not
-// honoured), a trigger that writes its own table (1442, the statement
+// Issue 31's bad input: a procedure that recurses past
+// max_sp_recursion_depth (1456; 0 by default, so any recursion; raised,
+// the limit holds), a trigger that writes its own table (1442, the statement
 // leaves nothing behind), and foreign keys in a cycle, loaded with
 // foreign_key_checks=0 and enforced afterwards, a delete cascading round
 // the cycle.
@@ -30,13 +31,17 @@ func TestRoutineAndConstraintBadInput(t *testing.T) {
 	if _, err := db.Exec("CALL once(7)"); err != nil {
 		t.Fatalf("a second procedure after a refused recursion: %v", err)
 	}
-	if _, err := db.Exec("SET SESSION max_sp_recursion_depth = 5"); !errors.As(err, &me) || me.Number != 1235 {
-		t.Fatalf("raising max_sp_recursion_depth: %v, want 1235", err)
+	// Raised, the depth is the limit: rec(2) recurses twice, rec(3)
+	// three times.
+	mustExec(t, db, "DELETE FROM log", "SET SESSION max_sp_recursion_depth = 2", "CALL rec(2)")
+	var logged int
+	if err := db.QueryRow("SELECT COUNT(*) FROM log").Scan(&logged); err != nil || logged != 3 {
+		t.Fatalf("rows of CALL rec(2) at depth 2: %d (%v), want 3", logged, err)
 	}
-	var depth int
-	if err := db.QueryRow("SELECT @@max_sp_recursion_depth").Scan(&depth); err != nil || depth != 0 {
-		t.Fatalf("max_sp_recursion_depth = %d (%v), want 0", depth, err)
+	if _, err := db.Exec("CALL rec(3)"); !errors.As(err, &me) || me.Number != 1456 || !strings.Contains(me.Message, "Recursive limit 2") {
+		t.Fatalf("CALL rec(3) at depth 2: %v, want 1456 naming the limit 2", err)
 	}
+	mustExec(t, db, "SET SESSION max_sp_recursion_depth = 0")
 
 	mustExec(t, db, "CREATE TABLE tw (id INT PRIMARY KEY, v INT)",
 		"CREATE TRIGGER tw_ai AFTER INSERT ON tw FOR EACH ROW UPDATE tw SET v = v + 1 WHERE id = NEW.id")

@@ -102,10 +102,11 @@ func unixNanos(t time.Time) int64 {
 // enterRoutine notes that the procedure of a CALL starts running on the
 // session (GMS's interpreter runs it while the Call node is built); done
 // notes its end. A procedure that calls itself, directly or through
-// others, is refused with MySQL's 1456: max_sp_recursion_depth is 0, and
-// Petrel does not let it be raised (maxSPRecursionVariable), because
-// GMS's interpreter shares one scope between the levels of a recursion
-// (an outer level reads the inner level's parameters).
+// others, more than max_sp_recursion_depth times is refused with MySQL's
+// 1456 (the default, 0, refuses any recursion, as MySQL's). Known
+// limitation of GMS's interpreter, documented: the levels of a recursion
+// share one scope, so a level that reads its parameters after the
+// recursive CALL returns reads the inner level's values.
 func enterRoutine(ctx *sql.Context, n *plan.Call) (done func(), err error) {
 	s, ok := ctx.Session.(*Session)
 	if !ok {
@@ -115,8 +116,16 @@ func enterRoutine(ctx *sql.Context, n *plan.Call) (done func(), err error) {
 	if db := n.Database(); db != nil {
 		name = strings.ToLower(db.Name()) + "." + name
 	}
-	if s.running[name] > 0 {
-		return nil, mysqlerr.New(mysqlerr.ErSPRecursionLimit, "Recursive limit 0 (as set by the max_sp_recursion_depth variable) was exceeded for routine %s", n.Name)
+	if depth := s.running[name]; depth > 0 {
+		limit := int64(0)
+		if v, err := s.GetSessionVariable(ctx, "max_sp_recursion_depth"); err == nil {
+			if x, ok := v.(int64); ok {
+				limit = x
+			}
+		}
+		if int64(depth) > limit {
+			return nil, mysqlerr.New(mysqlerr.ErSPRecursionLimit, "Recursive limit %d (as set by the max_sp_recursion_depth variable) was exceeded for routine %s", limit, n.Name)
+		}
 	}
 	if s.running == nil {
 		s.running = map[string]int{}
@@ -129,22 +138,14 @@ func enterRoutine(ctx *sql.Context, n *plan.Call) (done func(), err error) {
 	}, nil
 }
 
-// maxSPRecursionVariable is max_sp_recursion_depth, 0 and kept so: a
-// value above 0 is refused (1235) rather than accepted and not honoured
-// (enterRoutine).
+// maxSPRecursionVariable is max_sp_recursion_depth (0-255, default 0),
+// which enterRoutine enforces.
 func maxSPRecursionVariable() sql.SystemVariable {
-	refuse := func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
-		if n, ok := v.Val.(int64); ok && n == 0 {
-			return nil
-		}
-		return mysqlerr.New(mysqlerr.ErNotSupportedYet, "Petrel does not support recursive stored procedures: max_sp_recursion_depth stays 0")
-	}
 	return &sql.MysqlSystemVariable{
-		Name:          "max_sp_recursion_depth",
-		Scope:         sql.GetMysqlScope(sql.SystemVariableScope_Both),
-		Dynamic:       true,
-		Type:          types.NewSystemIntType("max_sp_recursion_depth", 0, 255, false),
-		Default:       int64(0),
-		NotifyChanged: refuse,
+		Name:    "max_sp_recursion_depth",
+		Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
+		Dynamic: true,
+		Type:    types.NewSystemIntType("max_sp_recursion_depth", 0, 255, false),
+		Default: int64(0),
 	}
 }
