@@ -12,6 +12,8 @@ import (
 	"petrel/sqlengine/sysschema"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
 
 	"petrel/storage"
 )
@@ -215,6 +217,13 @@ func (d *Database) createTable(ctx *sql.Context, name string, sch sql.PrimaryKey
 func (d *Database) tableDef(ctx *sql.Context, name string, sch sql.PrimaryKeySchema, collation sql.CollationID, comment string) storage.TableDef {
 	def := storage.TableDef{Database: d.name, Name: name, PK: append([]int(nil), sch.PkOrdinals...), Collation: uint16(collation), Comment: comment}
 	for _, c := range sch.Schema {
+		if c.Type == types.Null {
+			// CREATE TABLE ... SELECT NULL: MySQL makes the column
+			// BINARY(0) (GMS's NULL type has no stored form).
+			cc := *c
+			cc.Type, cc.Nullable = types.MustCreateBinary(sqltypes.Binary, 0), true
+			c = &cc
+		}
 		def.Columns = append(def.Columns, storage.ColumnDefFrom(c))
 	}
 	takeTableOptions(ctx, &def)
