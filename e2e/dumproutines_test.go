@@ -26,24 +26,9 @@ import (
 func TestDumpRoutinesTriggersEvents(t *testing.T) {
 	dump := requireTool(t, "mariadb-dump", "/usr/bin/mariadb-dump")
 	client := requireTool(t, "mariadb", "/usr/bin/mariadb")
-	requireTool(t, "mariadbd", "/usr/sbin/mariadbd")
 	ctx := testContext(t, 4*time.Minute)
 	p := startPetrel(t, ctx, lab.PetrelOptions{})
-	m, err := lab.StartMariaDB(ctx, lab.MariaDBOptions{Datadir: t.TempDir(), ExtraArgs: []string{"--skip-log-bin"}})
-	if err != nil {
-		t.Fatalf("start mariadb: %v", err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("mariadb log:\n%s", tail(m.Log(), 8192))
-		}
-		m.Stop(context.Background())
-	})
-	mroot, err := m.DB("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mroot.Close() })
+	m, mroot := startMariaDB(t, ctx, 0)
 	proot := rootDB(t, p, "")
 
 	// MariaDB 10.11 has no utf8mb4_0900_ai_ci, MySQL 8's default.

@@ -202,20 +202,10 @@ type bothServers struct {
 // at the test's end) and makes database db on each.
 func startBoth(t *testing.T, ctx context.Context, db string) *bothServers {
 	t.Helper()
-	requireTool(t, "mariadbd", "/usr/sbin/mariadbd")
 	b := &bothServers{names: []string{"petrel", "mariadb"}}
 	b.p = startPetrel(t, ctx, lab.PetrelOptions{})
-	m, err := lab.StartMariaDB(ctx, lab.MariaDBOptions{Datadir: t.TempDir(), ExtraArgs: []string{"--skip-log-bin"}})
-	if err != nil {
-		t.Fatalf("start mariadb: %v", err)
-	}
-	b.m = m
-	t.Cleanup(func() { m.Stop(context.Background()) })
-	mdb, err := m.DB("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mdb.Close() })
+	var mdb *sql.DB
+	b.m, mdb = startMariaDB(t, ctx, 0)
 	b.dbs = []*sql.DB{rootDB(t, b.p, ""), mdb}
 	for i, d := range b.dbs {
 		mustExec(t, ctx, d, "CREATE DATABASE "+db)

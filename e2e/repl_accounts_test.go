@@ -89,21 +89,7 @@ func login(ctx context.Context, dsn, user, password string) (string, error) {
 // source on port by file and position from the first binlog.
 func startMariaDBReplica(t *testing.T, ctx context.Context, port int) (*lab.MariaDB, *sql.DB) {
 	t.Helper()
-	m, err := lab.StartMariaDB(ctx, lab.MariaDBOptions{Datadir: t.TempDir(), ServerID: 3, ExtraArgs: []string{"--skip-log-bin"}})
-	if err != nil {
-		t.Fatalf("start mariadb: %v", err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("mariadb log:\n%s", tail(m.Log(), 8192))
-		}
-		m.Stop(context.Background())
-	})
-	mdb, err := m.DB("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mdb.Close() })
+	m, mdb := startMariaDB(t, ctx, 3)
 	mustExec(t, ctx, mdb,
 		fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, MASTER_USER='%s', MASTER_PASSWORD='%s', MASTER_LOG_FILE='binlog.000001', MASTER_LOG_POS=4, MASTER_USE_GTID=no, MASTER_HEARTBEAT_PERIOD=1, MASTER_CONNECT_RETRY=1", port, replUser, replPassword),
 		"START SLAVE")

@@ -63,24 +63,7 @@ func TestForeignKeysReplicate(t *testing.T) {
 	rep := startReplicaServer(t, ctx, 2, map[string]string{"replica_parallel_workers": "4"})
 	rdb := rootDB(t, rep, "")
 	pointAt(t, ctx, rdb, src.Port(), "")
-	m, err := lab.StartMariaDB(ctx, lab.MariaDBOptions{Datadir: t.TempDir(), ServerID: 3, ExtraArgs: []string{"--skip-log-bin"}})
-	if err != nil {
-		t.Fatalf("start mariadb: %v", err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("mariadb log:\n%s", tail(m.Log(), 8192))
-		}
-		m.Stop(context.Background())
-	})
-	mdb, err := m.DB("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mdb.Close()
-	mustExec(t, ctx, mdb,
-		fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, MASTER_USER='%s', MASTER_PASSWORD='%s', MASTER_LOG_FILE='binlog.000001', MASTER_LOG_POS=4, MASTER_USE_GTID=no, MASTER_HEARTBEAT_PERIOD=1", src.Port(), replUser, replPassword),
-		"START SLAVE")
+	_, mdb := startMariaDBReplica(t, ctx, src.Port())
 
 	// The load: 4 writers for 6 s, each on its own customers (no
 	// deadlocks between writers), every statement one of: a customer
@@ -184,20 +167,7 @@ func TestForeignKeysReplicate(t *testing.T) {
 		t.Fatalf("DELETE FROM shop.line: %d rows affected, want %d", n, lines)
 	}
 	waitCaughtUp(t, ctx, sdb, rdb, 60*time.Second)
-	file, pos := binlogPosition(t, ctx, sdb)
-	deadline := time.Now().Add(60 * time.Second)
-	var st map[string]string
-	for time.Now().Before(deadline) {
-		st = replicaStatus(t, ctx, mdb, "SHOW SLAVE STATUS")
-		if st["Relay_Master_Log_File"] == file && st["Exec_Master_Log_Pos"] == fmt.Sprint(pos) || st["Slave_SQL_Running"] == "No" {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	if st["Relay_Master_Log_File"] != file || st["Exec_Master_Log_Pos"] != fmt.Sprint(pos) {
-		t.Fatalf("MariaDB stopped at %s:%s, source is at %s:%d; SQL=%s sql_err=%q",
-			st["Relay_Master_Log_File"], st["Exec_Master_Log_Pos"], file, pos, st["Slave_SQL_Running"], st["Last_SQL_Error"])
-	}
+	waitMariaDBAt(t, ctx, sdb, mdb, 60*time.Second)
 	rows := 0
 	for _, tb := range []string{"shop.customer", "shop.orders", "shop.line", "shop.note", "shop.audit", "shop.late_child", "shop.late_parent"} {
 		for _, r := range []*sql.DB{rdb, mdb} {

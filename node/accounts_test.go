@@ -7,8 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -147,22 +145,12 @@ func hashOf(pw string) string {
 // restart (a commit storing an older snapshot of the accounts after a
 // newer one would lose changes).
 func TestConcurrentAccountStatements(t *testing.T) {
-	dir := t.TempDir() + "/d"
-	opts := node.Options{Datadir: dir, Port: 0, RootPassword: "pw", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard}
+	opts := restartableOptions(t)
 	n, err := node.Open(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	connect := func(n *node.Node) *sql.DB {
-		cfg := mysql.NewConfig()
-		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", "pw", "tcp", n.Addr()
-		d, err := sql.Open("mysql", cfg.FormatDSN())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { d.Close() })
-		return d
-	}
+	connect := func(n *node.Node) *sql.DB { return rootConn(t, n) }
 	db := connect(n)
 	// Widen the window between an account change and its commit, where
 	// another statement could otherwise overtake it.

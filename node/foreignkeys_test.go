@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -24,22 +22,12 @@ import (
 // waits for it and then finds the child (1451), where an unlocked check
 // would have deleted the parent under an uncommitted child.
 func TestForeignKeysRestartAndLocks(t *testing.T) {
-	dir := t.TempDir() + "/d"
-	opts := node.Options{Datadir: dir, Port: 0, RootPassword: "pw", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard}
+	opts := restartableOptions(t)
 	n, err := node.Open(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	connect := func(n *node.Node) *sql.DB {
-		cfg := mysql.NewConfig()
-		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", "pw", "tcp", n.Addr()
-		d, err := sql.Open("mysql", cfg.FormatDSN())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { d.Close() })
-		return d
-	}
+	connect := func(n *node.Node) *sql.DB { return rootConn(t, n) }
 	db := connect(n)
 	mustExec(t, db, "CREATE DATABASE d", "USE d")
 	db.SetMaxOpenConns(1)

@@ -245,22 +245,12 @@ func mustExecConn(t *testing.T, conn *sql.Conn, qs ...string) {
 // DISABLED and turning it on is 1290; 1537 / 1539 for an existing or
 // missing event.
 func TestEvents(t *testing.T) {
-	dir := t.TempDir() + "/d"
-	opts := node.Options{Datadir: dir, Port: 0, RootPassword: "pw", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard}
+	opts := restartableOptions(t)
 	n, err := node.Open(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	connect := func(n *node.Node) *sql.DB {
-		cfg := mysql.NewConfig()
-		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", "pw", "tcp", n.Addr()
-		d, err := sql.Open("mysql", cfg.FormatDSN())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { d.Close() })
-		return d
-	}
+	connect := func(n *node.Node) *sql.DB { return rootConn(t, n) }
 	db := connect(n)
 	mustExec(t, db, "CREATE DATABASE ev", "CREATE TABLE ev.t (a INT PRIMARY KEY)",
 		"CREATE EVENT ev.tick ON SCHEDULE EVERY 1 SECOND DO INSERT INTO ev.t SELECT COALESCE(MAX(a), 0) + 1 FROM ev.t",

@@ -49,6 +49,25 @@ func startNodeWith(t *testing.T, vars map[string]string) (*node.Node, func(db st
 	return n, open
 }
 
+// restartableOptions are a node's options on a fresh datadir, for a test
+// that closes the node and opens it again.
+func restartableOptions(t *testing.T) node.Options {
+	return node.Options{Datadir: t.TempDir() + "/d", Port: 0, RootPassword: "pw", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard}
+}
+
+// rootConn is a pool of root connections to n, closed at the test's end.
+func rootConn(t *testing.T, n *node.Node) *sql.DB {
+	t.Helper()
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "root", "pw", "tcp", n.Addr()
+	d, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
 func mustExec(t *testing.T, db *sql.DB, qs ...string) {
 	t.Helper()
 	for _, q := range qs {
