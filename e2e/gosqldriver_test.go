@@ -38,6 +38,21 @@ var goSQLDriverExcluded = map[string]string{
 	"TestConnectorReturnsTimeout": "environment: needs 1.1.1.1 unroutable; elsewhere it crashes the binary",
 }
 
+// goSQLDriverClientRaces are tests whose failure can come from a race in
+// the client alone; one failing on Petrel but passing on MariaDB runs
+// again alone, up to twice, and counts as passing only if a rerun passes
+// (each failure is logged).
+var goSQLDriverClientRaces = map[string]string{
+	// cancel() closes the context's done channel before it cancels the
+	// transaction's child context; the driver's watcher closes the
+	// connection and ExecContext returns context.Canceled in that window,
+	// so tx.Commit can still find tx.ctx live and try the closed
+	// connection ("invalid connection" at driver_test.go:2915). The server
+	// plays no part after the cancel; seen about once in seven suite runs
+	// on a loaded 2-core host.
+	"TestContextCancelBegin": "database/sql cancels a transaction's child context after the parent's watcher can already have run",
+}
+
 // TestGoSQLDriverSuite runs go-sql-driver/mysql's own `go test` against a
 // Petrel and a MariaDB started here, and asserts that every top-level test
 // passing on MariaDB passes on Petrel, except those listed with a reason
@@ -135,6 +150,16 @@ func driverSuite(t *testing.T, module, knownFile string) {
 	}
 	for _, name := range all {
 		p, m := pRes[name], mRes[name]
+		if why, racy := goSQLDriverClientRaces[name]; racy && m.Action == "pass" && p.Action == "fail" {
+			for try := 0; try < 2 && p.Action != "pass"; try++ {
+				t.Logf("%s failed on Petrel (%s); running it again alone:\n%s", name, why, tail(p.Output, 2<<10))
+				again, err := runDriverSuite(ctx, bin, []string{name}, envFor(petrelP.Port(), rootPassword))
+				if err != nil {
+					t.Fatalf("rerun %s: %v", name, err)
+				}
+				p = again[name]
+			}
+		}
 		reason, isKnown := known[name]
 		switch {
 		case m.Action == "pass" && p.Action != "pass" && !isKnown:
