@@ -2,7 +2,6 @@ package node
 
 import (
 	"fmt"
-	"math"
 	"path/filepath"
 	"strings"
 
@@ -49,7 +48,7 @@ func (n *Node) openBinlog() error {
 		return fmt.Errorf("node: binary log: %w", err)
 	}
 	n.binlog = l
-	l.SetCacheSize(int64(min(sqlengine.GlobalUint(binlogCacheVar, binlog.DefaultCacheSize), math.MaxInt64)))
+	n.set.Push(func(s settings) { l.SetCacheSize(s.BinlogCacheSize) })
 	n.sql.RegisterStatus("Binlog_cache_use", func() any { u, _ := l.CacheStats(); return u })
 	n.sql.RegisterStatus("Binlog_cache_disk_use", func() any { _, d := l.CacheStats(); return d })
 	if !n.opts.Relay {

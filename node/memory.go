@@ -15,6 +15,7 @@ import (
 	"petrel/binlog"
 	"petrel/sqlengine"
 	"petrel/storage"
+	"petrel/surface/sysvar"
 )
 
 // Memory budget (issue 29). petrel_memory_limit is what the whole server
@@ -60,30 +61,20 @@ const binlogCacheVar = "binlog_cache_size"
 func (n *Node) memoryVariables(def int64) {
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
 	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
-		&sql.MysqlSystemVariable{Name: binlogCacheVar, Scope: global, Dynamic: true,
-			Type: types.NewSystemUintType(binlogCacheVar, 4096, mysqlMaxBinlogCache), Default: uint64(binlog.DefaultCacheSize),
-			NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
-				if l := n.binlog; l != nil {
-					if u, ok := v.Val.(uint64); ok {
-						l.SetCacheSize(int64(min(u, math.MaxInt64)))
-					}
-				}
+		sysvar.Global(n.set, &sql.MysqlSystemVariable{Name: binlogCacheVar, Scope: global, Dynamic: true,
+			Type: types.NewSystemUintType(binlogCacheVar, 4096, mysqlMaxBinlogCache), Default: uint64(binlog.DefaultCacheSize)},
+			func(s *settings, v any) error {
+				s.BinlogCacheSize = int64(min(sysvar.Uint(v), math.MaxInt64))
 				return nil
-			}},
+			}),
 		&sql.MysqlSystemVariable{Name: maxStmtCacheVar, Scope: global, Dynamic: true,
 			Type: types.NewSystemUintType(maxStmtCacheVar, 4096, mysqlMaxBinlogCache), Default: mysqlMaxBinlogCache},
-		&sql.MysqlSystemVariable{Name: memoryLimitVar, Scope: global,
+		sysvar.Global(n.set, &sql.MysqlSystemVariable{Name: memoryLimitVar, Scope: global,
 			Type: types.NewSystemIntType(memoryLimitVar, 0, math.MaxInt64, false), Default: def},
-		&sql.MysqlSystemVariable{Name: maxTxnSizeVar, Scope: global, Dynamic: true,
-			Type: types.NewSystemUintType(maxTxnSizeVar, 4096, mysqlMaxBinlogCache), Default: mysqlMaxBinlogCache,
-			NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
-				if st := n.store; st != nil {
-					if u, ok := v.Val.(uint64); ok {
-						st.SetMaxTxnSize(txnLimit(u))
-					}
-				}
-				return nil
-			}},
+			func(s *settings, v any) error { s.MemoryLimit = sysvar.Int(v); return nil }),
+		sysvar.Global(n.set, &sql.MysqlSystemVariable{Name: maxTxnSizeVar, Scope: global, Dynamic: true,
+			Type: types.NewSystemUintType(maxTxnSizeVar, 4096, mysqlMaxBinlogCache), Default: mysqlMaxBinlogCache},
+			func(s *settings, v any) error { s.MaxTxnSize = txnLimit(sysvar.Uint(v)); return nil }),
 	})
 }
 
@@ -95,10 +86,10 @@ func txnLimit(v uint64) int64 {
 	return int64(v)
 }
 
-// applyTxnSizeLimit gives storage max_binlog_cache_size; when the option
-// file does not set it, it is first set to a quarter of
-// petrel_memory_limit: a transaction's pending writes cost a few times
-// their size in memory (the batch, undo records, row images).
+// applyTxnSizeLimit defaults max_binlog_cache_size, when the option file
+// does not set it, to a quarter of petrel_memory_limit (a transaction's
+// pending writes cost a few times their size in memory: the batch, undo
+// records, row images), then pushes node's settings to storage.
 func (n *Node) applyTxnSizeLimit(vars map[string]string) error {
 	configured := false
 	for k := range vars {
@@ -109,7 +100,7 @@ func (n *Node) applyTxnSizeLimit(vars map[string]string) error {
 			return err
 		}
 	}
-	n.store.SetMaxTxnSize(txnLimit(sqlengine.GlobalUint(maxTxnSizeVar, mysqlMaxBinlogCache)))
+	n.pushSettings()
 	return nil
 }
 
@@ -120,9 +111,7 @@ func LargeTransactions() int64 { return storage.LargeTxns() }
 
 // MemoryLimit is petrel_memory_limit in bytes (0: none), which the
 // process gives Go's collector as its soft limit.
-func (n *Node) MemoryLimit() int64 {
-	return int64(sqlengine.GlobalUint(memoryLimitVar, 0))
-}
+func (n *Node) MemoryLimit() int64 { return n.set.Get().MemoryLimit }
 
 // registerMemoryStatus adds the block cache's and the heap's status
 // variables. The block cache's are Petrel's names and InnoDB's buffer

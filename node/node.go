@@ -38,6 +38,7 @@ import (
 	"petrel/surface/clonesql"
 	"petrel/surface/replsql"
 	"petrel/surface/semisyncsql"
+	"petrel/surface/sysvar"
 )
 
 // Options configures a Node. Zero values take the defaults noted.
@@ -88,6 +89,8 @@ type Node struct {
 	repl    replsql.Vars
 	semi    semisyncsql.Vars
 	tracker *semisync.Tracker
+	// set is node's own settings (settings.go)
+	set *sysvar.Set[settings]
 	// metrics
 	metrics     *http.Server
 	metricsAddr string
@@ -145,12 +148,12 @@ func Open(opts Options) (*Node, error) {
 		relayVariables(vars)
 	}
 	binlogsql.Variables(logBin, opts.Datadir)
-	n := &Node{opts: opts, repl: replsql.Variables(), semi: semisyncsql.Variables()}
+	n := &Node{opts: opts, repl: replsql.Variables(), semi: semisyncsql.Variables(), set: sysvar.New(settings{})}
 	n.restart.ch = make(chan struct{})
 	replsql.TCPVariables(opts.Logger)
 	clonesql.Variables()
-	shutdownVariables()
-	diskDelayVariables()
+	n.shutdownVariables()
+	n.diskDelayVariables()
 	if opts.MemoryLimit <= 0 {
 		opts.MemoryLimit = DefaultMemoryLimit(storage.PhysicalMemory())
 	}
@@ -161,16 +164,12 @@ func Open(opts Options) (*Node, error) {
 	if err := n.installClone(); err != nil {
 		return nil, err
 	}
-	syncDelay, err := storageSyncDelay()
-	if err != nil {
-		return nil, err
-	}
 	fresh, err := n.prepareDatadir()
 	if err != nil {
 		return nil, err
 	}
 	n.store, err = storage.Open(storage.Options{Dir: filepath.Join(opts.Datadir, "data"), Logger: opts.Logger, Clock: opts.Clock, LogIsWAL: logBin && !opts.Relay,
-		CacheSize: sqlengine.BufferPoolSize(), MemTableSize: sqlengine.MemtableSize(), SyncDelay: syncDelay})
+		CacheSize: sqlengine.BufferPoolSize(), MemTableSize: sqlengine.MemtableSize(), SyncDelay: n.set.Get().SyncDelay})
 	if err != nil {
 		return nil, fmt.Errorf("node: datadir %s: %w", opts.Datadir, err)
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
-	"petrel/sqlengine"
 	"petrel/storage"
+	"petrel/surface/sysvar"
 )
 
 // defaultShutdownTimeout is shutdown_timeout's default, in seconds.
@@ -18,19 +18,21 @@ const defaultShutdownTimeout = 10
 
 // shutdownVariables defines shutdown_timeout (Petrel's; MySQL has none):
 // the seconds from SIGTERM to the process's exit, whatever storage does.
-func shutdownVariables() {
+func (n *Node) shutdownVariables() {
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
 	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
-		&sql.MysqlSystemVariable{Name: "shutdown_timeout", Scope: global, Dynamic: true,
+		sysvar.Global(n.set, &sql.MysqlSystemVariable{Name: "shutdown_timeout", Scope: global, Dynamic: true,
 			Type: types.NewSystemIntType("shutdown_timeout", 1, 31536000, false), Default: int64(defaultShutdownTimeout)},
+			func(s *settings, v any) error {
+				s.ShutdownTimeout = time.Duration(sysvar.Int(v)) * time.Second
+				return nil
+			}),
 	})
 }
 
 // ShutdownTimeout is shutdown_timeout: how long Shutdown (and so Close)
 // may take.
-func (n *Node) ShutdownTimeout() time.Duration {
-	return time.Duration(sqlengine.GlobalUint("shutdown_timeout", defaultShutdownTimeout)) * time.Second
-}
+func (n *Node) ShutdownTimeout() time.Duration { return n.set.Get().ShutdownTimeout }
 
 // Close is Shutdown bounded by shutdown_timeout.
 func (n *Node) Close() error {

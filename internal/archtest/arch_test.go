@@ -100,6 +100,9 @@ var allowed = map[string][]string{
 	// Each stage's SQL surface: statements, variables and status
 	// variables, registered through sqlengine's extension points, in a
 	// package under surface/ (the stage itself never imports sqlengine).
+	// Typed settings behind system variables, pushed to their owners:
+	// GMS's registry alone, so every surface and node may use it.
+	"surface/sysvar":    nil,
 	"surface/binlogsql": {"internal/*", "binlog", "storage", "sqlengine"},
 	// The stages below them too: their tests build a real engine (and
 	// replica and source) over storage and a binary log.
@@ -108,7 +111,7 @@ var allowed = map[string][]string{
 	"surface/clonesql":    {"internal/*", "clone", "binlog", "storage", "sqlengine", "sqlengine/wire", "sqlengine/sqltest"},
 
 	"node": {"internal/*", "storage", "storage/keys", "binlog", "binlog/rowenc", "semisync", "sqlengine", "sqlengine/wire", "sqlengine/fastpath", "repl/source", "repl/replica", "repl/relay",
-		"surface/binlogsql", "surface/semisyncsql", "surface/replsql", "clone", "surface/clonesql"},
+		"surface/binlogsql", "surface/semisyncsql", "surface/replsql", "clone", "surface/clonesql", "surface/sysvar"},
 
 	// The failover detector and promotion policy: a pure core.
 	"failover": {"internal/base"},
