@@ -6,14 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"petrel/sqlengine/rewrite"
-
-	"petrel/sqlengine/storeval"
-
-	"petrel/sqlengine/sqlerr"
-
-	"petrel/sqlengine/iters"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/information_schema"
 	"github.com/dolthub/go-mysql-server/sql/mysql_db"
@@ -24,6 +16,11 @@ import (
 	"petrel/internal/failpoint"
 	"petrel/internal/mysqlerr"
 	"petrel/sqlengine/collate"
+	"petrel/sqlengine/explain"
+	"petrel/sqlengine/iters"
+	"petrel/sqlengine/rewrite"
+	"petrel/sqlengine/sqlerr"
+	"petrel/sqlengine/storeval"
 )
 
 // Account statements (CREATE/ALTER/DROP/RENAME USER, GRANT, REVOKE, roles,
@@ -70,9 +67,9 @@ type execOverrides struct{ e *Engine }
 
 func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
 	if p := profiled(ctx); p != nil {
-		// EXPLAIN ANALYZE (explainanalyze.go): n measured, built below
-		// when the builder comes back for it.
-		if it, ok, err := p.measure(n, func() (sql.RowIter, error) { return o.e.exec.Build(ctx, n, row) }); ok {
+		// EXPLAIN ANALYZE (explain/analyze.go): n measured, built
+		// below when the builder comes back for it.
+		if it, ok, err := p.Measure(n, func() (sql.RowIter, error) { return o.e.exec.Build(ctx, n, row) }); ok {
 			return it, err
 		}
 	}
@@ -92,7 +89,7 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		if n.Format.Analyze {
 			return o.e.explainAnalyze(ctx, n, row)
 		}
-		return explainPlan(ctx, n) // explainrows.go
+		return explain.Plan(ctx, n)
 	case *plan.Set:
 		if len(row) == 0 {
 			return setStatement(ctx, n)

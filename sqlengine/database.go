@@ -9,12 +9,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"petrel/sqlengine/sysschema"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 
+	"petrel/sqlengine/planstats"
+	"petrel/sqlengine/sysschema"
 	"petrel/storage"
 )
 
@@ -23,7 +23,7 @@ type Provider struct {
 	e *storage.Engine
 	// stats is the engine's statistics provider, set once by
 	// newStatsProvider before the engine serves (index choice reads it).
-	stats *statsProvider
+	stats *planstats.Provider
 
 	mu  sync.Mutex
 	dbs map[*storage.Database]*Database // stable wrappers

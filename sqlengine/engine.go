@@ -26,19 +26,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"petrel/sqlengine/auth"
-	"petrel/sqlengine/stmtstat"
-
-	"petrel/sqlengine/sqlerr"
-
-	"petrel/sqlengine/charset"
-
-	"petrel/sqlengine/sqlmode"
-
-	"petrel/sqlengine/functions"
-
-	"petrel/sqlengine/subquery"
-
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -52,8 +39,16 @@ import (
 	"petrel/internal/base"
 	"petrel/internal/mysqlerr"
 	"petrel/sqlengine/arith"
+	"petrel/sqlengine/auth"
+	"petrel/sqlengine/charset"
 	"petrel/sqlengine/collate"
+	"petrel/sqlengine/functions"
+	"petrel/sqlengine/planstats"
 	"petrel/sqlengine/rewrite"
+	"petrel/sqlengine/sqlerr"
+	"petrel/sqlengine/sqlmode"
+	"petrel/sqlengine/stmtstat"
+	"petrel/sqlengine/subquery"
 	"petrel/sqlengine/wire"
 	"petrel/storage"
 )
@@ -65,6 +60,9 @@ const Version = "8.0.40-petrel"
 type Options struct {
 	// Store is the storage engine. Required.
 	Store *storage.Engine
+	// Clock is the planner statistics' clock (when an analysis was made,
+	// when one is due again); nil: time.Now.
+	Clock func() time.Time
 	// ServerID is server_id; default 1.
 	ServerID uint32
 	// ServerUUID is server_uuid. Required.
@@ -93,8 +91,8 @@ type Engine struct {
 	gms   *sqle.Engine
 	prov  *Provider
 	log   *slog.Logger
-	// stats are the planner's table and index statistics (stats.go).
-	stats *statsProvider
+	// stats are the planner's table and index statistics (planstats).
+	stats *planstats.Provider
 	// statementPanics counts statements that panicked (panics.go).
 	statementPanics atomic.Int64
 
@@ -169,9 +167,14 @@ func New(opts Options) (*Engine, error) {
 	e.prov = NewProvider(opts.Store)
 	installAnalyzerRules()
 	a := analyzer.NewDefault(e.prov)
-	e.stats = newStatsProvider(e.prov, opts.Logger)
+	e.stats = planstats.New(planstats.Options{
+		Store: opts.Store, Log: opts.Logger, TableOf: e.prov.tableOf,
+		AutoRecalc: func() bool { return globalBool("innodb_stats_auto_recalc") },
+		Now:        opts.Clock,
+	})
+	e.prov.stats = e.stats
 	a.Catalog.StatsProvider = e.stats
-	a.Coster = statsCoster{base: a.Coster, stats: e.stats}
+	a.Coster = planstats.NewCoster(a.Coster, e.stats)
 	if err := e.installCardinality(a.Catalog); err != nil {
 		return nil, err
 	}

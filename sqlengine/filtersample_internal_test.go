@@ -86,7 +86,7 @@ func TestSampledSelectivity(t *testing.T) {
 		"size = 30 AND type LIKE '%STEEL'": 0.02 / 3,
 		"size < 10 OR size > 45":           0.28,
 	} {
-		sel, ok := env.e.prov.stats.sampledSelectivity(tb, "part", conds(where), nil)
+		sel, ok := env.e.prov.stats.SampledSelectivity(tb, "part", conds(where), nil)
 		if !ok || sel < truth/2 || sel > truth*2 {
 			t.Errorf("%s: estimated %.4f (%v), the truth %.4f", where, sel, ok, truth)
 		}
@@ -95,11 +95,11 @@ func TestSampledSelectivity(t *testing.T) {
 	for _, c := range []sql.Expression{
 		expression.NewEquals(expression.NewGetFieldWithTable(0, 0, tb.t.Schema[1].Type, "d", "ps", "size", false), expression.NewLiteral(int8(3), tb.t.Schema[1].Type)),
 	} {
-		if sel, ok := env.e.prov.stats.sampledSelectivity(tb, "part", []sql.Expression{c}, nil); ok {
+		if sel, ok := env.e.prov.stats.SampledSelectivity(tb, "part", []sql.Expression{c}, nil); ok {
 			t.Errorf("%s estimated for part: %v", c, sel)
 		}
 	}
-	if _, ok := env.e.prov.stats.sampledSelectivity(tb, "part", conds("size = (SELECT MAX(region) FROM supp WHERE supp.sk = part.pk)"), nil); ok {
+	if _, ok := env.e.prov.stats.SampledSelectivity(tb, "part", conds("size = (SELECT MAX(region) FROM supp WHERE supp.sk = part.pk)"), nil); ok {
 		t.Error("a subquery's condition estimated")
 	}
 

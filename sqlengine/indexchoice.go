@@ -4,11 +4,12 @@ import (
 	"math"
 	"strings"
 
-	"petrel/sqlengine/lookup"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+
+	"petrel/sqlengine/lookup"
+	"petrel/sqlengine/planstats"
 )
 
 // Choosing between indexes that an equality prefix of different lengths
@@ -64,7 +65,7 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 		return none()
 	}
 	if sp := t.db.p.stats; sp != nil {
-		sp.current(t) // loads the statistics, starts a due analysis
+		sp.Refresh(t) // loads the statistics, starts a due analysis
 	}
 	rows := float64(max(t.db.p.e.ApproxRows(t.t), 1))
 	type choice struct {
@@ -102,7 +103,7 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 			continue
 		}
 		competitors++
-		c.est = t.prefixEstimate(ix, c.k, rows) * float64(c.combos)
+		c.est = planstats.PrefixEstimate(t, ix, c.k, rows) * float64(c.combos)
 		if c.ranged {
 			c.est /= 3
 		}
@@ -167,21 +168,6 @@ func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) 
 		}
 	}
 	return lookup, nil, expression.JoinAnd(rest...), true, nil
-}
-
-// prefixEstimate is the rows one key of ix's first k columns is expected
-// to match: 1 for a whole unique key, else the rows per distinct prefix at
-// the last analysis, else (never analysed) a tenth of the rows per column.
-func (t *Table) prefixEstimate(ix *Index, k int, rows float64) float64 {
-	if ix.uniq && k == len(ix.ords) {
-		return 1
-	}
-	if sp := t.db.p.stats; sp != nil {
-		if n, distinct, ok := sp.prefixCounts(t.db.name, t.Name(), ix.name, k); ok && distinct > 0 {
-			return math.Max(1, float64(n)/float64(distinct))
-		}
-	}
-	return math.Max(1, rows/math.Pow(10, float64(k)))
 }
 
 // leafConditions groups the conjuncts that compare one of t's columns

@@ -3,14 +3,14 @@ package sqlengine
 import (
 	"strings"
 
-	"petrel/sqlengine/arith"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
+	"petrel/sqlengine/arith"
 	"petrel/sqlengine/collate"
+	"petrel/sqlengine/planstats"
 	"petrel/sqlengine/rewrite"
 )
 
@@ -83,7 +83,7 @@ func withPrefilter(ctx *sql.Context, cond sql.Expression, child sql.Node) sql.No
 			// warns of nothing for such a pair.
 			continue
 		}
-		re, ok := rebaseToTable(tb, name, e, nil)
+		re, ok := planstats.RebaseToTable(tb, name, e, nil)
 		if !ok {
 			continue
 		}

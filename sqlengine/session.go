@@ -7,10 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"petrel/sqlengine/rewrite"
-	"petrel/sqlengine/sqlerr"
-	"petrel/sqlengine/stmtstat"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 
@@ -18,6 +14,10 @@ import (
 	"petrel/internal/base"
 	"petrel/internal/mysqlerr"
 	"petrel/sqlengine/arith"
+	"petrel/sqlengine/explain"
+	"petrel/sqlengine/rewrite"
+	"petrel/sqlengine/sqlerr"
+	"petrel/sqlengine/stmtstat"
 	"petrel/sqlengine/wire"
 	"petrel/storage"
 )
@@ -34,8 +34,8 @@ type Session struct {
 	// (rewrite/explain.go).
 	explainJSON atomic.Bool
 	// profile is set while EXPLAIN ANALYZE runs its statement
-	// (explainanalyze.go).
-	profile *opProfile
+	// (explain/analyze.go).
+	profile *explain.Profile
 	// internal sessions (the replication applier) may write on a
 	// read-only server.
 	internal bool

@@ -14,16 +14,19 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"petrel/sqlengine/histogram"
+	"petrel/sqlengine/planstats"
 	"petrel/storage"
 )
 
 // statsEnv is an engine over a datadir that can be restarted.
 type statsEnv struct {
-	t     *testing.T
-	dir   string
-	st    *storage.Engine
-	e     *Engine
-	s     *Session
+	t   *testing.T
+	dir string
+	st  *storage.Engine
+	e   *Engine
+	s   *Session
+	// skew moves the statistics' clock ahead of the wall clock.
+	skew  time.Duration
 	query func(string) (string, error)
 	must  func(string) string
 }
@@ -35,17 +38,19 @@ func openStatsEnv(t *testing.T, dir string) *statsEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(Options{Store: st, ServerUUID: "3e11fa47-71ca-11e1-9e33-c80aa9429562", Logger: quiet})
+	env := &statsEnv{t: t, dir: dir, st: st}
+	e, err := New(Options{Store: st, ServerUUID: "3e11fa47-71ca-11e1-9e33-c80aa9429562", Logger: quiet,
+		Clock: func() time.Time { return time.Now().Add(env.skew) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &statsEnv{t: t, dir: dir, st: st, e: e, s: e.NewInternalSession()}
+	env.e, env.s = e, e.NewInternalSession()
 	env.query, env.must = internalQueries(t, e, env.s)
 	return env
 }
 
 func (env *statsEnv) close() {
-	env.e.stats.wait()
+	env.e.stats.Wait()
 	if err := env.st.Close(); err != nil {
 		env.t.Fatal(err)
 	}
@@ -206,19 +211,18 @@ func TestAnalyzeTableStatistics(t *testing.T) {
 		vals = append(vals, fmt.Sprintf("(%d, %d, 'new', 'p')", id, 100000+id))
 	}
 	env.must("INSERT INTO sbtest2 (id, k, c, pad) VALUES " + strings.Join(vals, ","))
-	clock := time.Now().Add(statsMinInterval)
-	env.e.stats.now = func() time.Time { return clock }
+	env.skew += planstats.MinInterval
 	env.must("EXPLAIN FORMAT=TREE " + joinOnK)
-	env.e.stats.wait()
+	env.e.stats.Wait()
 	refreshed := fmt.Sprintf("[[sbtest2 k_1 1 %d] [sbtest2 PRIMARY 1 %d]]", distinct(ks[1])+1500, n+1500)
 	if got := env.must(cards + " LIMIT 2 OFFSET 2"); got != refreshed {
 		t.Errorf("sbtest2's cardinalities after 1500 new rows: %s, want %s", got, refreshed)
 	}
 	// A change below 10% leaves them alone.
 	env.must("DELETE FROM sbtest2 WHERE id > 11400")
-	clock = clock.Add(statsMinInterval)
+	env.skew += planstats.MinInterval
 	env.must("EXPLAIN FORMAT=TREE " + joinOnK)
-	env.e.stats.wait()
+	env.e.stats.Wait()
 	if got := env.must(cards + " LIMIT 2 OFFSET 2"); got != refreshed {
 		t.Errorf("sbtest2's cardinalities after 100 deleted rows: %s, want %s (unchanged)", got, refreshed)
 	}
@@ -269,13 +273,8 @@ func TestStatisticsRoundTrip(t *testing.T) {
 	}
 	hist := func(e *Engine) string {
 		var out []string
-		for _, ts := range e.stats.tables {
-			if ts == nil {
-				continue
-			}
-			for _, s := range ts.list {
-				out = append(out, fmt.Sprintf("%s %d/%d/%d %v", s.Qualifier(), s.RowCount(), s.DistinctCount(), s.NullCount(), s.Histogram().DebugString()))
-			}
+		for _, s := range e.stats.Published() {
+			out = append(out, fmt.Sprintf("%s %d/%d/%d %v", s.Qualifier(), s.RowCount(), s.DistinctCount(), s.NullCount(), s.Histogram().DebugString()))
 		}
 		sort.Strings(out)
 		return strings.Join(out, "\n")
@@ -345,20 +344,5 @@ func TestBuildKeyStatsSampled(t *testing.T) {
 	}
 	if ks := histogram.Build(ctx, typ, uniq, 5000, true); ks.Distinct != 5000 || ks.Prefix[0] != 5000 {
 		t.Errorf("unique sampled: distinct %d prefix %v, want 5000", ks.Distinct, ks.Prefix)
-	}
-}
-
-// TestRefreshDue is InnoDB's 10% rule.
-func TestRefreshDue(t *testing.T) {
-	for _, tc := range []struct {
-		analysed, changed uint64
-		due               bool
-	}{
-		{0, 0, false}, {0, 1, true}, {100, 10, false}, {100, 11, true},
-		{10000, 1000, false}, {10000, 1001, true},
-	} {
-		if got := refreshDue(tc.analysed, tc.changed); got != tc.due {
-			t.Errorf("refreshDue(%d, %d) = %v, want %v", tc.analysed, tc.changed, got, tc.due)
-		}
 	}
 }

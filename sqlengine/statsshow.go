@@ -38,7 +38,7 @@ func (e *Engine) cardinality(db, table, index, seq any) any {
 	t, _ := table.(string)
 	ix, _ := index.(string)
 	if n, ok := arith.ToInt64(seq); ok {
-		if _, distinct, ok := e.stats.prefixCounts(d, t, ix, int(n)); ok {
+		if _, distinct, ok := e.stats.PrefixCounts(d, t, ix, int(n)); ok {
 			return int64(distinct)
 		}
 	}

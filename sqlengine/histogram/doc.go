@@ -4,7 +4,7 @@
 // equi-depth histogram (statsbuild.go), keeps GMS's Statistic usable for
 // ranges inside one bucket (statstype.go), and defines the record a
 // table's statistics persist as (statsrecord.go). sqlengine's statistics
-// provider (stats.go) samples the keys, refreshes and persists them.
+// provider (planstats/stats.go) samples the keys, refreshes and persists them.
 //
 // Contract: Build is a pure function of its input (the same keys give
 // the same statistics); nothing here reads a table or storage.

@@ -6,7 +6,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 )
 
-// The persisted form of a table's statistics (statspersist.go): one JSON
+// The persisted form of a table's statistics (planstats/statspersist.go): one JSON
 // record per table, key values as their SQL text.
 
 const MetaVersion = 2

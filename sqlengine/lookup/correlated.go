@@ -24,7 +24,7 @@ import (
 //   - PushCorrelatedFilters (after pushFilters, before join planning)
 //     moves a conjunct `inner.col = <outer expression>` of a filter over
 //     inner joins to just above that inner table, where the join
-//     planner sees it (and sqlengine's coster.go prices it as an index
+//     planner sees it (and planstats/coster.go prices it as an index
 //     lookup, so the plan starts from that table);
 //   - OuterIndexLookups (after join planning) turns a filter over a table
 //     with such equalities on an index prefix into an index lookup keyed

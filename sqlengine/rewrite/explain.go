@@ -50,7 +50,7 @@ func IsExplain(q string) bool {
 // (1064, a syntax error in a valid statement): a statement that parses
 // with TREE in JSON's place is parsed so, and its session noted
 // (JSONNoter), for sqlengine's explainPlan to answer with the JSON
-// document (explainjson.go).
+// document (explain/json.go).
 type ExplainParser struct{ sql.Parser }
 
 // JSONNoter is a session that keeps whether the last EXPLAIN it parsed

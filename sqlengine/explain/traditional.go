@@ -1,4 +1,4 @@
-package sqlengine
+package explain
 
 import (
 	"fmt"
@@ -13,6 +13,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/dolthub/vitess/go/vt/proto/query"
+
+	"petrel/sqlengine/planstats"
 )
 
 // Traditional EXPLAIN: a row per table the chosen plan reads, in the
@@ -36,7 +38,7 @@ import (
 //     variable-length one);
 //   - ref: for a lookup, the columns (db.table.column) or "const" that
 //     give each key column;
-//   - rows: the rows the access is estimated to read (explainrows.go),
+//   - rows: the rows the access is estimated to read (planstats/estimate.go),
 //     per lookup for a join's inner side;
 //   - filtered: the percentage of those rows the table's filter keeps,
 //     100 without one;
@@ -69,7 +71,7 @@ func (r *tradRow) sqlRow() sql.Row {
 
 // tradExplain collects the rows of one statement's plan.
 type tradExplain struct {
-	pe     *planEstimator
+	pe     *planstats.Estimator
 	rows   []*tradRow
 	nextID uint64
 	defers []func()
@@ -87,7 +89,7 @@ func traditionalExplain(ctx *sql.Context, n sql.Node) sql.RowIter {
 
 // explainTable returns the rows of traditional EXPLAIN for plan n.
 func explainTable(ctx *sql.Context, n sql.Node) []*tradRow {
-	te := &tradExplain{pe: newPlanEstimator(ctx), nextID: 1}
+	te := &tradExplain{pe: planstats.NewEstimator(ctx), nextID: 1}
 	te.selectRows(n, 1, statementType(n))
 	for len(te.defers) > 0 {
 		d := te.defers[0]
@@ -122,7 +124,7 @@ func (te *tradExplain) selectRows(n sql.Node, id uint64, selType string) {
 // over n, hashed whether n is a hash join's build side.
 func (te *tradExplain) walk(n sql.Node, id uint64, selType string, extra *[]string, filter *plan.Filter, hashed bool) {
 	te.subqueries(n, id)
-	if a, ok := accessOf(n); ok {
+	if a, ok := planstats.AccessOf(n); ok {
 		te.rows = append(te.rows, te.accessRow(a, id, selType, filter, hashed))
 		return
 	}
@@ -132,7 +134,7 @@ func (te *tradExplain) walk(n sql.Node, id uint64, selType string, extra *[]stri
 		return
 	case *plan.Project:
 		// A filter over a projection of a table is the table's.
-		if _, ok := accessOf(stripProjects(x.Child)); ok {
+		if _, ok := planstats.AccessOf(planstats.StripProjects(x.Child)); ok {
 			te.walk(x.Child, id, selType, extra, filter, hashed)
 			return
 		}
@@ -169,7 +171,7 @@ func (te *tradExplain) walk(n sql.Node, id uint64, selType string, extra *[]stri
 		te.nextID++
 		did := te.nextID
 		r := &tradRow{id: id, selType: selType, table: fmt.Sprintf("<derived%d>", did), typ: "ALL", filtered: 100.0}
-		if est, ok := te.pe.rows(x.Child); ok {
+		if est, ok := te.pe.Rows(x.Child); ok {
 			r.rows = uint64(math.Round(est))
 		}
 		if filter != nil {
@@ -229,26 +231,26 @@ func (te *tradExplain) subqueries(n sql.Node, id uint64) {
 }
 
 // accessRow describes one table access.
-func (te *tradExplain) accessRow(a tableAccess, id uint64, selType string, filter *plan.Filter, hashed bool) *tradRow {
-	r := &tradRow{id: id, selType: selType, table: a.name, filtered: 100.0}
-	est := te.pe.accessRows(a)
+func (te *tradExplain) accessRow(a planstats.Access, id uint64, selType string, filter *plan.Filter, hashed bool) *tradRow {
+	r := &tradRow{id: id, selType: selType, table: a.Name, filtered: 100.0}
+	est := te.pe.AccessRows(a)
 	r.rows = uint64(math.Max(1, math.Round(est)))
 	cols := map[string]bool{}
 	if filter != nil {
 		r.extra = append(r.extra, "Using where")
-		sel := te.pe.filterSelectivity(filter)
+		sel := te.pe.FilterSelectivity(filter)
 		r.filtered = math.Round(sel*10000) / 100
-		namedColumns(filter.Expression, a.name, cols)
+		planstats.NamedColumns(filter.Expression, a.Name, cols)
 	}
-	ix := a.index()
+	ix := a.Index()
 	if ix == nil {
 		r.typ = "ALL"
 	} else {
-		r.key = ix.name
+		r.key = ix.ID()
 		used, typ, ref := te.indexUse(a, ix)
 		r.typ = typ
 		if typ == "index" {
-			used = len(ix.ords)
+			used = len(ix.KeyOrds())
 		}
 		if used > 0 {
 			r.keyLen = fmt.Sprint(keyLength(ix, used))
@@ -256,34 +258,34 @@ func (te *tradExplain) accessRow(a tableAccess, id uint64, selType string, filte
 		if ref != "" {
 			r.ref = ref
 		}
-		for _, e := range a.ita.Expressions() {
-			namedColumns(e, a.name, cols)
+		for _, e := range a.ITA.Expressions() {
+			planstats.NamedColumns(e, a.Name, cols)
 		}
-		cols[strings.ToLower(a.tb.t.Schema[ix.ords[0]].Name)] = true
+		cols[strings.ToLower(a.Table.Storage().Schema[ix.KeyOrds()[0]].Name)] = true
 	}
 	if hashed {
 		r.extra = append(r.extra, "Using join buffer (hash join)")
 	}
-	r.possible = possibleKeys(a.tb, cols, ix)
+	r.possible = possibleKeys(a.Table, cols, ix)
 	return r
 }
 
 // indexUse is how many of ix's columns an access uses, its access type
 // and its ref.
-func (te *tradExplain) indexUse(a tableAccess, ix *Index) (int, string, string) {
-	if a.keyed() {
-		keys := a.ita.Expressions()
+func (te *tradExplain) indexUse(a planstats.Access, ix planstats.Index) (int, string, string) {
+	if a.Keyed() {
+		keys := a.ITA.Expressions()
 		refs := make([]string, len(keys))
 		for i, k := range keys {
-			refs[i] = refText(a.tb.db.name, k)
+			refs[i] = refText(a.Table.Database(), k)
 		}
 		typ := "ref"
-		if ix.uniq && len(keys) == len(ix.ords) {
+		if ix.IsUnique() && len(keys) == len(ix.KeyOrds()) {
 			typ = "eq_ref"
 		}
-		return min(len(keys), len(ix.ords)), typ, strings.Join(refs, ",")
+		return min(len(keys), len(ix.KeyOrds())), typ, strings.Join(refs, ",")
 	}
-	lookup, err := a.ita.GetLookup(te.pe.ctx, nil)
+	lookup, err := a.ITA.GetLookup(te.pe.Context(), nil)
 	if err != nil {
 		return 0, "range", ""
 	}
@@ -294,11 +296,11 @@ func (te *tradExplain) indexUse(a tableAccess, ix *Index) (int, string, string) 
 	used, points := 0, -1
 	for _, rg := range ranges {
 		k := 0
-		for k < len(rg) && k < len(ix.ords) && isPoint(te.pe.ctx, rg[k]) {
+		for k < len(rg) && k < len(ix.KeyOrds()) && planstats.IsPoint(te.pe.Context(), rg[k]) {
 			k++
 		}
 		u := k
-		if k < len(rg) && k < len(ix.ords) && rg[k].Type() != sql.RangeType_All {
+		if k < len(rg) && k < len(ix.KeyOrds()) && rg[k].Type() != sql.RangeType_All {
 			u++
 		}
 		used = max(used, u)
@@ -318,7 +320,7 @@ func (te *tradExplain) indexUse(a tableAccess, ix *Index) (int, string, string) 
 		for i := range refs {
 			refs[i] = "const"
 		}
-		if ix.uniq && points == len(ix.ords) {
+		if ix.IsUnique() && points == len(ix.KeyOrds()) {
 			return used, "const", strings.Join(refs, ",")
 		}
 		return used, "ref", strings.Join(refs, ",")
@@ -351,29 +353,18 @@ func refText(db string, e sql.Expression) string {
 	return "func"
 }
 
-// namedColumns adds the lower-cased names of table's columns that e
-// reads to cols.
-func namedColumns(e sql.Expression, table string, cols map[string]bool) {
-	sql.Inspect(e, func(x sql.Expression) bool {
-		if gf, ok := x.(*expression.GetField); ok && strings.EqualFold(gf.Table(), table) {
-			cols[strings.ToLower(gf.Name())] = true
-		}
-		return true
-	})
-}
-
 // possibleKeys lists tb's indexes whose first column cols names, and
 // chosen: nil when none.
-func possibleKeys(tb *Table, cols map[string]bool, chosen *Index) any {
+func possibleKeys(tb planstats.Table, cols map[string]bool, chosen planstats.Index) any {
 	indexes, err := tb.GetIndexes(nil)
 	if err != nil {
 		return nil
 	}
 	var names []string
 	for _, sqlIx := range indexes {
-		ix := sqlIx.(*Index)
-		if (chosen != nil && ix.name == chosen.name) || cols[strings.ToLower(tb.t.Schema[ix.ords[0]].Name)] {
-			names = append(names, ix.name)
+		ix := sqlIx.(planstats.Index)
+		if (chosen != nil && ix.ID() == chosen.ID()) || cols[strings.ToLower(tb.Storage().Schema[ix.KeyOrds()[0]].Name)] {
+			names = append(names, ix.ID())
 		}
 	}
 	if len(names) == 0 {
@@ -383,13 +374,13 @@ func possibleKeys(tb *Table, cols map[string]bool, chosen *Index) any {
 }
 
 // keyLength is the bytes of ix's first n columns, as MySQL's key_len.
-func keyLength(ix *Index, n int) int {
+func keyLength(ix planstats.Index, n int) int {
 	total := 0
-	for i, o := range ix.ords[:n] {
-		col := ix.t.t.Schema[o]
+	for i, o := range ix.KeyOrds()[:n] {
+		col := ix.Owner().Storage().Schema[o]
 		plen := 0
-		if i < len(ix.plens) {
-			plen = int(ix.plens[i])
+		if i < len(ix.PrefixLengths()) {
+			plen = int(ix.PrefixLengths()[i])
 		}
 		total += columnKeyBytes(col.Type, plen)
 		if col.Nullable {

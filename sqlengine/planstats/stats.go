@@ -1,4 +1,4 @@
-package sqlengine
+package planstats
 
 import (
 	"errors"
@@ -28,21 +28,23 @@ import (
 // innodb_stats_auto_recalc is ON. GMS only costs a table's indexes with
 // real histograms when every index has one, which an analysis guarantees.
 
-// statsMinInterval is the least time between two automatic analyses of a
+// MinInterval is the least time between two automatic analyses of a
 // table (InnoDB's MIN_RECALC_INTERVAL).
-const statsMinInterval = 10 * time.Second
+const MinInterval = 10 * time.Second
 
 // refreshDue is InnoDB's rule for recalculating persistent statistics: a
 // table is analysed again once more than 10% of the rows it had at the
 // last analysis have changed (any change, for a table analysed empty).
 func refreshDue(analysedRows, changed uint64) bool { return changed > analysedRows/10 }
 
-// statsProvider implements sql.StatsProvider. Safe for concurrent use.
-type statsProvider struct {
-	prov  *Provider
+// Provider implements sql.StatsProvider. Safe for concurrent use.
+type Provider struct {
 	store *storage.Engine
-	log   *slog.Logger
-	now   func() time.Time
+	// tableOf is the backend's table of a definition; nil if its
+	// database is gone.
+	tableOf func(st *storage.Table) Table
+	log     *slog.Logger
+	now     func() time.Time
 	// auto reports innodb_stats_auto_recalc.
 	auto func() bool
 
@@ -52,7 +54,7 @@ type statsProvider struct {
 	tables map[uint32]*tableStats
 	// busy marks tables being analysed in the background; tried holds
 	// when each table's last automatic analysis started (a failing one is
-	// retried once per statsMinInterval, not at every plan).
+	// retried once per MinInterval, not at every plan).
 	busy  map[uint32]bool
 	tried map[uint32]time.Time
 	// custom holds SetStats's statistics (ANALYZE ... UPDATE HISTOGRAM),
@@ -81,45 +83,44 @@ type indexStats struct {
 	prefix []uint64 // distinct counts of the first 1..n columns
 }
 
-var _ sql.StatsProvider = (*statsProvider)(nil)
+var _ sql.StatsProvider = (*Provider)(nil)
 
-func newStatsProvider(prov *Provider, log *slog.Logger) *statsProvider {
-	p := &statsProvider{
-		prov:   prov,
-		store:  prov.e,
-		log:    log,
-		now:    time.Now,
-		auto:   func() bool { return globalBool("innodb_stats_auto_recalc") },
-		tables: map[uint32]*tableStats{},
-		busy:   map[uint32]bool{},
-		tried:  map[uint32]time.Time{},
-		custom: map[string]sql.Statistic{},
-	}
-	prov.stats = p
-	return p
+// Options configure a Provider.
+type Options struct {
+	Store *storage.Engine
+	Log   *slog.Logger
+	// TableOf is the backend's table of a definition (nil if its
+	// database is gone).
+	TableOf func(st *storage.Table) Table
+	// AutoRecalc reports innodb_stats_auto_recalc.
+	AutoRecalc func() bool
+	// Now is the clock of analyses' times and of the refresh interval;
+	// nil: time.Now.
+	Now func() time.Time
 }
 
-// petrelTable finds Petrel's table under GMS's wrappers.
-func petrelTable(t sql.Table) (*Table, bool) {
-	for t != nil {
-		switch x := t.(type) {
-		case *Table:
-			return x, true
-		case *indexedTable:
-			return x.Table, true
-		case sql.TableWrapper:
-			t = x.Underlying()
-		default:
-			return nil, false
-		}
+// New makes a provider.
+func New(o Options) *Provider {
+	if o.Now == nil {
+		o.Now = time.Now
 	}
-	return nil, false
+	return &Provider{
+		store:   o.Store,
+		tableOf: o.TableOf,
+		log:     o.Log,
+		now:     o.Now,
+		auto:    o.AutoRecalc,
+		tables:  map[uint32]*tableStats{},
+		busy:    map[uint32]bool{},
+		tried:   map[uint32]time.Time{},
+		custom:  map[string]sql.Statistic{},
+	}
 }
 
 // current returns tb's statistics (loading them on first use) and starts a
 // background analysis when they are due.
-func (p *statsProvider) current(tb *Table) *tableStats {
-	st, err := tb.latest()
+func (p *Provider) current(tb Table) *tableStats {
+	st, err := tb.Latest()
 	if err != nil {
 		return nil
 	}
@@ -135,10 +136,28 @@ func (p *statsProvider) current(tb *Table) *tableStats {
 	return ts
 }
 
+// Published is every table's statistics loaded or built so far.
+func (p *Provider) Published() []sql.Statistic {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []sql.Statistic
+	for _, ts := range p.tables {
+		if ts != nil {
+			out = append(out, ts.list...)
+		}
+	}
+	return out
+}
+
+// Refresh loads tb's statistics if they are not yet, and starts a
+// background analysis when one is due (the index choice's first look at
+// a table).
+func (p *Provider) Refresh(tb Table) { p.current(tb) }
+
 // lookup returns st's statistics, loading them on first use; nil if there
 // are none or they describe another definition of the table (DDL that
 // kept its id changed its indexes or columns).
-func (p *statsProvider) lookup(st *storage.Table) *tableStats {
+func (p *Provider) lookup(st *storage.Table) *tableStats {
 	id := st.Def.ID
 	p.mu.Lock()
 	ts, loaded := p.tables[id]
@@ -174,8 +193,8 @@ func statsSignature(st *storage.Table) string {
 }
 
 // maybeRefresh starts a background analysis of tb when refreshDue says so,
-// at most one per table at a time and one per statsMinInterval.
-func (p *statsProvider) maybeRefresh(tb *Table, st *storage.Table, ts *tableStats) {
+// at most one per table at a time and one per MinInterval.
+func (p *Provider) maybeRefresh(tb Table, st *storage.Table, ts *tableStats) {
 	if st.Hidden && len(st.Indexes) == 0 {
 		return // no index to describe; the row count is live
 	}
@@ -187,7 +206,7 @@ func (p *statsProvider) maybeRefresh(tb *Table, st *storage.Table, ts *tableStat
 		}
 		changed -= ts.changed
 		analysed = ts.rows
-		if p.now().Sub(ts.at) < statsMinInterval {
+		if p.now().Sub(ts.at) < MinInterval {
 			return
 		}
 	} else {
@@ -200,7 +219,7 @@ func (p *statsProvider) maybeRefresh(tb *Table, st *storage.Table, ts *tableStat
 	id := st.Def.ID
 	now := p.now()
 	p.mu.Lock()
-	if last, ok := p.tried[id]; p.busy[id] || ok && now.Sub(last) < statsMinInterval {
+	if last, ok := p.tried[id]; p.busy[id] || ok && now.Sub(last) < MinInterval {
 		p.mu.Unlock()
 		return
 	}
@@ -217,7 +236,7 @@ func (p *statsProvider) maybeRefresh(tb *Table, st *storage.Table, ts *tableStat
 	started := p.store.Go(func(closing <-chan struct{}) {
 		defer done()
 		if err := p.analyze(sql.NewEmptyContext(), tb, closing); err != nil && !errors.Is(err, errStatsStopped) && !errors.Is(err, storage.ErrClosing) {
-			p.log.Warn("sqlengine: automatic ANALYZE TABLE failed", "table", tb.db.name+"."+tb.Name(), "err", err)
+			p.log.Warn("sqlengine: automatic ANALYZE TABLE failed", "table", tb.Database()+"."+tb.Name(), "err", err)
 		}
 	})
 	if !started {
@@ -228,23 +247,23 @@ func (p *statsProvider) maybeRefresh(tb *Table, st *storage.Table, ts *tableStat
 // errStatsStopped ends an automatic analysis when the server closes.
 var errStatsStopped = errors.New("sqlengine: statistics: the server is closing")
 
-// wait blocks until the background analyses started so far are done.
-func (p *statsProvider) wait() { p.wg.Wait() }
+// Wait blocks until the background analyses started so far are done.
+func (p *Provider) Wait() { p.wg.Wait() }
 
 // analyze reads tb's rows (a sample of each index's keys past
 // statsMaxSample) in one consistent read, builds every index's
 // statistics, persists them and publishes them. It gives up with
 // errStatsStopped once stop is closed (nil: never).
-func (p *statsProvider) analyze(ctx *sql.Context, tb *Table, stop <-chan struct{}) error {
-	st, err := tb.latest()
+func (p *Provider) analyze(ctx *sql.Context, tb Table, stop <-chan struct{}) error {
+	st, err := tb.Latest()
 	if err != nil {
 		return err
 	}
 	changed := p.store.RowsChanged(st)
-	indexes, err := tb.GetIndexes(ctx)
-	if err != nil {
+	if _, err := tb.GetIndexes(ctx); err != nil {
 		return err
 	}
+	indexes := indexes(ctx, tb)
 	ts := &tableStats{sig: statsSignature(st), changed: changed, at: p.now(), idx: map[string]*indexStats{}}
 	ts.def.Store(st)
 	if len(indexes) == 0 {
@@ -257,7 +276,7 @@ func (p *statsProvider) analyze(ctx *sql.Context, tb *Table, stop <-chan struct{
 	var need []int
 	seen := map[int]bool{}
 	for _, ix := range indexes {
-		for _, o := range ix.(*Index).ords {
+		for _, o := range ix.KeyOrds() {
 			if !seen[o] {
 				seen[o] = true
 				need = append(need, o)
@@ -300,23 +319,23 @@ func (p *statsProvider) analyze(ctx *sql.Context, tb *Table, stop <-chan struct{
 	}
 	ts.rows = total
 	dataLen, _ := tb.DataLength(ctx)
-	for _, sqlIx := range indexes {
-		ix := sqlIx.(*Index)
-		types := make([]sql.Type, len(ix.ords))
-		cols := make([]string, len(ix.ords))
-		for i, o := range ix.ords {
+	for _, ix := range indexes {
+		ords := ix.KeyOrds()
+		types := make([]sql.Type, len(ords))
+		cols := make([]string, len(ords))
+		for i, o := range ords {
 			types[i] = st.Schema[o].Type
 			cols[i] = strings.ToLower(st.Schema[o].Name)
 		}
 		keys := make([]sql.Row, len(sample))
 		for i, row := range sample {
-			k := make(sql.Row, len(ix.ords))
-			for j, o := range ix.ords {
+			k := make(sql.Row, len(ords))
+			for j, o := range ords {
 				k[j] = row[o]
 			}
 			keys[i] = k
 		}
-		ks := histogram.Build(ctx, types, keys, total, ix.uniq)
+		ks := histogram.Build(ctx, types, keys, total, ix.IsUnique())
 		if len(types) > 1 {
 			// The histogram is of the first column only (see statistic).
 			first := make([]sql.Row, len(keys))
@@ -330,7 +349,7 @@ func (p *statsProvider) analyze(ctx *sql.Context, tb *Table, stop <-chan struct{
 		if err != nil {
 			return err
 		}
-		ts.idx[strings.ToLower(ix.name)] = is
+		ts.idx[strings.ToLower(ix.ID())] = is
 		ts.list = append(ts.list, is.stat)
 	}
 	p.mu.Lock()
@@ -354,11 +373,11 @@ func (p *statsProvider) analyze(ctx *sql.Context, tb *Table, stop <-chan struct{
 // past one of them, which with distinct later values indexes past a
 // slice's end and panics; equal later values keep them on their path.
 // The per-prefix distinct counts keep every column.
-func (p *statsProvider) statistic(tb *Table, ix *Index, types []sql.Type, cols []string, ks histogram.KeyStats, dataLen uint64, at time.Time) (*indexStats, error) {
-	qual := sql.NewStatQualifier(strings.ToLower(tb.db.name), "", strings.ToLower(tb.Name()), strings.ToLower(ix.name))
+func (p *Provider) statistic(tb Table, ix Index, types []sql.Type, cols []string, ks histogram.KeyStats, dataLen uint64, at time.Time) (*indexStats, error) {
+	qual := sql.NewStatQualifier(strings.ToLower(tb.Database()), "", strings.ToLower(tb.Name()), strings.ToLower(ix.ID()))
 	var avg uint64
 	if ks.Rows > 0 {
-		avg = dataLen / max(p.store.ApproxRows(tb.t), 1)
+		avg = dataLen / max(tb.ApproxRows(), 1)
 	}
 	n := len(cols)
 	buckets := make([]sql.HistogramBucket, len(ks.Buckets))
@@ -391,10 +410,10 @@ func padKey(k sql.Row, n int) sql.Row {
 	return out
 }
 
-// prefixCounts returns the rows of db.table and the distinct count of
+// PrefixCounts returns the rows of db.table and the distinct count of
 // index's first n columns at the last analysis (MySQL's CARDINALITY of
 // Seq_in_index n), or false without statistics.
-func (p *statsProvider) prefixCounts(db, table, index string, n int) (rows, distinct uint64, ok bool) {
+func (p *Provider) PrefixCounts(db, table, index string, n int) (rows, distinct uint64, ok bool) {
 	st := p.store.Catalog().Table(db, table)
 	if st == nil {
 		return 0, 0, false
@@ -411,8 +430,8 @@ func (p *statsProvider) prefixCounts(db, table, index string, n int) (rows, dist
 }
 
 // AnalyzeTable implements sql.StatsProvider (ANALYZE TABLE).
-func (p *statsProvider) AnalyzeTable(ctx *sql.Context, table sql.Table, _ string) error {
-	tb, ok := petrelTable(table)
+func (p *Provider) AnalyzeTable(ctx *sql.Context, table sql.Table, _ string) error {
+	tb, ok := Unwrap(table)
 	if !ok {
 		return nil // information_schema, performance_schema: nothing to analyse
 	}
@@ -420,8 +439,8 @@ func (p *statsProvider) AnalyzeTable(ctx *sql.Context, table sql.Table, _ string
 }
 
 // GetTableStats implements sql.StatsProvider.
-func (p *statsProvider) GetTableStats(_ *sql.Context, db string, table sql.Table) ([]sql.Statistic, error) {
-	tb, ok := petrelTable(table)
+func (p *Provider) GetTableStats(_ *sql.Context, db string, table sql.Table) ([]sql.Statistic, error) {
+	tb, ok := Unwrap(table)
 	if !ok {
 		return nil, nil
 	}
@@ -433,7 +452,7 @@ func (p *statsProvider) GetTableStats(_ *sql.Context, db string, table sql.Table
 }
 
 // GetStats implements sql.StatsProvider.
-func (p *statsProvider) GetStats(_ *sql.Context, qual sql.StatQualifier, cols []string) (sql.Statistic, bool) {
+func (p *Provider) GetStats(_ *sql.Context, qual sql.StatQualifier, cols []string) (sql.Statistic, bool) {
 	p.mu.Lock()
 	c, ok := p.custom[customKey(qual, cols)]
 	p.mu.Unlock()
@@ -444,11 +463,11 @@ func (p *statsProvider) GetStats(_ *sql.Context, qual sql.StatQualifier, cols []
 	if st == nil {
 		return nil, false
 	}
-	d := p.store.Catalog().Database(qual.Database)
-	if d == nil {
+	tb := p.tableOf(st)
+	if tb == nil {
 		return nil, false
 	}
-	ts := p.current(newTable(p.prov.wrap(d), st))
+	ts := p.current(tb)
 	if ts == nil {
 		return nil, false
 	}
@@ -470,7 +489,7 @@ func customKey(qual sql.StatQualifier, cols []string) string {
 
 // SetStats implements sql.StatsProvider (ANALYZE TABLE ... UPDATE
 // HISTOGRAM); such statistics live until restart.
-func (p *statsProvider) SetStats(_ *sql.Context, s sql.Statistic) error {
+func (p *Provider) SetStats(_ *sql.Context, s sql.Statistic) error {
 	p.mu.Lock()
 	p.custom[customKey(s.Qualifier(), s.Columns())] = s
 	p.mu.Unlock()
@@ -479,7 +498,7 @@ func (p *statsProvider) SetStats(_ *sql.Context, s sql.Statistic) error {
 
 // DropStats implements sql.StatsProvider (ANALYZE TABLE ... DROP
 // HISTOGRAM).
-func (p *statsProvider) DropStats(_ *sql.Context, qual sql.StatQualifier, cols []string) error {
+func (p *Provider) DropStats(_ *sql.Context, qual sql.StatQualifier, cols []string) error {
 	p.mu.Lock()
 	delete(p.custom, customKey(qual, cols))
 	p.mu.Unlock()
@@ -488,20 +507,20 @@ func (p *statsProvider) DropStats(_ *sql.Context, qual sql.StatQualifier, cols [
 
 // DropDbStats implements sql.StatsProvider: a dropped database's tables
 // are gone, and their ids are never reused, so nothing is left to drop.
-func (p *statsProvider) DropDbStats(*sql.Context, string, bool) error { return nil }
+func (p *Provider) DropDbStats(*sql.Context, string, bool) error { return nil }
 
 // RowCount implements sql.StatsProvider: the live row counter.
-func (p *statsProvider) RowCount(_ *sql.Context, _ string, table sql.Table) (uint64, error) {
-	tb, ok := petrelTable(table)
+func (p *Provider) RowCount(_ *sql.Context, _ string, table sql.Table) (uint64, error) {
+	tb, ok := Unwrap(table)
 	if !ok {
 		return 0, nil
 	}
-	return p.store.ApproxRows(tb.t), nil
+	return tb.ApproxRows(), nil
 }
 
 // DataLength implements sql.StatsProvider.
-func (p *statsProvider) DataLength(ctx *sql.Context, _ string, table sql.Table) (uint64, error) {
-	tb, ok := petrelTable(table)
+func (p *Provider) DataLength(ctx *sql.Context, _ string, table sql.Table) (uint64, error) {
+	tb, ok := Unwrap(table)
 	if !ok {
 		return 0, nil
 	}

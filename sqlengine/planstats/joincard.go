@@ -1,15 +1,15 @@
-package sqlengine
+package planstats
 
 import (
 	"math"
 	"strings"
 
-	"petrel/sqlengine/rewrite"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/memo"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+
+	"petrel/sqlengine/rewrite"
 )
 
 // Join cardinalities for the coster. GMS estimates every join's output
@@ -102,7 +102,7 @@ func logicalJoin(g *memo.ExprGroup) *memo.JoinBase {
 
 // cardCol is one side of a join equality: a column of a Petrel table.
 type cardCol struct {
-	tb   *Table
+	tb   Table
 	ord  int
 	side int // 0 left, 1 right
 	name string
@@ -137,7 +137,7 @@ func joinSelectivity(filters []sql.Expression, left, right *memo.ExprGroup) floa
 		name string
 	}
 	cols := map[source]map[int]bool{}
-	tbs := map[source]*Table{}
+	tbs := map[source]Table{}
 	var order []source // first seen first: ties resolve the same way each time
 	for _, e := range edges {
 		for _, c := range []cardCol{e.a, e.b} {
@@ -179,7 +179,7 @@ func joinColumn(x sql.Expression, left, right *memo.ExprGroup) (cardCol, bool) {
 	}
 	for side, g := range []*memo.ExprGroup{left, right} {
 		if tb := groupTable(g, gf.Table(), 0); tb != nil {
-			o := tb.t.Schema.IndexOfColName(gf.Name())
+			o := tb.Storage().Schema.IndexOfColName(gf.Name())
 			if o < 0 {
 				return cardCol{}, false
 			}
@@ -190,7 +190,7 @@ func joinColumn(x sql.Expression, left, right *memo.ExprGroup) (cardCol, bool) {
 }
 
 // groupTable finds the Petrel table named name among g's sources.
-func groupTable(g *memo.ExprGroup, name string, depth int) *Table {
+func groupTable(g *memo.ExprGroup, name string, depth int) Table {
 	if g == nil || depth > maxCardDepth {
 		return nil
 	}
@@ -203,7 +203,7 @@ func groupTable(g *memo.ExprGroup, name string, depth int) *Table {
 		return groupTable(jp.Right, name, depth+1)
 	case *memo.TableScan:
 		if rt, ok := e.Table.(*plan.ResolvedTable); ok && strings.EqualFold(rt.Name(), name) {
-			tb, _ := rt.UnderlyingTable().(*Table)
+			tb, _ := rt.UnderlyingTable().(Table)
 			return tb
 		}
 	case *memo.TableAlias:
@@ -222,18 +222,18 @@ func groupTable(g *memo.ExprGroup, name string, depth int) *Table {
 
 // coversUniqueKey reports whether cols hold every column of tb's primary
 // key or of one of its unique indexes.
-func coversUniqueKey(tb *Table, cols map[int]bool) bool {
+func coversUniqueKey(tb Table, cols map[int]bool) bool {
 	indexes, err := tb.GetIndexes(nil)
 	if err != nil {
 		return false
 	}
 	for _, sqlIx := range indexes {
-		ix, ok := sqlIx.(*Index)
-		if !ok || !ix.uniq || len(ix.plens) > 0 {
+		ix, ok := sqlIx.(Index)
+		if !ok || !ix.IsUnique() || len(ix.PrefixLengths()) > 0 {
 			continue
 		}
 		all := true
-		for _, o := range ix.ords {
+		for _, o := range ix.KeyOrds() {
 			all = all && cols[o]
 		}
 		if all {
@@ -244,8 +244,8 @@ func coversUniqueKey(tb *Table, cols map[int]bool) bool {
 }
 
 // tableRows is tb's approximate row count, at least 1.
-func tableRows(tb *Table) float64 {
-	return float64(max(tb.db.p.e.ApproxRows(tb.t), 1))
+func tableRows(tb Table) float64 {
+	return float64(max(tb.ApproxRows(), 1))
 }
 
 // columnDistinct estimates the distinct values of one column: from an
@@ -256,5 +256,5 @@ func columnDistinct(c cardCol) float64 {
 	if ix == nil || k == 0 {
 		return math.Min(rows, defaultEqDistinct)
 	}
-	return math.Max(1, rows/c.tb.prefixEstimate(ix, 1, rows))
+	return math.Max(1, rows/PrefixEstimate(c.tb, ix, 1, rows))
 }

@@ -1,4 +1,4 @@
-package sqlengine
+package explain
 
 import (
 	"fmt"
@@ -13,13 +13,14 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/planstats"
 )
 
 // EXPLAIN ANALYZE runs the statement and shows, for every operator of its
 // plan, the rows it returned, how many times it was started (loops) and
 // the time spent in it, children included, to its first row and to its
 // last (MySQL's "actual time=first..last rows=N loops=L", times per loop
-// in milliseconds), after the operator's estimated rows (explainrows.go:
+// in milliseconds), after the operator's estimated rows (planstats/estimate.go:
 // "(rows=N) (actual time=...)"). GMS v0.20.0 ran the statement but printed the plan
 // alone. Each operator's iterator is built through the engine's exec
 // override while the statement is being profiled (the session's
@@ -29,11 +30,11 @@ import (
 // not matched to the plan as printed and show no figures. Only read-only
 // statements are run, as MySQL: others are refused with error 1235.
 
-// opProfile is one EXPLAIN ANALYZE's figures by plan node.
-type opProfile struct {
+// Profile is one EXPLAIN ANALYZE's figures by plan node.
+type Profile struct {
 	stats    map[sql.Node]*opStats
 	building []sql.Node // nodes whose iterators are being built, innermost last
-	est      *planEstimator
+	est      *planstats.Estimator
 }
 
 type opStats struct {
@@ -41,19 +42,10 @@ type opStats struct {
 	first, total time.Duration // summed over loops
 }
 
-// profiled returns the session's profile when a statement is being
-// profiled.
-func profiled(ctx *sql.Context) *opProfile {
-	if s, ok := ctx.Session.(*Session); ok {
-		return s.profile
-	}
-	return nil
-}
-
-// measure builds n's iterator with build (which comes back through the
+// Measure builds n's iterator with build (which comes back through the
 // override for n itself, and is let through) and wraps it; ok is false
 // when n is being built already or cannot key a map (a non-pointer node).
-func (p *opProfile) measure(n sql.Node, build func() (sql.RowIter, error)) (sql.RowIter, bool, error) {
+func (p *Profile) Measure(n sql.Node, build func() (sql.RowIter, error)) (sql.RowIter, bool, error) {
 	if len(p.building) > 0 && p.building[len(p.building)-1] == n {
 		return nil, false, nil
 	}
@@ -111,20 +103,19 @@ func (c *countingIter) Close(ctx *sql.Context) error {
 	return err
 }
 
-// explainAnalyze runs d's statement to its end with every operator
-// measured and returns the plan with the figures, a line per row.
-func (e *Engine) explainAnalyze(ctx *sql.Context, d *plan.DescribeQuery, row sql.Row) (sql.RowIter, error) {
-	s, ok := ctx.Session.(*Session)
-	if !ok {
-		return nil, nil
-	}
+// Analyze runs d's statement to its end with every operator measured
+// and returns the plan with the figures, a line per row. build makes an
+// iterator as the engine does; profile is called with the statement's
+// Profile before it runs and with nil after, so that the engine's
+// override finds it (Measure) while the iterators are built.
+func Analyze(ctx *sql.Context, d *plan.DescribeQuery, row sql.Row, build func(*sql.Context, sql.Node, sql.Row) (sql.RowIter, error), profile func(*Profile)) (sql.RowIter, error) {
 	if !d.Child.IsReadOnly() {
 		return nil, mysqlerr.New(mysqlerr.ErNotSupportedYet, "This version of MySQL doesn't yet support 'EXPLAIN ANALYZE of a statement that writes'")
 	}
-	p := &opProfile{stats: map[sql.Node]*opStats{}}
-	s.profile = p
-	defer func() { s.profile = nil }()
-	it, err := e.exec.Build(ctx, d.Child, row)
+	p := &Profile{stats: map[sql.Node]*opStats{}}
+	profile(p)
+	defer profile(nil)
+	it, err := build(ctx, d.Child, row)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +131,7 @@ func (e *Engine) explainAnalyze(ctx *sql.Context, d *plan.DescribeQuery, row sql
 		return nil, err
 	}
 	var lines []string
-	p.est = newPlanEstimator(ctx)
+	p.est = planstats.NewEstimator(ctx)
 	p.print(d.Child, 0, &lines)
 	rows := make([]sql.Row, len(lines))
 	for i, l := range lines {
@@ -150,11 +141,11 @@ func (e *Engine) explainAnalyze(ctx *sql.Context, d *plan.DescribeQuery, row sql
 }
 
 // print appends n's line and its children's, indented by depth.
-func (p *opProfile) print(n sql.Node, depth int, out *[]string) {
+func (p *Profile) print(n sql.Node, depth int, out *[]string) {
 	line := strings.Repeat("    ", depth) + "-> " + opSummary(n)
 	sep := "  "
-	if r, ok := p.est.rows(n); ok {
-		line += "  " + estimateText(r) // explainrows.go
+	if r, ok := p.est.Rows(n); ok {
+		line += "  " + planstats.EstimateText(r)
 		sep = " "
 	}
 	if st := p.stats[n]; st != nil && st.loops > 0 {

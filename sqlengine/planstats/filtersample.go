@@ -1,4 +1,4 @@
-package sqlengine
+package planstats
 
 import (
 	"context"
@@ -50,7 +50,7 @@ type filterSample struct {
 
 // sampleRows returns tb's sample, reading it on first use; nil when tb
 // has no statistics yet (its plans keep the estimates they had).
-func (p *statsProvider) sampleRows(tb *Table) *filterSample {
+func (p *Provider) sampleRows(tb Table) *filterSample {
 	ts := p.current(tb)
 	if ts == nil {
 		return nil
@@ -65,7 +65,7 @@ func (p *statsProvider) sampleRows(tb *Table) *filterSample {
 
 // readSample reads the sample: the first rows after each of up to
 // sampleSpots bucket bounds of the primary key's first column.
-func (p *statsProvider) readSample(tb *Table, ts *tableStats) []sql.Row {
+func (p *Provider) readSample(tb Table, ts *tableStats) []sql.Row {
 	st := ts.def.Load()
 	if st == nil {
 		return nil
@@ -124,21 +124,21 @@ func (p *statsProvider) readSample(tb *Table, ts *tableStats) []sql.Row {
 	return out
 }
 
-// sampledSelectivity estimates the fraction of tb's rows (named name in
+// SampledSelectivity estimates the fraction of tb's rows (named name in
 // the plan) the conditions among conds on its columns alone keep, not
 // counting those on the columns of used; false when none is such or
 // there is no sample.
-func (p *statsProvider) sampledSelectivity(tb *Table, name string, conds []sql.Expression, used map[int]bool) (float64, bool) {
+func (p *Provider) SampledSelectivity(tb Table, name string, conds []sql.Expression, used map[int]bool) (float64, bool) {
 	var mine []sql.Expression
 	for _, c := range conds {
-		if rc, ok := rebaseToTable(tb, name, c, used); ok {
+		if rc, ok := RebaseToTable(tb, name, c, used); ok {
 			mine = append(mine, rc)
 		}
 	}
 	if len(mine) == 0 {
 		return 0, false
 	}
-	if p.store.ApproxRows(tb.t) < sampleMinRows {
+	if tb.ApproxRows() < sampleMinRows {
 		return 0, false
 	}
 	fs := p.sampleRows(tb)
@@ -190,15 +190,15 @@ func (p *statsProvider) sampledSelectivity(tb *Table, name string, conds []sql.E
 	return sel, true
 }
 
-// rebaseToTable returns c over tb's own rows when it reads only tb's
+// RebaseToTable returns c over tb's own rows when it reads only tb's
 // columns (named name), at least one not in used, and no subquery,
 // variable or non-deterministic call.
-func rebaseToTable(tb *Table, name string, c sql.Expression, used map[int]bool) (sql.Expression, bool) {
+func RebaseToTable(tb Table, name string, c sql.Expression, used map[int]bool) (sql.Expression, bool) {
 	ok, fresh := true, false
 	transform.InspectExpr(c, func(x sql.Expression) bool {
 		switch x := x.(type) {
 		case *expression.GetField:
-			o := tb.t.Schema.IndexOfColName(x.Name())
+			o := tb.Storage().Schema.IndexOfColName(x.Name())
 			if !strings.EqualFold(x.Table(), name) || o < 0 {
 				ok = false
 			} else if !used[o] {
@@ -218,7 +218,7 @@ func rebaseToTable(tb *Table, name string, c sql.Expression, used map[int]bool) 
 	}
 	out, _, err := transform.Expr(c, func(x sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		if gf, ok := x.(*expression.GetField); ok {
-			return gf.WithIndex(tb.t.Schema.IndexOfColName(gf.Name())), transform.NewTree, nil
+			return gf.WithIndex(tb.Storage().Schema.IndexOfColName(gf.Name())), transform.NewTree, nil
 		}
 		return x, transform.SameTree, nil
 	})

@@ -1,12 +1,10 @@
-package sqlengine
+package planstats
 
 import (
 	"fmt"
 	"math"
 	"strings"
 	"time"
-
-	"petrel/sqlengine/rewrite"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -15,7 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Row estimates of a chosen plan, for EXPLAIN (explaintrad.go), EXPLAIN
+// Row estimates of a chosen plan, for EXPLAIN (explain/traditional.go), EXPLAIN
 // FORMAT=TREE and EXPLAIN ANALYZE (issue 29). The planner estimates rows
 // of memo groups (joincard.go's groupRows, coster.go's scanRows and
 // filterRows); the plan GMS builds from the memo keeps none of them, so
@@ -27,7 +25,7 @@ import (
 //     them when the next column is bounded too (scanRows);
 //   - an index lookup keyed by another table's row (the inner side of a
 //     lookup join) reads, per lookup, 1 for a whole unique key, else the
-//     rows per key of the prefix it is given (prefixEstimate);
+//     rows per key of the prefix it is given (PrefixEstimate);
 //   - a filter keeps the fraction of its input that a sample of the table
 //     passes (filtersample.go), else MySQL's defaults per condition: 0.1
 //     for an equality, 1/3 for a comparison, 1/9 for BETWEEN;
@@ -39,8 +37,8 @@ import (
 //
 // The inner side of a nested loop is estimated per loop, as MySQL shows it.
 
-// planEstimator estimates rows of one plan's operators, memoised by node.
-type planEstimator struct {
+// Estimator estimates rows of one plan's operators, memoised by node.
+type Estimator struct {
 	ctx  *sql.Context
 	memo map[sql.Node]rowEst
 }
@@ -50,55 +48,58 @@ type rowEst struct {
 	ok   bool
 }
 
-func newPlanEstimator(ctx *sql.Context) *planEstimator {
-	return &planEstimator{ctx: ctx, memo: map[sql.Node]rowEst{}}
+func NewEstimator(ctx *sql.Context) *Estimator {
+	return &Estimator{ctx: ctx, memo: map[sql.Node]rowEst{}}
 }
 
-// tableAccess is one read of a Petrel table: a scan or an index access,
+// Context is the statement's context the estimates are made in.
+func (pe *Estimator) Context() *sql.Context { return pe.ctx }
+
+// Access is one read of a Petrel table: a scan or an index access,
 // under the name (alias) the query gives it.
-type tableAccess struct {
-	name string
-	tb   *Table
-	ita  *plan.IndexedTableAccess // nil for a full scan
+type Access struct {
+	Name  string
+	Table Table
+	ITA   *plan.IndexedTableAccess // nil for a full scan
 }
 
-// accessOf resolves n to a read of one Petrel table, through an alias.
-func accessOf(n sql.Node) (tableAccess, bool) {
+// AccessOf resolves n to a read of one Petrel table, through an alias.
+func AccessOf(n sql.Node) (Access, bool) {
 	switch x := n.(type) {
 	case *plan.TableAlias:
-		a, ok := accessOf(x.Child)
+		a, ok := AccessOf(x.Child)
 		if ok {
-			a.name = x.Name()
+			a.Name = x.Name()
 		}
 		return a, ok
 	case *plan.ResolvedTable:
-		if tb, ok := petrelTable(x.Table); ok {
-			return tableAccess{name: x.Name(), tb: tb}, true
+		if tb, ok := Unwrap(x.Table); ok {
+			return Access{Name: x.Name(), Table: tb}, true
 		}
 	case *plan.IndexedTableAccess:
-		if tb, ok := petrelTable(x.UnderlyingTable()); ok {
-			return tableAccess{name: x.Name(), tb: tb, ita: x}, true
+		if tb, ok := Unwrap(x.UnderlyingTable()); ok {
+			return Access{Name: x.Name(), Table: tb, ITA: x}, true
 		}
 	}
-	return tableAccess{}, false
+	return Access{}, false
 }
 
 // index is the Petrel index an access reads, nil for a scan.
-func (a tableAccess) index() *Index {
-	if a.ita == nil {
+func (a Access) Index() Index {
+	if a.ITA == nil {
 		return nil
 	}
-	ix, _ := a.ita.Index().(*Index)
+	ix, _ := a.ITA.Index().(Index)
 	return ix
 }
 
 // keyed reports whether the access is a lookup keyed by expressions
 // evaluated per outer row (not static ranges).
-func (a tableAccess) keyed() bool { return a.ita != nil && !a.ita.IsStatic() }
+func (a Access) Keyed() bool { return a.ITA != nil && !a.ITA.IsStatic() }
 
 // rows estimates the rows n returns (per loop when n is the inner side of
 // a nested loop); ok is false when nothing is known.
-func (pe *planEstimator) rows(n sql.Node) (float64, bool) {
+func (pe *Estimator) Rows(n sql.Node) (float64, bool) {
 	if n == nil {
 		return 0, false
 	}
@@ -113,9 +114,9 @@ func (pe *planEstimator) rows(n sql.Node) (float64, bool) {
 	return r, ok
 }
 
-func (pe *planEstimator) estimate(n sql.Node) (float64, bool) {
-	if a, ok := accessOf(n); ok {
-		return pe.accessRows(a), true
+func (pe *Estimator) estimate(n sql.Node) (float64, bool) {
+	if a, ok := AccessOf(n); ok {
+		return pe.AccessRows(a), true
 	}
 	switch x := n.(type) {
 	case *plan.ResolvedTable:
@@ -124,15 +125,15 @@ func (pe *planEstimator) estimate(n sql.Node) (float64, bool) {
 		}
 		return 0, false
 	case *plan.Filter:
-		in, ok := pe.rows(x.Child)
+		in, ok := pe.Rows(x.Child)
 		if !ok {
 			return 0, false
 		}
-		return in * pe.filterSelectivity(x), true
+		return in * pe.FilterSelectivity(x), true
 	case *plan.JoinNode:
 		return pe.joinRows(x)
 	case *plan.GroupBy:
-		in, ok := pe.rows(x.Child)
+		in, ok := pe.Rows(x.Child)
 		if len(x.GroupByExprs) == 0 {
 			return 1, true
 		}
@@ -141,28 +142,28 @@ func (pe *planEstimator) estimate(n sql.Node) (float64, bool) {
 		}
 		return math.Min(in, pe.groupCount(x.Child, x.GroupByExprs)), true
 	case *plan.Limit:
-		in, ok := pe.rows(x.Child)
+		in, ok := pe.Rows(x.Child)
 		return limited(in, ok, x.Limit)
 	case *plan.TopN:
-		in, ok := pe.rows(x.Child)
+		in, ok := pe.Rows(x.Child)
 		return limited(in, ok, x.Limit)
 	case *plan.SetOp:
-		l, ok1 := pe.rows(x.Left())
-		r, ok2 := pe.rows(x.Right())
+		l, ok1 := pe.Rows(x.Left())
+		r, ok2 := pe.Rows(x.Right())
 		return l + r, ok1 && ok2
 	case *plan.InsertInto:
-		return pe.rows(x.Source)
+		return pe.Rows(x.Source)
 	case *plan.Values:
 		return float64(len(x.ExpressionTuples)), true
 	}
 	if c := n.Children(); len(c) == 1 {
-		return pe.rows(c[0])
+		return pe.Rows(c[0])
 	}
 	return 0, false
 }
 
-// stripProjects is n under any projections.
-func stripProjects(n sql.Node) sql.Node {
+// StripProjects is n under any projections.
+func StripProjects(n sql.Node) sql.Node {
 	for {
 		p, ok := n.(*plan.Project)
 		if !ok {
@@ -215,23 +216,23 @@ func types64(v any) (float64, error) {
 // accessRows estimates the rows one access reads: the table's rows for a
 // scan, the ranges' rows for a static index read, the rows per key for a
 // keyed lookup.
-func (pe *planEstimator) accessRows(a tableAccess) float64 {
-	rows := tableRows(a.tb)
-	ix := a.index()
+func (pe *Estimator) AccessRows(a Access) float64 {
+	rows := tableRows(a.Table)
+	ix := a.Index()
 	if ix == nil {
 		return rows
 	}
-	if a.keyed() {
-		k := len(a.ita.Expressions())
-		if k == 0 || k > len(ix.ords) {
+	if a.Keyed() {
+		k := len(a.ITA.Expressions())
+		if k == 0 || k > len(ix.KeyOrds()) {
 			return rows
 		}
-		return a.tb.prefixEstimate(ix, k, rows)
+		return PrefixEstimate(a.Table, ix, k, rows)
 	}
 	if est, ok := pe.rangeRows(a, ix, rows); ok {
 		return math.Max(1, est)
 	}
-	if est, ok := scanRows(pe.ctx, &memo.IndexScan{Table: a.ita}); ok {
+	if est, ok := scanRows(pe.ctx, &memo.IndexScan{Table: a.ITA}); ok {
 		return math.Max(1, est)
 	}
 	return rows
@@ -242,11 +243,11 @@ func (pe *planEstimator) accessRows(a tableAccess) float64 {
 // bounded too (coster.go's scanRows); a range on the index's first
 // column alone from the index's histogram (GMS's estimate of such a
 // scan), a third of the table without one.
-func (pe *planEstimator) rangeRows(a tableAccess, ix *Index, rows float64) (float64, bool) {
-	if len(ix.plens) > 0 {
+func (pe *Estimator) rangeRows(a Access, ix Index, rows float64) (float64, bool) {
+	if len(ix.PrefixLengths()) > 0 {
 		return 0, false
 	}
-	lookup, err := a.ita.GetLookup(pe.ctx, nil)
+	lookup, err := a.ITA.GetLookup(pe.ctx, nil)
 	if err != nil {
 		return 0, false
 	}
@@ -257,12 +258,12 @@ func (pe *planEstimator) rangeRows(a tableAccess, ix *Index, rows float64) (floa
 	total := 0.0
 	for _, r := range ranges {
 		k := 0
-		for k < len(r) && k < len(ix.ords) && isPoint(pe.ctx, r[k]) {
+		for k < len(r) && k < len(ix.KeyOrds()) && IsPoint(pe.ctx, r[k]) {
 			k++
 		}
 		est := rows
 		if k > 0 {
-			est = a.tb.prefixEstimate(ix, k, rows)
+			est = PrefixEstimate(a.Table, ix, k, rows)
 		}
 		if k < len(r) && r[k].Type() != sql.RangeType_All {
 			h, ok := 0.0, false
@@ -285,16 +286,16 @@ func (pe *planEstimator) rangeRows(a tableAccess, ix *Index, rows float64) (floa
 // proportion of its span the range covers (numbers, dates), or whole
 // buckets whose upper bound is in the range, and half of the next
 // (other types).
-func (pe *planEstimator) histogramRows(ix *Index, r sql.MySQLRangeColumnExpr) (float64, bool) {
-	sp := ix.t.db.p.stats
+func (pe *Estimator) histogramRows(ix Index, r sql.MySQLRangeColumnExpr) (float64, bool) {
+	sp := ix.Owner().Statistics()
 	if sp == nil {
 		return 0, false
 	}
-	ts := sp.lookup(ix.t.t)
+	ts := sp.lookup(ix.Owner().Storage())
 	if ts == nil {
 		return 0, false
 	}
-	is := ts.idx[strings.ToLower(ix.name)]
+	is := ts.idx[strings.ToLower(ix.ID())]
 	if is == nil || is.stat == nil {
 		return 0, false
 	}
@@ -393,16 +394,16 @@ func toFloat(v any) (float64, bool) {
 }
 
 // filterSelectivity is the fraction of its input f is expected to keep.
-func (pe *planEstimator) filterSelectivity(f *plan.Filter) float64 {
+func (pe *Estimator) FilterSelectivity(f *plan.Filter) float64 {
 	conds := expression.SplitConjunction(f.Expression)
-	if a, ok := accessOf(stripProjects(f.Child)); ok {
+	if a, ok := AccessOf(StripProjects(f.Child)); ok {
 		used := map[int]bool{}
-		if ix := a.index(); ix != nil {
-			k := len(ix.ords)
-			if a.keyed() {
-				k = min(k, len(a.ita.Expressions()))
+		if ix := a.Index(); ix != nil {
+			k := len(ix.KeyOrds())
+			if a.Keyed() {
+				k = min(k, len(a.ITA.Expressions()))
 			}
-			for _, o := range ix.ords[:k] {
+			for _, o := range ix.KeyOrds()[:k] {
 				used[o] = true
 			}
 		}
@@ -411,10 +412,10 @@ func (pe *planEstimator) filterSelectivity(f *plan.Filter) float64 {
 		kept := conds[:0:0]
 		for _, c := range conds {
 			cols := map[string]bool{}
-			namedColumns(c, a.name, cols)
+			NamedColumns(c, a.Name, cols)
 			all := len(cols) > 0
 			for name := range cols {
-				o := a.tb.t.Schema.IndexOfColName(name)
+				o := a.Table.Storage().Schema.IndexOfColName(name)
 				all = all && o >= 0 && used[o]
 			}
 			if !all {
@@ -425,8 +426,8 @@ func (pe *planEstimator) filterSelectivity(f *plan.Filter) float64 {
 		if len(conds) == 0 {
 			return 1
 		}
-		if sp := a.tb.db.p.stats; sp != nil {
-			if sel, ok := sp.sampledSelectivity(a.tb, a.name, conds, used); ok {
+		if sp := a.Table.Statistics(); sp != nil {
+			if sel, ok := sp.SampledSelectivity(a.Table, a.Name, conds, used); ok {
 				return math.Min(1, sel)
 			}
 		}
@@ -463,9 +464,9 @@ func defaultSelectivity(c sql.Expression) float64 {
 }
 
 // joinRows estimates a join's output.
-func (pe *planEstimator) joinRows(j *plan.JoinNode) (float64, bool) {
-	l, ok1 := pe.rows(j.Left())
-	r, ok2 := pe.rows(j.Right())
+func (pe *Estimator) joinRows(j *plan.JoinNode) (float64, bool) {
+	l, ok1 := pe.Rows(j.Left())
+	r, ok2 := pe.Rows(j.Right())
 	if !ok1 || !ok2 {
 		return 0, false
 	}
@@ -499,7 +500,7 @@ func (pe *planEstimator) joinRows(j *plan.JoinNode) (float64, bool) {
 // equalities between its sides keep: 1 / the larger distinct count of the
 // two columns each (joincard.go's columnDistinct), MySQL's default 0.1
 // for another condition when there is no equality.
-func (pe *planEstimator) joinSelectivity(j *plan.JoinNode) float64 {
+func (pe *Estimator) joinSelectivity(j *plan.JoinNode) float64 {
 	if j.Filter == nil {
 		return 1
 	}
@@ -525,18 +526,18 @@ func (pe *planEstimator) joinSelectivity(j *plan.JoinNode) float64 {
 
 // columnOf resolves x, a column reference, to a Petrel table read on one
 // of sides.
-func (pe *planEstimator) columnOf(x sql.Expression, sides ...sql.Node) (cardCol, bool) {
+func (pe *Estimator) columnOf(x sql.Expression, sides ...sql.Node) (cardCol, bool) {
 	gf, ok := x.(*expression.GetField)
 	if !ok {
 		return cardCol{}, false
 	}
 	for side, n := range sides {
 		if a, ok := findAccess(n, gf.Table()); ok {
-			o := a.tb.t.Schema.IndexOfColName(gf.Name())
+			o := a.Table.Storage().Schema.IndexOfColName(gf.Name())
 			if o < 0 {
 				return cardCol{}, false
 			}
-			return cardCol{tb: a.tb, ord: o, side: side, name: a.name}, true
+			return cardCol{tb: a.Table, ord: o, side: side, name: a.Name}, true
 		}
 	}
 	return cardCol{}, false
@@ -544,27 +545,27 @@ func (pe *planEstimator) columnOf(x sql.Expression, sides ...sql.Node) (cardCol,
 
 // findAccess finds the read of the table named name (or aliased so) in
 // n's subtree, not entering subqueries.
-func findAccess(n sql.Node, name string) (tableAccess, bool) {
-	if a, ok := accessOf(n); ok {
-		if strings.EqualFold(a.name, name) {
+func findAccess(n sql.Node, name string) (Access, bool) {
+	if a, ok := AccessOf(n); ok {
+		if strings.EqualFold(a.Name, name) {
 			return a, true
 		}
-		return tableAccess{}, false
+		return Access{}, false
 	}
 	if _, ok := n.(*plan.SubqueryAlias); ok {
-		return tableAccess{}, false
+		return Access{}, false
 	}
 	for _, c := range n.Children() {
 		if a, ok := findAccess(c, name); ok {
 			return a, true
 		}
 	}
-	return tableAccess{}, false
+	return Access{}, false
 }
 
 // groupCount estimates the groups of exprs over child: the product of
 // the grouping columns' distinct counts where they are known.
-func (pe *planEstimator) groupCount(child sql.Node, exprs []sql.Expression) float64 {
+func (pe *Estimator) groupCount(child sql.Node, exprs []sql.Expression) float64 {
 	n := 1.0
 	for _, e := range exprs {
 		c, ok := pe.columnOf(e, child)
@@ -576,9 +577,9 @@ func (pe *planEstimator) groupCount(child sql.Node, exprs []sql.Expression) floa
 	return n
 }
 
-// estimateText is how an operator's estimate is shown: MySQL 8's
+// EstimateText is how an operator's estimate is shown: MySQL 8's
 // "(rows=N)" without the cost, rows rounded as MySQL rounds them.
-func estimateText(rows float64) string {
+func EstimateText(rows float64) string {
 	return "(rows=" + fmtRows(rows) + ")"
 }
 
@@ -591,85 +592,13 @@ func fmtRows(r float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", r), "0"), ".")
 }
 
-// treeWithEstimates prints GMS's plan tree (EXPLAIN FORMAT=TREE's text)
-// with each operator's line followed by its estimate. An operator's line
-// is the first line of its own text; operators are matched to the
-// tree's lines in the order they are printed (each operator before its
-// expressions' subqueries, then its children), skipping lines that are
-// properties.
-func treeWithEstimates(ctx *sql.Context, n sql.Node, opts sql.DescribeOptions) []string {
-	pe := newPlanEstimator(ctx)
-	type op struct {
-		head string
-		node sql.Node
-	}
-	var ops []op
-	var walk func(n sql.Node)
-	walk = func(n sql.Node) {
-		head := sql.Describe(n, opts)
-		if i := strings.IndexByte(head, '\n'); i >= 0 {
-			head = head[:i]
+// NamedColumns adds the lower-cased names of table's columns that e
+// reads to cols.
+func NamedColumns(e sql.Expression, table string, cols map[string]bool) {
+	sql.Inspect(e, func(x sql.Expression) bool {
+		if gf, ok := x.(*expression.GetField); ok && strings.EqualFold(gf.Table(), table) {
+			cols[strings.ToLower(gf.Name())] = true
 		}
-		ops = append(ops, op{strings.TrimSpace(head), n})
-		if ex, ok := n.(sql.Expressioner); ok {
-			for _, e := range ex.Expressions() {
-				sql.Inspect(e, func(x sql.Expression) bool {
-					if sq, ok := x.(*plan.Subquery); ok {
-						walk(sq.Query)
-						return false
-					}
-					return true
-				})
-			}
-		}
-		for _, c := range n.Children() {
-			walk(c)
-		}
-	}
-	walk(n)
-	var out []string
-	next := 0
-	for _, l := range strings.Split(sql.Describe(n, opts), "\n") {
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		body := strings.TrimLeft(l, " │├└─")
-		for i := next; i < len(ops); i++ {
-			if ops[i].head != body {
-				continue
-			}
-			if r, ok := pe.rows(ops[i].node); ok {
-				l += "  " + estimateText(r)
-			}
-			next = i + 1
-			break
-		}
-		out = append(out, l)
-	}
-	return out
-}
-
-// explainPlan answers EXPLAIN without ANALYZE: traditional EXPLAIN's
-// rows, FORMAT=JSON's document, or FORMAT=TREE's plan with estimates; nil (GMS's) for the debug
-// and estimates formats.
-func explainPlan(ctx *sql.Context, d *plan.DescribeQuery) (sql.RowIter, error) {
-	if rewrite.ExplainJSON(ctx) { // rewrite/explain.go
-		doc, err := explainJSON(ctx, d.Child) // explainjson.go
-		if err != nil {
-			return nil, err
-		}
-		return sql.RowsToRowIter(sql.NewRow(doc)), nil
-	}
-	if !d.Format.Plan {
-		return traditionalExplain(ctx, d.Child), nil
-	}
-	if d.Format.Debug || d.Format.Estimates {
-		return nil, nil
-	}
-	lines := treeWithEstimates(ctx, d.Child, d.Format)
-	rows := make([]sql.Row, len(lines))
-	for i, l := range lines {
-		rows[i] = sql.NewRow(l)
-	}
-	return sql.RowsToRowIter(rows...), nil
+		return true
+	})
 }

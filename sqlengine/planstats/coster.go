@@ -1,15 +1,14 @@
-package sqlengine
+package planstats
 
 import (
 	"math"
 
-	"petrel/sqlengine/lookup"
-
-	"petrel/sqlengine/rewrite"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/memo"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+
+	"petrel/sqlengine/lookup"
+	"petrel/sqlengine/rewrite"
 )
 
 // Cost factors, GMS's (sql/memo/coster.go, after PostgreSQL's).
@@ -31,7 +30,7 @@ const (
 // costs.
 type statsCoster struct {
 	base  memo.Coster
-	stats *statsProvider
+	stats *Provider
 }
 
 var _ memo.Coster = statsCoster{}
@@ -154,18 +153,18 @@ func (c statsCoster) rowsPerKey(scan *memo.IndexScan) (float64, bool) {
 	if scan.Index == nil || scan.Table == nil {
 		return 0, false
 	}
-	ix, ok := scan.Index.SqlIdx().(*Index)
+	ix, ok := scan.Index.SqlIdx().(Index)
 	if !ok {
 		return 0, false
 	}
 	keys := len(scan.Table.Expressions())
-	if keys == 0 || keys > len(ix.ords) {
+	if keys == 0 || keys > len(ix.KeyOrds()) {
 		return 0, false
 	}
-	if ix.uniq && keys == len(ix.ords) {
+	if ix.IsUnique() && keys == len(ix.KeyOrds()) {
 		return 1, true
 	}
-	rows, distinct, ok := c.stats.prefixCounts(ix.t.db.name, ix.t.Name(), ix.name, keys)
+	rows, distinct, ok := c.stats.PrefixCounts(ix.Database(), ix.Table(), ix.ID(), keys)
 	if !ok || distinct == 0 {
 		return 0, false
 	}
@@ -203,16 +202,16 @@ func rangeRows(ctx *sql.Context, g *memo.ExprGroup) (float64, bool) {
 			if e.Lookup == nil || e.Lookup.Index == nil {
 				continue
 			}
-			ix, ok := e.Lookup.Index.SqlIdx().(*Index)
+			ix, ok := e.Lookup.Index.SqlIdx().(Index)
 			if !ok {
 				continue
 			}
 			if est, ok := rangeRows(ctx, e.Left); ok {
 				keys := len(e.Lookup.Table.Expressions())
-				if keys == 0 || keys > len(ix.ords) {
+				if keys == 0 || keys > len(ix.KeyOrds()) {
 					continue
 				}
-				perKey := ix.t.prefixEstimate(ix, keys, float64(max(ix.t.db.p.e.ApproxRows(ix.t.t), 1)))
+				perKey := PrefixEstimate(ix.Owner(), ix, keys, float64(max(ix.Owner().ApproxRows(), 1)))
 				if est *= perKey; est < best {
 					best, found = est, true
 				}
@@ -235,8 +234,8 @@ func scanRows(ctx *sql.Context, scan *memo.IndexScan) (float64, bool) {
 	if scan.Table == nil || !scan.Table.IsStatic() {
 		return 0, false
 	}
-	ix, ok := scan.Table.Index().(*Index)
-	if !ok || len(ix.plens) > 0 {
+	ix, ok := scan.Table.Index().(Index)
+	if !ok || len(ix.PrefixLengths()) > 0 {
 		return 0, false
 	}
 	lookup, err := scan.Table.GetLookup(ctx, nil)
@@ -247,17 +246,17 @@ func scanRows(ctx *sql.Context, scan *memo.IndexScan) (float64, bool) {
 	if !ok || len(ranges) == 0 {
 		return 0, false
 	}
-	t := ix.t
-	rows := float64(max(t.db.p.e.ApproxRows(t.t), 1))
+	t := ix.Owner()
+	rows := float64(max(t.ApproxRows(), 1))
 	total := 0.0
 	for _, r := range ranges {
 		k := 0
-		for k < len(r) && k < len(ix.ords) && isPoint(ctx, r[k]) {
+		for k < len(r) && k < len(ix.KeyOrds()) && IsPoint(ctx, r[k]) {
 			k++
 		}
 		est := rows
 		if k > 0 {
-			est = t.prefixEstimate(ix, k, rows)
+			est = PrefixEstimate(t, ix, k, rows)
 		}
 		if k < len(r) && r[k].Type() != sql.RangeType_All {
 			est /= 3
@@ -267,8 +266,8 @@ func scanRows(ctx *sql.Context, scan *memo.IndexScan) (float64, bool) {
 	return math.Min(total, rows), true
 }
 
-// isPoint reports whether a column's range is one non-NULL value.
-func isPoint(ctx *sql.Context, r sql.MySQLRangeColumnExpr) bool {
+// IsPoint reports whether a column's range is one non-NULL value.
+func IsPoint(ctx *sql.Context, r sql.MySQLRangeColumnExpr) bool {
 	if r.Type() != sql.RangeType_ClosedClosed {
 		return false
 	}
@@ -284,12 +283,12 @@ func isPoint(ctx *sql.Context, r sql.MySQLRangeColumnExpr) bool {
 // equalities on the leading columns of the table's best index.
 func filterRows(f *memo.Filter) (float64, bool) {
 	var name string
-	var tb *Table
+	var tb Table
 	for e := f.Child.First; e != nil && tb == nil; e = e.Next() {
 		switch e := e.(type) {
 		case *memo.TableScan:
 			if rt, ok := e.Table.(*plan.ResolvedTable); ok {
-				tb, _ = rt.UnderlyingTable().(*Table)
+				tb, _ = rt.UnderlyingTable().(Table)
 				name = rt.Name()
 			}
 		case *memo.TableAlias:
@@ -301,18 +300,18 @@ func filterRows(f *memo.Filter) (float64, bool) {
 	}
 	eqs := lookup.TableEqualities(tb, name, f.Filters, true)
 	ix, k := bestIndexPrefix(tb, eqs)
-	rows := float64(max(tb.db.p.e.ApproxRows(tb.t), 1))
+	rows := float64(max(tb.ApproxRows(), 1))
 	used := map[int]bool{}
 	est := rows
 	if k > 0 {
-		est = tb.prefixEstimate(ix, k, rows)
-		for _, o := range ix.ords[:k] {
+		est = PrefixEstimate(tb, ix, k, rows)
+		for _, o := range ix.KeyOrds()[:k] {
 			used[o] = true
 		}
 	}
 	sel, sampled := 0.0, false
-	if sp := tb.db.p.stats; sp != nil {
-		sel, sampled = sp.sampledSelectivity(tb, name, f.Filters, used)
+	if sp := tb.Statistics(); sp != nil {
+		sel, sampled = sp.SampledSelectivity(tb, name, f.Filters, used)
 	}
 	if sampled {
 		est *= sel
@@ -323,8 +322,13 @@ func filterRows(f *memo.Filter) (float64, bool) {
 }
 
 // bestIndexPrefix is bestPrefix over a Petrel table, as its Index.
-func bestIndexPrefix(tb *Table, eqs map[int]sql.Expression) (*Index, int) {
+func bestIndexPrefix(tb Table, eqs map[int]sql.Expression) (Index, int) {
 	ix, k := lookup.BestPrefix(tb, eqs)
-	p, _ := ix.(*Index)
+	p, _ := ix.(Index)
 	return p, k
+}
+
+// NewCoster is base with Petrel's estimates from stats.
+func NewCoster(base memo.Coster, stats *Provider) memo.Coster {
+	return statsCoster{base: base, stats: stats}
 }

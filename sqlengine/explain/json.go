@@ -1,4 +1,4 @@
-package sqlengine
+package explain
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 )
 
 // EXPLAIN FORMAT=JSON, MySQL 8's shape, built from the rows of
-// traditional EXPLAIN (explaintrad.go): a "query_block" per SELECT
+// traditional EXPLAIN (traditional.go): a "query_block" per SELECT
 // (select_id), its one table as "table" or its tables in join order as
 // "nested_loop"; a derived table's query block under its table's
 // "materialized_from_subquery"; UNION's selects under "union_result"'s

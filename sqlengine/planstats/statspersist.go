@@ -1,4 +1,4 @@
-package sqlengine
+package planstats
 
 import (
 	"encoding/json"
@@ -22,7 +22,7 @@ import (
 // keys are stored as that one value, whatever the index's width.
 
 // persist stores ts as table id's statistics.
-func (p *statsProvider) persist(id uint32, ts *tableStats) error {
+func (p *Provider) persist(id uint32, ts *tableStats) error {
 	ctx := sql.NewEmptyContext()
 	rec := histogram.TableRecord{Version: histogram.MetaVersion, Sig: ts.sig, Rows: ts.rows, At: ts.at.UnixNano()}
 	for name, is := range ts.idx {
@@ -60,7 +60,7 @@ func (p *statsProvider) persist(id uint32, ts *tableStats) error {
 
 // load reads st's persisted statistics; nil if there are none or they no
 // longer fit the table.
-func (p *statsProvider) load(st *storage.Table) *tableStats {
+func (p *Provider) load(st *storage.Table) *tableStats {
 	blob, err := p.store.GetMeta(histogram.MetaKey(st.Def.ID))
 	if err != nil || blob == nil {
 		return nil
@@ -69,27 +69,26 @@ func (p *statsProvider) load(st *storage.Table) *tableStats {
 	if err := json.Unmarshal(blob, &rec); err != nil || rec.Version != histogram.MetaVersion || rec.Sig != statsSignature(st) {
 		return nil
 	}
-	d := p.store.Catalog().Database(st.Def.Database)
-	if d == nil {
+	tb := p.tableOf(st)
+	if tb == nil {
 		return nil
 	}
-	tb := newTable(p.prov.wrap(d), st)
 	ctx := sql.NewEmptyContext()
-	indexes, _ := tb.GetIndexes(ctx)
-	byName := map[string]*Index{}
+	indexes := indexes(ctx, tb)
+	byName := map[string]Index{}
 	for _, ix := range indexes {
-		byName[strings.ToLower(ix.ID())] = ix.(*Index)
+		byName[strings.ToLower(ix.ID())] = ix
 	}
 	ts := &tableStats{sig: rec.Sig, rows: rec.Rows, at: time.Unix(0, rec.At), idx: map[string]*indexStats{}}
 	ts.def.Store(st)
 	for _, ir := range rec.Indexes {
 		ix := byName[ir.Name]
-		if ix == nil || len(ir.Prefix) != len(ix.ords) {
+		if ix == nil || len(ir.Prefix) != len(ix.KeyOrds()) {
 			return nil
 		}
-		types := make([]sql.Type, len(ix.ords))
-		cols := make([]string, len(ix.ords))
-		for i, o := range ix.ords {
+		types := make([]sql.Type, len(ix.KeyOrds()))
+		cols := make([]string, len(ix.KeyOrds()))
+		for i, o := range ix.KeyOrds() {
 			types[i] = st.Schema[o].Type
 			cols[i] = strings.ToLower(st.Schema[o].Name)
 		}
