@@ -3,13 +3,11 @@ package node
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"petrel/binlog"
 	"petrel/internal/base"
 	"petrel/sqlengine"
 	"petrel/storage"
-	"petrel/surface/binlogsql"
 )
 
 // openBinlog opens the log (replaying into storage what storage lacks),
@@ -19,7 +17,8 @@ func (n *Node) openBinlog() error {
 	if err != nil {
 		return err
 	}
-	sync := int(sqlengine.GlobalUint("sync_binlog", 1))
+	bs := n.binlogVars.Settings()
+	sync := bs.SyncBinlog
 	if sync == 0 {
 		sync = -1
 	}
@@ -28,22 +27,11 @@ func (n *Node) openBinlog() error {
 		beforeSync = n.store.DelaySync
 	}
 	l, err := binlog.Open(binlog.Options{BeforeSync: beforeSync,
-		Dir: n.opts.Datadir + "/binlog", MaxSize: int64(sqlengine.GlobalUint("max_binlog_size", 1<<30)), SyncBinlog: sync,
+		Dir: n.opts.Datadir + "/binlog", MaxSize: bs.MaxSize, SyncBinlog: sync,
 		ServerID: n.opts.ServerID, ServerUUID: sid, ServerVersion: sqlengine.Version, Logger: n.opts.Logger, Clock: n.opts.Clock, Store: n.logStore(),
-		// A crashed semi-sync source restarted as a replica (MariaDB's
-		// --init-rpl-role=SLAVE) cuts its unapplied, possibly
-		// unacknowledged tail instead of committing it.
-		TruncateUnapplied: strings.EqualFold(sqlengine.GlobalString("init_rpl_role"), "SLAVE"),
-		TruncateCorrupt:   sqlengine.Truthy(sqlengine.GlobalString("binlog_recovery_truncate_corrupt")),
-		CacheDir:          filepath.Join(n.opts.Datadir, "#binlog_cache"),
+		TruncateUnapplied: bs.TruncateUnapplied, TruncateCorrupt: bs.TruncateCorrupt,
+		CacheDir: filepath.Join(n.opts.Datadir, "#binlog_cache"),
 	})
-	if err == nil {
-		mode, size := binlogsql.DependencySettings()
-		l.SetDependencyHistorySize(size)
-		if err = l.SetDependencyTracking(mode); err != nil {
-			l.Close()
-		}
-	}
 	if err != nil {
 		return fmt.Errorf("node: binary log: %w", err)
 	}
@@ -54,7 +42,7 @@ func (n *Node) openBinlog() error {
 	if !n.opts.Relay {
 		n.store.SetSink(l)
 	}
-	binlogsql.Register(n.sql, l, n.store, n.opts.Clock, n.opts.Logger)
+	n.binlogVars.Register(n.sql, l, n.store, n.opts.Clock, n.opts.Logger)
 	return nil
 }
 

@@ -11,7 +11,6 @@ import (
 
 	"petrel/clone"
 	"petrel/surface/clonesql"
-	"petrel/surface/replsql"
 )
 
 // installClone runs before storage opens: a committed clone in the
@@ -64,14 +63,14 @@ func (n *Node) openClone(tlsCfg *tls.Config) error {
 		// The data port listens where the SQL port does (any free port:
 		// CLONE STREAM tells the recipient which).
 		n.donor, err = clone.NewDonor(clone.DonorOptions{Datadir: n.opts.Datadir, Store: n.store, Log: n.binlog,
-			DataAddress: net.JoinHostPort(n.opts.BindAddress, "0"), TLS: tlsCfg, MaxBandwidth: clonesql.MaxBandwidth,
+			DataAddress: net.JoinHostPort(n.opts.BindAddress, "0"), TLS: tlsCfg, MaxBandwidth: n.cloneVars.MaxBandwidth,
 			Logger: n.opts.Logger, Clock: n.opts.Clock})
 		if err != nil {
 			return fmt.Errorf("node: %w", err)
 		}
 	}
 	clonesql.Register(n.sql, clonesql.Options{Donor: n.donor, Store: n.store, Log: n.binlog, Datadir: n.opts.Datadir,
-		Restart: n.requestRestart, TCP: replsql.TCPOptions, Logger: n.opts.Logger, Clock: n.opts.Clock})
+		Restart: n.requestRestart, TCP: n.tcp.Options, Vars: n.cloneVars, Logger: n.opts.Logger, Clock: n.opts.Clock})
 	return nil
 }
 

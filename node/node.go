@@ -83,10 +83,13 @@ type Node struct {
 	sql    *sqlengine.Engine
 	srv    *sqlengine.Server
 	binlog *binlog.Log
+	// binlogVars are the binary log's settings (surface/binlogsql)
+	binlogVars *binlogsql.Vars
 	// replication
 	source  *source.Source
 	replica *replica.Replica
 	repl    replsql.Vars
+	tcp     *replsql.TCP // replication sockets' settings
 	semi    semisyncsql.Vars
 	tracker *semisync.Tracker
 	// set is node's own settings (settings.go)
@@ -101,8 +104,9 @@ type Node struct {
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
 
-	donor   *clone.Donor // nil without a binary log
-	restart restartSignal
+	donor     *clone.Donor // nil without a binary log
+	cloneVars *clonesql.Vars
+	restart   restartSignal
 }
 
 // datadirMeta is the datadir's identity file, like MySQL's auto.cnf.
@@ -147,11 +151,10 @@ func Open(opts Options) (*Node, error) {
 		}
 		relayVariables(vars)
 	}
-	binlogsql.Variables(logBin, opts.Datadir)
-	n := &Node{opts: opts, repl: replsql.Variables(), semi: semisyncsql.Variables(), set: sysvar.New(settings{})}
+	n := &Node{opts: opts, binlogVars: binlogsql.Variables(logBin, opts.Datadir), repl: replsql.Variables(), semi: semisyncsql.Variables(), set: sysvar.New(settings{})}
 	n.restart.ch = make(chan struct{})
-	replsql.TCPVariables(opts.Logger)
-	clonesql.Variables()
+	n.tcp = replsql.TCPVariables(opts.Logger)
+	n.cloneVars = clonesql.Variables()
 	n.shutdownVariables()
 	n.diskDelayVariables()
 	if opts.MemoryLimit <= 0 {

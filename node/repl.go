@@ -29,7 +29,7 @@ func (n *Node) openReplication() error {
 	}
 	n.openSemiSync()
 	n.source = source.New(source.Options{Log: n.binlog, ServerID: n.opts.ServerID, ServerUUID: sid, Logger: n.opts.Logger, Clock: n.opts.Clock,
-		TCP: replsql.TCPOptions, Semi: n.tracker, SemiEnabled: n.semi.Enabled})
+		TCP: n.tcp.Options, Semi: n.tracker, SemiEnabled: n.semi.Enabled})
 	e.SetReplicationSource(replsql.SourceAdapter{S: n.source})
 
 	sink, err := n.relaySink()
@@ -45,7 +45,7 @@ func (n *Node) openReplication() error {
 		Datadir: n.opts.Datadir, ServerID: n.opts.ServerID, ServerUUID: n.meta.ServerUUID,
 		Store: n.store, Log: n.binlog, Logger: n.opts.Logger, Clock: n.opts.Clock,
 		NetTimeout:         n.repl.NetTimeout,
-		TCP:                replsql.TCPOptions,
+		TCP:                n.tcp.Options,
 		SemiEnabled:        n.semi.ReplicaEnabled,
 		AckAfter:           n.repl.AckAfter,
 		SyncRelayLog:       n.repl.SyncRelayLog,

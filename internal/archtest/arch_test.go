@@ -108,12 +108,12 @@ var allowed = map[string][]string{
 	// Typed settings behind system variables, pushed to their owners:
 	// GMS's registry alone, so every surface and node may use it.
 	"surface/sysvar":    nil,
-	"surface/binlogsql": {"internal/*", "binlog", "storage", "sqlengine"},
+	"surface/binlogsql": {"internal/*", "binlog", "storage", "sqlengine", "surface/sysvar"},
 	// The stages below them too: their tests build a real engine (and
 	// replica and source) over storage and a binary log.
-	"surface/semisyncsql": {"internal/*", "semisync", "storage", "sqlengine", "sqlengine/sqltest"},
-	"surface/replsql":     {"internal/*", "repl/replica", "repl/source", "binlog", "storage", "sqlengine", "sqlengine/sqltest"},
-	"surface/clonesql":    {"internal/*", "clone", "binlog", "storage", "sqlengine", "sqlengine/wire", "sqlengine/sqltest"},
+	"surface/semisyncsql": {"internal/*", "semisync", "storage", "sqlengine", "sqlengine/sqltest", "surface/sysvar"},
+	"surface/replsql":     {"internal/*", "repl/replica", "repl/source", "binlog", "storage", "sqlengine", "sqlengine/sqltest", "surface/sysvar"},
+	"surface/clonesql":    {"internal/*", "clone", "binlog", "storage", "sqlengine", "sqlengine/wire", "sqlengine/sqltest", "surface/sysvar"},
 
 	"node": {"internal/*", "storage", "storage/keys", "binlog", "binlog/rowenc", "semisync", "sqlengine", "sqlengine/wire", "sqlengine/fastpath", "repl/source", "repl/replica", "repl/relay",
 		"surface/binlogsql", "surface/semisyncsql", "surface/replsql", "clone", "surface/clonesql", "surface/sysvar"},

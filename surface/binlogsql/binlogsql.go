@@ -17,11 +17,13 @@ import (
 	"petrel/internal/mysqlerr"
 	"petrel/sqlengine"
 	"petrel/storage"
+	"petrel/surface/sysvar"
 )
 
-// Variables defines the replication variables the config file may
-// set before the engine applies it.
-func Variables(logBin bool, datadir string) {
+// Variables defines the binary log's variables, which the config file
+// may set before the engine applies it, and returns them.
+func Variables(logBin bool, datadir string) *Vars {
+	v := &Vars{set: sysvar.New(Settings{})}
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
 	onOff := func(b bool) int8 {
 		if b {
@@ -33,22 +35,6 @@ func Variables(logBin bool, datadir string) {
 		&sql.MysqlSystemVariable{Name: "log_bin", Scope: global, Type: types.NewSystemBoolType("log_bin"), Default: onOff(logBin)},
 		&sql.MysqlSystemVariable{Name: "log_bin_basename", Scope: global, Type: types.NewSystemStringType("log_bin_basename"), Default: datadir + "/binlog/binlog"},
 		&sql.MysqlSystemVariable{Name: "log_bin_index", Scope: global, Type: types.NewSystemStringType("log_bin_index"), Default: datadir + "/binlog/binlog.index"},
-		&sql.MysqlSystemVariable{Name: "sync_binlog", Scope: global, Dynamic: true, Type: types.NewSystemUintType("sync_binlog", 0, 4294967295), Default: uint64(1),
-			NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
-				if f := syncBinlogHook.Load(); f != nil {
-					n, _ := sqlengine.VarInt(v.Val)
-					(*f)(int(n))
-				}
-				return nil
-			}},
-		// Dependency tracking (binlog/writeset.go): the last_committed of
-		// every GTID event, which parallel replicas schedule on.
-		&sql.MysqlSystemVariable{Name: "binlog_transaction_dependency_tracking", Scope: global, Dynamic: true,
-			Type:    types.NewSystemEnumType("binlog_transaction_dependency_tracking", binlog.TrackCommitOrder, binlog.TrackWriteset, binlog.TrackWritesetSession),
-			Default: binlog.TrackWriteset, NotifyChanged: notifyDependencyTracking},
-		&sql.MysqlSystemVariable{Name: "binlog_transaction_dependency_history_size", Scope: global, Dynamic: true,
-			Type:    types.NewSystemIntType("binlog_transaction_dependency_history_size", 1, 1000000, false),
-			Default: int64(binlog.DefaultHistorySize), NotifyChanged: notifyDependencyTracking},
 		// Write sets are hashed with XXH64 only (MySQL 8.0.26+ has no
 		// other choice but OFF, which WRITESET tracking refuses).
 		&sql.MysqlSystemVariable{Name: "transaction_write_set_extraction", Scope: global, Type: types.NewSystemEnumType("transaction_write_set_extraction", "XXHASH64"), Default: "XXHASH64"},
@@ -56,56 +42,24 @@ func Variables(logBin bool, datadir string) {
 		&sql.MysqlSystemVariable{Name: "enforce_gtid_consistency", Scope: global, Type: types.NewSystemEnumType("enforce_gtid_consistency", "OFF", "ON", "WARN"), Default: "ON"},
 		&sql.MysqlSystemVariable{Name: "binlog_format", Scope: global, Type: types.NewSystemEnumType("binlog_format", "ROW"), Default: "ROW"},
 		&sql.MysqlSystemVariable{Name: "binlog_row_image", Scope: global, Type: types.NewSystemEnumType("binlog_row_image", "FULL"), Default: "FULL"},
-		// Petrel's: at startup, cut the binary log at corruption instead of
-		// refusing to start (binlog.Options.TruncateCorrupt). Read-only:
-		// it acts only when the server starts.
-		&sql.MysqlSystemVariable{Name: "binlog_recovery_truncate_corrupt", Scope: global, Type: types.NewSystemBoolType("binlog_recovery_truncate_corrupt"), Default: int8(0)},
 	})
-	sql.SystemVariables.AddSystemVariables(compressionVariables())
+	sql.SystemVariables.AddSystemVariables(v.settingVariables())
+	return v
 }
 
-// syncBinlogHook applies SET GLOBAL sync_binlog to the open log (the
-// variable registry is per process, like the node).
-var syncBinlogHook atomic.Pointer[func(int)]
-
-// dependencyHook is the open log, for SET GLOBAL
-// binlog_transaction_dependency_*.
-var dependencyHook atomic.Pointer[binlog.Log]
-
-// notifyDependencyTracking runs under the registry's lock, before it
-// stores the new value: it must not read the registry.
-func notifyDependencyTracking(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
-	l := dependencyHook.Load()
-	if l == nil {
-		return nil
-	}
-	if strings.HasSuffix(v.Var.GetName(), "_size") {
-		n, _ := sqlengine.VarInt(v.Val)
-		l.SetDependencyHistorySize(int(n))
-		return nil
-	}
-	return l.SetDependencyTracking(fmt.Sprint(v.Val))
-}
-
-// DependencySettings reads the dependency-tracking variables.
-func DependencySettings() (string, int) {
-	return sqlengine.GlobalString("binlog_transaction_dependency_tracking"), int(sqlengine.GlobalUint("binlog_transaction_dependency_history_size", binlog.DefaultHistorySize))
-}
-
-// Register makes the open log the one SET GLOBAL sync_binlog and
-// binlog_transaction_dependency_* act on, and registers its statements,
-// live variables and status variables; old files expire at start and at
-// each rotation (binlog_expire_logs_seconds).
-func Register(e *sqlengine.Engine, l *binlog.Log, store *storage.Engine, clock base.Clock, logger *slog.Logger) {
-	set := l.SetSyncBinlog
-	syncBinlogHook.Store(&set) // SET GLOBAL sync_binlog takes effect at once
-	dependencyHook.Store(l)
+// Register pushes the settings to the open log (now and at every SET
+// GLOBAL), and registers its statements, live variables and status
+// variables; old files expire at start and at each rotation
+// (binlog_expire_logs_seconds).
+func (v *Vars) Register(e *sqlengine.Engine, l *binlog.Log, store *storage.Engine, clock base.Clock, logger *slog.Logger) {
+	var expireAfter atomic.Int64
+	v.configure(l, &expireAfter)
 	sqlengine.LiveVariable("gtid_executed", func() any { return l.Executed().String() })
 	sqlengine.LiveVariable("gtid_purged", func() any { return l.Purged().String() })
 	e.RegisterStatus("Binlog_commits", func() any { c, _, _ := l.StatsSnapshot(); return c })
 	e.RegisterStatus("Binlog_group_commits", func() any { _, g, _ := l.StatsSnapshot(); return g })
 	e.RegisterStatus("Binlog_bytes_written", func() any { _, _, b := l.StatsSnapshot(); return b })
-	registerCompression(e, l)
+	v.registerCompression(e, l)
 
 	showLogs := func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
 		res := &sqlengine.AdminResult{Columns: []string{"Log_name", "File_size", "Encrypted"}}
@@ -211,9 +165,8 @@ func Register(e *sqlengine.Engine, l *binlog.Log, store *storage.Engine, clock b
 			return &sqlengine.AdminResult{Columns: []string{fmt.Sprintf("WAIT_FOR_EXECUTED_GTID_SET('%s'%s)", m[1], optArg(m[2]))}, Rows: [][]*string{{sqlengine.Str(res)}}}, nil
 		})
 	expire := func() {
-		secs := sqlengine.GlobalUint("binlog_expire_logs_seconds", 2592000)
-		if secs > 0 {
-			if err := l.PurgeBefore(clock.Now().Add(-time.Duration(secs) * time.Second)); err != nil {
+		if age := time.Duration(expireAfter.Load()); age > 0 {
+			if err := l.PurgeBefore(clock.Now().Add(-age)); err != nil {
 				logger.Warn("binlog: expiring old logs", "err", err)
 			}
 		}

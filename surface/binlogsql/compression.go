@@ -1,9 +1,6 @@
 package binlogsql
 
 import (
-	"strings"
-	"sync/atomic"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -21,65 +18,9 @@ import (
 // ones. MySQL counts in performance_schema.binary_log_transaction_compression_stats,
 // which Petrel does not have: the same counters are status variables.
 
-// compressionSet: some scope set compression ON since the start (or the
-// option file did); until then no transaction reads the session
-// variables.
-var compressionSet atomic.Bool
-
-// globalCompression mirrors the global values (NotifyChanged cannot read
-// the registry), for the log's replicated transactions.
-var (
-	globalCompressionOn    atomic.Bool
-	globalCompressionLevel atomic.Int32
-	compressionLog         atomic.Pointer[binlog.Log]
-)
-
-func compressionVariables() []sql.SystemVariable {
-	both := sql.GetMysqlScope(sql.SystemVariableScope_Both)
-	return []sql.SystemVariable{
-		&sql.MysqlSystemVariable{Name: "binlog_transaction_compression", Scope: both, Dynamic: true,
-			Type: types.NewSystemBoolType("binlog_transaction_compression"), Default: int8(0), NotifyChanged: notifyCompression},
-		&sql.MysqlSystemVariable{Name: "binlog_transaction_compression_level_zstd", Scope: both, Dynamic: true,
-			Type:    types.NewSystemIntType("binlog_transaction_compression_level_zstd", 1, 22, false),
-			Default: int64(binlog.DefaultCompressionLevel), NotifyChanged: notifyCompression},
-	}
-}
-
-// notifyCompression runs under the registry's lock, before it stores
-// the value: it must not read the registry.
-func notifyCompression(_ *sql.Context, scope sql.SystemVariableScope, v sql.SystemVarValue) error {
-	level := strings.HasSuffix(v.Var.GetName(), "_zstd")
-	if !level && sqlengine.Truthy(v.Val) {
-		compressionSet.Store(true)
-	}
-	if !scope.IsGlobalOnly() {
-		return nil
-	}
-	if level {
-		n, _ := sqlengine.VarInt(v.Val)
-		globalCompressionLevel.Store(int32(n))
-	} else {
-		globalCompressionOn.Store(sqlengine.Truthy(v.Val))
-	}
-	applyGlobalCompression()
-	return nil
-}
-
-func applyGlobalCompression() {
-	l := compressionLog.Load()
-	if l == nil {
-		return
-	}
-	level := 0
-	if globalCompressionOn.Load() {
-		level = int(globalCompressionLevel.Load())
-	}
-	l.SetReplicaCompression(level)
-}
-
 // txnCompression gives a client transaction its session's compression.
-func txnCompression(ctx *sql.Context, s *sqlengine.Session, txn *storage.Txn) {
-	if !compressionSet.Load() {
+func (v *Vars) txnCompression(ctx *sql.Context, s *sqlengine.Session, txn *storage.Txn) {
+	if !v.compressionSet.Load() {
 		return
 	}
 	on, err := s.GetSessionVariable(ctx, "binlog_transaction_compression")
@@ -94,17 +35,11 @@ func txnCompression(ctx *sql.Context, s *sqlengine.Session, txn *storage.Txn) {
 	txn.SetCompression(int(n))
 }
 
-// registerCompression wires the open log: the globals as the option file
-// left them, the transaction hook, the counters.
-func registerCompression(e *sqlengine.Engine, l *binlog.Log) {
-	globalCompressionOn.Store(sqlengine.Truthy(sqlengine.GlobalString("binlog_transaction_compression")))
-	globalCompressionLevel.Store(int32(sqlengine.GlobalUint("binlog_transaction_compression_level_zstd", binlog.DefaultCompressionLevel)))
-	if globalCompressionOn.Load() {
-		compressionSet.Store(true)
-	}
-	compressionLog.Store(l)
-	applyGlobalCompression()
-	e.SetTxnHook(txnCompression)
+// registerCompression wires the open log (its replicated transactions
+// take the global settings: configure): the transaction hook, the
+// counters.
+func (v *Vars) registerCompression(e *sqlengine.Engine, l *binlog.Log) {
+	e.SetTxnHook(v.txnCompression)
 	e.RegisterStatus("Petrel_binlog_compressed_transactions", func() any { return l.CompressionStats().Transactions })
 	e.RegisterStatus("Petrel_binlog_compressed_bytes", func() any { return l.CompressionStats().CompressedBytes })
 	e.RegisterStatus("Petrel_binlog_uncompressed_bytes", func() any { return l.CompressionStats().UncompressedBytes })

@@ -23,49 +23,50 @@ import (
 	"petrel/internal/tcptune"
 	"petrel/sqlengine"
 	"petrel/storage"
+	"petrel/surface/sysvar"
 )
 
-// bandwidth is clone_max_data_bandwidth in MiB/s (0: unlimited), and
-// compress clone_enable_compression, pushed by the variables' change hooks.
-var (
-	bandwidth atomic.Int64
-	compress  atomic.Bool
-)
+// Settings are clone's settings, typed (surface/sysvar): the donor and
+// the recipient read them through Vars.
+type Settings struct {
+	// MaxBandwidth is clone_max_data_bandwidth in bytes per second (0:
+	// unlimited); default 0.
+	MaxBandwidth int64
+	// Compression is clone_enable_compression: the recipient asks for
+	// compressed chunks; default OFF.
+	Compression bool
+}
+
+// Vars are clone's variables.
+type Vars struct{ set *sysvar.Set[Settings] }
 
 // Variables defines clone's system variables; node calls it before the
 // config is applied.
-func Variables() {
+func Variables() *Vars {
+	v := &Vars{set: sysvar.New(Settings{})}
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
 	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
 		// MySQL's: the clone's transfer rate cap, MiB per second, 0 =
 		// unlimited. Petrel applies it on both sides: a recipient paces
 		// what it pulls, a donor what it serves.
-		&sql.MysqlSystemVariable{Name: "clone_max_data_bandwidth", Scope: global, Dynamic: true,
-			Type: types.NewSystemUintType("clone_max_data_bandwidth", 0, 1048576), Default: uint64(0),
-			NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
-				n, _ := sqlengine.VarInt(v.Val)
-				bandwidth.Store(n)
-				return nil
-			}},
+		sysvar.Global(v.set, &sql.MysqlSystemVariable{Name: "clone_max_data_bandwidth", Scope: global, Dynamic: true,
+			Type: types.NewSystemUintType("clone_max_data_bandwidth", 0, 1048576), Default: uint64(0)},
+			func(s *Settings, x any) error { s.MaxBandwidth = sysvar.Int(x) << 20; return nil }),
 		// MySQL's: the recipient asks for compressed chunks (zstd here).
-		&sql.MysqlSystemVariable{Name: "clone_enable_compression", Scope: global, Dynamic: true,
-			Type: types.NewSystemBoolType("clone_enable_compression"), Default: int8(0),
-			NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
-				n, _ := sqlengine.VarInt(v.Val)
-				compress.Store(n != 0)
-				return nil
-			}},
+		sysvar.Global(v.set, &sql.MysqlSystemVariable{Name: "clone_enable_compression", Scope: global, Dynamic: true,
+			Type: types.NewSystemBoolType("clone_enable_compression"), Default: int8(0)},
+			func(s *Settings, x any) error { s.Compression = sysvar.Bool(x); return nil }),
 	})
+	return v
 }
 
+// Settings returns the current settings.
+func (v *Vars) Settings() Settings { return v.set.Get() }
+
 // MaxBandwidth is clone_max_data_bandwidth in bytes per second (0:
-// unlimited): node gives it to the donor (clone.DonorOptions).
-func MaxBandwidth() int64 {
-	if n := bandwidth.Load(); n > 0 {
-		return n << 20
-	}
-	return 0
-}
+// unlimited), as SET GLOBAL last left it: node gives it to the donor
+// (clone.DonorOptions), which reads it before each chunk.
+func (v *Vars) MaxBandwidth() int64 { return v.set.Get().MaxBandwidth }
 
 // Options are what Register wires.
 type Options struct {
@@ -83,7 +84,9 @@ type Options struct {
 	// clones (a relay): every clone statement answers it (3869).
 	Refuse string
 	// TCP are the recipient's socket settings (replication's).
-	TCP    func() tcptune.Options
+	TCP func() tcptune.Options
+	// Vars are clone's settings (Variables); required unless Refuse is set.
+	Vars   *Vars
 	Logger *slog.Logger
 	Clock  base.Clock
 }
@@ -94,8 +97,6 @@ func Register(e *sqlengine.Engine, o Options) {
 		o.Logger = slog.Default()
 	}
 	o.Clock = base.ClockOr(o.Clock)
-	bandwidth.Store(int64(sqlengine.GlobalUint("clone_max_data_bandwidth", 0)))
-	compress.Store(sqlengine.Truthy(sqlengine.GlobalString("clone_enable_compression")))
 	if o.Refuse != "" {
 		refuse := func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
 			return nil, mysqlerr.New(mysqlerr.ErCloneSysConfig, "Clone system configuration: %s", o.Refuse)
@@ -265,7 +266,7 @@ func (r *surface) cloneInstance(ctx context.Context, s *sqlengine.Session, m []s
 	_, err := clone.Fetch(ctx, clone.FetchOptions{
 		Host: m[2], Port: port, User: m[1], Password: unquote(m[4]), SSLMode: ssl,
 		Datadir: target, Destination: dest,
-		MaxBandwidth: MaxBandwidth, Compress: compress.Load(), TCP: r.o.TCP, Progress: r.progress, Logger: r.o.Logger, Clock: r.o.Clock,
+		MaxBandwidth: r.o.Vars.MaxBandwidth, Compress: r.o.Vars.Settings().Compression, TCP: r.o.TCP, Progress: r.progress, Logger: r.o.Logger, Clock: r.o.Clock,
 	})
 	if err == nil && target != r.o.Datadir {
 		_, err = clone.Install(target, r.o.Logger)

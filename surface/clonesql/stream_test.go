@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	gms "github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/binlog"
@@ -71,11 +72,12 @@ func realDonor(t *testing.T, otherCert bool, sizes ...int) (int, *clone.Donor, m
 			t.Fatal(err)
 		}
 	}
-	d, err := clone.NewDonor(clone.DonorOptions{Datadir: dir, Store: st, Log: l, Logger: quiet, DataAddress: "127.0.0.1:0", TLS: dataTLS, MaxBandwidth: MaxBandwidth})
+	vars := Variables()
+	d, err := clone.NewDonor(clone.DonorOptions{Datadir: dir, Store: st, Log: l, Logger: quiet, DataAddress: "127.0.0.1:0", TLS: dataTLS, MaxBandwidth: vars.MaxBandwidth})
 	if err != nil {
 		t.Fatal(err)
 	}
-	Register(e, Options{Donor: d, Store: st, Log: l, Datadir: dir, Logger: quiet})
+	Register(e, Options{Donor: d, Store: st, Log: l, Datadir: dir, Logger: quiet, Vars: vars})
 	if err := e.CreateRoot("pw"); err != nil {
 		t.Fatal(err)
 	}
@@ -199,14 +201,14 @@ func TestCloneOverTheStream(t *testing.T) {
 	for _, side := range []string{"donor", "recipient"} {
 		o := clone.FetchOptions{}
 		if side == "donor" {
-			bandwidth.Store(8)
+			setGlobal(t, "clone_max_data_bandwidth", uint64(8)) // the donor's pushed setting
 		} else {
 			o.MaxBandwidth = func() int64 { return 8 << 20 }
 		}
 		paced := filepath.Join(t.TempDir(), "paced-"+side)
 		start := time.Now()
 		_, err := fetch(paced, o)
-		bandwidth.Store(0)
+		setGlobal(t, "clone_max_data_bandwidth", uint64(0))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,5 +237,14 @@ func TestCloneStreamPinsTheCertificate(t *testing.T) {
 	}
 	if n := donor.Active(); n != 0 {
 		t.Fatalf("the donor holds %d snapshots after the refused clone, want 0", n)
+	}
+}
+
+// setGlobal sets a global variable as SET GLOBAL does (its change hook
+// included).
+func setGlobal(t *testing.T, name string, v any) {
+	t.Helper()
+	if err := gms.SystemVariables.SetGlobal(gms.NewEmptyContext(), name, v); err != nil {
+		t.Fatalf("SET GLOBAL %s = %v: %v", name, v, err)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"petrel/internal/tcptune"
-	"petrel/sqlengine"
+	"petrel/surface/sysvar"
 )
 
 // Keepalives on replication sockets: a peer that vanished without a FIN
@@ -20,16 +20,29 @@ const (
 	replKeepAliveCount    = 3
 )
 
+// TCP are the replication sockets' settings, typed: SET GLOBAL
+// replication_tcp_congestion_control changes them (surface/sysvar), a
+// link takes them when it connects or a dump starts.
+type TCP struct{ set *sysvar.Set[tcptune.Options] }
+
+// Options returns the options of a replication socket.
+func (t *TCP) Options() tcptune.Options { return t.set.Get() }
+
 // TCPVariables defines replication_tcp_congestion_control: the congestion
 // control both ends of a replication link set on their socket. Its values
 // are the algorithms this process can use (so SET GLOBAL and the option
 // file refuse others with error 1231); its default is BBR where usable,
 // else the kernel's default, and the fallback is logged once here.
-func TCPVariables(log *slog.Logger) {
+// Without one, sockets keep the kernel's.
+func TCPVariables(log *slog.Logger) *TCP {
+	t := &TCP{set: sysvar.New(tcptune.Options{
+		KeepAliveIdle: replKeepAliveIdle, KeepAliveInterval: replKeepAliveInterval, KeepAliveCount: replKeepAliveCount,
+		NoDelay: true,
+	})}
 	k, err := tcptune.ReadKernel()
 	if err != nil {
 		log.Warn("replication sockets keep the kernel's TCP congestion control", "error", err)
-		return
+		return t
 	}
 	def, why := k.DefaultCongestionControl()
 	if why != nil {
@@ -42,20 +55,12 @@ func TCPVariables(log *slog.Logger) {
 		}
 	}
 	if len(usable) == 0 || def == "" {
-		return
+		return t
 	}
 	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
-		&sql.MysqlSystemVariable{Name: "replication_tcp_congestion_control", Scope: sql.GetMysqlScope(sql.SystemVariableScope_Global), Dynamic: true,
+		sysvar.Global(t.set, &sql.MysqlSystemVariable{Name: "replication_tcp_congestion_control", Scope: sql.GetMysqlScope(sql.SystemVariableScope_Global), Dynamic: true,
 			Type: types.NewSystemEnumType("replication_tcp_congestion_control", usable...), Default: def},
+			func(o *tcptune.Options, x any) error { o.CongestionControl = sysvar.String(x); return nil }),
 	})
-}
-
-// TCPOptions returns the options of a replication socket, read when a link
-// connects or a dump starts.
-func TCPOptions() tcptune.Options {
-	return tcptune.Options{
-		CongestionControl: sqlengine.GlobalString("replication_tcp_congestion_control"),
-		KeepAliveIdle:     replKeepAliveIdle, KeepAliveInterval: replKeepAliveInterval, KeepAliveCount: replKeepAliveCount,
-		NoDelay: true,
-	}
+	return t
 }

@@ -57,10 +57,6 @@ func Variables() Vars {
 	}
 	sqlengine.AliasVariables([]string{"rpl_semi_sync_source_trace_level", "rpl_semi_sync_master_trace_level"}, i("rpl_semi_sync_source_trace_level", 0, 4294967295), int64(32))
 	sqlengine.AliasVariables([]string{"rpl_semi_sync_replica_trace_level", "rpl_semi_sync_slave_trace_level"}, i("rpl_semi_sync_replica_trace_level", 0, 4294967295), int64(32))
-	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
-	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
-		&sql.MysqlSystemVariable{Name: "init_rpl_role", Scope: global, Type: types.NewSystemEnumType("init_rpl_role", "MASTER", "SLAVE"), Default: "MASTER"},
-	})
 	return v
 }
 

@@ -1,0 +1,29 @@
+package clonesql
+
+import (
+	"testing"
+
+	gms "github.com/dolthub/go-mysql-server/sql"
+)
+
+// TestSettingsPushed: SET GLOBAL clone_max_data_bandwidth reaches what
+// the donor reads before each chunk (Vars.MaxBandwidth, in bytes per
+// second), clone_enable_compression what CLONE INSTANCE asks for; an
+// out-of-range value is refused and changes nothing.
+func TestSettingsPushed(t *testing.T) {
+	v := Variables()
+	if s := v.Settings(); s.MaxBandwidth != 0 || s.Compression {
+		t.Fatalf("defaults: %+v", s)
+	}
+	setGlobal(t, "clone_max_data_bandwidth", uint64(3))
+	setGlobal(t, "clone_enable_compression", int8(1))
+	if got := v.MaxBandwidth(); got != 3<<20 {
+		t.Errorf("MaxBandwidth after SET GLOBAL clone_max_data_bandwidth = 3: %d, want %d", got, 3<<20)
+	}
+	if err := gms.SystemVariables.SetGlobal(gms.NewEmptyContext(), "clone_max_data_bandwidth", uint64(2<<20)); err == nil || v.MaxBandwidth() != 3<<20 {
+		t.Errorf("clone_max_data_bandwidth = 2097152: %v, MaxBandwidth %d", err, v.MaxBandwidth())
+	}
+	if !v.Settings().Compression {
+		t.Error("clone_enable_compression = ON did not reach the settings")
+	}
+}
