@@ -69,7 +69,7 @@ func (n *Node) openReplication() error {
 
 // startReplica starts a configured replica at boot (skip_replica_start=OFF).
 func (n *Node) startReplica() {
-	if n.replica == nil || !n.replica.Configured() || sqlengine.GlobalUint("skip_replica_start", 0) != 0 {
+	if n.replica == nil || !n.replica.Configured() || n.repl.Settings().SkipStart {
 		return
 	}
 	if err := n.replica.Start(true, true); err != nil {

@@ -29,12 +29,12 @@ func (w semiWaiter) NetworkDurable() bool { return w.t.NetworkDurable() }
 // and replica read the switches from it.
 func (n *Node) openSemiSync() {
 	v := n.semi
-	n.tracker = semisync.New(v.Settings(), func() semisync.Pos {
+	n.tracker = semisync.New(v.Source(), func() semisync.Pos {
 		p := n.binlog.SyncedPosition()
 		return semisync.Pos{File: p.File, Off: p.Pos}
 	}, n.opts.Clock)
 	tracker := n.tracker
-	v.OnChange(func() { tracker.Configure(v.Settings()) })
+	v.Push(func(s semisyncsql.Settings) { tracker.Configure(s.Source) })
 	n.binlog.SetCommitWaiter(semiWaiter{t: n.tracker})
 	semisyncsql.Register(n.sql, n.tracker, func() bool {
 		return n.replica != nil && v.ReplicaEnabled() && n.replica.CountersSnapshot().SemiSync

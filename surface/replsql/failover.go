@@ -2,7 +2,6 @@ package replsql
 
 import (
 	"errors"
-	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -16,28 +15,6 @@ import (
 // Asynchronous connection failover's SQL surface (MySQL 8.0.22): the
 // source-list functions, the performance_schema table showing the list,
 // Petrel's lag thresholds and the switch counters.
-
-// failoverVars are Petrel's lag-switch thresholds (see replica.Failover).
-type failoverVars struct{ lagTxns, lagSecs func() any }
-
-// Defaults: a source more than 1000 transactions behind another for 10 s
-// is left. A probe and the stream are read a moment apart, so the
-// threshold stays well above what one second of a busy primary commits.
-func failoverVariables() failoverVars {
-	return failoverVars{
-		lagTxns: sqlengine.AliasVariables([]string{"replica_failover_lag_transactions"},
-			types.NewSystemIntType("replica_failover_lag_transactions", 0, 1<<40, false), int64(1000)),
-		lagSecs: sqlengine.AliasVariables([]string{"replica_failover_lag_seconds"},
-			types.NewSystemIntType("replica_failover_lag_seconds", 0, 31536000, false), int64(10)),
-	}
-}
-
-// lag reads the thresholds.
-func (f failoverVars) lag() (int64, time.Duration) {
-	n, _ := sqlengine.VarInt(f.lagTxns())
-	s, _ := sqlengine.VarInt(f.lagSecs())
-	return n, time.Duration(s) * time.Second
-}
 
 // failoverError maps the failover refusals to MySQL's numbers (nil: not
 // one of them).

@@ -3,15 +3,10 @@ package replsql
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math"
 	"strconv"
 	"strings"
-	"sync/atomic"
-	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"petrel/internal/base"
 	"petrel/internal/mysqlerr"
@@ -19,126 +14,6 @@ import (
 	"petrel/repl/source"
 	"petrel/sqlengine"
 )
-
-// Petrel's replication defaults differ from MySQL's where MySQL's are the
-// seeds' pain: a replica notices a dead link in 10 s, not 60.
-const defaultReplicaNetTimeout = 10
-
-// Vars reads the replica's variables.
-type Vars struct {
-	netTimeout, syncRelayLog, ackAfter, execMode, retries func() any
-	// petrel_replica_durable_apply
-	durableApply func() any
-	// replica_parallel_workers, replica_parallel_type,
-	// replica_preserve_commit_order
-	parWorkers, parType, parPreserve func() any
-	// rep is the replica, once Attach names it: the refusal's check.
-	rep *atomic.Pointer[replica.Replica]
-	// failover: the lag-switch thresholds (failover.go)
-	failover failoverVars
-}
-
-// Variables defines the replication variables the config may set
-// (before it is applied).
-func Variables() Vars {
-	v := Vars{rep: &atomic.Pointer[replica.Replica]{}, failover: failoverVariables()}
-	// The parallel applier (repl/replica/sched.go). MySQL refuses
-	// replica_parallel_type and replica_preserve_commit_order changes
-	// while the applier runs (ER_REPLICA_CHANNEL_MUST_STOP, 3081) and
-	// takes replica_parallel_workers at the next START REPLICA.
-	stopped := func(any) error {
-		if r := v.rep.Load(); r != nil && r.ApplierRunning() {
-			return mysqlerr.New(mysqlerr.ErReplicaChannelMustStop, "%s", replica.ErrApplierRunning.Error())
-		}
-		return nil
-	}
-	v.parWorkers = sqlengine.AliasVariables([]string{"replica_parallel_workers", "slave_parallel_workers"},
-		types.NewSystemIntType("replica_parallel_workers", 0, 1024, false), int64(replica.DefaultParallelWorkers))
-	v.parType = sqlengine.CheckedAliasVariables([]string{"replica_parallel_type", "slave_parallel_type"},
-		types.NewSystemEnumType("replica_parallel_type", replica.ParallelDatabase, replica.ParallelLogicalClock), replica.ParallelLogicalClock, stopped)
-	v.parPreserve = sqlengine.CheckedAliasVariables([]string{"replica_preserve_commit_order", "slave_preserve_commit_order"},
-		types.NewSystemBoolType("replica_preserve_commit_order"), int8(1), stopped)
-	// How row events that do not match the replica's rows are applied.
-	// STRICT, MySQL's default, stops at a row the replica does not hold
-	// as the source did (1032, 1062): a replica whose rows diverged says
-	// so instead of being quietly overwritten.
-	v.execMode = sqlengine.AliasVariables([]string{"replica_exec_mode", "slave_exec_mode"},
-		types.NewSystemEnumType("replica_exec_mode", "STRICT", "IDEMPOTENT"), "STRICT")
-	// How often a transaction that failed on a row lock is applied
-	// again before the applier stops (repl/replica/retry.go).
-	v.retries = sqlengine.AliasVariables([]string{"replica_transaction_retries", "slave_transaction_retries"},
-		types.NewSystemIntType("replica_transaction_retries", 0, math.MaxInt64, false), int64(10))
-	v.netTimeout = sqlengine.AliasVariables([]string{"replica_net_timeout", "slave_net_timeout"},
-		types.NewSystemIntType("replica_net_timeout", 1, 31536000, false), int64(defaultReplicaNetTimeout))
-	// Petrel's: when a replica acknowledges (see replica.AckRelayWrite).
-	v.ackAfter = sqlengine.AliasVariables([]string{"rpl_semi_sync_replica_ack_after", "rpl_semi_sync_slave_ack_after"},
-		types.NewSystemEnumType("rpl_semi_sync_replica_ack_after", replica.AckRelayWrite, replica.AckRelaySync), replica.AckRelayWrite)
-	// MySQL's default; Petrel also syncs within 10 ms of a relay write.
-	v.syncRelayLog = sqlengine.AliasVariables([]string{"sync_relay_log"},
-		types.NewSystemIntType("sync_relay_log", 0, 4294967295, false), int64(10000))
-	// Petrel's: applied transactions wait for the binlog's fsync, as the
-	// source's commits did (MySQL's replica with sync_binlog=1), instead
-	// of relying on the relay log, fsynced on receipt, for durability.
-	// Read when the applier starts. OFF: the apply path never waits for
-	// the disk.
-	v.durableApply = sqlengine.AliasVariables([]string{"petrel_replica_durable_apply"},
-		types.NewSystemBoolType("petrel_replica_durable_apply"), int8(0))
-	// Replicas always log what they apply: the binlog is their commit point.
-	sqlengine.AliasVariables([]string{"log_replica_updates", "log_slave_updates"}, types.NewSystemBoolType("log_replica_updates"), int8(1))
-	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
-	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
-		&sql.MysqlSystemVariable{Name: "skip_replica_start", Scope: global, Type: types.NewSystemBoolType("skip_replica_start"), Default: int8(0)},
-		// Accepted from my.cnf files written for MySQL (the seeds' tutorial
-		// sets them); Petrel's relay log lives in DATADIR/relay.
-		&sql.MysqlSystemVariable{Name: "relay_log", Scope: global, Type: types.NewSystemStringType("relay_log"), Default: "relay"},
-		&sql.MysqlSystemVariable{Name: "relay_log_index", Scope: global, Type: types.NewSystemStringType("relay_log_index"), Default: "relay.index"},
-		&sql.MysqlSystemVariable{Name: "relay_log_recovery", Scope: global, Type: types.NewSystemBoolType("relay_log_recovery"), Default: int8(1)},
-	})
-	return v
-}
-
-// NetTimeout reads replica_net_timeout.
-func (v Vars) NetTimeout() time.Duration {
-	s, _ := sqlengine.VarInt(v.netTimeout())
-	if s <= 0 {
-		s = defaultReplicaNetTimeout
-	}
-	return time.Duration(s) * time.Second
-}
-
-// SyncRelayLog reads sync_relay_log.
-func (v Vars) SyncRelayLog() int64 {
-	n, _ := sqlengine.VarInt(v.syncRelayLog())
-	return n
-}
-
-// DurableApply reads petrel_replica_durable_apply.
-func (v Vars) DurableApply() bool { return sqlengine.Truthy(v.durableApply()) }
-
-// Attach names the replica whose running applier refuses SET GLOBAL
-// replica_parallel_type / replica_preserve_commit_order.
-func (v Vars) Attach(r *replica.Replica) {
-	v.rep.Store(r)
-	r.SetFailoverLag(v.failover.lag)
-}
-
-// Parallel reads the parallel applier's variables.
-func (v Vars) Parallel() replica.Parallel {
-	w, _ := sqlengine.VarInt(v.parWorkers())
-	return replica.Parallel{Workers: int(w), Type: strings.ToUpper(fmt.Sprint(v.parType())), PreserveOrder: sqlengine.Truthy(v.parPreserve())}
-}
-
-// TransactionRetries reads replica_transaction_retries.
-func (v Vars) TransactionRetries() uint64 {
-	n, _ := sqlengine.VarInt(v.retries())
-	return uint64(max(n, 0))
-}
-
-// StrictRows reads replica_exec_mode: true for STRICT.
-func (v Vars) StrictRows() bool { return strings.EqualFold(fmt.Sprint(v.execMode()), "STRICT") }
-
-// AckAfter reads rpl_semi_sync_replica_ack_after.
-func (v Vars) AckAfter() string { return strings.ToUpper(fmt.Sprint(v.ackAfter())) }
 
 // Unconfigured registers, for a server without the binary log, the
 // refusal of the statements that would make it a replica.

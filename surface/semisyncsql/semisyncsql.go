@@ -9,9 +9,7 @@ package semisyncsql
 
 import (
 	"context"
-	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -20,67 +18,68 @@ import (
 	"petrel/internal/mysqlerr"
 	"petrel/semisync"
 	"petrel/sqlengine"
+	"petrel/surface/sysvar"
 )
 
-// Vars reads the semi-sync variables (each under its source/master or
-// replica/slave spelling).
-type Vars struct {
-	enabled, timeout, waitPoint, count, noReplica, strict, replicaEnabled func() any
-	// changed is called after a source setting changed (OnChange).
-	changed *atomic.Pointer[func()]
+// Settings are semi-sync's settings, typed: the variables' change hooks
+// validate them (surface/sysvar) and push them to their owners.
+type Settings struct {
+	// Source are the source's (rpl_semi_sync_source_*, with the master
+	// spellings), pushed to the Tracker (Tracker.Configure).
+	Source semisync.Settings
+	// ReplicaEnabled is rpl_semi_sync_replica_enabled, which the replica
+	// reads when it connects; default OFF.
+	ReplicaEnabled bool
 }
+
+// Vars are the semi-sync variables (each under its source/master or
+// replica/slave spelling).
+type Vars struct{ set *sysvar.Set[Settings] }
 
 // Variables defines the semi-sync variables (before the config is
 // applied, so the config file can set them).
 func Variables() Vars {
+	v := Vars{set: sysvar.New(Settings{})}
 	b := func(name string) sql.Type { return types.NewSystemBoolType(name) }
 	i := func(name string, lo, hi int64) sql.Type { return types.NewSystemIntType(name, lo, hi, false) }
-	changed := new(atomic.Pointer[func()])
-	after := func() {
-		if f := changed.Load(); f != nil {
-			(*f)()
-		}
+	// alias defines names as spellings of one setting.
+	alias := func(names []string, typ sql.Type, def any, apply func(*semisync.Settings, any)) {
+		sqlengine.CheckedAliasVariables(names, typ, def, v.set.Field(def, func(s *Settings, x any) error { apply(&s.Source, x); return nil }))
 	}
-	source := func(names []string, typ sql.Type, def any) func() any {
-		return sqlengine.WatchedAliasVariables(names, typ, def, after)
-	}
-	v := Vars{
-		changed:   changed,
-		enabled:   source([]string{"rpl_semi_sync_source_enabled", "rpl_semi_sync_master_enabled"}, b("rpl_semi_sync_source_enabled"), int8(0)),
-		timeout:   source([]string{"rpl_semi_sync_source_timeout", "rpl_semi_sync_master_timeout"}, i("rpl_semi_sync_source_timeout", 0, 4294967295), int64(10000)),
-		waitPoint: source([]string{"rpl_semi_sync_source_wait_point", "rpl_semi_sync_master_wait_point"}, types.NewSystemEnumType("rpl_semi_sync_source_wait_point", semisync.AfterSync, semisync.AfterCommit), semisync.AfterSync),
-		count:     source([]string{"rpl_semi_sync_source_wait_for_replica_count", "rpl_semi_sync_master_wait_for_slave_count"}, i("rpl_semi_sync_source_wait_for_replica_count", 1, 65535), int64(1)),
-		noReplica: source([]string{"rpl_semi_sync_source_wait_no_replica", "rpl_semi_sync_master_wait_no_slave"}, b("rpl_semi_sync_source_wait_no_replica"), int8(1)),
-		// Petrel's: never fall back to asynchronous (safety over availability).
-		strict:         source([]string{"rpl_semi_sync_source_strict"}, b("rpl_semi_sync_source_strict"), int8(0)),
-		replicaEnabled: sqlengine.AliasVariables([]string{"rpl_semi_sync_replica_enabled", "rpl_semi_sync_slave_enabled"}, b("rpl_semi_sync_replica_enabled"), int8(0)),
-	}
+	alias([]string{"rpl_semi_sync_source_enabled", "rpl_semi_sync_master_enabled"}, b("rpl_semi_sync_source_enabled"), int8(0),
+		func(s *semisync.Settings, x any) { s.Enabled = sysvar.Bool(x) })
+	alias([]string{"rpl_semi_sync_source_timeout", "rpl_semi_sync_master_timeout"}, i("rpl_semi_sync_source_timeout", 0, 4294967295), int64(10000),
+		func(s *semisync.Settings, x any) { s.Timeout = time.Duration(sysvar.Int(x)) * time.Millisecond })
+	alias([]string{"rpl_semi_sync_source_wait_point", "rpl_semi_sync_master_wait_point"}, types.NewSystemEnumType("rpl_semi_sync_source_wait_point", semisync.AfterSync, semisync.AfterCommit), semisync.AfterSync,
+		func(s *semisync.Settings, x any) { s.WaitPoint = strings.ToUpper(sysvar.String(x)) })
+	alias([]string{"rpl_semi_sync_source_wait_for_replica_count", "rpl_semi_sync_master_wait_for_slave_count"}, i("rpl_semi_sync_source_wait_for_replica_count", 1, 65535), int64(1),
+		func(s *semisync.Settings, x any) { s.WaitForCount = int(sysvar.Int(x)) })
+	alias([]string{"rpl_semi_sync_source_wait_no_replica", "rpl_semi_sync_master_wait_no_slave"}, b("rpl_semi_sync_source_wait_no_replica"), int8(1),
+		func(s *semisync.Settings, x any) { s.WaitNoReplica = sysvar.Bool(x) })
+	// Petrel's: never fall back to asynchronous (safety over availability).
+	alias([]string{"rpl_semi_sync_source_strict"}, b("rpl_semi_sync_source_strict"), int8(0),
+		func(s *semisync.Settings, x any) { s.Strict = sysvar.Bool(x) })
+	sqlengine.CheckedAliasVariables([]string{"rpl_semi_sync_replica_enabled", "rpl_semi_sync_slave_enabled"}, b("rpl_semi_sync_replica_enabled"), int8(0),
+		v.set.Field(int8(0), func(s *Settings, x any) error { s.ReplicaEnabled = sysvar.Bool(x); return nil }))
 	sqlengine.AliasVariables([]string{"rpl_semi_sync_source_trace_level", "rpl_semi_sync_master_trace_level"}, i("rpl_semi_sync_source_trace_level", 0, 4294967295), int64(32))
 	sqlengine.AliasVariables([]string{"rpl_semi_sync_replica_trace_level", "rpl_semi_sync_slave_trace_level"}, i("rpl_semi_sync_replica_trace_level", 0, 4294967295), int64(32))
 	return v
 }
 
-// Enabled reads rpl_semi_sync_source_enabled.
-func (v Vars) Enabled() bool { return sqlengine.Truthy(v.enabled()) }
+// Enabled is rpl_semi_sync_source_enabled (the source reads it as a
+// dump starts).
+func (v Vars) Enabled() bool { return v.set.Get().Source.Enabled }
 
-// ReplicaEnabled reads rpl_semi_sync_replica_enabled.
-func (v Vars) ReplicaEnabled() bool { return sqlengine.Truthy(v.replicaEnabled()) }
+// ReplicaEnabled is rpl_semi_sync_replica_enabled.
+func (v Vars) ReplicaEnabled() bool { return v.set.Get().ReplicaEnabled }
 
-// OnChange makes fn run after any source setting changes (SET GLOBAL):
-// the tracker takes its settings from there (Tracker.Configure) instead
-// of reading the variables on every commit.
-func (v Vars) OnChange(fn func()) { v.changed.Store(&fn) }
+// Source returns the source's current settings.
+func (v Vars) Source() semisync.Settings { return v.set.Get().Source }
 
-// Settings reads the source's settings.
-func (v Vars) Settings() semisync.Settings {
-	ms, _ := sqlengine.VarInt(v.timeout())
-	cnt, _ := sqlengine.VarInt(v.count())
-	return semisync.Settings{
-		Enabled: sqlengine.Truthy(v.enabled()), Timeout: time.Duration(ms) * time.Millisecond,
-		WaitPoint: strings.ToUpper(fmt.Sprint(v.waitPoint())), WaitForCount: int(cnt),
-		WaitNoReplica: sqlengine.Truthy(v.noReplica()), Strict: sqlengine.Truthy(v.strict()),
-	}
-}
+// Push configures owner with the settings now and after every change
+// (SET GLOBAL): the tracker takes its settings from there
+// (Tracker.Configure) instead of reading the variables on every commit.
+func (v Vars) Push(owner func(Settings)) { v.set.Push(owner) }
 
 // Register registers the source's semi-sync status variables (under
 // both spellings), the replica's Rpl_semi_sync_replica_status

@@ -35,8 +35,8 @@ func TestSemiSyncSQLSurface(t *testing.T) {
 		t.Fatal(err)
 	}
 	end := semisync.Pos{File: "binlog.000001", Off: 1000}
-	tracker := semisync.New(vars.Settings(), func() semisync.Pos { return end }, base.RealClock{})
-	vars.OnChange(func() { tracker.Configure(vars.Settings()) })
+	tracker := semisync.New(vars.Source(), func() semisync.Pos { return end }, base.RealClock{})
+	vars.Push(func(s semisyncsql.Settings) { tracker.Configure(s.Source) })
 	var replicaOn atomic.Bool
 	semisyncsql.Register(e, tracker, replicaOn.Load)
 	c := sqltest.Client(t, e, 60*time.Second)
@@ -52,7 +52,7 @@ func TestSemiSyncSQLSurface(t *testing.T) {
 	}
 
 	// Defaults, as MySQL's plugin has them.
-	if s := vars.Settings(); s.Enabled || s.Timeout != 10*time.Second || s.WaitPoint != semisync.AfterSync || s.WaitForCount != 1 || !s.WaitNoReplica || s.Strict {
+	if s := vars.Source(); s.Enabled || s.Timeout != 10*time.Second || s.WaitPoint != semisync.AfterSync || s.WaitForCount != 1 || !s.WaitNoReplica || s.Strict {
 		t.Fatalf("default settings %+v", s)
 	}
 	// The master spelling sets the source's variable and the Tracker's settings.
@@ -66,12 +66,12 @@ func TestSemiSyncSQLSurface(t *testing.T) {
 	if v := one("SELECT @@GLOBAL.rpl_semi_sync_master_timeout"); v != "250" {
 		t.Fatalf("rpl_semi_sync_master_timeout = %s", v)
 	}
-	if s := vars.Settings(); !s.Enabled || s.Timeout != 250*time.Millisecond || s.WaitPoint != semisync.AfterCommit || s.WaitForCount != 2 {
+	if s := vars.Source(); !s.Enabled || s.Timeout != 250*time.Millisecond || s.WaitPoint != semisync.AfterCommit || s.WaitForCount != 2 {
 		t.Fatalf("settings after SET GLOBAL: %+v", s)
 	}
 	// ... and each SET GLOBAL pushed them to the tracker, which reads no
 	// variable on its own.
-	if got, want := tracker.Settings(), vars.Settings(); got != want {
+	if got, want := tracker.Settings(), vars.Source(); got != want {
 		t.Fatalf("tracker settings %+v, want %+v", got, want)
 	}
 	// Values outside the variable's type are refused (ER_WRONG_VALUE_FOR_VAR).

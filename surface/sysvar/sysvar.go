@@ -11,29 +11,32 @@
 package sysvar
 
 import (
+	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
 )
 
 // Set is the current settings S and the owners they are pushed to. Safe
-// for concurrent use.
+// for concurrent use; Get takes no lock (a reader on a hot path, or an
+// owner of one Set reading another, never waits on an update).
 type Set[S any] struct {
-	mu     sync.Mutex
-	cur    S
+	mu     sync.Mutex // serialises updates and pushes
+	cur    atomic.Pointer[S]
 	owners []func(S)
 }
 
 // New returns a Set holding def until a variable changes it.
-func New[S any](def S) *Set[S] { return &Set[S]{cur: def} }
+func New[S any](def S) *Set[S] {
+	s := &Set[S]{}
+	s.cur.Store(&def)
+	return s
+}
 
 // Get returns the current settings.
-func (s *Set[S]) Get() S {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cur
-}
+func (s *Set[S]) Get() S { return *s.cur.Load() }
 
 // Update applies change to a copy of the settings; if it returns no
 // error, the copy becomes current and is pushed to every owner, in the
@@ -42,11 +45,11 @@ func (s *Set[S]) Get() S {
 func (s *Set[S]) Update(change func(*S) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	next := s.cur
+	next := *s.cur.Load()
 	if err := change(&next); err != nil {
 		return err
 	}
-	s.cur = next
+	s.cur.Store(&next)
 	for _, o := range s.owners {
 		o(next)
 	}
@@ -59,7 +62,19 @@ func (s *Set[S]) Push(owner func(S)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.owners = append(s.owners, owner)
-	owner(s.cur)
+	owner(*s.cur.Load())
+}
+
+// Field makes one setting of s a variable's: apply stores a value (def at
+// once, then each one set) into the settings, and the returned hook,
+// given each new value, refuses it with apply's error. For registries
+// that take such a check (sqlengine.CheckedAliasVariables); Global is
+// the same for one GMS variable.
+func (s *Set[S]) Field(def any, apply func(*S, any) error) func(any) error {
+	if err := s.Update(func(c *S) error { return apply(c, def) }); err != nil {
+		panic(fmt.Sprintf("sysvar: a default (%v) refused: %v", def, err))
+	}
+	return func(v any) error { return s.Update(func(c *S) error { return apply(c, v) }) }
 }
 
 // Global makes v's global value a field of s: apply stores a value (its
@@ -68,14 +83,12 @@ func (s *Set[S]) Push(owner func(S)) {
 // as it was. A session's value (a variable of both scopes) does not
 // change s. It returns v, to be added to the registry.
 func Global[S any](s *Set[S], v *sql.MysqlSystemVariable, apply func(*S, any) error) *sql.MysqlSystemVariable {
-	if err := s.Update(func(c *S) error { return apply(c, v.Default) }); err != nil {
-		panic("sysvar: " + v.Name + "'s default: " + err.Error())
-	}
+	set := s.Field(v.Default, apply)
 	v.NotifyChanged = func(_ *sql.Context, scope sql.SystemVariableScope, val sql.SystemVarValue) error {
 		if !scope.IsGlobalOnly() {
 			return nil
 		}
-		return s.Update(func(c *S) error { return apply(c, val.Val) })
+		return set(val.Val)
 	}
 	return v
 }
