@@ -8,6 +8,7 @@ import (
 	"petrel/binlog"
 	"petrel/sqlengine"
 	"petrel/storage"
+	"petrel/surface/sysvar"
 )
 
 // Binary log transaction compression's SQL surface (MySQL 8.0.20):
@@ -24,12 +25,12 @@ func (v *Vars) txnCompression(ctx *sql.Context, s *sqlengine.Session, txn *stora
 		return
 	}
 	on, err := s.GetSessionVariable(ctx, "binlog_transaction_compression")
-	if err != nil || !sqlengine.Truthy(on) {
+	if err != nil || !sysvar.Bool(on) {
 		return
 	}
 	lv, err := s.GetSessionVariable(ctx, "binlog_transaction_compression_level_zstd")
-	n, ok := sqlengine.VarInt(lv)
-	if err != nil || !ok || n < 1 || n > 22 {
+	n := sysvar.Int(lv)
+	if err != nil || n < 1 || n > 22 {
 		n = binlog.DefaultCompressionLevel
 	}
 	txn.SetCompression(int(n))
