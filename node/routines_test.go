@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -326,5 +327,57 @@ func TestCallRunsInTheRoutinesDatabase(t *testing.T) {
 		"USE other", "CALL rdb.addrow('one')")
 	if got := queryRows(t, db, "SELECT (SELECT COUNT(*) FROM rdb.s), (SELECT COUNT(*) FROM other.s), DATABASE()"); !reflect.DeepEqual(got, [][]string{{"1", "0", "other"}}) {
 		t.Fatalf("after CALL rdb.add from other: %v, want the row in rdb.s and other still current", got)
+	}
+}
+
+// TestCallInTransaction: a procedure CALLed inside a transaction writes
+// in that transaction, as in MySQL: its rows are seen by the caller's
+// next statement, undone by ROLLBACK, kept by COMMIT, under START
+// TRANSACTION and under autocommit=0. (GMS ran the procedure in a
+// transaction of its own that nothing committed: the rows vanished.)
+func TestCallInTransaction(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE ct", "CREATE TABLE ct.c (id INT AUTO_INCREMENT PRIMARY KEY, note VARCHAR(20))",
+		`CREATE PROCEDURE ct.two(IN tag VARCHAR(10), OUT a INT, OUT b INT) BEGIN
+		   INSERT INTO ct.c (note) VALUES (CONCAT(tag, '1')); SET a = (SELECT COUNT(*) FROM ct.c);
+		   INSERT INTO ct.c (note) VALUES (CONCAT(tag, '2')); SET b = (SELECT COUNT(*) FROM ct.c);
+		 END`)
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	notes := func() string {
+		t.Helper()
+		var out []string
+		for _, r := range callSets(t, conn, "SELECT note FROM ct.c ORDER BY id")[0][1:] {
+			out = append(out, r[0])
+		}
+		return strings.Join(out, ",")
+	}
+	mustExecConn(t, conn, "CALL ct.two('auto', @a, @b)")
+	if got := notes(); got != "auto1,auto2" {
+		t.Fatalf("autocommit CALL: %s", got)
+	}
+	mustExecConn(t, conn, "START TRANSACTION", "CALL ct.two('undo', @a, @b)")
+	if got, want := callSets(t, conn, "SELECT @a, @b, COUNT(*) FROM ct.c")[0][1], []string{"3", "4", "4"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("inside the transaction: %v, want %v", got, want)
+	}
+	mustExecConn(t, conn, "ROLLBACK")
+	if got := notes(); got != "auto1,auto2" {
+		t.Errorf("after ROLLBACK: %s, want auto1,auto2", got)
+	}
+	mustExecConn(t, conn, "START TRANSACTION", "CALL ct.two('keep', @a, @b)", "INSERT INTO ct.c (note) VALUES ('after')", "COMMIT")
+	if got := notes(); got != "auto1,auto2,keep1,keep2,after" {
+		t.Errorf("after COMMIT: %s", got)
+	}
+	mustExecConn(t, conn, "SET autocommit = 0", "CALL ct.two('ac0', @a, @b)", "ROLLBACK", "CALL ct.two('ac0k', @a, @b)", "COMMIT", "SET autocommit = 1")
+	if got := notes(); got != "auto1,auto2,keep1,keep2,after,ac0k1,ac0k2" {
+		t.Errorf("autocommit=0: %s", got)
+	}
+	// Another session sees only what was committed.
+	if got := queryRows(t, db, "SELECT COUNT(*) FROM ct.c"); got[0][0] != "7" {
+		t.Errorf("another session counts %v, want 7", got)
 	}
 }

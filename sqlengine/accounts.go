@@ -83,6 +83,7 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 			return nil, err
 		}
 		defer done()
+		defer shareTransaction(ctx)() // routines.go
 		noteCall(ctx, n) // callresults.go
 		return callInItsDatabase(ctx, n, row)
 	case *plan.DescribeQuery:

@@ -14,6 +14,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 
 	"petrel/sqlengine/planstats"
+	"petrel/sqlengine/storedfn"
 	"petrel/sqlengine/sysschema"
 	"petrel/storage"
 )
@@ -32,6 +33,9 @@ type Provider struct {
 
 	fnMu sync.RWMutex
 	fns  map[string]sql.Function // RegisterFunction's, by lower-case name
+	// callFunction runs a stored function (storedfuncs.go); set once by
+	// the engine before it serves.
+	callFunction func(ctx *sql.Context, db string, def *storedfn.Def, args []any) (any, error)
 
 	// narrowScans counts full scans that decoded only some columns
 	// (scancols.go; Petrel_narrow_scans).

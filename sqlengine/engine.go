@@ -221,6 +221,8 @@ func New(opts Options) (*Engine, error) {
 	e.RegisterAdmin(`SET PASSWORD(?: FOR .+?)? ?= ?.+`, 0, e.setPassword)
 	e.RegisterAdmin(getDiagnosticsPattern, 0, e.getDiagnostics)
 	e.RegisterAdmin(checksumTablePattern, 0, e.checksumTable)
+	e.prov.callFunction = e.callStoredFunction
+	e.registerFunctionStatements() // storedfuncs.go
 	e.RegisterAdmin(optimizeTablePattern, 0, e.optimizeTable)
 	e.RegisterAdmin(checkTablePattern, 0, e.checkTable)
 	e.RegisterAdmin(repairTablePattern, 0, e.repairTable)

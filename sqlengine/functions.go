@@ -21,11 +21,14 @@ var _ sql.FunctionProvider = (*Provider)(nil)
 
 // Function implements sql.FunctionProvider: the functions the stages
 // registered.
-func (p *Provider) Function(_ *sql.Context, name string) (sql.Function, bool) {
+func (p *Provider) Function(ctx *sql.Context, name string) (sql.Function, bool) {
 	p.fnMu.RLock()
-	defer p.fnMu.RUnlock()
 	f, ok := p.fns[strings.ToLower(name)]
-	return f, ok
+	p.fnMu.RUnlock()
+	if ok {
+		return f, ok
+	}
+	return p.storedFunction(ctx, name) // storedfuncs.go
 }
 
 // HasGlobalPrivilege reports whether the session's user holds the global

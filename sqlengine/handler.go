@@ -7,18 +7,17 @@ import (
 	"strconv"
 	"strings"
 
-	"petrel/sqlengine/rewrite"
-
-	"petrel/internal/mysqlerr"
-	"petrel/sqlengine/arith"
-	"petrel/sqlengine/wire"
-
 	"github.com/dolthub/go-mysql-server/sql"
-
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/arith"
+	"petrel/sqlengine/rewrite"
+	"petrel/sqlengine/storedfn"
+	"petrel/sqlengine/wire"
 	"petrel/storage"
 )
 
@@ -137,6 +136,11 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		return "", h.reply(c, err)
 	}
 	first, rest := splitFirst(d.text)
+	if storedfn.IsCreate(d.text) {
+		// A function's body holds ';'s of its own.
+		n := storedfn.StatementEnd(d.text)
+		first, rest = d.text[:n], strings.TrimPrefix(d.text[n:], ";")
+	}
 	if blankQuery(d.text) {
 		return "", h.reply(c, errEmptyQuery())
 	}

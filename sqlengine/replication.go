@@ -205,6 +205,9 @@ func (e *Engine) ExecReplicated(ctx context.Context, db, query string, noFKCheck
 		// GMS does not parse it (requiressl.go).
 		return sqlerr.ToMySQL(e.alterRequire(ctx, s, query, m))
 	}
+	if isRoutineStatement(query) { // storedfuncs.go: vitess does not parse it
+		return e.routineStatement(sctx, s, query)
+	}
 	_, iter, _, err := e.gms.Query(sctx, query)
 	if err != nil {
 		return sqlerr.ToMySQL(err)

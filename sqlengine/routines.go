@@ -1,6 +1,7 @@
 package sqlengine
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/storedfn"
 	"petrel/storage"
 )
 
@@ -33,6 +35,22 @@ func (d *Database) GetStoredProcedure(_ *sql.Context, name string) (sql.StoredPr
 	return sql.StoredProcedureDetails{}, false, nil
 }
 
+// storedFunction is the CREATE FUNCTION statement of function name, ""
+// if there is none (storedfuncs.go).
+func (d *Database) storedFunction(name string) string {
+	sd := d.sdb()
+	if sd == nil {
+		return ""
+	}
+	hidden := storedfn.HiddenName(name)
+	for _, p := range sd.Def().Procedures {
+		if strings.EqualFold(p.Name, hidden) {
+			return p.CreateStmt
+		}
+	}
+	return ""
+}
+
 // GetStoredProcedures implements sql.StoredProcedureDatabase.
 func (d *Database) GetStoredProcedures(*sql.Context) ([]sql.StoredProcedureDetails, error) {
 	sd := d.sdb()
@@ -41,7 +59,9 @@ func (d *Database) GetStoredProcedures(*sql.Context) ([]sql.StoredProcedureDetai
 	}
 	var out []sql.StoredProcedureDetails
 	for _, p := range sd.Def().Procedures {
-		out = append(out, procDetails(p))
+		if !storedfn.IsHidden(p.Name) { // a function's (storedfuncs.go)
+			out = append(out, procDetails(p))
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
@@ -59,8 +79,13 @@ func (d *Database) SaveStoredProcedure(ctx *sql.Context, spd sql.StoredProcedure
 				return sql.ErrStoredProcedureAlreadyExists.New(spd.Name)
 			}
 		}
+		create := spd.CreateStatement
+		if s, ok := ctx.Session.(*Session); ok && storedfn.IsHidden(spd.Name) && s.routineText != "" {
+			// A function's hidden procedure keeps the CREATE FUNCTION.
+			create = s.routineText
+		}
 		dd.Procedures = append(dd.Procedures, storage.ProcedureDef{
-			Name: spd.Name, CreateStmt: spd.CreateStatement, SqlMode: spd.SqlMode,
+			Name: spd.Name, CreateStmt: create, SqlMode: spd.SqlMode,
 			CreatedAt: unixNanos(spd.CreatedAt), ModifiedAt: unixNanos(spd.ModifiedAt),
 		})
 		return nil
@@ -85,8 +110,15 @@ func (d *Database) DropStoredProcedure(ctx *sql.Context, name string) error {
 }
 
 func procDetails(p storage.ProcedureDef) sql.StoredProcedureDetails {
+	create := p.CreateStmt
+	if storedfn.IsHidden(p.Name) {
+		// A function's hidden procedure, from its CREATE FUNCTION.
+		if d, err := storedfn.Parse(create); err == nil {
+			create, _ = d.Procedure()
+		}
+	}
 	return sql.StoredProcedureDetails{
-		Name: p.Name, CreateStatement: p.CreateStmt, SqlMode: p.SqlMode,
+		Name: p.Name, CreateStatement: create, SqlMode: p.SqlMode,
 		CreatedAt: time.Unix(0, p.CreatedAt).UTC(), ModifiedAt: time.Unix(0, p.ModifiedAt).UTC(),
 	}
 }
@@ -148,4 +180,33 @@ func maxSPRecursionVariable() sql.SystemVariable {
 		Type:    types.NewSystemIntType("max_sp_recursion_depth", 0, 255, false),
 		Default: int64(0),
 	}
+}
+
+// shareTransaction makes the procedure a CALL is about to run use the
+// caller's transaction, as MySQL's does, where its statements would not
+// commit on their own (inside START TRANSACTION or with autocommit=0,
+// and always inside a stored function). GMS runs a procedure with no
+// transaction set, so its first statement started a new one that
+// nothing committed: a CALL inside a transaction lost its writes, and
+// a ROLLBACK did not undo them. In autocommit mode each of the
+// procedure's statements commits on its own, as in MySQL, and GMS's
+// behaviour is kept. The returned func restores the previous sharing.
+func shareTransaction(ctx *sql.Context) func() {
+	s, ok := ctx.Session.(*Session)
+	t, isTx := ctx.GetTransaction().(*Transaction)
+	if !ok || !isTx || t == nil || (s.fnDepth == 0 && autocommits(ctx)) {
+		return func() {}
+	}
+	prev := s.callTx
+	s.callTx = t
+	return func() { s.callTx = prev }
+}
+
+// autocommits reports whether a statement run now commits at its end.
+func autocommits(ctx *sql.Context) bool {
+	if ctx.GetIgnoreAutoCommit() {
+		return false
+	}
+	v, err := ctx.GetSessionVariable(ctx, "autocommit")
+	return err != nil || fmt.Sprint(v) != "0"
 }

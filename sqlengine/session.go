@@ -65,6 +65,15 @@ type Session struct {
 	timeFSP *timeNotes
 	// adminQuery is the admin statement being answered, as written.
 	adminQuery string
+	// routineText is the CREATE or DROP FUNCTION statement being run
+	// through its hidden procedure (storedfuncs.go): the binary log
+	// records it, and the catalog keeps the CREATE.
+	routineText string
+	// fnDepth counts the stored function calls running (storedfuncs.go).
+	fnDepth int
+	// callTx is the caller's transaction a running procedure's
+	// statements use (shareTransaction, routines.go).
+	callTx *Transaction
 	// nextIso is the level SET TRANSACTION ISOLATION LEVEL (no scope)
 	// gave the next transaction (isolation.go).
 	nextIso *storage.Isolation
@@ -152,6 +161,9 @@ func (t *Transaction) IsReadOnly() bool { return t.readOnly }
 // every statement outside a transaction, reads included, so it allocates
 // nothing in storage until the first write.
 func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacteristic) (sql.Transaction, error) {
+	if t := s.callTx; t != nil && t.abort == nil && !t.txn.Done() {
+		return t, nil // a procedure's statement, in its caller's transaction
+	}
 	txn := s.eng.store.Begin()
 	txn.SetSession(s.ID())
 	runTxnHook(ctx, s, txn)
@@ -202,7 +214,11 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 	if t.abort != nil {
 		return t.abort
 	}
-	if q := ctx.Query(); t.txn.HasWrites() && isDDL(q) && !s.tempDDL {
+	q := ctx.Query()
+	if s.routineText != "" {
+		q = s.routineText
+	}
+	if t.txn.HasWrites() && isDDL(q) && !s.tempDDL {
 		fk, err := s.GetSessionVariable(ctx, "foreign_key_checks")
 		off := err == nil && fmt.Sprint(fk) == "0"
 		t.txn.LogQueryOf(storage.Query{Database: ctx.GetCurrentDatabase(), SQL: q, NoForeignKeyChecks: off})

@@ -25,6 +25,9 @@ func registerVariables(opts Options) error {
 	both := sql.GetMysqlScope(sql.SystemVariableScope_Both)
 	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
 		&sql.MysqlSystemVariable{Name: "version", Scope: global, Type: types.NewSystemStringType("version"), Default: Version},
+		// CREATE FUNCTION without DETERMINISTIC, NO SQL or READS SQL DATA
+		// is refused (1418) while the binary log is on, unless this is ON.
+		&sql.MysqlSystemVariable{Name: "log_bin_trust_function_creators", Scope: global, Dynamic: true, Type: types.NewSystemBoolType("log_bin_trust_function_creators"), Default: int8(0)},
 		&sql.MysqlSystemVariable{Name: "version_comment", Scope: global, Type: types.NewSystemStringType("version_comment"), Default: "Petrel"},
 		&sql.MysqlSystemVariable{Name: "server_uuid", Scope: global, Type: types.NewSystemStringType("server_uuid"), Default: opts.ServerUUID},
 		&sql.MysqlSystemVariable{Name: "server_id", Scope: global, Dynamic: true, Type: types.NewSystemUintType("server_id", 0, 4294967295), Default: uint32(opts.ServerID)},

@@ -436,3 +436,22 @@ func composeAdded(first, then []int) []int {
 	sort.Ints(out)
 	return out
 }
+
+// Token is one token of a statement's text: q[Start:End], of kind 'i'
+// (identifier or keyword), 'q' (quoted identifier), 's' (string), 'n'
+// (number), 'v' (variable) or 'p' (punctuation). Spaces and comments are
+// not tokens.
+type Token struct {
+	Start, End int
+	Kind       byte
+}
+
+// Tokens splits q into tokens as the sql_mode rewrites read it.
+func Tokens(q string, ansiQuotes bool) []Token {
+	toks := sqlTokens(q, ansiQuotes)
+	out := make([]Token, len(toks))
+	for i, t := range toks {
+		out[i] = Token{Start: t.start, End: t.end, Kind: t.kind}
+	}
+	return out
+}
