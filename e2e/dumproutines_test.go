@@ -46,6 +46,17 @@ func TestDumpRoutinesTriggersEvents(t *testing.T) {
 		   SELECT COUNT(*) AS n FROM audit;
 		 END`,
 		"CREATE EVENT purge_audit ON SCHEDULE EVERY 1 DAY DO DELETE FROM audit WHERE id < 0",
+		"CREATE FUNCTION with_tax(p DECIMAL(10,2)) RETURNS DECIMAL(10,2) DETERMINISTIC RETURN ROUND(p * 1.2, 2)",
+		`CREATE FUNCTION label(i INT) RETURNS VARCHAR(60) READS SQL DATA
+		 BEGIN
+		   DECLARE c INT;
+		   DECLARE n VARCHAR(40);
+		   SELECT COUNT(*) INTO c FROM item WHERE id = i;
+		   IF c = 0 THEN RETURN 'none'; END IF;
+		   SELECT name INTO n FROM item WHERE id = i;
+		   IF n IS NULL THEN RETURN '?'; END IF;
+		   RETURN CONCAT(n, '#', i);
+		 END`,
 		// A child table dumped before its parent (mariadb-dump orders
 		// tables by name and loads with FOREIGN_KEY_CHECKS=0).
 		"CREATE TABLE basket (id INT PRIMARY KEY, item_id INT, qty INT, CONSTRAINT fk_basket_item FOREIGN KEY (item_id) REFERENCES item (id) ON DELETE CASCADE ON UPDATE CASCADE)",
@@ -95,7 +106,7 @@ func TestDumpRoutinesTriggersEvents(t *testing.T) {
 
 	copies := map[string]*sql.DB{"petrel shop": src, "petrel shop2": rootDB(t, p, "shop2"), "mariadb shop": mdb, "petrel shop3": rootDB(t, p, "shop3")}
 	type state struct {
-		checksums, procs, triggers, events, fks, basket []string
+		checksums, procs, funcs, triggers, events, fks, basket []string
 		rows                                            [][]string
 	}
 	read := func(db *sql.DB) state {
@@ -108,7 +119,26 @@ func TestDumpRoutinesTriggersEvents(t *testing.T) {
 			}
 			s.checksums = append(s.checksums, strconv.FormatInt(sum.Int64, 10))
 		}
-		s.procs = queryStrings(t, ctx, db, "SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE() ORDER BY 1")
+		s.procs = queryStrings(t, ctx, db, "SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE() AND ROUTINE_TYPE = 'PROCEDURE' ORDER BY 1")
+		dbName := queryStrings(t, ctx, db, "SELECT DATABASE()")[0]
+		frows, err := db.QueryContext(ctx, "SHOW FUNCTION STATUS WHERE Db = '"+dbName+"'")
+		if err != nil {
+			t.Fatalf("SHOW FUNCTION STATUS: %v", err)
+		}
+		for frows.Next() {
+			cols, _ := frows.Columns()
+			v := make([]sql.NullString, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range v {
+				ptrs[i] = &v[i]
+			}
+			if err := frows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			s.funcs = append(s.funcs, v[1].String+" "+v[2].String+" "+v[6].String)
+		}
+		frows.Close()
+		s.funcs = append(s.funcs, queryStrings(t, ctx, db, "SELECT CONCAT_WS('|', id, with_tax(price), label(id), label(99)) FROM item ORDER BY id")...)
 		s.triggers = queryStrings(t, ctx, db, "SELECT CONCAT(TRIGGER_NAME, ' ', ACTION_TIMING, ' ', EVENT_MANIPULATION) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() ORDER BY 1")
 		s.events = queryStrings(t, ctx, db, "SELECT CONCAT(EVENT_NAME, ' ', INTERVAL_VALUE, ' ', INTERVAL_FIELD) FROM information_schema.EVENTS WHERE EVENT_SCHEMA = DATABASE() ORDER BY 1")
 		s.fks = queryStrings(t, ctx, db, "SELECT CONCAT(CONSTRAINT_NAME, ' ', TABLE_NAME, ' ', REFERENCED_TABLE_NAME, ' ', UPDATE_RULE, ' ', DELETE_RULE) FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = DATABASE() ORDER BY 1")
@@ -132,7 +162,7 @@ func TestDumpRoutinesTriggersEvents(t *testing.T) {
 		return s
 	}
 	want := read(src)
-	if len(want.procs) != 1 || len(want.triggers) != 2 || len(want.events) != 1 || len(want.rows) != 3 || len(want.fks) != 1 || len(want.basket) != 4 {
+	if len(want.procs) != 1 || len(want.funcs) != 5 || len(want.triggers) != 2 || len(want.events) != 1 || len(want.rows) != 3 || len(want.fks) != 1 || len(want.basket) != 4 {
 		t.Fatalf("source: %+v", want)
 	}
 	for name, db := range copies {

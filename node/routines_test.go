@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"reflect"
@@ -379,5 +380,38 @@ func TestCallInTransaction(t *testing.T) {
 	// Another session sees only what was committed.
 	if got := queryRows(t, db, "SELECT COUNT(*) FROM ct.c"); got[0][0] != "7" {
 		t.Errorf("another session counts %v, want 7", got)
+	}
+}
+
+// TestRoutineVariablesInExpressions: a procedure's variables and
+// parameters read in IS [NOT] NULL/TRUE/FALSE, CASE, [NOT] BETWEEN and
+// unary minus (GMS's interpreter left them as column names there: 1054).
+func TestRoutineVariablesInExpressions(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE rv", "CREATE TABLE rv.item (id INT PRIMARY KEY, name VARCHAR(20))", "INSERT INTO rv.item VALUES (1, 'one'), (2, NULL), (50, 'fifty')",
+		`CREATE PROCEDURE rv.classify(IN i INT, OUT r VARCHAR(200))
+		 BEGIN
+		   DECLARE n VARCHAR(20);
+		   DECLARE k INT DEFAULT 0;
+		   SELECT name INTO n FROM rv.item WHERE id = i;
+		   IF n IS NULL THEN SET r = 'null'; ELSE SET r = n; END IF;
+		   IF n IS NOT NULL THEN SET k = k + 1; END IF;
+		   IF i IS TRUE THEN SET k = k + 10; END IF;
+		   IF (i - 1) IS FALSE THEN SET k = k + 100; END IF;
+		   SET r = CONCAT(r, ',', k, ',',
+		     CASE WHEN i BETWEEN 1 AND 1 THEN 'first' WHEN i NOT BETWEEN 0 AND 9 THEN 'far' ELSE 'near' END, ',',
+		     CASE i WHEN 2 THEN 'two' ELSE 'other' END, ',', -i, ',', IFNULL(n IS NULL, 'x'));
+		 END`)
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for i, want := range map[int]string{1: "one,111,first,other,-1,0", 2: "null,10,near,two,-2,1", 50: "fifty,11,far,other,-50,0"} {
+		mustExecConn(t, conn, fmt.Sprintf("CALL rv.classify(%d, @r)", i))
+		if got := callSets(t, conn, "SELECT @r")[0][1][0]; got != want {
+			t.Errorf("classify(%d) = %q, want %q", i, got, want)
+		}
 	}
 }

@@ -9,14 +9,14 @@ import (
 	"sync"
 	"time"
 
-	"petrel/sqlengine/sqlerr"
-
-	"petrel/internal/mysqlerr"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+
+	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/sqlerr"
+	"petrel/sqlengine/storedfn"
 )
 
 // Admin statements are MySQL statements GMS does not parse (SHOW BINLOG
@@ -94,6 +94,10 @@ var adminVerbs = []string{"SHOW", "PURGE", "RESET", "FLUSH", "INSTALL", "UNINSTA
 
 // matchAdmin finds the handler for a statement, if any.
 func (e *Engine) matchAdmin(stmt string) (*adminStmt, []string) {
+	if strings.HasPrefix(stmt, "/*!") {
+		// A statement in a version comment, as dumps write some.
+		stmt = storedfn.Unwrap(stmt)
+	}
 	// Cheap filter on the text as written: admin statements start with
 	// one of adminVerbs.
 	if len(stmt) > maxAdminStatement || !hasAdminVerb(stmt) {

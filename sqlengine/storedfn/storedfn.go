@@ -135,9 +135,22 @@ func (s *scanner) ident() (string, bool) {
 	return "", false
 }
 
+// Unwrap is q without a version comment around the whole of it
+// (mysqldump writes /*!50003 DROP FUNCTION IF EXISTS `f` */), else q.
+func Unwrap(q string) string {
+	t := strings.TrimSpace(q)
+	t = strings.TrimSpace(strings.TrimSuffix(t, ";"))
+	if !strings.HasPrefix(t, "/*!") || !strings.HasSuffix(t, "*/") || strings.Count(t, "*/") != 1 {
+		return q
+	}
+	t = t[3 : len(t)-2]
+	return strings.TrimLeft(t, "0123456789")
+}
+
 // IsCreate reports whether q starts as CREATE [DEFINER = ...] [AGGREGATE]
 // FUNCTION, before any parsing of the rest.
 func IsCreate(q string) bool {
+	q = Unwrap(q)
 	if !hasPrefixFold(strings.TrimLeft(q, " \t\r\n"), "CREATE") {
 		return false
 	}
@@ -185,6 +198,7 @@ func (s *scanner) skipDefiner() string {
 // Parse reads a CREATE FUNCTION statement (one statement: a trailing ';'
 // is allowed).
 func Parse(q string) (*Def, error) {
+	q = Unwrap(q)
 	q = strings.TrimRight(strings.TrimSpace(q), ";")
 	q = strings.TrimSpace(q)
 	s := newScanner(q)
@@ -499,6 +513,7 @@ type Drop struct {
 // ParseDrop reads DROP FUNCTION [IF EXISTS] [db.]name; false if q is not
 // one.
 func ParseDrop(q string) (Drop, bool) {
+	q = Unwrap(q)
 	s := newScanner(strings.TrimRight(strings.TrimSpace(q), ";"))
 	if !s.accept("DROP", "FUNCTION") {
 		return Drop{}, false
@@ -522,6 +537,9 @@ func ParseDrop(q string) (Drop, bool) {
 
 // IsDrop reports whether q starts as DROP FUNCTION.
 func IsDrop(q string) bool {
+	if strings.HasPrefix(strings.TrimSpace(q), "/*!") {
+		q = Unwrap(q)
+	}
 	s := newScanner(q[:min(len(q), 64)])
 	return s.accept("DROP", "FUNCTION")
 }
