@@ -42,7 +42,19 @@ func TestForeignKeysReplicate(t *testing.T) {
 		// for row events, slave_run_triggers_for_rbr=NO).
 		"CREATE TABLE shop.audit (id INT AUTO_INCREMENT PRIMARY KEY, ord INT, total INT)",
 		"CREATE TRIGGER shop.order_audit AFTER INSERT ON shop.orders FOR EACH ROW INSERT INTO shop.audit (ord, total) VALUES (NEW.id, NEW.total)",
-		"CREATE PROCEDURE shop.bump(IN c INT) BEGIN UPDATE shop.orders SET total = total + 1 WHERE cust = c; END")
+		"CREATE PROCEDURE shop.bump(IN c INT) BEGIN UPDATE shop.orders SET total = total + 1 WHERE cust = c; END",
+		// Stored functions: the CREATE and DROP FUNCTION statements reach
+		// both replicas as written, the rows a function writes as row
+		// events of the statement that called it.
+		"CREATE TABLE shop.fnlog (id INT AUTO_INCREMENT PRIMARY KEY, cust INT, txt VARCHAR(20))",
+		"CREATE FUNCTION shop.order_total(c INT) RETURNS INT READS SQL DATA RETURN (SELECT IFNULL(SUM(total), 0) FROM shop.orders WHERE cust = c)",
+		`CREATE FUNCTION shop.note_for(c INT, t VARCHAR(20)) RETURNS INT MODIFIES SQL DATA DETERMINISTIC
+		 BEGIN
+		   INSERT INTO shop.fnlog (cust, txt) VALUES (c, t);
+		   RETURN (SELECT COUNT(*) FROM shop.fnlog WHERE cust = c);
+		 END`,
+		"CREATE FUNCTION shop.gone(x INT) RETURNS INT DETERMINISTIC RETURN x",
+		"DROP FUNCTION shop.gone")
 
 	// Tables loaded as a dump loads them, the child first, with
 	// foreign_key_checks=0: the DDL's QUERY events carry
@@ -166,10 +178,41 @@ func TestForeignKeysReplicate(t *testing.T) {
 	} else if n, _ := res.RowsAffected(); n != int64(lines) {
 		t.Fatalf("DELETE FROM shop.line: %d rows affected, want %d", n, lines)
 	}
+	// Functions called by statements that write: their values and their
+	// own writes replicate as rows.
+	fdb := rootDB(t, src, "shop")
+	mustExec(t, ctx, fdb,
+		"INSERT INTO audit (ord, total) SELECT id, order_total(id) FROM customer",
+		"UPDATE customer SET name = CONCAT('n', note_for(id, 'upd')) WHERE id % 3 = 0")
+	var fnRows int
+	if err := fdb.QueryRowContext(ctx, "SELECT COUNT(*) FROM fnlog").Scan(&fnRows); err != nil || fnRows == 0 {
+		t.Fatalf("fnlog after note_for: %d (%v), want rows", fnRows, err)
+	}
 	waitCaughtUp(t, ctx, sdb, rdb, 60*time.Second)
 	waitMariaDBAt(t, ctx, sdb, mdb, 60*time.Second)
+	// The functions themselves replicated (and the dropped one did not
+	// stay): each replica answers as the source.
+	for name, r := range map[string]*sql.DB{"petrel replica": rootDB(t, rep, "shop"), "mariadb replica": mdb} {
+		var want, got string
+		probe := "SELECT CONCAT_WS(',', order_total(MIN(id)), order_total(MAX(id)), COUNT(*)) FROM customer"
+		if err := fdb.QueryRowContext(ctx, probe).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		c, err := r.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustExec(t, ctx, c, "USE shop")
+		if err := c.QueryRowContext(ctx, probe).Scan(&got); err != nil || got != want {
+			t.Errorf("%s: %s = %q (%v), want %q", name, probe, got, err, want)
+		}
+		if _, err := c.ExecContext(ctx, "SELECT gone(1)"); errNo(err) != 1305 {
+			t.Errorf("%s: the dropped function answers: %v, want 1305", name, err)
+		}
+		c.Close()
+	}
 	rows := 0
-	for _, tb := range []string{"shop.customer", "shop.orders", "shop.line", "shop.note", "shop.audit", "shop.late_child", "shop.late_parent"} {
+	for _, tb := range []string{"shop.customer", "shop.orders", "shop.line", "shop.note", "shop.audit", "shop.fnlog", "shop.late_child", "shop.late_parent"} {
 		for _, r := range []*sql.DB{rdb, mdb} {
 			rows += sameTable(t, ctx, sdb, r, tb, "id")
 		}

@@ -123,10 +123,8 @@ func (e *Engine) routineStatement(ctx context.Context, s *Session, q string) err
 			}
 			return mysqlerr.New(mysqlerr.ErParse, "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near %s", msg)
 		}
-		if d.Database == "" {
-			// The hidden procedure goes where the function does.
-			proc = strings.Replace(proc, "CREATE PROCEDURE ", "CREATE PROCEDURE "+quoteIdent(db.name)+".", 1)
-		}
+		// The hidden procedure goes where the function does.
+		proc = strings.Replace(proc, "CREATE PROCEDURE ", "CREATE PROCEDURE "+quoteIdent(db.name)+".", 1)
 	}
 	s.routineText = q
 	defer func() { s.routineText = "" }()
@@ -170,11 +168,16 @@ func (e *Engine) routineDatabase(ctx *sql.Context, qual string) (*Database, erro
 // runInternal runs query to its end in s, as a statement of its own.
 func (e *Engine) runInternal(ctx context.Context, s *Session, query string) error {
 	pid := sql.WithPid(internalPids + e.nextPid.Add(1))
-	sctx, err := e.gms.ProcessList.BeginQuery(sql.NewContext(ctx, sql.WithSession(s), sql.WithProcessList(e.gms.ProcessList), sql.WithQuery(query), pid), query)
-	if err != nil {
-		return err
+	sctx := sql.NewContext(ctx, sql.WithSession(s), sql.WithProcessList(e.gms.ProcessList), sql.WithQuery(query), pid)
+	if !s.internal {
+		// A client's statement shows in the process list (KILL QUERY
+		// reaches it); the replica's applier has no connection there.
+		var err error
+		if sctx, err = e.gms.ProcessList.BeginQuery(sctx, query); err != nil {
+			return err
+		}
+		defer e.gms.ProcessList.EndQuery(sctx)
 	}
-	defer e.gms.ProcessList.EndQuery(sctx)
 	_, iter, _, err := e.gms.Query(sctx, query)
 	if err != nil {
 		return sqlerr.ToMySQL(err)
