@@ -136,6 +136,7 @@ start() {
 			sort_buffer_size = 262144
 			max_heap_table_size = 1048576
 			default_storage_engine = MyISAM
+			log_bin_trust_function_creators = ON
 			sql_mode = STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION
 		EOF
 		TZ=GMT-3 "$PETREL" server --datadir "$V/mysqld.1/data" --port "$port" --server-id 1 --root-password pw \

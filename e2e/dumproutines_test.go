@@ -107,7 +107,7 @@ func TestDumpRoutinesTriggersEvents(t *testing.T) {
 	copies := map[string]*sql.DB{"petrel shop": src, "petrel shop2": rootDB(t, p, "shop2"), "mariadb shop": mdb, "petrel shop3": rootDB(t, p, "shop3")}
 	type state struct {
 		checksums, procs, funcs, triggers, events, fks, basket []string
-		rows                                            [][]string
+		rows                                                   [][]string
 	}
 	read := func(db *sql.DB) state {
 		var s state
