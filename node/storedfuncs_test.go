@@ -64,6 +64,7 @@ func TestStoredFunctions(t *testing.T) {
 		  RETURN (SELECT COUNT(*) FROM calls);
 		END`,
 		"CREATE FUNCTION noret(x INT) RETURNS INT DETERMINISTIC BEGIN IF x > 0 THEN RETURN 1; END IF; END",
+		"CREATE FUNCTION rec(x INT) RETURNS INT DETERMINISTIC RETURN IF(x > 0, rec(x - 1), 0)",
 	)
 	check := func(q string, want [][]string) {
 		t.Helper()
@@ -125,7 +126,7 @@ func TestStoredFunctions(t *testing.T) {
 	for _, r := range sets[0][1:] {
 		names = append(names, r[1]+"/"+r[2]+"/"+r[7])
 	}
-	if want := "above/FUNCTION/ add2/FUNCTION/ fact/FUNCTION/ logged/FUNCTION/ noret/FUNCTION/ sgn/FUNCTION/sign; of x"; fmt.Sprint(names) != "["+want+"]" {
+	if want := "above/FUNCTION/ add2/FUNCTION/ fact/FUNCTION/ logged/FUNCTION/ noret/FUNCTION/ rec/FUNCTION/ sgn/FUNCTION/sign; of x"; fmt.Sprint(names) != "["+want+"]" {
 		t.Errorf("SHOW FUNCTION STATUS: %v, want [%s]", names, want)
 	}
 	if sets := callSets(t, conn, "SHOW FUNCTION STATUS LIKE 'fa%'"); len(sets[0]) != 2 || sets[0][1][1] != "fact" {

@@ -71,6 +71,8 @@ type Session struct {
 	routineText string
 	// fnDepth counts the stored function calls running (storedfuncs.go).
 	fnDepth int
+	// fnRunning names the functions running, outermost first.
+	fnRunning []string
 	// callTx is the caller's transaction a running procedure's
 	// statements use (shareTransaction, routines.go).
 	callTx *Transaction

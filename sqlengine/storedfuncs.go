@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,7 +51,7 @@ const (
 	showCreateFunction    = `SHOW CREATE FUNCTION (\S+)`
 	showFunctionStatus    = `SHOW FUNCTION STATUS(?: (LIKE|WHERE) (.+))?`
 	// maxFunctionDepth bounds nested calls (a function calling another);
-	// a function calling itself is 1424, as in MySQL.
+	// a function calling itself, directly or not, is 1424, as in MySQL.
 	maxFunctionDepth = 64
 )
 
@@ -499,9 +500,13 @@ func (e *Engine) callStoredFunction(ctx *sql.Context, db string, def *storedfn.D
 	if !ok {
 		return nil, fmt.Errorf("stored function %s: not a Petrel session", def.Name)
 	}
-	if s.fnDepth >= maxFunctionDepth {
+	key := strings.ToLower(db + "." + def.Name)
+	if s.fnDepth >= maxFunctionDepth || slices.Contains(s.fnRunning, key) {
+		// MySQL allows no recursion in stored functions.
 		return nil, mysqlerr.New(mysqlerr.ErSPNoRecursion, "Recursive stored functions and triggers are not allowed.")
 	}
+	s.fnRunning = append(s.fnRunning, key)
+	defer func() { s.fnRunning = s.fnRunning[:len(s.fnRunning)-1] }()
 	s.fnDepth++
 	// Nothing a function runs commits: its statements are the calling
 	// statement's, in its transaction (shareTransaction).
