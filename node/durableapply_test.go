@@ -83,11 +83,11 @@ func TestDurableApply(t *testing.T) {
 			}
 			defer blog.Close()
 			st.SetSink(blog)
+			settings := testReplicaSettings()
+			settings.DurableApply = durable
 			r, err := replica.New(replica.Options{
 				Datadir: rdir, ServerID: uint32(10 + i), ServerUUID: uuid, Store: st, Log: blog, Logger: quiet,
-				Clock: base.RealClock{}, ExecDDL: copyDDL(st, prim.Store()),
-				NetTimeout:   func() time.Duration { return 5 * time.Second },
-				DurableApply: func() bool { return durable },
+				Clock: base.RealClock{}, ExecDDL: copyDDL(st, prim.Store()), Settings: settings,
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -241,8 +241,7 @@ func TestInProcessReplicationFaults(t *testing.T) {
 	})
 	r, err := replica.New(replica.Options{
 		Datadir: rdir, ServerID: 2, ServerUUID: ruuid, Store: st, Log: blog, Logger: logger,
-		Clock: base.RealClock{}, ExecDDL: execDDL,
-		NetTimeout: func() time.Duration { return 5 * time.Second },
+		Clock: base.RealClock{}, ExecDDL: execDDL, Settings: testReplicaSettings(),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -278,7 +277,7 @@ func TestInProcessReplicationFaults(t *testing.T) {
 	})
 	lr, err := replica.New(replica.Options{
 		Datadir: ldir, ServerID: 3, ServerUUID: base.SID{0xcc, 3}.String(), Log: llog, Sink: sink, Logger: logger,
-		Clock: base.RealClock{}, NetTimeout: func() time.Duration { return 5 * time.Second },
+		Clock: base.RealClock{}, Settings: testReplicaSettings(),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -477,4 +476,12 @@ func txnBodies(t *testing.T, dir string) map[string][]byte {
 		r.Close()
 	}
 	return out
+}
+
+// testReplicaSettings are the replica's defaults with a 5 s
+// replica_net_timeout.
+func testReplicaSettings() replica.Settings {
+	s := replica.DefaultSettings()
+	s.NetTimeout = 5 * time.Second
+	return s
 }

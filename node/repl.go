@@ -4,14 +4,17 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"sync"
 
 	"petrel/binlog"
 	"petrel/internal/base"
+	"petrel/internal/tcptune"
 	"petrel/repl/replica"
 	"petrel/repl/source"
 	"petrel/sqlengine"
 	"petrel/storage"
 	"petrel/surface/replsql"
+	"petrel/surface/semisyncsql"
 )
 
 // openReplication wires the source side (dumps to replicas) and the
@@ -44,17 +47,9 @@ func (n *Node) openReplication() error {
 		Sink:    rs,
 		Datadir: n.opts.Datadir, ServerID: n.opts.ServerID, ServerUUID: n.meta.ServerUUID,
 		Store: n.store, Log: n.binlog, Logger: n.opts.Logger, Clock: n.opts.Clock,
-		NetTimeout:         n.repl.NetTimeout,
-		TCP:                n.tcp.Options,
-		SemiEnabled:        n.semi.ReplicaEnabled,
-		AckAfter:           n.repl.AckAfter,
-		SyncRelayLog:       n.repl.SyncRelayLog,
-		Parallel:           n.repl.Parallel,
-		DurableApply:       n.repl.DurableApply,
-		StrictRows:         n.repl.StrictRows,
-		TransactionRetries: n.repl.TransactionRetries,
-		LockWaitTimeout:    sqlengine.LockWaitTimeout,
-		ReportAddr:         n.reportAddr,
+		Settings:        n.replicaSettings(),
+		LockWaitTimeout: sqlengine.LockWaitTimeout,
+		ReportAddr:      n.reportAddr,
 		ExecDDL: func(ctx context.Context, q binlog.QueryInfo, o storage.Origin) error {
 			return e.ExecReplicated(ctx, q.Database, q.Query, q.NoForeignKeyChecks, o)
 		},
@@ -63,8 +58,35 @@ func (n *Node) openReplication() error {
 		return fmt.Errorf("node: replica: %w", err)
 	}
 	n.repl.Attach(n.replica)
+	n.pushReplicaSettings()
 	replsql.Register(e, n.replica, n.source, n.opts.ServerID)
 	return nil
+}
+
+// replicaSettings are the replica's settings as three surfaces hold
+// them: replsql's own, semi-sync's switch, the sockets' options.
+func (n *Node) replicaSettings() replica.Settings {
+	s := n.repl.Settings().Replica
+	s.SemiSync = n.semi.ReplicaEnabled()
+	s.TCP = n.tcp.Options()
+	return s
+}
+
+// pushReplicaSettings configures the replica after every change of
+// those settings. Each push composes all three after its own change was
+// stored, and the pushes are serialised, so the last one holds every
+// change made before it.
+func (n *Node) pushReplicaSettings() {
+	var mu sync.Mutex
+	r := n.replica
+	configure := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		r.Configure(n.replicaSettings())
+	}
+	n.repl.Push(func(replsql.Settings) { configure() })
+	n.tcp.Push(func(tcptune.Options) { configure() })
+	n.semi.Push(func(semisyncsql.Settings) { configure() })
 }
 
 // startReplica starts a configured replica at boot (skip_replica_start=OFF).

@@ -325,8 +325,9 @@ func (a *applier) finished(seq uint64) {
 
 // apply runs the applier until ctx ends or a transaction fails.
 func (r *Replica) apply(ctx context.Context) (err error) {
-	r.relayDurable = !r.opts.durableApply()
-	a := newApplier(r, r.opts.parallel(), ctx.Done())
+	s := r.Settings()
+	r.relayDurable = !s.DurableApply
+	a := newApplier(r, s.Parallel, ctx.Done())
 	r.workers.reset(a.core.opts.Workers)
 	r.mu.Lock()
 	r.par = a

@@ -80,7 +80,7 @@ func (a *applier) run(j *applyJob) error {
 	attempt := func() error {
 		txn = r.opts.Store.Begin()
 		txn.SetOrigin(origin)
-		txn.SetStrictRows(r.opts.strictRows())
+		txn.SetStrictRows(r.Settings().StrictRows)
 		txn.SetLockTimeout(r.opts.lockWaitTimeout())
 		err := binlog.ApplyRowEvents(ctx, r.opts.Store, txn, t.Events[1:])
 		if err != nil {

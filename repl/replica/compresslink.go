@@ -364,5 +364,5 @@ func (r *Replica) ConnectionConfig() (cfg Config, heartbeat time.Duration, ok bo
 	if !r.cfg.Configured() {
 		return Config{}, 0, false
 	}
-	return *r.cfg, r.cfg.Heartbeat(r.opts.NetTimeout()), true
+	return *r.cfg, r.cfg.Heartbeat(r.Settings().NetTimeout), true
 }

@@ -84,7 +84,8 @@ func (r *Replica) runReceiver(ctx context.Context, cfg Config) {
 // receiveOnce runs one connection. progressed reports that it received
 // something (the retry counter restarts).
 func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool, err error) {
-	timeout := r.opts.NetTimeout()
+	settings := r.Settings()
+	timeout := settings.NetTimeout
 	r.setIOState("Connecting to source")
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	conn, link, err := r.dialSource(cctx, cfg, &mysql.ConnParams{
@@ -113,8 +114,8 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 	stop := context.AfterFunc(ctx, func() { conn.Conn.Close() })
 	defer stop()
 	conn.Conn.SetDeadline(time.Now().Add(timeout))
-	if r.opts.TCP != nil {
-		tuneSocket(r.opts.Logger, sock, r.opts.TCP())
+	if settings.TCP != (tcptune.Options{}) {
+		tuneSocket(r.opts.Logger, sock, settings.TCP)
 	}
 
 	hb := cfg.Heartbeat(timeout)
@@ -123,7 +124,7 @@ func (r *Replica) receiveOnce(ctx context.Context, cfg Config) (progressed bool,
 		fmt.Sprintf("SET @source_heartbeat_period = %d, @master_heartbeat_period = %d", hb.Nanoseconds(), hb.Nanoseconds()),
 		fmt.Sprintf("SET @replica_uuid = '%s', @slave_uuid = '%s'", r.opts.ServerUUID, r.opts.ServerUUID),
 	}
-	semiOn := r.opts.SemiEnabled != nil && r.opts.SemiEnabled()
+	semiOn := settings.SemiSync
 	if semiOn {
 		setup = append(setup, "SET @rpl_semi_sync_replica = 1, @rpl_semi_sync_slave = 1")
 	}
@@ -270,12 +271,13 @@ func (r *Replica) stream(ctx context.Context, pc *packetConn, br *bufio.Reader, 
 			// asked for (acks are cumulative). With RELAY_SYNC, after one
 			// fsync for everything the burst brought; with RELAY_WRITE at
 			// once (the background syncer follows within 10 ms).
-			r.relay.syncEvery.Store(r.opts.syncRelayLog())
+			burst := r.Settings()
+			r.relay.syncEvery.Store(burst.SyncRelayLog)
 			if r.opts.Sink != nil {
-				if err := r.opts.Sink.Sync(r.opts.ackAfter() == AckRelaySync); err != nil {
+				if err := r.opts.Sink.Sync(burst.AckAfter == AckRelaySync); err != nil {
 					return progressed, ioErrorf(ErrRelayLogFailure, true, "relay: binary log sync failed: %v", err)
 				}
-			} else if r.opts.ackAfter() == AckRelaySync {
+			} else if burst.AckAfter == AckRelaySync {
 				if err := r.relay.sync(); err != nil {
 					return progressed, ioErrorf(ErrRelayLogFailure, true, "relay log sync failed: %v", err)
 				}

@@ -154,7 +154,9 @@ func TestAckPoint(t *testing.T) {
 	for _, mode := range []string{AckRelayWrite, AckRelaySync} {
 		t.Run(mode, func(t *testing.T) {
 			r := newTestReplica(t)
-			r.opts.AckAfter = func() string { return mode }
+			s := DefaultSettings()
+			s.AckAfter = mode
+			r.Configure(s)
 			r.sourceFile = "binlog.000001"         // as a ROTATE would set it
 			if err := r.relay.sync(); err != nil { // the magic
 				t.Fatal(err)

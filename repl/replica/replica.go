@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"petrel/binlog"
@@ -28,45 +29,14 @@ type Options struct {
 	// ExecDDL runs a replicated statement (DDL) through the SQL engine,
 	// logged under the origin's GTID.
 	ExecDDL func(ctx context.Context, q binlog.QueryInfo, o storage.Origin) error
-	// NetTimeout returns replica_net_timeout (read at each connect).
-	NetTimeout func() time.Duration
-	// SemiEnabled reports rpl_semi_sync_replica_enabled (read at connect).
-	SemiEnabled func() bool
-	// AckAfter returns rpl_semi_sync_replica_ack_after (read at each
-	// burst): AckRelayWrite (nil's default) or AckRelaySync.
-	AckAfter func() string
-	// SyncRelayLog returns sync_relay_log (read at each burst): the
-	// background syncer runs once this many events wait, and within 10 ms
-	// of a write in any case; 0 means by time only. nil: 10000.
-	SyncRelayLog func() int64
-	// DurableApply returns petrel_replica_durable_apply (read when the
-	// applier starts): each applied transaction's commit waits for the
-	// binlog's group fsync, as a client's commit does, instead of relying
-	// on the relay log for durability. nil: OFF.
-	DurableApply func() bool
-	// Parallel returns replica_parallel_workers, replica_parallel_type and
-	// replica_preserve_commit_order, read when the applier starts. nil:
-	// the single applier.
-	Parallel func() Parallel
-	// StrictRows reports replica_exec_mode=STRICT (read at each
-	// transaction): a row event whose row is missing (UPDATE, DELETE) or
-	// already there (INSERT) stops the applier with 1032 or 1062 instead of
-	// being applied idempotently. nil: STRICT, MySQL's default.
-	StrictRows func() bool
-	// TransactionRetries returns replica_transaction_retries (read at each
-	// failure): how many times a transaction whose apply failed on a
-	// lock wait timeout or a deadlock is rolled back and applied again
-	// before the applier stops. nil: MySQL's default, 10.
-	TransactionRetries func() uint64
+	// Settings are the run-time settings the replica starts with;
+	// Configure changes them. Zero: DefaultSettings().
+	Settings Settings
 	// LockWaitTimeout returns innodb_lock_wait_timeout's global value
 	// (read at each transaction): how long the applier waits for a row
 	// lock a client transaction on the replica holds. nil: storage's
 	// default.
 	LockWaitTimeout func() time.Duration
-	// TCP returns the options of the link's socket
-	// (replication_tcp_congestion_control, keepalives, TCP_NODELAY), read at
-	// each connect; nil leaves the socket as dialed.
-	TCP func() tcptune.Options
 	// Sink, when set, makes this a relay's receiver: whole transactions go
 	// to it instead of the relay log, and no applier runs (sink.go).
 	Sink Sink
@@ -95,13 +65,63 @@ const (
 	AckRelaySync = "RELAY_SYNC"
 )
 
-func (o Options) strictRows() bool { return o.StrictRows == nil || o.StrictRows() }
+// Settings are the replica's run-time settings (MySQL's variables):
+// given at New, replaced by Configure; each is read at the moment its
+// comment says, so a change takes effect then.
+type Settings struct {
+	// NetTimeout is replica_net_timeout (read at each connect); default
+	// 10 s.
+	NetTimeout time.Duration
+	// SemiSync is rpl_semi_sync_replica_enabled (read at each connect);
+	// default OFF.
+	SemiSync bool
+	// AckAfter is rpl_semi_sync_replica_ack_after (read at each burst):
+	// AckRelayWrite (the default) or AckRelaySync.
+	AckAfter string
+	// SyncRelayLog is sync_relay_log (read at each burst): the background
+	// syncer runs once this many events wait, and within 10 ms of a write
+	// in any case; 0 means by time only. Default 10000.
+	SyncRelayLog int64
+	// DurableApply is petrel_replica_durable_apply (read when the
+	// applier starts): each applied transaction's commit waits for the
+	// binlog's group fsync, as a client's commit does, instead of relying
+	// on the relay log for durability. Default OFF.
+	DurableApply bool
+	// Parallel is replica_parallel_workers, replica_parallel_type and
+	// replica_preserve_commit_order (read when the applier starts);
+	// default the single applier.
+	Parallel Parallel
+	// StrictRows is replica_exec_mode=STRICT (read at each transaction):
+	// a row event whose row is missing (UPDATE, DELETE) or already there
+	// (INSERT) stops the applier with 1032 or 1062 instead of being
+	// applied idempotently. Default STRICT, MySQL's.
+	StrictRows bool
+	// TransactionRetries is replica_transaction_retries (read at each
+	// failure): how many times a transaction whose apply failed on a
+	// lock wait timeout or a deadlock is rolled back and applied again
+	// before the applier stops. Default 10, MySQL's.
+	TransactionRetries uint64
+	// TCP are the options of the link's socket
+	// (replication_tcp_congestion_control, keepalives, TCP_NODELAY), read
+	// at each connect; default none (the socket as dialed).
+	TCP tcptune.Options
+}
 
-func (o Options) transactionRetries() uint64 {
-	if o.TransactionRetries == nil {
-		return 10
+// DefaultSettings are the settings' defaults.
+func DefaultSettings() Settings {
+	return Settings{NetTimeout: 10 * time.Second, AckAfter: AckRelayWrite, SyncRelayLog: 10000, StrictRows: true, TransactionRetries: 10}
+}
+
+// Configure replaces the replica's settings: each takes effect when it
+// is next read. Safe for concurrent use.
+func (r *Replica) Configure(s Settings) { r.set.Store(&s) }
+
+// Settings are the current settings.
+func (r *Replica) Settings() Settings {
+	if s := r.set.Load(); s != nil {
+		return *s
 	}
-	return o.TransactionRetries()
+	return DefaultSettings()
 }
 
 func (o Options) lockWaitTimeout() time.Duration {
@@ -109,20 +129,6 @@ func (o Options) lockWaitTimeout() time.Duration {
 		return 0
 	}
 	return o.LockWaitTimeout()
-}
-
-func (o Options) ackAfter() string {
-	if o.AckAfter == nil {
-		return AckRelayWrite
-	}
-	return o.AckAfter()
-}
-
-func (o Options) syncRelayLog() int64 {
-	if o.SyncRelayLog == nil {
-		return 10000
-	}
-	return o.SyncRelayLog()
 }
 
 // Parallel configures the applier (MySQL's names).
@@ -157,15 +163,6 @@ func (r *Replica) ApplierRunning() bool {
 	return r.sqlT != nil
 }
 
-func (o Options) durableApply() bool { return o.DurableApply != nil && o.DurableApply() }
-
-func (o Options) parallel() Parallel {
-	if o.Parallel == nil {
-		return Parallel{}
-	}
-	return o.Parallel()
-}
-
 // Error codes shown in SHOW REPLICA STATUS (MySQL's, from the one table
 // in internal/mysqlerr).
 const (
@@ -198,6 +195,7 @@ type threadError struct {
 // Replica runs the receiver and the applier. Safe for concurrent use.
 type Replica struct {
 	opts  Options
+	set   atomic.Pointer[Settings] // Configure's
 	relay *relayLog
 
 	mu       sync.Mutex
@@ -266,9 +264,6 @@ func New(opts Options) (*Replica, error) {
 	if opts.RelayMaxSize == 0 {
 		opts.RelayMaxSize = 256 << 20
 	}
-	if opts.NetTimeout == nil {
-		opts.NetTimeout = func() time.Duration { return 10 * time.Second }
-	}
 	cfg, err := LoadConfig(opts.Datadir)
 	if err != nil {
 		return nil, err
@@ -278,6 +273,10 @@ func New(opts Options) (*Replica, error) {
 		return nil, err
 	}
 	r := &Replica{opts: opts, relay: rl, cfg: cfg}
+	if opts.Settings == (Settings{}) {
+		opts.Settings = DefaultSettings()
+	}
+	r.Configure(opts.Settings)
 	p := rl.position()
 	r.sourceFile, r.sourcePos = p.File, p.Pos
 	return r, nil

@@ -43,7 +43,7 @@ func (r *Replica) retrying(stop <-chan struct{}, gtid string, apply func() error
 		if err == nil || !transient(err) {
 			return err
 		}
-		limit := r.opts.transactionRetries()
+		limit := r.Settings().TransactionRetries
 		if n > limit {
 			if limit == 0 {
 				return err

@@ -55,9 +55,10 @@ func TestRetrying(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			clock := &pauseClock{}
-			limit := c.limit
-			r := &Replica{opts: Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Clock: clock,
-				TransactionRetries: func() uint64 { return limit }}}
+			r := &Replica{opts: Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Clock: clock}}
+			s := DefaultSettings()
+			s.TransactionRetries = c.limit
+			r.Configure(s)
 			stop := make(chan struct{})
 			if c.stopping {
 				close(stop)

@@ -51,7 +51,7 @@ func TestReplicationSQLSurface(t *testing.T) {
 	}
 	r, err := replica.New(replica.Options{
 		Datadir: dir, ServerID: 5, ServerUUID: uuid, Store: st, Log: blog, Logger: quiet,
-		Clock: base.RealClock{}, NetTimeout: vars.NetTimeout, Parallel: vars.Parallel,
+		Clock: base.RealClock{}, Settings: vars.Settings().Replica,
 		ExecDDL: func(context.Context, binlog.QueryInfo, storage.Origin) error { return errors.New("no DDL here") },
 	})
 	if err != nil {
@@ -59,22 +59,23 @@ func TestReplicationSQLSurface(t *testing.T) {
 	}
 	defer r.Close()
 	vars.Attach(r)
+	vars.Push(func(s replsql.Settings) { r.Configure(s.Replica) })
 	src := source.New(source.Options{Log: blog, ServerID: 5, ServerUUID: sid, Logger: quiet})
 	replsql.Register(e, r, src, 5)
 	c := sqltest.Client(t, e, 90*time.Second)
 	db, ctx := c.DB, c.Ctx()
 	exec, errno, one := c.Exec, c.Errno, c.One
-	// petrel_replica_durable_apply: OFF by default, read by the applier
-	// through Vars.DurableApply.
-	if v := one("SELECT @@GLOBAL.petrel_replica_durable_apply"); v != "0" || vars.DurableApply() {
-		t.Fatalf("petrel_replica_durable_apply = %q (DurableApply %v), want OFF", v, vars.DurableApply())
+	// petrel_replica_durable_apply: OFF by default, pushed to the
+	// replica, whose applier reads it when it starts.
+	if v := one("SELECT @@GLOBAL.petrel_replica_durable_apply"); v != "0" || r.Settings().DurableApply {
+		t.Fatalf("petrel_replica_durable_apply = %q (DurableApply %v), want OFF", v, r.Settings().DurableApply)
 	}
 	exec("SET GLOBAL petrel_replica_durable_apply = ON")
-	if !vars.DurableApply() {
+	if !r.Settings().DurableApply {
 		t.Fatal("SET GLOBAL petrel_replica_durable_apply = ON: DurableApply still false")
 	}
 	exec("SET GLOBAL petrel_replica_durable_apply = OFF")
-	if vars.DurableApply() {
+	if r.Settings().DurableApply {
 		t.Fatal("SET GLOBAL petrel_replica_durable_apply = OFF: DurableApply still true")
 	}
 	// status reads SHOW REPLICA STATUS (or SLAVE) as column -> value; nil
@@ -152,7 +153,7 @@ func TestReplicationSQLSurface(t *testing.T) {
 	if v := one("SELECT @@GLOBAL.slave_parallel_workers"); v != "8" {
 		t.Fatalf("slave_parallel_workers = %s after setting replica_parallel_workers", v)
 	}
-	if p := vars.Parallel(); p.Workers != 8 || p.Type != replica.ParallelDatabase || !p.PreserveOrder {
+	if p := r.Settings().Parallel; p.Workers != 8 || p.Type != replica.ParallelDatabase || !p.PreserveOrder {
 		t.Fatalf("Parallel() = %+v", p)
 	}
 	if n := errno("SET GLOBAL replica_parallel_type = 'ROUND_ROBIN'"); n != 1231 {

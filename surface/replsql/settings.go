@@ -20,28 +20,19 @@ import (
 const defaultReplicaNetTimeout = 10
 
 // Settings are the replica's settings, typed: the variables' change
-// hooks validate them (surface/sysvar) and the replica reads them
-// through Vars, each at its documented moment (replica.Options), with
-// neither a lookup by name nor a parse.
+// hooks validate them (surface/sysvar) and node pushes them to the
+// replica (Replica.Configure, with semi-sync's switch and the socket's
+// options, which other surfaces hold).
 type Settings struct {
-	// NetTimeout is replica_net_timeout; default 10 s.
-	NetTimeout time.Duration
-	// SyncRelayLog is sync_relay_log; default 10000.
-	SyncRelayLog int64
-	// AckAfter is rpl_semi_sync_replica_ack_after (replica.AckRelayWrite,
-	// the default, or AckRelaySync).
-	AckAfter string
-	// StrictRows is replica_exec_mode=STRICT (the default; IDEMPOTENT
-	// is false).
-	StrictRows bool
-	// TransactionRetries is replica_transaction_retries; default 10.
-	TransactionRetries uint64
-	// Parallel is replica_parallel_workers (default
-	// replica.DefaultParallelWorkers), replica_parallel_type (default
-	// LOGICAL_CLOCK) and replica_preserve_commit_order (default ON).
-	Parallel replica.Parallel
-	// DurableApply is petrel_replica_durable_apply; default OFF.
-	DurableApply bool
+	// Replica are replica_net_timeout (default 10 s), sync_relay_log
+	// (10000), rpl_semi_sync_replica_ack_after (RELAY_WRITE),
+	// replica_exec_mode (STRICT), replica_transaction_retries (10),
+	// replica_parallel_workers (replica.DefaultParallelWorkers),
+	// replica_parallel_type (LOGICAL_CLOCK),
+	// replica_preserve_commit_order (ON) and
+	// petrel_replica_durable_apply (OFF). SemiSync and TCP are left
+	// zero.
+	Replica replica.Settings
 	// FailoverLagTransactions and FailoverLag are
 	// replica_failover_lag_transactions (default 1000) and
 	// replica_failover_lag_seconds (default 10 s): failover.go.
@@ -79,13 +70,16 @@ func Variables() Vars {
 	}
 	alias([]string{"replica_parallel_workers", "slave_parallel_workers"},
 		types.NewSystemIntType("replica_parallel_workers", 0, 1024, false), int64(replica.DefaultParallelWorkers),
-		func(s *Settings, x any) error { s.Parallel.Workers = int(sysvar.Int(x)); return nil })
+		func(s *Settings, x any) error { s.Replica.Parallel.Workers = int(sysvar.Int(x)); return nil })
 	alias([]string{"replica_parallel_type", "slave_parallel_type"},
 		types.NewSystemEnumType("replica_parallel_type", replica.ParallelDatabase, replica.ParallelLogicalClock), replica.ParallelLogicalClock,
-		func(s *Settings, x any) error { s.Parallel.Type = strings.ToUpper(sysvar.String(x)); return stopped() })
+		func(s *Settings, x any) error {
+			s.Replica.Parallel.Type = strings.ToUpper(sysvar.String(x))
+			return stopped()
+		})
 	alias([]string{"replica_preserve_commit_order", "slave_preserve_commit_order"},
 		types.NewSystemBoolType("replica_preserve_commit_order"), int8(1),
-		func(s *Settings, x any) error { s.Parallel.PreserveOrder = sysvar.Bool(x); return stopped() })
+		func(s *Settings, x any) error { s.Replica.Parallel.PreserveOrder = sysvar.Bool(x); return stopped() })
 	// How row events that do not match the replica's rows are applied.
 	// STRICT, MySQL's default, stops at a row the replica does not hold
 	// as the source did (1032, 1062): a replica whose rows diverged says
@@ -93,28 +87,28 @@ func Variables() Vars {
 	alias([]string{"replica_exec_mode", "slave_exec_mode"},
 		types.NewSystemEnumType("replica_exec_mode", "STRICT", "IDEMPOTENT"), "STRICT",
 		func(s *Settings, x any) error {
-			s.StrictRows = strings.EqualFold(sysvar.String(x), "STRICT")
+			s.Replica.StrictRows = strings.EqualFold(sysvar.String(x), "STRICT")
 			return nil
 		})
 	// How often a transaction that failed on a row lock is applied
 	// again before the applier stops (repl/replica/retry.go).
 	alias([]string{"replica_transaction_retries", "slave_transaction_retries"},
 		types.NewSystemIntType("replica_transaction_retries", 0, math.MaxInt64, false), int64(10),
-		func(s *Settings, x any) error { s.TransactionRetries = sysvar.Uint(x); return nil })
+		func(s *Settings, x any) error { s.Replica.TransactionRetries = sysvar.Uint(x); return nil })
 	alias([]string{"replica_net_timeout", "slave_net_timeout"},
 		types.NewSystemIntType("replica_net_timeout", 1, 31536000, false), int64(defaultReplicaNetTimeout),
 		func(s *Settings, x any) error {
-			s.NetTimeout = time.Duration(max(sysvar.Int(x), 1)) * time.Second
+			s.Replica.NetTimeout = time.Duration(max(sysvar.Int(x), 1)) * time.Second
 			return nil
 		})
 	// Petrel's: when a replica acknowledges (see replica.AckRelayWrite).
 	alias([]string{"rpl_semi_sync_replica_ack_after", "rpl_semi_sync_slave_ack_after"},
 		types.NewSystemEnumType("rpl_semi_sync_replica_ack_after", replica.AckRelayWrite, replica.AckRelaySync), replica.AckRelayWrite,
-		func(s *Settings, x any) error { s.AckAfter = strings.ToUpper(sysvar.String(x)); return nil })
+		func(s *Settings, x any) error { s.Replica.AckAfter = strings.ToUpper(sysvar.String(x)); return nil })
 	// MySQL's default; Petrel also syncs within 10 ms of a relay write.
 	alias([]string{"sync_relay_log"},
 		types.NewSystemIntType("sync_relay_log", 0, 4294967295, false), int64(10000),
-		func(s *Settings, x any) error { s.SyncRelayLog = sysvar.Int(x); return nil })
+		func(s *Settings, x any) error { s.Replica.SyncRelayLog = sysvar.Int(x); return nil })
 	// Petrel's: applied transactions wait for the binlog's fsync, as the
 	// source's commits did (MySQL's replica with sync_binlog=1), instead
 	// of relying on the relay log, fsynced on receipt, for durability.
@@ -122,7 +116,7 @@ func Variables() Vars {
 	// the disk.
 	alias([]string{"petrel_replica_durable_apply"},
 		types.NewSystemBoolType("petrel_replica_durable_apply"), int8(0),
-		func(s *Settings, x any) error { s.DurableApply = sysvar.Bool(x); return nil })
+		func(s *Settings, x any) error { s.Replica.DurableApply = sysvar.Bool(x); return nil })
 	// The lag-switch thresholds (failover.go): a source more than 1000
 	// transactions behind another for 10 s is left. A probe and the
 	// stream are read a moment apart, so the threshold stays well above
@@ -162,12 +156,5 @@ func (v Vars) Attach(r *replica.Replica) {
 	})
 }
 
-// The readers replica.Options takes, each of one setting.
-
-func (v Vars) NetTimeout() time.Duration  { return v.set.Get().NetTimeout }
-func (v Vars) SyncRelayLog() int64        { return v.set.Get().SyncRelayLog }
-func (v Vars) DurableApply() bool         { return v.set.Get().DurableApply }
-func (v Vars) Parallel() replica.Parallel { return v.set.Get().Parallel }
-func (v Vars) TransactionRetries() uint64 { return v.set.Get().TransactionRetries }
-func (v Vars) StrictRows() bool           { return v.set.Get().StrictRows }
-func (v Vars) AckAfter() string           { return v.set.Get().AckAfter }
+// Push configures owner with the settings now and after every change.
+func (v Vars) Push(owner func(Settings)) { v.set.Push(owner) }

@@ -11,16 +11,17 @@ import (
 )
 
 // TestSettingsPushed: a SET GLOBAL of each replica setting, under either
-// spelling, is what the replica reads next (Vars' readers, which
-// replica.Options takes); a value out of range is refused and changes
-// nothing.
+// spelling, is pushed (what node gives Replica.Configure); a value out of
+// range is refused and changes nothing.
 func TestSettingsPushed(t *testing.T) {
 	v := replsql.Variables()
-	want := replsql.Settings{NetTimeout: 10 * time.Second, SyncRelayLog: 10000, AckAfter: replica.AckRelayWrite, StrictRows: true, TransactionRetries: 10,
-		Parallel:                replica.Parallel{Workers: replica.DefaultParallelWorkers, Type: replica.ParallelLogicalClock, PreserveOrder: true},
+	want := replsql.Settings{Replica: replica.Settings{NetTimeout: 10 * time.Second, SyncRelayLog: 10000, AckAfter: replica.AckRelayWrite, StrictRows: true, TransactionRetries: 10,
+		Parallel: replica.Parallel{Workers: replica.DefaultParallelWorkers, Type: replica.ParallelLogicalClock, PreserveOrder: true}},
 		FailoverLagTransactions: 1000, FailoverLag: 10 * time.Second}
-	if got := v.Settings(); got != want {
-		t.Fatalf("defaults %+v, want %+v", got, want)
+	var pushed replsql.Settings
+	v.Push(func(s replsql.Settings) { pushed = s })
+	if got := v.Settings(); got != want || pushed != want {
+		t.Fatalf("defaults %+v (pushed %+v), want %+v", got, pushed, want)
 	}
 	ctx := gms.NewEmptyContext()
 	for name, val := range map[string]any{
@@ -33,18 +34,14 @@ func TestSettingsPushed(t *testing.T) {
 			t.Fatalf("SET GLOBAL %s = %v: %v", name, val, err)
 		}
 	}
-	want = replsql.Settings{NetTimeout: 3 * time.Second, SyncRelayLog: 0, AckAfter: replica.AckRelaySync, StrictRows: false, TransactionRetries: 2,
+	want = replsql.Settings{Replica: replica.Settings{NetTimeout: 3 * time.Second, SyncRelayLog: 0, AckAfter: replica.AckRelaySync, StrictRows: false, TransactionRetries: 2,
 		Parallel:     replica.Parallel{Workers: 8, Type: replica.ParallelDatabase, PreserveOrder: false},
-		DurableApply: true, FailoverLagTransactions: 5, FailoverLag: 6 * time.Second}
-	if got := v.Settings(); got != want {
-		t.Errorf("after SET GLOBAL: %+v, want %+v", got, want)
+		DurableApply: true}, FailoverLagTransactions: 5, FailoverLag: 6 * time.Second}
+	if got := v.Settings(); got != want || pushed != want {
+		t.Errorf("after SET GLOBAL: %+v (pushed %+v), want %+v", got, pushed, want)
 	}
-	if v.NetTimeout() != 3*time.Second || v.SyncRelayLog() != 0 || v.AckAfter() != replica.AckRelaySync || v.StrictRows() ||
-		v.TransactionRetries() != 2 || v.Parallel() != want.Parallel || !v.DurableApply() {
-		t.Error("a reader the replica takes does not see its setting")
-	}
-	if err := gms.SystemVariables.SetGlobal(ctx, "replica_net_timeout", int64(0)); err == nil || v.NetTimeout() != 3*time.Second {
-		t.Errorf("replica_net_timeout = 0: %v, NetTimeout %v", err, v.NetTimeout())
+	if err := gms.SystemVariables.SetGlobal(ctx, "replica_net_timeout", int64(0)); err == nil || pushed.Replica.NetTimeout != 3*time.Second {
+		t.Errorf("replica_net_timeout = 0: %v, NetTimeout %v", err, pushed.Replica.NetTimeout)
 	}
 	// skip_replica_start is read-only: the option file's value.
 	if err := gms.SystemVariables.AssignValues(map[string]any{"skip_replica_start": int64(1)}); err != nil || !v.Settings().SkipStart {

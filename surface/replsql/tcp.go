@@ -28,6 +28,9 @@ type TCP struct{ set *sysvar.Set[tcptune.Options] }
 // Options returns the options of a replication socket.
 func (t *TCP) Options() tcptune.Options { return t.set.Get() }
 
+// Push configures owner with the options now and after every change.
+func (t *TCP) Push(owner func(tcptune.Options)) { t.set.Push(owner) }
+
 // TCPVariables defines replication_tcp_congestion_control: the congestion
 // control both ends of a replication link set on their socket. Its values
 // are the algorithms this process can use (so SET GLOBAL and the option
