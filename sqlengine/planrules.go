@@ -54,6 +54,8 @@ var analyzerRulesOnce sync.Once
 func installAnalyzerRules() {
 	analyzerRulesOnce.Do(func() {
 		analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault, analyzer.Rule{Id: tupleInRuleID, Apply: tupleInToDisjunction})
+		// A statement that reads a view is not DDL (viewddl.go).
+		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: viewDDLRuleID, Apply: clearViewDDLFlag}}, analyzer.OnceBeforeDefault...)
 		// Before GMS's simplifyFilters, which misreads escapes (rewrite/planfix.go).
 		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: likeEscapeID, Apply: rewrite.LikeEscapeRule}}, analyzer.OnceBeforeDefault...)
 		// ONLY_FULL_GROUP_BY on the plan as built (rewrite/fullgroupby.go), in
