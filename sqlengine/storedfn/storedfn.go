@@ -330,14 +330,14 @@ func (s *scanner) typeText() (string, error) {
 				return "", s.near(start)
 			}
 			continue
-		case typeWords[s.word(s.i)]:
-			s.i++
+		case s.word(s.i) == "CHARACTER" && s.word(s.i+1) == "SET":
+			s.i += 3
 			continue
 		case s.word(s.i) == "CHARSET" || s.word(s.i) == "COLLATE":
 			s.i += 2
 			continue
-		case s.word(s.i) == "CHARACTER" && s.word(s.i+1) == "SET":
-			s.i += 3
+		case typeWords[s.word(s.i)]:
+			s.i++
 			continue
 		}
 		break
