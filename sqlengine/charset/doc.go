@@ -3,7 +3,8 @@
 // cannot hold as MySQL does (clientresult.go), and encoders installed
 // over GMS's that pass ASCII text through unconverted (resultenc.go;
 // they reach GMS's character set table by go:linkname, as GMS v0.20.0
-// has no way to replace an encoder).
+// has no way to replace an encoder; tableIsGMS checks the table against
+// GMS's public API first, and nothing is written when it differs).
 //
 // Contract: a client reads the bytes MySQL would send for every value;
 // the ASCII pass-through returns the encoder's own output for non-ASCII

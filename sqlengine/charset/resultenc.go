@@ -28,6 +28,9 @@ var asciiFastOnce sync.Once
 // character set (once per process; the table is GMS's, global).
 func InstallASCIIEncoders() {
 	asciiFastOnce.Do(func() {
+		if !tableIsGMS() {
+			return
+		}
 		// Binary and UTF-8 pass bytes through already (slot 0, the
 		// default character set, holds utf8mb4's encoder too).
 		skip := []encodings.Encoder{
@@ -46,6 +49,22 @@ func InstallASCIIEncoders() {
 			cs.Encoder = asciiFastEncoder{cs.Encoder}
 		}
 	})
+}
+
+// tableIsGMS reports whether characterSetArray is the table GMS reads
+// through its public API, entry for entry: the go:linkname names a
+// private variable of GMS, so a GMS whose table changed shape or meaning
+// leaves the encoders unwrapped (slower, the same bytes) instead of
+// writing into memory that is not the table.
+func tableIsGMS() bool {
+	for i := range characterSetArray {
+		cs := &characterSetArray[i]
+		id := sql.CharacterSetID(i)
+		if cs.Name != id.Name() || cs.Description != id.Description() || int64(cs.MaxLength) != id.MaxLength() {
+			return false
+		}
+	}
+	return sql.CharacterSet_latin1.Name() == "latin1" && sql.CharacterSet_utf8mb4.Name() == "utf8mb4"
 }
 
 // preservesASCII reports whether enc encodes every ASCII byte as itself

@@ -28,6 +28,9 @@ var fastSortersOnce sync.Once
 // installFastSorters wraps every collation's Sorter.
 func InstallFastSorters() {
 	fastSortersOnce.Do(func() {
+		if !collationTableIsGMS() {
+			return
+		}
 		for i := range collationArray {
 			c := &collationArray[i]
 			if c.Sorter == nil {
@@ -38,6 +41,21 @@ func InstallFastSorters() {
 			}
 		}
 	})
+}
+
+// collationTableIsGMS reports whether collationArray is the table GMS
+// reads through its public API, entry for entry (the go:linkname names
+// a private variable of GMS: a GMS whose table changed shape or meaning
+// keeps its own sorters rather than have this write elsewhere).
+func collationTableIsGMS() bool {
+	for i := range collationArray {
+		c := &collationArray[i]
+		id := sql.CollationID(i)
+		if c.Name != id.Name() || c.CharacterSet != id.CharacterSet() {
+			return false
+		}
+	}
+	return sql.Collation_utf8mb4_0900_ai_ci.Name() == "utf8mb4_0900_ai_ci"
 }
 
 // tabledSorter is orig with its weights of the first tabledRunes code
