@@ -349,6 +349,10 @@ type Source struct {
 	child  sql.Node
 	schema sql.Schema
 	ignore bool
+	// several: the statement stores more than one row (a multi-row
+	// VALUES or INSERT ... SELECT), where a NULL for a NOT NULL column
+	// is its implicit default outside strict mode (NullForNotNull).
+	several bool
 }
 
 var _ sql.Node = (*Source)(nil)
@@ -384,7 +388,7 @@ func BuildInsert(ctx *sql.Context, exec sql.NodeExecBuilder, petrel func(sql.Tab
 	}
 	// AUTO_INCREMENT values as MySQL takes them (autoinc.go).
 	src := checkedAutoIncrement(ctx, n.Source, n.Destination.Schema(), sql.GetUnderlyingTable(ins), n.Ignore)
-	nn := n.WithSource(&Source{child: src, schema: n.Destination.Schema(), ignore: n.Ignore})
+	nn := n.WithSource(&Source{child: src, schema: n.Destination.Schema(), ignore: n.Ignore, several: severalRows(n.Source)})
 	if wide, ok := widenSchema(n.Destination.Schema()); ok {
 		// Lengths in characters for single-byte character sets
 		// (storetarget.go).
@@ -394,10 +398,11 @@ func BuildInsert(ctx *sql.Context, exec sql.NodeExecBuilder, petrel func(sql.Tab
 }
 
 type storeIter struct {
-	child  sql.RowIter
-	schema sql.Schema
-	mode   Mode
-	n      int
+	child   sql.RowIter
+	schema  sql.Schema
+	mode    Mode
+	n       int
+	several bool
 }
 
 func BuildSource(ctx *sql.Context, exec sql.NodeExecBuilder, s *Source, row sql.Row) (sql.RowIter, error) {
@@ -405,7 +410,41 @@ func BuildSource(ctx *sql.Context, exec sql.NodeExecBuilder, s *Source, row sql.
 	if err != nil {
 		return nil, err
 	}
-	return &storeIter{child: it, schema: s.schema, mode: storeModeOf(ctx, s.ignore)}, nil
+	return &storeIter{child: it, schema: s.schema, mode: storeModeOf(ctx, s.ignore), several: s.several}, nil
+}
+
+// severalRows reports an INSERT source of more than one row: a VALUES
+// list of several rows, or any query.
+func severalRows(src sql.Node) bool {
+	for {
+		switch n := src.(type) {
+		case *plan.Values:
+			return len(n.ExpressionTuples) > 1
+		case *plan.Project:
+			if _, ok := n.Child.(*plan.Values); ok {
+				src = n.Child
+				continue
+			}
+			return true
+		default:
+			return true
+		}
+	}
+}
+
+// NullForNotNull is MySQL's rule for a NULL stored into a NOT NULL
+// column outside strict mode (or with IGNORE): in an UPDATE, or an
+// INSERT of several rows (VALUES lists, INSERT ... SELECT), the column
+// takes its type's implicit default, with warning 1048; a single-row
+// INSERT, and strict mode, keep the error (GMS's, 1048). AUTO_INCREMENT
+// and TIMESTAMP columns keep GMS's handling (a NULL there means the next
+// value or the current time). ok is false when v stays NULL.
+func NullForNotNull(ctx *sql.Context, m Mode, col *sql.Column, several bool) (any, bool) {
+	if m.Strict || !several || col.Nullable || col.AutoIncrement || types.IsTimestampType(col.Type) {
+		return nil, false
+	}
+	ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErBadNull, Message: fmt.Sprintf("Column '%s' cannot be null", col.Name)})
+	return col.Type.Zero(), true
 }
 
 func (it *storeIter) Next(ctx *sql.Context) (sql.Row, error) {
@@ -421,6 +460,15 @@ func (it *storeIter) Next(ctx *sql.Context) (sql.Row, error) {
 	out := row
 	for i, col := range it.schema {
 		v := row[off+i]
+		if v == nil {
+			if z, ok := NullForNotNull(ctx, it.mode, col, it.several); ok {
+				if &out[0] == &row[0] {
+					out = row.Copy()
+				}
+				out[off+i] = z
+			}
+			continue
+		}
 		nv, err := Value(ctx, it.mode, col, v, it.n)
 		if err != nil {
 			return nil, err
@@ -476,8 +524,15 @@ func (s *storeExpr) WithChildren(children ...sql.Expression) (sql.Expression, er
 
 func (s *storeExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	v, err := s.child.Eval(ctx, row)
-	if err != nil || v == nil {
+	if err != nil {
 		return v, err
+	}
+	if v == nil {
+		// An UPDATE's NULL for a NOT NULL column, outside strict mode.
+		if z, ok := NullForNotNull(ctx, storeModeOf(ctx, s.ignore), s.col, true); ok {
+			return z, nil
+		}
+		return nil, nil
 	}
 	if s.ignore && types.IsJSON(s.col.Type) && s.idx < len(row) {
 		// UPDATE IGNORE of a text that is no JSON document keeps the
