@@ -20,8 +20,16 @@ func TestViewReadInTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	// (GMS resolves a view only with a current database: 1046 without.)
-	mustExecConn(t, conn, "USE vt")
+	// A view named with its database reads with no current database
+	// (GMS refused it with 1046), and leaves none.
+	mustExecConn(t, conn, "INSERT INTO vt.t VALUES (9)")
+	if got := callSets(t, conn, "SELECT a FROM vt.v"); len(got) != 1 || len(got[0]) != 2 || got[0][1][0] != "9" {
+		t.Errorf("SELECT a FROM vt.v without a database: %v", got)
+	}
+	if got := callSets(t, conn, "SELECT DATABASE() IS NULL")[0][1][0]; got != "1" {
+		t.Errorf("a database is current after reading vt.v: DATABASE() IS NULL = %s", got)
+	}
+	mustExecConn(t, conn, "DELETE FROM vt.t", "USE vt")
 	count := func() string {
 		t.Helper()
 		return callSets(t, conn, "SELECT COUNT(*) FROM vt.t")[0][1][0]

@@ -331,17 +331,34 @@ func (d *Database) DropView(ctx *sql.Context, name string) error {
 }
 
 // GetViewDefinition implements sql.ViewDatabase.
-func (d *Database) GetViewDefinition(_ *sql.Context, name string) (sql.ViewDefinition, bool, error) {
+func (d *Database) GetViewDefinition(ctx *sql.Context, name string) (sql.ViewDefinition, bool, error) {
 	sd := d.sdb()
 	if sd == nil {
 		return sql.ViewDefinition{}, false, nil
 	}
 	for _, v := range sd.Def().Views {
 		if strings.EqualFold(v.Name, name) {
+			viewWithoutDatabase(ctx, d.name)
 			return viewDef(v), true, nil
 		}
 	}
 	return sql.ViewDefinition{}, false, nil
+}
+
+// viewWithoutDatabase lets a statement with no current database read a
+// view named with its database (SELECT * FROM db.v). GMS's planner binds
+// the view's definition only after reading the current database, and
+// refused with 1046 (No database selected) when there was none; the
+// view's database is made current for the rest of the statement, and
+// the session has none again when the statement ends (CommandEnd).
+func viewWithoutDatabase(ctx *sql.Context, db string) {
+	if ctx == nil || ctx.GetCurrentDatabase() != "" {
+		return
+	}
+	if s, ok := ctx.Session.(*Session); ok {
+		s.viewDB = true
+		ctx.SetCurrentDatabase(db)
+	}
 }
 
 // AllViews implements sql.ViewDatabase.

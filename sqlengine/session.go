@@ -73,6 +73,9 @@ type Session struct {
 	fnDepth int
 	// fnRunning names the functions running, outermost first.
 	fnRunning []string
+	// viewDB: the statement made a view's database current, having none
+	// (viewWithoutDatabase); CommandEnd takes it back.
+	viewDB bool
 	// callTx is the caller's transaction a running procedure's
 	// statements use (shareTransaction, routines.go).
 	callTx *Transaction
@@ -315,6 +318,10 @@ func (s *Session) forgetStarted() {
 // next statement starts clean and no lock outlives its statement.
 func (s *Session) CommandEnd() {
 	s.lockingStmt, s.lockWait = false, storage.LockWaitBlock
+	if s.viewDB {
+		s.viewDB = false
+		s.SetCurrentDatabase("")
+	}
 	t, ok := s.GetTransaction().(*Transaction)
 	// Transactions GMS let go of without finishing them hold locks and
 	// possibly catalog changes: roll them back.
