@@ -32,7 +32,9 @@ func (n *Node) openReplication() error {
 	}
 	n.openSemiSync()
 	n.source = source.New(source.Options{Log: n.binlog, ServerID: n.opts.ServerID, ServerUUID: sid, Logger: n.opts.Logger, Clock: n.opts.Clock,
-		TCP: n.tcp.Options, Semi: n.tracker, SemiEnabled: n.semi.Enabled})
+		TCP: n.tcp.Options(), Semi: n.tracker})
+	src := n.source
+	n.tcp.Push(src.SetTCP)
 	e.SetReplicationSource(replsql.SourceAdapter{S: n.source})
 
 	sink, err := n.relaySink()

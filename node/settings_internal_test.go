@@ -12,7 +12,8 @@ import (
 // TestReplicaSettingsPushed: a SET GLOBAL of a replica setting, of
 // semi-sync's replica switch or of the replication sockets' congestion
 // control reaches the replica (Replica.Configure) at once, each from its
-// own surface.
+// own surface; the congestion control reaches the dumps' source too
+// (Source.SetTCP).
 func TestReplicaSettingsPushed(t *testing.T) {
 	n, err := Open(Options{Datadir: t.TempDir() + "/d", RootPassword: "pw", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Out: io.Discard})
 	if err != nil {
@@ -38,13 +39,13 @@ func TestReplicaSettingsPushed(t *testing.T) {
 	if tcp == "" {
 		t.Skip("no congestion control to choose here")
 	}
-	if got := n.replica.Settings().TCP.CongestionControl; got != tcp {
-		t.Errorf("the replica's congestion control %q, the variable's %q", got, tcp)
+	if r, s := n.replica.Settings().TCP.CongestionControl, n.source.TCP().CongestionControl; r != tcp || s != tcp {
+		t.Errorf("the replica's congestion control %q, the source's %q, the variable's %q", r, s, tcp)
 	}
 	for _, cc := range []string{"reno", "cubic", "bbr"} {
 		if cc != tcp && sql.SystemVariables.SetGlobal(sql.NewEmptyContext(), "replication_tcp_congestion_control", cc) == nil {
-			if got := n.replica.Settings().TCP.CongestionControl; got != cc {
-				t.Errorf("after SET GLOBAL replication_tcp_congestion_control = %s: the replica's %q", cc, got)
+			if r, s := n.replica.Settings().TCP.CongestionControl, n.source.TCP().CongestionControl; r != cc || s != cc {
+				t.Errorf("after SET GLOBAL replication_tcp_congestion_control = %s: the replica's %q, the source's %q", cc, r, s)
 			}
 			return
 		}

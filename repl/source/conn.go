@@ -23,8 +23,7 @@ import (
 func (s *Source) Serve(ctx context.Context, conn net.Conn, req Request) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if s.opts.TCP != nil {
-		o := s.opts.TCP()
+	if o := *s.tcp.Load(); o != (tcptune.Options{}) {
 		if res, err := tcptune.Apply(conn, o); err != nil {
 			s.opts.Logger.Warn("cannot set the replica socket's TCP options", "replica_server_id", req.ServerID, "error", err)
 		} else if res.Fallback {

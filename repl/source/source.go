@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"petrel/binlog"
@@ -24,14 +25,14 @@ type Options struct {
 	Clock      base.Clock
 	// WriteTimeout bounds each network write (net_write_timeout); default 60s.
 	WriteTimeout time.Duration
-	// TCP returns the options of a replica's socket
+	// TCP are the options of a replica's socket
 	// (replication_tcp_congestion_control, keepalives, TCP_NODELAY), read
-	// when its dump starts; nil leaves the socket as accepted.
-	TCP func() tcptune.Options
-	// Semi is semi-sync replication; nil when not wired.
+	// when its dump starts; SetTCP changes them. Zero leaves the socket as
+	// accepted.
+	TCP tcptune.Options
+	// Semi is semi-sync replication; nil when not wired. Its settings
+	// (Tracker.Configure) say whether it is on.
 	Semi *semisync.Tracker
-	// SemiEnabled reports rpl_semi_sync_source_enabled.
-	SemiEnabled func() bool
 }
 
 // Replica is one registered replica (SHOW REPLICAS).
@@ -48,6 +49,7 @@ type Replica struct {
 // Source serves dumps. Safe for concurrent use.
 type Source struct {
 	opts Options
+	tcp  atomic.Pointer[tcptune.Options] // SetTCP's
 
 	mu       sync.Mutex
 	replicas map[uint32]*Replica // by connection id
@@ -66,6 +68,7 @@ func New(opts Options) *Source {
 		opts.WriteTimeout = 60 * time.Second
 	}
 	s := &Source{opts: opts, replicas: map[uint32]*Replica{}, reading: map[uint32]string{}}
+	s.SetTCP(opts.TCP)
 	opts.Log.SetReaderHorizon(s.oldestRead)
 	return s
 }
@@ -278,7 +281,14 @@ func (s *Source) semi(req Request) bool {
 	return req.SemiSync && s.opts.Semi != nil
 }
 
-func (s *Source) semiEnabled() bool { return s.opts.SemiEnabled != nil && s.opts.SemiEnabled() }
+func (s *Source) semiEnabled() bool { return s.opts.Semi != nil && s.opts.Semi.Settings().Enabled }
+
+// SetTCP replaces the options of the sockets of dumps that start from now
+// on. Safe for concurrent use.
+func (s *Source) SetTCP(o tcptune.Options) { s.tcp.Store(&o) }
+
+// TCP are the options the next dump's socket gets.
+func (s *Source) TCP() tcptune.Options { return *s.tcp.Load() }
 
 // IsSemi reports whether a request will get a semi-sync stream.
 func (s *Source) IsSemi(req Request) bool { return s.semi(req) }

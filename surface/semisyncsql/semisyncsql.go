@@ -66,10 +66,6 @@ func Variables() Vars {
 	return v
 }
 
-// Enabled is rpl_semi_sync_source_enabled (the source reads it as a
-// dump starts).
-func (v Vars) Enabled() bool { return v.set.Get().Source.Enabled }
-
 // ReplicaEnabled is rpl_semi_sync_replica_enabled.
 func (v Vars) ReplicaEnabled() bool { return v.set.Get().ReplicaEnabled }
 
