@@ -40,7 +40,7 @@ func readOnlyVariables() []sql.SystemVariable {
 		return &sql.MysqlSystemVariable{Name: name, Scope: global, Dynamic: true, Type: types.NewSystemBoolType(name), Default: int8(0),
 			NotifyChanged: func(ctx *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
 				if e := engineOf(ctx); e != nil {
-					set(e, Truthy(v.Val))
+					set(e, truthy(v.Val))
 				}
 				return nil
 			}}

@@ -307,17 +307,6 @@ func AliasVariables(names []string, typ sql.Type, def any) func() any {
 // first: an error refuses the change (the option file's values are set
 // before anything runs, so check sees them too).
 func CheckedAliasVariables(names []string, typ sql.Type, def any, check func(v any) error) func() any {
-	return aliasVariables(names, typ, def, check, nil)
-}
-
-// WatchedAliasVariables is AliasVariables that calls after once a SET
-// GLOBAL (or the option file) changed the value: the setting's owner
-// takes the new value then, instead of reading it on its hot path.
-func WatchedAliasVariables(names []string, typ sql.Type, def any, after func()) func() any {
-	return aliasVariables(names, typ, def, nil, after)
-}
-
-func aliasVariables(names []string, typ sql.Type, def any, check func(v any) error, after func()) func() any {
 	var mu sync.Mutex
 	cur := def
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
@@ -330,9 +319,6 @@ func aliasVariables(names []string, typ sql.Type, def any, check func(v any) err
 		mu.Lock()
 		cur = v.Val
 		mu.Unlock()
-		if after != nil {
-			after()
-		}
 		return nil
 	}
 	read := func() any {
@@ -351,42 +337,17 @@ func aliasVariables(names []string, typ sql.Type, def any, check func(v any) err
 	return read
 }
 
-// GlobalUint reads a numeric global system variable, or def.
-func GlobalUint(name string, def uint64) uint64 {
-	_, v, ok := sql.SystemVariables.GetGlobal(name)
-	if !ok {
-		return def
-	}
-	if n, ok := arith.ToInt64(v); ok {
-		return uint64(n)
-	}
-	n, err := strconv.ParseUint(fmt.Sprint(v), 10, 64)
-	if err != nil {
-		return def
-	}
-	return n
-}
-
-// GlobalString reads a global system variable as text ("" if unset).
-func GlobalString(name string) string {
-	_, v, ok := sql.SystemVariables.GetGlobal(name)
-	if !ok || v == nil {
-		return ""
-	}
-	return fmt.Sprint(v)
-}
-
-// Truthy reads a boolean variable's value (1, ON, TRUE).
-func Truthy(v any) bool {
-	if n, ok := VarInt(v); ok {
+// truthy reads a boolean variable's value (1, ON, TRUE).
+func truthy(v any) bool {
+	if n, ok := varInt(v); ok {
 		return n != 0
 	}
 	s := strings.ToUpper(fmt.Sprint(v))
 	return s == "ON" || s == "TRUE"
 }
 
-// VarInt reads a variable's value as an integer.
-func VarInt(v any) (int64, bool) {
+// varInt reads a variable's value as an integer.
+func varInt(v any) (int64, bool) {
 	if n, ok := arith.ToInt64(v); ok {
 		return n, true
 	}
