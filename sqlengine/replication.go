@@ -208,12 +208,5 @@ func (e *Engine) ExecReplicated(ctx context.Context, db, query string, noFKCheck
 	if isRoutineStatement(query) { // storedfuncs.go: vitess does not parse it
 		return e.routineStatement(sctx, s, query)
 	}
-	_, iter, _, err := e.gms.Query(sctx, query)
-	if err != nil {
-		return sqlerr.ToMySQL(err)
-	}
-	if _, err := sql.RowIterToRows(sctx, iter); err != nil {
-		return sqlerr.ToMySQL(err)
-	}
-	return nil
+	return e.queryToEnd(sctx, query)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"petrel/internal/mysqlerr"
+	"petrel/internal/sqlstr"
 	"petrel/sqlengine/sqlerr"
 	"petrel/sqlengine/storedfn"
 )
@@ -179,6 +180,12 @@ func (e *Engine) runInternal(ctx context.Context, s *Session, query string) erro
 		}
 		defer e.gms.ProcessList.EndQuery(sctx)
 	}
+	return e.queryToEnd(sctx, query)
+}
+
+// queryToEnd runs query in sctx through GMS and reads its rows to the
+// end, errors as MySQL's.
+func (e *Engine) queryToEnd(sctx *sql.Context, query string) error {
 	_, iter, _, err := e.gms.Query(sctx, query)
 	if err != nil {
 		return sqlerr.ToMySQL(err)
@@ -243,7 +250,7 @@ func (e *Engine) showFunctionStatus(ctx context.Context, s *Session, m []string)
 	var conds []func(db, name string) bool
 	switch strings.ToUpper(m[1]) {
 	case "LIKE":
-		pat, ok := stringLiteral(m[2])
+		pat, ok := sqlstr.Literal(m[2])
 		if !ok {
 			return nil, mysqlerr.New(mysqlerr.ErParse, "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '%s'", m[2])
 		}
@@ -326,7 +333,7 @@ func statusCondition(c string) (func(db, name string) bool, error) {
 	}
 	col := strings.ToLower(strings.Trim(f[0], "`"))
 	op := strings.ToUpper(f[1])
-	lit, ok := stringLiteral(strings.Join(f[2:], " "))
+	lit, ok := sqlstr.Literal(strings.Join(f[2:], " "))
 	if !ok || (col != "db" && col != "name") || (op != "=" && op != "LIKE") {
 		return nil, bad
 	}
@@ -340,18 +347,6 @@ func statusCondition(c string) (func(db, name string) bool, error) {
 		}
 		return likeMatch(v, lit)
 	}, nil
-}
-
-// stringLiteral is a quoted SQL string's text.
-func stringLiteral(s string) (string, bool) {
-	s = strings.TrimSpace(s)
-	if len(s) < 2 || (s[0] != '\'' && s[0] != '"') || s[len(s)-1] != s[0] {
-		return "", false
-	}
-	q := s[0]
-	body := s[1 : len(s)-1]
-	body = strings.ReplaceAll(body, string([]byte{q, q}), string(q))
-	return strings.ReplaceAll(body, `\`+string(q), string(q)), true
 }
 
 // likeMatch is LIKE's match, case-insensitive, % and _ as wildcards.

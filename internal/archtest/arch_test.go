@@ -30,6 +30,7 @@ var allowed = map[string][]string{
 	"internal/tcptune":       nil,
 	"internal/mysqlcompress": nil,
 	"internal/lenenc":        nil,
+	"internal/sqlstr":        nil,
 	"internal/admission":     nil,
 
 	"storage/keys":  {"internal/*"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"petrel/internal/sqlstr"
 	"petrel/sqlengine/sqlmode"
 )
 
@@ -358,7 +359,7 @@ func (s *scanner) characteristics(d *Def) error {
 			if s.done() || s.toks[s.i].Kind != 's' {
 				return s.near(s.i)
 			}
-			d.Comment = unquote(s.text(s.i))
+			d.Comment, _ = sqlstr.Literal(s.text(s.i))
 			s.i++
 		case s.accept("LANGUAGE", "SQL"):
 		case s.accept("NOT", "DETERMINISTIC"):
@@ -382,39 +383,6 @@ func (s *scanner) characteristics(d *Def) error {
 		}
 	}
 	return nil
-}
-
-// unquote is a string literal's text.
-func unquote(lit string) string {
-	if len(lit) < 2 {
-		return lit
-	}
-	q := lit[0]
-	body := lit[1 : len(lit)-1]
-	var b strings.Builder
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		switch {
-		case c == '\\' && i+1 < len(body):
-			i++
-			switch body[i] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case '0':
-				b.WriteByte(0)
-			default:
-				b.WriteByte(body[i])
-			}
-		case c == q && i+1 < len(body) && body[i+1] == q:
-			b.WriteByte(q)
-			i++
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
 }
 
 // Procedure is the CREATE PROCEDURE text of d's hidden procedure: d's

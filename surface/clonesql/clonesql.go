@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"petrel/clone"
 	"petrel/internal/base"
 	"petrel/internal/mysqlerr"
+	"petrel/internal/sqlstr"
 	"petrel/internal/tcptune"
 	"petrel/sqlengine"
 	"petrel/storage"
@@ -264,7 +264,7 @@ func (r *surface) cloneInstance(ctx context.Context, s *sqlengine.Session, m []s
 		ssl = "required"
 	}
 	_, err := clone.Fetch(ctx, clone.FetchOptions{
-		Host: m[2], Port: port, User: m[1], Password: unquote(m[4]), SSLMode: ssl,
+		Host: m[2], Port: port, User: m[1], Password: sqlstr.Unescape(m[4], '\''), SSLMode: ssl,
 		Datadir: target, Destination: dest,
 		MaxBandwidth: r.o.Vars.MaxBandwidth, Compress: r.o.Vars.Settings().Compression, TCP: r.o.TCP, Progress: r.progress, Logger: r.o.Logger, Clock: r.o.Clock,
 	})
@@ -317,34 +317,6 @@ func (r *surface) checkEmpty() error {
 		return nil
 	}
 	return mysqlerr.New(mysqlerr.ErCloneDisallowed, "The clone operation cannot be executed when the recipient holds data: it has database '%s'. Clone into a new, empty Petrel", dbs[0].Name())
-}
-
-// unquote undoes SQL string escapes of a single-quoted literal's body.
-func unquote(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\\' && i+1 < len(s):
-			i++
-			switch s[i] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case '0':
-				b.WriteByte(0)
-			default:
-				b.WriteByte(s[i])
-			}
-		case c == '\'' && i+1 < len(s) && s[i+1] == '\'':
-			i++
-			b.WriteByte('\'')
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
 }
 
 // size is a byte count as MySQL's clone prints it (1.23 GiB).
