@@ -2,6 +2,7 @@ package sqlengine
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -27,11 +28,13 @@ import (
 // an indexed column stays a range).
 
 // normalizeRoutine rewrites the expressions of p's statements that read
-// one of its variables (p's parameters and DECLAREd names).
+// one of its variables (p's parameters and DECLAREd names), and starts
+// DECLAREd variables without a DEFAULT (or with DEFAULT NULL) at NULL.
 func normalizeRoutine(p *plan.Procedure) {
 	if p == nil || len(p.Ops) == 0 {
 		return
 	}
+	p.Ops = nullDeclares(p.Ops)
 	vars := map[string]bool{}
 	for _, prm := range p.Params {
 		vars[strings.ToLower(prm.Name)] = true
@@ -55,6 +58,75 @@ func normalizeRoutine(p *plan.Procedure) {
 			n.node(reflect.ValueOf(op.PrimaryData))
 		}
 	}
+}
+
+// nullDeclares follows each DECLARE of variables without a DEFAULT (or
+// DEFAULT NULL) with a SET of each to NULL: GMS's interpreter started
+// them at their type's zero value ('' or 0; "&{}" for DEFAULT NULL)
+// where MySQL starts them at NULL, so `DECLARE v INT; ... IF v IS NULL`
+// never saw NULL. The operations' jump targets after an inserted one
+// move with it. Applied once: an inserted SET is recognised.
+func nullDeclares(ops []*procedures.InterpreterOperation) []*procedures.InterpreterOperation {
+	var out []*procedures.InterpreterOperation
+	var at []int // positions in out of the inserted operations
+	for i, op := range ops {
+		out = append(out, op)
+		d, ok := op.PrimaryData.(*ast.Declare)
+		if op.OpCode != procedures.OpCode_Declare || !ok || d.Variables == nil {
+			continue
+		}
+		if def := d.Variables.VarType.Default; def != nil {
+			if _, isNull := def.(*ast.NullVal); !isNull {
+				continue
+			}
+		}
+		if i+1 < len(ops) && isNullSet(ops[i+1]) {
+			continue // done already
+		}
+		d.Variables.VarType.Default = nil
+		for _, n := range d.Variables.Names {
+			at = append(at, len(out))
+			out = append(out, &procedures.InterpreterOperation{
+				OpCode:      procedures.OpCode_Set,
+				PrimaryData: &ast.Select{SelectExprs: ast.SelectExprs{&ast.AliasedExpr{Expr: &ast.NullVal{}}}},
+				Target:      n.Lowered(),
+			})
+		}
+	}
+	if len(at) == 0 {
+		return ops
+	}
+	// An operation's Index is the position of the operation it jumps to
+	// (or a negative mark); positions at or past an insertion move.
+	shift := func(pos int) int {
+		n := 0
+		for _, a := range at {
+			if a-n <= pos {
+				n++
+			}
+		}
+		return pos + n
+	}
+	for i, op := range out {
+		if op.Index > 0 && !slices.Contains(at, i) {
+			op.Index = shift(op.Index)
+		}
+	}
+	return out
+}
+
+// isNullSet reports an operation nullDeclares inserted.
+func isNullSet(op *procedures.InterpreterOperation) bool {
+	sel, ok := op.PrimaryData.(*ast.Select)
+	if op.OpCode != procedures.OpCode_Set || !ok || len(sel.SelectExprs) != 1 {
+		return false
+	}
+	ae, ok := sel.SelectExprs[0].(*ast.AliasedExpr)
+	if !ok {
+		return false
+	}
+	_, isNull := ae.Expr.(*ast.NullVal)
+	return isNull
 }
 
 type routineNormalizer struct{ vars map[string]bool }
