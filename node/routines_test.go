@@ -386,8 +386,8 @@ func TestCallInTransaction(t *testing.T) {
 // TestRoutineVariablesInExpressions: a procedure's variables and
 // parameters read in IS [NOT] NULL/TRUE/FALSE, CASE, [NOT] BETWEEN and
 // unary minus (GMS's interpreter left them as column names there: 1054),
-// and a DECLAREd variable without DEFAULT is NULL (GMS started it at ”
-// or 0), so a SELECT ... INTO that finds no row leaves it NULL.
+// and a DECLAREd variable without DEFAULT is NULL (GMS started it at an
+// empty string or 0), so a SELECT ... INTO that finds no row leaves it NULL.
 func TestRoutineVariablesInExpressions(t *testing.T) {
 	_, open := startNode(t)
 	db := open("")

@@ -62,7 +62,7 @@ func normalizeRoutine(p *plan.Procedure) {
 
 // nullDeclares follows each DECLARE of variables without a DEFAULT (or
 // DEFAULT NULL) with a SET of each to NULL: GMS's interpreter started
-// them at their type's zero value (” or 0; "&{}" for DEFAULT NULL)
+// them at their type's zero value (an empty string or 0; "&{}" for DEFAULT NULL)
 // where MySQL starts them at NULL, so `DECLARE v INT; ... IF v IS NULL`
 // never saw NULL. The operations' jump targets after an inserted one
 // move with it. Applied once: an inserted SET is recognised.
