@@ -1,11 +1,14 @@
 package sqlengine
 
 import (
+	"context"
+	"fmt"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"petrel/internal/mysqlerr"
 	"petrel/storage"
 )
 
@@ -192,4 +195,41 @@ func (d *Database) triggerOnTemp(ctx *sql.Context, stmt string) bool {
 		db = d.name
 	}
 	return s.temps[tempKey(db, ddl.Table.Name.String())] != nil
+}
+
+// dropTempIfExistsPattern is DROP TEMPORARY TABLE IF EXISTS t, ...
+const dropTempIfExistsPattern = `DROP TEMPORARY TABLES? IF EXISTS (.+?)(?: (?:RESTRICT|CASCADE))?`
+
+// dropTempIfExists answers DROP TEMPORARY TABLE IF EXISTS as MySQL: a
+// name that is no temporary table of the session (a base table's
+// included, which stays) is Note 1051 "Unknown table 'db.t'", the
+// session's temporary tables among the names are dropped. GMS refused
+// the statement with 1051 when a name was a base table only.
+func (e *Engine) dropTempIfExists(ctx context.Context, s *Session, m []string) (*AdminResult, error) {
+	s.ClearWarnings()
+	sctx := e.NewContext(ctx, s)
+	var keep, unknown []string
+	for _, name := range strings.Split(m[1], ",") {
+		db, table := splitTableName(strings.TrimSpace(name), s.GetCurrentDatabase())
+		if db == "" {
+			return nil, mysqlerr.New(mysqlerr.ErNoDB, "No database selected")
+		}
+		if d, err := e.prov.Database(sctx, db); err == nil {
+			if pd, ok := d.(*Database); ok && pd.tempTable(sctx, table) != nil {
+				keep = append(keep, quoteIdent(db)+"."+quoteIdent(table))
+				continue
+			}
+		}
+		unknown = append(unknown, db+"."+table)
+	}
+	if len(keep) > 0 {
+		if err := e.runInternal(ctx, s, "DROP TEMPORARY TABLE IF EXISTS "+strings.Join(keep, ", ")); err != nil {
+			return nil, err
+		}
+	}
+	// After the drop, which starts with no warnings.
+	for _, u := range unknown {
+		s.Warn(&sql.Warning{Level: "Note", Code: mysqlerr.ErBadTable, Message: fmt.Sprintf("Unknown table '%s'", u)})
+	}
+	return &AdminResult{}, nil
 }

@@ -82,3 +82,11 @@ INSERT INTO auto (v) VALUES (1),(2),(3)
 SELECT * FROM auto ORDER BY id
 SELECT LAST_INSERT_ID()
 DROP TABLE auto
+# DROP TEMPORARY TABLE IF EXISTS names only temporary tables: a base
+# table (t) and a missing name are notes, the base table stays.
+CREATE TEMPORARY TABLE gone (id INT) ENGINE=InnoDB
+DROP TEMPORARY TABLE IF EXISTS t
+DROP TEMPORARY TABLE IF EXISTS gone, nosuch
+SELECT COUNT(*) FROM t
+SELECT * FROM gone
+DROP TEMPORARY TABLE t
