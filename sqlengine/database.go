@@ -338,11 +338,31 @@ func (d *Database) GetViewDefinition(ctx *sql.Context, name string) (sql.ViewDef
 	}
 	for _, v := range sd.Def().Views {
 		if strings.EqualFold(v.Name, name) {
+			if d.tempShadowsView(ctx, name) {
+				return sql.ViewDefinition{}, false, nil
+			}
 			viewWithoutDatabase(ctx, d.name)
 			return viewDef(v), true, nil
 		}
 	}
 	return sql.ViewDefinition{}, false, nil
+}
+
+// tempShadowsView reports a temporary table of the session named as view
+// name: it is the one statements other than the view commands (CREATE,
+// ALTER, DROP, SHOW CREATE VIEW) read and drop, as in MySQL (GMS found
+// the view first).
+func (d *Database) tempShadowsView(ctx *sql.Context, name string) bool {
+	if d.tempTable(ctx, name) == nil {
+		return false
+	}
+	w := firstWords(ctx.Query(), 8)
+	for i, x := range w {
+		if x == "VIEW" && i > 0 {
+			return false // a view command names the view
+		}
+	}
+	return true
 }
 
 // viewWithoutDatabase lets a statement with no current database read a

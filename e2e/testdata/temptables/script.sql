@@ -90,3 +90,15 @@ DROP TEMPORARY TABLE IF EXISTS gone, nosuch
 SELECT COUNT(*) FROM t
 SELECT * FROM gone
 DROP TEMPORARY TABLE t
+# A temporary table shadows a view of the same name; the view commands
+# still name the view.
+CREATE TEMPORARY TABLE v1 AS SELECT 'temporary' AS a
+CREATE VIEW v1 AS SELECT 'view' AS a
+SELECT * FROM v1
+DROP VIEW v1
+SELECT * FROM v1
+CREATE OR REPLACE VIEW v1 AS SELECT 'view again' AS a
+SELECT * FROM v1
+DROP TABLE v1
+SELECT * FROM v1
+DROP VIEW v1
