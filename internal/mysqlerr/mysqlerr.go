@@ -83,6 +83,7 @@ const (
 	ErSPDoesNotExist           = 1305 // ER_SP_DOES_NOT_EXIST
 	ErSPBadSelect              = 1312 // ER_SP_BADSELECT
 	ErSPWrongNoOfArgs          = 1318 // ER_SP_WRONG_NO_OF_ARGS
+	ErSPCondMismatch           = 1319 // ER_SP_COND_MISMATCH
 	ErSPNoReturnEnd            = 1321 // ER_SP_NORETURNEND
 	ErSPNoRecursion            = 1424 // ER_SP_NO_RECURSION
 	ErBinlogUnsafeRoutine      = 1418 // ER_BINLOG_UNSAFE_ROUTINE
@@ -236,7 +237,7 @@ var states = map[int]string{
 	ErTooManyUserConnections: "42000", ErCantChangeTxCharacteristics: "25001",
 	ErRowIsReferenced2: "23000", ErNoReferencedRow2: "23000", ErTruncateIllegalFK: "42000",
 	ErWrongFKDef: "42000", ErBlobKeyWithoutLength: "42000",
-	ErSPWrongNoOfArgs: "42000", ErSPNoReturnEnd: "2F005",
+	ErSPWrongNoOfArgs: "42000", ErSPNoReturnEnd: "2F005", ErSPCondMismatch: "42000",
 }
 
 // State is the SQLSTATE MySQL sends with error number num.

@@ -163,6 +163,9 @@ var gmsKinds = compileKinds([]gmsKind{
 	{kind: sql.ErrFunctionNotFound, num: mysqlerr.ErSPDoesNotExist, msg: func(a []string) string {
 		return fmt.Sprintf("FUNCTION %s does not exist", a[0])
 	}},
+	{kind: sql.ErrDeclareConditionNotFound, num: mysqlerr.ErSPCondMismatch, msg: func(a []string) string {
+		return fmt.Sprintf("Undefined CONDITION: %s", a[0])
+	}},
 	{kind: sql.ErrShowGrantsUserDoesNotExist, num: mysqlerr.ErNonexistingGrant, msg: func(a []string) string {
 		return fmt.Sprintf("There is no such grant defined for user '%s' on host '%s'", a[0], a[1])
 	}},

@@ -129,6 +129,7 @@ func TestGMSErrorKinds(t *testing.T) {
 		{sql.ErrStoredProcedureAlreadyExists, []any{"p"}, 1304, "42000", "PROCEDURE p already exists"},
 		{sql.ErrStoredProcedureDoesNotExist, []any{"p"}, 1305, "42000", "PROCEDURE p does not exist"},
 		{sql.ErrFunctionNotFound, []any{"nofunc"}, 1305, "42000", "FUNCTION nofunc does not exist"},
+		{sql.ErrDeclareConditionNotFound, []any{"foo"}, 1319, "42000", "Undefined CONDITION: foo"},
 		{sql.ErrShowGrantsUserDoesNotExist, []any{"u", "h"}, 1141, "42000", "There is no such grant defined for user 'u' on host 'h'"},
 		{sql.ErrEventAlreadyExists, []any{"e"}, 1537, "HY000", "Event 'e' already exists"},
 		{sql.ErrEventDoesNotExist, []any{"e"}, 1539, "HY000", "Unknown event 'e'"},
@@ -158,7 +159,7 @@ func TestGMSErrorKinds(t *testing.T) {
 		}
 	}
 	// Every row of the table is covered above.
-	if len(gmsKinds) != 66 {
+	if len(gmsKinds) != 67 {
 		t.Errorf("gmsKinds has %d rows; add the new ones to this test", len(gmsKinds))
 	}
 }
