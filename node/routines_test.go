@@ -417,3 +417,40 @@ func TestRoutineVariablesInExpressions(t *testing.T) {
 		}
 	}
 }
+
+// TestCursorLoopWithWrites: a cursor read in a loop whose statements
+// write (and, in autocommit mode, commit) reads every row: the cursor's
+// result is read whole at OPEN, as MySQL materialises it (GMS kept an
+// iterator over a transaction the loop's first INSERT committed: the
+// next FETCH failed).
+func TestCursorLoopWithWrites(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE cl", "CREATE TABLE cl.src (id INT PRIMARY KEY, v INT)",
+		"INSERT INTO cl.src VALUES (1, 10), (2, 20), (3, 30), (4, 40)",
+		"CREATE TABLE cl.dst (id INT PRIMARY KEY, v INT)",
+		`CREATE PROCEDURE cl.copy_rows()
+		 BEGIN
+		   DECLARE done INT DEFAULT FALSE;
+		   DECLARE a, b INT;
+		   DECLARE cur CURSOR FOR SELECT id, v FROM cl.src ORDER BY id;
+		   DECLARE CONTINUE HANDLER FOR NOT FOUND SET done = TRUE;
+		   OPEN cur;
+		   read_loop: LOOP
+		     FETCH cur INTO a, b;
+		     IF done THEN LEAVE read_loop; END IF;
+		     INSERT INTO cl.dst VALUES (a, b * 2);
+		     UPDATE cl.src SET v = v + 1 WHERE id = a + 1;
+		   END LOOP;
+		   CLOSE cur;
+		 END`)
+	mustExec(t, db, "CALL cl.copy_rows()")
+	// The cursor's rows are those at OPEN: the UPDATEs in the loop do
+	// not change what it returns (MySQL's materialised cursor).
+	if got := queryRows(t, db, "SELECT GROUP_CONCAT(CONCAT(id, ':', v) ORDER BY id) FROM cl.dst"); got[0][0] != "1:20,2:40,3:60,4:80" {
+		t.Errorf("dst after the cursor loop: %v, want 1:20,2:40,3:60,4:80", got)
+	}
+	if got := queryRows(t, db, "SELECT GROUP_CONCAT(v ORDER BY id) FROM cl.src"); got[0][0] != "10,21,31,41" {
+		t.Errorf("src after the loop's updates: %v", got)
+	}
+}

@@ -95,6 +95,14 @@ func (r callRunner) QueryWithBindings(ctx *sql.Context, query string, parsed ast
 	if err != nil {
 		return sch, it, qf, err
 	}
+	if isCursorSelect(parsed) {
+		// A cursor's rows, read whole at OPEN (routineast.go cursorMark).
+		rows, err := sql.RowIterToRows(ctx, it)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return sch, sql.RowsToRowIter(rows...), qf, nil
+	}
 	if s, ok := ctx.Session.(*Session); ok && s.call != nil {
 		if sel, ok := parsed.(*ast.Select); ok {
 			if _, ok := s.call.selects[sel]; ok {

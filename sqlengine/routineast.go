@@ -35,6 +35,7 @@ func normalizeRoutine(p *plan.Procedure) {
 		return
 	}
 	p.Ops = nullDeclares(p.Ops)
+	markCursors(p.Ops)
 	vars := map[string]bool{}
 	for _, prm := range p.Params {
 		vars[strings.ToLower(prm.Name)] = true
@@ -113,6 +114,59 @@ func nullDeclares(ops []*procedures.InterpreterOperation) []*procedures.Interpre
 		}
 	}
 	return out
+}
+
+// cursorMark marks a cursor's SELECT, for the statement runner
+// (callresults.go), which reads a cursor's rows whole when it opens.
+// GMS kept the cursor's open iterator over its transaction, which a
+// statement of the loop that commits (autocommit mode) ended: the next
+// FETCH failed ("row iterator ... used after it was closed"). MySQL
+// materialises a cursor's result at OPEN, and so does Petrel (in memory).
+var cursorMark = []byte("/* petrel:cursor */")
+
+// markCursors marks the SELECT of each DECLARE ... CURSOR among ops.
+func markCursors(ops []*procedures.InterpreterOperation) {
+	for _, op := range ops {
+		if d, ok := op.PrimaryData.(*ast.Declare); ok && op.OpCode == procedures.OpCode_Declare && d.Cursor != nil {
+			if sel := firstSelect(d.Cursor.SelectStmt); sel != nil && !isCursorSelect(sel) {
+				sel.Comments = append(sel.Comments, cursorMark)
+			}
+		}
+	}
+}
+
+// firstSelect is the leftmost SELECT of a query (a UNION's first).
+func firstSelect(st ast.SelectStatement) *ast.Select {
+	for {
+		switch x := st.(type) {
+		case *ast.Select:
+			return x
+		case *ast.SetOp:
+			st = x.Left
+		case *ast.ParenSelect:
+			st = x.Select
+		default:
+			return nil
+		}
+	}
+}
+
+// isCursorSelect reports a statement markCursors marked.
+func isCursorSelect(st ast.Statement) bool {
+	ss, ok := st.(ast.SelectStatement)
+	if !ok {
+		return false
+	}
+	sel := firstSelect(ss)
+	if sel == nil {
+		return false
+	}
+	for _, c := range sel.Comments {
+		if string(c) == string(cursorMark) {
+			return true
+		}
+	}
+	return false
 }
 
 // isNullSet reports an operation nullDeclares inserted.
