@@ -85,6 +85,31 @@ func (e *Engine) fixFields(q string, fs []*querypb.Field) {
 	mysqlFields(fs)
 	e.timestampDecimals(fs)
 	aliasCase(q, fs)
+	trailingComments(fs)
+}
+
+// trailingComments takes a trailing /* comment */ off the name of a
+// column named by its expression's text: GMS names it by the text up to
+// the next comma or clause, so `SELECT RELEASE_LOCK('x') /* why */`
+// named its column with the comment, where MySQL names it
+// RELEASE_LOCK('x') (mtr information_schema_columns).
+func trailingComments(fs []*querypb.Field) {
+	for _, f := range fs {
+		if f.OrgName != "" || !strings.HasSuffix(f.Name, "*/") {
+			continue
+		}
+		name := f.Name
+		for strings.HasSuffix(name, "*/") {
+			i := strings.LastIndex(name, "/*")
+			if i <= 0 {
+				break
+			}
+			name = strings.TrimRight(name[:i], " \t\r\n")
+		}
+		if name != "" {
+			f.Name = name
+		}
+	}
 }
 
 // timestampDecimals gives a TIMESTAMP(n) or TIME(n) table column its n: GMS sends
