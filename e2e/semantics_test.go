@@ -54,6 +54,7 @@ var semModes = map[string]string{
 	"pipes":     "STRICT_TRANS_TABLES,PIPES_AS_CONCAT,REAL_AS_FLOAT,IGNORE_SPACE",
 	"highnot":   "STRICT_TRANS_TABLES,HIGH_NOT_PRECEDENCE",
 	"ansi":      "ANSI",
+	"trad":      "TRADITIONAL",
 }
 
 // semColumn is a column type with the literals tried against it.
@@ -255,6 +256,11 @@ func semCorpus() []semStmt {
 		"SELECT id, i, s, d, n FROM t_nn ORDER BY id",
 		"DELETE FROM t_nn",
 	} {
+		// TRADITIONAL stands for the strict modes (it was taken as a name
+		// alone: strict mode stayed off).
+		if !strings.Contains(q, "%d") {
+			add("trad", q)
+		}
 		if strings.Contains(q, "%d") { // a row of its own in each mode
 			add("strict", fmt.Sprintf(q, 4))
 			add("nonstrict", fmt.Sprintf(q, 5))

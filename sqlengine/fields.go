@@ -95,7 +95,7 @@ func (e *Engine) fixFields(q string, fs []*querypb.Field) {
 // RELEASE_LOCK('x') (mtr information_schema_columns).
 func trailingComments(fs []*querypb.Field) {
 	for _, f := range fs {
-		if f.OrgName != "" || !strings.HasSuffix(f.Name, "*/") {
+		if f.OrgTable != "" || !strings.HasSuffix(f.Name, "*/") {
 			continue
 		}
 		name := f.Name
@@ -107,6 +107,9 @@ func trailingComments(fs []*querypb.Field) {
 			name = strings.TrimRight(name[:i], " \t\r\n")
 		}
 		if name != "" {
+			if f.OrgName == f.Name {
+				f.OrgName = name
+			}
 			f.Name = name
 		}
 	}

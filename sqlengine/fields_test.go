@@ -87,15 +87,15 @@ func BenchmarkAliasCasePointSelect(b *testing.B) {
 // TestTrailingComments: a column named by its expression loses a trailing
 // comment; table columns and names that only contain one keep theirs.
 func TestTrailingComments(t *testing.T) {
-	for _, tc := range []struct{ name, org, want string }{
+	for _, tc := range []struct{ name, table, want string }{
 		{"RELEASE_LOCK('v01')                /* Let the first row evaluate f1 */", "", "RELEASE_LOCK('v01')"},
 		{"1 + 1 /* a */ /* b */", "", "1 + 1"},
 		{"'/* kept */'", "", "'/* kept */'"},
 		{"c /* x */ + 1", "", "c /* x */ + 1"},
-		{"weird/*x*/", "weird/*x*/", "weird/*x*/"}, // a table's column
+		{"weird/*x*/", "t", "weird/*x*/"}, // a table's column
 		{"/* only */", "", "/* only */"},
 	} {
-		fs := []*querypb.Field{{Name: tc.name, OrgName: tc.org}}
+		fs := []*querypb.Field{{Name: tc.name, OrgName: tc.name, OrgTable: tc.table}}
 		trailingComments(fs)
 		if fs[0].Name != tc.want {
 			t.Errorf("%q: %q, want %q", tc.name, fs[0].Name, tc.want)
