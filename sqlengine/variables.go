@@ -13,6 +13,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"petrel/sqlengine/arith"
+	"petrel/sqlengine/sqlmode"
 	"petrel/sqlengine/wire"
 	"petrel/storage"
 )
@@ -91,6 +92,10 @@ func SetGlobalFromString(name, val string) error {
 		return fmt.Errorf("unknown variable '%s'", name)
 	}
 	val = strings.Trim(strings.TrimSpace(val), `"'`)
+	if name == "sql_mode" {
+		// TRADITIONAL and ANSI stand for their modes (setstmt.go).
+		val, _ = sqlmode.ExpandCombined(val)
+	}
 	var v any = val
 	if types.IsInteger(sv.GetType()) || isBoolType(sv.GetType()) {
 		switch strings.ToUpper(val) {
