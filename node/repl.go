@@ -11,7 +11,6 @@ import (
 	"petrel/internal/tcptune"
 	"petrel/repl/replica"
 	"petrel/repl/source"
-	"petrel/sqlengine"
 	"petrel/storage"
 	"petrel/surface/replsql"
 	"petrel/surface/semisyncsql"
@@ -50,7 +49,7 @@ func (n *Node) openReplication() error {
 		Datadir: n.opts.Datadir, ServerID: n.opts.ServerID, ServerUUID: n.meta.ServerUUID,
 		Store: n.store, Log: n.binlog, Logger: n.opts.Logger, Clock: n.opts.Clock,
 		Settings:        n.replicaSettings(),
-		LockWaitTimeout: sqlengine.LockWaitTimeout,
+		LockWaitTimeout: e.LockWaitTimeout,
 		ReportAddr:      n.reportAddr,
 		ExecDDL: func(ctx context.Context, q binlog.QueryInfo, o storage.Origin) error {
 			return e.ExecReplicated(ctx, q.Database, q.Query, q.NoForeignKeyChecks, o)

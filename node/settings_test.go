@@ -54,3 +54,22 @@ func TestBinlogCacheSizePushed(t *testing.T) {
 		t.Errorf("Binlog_cache_disk_use = %s after SET GLOBAL binlog_cache_size = 4096, want 1", got)
 	}
 }
+
+// TestLockWaitTimeoutPushed: the replica applier's lock wait is
+// innodb_lock_wait_timeout's global value, pushed to the engine: the
+// option file's at start, a SET GLOBAL at once, never a SET SESSION.
+func TestLockWaitTimeoutPushed(t *testing.T) {
+	n, open := startNodeWith(t, map[string]string{"innodb_lock_wait_timeout": "12"})
+	if got := n.SQL().LockWaitTimeout(); got != 12*time.Second {
+		t.Fatalf("option file's 12: LockWaitTimeout = %v", got)
+	}
+	db := open("")
+	mustExec(t, db, "SET GLOBAL innodb_lock_wait_timeout = 7")
+	if got := n.SQL().LockWaitTimeout(); got != 7*time.Second {
+		t.Errorf("after SET GLOBAL innodb_lock_wait_timeout = 7: %v", got)
+	}
+	mustExec(t, db, "SET SESSION innodb_lock_wait_timeout = 3")
+	if got := n.SQL().LockWaitTimeout(); got != 7*time.Second {
+		t.Errorf("after SET SESSION innodb_lock_wait_timeout = 3: %v, want 7s (the global)", got)
+	}
+}

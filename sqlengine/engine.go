@@ -91,6 +91,9 @@ type Engine struct {
 	gms   *sqle.Engine
 	prov  *Provider
 	log   *slog.Logger
+	// lockWaitSecs is innodb_lock_wait_timeout's global value
+	// (LockWaitTimeout), pushed by the variable's hook.
+	lockWaitSecs atomic.Int64
 	// stats are the planner's table and index statistics (planstats).
 	stats *planstats.Provider
 	// statementPanics counts statements that panicked (panics.go).
@@ -194,9 +197,10 @@ func New(opts Options) (*Engine, error) {
 	e.gms = sqle.New(a, &sqle.Config{})
 	a.Runner = callRunner{inner: a.Runner}                                   // CALL's result sets (callresults.go)
 	e.gms.Parser = rewrite.ExplainParser{Parser: schemaParser{e.gms.Parser}} // rewrite/explain.go
-	if err := registerVariables(opts); err != nil {
+	if err := registerVariables(opts, e); err != nil {
 		return nil, err
 	}
+	e.lockWaitSecs.Store(globalInt("innodb_lock_wait_timeout", 50))
 	e.readOnly.Store(globalBool("read_only"))
 	e.superReadOnly.Store(globalBool("super_read_only"))
 	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{e.fastPathsVariable()})

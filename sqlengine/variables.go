@@ -21,7 +21,7 @@ import (
 // registerVariables installs Petrel's system variables and applies the
 // config file's values. GMS keeps globals per process, so one process
 // hosts one server.
-func registerVariables(opts Options) error {
+func registerVariables(opts Options, e *Engine) error {
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
 	both := sql.GetMysqlScope(sql.SystemVariableScope_Both)
 	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
@@ -32,7 +32,15 @@ func registerVariables(opts Options) error {
 		&sql.MysqlSystemVariable{Name: "version_comment", Scope: global, Type: types.NewSystemStringType("version_comment"), Default: "Petrel"},
 		&sql.MysqlSystemVariable{Name: "server_uuid", Scope: global, Type: types.NewSystemStringType("server_uuid"), Default: opts.ServerUUID},
 		&sql.MysqlSystemVariable{Name: "server_id", Scope: global, Dynamic: true, Type: types.NewSystemUintType("server_id", 0, 4294967295), Default: uint32(opts.ServerID)},
-		&sql.MysqlSystemVariable{Name: "innodb_lock_wait_timeout", Scope: both, Dynamic: true, Type: types.NewSystemIntType("innodb_lock_wait_timeout", 1, 1073741824, false), Default: int64(50)},
+		// Its global value is pushed to the engine (LockWaitTimeout: the
+		// replica's applier reads it for every transaction it applies).
+		&sql.MysqlSystemVariable{Name: "innodb_lock_wait_timeout", Scope: both, Dynamic: true, Type: types.NewSystemIntType("innodb_lock_wait_timeout", 1, 1073741824, false), Default: int64(50),
+			NotifyChanged: func(_ *sql.Context, scope sql.SystemVariableScope, v sql.SystemVarValue) error {
+				if n, ok := arith.ToInt64(v.Val); ok && scope != nil && scope.IsGlobalOnly() && e != nil {
+					e.lockWaitSecs.Store(n)
+				}
+				return nil
+			}},
 		&sql.MysqlSystemVariable{Name: "default_storage_engine", Scope: both, Dynamic: true, Type: types.NewSystemStringType("default_storage_engine"), Default: "InnoDB"},
 		&sql.MysqlSystemVariable{Name: "max_allowed_packet", Scope: both, Dynamic: true, Type: types.NewSystemUintType("max_allowed_packet", 1024, 1073741824), Default: uint64(64 << 20)},
 		// MySQL 8.0.27+: '*' is default_authentication_plugin
@@ -76,7 +84,7 @@ func registerVariables(opts Options) error {
 // CheckVariables defines Petrel's variables and applies vals, reporting the
 // first unknown name or bad value (config validation before start-up).
 func CheckVariables(vals map[string]string) error {
-	return registerVariables(Options{ServerUUID: "00000000-0000-0000-0000-000000000000", ServerID: 1, Variables: vals})
+	return registerVariables(Options{ServerUUID: "00000000-0000-0000-0000-000000000000", ServerID: 1, Variables: vals}, nil)
 }
 
 func fixUintDefault(name string, v uint64) error {
@@ -159,9 +167,10 @@ func parseSize(val string) (int64, bool) {
 func BufferPoolSize() int64 { return globalInt("innodb_buffer_pool_size", storage.DefaultCacheSize()) }
 
 // LockWaitTimeout is innodb_lock_wait_timeout's global value (the
-// replica's applier reads it for its row lock waits, as MySQL's does).
-func LockWaitTimeout() time.Duration {
-	return time.Duration(globalInt("innodb_lock_wait_timeout", 50)) * time.Second
+// replica's applier reads it for its row lock waits, as MySQL's does),
+// pushed by the variable's hook: no lookup by name.
+func (e *Engine) LockWaitTimeout() time.Duration {
+	return time.Duration(e.lockWaitSecs.Load()) * time.Second
 }
 
 // MemtableSize is petrel_memtable_size, the Pebble memtable size storage
