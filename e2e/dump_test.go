@@ -35,22 +35,7 @@ func TestSingleTransactionDump(t *testing.T) {
 		dumpUnderTransfers(t, ctx, dump, rootDB(t, p, "bank"), p.Port(), rootPassword)
 	})
 	t.Run("mariadb", func(t *testing.T) {
-		requireTool(t, "mariadbd", "/usr/sbin/mariadbd")
-		m, err := lab.StartMariaDB(ctx, lab.MariaDBOptions{Datadir: t.TempDir(), ExtraArgs: []string{"--skip-log-bin"}})
-		if err != nil {
-			t.Fatalf("start mariadb: %v", err)
-		}
-		t.Cleanup(func() {
-			if t.Failed() {
-				t.Logf("mariadb log:\n%s", tail(m.Log(), 8192))
-			}
-			m.Stop(context.Background())
-		})
-		mdb, err := m.DB("")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { mdb.Close() })
+		m, mdb := startMariaDB(t, ctx, 0)
 		mustExec(t, ctx, mdb, "CREATE DATABASE bank")
 		db, err := m.DB("bank")
 		if err != nil {
