@@ -108,7 +108,7 @@ func TestSpilledTransactionsReplicate(t *testing.T) {
 	}
 
 	// A replica applies them.
-	_, rep := openTestNode(t, filepath.Join(dir, "rep"), map[string]string{"server_id": "2"})
+	_, rep := openNodeOpts(t, node.Options{Datadir: filepath.Join(dir, "rep"), ServerID: 2})
 	mustExec(t, rep, fmt.Sprintf("CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=%s, SOURCE_USER='root', SOURCE_PASSWORD='pw', SOURCE_AUTO_POSITION=1, SOURCE_CONNECT_RETRY=1", srcPort(t, srcNode)),
 		"START REPLICA")
 	deadline := time.Now().Add(30 * time.Second)

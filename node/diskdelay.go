@@ -19,11 +19,11 @@ import (
 // file (a Go duration: 500us, 1ms); read-only at run time; default 0.
 func (n *Node) diskDelayVariables() {
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
-	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
+	n.globals.Add([]sql.SystemVariable{
 		sysvar.Global(n.set, &sql.MysqlSystemVariable{Name: "petrel_storage_sync_delay", Scope: global, Dynamic: false,
 			Type: types.NewSystemStringType("petrel_storage_sync_delay"), Default: "0"},
 			func(s *settings, v any) (err error) { s.SyncDelay, err = parseSyncDelay(sysvar.String(v)); return err }),
-	})
+	}...)
 }
 
 // registerDiskDelayStatus adds Petrel_storage_delayed_syncs: the fsyncs

@@ -13,7 +13,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"petrel/binlog"
-	"petrel/sqlengine"
 	"petrel/storage"
 	"petrel/surface/sysvar"
 )
@@ -60,7 +59,7 @@ const binlogCacheVar = "binlog_cache_size"
 
 func (n *Node) memoryVariables(def int64) {
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
-	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
+	n.globals.Add([]sql.SystemVariable{
 		sysvar.Global(n.set, &sql.MysqlSystemVariable{Name: binlogCacheVar, Scope: global, Dynamic: true,
 			Type: types.NewSystemUintType(binlogCacheVar, 4096, mysqlMaxBinlogCache), Default: uint64(binlog.DefaultCacheSize)},
 			func(s *settings, v any) error {
@@ -75,7 +74,7 @@ func (n *Node) memoryVariables(def int64) {
 		sysvar.Global(n.set, &sql.MysqlSystemVariable{Name: maxTxnSizeVar, Scope: global, Dynamic: true,
 			Type: types.NewSystemUintType(maxTxnSizeVar, 4096, mysqlMaxBinlogCache), Default: mysqlMaxBinlogCache},
 			func(s *settings, v any) error { s.MaxTxnSize = txnLimit(sysvar.Uint(v)); return nil }),
-	})
+	}...)
 }
 
 // txnLimit is storage's limit for a max_binlog_cache_size of v.
@@ -96,7 +95,7 @@ func (n *Node) applyTxnSizeLimit(vars map[string]string) error {
 		configured = configured || strings.ReplaceAll(strings.ToLower(k), "-", "_") == maxTxnSizeVar
 	}
 	if lim := n.MemoryLimit(); !configured && lim > 0 {
-		if err := sqlengine.SetGlobalFromString(maxTxnSizeVar, strconv.FormatInt(max(lim/4, 4096), 10)); err != nil {
+		if err := n.globals.SetFromString(maxTxnSizeVar, strconv.FormatInt(max(lim/4, 4096), 10)); err != nil {
 			return err
 		}
 	}

@@ -77,12 +77,15 @@ type Options struct {
 
 // Node is a running Petrel server.
 type Node struct {
-	opts   Options
-	meta   datadirMeta
-	store  *storage.Engine
-	sql    *sqlengine.Engine
-	srv    *sqlengine.Server
-	binlog *binlog.Log
+	opts  Options
+	meta  datadirMeta
+	store *storage.Engine
+	sql   *sqlengine.Engine
+	// globals are the server's system variables, defined before sql
+	// opens (the surfaces' and node's own) and then sql's.
+	globals *sqlengine.Globals
+	srv     *sqlengine.Server
+	binlog  *binlog.Log
 	// binlogVars are the binary log's settings (surface/binlogsql)
 	binlogVars *binlogsql.Vars
 	// replication
@@ -151,17 +154,21 @@ func Open(opts Options) (*Node, error) {
 		}
 		relayVariables(vars)
 	}
-	n := &Node{opts: opts, binlogVars: binlogsql.Variables(logBin, opts.Datadir), repl: replsql.Variables(), semi: semisyncsql.Variables(), set: sysvar.New(settings{})}
+	// The server's variables: every surface defines its own on them, so
+	// their hooks reach this node's components (two nodes in one
+	// process keep theirs apart: docs/design/one-server.md).
+	g := sqlengine.NewGlobals()
+	n := &Node{opts: opts, globals: g, binlogVars: binlogsql.Variables(g, logBin, opts.Datadir), repl: replsql.Variables(g), semi: semisyncsql.Variables(g), set: sysvar.New(settings{})}
 	n.restart.ch = make(chan struct{})
-	n.tcp = replsql.TCPVariables(opts.Logger)
-	n.cloneVars = clonesql.Variables()
+	n.tcp = replsql.TCPVariables(g, opts.Logger)
+	n.cloneVars = clonesql.Variables(g)
 	n.shutdownVariables()
 	n.diskDelayVariables()
 	if opts.MemoryLimit <= 0 {
 		opts.MemoryLimit = DefaultMemoryLimit(storage.PhysicalMemory())
 	}
 	n.memoryVariables(opts.MemoryLimit)
-	if err := sqlengine.CheckVariables(vars); err != nil {
+	if err := sqlengine.CheckVariables(g, vars); err != nil {
 		return nil, fmt.Errorf("node: config: %w", err)
 	}
 	if err := n.installClone(); err != nil {
@@ -172,7 +179,7 @@ func Open(opts Options) (*Node, error) {
 		return nil, err
 	}
 	n.store, err = storage.Open(storage.Options{Dir: filepath.Join(opts.Datadir, "data"), Logger: opts.Logger, Clock: opts.Clock, LogIsWAL: logBin && !opts.Relay,
-		CacheSize: sqlengine.BufferPoolSize(), MemTableSize: sqlengine.MemtableSize(), SyncDelay: n.set.Get().SyncDelay})
+		CacheSize: g.BufferPoolSize(), MemTableSize: g.MemtableSize(), SyncDelay: n.set.Get().SyncDelay})
 	if err != nil {
 		return nil, fmt.Errorf("node: datadir %s: %w", opts.Datadir, err)
 	}
@@ -200,7 +207,7 @@ func Open(opts Options) (*Node, error) {
 	}
 	n.sql, err = sqlengine.New(sqlengine.Options{
 		Store: n.store, ServerID: opts.ServerID, ServerUUID: n.meta.ServerUUID,
-		Logger: opts.Logger, Variables: vars, TLS: tlsCfg, RSAKeys: rsaKeys,
+		Logger: opts.Logger, Variables: vars, TLS: tlsCfg, RSAKeys: rsaKeys, Globals: g,
 	})
 	if err != nil {
 		return fail(fmt.Errorf("node: %w", err))

@@ -22,7 +22,7 @@ func TestReplicaSettingsPushed(t *testing.T) {
 	defer n.Close()
 	set := func(name string, v any) {
 		t.Helper()
-		if err := sql.SystemVariables.SetGlobal(sql.NewEmptyContext(), name, v); err != nil {
+		if err := n.globals.Set(sql.NewEmptyContext(), name, v); err != nil {
 			t.Fatalf("SET GLOBAL %s = %v: %v", name, v, err)
 		}
 	}
@@ -43,7 +43,7 @@ func TestReplicaSettingsPushed(t *testing.T) {
 		t.Errorf("the replica's congestion control %q, the source's %q, the variable's %q", r, s, tcp)
 	}
 	for _, cc := range []string{"reno", "cubic", "bbr"} {
-		if cc != tcp && sql.SystemVariables.SetGlobal(sql.NewEmptyContext(), "replication_tcp_congestion_control", cc) == nil {
+		if cc != tcp && n.globals.Set(sql.NewEmptyContext(), "replication_tcp_congestion_control", cc) == nil {
 			if r, s := n.replica.Settings().TCP.CongestionControl, n.source.TCP().CongestionControl; r != cc || s != cc {
 				t.Errorf("after SET GLOBAL replication_tcp_congestion_control = %s: the replica's %q, the source's %q", cc, r, s)
 			}

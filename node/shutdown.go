@@ -20,14 +20,14 @@ const defaultShutdownTimeout = 10
 // the seconds from SIGTERM to the process's exit, whatever storage does.
 func (n *Node) shutdownVariables() {
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
-	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
+	n.globals.Add([]sql.SystemVariable{
 		sysvar.Global(n.set, &sql.MysqlSystemVariable{Name: "shutdown_timeout", Scope: global, Dynamic: true,
 			Type: types.NewSystemIntType("shutdown_timeout", 1, 31536000, false), Default: int64(defaultShutdownTimeout)},
 			func(s *settings, v any) error {
 				s.ShutdownTimeout = time.Duration(sysvar.Int(v)) * time.Second
 				return nil
 			}),
-	})
+	}...)
 }
 
 // ShutdownTimeout is shutdown_timeout: how long Shutdown (and so Close)
@@ -81,6 +81,11 @@ func (n *Node) Shutdown(ctx context.Context) error {
 		<-n.memDone
 	}
 	n.closeMetrics()
+	if n.sql != nil {
+		// Calls without a session answer from the engine opened before
+		// this one from here on (sqlengine/globals.go).
+		defer n.sql.Close()
+	}
 
 	var errs []error
 	if n.srv != nil {

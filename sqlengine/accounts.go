@@ -96,6 +96,10 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		if len(row) == 0 {
 			return setStatement(ctx, n)
 		}
+	case *plan.ShowVariables:
+		if n.Global {
+			return showGlobalVariables(ctx, n) // serverscope.go
+		}
 	case *plan.CreateDB:
 		return nil, defaultCreateDB(ctx, n)
 	case *plan.DropDB:

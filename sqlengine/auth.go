@@ -24,10 +24,11 @@ type unknownUserAuth struct {
 	mysql.AuthServer
 	gate *wire.Gate
 	sha2 *auth.Sha2
+	g    *Globals
 }
 
 func (a unknownUserAuth) DefaultAuthMethodDescription() mysql.AuthMethodDescription {
-	if defaultPlugin() == string(mysql.MysqlNativePassword) {
+	if defaultPlugin(a.g) == string(mysql.MysqlNativePassword) {
 		return mysql.MysqlNativePassword
 	}
 	return mysql.CachingSha2Password
@@ -103,6 +104,6 @@ func (m acceptAnyUser) HandleUser(c *mysql.Conn, user string) bool {
 
 // listenerFactory installs unknownUserAuth into the protocol listener.
 func (e *Engine) listenerFactory(cfg server.Config, lc mysql.ListenerConfig, sel server.ServerEventListener) (server.ProtocolListener, error) {
-	lc.AuthServer = unknownUserAuth{AuthServer: lc.AuthServer, gate: e.gate, sha2: e.sha2}
+	lc.AuthServer = unknownUserAuth{AuthServer: lc.AuthServer, gate: e.gate, sha2: e.sha2, g: e.globals}
 	return server.MySQLProtocolListenerFactory(cfg, lc, sel)
 }

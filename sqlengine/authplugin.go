@@ -20,7 +20,7 @@ func (e *Engine) defaultPlugins(ctx *sql.Context, n sql.Node) {
 	switch n := n.(type) {
 	case *plan.CreateUser:
 		named := namedPlugins(ctx)
-		def := defaultPlugin()
+		def := defaultPlugin(e.globals)
 		for i := range n.Users {
 			if i < len(named) && named[i] {
 				continue
@@ -51,13 +51,8 @@ func withPlugin(a plan.Authentication, plugin string) plan.Authentication {
 	return plan.NewCachingSha2PasswordAuthentication(string(pw))
 }
 
-func defaultPlugin() string {
-	if _, v, ok := sql.SystemVariables.GetGlobal("default_authentication_plugin"); ok {
-		if s, ok := v.(string); ok && s != "" {
-			return s
-		}
-	}
-	return string(mysql.CachingSha2Password)
+func defaultPlugin(g *Globals) string {
+	return g.String("default_authentication_plugin", string(mysql.CachingSha2Password))
 }
 
 // namedPlugins reports, per account of the current CREATE/ALTER USER

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -329,31 +328,6 @@ func handshakeCollation(id uint8) (sql.CollationID, bool) {
 	return coll, true
 }
 
-// charsetRegistry makes SET GLOBAL of a character set or collation
-// variable validate and normalise its value.
-type charsetRegistry struct {
-	sql.SystemVariableRegistry
-}
-
-var charsetRegistryOnce sync.Once
-
-func installCharsetRegistry() {
-	charsetRegistryOnce.Do(func() {
-		sql.SystemVariables = charsetRegistry{sql.SystemVariables}
-	})
-}
-
-func (r charsetRegistry) SetGlobal(ctx *sql.Context, name string, val any) error {
-	v, ok, err := charsetValue(name, val)
-	if err != nil {
-		return err
-	}
-	if ok {
-		val = v
-	}
-	return r.SystemVariableRegistry.SetGlobal(ctx, name, val)
-}
-
 // setNames answers `SET NAMES cs [COLLATE coll]` and `SET CHARACTER SET
 // cs` (GMS's parser drops SET NAMES' COLLATE clause; plain forms inside
 // other SET statements reach SetSessionVariable through GMS).
@@ -361,7 +335,7 @@ func (e *Engine) setNames(_ context.Context, s *Session, m []string) (*AdminResu
 	ctx := sql.NewEmptyContext()
 	kind, csName, collName := strings.ToUpper(m[1]), unquoteName(m[2]), unquoteName(m[3])
 	if strings.EqualFold(csName, "DEFAULT") {
-		csName = globalString("character_set_client", defaultCharset)
+		csName = e.globals.String("character_set_client", defaultCharset)
 	}
 	if err := checkClientCharsetName(csName); err != nil {
 		return nil, err
@@ -385,7 +359,7 @@ func (e *Engine) setNames(_ context.Context, s *Session, m []string) (*AdminResu
 			}
 		}
 		if dbColl == 0 || dbColl.Sorter() == nil {
-			if id, err := collationByValue(globalString("collation_server", defaultCollation)); err == nil {
+			if id, err := collationByValue(e.globals.String("collation_server", defaultCollation)); err == nil {
 				dbColl = id
 			}
 		}
@@ -415,15 +389,6 @@ func unquoteName(s string) string {
 		return s[1 : len(s)-1]
 	}
 	return s
-}
-
-func globalString(name, def string) string {
-	if _, v, ok := sql.SystemVariables.GetGlobal(name); ok {
-		if s, ok := v.(string); ok && s != "" {
-			return s
-		}
-	}
-	return def
 }
 
 // serverCollation is the collation a CREATE DATABASE without one takes:

@@ -32,7 +32,7 @@ func (e *Engine) startConnSession(s *Session) {
 		return
 	}
 	if cc.Interactive() {
-		_ = s.BaseSession.SetSessionVariable(sql.NewEmptyContext(), "wait_timeout", globalInt("interactive_timeout", 28800))
+		_ = s.BaseSession.SetSessionVariable(sql.NewEmptyContext(), "wait_timeout", s.eng.globals.Int("interactive_timeout", 28800))
 	}
 	s.syncConn()
 }

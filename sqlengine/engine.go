@@ -78,6 +78,11 @@ type Options struct {
 	// RSAKeys is caching_sha2_password's key pair (LoadRSAKeys); nil:
 	// a client without TLS that needs full authentication is refused.
 	RSAKeys *wire.RSAKeys
+	// Globals are the server's system variables, with those its
+	// components defined before the engine opened (their hooks bound
+	// to this server's owners); nil: NewGlobals(). The engine defines
+	// its own on it and applies Variables to it.
+	Globals *Globals
 	// GMSCreateText keeps go-mysql-server's SHOW CREATE TABLE column text
 	// (no DEFAULT NULL: defaultnull.go), for GMS's own engine tests,
 	// whose expected statements are written so. Servers leave it off.
@@ -88,9 +93,11 @@ type Options struct {
 type Engine struct {
 	opts  Options
 	store *storage.Engine
-	gms   *sqle.Engine
-	prov  *Provider
-	log   *slog.Logger
+	// globals are the server's system variables (globals.go).
+	globals *Globals
+	gms     *sqle.Engine
+	prov    *Provider
+	log     *slog.Logger
 	// lockWaitSecs is innodb_lock_wait_timeout's global value
 	// (LockWaitTimeout), pushed by the variable's hook.
 	lockWaitSecs atomic.Int64
@@ -164,15 +171,19 @@ func New(opts Options) (*Engine, error) {
 	}
 	charset.InstallASCIIEncoders()
 	collate.InstallFastSorters()
-	e := &Engine{opts: opts, store: opts.Store, log: opts.Logger, sessions: map[uint32]*Session{}}
+	if opts.Globals == nil {
+		opts.Globals = NewGlobals()
+	}
+	e := &Engine{opts: opts, store: opts.Store, log: opts.Logger, sessions: map[uint32]*Session{}, globals: opts.Globals}
 	e.fastWrites.Store(true)
 	e.executor = noExecutor{}
 	e.prov = NewProvider(opts.Store)
 	installAnalyzerRules()
+	installServerScopeRule() // serverscope.go
 	a := analyzer.NewDefault(e.prov)
 	e.stats = planstats.New(planstats.Options{
 		Store: opts.Store, Log: opts.Logger, TableOf: e.prov.tableOf,
-		AutoRecalc: func() bool { return globalBool("innodb_stats_auto_recalc") },
+		AutoRecalc: func() bool { return e.globals.Bool("innodb_stats_auto_recalc") },
 		Now:        opts.Clock,
 	})
 	e.prov.stats = e.stats
@@ -197,23 +208,26 @@ func New(opts Options) (*Engine, error) {
 	e.gms = sqle.New(a, &sqle.Config{})
 	a.Runner = callRunner{inner: a.Runner}                                   // CALL's result sets (callresults.go)
 	e.gms.Parser = rewrite.ExplainParser{Parser: schemaParser{e.gms.Parser}} // rewrite/explain.go
-	if err := registerVariables(opts, e); err != nil {
+	if err := registerVariables(e.globals, opts, e); err != nil {
 		return nil, err
 	}
-	e.lockWaitSecs.Store(globalInt("innodb_lock_wait_timeout", 50))
-	e.readOnly.Store(globalBool("read_only"))
-	e.superReadOnly.Store(globalBool("super_read_only"))
-	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{e.fastPathsVariable()})
+	// Calls GMS makes without a session answer from the engine opened
+	// last (globals.go), as its SHOW STATUS does.
+	procVars.attach(e.globals)
+	e.lockWaitSecs.Store(e.globals.Int("innodb_lock_wait_timeout", 50))
+	e.readOnly.Store(e.globals.Bool("read_only"))
+	e.superReadOnly.Store(e.globals.Bool("super_read_only"))
+	e.globals.Add(e.fastPathsVariable())
 	registerStatus(e)
 	for _, f := range functions.MySQL() {
 		e.RegisterFunction(f)
 	}
 	e.registerConnectAttrs()
 	e.registerPerfSchemaTables()
-	e.admission = newAdmitGate(int(globalInt(concurrencyVar, defaultConcurrency())), time.Now)
+	e.admission = newAdmitGate(int(e.globals.Int(concurrencyVar, defaultConcurrency())), time.Now)
 	e.registerAdmissionStatus()
 	e.gate = wire.NewGate(wire.GateOptions{
-		Logger: opts.Logger, Settings: globalSettings{}, Account: e.connAccount,
+		Logger: opts.Logger, Settings: globalSettings{e.globals}, Account: e.connAccount,
 		TLS: opts.TLS, RequiresSSL: e.requiresSSL, Rewrite: rewritePrepare,
 	})
 	e.sha2 = auth.NewSha2(func() *mysql_db.MySQLDb { return e.gms.Analyzer.Catalog.MySQLDb }, opts.RSAKeys)
@@ -339,7 +353,7 @@ func (e *Engine) NewSession(_ context.Context, conn *mysql.Conn, addr string) (s
 		host, user = u.Host, u.User
 	}
 	client := sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}
-	s := &Session{BaseSession: sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID), eng: e}
+	s := &Session{BaseSession: e.newBaseSession(addr, client, conn.ConnectionID), eng: e}
 	s.conn, _ = conn.ClientData.(*connState)
 	e.startConnSession(s)
 	if cc, ok := conn.Conn.(*wire.Conn); ok {
@@ -407,7 +421,7 @@ func (e *Engine) connectionClosed(connID uint32) {
 // replication applier, tests).
 func (e *Engine) NewInternalSession() *Session {
 	client := sql.Client{User: sessionUser, Address: sessionHost}
-	return &Session{BaseSession: sql.NewBaseSessionWithClientServer("", client, 0), eng: e, internal: true}
+	return &Session{BaseSession: e.newBaseSession("", client, 0), eng: e, internal: true}
 }
 
 // NewContext returns a query context over session s.
@@ -491,15 +505,6 @@ func (e *Engine) hasSuper(ctx *sql.Context) bool {
 	defer rd.Close()
 	u := udb.GetUser(rd, client.User, client.Address, false)
 	return u != nil && (u.IsSuperUser || u.PrivilegeSet.Has(sql.PrivilegeType_Super))
-}
-
-func globalBool(name string) bool {
-	_, v, ok := sql.SystemVariables.GetGlobal(name)
-	if !ok {
-		return false
-	}
-	n, _ := arith.ToInt64(v)
-	return n != 0
 }
 
 // schemaParser rewrites CREATE/DROP SCHEMA to CREATE/DROP DATABASE: GMS

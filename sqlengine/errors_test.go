@@ -10,7 +10,6 @@ import (
 
 	"petrel/sqlengine/sqlerr"
 
-	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/base"
@@ -66,26 +65,22 @@ func TestClientErrorNumbers(t *testing.T) {
 // the global level, SERIALIZABLE is refused (the server does not start)
 // rather than silently weakened, and MySQL 5.7's tx_isolation is unknown.
 func TestIsolationOptionFile(t *testing.T) {
-	global := func() string {
-		_, v, _ := sql.SystemVariables.GetGlobal("transaction_isolation")
-		s, _ := v.(string)
-		return s
-	}
-	defer CheckVariables(map[string]string{"transaction_isolation": "REPEATABLE-READ"})
-	if err := CheckVariables(map[string]string{"transaction-isolation": "READ-COMMITTED"}); err != nil {
+	g := NewGlobals()
+	global := func() string { return g.String("transaction_isolation", "") }
+	if err := CheckVariables(g, map[string]string{"transaction-isolation": "READ-COMMITTED"}); err != nil {
 		t.Fatalf("transaction-isolation=READ-COMMITTED: %v", err)
 	}
 	if g := global(); g != "READ-COMMITTED" {
 		t.Errorf("global transaction_isolation = %q after the option file's READ-COMMITTED", g)
 	}
-	err := CheckVariables(map[string]string{"transaction-isolation": "SERIALIZABLE"})
+	err := CheckVariables(g, map[string]string{"transaction-isolation": "SERIALIZABLE"})
 	if err == nil || !strings.Contains(err.Error(), "SERIALIZABLE") {
 		t.Errorf("transaction-isolation=SERIALIZABLE: %v; want a refusal naming SERIALIZABLE", err)
 	}
 	if g := global(); g == "SERIALIZABLE" {
 		t.Errorf("global transaction_isolation is SERIALIZABLE after the refusal")
 	}
-	if err := CheckVariables(map[string]string{"tx_isolation": "READ-COMMITTED"}); err == nil || !strings.Contains(err.Error(), "unknown variable") {
+	if err := CheckVariables(g, map[string]string{"tx_isolation": "READ-COMMITTED"}); err == nil || !strings.Contains(err.Error(), "unknown variable") {
 		t.Errorf("tx_isolation in the option file: %v; want unknown variable", err)
 	}
 	if isolationOf("READ-UNCOMMITTED") != storage.ReadCommitted || isolationOf("READ-COMMITTED") != storage.ReadCommitted || isolationOf("REPEATABLE-READ") != storage.RepeatableRead {

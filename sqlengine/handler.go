@@ -50,7 +50,7 @@ func (h *errHandler) ComInitDB(c *mysql.Conn, schema string) error {
 
 func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb mysql.ResultSpoolFn) (err error) {
 	defer h.recoverStatement(c, &err) // panics.go
-	if err := checkPacket(len(q)); err != nil {
+	if err := h.e.checkPacket(len(q)); err != nil {
 		return err
 	}
 	ctx, end, err := h.begin(ctx, c)
@@ -117,7 +117,7 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 	if rest, ok, err := h.nextCallResult(c, q, cb); ok {
 		return rest, err
 	}
-	if err := checkPacket(len(q)); err != nil {
+	if err := h.e.checkPacket(len(q)); err != nil {
 		return "", err
 	}
 	ctx, end, err := h.begin(ctx, c)
@@ -204,7 +204,7 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 
 func (h *errHandler) ComPrepare(ctx context.Context, c *mysql.Conn, q string, p *mysql.PrepareData) (_ []*querypb.Field, err error) {
 	defer h.recoverStatement(c, &err)
-	if err := checkPacket(len(q)); err != nil {
+	if err := h.e.checkPacket(len(q)); err != nil {
 		return nil, err
 	}
 	ctx, end, err := h.begin(ctx, c)
@@ -256,7 +256,7 @@ func (h *errHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql
 	for _, bv := range p.BindVars {
 		n += len(bv.Value)
 	}
-	if err := checkPacket(n); err != nil {
+	if err := h.e.checkPacket(n); err != nil {
 		return err
 	}
 	ctx, end, err := h.begin(ctx, c)
@@ -370,15 +370,13 @@ func (h *errHandler) ComBind(ctx context.Context, c *mysql.Conn, q string, pq my
 
 // checkPacket enforces max_allowed_packet on statement text and bound
 // values (the protocol layer reads any size).
-func checkPacket(n int) error {
+func (e *Engine) checkPacket(n int) error {
 	if n <= minAllowedPacket {
 		return nil // within every max_allowed_packet: no lookup per statement
 	}
 	limit := 64 << 20
-	if _, v, ok := sql.SystemVariables.GetGlobal("max_allowed_packet"); ok {
-		if x, ok := arith.ToInt64(v); ok && x > 0 {
-			limit = int(x)
-		}
+	if x := e.globals.Int("max_allowed_packet", 0); x > 0 {
+		limit = int(x)
 	}
 	if n > limit {
 		return mysqlerr.New(mysqlerr.ErNetPacketTooLarge, "Got a packet bigger than 'max_allowed_packet' bytes")

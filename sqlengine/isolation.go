@@ -38,16 +38,16 @@ import (
 
 // registerIsolation replaces GMS's isolation variables: transaction_isolation
 // refuses SERIALIZABLE; tx_isolation is hidden.
-func registerIsolation() {
+func registerIsolation(g *Globals) {
 	both := sql.GetMysqlScope(sql.SystemVariableScope_Both)
-	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
+	g.Add(&sql.MysqlSystemVariable{
 		Name:          "transaction_isolation",
 		Scope:         both,
 		Dynamic:       true,
 		Type:          types.NewSystemEnumType("transaction_isolation", "READ-UNCOMMITTED", "READ-COMMITTED", "REPEATABLE-READ", "SERIALIZABLE"),
 		Default:       "REPEATABLE-READ",
 		NotifyChanged: checkIsolation,
-	}})
+	})
 	hideVariable("tx_isolation")
 }
 
@@ -152,45 +152,4 @@ func (s *Session) startSnapshot(ctx *sql.Context, t *Transaction) {
 		s.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.WarnHAUnsupported,
 			Message: "InnoDB: WITH CONSISTENT SNAPSHOT was ignored because this phrase can only be used with REPEATABLE READ isolation level."})
 	}
-}
-
-// hideVariable removes a GMS system variable from what sessions and
-// statements can see or set.
-func hideVariable(name string) {
-	r := wrapRegistry()
-	r.mu.Lock()
-	r.hidden[strings.ToLower(name)] = true
-	r.mu.Unlock()
-}
-
-func (r *liveRegistry) isHidden(name string) bool {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return r.hidden[strings.ToLower(name)]
-}
-
-func (r *liveRegistry) NewSessionMap() map[string]sql.SystemVarValue {
-	m := r.SystemVariableRegistry.NewSessionMap()
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	for k := range r.hidden {
-		delete(m, k)
-	}
-	return m
-}
-
-func (r *liveRegistry) SetGlobal(ctx *sql.Context, name string, val interface{}) error {
-	if r.isHidden(name) {
-		return sql.ErrUnknownSystemVariable.New(name)
-	}
-	return r.SystemVariableRegistry.SetGlobal(ctx, varAlias(name), val)
-}
-
-func (r *liveRegistry) AssignValues(vals map[string]interface{}) error {
-	for k := range vals {
-		if r.isHidden(k) {
-			return sql.ErrUnknownSystemVariable.New(k)
-		}
-	}
-	return r.SystemVariableRegistry.AssignValues(vals)
 }

@@ -54,7 +54,13 @@ func (e *Engine) registerPerfSchemaTables() {
 
 // variableRows is SHOW [GLOBAL] VARIABLES as rows of text.
 func variableRows(ctx *sql.Context, global bool) ([]sql.Row, error) {
-	rows, err := drain(ctx, plan.NewShowVariables(nil, global))
+	var rows []sql.Row
+	var err error
+	if global {
+		rows, err = globalVariableRows(ctx, nil) // the session's server's
+	} else {
+		rows, err = drain(ctx, plan.NewShowVariables(nil, false))
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -387,7 +387,7 @@ func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (interface{}
 		return v, nil
 	}
 	name = varAlias(name)
-	if sv, v, ok := sql.SystemVariables.GetGlobal(name); ok && sv.IsGlobalOnly() {
+	if sv, v, ok := s.eng.globals.Get(name); ok && sv.IsGlobalOnly() {
 		return v, nil
 	}
 	return s.BaseSession.GetSessionVariable(ctx, name)
@@ -397,7 +397,7 @@ func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (interface{}
 func (s *Session) GetAllSessionVariables() map[string]interface{} {
 	m := s.BaseSession.GetAllSessionVariables()
 	for k := range m {
-		if sv, v, ok := sql.SystemVariables.GetGlobal(k); ok && sv.IsGlobalOnly() {
+		if sv, v, ok := s.eng.globals.Get(k); ok && sv.IsGlobalOnly() {
 			m[k] = v
 		}
 	}

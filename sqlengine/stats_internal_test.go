@@ -94,7 +94,10 @@ func setAutoRecalc(t *testing.T, on bool) {
 	if on {
 		v = 1
 	}
-	if err := sql.SystemVariables.SetGlobal(sql.NewEmptyContext(), "innodb_stats_auto_recalc", v); err != nil {
+	// GMS's variable, which the test engines do not set: its process-wide
+	// default is every engine's value.
+	installRegistry()
+	if err := procVars.inner.SetGlobal(sql.NewEmptyContext(), "innodb_stats_auto_recalc", v); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -102,7 +102,7 @@ func (h *errHandler) okStatus(c *mysql.Conn, res *sqltypes.Result) {
 			}
 		}
 		s.extraAffected, s.fewerAffected, s.setDone = 0, 0, false
-	} else if globalBool("autocommit") {
+	} else if h.e.globals.Bool("autocommit") {
 		f = mysql.ServerStatusAutocommit
 	}
 	c.StatusFlags = c.StatusFlags&^statusOwned | f

@@ -110,7 +110,7 @@ func (e *Engine) routineStatement(ctx context.Context, s *Session, q string) err
 			}
 			return mysqlerr.New(mysqlerr.ErSPAlreadyExists, "FUNCTION %s already exists", d.Name)
 		}
-		if globalBool("log_bin") && !globalBool("log_bin_trust_function_creators") && !d.Deterministic &&
+		if e.globals.Bool("log_bin") && !e.globals.Bool("log_bin_trust_function_creators") && !d.Deterministic &&
 			d.DataAccess != "NO SQL" && d.DataAccess != "READS SQL DATA" && !s.internal {
 			return mysqlerr.New(mysqlerr.ErBinlogUnsafeRoutine, "This function has none of DETERMINISTIC, NO SQL, or READS SQL DATA in its declaration and binary logging is enabled (you *might* want to use the less safe log_bin_trust_function_creators variable)")
 		}

@@ -36,7 +36,8 @@ var systemVariablesSchema = sql.Schema{
 // systemVariablesRows reads the registry: globals, and the querying
 // session's values.
 func systemVariablesRows(ctx *sql.Context, _ sql.Catalog) (sql.RowIter, error) {
-	globals := sql.SystemVariables.GetAllGlobalVariables()
+	g := procVars.of(ctx)
+	globals := g.all()
 	names := make([]string, 0, len(globals))
 	for n := range globals {
 		names = append(names, n)
@@ -50,7 +51,7 @@ func systemVariablesRows(ctx *sql.Context, _ sql.Catalog) (sql.RowIter, error) {
 	}
 	rows := make([]sql.Row, 0, len(names))
 	for _, n := range names {
-		sv, gv, ok := sql.SystemVariables.GetGlobal(n)
+		sv, gv, ok := g.Get(n)
 		if !ok {
 			continue
 		}

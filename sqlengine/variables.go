@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -18,13 +19,13 @@ import (
 	"petrel/storage"
 )
 
-// registerVariables installs Petrel's system variables and applies the
-// config file's values. GMS keeps globals per process, so one process
-// hosts one server.
-func registerVariables(opts Options, e *Engine) error {
+// registerVariables defines Petrel's system variables on g and applies
+// the config file's values; e is nil when only the config is checked
+// (CheckVariables).
+func registerVariables(g *Globals, opts Options, e *Engine) error {
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
 	both := sql.GetMysqlScope(sql.SystemVariableScope_Both)
-	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
+	g.Add(
 		&sql.MysqlSystemVariable{Name: "version", Scope: global, Type: types.NewSystemStringType("version"), Default: Version},
 		// CREATE FUNCTION without DETERMINISTIC, NO SQL or READS SQL DATA
 		// is refused (1418) while the binary log is on, unless this is ON.
@@ -58,14 +59,13 @@ func registerVariables(opts Options, e *Engine) error {
 		// Petrel's: streamed zstd for clients that ask (compressconn.go).
 		&sql.MysqlSystemVariable{Name: wire.StreamVar, Scope: global, Dynamic: true, Type: types.NewSystemBoolType(wire.StreamVar), Default: int8(1)},
 		&sql.MysqlSystemVariable{Name: wire.PacketMemoryVar, Scope: global, Dynamic: true, Type: types.NewSystemIntType(wire.PacketMemoryVar, 1<<20, 1<<40, false), Default: int64(wire.DefaultPacketMemory)},
-	})
-	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{admissionVariable(), eventSchedulerVariable(), optimizerSwitchVariable(), maxSPRecursionVariable()})
-	sql.SystemVariables.AddSystemVariables(readOnlyVariables())
-	sql.SystemVariables.AddSystemVariables(diagnosticsVariables())
-	sql.SystemVariables.AddSystemVariables(charsetVariables())
-	installCharsetRegistry()
-	registerIsolation()
-	if err := fixUintDefault("server_id", uint64(opts.ServerID)); err != nil {
+	)
+	g.Add(admissionVariable(), eventSchedulerVariable(), optimizerSwitchVariable(), maxSPRecursionVariable())
+	g.Add(readOnlyVariables()...)
+	g.Add(diagnosticsVariables()...)
+	g.Add(charsetVariables()...)
+	registerIsolation(g)
+	if err := g.Set(sql.NewEmptyContext(), "server_id", uint64(opts.ServerID)); err != nil {
 		return err
 	}
 	names := make([]string, 0, len(opts.Variables))
@@ -74,28 +74,26 @@ func registerVariables(opts Options, e *Engine) error {
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		if err := SetGlobalFromString(k, opts.Variables[k]); err != nil {
+		if err := g.SetFromString(k, opts.Variables[k]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// CheckVariables defines Petrel's variables and applies vals, reporting the
-// first unknown name or bad value (config validation before start-up).
-func CheckVariables(vals map[string]string) error {
-	return registerVariables(Options{ServerUUID: "00000000-0000-0000-0000-000000000000", ServerID: 1, Variables: vals}, nil)
+// CheckVariables defines Petrel's variables on g and applies vals,
+// reporting the first unknown name or bad value (config validation
+// before start-up; the values then reach the hooks of the variables
+// already defined on g, and g's BufferPoolSize and MemtableSize).
+func CheckVariables(g *Globals, vals map[string]string) error {
+	return registerVariables(g, Options{ServerUUID: "00000000-0000-0000-0000-000000000000", ServerID: 1, Variables: vals}, nil)
 }
 
-func fixUintDefault(name string, v uint64) error {
-	return sql.SystemVariables.SetGlobal(sql.NewEmptyContext(), name, v)
-}
-
-// SetGlobalFromString sets a global variable from its config-file spelling
+// SetFromString sets a global variable from its config-file spelling
 // (dashes or underscores, ON/OFF, numbers, strings).
-func SetGlobalFromString(name, val string) error {
+func (g *Globals) SetFromString(name, val string) error {
 	name = strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
-	sv, _, ok := sql.SystemVariables.GetGlobal(name)
+	sv, _, ok := g.Get(name)
 	if !ok {
 		return fmt.Errorf("unknown variable '%s'", name)
 	}
@@ -126,13 +124,13 @@ func SetGlobalFromString(name, val string) error {
 	}
 	if set != nil {
 		for _, a := range set {
-			if err := sql.SystemVariables.AssignValues(map[string]interface{}{a.name: a.value}); err != nil {
+			if err := g.assign(a.name, a.value); err != nil {
 				return fmt.Errorf("variable '%s' can't be set to the value of '%s': %w", name, val, err)
 			}
 		}
 		return nil
 	}
-	if err := sql.SystemVariables.AssignValues(map[string]interface{}{name: v}); err != nil {
+	if err := g.assign(name, v); err != nil {
 		return fmt.Errorf("variable '%s' can't be set to the value of '%s': %w", name, val, err)
 	}
 	return nil
@@ -164,7 +162,9 @@ func parseSize(val string) (int64, bool) {
 
 // BufferPoolSize is innodb_buffer_pool_size, the block cache size storage
 // is opened with (the config file's, else storage.DefaultCacheSize()).
-func BufferPoolSize() int64 { return globalInt("innodb_buffer_pool_size", storage.DefaultCacheSize()) }
+func (g *Globals) BufferPoolSize() int64 {
+	return g.Int("innodb_buffer_pool_size", storage.DefaultCacheSize())
+}
 
 // LockWaitTimeout is innodb_lock_wait_timeout's global value (the
 // replica's applier reads it for its row lock waits, as MySQL's does),
@@ -175,8 +175,8 @@ func (e *Engine) LockWaitTimeout() time.Duration {
 
 // MemtableSize is petrel_memtable_size, the Pebble memtable size storage
 // is opened with (the config file's, else storage.DefaultMemTableSize).
-func MemtableSize() uint64 {
-	return uint64(globalInt("petrel_memtable_size", storage.DefaultMemTableSize))
+func (g *Globals) MemtableSize() uint64 {
+	return uint64(g.Int("petrel_memtable_size", storage.DefaultMemTableSize))
 }
 
 func isBoolType(t sql.Type) bool {
@@ -185,16 +185,16 @@ func isBoolType(t sql.Type) bool {
 
 // statusRegistry adds Petrel's status variables to GMS's registry, which
 // has no way to add names: it wraps the registry and computes Petrel's
-// figures when a SHOW STATUS reads them. It is the one process-wide
-// adapter over GMS's registry: GMS reads global status without a
-// session (NewGlobalMap, GetGlobal), so it answers from the engine
-// started last in the process (the server's only one; in a test process
-// with several, the newest, as a second server's SHOW STATUS would).
-// Each engine keeps its own variables (Engine.RegisterStatus).
+// figures when a SHOW STATUS reads them. It is process-wide, as GMS's
+// registry is: GMS reads global status without a session (NewGlobalMap,
+// GetGlobal), so it answers from the engine started last and not closed
+// (the server's only one; in a test process with several, the newest),
+// the fallback the variables' adapter uses too (globals.go). Each engine
+// keeps its own variables (Engine.RegisterStatus, StatusSnapshot).
 type statusRegistry struct {
 	sql.StatusVariableRegistry
 	mu      sync.RWMutex
-	current *Engine
+	engines []weak.Pointer[Engine] // open engines, oldest first (weak, as the variables' adapter's)
 }
 
 var statusOnce sync.Once
@@ -214,7 +214,7 @@ func registerStatus(e *Engine) {
 		sql.StatusVariables = status
 	})
 	status.mu.Lock()
-	status.current = e
+	status.engines = append(status.engines, weak.Make(e))
 	status.mu.Unlock()
 	st := e.store
 	e.RegisterStatus("Innodb_row_lock_current_waits", func() any { return st.Stats().Locks.CurrentWaits })
@@ -275,12 +275,32 @@ func (e *Engine) StatusSnapshot() map[string]any {
 // from; none before an engine starts.
 func (r *statusRegistry) currentFns() map[string]func() any {
 	r.mu.RLock()
-	e := r.current
+	var e *Engine
+	for i := len(r.engines) - 1; i >= 0 && e == nil; i-- {
+		e = r.engines[i].Value()
+	}
 	r.mu.RUnlock()
 	if e == nil {
 		return nil
 	}
 	return e.statusFns()
+}
+
+// detachStatus forgets a closed engine.
+func detachStatus(e *Engine) {
+	if status == nil {
+		return
+	}
+	status.mu.Lock()
+	defer status.mu.Unlock()
+	kept := status.engines[:0]
+	for _, x := range status.engines {
+		if v := x.Value(); v != nil && v != e {
+			kept = append(kept, x)
+		}
+	}
+	clear(status.engines[len(kept):])
+	status.engines = kept
 }
 
 func (r *statusRegistry) NewSessionMap() map[string]sql.StatusVarValue {
@@ -309,18 +329,18 @@ func (r *statusRegistry) GetGlobal(name string) (sql.StatusVariable, interface{}
 	return r.StatusVariableRegistry.GetGlobal(name)
 }
 
-// AliasVariables defines global variables that are spellings of one
+// Alias defines global variables on g that are spellings of one
 // setting (replica_net_timeout / slave_net_timeout, the rpl_semi_sync
 // source/master pairs): setting any sets all, reading any reads the shared
 // value. It returns the current value's reader.
-func AliasVariables(names []string, typ sql.Type, def any) func() any {
-	return CheckedAliasVariables(names, typ, def, nil)
+func (g *Globals) Alias(names []string, typ sql.Type, def any) func() any {
+	return g.CheckedAlias(names, typ, def, nil)
 }
 
-// CheckedAliasVariables is AliasVariables whose SET GLOBAL asks check
-// first: an error refuses the change (the option file's values are set
-// before anything runs, so check sees them too).
-func CheckedAliasVariables(names []string, typ sql.Type, def any, check func(v any) error) func() any {
+// CheckedAlias is Alias whose SET GLOBAL asks check first: an error
+// refuses the change (the option file's values are set before anything
+// runs, so check sees them too).
+func (g *Globals) CheckedAlias(names []string, typ sql.Type, def any, check func(v any) error) func() any {
 	var mu sync.Mutex
 	cur := def
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
@@ -344,9 +364,9 @@ func CheckedAliasVariables(names []string, typ sql.Type, def any, check func(v a
 	for _, n := range names {
 		vars = append(vars, &sql.MysqlSystemVariable{Name: n, Scope: global, Dynamic: true, Type: typ, Default: def, NotifyChanged: notify})
 	}
-	sql.SystemVariables.AddSystemVariables(vars)
+	g.Add(vars...)
 	for _, n := range names {
-		LiveVariable(n, read)
+		g.Live(n, read)
 	}
 	return read
 }
@@ -369,19 +389,9 @@ func varInt(v any) (int64, bool) {
 	return i, err == nil
 }
 
-// globalInt reads an integer (or boolean) global variable, def when unset.
-func globalInt(name string, def int64) int64 {
-	if _, v, ok := sql.SystemVariables.GetGlobal(name); ok {
-		if n, ok := arith.ToInt64(v); ok {
-			return n
-		}
-	}
-	return def
-}
+// globalSettings is the wire layer's reader of an engine's global
+// variables (wire.Settings).
+type globalSettings struct{ g *Globals }
 
-// globalSettings is the wire layer's reader of the global variables
-// (wire.Settings).
-type globalSettings struct{}
-
-func (globalSettings) Int(name string, def int64) int64 { return globalInt(name, def) }
-func (globalSettings) Bool(name string) bool            { return globalBool(name) }
+func (s globalSettings) Int(name string, def int64) int64 { return s.g.Int(name, def) }
+func (s globalSettings) Bool(name string) bool            { return s.g.Bool(name) }

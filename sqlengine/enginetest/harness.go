@@ -138,9 +138,7 @@ func (h *Harness) newPetrel(t *testing.T) (*sqlengine.Engine, error) {
 		st.Close()
 		return nil, err
 	}
-	// sqlengine.New re-registers the (process-global) system variables;
-	// re-apply the harness's settings after it.
-	if err := sqlengine.SetGlobalFromString("innodb_lock_wait_timeout", fmt.Sprint(max(h.LockWaitTimeout, 1))); err != nil {
+	if err := eng.Globals().SetFromString("innodb_lock_wait_timeout", fmt.Sprint(max(h.LockWaitTimeout, 1))); err != nil {
 		st.Close()
 		return nil, err
 	}

@@ -20,9 +20,9 @@ import (
 	"petrel/surface/sysvar"
 )
 
-// Variables defines the binary log's variables, which the config file
-// may set before the engine applies it, and returns them.
-func Variables(logBin bool, datadir string) *Vars {
+// Variables defines the binary log's variables on the server's g, which
+// the config file may set before the engine applies it, and returns them.
+func Variables(g *sqlengine.Globals, logBin bool, datadir string) *Vars {
 	v := &Vars{set: sysvar.New(Settings{})}
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
 	onOff := func(b bool) int8 {
@@ -31,7 +31,7 @@ func Variables(logBin bool, datadir string) *Vars {
 		}
 		return 0
 	}
-	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
+	g.Add([]sql.SystemVariable{
 		&sql.MysqlSystemVariable{Name: "log_bin", Scope: global, Type: types.NewSystemBoolType("log_bin"), Default: onOff(logBin)},
 		&sql.MysqlSystemVariable{Name: "log_bin_basename", Scope: global, Type: types.NewSystemStringType("log_bin_basename"), Default: datadir + "/binlog/binlog"},
 		&sql.MysqlSystemVariable{Name: "log_bin_index", Scope: global, Type: types.NewSystemStringType("log_bin_index"), Default: datadir + "/binlog/binlog.index"},
@@ -42,8 +42,8 @@ func Variables(logBin bool, datadir string) *Vars {
 		&sql.MysqlSystemVariable{Name: "enforce_gtid_consistency", Scope: global, Type: types.NewSystemEnumType("enforce_gtid_consistency", "OFF", "ON", "WARN"), Default: "ON"},
 		&sql.MysqlSystemVariable{Name: "binlog_format", Scope: global, Type: types.NewSystemEnumType("binlog_format", "ROW"), Default: "ROW"},
 		&sql.MysqlSystemVariable{Name: "binlog_row_image", Scope: global, Type: types.NewSystemEnumType("binlog_row_image", "FULL"), Default: "FULL"},
-	})
-	sql.SystemVariables.AddSystemVariables(v.settingVariables())
+	}...)
+	g.Add(v.settingVariables()...)
 	return v
 }
 
@@ -54,8 +54,8 @@ func Variables(logBin bool, datadir string) *Vars {
 func (v *Vars) Register(e *sqlengine.Engine, l *binlog.Log, store *storage.Engine, clock base.Clock, logger *slog.Logger) {
 	var expireAfter atomic.Int64
 	v.configure(l, &expireAfter)
-	sqlengine.LiveVariable("gtid_executed", func() any { return l.Executed().String() })
-	sqlengine.LiveVariable("gtid_purged", func() any { return l.Purged().String() })
+	e.Globals().Live("gtid_executed", func() any { return l.Executed().String() })
+	e.Globals().Live("gtid_purged", func() any { return l.Purged().String() })
 	e.RegisterStatus("Binlog_commits", func() any { c, _, _ := l.StatsSnapshot(); return c })
 	e.RegisterStatus("Binlog_group_commits", func() any { _, g, _ := l.StatsSnapshot(); return g })
 	e.RegisterStatus("Binlog_bytes_written", func() any { _, _, b := l.StatsSnapshot(); return b })

@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"petrel/binlog"
+	"petrel/sqlengine"
 )
 
 // fakeLog records what configure sets.
@@ -34,7 +35,8 @@ func (f *fakeLog) SetReplicaCompression(l int) { f.compression = l }
 // setting reaches the log (or the expiry) at once, a setting unchanged
 // is not set again, and a value the variable refuses changes nothing.
 func TestSettingsPushedToLog(t *testing.T) {
-	v := Variables(true, t.TempDir())
+	g := sqlengine.NewGlobals()
+	v := Variables(g, true, t.TempDir())
 	l := &fakeLog{}
 	var expire atomic.Int64
 	v.configure(l, &expire)
@@ -44,7 +46,7 @@ func TestSettingsPushedToLog(t *testing.T) {
 	ctx := sql.NewEmptyContext()
 	set := func(name string, val any) {
 		t.Helper()
-		if err := sql.SystemVariables.SetGlobal(ctx, name, val); err != nil {
+		if err := g.Set(ctx, name, val); err != nil {
 			t.Fatalf("SET GLOBAL %s = %v: %v", name, val, err)
 		}
 	}
@@ -61,7 +63,7 @@ func TestSettingsPushedToLog(t *testing.T) {
 	if got := strings.Join(l.calls, ","); got != "sync,tracking,history" {
 		t.Errorf("setters called %s, want each once: sync,tracking,history", got)
 	}
-	if err := sql.SystemVariables.SetGlobal(ctx, "binlog_transaction_dependency_tracking", "NONE"); err == nil {
+	if err := g.Set(ctx, "binlog_transaction_dependency_tracking", "NONE"); err == nil {
 		t.Error("binlog_transaction_dependency_tracking = NONE accepted")
 	}
 	if s := v.Settings(); s.DependencyTracking != binlog.TrackCommitOrder || !s.Compression || !v.compressionSet.Load() {
@@ -72,9 +74,12 @@ func TestSettingsPushedToLog(t *testing.T) {
 // TestStartupSettings: the option file's values of the settings the log
 // reads when it opens.
 func TestStartupSettings(t *testing.T) {
-	v := Variables(true, t.TempDir())
-	if err := sql.SystemVariables.AssignValues(map[string]any{"max_binlog_size": int64(1 << 20), "binlog_recovery_truncate_corrupt": int64(1), "init_rpl_role": "slave"}); err != nil {
-		t.Fatal(err)
+	g := sqlengine.NewGlobals()
+	v := Variables(g, true, t.TempDir())
+	for name, val := range map[string]string{"max_binlog_size": "1048576", "binlog_recovery_truncate_corrupt": "1", "init_rpl_role": "slave"} {
+		if err := g.SetFromString(name, val); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if s := v.Settings(); s.MaxSize != 1<<20 || !s.TruncateCorrupt || !s.TruncateUnapplied {
 		t.Errorf("settings %+v", s)

@@ -42,10 +42,10 @@ type Vars struct{ set *sysvar.Set[Settings] }
 
 // Variables defines clone's system variables; node calls it before the
 // config is applied.
-func Variables() *Vars {
+func Variables(g *sqlengine.Globals) *Vars {
 	v := &Vars{set: sysvar.New(Settings{})}
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
-	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
+	g.Add([]sql.SystemVariable{
 		// MySQL's: the clone's transfer rate cap, MiB per second, 0 =
 		// unlimited. Petrel applies it on both sides: a recipient paces
 		// what it pulls, a donor what it serves.
@@ -56,7 +56,7 @@ func Variables() *Vars {
 		sysvar.Global(v.set, &sql.MysqlSystemVariable{Name: "clone_enable_compression", Scope: global, Dynamic: true,
 			Type: types.NewSystemBoolType("clone_enable_compression"), Default: int8(0)},
 			func(s *Settings, x any) error { s.Compression = sysvar.Bool(x); return nil }),
-	})
+	}...)
 	return v
 }
 

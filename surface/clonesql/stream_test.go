@@ -72,7 +72,7 @@ func realDonor(t *testing.T, otherCert bool, sizes ...int) (int, *clone.Donor, m
 			t.Fatal(err)
 		}
 	}
-	vars := Variables()
+	vars := Variables(e.Globals())
 	d, err := clone.NewDonor(clone.DonorOptions{Datadir: dir, Store: st, Log: l, Logger: quiet, DataAddress: "127.0.0.1:0", TLS: dataTLS, MaxBandwidth: vars.MaxBandwidth})
 	if err != nil {
 		t.Fatal(err)
@@ -242,6 +242,8 @@ func TestCloneStreamPinsTheCertificate(t *testing.T) {
 
 // setGlobal sets a global variable as SET GLOBAL does (its change hook
 // included).
+// setGlobal is a SET GLOBAL without a session: it reaches the engine
+// opened last, the donor's.
 func setGlobal(t *testing.T, name string, v any) {
 	t.Helper()
 	if err := gms.SystemVariables.SetGlobal(gms.NewEmptyContext(), name, v); err != nil {

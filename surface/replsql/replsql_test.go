@@ -44,8 +44,9 @@ func TestReplicationSQLSurface(t *testing.T) {
 	}
 	defer blog.Close()
 	st.SetSink(blog)
-	vars := replsql.Variables()
-	e, err := sqlengine.New(sqlengine.Options{Store: st, ServerID: 5, ServerUUID: uuid, Logger: quiet})
+	g := sqlengine.NewGlobals()
+	vars := replsql.Variables(g)
+	e, err := sqlengine.New(sqlengine.Options{Store: st, ServerID: 5, ServerUUID: uuid, Logger: quiet, Globals: g})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,13 +50,13 @@ type Vars struct {
 	rep *atomic.Pointer[replica.Replica]
 }
 
-// Variables defines the replication variables the config may set
-// (before it is applied).
-func Variables() Vars {
+// Variables defines the replication variables the config may set on the
+// server's g (before it is applied).
+func Variables(g *sqlengine.Globals) Vars {
 	v := Vars{set: sysvar.New(Settings{}), rep: &atomic.Pointer[replica.Replica]{}}
 	// alias defines names as spellings of one setting.
 	alias := func(names []string, typ sql.Type, def any, apply func(*Settings, any) error) {
-		sqlengine.CheckedAliasVariables(names, typ, def, v.set.Field(def, apply))
+		g.CheckedAlias(names, typ, def, v.set.Field(def, apply))
 	}
 	// The parallel applier (repl/replica/sched.go). MySQL refuses
 	// replica_parallel_type and replica_preserve_commit_order changes
@@ -128,9 +128,9 @@ func Variables() Vars {
 		types.NewSystemIntType("replica_failover_lag_seconds", 0, 31536000, false), int64(10),
 		func(s *Settings, x any) error { s.FailoverLag = time.Duration(sysvar.Int(x)) * time.Second; return nil })
 	// Replicas always log what they apply: the binlog is their commit point.
-	sqlengine.AliasVariables([]string{"log_replica_updates", "log_slave_updates"}, types.NewSystemBoolType("log_replica_updates"), int8(1))
+	g.Alias([]string{"log_replica_updates", "log_slave_updates"}, types.NewSystemBoolType("log_replica_updates"), int8(1))
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
-	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
+	g.Add([]sql.SystemVariable{
 		sysvar.Global(v.set, &sql.MysqlSystemVariable{Name: "skip_replica_start", Scope: global, Type: types.NewSystemBoolType("skip_replica_start"), Default: int8(0)},
 			func(s *Settings, x any) error { s.SkipStart = sysvar.Bool(x); return nil }),
 		// Accepted from my.cnf files written for MySQL (the seeds' tutorial
@@ -138,7 +138,7 @@ func Variables() Vars {
 		&sql.MysqlSystemVariable{Name: "relay_log", Scope: global, Type: types.NewSystemStringType("relay_log"), Default: "relay"},
 		&sql.MysqlSystemVariable{Name: "relay_log_index", Scope: global, Type: types.NewSystemStringType("relay_log_index"), Default: "relay.index"},
 		&sql.MysqlSystemVariable{Name: "relay_log_recovery", Scope: global, Type: types.NewSystemBoolType("relay_log_recovery"), Default: int8(1)},
-	})
+	}...)
 	return v
 }
 

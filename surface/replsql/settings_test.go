@@ -7,6 +7,7 @@ import (
 	gms "github.com/dolthub/go-mysql-server/sql"
 
 	"petrel/repl/replica"
+	"petrel/sqlengine"
 	"petrel/surface/replsql"
 )
 
@@ -14,7 +15,8 @@ import (
 // spelling, is pushed (what node gives Replica.Configure); a value out of
 // range is refused and changes nothing.
 func TestSettingsPushed(t *testing.T) {
-	v := replsql.Variables()
+	g := sqlengine.NewGlobals()
+	v := replsql.Variables(g)
 	want := replsql.Settings{Replica: replica.Settings{NetTimeout: 10 * time.Second, SyncRelayLog: 10000, AckAfter: replica.AckRelayWrite, StrictRows: true, TransactionRetries: 10,
 		Parallel: replica.Parallel{Workers: replica.DefaultParallelWorkers, Type: replica.ParallelLogicalClock, PreserveOrder: true}},
 		FailoverLagTransactions: 1000, FailoverLag: 10 * time.Second}
@@ -30,7 +32,7 @@ func TestSettingsPushed(t *testing.T) {
 		"slave_parallel_type": "DATABASE", "replica_preserve_commit_order": int64(0), "petrel_replica_durable_apply": int64(1),
 		"replica_failover_lag_transactions": int64(5), "replica_failover_lag_seconds": int64(6),
 	} {
-		if err := gms.SystemVariables.SetGlobal(ctx, name, val); err != nil {
+		if err := g.Set(ctx, name, val); err != nil {
 			t.Fatalf("SET GLOBAL %s = %v: %v", name, val, err)
 		}
 	}
@@ -40,11 +42,11 @@ func TestSettingsPushed(t *testing.T) {
 	if got := v.Settings(); got != want || pushed != want {
 		t.Errorf("after SET GLOBAL: %+v (pushed %+v), want %+v", got, pushed, want)
 	}
-	if err := gms.SystemVariables.SetGlobal(ctx, "replica_net_timeout", int64(0)); err == nil || pushed.Replica.NetTimeout != 3*time.Second {
+	if err := g.Set(ctx, "replica_net_timeout", int64(0)); err == nil || pushed.Replica.NetTimeout != 3*time.Second {
 		t.Errorf("replica_net_timeout = 0: %v, NetTimeout %v", err, pushed.Replica.NetTimeout)
 	}
 	// skip_replica_start is read-only: the option file's value.
-	if err := gms.SystemVariables.AssignValues(map[string]any{"skip_replica_start": int64(1)}); err != nil || !v.Settings().SkipStart {
+	if err := g.SetFromString("skip_replica_start", "1"); err != nil || !v.Settings().SkipStart {
 		t.Errorf("skip_replica_start from the option file: %v, %+v", err, v.Settings())
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"petrel/internal/tcptune"
+	"petrel/sqlengine"
 	"petrel/surface/sysvar"
 )
 
@@ -37,7 +38,7 @@ func (t *TCP) Push(owner func(tcptune.Options)) { t.set.Push(owner) }
 // file refuse others with error 1231); its default is BBR where usable,
 // else the kernel's default, and the fallback is logged once here.
 // Without one, sockets keep the kernel's.
-func TCPVariables(log *slog.Logger) *TCP {
+func TCPVariables(g *sqlengine.Globals, log *slog.Logger) *TCP {
 	t := &TCP{set: sysvar.New(tcptune.Options{
 		KeepAliveIdle: replKeepAliveIdle, KeepAliveInterval: replKeepAliveInterval, KeepAliveCount: replKeepAliveCount,
 		NoDelay: true,
@@ -60,10 +61,10 @@ func TCPVariables(log *slog.Logger) *TCP {
 	if len(usable) == 0 || def == "" {
 		return t
 	}
-	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
+	g.Add([]sql.SystemVariable{
 		sysvar.Global(t.set, &sql.MysqlSystemVariable{Name: "replication_tcp_congestion_control", Scope: sql.GetMysqlScope(sql.SystemVariableScope_Global), Dynamic: true,
 			Type: types.NewSystemEnumType("replication_tcp_congestion_control", usable...), Default: def},
 			func(o *tcptune.Options, x any) error { o.CongestionControl = sysvar.String(x); return nil }),
-	})
+	}...)
 	return t
 }

@@ -8,6 +8,7 @@ import (
 	gms "github.com/dolthub/go-mysql-server/sql"
 
 	"petrel/internal/tcptune"
+	"petrel/sqlengine"
 	"petrel/surface/replsql"
 )
 
@@ -16,7 +17,8 @@ import (
 // keepalives and TCP_NODELAY unchanged; an algorithm this process cannot
 // use is refused.
 func TestTCPSettingsPushed(t *testing.T) {
-	tcp := replsql.TCPVariables(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	g := sqlengine.NewGlobals()
+	tcp := replsql.TCPVariables(g, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	k, err := tcptune.ReadKernel()
 	if err != nil {
 		t.Skipf("no TCP congestion control to choose: %v", err)
@@ -32,14 +34,14 @@ func TestTCPSettingsPushed(t *testing.T) {
 		t.Skipf("one usable congestion control here (%q): nothing to change to", def)
 	}
 	ctx := gms.NewEmptyContext()
-	if err := gms.SystemVariables.SetGlobal(ctx, "replication_tcp_congestion_control", other); err != nil {
+	if err := g.Set(ctx, "replication_tcp_congestion_control", other); err != nil {
 		t.Fatal(err)
 	}
 	o := tcp.Options()
 	if o.CongestionControl != other || !o.NoDelay || o.KeepAliveCount == 0 {
 		t.Errorf("after SET GLOBAL replication_tcp_congestion_control = %s: %+v", other, o)
 	}
-	if err := gms.SystemVariables.SetGlobal(ctx, "replication_tcp_congestion_control", "no-such-algorithm"); err == nil || tcp.Options().CongestionControl != other {
+	if err := g.Set(ctx, "replication_tcp_congestion_control", "no-such-algorithm"); err == nil || tcp.Options().CongestionControl != other {
 		t.Errorf("an unknown algorithm: %v, options %+v", err, tcp.Options())
 	}
 }

@@ -36,15 +36,15 @@ type Settings struct {
 // replica/slave spelling).
 type Vars struct{ set *sysvar.Set[Settings] }
 
-// Variables defines the semi-sync variables (before the config is
-// applied, so the config file can set them).
-func Variables() Vars {
+// Variables defines the semi-sync variables on the server's g (before the
+// config is applied, so the config file can set them).
+func Variables(g *sqlengine.Globals) Vars {
 	v := Vars{set: sysvar.New(Settings{})}
 	b := func(name string) sql.Type { return types.NewSystemBoolType(name) }
 	i := func(name string, lo, hi int64) sql.Type { return types.NewSystemIntType(name, lo, hi, false) }
 	// alias defines names as spellings of one setting.
 	alias := func(names []string, typ sql.Type, def any, apply func(*semisync.Settings, any)) {
-		sqlengine.CheckedAliasVariables(names, typ, def, v.set.Field(def, func(s *Settings, x any) error { apply(&s.Source, x); return nil }))
+		g.CheckedAlias(names, typ, def, v.set.Field(def, func(s *Settings, x any) error { apply(&s.Source, x); return nil }))
 	}
 	alias([]string{"rpl_semi_sync_source_enabled", "rpl_semi_sync_master_enabled"}, b("rpl_semi_sync_source_enabled"), int8(0),
 		func(s *semisync.Settings, x any) { s.Enabled = sysvar.Bool(x) })
@@ -59,10 +59,10 @@ func Variables() Vars {
 	// Petrel's: never fall back to asynchronous (safety over availability).
 	alias([]string{"rpl_semi_sync_source_strict"}, b("rpl_semi_sync_source_strict"), int8(0),
 		func(s *semisync.Settings, x any) { s.Strict = sysvar.Bool(x) })
-	sqlengine.CheckedAliasVariables([]string{"rpl_semi_sync_replica_enabled", "rpl_semi_sync_slave_enabled"}, b("rpl_semi_sync_replica_enabled"), int8(0),
+	g.CheckedAlias([]string{"rpl_semi_sync_replica_enabled", "rpl_semi_sync_slave_enabled"}, b("rpl_semi_sync_replica_enabled"), int8(0),
 		v.set.Field(int8(0), func(s *Settings, x any) error { s.ReplicaEnabled = sysvar.Bool(x); return nil }))
-	sqlengine.AliasVariables([]string{"rpl_semi_sync_source_trace_level", "rpl_semi_sync_master_trace_level"}, i("rpl_semi_sync_source_trace_level", 0, 4294967295), int64(32))
-	sqlengine.AliasVariables([]string{"rpl_semi_sync_replica_trace_level", "rpl_semi_sync_slave_trace_level"}, i("rpl_semi_sync_replica_trace_level", 0, 4294967295), int64(32))
+	g.Alias([]string{"rpl_semi_sync_source_trace_level", "rpl_semi_sync_master_trace_level"}, i("rpl_semi_sync_source_trace_level", 0, 4294967295), int64(32))
+	g.Alias([]string{"rpl_semi_sync_replica_trace_level", "rpl_semi_sync_slave_trace_level"}, i("rpl_semi_sync_replica_trace_level", 0, 4294967295), int64(32))
 	return v
 }
 

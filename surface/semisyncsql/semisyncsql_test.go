@@ -29,8 +29,9 @@ func TestSemiSyncSQLSurface(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	vars := semisyncsql.Variables()
-	e, err := sqlengine.New(sqlengine.Options{Store: st, ServerUUID: "3e11fa47-71ca-11e1-9e33-c80aa9429562", Logger: quiet})
+	g := sqlengine.NewGlobals()
+	vars := semisyncsql.Variables(g)
+	e, err := sqlengine.New(sqlengine.Options{Store: st, ServerUUID: "3e11fa47-71ca-11e1-9e33-c80aa9429562", Logger: quiet, Globals: g})
 	if err != nil {
 		t.Fatal(err)
 	}
