@@ -100,6 +100,8 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		if n.Global {
 			return showGlobalVariables(ctx, n) // serverscope.go
 		}
+	case *plan.ShowStatus:
+		return sql.RowsToRowIter(engineStatusRows(ctx, *n == *plan.NewShowStatus(true))...), nil // serverscope.go
 	case *plan.CreateDB:
 		return nil, defaultCreateDB(ctx, n)
 	case *plan.DropDB:

@@ -87,15 +87,7 @@ func variableText(name string, v any) string {
 
 // statusTableRows is SHOW [GLOBAL] STATUS as rows of text, by name.
 func statusTableRows(ctx *sql.Context, global bool) ([]sql.Row, error) {
-	n := plan.NewShowStatus(global)
-	it, err := n.RowIter(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := sql.RowIterToRows(ctx, it)
-	if err != nil {
-		return nil, err
-	}
+	rows := engineStatusRows(ctx, global)
 	for _, r := range rows {
 		r[1] = valueText(r[1])
 	}

@@ -54,6 +54,31 @@ func serverScopeRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.S
 	})
 }
 
+// engineStatusRows is SHOW [GLOBAL] STATUS from the session's engine: GMS's
+// reads global status from the process-wide registry, which answers from
+// the engine opened last. GMS's own counters (Connections,
+// Threads_connected, ...) stay process-wide: GMS counts them without a
+// session.
+func engineStatusRows(ctx *sql.Context, global bool) []sql.Row {
+	var vars map[string]sql.StatusVarValue
+	if e := engineOf(ctx); e != nil && status != nil {
+		vars = status.globalMap(e.statusFns())
+	} else {
+		vars = sql.StatusVariables.NewGlobalMap()
+	}
+	if !global {
+		for name, v := range ctx.Session.GetAllStatusVariables(ctx) {
+			vars[name] = v
+		}
+	}
+	rows := make([]sql.Row, 0, len(vars))
+	for name, v := range vars {
+		rows = append(rows, sql.Row{name, v.Value()})
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i][0].(string) < rows[j][0].(string) })
+	return rows
+}
+
 // showGlobalVariables is SHOW GLOBAL VARIABLES [LIKE | WHERE] from the
 // session's server (GMS's reads the process-wide registry).
 func showGlobalVariables(ctx *sql.Context, n *plan.ShowVariables) (sql.RowIter, error) {

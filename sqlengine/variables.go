@@ -310,8 +310,14 @@ func (r *statusRegistry) NewSessionMap() map[string]sql.StatusVarValue {
 }
 
 func (r *statusRegistry) NewGlobalMap() map[string]sql.StatusVarValue {
+	return r.globalMap(r.currentFns())
+}
+
+// globalMap is GMS's global status (its process-wide counters) with the
+// computed variables fns.
+func (r *statusRegistry) globalMap(fns map[string]func() any) map[string]sql.StatusVarValue {
 	m := r.StatusVariableRegistry.NewGlobalMap()
-	for name, fn := range r.currentFns() {
+	for name, fn := range fns {
 		m[name] = &sql.ImmutableStatusVarValue{
 			Var: &sql.MySQLStatusVariable{Name: name, Scope: sql.StatusVariableScope_Global, Type: types.Uint64, Default: uint64(0)},
 			Val: fn(),
