@@ -66,6 +66,37 @@ func TestTwoServersInProcess(t *testing.T) {
 		t.Errorf("both servers answer server_uuid %s", primUUID)
 	}
 
+	// Semi-sync on: the source's switch on the primary, the replica's on
+	// the replica; each reaches its own server's component only. (No
+	// replica is connected yet: the primary's first commit waits 0.1 s,
+	// then it goes on asynchronously until the replica acknowledges.)
+	mustExec(t, pdb, "SET GLOBAL rpl_semi_sync_source_timeout = 100", "SET GLOBAL rpl_semi_sync_source_enabled = 1")
+	mustExec(t, rdb, "SET GLOBAL rpl_semi_sync_replica_enabled = 1")
+	if p, r := one(pdb, "SELECT @@global.rpl_semi_sync_source_enabled"), one(rdb, "SELECT @@global.rpl_semi_sync_source_enabled"); p != "1" || r != "0" {
+		t.Errorf("rpl_semi_sync_source_enabled: primary %s, replica %s; want 1 and 0", p, r)
+	}
+	if p, r := one(pdb, "SELECT @@global.rpl_semi_sync_replica_enabled"), one(rdb, "SELECT @@global.rpl_semi_sync_replica_enabled"); p != "0" || r != "1" {
+		t.Errorf("rpl_semi_sync_replica_enabled: primary %s, replica %s; want 0 and 1", p, r)
+	}
+
+	// read_only on the primary only, then on the replica only (which stays
+	// read-only: replication goes on, the replicated account cannot write).
+	readOnly := func() (string, string) {
+		return one(pdb, "SELECT @@global.read_only"), one(rdb, "SELECT @@global.read_only")
+	}
+	mustExec(t, pdb, "SET GLOBAL read_only = 1")
+	if p, r := readOnly(); p != "1" || r != "0" {
+		t.Errorf("after SET GLOBAL read_only = 1 on the primary only: primary %s, replica %s", p, r)
+	}
+	mustExec(t, pdb, "SET GLOBAL read_only = 0")
+	mustExec(t, rdb, "SET GLOBAL read_only = 1")
+	if p, r := readOnly(); p != "0" || r != "1" {
+		t.Errorf("after SET GLOBAL read_only = 1 on the replica: primary %s, replica %s", p, r)
+	}
+	if p, r := one(pdb, "SHOW GLOBAL VARIABLES LIKE 'read_only'"), one(rdb, "SHOW GLOBAL VARIABLES LIKE 'read_only'"); p != "OFF" || r != "ON" {
+		t.Errorf("SHOW GLOBAL VARIABLES LIKE 'read_only': primary %s, replica %s", p, r)
+	}
+
 	// The primary's schema, data and an account; the replica starts after.
 	mustExec(t, pdb, "CREATE DATABASE d",
 		"CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(20))",
@@ -76,6 +107,10 @@ func TestTwoServersInProcess(t *testing.T) {
 		"CREATE USER 'app'@'%' IDENTIFIED BY 'apw'",
 		"GRANT SELECT, INSERT ON d.* TO 'app'@'%'",
 		"INSERT INTO d.t (id, v) VALUES (3, 'c')")
+	// Each server's live variables read its own binary log.
+	if p, r := one(pdb, "SELECT @@global.gtid_executed"), one(rdb, "SELECT @@global.gtid_executed"); !strings.HasPrefix(p, primUUID+":1-") || r != "" {
+		t.Errorf("gtid_executed before the replica starts: primary %q, replica %q", p, r)
+	}
 	mustExec(t, rdb, fmt.Sprintf("CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=%s, SOURCE_USER='root', SOURCE_PASSWORD='pw', SOURCE_AUTO_POSITION=1, SOURCE_CONNECT_RETRY=1", srcPort(t, prim)),
 		"START REPLICA")
 	caughtUp := func() {
@@ -134,19 +169,6 @@ func TestTwoServersInProcess(t *testing.T) {
 		t.Errorf("the primary's SHOW REPLICA STATUS: %v, want no row", st)
 	}
 
-	// Semi-sync on: the source's switch on the primary, the replica's on
-	// the replica; each reaches its own server's component only (the
-	// replica asks for semi-sync as it connects: a new START REPLICA).
-	mustExec(t, pdb, "SET GLOBAL rpl_semi_sync_source_enabled = 1")
-	mustExec(t, rdb, "SET GLOBAL rpl_semi_sync_replica_enabled = 1")
-	if p, r := one(pdb, "SELECT @@global.rpl_semi_sync_source_enabled"), one(rdb, "SELECT @@global.rpl_semi_sync_source_enabled"); p != "1" || r != "0" {
-		t.Errorf("rpl_semi_sync_source_enabled: primary %s, replica %s; want 1 and 0", p, r)
-	}
-	if p, r := one(pdb, "SELECT @@global.rpl_semi_sync_replica_enabled"), one(rdb, "SELECT @@global.rpl_semi_sync_replica_enabled"); p != "0" || r != "1" {
-		t.Errorf("rpl_semi_sync_replica_enabled: primary %s, replica %s; want 0 and 1", p, r)
-	}
-	mustExec(t, rdb, "STOP REPLICA", "START REPLICA")
-
 	// Semi-sync: the primary's tracker has the replica as its client and
 	// the primary's commits waited for its acks; the replica's status is
 	// the replica side's.
@@ -162,6 +184,7 @@ func TestTwoServersInProcess(t *testing.T) {
 		got := globalStatus(pdb, "Rpl_semi_sync_source_clients")
 		return got == "1", got
 	})
+	mustExec(t, pdb, "SET GLOBAL rpl_semi_sync_source_timeout = 10000")
 	mustExec(t, pdb, "INSERT INTO d.t (id, v) VALUES (4, 'd')")
 	if got := globalStatus(pdb, "Rpl_semi_sync_source_yes_tx"); got == "0" {
 		t.Errorf("the primary's Rpl_semi_sync_source_yes_tx = %s after a semi-sync commit", got)
@@ -173,17 +196,6 @@ func TestTwoServersInProcess(t *testing.T) {
 		t.Errorf("the replica's Rpl_semi_sync_source_clients = %s, want 0", got)
 	}
 
-	// read_only on the replica only, then on the primary only.
-	readOnly := func() (string, string) {
-		return one(pdb, "SELECT @@global.read_only"), one(rdb, "SELECT @@global.read_only")
-	}
-	mustExec(t, rdb, "SET GLOBAL read_only = 1")
-	if p, r := readOnly(); p != "0" || r != "1" {
-		t.Errorf("after SET GLOBAL read_only = 1 on the replica: primary %s, replica %s", p, r)
-	}
-	if p, r := one(pdb, "SHOW GLOBAL VARIABLES LIKE 'read_only'"), one(rdb, "SHOW GLOBAL VARIABLES LIKE 'read_only'"); p != "OFF" || r != "ON" {
-		t.Errorf("SHOW GLOBAL VARIABLES LIKE 'read_only': primary %s, replica %s", p, r)
-	}
 	app := func(n *node.Node) *sql.DB {
 		cfg := mysql.NewConfig()
 		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "app", "apw", "tcp", n.Addr()
@@ -207,10 +219,4 @@ func TestTwoServersInProcess(t *testing.T) {
 	if got := fmt.Sprint(queryRows(t, rdb, "SELECT id FROM d.t WHERE id >= 4 ORDER BY id")); got != "[[4] [11]]" {
 		t.Errorf("the read-only replica's rows from id 4: %s, want the primary's 4 and 11 only", got)
 	}
-	mustExec(t, rdb, "SET GLOBAL read_only = 0")
-	mustExec(t, pdb, "SET GLOBAL read_only = 1")
-	if p, r := readOnly(); p != "1" || r != "0" {
-		t.Errorf("after SET GLOBAL read_only = 1 on the primary only: primary %s, replica %s", p, r)
-	}
-	mustExec(t, pdb, "SET GLOBAL read_only = 0")
 }
