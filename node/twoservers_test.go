@@ -54,6 +54,18 @@ func TestTwoServersInProcess(t *testing.T) {
 		}
 	}
 
+	// login is a new client of n (new sessions).
+	login := func(n *node.Node, user, pw string) *sql.DB {
+		cfg := mysql.NewConfig()
+		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = user, pw, "tcp", n.Addr()
+		db, err := sql.Open("mysql", cfg.FormatDSN())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+
 	// Each server's identity.
 	for _, q := range []string{"SELECT @@global.server_id", "SELECT @@server_id", "SHOW GLOBAL VARIABLES LIKE 'server_id'",
 		"SELECT VARIABLE_VALUE FROM performance_schema.global_variables WHERE VARIABLE_NAME = 'server_id'"} {
@@ -64,6 +76,13 @@ func TestTwoServersInProcess(t *testing.T) {
 	primUUID, repUUID := one(pdb, "SELECT @@global.server_uuid"), one(rdb, "SELECT @@global.server_uuid")
 	if primUUID == repUUID {
 		t.Errorf("both servers answer server_uuid %s", primUUID)
+	}
+
+	// A new session starts from its own server's global values.
+	mustExec(t, rdb, "SET GLOBAL div_precision_increment = 8")
+	newP, newR := login(prim, "root", "pw"), login(rep, "root", "pw")
+	if p, r := one(newP, "SELECT @@session.div_precision_increment"), one(newR, "SELECT @@session.div_precision_increment"); p != "4" || r != "8" {
+		t.Errorf("div_precision_increment in a new session: primary %s, replica %s; want 4 and 8", p, r)
 	}
 
 	// Semi-sync on: the source's switch on the primary, the replica's on
@@ -196,17 +215,7 @@ func TestTwoServersInProcess(t *testing.T) {
 		t.Errorf("the replica's Rpl_semi_sync_source_clients = %s, want 0", got)
 	}
 
-	app := func(n *node.Node) *sql.DB {
-		cfg := mysql.NewConfig()
-		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = "app", "apw", "tcp", n.Addr()
-		db, err := sql.Open("mysql", cfg.FormatDSN())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db
-	}
-	appP, appR := app(prim), app(rep)
+	appP, appR := login(prim, "app", "apw"), login(rep, "app", "apw")
 	_, err := appR.Exec("INSERT INTO d.t (id, v) VALUES (10, 'r')")
 	var me *mysql.MySQLError
 	if !errors.As(err, &me) || me.Number != 1290 {

@@ -401,3 +401,4 @@ type globalSettings struct{ g *Globals }
 
 func (s globalSettings) Int(name string, def int64) int64 { return s.g.Int(name, def) }
 func (s globalSettings) Bool(name string) bool            { return s.g.Bool(name) }
+func (s globalSettings) String(name, def string) string   { return s.g.String(name, def) }

@@ -6,8 +6,6 @@ import (
 	"net"
 	"strings"
 
-	"github.com/dolthub/go-mysql-server/sql"
-
 	"petrel/internal/mysqlcompress"
 )
 
@@ -39,29 +37,15 @@ type compState struct {
 }
 
 // compressionOffered reads protocol_compression_algorithms.
-func compressionOffered() (zlib, zstd bool) {
-	_, v, ok := sql.SystemVariables.GetGlobal("protocol_compression_algorithms")
-	if !ok {
-		return true, true
-	}
-	s := strings.ToLower(toString(v))
+func compressionOffered(set Settings) (zlib, zstd bool) {
+	s := strings.ToLower(set.String("protocol_compression_algorithms", "zlib,zstd,uncompressed"))
 	return strings.Contains(s, "zlib"), strings.Contains(s, "zstd")
-}
-
-func toString(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case []byte:
-		return string(x)
-	}
-	return ""
 }
 
 // offerCompression adds the compression capabilities to the greeting's
 // flags: lower at lo (2 bytes), upper at hi (2 bytes).
-func offerCompression(p []byte, lo, hi int) {
-	zl, zs := compressionOffered()
+func offerCompression(set Settings, p []byte, lo, hi int) {
+	zl, zs := compressionOffered(set)
 	if zl && lo < len(p) {
 		p[lo] |= mysqlcompress.ClientCompress
 	}
@@ -78,14 +62,14 @@ func (c *Conn) negotiateCompression(p []byte) {
 		return
 	}
 	caps := uint32(p[0]) | uint32(p[1])<<8 | uint32(p[2])<<16 | uint32(p[3])<<24
-	zl, zs := compressionOffered()
+	zl, zs := compressionOffered(c.gate.settings)
 	switch {
 	case caps&mysqlcompress.ClientZstd != 0 && zs:
 		level := mysqlcompress.DefaultZstdLevel
 		if end := handshakeResponseEnd(p); end >= 0 && end < len(p) && p[end] >= 1 && p[end] <= 22 {
 			level = int(p[end])
 		}
-		c.comp = &compState{algo: mysqlcompress.Zstd, level: level, okLen: -1, stream: asksStream(p) && streamAllowed()}
+		c.comp = &compState{algo: mysqlcompress.Zstd, level: level, okLen: -1, stream: asksStream(p) && streamAllowed(c.gate.settings)}
 	case caps&mysqlcompress.ClientCompress != 0 && zl:
 		c.comp = &compState{algo: mysqlcompress.Zlib, okLen: -1}
 	}
@@ -106,14 +90,7 @@ func asksStream(p []byte) bool {
 // that asks for streamed zstd gets it (ON by default).
 const StreamVar = "protocol_compression_stream"
 
-func streamAllowed() bool {
-	_, v, ok := sql.SystemVariables.GetGlobal(StreamVar)
-	if !ok {
-		return true
-	}
-	b, _ := v.(int8)
-	return b != 0
-}
+func streamAllowed(set Settings) bool { return set.Int(StreamVar, 1) != 0 }
 
 // Compression reports the connection's protocol compression.
 func (c *Conn) Compression() (mysqlcompress.Algorithm, int) {

@@ -50,6 +50,8 @@ func (m settingsMap) Int(name string, def int64) int64 {
 
 func (m settingsMap) Bool(name string) bool { return m[name] != 0 }
 
+func (m settingsMap) String(_, def string) string { return def }
+
 // connPair is a loopback TCP connection: srv is wrapped in Conn.
 func connPair(t *testing.T, g *Gate) (*Conn, net.Conn) {
 	t.Helper()

@@ -144,7 +144,7 @@ func (c *Conn) editGreeting(p []byte) {
 	// capabilities (low 2 bytes), character set(1), status(2),
 	// capabilities (high 2 bytes)
 	pos := 1 + end + 1 + 4 + 8 + 1
-	offerCompression(p, pos, pos+5)
+	offerCompression(c.gate.settings, p, pos, pos+5)
 	if c.tlsCfg == nil {
 		return
 	}

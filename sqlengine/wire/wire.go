@@ -27,6 +27,8 @@ type Settings interface {
 	Int(name string, def int64) int64
 	// Bool is a boolean variable.
 	Bool(name string) bool
+	// String is a string variable, def when it is unset or empty.
+	String(name, def string) string
 }
 
 // Commands is what the connection needs of its command loop once
