@@ -14,7 +14,8 @@
 // Its tests drive the assembled server in process through real clients:
 // the SQL surface, accounts, the fast paths against go-mysql-server,
 // shutdown, and in-process replication with faults on the links
-// (TestInProcessReplicationFaults). One SQL engine per process
-// (docs/design/one-server.md): replication between servers is tested in
-// e2e, with real processes.
+// (TestInProcessReplicationFaults) and between two whole nodes, each with
+// its own SQL engine and system variables (TestTwoServersInProcess;
+// docs/design/one-server.md). e2e tests replication between real
+// processes.
 package node

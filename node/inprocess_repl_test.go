@@ -29,14 +29,15 @@ import (
 // replica (storage, its binary log and the replica's receiver and
 // applier, the same packages `petrel server` wires) in one test process,
 // the link between them through a proxy that injects faults at exact
-// byte offsets, so every run replays the same failures. The replica runs
-// without a SQL engine of its own: GMS keeps its variable registries in
-// process globals, so one process holds one SQL engine
-// (docs/design/one-server.md); the replicated DDL,
-// which a replica runs through its SQL engine, is applied here by
-// creating the same definitions in the replica's catalog, logged under the source's GTIDs like any replicated
-// transaction (the definitions are the primary's own). Rows are applied
-// by the real applier.
+// byte offsets, so every run replays the same failures. The replica is
+// the replica package's components without a node, so each link's
+// bytes can be cut at exact offsets and the relay's sink inspected; it
+// has no SQL engine, so the replicated DDL, which a replica node runs
+// through its own SQL engine (TestTwoServersInProcess), is applied here
+// by creating the same definitions in the replica's catalog, logged
+// under the source's GTIDs like any replicated transaction (the
+// definitions are the primary's own). Rows are applied by the real
+// applier.
 
 // linkFault is what the proxy does to one connection's source-to-replica
 // bytes.

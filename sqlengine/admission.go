@@ -47,11 +47,10 @@ const (
 // (docs/history/PERFORMANCE-log.md, "1000 clients").
 func defaultConcurrency() int64 { return int64(max(32, 4*runtime.GOMAXPROCS(0))) }
 
-// admissionVariable defines petrel_transaction_concurrency. GMS's
-// variable registry is process-wide: a SET GLOBAL reaches the gate of the
-// engine whose session ran it, at once, waking what a higher limit lets
-// run; New takes the start-up value (the option file's) once the
-// variables are set.
+// admissionVariable defines petrel_transaction_concurrency: a SET GLOBAL
+// reaches the gate of the engine whose session ran it, at once, waking
+// what a higher limit lets run; New takes the start-up value (the option
+// file's) once the variables are set.
 func admissionVariable() sql.SystemVariable {
 	def := defaultConcurrency()
 	return &sql.MysqlSystemVariable{

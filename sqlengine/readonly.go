@@ -32,8 +32,8 @@ import (
 
 // The server's read_only and super_read_only: every write statement
 // checks them (checkWritable), so a change is pushed to the engine whose
-// session set it (the adapter over GMS's process-wide registry), and New
-// takes the start-up values; no statement reads them by name.
+// session set it (the engine's Globals hold the value: globals.go), and
+// New takes the start-up values; no statement reads them by name.
 func readOnlyVariables() []sql.SystemVariable {
 	global := sql.GetMysqlScope(sql.SystemVariableScope_Global)
 	def := func(name string, set func(e *Engine, on bool)) sql.SystemVariable {

@@ -6,8 +6,10 @@
 // the hook's error; each owner is then configured with the whole struct.
 // Nothing reads a setting by name, or re-parses it, where it is used.
 //
-// GMS's registry is per process: a node's surfaces define their
-// variables, and so a new Set, each time the node opens.
+// A node's surfaces define their variables, and so a new Set, each time
+// the node opens, on that node's variables (sqlengine.Globals): a hook
+// is bound to the Set of the server that defined it, so two servers in
+// one process push to their own owners.
 package sysvar
 
 import (
