@@ -67,7 +67,8 @@ func (g *Globals) Live(name string, fn func() any) {
 	g.mu.Unlock()
 }
 
-// def is name's definition on g (its own, else GMS's) and its value.
+// lookup is name's definition on g (its own, else GMS's), its value and
+// its live reader (nil for none).
 func (g *Globals) lookup(name string) (sql.SystemVariable, sql.SystemVarValue, func() any, bool) {
 	g.mu.RLock()
 	def, own := g.defs[name]
@@ -248,8 +249,10 @@ type registry struct {
 	// attached are the open engines' Globals, oldest first; weak, so an
 	// engine a test drops without Close is not kept alive by them.
 	attached []weak.Pointer[Globals]
-	hidden   map[string]bool
-	process  *Globals
+	// hidden are the variables no server shows (hideVariable), replaced
+	// whole on change: every read of a variable asks it without a lock.
+	hidden  atomic.Pointer[map[string]bool]
+	process *Globals
 	// creating is the Globals a session being created copies
 	// (newBaseSession, under createMu).
 	createMu sync.Mutex
@@ -264,7 +267,8 @@ var (
 // installRegistry puts the adapter over GMS's registry, once per process.
 func installRegistry() {
 	registryOnce.Do(func() {
-		procVars = &registry{inner: sql.SystemVariables, hidden: map[string]bool{}}
+		procVars = &registry{inner: sql.SystemVariables}
+		procVars.hidden.Store(&map[string]bool{})
 		procVars.process = &Globals{defs: map[string]sql.SystemVariable{}, vals: map[string]sql.SystemVarValue{}, live: map[string]func() any{}}
 		sql.SystemVariables = procVars
 	})
@@ -313,20 +317,18 @@ func (r *registry) of(ctx *sql.Context) *Globals {
 
 func (r *registry) hide(name string) {
 	r.mu.Lock()
-	r.hidden[strings.ToLower(name)] = true
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	next := map[string]bool{strings.ToLower(name): true}
+	for k := range *r.hidden.Load() {
+		next[k] = true
+	}
+	r.hidden.Store(&next)
 }
 
-func (r *registry) isHidden(name string) bool {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return r.hidden[name]
-}
+func (r *registry) isHidden(name string) bool { return (*r.hidden.Load())[name] }
 
 func (r *registry) dropHidden(m any) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	for k := range r.hidden {
+	for k := range *r.hidden.Load() {
 		switch m := m.(type) {
 		case map[string]any:
 			delete(m, k)
