@@ -134,7 +134,10 @@ func readColumns(n sql.Node) (map[string]map[string]bool, bool) {
 		for _, c := range n.Schema() {
 			add(c.Source, c.Name)
 		}
-		transform.InspectExpressions(n, func(e sql.Expression) bool {
+		transform.InspectExpressionsWithNode(n, func(x sql.Node, e sql.Expression) bool {
+			if passedThrough(x, e) {
+				return true
+			}
 			switch e := e.(type) {
 			case *expression.GetField:
 				add(e.Table(), e.Name())
@@ -150,4 +153,27 @@ func readColumns(n sql.Node) (map[string]map[string]bool, bool) {
 	}
 	walk(n)
 	return cols, all
+}
+
+// passedThrough reports whether e is a column a projection x only
+// passes on. Whoever reads it above names it again (an expression of an
+// ancestor, or the result's columns), so naming it here adds nothing:
+// GMS projects every column of a join's tables under the filter of a
+// NOT IN's anti join (TPC-H Q16: partsupp's and part's nine columns,
+// where the statement reads four), which made every lookup decode whole
+// rows.
+func passedThrough(x sql.Node, e sql.Expression) bool {
+	p, ok := x.(*plan.Project)
+	if !ok {
+		return false
+	}
+	if _, ok := e.(*expression.GetField); !ok {
+		return false
+	}
+	for _, pe := range p.Projections {
+		if pe == e {
+			return true
+		}
+	}
+	return false
 }
