@@ -461,6 +461,21 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// An integer column IN a list of integer literals (arith/fastin.go),
+	// short and long lists, NOT IN, NULLs on either side, unsigned
+	// values past BIGINT's range, a TINYINT column against values out of
+	// its range.
+	quiet("CREATE TABLE t_in (id INT PRIMARY KEY, i INT, t TINYINT, u BIGINT UNSIGNED, KEY ki (i))")
+	quiet("INSERT INTO t_in VALUES (1, 4, 4, 7), (2, -5, -128, 18446744073709551615), (3, NULL, NULL, NULL), (4, 70000, 127, 9223372036854775808), (5, 12, 0, 12)")
+	for _, q := range []string{
+		"SELECT id FROM t_in WHERE i IN (48, 19, 12, 4) ORDER BY id", "SELECT id FROM t_in WHERE i NOT IN (48, 19, 12, 4) ORDER BY id",
+		"SELECT id FROM t_in IGNORE INDEX (ki) WHERE i IN (-5, 0, 3, 100, 1000, 70000, 1099511627776, 9, 10, 11, 12) ORDER BY id",
+		"SELECT id FROM t_in WHERE t IN (-128, 127, 300, -300) ORDER BY id", "SELECT id FROM t_in WHERE t NOT IN (0, 1) ORDER BY id",
+		"SELECT id FROM t_in WHERE u IN (7, 12, 18446744073709551615) ORDER BY id", "SELECT id FROM t_in WHERE u NOT IN (7, 12) ORDER BY id",
+		"SELECT id, i IN (4, 12), i IN (4, NULL), t IN (0) FROM t_in ORDER BY id",
+	} {
+		add("strict", q)
+	}
 	// IN and EXISTS subqueries answer each outer row once, whatever join
 	// the planner picks (coster.go's distinctLost; TPC-H Q4).
 	quiet("CREATE TABLE t_so (k BIGINT PRIMARY KEY, v INT)")

@@ -449,6 +449,9 @@ func fastCmpRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sco
 				if c := arith.NewFastCmp(e); c != nil {
 					return c, transform.NewTree, nil
 				}
+				if in := arith.NewFastIn(e); in != nil {
+					return in, transform.NewTree, nil
+				}
 				return e, transform.SameTree, nil
 			})
 		}

@@ -77,6 +77,8 @@ func withPrefilter(ctx *sql.Context, cond sql.Expression, child sql.Node) sql.No
 	for _, e := range expression.SplitConjunction(cond) {
 		if fc, ok := e.(*arith.FastCmp); ok {
 			e = fc.Expression
+		} else if fi, ok := e.(*arith.FastIn); ok {
+			e = fi.Expression
 		} else if t, ok := rewrite.PlainColumnTest(e); !ok || !strings.EqualFold(t, name) {
 			// Only a column compared with literals of its kind (string
 			// with string, number with number): GMS's comparison, which
@@ -99,6 +101,8 @@ func withPrefilter(ctx *sql.Context, cond sql.Expression, child sql.Node) sql.No
 		}
 		if rc := arith.NewFastCmp(re); rc != nil {
 			re = rc
+		} else if ri := arith.NewFastIn(re); ri != nil {
+			re = ri
 		} else {
 			var err error
 			if re, _, err = transform.Expr(re, func(x sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
