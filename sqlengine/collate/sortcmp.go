@@ -55,7 +55,7 @@ func fastSortFields(fields sql.SortFields) (sql.SortFields, bool) {
 			continue
 		}
 		if types.IsNumber(f.Column.Type()) {
-			key = &numSortKey{child: f.Column}
+			key = newNumSortKey(f.Column)
 		} else if k, ok := newStrSortKey(f.Column); ok {
 			key = k
 		} else {
@@ -81,6 +81,7 @@ func fastSortFields(fields sql.SortFields) (sql.SortFields, bool) {
 type StringSortKey struct {
 	child sql.Expression
 	typ   strSortType
+	boxed sql.Type // typ as an interface, made once: Type is asked per comparison
 }
 
 // newStrSortKey wraps e when its type is a text type of a utf8mb4 or
@@ -99,10 +100,12 @@ func newStrSortKey(e sql.Expression) (*StringSortKey, bool) {
 	if w == nil {
 		return nil, false
 	}
-	return &StringSortKey{child: e, typ: strSortType{stringType: st, weights: w}}, true
+	k := &StringSortKey{child: e, typ: strSortType{stringType: st, weights: w}}
+	k.boxed = k.typ
+	return k, true
 }
 
-func (k *StringSortKey) Type() sql.Type             { return k.typ }
+func (k *StringSortKey) Type() sql.Type             { return k.boxed }
 func (k *StringSortKey) Resolved() bool             { return k.child.Resolved() }
 func (k *StringSortKey) IsNullable() bool           { return k.child.IsNullable() }
 func (k *StringSortKey) String() string             { return k.child.String() }
@@ -159,9 +162,14 @@ func isASCII(s string) bool {
 // column is its child, so rules that renumber columns reach it.
 type numSortKey struct {
 	child sql.Expression
+	typ   sql.Type // numSortType of the child's, made once: Type is asked per comparison
 }
 
-func (k *numSortKey) Type() sql.Type             { return numSortType{k.child.Type()} }
+func newNumSortKey(child sql.Expression) *numSortKey {
+	return &numSortKey{child: child, typ: numSortType{child.Type()}}
+}
+
+func (k *numSortKey) Type() sql.Type             { return k.typ }
 func (k *numSortKey) Resolved() bool             { return k.child.Resolved() }
 func (k *numSortKey) IsNullable() bool           { return k.child.IsNullable() }
 func (k *numSortKey) String() string             { return k.child.String() }
@@ -174,7 +182,7 @@ func (k *numSortKey) WithChildren(children ...sql.Expression) (sql.Expression, e
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(k, len(children), 1)
 	}
-	return &numSortKey{child: children[0]}, nil
+	return newNumSortKey(children[0]), nil
 }
 
 // numSortType is a number type whose Compare takes the direct way.
