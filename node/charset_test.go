@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -500,6 +501,8 @@ func TestResultCharsetReplacement(t *testing.T) {
 		{"SELECT UPPER(c) FROM t WHERE id = 1", nil},
 		{"SELECT c FROM t ORDER BY id LIMIT 1", nil},
 		{"SELECT * FROM t WHERE id = 1", nil},
+		{"SELECT x.c FROM (SELECT id, c FROM t) x WHERE x.id = 1", nil},
+		{"SELECT c FROM t WHERE c = (SELECT c FROM t WHERE id = 1)", nil},
 	} {
 		rows, err := l1.Query(q.q, q.args...)
 		if err != nil {
@@ -526,6 +529,57 @@ func TestResultCharsetReplacement(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("%s: %q, want %q", q.q, got, want)
+		}
+	}
+}
+
+// A client whose results are latin1 stores and compares what it reads
+// from tables whole: character_set_results converts the rows sent to
+// the client, nothing else. The replacement of characters latin1 lacks
+// (TestResultCharsetReplacement) was applied to the SELECT of INSERT ...
+// SELECT and CREATE TABLE ... SELECT, which stored '?' for them, and to
+// subqueries and derived tables, whose rows were compared after it.
+// Each statement runs on the latin1 connection; the stored bytes are
+// read back as hex.
+func TestResultCharsetOnlyForResults(t *testing.T) {
+	n, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE rco", "CREATE TABLE rco.a (id INT PRIMARY KEY, s VARCHAR(20))",
+		"INSERT INTO rco.a VALUES (1, '日本€'), (2, 'Ā')", "CREATE TABLE rco.b LIKE rco.a", "CREATE TABLE rco.u LIKE rco.a",
+		"INSERT INTO rco.u VALUES (1, ''), (2, '')")
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = "root", "pw", "tcp", n.Addr(), "rco"
+	cfg.Params = map[string]string{"charset": "latin1"}
+	l1, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l1.Close()
+	l1.SetMaxOpenConns(1)
+	mustExec(t, l1, "INSERT INTO b SELECT * FROM a", "CREATE TABLE c AS SELECT id, s FROM a",
+		"UPDATE u SET s = (SELECT s FROM a WHERE a.id = u.id)",
+		"CREATE PROCEDURE p() INSERT INTO b SELECT id + 10, s FROM a", "CALL p()",
+		"SET @v = (SELECT s FROM a WHERE id = 2)", "INSERT INTO b VALUES (20, @v)")
+	want := [][]string{{"1", "E697A5E69CACE282AC"}, {"2", "C480"}}
+	for _, q := range []string{
+		"SELECT id, HEX(s) FROM rco.b WHERE id < 10 ORDER BY id", "SELECT id, HEX(s) FROM rco.c ORDER BY id",
+		"SELECT id, HEX(s) FROM rco.u ORDER BY id", "SELECT id - 10, HEX(s) FROM rco.b WHERE id BETWEEN 10 AND 19 ORDER BY id",
+	} {
+		if got := queryRows(t, db, q); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %v, want %v", q, got, want)
+		}
+	}
+	if got := queryRows(t, db, "SELECT HEX(s) FROM rco.b WHERE id = 20"); !reflect.DeepEqual(got, [][]string{{"C480"}}) {
+		t.Errorf("a user variable set from a subquery: %v, want C480", got)
+	}
+	// Comparisons in subqueries and derived tables see the stored text.
+	for q, want := range map[string]string{
+		"SELECT COUNT(*) FROM a WHERE s = (SELECT s FROM a WHERE id = 1)":                     "1",
+		"SELECT COUNT(*) FROM (SELECT s FROM a) x WHERE x.s = (SELECT s FROM b WHERE id = 1)": "1",
+		"SELECT COUNT(*) FROM a WHERE s IN (SELECT s FROM c)":                                 "2",
+	} {
+		if got := queryRows(t, l1, q); !reflect.DeepEqual(got, [][]string{{want}}) {
+			t.Errorf("%s: %v, want %s", q, got, want)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"petrel/internal/failpoint"
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/charset"
 	"petrel/sqlengine/collate"
 	"petrel/sqlengine/explain"
 	"petrel/sqlengine/iters"
@@ -88,10 +89,14 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		noteCall(ctx, n)              // callresults.go
 		return callInItsDatabase(ctx, n, row)
 	case *plan.DescribeQuery:
+		var it sql.RowIter
+		var err error
 		if n.Format.Analyze {
-			return o.e.explainAnalyze(ctx, n, row)
+			it, err = o.e.explainAnalyze(ctx, n, row)
+		} else {
+			it, err = explain.Plan(ctx, n)
 		}
-		return explain.Plan(ctx, n)
+		return charset.ClientRows(ctx, it, err)
 	case *plan.Set:
 		if len(row) == 0 {
 			return setStatement(ctx, n)

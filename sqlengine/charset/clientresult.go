@@ -1,6 +1,7 @@
 package charset
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -25,6 +26,11 @@ import (
 type forClient struct {
 	child sql.Expression
 	cs    sql.CharacterSetID
+	// orig is the projection it replaced (ResultsRule), restored when a
+	// later run of the rule takes it off; added marks a projection the
+	// rule put over rows that had none, removed whole then.
+	orig  sql.Expression
+	added bool
 }
 
 var _ sql.Expression = (*forClient)(nil)
@@ -44,7 +50,7 @@ func (f *forClient) WithChildren(children ...sql.Expression) (sql.Expression, er
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(f, len(children), 1)
 	}
-	return &forClient{child: children[0], cs: f.cs}, nil
+	return &forClient{child: children[0], cs: f.cs, orig: f.orig, added: f.added}, nil
 }
 
 func (f *forClient) Eval(ctx *sql.Context, row sql.Row) (any, error) {
@@ -100,10 +106,27 @@ func resultCharsetNeedsReplacing(ctx *sql.Context) (sql.CharacterSetID, bool) {
 
 // ResultsRule puts forClient over the text columns of the
 // statement's result.
-func ResultsRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+//
+// Only the rows sent to the client: a subquery's or a derived table's
+// rows (analyzed with their outer scope), and the SELECT of a statement
+// that writes (INSERT ... SELECT, CREATE TABLE ... SELECT, UPDATE from a
+// subquery: GMS analyzes such a SELECT on its own, as if it were the
+// statement) keep their text whole. The rule once replaced the
+// characters latin1 lacks with '?' there too, and such statements stored
+// the '?'.
+func ResultsRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	cs, ok := resultCharsetNeedsReplacing(ctx)
-	if !ok {
+	if !ok || !scope.IsEmpty() || writes(qFlags) {
 		return n, transform.SameTree, nil
+	}
+	// A derived table's SELECT is analyzed on its own, with no scope,
+	// before its statement, and was given the replacement as if it were
+	// the result; the statement's own run comes last and takes it off
+	// everything below its result, so `FROM (SELECT s FROM t) x WHERE
+	// x.s = ...` compares the stored text.
+	n, err := stripForClient(n)
+	if err != nil {
+		return nil, transform.SameTree, err
 	}
 	// The node whose rows are the result: below the nodes that pass
 	// rows through unchanged.
@@ -127,15 +150,19 @@ func ResultsRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sco
 			if !types.IsText(e.Type()) {
 				continue
 			}
+			// The alias keeps the column id of the projection it stands
+			// for: GMS finds a derived table's columns by id, and an
+			// alias without one sent the derived table's first column
+			// in its place.
+			name, child := sch[i].Name, e
 			if a, ok := e.(*expression.Alias); ok {
-				ne, err := a.WithChildren(&forClient{child: a.Child, cs: cs})
-				if err != nil {
-					return nil, transform.SameTree, err
-				}
-				exprs[i] = ne
-			} else {
-				exprs[i] = expression.NewAlias(sch[i].Name, &forClient{child: e, cs: cs})
+				name, child = a.Name(), a.Child
 			}
+			na := sql.Expression(expression.NewAlias(name, &forClient{child: child, cs: cs, orig: e}))
+			if ie, ok := e.(sql.IdExpression); ok {
+				na = na.(*expression.Alias).WithId(ie.Id())
+			}
+			exprs[i] = na
 			changed = true
 		}
 		if !changed {
@@ -154,7 +181,7 @@ func ResultsRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sco
 			gf := expression.NewGetFieldWithTable(i, 0, c.Type, c.DatabaseSource, c.Source, c.Name, c.Nullable)
 			exprs[i] = gf
 			if types.IsText(c.Type) {
-				exprs[i] = expression.NewAlias(c.Name, &forClient{child: gf, cs: cs})
+				exprs[i] = expression.NewAlias(c.Name, &forClient{child: gf, cs: cs, orig: gf, added: true})
 				changed = true
 			}
 		}
@@ -184,3 +211,93 @@ func replaceDown(n sql.Node, depth int, with sql.Node) (sql.Node, error) {
 	}
 	return n.WithChildren(append([]sql.Node{c}, kids[1:]...)...)
 }
+
+// stripForClient takes the projections ResultsRule made off n's tree:
+// each projection it wrapped is its original again, and a projection it
+// added is removed.
+func stripForClient(n sql.Node) (sql.Node, error) {
+	out, _, err := transform.NodeWithOpaque(n, func(x sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		p, ok := x.(*plan.Project)
+		if !ok {
+			return x, transform.SameTree, nil
+		}
+		var exprs []sql.Expression
+		for i, e := range p.Projections {
+			a, ok := e.(*expression.Alias)
+			if !ok {
+				continue
+			}
+			f, ok := a.Child.(*forClient)
+			if !ok || f.orig == nil {
+				continue
+			}
+			if f.added {
+				return p.Child, transform.NewTree, nil
+			}
+			if exprs == nil {
+				exprs = slices.Clone(p.Projections)
+			}
+			// The original, with the child as later rules left it (the
+			// executor's column indexes are assigned after this rule).
+			exprs[i] = f.child
+			if oa, ok := f.orig.(*expression.Alias); ok {
+				exprs[i] = expression.NewAlias(oa.Name(), f.child).WithId(oa.Id())
+			}
+		}
+		if exprs == nil {
+			return x, transform.SameTree, nil
+		}
+		np := *p
+		np.Projections = exprs
+		return &np, transform.NewTree, nil
+	})
+	return out, err
+}
+
+// writes reports whether the statement being planned writes rows or
+// definitions: its SELECTs are no results.
+func writes(qFlags *sql.QueryFlags) bool {
+	if qFlags == nil {
+		return false
+	}
+	for _, f := range []int{sql.QFlagInsert, sql.QFlagUpdate, sql.QFlagDelete, sql.QFlagDDL, sql.QFlagDBDDL,
+		sql.QFlagAlterTable, sql.QFlagTrigger, sql.QFlagCreateTrigger, sql.QFlagCreateProcedure, sql.QFlagCreateEvent} {
+		if qFlags.IsSet(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// ClientRows is it with the characters the client's
+// character_set_results lacks replaced by '?' in each string, for
+// answers made of rows no projection carries (EXPLAIN's plan text,
+// whose tree is drawn with box characters latin1 does not have: the
+// statement failed with "failed to encode").
+func ClientRows(ctx *sql.Context, it sql.RowIter, err error) (sql.RowIter, error) {
+	cs, ok := resultCharsetNeedsReplacing(ctx)
+	if err != nil || !ok || it == nil {
+		return it, err
+	}
+	return &clientRows{it: it, cs: cs}, nil
+}
+
+type clientRows struct {
+	it sql.RowIter
+	cs sql.CharacterSetID
+}
+
+func (c *clientRows) Next(ctx *sql.Context) (sql.Row, error) {
+	row, err := c.it.Next(ctx)
+	if err != nil {
+		return row, err
+	}
+	for i, v := range row {
+		if s, ok := v.(string); ok {
+			row[i] = replaceUnencodable(c.cs, s)
+		}
+	}
+	return row, nil
+}
+
+func (c *clientRows) Close(ctx *sql.Context) error { return c.it.Close(ctx) }
