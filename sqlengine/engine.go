@@ -187,6 +187,20 @@ func New(opts Options) (*Engine, error) {
 		Now:        opts.Clock,
 	})
 	e.prov.stats = e.stats
+	opts.Store.Go(func(closing <-chan struct{}) {
+		// Statistics kept fresh as tables change, not only when a plan
+		// reads them (planstats.RefreshChanged).
+		t := time.NewTicker(planstats.CheckInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-closing:
+				return
+			case <-t.C:
+				e.stats.RefreshChanged()
+			}
+		}
+	})
 	a.Catalog.StatsProvider = e.stats
 	a.Coster = planstats.NewCoster(a.Coster, e.stats)
 	if err := e.installCardinality(a.Catalog); err != nil {

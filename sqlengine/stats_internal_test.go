@@ -229,6 +229,21 @@ func TestAnalyzeTableStatistics(t *testing.T) {
 	if got := env.must(cards + " LIMIT 2 OFFSET 2"); got != refreshed {
 		t.Errorf("sbtest2's cardinalities after 100 deleted rows: %s, want %s (unchanged)", got, refreshed)
 	}
+	// Past 10% again, with no plan reading sbtest2's statistics: the
+	// engine's periodic check (RefreshChanged, what its ticker calls)
+	// starts the analysis, so the next plan has them fresh.
+	vals = vals[:0]
+	for id := n + 1500; id < n+3000; id++ {
+		vals = append(vals, fmt.Sprintf("(%d, %d, 'new', 'p')", id, 100000+id))
+	}
+	env.must("INSERT INTO sbtest2 (id, k, c, pad) VALUES " + strings.Join(vals, ","))
+	env.skew += planstats.MinInterval
+	env.e.stats.RefreshChanged()
+	env.e.stats.Wait()
+	unplanned := fmt.Sprintf("[[sbtest2 k_1 1 %d] [sbtest2 PRIMARY 1 %d]]", distinct(ks[1])+2900, n+2900)
+	if got := env.must(cards + " LIMIT 2 OFFSET 2"); got != unplanned {
+		t.Errorf("sbtest2's cardinalities after 1500 more rows and the periodic check: %s, want %s", got, unplanned)
+	}
 	env.close()
 }
 

@@ -244,6 +244,30 @@ func (p *Provider) maybeRefresh(tb Table, st *storage.Table, ts *tableStats) {
 	}
 }
 
+// RefreshChanged starts a background analysis of every table whose rows
+// changed past refreshDue since its last one, as InnoDB's statistics
+// thread does after DML, without waiting for a plan to ask: a plan
+// that asked first was made with the old statistics, so the first
+// queries after a bulk load planned from the statistics of its first
+// rows (TPC-H Q2 at SF 1 right after go-tpc's load: 10.3 s, then 0.3 s
+// once a refresh had run). The engine calls it every CheckInterval.
+func (p *Provider) RefreshChanged() {
+	if p.store.WriteError() != nil || !p.auto() {
+		return
+	}
+	for _, d := range p.store.Catalog().Databases() {
+		for _, st := range d.Tables() {
+			if tb := p.tableOf(st); tb != nil {
+				p.maybeRefresh(tb, st, p.lookup(st))
+			}
+		}
+	}
+}
+
+// CheckInterval is how often the engine looks for tables whose
+// statistics are due (RefreshChanged).
+const CheckInterval = 3 * time.Second
+
 // errStatsStopped ends an automatic analysis when the server closes.
 var errStatsStopped = errors.New("sqlengine: statistics: the server is closing")
 
