@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	gms "github.com/dolthub/go-mysql-server/sql"
 	"github.com/go-sql-driver/mysql"
 
 	"petrel/binlog"
@@ -22,6 +23,7 @@ import (
 	"petrel/node"
 	"petrel/repl/relay"
 	"petrel/repl/replica"
+	"petrel/sqlengine"
 	"petrel/storage"
 )
 
@@ -209,28 +211,17 @@ func TestInProcessReplicationFaults(t *testing.T) {
 	}
 	defer blog.Close()
 	st.SetSink(blog)
+	// The replica's own SQL engine runs the replicated DDL, as a replica
+	// node's does.
+	reng, err := sqlengine.New(sqlengine.Options{Store: st, ServerID: 2, ServerUUID: ruuid, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reng.Close()
 	var ddl []string
 	execDDL := func(ctx context.Context, qi binlog.QueryInfo, o storage.Origin) error {
-		dbName, q := qi.Database, qi.Query
-		ddl = append(ddl, q)
-		txn := st.Begin()
-		txn.SetOrigin(o)
-		var err error
-		switch {
-		case strings.HasPrefix(q, "CREATE DATABASE d1"):
-			err = st.Catalog().CreateDatabase(txn, "d1", prim.Store().Catalog().Database("d1").Def().Collation)
-		case strings.HasPrefix(q, "CREATE TABLE d1.t "):
-			_, err = st.Catalog().CreateTable(txn, prim.Store().Catalog().Table("d1", "t").Def)
-		default:
-			err = fmt.Errorf("unexpected replicated statement %q", q)
-		}
-		if err == nil {
-			txn.LogQuery(dbName, q)
-			err = txn.Commit(ctx)
-		} else {
-			txn.Rollback()
-		}
-		return err
+		ddl = append(ddl, qi.Query)
+		return reng.ExecReplicated(ctx, qi.Database, qi.Query, qi.NoForeignKeyChecks, o)
 	}
 
 	// Faults at fixed offsets of the source-to-replica bytes of the first
@@ -429,6 +420,35 @@ func TestInProcessReplicationFaults(t *testing.T) {
 	}
 	if len(ddl) != 2 {
 		t.Errorf("replicated statements %q, want the CREATE DATABASE and CREATE TABLE once each", ddl)
+	}
+	// The replica's engine made the primary's table, and answers for
+	// its own server.
+	var primCreate string
+	if err := db.QueryRowContext(ctx, "SHOW CREATE TABLE d1.t").Scan(new(string), &primCreate); err != nil {
+		t.Fatal(err)
+	}
+	repAnswer := func(q string) []gms.Row {
+		t.Helper()
+		sctx := reng.NewContext(ctx, reng.NewInternalSession())
+		_, it, _, err := reng.GMS().Query(sctx, q)
+		if err != nil {
+			t.Fatalf("the replica's engine: %s: %v", q, err)
+		}
+		rows, err := gms.RowIterToRows(sctx, it)
+		if err != nil {
+			t.Fatalf("the replica's engine: %s: %v", q, err)
+		}
+		return rows
+	}
+	if rows := repAnswer("SHOW CREATE TABLE d1.t"); len(rows) != 1 || fmt.Sprint(rows[0][1]) != primCreate {
+		t.Errorf("the replica's SHOW CREATE TABLE d1.t: %v; the primary's %q", rows, primCreate)
+	}
+	var primID string
+	if err := db.QueryRowContext(ctx, "SELECT @@global.server_id").Scan(&primID); err != nil {
+		t.Fatal(err)
+	}
+	if rows := repAnswer("SELECT @@global.server_id"); primID != "1" || len(rows) != 1 || fmt.Sprint(rows[0][0]) != "2" {
+		t.Errorf("@@global.server_id: the primary's %s, the replica engine's %v; want 1 and 2", primID, rows)
 	}
 	t.Logf("%d rows, GTIDs %s, %d connections, %d transactions applied", len(repRows), wantSet, c.Connects, c.AppliedTxns)
 	if t.Failed() {
