@@ -32,14 +32,11 @@ import (
 // applier, the same packages `petrel server` wires) in one test process,
 // the link between them through a proxy that injects faults at exact
 // byte offsets, so every run replays the same failures. The replica is
-// the replica package's components without a node, so each link's
-// bytes can be cut at exact offsets and the relay's sink inspected; it
-// has no SQL engine, so the replicated DDL, which a replica node runs
-// through its own SQL engine (TestTwoServersInProcess), is applied here
-// by creating the same definitions in the replica's catalog, logged
-// under the source's GTIDs like any replicated transaction (the
-// definitions are the primary's own). Rows are applied by the real
-// applier.
+// the replica package's components wired by hand (so each link's bytes
+// can be cut at exact offsets and the relay's sink inspected) with a SQL
+// engine of its own, which runs the replicated DDL as a replica node's
+// does (TestTwoServersInProcess runs two whole nodes). Rows are applied
+// by the real applier.
 
 // linkFault is what the proxy does to one connection's source-to-replica
 // bytes.
