@@ -483,14 +483,7 @@ func TestResultCharsetReplacement(t *testing.T) {
 	db := open("")
 	mustExec(t, db, "CREATE DATABASE rc", "CREATE TABLE rc.t (id INT PRIMARY KEY, c VARCHAR(10))",
 		"INSERT INTO rc.t VALUES (1, 'aĀb€'), (2, 'plain')")
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = "root", "pw", "tcp", n.Addr(), "rc"
-	cfg.Params = map[string]string{"charset": "latin1"}
-	l1, err := sql.Open("mysql", cfg.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l1.Close()
+	l1 := openWith(t, n, "rc", latin1)
 	want := "a?b\x80" // € is 0x80 in MySQL's latin1 (cp1252)
 	for _, q := range []struct {
 		q    string
@@ -547,15 +540,7 @@ func TestResultCharsetOnlyForResults(t *testing.T) {
 	mustExec(t, db, "CREATE DATABASE rco", "CREATE TABLE rco.a (id INT PRIMARY KEY, s VARCHAR(20))",
 		"INSERT INTO rco.a VALUES (1, '日本€'), (2, 'Ā')", "CREATE TABLE rco.b LIKE rco.a", "CREATE TABLE rco.u LIKE rco.a",
 		"INSERT INTO rco.u VALUES (1, ''), (2, '')")
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = "root", "pw", "tcp", n.Addr(), "rco"
-	cfg.Params = map[string]string{"charset": "latin1"}
-	l1, err := sql.Open("mysql", cfg.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l1.Close()
-	l1.SetMaxOpenConns(1)
+	l1 := openWith(t, n, "rco", latin1)
 	mustExec(t, l1, "INSERT INTO b SELECT * FROM a", "CREATE TABLE c AS SELECT id, s FROM a",
 		"UPDATE u SET s = (SELECT s FROM a WHERE a.id = u.id)",
 		"CREATE PROCEDURE p() INSERT INTO b SELECT id + 10, s FROM a", "CALL p()",
@@ -583,3 +568,6 @@ func TestResultCharsetOnlyForResults(t *testing.T) {
 		}
 	}
 }
+
+// latin1 makes a connection's character set latin1 (openWith).
+func latin1(cfg *mysql.Config) { cfg.Params = map[string]string{"charset": "latin1"} }

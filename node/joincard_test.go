@@ -1,6 +1,7 @@
 package node_test
 
 import (
+	"database/sql"
 	"reflect"
 	"slices"
 	"strings"
@@ -17,24 +18,15 @@ import (
 // no join of the plan may have it as its only condition. The answer is
 // checked against the sum computed by hand from the generated rows.
 func TestJoinOrderFollowsKeyCardinalities(t *testing.T) {
-	_, open := startNode(t)
-	mustExec(t, open(""), "CREATE DATABASE q5")
-	db := open("q5")
-	db.SetMaxOpenConns(1)
+	db := tpchDimensions(t, "q5")
 	mustExec(t, db,
-		"CREATE TABLE region (r_regionkey BIGINT NOT NULL PRIMARY KEY, r_name CHAR(25))",
-		"CREATE TABLE nation (n_nationkey BIGINT NOT NULL PRIMARY KEY, n_name CHAR(25), n_regionkey BIGINT NOT NULL)",
 		"CREATE TABLE supplier (s_suppkey BIGINT NOT NULL PRIMARY KEY, s_nationkey BIGINT NOT NULL)",
 		"CREATE TABLE customer (c_custkey BIGINT NOT NULL PRIMARY KEY, c_nationkey BIGINT NOT NULL)",
 		"CREATE TABLE orders (o_orderkey BIGINT NOT NULL PRIMARY KEY, o_custkey BIGINT NOT NULL, o_orderdate DATE NOT NULL)",
 		`CREATE TABLE lineitem (l_orderkey BIGINT NOT NULL, l_linenumber BIGINT NOT NULL, l_suppkey BIGINT NOT NULL,
 			l_extendedprice DECIMAL(15,2) NOT NULL, PRIMARY KEY (l_orderkey, l_linenumber))`,
-		"CREATE TABLE d (i INT NOT NULL PRIMARY KEY)",
-		"INSERT INTO d VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)",
-		"INSERT INTO region VALUES (0, 'AFRICA'), (1, 'AMERICA'), (2, 'ASIA'), (3, 'EUROPE'), (4, 'MIDDLE EAST')",
 		// 25 nations, 5 per region; 500 suppliers, 1,000 customers, 5,000
 		// orders (half in 1994), 20,000 lines.
-		"INSERT INTO nation SELECT a.i * 10 + b.i, CONCAT('N', a.i * 10 + b.i), (a.i * 10 + b.i) % 5 FROM d a, d b WHERE a.i * 10 + b.i < 25",
 		"INSERT INTO supplier SELECT a.i * 100 + b.i * 10 + c.i, (a.i * 100 + b.i * 10 + c.i) % 25 FROM d a, d b, d c WHERE a.i < 5",
 		"INSERT INTO customer SELECT a.i * 100 + b.i * 10 + c.i, (a.i * 100 + b.i * 10 + c.i) % 25 FROM d a, d b, d c",
 		`INSERT INTO orders SELECT k, k % 1000, IF(k % 2 = 0, '1994-06-01', '1996-06-01')
@@ -92,21 +84,12 @@ func TestJoinOrderFollowsKeyCardinalities(t *testing.T) {
 // where InnoDB looks up the 40 suppliers the selected parts name. The
 // answer is checked against the rows computed from the generators.
 func TestJoinEstimatesPerTablePair(t *testing.T) {
-	_, open := startNode(t)
-	mustExec(t, open(""), "CREATE DATABASE q2")
-	db := open("q2")
-	db.SetMaxOpenConns(1)
+	db := tpchDimensions(t, "q2")
 	mustExec(t, db,
-		"CREATE TABLE region (r_regionkey BIGINT NOT NULL PRIMARY KEY, r_name CHAR(25))",
-		"CREATE TABLE nation (n_nationkey BIGINT NOT NULL PRIMARY KEY, n_name CHAR(25), n_regionkey BIGINT NOT NULL)",
 		"CREATE TABLE supplier (s_suppkey BIGINT NOT NULL PRIMARY KEY, s_name CHAR(25), s_nationkey BIGINT NOT NULL, s_comment VARCHAR(100))",
 		"CREATE TABLE part (p_partkey BIGINT NOT NULL PRIMARY KEY, p_size INT NOT NULL, p_comment VARCHAR(100))",
 		`CREATE TABLE partsupp (ps_partkey BIGINT NOT NULL, ps_suppkey BIGINT NOT NULL, ps_supplycost DECIMAL(15,2) NOT NULL,
 			PRIMARY KEY (ps_partkey, ps_suppkey))`,
-		"CREATE TABLE d (i INT NOT NULL PRIMARY KEY)",
-		"INSERT INTO d VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)",
-		"INSERT INTO region VALUES (0, 'AFRICA'), (1, 'AMERICA'), (2, 'ASIA'), (3, 'EUROPE'), (4, 'MIDDLE EAST')",
-		"INSERT INTO nation SELECT a.i * 10 + b.i, CONCAT('N', a.i * 10 + b.i), (a.i * 10 + b.i) % 5 FROM d a, d b WHERE a.i * 10 + b.i < 25",
 		// 1,000 suppliers, 2,000 parts (40 of size 30), 4 suppliers a part.
 		`INSERT INTO supplier SELECT a.i * 100 + b.i * 10 + c.i, CONCAT('S', a.i * 100 + b.i * 10 + c.i),
 			(a.i * 100 + b.i * 10 + c.i) % 25, REPEAT('s', 80) FROM d a, d b, d c`,
@@ -146,4 +129,23 @@ func TestJoinEstimatesPerTablePair(t *testing.T) {
 	if got := queryRows(t, db, q); !reflect.DeepEqual(got, want) || len(want) == 0 {
 		t.Errorf("rows %v, want %v", got, want)
 	}
+}
+
+// tpchDimensions starts a node with database name holding TPC-H's
+// region (5 rows) and nation (25, five a region) and d (the digits
+// 0-9, for generating rows), on one connection.
+func tpchDimensions(t *testing.T, name string) *sql.DB {
+	_, open := startNode(t)
+	mustExec(t, open(""), "CREATE DATABASE "+name)
+	db := open(name)
+	db.SetMaxOpenConns(1)
+	mustExec(t, db,
+		"CREATE TABLE region (r_regionkey BIGINT NOT NULL PRIMARY KEY, r_name CHAR(25))",
+		"CREATE TABLE nation (n_nationkey BIGINT NOT NULL PRIMARY KEY, n_name CHAR(25), n_regionkey BIGINT NOT NULL)",
+		"CREATE TABLE d (i INT NOT NULL PRIMARY KEY)",
+		"INSERT INTO d VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9)",
+		"INSERT INTO region VALUES (0, 'AFRICA'), (1, 'AMERICA'), (2, 'ASIA'), (3, 'EUROPE'), (4, 'MIDDLE EAST')",
+		"INSERT INTO nation SELECT a.i * 10 + b.i, CONCAT('N', a.i * 10 + b.i), (a.i * 10 + b.i) % 5 FROM d a, d b WHERE a.i * 10 + b.i < 25",
+	)
+	return db
 }
