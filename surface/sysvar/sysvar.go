@@ -70,7 +70,7 @@ func (s *Set[S]) Push(owner func(S)) {
 // Field makes one setting of s a variable's: apply stores a value (def at
 // once, then each one set) into the settings, and the returned hook,
 // given each new value, refuses it with apply's error. For registries
-// that take such a check (sqlengine.CheckedAliasVariables); Global is
+// that take such a check (sqlengine.Globals.CheckedAlias); Global is
 // the same for one GMS variable.
 func (s *Set[S]) Field(def any, apply func(*S, any) error) func(any) error {
 	if err := s.Update(func(c *S) error { return apply(c, def) }); err != nil {
