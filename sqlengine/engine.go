@@ -9,7 +9,10 @@
 // More: docs/design/sql.md and docs/design/fastpaths.md.
 //
 // Contract: every committed transaction passes through storage's commit
-// pipeline (and so through the commit sink) before the client's OK.
+// pipeline (and so through the commit sink) before the client's OK. Each
+// Engine owns its system variables (Globals): engines in one process
+// keep their values apart, except the few reads GMS makes without a
+// session (docs/design/one-server.md).
 package sqlengine
 
 import (
