@@ -667,6 +667,26 @@ func semCorpus() []semStmt {
 	for _, q := range []string{"DELETE FROM t_ai", "INSERT INTO t_ai VALUES (1000, 1)", "INSERT INTO t_ai (b) VALUES (2)", "SELECT a, b FROM t_ai ORDER BY a"} {
 		add("nonstrict", q)
 	}
+	// div_precision_increment: a quotient's and AVG's scale is the
+	// dividend's plus the increment, computed to whole 9-digit words and
+	// truncated there, that longer value used by enclosing arithmetic
+	// and casts and rounded elsewhere (arith/divinc.go).
+	quiet("CREATE TABLE t_dpi (a INT, b DECIMAL(10,3))")
+	quiet("INSERT INTO t_dpi VALUES (1, 2.5), (7, 0.125), (3, 0)")
+	for _, q := range []string{
+		"SET SESSION div_precision_increment = 8", "SELECT 1/3, 10/4, 1.5/7, (1/3)/3, (1/3)*3, 1/3.0, 7/-3, 1/0",
+		"SET SESSION div_precision_increment = 0", "SELECT 1/3, 10/4, 1.5/7, (1/3)/3, 5/2, 7/2, -7/2, 2/3",
+		"SET SESSION div_precision_increment = 12", "SELECT 1/3, 2/3, 1.123456/7, (1/7)/7",
+		"SET SESSION div_precision_increment = 6",
+		"SELECT 1/3 = 0.333333, 1/3 + 0.00000001, CONCAT(1/3), -(1/3), CAST(1/3 AS DECIMAL(20,10)), 1/3 > 0.333333, AVG(1), AVG(2.5), SUM(1)/3",
+		"SELECT a/b, b/a, a/7, SUM(a)/COUNT(*), AVG(b) FROM t_dpi GROUP BY a, b ORDER BY a",
+		"SELECT a FROM t_dpi WHERE a/3 > 0.333333 ORDER BY a", "SELECT AVG(a), AVG(b), SUM(b)/SUM(a) FROM t_dpi",
+		"CREATE TABLE t_dpi2 AS SELECT a/7 q, AVG(b) av FROM t_dpi GROUP BY a", "SELECT q, av FROM t_dpi2 ORDER BY q",
+		"INSERT INTO t_dpi SELECT a/7*100, b/3 FROM t_dpi", "SELECT a, b FROM t_dpi ORDER BY a, b",
+		"SET SESSION div_precision_increment = 4",
+	} {
+		add("strict", q)
+	}
 	// Statement errors MySQL numbers by the statement (stmterr.go,
 	// handler.go): DROP TABLE of a missing table 1051, an empty query
 	// 1065 (text and PREPARE), a statement of comments only OK.

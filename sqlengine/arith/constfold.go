@@ -71,6 +71,11 @@ func foldExpr(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.Tre
 			if !constantArgs(x.Children()) {
 				return e, transform.SameTree, nil
 			}
+			if d, ok := x.(*expression.Div); ok {
+				if di := divIncrement(ctx, d); di != nil {
+					e = di
+				}
+			}
 			v, err := e.Eval(ctx, nil)
 			if err != nil {
 				return e, transform.SameTree, nil

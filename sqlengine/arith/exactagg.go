@@ -299,8 +299,9 @@ func integerPrecision(t sql.Type) (uint8, bool) {
 }
 
 // exactAggType is MySQL's result type for SUM or AVG of an argument of
-// type t, and false where the result is a DOUBLE.
-func exactAggType(t sql.Type, avg bool) (sql.DecimalType, bool) {
+// type t, and false where the result is a DOUBLE. inc is
+// div_precision_increment, AVG's digits past its argument's.
+func exactAggType(t sql.Type, avg bool, inc int) (sql.DecimalType, bool) {
 	var p, s uint8
 	if dt, ok := t.(sql.DecimalType); ok {
 		p, s = dt.Precision(), dt.Scale()
@@ -312,7 +313,7 @@ func exactAggType(t sql.Type, avg bool) (sql.DecimalType, bool) {
 		return nil, false
 	}
 	if avg {
-		p, s = p+4, min(s+4, 30)
+		p, s = p+uint8(inc), min(s+uint8(inc), 30)
 	} else {
 		p += 22
 	}
@@ -350,7 +351,7 @@ func ExactSums(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, 
 		default:
 			return true
 		}
-		if t, ok := exactAggType(agg.Children()[0].Type(), avg); ok {
+		if t, ok := exactAggType(agg.Children()[0].Type(), avg, DivIncrement(ctx)); ok {
 			retype[agg.Id()] = t
 			if alias != nil && alias.Id() != 0 {
 				retype[alias.Id()] = t
@@ -395,9 +396,15 @@ func retypeCreateSelect(tc *plan.TableCopier) {
 		return
 	}
 	for i, c := range cols {
-		if _, dec := sel[i].Type.(sql.DecimalType); dec && c.Type == types.Float64 {
+		st, dec := sel[i].Type.(sql.DecimalType)
+		if dec && c.Type == types.Float64 {
 			c.Type = sel[i].Type
 			c.Nullable = true // SUM and AVG of no rows are NULL
+		}
+		if ct, ok := c.Type.(sql.DecimalType); ok && dec && ct.Precision() == types.DecimalTypeMaxPrecision && ct.Scale() == 4 && st.Scale() != 4 {
+			// GMS's type of a quotient, where div_precision_increment
+			// (divinc.go) gave the select another scale.
+			c.Type = sel[i].Type
 		}
 	}
 }
@@ -448,7 +455,7 @@ func DecimalsAtScale(res *sqltypes.Result) {
 // SUM's field as DOUBLE; the fast paths answer it with the analysed
 // type, and the client sees that type at prepare too.
 func ExactSumField(f *querypb.Field, col sql.Type) bool {
-	dt, ok := exactAggType(col, false)
+	dt, ok := exactAggType(col, false, 4)
 	if !ok {
 		return false
 	}

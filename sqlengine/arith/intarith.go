@@ -302,6 +302,15 @@ func StrictDivision(ctx *sql.Context, n sql.Node) bool {
 // (SameTree). divErrors: a division by zero is an error (a strict
 // write), not NULL.
 func Operator(ctx *sql.Context, e sql.Expression, divErrors bool) (sql.Expression, transform.TreeIdentity, error) {
+	e, kept := keepQuotients(e)
+	out, same, err := operator(ctx, e, divErrors)
+	if kept {
+		same = transform.NewTree
+	}
+	return out, same, err
+}
+
+func operator(ctx *sql.Context, e sql.Expression, divErrors bool) (sql.Expression, transform.TreeIdentity, error) {
 	if m, ok := e.(*expression.Mod); ok {
 		// Integer MOD is an integer, signed as its dividend (GMS
 		// computed it, and typed it, as a DECIMAL).
@@ -310,6 +319,15 @@ func Operator(ctx *sql.Context, e sql.Expression, divErrors bool) (sql.Expressio
 				return divStrict{Expression: im, divisor: im.right}, transform.NewTree, nil
 			}
 			return im, transform.NewTree, nil
+		}
+	}
+	if d, ok := e.(*expression.Div); ok {
+		// div_precision_increment other than 4 (divinc.go).
+		if di := divIncrement(ctx, d); di != nil {
+			if divErrors {
+				return divStrict{Expression: di, divisor: d.RightChild}, transform.NewTree, nil
+			}
+			return di, transform.NewTree, nil
 		}
 	}
 	if divErrors {
