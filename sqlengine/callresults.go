@@ -7,7 +7,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/procedures"
-	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -77,12 +76,12 @@ func noteCall(ctx *sql.Context, n *plan.Call) {
 func callInItsDatabase(ctx *sql.Context, n *plan.Call, row sql.Row) (sql.RowIter, error) {
 	db := n.Database()
 	if db == nil || db.Name() == "" || strings.EqualFold(db.Name(), ctx.GetCurrentDatabase()) {
-		return rowexec.DefaultBuilder.Build(ctx, n, row)
+		return callProcedure(ctx, n, row) // routinerun.go
 	}
 	cur := ctx.GetCurrentDatabase()
 	ctx.SetCurrentDatabase(db.Name())
 	defer ctx.SetCurrentDatabase(cur)
-	return rowexec.DefaultBuilder.Build(ctx, n, row)
+	return callProcedure(ctx, n, row)
 }
 
 // callRunner is the StatementRunner GMS's interpreter runs a procedure's

@@ -84,6 +84,17 @@ const (
 	ErSPBadSelect              = 1312 // ER_SP_BADSELECT
 	ErSPWrongNoOfArgs          = 1318 // ER_SP_WRONG_NO_OF_ARGS
 	ErSPCondMismatch           = 1319 // ER_SP_COND_MISMATCH
+	ErSPFetchNoData            = 1329 // ER_SP_FETCH_NO_DATA (No data - zero rows fetched)
+	ErSPBadSQLState            = 1407 // ER_SP_BAD_SQLSTATE
+	ErTooManyRows              = 1172 // ER_TOO_MANY_ROWS (SELECT ... INTO of more than one row)
+	ErWrongNumberOfColumns     = 1222 // ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT
+	ErSignalWarn               = 1642 // ER_SIGNAL_WARN (SIGNAL of an '01' SQLSTATE)
+	ErSignalNotFound           = 1643 // ER_SIGNAL_NOT_FOUND (SIGNAL of an '02' SQLSTATE)
+	ErSignalException          = 1644 // ER_SIGNAL_EXCEPTION (SIGNAL of any other SQLSTATE)
+	ErResignalNoHandler        = 1645 // ER_RESIGNAL_WITHOUT_ACTIVE_HANDLER
+	ErSignalBadConditionType   = 1646 // ER_SIGNAL_BAD_CONDITION_TYPE
+	ErCondItemTooLong          = 1648 // ER_COND_ITEM_TOO_LONG
+	ErWrongValueOf             = 1525 // ER_WRONG_VALUE ("Incorrect %s value: '%s'")
 	ErSPNoReturnEnd            = 1321 // ER_SP_NORETURNEND
 	ErSPNoRecursion            = 1424 // ER_SP_NO_RECURSION
 	ErBinlogUnsafeRoutine      = 1418 // ER_BINLOG_UNSAFE_ROUTINE
@@ -238,6 +249,8 @@ var states = map[int]string{
 	ErRowIsReferenced2: "23000", ErNoReferencedRow2: "23000", ErTruncateIllegalFK: "42000",
 	ErWrongFKDef: "42000", ErBlobKeyWithoutLength: "42000",
 	ErSPWrongNoOfArgs: "42000", ErSPNoReturnEnd: "2F005", ErSPCondMismatch: "42000",
+	ErSPFetchNoData: "02000", ErSPBadSQLState: "42000", ErTooManyRows: "42000",
+	ErWrongNumberOfColumns: "21000", ErResignalNoHandler: "0K000",
 }
 
 // State is the SQLSTATE MySQL sends with error number num.

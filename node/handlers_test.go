@@ -1,0 +1,181 @@
+package node_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// TestRoutineHandlers: DECLARE ... HANDLER for an error number, an
+// SQLSTATE, a named condition, SQLWARNING, NOT FOUND and SQLEXCEPTION,
+// chosen as MySQL 8 chooses (the innermost block with a matching
+// handler, its most specific one), CONTINUE and EXIT (GMS took
+// SQLEXCEPTION and NOT FOUND only, and ran one statement of a handler's
+// body).
+func TestRoutineHandlers(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE hd", "CREATE TABLE hd.t (id INT PRIMARY KEY)", "INSERT INTO hd.t VALUES (1)",
+		// Specific number before SQLSTATE before class, in one block;
+		// CONTINUE goes on after the failed statement.
+		`CREATE PROCEDURE hd.dup(OUT r VARCHAR(100))
+		 BEGIN
+		   DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET r = CONCAT(r, 'exception;');
+		   DECLARE CONTINUE HANDLER FOR SQLSTATE '23000' SET r = CONCAT(r, 'state;');
+		   DECLARE CONTINUE HANDLER FOR 1062 BEGIN SET r = CONCAT(r, 'errno'); SET r = CONCAT(r, ';'); END;
+		   SET r = '';
+		   INSERT INTO hd.t VALUES (1);
+		   SET r = CONCAT(r, 'after;');
+		   INSERT INTO hd.nosuch VALUES (1);
+		   SET r = CONCAT(r, 'end');
+		 END`,
+		// The inner block's handler is chosen over the outer's more
+		// specific one; EXIT leaves the block that declared the handler.
+		`CREATE PROCEDURE hd.nested(OUT r VARCHAR(100))
+		 BEGIN
+		   DECLARE CONTINUE HANDLER FOR 1062 SET r = CONCAT(r, 'outer;');
+		   SET r = '';
+		   BEGIN
+		     DECLARE EXIT HANDLER FOR SQLEXCEPTION SET r = CONCAT(r, 'inner;');
+		     INSERT INTO hd.t VALUES (1);
+		     SET r = CONCAT(r, 'not reached;');
+		   END;
+		   INSERT INTO hd.t VALUES (1);
+		   SET r = CONCAT(r, 'end');
+		 END`,
+		// A named condition, for a number and for an SQLSTATE.
+		`CREATE PROCEDURE hd.named(OUT r VARCHAR(100))
+		 BEGIN
+		   DECLARE no_table CONDITION FOR 1146;
+		   DECLARE custom CONDITION FOR SQLSTATE '45001';
+		   DECLARE CONTINUE HANDLER FOR no_table SET r = CONCAT(r, 'no_table;');
+		   DECLARE CONTINUE HANDLER FOR custom SET r = CONCAT(r, 'custom;');
+		   SET r = '';
+		   SELECT * FROM hd.nosuch;
+		   SIGNAL custom;
+		   SET r = CONCAT(r, 'end');
+		 END`,
+		// NOT FOUND takes SELECT ... INTO's 1329; SQLWARNING a SIGNAL of
+		// an '01' SQLSTATE.
+		`CREATE PROCEDURE hd.notfound(OUT r VARCHAR(100))
+		 BEGIN
+		   DECLARE v INT;
+		   DECLARE CONTINUE HANDLER FOR NOT FOUND SET r = CONCAT(r, 'notfound;');
+		   DECLARE CONTINUE HANDLER FOR SQLWARNING SET r = CONCAT(r, 'warning;');
+		   SET r = '';
+		   SELECT id INTO v FROM hd.t WHERE id = 99;
+		   SIGNAL SQLSTATE '01000';
+		   SET r = CONCAT(r, 'end');
+		 END`,
+		// An error in a handler's body is not its own handler's.
+		`CREATE PROCEDURE hd.inhandler(OUT r VARCHAR(100))
+		 BEGIN
+		   DECLARE EXIT HANDLER FOR SQLEXCEPTION SET r = 'outer';
+		   BEGIN
+		     DECLARE CONTINUE HANDLER FOR SQLEXCEPTION INSERT INTO hd.nosuch VALUES (2);
+		     INSERT INTO hd.nosuch VALUES (1);
+		   END;
+		   SET r = 'not reached';
+		 END`,
+		// A stored function's RETURN in an EXIT handler's body.
+		`CREATE FUNCTION hd.f() RETURNS VARCHAR(20) DETERMINISTIC
+		 BEGIN
+		   DECLARE EXIT HANDLER FOR SQLSTATE '42S02' RETURN 'No such table';
+		   INSERT INTO hd.nosuch VALUES (1);
+		   RETURN 'done';
+		 END`)
+	if got := one(t, open("hd"), "SELECT f()"); got != "No such table" {
+		t.Errorf("f() = %q, want the handler's RETURN", got)
+	}
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for proc, want := range map[string]string{
+		"dup":       "errno;after;exception;end",
+		"nested":    "inner;outer;end",
+		"named":     "no_table;custom;end",
+		"notfound":  "notfound;warning;end",
+		"inhandler": "outer",
+	} {
+		mustExecConn(t, conn, "SET @r = NULL", fmt.Sprintf("CALL hd.%s(@r)", proc))
+		if got := callSets(t, conn, "SELECT @r")[0][1][0]; got != want {
+			t.Errorf("%s: @r = %q, want %q", proc, got, want)
+		}
+	}
+}
+
+// TestSignal: SIGNAL and RESIGNAL with MySQL's numbers and SQLSTATEs,
+// message and number from variables; SELECT ... INTO of no row leaves
+// warning 1329 when no handler takes it.
+func TestSignal(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE sg", "CREATE TABLE sg.t (id INT PRIMARY KEY)",
+		`CREATE PROCEDURE sg.fail(IN n INT)
+		 BEGIN
+		   DECLARE msg VARCHAR(100) DEFAULT CONCAT('bad value ', n);
+		   IF n = 1 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = msg; END IF;
+		   IF n = 2 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'two', MYSQL_ERRNO = 1234; END IF;
+		   IF n = 3 THEN SIGNAL SQLSTATE '45000'; END IF;
+		   IF n = 4 THEN SIGNAL SQLSTATE '02000'; END IF;
+		   IF n = 5 THEN SIGNAL SQLSTATE '00000'; END IF;
+		   IF n = 6 THEN RESIGNAL; END IF;
+		   IF n = 7 THEN
+		     BEGIN
+		       DECLARE EXIT HANDLER FOR SQLEXCEPTION RESIGNAL SET MESSAGE_TEXT = 'resignalled';
+		       INSERT INTO sg.t VALUES (1), (1);
+		     END;
+		   END IF;
+		   IF n = 8 THEN
+		     BEGIN
+		       DECLARE c CONDITION FOR 1062;
+		       SIGNAL c;
+		     END;
+		   END IF;
+		 END`,
+		`CREATE PROCEDURE sg.nodata()
+		 BEGIN
+		   DECLARE v INT;
+		   SELECT id INTO v FROM sg.t WHERE id = 99;
+		 END`)
+	cases := []struct {
+		n     int
+		num   uint16
+		state string
+		msg   string
+	}{
+		{1, 1644, "45000", "bad value 1"},
+		{2, 1234, "45000", "two"},
+		{3, 1644, "45000", "Unhandled user-defined exception condition"},
+		{4, 1643, "02000", "Unhandled user-defined not found condition"},
+		{5, 1407, "42000", "Bad SQLSTATE: '00000'"},
+		{6, 1645, "0K000", "RESIGNAL when handler not active"},
+		{7, 1062, "23000", "resignalled"},
+		{8, 1646, "HY000", "SIGNAL/RESIGNAL can only use a CONDITION defined with SQLSTATE"},
+	}
+	for _, c := range cases {
+		_, err := db.Exec(fmt.Sprintf("CALL sg.fail(%d)", c.n))
+		var me *mysql.MySQLError
+		if !errors.As(err, &me) {
+			t.Errorf("fail(%d): %v, want error %d", c.n, err, c.num)
+			continue
+		}
+		if me.Number != c.num || string(me.SQLState[:]) != c.state || me.Message != c.msg {
+			t.Errorf("fail(%d): %d (%s) %q, want %d (%s) %q", c.n, me.Number, me.SQLState[:], me.Message, c.num, c.state, c.msg)
+		}
+	}
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	mustExecConn(t, conn, "CALL sg.nodata()")
+	if got := callSets(t, conn, "SHOW WARNINGS"); len(got) != 1 || fmt.Sprint(got[0][1:]) != "[[Warning 1329 No data - zero rows fetched, selected, or processed]]" {
+		t.Errorf("warnings after SELECT ... INTO of no row: %v", got)
+	}
+}
