@@ -687,6 +687,18 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// GREATEST and LEAST over DECIMALs (GMS refused any DECIMAL value,
+	// functions/minmax.go).
+	quiet("CREATE TABLE t_gl (a INT, b DECIMAL(10,3), f DOUBLE)")
+	quiet("INSERT INTO t_gl VALUES (1, 2.5, 0.5), (7, -0.125, 9), (3, NULL, 1)")
+	for _, q := range []string{
+		"SELECT GREATEST(1.5, 2.5), LEAST(1.5, 2), GREATEST(1/3, 0.3), GREATEST(CAST(1.5 AS DECIMAL(5,2)), 2), GREATEST(2, 1.5, NULL), GREATEST(1.5, 2.5e0), LEAST(-1.25, 3, 0.5)",
+		"SELECT a, GREATEST(b, 0), LEAST(b, a), GREATEST(b, f), GREATEST(a, 2) FROM t_gl ORDER BY a",
+		"CREATE TABLE t_gl2 AS SELECT GREATEST(b, 0) g FROM t_gl", "SELECT g FROM t_gl2 ORDER BY g",
+		"UPDATE t_gl SET b = LEAST(b * 2, 3) WHERE a = 1", "SELECT b FROM t_gl WHERE a = 1",
+	} {
+		add("strict", q)
+	}
 	// Statement errors MySQL numbers by the statement (stmterr.go,
 	// handler.go): DROP TABLE of a missing table 1051, an empty query
 	// 1065 (text and PREPARE), a statement of comments only OK.

@@ -35,8 +35,8 @@ func divIncrement(ctx *sql.Context, d *expression.Div) sql.Expression {
 		return nil
 	}
 	l, r := d.LeftChild, d.RightChild
-	lp, ls, lok := exactDigits(l.Type())
-	_, rs, rok := exactDigits(r.Type())
+	lp, ls, lok := ExactDigits(l.Type())
+	_, rs, rok := ExactDigits(r.Type())
 	if !lok || !rok {
 		return nil
 	}
@@ -74,8 +74,8 @@ func divPrecisionIncrement(ctx *sql.Context) (int, bool) {
 	return int(n), true
 }
 
-// exactDigits is an exact numeric type's precision and scale.
-func exactDigits(t sql.Type) (prec, scale int, ok bool) {
+// ExactDigits is an exact numeric type's precision and scale.
+func ExactDigits(t sql.Type) (prec, scale int, ok bool) {
 	switch {
 	case types.IsDecimal(t):
 		dt := t.(sql.DecimalType)

@@ -26,6 +26,7 @@ import (
 //   - BENCHMARK(count, expr), which GMS lacks (benchmark.go);
 //   - CONCAT and CONCAT_WS of a TIME value, its text (timetext.go);
 //   - ADDTIME and SUBTIME, which GMS lacks (addtime.go);
+//   - GREATEST and LEAST over DECIMALs, which GMS refuses (minmax.go);
 //   - petrel_assign_user_var(@v, expr): `@v := expr` in an expression,
 //     as the parser wrapper rewrites it (assignvar.go).
 
@@ -39,6 +40,8 @@ func MySQL() []sql.Function {
 		sql.Function2{Name: "benchmark", Fn: newBenchmark},
 		sql.Function2{Name: "addtime", Fn: newAddTime},    // addtime.go
 		sql.Function2{Name: "subtime", Fn: newSubTime},    // addtime.go
+		sql.FunctionN{Name: "greatest", Fn: newGreatest},  // minmax.go
+		sql.FunctionN{Name: "least", Fn: newLeast},        // minmax.go
 		sql.FunctionN{Name: "concat", Fn: newConcat},      // timetext.go
 		sql.FunctionN{Name: "concat_ws", Fn: newConcatWS}, // timetext.go
 		sql.Function1{Name: "hex", Fn: func(a sql.Expression) sql.Expression {

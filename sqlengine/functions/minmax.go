@@ -1,0 +1,177 @@
+package functions
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/shopspring/decimal"
+
+	"petrel/sqlengine/arith"
+)
+
+// GREATEST and LEAST over DECIMAL arguments. GMS's refuse any DECIMAL
+// value (1105 "unsupported type for greatest/least argument"), so
+// GREATEST(price, 0) over a DECIMAL column failed. MySQL compares
+// numbers as integers when all are integers, as DOUBLEs when one is a
+// DOUBLE, else as DECIMALs; the DECIMAL result has the arguments'
+// largest scale and integer digits (GREATEST(CAST(1.5 AS DECIMAL(5,2)),
+// 2) is 2.00). Arguments of other kinds, or no DECIMAL among them, go to
+// GMS's functions as before.
+
+type minMax struct {
+	name     string // "greatest" or "least"
+	args     []sql.Expression
+	gms      sql.Expression
+	greatest bool
+	// mine: the arguments are numbers with a DECIMAL among them; double:
+	// one of them is approximate (the comparison and result are DOUBLE).
+	mine, double bool
+	typ          sql.Type
+}
+
+func newGreatest(args ...sql.Expression) (sql.Expression, error) {
+	return newMinMax("greatest", true, args)
+}
+
+func newLeast(args ...sql.Expression) (sql.Expression, error) {
+	return newMinMax("least", false, args)
+}
+
+func newMinMax(name string, greatest bool, args []sql.Expression) (sql.Expression, error) {
+	var g sql.Expression
+	var err error
+	if greatest {
+		g, err = function.NewGreatest(args...)
+	} else {
+		g, err = function.NewLeast(args...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m := &minMax{name: name, args: args, gms: g, greatest: greatest}
+	m.mine, m.double, m.typ = decimalArgs(args)
+	return m, nil
+}
+
+// decimalArgs reports whether args are resolved numbers with a DECIMAL
+// among them, whether one is approximate, and the result's type.
+func decimalArgs(args []sql.Expression) (mine, double bool, typ sql.Type) {
+	dec := false
+	intDigits, scale := 0, 0
+	for _, a := range args {
+		if !a.Resolved() {
+			return false, false, nil
+		}
+		t := a.Type()
+		if svt, ok := t.(sql.SystemVariableType); ok {
+			t = svt.UnderlyingType()
+		}
+		switch {
+		case types.IsDecimal(t):
+			dec = true
+			dt := t.(sql.DecimalType)
+			intDigits = max(intDigits, int(dt.Precision())-int(dt.Scale()))
+			scale = max(scale, int(dt.Scale()))
+		case types.IsFloat(t):
+			double = true
+		case arith.IsIntegerType(t):
+			p, _, _ := arith.ExactDigits(t)
+			intDigits = max(intDigits, p)
+		case t == types.Null:
+		default:
+			return false, false, nil
+		}
+	}
+	if !dec {
+		return false, false, nil
+	}
+	if double {
+		return true, true, types.Float64
+	}
+	dt, err := types.CreateDecimalType(uint8(min(intDigits+scale, types.DecimalTypeMaxPrecision)), uint8(scale))
+	if err != nil {
+		return false, false, nil
+	}
+	return true, false, dt
+}
+
+func (m *minMax) Resolved() bool {
+	for _, a := range m.args {
+		if !a.Resolved() {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *minMax) String() string {
+	s := make([]string, len(m.args))
+	for i, a := range m.args {
+		s[i] = a.String()
+	}
+	return fmt.Sprintf("%s(%s)", m.name, strings.Join(s, ","))
+}
+
+func (m *minMax) Type() sql.Type {
+	if m.mine {
+		return m.typ
+	}
+	return m.gms.Type()
+}
+
+func (m *minMax) IsNullable() bool           { return m.gms.IsNullable() }
+func (m *minMax) Children() []sql.Expression { return m.args }
+func (m *minMax) FunctionName() string       { return m.name }
+func (m *minMax) Description() string        { return "MySQL's " + m.name }
+func (m *minMax) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	return newMinMax(m.name, m.greatest, children)
+}
+
+func (m *minMax) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	if !m.mine {
+		return m.gms.Eval(ctx, row)
+	}
+	var best decimal.Decimal
+	var bestF float64
+	for i, a := range m.args {
+		v, err := a.Eval(ctx, row)
+		if err != nil || v == nil {
+			return nil, err
+		}
+		if m.double {
+			f, _, err := types.Float64.Convert(ctx, v)
+			if err != nil {
+				return nil, err
+			}
+			x := f.(float64)
+			if i == 0 || (m.greatest && x > bestF) || (!m.greatest && x < bestF) {
+				bestF = x
+			}
+			continue
+		}
+		c, _, err := types.InternalDecimalType.Convert(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		var d decimal.Decimal
+		switch x := c.(type) {
+		case decimal.Decimal:
+			d = x
+		case decimal.NullDecimal:
+			d = x.Decimal
+		default:
+			return nil, fmt.Errorf("%s: %v is not a number", m.name, v)
+		}
+		if c := d.Cmp(best); i == 0 || (m.greatest && c > 0) || (!m.greatest && c < 0) {
+			best = d
+		}
+	}
+	if m.double {
+		return bestF, nil
+	}
+	// At the result's scale: GREATEST(2, 1.50) is 2.00.
+	return best.Round(int32(m.typ.(sql.DecimalType).Scale())), nil
+}
