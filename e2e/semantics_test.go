@@ -670,7 +670,9 @@ func semCorpus() []semStmt {
 	// div_precision_increment: a quotient's and AVG's scale is the
 	// dividend's plus the increment, computed to whole 9-digit words and
 	// truncated there, that longer value used by enclosing arithmetic
-	// and casts and rounded elsewhere (arith/divinc.go).
+	// and casts and rounded elsewhere (arith/divinc.go). Comparisons
+	// with a quotient are in node TestDivPrecisionIncrement: MySQL 8
+	// compares its longer value, MariaDB the rounded one.
 	quiet("CREATE TABLE t_dpi (a INT, b DECIMAL(10,3))")
 	quiet("INSERT INTO t_dpi VALUES (1, 2.5), (7, 0.125), (3, 0)")
 	for _, q := range []string{
@@ -678,12 +680,18 @@ func semCorpus() []semStmt {
 		"SET SESSION div_precision_increment = 0", "SELECT 1/3, 10/4, 1.5/7, (1/3)/3, 5/2, 7/2, -7/2, 2/3",
 		"SET SESSION div_precision_increment = 12", "SELECT 1/3, 2/3, 1.123456/7, (1/7)/7",
 		"SET SESSION div_precision_increment = 6",
-		"SELECT 1/3 = 0.333333, 1/3 + 0.00000001, CONCAT(1/3), -(1/3), CAST(1/3 AS DECIMAL(20,10)), 1/3 > 0.333333, AVG(1), AVG(2.5), SUM(1)/3",
+		"SELECT 1/3 + 0.00000001, CONCAT(1/3), -(1/3), CAST(1/3 AS DECIMAL(20,10)), ROUND(1/3, 8), TRUNCATE(2/3, 8), 1/2.0 + 1, AVG(1), AVG(2.5), SUM(1)/3",
 		"SELECT a/b, b/a, a/7, SUM(a)/COUNT(*), AVG(b) FROM t_dpi GROUP BY a, b ORDER BY a",
-		"SELECT a FROM t_dpi WHERE a/3 > 0.333333 ORDER BY a", "SELECT AVG(a), AVG(b), SUM(b)/SUM(a) FROM t_dpi",
+		"SELECT AVG(a), AVG(b), SUM(b)/SUM(a) FROM t_dpi",
 		"CREATE TABLE t_dpi2 AS SELECT a/7 q, AVG(b) av FROM t_dpi GROUP BY a", "SELECT q, av FROM t_dpi2 ORDER BY q",
 		"INSERT INTO t_dpi SELECT a/7*100, b/3 FROM t_dpi", "SELECT a, b FROM t_dpi ORDER BY a, b",
 		"SET SESSION div_precision_increment = 4",
+		// ROUND and TRUNCATE of a DECIMAL to constant places are typed
+		// with those places (GMS kept the argument's scale), and
+		// TRUNCATE to negative places cuts the integer part.
+		"SELECT ROUND(2.5, 3), ROUND(CAST(2.125 AS DECIMAL(6,3)), 5), TRUNCATE(2.5, 3), TRUNCATE(123.456, -2), ROUND(123.456, -1), TRUNCATE(-1.999, 2)",
+		"SELECT ROUND(b, 5), TRUNCATE(b, 4), TRUNCATE(b, -1) FROM t_dpi ORDER BY a, b",
+		"CREATE TABLE t_dpi3 AS SELECT ROUND(b, 5) r, TRUNCATE(b, 1) tr FROM t_dpi", "SELECT r, tr FROM t_dpi3 ORDER BY r",
 	} {
 		add("strict", q)
 	}

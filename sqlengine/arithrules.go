@@ -33,5 +33,9 @@ func intArithRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 		}
 		return arith.Operator(ctx, e, divErrors)
 	})
-	return out, same && sameSums, err
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	out, sameRound, err := arith.RoundQuotients(out)
+	return out, same && sameSums && sameRound, err
 }

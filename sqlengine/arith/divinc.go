@@ -5,6 +5,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/shopspring/decimal"
 )
@@ -18,9 +19,11 @@ import (
 // the dividend's plus the increment, at most 30; the quotient is
 // computed, truncated, to the operands' fractional digits plus the
 // increment rounded up to whole 9-digit words, and that longer value is
-// what an enclosing +, -, *, /, ROUND, TRUNCATE or CAST to DECIMAL
-// computes with ((1/3)*3 is 1.000000 at increment 6); elsewhere (the
-// client, CONCAT, = and >) it is rounded to the scale. AVG's scale is
+// what an enclosing +, -, *, /, ROUND, TRUNCATE, CAST to DECIMAL or
+// comparison computes with ((1/3)*3 is 1.000000 at increment 6, and
+// 1/3 = 0.333333 is false: MySQL 8's answers, as GMS's engine tests
+// record them at the default increment; MariaDB compares the rounded
+// value); elsewhere (the client, CONCAT) it is rounded to the scale. AVG's scale is
 // its argument's plus the increment (exactagg.go). A zero divisor gives NULL and warning 1365.
 
 // maxDivScale is MySQL's DECIMAL_MAX_SCALE (MariaDB's is 38).
@@ -160,17 +163,7 @@ func (d *divInc) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 // keepQuotients gives e's quotient operands their longer values, when e
 // is an arithmetic operator (+, -, *, /); true when it changed e.
 func keepQuotients(e sql.Expression) (sql.Expression, bool) {
-	switch x := e.(type) {
-	case *expression.Arithmetic, *expression.Div, *divInc:
-	case *expression.Convert:
-		if !types.IsDecimal(x.Type()) {
-			return e, false
-		}
-	case sql.FunctionExpression:
-		if n := x.FunctionName(); n != "round" && n != "truncate" {
-			return e, false
-		}
-	default:
+	if !keeper(e) {
 		return e, false
 	}
 	ch := e.Children()
@@ -201,4 +194,118 @@ func fracDigits(d decimal.Decimal) int {
 		return int(-e)
 	}
 	return 0
+}
+
+// keeper reports whether e computes with its quotient operands' longer
+// values (keepQuotients).
+func keeper(e sql.Expression) bool {
+	switch x := e.(type) {
+	case *expression.Arithmetic, *expression.Div, *divInc, expression.Comparer, *expression.InTuple, *expression.Between:
+		return true
+	case *expression.Convert:
+		return types.IsDecimal(x.Type())
+	case sql.FunctionExpression:
+		n := x.FunctionName()
+		return n == "round" || n == "truncate"
+	}
+	return false
+}
+
+// RoundQuotients rounds, to its type's scale, each outermost +, - or *
+// of n's expressions that computed with a quotient's longer value: such
+// an operator's value has the quotient's digits (1/2.0 + 1 computes
+// 1.500000000), and MySQL shows and compares it at its own scale
+// (1.50000).
+func RoundQuotients(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		ex, ok := n.(sql.Expressioner)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		exprs := ex.Expressions()
+		var out []sql.Expression
+		for i, e := range exprs {
+			if ne, changed := roundKept(e, false); changed {
+				if out == nil {
+					out = append([]sql.Expression(nil), exprs...)
+				}
+				out[i] = ne
+			}
+		}
+		if out == nil {
+			return n, transform.SameTree, nil
+		}
+		nn, err := ex.WithExpressions(out...)
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		return nn, transform.NewTree, nil
+	})
+}
+
+// roundKept is e with its outermost arithmetic over kept quotients
+// rounded; parentKeeps: e's parent takes e's longer value.
+func roundKept(e sql.Expression, parentKeeps bool) (sql.Expression, bool) {
+	keeps := keeper(e)
+	ch := e.Children()
+	var out []sql.Expression
+	for i, c := range ch {
+		if nc, changed := roundKept(c, keeps); changed {
+			if out == nil {
+				out = append([]sql.Expression(nil), ch...)
+			}
+			out[i] = nc
+		}
+	}
+	changed := false
+	if out != nil {
+		if ne, err := e.WithChildren(out...); err == nil {
+			e, changed = ne, true
+		}
+	}
+	if a, ok := e.(*expression.Arithmetic); ok && !parentKeeps && keptBelow(a) {
+		if dt, ok := a.Type().(sql.DecimalType); ok {
+			return &scaled{Expression: e, scale: int32(dt.Scale())}, true
+		}
+	}
+	return e, changed
+}
+
+// keptBelow reports whether arithmetic e computes with a kept quotient.
+func keptBelow(e sql.Expression) bool {
+	for _, c := range e.Children() {
+		switch x := c.(type) {
+		case *divInc:
+			if x.keep {
+				return true
+			}
+		case *expression.Arithmetic:
+			if keptBelow(x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// scaled is a DECIMAL expression's value rounded to scale.
+type scaled struct {
+	sql.Expression
+	scale int32
+}
+
+func (s *scaled) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := s.Expression.Eval(ctx, row)
+	if d, ok := v.(decimal.Decimal); ok && err == nil {
+		return d.Round(s.scale), nil
+	}
+	return v, err
+}
+
+func (s *scaled) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	e, err := s.Expression.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	return &scaled{Expression: e, scale: s.scale}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/shopspring/decimal"
@@ -66,6 +67,8 @@ type delegate struct {
 	// eval answers when it can (ok=false: GMS's).
 	eval func(ctx *sql.Context, row sql.Row, args []sql.Expression) (v any, ok bool, err error)
 	mk   func(args ...sql.Expression) (sql.Expression, error)
+	// typ, when set, is the result's type in place of GMS's.
+	typ sql.Type
 }
 
 func (d *delegate) Resolved() bool {
@@ -78,8 +81,13 @@ func (d *delegate) Resolved() bool {
 }
 
 // String is GMS's expression's (SHOW CREATE TABLE prints defaults so).
-func (d *delegate) String() string             { return d.gms.String() }
-func (d *delegate) Type() sql.Type             { return d.gms.Type() }
+func (d *delegate) String() string { return d.gms.String() }
+func (d *delegate) Type() sql.Type {
+	if d.typ != nil {
+		return d.typ
+	}
+	return d.gms.Type()
+}
 func (d *delegate) IsNullable() bool           { return d.gms.IsNullable() }
 func (d *delegate) Children() []sql.Expression { return d.args }
 func (d *delegate) FunctionName() string       { return d.name }
@@ -101,7 +109,51 @@ func newMySQLRound(args ...sql.Expression) (sql.Expression, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &delegate{name: "round", args: args, gms: g, mk: newMySQLRound, eval: roundDouble}, nil
+	dl := &delegate{name: "round", args: args, gms: g, mk: newMySQLRound, eval: roundDouble}
+	if len(args) == 2 {
+		if t, places, ok := placesType(args[0], args[1]); ok {
+			dl.typ = t
+			dl.eval = func(ctx *sql.Context, row sql.Row, args []sql.Expression) (any, bool, error) {
+				v, err := args[0].Eval(ctx, row)
+				if err != nil || v == nil {
+					return nil, true, err
+				}
+				x, ok := v.(decimal.Decimal)
+				if !ok {
+					return nil, false, nil
+				}
+				// Half away from zero, as MySQL rounds DECIMALs.
+				return x.Round(places), true, nil
+			}
+		}
+	}
+	return dl, nil
+}
+
+// placesType is the type of ROUND(x, d) and TRUNCATE(x, d) for a DECIMAL
+// x and a constant d: d decimals (0 for a negative d, at most 30), as
+// MySQL types them, where GMS kept x's (ROUND(2.5, 3) is 2.500); and d.
+func placesType(x, d sql.Expression) (sql.Type, int32, bool) {
+	if !x.Resolved() || !types.IsDecimal(x.Type()) {
+		return nil, 0, false
+	}
+	lit, ok := d.(*expression.Literal)
+	if !ok {
+		return nil, 0, false
+	}
+	n, ok := arith.ToInt64(lit.Value())
+	if !ok {
+		return nil, 0, false
+	}
+	n = min(max(n, -30), 30)
+	xt := x.Type().(sql.DecimalType)
+	scale := max(n, 0)
+	intDigits := int64(xt.Precision()) - int64(xt.Scale())
+	t, err := types.CreateDecimalType(uint8(min(max(intDigits+scale, 1), types.DecimalTypeMaxPrecision)), uint8(scale))
+	if err != nil {
+		return nil, 0, false
+	}
+	return t, int32(n), true
 }
 
 // roundDouble rounds a DOUBLE half to even.
@@ -201,6 +253,9 @@ func (t *truncateExpr) Type() sql.Type {
 	case types.IsInteger(xt), types.IsFloat(xt):
 		return xt
 	case types.IsDecimal(xt):
+		if pt, _, ok := placesType(t.x, t.d); ok {
+			return pt
+		}
 		return xt
 	}
 	return types.Float64
@@ -242,7 +297,12 @@ func (t *truncateExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		p := math.Pow(10, float64(d))
 		return float32(math.Trunc(float64(x)*p) / p), nil
 	case decimal.Decimal:
-		return x.Truncate(int32(d)), nil
+		if d < 0 {
+			// Truncate takes no negative places: shift, cut, shift back.
+			return x.Shift(int32(d)).Truncate(0).Shift(int32(-d)), nil
+		}
+		// At d decimals (TRUNCATE(2.5, 3) is 2.500).
+		return x.Truncate(int32(d)).Add(decimal.New(0, int32(-d))), nil
 	}
 	if n, ok := arith.ToInt64(xv); ok && types.IsInteger(t.x.Type()) {
 		if d >= 0 {
