@@ -123,18 +123,12 @@ func TestSignal(t *testing.T) {
 		   IF n = 2 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'two', MYSQL_ERRNO = 1234; END IF;
 		   IF n = 3 THEN SIGNAL SQLSTATE '45000'; END IF;
 		   IF n = 4 THEN SIGNAL SQLSTATE '02000'; END IF;
-		   IF n = 5 THEN SIGNAL SQLSTATE '00000'; END IF;
+		   IF n = 5 THEN SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 65535; END IF;
 		   IF n = 6 THEN RESIGNAL; END IF;
 		   IF n = 7 THEN
 		     BEGIN
 		       DECLARE EXIT HANDLER FOR SQLEXCEPTION RESIGNAL SET MESSAGE_TEXT = 'resignalled';
 		       INSERT INTO sg.t VALUES (1), (1);
-		     END;
-		   END IF;
-		   IF n = 8 THEN
-		     BEGIN
-		       DECLARE c CONDITION FOR 1062;
-		       SIGNAL c;
 		     END;
 		   END IF;
 		 END`,
@@ -153,10 +147,9 @@ func TestSignal(t *testing.T) {
 		{2, 1234, "45000", "two"},
 		{3, 1644, "45000", "Unhandled user-defined exception condition"},
 		{4, 1643, "02000", "Unhandled user-defined not found condition"},
-		{5, 1407, "42000", "Bad SQLSTATE: '00000'"},
+		{5, 1231, "42000", "Variable 'MYSQL_ERRNO' can't be set to the value of '65535'"},
 		{6, 1645, "0K000", "RESIGNAL when handler not active"},
 		{7, 1062, "23000", "resignalled"},
-		{8, 1646, "HY000", "SIGNAL/RESIGNAL can only use a CONDITION defined with SQLSTATE"},
 	}
 	for _, c := range cases {
 		_, err := db.Exec(fmt.Sprintf("CALL sg.fail(%d)", c.n))
@@ -169,6 +162,12 @@ func TestSignal(t *testing.T) {
 			t.Errorf("fail(%d): %d (%s) %q, want %d (%s) %q", c.n, me.Number, me.SQLState[:], me.Message, c.num, c.state, c.msg)
 		}
 	}
+	// A statement's error is worded for that statement, not the CALL:
+	// DROP TABLE of a missing table is 1051.
+	mustExec(t, db, "CREATE PROCEDURE sg.droptab() DROP TABLE nosuch")
+	if _, err := db.Exec("CALL sg.droptab()"); errno(t, err) != 1051 || err.Error() != "Error 1051 (42S02): Unknown table 'sg.nosuch'" {
+		t.Errorf("CALL of a DROP TABLE of a missing table: %v, want 1051", err)
+	}
 	conn, err := db.Conn(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -177,5 +176,61 @@ func TestSignal(t *testing.T) {
 	mustExecConn(t, conn, "CALL sg.nodata()")
 	if got := callSets(t, conn, "SHOW WARNINGS"); len(got) != 1 || fmt.Sprint(got[0][1:]) != "[[Warning 1329 No data - zero rows fetched, selected, or processed]]" {
 		t.Errorf("warnings after SELECT ... INTO of no row: %v", got)
+	}
+}
+
+// TestRoutineConditionChecks: CREATE PROCEDURE refuses wrong conditions
+// as MySQL's parser does (GMS took every one of these).
+func TestRoutineConditionChecks(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE rc")
+	for body, want := range map[string]uint16{
+		"SIGNAL foo": 1319,
+		"DECLARE foo CONDITION FOR 1234; SIGNAL foo":                                                 1646,
+		"DECLARE foo CONDITION FOR SQLSTATE '00000'":                                                 1407,
+		"SIGNAL SQLSTATE '4200'":                                                                     1407,
+		"SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'a', MESSAGE_TEXT = 'b'":                         1641,
+		"DECLARE c CONDITION FOR 1062; DECLARE c CONDITION FOR 1063":                                 1332,
+		"DECLARE CONTINUE HANDLER FOR 1062 SET @a = 1; DECLARE CONTINUE HANDLER FOR 1062 SET @a = 2": 1413,
+		"DECLARE CONTINUE HANDLER FOR nosuch SET @a = 1":                                             1319,
+		"BEGIN DECLARE foo CONDITION FOR SQLSTATE '45000'; END; SIGNAL foo":                          1319,
+	} {
+		_, err := db.Exec("CREATE PROCEDURE rc.p() BEGIN " + body + "; END")
+		if got := errno(t, err); got != want {
+			t.Errorf("%s: error %d (%v), want %d", body, got, err, want)
+		}
+	}
+	// The same through a multi-statement connection (GMS's parse
+	// there ignored a parser's error when it gave a statement).
+	n, _ := startNode(t)
+	multi := openWith(t, n, "", func(c *mysql.Config) { c.MultiStatements = true })
+	mustExec(t, multi, "CREATE DATABASE rc")
+	if _, err := multi.Exec("CREATE PROCEDURE rc.p() BEGIN DECLARE foo CONDITION FOR 1234; SIGNAL foo; END"); errno(t, err) != 1646 {
+		t.Errorf("multi-statement CREATE with SIGNAL of a number's condition: %v, want 1646", err)
+	}
+	// SIGNAL and RESIGNAL outside a routine.
+	for q, want := range map[string]uint16{
+		"SIGNAL SQLSTATE '00001'":                         1407,
+		"SIGNAL SQLSTATE 'HY000' SET MYSQL_ERRNO = 65535": 1231,
+		"SIGNAL SQLSTATE 'HY000' SET MYSQL_ERRNO = 0":     1231,
+		"SIGNAL SQLSTATE 'HY000' SET MYSQL_ERRNO = 65534": 65534,
+		"SIGNAL SQLSTATE '23000'":                         1644,
+		"RESIGNAL":                                        1645,
+		"RESIGNAL SQLSTATE '12345'":                       1645,
+		"RESIGNAL foo":                                    1319,
+	} {
+		if _, err := db.Exec(q); errno(t, err) != want {
+			t.Errorf("%s: %v, want %d", q, err, want)
+		}
+	}
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	mustExecConn(t, conn, "SIGNAL SQLSTATE '01000'")
+	if got := callSets(t, conn, "SHOW WARNINGS"); fmt.Sprint(got[0][1:]) != "[[Warning 1642 Unhandled user-defined warning condition]]" {
+		t.Errorf("warnings after SIGNAL SQLSTATE '01000': %v", got)
 	}
 }

@@ -88,6 +88,8 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		normalizeRoutine(n.Procedure) // routineast.go
 		noteCall(ctx, n)              // callresults.go
 		return callInItsDatabase(ctx, n, row)
+	case *plan.Signal:
+		return execSignal(ctx, n) // routinecond.go
 	case *plan.DescribeQuery:
 		var it sql.RowIter
 		var err error

@@ -569,11 +569,26 @@ func fixSchema(stmt ast.Statement) ast.Statement {
 	return stmt
 }
 
+// checked is a parse's outcome: st and err, or no statement and the
+// error MySQL's parser reports for a routine's conditions that vitess's
+// does not (routinecheck.go). No statement, as for vitess's own errors:
+// GMS's multi-statement path ignores the error of a parse that gave one.
+func checked(st ast.Statement, err error) (ast.Statement, error) {
+	if err != nil || st == nil {
+		return st, err
+	}
+	if cerr := checkRoutine(st); cerr != nil {
+		return nil, cerr
+	}
+	return topLevelResignal(st), nil
+}
+
 func (p schemaParser) ParseSimple(q string) (ast.Statement, error) {
 	r, _ := sqlmode.Text(q, false, false)
 	st, err := p.Parser.ParseSimple(r)
 	arith.RewriteBitNot(q, st)
-	return fixSchema(st), err
+	st, err = checked(fixSchema(st), err)
+	return st, err
 }
 
 func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Statement, string, string, error) {
@@ -588,7 +603,8 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 	noteStatement(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
-	return fixSchema(st), a, b, err
+	st, err = checked(fixSchema(st), err)
+	return st, a, b, err
 }
 
 func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
@@ -606,7 +622,8 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 	noteStatement(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
-	return fixSchema(st), a, b, err
+	st, err = checked(fixSchema(st), err)
+	return st, a, b, err
 }
 
 func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.ParserOptions) (ast.Statement, int, error) {
@@ -621,5 +638,6 @@ func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.P
 	noteStatement(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
-	return fixSchema(st), n, err
+	st, err = checked(fixSchema(st), err)
+	return st, n, err
 }

@@ -292,10 +292,32 @@ func (r *routineRun) subContext() *sql.Context {
 func (r *routineRun) query(ctx *sql.Context, st ast.Statement) (sql.Schema, []sql.Row, error) {
 	sch, it, _, err := r.runner.QueryWithBindings(ctx, "", st, nil, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, r.statementError(st, err)
 	}
 	rows, err := sql.RowIterToRows(ctx, it)
-	return sch, rows, err
+	if err != nil {
+		return nil, nil, r.statementError(st, err)
+	}
+	return sch, rows, nil
+}
+
+// statementError is the error of statement st as MySQL words it for that
+// statement (stmterr.go: DROP TABLE's 1051, a table or routine named
+// with its database), which the reply to the CALL cannot tell.
+func (r *routineRun) statementError(st ast.Statement, err error) error {
+	s, ok := r.ctx.Session.(*Session)
+	if !ok || s.conn == nil {
+		return err
+	}
+	c := conditionOf(err)
+	if c == nil || c.num != mysqlerr.ErNoSuchTable && c.num != mysqlerr.ErSPDoesNotExist {
+		return err
+	}
+	prev := s.conn.lastStmt
+	s.conn.lastStmt = st
+	mapped := s.statementError(mysqlerr.Relay(c.num, c.state, "%s", c.msg))
+	s.conn.lastStmt = prev
+	return mapped
 }
 
 // value is the single value of expression e, the routine's variables

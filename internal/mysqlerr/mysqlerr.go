@@ -95,6 +95,9 @@ const (
 	ErSignalBadConditionType   = 1646 // ER_SIGNAL_BAD_CONDITION_TYPE
 	ErCondItemTooLong          = 1648 // ER_COND_ITEM_TOO_LONG
 	ErWrongValueOf             = 1525 // ER_WRONG_VALUE ("Incorrect %s value: '%s'")
+	ErSPDupCond                = 1332 // ER_SP_DUP_COND
+	ErSPDupHandler             = 1413 // ER_SP_DUP_HANDLER
+	ErDupSignalSet             = 1641 // ER_DUP_SIGNAL_SET
 	ErSPNoReturnEnd            = 1321 // ER_SP_NORETURNEND
 	ErSPNoRecursion            = 1424 // ER_SP_NO_RECURSION
 	ErBinlogUnsafeRoutine      = 1418 // ER_BINLOG_UNSAFE_ROUTINE
@@ -251,6 +254,7 @@ var states = map[int]string{
 	ErSPWrongNoOfArgs: "42000", ErSPNoReturnEnd: "2F005", ErSPCondMismatch: "42000",
 	ErSPFetchNoData: "02000", ErSPBadSQLState: "42000", ErTooManyRows: "42000",
 	ErWrongNumberOfColumns: "21000", ErResignalNoHandler: "0K000",
+	ErSPDupCond: "42000", ErSPDupHandler: "42000", ErDupSignalSet: "42000",
 }
 
 // State is the SQLSTATE MySQL sends with error number num.

@@ -230,6 +230,10 @@ func (k *gmsKind) fromText(msg string) *mysql.SQLError {
 
 // textRules are errors that reach the handler as text only, from
 // vitess (its parser, its packet reader) rather than a GMS kind.
+// relayedText is a MySQL error that GMS turned into text (a parser's
+// error it wrapped, routinecheck.go's): its message, number and SQLSTATE.
+var relayedText = regexp.MustCompile(`^(.*) \(errno (\d+)\) \(sqlstate ([0-9A-Z]{5})\)$`)
+
 var textRules = []struct {
 	match func(string) bool
 	num   int
@@ -302,6 +306,11 @@ func FixSQLError(se *mysql.SQLError) error {
 			return mysqlerr.Relay(se.Num, st, "%s", se.Message)
 		}
 		return se
+	}
+	if m := relayedText.FindStringSubmatch(se.Message); m != nil {
+		if n, err := strconv.Atoi(m[2]); err == nil && n >= 1000 {
+			return mysqlerr.Relay(n, m[3], "%s", m[1])
+		}
 	}
 	for _, r := range textRules {
 		if r.match(se.Message) {
