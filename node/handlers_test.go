@@ -87,6 +87,21 @@ func TestRoutineHandlers(t *testing.T) {
 		   INSERT INTO hd.nosuch VALUES (1);
 		   RETURN 'done';
 		 END`)
+	// A handler's SELECT is one of the CALL's result sets.
+	mustExec(t, db, `CREATE PROCEDURE hd.cleanup()
+		 BEGIN
+		   DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN SELECT 'Doing cleanup' AS msg; END;
+		   SELECT 'first' AS msg;
+		   INSERT INTO hd.nosuch VALUES (1);
+		 END`)
+	sconn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sconn.Close()
+	if got := callSets(t, sconn, "CALL hd.cleanup()"); fmt.Sprint(got) != "[[[msg] [first]] [[msg] [Doing cleanup]]]" {
+		t.Errorf("CALL hd.cleanup(): result sets %v", got)
+	}
 	if got := one(t, open("hd"), "SELECT f()"); got != "No such table" {
 		t.Errorf("f() = %q, want the handler's RETURN", got)
 	}

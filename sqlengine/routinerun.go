@@ -492,6 +492,11 @@ func (r *routineRun) selectOp(ctx *sql.Context, sel *ast.Select) error {
 	into := sel.Into
 	r.bind(sel)
 	if into == nil {
+		if s, ok := ctx.Session.(*Session); ok && s.call != nil {
+			// One of the CALL's result sets (callresults.go), also from
+			// a handler's body, which noteCall does not see.
+			s.call.selects[sel] = struct{}{}
+		}
 		sch, rows, err := r.query(ctx, sel)
 		if err != nil {
 			return err
