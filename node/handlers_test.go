@@ -110,7 +110,23 @@ func TestRoutineHandlers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	// A statement's warning goes to a handler FOR SQLWARNING or its
+	// number (a string cut to its column outside strict mode: 1265; the
+	// procedure is created, and so runs, outside strict mode).
+	mustExecConn(t, conn, "SET sql_mode = ''", "CREATE TABLE hd.s (c VARCHAR(2))",
+		`CREATE PROCEDURE hd.warned(OUT r VARCHAR(100))
+		 BEGIN
+		   DECLARE CONTINUE HANDLER FOR SQLWARNING SET r = CONCAT(r, 'warning;');
+		   SET r = '';
+		   BEGIN
+		     DECLARE CONTINUE HANDLER FOR 1265 SET r = CONCAT(r, '1265;');
+		     INSERT INTO hd.s VALUES ('abc');
+		   END;
+		   INSERT INTO hd.s VALUES ('abc');
+		   SET r = CONCAT(r, 'end');
+		 END`)
 	for proc, want := range map[string]string{
+		"warned":    "1265;warning;end",
 		"dup":       "errno;after;exception;end",
 		"nested":    "inner;outer;end",
 		"named":     "no_table;custom;end",

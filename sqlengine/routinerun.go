@@ -194,6 +194,9 @@ func (r *routineRun) run(ops *[]*procedures.InterpreterOperation) error {
 	}()
 	for pc := 0; pc < len(*ops); {
 		next, err := r.exec(ops, pc)
+		if err == nil && runsStatement((*ops)[pc]) {
+			err = r.handledWarning()
+		}
 		if err != nil {
 			next, err = r.raise(ops, pc, err)
 			if err != nil {
@@ -201,6 +204,37 @@ func (r *routineRun) run(ops *[]*procedures.InterpreterOperation) error {
 			}
 		}
 		pc = next
+	}
+	return nil
+}
+
+// runsStatement reports whether op runs one of the body's statements
+// (whose warnings a handler may take).
+func runsStatement(op *procedures.InterpreterOperation) bool {
+	switch op.OpCode {
+	case procedures.OpCode_Select, procedures.OpCode_Set, procedures.OpCode_Execute, procedures.OpCode_Call:
+		return true
+	}
+	return false
+}
+
+// handledWarning is the first warning the last statement left that an
+// active handler takes (FOR SQLWARNING, or its number), as a condition
+// to raise; nil when none is. A warning no handler takes stays.
+func (r *routineRun) handledWarning() error {
+	ws := r.ctx.Session.Warnings() // newest first
+	for i := len(ws) - 1; i >= 0; i-- {
+		w := ws[i]
+		if w.Level != "Warning" && w.Level != "Note" {
+			continue
+		}
+		c := &condition{num: w.Code, state: "01000", msg: w.Message}
+		if st := mysqlerr.State(w.Code); strings.HasPrefix(st, "01") || strings.HasPrefix(st, "02") {
+			c.state = st
+		}
+		if h, _ := r.findHandler(c); h != nil {
+			return &conditionError{*c}
+		}
 	}
 	return nil
 }
