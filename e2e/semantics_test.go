@@ -818,6 +818,22 @@ func semCorpus() []semStmt {
 	} {
 		add("nonstrict", q)
 	}
+	// IF, IFNULL and CASE typed as MySQL aggregates their branches
+	// (functions/branchtype.go): GMS typed IF and IFNULL as their first
+	// branch, so an INT branch beside a DECIMAL one cut the DECIMAL's
+	// value (1234567890.25 read 1234567890, IF(c, 1, 2.5) was 3).
+	quiet("CREATE TABLE t_br (id INT PRIMARY KEY, d DECIMAL(12,2), i INT, f DOUBLE, u INT UNSIGNED)")
+	quiet("INSERT INTO t_br VALUES (1, 1234567890.25, 5, 1.5, 7), (2, -3.10, NULL, 2.25, 0), (3, NULL, 5, NULL, 3), (4, 0.05, 3, 0.1, 1)")
+	for _, q := range []string{
+		"SELECT id, IF(id > 2, i, d), IFNULL(i, d), IF(id > 2, 1, 2.5), IFNULL(i, 0.5), IF(id > 2, u, -1), IF(id > 2, 2, 1.5e0) FROM t_br ORDER BY id",
+		"SELECT id, CASE WHEN id > 2 THEN i ELSE d END, CASE WHEN id = 1 THEN 1 WHEN id = 2 THEN 2.25 ELSE i END, CASE id WHEN 1 THEN d ELSE 0 END FROM t_br ORDER BY id",
+		"SELECT IF(1, 1, 2.55) + 0, IFNULL(NULL, 1.25) * 2, IF(0, 10, 2.5) * 2, CASE WHEN 1 THEN 3 ELSE 1.5 END / 2",
+		"CREATE TABLE t_br2 AS SELECT id, IF(id > 2, i, d) b, IFNULL(i, d) c, IF(id > 2, 1, 2.5) g FROM t_br",
+		"SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't_br2' AND COLUMN_NAME <> 'id' ORDER BY ORDINAL_POSITION",
+		"SELECT * FROM t_br2 ORDER BY id",
+	} {
+		add("strict", q)
+	}
 	return out
 }
 

@@ -75,6 +75,10 @@ func installAnalyzerRules() {
 		// markUpdateJoin, editor.joinDone), marked before GMS asks the
 		// tables for its editors.
 		analyzer.OnceBeforeDefault = append(analyzer.OnceBeforeDefault, analyzer.Rule{Id: updateJoinRuleID, Apply: markUpdateJoin})
+		// CASE typed as MySQL aggregates its branches
+		// (functions/branchtype.go), before CREATE TABLE ... AS SELECT
+		// reads the select's schema; again after all rules below.
+		analyzer.OnceBeforeDefault = append(analyzer.OnceBeforeDefault, analyzer.Rule{Id: functions.BranchTypeRuleID, Apply: functions.BranchTypeRule})
 		// A DELETE without WHERE stays a DELETE (GMS's processTruncate
 		// makes it a truncation, which logs no row: a replica kept the
 		// rows; deleterows.go).
@@ -96,6 +100,9 @@ func installAnalyzerRules() {
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll[:1:1], append([]analyzer.Rule{{Id: scanColsRuleID, Apply: scanColumns}}, analyzer.OnceAfterAll[1:]...)...)
 		// Integer arithmetic as MySQL's (arith/intarith.go), before EXPLAIN
 		// describes the plan.
+		// CASE typed as MySQL aggregates its branches, before arithmetic
+		// reads its type.
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.BranchTypeRuleID, Apply: functions.BranchTypeRule})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: intArithRuleID, Apply: intArithRule})
 		// Column-literal comparisons of one type compared directly
 		// (arith/fastcmp.go), after index selection has read them.

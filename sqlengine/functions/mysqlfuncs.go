@@ -28,6 +28,8 @@ import (
 //   - CONCAT and CONCAT_WS of a TIME value, its text (timetext.go);
 //   - ADDTIME and SUBTIME, which GMS lacks (addtime.go);
 //   - GREATEST and LEAST over DECIMALs, which GMS refuses (minmax.go);
+//   - IF and IFNULL typed as MySQL aggregates their branches, with CASE
+//     through BranchTypeRule (branchtype.go);
 //   - petrel_assign_user_var(@v, expr): `@v := expr` in an expression,
 //     as the parser wrapper rewrites it (assignvar.go).
 
@@ -45,6 +47,8 @@ func MySQL() []sql.Function {
 		sql.FunctionN{Name: "least", Fn: newLeast},        // minmax.go
 		sql.FunctionN{Name: "concat", Fn: newConcat},      // timetext.go
 		sql.FunctionN{Name: "concat_ws", Fn: newConcatWS}, // timetext.go
+		sql.Function3{Name: "if", Fn: newIf},              // branchtype.go
+		sql.Function2{Name: "ifnull", Fn: newIfNull},      // branchtype.go
 		sql.Function1{Name: "hex", Fn: func(a sql.Expression) sql.Expression {
 			x, _ := newMySQLHex(a)
 			return x
