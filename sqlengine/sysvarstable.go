@@ -119,12 +119,12 @@ func (d infoSchemaPlus) GetTableNames(ctx *sql.Context) ([]string, error) {
 	return names, nil
 }
 
-// installSystemVariablesTable adds SYSTEM_VARIABLES to cat's
-// information_schema.
+// installSystemVariablesTable adds SYSTEM_VARIABLES, SESSION_STATUS and
+// GLOBAL_STATUS (statustable.go) to cat's information_schema.
 func installSystemVariablesTable(cat *analyzer.Catalog) {
-	cat.InfoSchema = infoSchemaPlus{Database: cat.InfoSchema, extra: map[string]sql.Table{
-		systemVariablesTable: &information_schema.InformationSchemaTable{
-			TableName: systemVariablesTable, TableSchema: systemVariablesSchema, Reader: systemVariablesRows,
-		},
-	}}
+	extra := statusTables()
+	extra[systemVariablesTable] = &information_schema.InformationSchemaTable{
+		TableName: systemVariablesTable, TableSchema: systemVariablesSchema, Reader: systemVariablesRows,
+	}
+	cat.InfoSchema = infoSchemaPlus{Database: cat.InfoSchema, extra: extra}
 }
