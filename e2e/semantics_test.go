@@ -834,6 +834,30 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// SIGN, CEIL and FLOOR of DECIMALs and DOUBLEs, ROUND(x) of a DECIMAL
+	// (functions/numfuncs.go): SIGN(0.05) was 0, CEIL and FLOOR were
+	// INTs (CEILING(12345678901234567890.5) was 2147483647), ROUND(d)
+	// kept d's scale.
+	for _, q := range []string{
+		"SELECT SIGN(-0.4e0), SIGN(0.05), SIGN(-0.001), SIGN(-3), CEILING(12345678901234567890.5), FLOOR(-12345678901234567890.5), CEIL(1.23), FLOOR(-1.23), CEIL('1.5'), CEIL(NULL)",
+		"SELECT id, CEIL(d), FLOOR(d), ROUND(d), SIGN(d), SIGN(f - 1), CEIL(f), FLOOR(f), CEIL(d) + 1, FLOOR(d) / 2 FROM t_br ORDER BY id",
+		"CREATE TABLE t_br3 AS SELECT id, CEIL(d) a, FLOOR(f) b, FLOOR(CAST(d AS DECIMAL(30,2))) c FROM t_br",
+		"SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't_br3' AND COLUMN_NAME <> 'id' ORDER BY ORDINAL_POSITION",
+		"SELECT * FROM t_br3 ORDER BY id",
+	} {
+		add("strict", q)
+	}
+	// DATETIME(n) and TIMESTAMP(n) print n fractional digits
+	// (timefsp.go timeAtPrecision): '10:11:12.50' read '10:11:12.5', and
+	// a zero fraction printed none.
+	quiet("CREATE TABLE t_dfsp (id INT PRIMARY KEY, a DATETIME(2), b TIMESTAMP(3) NULL, c DATETIME(6))")
+	quiet("INSERT INTO t_dfsp VALUES (1, '2024-02-29 10:11:12.5', '2024-02-29 10:11:12.5', '2024-02-29 10:11:12.5'), (2, '2024-01-01 00:00:00', '2024-01-01 00:00:00', '2024-01-01 00:00:00.000010'), (3, NULL, NULL, NULL)")
+	for _, q := range []string{
+		"SELECT id, a, b, c FROM t_dfsp ORDER BY id", "SELECT a FROM t_dfsp WHERE id = 1", "SELECT MAX(a), MIN(c) FROM t_dfsp",
+		"SELECT CAST('2024-01-01 10:00:00.5' AS DATETIME(2)), CAST('2024-01-01 10:00:00' AS DATETIME(1))",
+	} {
+		add("strict", q)
+	}
 	return out
 }
 

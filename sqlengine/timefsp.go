@@ -165,15 +165,16 @@ func fitTimeFSP(ctx *sql.Context, st *storage.Table, row sql.Row) sql.Row {
 	return row
 }
 
-// timeAtPrecision prints TIME(1) to TIME(6) columns' values with their
-// precision's digits ('12:00:00.600' for TIME(3)), as MySQL does; GMS
-// prints six digits, or none when the fraction is zero. The field's
+// timeAtPrecision prints TIME, DATETIME and TIMESTAMP values of
+// precision 1 to 6 with their precision's digits ('12:00:00.600' for
+// TIME(3), '2024-02-29 10:11:12.50' for DATETIME(2)), as MySQL does; GMS
+// prints six digits for a TIME, as many as are not zero for the others. The field's
 // Decimals come from the catalog (timestampDecimals); TIME(0) values are
 // stored rounded and print without a fraction already, and columns
 // created before precisions were kept have Decimals 0.
 func timeAtPrecision(res *sqltypes.Result) {
 	for i, f := range res.Fields {
-		if f.Type != sqltypes.Time || f.Decimals == 0 || f.Decimals > 6 {
+		if f.Type != sqltypes.Time && f.Type != sqltypes.Datetime && f.Type != sqltypes.Timestamp || f.Decimals == 0 || f.Decimals > 6 {
 			continue
 		}
 		n := int(f.Decimals)
@@ -199,7 +200,7 @@ func timeAtPrecision(res *sqltypes.Result) {
 					out = append(out, '0')
 				}
 			}
-			row[i] = sqltypes.MakeTrusted(sqltypes.Time, out)
+			row[i] = sqltypes.MakeTrusted(f.Type, out)
 		}
 	}
 }

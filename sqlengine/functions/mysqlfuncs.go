@@ -28,6 +28,7 @@ import (
 //   - CONCAT and CONCAT_WS of a TIME value, its text (timetext.go);
 //   - ADDTIME and SUBTIME, which GMS lacks (addtime.go);
 //   - GREATEST and LEAST over DECIMALs, which GMS refuses (minmax.go);
+//   - SIGN, CEIL and FLOOR of DECIMALs and fractions (numfuncs.go);
 //   - IF and IFNULL typed as MySQL aggregates their branches, with CASE
 //     through BranchTypeRule (branchtype.go);
 //   - petrel_assign_user_var(@v, expr): `@v := expr` in an expression,
@@ -49,6 +50,10 @@ func MySQL() []sql.Function {
 		sql.FunctionN{Name: "concat_ws", Fn: newConcatWS}, // timetext.go
 		sql.Function3{Name: "if", Fn: newIf},              // branchtype.go
 		sql.Function2{Name: "ifnull", Fn: newIfNull},      // branchtype.go
+		sql.Function1{Name: "sign", Fn: newSign},          // numfuncs.go
+		sql.Function1{Name: "ceil", Fn: newCeil},          // numfuncs.go
+		sql.Function1{Name: "ceiling", Fn: newCeil},       // numfuncs.go
+		sql.Function1{Name: "floor", Fn: newFloor},        // numfuncs.go
 		sql.Function1{Name: "hex", Fn: func(a sql.Expression) sql.Expression {
 			x, _ := newMySQLHex(a)
 			return x
@@ -114,8 +119,14 @@ func newMySQLRound(args ...sql.Expression) (sql.Expression, error) {
 		return nil, err
 	}
 	dl := &delegate{name: "round", args: args, gms: g, mk: newMySQLRound, eval: roundDouble}
+	// ROUND(x) is ROUND(x, 0): a DECIMAL's to no decimals
+	// (ROUND(dec_col) printed the column's scale, 3.00).
+	var placesArg sql.Expression = expression.NewLiteral(int8(0), types.Int8)
 	if len(args) == 2 {
-		if t, places, ok := placesType(args[0], args[1]); ok {
+		placesArg = args[1]
+	}
+	if len(args) <= 2 {
+		if t, places, ok := placesType(args[0], placesArg); ok {
 			dl.typ = t
 			dl.eval = func(ctx *sql.Context, row sql.Row, args []sql.Expression) (any, bool, error) {
 				v, err := args[0].Eval(ctx, row)
