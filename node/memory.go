@@ -108,6 +108,10 @@ func (n *Node) applyTxnSizeLimit(vars map[string]string) error {
 // the collector's headroom while there are any (cmd/petrel/gc.go).
 func LargeTransactions() int64 { return storage.LargeTxns() }
 
+// OnLargeTransaction makes fn run whenever a transaction of the process
+// becomes large (storage.OnLargeTxn).
+func OnLargeTransaction(fn func()) { storage.OnLargeTxn(fn) }
+
 // MemoryLimit is petrel_memory_limit in bytes (0: none), which the
 // process gives Go's collector as its soft limit.
 func (n *Node) MemoryLimit() int64 { return n.set.Get().MemoryLimit }
@@ -137,6 +141,7 @@ func (n *Node) registerMemoryStatus() {
 		return uint64(0)
 	})
 	n.sql.RegisterStatus("Petrel_memory_returns", func() any { return n.memReturns.Load() })
+	n.sql.RegisterStatus("Petrel_undo_spills", func() any { return storage.UndoSpills() })
 }
 
 // memSample is the Go heap at one moment (runtime/metrics).

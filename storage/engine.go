@@ -182,6 +182,8 @@ type Engine struct {
 	// logLimit keeps repeated error lines (Pebble's retries) to one per
 	// second per cause.
 	logLimit *ratelog.Limiter
+	// undoFiles opens large transactions' undo spill files (undospill.go).
+	undoFiles *undoFiles
 	// bg tracks refusals being published in the background; opened says
 	// Open has finished (before, no commit can be in flight).
 	bg     sync.WaitGroup
@@ -297,6 +299,14 @@ func Open(opts Options) (*Engine, error) {
 	// exits), so a full disk must never reach it: the first ENOSPC releases
 	// the reserve and the write is retried once (vfs.OnDiskFull). guardFS
 	// sees what fails even so, refuses writes and paces Pebble's retries.
+	e.undoFiles = &undoFiles{fs: opts.FS, dir: opts.FS.PathJoin(opts.Dir, undoDirName), logf: func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		e.logLimit.Log(e.opts.Logger, slog.LevelWarn, "undo spill", msg)
+	}}
+	// Spill files a crash left behind.
+	if err := opts.FS.RemoveAll(e.undoFiles.dir); err != nil {
+		return nil, fmt.Errorf("storage: remove %s: %w", e.undoFiles.dir, err)
+	}
 	var inner vfs.FS = opts.FS
 	if opts.SyncDelay > 0 || opts.WriteDelay > 0 {
 		inner = &slowFS{FS: inner, e: e}

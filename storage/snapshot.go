@@ -154,36 +154,49 @@ func (t *Txn) readView() *pebble.Snapshot {
 
 // ownWrite reports whether the transaction's batch holds the live value
 // of key (a write not rolled back).
-func (t *Txn) ownWrite(key []byte) bool {
+func (t *Txn) ownWrite(key []byte) (bool, error) {
 	if t.batch == nil || t.undo.len() == 0 {
-		return false
+		return false, nil
 	}
-	_, ok := t.writeSet()[string(key)]
-	return ok
+	ws, err := t.writeSet()
+	if err != nil {
+		return false, err
+	}
+	_, ok := ws[string(key)]
+	return ok, nil
 }
 
 // writeSet maps each key of the undo log to its number of entries. It is
 // built lazily, from the first consistent read that needs it, and kept in
 // step by RollbackTo.
-func (t *Txn) writeSet() map[string]int {
+func (t *Txn) writeSet() (map[string]int, error) {
 	if t.ws == nil {
 		t.ws = make(map[string]int, t.undo.len())
 	}
 	for i := t.wsN; i < t.undo.len(); i++ {
-		t.ws[string(t.undo.at(i).key)]++
+		r, err := t.undo.at(i)
+		if err != nil {
+			return nil, err
+		}
+		t.ws[string(r.key)]++
+		t.wsN = i + 1
 	}
-	t.wsN = t.undo.len()
-	return t.ws
+	return t.ws, nil
 }
 
 // forgetWrites drops undo entries [from, wsN) from the write set, before
 // a rollback shortens the undo log.
-func (t *Txn) forgetWrites(from int) {
+func (t *Txn) forgetWrites(from int) error {
 	if t.ws == nil || from >= t.wsN {
-		return
+		return nil
 	}
 	for i := from; i < t.wsN; i++ {
-		k := string(t.undo.at(i).key)
+		r, err := t.undo.at(i)
+		if err != nil {
+			t.ws, t.wsN = nil, 0 // built again at the next read
+			return err
+		}
+		k := string(r.key)
 		if n := t.ws[k]; n > 1 {
 			t.ws[k] = n - 1
 		} else {
@@ -191,6 +204,7 @@ func (t *Txn) forgetWrites(from int) {
 		}
 	}
 	t.wsN = from
+	return nil
 }
 
 // readGet is a consistent point read: own writes, else the read view.
@@ -208,7 +222,12 @@ func (t *Txn) forgetWrites(from int) {
 // at the second read.
 func (t *Txn) readGet(key []byte) ([]byte, bool, error) {
 	snap := t.readView()
-	if snap == nil || t.ownWrite(key) {
+	if snap == nil {
+		return t.get(key)
+	}
+	if own, err := t.ownWrite(key); err != nil {
+		return nil, false, err
+	} else if own {
 		return t.get(key)
 	}
 	if t.pointIt == nil && !t.pointGot {
@@ -335,7 +354,12 @@ func (t *Txn) newReadIter(tb *Table, ixID uint8, lo, hi []byte) (kvIter, error) 
 	if err != nil {
 		return nil, readErr(err)
 	}
-	ov := &overlayIter{snap: s, written: t.writeSet()}
+	ws, err := t.writeSet()
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	ov := &overlayIter{snap: s, written: ws}
 	if ixID == 0 {
 		// A row the transaction wrote is in its batch.
 		ov.own, err = t.batch.NewBatchOnlyIter(context.Background(), o)

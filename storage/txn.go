@@ -233,6 +233,7 @@ func (t *Txn) ready() error {
 	}
 	if t.batch == nil {
 		t.batch = t.e.db.NewIndexedBatch()
+		t.undo.files = t.e.undoFiles
 	}
 	return nil
 }
@@ -275,12 +276,16 @@ func (t *Txn) Savepoint() Mark {
 // RollbackTo undoes every write after m (SAVEPOINT / trigger rollback).
 // Locks taken since stay held, as in InnoDB.
 func (t *Txn) RollbackTo(m Mark) error {
-	t.forgetWrites(m.undo)
+	if err := t.forgetWrites(m.undo); err != nil {
+		return err
+	}
 	clear(t.deleted) // restored keys are no longer deleted
 	if t.batch != nil {
 		for i := t.undo.len() - 1; i >= m.undo && i < t.undo.len(); i-- {
-			u := t.undo.at(i)
-			var err error
+			u, err := t.undo.at(i)
+			if err != nil {
+				return err
+			}
 			if u.existed {
 				err = t.batch.Set(u.key, u.prev, nil)
 			} else {
@@ -291,7 +296,9 @@ func (t *Txn) RollbackTo(m Mark) error {
 			}
 		}
 	}
-	t.undo.truncate(m.undo)
+	if err := t.undo.truncate(m.undo); err != nil {
+		return err
+	}
 	if err := t.truncateChanges(m); err != nil {
 		return err
 	}
@@ -644,6 +651,7 @@ func (t *Txn) release() error {
 // until its next statement, and a row image can be as large as
 // max_allowed_packet.
 func (t *Txn) dropChanges() {
+	t.undo.release()
 	t.undo, t.changes, t.queries, t.stmtKeys, t.deleted = undoLog{}, nil, nil, nil, nil
 	t.runs, t.nChanges, t.stmtMark = nil, 0, Mark{}
 	t.forgetLockedReads()

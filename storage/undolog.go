@@ -10,9 +10,18 @@ import "encoding/binary"
 // previous value, each after its uvarint length; no record spans chunks.
 // Chunks grow from undoChunkMin to undoChunkMax bytes, so a small
 // transaction takes little and a large one never copies what it wrote.
+//
+// A log past undoSpillAt bytes in memory writes its full chunks to a
+// file (undospill.go): chunks[i] is nil for a chunk in the file.
 type undoLog struct {
 	chunks [][]byte
 	offs   []uint64 // chunk<<32 | offset, of each record
+	// mem is the capacity of the chunks in memory.
+	mem int
+	// files opens the spill file (nil: the log never spills); sp is the
+	// file part, once there is one.
+	files *undoFiles
+	sp    *undoSpill
 }
 
 const (
@@ -32,7 +41,11 @@ func (u *undoLog) add(key, prev []byte, existed bool) {
 			size = min(2*cap(u.chunks[last]), undoChunkMax)
 		}
 		u.chunks = append(u.chunks, make([]byte, 0, max(size, n)))
+		u.mem += max(size, n)
 		last++
+		if u.mem > undoSpillAt {
+			u.spillChunks()
+		}
 	}
 	c := u.chunks[last]
 	u.offs = append(u.offs, uint64(last)<<32|uint64(len(c)))
@@ -49,10 +62,15 @@ func (u *undoLog) add(key, prev []byte, existed bool) {
 }
 
 // at is record i; its key and prev point into the log and stay valid
-// until it is truncated below i.
-func (u *undoLog) at(i int) undoRec {
+// until it is truncated below i, or, when the record's chunk is in the
+// spill file, until the next call.
+func (u *undoLog) at(i int) (undoRec, error) {
 	o := u.offs[i]
-	c := u.chunks[o>>32][uint32(o):]
+	c, err := u.chunk(int(o >> 32))
+	if err != nil {
+		return undoRec{}, err
+	}
+	c = c[uint32(o):]
 	r := undoRec{existed: c[0] == 1}
 	kl, n := binary.Uvarint(c[1:])
 	c = c[1+n:]
@@ -63,18 +81,25 @@ func (u *undoLog) at(i int) undoRec {
 	if pl > 0 {
 		r.prev = c[:pl:pl]
 	}
-	return r
+	return r, nil
 }
 
 // truncate keeps the first n records.
-func (u *undoLog) truncate(n int) {
+func (u *undoLog) truncate(n int) error {
 	if n >= len(u.offs) {
-		return
+		return nil
 	}
 	o := u.offs[n]
 	ci := int(o >> 32)
+	if err := u.unspill(ci); err != nil {
+		return err
+	}
 	u.chunks[ci] = u.chunks[ci][:uint32(o)]
+	for _, c := range u.chunks[ci+1:] {
+		u.mem -= cap(c)
+	}
 	clear(u.chunks[ci+1:])
 	u.chunks = u.chunks[:ci+1]
 	u.offs = u.offs[:n]
+	return nil
 }

@@ -24,7 +24,8 @@ const serverGCPercent = 400
 // (issue 29). GOGC=400 alone lets it grow to five times the live heap: a
 // large transaction holding 800 MB live would take 4 GB of RSS before a
 // collection. At the end of every collection, while storage counts a
-// large transaction (node.LargeTransactions), the soft memory limit is set to
+// large transaction (node.LargeTransactions), and when one becomes large
+// (node.OnLargeTransaction), the soft memory limit is set to
 // the live heap plus this headroom plus the runtime's own non-heap memory
 // (gcCeiling), never above petrel_memory_limit; otherwise it is
 // petrel_memory_limit. Not always: a server holding thousands of
@@ -50,6 +51,9 @@ func tuneGC(logger *slog.Logger) {
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		onEveryGC(func() bool { applyGCCeiling(node.LargeTransactions() > 0); return true })
+		// And at once when a transaction becomes large: the next
+		// collection may be gigabytes away.
+		node.OnLargeTransaction(func() { applyGCCeiling(true) })
 	}
 }
 
