@@ -265,3 +265,32 @@ func TestRoutineConditionChecks(t *testing.T) {
 		t.Errorf("warnings after SIGNAL SQLSTATE '01000': %v", got)
 	}
 }
+
+// TestRoutineMultiSet: a SET of several variables in a procedure's body
+// (GMS's compiler of a body panicked on it, which also failed every read
+// of information_schema.ROUTINES while such a procedure existed).
+func TestRoutineMultiSet(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE ms",
+		`CREATE PROCEDURE ms.p(OUT r VARCHAR(50))
+		 BEGIN
+		   DECLARE a, b INT;
+		   DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET @h1 = 'h', @h2 = 'i';
+		   SET a = 1, b = a + 1, @u = 10;
+		   SELECT * FROM ms.nosuch;
+		   SET r = CONCAT(a, ',', b, ',', @u, ',', @h1, @h2);
+		 END`)
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	mustExecConn(t, conn, "CALL ms.p(@r)")
+	if got := callSets(t, conn, "SELECT @r")[0][1][0]; got != "1,2,10,hi" {
+		t.Errorf("@r = %q, want 1,2,10,hi", got)
+	}
+	if got := one(t, db, "SELECT COUNT(*) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = 'ms'"); got != "1" {
+		t.Errorf("information_schema.ROUTINES rows of ms: %s, want 1", got)
+	}
+}

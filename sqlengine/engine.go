@@ -182,6 +182,7 @@ func New(opts Options) (*Engine, error) {
 	e.executor = noExecutor{}
 	e.prov = NewProvider(opts.Store)
 	installAnalyzerRules()
+	installRoutineParser()   // routineparse.go
 	installServerScopeRule() // serverscope.go
 	a := analyzer.NewDefault(e.prov)
 	e.stats = planstats.New(planstats.Options{

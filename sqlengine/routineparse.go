@@ -1,0 +1,117 @@
+package sqlengine
+
+import (
+	"context"
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// GMS compiles a stored procedure's body (procedures.Parse, when a CALL
+// or information_schema.ROUTINES builds the procedure from its stored
+// text) with a panic on a SET of more than one variable ("unexpected
+// number of set expressions"): a procedure with `SET a = 1, b = 2` could
+// not run, and one in any database (mtr's own mtr.check_warnings has
+// `SET SQL_LOG_BIN=0, SQL_SAFE_UPDATES=0`) failed every read of
+// information_schema.ROUTINES. GMS parses that text with sql.GlobalParser,
+// its documented hook for an integrator's parser; Petrel's splits each
+// such SET of a procedure's body into one SET per variable, in order
+// (what the statement does), and leaves every other statement as parsed.
+// Installed once per process, as the analyzer's rules (planrules.go).
+
+var routineParserOnce sync.Once
+
+func installRoutineParser() {
+	routineParserOnce.Do(func() {
+		sql.GlobalParser = routineParser{sql.GlobalParser}
+	})
+}
+
+// routineParser is GMS's parser with routine bodies' SETs split.
+type routineParser struct{ sql.Parser }
+
+func (p routineParser) ParseSimple(q string) (ast.Statement, error) {
+	st, err := p.Parser.ParseSimple(q)
+	splitRoutineSets(st)
+	return st, err
+}
+
+func (p routineParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Statement, string, string, error) {
+	st, a, b, err := p.Parser.Parse(ctx, q, multi)
+	splitRoutineSets(st)
+	return st, a, b, err
+}
+
+func (p routineParser) ParseWithOptions(ctx context.Context, q string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
+	st, a, b, err := p.Parser.ParseWithOptions(ctx, q, delim, multi, o)
+	splitRoutineSets(st)
+	return st, a, b, err
+}
+
+func (p routineParser) ParseOneWithOptions(ctx context.Context, q string, o ast.ParserOptions) (ast.Statement, int, error) {
+	st, n, err := p.Parser.ParseOneWithOptions(ctx, q, o)
+	splitRoutineSets(st)
+	return st, n, err
+}
+
+// splitRoutineSets splits the multi-variable SETs of st's body, when st
+// is a CREATE PROCEDURE.
+func splitRoutineSets(st ast.Statement) {
+	if d, ok := st.(*ast.DDL); ok && d.ProcedureSpec != nil && d.ProcedureSpec.Body != nil {
+		d.ProcedureSpec.Body = splitSetsIn(d.ProcedureSpec.Body)
+	}
+}
+
+// splitSetsIn is st with its multi-variable SETs split: a SET that is
+// the whole statement (a handler's) becomes a block of SETs.
+func splitSetsIn(st ast.Statement) ast.Statement {
+	if s, ok := st.(*ast.Set); ok && len(s.Exprs) > 1 {
+		return &ast.BeginEndBlock{Statements: splitSet(s)}
+	}
+	list := func(stmts ast.Statements) ast.Statements {
+		var out ast.Statements
+		for _, x := range stmts {
+			if s, ok := x.(*ast.Set); ok && len(s.Exprs) > 1 {
+				out = append(out, splitSet(s)...)
+				continue
+			}
+			out = append(out, splitSetsIn(x))
+		}
+		return out
+	}
+	switch x := st.(type) {
+	case *ast.BeginEndBlock:
+		x.Statements = list(x.Statements)
+	case *ast.IfStatement:
+		for i := range x.Conditions {
+			x.Conditions[i].Statements = list(x.Conditions[i].Statements)
+		}
+		x.Else = list(x.Else)
+	case *ast.CaseStatement:
+		for i := range x.Cases {
+			x.Cases[i].Statements = list(x.Cases[i].Statements)
+		}
+		x.Else = list(x.Else)
+	case *ast.While:
+		x.Statements = list(x.Statements)
+	case *ast.Repeat:
+		x.Statements = list(x.Statements)
+	case *ast.Loop:
+		x.Statements = list(x.Statements)
+	case *ast.Declare:
+		if x.Handler != nil && x.Handler.Statement != nil {
+			x.Handler.Statement = splitSetsIn(x.Handler.Statement)
+		}
+	}
+	return st
+}
+
+// splitSet is one SET per variable of s.
+func splitSet(s *ast.Set) []ast.Statement {
+	out := make([]ast.Statement, len(s.Exprs))
+	for i, e := range s.Exprs {
+		out[i] = &ast.Set{Exprs: ast.SetVarExprs{e}}
+	}
+	return out
+}
