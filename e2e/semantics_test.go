@@ -853,8 +853,19 @@ func semCorpus() []semStmt {
 	quiet("CREATE TABLE t_dfsp (id INT PRIMARY KEY, a DATETIME(2), b TIMESTAMP(3) NULL, c DATETIME(6))")
 	quiet("INSERT INTO t_dfsp VALUES (1, '2024-02-29 10:11:12.5', '2024-02-29 10:11:12.5', '2024-02-29 10:11:12.5'), (2, '2024-01-01 00:00:00', '2024-01-01 00:00:00', '2024-01-01 00:00:00.000010'), (3, NULL, NULL, NULL)")
 	for _, q := range []string{
-		"SELECT id, a, b, c FROM t_dfsp ORDER BY id", "SELECT a FROM t_dfsp WHERE id = 1", "SELECT MAX(a), MIN(c) FROM t_dfsp",
-		"SELECT CAST('2024-01-01 10:00:00.5' AS DATETIME(2)), CAST('2024-01-01 10:00:00' AS DATETIME(1))",
+		"SELECT id, a, b, c FROM t_dfsp ORDER BY id", "SELECT a FROM t_dfsp WHERE id = 1",
+		// Expressions GMS types DATETIME(6) where MySQL's are DATETIME(0)
+		// print no fraction.
+		"SELECT FROM_UNIXTIME(0), CONVERT_TZ('2024-01-01 12:00:00', '+00:00', '+01:00'), DATE_ADD(CAST('2024-01-01' AS DATETIME), INTERVAL 1 DAY)",
+	} {
+		add("strict", q)
+	}
+	// LPAD and RPAD count characters (functions/padfuncs.go): GMS
+	// counted bytes (LPAD('é', 3, '0') was '0é'), and gave '' for a
+	// negative length or an empty pad.
+	for _, q := range []string{
+		"SELECT LPAD('é', 3, '0'), LPAD('ñandú', 3, 'x'), RPAD('ü', 2, 'ab'), LPAD('abc', 5, 'é'), RPAD('😀', 3, 'ü'), LENGTH(LPAD('é', 3, 'ü'))",
+		"SELECT LPAD('abc', -1, 'x'), LPAD('abc', 5, ''), LPAD('abc', 2, ''), RPAD(NULL, 3, 'x'), LPAD(12, 5, 0), RPAD(1.5, 6, '0'), LPAD('abc', NULL, 'x')",
 	} {
 		add("strict", q)
 	}

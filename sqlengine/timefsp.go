@@ -177,6 +177,12 @@ func timeAtPrecision(res *sqltypes.Result) {
 		if f.Type != sqltypes.Time && f.Type != sqltypes.Datetime && f.Type != sqltypes.Timestamp || f.Decimals == 0 || f.Decimals > 6 {
 			continue
 		}
+		if f.Type != sqltypes.Time && f.OrgTable == "" && f.Table == "" {
+			// A DATETIME expression: GMS types many at precision 6
+			// (FROM_UNIXTIME(0), CONVERT_TZ, DATE_ADD) where MySQL's
+			// is 0, so only a column's precision is trusted.
+			continue
+		}
 		n := int(f.Decimals)
 		for _, row := range res.Rows {
 			if i >= len(row) || row[i].IsNull() {

@@ -28,6 +28,7 @@ import (
 //   - CONCAT and CONCAT_WS of a TIME value, its text (timetext.go);
 //   - ADDTIME and SUBTIME, which GMS lacks (addtime.go);
 //   - GREATEST and LEAST over DECIMALs, which GMS refuses (minmax.go);
+//   - LPAD and RPAD in characters (padfuncs.go);
 //   - SIGN, CEIL and FLOOR of DECIMALs and fractions (numfuncs.go);
 //   - IF and IFNULL typed as MySQL aggregates their branches, with CASE
 //     through BranchTypeRule (branchtype.go);
@@ -51,6 +52,8 @@ func MySQL() []sql.Function {
 		sql.Function3{Name: "if", Fn: newIf},              // branchtype.go
 		sql.Function2{Name: "ifnull", Fn: newIfNull},      // branchtype.go
 		sql.Function1{Name: "sign", Fn: newSign},          // numfuncs.go
+		sql.FunctionN{Name: "lpad", Fn: newLPad},          // padfuncs.go
+		sql.FunctionN{Name: "rpad", Fn: newRPad},          // padfuncs.go
 		sql.Function1{Name: "ceil", Fn: newCeil},          // numfuncs.go
 		sql.Function1{Name: "ceiling", Fn: newCeil},       // numfuncs.go
 		sql.Function1{Name: "floor", Fn: newFloor},        // numfuncs.go
