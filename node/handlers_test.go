@@ -294,3 +294,23 @@ func TestRoutineMultiSet(t *testing.T) {
 		t.Errorf("information_schema.ROUTINES rows of ms: %s, want 1", got)
 	}
 }
+
+// TestRoutinePreparedRecursion: a routine's EXECUTE of the prepared
+// statement that is running (it called the routine) is 1444, as MySQL's,
+// whatever max_sp_recursion_depth allows.
+func TestRoutinePreparedRecursion(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE pr", "CREATE PROCEDURE pr.p1() BEGIN EXECUTE stmt; END")
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	mustExecConn(t, conn, "PREPARE stmt FROM 'CALL pr.p1()'", "SET @@max_sp_recursion_depth = 100")
+	for _, q := range []string{"EXECUTE stmt", "CALL pr.p1()"} {
+		if _, err := conn.ExecContext(context.Background(), q); errno(t, err) != 1444 {
+			t.Errorf("%s: %v, want 1444", q, err)
+		}
+	}
+}

@@ -481,6 +481,9 @@ func (r *routineRun) exec(ops *[]*procedures.InterpreterOperation, pc int) (int,
 		if rs, ok := op.PrimaryData.(*ast.Resignal); ok {
 			return 0, r.signal(ctx, &rs.Signal, true)
 		}
+		if ex, ok := op.PrimaryData.(*ast.Execute); ok {
+			return pc + 1, r.execute(ctx, ex)
+		}
 		r.bind(op.PrimaryData)
 		_, _, err := r.query(ctx, op.PrimaryData)
 		return pc + 1, err
@@ -654,4 +657,41 @@ func (r *routineRun) call(ctx *sql.Context, c *ast.Call) error {
 		r.lastSch, r.lastRows = sch, rows
 	}
 	return nil
+}
+
+// execute runs an EXECUTE of the body. A prepared statement that is
+// running already (the EXECUTE that called this routine, directly or
+// through others) is MySQL's 1444.
+func (r *routineRun) execute(ctx *sql.Context, ex *ast.Execute) error {
+	s, ok := ctx.Session.(*Session)
+	if !ok {
+		r.bind(ex)
+		_, _, err := r.query(ctx, ex)
+		return err
+	}
+	name := strings.ToLower(ex.Name)
+	top, isExec := s.conn.topStatement().(*ast.Execute)
+	if s.executing[name] > 0 || isExec && strings.EqualFold(top.Name, name) {
+		return mysqlerr.New(mysqlerr.ErPSNoRecursion, "The prepared statement contains a stored routine call that refers to that same statement. It's not allowed to execute a prepared statement in such a recursive manner")
+	}
+	if s.executing == nil {
+		s.executing = map[string]int{}
+	}
+	s.executing[name]++
+	defer func() {
+		if s.executing[name]--; s.executing[name] <= 0 {
+			delete(s.executing, name)
+		}
+	}()
+	_, _, err := r.query(ctx, ex)
+	return err
+}
+
+// topStatement is the statement the connection parsed last (the one
+// running, when a routine runs), nil without a connection.
+func (cs *connState) topStatement() ast.Statement {
+	if cs == nil {
+		return nil
+	}
+	return cs.lastStmt
 }

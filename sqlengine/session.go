@@ -53,7 +53,10 @@ type Session struct {
 	call *callCapture
 	// running counts the procedures running on the session by
 	// db.name (enterRoutine: recursion).
-	running     map[string]int
+	running map[string]int
+	// executing counts the prepared statements a routine is running by
+	// name (routinerun.go: 1444).
+	executing   map[string]int
 	callPending []pendingResult
 	// acct is the account statement being run (accounts.go).
 	acct *acctChange

@@ -98,6 +98,7 @@ const (
 	ErSPDupCond                = 1332 // ER_SP_DUP_COND
 	ErSPDupHandler             = 1413 // ER_SP_DUP_HANDLER
 	ErDupSignalSet             = 1641 // ER_DUP_SIGNAL_SET
+	ErPSNoRecursion            = 1444 // ER_PS_NO_RECURSION
 	ErSPNoReturnEnd            = 1321 // ER_SP_NORETURNEND
 	ErSPNoRecursion            = 1424 // ER_SP_NO_RECURSION
 	ErBinlogUnsafeRoutine      = 1418 // ER_BINLOG_UNSAFE_ROUTINE
