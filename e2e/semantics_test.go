@@ -869,6 +869,21 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// x + INTERVAL and x - INTERVAL are DATE_ADD and DATE_SUB
+	// (arith/dateinterval.go): GMS typed them DATETIME, so a DATE plus
+	// days printed '2025-02-28 00:00:00'. A DATE in arithmetic is yyyymmdd
+	// and a DATETIME(n) keeps its n decimals (arith/timenum.go): date_col
+	// + 0 was 20240229000000 and date_col + 1 20240229000001.
+	quiet("CREATE TABLE t_di (id INT PRIMARY KEY, dt DATE, dtm DATETIME(2))")
+	quiet("INSERT INTO t_di VALUES (1, '2024-02-29', '2024-02-29 10:11:12.50'), (2, '2023-12-31', '2023-12-31 23:59:59.99'), (3, NULL, NULL)")
+	for _, q := range []string{
+		"SELECT id, dt + INTERVAL 1 YEAR, dt - INTERVAL 1 MONTH, INTERVAL 1 DAY + dt, dt - INTERVAL 1 SECOND, dt + INTERVAL 2 HOUR FROM t_di ORDER BY id",
+		"SELECT '2024-01-31' + INTERVAL 1 MONTH, '2024-01-31 10:00:00' - INTERVAL 1 DAY, '2024-01-31' + INTERVAL 1 DAY + INTERVAL 1 MONTH, NULL + INTERVAL 1 DAY",
+		"SELECT id, dt + 0, dtm + 0, dt + 1, dtm * 1, dt - 1, -dt, dt DIV 100, dt % 100, (dt + INTERVAL 1 DAY) + 0 FROM t_di ORDER BY id",
+		"SELECT COUNT(*) FROM t_di WHERE dt >= '2024-03-01' - INTERVAL 1 MONTH",
+	} {
+		add("strict", q)
+	}
 	return out
 }
 

@@ -338,6 +338,9 @@ func operator(ctx *sql.Context, e sql.Expression, divErrors bool) (sql.Expressio
 	}
 	switch x := e.(type) {
 	case *expression.Arithmetic:
+		if d := dateInterval(x); d != nil {
+			return d, transform.NewTree, nil
+		}
 		return arithmetic(ctx, x)
 	case *expression.Div:
 		if x.Type() == types.Float64 {

@@ -2,10 +2,12 @@ package arith
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/shopspring/decimal"
 )
 
 // A TIME value in a numeric context is the number its digits read,
@@ -15,6 +17,11 @@ import (
 // operator's or numeric cast's TIME operands as that number (timeNumber,
 // an integer: fractional seconds, which TIME(0) columns never have, are
 // dropped).
+
+// Likewise a DATE is yyyymmdd (GMS read it as a DATETIME:
+// 20240229000000, and date_col + 1 was 20240229000001 where MySQL's is
+// 20240230), and a DATETIME(n) or TIMESTAMP(n) yyyymmddhhmmss with n
+// decimals (GMS dropped them).
 
 // TimeOperands is e with its TIME operands as numbers when e is an
 // arithmetic operator or a cast to a number (true); e itself otherwise.
@@ -29,15 +36,33 @@ func TimeOperands(e sql.Expression) (sql.Expression, bool) {
 		return e, false
 	}
 	ch := e.Children()
+	for _, c := range ch {
+		if _, ok := c.(*expression.Interval); ok {
+			return e, false // DATE_ADD (dateinterval.go)
+		}
+	}
 	var out []sql.Expression
 	for i, c := range ch {
-		if c == nil || !types.IsTimespan(c.Type()) {
+		if c == nil {
+			continue
+		}
+		var n sql.Expression
+		switch t := c.Type(); {
+		case types.IsTimespan(t):
+			n = &timeNumber{child: c}
+		case types.IsDateType(t):
+			n = &dateNumber{child: c}
+		case (types.IsDatetimeType(t) || types.IsTimestampType(t)) && t.(sql.DatetimeType).Precision() > 0 && isColumn(c):
+			// Only a column's precision: GMS types STR_TO_DATE and
+			// DATE_SUB DATETIME(6) where MySQL's are DATETIME(0).
+			n = &dateNumber{child: c, fsp: t.(sql.DatetimeType).Precision()}
+		default:
 			continue
 		}
 		if out == nil {
 			out = append([]sql.Expression(nil), ch...)
 		}
-		out[i] = &timeNumber{child: c}
+		out[i] = n
 	}
 	if out == nil {
 		return e, false
@@ -87,4 +112,55 @@ func (t *timeNumber) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		n = -n
 	}
 	return n, nil
+}
+
+// dateNumber is a DATE value as the integer yyyymmdd, or (fsp > 0) a
+// DATETIME's as the DECIMAL yyyymmddhhmmss.f with fsp decimals.
+type dateNumber struct {
+	child sql.Expression
+	fsp   int
+}
+
+var _ sql.Expression = (*dateNumber)(nil)
+
+func (d *dateNumber) Resolved() bool             { return d.child.Resolved() }
+func (d *dateNumber) String() string             { return d.child.String() }
+func (d *dateNumber) IsNullable() bool           { return d.child.IsNullable() }
+func (d *dateNumber) Children() []sql.Expression { return []sql.Expression{d.child} }
+
+func (d *dateNumber) Type() sql.Type {
+	if d.fsp == 0 {
+		return types.Int64
+	}
+	return types.MustCreateDecimalType(uint8(14+d.fsp), uint8(d.fsp))
+}
+
+func (d *dateNumber) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, fmt.Errorf("arith: DATE number takes 1 child, got %d", len(children))
+	}
+	return &dateNumber{child: children[0], fsp: d.fsp}, nil
+}
+
+func (d *dateNumber) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := d.child.Eval(ctx, row)
+	if err != nil || v == nil {
+		return v, err
+	}
+	tm, ok := v.(time.Time)
+	if !ok {
+		return v, nil
+	}
+	ymd := int64(tm.Year())*10000 + int64(tm.Month())*100 + int64(tm.Day())
+	if d.fsp == 0 {
+		return ymd, nil
+	}
+	whole := ymd*1_000_000 + int64(tm.Hour())*10000 + int64(tm.Minute())*100 + int64(tm.Second())
+	frac := decimal.New(int64(tm.Nanosecond()/1000), -6).Truncate(int32(d.fsp))
+	return decimal.New(whole, 0).Add(frac).Add(decimal.New(0, -int32(d.fsp))), nil
+}
+
+func isColumn(e sql.Expression) bool {
+	_, ok := e.(*expression.GetField)
+	return ok
 }
