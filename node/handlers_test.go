@@ -314,3 +314,28 @@ func TestRoutinePreparedRecursion(t *testing.T) {
 		}
 	}
 }
+
+// TestRoutineRunsInItsSQLMode: a procedure runs with the sql_mode it was
+// created with, not its caller's, as MySQL's.
+func TestRoutineRunsInItsSQLMode(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	mustExecConn(t, conn, "CREATE DATABASE sm", "CREATE TABLE sm.t (c VARCHAR(2))",
+		"SET sql_mode = 'STRICT_ALL_TABLES'", "CREATE PROCEDURE sm.strict_ins() INSERT INTO sm.t VALUES ('abc')",
+		"SET sql_mode = ''", "CREATE PROCEDURE sm.loose_ins() INSERT INTO sm.t VALUES ('xyz')")
+	if _, err := conn.ExecContext(context.Background(), "CALL sm.strict_ins()"); errno(t, err) != 1406 {
+		t.Errorf("strict procedure called outside strict mode: %v, want 1406", err)
+	}
+	mustExecConn(t, conn, "SET sql_mode = 'STRICT_ALL_TABLES'", "CALL sm.loose_ins()")
+	if got := one(t, db, "SELECT GROUP_CONCAT(c) FROM sm.t"); got != "xy" {
+		t.Errorf("rows: %q, want the loose procedure's cut value only", got)
+	}
+	if got := callSets(t, conn, "SELECT @@sql_mode")[0][1][0]; got != "STRICT_ALL_TABLES" {
+		t.Errorf("caller's sql_mode after the CALL: %q", got)
+	}
+}

@@ -99,6 +99,7 @@ func callProcedure(ctx *sql.Context, n *plan.Call, row sql.Row) (sql.RowIter, er
 			}
 		}
 	}
+	defer routineSQLMode(ctx, n)() // routines.go
 	// GMS runs a procedure's statements with no transaction set (each
 	// starts its own; shareTransaction gives them the caller's).
 	oldTx := ctx.GetTransaction()

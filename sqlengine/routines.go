@@ -210,3 +210,28 @@ func autocommits(ctx *sql.Context) bool {
 	v, err := ctx.GetSessionVariable(ctx, "autocommit")
 	return err != nil || fmt.Sprint(v) != "0"
 }
+
+// routineSQLMode sets the session's sql_mode, while the procedure of a
+// CALL runs, to the one it was created with, as MySQL runs a routine
+// (a function created in strict mode stays strict when a session
+// without it calls it: mtr's func_rollback); the returned func restores
+// the caller's.
+func routineSQLMode(ctx *sql.Context, n *plan.Call) func() {
+	noop := func() {}
+	db, ok := n.Database().(sql.StoredProcedureDatabase)
+	if !ok {
+		return noop
+	}
+	d, found, err := db.GetStoredProcedure(ctx, n.Name)
+	if err != nil || !found {
+		return noop
+	}
+	cur, err := ctx.GetSessionVariable(ctx, "sql_mode")
+	if err != nil || fmt.Sprint(cur) == d.SqlMode {
+		return noop
+	}
+	if err := ctx.SetSessionVariable(ctx, "sql_mode", d.SqlMode); err != nil {
+		return noop
+	}
+	return func() { _ = ctx.SetSessionVariable(ctx, "sql_mode", cur) }
+}
