@@ -233,6 +233,9 @@ type Stats struct {
 	// past the table's last key (lockedread.go, inserttail.go).
 	ScanRowsKept        atomic.Uint64
 	InsertChecksSkipped atomic.Uint64
+	// LazyBatchesIndexed counts the transactions' batches indexed when a
+	// read needed them (lazybatch.go).
+	LazyBatchesIndexed atomic.Uint64
 }
 
 // StatsSnapshot is a point-in-time copy of Stats plus lock statistics.

@@ -90,20 +90,28 @@ func (t *Txn) inserted(tb *Table, valid, past bool) {
 		return // a commit is being applied: try again at the next insert
 	}
 	p := indexPrefix(nil, tb.Def.ID, 0)
-	it, err := t.newIter(p, prefixEnd(p))
-	if err != nil {
-		return
-	}
-	last := p
-	if it.Last() {
-		last = append([]byte(nil), it.Key()...)
-	}
-	if err := it.Error(); err != nil {
-		it.Close()
-		return
-	}
-	if err := it.Close(); err != nil {
-		return
+	var last []byte
+	if t.lazy {
+		var err error
+		if last, err = t.lazyTail(tb.Def.ID, p); err != nil {
+			return
+		}
+	} else {
+		it, err := t.newIter(p, prefixEnd(p))
+		if err != nil {
+			return
+		}
+		last = p
+		if it.Last() {
+			last = append([]byte(nil), it.Key()...)
+		}
+		if err := it.Error(); err != nil {
+			it.Close()
+			return
+		}
+		if err := it.Close(); err != nil {
+			return
+		}
 	}
 	tl.valid, tl.last, tl.gen, tl.mark = true, last, gen, t.batchMark()
 	tl.read, tl.served = 0, 0

@@ -129,7 +129,11 @@ func (t *Txn) Insert(ctx context.Context, tb *Table, row sql.Row) error {
 	valid := t.tailValid(tb)
 	past := valid && isNew && bytes.Compare(key, t.tail.last) > 0
 	if !past {
-		if old, ok, err := t.lockedLookup(key); err != nil {
+		lookup := t.lockedLookup
+		if isNew && !tb.Def.Temporary {
+			lookup = t.freshKeyRead // lazybatch.go
+		}
+		if old, ok, err := lookup(key); err != nil {
 			return err
 		} else if ok {
 			existing, derr := decodeRow(old, tb.Schema)
@@ -599,6 +603,9 @@ func (t *Txn) BuildIndex(ctx context.Context, tb *Table, ix *Index) error {
 			}
 		}
 		t.undelete(k)
+		if err := t.noteLazy(k); err != nil {
+			return err
+		}
 		if err := t.batch.Set(k, pkSuffix, nil); err != nil {
 			return err
 		}
@@ -616,6 +623,9 @@ func (t *Txn) DropIndexData(tb *Table, ix *Index) error {
 	}
 	t.dirtyTable(tb)
 	p := indexPrefix(nil, tb.Def.ID, ix.Def.ID)
+	if err := t.indexNow(); err != nil {
+		return err
+	}
 	return t.batch.DeleteRange(p, prefixEnd(p), nil)
 }
 

@@ -346,8 +346,11 @@ func (t *Txn) newReadIter(tb *Table, ixID uint8, lo, hi []byte) (kvIter, error) 
 	if snap == nil {
 		return t.newIter(lo, hi)
 	}
-	if t.batch == nil || t.undo.len() == 0 {
+	if t.batch == nil || t.undo.len() == 0 || (t.lazy && !t.lazyWrote(lo, hi)) {
 		return t.scanIter(snap, lo, hi)
+	}
+	if err := t.indexNow(); err != nil {
+		return nil, err
 	}
 	o := &pebble.IterOptions{LowerBound: lo, UpperBound: hi}
 	s, err := snap.NewIter(o)

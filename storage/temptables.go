@@ -65,6 +65,9 @@ func (t *Txn) TruncateTemp(tb *Table) error {
 		return err
 	}
 	p := tablePrefix(tb.Def.ID)
+	if err := t.indexNow(); err != nil {
+		return err
+	}
 	if err := t.batch.DeleteRange(p, prefixEnd(p), nil); err != nil {
 		return err
 	}

@@ -35,7 +35,11 @@ type Txn struct {
 	id uint64
 
 	batch *pebble.Batch // created on the first write
-	undo  undoLog
+	// lazy: batch is not indexed yet; spaces are the tables it holds
+	// writes of (lazybatch.go).
+	lazy   bool
+	spaces []lazySpace
+	undo   undoLog
 	// changes are the row changes, unless the sink caches them
 	// (changecache.go): then cache has them, and changes is empty.
 	changes []RowChange
@@ -232,7 +236,11 @@ func (t *Txn) ready() error {
 		return err
 	}
 	if t.batch == nil {
-		t.batch = t.e.db.NewIndexedBatch()
+		if lazyBatches {
+			t.batch, t.lazy = t.e.db.NewBatch(), true
+		} else {
+			t.batch = t.e.db.NewIndexedBatch()
+		}
 		t.undo.files = t.e.undoFiles
 	}
 	return nil
@@ -398,6 +406,9 @@ func (t *Txn) put(key, val []byte) error {
 	}
 	t.dirtyCatalog()
 	t.undelete(key)
+	if err := t.indexNow(); err != nil {
+		return err
+	}
 	return t.batch.Set(key, val, nil)
 }
 
@@ -414,11 +425,17 @@ func (t *Txn) del(key []byte) error {
 		return err
 	}
 	t.dirtyCatalog()
+	if err := t.indexNow(); err != nil {
+		return err
+	}
 	return t.batch.Delete(key, nil)
 }
 
 // set writes key=val recording its previous state for statement undo.
 func (t *Txn) set(key, val []byte, prev []byte, existed bool) error {
+	if err := t.noteLazy(key); err != nil {
+		return err
+	}
 	t.undo.add(key, prev, existed)
 	t.undelete(key)
 	before := t.batchMark()
@@ -539,6 +556,9 @@ func (t *Txn) writtenByStatement(key []byte) bool {
 }
 
 func (t *Txn) delete(key []byte, prev []byte) error {
+	if err := t.noteLazy(key); err != nil {
+		return err
+	}
 	t.undo.add(key, prev, true)
 	before := t.batchMark()
 	err := t.batch.Delete(key, nil)
@@ -561,6 +581,9 @@ func (t *Txn) dropTableData(tb *Table) error {
 	}
 	t.dirtyCatalog()
 	p := tablePrefix(tb.Def.ID)
+	if err := t.indexNow(); err != nil {
+		return err
+	}
 	if err := t.batch.DeleteRange(p, prefixEnd(p), nil); err != nil {
 		return err
 	}
@@ -581,6 +604,9 @@ func (t *Txn) TruncateTable(tb *Table) error {
 	}
 	t.dirtyCatalog()
 	p := tablePrefix(tb.Def.ID)
+	if err := t.indexNow(); err != nil {
+		return err
+	}
 	if err := t.batch.DeleteRange(p, prefixEnd(p), nil); err != nil {
 		return err
 	}
@@ -602,11 +628,15 @@ func (t *Txn) get(key []byte) ([]byte, bool, error) {
 
 // getRaw is get's read: v is valid until closer is closed (found only).
 func (t *Txn) getRaw(key []byte) (v []byte, closer io.Closer, found bool, err error) {
-	if t.batch != nil {
+	b, err := t.batchFor(key, nil)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if b != nil {
 		if _, ok := t.deleted[string(key)]; ok {
 			return nil, nil, false, nil
 		}
-		v, closer, err = t.batch.Get(key)
+		v, closer, err = b.Get(key)
 	} else {
 		v, closer, err = t.e.db.Get(key)
 	}
@@ -622,9 +652,12 @@ func (t *Txn) getRaw(key []byte) (v []byte, closer io.Closer, found bool, err er
 func (t *Txn) newIter(lo, hi []byte) (*pebble.Iterator, error) {
 	o := &pebble.IterOptions{LowerBound: lo, UpperBound: hi}
 	var it *pebble.Iterator
-	var err error
-	if t.batch != nil {
-		it, err = t.batch.NewIter(o)
+	b, err := t.batchFor(lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	if b != nil {
+		it, err = b.NewIter(o)
 	} else {
 		it, err = t.e.db.NewIter(o)
 	}
@@ -653,6 +686,7 @@ func (t *Txn) release() error {
 func (t *Txn) dropChanges() {
 	t.undo.release()
 	t.undo, t.changes, t.queries, t.stmtKeys, t.deleted = undoLog{}, nil, nil, nil, nil
+	t.spaces = nil
 	t.runs, t.nChanges, t.stmtMark = nil, 0, Mark{}
 	t.forgetLockedReads()
 	t.forgetTail()
