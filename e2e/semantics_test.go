@@ -884,6 +884,15 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// A DATE as text is 'YYYY-MM-DD' and a DATETIME(n) column's has n
+	// decimals, in CONCAT, CONCAT_WS, GROUP_CONCAT and CAST AS CHAR
+	// (functions/datetext.go): GMS printed '2024-02-29 00:00:00'.
+	for _, q := range []string{
+		"SELECT id, CONCAT(dt), CONCAT_WS('|', dt, dtm, 'x'), CONCAT(dt, ' ', dtm), CAST(dt AS CHAR), CAST(dtm AS CHAR), CONVERT(dt, CHAR) FROM t_di ORDER BY id",
+		"SELECT GROUP_CONCAT(dt ORDER BY id), GROUP_CONCAT(DISTINCT dt ORDER BY dt DESC SEPARATOR ';'), GROUP_CONCAT(dtm ORDER BY dtm), CONCAT(MAX(dt)) FROM t_di",
+	} {
+		add("strict", q)
+	}
 	return out
 }
 

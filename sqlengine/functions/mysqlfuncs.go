@@ -25,7 +25,8 @@ import (
 //   - HEX(x) of a TIME is the hex of its text, as for any other temporal
 //     value; other arguments go to GMS's HEX;
 //   - BENCHMARK(count, expr), which GMS lacks (benchmark.go);
-//   - CONCAT and CONCAT_WS of a TIME value, its text (timetext.go);
+//   - CONCAT and CONCAT_WS of a TIME, DATE or DATETIME value, its text
+//     (timetext.go, datetext.go);
 //   - ADDTIME and SUBTIME, which GMS lacks (addtime.go);
 //   - GREATEST and LEAST over DECIMALs, which GMS refuses (minmax.go);
 //   - LPAD and RPAD in characters (padfuncs.go);

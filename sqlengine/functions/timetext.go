@@ -7,6 +7,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
+	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -29,18 +30,19 @@ func newConcatWS(args ...sql.Expression) (sql.Expression, error) {
 	return function.NewConcatWithSeparator(timeArgsAsText(args)...)
 }
 
-// timeArgsAsText is args with each TIME argument read as text; args
-// itself when none is one.
+// timeArgsAsText is args with each TIME, DATE or DATETIME column
+// argument read as text (asText); args itself when none is one.
 func timeArgsAsText(args []sql.Expression) []sql.Expression {
 	var out []sql.Expression
 	for i, a := range args {
-		if a == nil || !types.IsTimespan(a.Type()) {
+		t := asText(a)
+		if t == nil {
 			continue
 		}
 		if out == nil {
 			out = append([]sql.Expression(nil), args...)
 		}
-		out[i] = &timeText{child: a}
+		out[i] = t
 	}
 	if out == nil {
 		return args
@@ -92,13 +94,22 @@ const TimeTextRuleID analyzer.RuleId = 1040
 // TimeTextRule gives CAST(time AS CHAR) (CONVERT(time, CHAR)) its TIME
 // argument as text: GMS's conversion to a string has no case for TIME
 // values and failed with 1105 "incompatible conversion to SQL type".
+// GROUP_CONCAT's DATE and DATETIME arguments are given as their text
+// (dateText).
 func TimeTextRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		if g, ok := e.(*aggregation.GroupConcat); ok {
+			return groupConcatText(g)
+		}
 		cv, ok := e.(*expression.Convert)
-		if !ok || !types.IsText(cv.Type()) || !types.IsTimespan(cv.Child.Type()) {
+		if !ok || !types.IsText(cv.Type()) {
 			return e, transform.SameTree, nil
 		}
-		out, err := cv.WithChildren(&timeText{child: cv.Child})
+		text := asText(cv.Child)
+		if text == nil {
+			return e, transform.SameTree, nil
+		}
+		out, err := cv.WithChildren(text)
 		if err != nil {
 			return e, transform.SameTree, nil
 		}
