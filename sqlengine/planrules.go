@@ -79,6 +79,9 @@ func installAnalyzerRules() {
 		// (functions/branchtype.go), before CREATE TABLE ... AS SELECT
 		// reads the select's schema; again after all rules below.
 		analyzer.OnceBeforeDefault = append(analyzer.OnceBeforeDefault, analyzer.Rule{Id: functions.BranchTypeRuleID, Apply: functions.BranchTypeRule})
+		// Functions GMS's parser builds without the registry, as MySQL's
+		// (functions/miscfuncs.go).
+		analyzer.OnceBeforeDefault = append(analyzer.OnceBeforeDefault, analyzer.Rule{Id: functions.ParsedFormsRuleID, Apply: functions.ParsedFormsRule})
 		// A DELETE without WHERE stays a DELETE (GMS's processTruncate
 		// makes it a truncation, which logs no row: a replica kept the
 		// rows; deleterows.go).
