@@ -339,3 +339,28 @@ func TestRoutineRunsInItsSQLMode(t *testing.T) {
 		t.Errorf("caller's sql_mode after the CALL: %q", got)
 	}
 }
+
+// TestRoutineRecursionKeepsParams: each level of a recursion reads its
+// own parameters after its recursive CALL (GMS kept one value per
+// parameter name for the session: every level read the innermost's).
+func TestRoutineRecursionKeepsParams(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE rr",
+		`CREATE PROCEDURE rr.down(IN n INT, INOUT acc VARCHAR(100))
+		 BEGIN
+		   IF n > 0 THEN
+		     CALL rr.down(n - 1, acc);
+		     SET acc = CONCAT(acc, n, ',');
+		   END IF;
+		 END`)
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	mustExecConn(t, conn, "SET @@max_sp_recursion_depth = 10", "SET @a = ''", "CALL rr.down(3, @a)")
+	if got := callSets(t, conn, "SELECT @a")[0][1][0]; got != "1,2,3," {
+		t.Errorf("@a = %q, want 1,2,3,", got)
+	}
+}

@@ -46,6 +46,8 @@ type routineRun struct {
 	// callresults.go).
 	lastSch  sql.Schema
 	lastRows []sql.Row
+	// params are the procedure's parameter names, lower case.
+	params []string
 }
 
 // routineScope is a block being run.
@@ -105,6 +107,9 @@ func callProcedure(ctx *sql.Context, n *plan.Call, row sql.Row) (sql.RowIter, er
 	oldTx := ctx.GetTransaction()
 	ctx.SetTransaction(nil)
 	r := &routineRun{ctx: ctx, runner: n.GetRunner(), stack: procedures.NewInterpreterStack()}
+	for _, prm := range n.Procedure.Params {
+		r.params = append(r.params, strings.ToLower(prm.Name))
+	}
 	if db := n.Database(); db != nil {
 		r.stack.SetDatabase(db.Name())
 	}
@@ -641,6 +646,7 @@ func (r *routineRun) call(ctx *sql.Context, c *ast.Call) error {
 			byRef[name] = ctx.Session.NewStoredProcParam(name, &sql.StoredProcParam{Type: iv.Type, Value: iv.Value})
 		}
 	}
+	defer r.keepParams(c)()
 	r.bind(c)
 	if c.ProcName.Qualifier.IsEmpty() {
 		c.ProcName.Qualifier = ast.NewTableIdent(r.stack.GetDatabase())
@@ -695,4 +701,37 @@ func (cs *connState) topStatement() ast.Statement {
 		return nil
 	}
 	return cs.lastStmt
+}
+
+// keepParams keeps this procedure's parameters across the CALL c: GMS
+// keeps one session-wide value per parameter name, so a procedure
+// calling itself (or one with a parameter of the same name) found its
+// parameters holding the callee's values after the CALL, where MySQL
+// gives each call its own. The returned func restores them, but those
+// c passes as arguments (an OUT or INOUT argument takes the callee's
+// value).
+func (r *routineRun) keepParams(c *ast.Call) func() {
+	args := map[string]bool{}
+	for _, p := range c.Params {
+		if cn, ok := p.(*ast.ColName); ok && cn.Qualifier.IsEmpty() {
+			args[cn.Name.Lowered()] = true
+		}
+	}
+	type kept struct {
+		p   *sql.StoredProcParam
+		v   any
+		set bool
+		ref *sql.StoredProcParam
+	}
+	var ks []kept
+	for _, name := range r.params {
+		if p := r.ctx.Session.GetStoredProcParam(name); p != nil && !args[name] {
+			ks = append(ks, kept{p, p.Value, p.HasBeenSet, p.Reference})
+		}
+	}
+	return func() {
+		for _, k := range ks {
+			k.p.Value, k.p.HasBeenSet, k.p.Reference = k.v, k.set, k.ref
+		}
+	}
 }

@@ -132,13 +132,11 @@ func unixNanos(t time.Time) int64 {
 }
 
 // enterRoutine notes that the procedure of a CALL starts running on the
-// session (GMS's interpreter runs it while the Call node is built); done
-// notes its end. A procedure that calls itself, directly or through
+// session (Petrel's interpreter runs it while the Call node is built);
+// done notes its end. A procedure that calls itself, directly or through
 // others, more than max_sp_recursion_depth times is refused with MySQL's
-// 1456 (the default, 0, refuses any recursion, as MySQL's). Known
-// limitation of GMS's interpreter, documented: the levels of a recursion
-// share one scope, so a level that reads its parameters after the
-// recursive CALL returns reads the inner level's values.
+// 1456 (the default, 0, refuses any recursion, as MySQL's). Each level
+// keeps its own parameters (routinerun.go keepParams).
 func enterRoutine(ctx *sql.Context, n *plan.Call) (done func(), err error) {
 	s, ok := ctx.Session.(*Session)
 	if !ok {
