@@ -5,7 +5,8 @@
 // operations, casts from text to integers and from integers to dates,
 // division by zero under strict modes (mysqlops.go), the number at the
 // start of a string (strnum.go), date text as MySQL reads it
-// (datetext.go), decimal literals kept exact (decliteral.go),
+// (datetext.go), CAST to DECIMAL(p,s) clipped to its range
+// (deccast.go), decimal literals kept exact (decliteral.go),
 // constant filter operands folded once in the column's type
 // (constfold.go), a column compared with a literal of its type directly
 // (fastcmp.go), and exact SUM and AVG (exactagg.go).

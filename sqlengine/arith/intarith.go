@@ -363,6 +363,11 @@ func operator(ctx *sql.Context, e sql.Expression, divErrors bool) (sql.Expressio
 			return &castInt{child: x.Child, gms: x, unsigned: ct == types.Uint64}, transform.NewTree, nil
 		case ct == types.Date && IsIntegerType(t):
 			return &castDate{child: x.Child, gms: x}, transform.NewTree, nil
+		case types.IsDecimal(ct) && !temporal(t):
+			// Clipped to the type's range (deccast.go).
+			if dc := newDecCast(x); dc != nil {
+				return dc, transform.NewTree, nil
+			}
 		}
 	}
 	return e, transform.SameTree, nil
