@@ -137,9 +137,13 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 	case *storeval.Source:
 		return storeval.BuildSource(ctx, o.e.exec, n, row)
 	case *plan.GroupBy:
-		if it, err := iters.GroupBy(ctx, o.e.exec, n, row); it != nil || err != nil {
+		inOrder := groupsInOrder(n)
+		if it, err := iters.GroupBy(ctx, o.e.exec, n, row, inOrder); it != nil || err != nil {
 			if it != nil {
 				o.e.groupItersBuilt.Add(1)
+				if inOrder {
+					o.e.groupItersInOrder.Add(1)
+				}
 			}
 			return it, err
 		}

@@ -154,6 +154,9 @@ type Engine struct {
 	// groupItersBuilt counts the GROUP BY iterators built in place of
 	// GMS's (iters.GroupBy; its tests read it).
 	groupItersBuilt atomic.Uint64
+	// groupItersInOrder counts those answering groups as their grouped
+	// input came (groupstream.go).
+	groupItersInOrder atomic.Uint64
 }
 
 const usersMetaKey = "mysql_db"

@@ -41,3 +41,42 @@ func TestGroupingIterator(t *testing.T) {
 		t.Errorf("%d grouping iterators built for 8 grouped queries", built)
 	}
 }
+
+// TestGroupingInOrder: a GROUP BY of a primary key's first columns over
+// a scan of its table (under a filter, HAVING, a subquery's IN) answers
+// each group as the next begins, with the answers and order of the
+// hashing iterator; grouping by other columns, by a text key column or
+// over an index access hashes.
+func TestGroupingInOrder(t *testing.T) {
+	env := openStatsEnv(t, t.TempDir())
+	defer env.close()
+	env.must("CREATE DATABASE d")
+	env.s.SetCurrentDatabase("d")
+	env.must("CREATE TABLE li (o INT, l INT, q DECIMAL(8,2), s VARCHAR(5), PRIMARY KEY (o, l))")
+	env.must("CREATE TABLE ts (k VARCHAR(5) COLLATE utf8mb4_general_ci, l INT, PRIMARY KEY (k, l))")
+	env.must("INSERT INTO li VALUES (1, 1, 10, 'a'), (1, 2, 5, 'b'), (2, 1, 7, 'a'), (3, 1, 1, 'b'), (3, 2, 2, 'a'), (3, 3, 3, 'a'), (5, 1, 40, NULL)")
+	env.must("INSERT INTO ts VALUES ('a', 1), ('A', 2), ('b', 1)")
+	for _, c := range []struct {
+		q, want string
+		inOrder bool
+	}{
+		{"SELECT o, SUM(q), COUNT(*) FROM li GROUP BY o", "[[1 15 2] [2 7 1] [3 6 3] [5 40 1]]", true},
+		{"SELECT l, o, MAX(q) FROM li GROUP BY l, o", "[[1 1 10] [2 1 5] [1 2 7] [1 3 1] [2 3 2] [3 3 3] [1 5 40]]", true},
+		{"SELECT o FROM li WHERE l > 1 GROUP BY o HAVING SUM(q) > 4", "[[1] [3]]", true},
+		{"SELECT COUNT(*) FROM li WHERE o IN (SELECT o FROM li GROUP BY o HAVING SUM(q) > 6)", "[[4]]", true},
+		{"SELECT o FROM li WHERE q > 100 GROUP BY o", "[]", true},
+		// A range of the key is an index access: hashed.
+		{"SELECT o FROM li WHERE o > 2 GROUP BY o", "[[3] [5]]", false},
+		{"SELECT l, COUNT(*) FROM li GROUP BY l", "[[1 4] [2 2] [3 1]]", false},
+		{"SELECT s, COUNT(*) FROM li GROUP BY s", "[[a 4] [b 2] [<nil> 1]]", false},
+		{"SELECT COUNT(*) FROM ts GROUP BY k", "[[2] [1]]", false},
+	} {
+		before := env.e.groupItersInOrder.Load()
+		if got := env.must(c.q); got != c.want {
+			t.Errorf("%s: %s, want %s", c.q, got, c.want)
+		}
+		if in := env.e.groupItersInOrder.Load() > before; in != c.inOrder {
+			t.Errorf("%s: grouped in order %v, want %v", c.q, in, c.inOrder)
+		}
+	}
+}
