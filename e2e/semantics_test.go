@@ -916,6 +916,16 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// WEEK's modes as MySQL's calc_week, DATEDIFF of a bad date NULL
+	// with 1292 (functions/weekfuncs.go).
+	for _, q := range []string{
+		"SELECT WEEK('2024-12-31', 3), WEEK('2023-01-01', 7), WEEK('2024-02-29'), WEEK('2024-12-30', 1), WEEK('2024-12-31', 5), WEEK('2024-12-31', 6), WEEK('2021-01-03', 4), WEEK('2020-12-31', 3)",
+		"SELECT WEEK('2021-01-01', 0), WEEK('2021-01-01', 1), WEEK('2021-01-01', 2), WEEK('2021-01-01', 3), WEEK('2021-01-01', 4), WEEK('2021-01-01', 5), WEEK('2021-01-01', 6), WEEK('2021-01-01', 7), WEEK(NULL), WEEK('2027-12-31', 2)",
+		"SELECT id, WEEK(dt), WEEK(dt, 1), WEEK(dt, 3), WEEK(dtm, 7) FROM t_di ORDER BY id",
+		"SELECT DATEDIFF('bad', '2024-01-01'), DATEDIFF('2024-01-01', '2024-13-01'), DATEDIFF('2024-03-01', '2024-02-01')",
+	} {
+		add("strict", q)
+	}
 	return out
 }
 

@@ -30,6 +30,7 @@ import (
 //   - ADDTIME and SUBTIME, which GMS lacks (addtime.go);
 //   - GREATEST and LEAST over DECIMALs, which GMS refuses (minmax.go);
 //   - LPAD and RPAD in characters (padfuncs.go);
+//   - WEEK's modes, DATEDIFF of a bad date (weekfuncs.go);
 //   - REPEAT and SPACE of a count below 1, TIMESTAMPDIFF(QUARTER, ...),
 //     UTC_TIMESTAMP's precision (miscfuncs.go);
 //   - SIGN, CEIL and FLOOR of DECIMALs and fractions (numfuncs.go);
@@ -46,24 +47,25 @@ func MySQL() []sql.Function {
 		sql.Function2{Name: "period_add", Fn: newPeriodAdd},
 		sql.Function2{Name: "period_diff", Fn: newPeriodDiff},
 		sql.Function2{Name: "benchmark", Fn: newBenchmark},
-		sql.Function2{Name: "addtime", Fn: newAddTime},             // addtime.go
-		sql.Function2{Name: "subtime", Fn: newSubTime},             // addtime.go
-		sql.FunctionN{Name: "greatest", Fn: newGreatest},           // minmax.go
-		sql.FunctionN{Name: "least", Fn: newLeast},                 // minmax.go
-		sql.FunctionN{Name: "concat", Fn: newConcat},               // timetext.go
-		sql.FunctionN{Name: "concat_ws", Fn: newConcatWS},          // timetext.go
-		sql.Function3{Name: "if", Fn: newIf},                       // branchtype.go
-		sql.Function2{Name: "ifnull", Fn: newIfNull},               // branchtype.go
-		sql.Function1{Name: "sign", Fn: newSign},                   // numfuncs.go
-		sql.FunctionN{Name: "lpad", Fn: newLPad},                   // padfuncs.go
-		sql.Function2{Name: "repeat", Fn: newRepeat},               // miscfuncs.go
-		sql.Function1{Name: "space", Fn: newSpace},                 // miscfuncs.go
-		sql.Function3{Name: "timestampdiff", Fn: newTimestampDiff}, // miscfuncs.go
-		sql.FunctionN{Name: "utc_timestamp", Fn: newUTCTimestamp},  // miscfuncs.go
-		sql.FunctionN{Name: "rpad", Fn: newRPad},                   // padfuncs.go
-		sql.Function1{Name: "ceil", Fn: newCeil},                   // numfuncs.go
-		sql.Function1{Name: "ceiling", Fn: newCeil},                // numfuncs.go
-		sql.Function1{Name: "floor", Fn: newFloor},                 // numfuncs.go
+		sql.Function2{Name: "addtime", Fn: newAddTime},            // addtime.go
+		sql.Function2{Name: "subtime", Fn: newSubTime},            // addtime.go
+		sql.FunctionN{Name: "greatest", Fn: newGreatest},          // minmax.go
+		sql.FunctionN{Name: "least", Fn: newLeast},                // minmax.go
+		sql.FunctionN{Name: "concat", Fn: newConcat},              // timetext.go
+		sql.FunctionN{Name: "concat_ws", Fn: newConcatWS},         // timetext.go
+		sql.Function3{Name: "if", Fn: newIf},                      // branchtype.go
+		sql.Function2{Name: "ifnull", Fn: newIfNull},              // branchtype.go
+		sql.Function1{Name: "sign", Fn: newSign},                  // numfuncs.go
+		sql.FunctionN{Name: "lpad", Fn: newLPad},                  // padfuncs.go
+		sql.Function2{Name: "repeat", Fn: newRepeat},              // miscfuncs.go
+		sql.Function1{Name: "space", Fn: newSpace},                // miscfuncs.go
+		sql.FunctionN{Name: "utc_timestamp", Fn: newUTCTimestamp}, // miscfuncs.go
+		sql.FunctionN{Name: "week", Fn: newWeek},                  // weekfuncs.go
+		sql.Function2{Name: "datediff", Fn: newDateDiff},          // weekfuncs.go
+		sql.FunctionN{Name: "rpad", Fn: newRPad},                  // padfuncs.go
+		sql.Function1{Name: "ceil", Fn: newCeil},                  // numfuncs.go
+		sql.Function1{Name: "ceiling", Fn: newCeil},               // numfuncs.go
+		sql.Function1{Name: "floor", Fn: newFloor},                // numfuncs.go
 		sql.Function1{Name: "hex", Fn: func(a sql.Expression) sql.Expression {
 			x, _ := newMySQLHex(a)
 			return x
