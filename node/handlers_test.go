@@ -364,3 +364,29 @@ func TestRoutineRecursionKeepsParams(t *testing.T) {
 		t.Errorf("@a = %q, want 1,2,3,", got)
 	}
 }
+
+// TestRoutineVariableTooLong: a string too long for a routine's variable
+// is 1406 in strict mode and cut with warning 1265 outside it, as MySQL
+// stores it (GMS kept the whole string).
+func TestRoutineVariableTooLong(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	mustExecConn(t, conn, "CREATE DATABASE vt",
+		"SET sql_mode = 'STRICT_ALL_TABLES'",
+		"CREATE PROCEDURE vt.strict_set() BEGIN DECLARE v VARCHAR(3); SET v = 'abcd'; END",
+		"SET sql_mode = ''",
+		"CREATE PROCEDURE vt.loose_set(OUT r VARCHAR(10)) BEGIN DECLARE v VARCHAR(3); SET v = 'abcd'; SET r = v; END")
+	_, err = conn.ExecContext(context.Background(), "CALL vt.strict_set()")
+	if errno(t, err) != 1406 || err.Error() != "Error 1406 (22001): Data too long for column 'v' at row 1" {
+		t.Errorf("strict: %v, want 1406", err)
+	}
+	mustExecConn(t, conn, "CALL vt.loose_set(@r)")
+	if got := callSets(t, conn, "SELECT @r")[0][1][0]; got != "abc" {
+		t.Errorf("loose: @r = %q, want abc", got)
+	}
+}

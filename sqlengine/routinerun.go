@@ -379,21 +379,49 @@ func (r *routineRun) value(ctx *sql.Context, e ast.Expr) (any, error) {
 func (r *routineRun) assign(ctx *sql.Context, name string, v any) error {
 	name = strings.ToLower(name)
 	if iv := r.stack.GetVariable(name); iv != nil {
-		if iv.Type != nil {
-			if cv, _, err := iv.Type.Convert(ctx, v); err == nil {
-				v = cv
-			}
+		cv, err := storeConvert(ctx, name, iv.Type, v)
+		if err != nil {
+			return err
 		}
-		return r.stack.SetVariable(name, v)
+		return r.stack.SetVariable(name, cv)
 	}
 	if spp := ctx.Session.GetStoredProcParam(name); spp != nil {
-		if spp.Type != nil {
-			if cv, _, err := spp.Type.Convert(ctx, v); err == nil {
-				v = cv
-			}
+		cv, err := storeConvert(ctx, name, spp.Type, v)
+		if err != nil {
+			return err
 		}
+		v = cv
 	}
 	return ctx.Session.SetStoredProcParam(name, v)
+}
+
+// storeConvert is v as a value of variable name's type typ, as MySQL
+// stores it: a string longer than the type takes is 1406 in strict mode,
+// else cut with warning 1265 ("at row 1", MySQL's words for a routine's
+// variable). A value the type does not convert otherwise is kept as it
+// is (GMS's interpreter kept every value so).
+func storeConvert(ctx *sql.Context, name string, typ sql.Type, v any) (any, error) {
+	if typ == nil {
+		return v, nil
+	}
+	cv, _, err := typ.Convert(ctx, v)
+	if err == nil {
+		return cv, nil
+	}
+	st, isString := typ.(sql.StringType)
+	if !isString || !types.ErrLengthBeyondLimit.Is(err) || types.IsTextBlob(typ) {
+		return v, nil
+	}
+	mode := sql.LoadSqlMode(ctx)
+	if mode.ModeEnabled("STRICT_TRANS_TABLES") || mode.ModeEnabled("STRICT_ALL_TABLES") {
+		return nil, mysqlerr.New(mysqlerr.ErDataTooLong, "Data too long for column '%s' at row 1", name)
+	}
+	s := []rune(signalText(v))
+	if n := st.MaxCharacterLength(); int64(len(s)) > n {
+		s = s[:n]
+	}
+	ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWarnDataTruncated, Message: fmt.Sprintf("Data truncated for column '%s' at row 1", name)})
+	return string(s), nil
 }
 
 // isVar reports whether name is one of the routine's variables or
