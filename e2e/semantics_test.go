@@ -926,6 +926,14 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// STR_TO_DATE's %p and %r read AM/PM (functions/strtodate.go): GMS
+	// dropped the marker ('1:02 PM' was 01:02:00).
+	for _, q := range []string{
+		"SELECT STR_TO_DATE('Feb 29 2024 1:02 PM', '%b %d %Y %h:%i %p'), STR_TO_DATE('12:30 AM', '%h:%i %p'), STR_TO_DATE('12:30 PM', '%h:%i %p'), STR_TO_DATE('01:02:03 PM', '%r'), STR_TO_DATE('11:59 pm', '%l:%i %p')",
+		"SELECT STR_TO_DATE('03/15/2024 09:05 AM', '%m/%d/%Y %h:%i %p'), STR_TO_DATE('03/15/2024 12:00 AM', '%m/%d/%Y %h:%i %p'), STR_TO_DATE('03/15/2024 11:45 PM', '%m/%d/%Y %h:%i %p'), STR_TO_DATE(NULL, '%p'), STR_TO_DATE('12:00:00 AM', '%r')",
+	} {
+		add("strict", q)
+	}
 	return out
 }
 

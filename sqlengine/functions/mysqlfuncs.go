@@ -31,6 +31,7 @@ import (
 //   - GREATEST and LEAST over DECIMALs, which GMS refuses (minmax.go);
 //   - LPAD and RPAD in characters (padfuncs.go);
 //   - WEEK's modes, DATEDIFF of a bad date (weekfuncs.go);
+//   - STR_TO_DATE's AM/PM (strtodate.go);
 //   - REPEAT and SPACE of a count below 1, TIMESTAMPDIFF(QUARTER, ...),
 //     UTC_TIMESTAMP's precision (miscfuncs.go);
 //   - SIGN, CEIL and FLOOR of DECIMALs and fractions (numfuncs.go);
@@ -62,6 +63,7 @@ func MySQL() []sql.Function {
 		sql.FunctionN{Name: "utc_timestamp", Fn: newUTCTimestamp}, // miscfuncs.go
 		sql.FunctionN{Name: "week", Fn: newWeek},                  // weekfuncs.go
 		sql.Function2{Name: "datediff", Fn: newDateDiff},          // weekfuncs.go
+		sql.Function2{Name: "str_to_date", Fn: newStrToDate},      // strtodate.go
 		sql.FunctionN{Name: "rpad", Fn: newRPad},                  // padfuncs.go
 		sql.Function1{Name: "ceil", Fn: newCeil},                  // numfuncs.go
 		sql.Function1{Name: "ceiling", Fn: newCeil},               // numfuncs.go
