@@ -138,16 +138,7 @@ func (t *Txn) freshKeyRead(key []byte) ([]byte, bool, error) {
 	if !t.lazy {
 		return t.lockedLookup(key)
 	}
-	v, closer, err := t.e.db.Get(key)
-	if err == pebble.ErrNotFound {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, readErr(err)
-	}
-	out := append([]byte(nil), v...)
-	closer.Close()
-	return out, true, nil
+	return getFrom(t.e.db, key)
 }
 
 // lazyTail is the table's tail while the batch is lazy: Pebble's last

@@ -128,13 +128,9 @@ func (g *groupIter) newBuffers() ([]sql.AggregationBuffer, error) {
 
 // answer is a group's row, its buffers disposed of.
 func (g *groupIter) answer(ctx *sql.Context, bs []sql.AggregationBuffer) (sql.Row, error) {
-	out := make(sql.Row, len(bs))
-	for i, b := range bs {
-		v, err := b.Eval(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = v
+	out, err := evalBuffers(ctx, bs)
+	if err != nil {
+		return nil, err
 	}
 	for _, b := range bs {
 		b.Dispose()
@@ -157,6 +153,11 @@ func (g *groupIter) Next(ctx *sql.Context) (sql.Row, error) {
 	}
 	bs := g.buffers[g.pos]
 	g.pos++
+	return evalBuffers(ctx, bs)
+}
+
+// evalBuffers is a group's row.
+func evalBuffers(ctx *sql.Context, bs []sql.AggregationBuffer) (sql.Row, error) {
 	out := make(sql.Row, len(bs))
 	for i, b := range bs {
 		v, err := b.Eval(ctx)
@@ -182,11 +183,9 @@ func (g *groupIter) compute(ctx *sql.Context) error {
 		}
 		i, ok := g.groups[string(g.key.Bytes())]
 		if !ok {
-			bs := make([]sql.AggregationBuffer, len(g.selected))
-			for j, e := range g.selected {
-				if bs[j], err = newAggBuffer(e); err != nil {
-					return err
-				}
+			bs, err := g.newBuffers()
+			if err != nil {
+				return err
 			}
 			i = len(g.buffers)
 			g.buffers = append(g.buffers, bs)
