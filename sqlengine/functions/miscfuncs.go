@@ -166,9 +166,14 @@ func newUTCTimestamp(args ...sql.Expression) (sql.Expression, error) {
 const ParsedFormsRuleID analyzer.RuleId = 1043
 
 // ParsedFormsRule puts Petrel's functions in place of GMS's where GMS's
-// parser builds them without the function registry: TIMESTAMPDIFF.
+// parser builds them without the function registry: TIMESTAMPDIFF, and
+// EXTRACT(WEEK FROM d), which is WEEK(d, 0) (GMS's was one more in
+// 2024: EXTRACT(WEEK FROM '2024-02-29') was 9 where MySQL's is 8).
 func ParsedFormsRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		if ex, ok := e.(*function.Extract); ok {
+			return extractWeek(ex)
+		}
 		td, ok := e.(*function.TimestampDiff)
 		if !ok {
 			return e, transform.SameTree, nil
@@ -179,4 +184,21 @@ func ParsedFormsRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.S
 		}
 		return newTimestampDiff(ch[0], ch[1], ch[2]), transform.NewTree, nil
 	})
+}
+
+// extractWeek is EXTRACT(WEEK FROM d) as WEEK(d, 0); other units GMS's.
+func extractWeek(ex *function.Extract) (sql.Expression, transform.TreeIdentity, error) {
+	lit, ok := ex.LeftChild.(*expression.Literal)
+	if !ok {
+		return ex, transform.SameTree, nil
+	}
+	unit, ok := lit.Value().(string)
+	if !ok || !strings.EqualFold(unit, "week") {
+		return ex, transform.SameTree, nil
+	}
+	w, err := newWeek(ex.RightChild, expression.NewLiteral(int8(0), types.Int8))
+	if err != nil {
+		return ex, transform.SameTree, nil
+	}
+	return w, transform.NewTree, nil
 }
