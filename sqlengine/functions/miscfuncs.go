@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
+	"github.com/shopspring/decimal"
 )
 
 // REPEAT, SPACE, TIMESTAMPDIFF(QUARTER, ...) and UTC_TIMESTAMP as
@@ -201,4 +202,43 @@ func extractWeek(ex *function.Extract) (sql.Expression, transform.TreeIdentity, 
 		return ex, transform.SameTree, nil
 	}
 	return w, transform.NewTree, nil
+}
+
+// newFromUnixtime is FROM_UNIXTIME(x): a fractional x keeps its fraction
+// (GMS rounded it to a second: FROM_UNIXTIME(1709201472.5) was
+// '... 10:11:13' where MySQL's is '... 10:11:12.5'). GMS answers whole
+// seconds, the format form and everything else.
+func newFromUnixtime(args ...sql.Expression) (sql.Expression, error) {
+	g, err := function.NewFromUnixtime(args...)
+	if err != nil {
+		return nil, err
+	}
+	return &delegate{name: "from_unixtime", args: args, gms: g, mk: newFromUnixtime, eval: func(ctx *sql.Context, row sql.Row, args []sql.Expression) (any, bool, error) {
+		if len(args) != 1 {
+			return nil, false, nil
+		}
+		v, err := args[0].Eval(ctx, row)
+		if err != nil || v == nil {
+			return nil, true, err
+		}
+		d, ok := v.(decimal.Decimal)
+		if !ok || d.Sign() < 0 || d.Equal(d.Truncate(0)) {
+			return nil, false, nil
+		}
+		whole := d.Truncate(0)
+		secs, err := function.NewFromUnixtime(expression.NewLiteral(whole.IntPart(), types.Int64))
+		if err != nil {
+			return nil, false, nil
+		}
+		t, err := secs.Eval(ctx, row)
+		if err != nil {
+			return nil, true, err
+		}
+		tm, ok := t.(time.Time)
+		if !ok {
+			return t, true, nil
+		}
+		micros := d.Sub(whole).Shift(6).Truncate(0).IntPart()
+		return tm.Add(time.Duration(micros) * time.Microsecond), true, nil
+	}}, nil
 }
