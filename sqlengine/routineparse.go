@@ -6,6 +6,8 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"petrel/sqlengine/sqlmode"
 )
 
 // GMS compiles a stored procedure's body (procedures.Parse, when a CALL
@@ -18,6 +20,10 @@ import (
 // its documented hook for an integrator's parser; Petrel's splits each
 // such SET of a procedure's body into one SET per variable, in order
 // (what the statement does), and leaves every other statement as parsed.
+// It also parses a trigger whose body is one IF, CASE, SIGNAL or loop
+// statement without BEGIN ... END (sqlmode/triggerbody.go,
+// triggerbody.go): every parse of it, the client's and the reload of the
+// stored text, goes through here.
 // Installed once per process, as the analyzer's rules (planrules.go).
 
 var routineParserOnce sync.Once
@@ -32,25 +38,42 @@ func installRoutineParser() {
 type routineParser struct{ sql.Parser }
 
 func (p routineParser) ParseSimple(q string) (ast.Statement, error) {
-	st, err := p.Parser.ParseSimple(q)
+	r, added, span, wrapped := sqlmode.TriggerBody(q, false)
+	st, err := p.Parser.ParseSimple(r)
+	if wrapped && err == nil {
+		placeTriggerBody(st, q, r, "", ';', added, span)
+	}
 	splitRoutineSets(st)
 	return st, err
 }
 
 func (p routineParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Statement, string, string, error) {
-	st, a, b, err := p.Parser.Parse(ctx, q, multi)
+	r, added, span, wrapped := sqlmode.TriggerBody(q, false)
+	st, a, b, err := p.Parser.Parse(ctx, r, multi)
+	if wrapped && err == nil {
+		a, b = placeTriggerBody(st, q, r, b, ';', added, span)
+	}
 	splitRoutineSets(st)
 	return st, a, b, err
 }
 
 func (p routineParser) ParseWithOptions(ctx context.Context, q string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
-	st, a, b, err := p.Parser.ParseWithOptions(ctx, q, delim, multi, o)
+	r, added, span, wrapped := sqlmode.TriggerBody(q, o.AnsiQuotes)
+	st, a, b, err := p.Parser.ParseWithOptions(ctx, r, delim, multi, o)
+	if wrapped && err == nil {
+		a, b = placeTriggerBody(st, q, r, b, delim, added, span)
+	}
 	splitRoutineSets(st)
 	return st, a, b, err
 }
 
 func (p routineParser) ParseOneWithOptions(ctx context.Context, q string, o ast.ParserOptions) (ast.Statement, int, error) {
-	st, n, err := p.Parser.ParseOneWithOptions(ctx, q, o)
+	r, added, span, wrapped := sqlmode.TriggerBody(q, o.AnsiQuotes)
+	st, n, err := p.Parser.ParseOneWithOptions(ctx, r, o)
+	if wrapped && err == nil {
+		placeTriggerBody(st, q, r, "", ';', added, span)
+		n = sqlmode.OriginalOffset(n, added)
+	}
 	splitRoutineSets(st)
 	return st, n, err
 }
