@@ -242,3 +242,15 @@ func newFromUnixtime(args ...sql.Expression) (sql.Expression, error) {
 		return tm.Add(time.Duration(micros) * time.Microsecond), true, nil
 	}}, nil
 }
+
+// newOct is OCT(n), which GMS lacks (1305): CONV(n, 10, 8), as MySQL
+// defines it.
+func newOct(n sql.Expression) sql.Expression {
+	return &delegate{name: "oct", args: []sql.Expression{n},
+		gms: function.NewConv(n, expression.NewLiteral(int8(10), types.Int8), expression.NewLiteral(int8(8), types.Int8)),
+		mk: func(args ...sql.Expression) (sql.Expression, error) {
+			return newOct(args[0]), nil
+		}, eval: func(*sql.Context, sql.Row, []sql.Expression) (any, bool, error) {
+			return nil, false, nil
+		}}
+}

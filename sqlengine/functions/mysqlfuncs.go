@@ -33,7 +33,8 @@ import (
 //   - WEEK's modes, DATEDIFF of a bad date (weekfuncs.go);
 //   - STR_TO_DATE's AM/PM (strtodate.go);
 //   - REPEAT and SPACE of a count below 1, TIMESTAMPDIFF(QUARTER, ...),
-//     UTC_TIMESTAMP's precision, FROM_UNIXTIME's fraction (miscfuncs.go);
+//     UTC_TIMESTAMP's precision, FROM_UNIXTIME's fraction, OCT
+//     (miscfuncs.go);
 //   - SIGN, CEIL and FLOOR of DECIMALs and fractions (numfuncs.go);
 //   - IF and IFNULL typed as MySQL aggregates their branches, with CASE
 //     through BranchTypeRule (branchtype.go);
@@ -61,6 +62,7 @@ func MySQL() []sql.Function {
 		sql.Function2{Name: "repeat", Fn: newRepeat},              // miscfuncs.go
 		sql.Function1{Name: "space", Fn: newSpace},                // miscfuncs.go
 		sql.FunctionN{Name: "utc_timestamp", Fn: newUTCTimestamp}, // miscfuncs.go
+		sql.Function1{Name: "oct", Fn: newOct},                    // miscfuncs.go
 		sql.FunctionN{Name: "from_unixtime", Fn: newFromUnixtime}, // miscfuncs.go
 		sql.FunctionN{Name: "week", Fn: newWeek},                  // weekfuncs.go
 		sql.Function2{Name: "datediff", Fn: newDateDiff},          // weekfuncs.go
