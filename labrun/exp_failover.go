@@ -147,7 +147,10 @@ func failoverTrial(ctx context.Context, t *Trial) error {
 	var firstWrite time.Duration
 	resumed := 0
 	for _, cm := range load.Commits {
-		if cm.At > fo.killedAt {
+		// Writes sent after the kill: one sent before it and answered
+		// by the old primary can be counted later on a busy host (its
+		// client scheduled late), before any promotion.
+		if cm.At-cm.Latency > fo.killedAt {
 			if firstWrite == 0 {
 				firstWrite = cm.At
 			}

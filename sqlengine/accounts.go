@@ -133,6 +133,9 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 			return nil, err
 		}
 	case *plan.InsertInto:
+		if err := refuseSkippedTriggers(n); err != nil { // triggerdup.go
+			return nil, err
+		}
 		return storeval.BuildInsert(ctx, o.e.exec, isPetrelTable, n, row)
 	case *storeval.Source:
 		return storeval.BuildSource(ctx, o.e.exec, n, row)
