@@ -95,13 +95,14 @@ func (t *Txn) indexNow() error {
 }
 
 // lazyWrote reports whether the lazy batch may hold keys in [lo, hi)
-// (hi nil: lo alone); false means the batch can be skipped.
-func (t *Txn) lazyWrote(lo, hi []byte) bool {
+// (point: the key lo alone; a range with no hi is unbounded); false means
+// the batch can be skipped.
+func (t *Txn) lazyWrote(lo, hi []byte, point bool) bool {
 	if len(lo) < 5 || lo[0] != spaceData {
 		return true
 	}
 	id := binary.BigEndian.Uint32(lo[1:5])
-	if hi != nil && bytes.Compare(hi, prefixEnd(tablePrefix(id))) > 0 {
+	if !point && (hi == nil || bytes.Compare(hi, prefixEnd(tablePrefix(id))) > 0) {
 		return true // the range goes past the table
 	}
 	for _, s := range t.spaces {
@@ -112,16 +113,16 @@ func (t *Txn) lazyWrote(lo, hi []byte) bool {
 	return false
 }
 
-// batchFor returns the batch a read of [lo, hi) (hi nil: the key lo)
+// batchFor returns the batch a read of [lo, hi) (point: the key lo)
 // goes through: nil when the transaction has none or a lazy one holding
 // nothing there (read Pebble alone); the indexed batch otherwise, which
 // it makes of a lazy one first.
-func (t *Txn) batchFor(lo, hi []byte) (*pebble.Batch, error) {
+func (t *Txn) batchFor(lo, hi []byte, point bool) (*pebble.Batch, error) {
 	if t.batch == nil {
 		return nil, nil
 	}
 	if t.lazy {
-		if !t.lazyWrote(lo, hi) {
+		if !t.lazyWrote(lo, hi, point) {
 			return nil, nil
 		}
 		if err := t.indexNow(); err != nil {

@@ -346,7 +346,7 @@ func (t *Txn) newReadIter(tb *Table, ixID uint8, lo, hi []byte) (kvIter, error) 
 	if snap == nil {
 		return t.newIter(lo, hi)
 	}
-	if t.batch == nil || t.undo.len() == 0 || (t.lazy && !t.lazyWrote(lo, hi)) {
+	if t.batch == nil || t.undo.len() == 0 || (t.lazy && !t.lazyWrote(lo, hi, false)) {
 		return t.scanIter(snap, lo, hi)
 	}
 	if err := t.indexNow(); err != nil {

@@ -628,7 +628,7 @@ func (t *Txn) get(key []byte) ([]byte, bool, error) {
 
 // getRaw is get's read: v is valid until closer is closed (found only).
 func (t *Txn) getRaw(key []byte) (v []byte, closer io.Closer, found bool, err error) {
-	b, err := t.batchFor(key, nil)
+	b, err := t.batchFor(key, nil, true)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -652,7 +652,7 @@ func (t *Txn) getRaw(key []byte) (v []byte, closer io.Closer, found bool, err er
 func (t *Txn) newIter(lo, hi []byte) (*pebble.Iterator, error) {
 	o := &pebble.IterOptions{LowerBound: lo, UpperBound: hi}
 	var it *pebble.Iterator
-	b, err := t.batchFor(lo, hi)
+	b, err := t.batchFor(lo, hi, false)
 	if err != nil {
 		return nil, err
 	}
