@@ -30,20 +30,7 @@ func groupsInOrder(n *plan.GroupBy) bool {
 		}
 		break
 	}
-	rt, ok := child.(*plan.ResolvedTable)
-	if !ok {
-		return false
-	}
-	st := rt.Table
-	for {
-		// GMS's ProcessTable (progress notifications) wraps the table.
-		w, ok := st.(sql.TableWrapper)
-		if !ok {
-			break
-		}
-		st = w.Underlying()
-	}
-	tb, ok := st.(*Table)
+	tb, ok := resolvedPetrelTable(child)
 	if !ok || tb.t == nil || len(tb.t.Def.PK) == 0 {
 		return false
 	}
@@ -84,3 +71,22 @@ func groupsInOrder(n *plan.GroupBy) bool {
 
 // sameType reports whether a column read as t is the schema's column.
 func sameType(col, t sql.Type) bool { return col.Equals(t) }
+
+// resolvedPetrelTable is n's Petrel table when n is a ResolvedTable of
+// one (under GMS's wrappers: ProcessTable's progress notifications).
+func resolvedPetrelTable(n sql.Node) (*Table, bool) {
+	rt, ok := n.(*plan.ResolvedTable)
+	if !ok {
+		return nil, false
+	}
+	st := rt.Table
+	for {
+		w, ok := st.(sql.TableWrapper)
+		if !ok {
+			break
+		}
+		st = w.Underlying()
+	}
+	tb, ok := st.(*Table)
+	return tb, ok
+}

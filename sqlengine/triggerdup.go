@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 
 	"petrel/internal/mysqlerr"
@@ -39,19 +38,7 @@ func refuseSkippedTriggers(n *plan.InsertInto) error {
 	if d, ok := dest.(*plan.InsertDestination); ok {
 		dest = d.Child
 	}
-	rt, ok := dest.(*plan.ResolvedTable)
-	if !ok {
-		return nil
-	}
-	st := rt.Table
-	for {
-		w, ok := st.(sql.TableWrapper)
-		if !ok {
-			break
-		}
-		st = w.Underlying()
-	}
-	tb, ok := st.(*Table)
+	tb, ok := resolvedPetrelTable(dest) // groupstream.go
 	if !ok || tb.db == nil {
 		return nil
 	}
