@@ -1,7 +1,6 @@
 package arith
 
 import (
-	"fmt"
 	"math/big"
 	"strings"
 
@@ -75,11 +74,8 @@ func exactDecimal(v any) (decimal.Decimal, bool) {
 	switch x := v.(type) {
 	case decimal.Decimal:
 		return x, true
-	case int8, int16, int32, int64, int:
-		n, _ := ToInt64(x)
-		return decimal.NewFromInt(n), true
-	case uint8, uint16, uint32, uint64, uint:
-		return decimal.NewFromBigInt(new(big.Int).SetUint64(toUint64(x)), 0), true
+	case bool:
+		return decimal.Decimal{}, false
 	case float64:
 		return decimal.NewFromFloat(x), true
 	case float32:
@@ -88,21 +84,11 @@ func exactDecimal(v any) (decimal.Decimal, bool) {
 		dv, err := decimal.NewFromString(strings.TrimSpace(x))
 		return dv, err == nil
 	}
-	return decimal.Decimal{}, false
-}
-
-func toUint64(v any) uint64 {
-	switch x := v.(type) {
-	case uint8:
-		return uint64(x)
-	case uint16:
-		return uint64(x)
-	case uint32:
-		return uint64(x)
-	case uint64:
-		return x
-	case uint:
-		return uint64(x)
+	if n, isBig, u, ok := IntOperand(v); ok {
+		if isBig {
+			return decimal.NewFromBigInt(new(big.Int).SetUint64(u), 0), true
+		}
+		return decimal.NewFromInt(n), true
 	}
-	panic(fmt.Sprintf("arith: not unsigned: %T", v))
+	return decimal.Decimal{}, false
 }
