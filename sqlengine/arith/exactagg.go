@@ -331,6 +331,7 @@ func ExactSums(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, 
 		// CREATE TABLE ... AS SELECT: the select was analysed (and its
 		// sums replaced) on its own, before GMS made this node.
 		retypeCreateSelect(tc)
+		nullableCreateSelect(tc)
 		renameCreateSelect(ctx, tc)
 		return n, transform.SameTree, nil
 	}
