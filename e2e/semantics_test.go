@@ -940,6 +940,28 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// VARIANCE, STDDEV and kin of an integer or DECIMAL show its decimals
+	// plus 4 (functions/variance.go): GMS typed them as the argument, so
+	// VARIANCE of INTs 1, 2, 4 read 2.
+	quiet("CREATE TABLE t_var (id INT PRIMARY KEY, a INT, d DOUBLE, e DECIMAL(10,2))")
+	quiet("INSERT INTO t_var VALUES (1, 1, 1.5, 1.10), (2, 2, 2.5, 2.20), (3, 4, 4.5, 3.30), (4, NULL, NULL, NULL)")
+	for _, q := range []string{
+		"SELECT VARIANCE(a), VAR_POP(a), VAR_SAMP(a), STDDEV(a), STD(a), STDDEV_POP(a), STDDEV_SAMP(a) FROM t_var",
+		"SELECT VARIANCE(d), VAR_SAMP(d), STDDEV(e), VAR_SAMP(e), VARIANCE(e), STDDEV(a) * 2 FROM t_var",
+		"SELECT VAR_SAMP(a), VARIANCE(a), STDDEV(e) FROM t_var WHERE id = 1",
+		"SELECT id, VARIANCE(a) OVER (ORDER BY id), STDDEV_SAMP(e) OVER () FROM t_var ORDER BY id",
+	} {
+		add("strict", q)
+	}
+	// STR_TO_DATE of a date with no month or day, or a zero one, is NULL
+	// with 1411 (functions/strtodate.go): GMS gave STR_TO_DATE('2024',
+	// '%Y') as 2023-11-30.
+	for _, q := range []string{
+		"SELECT STR_TO_DATE('2024', '%Y')", "SELECT STR_TO_DATE('2024-05', '%Y-%m')", "SELECT STR_TO_DATE('00/05/2024', '%d/%m/%Y')",
+		"SELECT STR_TO_DATE('1/2/24 10:11:12', '%c/%e/%y %H:%i:%s'), STR_TO_DATE('20240229', '%Y%m%d'), STR_TO_DATE('10:11', '%H:%i')",
+	} {
+		add("strict", q)
+	}
 	return out
 }
 

@@ -36,6 +36,7 @@ import (
 //     UTC_TIMESTAMP's precision, FROM_UNIXTIME's fraction, OCT
 //     (miscfuncs.go);
 //   - SIGN, CEIL and FLOOR of DECIMALs and fractions (numfuncs.go);
+//   - VARIANCE, STDDEV and their kin typed as MySQL's (variance.go);
 //   - IF and IFNULL typed as MySQL aggregates their branches, with CASE
 //     through BranchTypeRule (branchtype.go);
 //   - petrel_assign_user_var(@v, expr): `@v := expr` in an expression,
@@ -71,6 +72,13 @@ func MySQL() []sql.Function {
 		sql.Function1{Name: "ceil", Fn: newCeil},                  // numfuncs.go
 		sql.Function1{Name: "ceiling", Fn: newCeil},               // numfuncs.go
 		sql.Function1{Name: "floor", Fn: newFloor},                // numfuncs.go
+		sql.Function1{Name: "variance", Fn: newVariance(varPop)},  // variance.go
+		sql.Function1{Name: "var_pop", Fn: newVariance(varPop)},
+		sql.Function1{Name: "var_samp", Fn: newVariance(varSamp)},
+		sql.Function1{Name: "std", Fn: newVariance(stdDevPop)},
+		sql.Function1{Name: "stddev", Fn: newVariance(stdDevPop)},
+		sql.Function1{Name: "stddev_pop", Fn: newVariance(stdDevPop)},
+		sql.Function1{Name: "stddev_samp", Fn: newVariance(stdDevSamp)},
 		sql.Function1{Name: "hex", Fn: func(a sql.Expression) sql.Expression {
 			x, _ := newMySQLHex(a)
 			return x

@@ -15,6 +15,13 @@ import (
 // value has its hour moved by the input's marker: PM adds 12 hours to
 // hours 1 to 11, AM makes hour 12 hour 0. A NULL argument is NULL (GMS
 // failed with 1105).
+//
+// A date with no month or day, or a month or day of 0, is NULL with
+// warning 1411 (MySQL's under NO_ZERO_IN_DATE, in its default sql_mode;
+// Petrel's dates hold no zero parts): GMS passed the parts to time.Date,
+// so STR_TO_DATE('2024', '%Y') was 2023-11-30. Only formats of numeric
+// parts are checked (strDateParts). A day past its month's end (MySQL's
+// 2024-02-30) is still GMS's next month.
 
 func newStrToDate(s, f sql.Expression) sql.Expression {
 	g := function.NewStrToDate(s, f)
@@ -31,11 +38,18 @@ func newStrToDate(s, f sql.Expression) sql.Expression {
 			return nil, true, err
 		}
 		format, ok := fv.(string)
-		if !ok || !strings.Contains(format, "%p") && !strings.Contains(format, "%r") {
+		if !ok {
 			return nil, false, nil
 		}
 		in, ok := sv.(string)
 		if !ok {
+			return nil, false, nil
+		}
+		if y, m, d, ok := strDateParts(in, format); ok && (m >= 0 || d >= 0 || y >= 0) && !validDateParts(y, m, d) {
+			ctx.Warn(1411, "Incorrect datetime value: '%s' for function str_to_date", in)
+			return nil, true, nil
+		}
+		if !strings.Contains(format, "%p") && !strings.Contains(format, "%r") {
 			return nil, false, nil
 		}
 		v, err := g.Eval(ctx, row)
@@ -87,3 +101,84 @@ func meridiem(s string) (pm, found bool) {
 }
 
 func isLetter(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' }
+
+// strDateParts reads in by format as STR_TO_DATE does when format has
+// numeric parts only (%Y %y %m %c %d %e, the time's %H %h %k %l %i %s %S
+// %f %p %T %r, literals): the year, month and day read, -1 where format
+// has none. ok is false for any other format or an input that does not
+// match it (GMS's answer stands).
+func strDateParts(in, format string) (year, month, day int, ok bool) {
+	year, month, day = -1, -1, -1
+	num := func(maxDigits int) (int, bool) {
+		in = strings.TrimLeft(in, " ")
+		n, i := 0, 0
+		for ; i < len(in) && i < maxDigits && in[i] >= '0' && in[i] <= '9'; i++ {
+			n = n*10 + int(in[i]-'0')
+		}
+		if i == 0 {
+			return 0, false
+		}
+		in = in[i:]
+		return n, true
+	}
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		if c != '%' {
+			if c == ' ' {
+				continue
+			}
+			in = strings.TrimLeft(in, " ")
+			if in == "" || in[0] != c {
+				return 0, 0, 0, false
+			}
+			in = in[1:]
+			continue
+		}
+		if i++; i == len(format) {
+			return 0, 0, 0, false
+		}
+		var ok bool
+		switch format[i] {
+		case 'Y':
+			year, ok = num(4)
+		case 'y':
+			if year, ok = num(2); ok {
+				year += 2000
+				if year >= 2070 {
+					year -= 100
+				}
+			}
+		case 'm', 'c':
+			month, ok = num(2)
+		case 'd', 'e':
+			day, ok = num(2)
+		case 'H', 'h', 'k', 'l', 'i', 's', 'S':
+			_, ok = num(2)
+		case 'f':
+			_, ok = num(6)
+		case 'T', 'r':
+			// Hours, minutes and seconds: GMS's parser checks them.
+			return year, month, day, true
+		case 'p':
+			in = strings.TrimLeft(in, " ")
+			if u := strings.ToUpper(in); strings.HasPrefix(u, "AM") || strings.HasPrefix(u, "PM") {
+				in, ok = in[2:], true
+			}
+		default:
+			return 0, 0, 0, false
+		}
+		if !ok {
+			return 0, 0, 0, false
+		}
+	}
+	return year, month, day, true
+}
+
+// validDateParts: a date of these parts (-1: none read) holds no zero
+// part. A time alone (no part read) is valid.
+func validDateParts(year, month, day int) bool {
+	if year < 0 && month < 0 && day < 0 {
+		return true
+	}
+	return month >= 1 && day >= 1
+}
