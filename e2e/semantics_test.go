@@ -962,6 +962,18 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// SHOW WARNINGS lists conditions in the order raised (sqlengine's
+	// Session.Warnings; GMS listed the newest first). Text in arithmetic is
+	// read by its leading number, exponent included, and text compared
+	// with a number literal warns 1292 (arith/strnum.go): '1e2abc' + 0 was
+	// 1, 'abc' = 0 gave no warning.
+	for _, q := range []string{
+		"SELECT '1e2abc' + 0, '1.5e1x' + 0, '-1e-2z' + 0, '.5e1' + 0, '10' + 5",
+		"SELECT 'abc' = 0, 'a' = 1, 0 = 'x', '1e1' = 10",
+		"SELECT CAST('a' AS SIGNED), CAST('2x' AS SIGNED), CAST('' AS SIGNED)",
+	} {
+		add("strict", q)
+	}
 	return out
 }
 

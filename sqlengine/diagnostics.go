@@ -36,7 +36,7 @@ func (s *Session) noteDiagnostics() {
 	s.prevWarnings, s.prevErrors, s.prevNewest = 0, 0, nil
 	ws := s.Warnings()
 	if len(ws) > 0 {
-		s.prevNewest = ws[0]
+		s.prevNewest = ws[len(ws)-1]
 	}
 	for _, w := range ws {
 		s.prevWarnings++
@@ -63,7 +63,7 @@ func (s *Session) noteError(err error) {
 	if !errors.As(err, &se) {
 		return
 	}
-	if ws := s.Warnings(); s.prevNewest != nil && len(ws) > 0 && ws[0] == s.prevNewest && len(ws) == s.prevWarnings {
+	if ws := s.Warnings(); s.prevNewest != nil && len(ws) > 0 && ws[len(ws)-1] == s.prevNewest && len(ws) == s.prevWarnings {
 		// The statement failed before GMS cleared the previous one's
 		// conditions (MySQL clears them as any statement starts).
 		s.ClearWarnings()
@@ -106,6 +106,17 @@ func (s *Session) Warn(w *sql.Warning) {
 		return // a statement of comments only: MySQL answers OK, no warning
 	}
 	s.BaseSession.Warn(w)
+}
+
+// Warnings implements sql.Session: the conditions in the order they were
+// raised, as MySQL's SHOW WARNINGS lists them (GMS's lists the newest
+// first, so '1e2x' + '1ex' listed the second operand's 1292 first).
+func (s *Session) Warnings() []*sql.Warning {
+	ws := s.BaseSession.Warnings()
+	for i, j := 0, len(ws)-1; i < j; i, j = i+1, j-1 {
+		ws[i], ws[j] = ws[j], ws[i]
+	}
+	return ws
 }
 
 // gmsEmptyWarning is the warning GMS adds for a statement that is only

@@ -40,13 +40,8 @@ func (e *Engine) getDiagnostics(ctx context.Context, s *Session, m []string) (*A
 		}
 		cond, spec = n, cm[2]
 	}
-	// The conditions in the order they were raised (Warnings lists the
-	// newest first).
-	ws := s.Warnings()
-	conds := make([]*sql.Warning, len(ws))
-	for i, w := range ws {
-		conds[len(ws)-1-i] = w
-	}
+	// The conditions in the order they were raised.
+	conds := s.Warnings()
 	if cond != 0 && (cond < 1 || cond > len(conds)) {
 		// A condition of its own, not a failed statement (MySQL's and
 		// MariaDB's); the variables keep their values.

@@ -228,9 +228,7 @@ func runsStatement(op *procedures.InterpreterOperation) bool {
 // active handler takes (FOR SQLWARNING, or its number), as a condition
 // to raise; nil when none is. A warning no handler takes stays.
 func (r *routineRun) handledWarning() error {
-	ws := r.ctx.Session.Warnings() // newest first
-	for i := len(ws) - 1; i >= 0; i-- {
-		w := ws[i]
+	for _, w := range r.ctx.Session.Warnings() { // in the order raised
 		if w.Level != "Warning" && w.Level != "Note" {
 			continue
 		}

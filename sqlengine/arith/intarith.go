@@ -231,6 +231,11 @@ func arithmetic(ctx *sql.Context, ar *expression.Arithmetic) (sql.Expression, tr
 	default:
 		return ar, transform.SameTree, nil
 	}
+	if ar.Type() == types.Float64 {
+		if na, ok := textAsDouble(ar); ok {
+			return floatArith{na}, transform.NewTree, nil // strnum.go
+		}
+	}
 	lt, rt := ar.LeftChild.Type(), ar.RightChild.Type()
 	if !IsIntegerType(lt) || !IsIntegerType(rt) {
 		if d, ok := NewDecArith(ar); ok {

@@ -53,12 +53,54 @@ func numberSide(e sql.Expression) bool {
 // strDouble; ok=false when l and r are not one.
 func strNumOperands(l, r sql.Expression) (sql.Expression, sql.Expression, bool) {
 	switch {
-	case stringSide(l) && numberSide(r):
+	case stringSide(l) && numberSide(r), textLiteral(l) && numberLiteral(r):
 		return &strDouble{child: l}, r, true
-	case numberSide(l) && stringSide(r):
+	case numberSide(l) && stringSide(r), numberLiteral(l) && textLiteral(r):
 		return l, &strDouble{child: r}, true
 	}
 	return l, r, false
+}
+
+// textLiteral: e is a literal of a text (not binary) string. Compared
+// with a number literal ('abc' = 0) it is read as strDouble reads it,
+// with its warning 1292 (GMS converted it without one).
+func textLiteral(e sql.Expression) bool {
+	_, ok := e.(*expression.Literal)
+	return ok && textOperand(e)
+}
+
+func numberLiteral(e sql.Expression) bool {
+	_, ok := e.(*expression.Literal)
+	return ok && numberSide(e)
+}
+
+// textOperand: e is a text (not binary) string, which arithmetic reads
+// as a DOUBLE by its leading number ('1e2abc' + 0 is 100, with 1292;
+// GMS's conversion stopped at the exponent: 1).
+func textOperand(e sql.Expression) bool {
+	t := e.Type()
+	return types.IsText(t) && !types.IsBinaryType(t)
+}
+
+// textAsDouble is arithmetic ar with its text operands read through
+// strDouble; ok=false when it has none.
+func textAsDouble(ar *expression.Arithmetic) (*expression.Arithmetic, bool) {
+	l, r := ar.LeftChild, ar.RightChild
+	if !textOperand(l) && !textOperand(r) {
+		return ar, false
+	}
+	if textOperand(l) {
+		l = &strDouble{child: l}
+	}
+	if textOperand(r) {
+		r = &strDouble{child: r}
+	}
+	ne, err := ar.WithChildren(l, r)
+	if err != nil {
+		return ar, false
+	}
+	na, ok := ne.(*expression.Arithmetic)
+	return na, ok
 }
 
 // strNumIn wraps the left side of `s IN (numbers...)`.
