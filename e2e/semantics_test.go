@@ -940,16 +940,13 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
-	// VARIANCE, STDDEV and kin of an integer or DECIMAL show its decimals
-	// plus 4 (functions/variance.go): GMS typed them as the argument, so
-	// VARIANCE of INTs 1, 2, 4 read 2.
+	// VARIANCE, STDDEV and kin of a DOUBLE (of an integer or a DECIMAL,
+	// MySQL 8's DOUBLE differs from MariaDB's: node TestMySQLFunctions).
 	quiet("CREATE TABLE t_var (id INT PRIMARY KEY, a INT, d DOUBLE, e DECIMAL(10,2))")
 	quiet("INSERT INTO t_var VALUES (1, 1, 1.5, 1.10), (2, 2, 2.5, 2.20), (3, 4, 4.5, 3.30), (4, NULL, NULL, NULL)")
 	for _, q := range []string{
-		"SELECT VARIANCE(a), VAR_POP(a), VAR_SAMP(a), STDDEV(a), STD(a), STDDEV_POP(a), STDDEV_SAMP(a) FROM t_var",
-		"SELECT VARIANCE(d), VAR_SAMP(d), STDDEV(e), VAR_SAMP(e), VARIANCE(e), STDDEV(a) * 2 FROM t_var",
-		"SELECT VAR_SAMP(a), VARIANCE(a), STDDEV(e) FROM t_var WHERE id = 1",
-		"SELECT id, VARIANCE(a) OVER (ORDER BY id), STDDEV_SAMP(e) OVER () FROM t_var ORDER BY id",
+		"SELECT VARIANCE(d), VAR_POP(d), VAR_SAMP(d), STDDEV(d), STD(d), STDDEV_POP(d), STDDEV_SAMP(d) FROM t_var",
+		"SELECT VAR_SAMP(a), VAR_SAMP(d), STDDEV_SAMP(e) FROM t_var WHERE id = 1",
 	} {
 		add("strict", q)
 	}

@@ -36,7 +36,7 @@ import (
 //     UTC_TIMESTAMP's precision, FROM_UNIXTIME's fraction, OCT
 //     (miscfuncs.go);
 //   - SIGN, CEIL and FLOOR of DECIMALs and fractions (numfuncs.go);
-//   - VARIANCE, STDDEV and their kin typed as MySQL's (variance.go);
+//   - VARIANCE, STDDEV and their kin typed DOUBLE, as MySQL 8's (variance.go);
 //   - IF and IFNULL typed as MySQL aggregates their branches, with CASE
 //     through BranchTypeRule (branchtype.go);
 //   - petrel_assign_user_var(@v, expr): `@v := expr` in an expression,
