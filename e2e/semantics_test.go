@@ -971,6 +971,19 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// INSERT(), MAKE_SET, EXPORT_SET, MAKEDATE and UTC_TIME, which GMS
+	// lacked (1305; functions/morefuncs.go).
+	for _, q := range []string{
+		"SELECT INSERT('Quadratic', 3, 4, 'What'), INSERT('Quadratic', -1, 4, 'What'), INSERT('Quadratic', 3, 100, 'What'), INSERT('Quadratic', 3, -1, 'W'), INSERT('abc', 4, 1, 'x'), INSERT('héllo', 2, 1, 'ë'), INSERT(NULL, 1, 1, 'x'), INSERT('a', 1, 1, NULL)",
+		"SELECT MAKE_SET(5, 'a', 'b', 'c'), MAKE_SET(1 | 4, 'hello', 'nice', NULL, 'world'), MAKE_SET(0, 'a'), MAKE_SET(NULL, 'a'), MAKE_SET(-1, 'a', 'b')",
+		"SELECT EXPORT_SET(5, 'Y', 'N', ',', 4), EXPORT_SET(6, '1', '0', ',', 10), EXPORT_SET(5, 'Y', 'N'), EXPORT_SET(5, 'Y', 'N', '', -1), EXPORT_SET(5, 'Y', 'N', '-', 100), EXPORT_SET(NULL, 'Y', 'N')",
+		"SELECT MAKEDATE(2011, 31), MAKEDATE(2011, 32), MAKEDATE(2014, 366), MAKEDATE(2011, 0), MAKEDATE(69, 1), MAKEDATE(70, 1), MAKEDATE(9999, 366), MAKEDATE(NULL, 1), MAKEDATE(2024, 60)",
+		"SELECT UTC_TIME() + 0 > 0, HOUR(UTC_TIME()) = HOUR(UTC_TIMESTAMP()), TIME_TO_SEC(UTC_TIME) < 86400",
+		// TRIM of a NULL pattern is NULL (GMS panicked: 1105).
+		"SELECT TRIM(NULL FROM 'a'), TRIM(LEADING NULL FROM 'xa'), TRIM('x' FROM NULL), TRIM(BOTH 'x' FROM 'xxaxx'), TRIM(TRAILING 'b' FROM 'abb')",
+	} {
+		add("strict", q)
+	}
 	return out
 }
 

@@ -167,13 +167,16 @@ func newUTCTimestamp(args ...sql.Expression) (sql.Expression, error) {
 const ParsedFormsRuleID analyzer.RuleId = 1043
 
 // ParsedFormsRule puts Petrel's functions in place of GMS's where GMS's
-// parser builds them without the function registry: TIMESTAMPDIFF, and
-// EXTRACT(WEEK FROM d), which is WEEK(d, 0) (GMS's was one more in
+// parser builds them without the function registry: TIMESTAMPDIFF,
+// TRIM of a NULL pattern (trimNull), and EXTRACT(WEEK FROM d), which is WEEK(d, 0) (GMS's was one more in
 // 2024: EXTRACT(WEEK FROM '2024-02-29') was 9 where MySQL's is 8).
 func ParsedFormsRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		if ex, ok := e.(*function.Extract); ok {
 			return extractWeek(ex)
+		}
+		if tr, ok := e.(*function.Trim); ok {
+			return &trimNull{Expression: tr}, transform.NewTree, nil
 		}
 		td, ok := e.(*function.TimestampDiff)
 		if !ok {
@@ -185,6 +188,30 @@ func ParsedFormsRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.S
 		}
 		return newTimestampDiff(ch[0], ch[1], ch[2]), transform.NewTree, nil
 	})
+}
+
+// trimNull is TRIM([dir] pat FROM str) with a NULL pat NULL (GMS's
+// TRIM(NULL FROM 'a') panicked converting it).
+type trimNull struct{ sql.Expression }
+
+func (t *trimNull) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	if ch := t.Expression.Children(); len(ch) == 2 {
+		pat, err := ch[1].Eval(ctx, row)
+		if err != nil || pat == nil {
+			return nil, err
+		}
+	}
+	return t.Expression.Eval(ctx, row)
+}
+
+func (t *trimNull) IsNullable() bool { return true }
+
+func (t *trimNull) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	e, err := t.Expression.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	return &trimNull{Expression: e}, nil
 }
 
 // extractWeek is EXTRACT(WEEK FROM d) as WEEK(d, 0); other units GMS's.

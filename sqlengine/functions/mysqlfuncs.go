@@ -36,6 +36,8 @@ import (
 //     UTC_TIMESTAMP's precision, FROM_UNIXTIME's fraction, OCT
 //     (miscfuncs.go);
 //   - SIGN, CEIL and FLOOR of DECIMALs and fractions (numfuncs.go);
+//   - INSERT, MAKE_SET, EXPORT_SET, MAKEDATE and UTC_TIME, which GMS
+//     lacks (morefuncs.go);
 //   - VARIANCE, STDDEV and their kin typed DOUBLE, as MySQL 8's (variance.go);
 //   - IF and IFNULL typed as MySQL aggregates their branches, with CASE
 //     through BranchTypeRule (branchtype.go);
@@ -72,7 +74,12 @@ func MySQL() []sql.Function {
 		sql.Function1{Name: "ceil", Fn: newCeil},                  // numfuncs.go
 		sql.Function1{Name: "ceiling", Fn: newCeil},               // numfuncs.go
 		sql.Function1{Name: "floor", Fn: newFloor},                // numfuncs.go
-		sql.Function1{Name: "variance", Fn: newVariance(varPop)},  // variance.go
+		sql.FunctionN{Name: "insert", Fn: newInsertFunc},          // morefuncs.go
+		sql.FunctionN{Name: "make_set", Fn: newMakeSet},
+		sql.FunctionN{Name: "export_set", Fn: newExportSet},
+		sql.FunctionN{Name: "makedate", Fn: newMakeDate},
+		sql.FunctionN{Name: "utc_time", Fn: newUTCTime},
+		sql.Function1{Name: "variance", Fn: newVariance(varPop)}, // variance.go
 		sql.Function1{Name: "var_pop", Fn: newVariance(varPop)},
 		sql.Function1{Name: "var_samp", Fn: newVariance(varSamp)},
 		sql.Function1{Name: "std", Fn: newVariance(stdDevPop)},
