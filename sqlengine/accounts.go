@@ -85,7 +85,7 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		}
 		defer done()
 		defer shareTransaction(ctx)() // routines.go
-		normalizeRoutine(n.Procedure) // routineast.go
+		normalizeRoutine(ctx, n)      // routineast.go
 		noteCall(ctx, n)              // callresults.go
 		return callInItsDatabase(ctx, n, row)
 	case *plan.Signal:

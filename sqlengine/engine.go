@@ -187,6 +187,7 @@ func New(opts Options) (*Engine, error) {
 	installAnalyzerRules()
 	installRoutineParser()   // routineparse.go
 	installServerScopeRule() // serverscope.go
+	installKeylessJoinRule() // keylessjoin.go
 	a := analyzer.NewDefault(e.prov)
 	e.stats = planstats.New(planstats.Options{
 		Store: opts.Store, Log: opts.Logger, TableOf: e.prov.tableOf,
@@ -604,6 +605,7 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 	}
 	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, q, st)
+	keylessJoinWhere(ctx, st) // keylessjoin.go
 	noteStatement(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
@@ -623,6 +625,7 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 	}
 	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, q, st)
+	keylessJoinWhere(ctx, st) // keylessjoin.go
 	noteStatement(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
@@ -639,6 +642,7 @@ func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.P
 	}
 	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, q, st)
+	keylessJoinWhere(ctx, st) // keylessjoin.go
 	noteStatement(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)

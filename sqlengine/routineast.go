@@ -3,6 +3,7 @@ package sqlengine
 import (
 	"slices"
 
+	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/procedures"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -10,16 +11,25 @@ import (
 
 // normalizeRoutine prepares p's operations for Petrel's interpreter
 // (routinerun.go): DECLAREd variables without a DEFAULT (or with DEFAULT
-// NULL) start at NULL, and cursors' SELECTs are marked. Its variables are
+// NULL) start at NULL, cursors' SELECTs are marked, and multiple-table
+// UPDATEs get their WHERE (keylessjoin.go). Its variables are
 // read wherever a column name may stand (routinebind.go), so `IF v IS
 // NULL`, CASE, BETWEEN and -v need no rewriting (GMS's interpreter read
 // them in some kinds of expression only: 1054 elsewhere).
-func normalizeRoutine(p *plan.Procedure) {
+func normalizeRoutine(ctx *sql.Context, n *plan.Call) {
+	p := n.Procedure
 	if p == nil || len(p.Ops) == 0 {
 		return
 	}
 	p.Ops = nullDeclares(p.Ops)
 	markCursors(p.Ops)
+	db := ctx.GetCurrentDatabase()
+	if d := n.Database(); d != nil && d.Name() != "" {
+		db = d.Name() // where the body's names are read (callInItsDatabase)
+	}
+	for _, op := range p.Ops {
+		whereForJoinUpdates(ctx, db, op.PrimaryData)
+	}
 }
 
 // nullDeclares follows each DECLARE of variables without a DEFAULT (or

@@ -113,6 +113,10 @@ type Session struct {
 	// writing them, which GMS counted and Petrel did not write (the
 	// editor's joinDone); taken off its affected rows.
 	fewerAffected uint64
+	// moreAffected: rows a multiple-table UPDATE wrote beyond those GMS
+	// counted (rows of equal content in a table without a primary key,
+	// editor.updateKeyless); added to its affected rows.
+	moreAffected uint64
 	// temps are the session's temporary tables by database and name
 	// (tempKey); tempDDL: the statement created, changed or dropped one
 	// (never logged: temptables.go).
@@ -294,6 +298,7 @@ func (s *Session) ReleaseSavepoint(_ *sql.Context, tx sql.Transaction, name stri
 func (s *Session) CommandBegin() error {
 	s.extraAffected = 0
 	s.fewerAffected = 0
+	s.moreAffected = 0
 	s.setDone = false
 	s.tempDDL = false
 	s.updateJoin = false

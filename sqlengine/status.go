@@ -93,15 +93,16 @@ func (h *errHandler) okStatus(c *mysql.Conn, res *sqltypes.Result) {
 		if res != nil && s.extraAffected > 0 {
 			res.RowsAffected += s.extraAffected
 		}
-		if res != nil && s.fewerAffected > 0 {
-			res.RowsAffected -= min(res.RowsAffected, s.fewerAffected)
+		if res != nil && (s.fewerAffected > 0 || s.moreAffected > 0) {
+			fewer, more := s.fewerAffected, s.moreAffected
+			res.RowsAffected = res.RowsAffected + more - min(res.RowsAffected+more, fewer)
 			var matched, changed, warnings uint64
 			if n, _ := fmt.Sscanf(res.Info, "Rows matched: %d  Changed: %d  Warnings: %d", &matched, &changed, &warnings); n == 3 {
 				res.Info = fmt.Sprintf("Rows matched: %d  Changed: %d  Warnings: %d",
-					matched-min(matched, s.fewerAffected), changed-min(changed, s.fewerAffected), warnings)
+					matched+more-min(matched+more, fewer), changed+more-min(changed+more, fewer), warnings)
 			}
 		}
-		s.extraAffected, s.fewerAffected, s.setDone = 0, 0, false
+		s.extraAffected, s.fewerAffected, s.moreAffected, s.setDone = 0, 0, 0, false
 	} else if h.e.globals.Bool("autocommit") {
 		f = mysql.ServerStatusAutocommit
 	}

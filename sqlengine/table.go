@@ -380,6 +380,9 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 	if err != nil {
 		return err
 	}
+	if e.joinDone != nil && st.Hidden {
+		return e.updateKeyless(ctx, txn, st, old, new)
+	}
 	if e.joinDone != nil {
 		k, err := st.PKKey(nil, old)
 		if err != nil {
@@ -404,6 +407,30 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 		return stringError(err, e.rows)
 	}
 	return sessionError(ctx, txn.Update(ctx, st, old, new))
+}
+
+// updateKeyless writes, in a multiple-table UPDATE, every row of a
+// table without a primary key that holds old's content and that the
+// statement has not written (storage's UpdateUnwritten): GMS passes each
+// old content once, and again when a later joined row brings a row the
+// statement wrote. The rows written beyond the one GMS counted are added
+// to the statement's counts, a content found written already taken off.
+func (e *editor) updateKeyless(ctx *sql.Context, txn *storage.Txn, st *storage.Table, old, new sql.Row) error {
+	e.rows++
+	new = fitTimeFSP(ctx, st, new)
+	if err := keys.CheckRow(st.Schema, old, new); err != nil {
+		return stringError(err, e.rows)
+	}
+	n, err := txn.UpdateUnwritten(ctx, st, old, new, e.joinDone)
+	if s, ok := ctx.Session.(*Session); ok {
+		switch {
+		case n == 0 && err == nil:
+			s.fewerAffected++
+		case n > 1:
+			s.moreAffected += uint64(n - 1)
+		}
+	}
+	return sessionError(ctx, err)
 }
 
 func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {

@@ -1,0 +1,210 @@
+package sqlengine
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// A multiple-table UPDATE (UPDATE t1, t2 SET ... / UPDATE t1 JOIN t2
+// ...) of a table without a primary key: GMS refuses it ("keyless tables
+// unsupported for UPDATE JOIN", in its planner when the join is the
+// statement's top node, in its analyzer otherwise), since it tells the
+// rows a join brings apart by content alone and rows of equal content
+// would be written once. Petrel's keyless rows have hidden keys; its
+// editor writes every row of a content the join matched, each once
+// (editor.updateKeyless). So a WHERE-less multiple-table UPDATE of such
+// a table gets WHERE TRUE when parsed (its join is then under a filter:
+// the analyzer's path), and keylessUpdateJoin gives GMS's UPDATE its join
+// editors before GMS's modifyUpdateExprsForJoin refuses them.
+
+const keylessJoinRuleID analyzer.RuleId = 1095
+
+var keylessJoinOnce sync.Once
+
+// installKeylessJoinRule puts keylessUpdateJoin before GMS's
+// modifyUpdateExprsForJoin, once per process.
+func installKeylessJoinRule() {
+	keylessJoinOnce.Do(func() {
+		analyzer.OnceAfterDefault = insertAfter(analyzer.OnceAfterDefault, "assignRoutines", analyzer.Rule{Id: keylessJoinRuleID, Apply: keylessUpdateJoin})
+	})
+}
+
+// keylessJoinWhere is whereForJoinUpdates over a statement parsed in
+// ctx's session, its unqualified names in the current database.
+func keylessJoinWhere(ctx context.Context, st ast.Statement) {
+	if c, ok := ctx.(*sql.Context); ok && c != nil {
+		whereForJoinUpdates(c, c.GetCurrentDatabase(), st)
+	}
+}
+
+// whereForJoinUpdates gives every multiple-table UPDATE in st without a
+// WHERE clause, one of whose tables has no primary key, the clause
+// WHERE TRUE, which selects the same rows. (Only those: under a filter
+// GMS reads the targets' CHECK constraints over all the join's columns,
+// where a column name both tables have is ambiguous.)
+func whereForJoinUpdates(ctx *sql.Context, db string, st ast.Statement) {
+	if st == nil {
+		return
+	}
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		u, ok := n.(*ast.Update)
+		if !ok || u.Where != nil || !joinedTables(u.TableExprs) || !keylessTableIn(ctx, db, u.TableExprs) {
+			return true, nil
+		}
+		u.Where = ast.NewWhere(ast.WhereStr, ast.BoolVal(true))
+		return true, nil
+	}, st)
+}
+
+// keylessTableIn reports whether te names a table without a primary key
+// (a temporary table of the session's first), unqualified names in db.
+func keylessTableIn(ctx *sql.Context, db string, te ast.TableExprs) bool {
+	s := ctxSession(ctx)
+	if s == nil || s.eng == nil {
+		return false
+	}
+	found := false
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		tn, ok := n.(ast.TableName)
+		if !ok || found {
+			return !found, nil
+		}
+		d := db
+		if !tn.DbQualifier.IsEmpty() {
+			d = tn.DbQualifier.String()
+		}
+		if r := s.temps[tempKey(d, tn.Name.String())]; r != nil {
+			found = len(r.t.Def.PK) == 0
+		} else if t := s.eng.store.Catalog().Table(d, tn.Name.String()); t != nil {
+			found = len(t.Def.PK) == 0
+		}
+		return !found, nil
+	}, te)
+	return found
+}
+
+// joinedTables reports whether an UPDATE's table list is more than one
+// table.
+func joinedTables(te ast.TableExprs) bool {
+	if len(te) > 1 {
+		return true
+	}
+	if len(te) == 1 {
+		_, ok := te[0].(*ast.JoinTableExpr)
+		return ok
+	}
+	return false
+}
+
+// keylessUpdateJoin is the analyzer rule: an UPDATE over a join whose
+// targets include a table without a primary key gets GMS's UpdateJoin
+// with the targets' editors (which GMS's rule, finding it in place,
+// leaves as it is).
+func keylessUpdateJoin(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		u, ok := n.(*plan.Update)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		us, ok := u.Child.(*plan.UpdateSource)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		var join sql.Node
+		transform.Inspect(us, func(x sql.Node) bool {
+			if _, ok := x.(*plan.JoinNode); ok && join == nil {
+				join = x
+			}
+			return join == nil
+		})
+		if join == nil {
+			return n, transform.SameTree, nil
+		}
+		tables := joinTables(join)
+		targets := map[string]*Table{}
+		keyless := false
+		for _, e := range us.UpdateExprs {
+			sf, ok := e.(*expression.SetField)
+			if !ok {
+				continue
+			}
+			gf, ok := sf.LeftChild.(*expression.GetField)
+			if !ok {
+				return n, transform.SameTree, nil
+			}
+			name := strings.ToLower(gf.Table())
+			tb, ok := tables[name]
+			if !ok {
+				// Not a Petrel table: GMS's rule decides.
+				return n, transform.SameTree, nil
+			}
+			targets[name] = tb
+			keyless = keyless || len(tb.t.Def.PK) == 0
+		}
+		if !keyless {
+			return n, transform.SameTree, nil
+		}
+		updaters := make(map[string]sql.RowUpdater, len(targets))
+		for name, tb := range targets {
+			updaters[name] = tb.Updater(ctx)
+		}
+		nu, err := u.WithChildren(plan.NewUpdateJoin(updaters, us))
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		return nu, transform.NewTree, nil
+	})
+}
+
+// joinTables maps the names a join's rows know its Petrel tables by
+// (their aliases, else their names; lower case) to the tables.
+func joinTables(join sql.Node) map[string]*Table {
+	out := map[string]*Table{}
+	transform.Inspect(join, func(x sql.Node) bool {
+		switch x := x.(type) {
+		case *plan.TableAlias:
+			if tb := firstPetrelTable(x.Child); tb != nil {
+				out[strings.ToLower(x.Name())] = tb
+			}
+			return false
+		case *plan.ResolvedTable:
+			if tb, ok := resolvedPetrelTable(x); ok {
+				out[strings.ToLower(tb.Name())] = tb
+			}
+		case *plan.IndexedTableAccess:
+			if tb := firstPetrelTable(x.TableNode); tb != nil {
+				out[strings.ToLower(tb.Name())] = tb
+			}
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// firstPetrelTable is the first Petrel table under n.
+func firstPetrelTable(n sql.Node) *Table {
+	var tb *Table
+	transform.Inspect(n, func(x sql.Node) bool {
+		if tb != nil {
+			return false
+		}
+		if ita, ok := x.(*plan.IndexedTableAccess); ok {
+			tb = firstPetrelTable(ita.TableNode)
+			return false
+		}
+		if t, ok := resolvedPetrelTable(x); ok {
+			tb = t
+		}
+		return tb == nil
+	})
+	return tb
+}
