@@ -384,20 +384,20 @@ func orderedLookup(ctx *sql.Context, ita *plan.IndexedTableAccess, fields sql.So
 	if !ita.IsStatic() || len(fields) == 0 {
 		return ita, false, nil
 	}
-	lookup, err := ita.GetLookup(ctx, nil)
+	lk, err := ita.GetLookup(ctx, nil)
 	if err != nil {
 		return ita, false, nil
 	}
-	ix, ok := lookup.Index.(*Index)
-	ranges, rok := lookup.Ranges.(sql.MySQLRangeCollection)
-	if !ok || !rok || len(ranges) != 1 || lookup.IsReverse || lookup.IsEmptyRange {
+	ix, ok := lk.Index.(*Index)
+	ranges, rok := lk.Ranges.(sql.MySQLRangeCollection)
+	if !ok || !rok || len(ranges) != 1 || lk.IsReverse || lk.IsEmptyRange {
 		return ita, false, nil
 	}
 	desc := fields[0].Order == sql.Descending
 	ords := ix.extendedOrds()
 	// fixed: the leading columns the range holds to one value.
 	fixed := 0
-	for fixed < len(ranges[0]) && fixed < len(ords) && pointColumn(ctx, ranges[0][fixed]) {
+	for fixed < len(ranges[0]) && fixed < len(ords) && lookup.PointColumn(ctx, ranges[0][fixed]) {
 		fixed++
 	}
 	sch := ix.t.t.Schema
@@ -414,27 +414,12 @@ func orderedLookup(ctx *sql.Context, ita *plan.IndexedTableAccess, fields sql.So
 	if !desc {
 		return ita, true, nil
 	}
-	rev := sql.NewIndexLookup(lookup.Index, ranges, lookup.IsPointLookup, lookup.IsEmptyRange, lookup.IsSpatialLookup, true)
+	rev := sql.NewIndexLookup(lk.Index, ranges, lk.IsPointLookup, lk.IsEmptyRange, lk.IsSpatialLookup, true)
 	nn, err := plan.NewStaticIndexedAccessForTableNode(ctx, ita.TableNode, rev)
 	if err != nil {
 		return ita, false, err
 	}
 	return nn, true, nil
-}
-
-// pointColumn reports whether a range column expression holds its column
-// to one non-NULL value ([v, v]).
-func pointColumn(ctx *sql.Context, ce sql.MySQLRangeColumnExpr) bool {
-	lb, ok := ce.LowerBound.(sql.Below)
-	if !ok {
-		return false
-	}
-	ub, ok := ce.UpperBound.(sql.Above)
-	if !ok || lb.Key == nil || ub.Key == nil || ce.Typ == nil {
-		return false
-	}
-	c, err := ce.Typ.Compare(ctx, lb.Key, ub.Key)
-	return err == nil && c == 0
 }
 
 // memoSubqueries wraps the correlated scalar subqueries of a read-only

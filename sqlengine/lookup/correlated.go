@@ -219,7 +219,7 @@ func OuterIndexLookups(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope
 		}
 		name, tb := FilteredTable(f.Child)
 		if tb == nil {
-			return n, transform.SameTree, nil
+			return staticLookupExtended(ctx, f)
 		}
 		eqs := TableEqualities(tb, name, expression.SplitConjunction(f.Expression), false)
 		ix, k := BestPrefix(tb, eqs)
