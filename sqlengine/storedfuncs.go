@@ -65,14 +65,21 @@ func (e *Engine) registerFunctionStatements() {
 	})
 	e.RegisterAdmin(showCreateFunction, 0, e.showCreateFunction)
 	e.RegisterAdmin(showFunctionStatus, 0, e.showFunctionStatus)
+	e.registerRoutineStatements() // routinealter.go
 }
 
-// isRoutineStatement reports CREATE or DROP FUNCTION, which
-// routineStatement runs (the replica's applier asks).
-func isRoutineStatement(q string) bool { return storedfn.IsCreate(q) || storedfn.IsDrop(q) }
+// isRoutineStatement reports CREATE or DROP FUNCTION or ALTER PROCEDURE
+// or FUNCTION, which routineStatement runs (the replica's applier asks).
+func isRoutineStatement(q string) bool {
+	return storedfn.IsCreate(q) || storedfn.IsDrop(q) || storedfn.IsAlter(q)
+}
 
-// routineStatement runs CREATE FUNCTION or DROP FUNCTION q in s.
+// routineStatement runs CREATE FUNCTION or DROP FUNCTION q in s (or an
+// ALTER PROCEDURE or FUNCTION).
 func (e *Engine) routineStatement(ctx context.Context, s *Session, q string) error {
+	if storedfn.IsAlter(q) {
+		return e.alterRoutine(ctx, s, q) // routinealter.go
+	}
 	q = strings.TrimRight(strings.TrimSpace(q), "; \t\r\n")
 	s.ClearWarnings()
 	sctx := e.NewContext(ctx, s)

@@ -28,6 +28,7 @@ const (
 	ErHandshake                = 1043 // ER_HANDSHAKE_ERROR
 	ErUnknownCom               = 1047 // ER_UNKNOWN_COM_ERROR
 	ErUnknownStmtHandler       = 1243 // ER_UNKNOWN_STMT_HANDLER
+	ErFeatureDisabled          = 1289 // ER_FEATURE_DISABLED (a debug build's statement)
 	ErDiskFull                 = 1021 // ER_DISK_FULL
 	ErErrorOnWrite             = 1026 // ER_ERROR_ON_WRITE
 	ErGetErrno                 = 1030 // ER_GET_ERRNO

@@ -14,6 +14,7 @@ import (
 //	parse       a CREATE FUNCTION: its parts, then its hidden procedure
 //	drop        a DROP FUNCTION
 //	end         where the first statement of a text ends (the rest after |)
+//	alter       an ALTER PROCEDURE or FUNCTION, and a CREATE it changes
 //	is          IsCreate and IsDrop
 func TestStatements(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
@@ -45,6 +46,26 @@ func TestStatements(t *testing.T) {
 			case "end":
 				n := StatementEnd(in)
 				return in[:n] + "\n|" + in[n:] + "\n"
+			case "alter":
+				// The ALTER, then the statement it changes after a line "|".
+				stmt, create, _ := strings.Cut(in, "\n|\n")
+				a, err := ParseAlter(stmt)
+				if err != nil {
+					return fmt.Sprintf("error %T: %v\n", err, err)
+				}
+				cm := "<unchanged>"
+				if a.Comment != nil {
+					cm = fmt.Sprintf("%q", *a.Comment)
+				}
+				out := fmt.Sprintf("function=%v db=%s name=%s comment=%s access=%s security=%s\n", a.Function, a.Database, a.Name, cm, a.DataAccess, a.Security)
+				if create != "" {
+					c, err := a.Apply(create)
+					if err != nil {
+						return out + fmt.Sprintf("apply error %T: %v\n", err, err)
+					}
+					out += c + "\n"
+				}
+				return out
 			case "is":
 				return fmt.Sprintf("create=%v drop=%v\n", IsCreate(in), IsDrop(in))
 			}
