@@ -984,6 +984,30 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// FORMAT of a DOUBLE keeps all its digits and rounds as ROUND does
+	// (functions/format.go; FORMAT(1e20, 2) was 7,766,279,631,452,241,920.00);
+	// integer DIV is exact over BIGINT UNSIGNED (arith/intarith.go; it
+	// failed with 1105); ABS and POW out of range are 1690, POW of an
+	// integer exponent correctly rounded (functions/numfuncs.go).
+	for _, q := range []string{
+		"SELECT FORMAT(1e20, 2), FORMAT(123456.789e0, 2), FORMAT(-1e15, 0), FORMAT(2.5e0, 0), FORMAT(0.125e0, 2), FORMAT(-0.001e0, 2), FORMAT(1234.5e0, -1), FORMAT('12345.678', 1), FORMAT(1e-7, 10)",
+		"SELECT FORMAT(12345.678, 2), FORMAT(1234567, 0), FORMAT('abc', 2), FORMAT(NULL, 2), FORMAT(1e20, NULL), FORMAT(-123456.5e0, 0), FORMAT(999.995e0, 2), FORMAT(1.5e300, 1) = CONCAT('1,500', REPEAT(',000', 99), '.0')",
+		"SELECT 18446744073709551615 DIV 1, 18446744073709551615 DIV 2, 9223372036854775808 DIV 1, -7 DIV 2, 7 DIV -2, 7.5 DIV 2, -7 DIV CAST(10 AS UNSIGNED)",
+		"SELECT 1 DIV 0", "SELECT -9223372036854775808 DIV -1", "SELECT -1 DIV CAST(1 AS UNSIGNED)",
+		"SELECT ABS(-9223372036854775808)", "SELECT ABS(-9223372036854775807), ABS(18446744073709551615), ABS(-5), ABS(-2.5), ABS(NULL), ABS('-3'), ABS('-2.5x')",
+		"SELECT POW(10, 400)", "SELECT POWER(-8, 1/3)", "SELECT POW(0, -1)",
+		"SELECT POW(2, 2), POW(10, 308), POW(10, -5), POW(2, 0.5), POW(-2, 3), POW(1.1, 2), POW(0, 0), POW(NULL, 1), POW('2', '3'), POW(10, -320)",
+	} {
+		add("strict", q)
+	}
+	quiet("CREATE TABLE t_udiv (id INT PRIMARY KEY, u BIGINT UNSIGNED, i BIGINT)")
+	quiet("INSERT INTO t_udiv VALUES (1, 18446744073709551615, -9223372036854775808), (2, 10, 7), (3, NULL, 0)")
+	for _, q := range []string{
+		"SELECT id, u DIV 3, u DIV i, i DIV 2 FROM t_udiv WHERE id > 1 ORDER BY id", "SELECT u DIV 1, u DIV 10 FROM t_udiv WHERE id = 1",
+		"SELECT ABS(i) FROM t_udiv WHERE id = 1", "SELECT i DIV -1 FROM t_udiv WHERE id = 1",
+	} {
+		add("strict", q)
+	}
 	return out
 }
 

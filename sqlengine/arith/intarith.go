@@ -133,6 +133,14 @@ func (a *intArith) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 				return nil, divisionByZero(ctx)
 			}
 			r = ln % rn // the dividend's sign, as MySQL's
+		case "div":
+			if rn == 0 {
+				return nil, divisionByZero(ctx)
+			}
+			over = ln == math.MinInt64 && rn == -1
+			if !over {
+				r = ln / rn // truncated towards zero, as MySQL's
+			}
 		}
 		if !over {
 			if a.unsigned {
@@ -155,7 +163,7 @@ func (a *intArith) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	} else {
 		r.SetInt64(rn)
 	}
-	if a.op == "%" && r.Sign() == 0 {
+	if (a.op == "%" || a.op == "div") && r.Sign() == 0 {
 		return nil, divisionByZero(ctx)
 	}
 	return a.bigResult(&l, &r)
@@ -202,6 +210,11 @@ func (a *intArith) bigResult(l, r *big.Int) (any, error) {
 			return nil, nil
 		}
 		z.Rem(l, r) // truncated: the dividend's sign
+	case "div":
+		if r.Sign() == 0 {
+			return nil, nil
+		}
+		z.Quo(l, r) // truncated towards zero
 	default:
 		z.Mul(l, r)
 	}
@@ -260,6 +273,16 @@ func intMod(m *expression.Mod) *intArith {
 		return nil
 	}
 	return &intArith{left: m.LeftChild, right: m.RightChild, op: "%", unsigned: types.IsUnsigned(lt)}
+}
+
+// intDiv is d as an intArith when both operands are integers, else nil:
+// unsigned when either is, as MySQL's DIV.
+func intDiv(d *expression.IntDiv) *intArith {
+	lt, rt := d.LeftChild.Type(), d.RightChild.Type()
+	if !IsIntegerType(lt) || !IsIntegerType(rt) {
+		return nil
+	}
+	return &intArith{left: d.LeftChild, right: d.RightChild, op: "div", unsigned: types.IsUnsigned(lt) || types.IsUnsigned(rt)}
 }
 
 // IsIntegerType: the integer types, not BIT, YEAR or booleans' TINYINT(1)
@@ -324,6 +347,16 @@ func operator(ctx *sql.Context, e sql.Expression, divErrors bool) (sql.Expressio
 				return divStrict{Expression: im, divisor: im.right}, transform.NewTree, nil
 			}
 			return im, transform.NewTree, nil
+		}
+	}
+	if d, ok := e.(*expression.IntDiv); ok {
+		// Integer DIV is exact over BIGINT UNSIGNED too (GMS read the
+		// operands as int64: 18446744073709551615 DIV 1 failed).
+		if id := intDiv(d); id != nil {
+			if divErrors {
+				return divStrict{Expression: id, divisor: id.right}, transform.NewTree, nil
+			}
+			return id, transform.NewTree, nil
 		}
 	}
 	if d, ok := e.(*expression.Div); ok {

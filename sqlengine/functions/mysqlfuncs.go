@@ -36,6 +36,8 @@ import (
 //     UTC_TIMESTAMP's precision, FROM_UNIXTIME's fraction, OCT
 //     (miscfuncs.go);
 //   - SIGN, CEIL and FLOOR of DECIMALs and fractions (numfuncs.go);
+//   - FORMAT of a DOUBLE (format.go);
+//   - ABS and POW out of range, 1690; POW correctly rounded (numfuncs.go);
 //   - INSERT, MAKE_SET, EXPORT_SET, MAKEDATE and UTC_TIME, which GMS
 //     lacks (morefuncs.go);
 //   - VARIANCE, STDDEV and their kin typed DOUBLE, as MySQL 8's (variance.go);
@@ -74,6 +76,10 @@ func MySQL() []sql.Function {
 		sql.Function1{Name: "ceil", Fn: newCeil},                  // numfuncs.go
 		sql.Function1{Name: "ceiling", Fn: newCeil},               // numfuncs.go
 		sql.Function1{Name: "floor", Fn: newFloor},                // numfuncs.go
+		sql.Function1{Name: "abs", Fn: newAbs},                    // numfuncs.go
+		sql.Function2{Name: "pow", Fn: newPow},                    // numfuncs.go
+		sql.Function2{Name: "power", Fn: newPow},                  // numfuncs.go
+		sql.FunctionN{Name: "format", Fn: newFormat},              // format.go
 		sql.FunctionN{Name: "insert", Fn: newInsertFunc},          // morefuncs.go
 		sql.FunctionN{Name: "make_set", Fn: newMakeSet},
 		sql.FunctionN{Name: "export_set", Fn: newExportSet},

@@ -2,11 +2,14 @@ package functions
 
 import (
 	"math"
+	"math/big"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/shopspring/decimal"
+
+	"petrel/internal/mysqlerr"
 )
 
 // SIGN, CEIL and FLOOR as MySQL's.
@@ -122,4 +125,89 @@ func intValType(x sql.Expression) sql.Type {
 		return types.Float64
 	}
 	return nil
+}
+
+// ABS of BIGINT's least value and POW beyond DOUBLE's range are error
+// 1690 (ER_DATA_OUT_OF_RANGE), as MySQL's: GMS gave
+// ABS(-9223372036854775808) as itself and POW(10, 400) as NULL. POW of
+// an integer exponent is the correctly rounded power (Go's math.Pow
+// multiplies: POW(10, 308) was 1.0000000000000006e308).
+
+func newAbs(x sql.Expression) sql.Expression {
+	d := &delegate{name: "abs", args: []sql.Expression{x}, gms: function.NewAbsVal(x), mk: func(args ...sql.Expression) (sql.Expression, error) {
+		return newAbs(args[0]), nil
+	}, eval: func(ctx *sql.Context, row sql.Row, args []sql.Expression) (any, bool, error) {
+		text := types.IsText(args[0].Type())
+		if !types.IsSigned(args[0].Type()) && !text {
+			return nil, false, nil
+		}
+		v, err := args[0].Eval(ctx, row)
+		if err != nil || v == nil {
+			return nil, true, err
+		}
+		if s, ok := v.(string); ok && text {
+			// A DOUBLE, as MySQL reads text in a number's place (GMS
+			// gave NULL).
+			return math.Abs(textDouble(ctx, s)), true, nil
+		}
+		if n, ok := v.(int64); ok && n == math.MinInt64 {
+			return nil, true, mysqlerr.New(mysqlerr.ErDataOutOfRange, "BIGINT value is out of range in 'abs(%s)'", args[0])
+		}
+		return nil, false, nil
+	}}
+	if types.IsText(x.Type()) {
+		d.typ = types.Float64
+	}
+	return d
+}
+
+func newPow(x, y sql.Expression) sql.Expression {
+	return &delegate{name: "pow", args: []sql.Expression{x, y}, gms: function.NewPower(x, y), mk: func(args ...sql.Expression) (sql.Expression, error) {
+		return newPow(args[0], args[1]), nil
+	}, typ: types.Float64, eval: func(ctx *sql.Context, row sql.Row, args []sql.Expression) (any, bool, error) {
+		var f [2]float64
+		for i, a := range args {
+			v, err := a.Eval(ctx, row)
+			if err != nil || v == nil {
+				return nil, true, err
+			}
+			if s, ok := v.(string); ok {
+				f[i] = textDouble(ctx, s)
+				continue
+			}
+			c, _, err := types.Float64.Convert(ctx, v)
+			if err != nil {
+				return nil, false, nil
+			}
+			f[i] = c.(float64)
+		}
+		r := power(f[0], f[1])
+		if math.IsInf(r, 0) || math.IsNaN(r) {
+			return nil, true, mysqlerr.New(mysqlerr.ErDataOutOfRange, "DOUBLE value is out of range in 'pow(%s,%s)'", args[0], args[1])
+		}
+		return r, true, nil
+	}}
+}
+
+// power is x^y, correctly rounded for an integer y of at most 1100 (the
+// exact power at 512 bits, rounded once).
+func power(x, y float64) float64 {
+	if y != math.Trunc(y) || math.Abs(y) > 1100 || x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+		return math.Pow(x, y)
+	}
+	n := int64(math.Abs(y))
+	const prec = 512
+	z := new(big.Float).SetPrec(prec).SetFloat64(1)
+	b := new(big.Float).SetPrec(prec).SetFloat64(x)
+	for ; n > 0; n >>= 1 {
+		if n&1 == 1 {
+			z.Mul(z, b)
+		}
+		b.Mul(b, b)
+	}
+	if y < 0 {
+		z.Quo(new(big.Float).SetPrec(prec).SetFloat64(1), z)
+	}
+	r, _ := z.Float64()
+	return r
 }
