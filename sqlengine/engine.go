@@ -188,6 +188,7 @@ func New(opts Options) (*Engine, error) {
 	installRoutineParser()   // routineparse.go
 	installServerScopeRule() // serverscope.go
 	installKeylessJoinRule() // keylessjoin.go
+	installDMLExistsRule()   // dmlexists.go
 	a := analyzer.NewDefault(e.prov)
 	e.stats = planstats.New(planstats.Options{
 		Store: opts.Store, Log: opts.Logger, TableOf: e.prov.tableOf,
