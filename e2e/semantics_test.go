@@ -1008,6 +1008,20 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// An aggregate over an ordered window frames the current row's peers
+	// too (MySQL's default RANGE frame; functions/windowframe.go): GMS
+	// framed ROWS, so a running SUM over a tie gave the first tied row a
+	// partial sum, and its explicit RANGE frame took the whole partition
+	// when the ORDER BY column held a NULL.
+	quiet("CREATE TABLE t_wf (id INT PRIMARY KEY, a INT, b INT, d DECIMAL(6,2))")
+	quiet("INSERT INTO t_wf VALUES (1, 1, 1, 1.50), (2, 1, 2, 2.25), (3, 2, 1, 1.50), (4, NULL, 1, NULL), (5, 2, 1, 3.00), (6, NULL, 2, 0.75)")
+	for _, q := range []string{
+		"SELECT id, SUM(id) OVER (ORDER BY a) s1, SUM(id) OVER (ORDER BY a DESC) s2, SUM(id) OVER (ORDER BY a, b) s3, SUM(id) OVER (PARTITION BY b ORDER BY a) s4, COUNT(*) OVER (ORDER BY a) c, AVG(id) OVER (ORDER BY a) av, MIN(id) OVER (ORDER BY a DESC) mi, MAX(id) OVER (ORDER BY b) ma FROM t_wf ORDER BY id",
+		"SELECT id, SUM(id) OVER (ORDER BY a RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) s1, SUM(id) OVER (ORDER BY a DESC RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) s2, SUM(d) OVER (ORDER BY d) s3 FROM t_wf ORDER BY id",
+		"SELECT id, MAX(b) OVER (ORDER BY a) mb, MIN(b) OVER (ORDER BY a DESC) nb, RANK() OVER (ORDER BY a) rk, SUM(a) OVER () st FROM t_wf ORDER BY id",
+	} {
+		add("strict", q)
+	}
 	return out
 }
 

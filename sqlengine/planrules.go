@@ -82,6 +82,8 @@ func installAnalyzerRules() {
 		// Functions GMS's parser builds without the registry, as MySQL's
 		// (functions/miscfuncs.go).
 		analyzer.OnceBeforeDefault = append(analyzer.OnceBeforeDefault, analyzer.Rule{Id: functions.ParsedFormsRuleID, Apply: functions.ParsedFormsRule})
+		// MySQL's default window frame, peers included (functions/windowframe.go).
+		analyzer.OnceBeforeDefault = append(analyzer.OnceBeforeDefault, analyzer.Rule{Id: functions.PeerFrameRuleID, Apply: functions.PeerFrameRule})
 		// A DELETE without WHERE stays a DELETE (GMS's processTruncate
 		// makes it a truncation, which logs no row: a replica kept the
 		// rows; deleterows.go).
