@@ -43,3 +43,37 @@ func TestCreateSelectAggregatesOfNoRows(t *testing.T) {
 		}
 	}
 }
+
+// CREATE TABLE ... AS SELECT keeps the values it copies: GMS typed the
+// new columns from the select as it built the plan, before Petrel's
+// rules retyped its expressions, so a DATETIME(3) + INTERVAL lost its
+// fraction, a DATE + INTERVAL became a DATETIME, a DECIMAL(10,2) * 2 and
+// COALESCE(int, decimal) refused values past DECIMAL(10,2) (1264), and
+// CONCAT's column compared case-sensitively (utf8mb4_0900_bin).
+func TestCreateSelectKeepsValues(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE DATABASE cv", "USE cv",
+		"CREATE TABLE t (i INT NOT NULL, d DECIMAL(10,2), v VARCHAR(20), dt DATE, ts DATETIME(3))",
+		"INSERT INTO t VALUES (2147483647, 99999999.99, 'Hello', '2024-01-31', '2024-01-31 10:00:00.123')",
+		"CREATE TABLE c AS SELECT ts + INTERVAL 1 SECOND a, dt + INTERVAL 1 DAY b, d * 2 e, d + i f, COALESCE(i, d) g, -i h, CONCAT(v, 'World') k FROM t")
+	got := queryRows(t, db, "SELECT CAST(a AS CHAR), CAST(b AS CHAR), e, f, g, h, k FROM c")
+	want := [][]string{{"2024-01-31 10:00:01.123000", "2024-02-01", "199999999.98", "2247483646.99", "2147483647.00", "-2147483647", "HelloWorld"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("copied values: %v, want %v", got, want)
+	}
+	if got := queryRows(t, db, "SELECT COALESCE(i, d), COALESCE(NULL, 2, 1.5) FROM t"); !reflect.DeepEqual(got, [][]string{{"2147483647.00", "2.0"}}) {
+		t.Errorf("COALESCE over an INT and a DECIMAL: %v", got) // was 1105 Out of range
+	}
+	if n := queryRows(t, db, "SELECT COUNT(*) FROM c WHERE k = 'helloworld'"); n[0][0] != "1" {
+		t.Errorf("CONCAT's column compares case-sensitively: %v rows", n)
+	}
+	var types []string
+	for _, r := range queryRows(t, db, "SHOW COLUMNS FROM c") {
+		types = append(types, r[0]+":"+r[1])
+	}
+	if want := []string{"a:datetime(6)", "b:date", "e:decimal(11,2)", "f:decimal(13,2)", "g:decimal(12,2)", "h:bigint", "k:longtext"}; !reflect.DeepEqual(types, want) {
+		t.Errorf("column types: %v, want %v", types, want)
+	}
+}

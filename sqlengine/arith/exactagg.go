@@ -331,6 +331,7 @@ func ExactSums(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, 
 		// CREATE TABLE ... AS SELECT: the select was analysed (and its
 		// sums replaced) on its own, before GMS made this node.
 		retypeCreateSelect(tc)
+		widenCreateSelect(ctx, tc)
 		nullableCreateSelect(tc)
 		renameCreateSelect(ctx, tc)
 		return n, transform.SameTree, nil
@@ -397,6 +398,17 @@ func retypeCreateSelect(tc *plan.TableCopier) {
 		return
 	}
 	for i, c := range cols {
+		if analysedType(c.Type, sel[i].Type) {
+			// GMS typed the column from the select as it built the plan,
+			// before the analyser's rules (arith, functions) retyped its
+			// expressions: `dt + INTERVAL 1 DAY` stays a DATE, not a
+			// DATETIME; `ts + INTERVAL 1 SECOND` of a DATETIME(3) keeps
+			// its fraction (it was cut to a DATETIME); CASE over an INT
+			// and a DECIMAL(10,2) is a DECIMAL(12,2), `-i` a BIGINT.
+			c.Type = sel[i].Type
+			c.Nullable = c.Nullable || sel[i].Nullable
+			continue
+		}
 		st, dec := sel[i].Type.(sql.DecimalType)
 		if dec && c.Type == types.Float64 {
 			c.Type = sel[i].Type

@@ -62,6 +62,7 @@ func MySQL() []sql.Function {
 		sql.FunctionN{Name: "concat_ws", Fn: newConcatWS},         // timetext.go
 		sql.Function3{Name: "if", Fn: newIf},                      // branchtype.go
 		sql.Function2{Name: "ifnull", Fn: newIfNull},              // branchtype.go
+		sql.FunctionN{Name: "coalesce", Fn: newCoalesce},          // coalesce.go
 		sql.Function1{Name: "sign", Fn: newSign},                  // numfuncs.go
 		sql.FunctionN{Name: "lpad", Fn: newLPad},                  // padfuncs.go
 		sql.Function2{Name: "repeat", Fn: newRepeat},              // miscfuncs.go
