@@ -1,0 +1,60 @@
+package functions
+
+import (
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
+	"github.com/dolthub/go-mysql-server/sql/types"
+)
+
+// curDate is CURDATE() and CURRENT_DATE as MySQL's: a DATE of the
+// session's time zone. GMS's was text of the query time's UTC date, so
+// CURDATE() + 0 read 2026 (the text's leading number; MySQL 20261130),
+// CREATE TABLE ... AS SELECT CURDATE() made a LONGTEXT column, clients
+// were sent a string column, and under `SET time_zone = '+10:00'` it
+// named the day before NOW()'s.
+type curDate struct {
+	name string
+	now  sql.Expression // GMS's NOW(), in the session's time zone
+}
+
+var _ sql.FunctionExpression = (*curDate)(nil)
+
+func newCurDate(name string) func() sql.Expression {
+	return func() sql.Expression {
+		now, _ := function.NewNow()
+		return &curDate{name: name, now: now}
+	}
+}
+
+func (c *curDate) Resolved() bool             { return true }
+func (c *curDate) String() string             { return c.name + "()" }
+func (c *curDate) Type() sql.Type             { return types.Date }
+func (c *curDate) IsNullable() bool           { return false }
+func (c *curDate) IsNonDeterministic() bool   { return true }
+func (c *curDate) Children() []sql.Expression { return nil }
+func (c *curDate) FunctionName() string       { return c.name }
+func (c *curDate) Description() string        { return "returns the current date." }
+func (c *curDate) CollationCoercibility(*sql.Context) (sql.CollationID, byte) {
+	return sql.Collation_binary, 5
+}
+
+func (c *curDate) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 0 {
+		return nil, sql.ErrInvalidChildrenNumber.New(c, len(children), 0)
+	}
+	return c, nil
+}
+
+func (c *curDate) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := c.now.Eval(ctx, row)
+	if err != nil {
+		return nil, err
+	}
+	t, ok := v.(time.Time)
+	if !ok {
+		return nil, sql.ErrInvalidType.New(v)
+	}
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC), nil
+}
