@@ -606,7 +606,7 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 	}
 	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, q, st)
-	keylessJoinWhere(ctx, st) // keylessjoin.go
+	joinDMLRewrites(ctx, st) // keylessjoin.go
 	noteStatement(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
@@ -626,7 +626,7 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 	}
 	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, q, st)
-	keylessJoinWhere(ctx, st) // keylessjoin.go
+	joinDMLRewrites(ctx, st) // keylessjoin.go
 	noteStatement(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
@@ -643,7 +643,7 @@ func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.P
 	}
 	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, q, st)
-	keylessJoinWhere(ctx, st) // keylessjoin.go
+	joinDMLRewrites(ctx, st) // keylessjoin.go
 	noteStatement(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)

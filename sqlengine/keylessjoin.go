@@ -37,11 +37,13 @@ func installKeylessJoinRule() {
 	})
 }
 
-// keylessJoinWhere is whereForJoinUpdates over a statement parsed in
-// ctx's session, its unqualified names in the current database.
-func keylessJoinWhere(ctx context.Context, st ast.Statement) {
+// joinDMLRewrites are whereForJoinUpdates and semiJoinDeletes
+// (deletejoin.go) over a statement parsed in ctx's session, its
+// unqualified names in the current database.
+func joinDMLRewrites(ctx context.Context, st ast.Statement) {
 	if c, ok := ctx.(*sql.Context); ok && c != nil {
 		whereForJoinUpdates(c, c.GetCurrentDatabase(), st)
+		semiJoinDeletes(c, c.GetCurrentDatabase(), st)
 	}
 }
 

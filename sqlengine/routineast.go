@@ -12,7 +12,8 @@ import (
 // normalizeRoutine prepares p's operations for Petrel's interpreter
 // (routinerun.go): DECLAREd variables without a DEFAULT (or with DEFAULT
 // NULL) start at NULL, cursors' SELECTs are marked, and multiple-table
-// UPDATEs get their WHERE (keylessjoin.go). Its variables are
+// UPDATEs and DELETEs are rewritten as when parsed (keylessjoin.go,
+// deletejoin.go). Its variables are
 // read wherever a column name may stand (routinebind.go), so `IF v IS
 // NULL`, CASE, BETWEEN and -v need no rewriting (GMS's interpreter read
 // them in some kinds of expression only: 1054 elsewhere).
@@ -28,7 +29,8 @@ func normalizeRoutine(ctx *sql.Context, n *plan.Call) {
 		db = d.Name() // where the body's names are read (callInItsDatabase)
 	}
 	for _, op := range p.Ops {
-		whereForJoinUpdates(ctx, db, op.PrimaryData)
+		whereForJoinUpdates(ctx, db, op.PrimaryData) // keylessjoin.go
+		semiJoinDeletes(ctx, db, op.PrimaryData)     // deletejoin.go
 	}
 }
 
