@@ -65,6 +65,7 @@ func MySQL() []sql.Function {
 		sql.FunctionN{Name: "coalesce", Fn: newCoalesce},          // coalesce.go
 		sql.Function0{Name: "curdate", Fn: newCurDate("curdate")}, // curdate.go
 		sql.Function0{Name: "current_date", Fn: newCurDate("current_date")},
+		sql.FunctionN{Name: "timestamp", Fn: newTimestampFn},      // timestampfn.go
 		sql.Function1{Name: "sign", Fn: newSign},                  // numfuncs.go
 		sql.FunctionN{Name: "lpad", Fn: newLPad},                  // padfuncs.go
 		sql.Function2{Name: "repeat", Fn: newRepeat},              // miscfuncs.go
