@@ -1022,6 +1022,16 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// Text in division, DIV, MOD, unary minus and numeric functions is
+	// read by its leading number (arith/strnum.go, functions/textnum.go):
+	// '1e2abc' / 1 was 1, ROUND('2.567', 2) 3, SQRT('1e2x') 1366.
+	for _, q := range []string{
+		"SELECT '1e2abc' / 1, '1e2abc' DIV 1, -'1e2abc', '1e2abc' % 7, '10' / 4, '7' DIV '2', -'5', '9' % '4', '1e2abc' / 0",
+		"SELECT FLOOR('1e2x'), CEIL('2.5'), ROUND('1e2x'), ROUND('2.567', 2), SIGN('-1e2x'), SQRT('1e2x'), TRUNCATE('1.99x', 1), MOD('1e2x', 7), LOG('100'), EXP('0'), FLOOR('-2.5')",
+		"SELECT id, b / 2, -b, b DIV 1, FLOOR(b), ROUND(b, 1), SQRT(ABS(b)) FROM t_sn ORDER BY id",
+	} {
+		add("strict", q)
+	}
 	return out
 }
 

@@ -339,6 +339,19 @@ func Operator(ctx *sql.Context, e sql.Expression, divErrors bool) (sql.Expressio
 }
 
 func operator(ctx *sql.Context, e sql.Expression, divErrors bool) (sql.Expression, transform.TreeIdentity, error) {
+	switch e.(type) {
+	case *expression.Div, *expression.IntDiv, *expression.Mod, *expression.UnaryMinus:
+		// Text read as a DOUBLE by its leading number (strnum.go).
+		if ne, ok := textChildrenAsDouble(e); ok {
+			out, _, err := operator(ctx, ne, divErrors)
+			if err == nil && !types.IsFloat(out.Type()) && !IsIntegerType(out.Type()) {
+				// GMS types / and MOD by the literals and columns
+				// under them: a DOUBLE, as MySQL's.
+				out = &doubleResult{Expression: out}
+			}
+			return out, transform.NewTree, err
+		}
+	}
 	if m, ok := e.(*expression.Mod); ok {
 		// Integer MOD is an integer, signed as its dividend (GMS
 		// computed it, and typed it, as a DECIMAL).

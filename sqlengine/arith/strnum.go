@@ -82,6 +82,47 @@ func textOperand(e sql.Expression) bool {
 	return types.IsText(t) && !types.IsBinaryType(t)
 }
 
+// textChildrenAsDouble is e with its text children read through
+// strDouble; ok=false when it has none.
+func textChildrenAsDouble(e sql.Expression) (sql.Expression, bool) {
+	ch := e.Children()
+	out := make([]sql.Expression, len(ch))
+	found := false
+	for i, c := range ch {
+		out[i] = c
+		if textOperand(c) {
+			out[i], found = &strDouble{child: c}, true
+		}
+	}
+	if !found {
+		return e, false
+	}
+	ne, err := e.WithChildren(out...)
+	return ne, err == nil
+}
+
+// doubleResult is its expression typed DOUBLE, its value converted.
+type doubleResult struct{ sql.Expression }
+
+func (d *doubleResult) Type() sql.Type { return types.Float64 }
+
+func (d *doubleResult) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := d.Expression.Eval(ctx, row)
+	if err != nil || v == nil {
+		return v, err
+	}
+	f, _, err := types.Float64.Convert(ctx, v)
+	return f, err
+}
+
+func (d *doubleResult) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	e, err := d.Expression.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	return &doubleResult{Expression: e}, nil
+}
+
 // textAsDouble is arithmetic ar with its text operands read through
 // strDouble; ok=false when it has none.
 func textAsDouble(ar *expression.Arithmetic) (*expression.Arithmetic, bool) {

@@ -36,6 +36,7 @@ import (
 //     UTC_TIMESTAMP's precision, FROM_UNIXTIME's fraction, OCT
 //     (miscfuncs.go);
 //   - SIGN, CEIL and FLOOR of DECIMALs and fractions (numfuncs.go);
+//   - text arguments of numeric functions read as DOUBLEs (textnum.go);
 //   - FORMAT of a DOUBLE (format.go);
 //   - ABS and POW out of range, 1690; POW correctly rounded (numfuncs.go);
 //   - INSERT, MAKE_SET, EXPORT_SET, MAKEDATE and UTC_TIME, which GMS
@@ -48,7 +49,7 @@ import (
 
 // MySQL is the functions sqlengine registers over GMS's.
 func MySQL() []sql.Function {
-	return []sql.Function{
+	return withTextNumbers([]sql.Function{
 		sql.FunctionN{Name: "round", Fn: newMySQLRound},
 		sql.Function2{Name: "truncate", Fn: newTruncate},
 		sql.Function2{Name: "period_add", Fn: newPeriodAdd},
@@ -106,7 +107,18 @@ func MySQL() []sql.Function {
 			}
 			return newAssignUserVar(args[0], args[1])
 		}},
-	}
+		sql.Function1{Name: "sqrt", Fn: function.NewSqrt}, // text arguments: textnum.go
+		sql.Function1{Name: "exp", Fn: function.NewExp},
+		sql.Function1{Name: "ln", Fn: function.NewLogBaseFunc(math.E)},
+		sql.FunctionN{Name: "log", Fn: function.NewLog},
+		sql.Function1{Name: "log10", Fn: function.NewLogBaseFunc(10)},
+		sql.Function1{Name: "log2", Fn: function.NewLogBaseFunc(2)},
+		sql.Function1{Name: "sin", Fn: function.NewSin},
+		sql.Function1{Name: "cos", Fn: function.NewCos},
+		sql.Function1{Name: "tan", Fn: function.NewTan},
+		sql.Function1{Name: "degrees", Fn: function.NewDegrees},
+		sql.Function1{Name: "radians", Fn: function.NewRadians},
+	})
 }
 
 // delegate is a function expression answered by GMS's own expression
