@@ -1032,6 +1032,18 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// SEC_TO_TIME and MAKETIME, which GMS lacked (1305;
+	// functions/timefuncs.go), and TIMESTAMP(date, time), which it refused
+	// (1105; functions/timestampfn.go).
+	for _, q := range []string{
+		"SELECT SEC_TO_TIME(3661), SEC_TO_TIME(-3661.5), SEC_TO_TIME(0), SEC_TO_TIME(NULL), SEC_TO_TIME(1.5e0), SEC_TO_TIME('3661'), SEC_TO_TIME(3661) + 0, TIME_TO_SEC(SEC_TO_TIME(4000)), LENGTH(SEC_TO_TIME(1.25))",
+		"SELECT SEC_TO_TIME(3020400)", "SELECT SEC_TO_TIME(-99999999)",
+		"SELECT MAKETIME(10, 11, 12), MAKETIME(10, 11, 12.5), MAKETIME(-1, 0, 0), MAKETIME(839, 0, 0), MAKETIME(10, 60, 0), MAKETIME(NULL, 1, 1), MAKETIME(100, 30, 5)",
+		"SELECT TIMESTAMP('2024-02-29', '10:00:00'), TIMESTAMP('2024-02-29 23:00:00', '02:00:00'), TIMESTAMP('2024-02-29'), TIMESTAMP('2024-02-29 10:00:00', '-01:00:00'), TIMESTAMP(NULL, '01:00:00')",
+		"SELECT id, SEC_TO_TIME(SUM(a) * 100), SEC_TO_TIME(AVG(a)) FROM t_wf GROUP BY id ORDER BY id",
+	} {
+		add("strict", q)
+	}
 	return out
 }
 

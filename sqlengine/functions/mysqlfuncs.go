@@ -40,7 +40,7 @@ import (
 //   - FORMAT of a DOUBLE (format.go);
 //   - ABS and POW out of range, 1690; POW correctly rounded (numfuncs.go);
 //   - INSERT, MAKE_SET, EXPORT_SET, MAKEDATE and UTC_TIME, which GMS
-//     lacks (morefuncs.go);
+//     lacks (morefuncs.go); SEC_TO_TIME and MAKETIME (timefuncs.go);
 //   - VARIANCE, STDDEV and their kin typed DOUBLE, as MySQL 8's (variance.go);
 //   - IF and IFNULL typed as MySQL aggregates their branches, with CASE
 //     through BranchTypeRule (branchtype.go);
@@ -89,6 +89,8 @@ func MySQL() []sql.Function {
 		sql.FunctionN{Name: "make_set", Fn: newMakeSet},
 		sql.FunctionN{Name: "export_set", Fn: newExportSet},
 		sql.FunctionN{Name: "makedate", Fn: newMakeDate},
+		sql.FunctionN{Name: "sec_to_time", Fn: newSecToTime}, // timefuncs.go
+		sql.FunctionN{Name: "maketime", Fn: newMakeTime},
 		sql.FunctionN{Name: "utc_time", Fn: newUTCTime},
 		sql.Function1{Name: "variance", Fn: newVariance(varPop)}, // variance.go
 		sql.Function1{Name: "var_pop", Fn: newVariance(varPop)},
