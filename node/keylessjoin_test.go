@@ -67,6 +67,14 @@ func TestUpdateJoinKeyless(t *testing.T) {
 	if got, want := rows("SELECT (SELECT GROUP_CONCAT(a ORDER BY a) FROM t3), (SELECT GROUP_CONCAT(x ORDER BY x) FROM t4)"), "[[20,30 101,102]]"; got != want {
 		t.Errorf("after the update of both tables: %s, want %s", got, want)
 	}
+	// A keyless target read by its index.
+	mustExec(t, db, "CREATE TABLE t5 (a INT, b INT, KEY (a))", "INSERT INTO t5 VALUES (101, 0), (101, 0), (7, 0)")
+	if n := exec("UPDATE t5 JOIN t4 ON t5.a = t4.x SET t5.b = t5.b + 1"); n != 2 {
+		t.Errorf("UPDATE t5 JOIN t4: %d rows affected, want 2", n)
+	}
+	if got, want := rows("SELECT a, b FROM t5 ORDER BY a, b"), "[[7 0] [101 1] [101 1]]"; got != want {
+		t.Errorf("t5 after UPDATE t5 JOIN t4: %s, want %s", got, want)
+	}
 }
 
 // TestUpdateJoinKeylessInProcedure: the WHERE-less multiple-table UPDATE

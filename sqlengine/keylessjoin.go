@@ -27,12 +27,21 @@ import (
 
 const keylessJoinRuleID analyzer.RuleId = 1095
 
-var keylessJoinOnce sync.Once
+var (
+	keylessJoinOnce sync.Once
+	// GMS's applyForeignKeys.
+	applyForeignKeysRule analyzer.RuleFunc
+)
 
 // installKeylessJoinRule puts keylessUpdateJoin before GMS's
 // modifyUpdateExprsForJoin, once per process.
 func installKeylessJoinRule() {
 	keylessJoinOnce.Do(func() {
+		for _, r := range analyzer.OnceAfterDefault {
+			if r.Id.String() == "applyForeignKeys" {
+				applyForeignKeysRule = r.Apply
+			}
+		}
 		analyzer.OnceAfterDefault = insertAfter(analyzer.OnceAfterDefault, "assignRoutines", analyzer.Rule{Id: keylessJoinRuleID, Apply: keylessUpdateJoin})
 	})
 }
@@ -107,16 +116,25 @@ func joinedTables(te ast.TableExprs) bool {
 }
 
 // keylessUpdateJoin is the analyzer rule: an UPDATE over a join whose
-// targets include a table without a primary key gets GMS's UpdateJoin
-// with the targets' editors (which GMS's rule, finding it in place,
-// leaves as it is).
-func keylessUpdateJoin(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+// targets include a table without a primary key or in a foreign key
+// gets GMS's UpdateJoin with the targets' editors (which GMS's rule,
+// finding it in place, leaves as it is), a target in a foreign key's
+// behind GMS's foreign-key handler (fkJoinEditor): GMS's gave a
+// multiple-table UPDATE no handler, so it broke foreign keys silently
+// (a child row pointing at no parent, a parent's key changed under its
+// children).
+func keylessUpdateJoin(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qf *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		u, ok := n.(*plan.Update)
 		if !ok {
 			return n, transform.SameTree, nil
 		}
 		us, ok := u.Child.(*plan.UpdateSource)
+		if uj, isJoin := u.Child.(*plan.UpdateJoin); isJoin {
+			// Made by GMS's planner (a join without WHERE): its editors
+			// are made again here.
+			us, ok = uj.Child.(*plan.UpdateSource)
+		}
 		if !ok {
 			return n, transform.SameTree, nil
 		}
@@ -131,6 +149,7 @@ func keylessUpdateJoin(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *pl
 			return n, transform.SameTree, nil
 		}
 		tables := joinTables(join)
+
 		targets := map[string]*Table{}
 		keyless := false
 		for _, e := range us.UpdateExprs {
@@ -151,12 +170,21 @@ func keylessUpdateJoin(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *pl
 			targets[name] = tb
 			keyless = keyless || len(tb.t.Def.PK) == 0
 		}
-		if !keyless {
-			return n, transform.SameTree, nil
-		}
 		updaters := make(map[string]sql.RowUpdater, len(targets))
+		fks := false
 		for name, tb := range targets {
+			h, err := fkJoinEditor(ctx, a, tb, scope, sel, qf)
+			if err != nil {
+				return nil, transform.SameTree, err
+			}
+			if h != nil {
+				updaters[name], fks = h, true
+				continue
+			}
 			updaters[name] = tb.Updater(ctx)
+		}
+		if !keyless && !fks {
+			return n, transform.SameTree, nil
 		}
 		nu, err := u.WithChildren(plan.NewUpdateJoin(updaters, us))
 		if err != nil {
@@ -178,7 +206,7 @@ func joinTables(join sql.Node) map[string]*Table {
 			}
 			return false
 		case *plan.ResolvedTable:
-			if tb, ok := resolvedPetrelTable(x); ok {
+			if tb := petrelTableOf(x); tb != nil {
 				out[strings.ToLower(tb.Name())] = tb
 			}
 		case *plan.IndexedTableAccess:
@@ -203,10 +231,110 @@ func firstPetrelTable(n sql.Node) *Table {
 			tb = firstPetrelTable(ita.TableNode)
 			return false
 		}
-		if t, ok := resolvedPetrelTable(x); ok {
-			tb = t
-		}
+		tb = petrelTableOf(x)
 		return tb == nil
 	})
 	return tb
+}
+
+// petrelTableOf is n's Petrel table when n is a ResolvedTable of one, read
+// whole or by an index (indexedTable), nil otherwise.
+func petrelTableOf(n sql.Node) *Table {
+	if tb, ok := resolvedPetrelTable(n); ok { // groupstream.go
+		return tb
+	}
+	if rt, ok := n.(*plan.ResolvedTable); ok {
+		if it, ok := rt.Table.(*indexedTable); ok {
+			return it.Table
+		}
+	}
+	return nil
+}
+
+// fkJoinEditor is the editor a multiple-table UPDATE writes target tb
+// through when tb is in a foreign key (and foreign_key_checks is on):
+// GMS's foreign-key handler, made by GMS's own rule for a single-table
+// UPDATE of tb, behind joinOnce. nil when tb is in no foreign key.
+func fkJoinEditor(ctx *sql.Context, a *analyzer.Analyzer, tb *Table, scope *plan.Scope, sel analyzer.RuleSelector, qf *sql.QueryFlags) (sql.RowUpdater, error) {
+	if applyForeignKeysRule == nil {
+		return nil, nil
+	}
+	out, _, err := applyForeignKeysRule(ctx, a, plan.NewUpdate(plan.NewResolvedTable(tb, tb.db, nil), false, nil), scope, sel, qf)
+	if err != nil {
+		return nil, err
+	}
+	u, ok := out.(*plan.Update)
+	if !ok {
+		return nil, nil
+	}
+	h, ok := u.Child.(*plan.ForeignKeyHandler)
+	if !ok {
+		return nil, nil
+	}
+	fe, ok := h.Editor.Editor.(*fkEditor)
+	if !ok {
+		return nil, nil
+	}
+	lockingWrite(ctx) // table.go: the handler never asks for Updater
+	if len(tb.t.Def.PK) == 0 {
+		// The editor writes every unwritten row of the content.
+		fe.joinDone = map[string]bool{}
+	}
+	return &joinOnce{ForeignKeyHandler: h, ed: fe.editor, done: map[string]bool{}}, nil
+}
+
+// joinOnce is a target's foreign-key handler in a multiple-table UPDATE
+// that passes it each row once: a row the statement wrote already is
+// not checked, cascaded or written again (the editor's joinDone decides
+// only after the handler has acted). A table without a primary key
+// passes a content while an unwritten row holds it.
+type joinOnce struct {
+	*plan.ForeignKeyHandler
+	ed   *editor
+	done map[string]bool
+}
+
+// StatementBegin implements sql.TableEditor.
+func (j *joinOnce) StatementBegin(ctx *sql.Context) {
+	clear(j.done)
+	j.ForeignKeyHandler.StatementBegin(ctx)
+}
+
+// Update implements sql.RowUpdater.
+func (j *joinOnce) Update(ctx *sql.Context, old, new sql.Row) error {
+	_, st, err := j.ed.target(ctx)
+	if err != nil {
+		return err
+	}
+	again := false
+	if st.Hidden {
+		txn, err := readTxn(ctx)
+		if err != nil {
+			return err
+		}
+		n, err := txn.CountUnwritten(st, old, j.ed.joinDone)
+		if err != nil {
+			return sessionError(ctx, err)
+		}
+		again = n == 0
+	} else {
+		k, err := st.PKKey(nil, old)
+		if err != nil {
+			return sessionError(ctx, err)
+		}
+		again = j.done[string(k)]
+		if !again {
+			j.done[string(k)] = true
+			if nk, err := st.PKKey(nil, new); err == nil {
+				j.done[string(nk)] = true
+			}
+		}
+	}
+	if again {
+		if s, ok := ctx.Session.(*Session); ok {
+			s.fewerAffected++
+		}
+		return nil
+	}
+	return j.ForeignKeyHandler.Update(ctx, old, new)
 }

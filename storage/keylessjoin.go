@@ -71,3 +71,29 @@ func (t *Txn) UpdateUnwritten(ctx context.Context, tb *Table, old, new sql.Row, 
 	}
 	return n, nil
 }
+
+// CountUnwritten is the number of rows of tb, a table without a primary
+// key, that hold old's content and whose key is not in done: the rows
+// UpdateUnwritten would write (read without locks).
+func (t *Txn) CountUnwritten(tb *Table, old sql.Row, done map[string]bool) (int, error) {
+	if !tb.Hidden {
+		return 0, fmt.Errorf("storage: table %s has a primary key", tb.Def.Name)
+	}
+	want, err := keys.EncodeRow(nil, tb.Schema, old)
+	if err != nil {
+		return 0, err
+	}
+	p := indexPrefix(nil, tb.Def.ID, 0)
+	it, err := t.newIter(p, prefixEnd(p))
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	n := 0
+	for it.First(); it.Valid(); it.Next() {
+		if bytes.Equal(it.Value(), want) && !done[string(it.Key())] {
+			n++
+		}
+	}
+	return n, readErr(it.Error())
+}
