@@ -61,6 +61,9 @@ func registerVariables(g *Globals, opts Options, e *Engine) error {
 		&sql.MysqlSystemVariable{Name: wire.PacketMemoryVar, Scope: global, Dynamic: true, Type: types.NewSystemIntType(wire.PacketMemoryVar, 1<<20, 1<<40, false), Default: int64(wire.DefaultPacketMemory)},
 	)
 	g.Add(admissionVariable(), eventSchedulerVariable(), optimizerSwitchVariable(), maxSPRecursionVariable())
+	if v := sqlModeVariable(); v != nil {
+		g.Add(v)
+	}
 	g.Add(readOnlyVariables()...)
 	g.Add(diagnosticsVariables()...)
 	g.Add(charsetVariables()...)
@@ -402,3 +405,26 @@ type globalSettings struct{ g *Globals }
 func (s globalSettings) Int(name string, def int64) int64 { return s.g.Int(name, def) }
 func (s globalSettings) Bool(name string) bool            { return s.g.Bool(name) }
 func (s globalSettings) String(name, def string) string   { return s.g.String(name, def) }
+
+// MySQLDefaultSQLMode is MySQL 8's default sql_mode. GMS's default lacks
+// NO_ZERO_IN_DATE, NO_ZERO_DATE and ERROR_FOR_DIVISION_BY_ZERO, so a new
+// server stored '0000-00-00' in a DATE column and the NULL of `5 / 0`
+// in an INSERT, where MySQL refuses both (1292, 1365). Petrel honours
+// every flag of it (docs/COMPATIBILITY.md).
+const MySQLDefaultSQLMode = "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"
+
+// sqlModeVariable is GMS's sql_mode with MySQL's default; nil when GMS
+// defines it differently than expected.
+func sqlModeVariable() sql.SystemVariable {
+	sv, _, ok := sql.SystemVariables.GetGlobal("sql_mode")
+	if !ok {
+		return nil
+	}
+	mv, ok := sv.(*sql.MysqlSystemVariable)
+	if !ok {
+		return nil
+	}
+	c := *mv
+	c.Default = MySQLDefaultSQLMode
+	return &c
+}

@@ -129,7 +129,11 @@ func (h *Harness) newPetrel(t *testing.T) (*sqlengine.Engine, error) {
 		// SHOW CREATE output and in literal comparisons; Petrel defaults to
 		// MySQL 8.0's utf8mb4_0900_ai_ci. Run them configured as GMS is, as
 		// an option file's collation-server would.
-		Variables: map[string]string{"collation_server": "utf8mb4_0900_bin", "collation_connection": "utf8mb4_0900_bin"},
+		// Their statements assume GMS's default sql_mode too (zero dates
+		// stored, a division by zero written as NULL); Petrel's is MySQL
+		// 8's (variables.go MySQLDefaultSQLMode).
+		Variables: map[string]string{"collation_server": "utf8mb4_0900_bin", "collation_connection": "utf8mb4_0900_bin",
+			"sql_mode": sql.DefaultSqlMode},
 		// GMS's expected SHOW CREATE TABLE text has no DEFAULT NULL
 		// (MySQL's, which Petrel's servers print).
 		GMSCreateText: true,
