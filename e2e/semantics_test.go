@@ -1044,6 +1044,14 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// GREATEST and LEAST of strings compare by collation
+	// (functions/minmax.go): LEAST('a', 'B') was 'B'.
+	for _, q := range []string{
+		"SELECT LEAST('a', 'B'), GREATEST('a', 'B'), GREATEST('abc', 'ABD', 'abb'), GREATEST('a', NULL), LEAST('é', 'e', 'f')",
+		"SELECT id, GREATEST(s, 'b'), LEAST(s, 'B'), GREATEST(s, c) FROM t_coll ORDER BY id",
+	} {
+		add("strict", q)
+	}
 	return out
 }
 

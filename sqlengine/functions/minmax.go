@@ -30,6 +30,9 @@ type minMax struct {
 	// one of them is approximate (the comparison and result are DOUBLE).
 	mine, double bool
 	typ          sql.Type
+	// text: every argument is a nonbinary string, compared by the first
+	// one's collation.
+	text sql.Type
 }
 
 func newGreatest(args ...sql.Expression) (sql.Expression, error) {
@@ -53,6 +56,7 @@ func newMinMax(name string, greatest bool, args []sql.Expression) (sql.Expressio
 	}
 	m := &minMax{name: name, args: args, gms: g, greatest: greatest}
 	m.mine, m.double, m.typ = decimalArgs(args)
+	m.text = textArgs(args)
 	return m, nil
 }
 
@@ -130,7 +134,33 @@ func (m *minMax) WithChildren(children ...sql.Expression) (sql.Expression, error
 	return newMinMax(m.name, m.greatest, children)
 }
 
+// textArgs is the type whose collation compares args when all are
+// nonbinary strings (or NULL), else nil. GMS compared them as bytes, so
+// LEAST('a', 'B') was 'B' where utf8mb4_0900_ai_ci makes it 'a'.
+func textArgs(args []sql.Expression) sql.Type {
+	var first sql.Type
+	for _, a := range args {
+		if !a.Resolved() {
+			return nil
+		}
+		t := a.Type()
+		if t == types.Null {
+			continue
+		}
+		if !types.IsText(t) || types.IsBinaryType(t) {
+			return nil
+		}
+		if first == nil {
+			first = t
+		}
+	}
+	return first
+}
+
 func (m *minMax) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	if m.text != nil {
+		return m.evalText(ctx, row)
+	}
 	if !m.mine {
 		return m.gms.Eval(ctx, row)
 	}
@@ -174,4 +204,42 @@ func (m *minMax) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 	// At the result's scale: GREATEST(2, 1.50) is 2.00.
 	return best.Round(int32(m.typ.(sql.DecimalType).Scale())), nil
+}
+
+// evalText picks the greatest or least string by m.text's collation.
+func (m *minMax) evalText(ctx *sql.Context, row sql.Row) (any, error) {
+	var best any
+	for i, a := range m.args {
+		v, err := a.Eval(ctx, row)
+		if err != nil || v == nil {
+			return nil, err
+		}
+		if i == 0 {
+			best = v
+			continue
+		}
+		x, y := v, best
+		if m.padSpace() {
+			// PAD SPACE (every collation but the _0900_ ones): trailing
+			// spaces do not count.
+			xs, ok1 := x.(string)
+			ys, ok2 := y.(string)
+			if ok1 && ok2 {
+				x, y = strings.TrimRight(xs, " "), strings.TrimRight(ys, " ")
+			}
+		}
+		c, err := m.text.Compare(ctx, x, y)
+		if err != nil {
+			return m.gms.Eval(ctx, row)
+		}
+		if (m.greatest && c > 0) || (!m.greatest && c < 0) {
+			best = v
+		}
+	}
+	return best, nil
+}
+
+func (m *minMax) padSpace() bool {
+	st, ok := m.text.(sql.StringType)
+	return ok && !strings.Contains(st.Collation().Name(), "_0900_")
 }
