@@ -264,6 +264,7 @@ func New(opts Options) (*Engine, error) {
 	e.RegisterAdmin(checksumTablePattern, 0, e.checksumTable)
 	e.prov.callFunction = e.callStoredFunction
 	e.registerFunctionStatements()                                  // storedfuncs.go
+	e.registerDiagnosticStatements()                                // showerrors.go
 	e.RegisterAdmin(dropTempIfExistsPattern, 0, e.dropTempIfExists) // temptables.go
 	e.RegisterAdmin(optimizeTablePattern, 0, e.optimizeTable)
 	e.RegisterAdmin(checkTablePattern, 0, e.checkTable)
