@@ -720,6 +720,9 @@ func (t *Table) RewriteInserter(ctx *sql.Context, oldSch, newSch sql.PrimaryKeyS
 		}
 		return &rewriteEditor{editor: editor{t: t, ddl: true}, old: st}, nil
 	}
+	if err := checkModifiedValues(ctx, txn, st, oldSch.Schema, oldCol, newCol); err != nil {
+		return nil, err
+	}
 	if _, err := t.db.p.e.Catalog().ReplaceTable(txn, st, def); err != nil {
 		return nil, ddlError(ctx, err)
 	}

@@ -1,0 +1,73 @@
+package sqlengine
+
+import (
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/storeval"
+	"petrel/storage"
+)
+
+// checkModifiedValues applies MySQL's rules for storing a value
+// (storeval) to every stored value of a column an ALTER TABLE ... MODIFY
+// or CHANGE gives another type, in strict mode, before the table is
+// rewritten: GMS's conversion refused a value the new type cannot hold
+// with its own errors (1105 "Out of range value for column of Decimal
+// type", 1105 "Incorrect datetime value", 1406 naming the type), where
+// MySQL answers 1264, 1292, 1265 or 1406 naming the column and the row.
+// Outside strict mode GMS's conversion is left to answer.
+func checkModifiedValues(ctx *sql.Context, txn *storage.Txn, st *storage.Table, oldSch sql.Schema, oldCol, newCol *sql.Column) error {
+	if oldCol == nil || newCol == nil || oldCol.Type.Equals(newCol.Type) || !strictMode(ctx) {
+		return nil
+	}
+	if isEnumOrSet(oldCol.Type) || isEnumOrSet(newCol.Type) {
+		return nil // stored as indexes and bits, which GMS remaps
+	}
+	ord := oldSch.IndexOfColName(oldCol.Name)
+	if ord < 0 {
+		return nil
+	}
+	it, err := txn.Scan(ctx, st, 0, nil, nil, false)
+	if err != nil {
+		return sessionError(ctx, err)
+	}
+	defer it.Close()
+	it.Project([]int{ord})
+	for n := 1; ; n++ {
+		row, err := it.Next()
+		if err != nil {
+			return sessionError(ctx, err)
+		}
+		if row == nil {
+			return nil
+		}
+		if ord >= len(row) || row[ord] == nil {
+			continue
+		}
+		if _, err := storeval.Value(ctx, storeval.Mode{Strict: true}, newCol, row[ord], n); err != nil {
+			if types.ErrLengthBeyondLimit.Is(err) {
+				if types.IsText(oldCol.Type) {
+					// A shorter string column cuts the value: MySQL's
+					// ALTER says so (1265), where an INSERT says 1406.
+					return mysqlerr.New(mysqlerr.ErWarnDataTruncated, "Data truncated for column '%s' at row %d", newCol.Name, n)
+				}
+				return mysqlerr.New(mysqlerr.ErDataTooLong, "Data too long for column '%s' at row %d", newCol.Name, n)
+			}
+			return err
+		}
+	}
+}
+
+// strictMode reports STRICT_TRANS_TABLES or STRICT_ALL_TABLES in ctx's
+// sql_mode.
+func strictMode(ctx *sql.Context) bool {
+	m := sql.LoadSqlMode(ctx)
+	return m.ModeEnabled("STRICT_TRANS_TABLES") || m.ModeEnabled("STRICT_ALL_TABLES")
+}
+
+func isEnumOrSet(t sql.Type) bool {
+	_, e := t.(sql.EnumType)
+	_, s := t.(sql.SetType)
+	return e || s
+}
