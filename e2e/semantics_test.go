@@ -1052,6 +1052,19 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// TIME_TO_SEC, HOUR, MINUTE, SECOND and MICROSECOND of a TIME or its
+	// text (functions/timefuncs.go): TIME_TO_SEC('10:00:00') failed
+	// (1105), HOUR('838:00:00') was NULL.
+	quiet("CREATE TABLE t_tt2 (id INT PRIMARY KEY, t TIME)")
+	quiet("INSERT INTO t_tt2 VALUES (1, '-12:30:00'), (2, '100:00:01'), (3, '10:11:12'), (4, NULL)")
+	for _, q := range []string{
+		"SELECT TIME_TO_SEC('10:00:00'), TIME_TO_SEC('-01:00:01'), TIME_TO_SEC('10:00:00.5'), TIME_TO_SEC('2024-01-01 10:00:00'), TIME_TO_SEC(NULL), TIME_TO_SEC('838:59:59'), TIME_TO_SEC('1 10:00:00'), TIME_TO_SEC(101112)",
+		"SELECT HOUR('838:00:00'), HOUR('-05:00:00'), HOUR('2024-01-01 13:00:00'), MINUTE('10:59:00'), SECOND('10:00:59.9'), MICROSECOND('10:00:00.5'), MICROSECOND('2024-01-01 10:00:00.25'), HOUR(NULL)",
+		"SELECT TIME_TO_SEC('abc')",
+		"SELECT id, TIME_TO_SEC(t), HOUR(t), MINUTE(t), SECOND(t), TIME_TO_SEC(SEC_TO_TIME(TIME_TO_SEC(t))) FROM t_tt2 ORDER BY id",
+	} {
+		add("strict", q)
+	}
 	return out
 }
 

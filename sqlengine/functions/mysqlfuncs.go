@@ -41,6 +41,7 @@ import (
 //   - ABS and POW out of range, 1690; POW correctly rounded (numfuncs.go);
 //   - INSERT, MAKE_SET, EXPORT_SET, MAKEDATE and UTC_TIME, which GMS
 //     lacks (morefuncs.go); SEC_TO_TIME and MAKETIME (timefuncs.go);
+//   - TIME_TO_SEC, HOUR, MINUTE, SECOND, MICROSECOND of a TIME (timefuncs.go);
 //   - VARIANCE, STDDEV and their kin typed DOUBLE, as MySQL 8's (variance.go);
 //   - IF and IFNULL typed as MySQL aggregates their branches, with CASE
 //     through BranchTypeRule (branchtype.go);
@@ -91,6 +92,11 @@ func MySQL() []sql.Function {
 		sql.FunctionN{Name: "makedate", Fn: newMakeDate},
 		sql.FunctionN{Name: "sec_to_time", Fn: newSecToTime}, // timefuncs.go
 		sql.FunctionN{Name: "maketime", Fn: newMakeTime},
+		sql.Function1{Name: "time_to_sec", Fn: newTimeToSec},
+		sql.Function1{Name: "hour", Fn: newHourOf},
+		sql.Function1{Name: "minute", Fn: newMinuteOf},
+		sql.Function1{Name: "second", Fn: newSecondOf},
+		sql.Function1{Name: "microsecond", Fn: newMicrosecondOf},
 		sql.FunctionN{Name: "utc_time", Fn: newUTCTime},
 		sql.Function1{Name: "variance", Fn: newVariance(varPop)}, // variance.go
 		sql.Function1{Name: "var_pop", Fn: newVariance(varPop)},

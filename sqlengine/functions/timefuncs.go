@@ -3,9 +3,12 @@ package functions
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/shopspring/decimal"
 )
@@ -139,3 +142,117 @@ func timeOfSeconds(ctx *sql.Context, secs decimal.Decimal, fsp int, arg func() s
 	fmt.Fprintf(&b, "%02d:%02d:%02d.%06d", whole/3600, whole/60%60, whole%60, micros%1_000_000)
 	return b.String()[:b.Len()-(6-fsp)]
 }
+
+// TIME_TO_SEC, HOUR, MINUTE, SECOND and MICROSECOND of a TIME, or of
+// text that reads as one, as MySQL's: GMS read the argument as a
+// DATETIME, so TIME_TO_SEC('10:00:00') and MICROSECOND('10:00:00.5')
+// failed (1105), HOUR('838:00:00') and SECOND('10:00:59.9') were NULL
+// with 1292, and a TIME past 24 hours or negative lost its sign and days.
+// Text with a date ('2024-01-01 10:00:00') and DATETIME values stay with
+// GMS's functions.
+
+// timeOf reads v as a TIME when it is one or is text of one (no date
+// part); ok=false leaves v to GMS.
+func timeOf(ctx *sql.Context, v any) (ts types.Timespan, isNull, ok bool) {
+	switch x := v.(type) {
+	case types.Timespan:
+		return x, false, true
+	case string:
+		s := strings.TrimSpace(x)
+		if strings.Count(strings.TrimPrefix(s, "-"), "-") > 0 || strings.Contains(s, "/") {
+			return 0, false, false // a date part
+		}
+		days := int64(0)
+		neg := strings.HasPrefix(s, "-")
+		if d, rest, found := strings.Cut(strings.TrimPrefix(s, "-"), " "); found && d != "" && strings.Trim(d, "0123456789") == "" {
+			// 'D HH:MM:SS': D days.
+			days, _ = strconv.ParseInt(d, 10, 64)
+			s = strings.TrimSpace(rest)
+		}
+		t, err := types.Time.ConvertToTimespan(s)
+		if err != nil {
+			ctx.Warn(1292, "Truncated incorrect time value: '%s'", x)
+			return 0, true, true
+		}
+		if days > 0 {
+			us := t.AsMicroseconds() + days*86_400_000_000
+			if neg {
+				us = -us
+			}
+			t = types.Time.MicrosecondsToTimespan(us)
+		}
+		return t, false, true
+	case int8, int16, int32, int64, uint8, uint16, uint32, uint64:
+		// HHMMSS.
+		return timeOf(ctx, fmt.Sprint(x))
+	}
+	return 0, false, false
+}
+
+// timePart is a function of a TIME's parts (GMS's mk for the rest).
+func timePart(name string, mk func(sql.Expression) sql.Expression, typ sql.Type, part func(neg bool, micros int64) any) func(sql.Expression) sql.Expression {
+	var f func(sql.Expression) sql.Expression
+	f = func(x sql.Expression) sql.Expression {
+		return &delegate{name: name, args: []sql.Expression{x}, gms: mk(x), typ: typ, mk: func(args ...sql.Expression) (sql.Expression, error) {
+			return f(args[0]), nil
+		}, eval: func(ctx *sql.Context, row sql.Row, args []sql.Expression) (any, bool, error) {
+			v, err := args[0].Eval(ctx, row)
+			if err != nil || v == nil {
+				return nil, true, err
+			}
+			ts, isNull, ok := timeOf(ctx, v)
+			if !ok {
+				return nil, false, nil
+			}
+			if isNull {
+				return nil, true, nil
+			}
+			us := ts.AsMicroseconds()
+			neg := us < 0
+			if neg {
+				us = -us
+			}
+			return part(neg, us), true, nil
+		}}
+	}
+	return f
+}
+
+func newTimeToSec(x sql.Expression) sql.Expression {
+	scale := 0
+	if lit, ok := x.(*expression.Literal); ok {
+		if s, ok := lit.Value().(string); ok {
+			if _, frac, found := strings.Cut(s, "."); found {
+				scale = min(len(strings.TrimSpace(frac)), 6)
+			}
+		}
+	}
+	typ := sql.Type(types.Int64)
+	if scale > 0 {
+		typ = types.MustCreateDecimalType(uint8(scale+10), uint8(scale))
+	}
+	return timePart("time_to_sec", function.NewTimeToSec, typ, func(neg bool, us int64) any {
+		if neg {
+			us = -us
+		}
+		if scale == 0 {
+			return us / 1_000_000
+		}
+		return decimal.New(us, -6).Round(int32(scale))
+	})(x)
+}
+
+var (
+	newHourOf = timePart("hour", function.NewHour, types.Int32, func(_ bool, us int64) any {
+		return int32(us / 3_600_000_000)
+	})
+	newMinuteOf = timePart("minute", function.NewMinute, types.Int32, func(_ bool, us int64) any {
+		return int32(us / 60_000_000 % 60)
+	})
+	newSecondOf = timePart("second", function.NewSecond, types.Int32, func(_ bool, us int64) any {
+		return int32(us / 1_000_000 % 60)
+	})
+	newMicrosecondOf = timePart("microsecond", function.NewMicrosecond, types.Int32, func(_ bool, us int64) any {
+		return int32(us % 1_000_000)
+	})
+)
