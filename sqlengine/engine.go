@@ -185,10 +185,11 @@ func New(opts Options) (*Engine, error) {
 	e.executor = noExecutor{}
 	e.prov = NewProvider(opts.Store)
 	installAnalyzerRules()
-	installRoutineParser()   // routineparse.go
-	installServerScopeRule() // serverscope.go
-	installKeylessJoinRule() // keylessjoin.go
-	installDMLExistsRule()   // dmlexists.go
+	installRoutineParser()      // routineparse.go
+	installServerScopeRule()    // serverscope.go
+	installKeylessJoinRule()    // keylessjoin.go
+	installDMLExistsRule()      // dmlexists.go
+	installIgnoreSubqueryRule() // ignoresubq.go
 	a := analyzer.NewDefault(e.prov)
 	e.stats = planstats.New(planstats.Options{
 		Store: opts.Store, Log: opts.Logger, TableOf: e.prov.tableOf,

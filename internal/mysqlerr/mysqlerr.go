@@ -89,6 +89,7 @@ const (
 	ErSPBadSQLState            = 1407 // ER_SP_BAD_SQLSTATE
 	ErTooManyRows              = 1172 // ER_TOO_MANY_ROWS (SELECT ... INTO of more than one row)
 	ErWrongNumberOfColumns     = 1222 // ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT
+	ErSubqueryNo1Row           = 1242 // ER_SUBQUERY_NO_1_ROW
 	ErSignalWarn               = 1642 // ER_SIGNAL_WARN (SIGNAL of an '01' SQLSTATE)
 	ErSignalNotFound           = 1643 // ER_SIGNAL_NOT_FOUND (SIGNAL of an '02' SQLSTATE)
 	ErSignalException          = 1644 // ER_SIGNAL_EXCEPTION (SIGNAL of any other SQLSTATE)
@@ -255,7 +256,7 @@ var states = map[int]string{
 	ErWrongFKDef: "42000", ErBlobKeyWithoutLength: "42000",
 	ErSPWrongNoOfArgs: "42000", ErSPNoReturnEnd: "2F005", ErSPCondMismatch: "42000",
 	ErSPFetchNoData: "02000", ErSPBadSQLState: "42000", ErTooManyRows: "42000",
-	ErWrongNumberOfColumns: "21000", ErResignalNoHandler: "0K000",
+	ErWrongNumberOfColumns: "21000", ErResignalNoHandler: "0K000", ErSubqueryNo1Row: "21000",
 	ErSPDupCond: "42000", ErSPDupHandler: "42000", ErDupSignalSet: "42000",
 }
 

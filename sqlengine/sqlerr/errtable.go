@@ -49,6 +49,7 @@ var gmsKinds = compileKinds([]gmsKind{
 	{kind: sql.ErrDatabaseExists, num: mysqlerr.ErDBCreateExists, msg: func(a []string) string {
 		return fmt.Sprintf("Can't create database '%s'; database exists", a[0])
 	}},
+	{kind: sql.ErrExpectedSingleRow, num: mysqlerr.ErSubqueryNo1Row, msg: func([]string) string { return "Subquery returns more than 1 row" }},
 	{kind: sql.ErrTableNotFound, num: mysqlerr.ErNoSuchTable, msg: func(a []string) string { return fmt.Sprintf("Table '%s' doesn't exist", a[0]) }},
 	{kind: sql.ErrUnknownTable, num: mysqlerr.ErBadTable},
 	{kind: sql.ErrDatabaseNotFound, num: mysqlerr.ErBadDB, msg: func(a []string) string { return fmt.Sprintf("Unknown database '%s'", a[0]) }},

@@ -77,6 +77,7 @@ func TestGMSErrorKinds(t *testing.T) {
 	}{
 		{sql.ErrTableAlreadyExists, []any{"t"}, 1050, "42S01", "Table 't' already exists"},
 		{sql.ErrDatabaseExists, []any{"d"}, 1007, "HY000", "Can't create database 'd'; database exists"},
+		{sql.ErrExpectedSingleRow, nil, 1242, "21000", "Subquery returns more than 1 row"},
 		{sql.ErrTableNotFound, []any{"t"}, 1146, "42S02", "Table 't' doesn't exist"},
 		{sql.ErrUnknownTable, []any{"t"}, 1051, "42S02", "Unknown table 't'"},
 		{sql.ErrDatabaseNotFound, []any{"nod"}, 1049, "42000", "Unknown database 'nod'"},
@@ -159,7 +160,7 @@ func TestGMSErrorKinds(t *testing.T) {
 		}
 	}
 	// Every row of the table is covered above.
-	if len(gmsKinds) != 67 {
+	if len(gmsKinds) != 68 {
 		t.Errorf("gmsKinds has %d rows; add the new ones to this test", len(gmsKinds))
 	}
 }
