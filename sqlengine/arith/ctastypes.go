@@ -3,11 +3,13 @@ package arith
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
@@ -59,6 +61,7 @@ func widenCreateSelect(ctx *sql.Context, tc *plan.TableCopier) {
 		}
 		if ctx != nil && types.IsText(c.Type) {
 			collateCreateSelect(ctx, c, e)
+			varcharCreateSelect(c, e)
 			continue
 		}
 		dt, ok := c.Type.(sql.DecimalType)
@@ -92,11 +95,263 @@ func collateCreateSelect(ctx *sql.Context, c *sql.Column, e sql.Expression) {
 	}
 	coll, _ := sql.GetCoercibility(ctx, e)
 	if coll == st.Collation() || coll == sql.Collation_binary || coll == sql.Collation_Unspecified {
+		// GMS's default for a function's result (CASE, CONCAT of a
+		// number): MySQL's is its string arguments' collation, and with
+		// none the connection's.
+		coll = argumentsCollation(ctx, e)
+	}
+	if coll == st.Collation() || coll == sql.Collation_binary || coll == sql.Collation_Unspecified {
 		return
 	}
 	if t, err := types.CreateString(st.Type(), st.MaxCharacterLength(), coll); err == nil {
 		c.Type = t
 	}
+}
+
+// varcharCreateSelect gives a new text column of a string expression
+// MySQL's VARCHAR(n), n the most characters the expression can make:
+// GMS typed CONCAT, CONCAT_WS, LPAD, REPEAT, CASE over strings and string
+// literals LONGTEXT, so `CREATE TABLE k AS SELECT CONCAT(a, b) k ...`
+// followed by an index on k failed with 1170 (a TEXT key needs a prefix
+// length). As MySQL, a result past 512 characters stays a TEXT type.
+func varcharCreateSelect(c *sql.Column, e sql.Expression) {
+	st, ok := c.Type.(sql.StringType)
+	if !ok || st.Type() == sqltypes.VarChar || st.Type() == sqltypes.Char || st.Type() == sqltypes.VarBinary || st.Type() == sqltypes.Binary {
+		return
+	}
+	if st.Collation() == sql.Collation_binary {
+		return
+	}
+	n, ok := charLength(e)
+	if !ok || n > 512 {
+		return
+	}
+	if t, err := types.CreateString(sqltypes.VarChar, int64(n), st.Collation()); err == nil {
+		c.Type = t
+	}
+}
+
+// charLength is the most characters e's value can have, as MySQL counts
+// a string expression's length; ok=false where that is not known here.
+func charLength(e sql.Expression) (int, bool) {
+	switch x := e.(type) {
+	case *expression.Alias:
+		return charLength(x.Child)
+	case *expression.Literal:
+		switch v := x.Value().(type) {
+		case nil:
+			return 0, true
+		case string:
+			return utf8.RuneCountInString(v), true
+		}
+		return displayWidth(x.Type())
+	case *expression.Case:
+		n := 0
+		for _, b := range x.Branches {
+			bn, ok := charLength(b.Value)
+			if !ok {
+				return 0, false
+			}
+			n = max(n, bn)
+		}
+		if x.Else != nil {
+			en, ok := charLength(x.Else)
+			if !ok {
+				return 0, false
+			}
+			n = max(n, en)
+		}
+		return n, true
+	case *expression.Convert:
+		// CAST(x AS CHAR): x's characters.
+		return charLength(x.Child)
+	case sql.FunctionExpression:
+		return functionLength(x)
+	}
+	if ce, ok := e.(interface{ Unwrap() sql.Expression }); ok {
+		return charLength(ce.Unwrap())
+	}
+	return displayWidth(e.Type())
+}
+
+// functionLength is charLength of a string function's result.
+func functionLength(f sql.FunctionExpression) (int, bool) {
+	args := f.Children()
+	lens := func(from int) (sum, most int, ok bool) {
+		for _, a := range args[from:] {
+			n, ok := charLength(a)
+			if !ok {
+				return 0, 0, false
+			}
+			sum, most = sum+n, max(most, n)
+		}
+		return sum, most, true
+	}
+	constInt := func(e sql.Expression) (int, bool) {
+		l, ok := e.(*expression.Literal)
+		if !ok {
+			return 0, false
+		}
+		switch v := l.Value().(type) {
+		case int8:
+			return int(v), true
+		case int16:
+			return int(v), true
+		case int32:
+			return int(v), true
+		case int64:
+			return int(v), true
+		case uint8:
+			return int(v), true
+		}
+		return 0, false
+	}
+	switch strings.ToLower(f.FunctionName()) {
+	case "concat":
+		sum, _, ok := lens(0)
+		return sum, ok
+	case "concat_ws":
+		if len(args) < 1 {
+			return 0, false
+		}
+		sep, ok := charLength(args[0])
+		sum, _, ok2 := lens(1)
+		return sum + sep*max(len(args)-2, 0), ok && ok2
+	case "upper", "lower", "ucase", "lcase", "trim", "ltrim", "rtrim", "reverse", "substring", "substr", "mid":
+		if len(args) < 1 {
+			return 0, false
+		}
+		return charLength(args[0])
+	case "left", "right":
+		if len(args) != 2 {
+			return 0, false
+		}
+		n, ok := charLength(args[0])
+		if k, kok := constInt(args[1]); kok && ok {
+			return min(n, max(k, 0)), true
+		}
+		return n, ok
+	case "lpad", "rpad":
+		if len(args) != 3 {
+			return 0, false
+		}
+		k, ok := constInt(args[1])
+		return max(k, 0), ok
+	case "repeat":
+		if len(args) != 2 {
+			return 0, false
+		}
+		n, ok := charLength(args[0])
+		k, kok := constInt(args[1])
+		return n * max(k, 0), ok && kok
+	case "ifnull", "coalesce":
+		_, most, ok := lens(0)
+		return most, ok
+	case "if":
+		if len(args) != 3 {
+			return 0, false
+		}
+		_, most, ok := lens(1)
+		return most, ok
+	case "replace":
+		if len(args) != 3 {
+			return 0, false
+		}
+		n, ok := charLength(args[0])
+		from, fok := charLength(args[1])
+		to, tok := charLength(args[2])
+		if !ok || !fok || !tok {
+			return 0, false
+		}
+		if to > from && from > 0 {
+			n = (n*to + from - 1) / from
+		}
+		return n, true
+	case "nullif":
+		if len(args) != 2 {
+			return 0, false
+		}
+		return charLength(args[0])
+	}
+	return 0, false
+}
+
+// displayWidth is the characters MySQL gives a non-string value of type
+// t in a string: an INT's 11, a DATE's 10; a string type's own length.
+func displayWidth(t sql.Type) (int, bool) {
+	switch {
+	case t == types.Null:
+		return 0, true
+	case types.IsInteger(t):
+		switch t.Type() {
+		case sqltypes.Int8, sqltypes.Uint8:
+			return 4, true
+		case sqltypes.Int16, sqltypes.Uint16:
+			return 6, true
+		case sqltypes.Int24, sqltypes.Uint24:
+			return 9, true
+		case sqltypes.Int32, sqltypes.Uint32:
+			return 11, true
+		}
+		return 20, true
+	case types.IsDecimal(t):
+		dt := t.(sql.DecimalType)
+		n := int(dt.Precision()) + 1
+		if dt.Scale() > 0 {
+			n++
+		}
+		return n, true
+	case types.IsDateType(t):
+		return 10, true
+	case types.IsDatetimeType(t), types.IsTimestampType(t):
+		if p := t.(sql.DatetimeType).Precision(); p > 0 {
+			return 20 + p, true
+		}
+		return 19, true
+	case types.IsText(t):
+		st := t.(sql.StringType)
+		switch st.Type() {
+		case sqltypes.VarChar, sqltypes.Char:
+			return int(st.MaxCharacterLength()), true
+		}
+	}
+	return 0, false
+}
+
+// argumentsCollation is the collation MySQL derives for e's result from
+// its string arguments (the connection's when it has none); a COLLATE
+// clause anywhere keeps GMS's answer (Unspecified).
+func argumentsCollation(ctx *sql.Context, e sql.Expression) sql.CollationID {
+	coll, coer, found, explicit := sql.Collation_Unspecified, byte(7), false, false
+	sql.Inspect(e, func(x sql.Expression) bool {
+		if x == e {
+			return true
+		}
+		if _, ok := x.(*expression.CollatedExpression); ok {
+			explicit = true
+			return false
+		}
+		if !types.IsText(x.Type()) {
+			return true
+		}
+		c, k := sql.GetCoercibility(ctx, x)
+		if c == sql.Collation_binary {
+			return false
+		}
+		if !found {
+			coll, coer, found = c, k, true
+		} else {
+			coll, coer = sql.ResolveCoercibility(coll, coer, c, k)
+		}
+		return false
+	})
+	if explicit {
+		return sql.Collation_Unspecified
+	}
+	if !found {
+		return ctx.GetCollation()
+	}
+	return coll
 }
 
 // decimalDigits is MySQL's precision and scale of e's result, for
