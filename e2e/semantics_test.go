@@ -1065,6 +1065,15 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// DATE_FORMAT and MONTHNAME of no date are NULL with 1292, of an
+	// integer date its date (functions/baddate.go; GMS failed with 1105).
+	for _, q := range []string{
+		"SELECT DATE_FORMAT('2024-13-01', '%Y'), DATE_FORMAT('abc', '%Y'), DATE_FORMAT('', '%Y'), DATE_FORMAT('2024-02-30', '%Y-%m-%d'), DATE_FORMAT('2024-02-29 25:00:00', '%H')",
+		"SELECT DATE_FORMAT(20240229, '%Y-%m-%d'), DATE_FORMAT(20240229101112, '%Y-%m-%d %H:%i:%s'), DATE_FORMAT(240229, '%Y-%m-%d'), DATE_FORMAT('2024-02-29', '%W %d %M %Y'), DATE_FORMAT(NULL, '%Y'), MONTHNAME('2024-02-01'), MONTHNAME('xyz')",
+		"SELECT id, DATE_FORMAT(b, '%Y'), DATE_FORMAT(dt, '%d.%m.%Y') FROM t_sn JOIN t_di USING (id) ORDER BY id",
+	} {
+		add("strict", q)
+	}
 	return out
 }
 

@@ -1,0 +1,80 @@
+package functions
+
+import (
+	"fmt"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
+	"github.com/dolthub/go-mysql-server/sql/types"
+)
+
+// DATE_FORMAT and MONTHNAME of a value that is no date are NULL with
+// warning 1292, as MySQL's: GMS failed the statement (1105 "Incorrect
+// datetime value"), for a bad string ('2024-02-30', '') and for an
+// integer date too (DATE_FORMAT(20240229, '%Y') failed; MySQL reads
+// YYYYMMDD and YYYYMMDDHHMMSS numbers as dates).
+
+func newDateFormat(d, f sql.Expression) sql.Expression {
+	return badDateNull("date_format", []sql.Expression{d, f}, func(args ...sql.Expression) sql.Expression {
+		return function.NewDateFormat(args[0], args[1])
+	})
+}
+
+func newMonthName(d sql.Expression) sql.Expression {
+	return badDateNull("monthname", []sql.Expression{d}, func(args ...sql.Expression) sql.Expression {
+		return function.NewMonthName(args[0])
+	})
+}
+
+// badDateNull is GMS's function mk over args, its first a date: an
+// integer date read as its digits, a conversion failure NULL with 1292.
+func badDateNull(name string, args []sql.Expression, mk func(...sql.Expression) sql.Expression) sql.Expression {
+	var self func(args ...sql.Expression) (sql.Expression, error)
+	self = func(args ...sql.Expression) (sql.Expression, error) {
+		g := mk(args...)
+		return &delegate{name: name, args: args, gms: g, mk: self, eval: func(ctx *sql.Context, row sql.Row, args []sql.Expression) (any, bool, error) {
+			v, err := args[0].Eval(ctx, row)
+			if err != nil || v == nil {
+				return nil, true, err
+			}
+			e := g
+			if s, ok := integerDate(v); ok {
+				rest := append([]sql.Expression{expression.NewLiteral(s, types.LongText)}, args[1:]...)
+				e = mk(rest...)
+			}
+			out, err := e.Eval(ctx, row)
+			if err != nil && types.ErrConvertingToTime.Is(err) {
+				ctx.Warn(1292, "Incorrect datetime value: '%v'", v)
+				return nil, true, nil
+			}
+			return out, true, err
+		}}, nil
+	}
+	e, _ := self(args...)
+	return e
+}
+
+// integerDate is an integer's digits as date text: YYYYMMDD or
+// YYYYMMDDHHMMSS (YYMMDD with MySQL's 70-69 year window).
+func integerDate(v any) (string, bool) {
+	switch v.(type) {
+	case int8, int16, int32, int64, uint8, uint16, uint32, uint64:
+	default:
+		return "", false
+	}
+	s := fmt.Sprint(v)
+	switch len(s) {
+	case 6:
+		y := "20"
+		if s[0] >= '7' {
+			y = "19"
+		}
+		return y + s[:2] + "-" + s[2:4] + "-" + s[4:], true
+	case 8:
+		return s[:4] + "-" + s[4:6] + "-" + s[6:], true
+	case 14:
+		return s[:4] + "-" + s[4:6] + "-" + s[6:8] + " " + s[8:10] + ":" + s[10:12] + ":" + s[12:], true
+	}
+	return "", false
+}
