@@ -64,6 +64,10 @@ func widenCreateSelect(ctx *sql.Context, tc *plan.TableCopier) {
 			varcharCreateSelect(c, e)
 			continue
 		}
+		if types.IsDatetimeType(c.Type) || types.IsTimestampType(c.Type) {
+			narrowDatetime(c, e)
+			continue
+		}
 		dt, ok := c.Type.(sql.DecimalType)
 		if !ok {
 			continue
@@ -352,6 +356,100 @@ func argumentsCollation(ctx *sql.Context, e sql.Expression) sql.CollationID {
 		return ctx.GetCollation()
 	}
 	return coll
+}
+
+// narrowDatetime gives a new DATETIME column of a temporal function the
+// fractional digits MySQL gives the function's result, its arguments':
+// GMS typed DATE_ADD, ADDTIME, CONVERT_TZ, FROM_UNIXTIME and NOW(6)'s
+// kin DATETIME(6), so a copy of `DATE_ADD(ts, INTERVAL 1 HOUR)` over a
+// DATETIME(2) printed 14:14:15.670000 where MySQL prints 14:14:15.67.
+// Only ever narrowed from 6, to digits every value already fits.
+func narrowDatetime(c *sql.Column, e sql.Expression) {
+	dt, ok := c.Type.(sql.DatetimeType)
+	if !ok || dt.Precision() != 6 {
+		return
+	}
+	p, ok := temporalFsp(e)
+	if !ok || p >= 6 {
+		return
+	}
+	if t, err := types.CreateDatetimeType(dt.Type(), p); err == nil {
+		c.Type = t
+	}
+}
+
+// temporalFsp is the fractional-second digits MySQL gives e's temporal
+// value; ok=false where not known here.
+func temporalFsp(e sql.Expression) (int, bool) {
+	switch x := e.(type) {
+	case *expression.Alias:
+		return temporalFsp(x.Child)
+	case *expression.Literal:
+		switch v := x.Value().(type) {
+		case nil:
+			return 0, true
+		case string:
+			if i := strings.LastIndexByte(v, '.'); i >= 0 && !strings.ContainsAny(v[i:], ":- ") {
+				return min(len(v)-i-1, 6), true
+			}
+			return 0, true
+		}
+		if dt, ok := x.Type().(sql.DecimalType); ok {
+			return min(int(dt.Scale()), 6), true
+		}
+		if types.IsInteger(x.Type()) {
+			return 0, true
+		}
+		return 0, false
+	case *expression.Interval:
+		if strings.Contains(strings.ToUpper(x.Unit), "MICROSECOND") {
+			return 6, true
+		}
+		if types.IsInteger(x.Child.Type()) {
+			return 0, true
+		}
+		return temporalFsp(x.Child)
+	case sql.FunctionExpression:
+		args := x.Children()
+		switch strings.ToLower(x.FunctionName()) {
+		case "date_add", "date_sub", "adddate", "subdate", "addtime", "subtime", "timestamp":
+			p := 0
+			for _, a := range args {
+				ap, ok := temporalFsp(a)
+				if !ok {
+					return 0, false
+				}
+				p = max(p, ap)
+			}
+			return p, true
+		case "convert_tz", "from_unixtime":
+			if len(args) == 0 {
+				return 0, false
+			}
+			return temporalFsp(args[0])
+		case "now", "current_timestamp", "localtime", "localtimestamp", "sysdate", "utc_timestamp":
+			if len(args) == 0 {
+				return 0, true
+			}
+			if l, ok := args[0].(*expression.Literal); ok {
+				if n, ok := l.Value().(int8); ok {
+					return int(n), true
+				}
+			}
+			return 0, false
+		}
+		return 0, false
+	}
+	t := e.Type()
+	switch {
+	case types.IsDatetimeType(t), types.IsTimestampType(t):
+		return t.(sql.DatetimeType).Precision(), true
+	case types.IsDateType(t), types.IsInteger(t):
+		return 0, true
+	case types.IsDecimal(t):
+		return min(int(t.(sql.DecimalType).Scale()), 6), true
+	}
+	return 0, false
 }
 
 // decimalDigits is MySQL's precision and scale of e's result, for
