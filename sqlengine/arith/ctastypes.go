@@ -369,7 +369,7 @@ func narrowDatetime(c *sql.Column, e sql.Expression) {
 	if !ok || dt.Precision() != 6 {
 		return
 	}
-	p, ok := temporalFsp(e)
+	p, ok := TemporalFsp(e)
 	if !ok || p >= 6 {
 		return
 	}
@@ -378,21 +378,27 @@ func narrowDatetime(c *sql.Column, e sql.Expression) {
 	}
 }
 
-// temporalFsp is the fractional-second digits MySQL gives e's temporal
-// value; ok=false where not known here.
-func temporalFsp(e sql.Expression) (int, bool) {
+// TemporalFsp is the fractional-second digits MySQL gives e's temporal
+// value (a literal's as written); ok=false where not known here.
+func TemporalFsp(e sql.Expression) (int, bool) {
 	switch x := e.(type) {
 	case *expression.Alias:
-		return temporalFsp(x.Child)
+		return TemporalFsp(x.Child)
 	case *expression.Literal:
 		switch v := x.Value().(type) {
 		case nil:
 			return 0, true
 		case string:
-			if i := strings.LastIndexByte(v, '.'); i >= 0 && !strings.ContainsAny(v[i:], ":- ") {
-				return min(len(v)-i-1, 6), true
+			n := 0
+			if i := strings.LastIndexByte(v, '.'); i >= 0 {
+				for _, c := range v[i+1:] {
+					if c < '0' || c > '9' {
+						break
+					}
+					n++
+				}
 			}
-			return 0, true
+			return min(n, 6), true
 		}
 		if dt, ok := x.Type().(sql.DecimalType); ok {
 			return min(int(dt.Scale()), 6), true
@@ -408,14 +414,14 @@ func temporalFsp(e sql.Expression) (int, bool) {
 		if types.IsInteger(x.Child.Type()) {
 			return 0, true
 		}
-		return temporalFsp(x.Child)
+		return TemporalFsp(x.Child)
 	case sql.FunctionExpression:
 		args := x.Children()
 		switch strings.ToLower(x.FunctionName()) {
 		case "date_add", "date_sub", "adddate", "subdate", "addtime", "subtime", "timestamp":
 			p := 0
 			for _, a := range args {
-				ap, ok := temporalFsp(a)
+				ap, ok := TemporalFsp(a)
 				if !ok {
 					return 0, false
 				}
@@ -426,7 +432,7 @@ func temporalFsp(e sql.Expression) (int, bool) {
 			if len(args) == 0 {
 				return 0, false
 			}
-			return temporalFsp(args[0])
+			return TemporalFsp(args[0])
 		case "now", "current_timestamp", "localtime", "localtimestamp", "sysdate", "utc_timestamp":
 			if len(args) == 0 {
 				return 0, true

@@ -6,9 +6,10 @@ import (
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
+
+	"petrel/sqlengine/arith"
 )
 
 // timestampFn is TIMESTAMP(expr) and TIMESTAMP(expr, time) as MySQL's: a
@@ -30,57 +31,13 @@ func newTimestampFn(args ...sql.Expression) (sql.Expression, error) {
 	}
 	fsp := 0
 	for _, a := range args {
-		fsp = max(fsp, fracDigitsOf(a))
+		p, ok := arith.TemporalFsp(a)
+		if !ok {
+			p = 6 // a string column's, as MySQL's
+		}
+		fsp = max(fsp, p)
 	}
 	return &timestampFn{args: args, typ: types.MustCreateDatetimeType(sqltypes.Datetime, fsp)}, nil
-}
-
-// fracDigitsOf is MySQL's count of fractional-second digits of a
-// temporal argument: a column's or expression's own precision, a
-// literal's as written, a string column's 6.
-func fracDigitsOf(e sql.Expression) int {
-	if l, ok := e.(*expression.Literal); ok {
-		s, ok := l.Value().(string)
-		if !ok {
-			if dt, ok := l.Type().(sql.DecimalType); ok {
-				return min(int(dt.Scale()), 6)
-			}
-			return 0
-		}
-		if i := strings.LastIndexByte(s, '.'); i >= 0 {
-			n := 0
-			for _, c := range s[i+1:] {
-				if c < '0' || c > '9' {
-					break
-				}
-				n++
-			}
-			return min(n, 6)
-		}
-		return 0
-	}
-	t := e.Type()
-	switch {
-	case types.IsDatetimeType(t), types.IsTimestampType(t):
-		return t.(sql.DatetimeType).Precision()
-	case types.IsDateType(t), types.IsInteger(t):
-		return 0
-	case types.IsDecimal(t):
-		return min(int(t.(sql.DecimalType).Scale()), 6)
-	case types.IsTime(t):
-		if i := strings.IndexByte(t.String(), '('); i >= 0 {
-			n := 0
-			for _, c := range t.String()[i+1:] {
-				if c < '0' || c > '9' {
-					break
-				}
-				n = n*10 + int(c-'0')
-			}
-			return min(n, 6)
-		}
-		return 0
-	}
-	return 6
 }
 
 func (f *timestampFn) Resolved() bool {
