@@ -2,6 +2,7 @@ package sqlengine
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"sync"
 
@@ -11,6 +12,9 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"petrel/internal/mysqlerr"
+	"petrel/storage"
 )
 
 // A multiple-table UPDATE (UPDATE t1, t2 SET ... / UPDATE t1 JOIN t2
@@ -152,6 +156,8 @@ func keylessUpdateJoin(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope
 
 		targets := map[string]*Table{}
 		keyless := false
+		// setsKey: names whose SET assigns a primary-key column.
+		setsKey := map[string]bool{}
 		for _, e := range us.UpdateExprs {
 			sf, ok := e.(*expression.SetField)
 			if !ok {
@@ -169,6 +175,15 @@ func keylessUpdateJoin(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope
 			}
 			targets[name] = tb
 			keyless = keyless || len(tb.t.Def.PK) == 0
+			for _, o := range tb.t.Def.PK {
+				if strings.EqualFold(tb.t.Schema[o].Name, gf.Name()) {
+					setsKey[name] = true
+				}
+			}
+		}
+		twice, err := sameTableTwice(targets, setsKey)
+		if err != nil {
+			return nil, transform.SameTree, err
 		}
 		updaters := make(map[string]sql.RowUpdater, len(targets))
 		fks := false
@@ -182,8 +197,13 @@ func keylessUpdateJoin(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope
 				continue
 			}
 			updaters[name] = tb.Updater(ctx)
+			if twice[name] {
+				if ed, ok := updaters[name].(*editor); ok {
+					updaters[name] = &currentRowUpdater{ed}
+				}
+			}
 		}
-		if !keyless && !fks {
+		if !keyless && !fks && len(twice) == 0 {
 			return n, transform.SameTree, nil
 		}
 		nu, err := u.WithChildren(plan.NewUpdateJoin(updaters, us))
@@ -337,4 +357,71 @@ func (j *joinOnce) Update(ctx *sql.Context, old, new sql.Row) error {
 		return nil
 	}
 	return j.ForeignKeyHandler.Update(ctx, old, new)
+}
+
+// sameTableTwice returns the target names whose table another target
+// name updates too (UPDATE t AS a, t AS b SET a.x = 1, b.y = 2): each
+// writes its columns onto the row as the other left it
+// (currentRowUpdater; GMS wrote each alias's whole row, the second
+// undoing the first's change). A primary-key column set through one of
+// them is MySQL's error 1706: the row the other name joined would move.
+// Tables without a primary key are left out (their rows are found by
+// content).
+func sameTableTwice(targets map[string]*Table, setsKey map[string]bool) (map[string]bool, error) {
+	byTable := map[*storage.Table][]string{}
+	for name, tb := range targets {
+		if len(tb.t.Def.PK) > 0 {
+			byTable[tb.t] = append(byTable[tb.t], name)
+		}
+	}
+	out := map[string]bool{}
+	for _, names := range byTable {
+		if len(names) < 2 {
+			continue
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			if setsKey[name] {
+				other := names[0]
+				if other == name {
+					other = names[1]
+				}
+				return nil, mysqlerr.New(mysqlerr.ErMultiUpdateKeyConflict,
+					"Primary key/partition key update is not allowed since the table is updated both as '%s' and '%s'.", name, other)
+			}
+			out[name] = true
+		}
+	}
+	return out, nil
+}
+
+// currentRowUpdater writes a target's changed columns onto the row as
+// stored now, in a multiple-table UPDATE that updates its table under
+// two names.
+type currentRowUpdater struct{ *editor }
+
+// Update implements sql.RowUpdater.
+func (c *currentRowUpdater) Update(ctx *sql.Context, old, new sql.Row) error {
+	txn, st, err := c.target(ctx)
+	if err != nil {
+		return err
+	}
+	k, err := st.PKKey(nil, old)
+	if err != nil {
+		return sessionError(ctx, err)
+	}
+	cur, err := txn.GetRow(ctx, st, k)
+	if err != nil {
+		return sessionError(ctx, err)
+	}
+	if cur == nil || len(cur) != len(old) || len(new) != len(old) {
+		return c.editor.Update(ctx, old, new)
+	}
+	merged := cur.Copy()
+	for i := range new {
+		if eq, err := st.Schema[i].Type.Compare(ctx, old[i], new[i]); err != nil || eq != 0 {
+			merged[i] = new[i]
+		}
+	}
+	return c.editor.Update(ctx, cur, merged)
 }

@@ -90,6 +90,7 @@ const (
 	ErTooManyRows              = 1172 // ER_TOO_MANY_ROWS (SELECT ... INTO of more than one row)
 	ErWrongNumberOfColumns     = 1222 // ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT
 	ErSubqueryNo1Row           = 1242 // ER_SUBQUERY_NO_1_ROW
+	ErMultiUpdateKeyConflict   = 1706 // ER_MULTI_UPDATE_KEY_CONFLICT
 	ErSignalWarn               = 1642 // ER_SIGNAL_WARN (SIGNAL of an '01' SQLSTATE)
 	ErSignalNotFound           = 1643 // ER_SIGNAL_NOT_FOUND (SIGNAL of an '02' SQLSTATE)
 	ErSignalException          = 1644 // ER_SIGNAL_EXCEPTION (SIGNAL of any other SQLSTATE)
