@@ -1,6 +1,7 @@
 package node_test
 
 import (
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -75,11 +76,6 @@ func TestCorrelatedSubqueryIndexLookup(t *testing.T) {
 	if reference == tpchQ2 || !strings.Contains(reference, "rand()") {
 		t.Fatal("the reference query is Q2 itself")
 	}
-	read := func(q string) ([][]string, int64) {
-		before := statusInt(t, db, "Innodb_rows_read")
-		got := queryRows(t, db, q)
-		return got, statusInt(t, db, "Innodb_rows_read") - before
-	}
 	for _, stage := range []string{"fresh", "analysed"} {
 		if stage == "analysed" {
 			mustExec(t, db, "ANALYZE TABLE part, supplier, partsupp, nation, region")
@@ -89,9 +85,9 @@ func TestCorrelatedSubqueryIndexLookup(t *testing.T) {
 		if !strings.Contains(sub, "IndexedTableAccess(partsupp)") || !strings.Contains(sub, "keys: part.p_partkey") {
 			t.Errorf("%s: Q2's subquery does not look partsupp up by p_partkey:\n%s", stage, plan)
 		}
-		got, n := read(tpchQ2)
+		got, n := rowsAndReads(t, db, tpchQ2)
 		h0 := statusInt(t, db, "Subquery_cache_hit")
-		want, refN := read(reference)
+		want, refN := rowsAndReads(t, db, reference)
 		if h := statusInt(t, db, "Subquery_cache_hit") - h0; h != 0 {
 			t.Errorf("%s: the reference's subquery was answered %d times from memory", stage, h)
 		}
@@ -136,11 +132,6 @@ func TestCorrelatedLookupAfterConstantRange(t *testing.T) {
 	const q = `SELECT c.c_id, c.c_d_id, (SELECT SUM(o_amount) FROM orders WHERE o_w_id = 1 AND o_d_id = c.c_d_id AND o_c_id = c.c_id) s
 		FROM customer c WHERE c.c_w_id = 1 ORDER BY c.c_d_id, c.c_id`
 	reference := strings.Replace(q, "o_c_id = c.c_id)", "o_c_id + 0 = c.c_id AND rand() <= 1)", 1)
-	read := func(q string) ([][]string, int64) {
-		before := statusInt(t, db, "Innodb_rows_read")
-		got := queryRows(t, db, q)
-		return got, statusInt(t, db, "Innodb_rows_read") - before
-	}
 	for _, stage := range []string{"fresh", "analysed"} {
 		if stage == "analysed" {
 			mustExec(t, db, "ANALYZE TABLE customer, orders")
@@ -150,8 +141,8 @@ func TestCorrelatedLookupAfterConstantRange(t *testing.T) {
 		if !strings.Contains(sub, "orders.o_c_id") || !strings.Contains(sub, "keys: 1, c.c_d_id, c.c_id") {
 			t.Errorf("%s: the subquery does not read idx_order by the constant and both outer columns:\n%s", stage, plan)
 		}
-		got, n := read(q)
-		want, refN := read(reference)
+		got, n := rowsAndReads(t, db, q)
+		want, refN := rowsAndReads(t, db, reference)
 		if len(got) != 150 || !slices.EqualFunc(got, want, slices.Equal) {
 			t.Errorf("%s: %d rows, the reference %d:\n%v\n%v", stage, len(got), len(want), got, want)
 		}
@@ -160,4 +151,12 @@ func TestCorrelatedLookupAfterConstantRange(t *testing.T) {
 		}
 		t.Logf("%s: read %d rows; reference read %d", stage, n, refN)
 	}
+}
+
+// rowsAndReads runs q and returns its rows and the rows it read
+// (Innodb_rows_read).
+func rowsAndReads(t *testing.T, db *sql.DB, q string) ([][]string, int64) {
+	before := statusInt(t, db, "Innodb_rows_read")
+	got := queryRows(t, db, q)
+	return got, statusInt(t, db, "Innodb_rows_read") - before
 }
