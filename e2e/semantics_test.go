@@ -1071,6 +1071,8 @@ func semCorpus() []semStmt {
 		"SELECT DATE_FORMAT('2024-13-01', '%Y'), DATE_FORMAT('abc', '%Y'), DATE_FORMAT('', '%Y'), DATE_FORMAT('2024-02-30', '%Y-%m-%d'), DATE_FORMAT('2024-02-29 25:00:00', '%H')",
 		"SELECT DATE_FORMAT(20240229, '%Y-%m-%d'), DATE_FORMAT(20240229101112, '%Y-%m-%d %H:%i:%s'), DATE_FORMAT(240229, '%Y-%m-%d'), DATE_FORMAT('2024-02-29', '%W %d %M %Y'), DATE_FORMAT(NULL, '%Y'), MONTHNAME('2024-02-01'), MONTHNAME('xyz')",
 		"SELECT id, DATE_FORMAT(b, '%Y'), DATE_FORMAT(dt, '%d.%m.%Y') FROM t_sn JOIN t_di USING (id) ORDER BY id",
+		// TIMESTAMPDIFF of no date too (functions/miscfuncs.go).
+		"SELECT TIMESTAMPDIFF(DAY, 'abc', '2024-01-01'), TIMESTAMPDIFF(DAY, '2024-01-01', '2024-02-30'), TIMESTAMPDIFF(MONTH, 'abc', '2024-01-01'), TIMESTAMPDIFF(DAY, '2024-01-01', '2024-03-01')",
 	} {
 		add("strict", q)
 	}

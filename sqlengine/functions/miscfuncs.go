@@ -64,9 +64,27 @@ func belowOne(ctx *sql.Context, row sql.Row, s, n sql.Expression) (any, bool, er
 }
 
 func newTimestampDiff(u, a, b sql.Expression) sql.Expression {
-	return &delegate{name: "timestampdiff", args: []sql.Expression{u, a, b}, gms: function.NewTimestampDiff(u, a, b), mk: func(args ...sql.Expression) (sql.Expression, error) {
+	g := function.NewTimestampDiff(u, a, b)
+	return &delegate{name: "timestampdiff", args: []sql.Expression{u, a, b}, gms: g, mk: func(args ...sql.Expression) (sql.Expression, error) {
 		return newTimestampDiff(args[0], args[1], args[2]), nil
-	}, eval: monthsDiff}
+	}, eval: func(ctx *sql.Context, row sql.Row, args []sql.Expression) (any, bool, error) {
+		if v, ok, err := monthsDiff(ctx, row, args); ok || err != nil {
+			return v, true, noDateNull(ctx, err)
+		}
+		v, err := g.Eval(ctx, row)
+		return v, true, noDateNull(ctx, err)
+	}}
+}
+
+// noDateNull turns GMS's error for a value that is no date into MySQL's
+// answer, NULL with warning 1292 (TIMESTAMPDIFF(DAY, 'abc', d) failed
+// with 1105).
+func noDateNull(ctx *sql.Context, err error) error {
+	if err != nil && types.ErrConvertingToTime.Is(err) {
+		ctx.Warn(1292, "%s", err.Error())
+		return nil
+	}
+	return err
 }
 
 // monthsDiff answers TIMESTAMPDIFF in MONTH, QUARTER and YEAR: whole
