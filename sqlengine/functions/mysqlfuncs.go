@@ -42,6 +42,7 @@ import (
 //   - INSERT, MAKE_SET, EXPORT_SET, MAKEDATE and UTC_TIME, which GMS
 //     lacks (morefuncs.go); SEC_TO_TIME and MAKETIME (timefuncs.go);
 //   - DATE_FORMAT and MONTHNAME of a bad or integer date (baddate.go);
+//   - LENGTH and CHAR_LENGTH of a TIME (timefuncs.go);
 //   - TIME_TO_SEC, HOUR, MINUTE, SECOND, MICROSECOND of a TIME (timefuncs.go);
 //   - VARIANCE, STDDEV and their kin typed DOUBLE, as MySQL 8's (variance.go);
 //   - IF and IFNULL typed as MySQL aggregates their branches, with CASE
@@ -94,7 +95,11 @@ func MySQL() []sql.Function {
 		sql.FunctionN{Name: "sec_to_time", Fn: newSecToTime}, // timefuncs.go
 		sql.FunctionN{Name: "maketime", Fn: newMakeTime},
 		sql.Function1{Name: "time_to_sec", Fn: newTimeToSec},
-		sql.Function2{Name: "date_format", Fn: newDateFormat}, // baddate.go
+		sql.Function2{Name: "date_format", Fn: newDateFormat},                          // baddate.go
+		sql.Function1{Name: "length", Fn: newTimeLength("length", function.NewLength)}, // timefuncs.go
+		sql.Function1{Name: "octet_length", Fn: newTimeLength("octet_length", function.NewLength)},
+		sql.Function1{Name: "char_length", Fn: newTimeLength("char_length", function.NewCharLength)},
+		sql.Function1{Name: "character_length", Fn: newTimeLength("character_length", function.NewCharLength)},
 		sql.Function1{Name: "monthname", Fn: newMonthName},
 		sql.Function1{Name: "hour", Fn: newHourOf},
 		sql.Function1{Name: "minute", Fn: newMinuteOf},

@@ -5,11 +5,13 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/shopspring/decimal"
 )
 
@@ -256,3 +258,38 @@ var (
 		return int32(us % 1_000_000)
 	})
 )
+
+// LENGTH and CHAR_LENGTH of a TIME or a DATE count its text, as of any
+// temporal value (GMS counted a DATE as a DATETIME, 19); of a TIME GMS failed converting the TIME to a string (1105
+// "incompatible conversion to SQL type"), so LENGTH(time_col) and
+// LENGTH(SEC_TO_TIME(n)) failed.
+func newTimeLength(name string, mk func(sql.Expression) sql.Expression) func(sql.Expression) sql.Expression {
+	var f func(sql.Expression) sql.Expression
+	f = func(x sql.Expression) sql.Expression {
+		return &delegate{name: name, args: []sql.Expression{x}, gms: mk(x), mk: func(args ...sql.Expression) (sql.Expression, error) {
+			return f(args[0]), nil
+		}, eval: func(ctx *sql.Context, row sql.Row, args []sql.Expression) (any, bool, error) {
+			isDate := args[0].Type().Type() == sqltypes.Date
+			if !types.IsTimespan(args[0].Type()) && !isDate {
+				return nil, false, nil
+			}
+			v, err := args[0].Eval(ctx, row)
+			if err != nil || v == nil {
+				return nil, true, err
+			}
+			if isDate {
+				// 'YYYY-MM-DD' (GMS counted a DATETIME's 19).
+				if _, ok := v.(time.Time); ok {
+					return int32(10), true, nil
+				}
+				return nil, false, nil
+			}
+			ts, ok := v.(types.Timespan)
+			if !ok {
+				return nil, false, nil
+			}
+			return int32(len(ts.String())), true, nil
+		}}
+	}
+	return f
+}
