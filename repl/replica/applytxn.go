@@ -178,7 +178,14 @@ func (a *applier) footprint(t *binlog.Txn, executed bool) (schedTxn, error) {
 	keys := a.core.opts.Policy == policyLogicalClock && ((lc == 0 && sn == 0) || (sn > 0 && lc == sn-1))
 	fp, err := binlog.RowsFootprint(a.r.opts.Store, t.Events[1:], keys)
 	if err != nil {
-		return st, base.Wrap(base.ClassOf(err), err, "transaction '%s'", t.GTID.GTID)
+		// The footprint reads the rows with the tables' definitions as
+		// they are when the transaction is queued: a DDL before it that
+		// has not run yet (an ALTER adding the column its rows carry)
+		// makes them unreadable now, not at its turn. Such a transaction
+		// runs alone after everything before it, and its rows are read
+		// when it is applied (where a real mismatch is its error).
+		st.Barrier = true
+		return st, nil
 	}
 	st.DBs = fp.DBs
 	if keys {
