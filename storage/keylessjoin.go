@@ -26,26 +26,7 @@ func (t *Txn) UpdateUnwritten(ctx context.Context, tb *Table, old, new sql.Row, 
 	if err := t.writable(); err != nil {
 		return 0, err
 	}
-	if !tb.Hidden {
-		return 0, fmt.Errorf("storage: table %s has a primary key", tb.Def.Name)
-	}
-	want, err := keys.EncodeRow(nil, tb.Schema, old)
-	if err != nil {
-		return 0, err
-	}
-	p := indexPrefix(nil, tb.Def.ID, 0)
-	it, err := t.newIter(p, prefixEnd(p))
-	if err != nil {
-		return 0, err
-	}
-	var found [][]byte
-	for it.First(); it.Valid(); it.Next() {
-		if bytes.Equal(it.Value(), want) && !done[string(it.Key())] {
-			found = append(found, append([]byte(nil), it.Key()...))
-		}
-	}
-	err = readErr(it.Error())
-	it.Close()
+	want, found, err := t.unwrittenKeys(tb, old, done)
 	if err != nil {
 		return 0, err
 	}
@@ -76,24 +57,31 @@ func (t *Txn) UpdateUnwritten(ctx context.Context, tb *Table, old, new sql.Row, 
 // key, that hold old's content and whose key is not in done: the rows
 // UpdateUnwritten would write (read without locks).
 func (t *Txn) CountUnwritten(tb *Table, old sql.Row, done map[string]bool) (int, error) {
+	_, found, err := t.unwrittenKeys(tb, old, done)
+	return len(found), err
+}
+
+// unwrittenKeys is old's content as stored and the keys of tb's rows
+// (tb a table without a primary key) that hold it and are not in done.
+func (t *Txn) unwrittenKeys(tb *Table, old sql.Row, done map[string]bool) ([]byte, [][]byte, error) {
 	if !tb.Hidden {
-		return 0, fmt.Errorf("storage: table %s has a primary key", tb.Def.Name)
+		return nil, nil, fmt.Errorf("storage: table %s has a primary key", tb.Def.Name)
 	}
 	want, err := keys.EncodeRow(nil, tb.Schema, old)
 	if err != nil {
-		return 0, err
+		return nil, nil, err
 	}
 	p := indexPrefix(nil, tb.Def.ID, 0)
 	it, err := t.newIter(p, prefixEnd(p))
 	if err != nil {
-		return 0, err
+		return nil, nil, err
 	}
 	defer it.Close()
-	n := 0
+	var found [][]byte
 	for it.First(); it.Valid(); it.Next() {
 		if bytes.Equal(it.Value(), want) && !done[string(it.Key())] {
-			n++
+			found = append(found, append([]byte(nil), it.Key()...))
 		}
 	}
-	return n, readErr(it.Error())
+	return want, found, readErr(it.Error())
 }

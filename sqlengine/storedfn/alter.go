@@ -41,18 +41,11 @@ func ParseAlter(q string) (*Alter, error) {
 	default:
 		return nil, s.near(0)
 	}
-	name, ok := s.ident()
+	db, name, ok := s.qualifiedName()
 	if !ok {
 		return nil, s.near(s.i)
 	}
-	if s.punct(s.i, ".") {
-		s.i++
-		a.Database = name
-		if name, ok = s.ident(); !ok {
-			return nil, s.near(s.i)
-		}
-	}
-	a.Name = name
+	a.Database, a.Name = db, name
 	for !s.done() {
 		var c Def
 		at := s.i
@@ -105,14 +98,8 @@ func (a *Alter) Apply(create string) (string, error) {
 		return "", s.near(s.i)
 	}
 	s.accept("IF", "NOT", "EXISTS")
-	if _, ok := s.ident(); !ok {
+	if _, _, ok := s.qualifiedName(); !ok {
 		return "", s.near(s.i)
-	}
-	if s.punct(s.i, ".") {
-		s.i++
-		if _, ok := s.ident(); !ok {
-			return "", s.near(s.i)
-		}
 	}
 	if !s.punct(s.i, "(") {
 		return "", s.near(s.i)

@@ -136,6 +136,21 @@ func (s *scanner) ident() (string, bool) {
 	return "", false
 }
 
+// qualifiedName reads `[db.]name`; db is "" without a qualifier.
+func (s *scanner) qualifiedName() (db, name string, ok bool) {
+	if name, ok = s.ident(); !ok {
+		return "", "", false
+	}
+	if s.punct(s.i, ".") {
+		s.i++
+		db = name
+		if name, ok = s.ident(); !ok {
+			return "", "", false
+		}
+	}
+	return db, name, true
+}
+
 // Unwrap is q without a version comment around the whole of it
 // (mysqldump writes /*!50003 DROP FUNCTION IF EXISTS `f` */), else q.
 func Unwrap(q string) string {
@@ -219,18 +234,11 @@ func Parse(q string) (*Def, error) {
 		return nil, ErrNotFunction
 	}
 	d.IfNotExists = s.accept("IF", "NOT", "EXISTS")
-	name, ok := s.ident()
+	db, name, ok := s.qualifiedName()
 	if !ok {
 		return nil, s.near(s.i)
 	}
-	if s.punct(s.i, ".") {
-		s.i++
-		d.Database = name
-		if name, ok = s.ident(); !ok {
-			return nil, s.near(s.i)
-		}
-	}
-	d.Name = name
+	d.Database, d.Name = db, name
 	if s.word(s.i) == "RETURNS" {
 		// CREATE FUNCTION f RETURNS type SONAME 'lib': a loadable function.
 		return nil, &UDFError{Name: name}
@@ -488,18 +496,11 @@ func ParseDrop(q string) (Drop, bool) {
 	}
 	var d Drop
 	d.IfExists = s.accept("IF", "EXISTS")
-	name, ok := s.ident()
+	db, name, ok := s.qualifiedName()
 	if !ok {
 		return Drop{}, false
 	}
-	if s.punct(s.i, ".") {
-		s.i++
-		d.Database = name
-		if name, ok = s.ident(); !ok {
-			return Drop{}, false
-		}
-	}
-	d.Name = name
+	d.Database, d.Name = db, name
 	return d, s.done()
 }
 
