@@ -5,6 +5,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/sqlmode"
 	"petrel/sqlengine/storeval"
 	"petrel/storage"
 )
@@ -62,7 +63,7 @@ func checkModifiedValues(ctx *sql.Context, txn *storage.Txn, st *storage.Table, 
 // strictMode reports STRICT_TRANS_TABLES or STRICT_ALL_TABLES in ctx's
 // sql_mode.
 func strictMode(ctx *sql.Context) bool {
-	m := sql.LoadSqlMode(ctx)
+	m := sqlmode.Load(ctx)
 	return m.ModeEnabled("STRICT_TRANS_TABLES") || m.ModeEnabled("STRICT_ALL_TABLES")
 }
 

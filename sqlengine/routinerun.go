@@ -15,6 +15,7 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/sqlmode"
 )
 
 // Petrel's routine interpreter (issue 31). GMS compiles a procedure's
@@ -410,7 +411,7 @@ func storeConvert(ctx *sql.Context, name string, typ sql.Type, v any) (any, erro
 	if !isString || !types.ErrLengthBeyondLimit.Is(err) || types.IsTextBlob(typ) {
 		return v, nil
 	}
-	mode := sql.LoadSqlMode(ctx)
+	mode := sqlmode.Load(ctx)
 	if mode.ModeEnabled("STRICT_TRANS_TABLES") || mode.ModeEnabled("STRICT_ALL_TABLES") {
 		return nil, mysqlerr.New(mysqlerr.ErDataTooLong, "Data too long for column '%s' at row 1", name)
 	}

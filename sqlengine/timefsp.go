@@ -63,7 +63,7 @@ func noteTimePrecisions(ctx context.Context, st ast.Statement) {
 	default:
 		return // (GMS parses other text, trigger bodies, between a DDL's parse and its run)
 	}
-	realAsFloat := sqlmode.On(sql.LoadSqlMode(sctx), "REAL_AS_FLOAT")
+	realAsFloat := sqlmode.On(sqlmode.Load(sctx), "REAL_AS_FLOAT")
 	var notes *timeNotes
 	for _, d := range ddls {
 		if d == nil || d.TableSpec == nil {

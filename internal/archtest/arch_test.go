@@ -72,7 +72,7 @@ var allowed = map[string][]string{
 	// The SQL layer's half of the one error mapping (GMS's kinds).
 	"sqlengine/sqlerr": {"internal/*"},
 	// Values stored as MySQL stores them (sql_mode, warnings).
-	"sqlengine/storeval": {"internal/*", "storage/keys", "sqlengine/arith", "sqlengine/sqlerr"},
+	"sqlengine/storeval": {"internal/*", "storage/keys", "sqlengine/arith", "sqlengine/sqlerr", "sqlengine/sqlmode"},
 	// Authentication methods over vitess's handshake.
 	"sqlengine/auth": {"internal/*", "sqlengine/wire"},
 	// Index lookups for correlated subqueries and anti joins, over
@@ -94,7 +94,7 @@ var allowed = map[string][]string{
 	// settings, accounts and its command state through interfaces).
 	"sqlengine/wire": {"internal/*"},
 	// The executors: the backend's Executor, through its executor API.
-	"sqlengine/fastpath":                   {"internal/*", "storage", "storage/keys", "sqlengine"},
+	"sqlengine/fastpath":                   {"internal/*", "storage", "storage/keys", "sqlengine", "sqlengine/sqlmode"},
 	"sqlengine/enginetest":                 {"internal/*", "storage", "storage/keys", "sqlengine"},
 	"sqlengine/sqltest":                    {"sqlengine"},
 	"sqlengine/enginetest/cmd/enginecount": {"sqlengine/enginetest"},

@@ -497,7 +497,7 @@ func renameCreateSelect(ctx *sql.Context, tc *plan.TableCopier) {
 	}
 	q := ctx.Query()
 	r, added := sqlmode.SessionText(ctx, q)
-	st, err := ast.ParseWithOptions(ctx, r, sql.LoadSqlMode(ctx).ParserOptions())
+	st, err := ast.ParseWithOptions(ctx, r, sqlmode.Load(ctx).ParserOptions())
 	if err != nil {
 		return
 	}

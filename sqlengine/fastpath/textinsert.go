@@ -5,12 +5,13 @@ import (
 	"strconv"
 	"strings"
 
-	"petrel/sqlengine"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"petrel/sqlengine"
+	"petrel/sqlengine/sqlmode"
 )
 
 // The text INSERT fast path: text-protocol statements of the shape
@@ -48,7 +49,7 @@ func (e *Executor) tryInsert(ctx context.Context, c *mysql.Conn, s *sqlengine.Se
 	if !insertText(q) || !e.e.ExecutorOnFor(s) {
 		return false, nil
 	}
-	mode := sql.LoadSqlMode(sql.NewContext(ctx, sql.WithSession(s)))
+	mode := sqlmode.Load(sql.NewContext(ctx, sql.WithSession(s)))
 	if (sqlengine.ModeOn(mode, "PIPES_AS_CONCAT") && strings.Contains(q, "||")) || (mode.ModeEnabled("HIGH_NOT_PRECEDENCE") && sqlengine.ContainsNot(q)) {
 		return false, nil // GMS's, through the parser wrapper's rewrites (pipesnot.go)
 	}

@@ -31,7 +31,7 @@ import (
 // WHERE is still a Filter above the table.
 
 func FullGroupByRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if !sqlmode.On(sql.LoadSqlMode(ctx), "ONLY_FULL_GROUP_BY") {
+	if !sqlmode.On(sqlmode.Load(ctx), "ONLY_FULL_GROUP_BY") {
 		return n, transform.SameTree, nil
 	}
 	var err error

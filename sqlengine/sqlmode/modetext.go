@@ -211,7 +211,7 @@ func SessionText(ctx context.Context, q string) (string, []int) {
 		r, added := Text(q, false, false)
 		return withAssign(r, added, false)
 	}
-	m := sql.LoadSqlMode(c) // once: it parses the variable's text
+	m := Load(c)
 	ansi := m.AnsiQuotes()
 	r, added := Text(q, m.ModeEnabled("NO_BACKSLASH_ESCAPES"), ansi)
 	pipes, high := On(m, "PIPES_AS_CONCAT") && strings.Contains(q, "||"), m.ModeEnabled("HIGH_NOT_PRECEDENCE")

@@ -400,7 +400,7 @@ func OperatorModes(ctx context.Context) (pipes, highNot bool) {
 	if !ok || c == nil || c.Session == nil {
 		return false, false
 	}
-	m := sql.LoadSqlMode(c)
+	m := Load(c)
 	return On(m, "PIPES_AS_CONCAT"), m.ModeEnabled("HIGH_NOT_PRECEDENCE")
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/sqlmode"
 )
 
 // The value an INSERT gives an AUTO_INCREMENT column, as MySQL takes it.
@@ -61,7 +62,7 @@ func (x *autoIncGiven) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 			return nil, err
 		}
 		zero, err := x.col.Type.Compare(ctx, v, x.col.Type.Zero())
-		if err != nil || zero != 0 || sql.LoadSqlMode(ctx).ModeEnabled(sql.NoAutoValueOnZero) {
+		if err != nil || zero != 0 || sqlmode.Load(ctx).ModeEnabled(sql.NoAutoValueOnZero) {
 			return v, err
 		}
 	}

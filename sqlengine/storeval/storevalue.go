@@ -7,8 +7,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"petrel/sqlengine/sqlerr"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -19,6 +17,8 @@ import (
 
 	"petrel/internal/mysqlerr"
 	"petrel/sqlengine/arith"
+	"petrel/sqlengine/sqlerr"
+	"petrel/sqlengine/sqlmode"
 )
 
 // MySQL 8's rules for storing a value into a column, applied before GMS's
@@ -46,7 +46,7 @@ type Mode struct {
 }
 
 func storeModeOf(ctx *sql.Context, ignore bool) Mode {
-	m := sql.LoadSqlMode(ctx)
+	m := sqlmode.Load(ctx)
 	return Mode{Strict: !ignore && (m.ModeEnabled("STRICT_TRANS_TABLES") || m.ModeEnabled("STRICT_ALL_TABLES"))}
 }
 
