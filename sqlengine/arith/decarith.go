@@ -240,6 +240,9 @@ type SmallEvaler interface {
 	EvalSmall(ctx *sql.Context, row sql.Row) (d SmallDec, null, ok bool, err error)
 }
 
+// SmallOf is d as a SmallDec when its coefficient has at most 18 digits.
+func SmallOf(d decimal.Decimal) (SmallDec, bool) { return smallOf(d) }
+
 // smallOf is d as a smallDec when its coefficient has at most 18 digits.
 func smallOf(d decimal.Decimal) (SmallDec, bool) {
 	e := d.Exponent()

@@ -13,6 +13,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/sqlmode"
 )
 
 // Integer arithmetic as MySQL 8 does it: +, - and * of two integers are
@@ -173,7 +174,7 @@ func (a *intArith) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 // with warning 1365 under ERROR_FOR_DIVISION_BY_ZERO only (divStrict
 // makes it the error in strict writes).
 func divisionByZero(ctx *sql.Context) error {
-	if sql.LoadSqlMode(ctx).ModeEnabled("ERROR_FOR_DIVISION_BY_ZERO") {
+	if sqlmode.Load(ctx).ModeEnabled("ERROR_FOR_DIVISION_BY_ZERO") {
 		ctx.Warn(mysqlerr.ErDivisionByZero, "Division by 0")
 	}
 	return nil
@@ -260,7 +261,7 @@ func arithmetic(ctx *sql.Context, ar *expression.Arithmetic) (sql.Expression, tr
 		return ar, transform.SameTree, nil
 	}
 	unsigned := types.IsUnsigned(lt) || types.IsUnsigned(rt)
-	if unsigned && ar.Op == "-" && sql.LoadSqlMode(ctx).ModeEnabled("NO_UNSIGNED_SUBTRACTION") {
+	if unsigned && ar.Op == "-" && sqlmode.Load(ctx).ModeEnabled("NO_UNSIGNED_SUBTRACTION") {
 		unsigned = false // the difference is signed under this mode
 	}
 	return &intArith{left: ar.LeftChild, right: ar.RightChild, op: ar.Op, unsigned: unsigned}, transform.NewTree, nil
@@ -297,7 +298,7 @@ func temporal(t sql.Type) bool { return types.IsTime(t) || types.IsTimespan(t) }
 // under strict mode with ERROR_FOR_DIVISION_BY_ZERO, where MySQL makes
 // a division by zero an error.
 func StrictDivision(ctx *sql.Context, n sql.Node) bool {
-	m := sql.LoadSqlMode(ctx)
+	m := sqlmode.Load(ctx)
 	if !m.ModeEnabled("ERROR_FOR_DIVISION_BY_ZERO") || !(m.ModeEnabled("STRICT_TRANS_TABLES") || m.ModeEnabled("STRICT_ALL_TABLES")) {
 		return false
 	}
@@ -380,6 +381,17 @@ func operator(ctx *sql.Context, e sql.Expression, divErrors bool) (sql.Expressio
 			}
 			return di, transform.NewTree, nil
 		}
+		// An outermost integer quotient (intquot.go).
+		if iq := newIntQuot(ctx, d); iq != nil {
+			if divErrors {
+				return divStrict{Expression: iq, divisor: d.RightChild}, transform.NewTree, nil
+			}
+			return iq, transform.NewTree, nil
+		}
+	}
+	// DATE_ADD / DATE_SUB of a literal date (dateshift.go).
+	if ds := newDateShift(ctx, e); ds != nil {
+		return ds, transform.NewTree, nil
 	}
 	if divErrors {
 		switch e.(type) {
