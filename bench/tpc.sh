@@ -19,7 +19,9 @@
 #   SF           [1]    TPC-H scale factor (go-tpc takes integers only)
 #   QUERIES      ["q1 ... q22"]
 #   QTIMEOUT     [60]   seconds per TPC-H query; a query still running then
-#                       is killed (KILL QUERY) and reported as "timeout"
+#                       is killed (KILL QUERY) and reported as "timeout";
+#                       at SF 1 each answer is checked (go-tpc --check)
+#                       and reported "wrong" if it is not TPC-H's
 #   PETREL_BINARY  use this petrel instead of building ./cmd/petrel
 #   PETREL_PPROF   passed to petrel (e.g. 127.0.0.1:6060: /debug/pprof)
 #   KEEP         [0]    1: leave the servers up at the end (prints their
@@ -42,6 +44,11 @@ LOADTHREADS=${THREADS%% *} # loads and checks use the first client count
 SF=${SF:-1} QTIMEOUT=${QTIMEOUT:-60} CHECKTIMEOUT=${CHECKTIMEOUT:-300}
 QUERIES=${QUERIES:-"q1 q2 q3 q4 q5 q6 q7 q8 q9 q10 q11 q12 q13 q14 q15 q16 q17 q18 q19 q20 q21 q22"}
 OUT_DIR=${OUT_DIR:-bench/out}
+# At SF 1 go-tpc checks each answer against TPC-H's validation output
+# (its --check: TPC-H 2.1.3.5's rounding rules); a query answered
+# otherwise is reported "wrong".
+CHECKFLAG=
+[ "$SF" = 1 ] && CHECKFLAG=--check
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
 	export PATH=/usr/local/go/bin:$PATH
 fi
@@ -197,8 +204,10 @@ for phase in $PHASES; do
 			for n in $SERVERS; do
 				t0=$(now)
 				if timeout "$QTIMEOUT" go-tpc -H 127.0.0.1 -P "${PORT[$n]}" -U root ${PW[$n]:+-p ${PW[$n]}} \
-					tpch -D tpch --sf "$SF" run --queries "$q" --count 1 >"$LOGS/$n-tpch-$q.log" 2>&1; then
-					if grep -q "${q^^}_ERR\|Error" "$LOGS/$n-tpch-$q.log"; then
+					tpch -D tpch --sf "$SF" run --queries "$q" --count 1 $CHECKFLAG >"$LOGS/$n-tpch-$q.log" 2>&1; then
+					if grep -q "check $q failed" "$LOGS/$n-tpch-$q.log"; then
+						R[$n,$q]=wrong
+					elif grep -q "${q^^}_ERR\|Error" "$LOGS/$n-tpch-$q.log"; then
 						R[$n,$q]=error
 					else
 						R[$n,$q]=$(secs "$t0" "$(now)")
