@@ -50,9 +50,22 @@ func ProtectDecimalLiterals(stmt ast.Statement) {
 			}
 		case *ast.JoinTableExpr:
 			cond(x.Condition.On)
+		case *ast.ConvertExpr:
+			defaultDecimalPrecision(x)
 		}
 		return true, nil
 	}, stmt)
+}
+
+// defaultDecimalPrecision writes CAST(x AS DECIMAL) as MySQL reads it,
+// CAST(x AS DECIMAL(10)): GMS's plan builder gives a cast without a
+// precision DECIMAL(65,30), the type of the conversions it adds itself
+// (a UNION's columns, a recursive CTE's), which keep it. The cast then
+// rounds to an integer and clips at 10 digits (deccast.go).
+func defaultDecimalPrecision(c *ast.ConvertExpr) {
+	if c.Type != nil && c.Type.Length == nil && strings.EqualFold(c.Type.Type, "decimal") {
+		c.Type.Length = ast.NewIntVal([]byte("10"))
+	}
 }
 
 // castDecimalLiteral wraps a plain decimal literal (1.5, not 1e5) in a

@@ -20,8 +20,10 @@ import (
 // warning 1411 (MySQL's under NO_ZERO_IN_DATE, in its default sql_mode;
 // Petrel's dates hold no zero parts): GMS passed the parts to time.Date,
 // so STR_TO_DATE('2024', '%Y') was 2023-11-30. Only formats of numeric
-// parts are checked (strDateParts). A day past its month's end (MySQL's
-// 2024-02-30) is still GMS's next month.
+// parts are checked (strDateParts). So is a day past its month's end,
+// NULL with 1411 as MySQL's check_date gives it without
+// ALLOW_INVALID_DATES (GMS gave the next month: '2024-02-30' was
+// 2024-03-01).
 
 func newStrToDate(s, f sql.Expression) sql.Expression {
 	g := function.NewStrToDate(s, f)
@@ -175,10 +177,24 @@ func strDateParts(in, format string) (year, month, day int, ok bool) {
 }
 
 // validDateParts: a date of these parts (-1: none read) holds no zero
-// part. A time alone (no part read) is valid.
+// part and no day past its month's end. A time alone (no part read) is
+// valid.
 func validDateParts(year, month, day int) bool {
 	if year < 0 && month < 0 && day < 0 {
 		return true
 	}
-	return month >= 1 && day >= 1
+	if month < 1 || day < 1 {
+		return false
+	}
+	// A year not read is year 0, which is no leap year.
+	return month > 12 || day <= daysInMonth(max(year, 0), month)
+}
+
+// daysInMonth is the number of days of month (1 to 12) in year. MySQL's
+// year 0 is no leap year (Go's proleptic year 0 is).
+func daysInMonth(year, month int) int {
+	if year == 0 && month == 2 {
+		return 28
+	}
+	return time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
