@@ -908,6 +908,17 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// DATE_ADD and DATE_SUB past 9999-12-31 or before year 0 are NULL
+	// with 1441 (arith/dateinterval.go; GMS: NULL without a warning, a
+	// negative year, or 1105).
+	quiet("CREATE TABLE t_dov (id INT PRIMARY KEY, d DATE, dt DATETIME)")
+	quiet("INSERT INTO t_dov VALUES (1, '9999-12-31', '0001-06-01 00:00:00'), (2, '2000-01-01', '2000-01-01 10:00:00')")
+	for _, q := range []string{
+		"SELECT DATE_SUB('2000-01-01', INTERVAL 2001 YEAR), DATE_ADD('9999-12-31', INTERVAL 1 DAY), '9999-12-31' + INTERVAL 1 DAY, ADDDATE('2000-01-01 00:00:00', INTERVAL 8000 YEAR), SUBDATE('0001-01-01', INTERVAL 2 YEAR), DATE_ADD('2000-01-01', INTERVAL 1 DAY), DATE_ADD(NULL, INTERVAL 1 DAY)",
+		"SELECT id, d + INTERVAL 1 DAY, DATE_SUB(dt, INTERVAL 2 YEAR), dt - INTERVAL 1 MONTH FROM t_dov ORDER BY id",
+	} {
+		add("strict", q)
+	}
 	// CAST to DECIMAL(p,s) beyond its range is the range's end with 1264
 	// (arith/deccast.go; GMS gave 0.00), a DOUBLE in range at the scale.
 	quiet("CREATE TABLE t_dc (id INT PRIMARY KEY, d DECIMAL(12,2), f DOUBLE)")

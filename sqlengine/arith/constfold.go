@@ -76,6 +76,9 @@ func foldExpr(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.Tre
 					e = di
 				}
 			}
+			if c := checkedDateArith(x); c != nil {
+				e = c
+			}
 			v, err := e.Eval(ctx, nil)
 			if err != nil {
 				return e, transform.SameTree, nil

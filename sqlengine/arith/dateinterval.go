@@ -1,9 +1,13 @@
 package arith
 
 import (
+	"strings"
+	"time"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
+	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
@@ -44,5 +48,113 @@ func dateInterval(a *expression.Arithmetic) sql.Expression {
 	if err != nil {
 		return nil
 	}
-	return out
+	return &dateRange{Expression: out}
+}
+
+// DATE_ADD and DATE_SUB (ADDDATE, SUBDATE, date +/- INTERVAL) whose
+// result is past 9999-12-31 or before year 0 are NULL with warning 1441
+// ("Datetime function: datetime field overflow"), as MySQL's
+// date_add_interval gives them: GMS gave NULL without a warning past
+// 9999 and a negative year before 0 (DATE_SUB('2000-01-01', INTERVAL
+// 2001 YEAR) was -0001-01-01).
+
+// erDatetimeOverflow is ER_DATETIME_FUNCTION_OVERFLOW.
+const erDatetimeOverflow = 1441
+
+// dateRange is GMS's DATE_ADD or DATE_SUB with its result's range
+// checked.
+type dateRange struct {
+	sql.Expression // *function.DateAdd or *function.DateSub
+}
+
+var _ sql.FunctionExpression = (*dateRange)(nil)
+
+// checkedDateArith is e wrapped in dateRange when it is GMS's DATE_ADD
+// or DATE_SUB, else nil.
+func checkedDateArith(e sql.Expression) sql.Expression {
+	switch e.(type) {
+	case *function.DateAdd, *function.DateSub:
+		return &dateRange{Expression: e}
+	}
+	return nil
+}
+
+func (d *dateRange) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	n, err := d.Expression.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	if c := checkedDateArith(n); c != nil {
+		return c, nil
+	}
+	return n, nil
+}
+
+// FunctionName and Description are GMS's (CREATE TABLE ... AS SELECT
+// reads the name for the result's fractional digits).
+func (d *dateRange) FunctionName() string {
+	return d.Expression.(sql.FunctionExpression).FunctionName()
+}
+
+func (d *dateRange) Description() string {
+	return d.Expression.(sql.FunctionExpression).Description()
+}
+
+func (d *dateRange) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
+	return sql.Collation_binary, 5
+}
+
+func (d *dateRange) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := d.Expression.Eval(ctx, row)
+	if err == nil && v != nil && !beforeYearZero(v) {
+		return v, nil
+	}
+	// NULL (of a NULL argument, of a value that is no date, which GMS
+	// warned 1292 about, or of a result past 9999-12-31), a negative
+	// year, or GMS's failure to convert one.
+	if d.overflows(ctx, row) {
+		ctx.Warn(erDatetimeOverflow, "Datetime function: datetime field overflow")
+		return nil, nil
+	}
+	return v, err
+}
+
+// overflows reports whether the result for row is past 9999-12-31 or
+// before year 0.
+func (d *dateRange) overflows(ctx *sql.Context, row sql.Row) bool {
+	children := d.Children()
+	iv, ok := children[1].(*expression.Interval)
+	if !ok {
+		return false
+	}
+	date, err := children[0].Eval(ctx, row)
+	if err != nil || date == nil {
+		return false
+	}
+	t, _, err := types.DatetimeMaxPrecision.Convert(ctx, date)
+	if err != nil {
+		return false
+	}
+	delta, err := iv.EvalDelta(ctx, row)
+	if err != nil || delta == nil {
+		return false
+	}
+	var r time.Time
+	if _, sub := d.Expression.(*function.DateSub); sub {
+		r = delta.Sub(t.(time.Time))
+	} else {
+		r = delta.Add(t.(time.Time))
+	}
+	return r.Year() < 0 || r.Year() > 9999
+}
+
+// beforeYearZero: v, a DATE_ADD's result, has a negative year.
+func beforeYearZero(v any) bool {
+	switch x := v.(type) {
+	case time.Time:
+		return x.Year() < 0
+	case string:
+		return strings.HasPrefix(x, "-")
+	}
+	return false
 }

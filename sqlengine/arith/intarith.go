@@ -8,6 +8,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -419,6 +420,8 @@ func operator(ctx *sql.Context, e sql.Expression, divErrors bool) (sql.Expressio
 			return e, transform.SameTree, nil
 		}
 		return &bitOp{left: x.LeftChild, right: x.RightChild, op: strings.ToLower(x.Op)}, transform.NewTree, nil
+	case *function.DateAdd, *function.DateSub:
+		return checkedDateArith(x), transform.NewTree, nil
 	case *expression.Convert:
 		ct, t := x.Type(), x.Child.Type()
 		switch {
