@@ -54,6 +54,9 @@ var analyzerRulesOnce sync.Once
 func installAnalyzerRules() {
 	analyzerRulesOnce.Do(func() {
 		analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault, analyzer.Rule{Id: tupleInRuleID, Apply: tupleInToDisjunction})
+		// A string literal that is no date or number compared with one in a
+		// single-table UPDATE or DELETE (arith/cmptext.go).
+		analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault, analyzer.Rule{Id: arith.BadTextRuleID, Apply: arith.BadTextRule})
 		// A statement that reads a view is not DDL (viewddl.go).
 		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: viewDDLRuleID, Apply: clearViewDDLFlag}}, analyzer.OnceBeforeDefault...)
 		// Before GMS's simplifyFilters, which misreads escapes (rewrite/planfix.go).

@@ -45,6 +45,7 @@ func FoldConstants(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.S
 	if !n.Resolved() {
 		return n, transform.SameTree, nil
 	}
+	strict := StrictWrite(ctx, n)
 	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		switch n.(type) {
 		case *plan.Filter, *plan.Having, *plan.JoinNode:
@@ -52,19 +53,27 @@ func FoldConstants(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.S
 			// Elsewhere (the select list, ORDER BY, GROUP BY) only
 			// strings compared with numbers are fixed (strnum.go).
 			return transform.OneNodeExpressions(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-				return transform.Expr(e, strNumExpr)
+				return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+					if ne, ok, err := fixCmpText(ctx, e, strict); err != nil || ok { // cmptext.go
+						return ne, transform.NewTree, err
+					}
+					return strNumExpr(e)
+				})
 			})
 		}
 		return transform.OneNodeExpressions(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-			return foldExpr(ctx, e)
+			return foldExpr(ctx, e, strict)
 		})
 	})
 }
 
-// foldExpr folds e bottom-up; it never fails (what cannot be folded
-// stays).
-func foldExpr(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+// foldExpr folds e bottom-up; it fails only on a literal that is no
+// date under strict (datecmp.go): what cannot be folded stays.
+func foldExpr(ctx *sql.Context, e sql.Expression, strict bool) (sql.Expression, transform.TreeIdentity, error) {
 	return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		if ne, ok, err := fixCmpText(ctx, e, strict); err != nil || ok { // cmptext.go
+			return ne, transform.NewTree, err
+		}
 		switch x := e.(type) {
 		case *expression.Arithmetic, *expression.Div, *expression.IntDiv, *expression.Mod, *expression.UnaryMinus,
 			*function.DateAdd, *function.DateSub, *expression.Convert:

@@ -300,7 +300,21 @@ func temporal(t sql.Type) bool { return types.IsTime(t) || types.IsTimespan(t) }
 // a division by zero an error.
 func StrictDivision(ctx *sql.Context, n sql.Node) bool {
 	m := sqlmode.Load(ctx)
-	if !m.ModeEnabled("ERROR_FOR_DIVISION_BY_ZERO") || !(m.ModeEnabled("STRICT_TRANS_TABLES") || m.ModeEnabled("STRICT_ALL_TABLES")) {
+	return m.ModeEnabled("ERROR_FOR_DIVISION_BY_ZERO") && strictWrite(ctx, n, false)
+}
+
+// StrictWrite reports whether n changes rows (INSERT, REPLACE, UPDATE,
+// DELETE; not with IGNORE) under strict mode, where MySQL 8 makes the
+// warning of a value that is no date (1292) an error (WL#6891: its
+// strict mode turns such warnings of a data-change statement into
+// errors; a SELECT keeps them warnings).
+func StrictWrite(ctx *sql.Context, n sql.Node) bool {
+	return strictWrite(ctx, n, true)
+}
+
+func strictWrite(ctx *sql.Context, n sql.Node, deletes bool) bool {
+	m := sqlmode.Load(ctx)
+	if !m.ModeEnabled("STRICT_TRANS_TABLES") && !m.ModeEnabled("STRICT_ALL_TABLES") {
 		return false
 	}
 	// An INSERT's source is analyzed as a tree of its own, without the
@@ -320,6 +334,8 @@ func StrictDivision(ctx *sql.Context, n sql.Node) bool {
 			write = write || !x.Ignore
 		case *plan.Update:
 			write = write || !x.Ignore
+		case *plan.DeleteFrom:
+			write = write || deletes
 		}
 		return !write
 	})
