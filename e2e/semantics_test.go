@@ -948,6 +948,17 @@ func semCorpus() []semStmt {
 	} {
 		add("nonstrict", q)
 	}
+	// GROUP_CONCAT of several expressions concatenates them; DISTINCT
+	// without ORDER BY lists the values sorted (arith/groupconcat.go;
+	// GMS took the first expression alone, in the rows' order).
+	quiet("CREATE TABLE t_gc (k INT, x INT, s VARCHAR(10))")
+	quiet("INSERT INTO t_gc VALUES (1, 3, 'b'), (1, 1, 'a'), (1, 2, 'c'), (1, 1, 'a'), (2, 10, 'z'), (2, 9, 'y'), (2, NULL, 'n')")
+	for _, q := range []string{
+		"SELECT k, GROUP_CONCAT(DISTINCT x), GROUP_CONCAT(DISTINCT x, '-', s), GROUP_CONCAT(DISTINCT x ORDER BY x DESC), GROUP_CONCAT(x, '-', s ORDER BY x, s), GROUP_CONCAT(x, NULL), GROUP_CONCAT(DISTINCT s) FROM t_gc GROUP BY k ORDER BY k",
+		"SELECT GROUP_CONCAT(x, ':', s ORDER BY s DESC SEPARATOR '|'), GROUP_CONCAT(DISTINCT x SEPARATOR ';') FROM t_gc",
+	} {
+		add("strict", q)
+	}
 	// CAST to DECIMAL(p,s) beyond its range is the range's end with 1264
 	// (arith/deccast.go; GMS gave 0.00), a DOUBLE in range at the scale.
 	quiet("CREATE TABLE t_dc (id INT PRIMARY KEY, d DECIMAL(12,2), f DOUBLE)")

@@ -52,6 +52,8 @@ func ProtectDecimalLiterals(stmt ast.Statement) {
 			cond(x.Condition.On)
 		case *ast.ConvertExpr:
 			defaultDecimalPrecision(x)
+		case *ast.GroupConcatExpr:
+			groupConcatArgs(x) // groupconcat.go
 		}
 		return true, nil
 	}, stmt)
