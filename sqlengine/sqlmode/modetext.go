@@ -228,8 +228,8 @@ func SessionText(ctx context.Context, q string) (string, []int) {
 
 // withAssign applies the assignment rewrite (assign.go) after r's,
 // LOCK TABLE's and a quoted ENGINE name's (locktable.go), the
-// locking-read clause's (lockclause.go) and CREATE TABLE ... SELECT's
-// (ctas.go).
+// locking-read clause's (lockclause.go), a two-part INTERVAL unit's
+// (intervalunit.go) and CREATE TABLE ... SELECT's (ctas.go).
 func withAssign(r string, added []int, ansi bool) (string, []int) {
 	if r2, more := userAssign(r, ansi); more != nil {
 		r, added = r2, composeAdded(added, more)
@@ -238,6 +238,9 @@ func withAssign(r string, added []int, ansi bool) (string, []int) {
 		r, added = r2, composeAdded(added, more)
 	}
 	if r2, more := lockClause(r, ansi); more != nil {
+		r, added = r2, composeAdded(added, more)
+	}
+	if r2, more := intervalUnits(r, ansi); more != nil { // intervalunit.go
 		r, added = r2, composeAdded(added, more)
 	}
 	return createSelect(quotedEngine(r, ansi), ansi), added // in place
