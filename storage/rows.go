@@ -618,15 +618,21 @@ func (t *Txn) BuildIndex(ctx context.Context, tb *Table, ix *Index) error {
 				return err
 			}
 		}
-		t.undelete(k)
-		if err := t.noteLazy(k); err != nil {
-			return err
-		}
-		if err := t.batch.Set(k, pkSuffix, nil); err != nil {
+		if err := t.putEntry(k, pkSuffix); err != nil {
 			return err
 		}
 	}
 	return readErr(it.Error())
+}
+
+// putEntry writes index entry k (its value the row's primary-key
+// suffix) into the transaction's batch.
+func (t *Txn) putEntry(k, pkSuffix []byte) error {
+	t.undelete(k)
+	if err := t.noteLazy(k); err != nil {
+		return err
+	}
+	return t.batch.Set(k, pkSuffix, nil)
 }
 
 // buildEntries writes a non-unique index's entry for each row it reads
@@ -654,11 +660,7 @@ func (t *Txn) buildEntries(it *pebble.Iterator, tb *Table, ix *Index, plen int) 
 		if k, err = tb.appendIndexKey(k[:0], ix, row, pkSuffix); err != nil {
 			return err
 		}
-		t.undelete(k)
-		if err := t.noteLazy(k); err != nil {
-			return err
-		}
-		if err := t.batch.Set(k, pkSuffix, nil); err != nil {
+		if err := t.putEntry(k, pkSuffix); err != nil {
 			return err
 		}
 	}
