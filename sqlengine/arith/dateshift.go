@@ -18,8 +18,9 @@ import (
 // string result parses it again to choose the result's layout: a sixth
 // of the CPU of bench/tpchscan/setup.sql's INSERT ... SELECT. dateShift
 // parses the literal and chooses the layout once, then computes each row
-// as GMS does. A literal GMS cannot read as a date keeps GMS's function
-// (its warning is per row).
+// as GMS does, its range checked as dateRange checks GMS's (a result past
+// 9999-12-31 or before year 0 is NULL with warning 1441). A literal GMS
+// cannot read as a date keeps GMS's function (its warning is per row).
 
 // dateShift is DATE_ADD / DATE_SUB of a literal date (see above).
 type dateShift struct {
@@ -125,6 +126,11 @@ func (d *dateShift) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		shifted = delta.Sub(d.base)
 	} else {
 		shifted = delta.Add(d.base)
+	}
+	if y := shifted.Year(); y < 0 || y > 9999 {
+		// MySQL's range, as dateRange checks GMS's functions.
+		ctx.Warn(erDatetimeOverflow, "Datetime function: datetime field overflow")
+		return nil, nil
 	}
 	res := types.ValidateTime(shifted)
 	if res == nil {

@@ -11,9 +11,10 @@ import (
 )
 
 // TestDateShiftIsGMSs: DATE_ADD / DATE_SUB of a literal date by a
-// per-row interval gives what GMS's functions give (value, Go type and
-// the expression's type) for dates as text, DATE and DATETIME literals,
-// every kind of unit, NULL and out-of-range results.
+// per-row interval gives what GMS's functions give with their range
+// checked (dateRange: value, Go type, warnings and the expression's
+// type) for dates as text, DATE and DATETIME literals, every kind of
+// unit, NULL and out-of-range results.
 func TestDateShiftIsGMSs(t *testing.T) {
 	ctx := sql.NewEmptyContext()
 	dates := []sql.Expression{
@@ -55,11 +56,16 @@ func TestDateShiftIsGMSs(t *testing.T) {
 				if ds.Type() != fn.Type() {
 					t.Errorf("%s: typed %s, GMS %s", fn, ds.Type(), fn.Type())
 				}
+				checked := checkedDateArith(fn)
 				for _, row := range rows {
-					want, werr := fn.Eval(ctx, row)
+					ctx.ClearWarnings()
+					want, werr := checked.Eval(ctx, row)
+					wantWarn := warnings(ctx)
+					ctx.ClearWarnings()
 					got, gerr := ds.Eval(ctx, row)
-					if fmt.Sprintf("%T %v %v", want, want, werr) != fmt.Sprintf("%T %v %v", got, got, gerr) {
-						t.Errorf("%s with n = %v: %T %v (%v), GMS %T %v (%v)", fn, row[0], got, got, gerr, want, want, werr)
+					gotWarn := warnings(ctx)
+					if fmt.Sprintf("%T %v %v %s", want, want, werr, wantWarn) != fmt.Sprintf("%T %v %v %s", got, got, gerr, gotWarn) {
+						t.Errorf("%s with n = %v: %T %v (%v) warnings %s, GMS's range-checked %T %v (%v) warnings %s", fn, row[0], got, got, gerr, gotWarn, want, want, werr, wantWarn)
 					}
 				}
 			}
@@ -73,4 +79,13 @@ func TestDateShiftIsGMSs(t *testing.T) {
 			t.Errorf("%s was taken", e)
 		}
 	}
+}
+
+// warnings lists ctx's warning codes.
+func warnings(ctx *sql.Context) string {
+	var codes []int
+	for _, w := range ctx.Session.Warnings() {
+		codes = append(codes, w.Code)
+	}
+	return fmt.Sprint(codes)
 }
