@@ -32,22 +32,6 @@ import (
 // table (InnoDB's MIN_RECALC_INTERVAL).
 const MinInterval = 10 * time.Second
 
-// costFactor bounds the automatic analyses' cost: a table's next one
-// waits at least costFactor times as long as its last one took, so that
-// re-analysing a table keeps under 1/costFactor of a core whatever its
-// size. InnoDB samples a fixed number of pages per index, so its
-// recalculation costs the same for any table; an analysis here reads
-// the whole table (a reservoir sample of its keys), and TPC-C's
-// order_line, 10% larger every 40 s of its run, was read whole each
-// time: 3.4% of the server's CPU under 16 clients.
-const costFactor = 50
-
-// refreshInterval is the least time between two automatic analyses of
-// a table whose last one took cost.
-func refreshInterval(cost time.Duration) time.Duration {
-	return max(MinInterval, costFactor*cost)
-}
-
 // refreshDue is InnoDB's rule for recalculating persistent statistics: a
 // table is analysed again once more than 10% of the rows it had at the
 // last analysis have changed (any change, for a table analysed empty).
@@ -85,10 +69,9 @@ type tableStats struct {
 	// last *storage.Table found to match it.
 	sig     string
 	def     atomic.Pointer[storage.Table]
-	rows    uint64        // rows at the analysis
-	changed uint64        // storage.RowsChanged at the analysis
-	at      time.Time     // when it was made (or loaded)
-	cost    time.Duration // how long the analysis took (0: loaded)
+	rows    uint64    // rows at the analysis
+	changed uint64    // storage.RowsChanged at the analysis
+	at      time.Time // when it was made (or loaded)
 	idx     map[string]*indexStats
 	list    []sql.Statistic
 	// sample is read on the planner's first need (filtersample.go).
@@ -223,7 +206,7 @@ func (p *Provider) maybeRefresh(tb Table, st *storage.Table, ts *tableStats) {
 		}
 		changed -= ts.changed
 		analysed = ts.rows
-		if p.now().Sub(ts.at) < refreshInterval(ts.cost) {
+		if p.now().Sub(ts.at) < MinInterval {
 			return
 		}
 	} else {
@@ -404,7 +387,6 @@ func (p *Provider) analyze(ctx *sql.Context, tb Table, stop <-chan struct{}) err
 		ts.idx[strings.ToLower(ix.ID())] = is
 		ts.list = append(ts.list, is.stat)
 	}
-	ts.cost = p.now().Sub(ts.at)
 	p.mu.Lock()
 	p.tables[st.Def.ID] = ts
 	p.mu.Unlock()

@@ -1,9 +1,6 @@
 package planstats
 
-import (
-	"testing"
-	"time"
-)
+import "testing"
 
 // TestRefreshDue is InnoDB's 10% rule.
 func TestRefreshDue(t *testing.T) {
@@ -16,25 +13,6 @@ func TestRefreshDue(t *testing.T) {
 	} {
 		if got := refreshDue(tc.analysed, tc.changed); got != tc.due {
 			t.Errorf("refreshDue(%d, %d) = %v, want %v", tc.analysed, tc.changed, got, tc.due)
-		}
-	}
-}
-
-// TestRefreshIntervalBoundsTheCost: an analysis that took longer than
-// MinInterval/costFactor holds the next one off for costFactor times its
-// cost, so automatic analyses take at most 1/costFactor of a core.
-func TestRefreshIntervalBoundsTheCost(t *testing.T) {
-	for _, tc := range []struct {
-		cost, want time.Duration
-	}{
-		{0, MinInterval}, {50 * time.Millisecond, MinInterval}, {MinInterval / costFactor, MinInterval},
-		{time.Second, 50 * time.Second}, {3 * time.Second, 150 * time.Second},
-	} {
-		if got := refreshInterval(tc.cost); got != tc.want {
-			t.Errorf("refreshInterval(%v) = %v, want %v", tc.cost, got, tc.want)
-		}
-		if tc.cost > 0 && float64(tc.cost)/float64(refreshInterval(tc.cost)) > 1.0/costFactor+1e-9 {
-			t.Errorf("an analysis of %v every %v is more than 1/%d of a core", tc.cost, refreshInterval(tc.cost), costFactor)
 		}
 	}
 }
