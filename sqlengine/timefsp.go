@@ -404,7 +404,17 @@ func (c *castTime) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		// string is NULL with MySQL's warning.
 		sv, err := c.Expression.Children()[0].Eval(ctx, row)
 		if s, ok := sv.(string); ok && err == nil {
-			if v = timeOfDay(ctx, s); v == nil {
+			if t := strings.TrimSpace(s); t != s && t != "" {
+				// Spaces around a time are no part of it, as MySQL
+				// reads them (GMS: NULL).
+				if tv, _, err := types.Time.Convert(ctx, t); err == nil {
+					v = tv
+				}
+			}
+			if v == nil {
+				v = timeOfDay(ctx, s)
+			}
+			if v == nil {
 				ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWrongValue, Message: fmt.Sprintf("Truncated incorrect time value: '%s'", s)})
 			}
 		}

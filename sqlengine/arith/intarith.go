@@ -443,6 +443,10 @@ func operator(ctx *sql.Context, e sql.Expression, divErrors bool) (sql.Expressio
 		switch {
 		case (ct == types.Int64 || ct == types.Uint64) && types.IsText(t):
 			return &castInt{child: x.Child, gms: x, unsigned: ct == types.Uint64}, transform.NewTree, nil
+		case ct == types.Float64 && types.IsText(t):
+			// CAST(text AS DOUBLE) reads the leading number with 1292
+			// (strnum.go; GMS gave 0 for '1x', without a warning).
+			return &strDouble{child: x.Child}, transform.NewTree, nil
 		case ct == types.Date && IsIntegerType(t):
 			return &castDate{child: x.Child, gms: x}, transform.NewTree, nil
 		case types.IsDecimal(ct) && !temporal(t):
