@@ -935,6 +935,11 @@ func semCorpus() []semStmt {
 		"SELECT id FROM t_ctx WHERE id IN ('1x', 'a')",
 		"UPDATE t_ctx SET c = c + 1 WHERE id = '1bad'",
 		"UPDATE t_ctx SET c = c + 1 WHERE c = '5x'",
+		"CREATE TABLE t_cbit (c1 BIT(2) PRIMARY KEY)",
+		"INSERT INTO t_cbit VALUES (0), (1), (2)",
+		"SELECT HEX(c1) FROM t_cbit WHERE c1 >= '1' ORDER BY c1",
+		"SELECT HEX(c1) FROM t_cbit WHERE c1 < '1' OR c1 = '2' ORDER BY c1",
+		"SELECT c1 = '1', c1 > '0' FROM t_cbit ORDER BY c1",
 		"UPDATE t_ctx, t_dov SET t_ctx.c = 0 WHERE t_ctx.id = t_dov.id AND t_ctx.d = 'zz'",
 		"SELECT id, c FROM t_ctx ORDER BY id",
 	} {

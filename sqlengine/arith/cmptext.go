@@ -19,8 +19,8 @@ import (
 //     statement (1105 "Incorrect datetime value"). Only text that
 //     neither GMS nor MySQL's date forms (ParseDateText) read is
 //     replaced: what GMS reads compares as before.
-//   - with a number (an integer, DECIMAL or DOUBLE column), text that is
-//     not a whole number (`id = '1x'`): MySQL compares the two as
+//   - with a number (an integer, DECIMAL, DOUBLE or BIT column), text
+//     that is not a whole number (`id = '1x'`): MySQL compares the two as
 //     DOUBLEs, the text read by its leading number with 1292; GMS
 //     converted the literal to the column's type and failed (1366 "'1x'
 //     is not a valid value for 'int'"). Clean numeric text is GMS's.
@@ -152,10 +152,16 @@ func (f *textFixer) fix(col, lit sql.Expression) (sql.Expression, bool) {
 			return nil, false
 		}
 		return expression.NewLiteral(types.DatetimeMaxPrecision.Zero(), types.DatetimeMaxPrecision), true
-	case IsIntegerType(ct) || types.IsDecimal(ct) || types.IsFloat(ct):
+	case IsIntegerType(ct) || types.IsDecimal(ct) || types.IsFloat(ct) || types.IsBit(ct):
 		v, clean := stringDouble(s)
-		if clean {
+		if clean && !types.IsBit(ct) {
 			return nil, false // a number: GMS's
+		}
+		if clean {
+			// A BIT compares with text as a number too: GMS read '1'
+			// as its byte (49) and failed, 1105 "beyond the maximum
+			// value that can be held by 2 bits".
+			return expression.NewLiteral(v, types.Float64), true
 		}
 		if !f.warn("Truncated incorrect DOUBLE value: '" + s + "'") {
 			return nil, false
