@@ -969,6 +969,9 @@ func semCorpus() []semStmt {
 	for _, q := range []string{
 		"SELECT DATE_ADD('2000-01-01', INTERVAL '1:30' HOUR_MINUTE), '2000-01-01' + INTERVAL '1 2' DAY_HOUR, DATE_SUB('2000-01-01 00:00:00', INTERVAL '1:30' minute_second), ADDDATE('2000-01-01', INTERVAL '1 1:30:10' DAY_SECOND), DATE_ADD('2000-01-01', INTERVAL '1-2' YEAR_MONTH)",
 		"SELECT EXTRACT(HOUR_MINUTE FROM '2000-01-01 10:30:00'), d - INTERVAL '1 12' DAY_HOUR FROM t_dov WHERE id = 2",
+		// The function INTERVAL(N, N1, ...) (functions/intervalfn.go).
+		"SELECT INTERVAL(5, 1, 3, 7), interval(0, 1, 3), INTERVAL(NULL, 1), INTERVAL(3, 1, 3, 7), INTERVAL('4', 1, '3', 10), INTERVAL(2, NULL, 1, 3), '2000-01-01' + INTERVAL (1) DAY",
+		"SELECT id, INTERVAL(id, 0, 2, 3) FROM t_dov ORDER BY id",
 	} {
 		add("strict", q)
 	}

@@ -58,6 +58,7 @@ func MySQL() []sql.Function {
 		sql.Function2{Name: "period_add", Fn: newPeriodAdd},
 		sql.Function2{Name: "period_diff", Fn: newPeriodDiff},
 		sql.Function2{Name: "benchmark", Fn: newBenchmark},
+		sql.FunctionN{Name: "interval", Fn: newInterval},          // intervalfn.go
 		sql.Function2{Name: "addtime", Fn: newAddTime},            // addtime.go
 		sql.Function2{Name: "subtime", Fn: newSubTime},            // addtime.go
 		sql.FunctionN{Name: "greatest", Fn: newGreatest},          // minmax.go

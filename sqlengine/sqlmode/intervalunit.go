@@ -14,12 +14,13 @@ var compoundUnits = map[string]bool{
 }
 
 // intervalUnits quotes such a unit after `INTERVAL expr` as an
-// identifier (`HOUR_MINUTE`), which the rule takes: two backquotes
-// inserted, their offsets returned so they map back. EXTRACT(unit FROM
-// ...) and an event's schedule, whose rules take the keywords, are left
-// alone.
+// identifier (`HOUR_MINUTE`), which the rule takes, and the function
+// INTERVAL(N, N1, ...), which vitess cannot parse either, as a function
+// call `INTERVAL`(...): two backquotes inserted, their offsets returned
+// so they map back. EXTRACT(unit FROM ...) and an event's schedule,
+// whose rules take the keywords, are left alone.
 func intervalUnits(q string, ansiQuotes bool) (string, []int) {
-	if !containsFold(q, "INTERVAL") || strings.IndexByte(q, '_') < 0 {
+	if !containsFold(q, "INTERVAL") {
 		return q, nil
 	}
 	t := tokText{q: q, toks: sqlTokens(q, ansiQuotes)}
@@ -28,6 +29,8 @@ func intervalUnits(q string, ansiQuotes bool) (string, []int) {
 		switch w := t.word(i); {
 		case w == "EVENT" || w == "SCHEDULE":
 			return q, nil
+		case w == "INTERVAL" && t.is(i+1, "(") && t.topLevelComma(i+1):
+			quote = append(quote, i) // the function INTERVAL(N, N1, ...)
 		case compoundUnits[w] && i >= 2:
 			if k := t.operandBackward(i - 1); k >= 1 && t.word(k-1) == "INTERVAL" {
 				quote = append(quote, i)
@@ -52,4 +55,23 @@ func intervalUnits(q string, ansiQuotes bool) (string, []int) {
 	}
 	b.WriteString(q[last:])
 	return b.String(), added
+}
+
+// topLevelComma reports whether the parenthesis at token open holds a
+// comma outside any inner one.
+func (t tokText) topLevelComma(open int) bool {
+	depth := 0
+	for j := open; j < len(t.toks); j++ {
+		switch {
+		case t.is(j, "("):
+			depth++
+		case t.is(j, ")"):
+			if depth--; depth == 0 {
+				return false
+			}
+		case depth == 1 && t.is(j, ","):
+			return true
+		}
+	}
+	return false
 }

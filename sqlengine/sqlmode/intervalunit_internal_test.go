@@ -11,6 +11,7 @@ func TestIntervalUnitsQuoted(t *testing.T) {
 		{"SELECT EXTRACT(HOUR_MINUTE FROM d), d + INTERVAL 1 DAY", ""},
 		{"CREATE EVENT e ON SCHEDULE EVERY '1:30' HOUR_MINUTE STARTS NOW() + INTERVAL '1:30' HOUR_MINUTE DO SELECT 1", ""},
 		{"SELECT 'INTERVAL 1 HOUR_MINUTE'", ""},
+		{"SELECT INTERVAL(5, 1, 3, f(7, 8)), d + INTERVAL (1) DAY, d - INTERVAL (SELECT 1) DAY", "SELECT `INTERVAL`(5, 1, 3, f(7, 8)), d + INTERVAL (1) DAY, d - INTERVAL (SELECT 1) DAY"},
 	} {
 		got, added := intervalUnits(tc.q, false)
 		want := tc.want
