@@ -95,11 +95,21 @@ const TimeTextRuleID analyzer.RuleId = 1040
 // argument as text: GMS's conversion to a string has no case for TIME
 // values and failed with 1105 "incompatible conversion to SQL type".
 // GROUP_CONCAT's DATE and DATETIME arguments are given as their text
-// (dateText).
+// (dateText), and its result is cut as MySQL cuts it (groupconcatcut.go).
 func TimeTextRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		if g, ok := e.(*aggregation.GroupConcat); ok {
-			return groupConcatText(g)
+			ne, same, err := groupConcatText(g)
+			if err != nil {
+				return ne, same, err
+			}
+			// Cut as MySQL cuts it (groupconcatcut.go).
+			if g, ok := ne.(*aggregation.GroupConcat); ok {
+				if c := cutGroupConcat(g); c != nil {
+					return c, transform.NewTree, nil
+				}
+			}
+			return ne, same, nil
 		}
 		cv, ok := e.(*expression.Convert)
 		if !ok || !types.IsText(cv.Type()) {
