@@ -47,9 +47,17 @@ func TestMySQL8ValuesWhereMariaDBDiffers(t *testing.T) {
 		{"UPDATE t SET c = 0 WHERE d = 'zz'", "error 1292"},
 		{"INSERT INTO t2 SELECT * FROM t WHERE id = '1x'", "error 1292"},
 		{"SELECT COUNT(*) FROM t2", "0"},
+		// A string column compared with a number: text that is no
+		// number fails a strict DELETE (MariaDB only warns).
+		{"CREATE TABLE s (id INT PRIMARY KEY, v VARCHAR(10))", ""},
+		{"INSERT INTO s VALUES (1, 'abc'), (2, '5')", ""},
+		{"DELETE FROM s WHERE v = 5", "error 1292"},
+		{"SELECT id FROM s WHERE v = 5", "2; 1292"},
 		{"SET SESSION sql_mode = ''", ""},
 		{"UPDATE t SET c = 0 WHERE d = 'zz'", "; 1292"},
 		{"DELETE FROM t WHERE id = '1x'", "; 1292"},
+		{"DELETE FROM s WHERE v = 5", "; 1292"},
+		{"SELECT id FROM s", "1"},
 		{"SELECT id FROM t", "2"},
 	} {
 		if got := m8Outcome(t, c, tc.q); got != tc.want {

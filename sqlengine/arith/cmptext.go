@@ -51,10 +51,15 @@ func BadTextRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sco
 	strict := StrictWrite(ctx, n)
 	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		ne, ok, err := fixCmpText(ctx, e, strict)
-		if err != nil || !ok {
+		if err != nil {
 			return e, transform.SameTree, err
 		}
-		return ne, transform.NewTree, nil
+		same := transform.SameTree
+		if ok {
+			e, same = ne, transform.NewTree
+		}
+		ne, sameNum, err := writeComparisons(e, strict) // strictcmp.go
+		return ne, same && sameNum, err
 	})
 }
 

@@ -46,6 +46,20 @@ func FoldConstants(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.S
 		return n, transform.SameTree, nil
 	}
 	strict := StrictWrite(ctx, n)
+	if strict {
+		// A strict write's string-number comparisons fail on text that
+		// is no number (strictcmp.go), once folded.
+		out, same, err := foldConstants(ctx, n, strict)
+		if err != nil {
+			return out, same, err
+		}
+		out, sameStrict, err := transform.NodeExprsWithOpaque(out, strictComparisons)
+		return out, same && sameStrict, err
+	}
+	return foldConstants(ctx, n, strict)
+}
+
+func foldConstants(ctx *sql.Context, n sql.Node, strict bool) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeWithOpaque(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		switch n.(type) {
 		case *plan.Filter, *plan.Having, *plan.JoinNode:

@@ -161,6 +161,9 @@ func strNumIn(in *expression.InTuple) (sql.Expression, bool) {
 // strDouble reads its string child as MySQL reads a string as a DOUBLE.
 type strDouble struct {
 	child sql.Expression
+	// strict: text that is no number fails the statement (1292), in a
+	// strict write's comparison (strictcmp.go).
+	strict bool
 }
 
 var _ sql.Expression = (*strDouble)(nil)
@@ -175,7 +178,7 @@ func (s *strDouble) WithChildren(children ...sql.Expression) (sql.Expression, er
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(s, len(children), 1)
 	}
-	return &strDouble{child: children[0]}, nil
+	return &strDouble{child: children[0], strict: s.strict}, nil
 }
 
 func (s *strDouble) Eval(ctx *sql.Context, row sql.Row) (any, error) {
@@ -198,6 +201,9 @@ func (s *strDouble) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return f, err
 	}
 	f, clean := stringDouble(str)
+	if !clean && s.strict {
+		return nil, mysqlerr.New(mysqlerr.ErWrongValue, "Truncated incorrect DOUBLE value: '%s'", str)
+	}
 	if !clean {
 		ctx.Warn(mysqlerr.ErWrongValue, "%s", fmt.Sprintf("Truncated incorrect DOUBLE value: '%s'", str))
 	}
@@ -253,6 +259,7 @@ func strNumExpr(e sql.Expression) (sql.Expression, transform.TreeIdentity, error
 // DOUBLEs, NULL as AND gives it.
 type strBetween struct {
 	val, lo, hi sql.Expression
+	strict      bool // as strDouble's
 }
 
 var _ sql.Expression = (*strBetween)(nil)
@@ -271,11 +278,11 @@ func (b *strBetween) WithChildren(children ...sql.Expression) (sql.Expression, e
 	if len(children) != 3 {
 		return nil, sql.ErrInvalidChildrenNumber.New(b, len(children), 3)
 	}
-	return &strBetween{val: children[0], lo: children[1], hi: children[2]}, nil
+	return &strBetween{val: children[0], lo: children[1], hi: children[2], strict: b.strict}, nil
 }
 
 func (b *strBetween) Eval(ctx *sql.Context, row sql.Row) (any, error) {
-	v, err := (&strDouble{child: b.val}).Eval(ctx, row)
+	v, err := (&strDouble{child: b.val, strict: b.strict}).Eval(ctx, row)
 	if err != nil || v == nil {
 		return nil, err
 	}
