@@ -975,6 +975,8 @@ func semCorpus() []semStmt {
 	for _, q := range []string{
 		"SELECT k, GROUP_CONCAT(DISTINCT x), GROUP_CONCAT(DISTINCT x, '-', s), GROUP_CONCAT(DISTINCT x ORDER BY x DESC), GROUP_CONCAT(x, '-', s ORDER BY x, s), GROUP_CONCAT(x, NULL), GROUP_CONCAT(DISTINCT s) FROM t_gc GROUP BY k ORDER BY k",
 		"SELECT GROUP_CONCAT(x, ':', s ORDER BY s DESC SEPARATOR '|'), GROUP_CONCAT(DISTINCT x SEPARATOR ';') FROM t_gc",
+		// DISTINCT compares by the collation (functions/groupconcatcut.go).
+		"SELECT GROUP_CONCAT(DISTINCT y), GROUP_CONCAT(DISTINCT y ORDER BY y DESC) FROM (SELECT 'Paris' y UNION ALL SELECT 'paris' UNION ALL SELECT 'Rome' UNION ALL SELECT 'ROME') z",
 		// Past group_concat_max_len: cut at a character's start, with
 		// 1260 (functions/groupconcatcut.go; GMS cut a byte, silently).
 		"SET SESSION group_concat_max_len = 5",

@@ -1,6 +1,8 @@
 package functions
 
 import (
+	"bytes"
+	"fmt"
 	"reflect"
 	"unicode/utf8"
 
@@ -20,14 +22,21 @@ import (
 // separator, ORDER BY directions and length unexported: they are read
 // by reflection (the version is pinned; a field not found leaves GMS's
 // aggregation as it is).
+//
+// GROUP_CONCAT(DISTINCT x) drops a value equal to one before under x's
+// collation, as MySQL's (GMS compared bytes: 'Paris' and 'paris' were
+// two values under utf8mb4_0900_ai_ci). The rebuilt aggregation keeps
+// every row, and the buffer drops the duplicates, keyed by the values'
+// collation weights.
 
 // erCutByGroupConcat is ER_CUT_VALUE_GROUP_CONCAT.
 const erCutByGroupConcat = 1260
 
 // groupConcatCut is a GROUP_CONCAT cut as MySQL cuts it.
 type groupConcatCut struct {
-	*aggregation.GroupConcat // one byte longer than maxLen
+	*aggregation.GroupConcat // one byte longer than maxLen, without DISTINCT
 	maxLen                   int
+	distinct                 []sql.Expression // the values DISTINCT compares; nil without it
 }
 
 // cutGroupConcat is g cut as MySQL cuts it; nil when g cannot be
@@ -60,9 +69,13 @@ func cutGroupConcat(g *aggregation.GroupConcat) sql.Expression {
 	if limit <= 0 || limit == int(^uint(0)>>1) {
 		return nil
 	}
-	wide := aggregation.NewGroupConcat(distinct.String(), fields, separator.String(), children[n:], limit+1)
+	wide := aggregation.NewGroupConcat("", fields, separator.String(), children[n:], limit+1)
 	wide = wide.WithId(g.Id()).(*aggregation.GroupConcat)
-	return &groupConcatCut{GroupConcat: wide, maxLen: limit}
+	c := &groupConcatCut{GroupConcat: wide, maxLen: limit}
+	if distinct.String() != "" {
+		c.distinct = children[n:]
+	}
+	return c
 }
 
 // Type is GMS's for the declared length (VARCHAR(512) up to 512).
@@ -88,11 +101,15 @@ func (c *groupConcatCut) WithChildren(children ...sql.Expression) (sql.Expressio
 	if !ok {
 		return n, nil
 	}
-	return &groupConcatCut{GroupConcat: g.WithId(c.Id()).(*aggregation.GroupConcat), maxLen: c.maxLen}, nil
+	out := &groupConcatCut{GroupConcat: g.WithId(c.Id()).(*aggregation.GroupConcat), maxLen: c.maxLen}
+	if c.distinct != nil {
+		out.distinct = children[len(children)-len(c.distinct):]
+	}
+	return out, nil
 }
 
 func (c *groupConcatCut) WithId(id sql.ColumnId) sql.IdExpression {
-	return &groupConcatCut{GroupConcat: c.GroupConcat.WithId(id).(*aggregation.GroupConcat), maxLen: c.maxLen}
+	return &groupConcatCut{GroupConcat: c.GroupConcat.WithId(id).(*aggregation.GroupConcat), maxLen: c.maxLen, distinct: c.distinct}
 }
 
 func (c *groupConcatCut) NewBuffer() (sql.AggregationBuffer, error) {
@@ -100,19 +117,69 @@ func (c *groupConcatCut) NewBuffer() (sql.AggregationBuffer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &groupConcatCutBuffer{AggregationBuffer: b, maxLen: c.maxLen}, nil
+	out := &groupConcatCutBuffer{AggregationBuffer: b, maxLen: c.maxLen, distinct: c.distinct}
+	if c.distinct != nil {
+		out.seen = map[string]struct{}{}
+	}
+	return out, nil
 }
 
-// groupConcatCutBuffer cuts GMS's result.
+// groupConcatCutBuffer cuts GMS's result, and drops DISTINCT's
+// duplicates.
 type groupConcatCutBuffer struct {
 	sql.AggregationBuffer
-	maxLen int
-	rows   int
+	maxLen   int
+	rows     int
+	distinct []sql.Expression
+	seen     map[string]struct{} // the weights of the values kept
 }
 
 func (b *groupConcatCutBuffer) Update(ctx *sql.Context, row sql.Row) error {
+	if b.distinct != nil {
+		key, skip, err := distinctKey(ctx, b.distinct, row)
+		if err != nil || skip {
+			return err
+		}
+		if _, dup := b.seen[key]; dup {
+			return nil
+		}
+		b.seen[key] = struct{}{}
+	}
 	b.rows++
 	return b.AggregationBuffer.Update(ctx, row)
+}
+
+// distinctKey is the values of exprs for row as DISTINCT compares them:
+// text by its collation's weights, other values by their text; skip
+// when one is NULL (GROUP_CONCAT skips the row).
+func distinctKey(ctx *sql.Context, exprs []sql.Expression, row sql.Row) (string, bool, error) {
+	var key bytes.Buffer
+	for _, e := range exprs {
+		v, err := e.Eval(ctx, row)
+		if err != nil || v == nil {
+			return "", true, err
+		}
+		s, _, err := types.LongText.Convert(ctx, v)
+		if err != nil {
+			return "", true, err
+		}
+		text, ok := s.(string)
+		if !ok {
+			return "", true, nil
+		}
+		var part bytes.Buffer
+		coll := sql.Collation_binary
+		if st, ok := e.Type().(sql.StringType); ok && types.IsText(e.Type()) {
+			coll = st.Collation()
+		}
+		if coll == sql.Collation_binary || coll.WriteWeightString(&part, text) != nil {
+			part.Reset()
+			part.WriteString(text)
+		}
+		fmt.Fprintf(&key, "%d:", part.Len())
+		key.Write(part.Bytes())
+	}
+	return key.String(), false, nil
 }
 
 func (b *groupConcatCutBuffer) Eval(ctx *sql.Context) (any, error) {
