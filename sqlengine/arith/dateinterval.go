@@ -48,7 +48,10 @@ func dateInterval(a *expression.Arithmetic) sql.Expression {
 	if err != nil {
 		return nil
 	}
-	return &dateRange{Expression: out}
+	if c := checkedDateArith(out); c != nil {
+		return c
+	}
+	return out
 }
 
 // DATE_ADD and DATE_SUB (ADDDATE, SUBDATE, date +/- INTERVAL) whose
@@ -74,9 +77,56 @@ var _ sql.FunctionExpression = (*dateRange)(nil)
 func checkedDateArith(e sql.Expression) sql.Expression {
 	switch e.(type) {
 	case *function.DateAdd, *function.DateSub:
-		return &dateRange{Expression: e}
+		return &dateRange{Expression: microsecondInterval(e)}
 	}
 	return nil
+}
+
+// microsecondInterval is DATE_ADD or DATE_SUB e with a literal interval
+// of a unit ending in MICROSECOND read as MySQL reads it: the last group
+// of digits is a fraction of a second, scaled to six digits (INTERVAL
+// '1.5' SECOND_MICROSECOND is 1.5 seconds; GMS read 5 microseconds).
+// The literal's last group is padded with zeros to six digits, or cut
+// to six.
+func microsecondInterval(e sql.Expression) sql.Expression {
+	ch := e.Children()
+	if len(ch) != 2 {
+		return e
+	}
+	iv, ok := ch[1].(*expression.Interval)
+	if !ok || !strings.HasSuffix(strings.ToUpper(iv.Unit), "_MICROSECOND") {
+		return e
+	}
+	l, ok := iv.Child.(*expression.Literal)
+	if !ok {
+		return e
+	}
+	s, ok := l.Value().(string)
+	if !ok {
+		return e
+	}
+	end := len(s)
+	for end > 0 && (s[end-1] < '0' || s[end-1] > '9') {
+		end--
+	}
+	start := end
+	for start > 0 && s[start-1] >= '0' && s[start-1] <= '9' {
+		start--
+	}
+	if start == 0 || end-start == 6 {
+		return e // one group (no fraction), or six digits already
+	}
+	var padded string
+	if end-start > 6 {
+		padded = s[:start+6] + s[end:] // past a microsecond: cut
+	} else {
+		padded = s[:end] + strings.Repeat("0", 6-(end-start)) + s[end:]
+	}
+	ne, err := e.WithChildren(ch[0], expression.NewInterval(expression.NewLiteral(padded, l.Type()), iv.Unit))
+	if err != nil {
+		return e
+	}
+	return ne
 }
 
 func (d *dateRange) WithChildren(children ...sql.Expression) (sql.Expression, error) {
