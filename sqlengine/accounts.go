@@ -121,6 +121,12 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		}
 	case *windowInput:
 		return o.e.buildWindowInput(ctx, n, row)
+	case *triggerRow:
+		return sql.RowsToRowIter(n.row), nil // triggerdup.go
+	case *plan.TriggerExecutor:
+		if it, ok, err := o.e.buildAfterInsert(ctx, n, row); ok { // triggerdup.go
+			return it, err
+		}
 	case *plan.AlterDB:
 		return nil, implementedCollation(n.Collation)
 	case *plan.Update:
@@ -133,7 +139,8 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 			return nil, err
 		}
 	case *plan.InsertInto:
-		if err := refuseSkippedTriggers(n); err != nil { // triggerdup.go
+		n, err := o.e.withDupTriggers(ctx, n, nil) // triggerdup.go
+		if err != nil {
 			return nil, err
 		}
 		return storeval.BuildInsert(ctx, o.e.exec, isPetrelTable, n, row)
