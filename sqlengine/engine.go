@@ -573,6 +573,7 @@ func fixSchema(stmt ast.Statement) ast.Statement {
 	rewrite.SelectClauses(stmt)        // rewrite/namedwindow.go, groupconst.go
 	arith.ProtectDecimalLiterals(stmt) // arith/decliteral.go
 	rewrite.AliasSubqueryTables(stmt)  // rewrite/subqalias.go
+	rewrite.AlterRename(stmt)          // rewrite/alterrename.go
 	maskRoutine(stmt)                  // routinecond.go
 	return stmt
 }
