@@ -2,6 +2,7 @@ package sqlengine
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -79,10 +80,38 @@ func (p routineParser) ParseOneWithOptions(ctx context.Context, q string, o ast.
 }
 
 // splitRoutineSets splits the multi-variable SETs of st's body, when st
-// is a CREATE PROCEDURE.
+// is a CREATE PROCEDURE, and marks the user variables its SETs (or a
+// CREATE TRIGGER's) assign (userVarSet).
 func splitRoutineSets(st ast.Statement) {
-	if d, ok := st.(*ast.DDL); ok && d.ProcedureSpec != nil && d.ProcedureSpec.Body != nil {
+	d, ok := st.(*ast.DDL)
+	if !ok {
+		return
+	}
+	if d.ProcedureSpec != nil && d.ProcedureSpec.Body != nil {
 		d.ProcedureSpec.Body = splitSetsIn(d.ProcedureSpec.Body)
+		walkStatements(d.ProcedureSpec.Body, userVarSet) // routinecond.go
+	}
+	if d.TriggerSpec != nil && d.TriggerSpec.Body != nil {
+		walkStatements(d.TriggerSpec.Body, userVarSet)
+	}
+}
+
+// userVarSet names each user variable n, a SET, assigns with its @.
+// vitess reads `SET @a = 1` as a user-scoped `a`, and GMS looks a SET's
+// name up as a column first: in a trigger of a table with a column a,
+// `SET @a = 1` set OLD.a (1105 "Updating of old row is not allowed in
+// trigger" for a DELETE trigger) or was ambiguous between OLD and NEW
+// (UPDATE). No column is named `@a`, and GMS reads the @ as the user
+// scope.
+func userVarSet(n ast.SQLNode) {
+	s, ok := n.(*ast.Set)
+	if !ok {
+		return
+	}
+	for _, e := range s.Exprs {
+		if e != nil && e.Scope == ast.SetScope_User && e.Name != nil && !strings.HasPrefix(e.Name.Name.String(), "@") {
+			e.Name = &ast.ColName{Name: ast.NewColIdent("@" + e.Name.Name.String()), Qualifier: e.Name.Qualifier}
+		}
 	}
 }
 
