@@ -243,7 +243,7 @@ func withAssign(r string, added []int, ansi bool) (string, []int) {
 	if r2, more := intervalUnits(r, ansi); more != nil { // intervalunit.go
 		r, added = r2, composeAdded(added, more)
 	}
-	return createSelect(quotedEngine(r, ansi), ansi), added // in place
+	return createSelect(quotedEngine(optimizerHints(r, ansi), ansi), ansi), added // in place (hints.go)
 }
 
 // OriginalNames gives the select list's unaliased expressions of st,
