@@ -121,6 +121,10 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		}
 	case *windowInput:
 		return o.e.buildWindowInput(ctx, n, row)
+	case *plan.TableCopier:
+		if it, ok, err := o.e.buildCopierByName(ctx, n, row); ok { // ctascolumns.go
+			return it, err
+		}
 	case *triggerRow:
 		return sql.RowsToRowIter(n.row), nil // triggerdup.go
 	case *plan.TriggerExecutor:

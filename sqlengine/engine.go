@@ -594,7 +594,10 @@ func checked(st ast.Statement, err error) (ast.Statement, error) {
 
 func (p schemaParser) ParseSimple(q string) (ast.Statement, error) {
 	r, _ := sqlmode.Text(q, false, false)
-	st, err := p.Parser.ParseSimple(r)
+	st, _, _, err := withColumnsSelect(r, false, func(s string) (ast.Statement, string, string, error) { // ctascolumns.go
+		st, err := p.Parser.ParseSimple(s)
+		return st, s, "", err
+	})
 	arith.RewriteBitNot(q, st)
 	st, err = checked(fixSchema(st), err)
 	return st, err
@@ -602,7 +605,9 @@ func (p schemaParser) ParseSimple(q string) (ast.Statement, error) {
 
 func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Statement, string, string, error) {
 	r, added := sqlmode.SessionText(ctx, q)
-	st, a, b, err := p.Parser.Parse(ctx, r, multi)
+	st, a, b, err := withColumnsSelect(r, sql.LoadSqlMode(ctx).AnsiQuotes(), func(s string) (ast.Statement, string, string, error) { // ctascolumns.go
+		return p.Parser.Parse(ctx, s, multi)
+	})
 	clipSubStatement(st, a, multi)
 	if added != nil && err == nil {
 		a, b = sqlmode.RewrittenRemainder(q, r, b, ';', added)
@@ -619,7 +624,9 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 
 func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
 	r, added := sqlmode.SessionText(ctx, q)
-	st, a, b, err := p.Parser.ParseWithOptions(ctx, r, delim, multi, o)
+	st, a, b, err := withColumnsSelect(r, o.AnsiQuotes, func(s string) (ast.Statement, string, string, error) { // ctascolumns.go
+		return p.Parser.ParseWithOptions(ctx, s, delim, multi, o)
+	})
 	clipSubStatement(st, a, multi)
 	if !multi {
 		keepViewText(st, r)
@@ -639,7 +646,12 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 
 func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.ParserOptions) (ast.Statement, int, error) {
 	r, added := sqlmode.SessionText(ctx, q)
-	st, n, err := p.Parser.ParseOneWithOptions(ctx, r, o)
+	st, a, _, err := withColumnsSelect(r, o.AnsiQuotes, func(s string) (ast.Statement, string, string, error) { // ctascolumns.go
+		st, m, err := p.Parser.ParseOneWithOptions(ctx, s, o)
+		m = max(0, min(m, len(s)))
+		return st, s[:m], s[m:], err
+	})
+	n := len(a) // where the statement ends in r
 	keepViewText(st, r)
 	if added != nil {
 		n = sqlmode.OriginalOffset(n, added)

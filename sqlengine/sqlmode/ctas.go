@@ -74,3 +74,62 @@ func createSelect(q string, ansiQuotes bool) string {
 	}
 	return string(b)
 }
+
+// CreateColumnsSelect finds, in q, a CREATE TABLE with column
+// definitions and a SELECT (`CREATE TABLE t (c INT) [options] [AS]
+// SELECT ...`), which MySQL takes and vitess does not parse: createEnd is
+// where the CREATE TABLE's own text ends (before AS) and selectStart
+// where the SELECT (or its opening parenthesis) starts. IGNORE or REPLACE
+// before the SELECT, which GMS would not honour, is not matched.
+func CreateColumnsSelect(q string, ansiQuotes bool) (createEnd, selectStart int, ok bool) {
+	if !containsFold(q, "CREATE") || !containsFold(q, "SELECT") {
+		return 0, 0, false
+	}
+	t := tokText{q: q, toks: sqlTokens(q, ansiQuotes)}
+	i := 0
+	if !t.is(i, "CREATE") {
+		return 0, 0, false
+	}
+	i++
+	if t.is(i, "TEMPORARY") {
+		i++
+	}
+	if !t.is(i, "TABLE") {
+		return 0, 0, false
+	}
+	i++
+	if t.is(i, "IF") && t.is(i+1, "NOT") && t.is(i+2, "EXISTS") {
+		i += 3
+	}
+	if i >= len(t.toks) || (t.toks[i].kind != 'i' && t.toks[i].kind != 'q') {
+		return 0, 0, false
+	}
+	i++ // the name
+	if t.is(i, ".") {
+		i += 2
+	}
+	if !t.is(i, "(") || t.is(i+1, "SELECT") || t.is(i+1, "(") {
+		return 0, 0, false
+	}
+	i = t.match(i, 1, "(", ")")
+	if i < 0 {
+		return 0, 0, false
+	}
+	for i++; i < len(t.toks); i++ {
+		switch {
+		case t.is(i, ";"), t.is(i, "IGNORE"), t.is(i, "REPLACE"), t.is(i, "LIKE"):
+			return 0, 0, false
+		case t.is(i, "SELECT"), t.is(i, "WITH"), t.is(i, "(") && t.is(i+1, "SELECT"):
+			createEnd = t.toks[i].start
+			if t.is(i-1, "AS") {
+				createEnd = t.toks[i-1].start
+			}
+			return createEnd, t.toks[i].start, true
+		case t.is(i, "("):
+			if i = t.match(i, 1, "(", ")"); i < 0 {
+				return 0, 0, false
+			}
+		}
+	}
+	return 0, 0, false
+}

@@ -21,3 +21,32 @@ func TestCreateSelect(t *testing.T) {
 		}
 	}
 }
+
+func TestCreateColumnsSelect(t *testing.T) {
+	for _, tc := range []struct {
+		in           string
+		create, from string // "" when not matched
+	}{
+		{"create table t3 (c int) select a as c from t1", "create table t3 (c int) ", "select a as c from t1"},
+		{"CREATE TEMPORARY TABLE IF NOT EXISTS d.t4 (a INT, KEY (a)) ENGINE=InnoDB AS SELECT * FROM t3; SELECT 1",
+			"CREATE TEMPORARY TABLE IF NOT EXISTS d.t4 (a INT, KEY (a)) ENGINE=InnoDB ", "SELECT * FROM t3; SELECT 1"},
+		{"CREATE TABLE t (a INT) (SELECT 1 AS a)", "CREATE TABLE t (a INT) ", "(SELECT 1 AS a)"},
+		{"CREATE TABLE t (a INT DEFAULT (1 + 2)) UNION = (x, y) SELECT 1 AS a", "CREATE TABLE t (a INT DEFAULT (1 + 2)) UNION = (x, y) ", "SELECT 1 AS a"},
+		// Not matched: no column list, IGNORE / REPLACE, no SELECT
+		// before the statement ends, a SELECT in a string.
+		{"CREATE TABLE t SELECT 1", "", ""},
+		{"CREATE TABLE t (SELECT 1)", "", ""},
+		{"CREATE TABLE t (a INT) IGNORE SELECT 1", "", ""},
+		{"CREATE TABLE t (a INT); SELECT 1", "", ""},
+		{"CREATE TABLE t (a VARCHAR(10) DEFAULT 'select')", "", ""},
+	} {
+		ce, ss, ok := CreateColumnsSelect(tc.in, false)
+		var create, from string
+		if ok {
+			create, from = tc.in[:ce], tc.in[ss:]
+		}
+		if create != tc.create || from != tc.from {
+			t.Errorf("%q: got %q + %q, want %q + %q", tc.in, create, from, tc.create, tc.from)
+		}
+	}
+}
