@@ -47,6 +47,8 @@ func TestClientsSeeMySQLErrorNumbers(t *testing.T) {
 		{db, "INSERT INTO t VALUES (2, 'a', 300, 1)", 1264, "22003", "Out of range"},
 		{db, "INSERT INTO t VALUES (2, 'a', 1, NULL)", 1048, "23000", "Column 'v' cannot be null"},
 		{db, "SELEC 1", 1064, "42000", "You have an error in your SQL syntax"},
+		{db, "CREATE TABLE tp (a INT, b TIME(7))", 1426, "42000", "Too-big precision 7 specified for 'b'. Maximum is 6."},
+		{db, "ALTER TABLE t ADD COLUMN d DATETIME(9)", 1426, "42000", "Too-big precision 9 specified for 'd'. Maximum is 6."},
 		{db, "SHOW BINLOG EVENTS IN 'nosuch.000001'", 1220, "HY000", "Could not find target log"},
 		{db, "SELECT WAIT_FOR_EXECUTED_GTID_SET('not-a-gtid')", 1772, "HY000", "Malformed GTID set specification"},
 		{db, "PURGE BINARY LOGS BEFORE 'yesterday'", 1292, "22007", "Incorrect DATETIME value"},

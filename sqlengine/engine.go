@@ -589,6 +589,9 @@ func checked(st ast.Statement, err error) (ast.Statement, error) {
 	if cerr := checkRoutine(st); cerr != nil {
 		return nil, cerr
 	}
+	if cerr := checkTemporalPrecision(st); cerr != nil { // timefsp.go
+		return nil, cerr
+	}
 	return topLevelResignal(st), nil
 }
 

@@ -446,3 +446,35 @@ func (c *castTime) WithChildren(children ...sql.Expression) (sql.Expression, err
 	}
 	return &castTime{Expression: e}, nil
 }
+
+// checkTemporalPrecision refuses a TIME, DATETIME or TIMESTAMP column of
+// more than 6 fractional digits with MySQL's 1426, naming the column
+// (GMS: 1105 "TIME only supports a length from 0 to 6").
+func checkTemporalPrecision(st ast.Statement) error {
+	var ddls []*ast.DDL
+	switch x := st.(type) {
+	case *ast.DDL:
+		ddls = []*ast.DDL{x}
+	case *ast.AlterTable:
+		ddls = x.Statements
+	}
+	for _, d := range ddls {
+		if d == nil || d.TableSpec == nil {
+			continue
+		}
+		for _, c := range d.TableSpec.Columns {
+			if c == nil || c.Type.Length == nil {
+				continue
+			}
+			switch strings.ToLower(c.Type.Type) {
+			case "time", "datetime", "timestamp":
+			default:
+				continue
+			}
+			if n, err := strconv.Atoi(string(c.Type.Length.Val)); err == nil && n > 6 {
+				return mysqlerr.New(mysqlerr.ErTooBigPrecision, "Too-big precision %d specified for '%s'. Maximum is 6.", n, c.Name.String())
+			}
+		}
+	}
+	return nil
+}
