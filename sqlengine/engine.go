@@ -246,6 +246,7 @@ func New(opts Options) (*Engine, error) {
 	for _, f := range functions.MySQL() {
 		e.RegisterFunction(f)
 	}
+	e.RegisterFunction(releaseLockFunction(e.gms.LS)) // namedlocks.go
 	e.registerConnectAttrs()
 	e.registerPerfSchemaTables()
 	e.admission = newAdmitGate(int(e.globals.Int(concurrencyVar, defaultConcurrency())), time.Now)
