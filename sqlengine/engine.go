@@ -620,6 +620,7 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 	markLocking(ctx, q, st)
 	joinDMLRewrites(ctx, st) // keylessjoin.go
 	noteStatement(ctx, st)
+	notePrepare(ctx, st) // stmterr.go
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
 	st, err = checked(fixSchema(st), err)
@@ -642,6 +643,7 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 	markLocking(ctx, q, st)
 	joinDMLRewrites(ctx, st) // keylessjoin.go
 	noteStatement(ctx, st)
+	notePrepare(ctx, st) // stmterr.go
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
 	st, err = checked(fixSchema(st), err)

@@ -52,6 +52,10 @@ type connState struct {
 	// for the error MySQL gives it (stmterr.go); dropped once read. The
 	// connection's goroutine alone uses it.
 	lastStmt ast.Statement
+	// preparing is the name a PREPARE statement, the connection's
+	// statement now, prepares (stmterr.go): "" for any other statement;
+	// preparingQuery is that statement's query text.
+	preparing, preparingQuery string
 }
 
 var _ wire.Commands = (*connState)(nil)

@@ -35,6 +35,26 @@ func noteStatement(ctx context.Context, st ast.Statement) {
 	}
 }
 
+// notePrepare records the name a PREPARE statement the client sent
+// prepares (the statement's text is parsed again while it runs, and
+// the text it prepares too: those parses keep it); another statement
+// clears it.
+func notePrepare(ctx context.Context, st ast.Statement) {
+	c, ok := ctx.(*sql.Context)
+	if !ok || c == nil {
+		return
+	}
+	s, ok := c.Session.(*Session)
+	if !ok || s.conn == nil {
+		return
+	}
+	if p, ok := st.(*ast.Prepare); ok {
+		s.conn.preparing, s.conn.preparingQuery = p.Name, c.Query()
+	} else if c.Query() != s.conn.preparingQuery {
+		s.conn.preparing, s.conn.preparingQuery = "", ""
+	}
+}
+
 // tableDB is the database statement st names table name in (the
 // session's current one when unqualified), and whether st is a DROP
 // TABLE without IF EXISTS naming it.
@@ -80,6 +100,13 @@ func (s *Session) statementError(err error) error {
 	var st ast.Statement
 	if s.conn != nil {
 		st, s.conn.lastStmt = s.conn.lastStmt, nil
+	}
+	if s.conn != nil && s.conn.preparing != "" && s.eng != nil {
+		// A PREPARE that fails leaves no statement of its name, as in
+		// MySQL (the one prepared before is gone: EXECUTE is 1243); GMS
+		// kept the earlier one.
+		s.eng.gms.PreparedDataCache.UncacheStmt(s.ID(), s.conn.preparing)
+		s.conn.preparing = ""
 	}
 	switch se.Num {
 	case mysqlerr.ErNoSuchTable:
