@@ -134,15 +134,24 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 	case *plan.AlterDB:
 		return nil, implementedCollation(n.Collation)
 	case *plan.Update:
+		if err := o.e.refuseReadOnlyTargets(ctx, n); err != nil { // readonlytargets.go
+			return nil, err
+		}
 		lockingWrite(ctx)
 		return o.e.buildExactUpdate(ctx, n, row)
 	case *plan.DeleteFrom:
+		if err := o.e.refuseReadOnlyTargets(ctx, n); err != nil {
+			return nil, err
+		}
 		lockingWrite(ctx)
 	case *plan.Truncate:
 		if err := o.e.truncateNotView(ctx); err != nil { // deleterows.go
 			return nil, err
 		}
 	case *plan.InsertInto:
+		if err := o.e.refuseReadOnlyTargets(ctx, n); err != nil { // readonlytargets.go
+			return nil, err
+		}
 		n, err := o.e.withDupTriggers(ctx, n, nil) // triggerdup.go
 		if err != nil {
 			return nil, err
