@@ -131,6 +131,9 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		if it, ok, err := o.e.buildAfterInsert(ctx, n, row); ok { // triggerdup.go
 			return it, err
 		}
+		if it, ok, err := o.e.buildBeforeTrigger(ctx, n, row); ok { // triggerbefore.go
+			return it, err
+		}
 	case *plan.AlterDB:
 		return nil, implementedCollation(n.Collation)
 	case *plan.Update:
