@@ -57,3 +57,23 @@ func quotedEngine(q string, ansiQuotes bool) string {
 	}
 	return string(b)
 }
+
+// alterSchema reads `ALTER SCHEMA` as `ALTER DATABASE`, its synonym,
+// which vitess parses alone (CREATE and DROP SCHEMA it takes): the two
+// bytes DATABASE has more count as inserted at its end, so offsets map
+// back.
+func alterSchema(q string) (string, []int) {
+	s := strings.TrimLeft(q, " \t\r\n")
+	lead := len(q) - len(s)
+	if len(s) < 13 || !strings.EqualFold(s[:5], "ALTER") {
+		return q, nil
+	}
+	rest := strings.TrimLeft(s[5:], " \t\r\n")
+	at := lead + 5 + (len(s) - 5 - len(rest))
+	if at == lead+5 || len(rest) < 7 || !strings.EqualFold(rest[:6], "SCHEMA") || IsIdentByte(rest[6]) {
+		return q, nil
+	}
+	// SCHEMA (6 bytes) becomes DATABASE (8): two bytes inserted at its end.
+	r := q[:at] + "DATABASE" + q[at+6:]
+	return r, []int{at + 6, at + 7}
+}

@@ -237,6 +237,9 @@ func withAssign(r string, added []int, ansi bool) (string, []int) {
 	if r2, more := lockTableSingular(r); more != nil {
 		r, added = r2, composeAdded(added, more)
 	}
+	if r2, more := alterSchema(r); more != nil {
+		r, added = r2, composeAdded(added, more)
+	}
 	if r2, more := lockClause(r, ansi); more != nil {
 		r, added = r2, composeAdded(added, more)
 	}

@@ -1,0 +1,24 @@
+package sqlmode
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestAlterSchema(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		added    []int
+	}{
+		{"ALTER SCHEMA s1 DEFAULT CHARACTER SET utf8", "ALTER DATABASE s1 DEFAULT CHARACTER SET utf8", []int{12, 13}},
+		{"  alter  schema `s` CHARSET latin1", "  alter  DATABASE `s` CHARSET latin1", []int{15, 16}},
+		{"ALTER SCHEMAS x", "ALTER SCHEMAS x", nil},
+		{"ALTER DATABASE s CHARSET latin1", "ALTER DATABASE s CHARSET latin1", nil},
+		{"ALTER TABLE schema ADD c INT", "ALTER TABLE schema ADD c INT", nil},
+	} {
+		got, added := alterSchema(tc.in)
+		if got != tc.want || !reflect.DeepEqual(added, tc.added) {
+			t.Errorf("%q: got %q %v, want %q %v", tc.in, got, added, tc.want, tc.added)
+		}
+	}
+}
