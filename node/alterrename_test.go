@@ -76,3 +76,17 @@ func TestAlterSchema(t *testing.T) {
 		t.Errorf("collation %s, want utf8mb4_bin", got)
 	}
 }
+
+// TestDisableKeysNote: ALTER TABLE ... DISABLE KEYS changes nothing and
+// notes 1031 "Table storage engine for 't' doesn't have this option", as
+// MySQL's InnoDB (GMS warned 1235 "not supported yet").
+func TestDisableKeysNote(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE DATABASE dk", "CREATE TABLE dk.t (a INT, KEY (a))", "ALTER TABLE dk.t DISABLE KEYS")
+	got := fmt.Sprint(queryRows(t, db, "SHOW WARNINGS"))
+	if want := "[[Note 1031 Table storage engine for 't' doesn't have this option]]"; got != want {
+		t.Errorf("warnings %s, want %s", got, want)
+	}
+}

@@ -121,6 +121,10 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		}
 	case *windowInput:
 		return o.e.buildWindowInput(ctx, n, row)
+	case *plan.AlterIndex:
+		if it, ok := disableKeys(ctx, n); ok { // disablekeys.go
+			return it, nil
+		}
 	case *plan.TableCopier:
 		if it, ok, err := o.e.buildCopierByName(ctx, n, row); ok { // ctascolumns.go
 			return it, err
