@@ -18,7 +18,7 @@ func TestClientsSeeMySQLErrorNumbers(t *testing.T) {
 	root := open("")
 	mustExec(t, root, "CREATE DATABASE e", "CREATE TABLE e.t (id INT PRIMARY KEY, s VARCHAR(3), b TINYINT, v INT NOT NULL)",
 		"INSERT INTO e.t VALUES (1, 'a', 1, 1)",
-		"CREATE TABLE e.secret (id INT PRIMARY KEY)", "CREATE DATABASE e2",
+		"CREATE TABLE e.secret (id INT PRIMARY KEY)", "CREATE DATABASE e2", "CREATE TABLE e.ak (pk INT AUTO_INCREMENT PRIMARY KEY)",
 		"CREATE USER 'u'@'%' IDENTIFIED BY 'x'", "GRANT SELECT ON e.t TO 'u'@'%'")
 	db := open("e")
 	db.SetMaxOpenConns(1)
@@ -49,6 +49,7 @@ func TestClientsSeeMySQLErrorNumbers(t *testing.T) {
 		{db, "SELEC 1", 1064, "42000", "You have an error in your SQL syntax"},
 		{db, "CREATE TABLE tp (a INT, b TIME(7))", 1426, "42000", "Too-big precision 7 specified for 'b'. Maximum is 6."},
 		{db, "ALTER TABLE t ADD COLUMN d DATETIME(9)", 1426, "42000", "Too-big precision 9 specified for 'd'. Maximum is 6."},
+		{db, "ALTER TABLE ak DROP PRIMARY KEY", 1075, "42000", "Incorrect table definition; there can be only one auto column and it must be defined as a key"},
 		{db, "SHOW BINLOG EVENTS IN 'nosuch.000001'", 1220, "HY000", "Could not find target log"},
 		{db, "SELECT WAIT_FOR_EXECUTED_GTID_SET('not-a-gtid')", 1772, "HY000", "Malformed GTID set specification"},
 		{db, "PURGE BINARY LOGS BEFORE 'yesterday'", 1292, "22007", "Incorrect DATETIME value"},

@@ -661,6 +661,13 @@ func (t *Table) ShouldRewriteTable(*sql.Context, sql.PrimaryKeySchema, sql.Prima
 // schema under a fresh table id, deletes the old rows, and returns an
 // inserter GMS fills with the projected rows.
 func (t *Table) RewriteInserter(ctx *sql.Context, oldSch, newSch sql.PrimaryKeySchema, oldCol, newCol *sql.Column, _ []sql.IndexColumn) (sql.RowInserter, error) {
+	if len(oldSch.PkOrdinals) > 0 && len(newSch.PkOrdinals) == 0 {
+		// DROP PRIMARY KEY keeps an AUTO_INCREMENT key column only with
+		// another index led by it (1075), as MySQL's.
+		if err := sql.ValidatePrimaryKeyDrop(ctx, t, oldSch); err != nil {
+			return nil, err
+		}
+	}
 	txn, err := t.ddlTxn(ctx)
 	if err != nil {
 		return nil, err

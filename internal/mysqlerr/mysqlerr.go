@@ -105,6 +105,7 @@ const (
 	ErSPNoReturnEnd            = 1321 // ER_SP_NORETURNEND
 	ErSPNoRecursion            = 1424 // ER_SP_NO_RECURSION
 	ErTooBigPrecision          = 1426 // ER_TOO_BIG_PRECISION
+	ErWrongAutoKey             = 1075 // ER_WRONG_AUTO_KEY
 	ErBinlogUnsafeRoutine      = 1418 // ER_BINLOG_UNSAFE_ROUTINE
 	ErEventAlreadyExists       = 1537 // ER_EVENT_ALREADY_EXISTS
 	ErEventDoesNotExist        = 1539 // ER_EVENT_DOES_NOT_EXIST
@@ -259,7 +260,7 @@ var states = map[int]string{
 	ErSPWrongNoOfArgs: "42000", ErSPNoReturnEnd: "2F005", ErSPCondMismatch: "42000",
 	ErSPFetchNoData: "02000", ErSPBadSQLState: "42000", ErTooManyRows: "42000",
 	ErWrongNumberOfColumns: "21000", ErResignalNoHandler: "0K000", ErSubqueryNo1Row: "21000",
-	ErSPDupCond: "42000", ErSPDupHandler: "42000", ErDupSignalSet: "42000", ErTooBigPrecision: "42000",
+	ErSPDupCond: "42000", ErSPDupHandler: "42000", ErDupSignalSet: "42000", ErTooBigPrecision: "42000", ErWrongAutoKey: "42000",
 }
 
 // State is the SQLSTATE MySQL sends with error number num.

@@ -63,6 +63,9 @@ var gmsKinds = compileKinds([]gmsKind{
 	}},
 	{kind: sql.ErrDuplicateColumn, num: mysqlerr.ErDupFieldName, msg: func(a []string) string { return fmt.Sprintf("Duplicate column name '%s'", a[0]) }},
 	{kind: sql.ErrDuplicateKey, num: mysqlerr.ErDupKeyName},
+	{kind: sql.ErrWrongAutoKey, num: mysqlerr.ErWrongAutoKey, msg: func([]string) string {
+		return "Incorrect table definition; there can be only one auto column and it must be defined as a key"
+	}},
 	{kind: sql.ErrDuplicateEntry, num: mysqlerr.ErDupEntry},
 	{kind: sql.ErrPrimaryKeyViolation, num: mysqlerr.ErDupEntry, msg: func(a []string) string {
 		return fmt.Sprintf("Duplicate entry '%s' for key 'PRIMARY'", a[0])

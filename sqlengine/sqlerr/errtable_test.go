@@ -87,6 +87,7 @@ func TestGMSErrorKinds(t *testing.T) {
 		{sql.ErrColumnNotFound, []any{"c"}, 1054, "42S22", "Unknown column 'c' in 'field list'"},
 		{sql.ErrDuplicateColumn, []any{"c"}, 1060, "42S21", "Duplicate column name 'c'"},
 		{sql.ErrDuplicateKey, []any{"k"}, 1061, "42000", "Duplicate key name 'k'"},
+		{sql.ErrWrongAutoKey, nil, 1075, "42000", "Incorrect table definition; there can be only one auto column and it must be defined as a key"},
 		{sql.ErrDuplicateEntry, []any{"PRIMARY"}, 1062, "23000", "PRIMARY"},
 		{sql.ErrPrimaryKeyViolation, nil, 1062, "23000", "Duplicate entry '' for key 'PRIMARY'"},
 		{sql.ErrUniqueKeyViolation, nil, 1062, "23000", "Duplicate entry"},
@@ -160,7 +161,7 @@ func TestGMSErrorKinds(t *testing.T) {
 		}
 	}
 	// Every row of the table is covered above.
-	if len(gmsKinds) != 68 {
+	if len(gmsKinds) != 69 {
 		t.Errorf("gmsKinds has %d rows; add the new ones to this test", len(gmsKinds))
 	}
 }
