@@ -619,8 +619,9 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, q, st)
 	joinDMLRewrites(ctx, st) // keylessjoin.go
+	insertIntoViews(ctx, st) // viewinsert.go
 	noteStatement(ctx, st)
-	notePrepare(ctx, st) // stmterr.go
+	noteClientStatement(ctx, st) // stmterr.go
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
 	st, err = checked(fixSchema(st), err)
@@ -642,8 +643,9 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, q, st)
 	joinDMLRewrites(ctx, st) // keylessjoin.go
+	insertIntoViews(ctx, st) // viewinsert.go
 	noteStatement(ctx, st)
-	notePrepare(ctx, st) // stmterr.go
+	noteClientStatement(ctx, st) // stmterr.go
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
 	st, err = checked(fixSchema(st), err)
@@ -665,6 +667,7 @@ func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.P
 	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, q, st)
 	joinDMLRewrites(ctx, st) // keylessjoin.go
+	insertIntoViews(ctx, st) // viewinsert.go
 	noteStatement(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)

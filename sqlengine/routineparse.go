@@ -55,6 +55,7 @@ func (p routineParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Statem
 		a, b = placeTriggerBody(st, q, r, b, ';', added, span)
 	}
 	splitRoutineSets(st)
+	bodyInsertsIntoViews(ctx, st) // viewinsert.go
 	return st, a, b, err
 }
 
@@ -65,6 +66,7 @@ func (p routineParser) ParseWithOptions(ctx context.Context, q string, delim run
 		a, b = placeTriggerBody(st, q, r, b, delim, added, span)
 	}
 	splitRoutineSets(st)
+	bodyInsertsIntoViews(ctx, st) // viewinsert.go
 	return st, a, b, err
 }
 
@@ -76,6 +78,7 @@ func (p routineParser) ParseOneWithOptions(ctx context.Context, q string, o ast.
 		n = sqlmode.OriginalOffset(n, added)
 	}
 	splitRoutineSets(st)
+	bodyInsertsIntoViews(ctx, st) // viewinsert.go
 	return st, n, err
 }
 

@@ -52,10 +52,11 @@ type connState struct {
 	// for the error MySQL gives it (stmterr.go); dropped once read. The
 	// connection's goroutine alone uses it.
 	lastStmt ast.Statement
-	// preparing is the name a PREPARE statement, the connection's
-	// statement now, prepares (stmterr.go): "" for any other statement;
-	// preparingQuery is that statement's query text.
-	preparing, preparingQuery string
+	// clientStmt is the statement the client sent, parsed from the query
+	// text clientQuery (stmterr.go). The connection's goroutine alone
+	// uses them.
+	clientStmt  ast.Statement
+	clientQuery string
 }
 
 var _ wire.Commands = (*connState)(nil)

@@ -35,24 +35,20 @@ func noteStatement(ctx context.Context, st ast.Statement) {
 	}
 }
 
-// notePrepare records the name a PREPARE statement the client sent
-// prepares (the statement's text is parsed again while it runs, and
-// the text it prepares too: those parses keep it); another statement
-// clears it.
-func notePrepare(ctx context.Context, st ast.Statement) {
+// noteClientStatement keeps st as the statement the client sent when
+// it is the first parsed for the session's current query: GMS parses
+// other text while it runs (a PREPARE's statement, a view's SELECT, a
+// trigger's body), which noteStatement's lastStmt follows.
+func noteClientStatement(ctx context.Context, st ast.Statement) {
 	c, ok := ctx.(*sql.Context)
 	if !ok || c == nil {
 		return
 	}
 	s, ok := c.Session.(*Session)
-	if !ok || s.conn == nil {
+	if !ok || s.conn == nil || c.Query() == s.conn.clientQuery {
 		return
 	}
-	if p, ok := st.(*ast.Prepare); ok {
-		s.conn.preparing, s.conn.preparingQuery = p.Name, c.Query()
-	} else if c.Query() != s.conn.preparingQuery {
-		s.conn.preparing, s.conn.preparingQuery = "", ""
-	}
+	s.conn.clientStmt, s.conn.clientQuery = st, c.Query()
 }
 
 // tableDB is the database statement st names table name in (the
@@ -101,12 +97,15 @@ func (s *Session) statementError(err error) error {
 	if s.conn != nil {
 		st, s.conn.lastStmt = s.conn.lastStmt, nil
 	}
-	if s.conn != nil && s.conn.preparing != "" && s.eng != nil {
+	var client ast.Statement
+	if s.conn != nil {
+		client = s.conn.clientStmt
+	}
+	if p, ok := client.(*ast.Prepare); ok && s.eng != nil {
 		// A PREPARE that fails leaves no statement of its name, as in
 		// MySQL (the one prepared before is gone: EXECUTE is 1243); GMS
 		// kept the earlier one.
-		s.eng.gms.PreparedDataCache.UncacheStmt(s.ID(), s.conn.preparing)
-		s.conn.preparing = ""
+		s.eng.gms.PreparedDataCache.UncacheStmt(s.ID(), p.Name)
 	}
 	switch se.Num {
 	case mysqlerr.ErNoSuchTable:
@@ -130,6 +129,16 @@ func (s *Session) statementError(err error) error {
 			return err
 		}
 		return mysqlerr.New(mysqlerr.ErSPDoesNotExist, "%s %s.%s does not exist", m[1], db, m[2])
+	case mysqlerr.ErUnknown:
+		// An INSERT into a view that is not insertable (viewinsert.go
+		// rewrote the others): MySQL's 1471.
+		if ins, ok := client.(*ast.Insert); ok && se.Message == "expected insert destination to be resolved or unresolved table" {
+			verb := "INSERT"
+			if ins.Action == ast.ReplaceStr {
+				verb = "REPLACE"
+			}
+			return mysqlerr.New(mysqlerr.ErNonInsertableTable, "The target table %s of the %s is not insertable-into", ins.Table.Name.String(), verb)
+		}
 	}
 	return err
 }
