@@ -79,3 +79,27 @@ func TestTemporaryTablesAreNotLogged(t *testing.T) {
 		t.Fatalf("the temporary table's CREATE and DROP were logged: %v", got)
 	}
 }
+
+// TestDropTemporaryTablePartly: DROP TEMPORARY TABLE of a temporary
+// table and a name that is none (a base table) drops the first and is
+// 1051 for the other, which stays, as MySQL (GMS dropped none); DROP
+// TABLES is DROP TABLE's synonym; a temporary table outlives DROP
+// DATABASE and is dropped by name after it (mtr's temp_table).
+func TestDropTemporaryTablePartly(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE DATABASE dt", "USE dt", "CREATE TABLE t1 (i INT)", "CREATE TEMPORARY TABLE t2 (i INT)")
+	if _, err := db.Exec("DROP TEMPORARY TABLE t2, t1"); errno(t, err) != 1051 {
+		t.Fatalf("DROP TEMPORARY TABLE t2, t1: %v, want error 1051", err)
+	}
+	if _, err := db.Exec("SELECT * FROM t2"); errno(t, err) != 1146 {
+		t.Errorf("t2 after the drop: %v, want error 1146", err)
+	}
+	mustExec(t, db, "SELECT * FROM t1", "CREATE TABLE t3 (i INT)", "DROP TABLES t1, t3",
+		"CREATE DATABASE gone", "CREATE TEMPORARY TABLE gone.t (i INT)", "DROP DATABASE gone",
+		"DROP TEMPORARY TABLE gone.t")
+	if _, err := db.Exec("SELECT * FROM t1"); errno(t, err) != 1146 {
+		t.Errorf("t1 after DROP TABLES: %v, want error 1146", err)
+	}
+}

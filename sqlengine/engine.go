@@ -268,6 +268,7 @@ func New(opts Options) (*Engine, error) {
 	e.registerFunctionStatements()                                  // storedfuncs.go
 	e.registerDiagnosticStatements()                                // showerrors.go
 	e.RegisterAdmin(dropTempIfExistsPattern, 0, e.dropTempIfExists) // temptables.go
+	e.RegisterAdmin(dropTempPattern, 0, e.dropTemp)                 // after it
 	e.RegisterAdmin(optimizeTablePattern, 0, e.optimizeTable)
 	e.RegisterAdmin(checkTablePattern, 0, e.checkTable)
 	e.RegisterAdmin(repairTablePattern, 0, e.repairTable)

@@ -206,19 +206,42 @@ const dropTempIfExistsPattern = `DROP TEMPORARY TABLES? IF EXISTS (.+?)(?: (?:RE
 // session's temporary tables among the names are dropped. GMS refused
 // the statement with 1051 when a name was a base table only.
 func (e *Engine) dropTempIfExists(ctx context.Context, s *Session, m []string) (*AdminResult, error) {
+	return e.dropTemporary(ctx, s, m[1], true)
+}
+
+// dropTempPattern is DROP TEMPORARY TABLE t, ... (without IF EXISTS:
+// dropTempIfExistsPattern is matched first).
+const dropTempPattern = `DROP TEMPORARY TABLES? (.+?)(?: (?:RESTRICT|CASCADE))?`
+
+// dropTemp answers DROP TEMPORARY TABLE as MySQL: the session's
+// temporary tables among the names are dropped, then the others are one
+// error 1051 "Unknown table 'db.t1,db.t2'" (a base table stays). GMS
+// refused the statement and dropped none.
+func (e *Engine) dropTemp(ctx context.Context, s *Session, m []string) (*AdminResult, error) {
+	return e.dropTemporary(ctx, s, m[1], false)
+}
+
+// dropTemporary drops the temporary tables among names; the others are
+// notes (ifExists) or the statement's error.
+func (e *Engine) dropTemporary(ctx context.Context, s *Session, names string, ifExists bool) (*AdminResult, error) {
 	s.ClearWarnings()
-	sctx := e.NewContext(ctx, s)
 	var keep, unknown []string
-	for _, name := range strings.Split(m[1], ",") {
+	for _, name := range strings.Split(names, ",") {
 		db, table := splitTableName(strings.TrimSpace(name), s.GetCurrentDatabase())
 		if db == "" {
 			return nil, mysqlerr.New(mysqlerr.ErNoDB, "No database selected")
 		}
-		if d, err := e.prov.Database(sctx, db); err == nil {
-			if pd, ok := d.(*Database); ok && pd.tempTable(sctx, table) != nil {
-				keep = append(keep, quoteIdent(db)+"."+quoteIdent(table))
+		if r := s.temps[tempKey(db, table)]; r != nil {
+			if e.store.Catalog().Database(db) == nil {
+				// Its database was dropped (a temporary table outlives
+				// DROP DATABASE, as in MySQL): nothing resolves the name.
+				delete(s.temps, tempKey(db, table))
+				s.tempDDL = true
+				e.store.DropTempTable(r.t)
 				continue
 			}
+			keep = append(keep, quoteIdent(db)+"."+quoteIdent(table))
+			continue
 		}
 		unknown = append(unknown, db+"."+table)
 	}
@@ -226,6 +249,9 @@ func (e *Engine) dropTempIfExists(ctx context.Context, s *Session, m []string) (
 		if err := e.runInternal(ctx, s, "DROP TEMPORARY TABLE IF EXISTS "+strings.Join(keep, ", ")); err != nil {
 			return nil, err
 		}
+	}
+	if !ifExists && len(unknown) > 0 {
+		return nil, mysqlerr.New(mysqlerr.ErBadTable, "Unknown table '%s'", strings.Join(unknown, ","))
 	}
 	// After the drop, which starts with no warnings.
 	for _, u := range unknown {

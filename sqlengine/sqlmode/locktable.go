@@ -77,3 +77,27 @@ func alterSchema(q string) (string, []int) {
 	r := q[:at] + "DATABASE" + q[at+6:]
 	return r, []int{at + 6, at + 7}
 }
+
+// dropTables reads `DROP [TEMPORARY] TABLES` (MySQL's synonym) as `DROP
+// [TEMPORARY] TABLE`, which vitess parses: TABLES's S becomes a space,
+// in place.
+func dropTables(q string) string {
+	if !containsFold(q, "TABLES") {
+		return q
+	}
+	t := tokText{q: q, toks: sqlTokens(q, false)}
+	i := 0
+	if !t.is(i, "DROP") {
+		return q
+	}
+	i++
+	if t.is(i, "TEMPORARY") {
+		i++
+	}
+	if !t.is(i, "TABLES") {
+		return q
+	}
+	b := []byte(q)
+	b[t.toks[i].end-1] = ' '
+	return string(b)
+}

@@ -22,3 +22,16 @@ func TestAlterSchema(t *testing.T) {
 		}
 	}
 }
+
+func TestDropTables(t *testing.T) {
+	for in, want := range map[string]string{
+		"DROP TABLES t1, t2":                 "DROP TABLE  t1, t2",
+		"drop temporary tables if exists t1": "drop temporary table  if exists t1",
+		"DROP TABLE tables":                  "DROP TABLE tables",
+		"SELECT 'DROP TABLES'":               "SELECT 'DROP TABLES'",
+	} {
+		if got := dropTables(in); got != want {
+			t.Errorf("%q: got %q, want %q", in, got, want)
+		}
+	}
+}

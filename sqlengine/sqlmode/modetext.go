@@ -246,7 +246,7 @@ func withAssign(r string, added []int, ansi bool) (string, []int) {
 	if r2, more := intervalUnits(r, ansi); more != nil { // intervalunit.go
 		r, added = r2, composeAdded(added, more)
 	}
-	return createSelect(quotedEngine(optimizerHints(r, ansi), ansi), ansi), added // in place (hints.go)
+	return createSelect(quotedEngine(optimizerHints(dropTables(r), ansi), ansi), ansi), added // in place (hints.go, locktable.go)
 }
 
 // OriginalNames gives the select list's unaliased expressions of st,
