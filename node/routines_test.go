@@ -454,3 +454,31 @@ func TestCursorLoopWithWrites(t *testing.T) {
 		t.Errorf("src after the loop's updates: %v", got)
 	}
 }
+
+// TestNoCommitInFunctionOrTrigger: a stored function or trigger whose
+// body commits, explicitly or by DDL of a table that is not temporary,
+// is refused when created with MySQL's 1422; temporary tables' DDL is
+// taken, and a procedure may commit (mtr's temp_table).
+func TestNoCommitInFunctionOrTrigger(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE DATABASE nc", "USE nc", "CREATE TABLE t (a INT)")
+	for _, q := range []string{
+		"CREATE FUNCTION f1() RETURNS INT DETERMINISTIC BEGIN CREATE TABLE x (a INT); RETURN 0; END",
+		"CREATE FUNCTION f2() RETURNS INT DETERMINISTIC BEGIN COMMIT; RETURN 0; END",
+		"CREATE FUNCTION f3() RETURNS INT DETERMINISTIC BEGIN DROP TABLE t; RETURN 0; END",
+		"CREATE TRIGGER tr1 BEFORE INSERT ON t FOR EACH ROW BEGIN IF NEW.a = 1 THEN COMMIT; END IF; END",
+		"CREATE TRIGGER tr2 BEFORE INSERT ON t FOR EACH ROW BEGIN DROP TABLE t; END",
+	} {
+		if _, err := db.Exec(q); errno(t, err) != 1422 {
+			t.Errorf("%s: %v, want error 1422", q, err)
+		}
+	}
+	mustExec(t, db,
+		"CREATE FUNCTION f4() RETURNS INT DETERMINISTIC BEGIN DROP TEMPORARY TABLE IF EXISTS tt; CREATE TEMPORARY TABLE tt (i INT); INSERT INTO tt VALUES (1); DROP TEMPORARY TABLE tt; RETURN 0; END",
+		"CREATE PROCEDURE p() BEGIN CREATE TABLE x7 (a INT); COMMIT; END")
+	if got := queryRows(t, db, "SELECT f4()"); len(got) != 1 || got[0][0] != "0" {
+		t.Errorf("SELECT f4(): %v", got)
+	}
+}

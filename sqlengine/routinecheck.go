@@ -7,6 +7,7 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/storedfn"
 )
 
 // checkRoutine refuses, as MySQL does when it parses the statement, a
@@ -38,8 +39,38 @@ func checkRoutine(st ast.Statement) error {
 		return checkSignal(&x.Signal, nil)
 	case *ast.DDL:
 		if x.ProcedureSpec != nil && x.ProcedureSpec.Body != nil {
+			if storedfn.IsHidden(x.ProcedureSpec.ProcName.Name.String()) {
+				if err := noCommitIn(x.ProcedureSpec.Body); err != nil {
+					return err
+				}
+			}
 			return checkBlockStmt(x.ProcedureSpec.Body, nil)
 		}
+		if x.TriggerSpec != nil && x.TriggerSpec.Body != nil {
+			return noCommitIn(x.TriggerSpec.Body)
+		}
+	}
+	return nil
+}
+
+// noCommitIn refuses, with MySQL's 1422 when the function or trigger is
+// created, a body that commits explicitly (COMMIT, ROLLBACK, START
+// TRANSACTION) or implicitly (DDL but that of temporary tables, LOCK and
+// UNLOCK TABLES). A stored function's body is its hidden procedure's.
+func noCommitIn(body ast.Statement) error {
+	var found bool
+	walkStatements(body, func(n ast.SQLNode) { // routinecond.go
+		switch x := n.(type) {
+		case *ast.Commit, *ast.Rollback, *ast.Begin, *ast.LockTables, *ast.UnlockTables, *ast.AlterTable, *ast.DBDDL:
+			found = true
+		case *ast.DDL:
+			// A routine, trigger or event created in a body is an error
+			// of its own (GMS's).
+			found = found || !x.Temporary && x.ProcedureSpec == nil && x.TriggerSpec == nil && x.EventSpec == nil
+		}
+	})
+	if found {
+		return mysqlerr.New(mysqlerr.ErCommitNotAllowedInSF, "Explicit or implicit commit is not allowed in stored function or trigger.")
 	}
 	return nil
 }

@@ -124,7 +124,12 @@ func (e *Engine) routineStatement(ctx context.Context, s *Session, q string) err
 		if proc, err = d.Procedure(); err != nil {
 			return functionParseError(err)
 		}
-		if _, err := ast.Parse(proc); err != nil {
+		if st, err := ast.Parse(proc); err == nil {
+			// The body's conditions, and no commit (1422): routinecheck.go.
+			if err := checkRoutine(st); err != nil {
+				return err
+			}
+		} else {
 			// The body's own syntax error, in the body's words.
 			msg := err.Error()
 			if i := strings.Index(msg, " near "); i >= 0 {

@@ -107,6 +107,7 @@ const (
 	ErTooBigPrecision          = 1426 // ER_TOO_BIG_PRECISION
 	ErWrongAutoKey             = 1075 // ER_WRONG_AUTO_KEY
 	ErNonInsertableTable       = 1471 // ER_NON_INSERTABLE_TABLE
+	ErCommitNotAllowedInSF     = 1422 // ER_COMMIT_NOT_ALLOWED_IN_SF_OR_TRG
 	ErBinlogUnsafeRoutine      = 1418 // ER_BINLOG_UNSAFE_ROUTINE
 	ErEventAlreadyExists       = 1537 // ER_EVENT_ALREADY_EXISTS
 	ErEventDoesNotExist        = 1539 // ER_EVENT_DOES_NOT_EXIST
