@@ -1009,7 +1009,7 @@ func semCorpus() []semStmt {
 	for _, q := range []string{
 		"SELECT a, CAST(a AS DOUBLE), CAST(a AS DECIMAL(20,2)), CAST(a AS SIGNED) FROM t_cd ORDER BY a",
 		"SELECT CAST('1e2x' AS DOUBLE), CAST(' 2.5' AS DOUBLE), CAST(NULL AS DOUBLE)",
-		"SELECT CAST('01:02:03   ' AS TIME), CAST(' 01:02:03' AS TIME), CAST(' 1:2 ' AS TIME), CAST('  ' AS TIME)",
+		"SELECT CAST('01:02:03   ' AS TIME), CAST(' 01:02:03' AS TIME), CAST(' 1:2 ' AS TIME), CAST('  ' AS TIME), CAST('' AS TIME), CAST('0' AS TIME), CAST('00:00:00' AS TIME)",
 	} {
 		add("strict", q)
 	}

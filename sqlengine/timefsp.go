@@ -398,6 +398,16 @@ func (c *castTime) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ts, ok := v.(types.Timespan); ok && ts == 0 {
+		// Empty text is no time: NULL with 1292, as MySQL's (GMS:
+		// 00:00:00).
+		if sv, err := c.Expression.Children()[0].Eval(ctx, row); err == nil {
+			if s, ok := sv.(string); ok && strings.TrimSpace(s) == "" {
+				ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWrongValue, Message: fmt.Sprintf("Truncated incorrect time value: '%s'", s)})
+				return nil, nil
+			}
+		}
+	}
 	if v == nil {
 		// A date and time string is its time of day in MySQL
 		// ('2020-01-01 03:25:45' is 03:25:45); GMS reads NULL. Another
