@@ -1013,6 +1013,13 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// Date parts of an integer date (functions/baddate.go; GMS: NULL).
+	for _, q := range []string{
+		"SELECT DAY(20240229), MONTH(20240229), YEAR(20240229), DAYOFMONTH(20240229), DAYOFWEEK(20240229), DAYOFYEAR(20240229), WEEKDAY(20240229), QUARTER(20240229), DAYNAME(20240229), TO_DAYS(20240229), LAST_DAY(20240210)",
+		"SELECT YEAR('2024-02-29'), DAY(NULL), MONTH('x'), YEAR(d), DAY(dt), LAST_DAY(d) FROM t_dov ORDER BY id",
+	} {
+		add("strict", q)
+	}
 	// CAST to DECIMAL(p,s) beyond its range is the range's end with 1264
 	// (arith/deccast.go; GMS gave 0.00), a DOUBLE in range at the scale.
 	quiet("CREATE TABLE t_dc (id INT PRIMARY KEY, d DECIMAL(12,2), f DOUBLE)")

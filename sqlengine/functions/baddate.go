@@ -9,7 +9,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
-// DATE_FORMAT and MONTHNAME of a value that is no date are NULL with
+// DATE_FORMAT, MONTHNAME and the date parts (YEAR, MONTH, DAY, ...) of
+// a value that is no date are NULL with
 // warning 1292, as MySQL's: GMS failed the statement (1105 "Incorrect
 // datetime value"), for a bad string ('2024-02-30', '') and for an
 // integer date too (DATE_FORMAT(20240229, '%Y') failed; MySQL reads
@@ -25,6 +26,20 @@ func newMonthName(d sql.Expression) sql.Expression {
 	return badDateNull("monthname", []sql.Expression{d}, func(args ...sql.Expression) sql.Expression {
 		return function.NewMonthName(args[0])
 	})
+}
+
+// datePart is GMS's one-argument date function name over an integer
+// date or a value that is no date as badDateNull reads them: DAY(20240229)
+// was NULL with a garbled warning ('%!s(int32=20240229)'), MySQL's is 29.
+func datePart(name string, mk func(sql.Expression) sql.Expression) func(sql.Expression) sql.Expression {
+	return func(d sql.Expression) sql.Expression {
+		if d.Resolved() && types.IsTime(d.Type()) {
+			return mk(d) // a DATE or DATETIME: GMS's, its argument read once
+		}
+		return badDateNull(name, []sql.Expression{d}, func(args ...sql.Expression) sql.Expression {
+			return mk(args[0])
+		})
+	}
 }
 
 // badDateNull is GMS's function mk over args, its first a date: an
