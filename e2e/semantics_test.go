@@ -1013,6 +1013,10 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// IFNULL of a number or date and a string is a string
+	// (functions/branchtype.go; GMS typed it as the first argument:
+	// IFNULL(1/0, 'x') failed, 1105).
+	add("strict", "SELECT id, IFNULL(1/0, 'x'), IFNULL(1.5, 'x'), IFNULL(CAST(NULL AS DECIMAL(5,2)), 'x'), IFNULL(d, 'none'), IFNULL('a', 2), IFNULL(dt, 'n'), IFNULL(NULL, 2.50) FROM t_dov ORDER BY id")
 	// Date parts of an integer date (functions/baddate.go; GMS: NULL).
 	for _, q := range []string{
 		"SELECT DAY(20240229), MONTH(20240229), YEAR(20240229), DAYOFMONTH(20240229), DAYOFWEEK(20240229), DAYOFYEAR(20240229), WEEKDAY(20240229), QUARTER(20240229), DAYNAME(20240229), TO_DAYS(20240229), LAST_DAY(20240210)",

@@ -234,7 +234,7 @@ func (f *ifExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return nil, err
 	}
 	to, _ := branchType([]sql.Expression{f.a, f.b})
-	return branchValue(ctx, v, taken.Type(), to, f.gms.Type())
+	return branchValue(ctx, v, taken.Type(), to, f.Type())
 }
 
 // ifNullExpr is IFNULL(a, b).
@@ -260,7 +260,27 @@ func (f *ifNullExpr) Type() sql.Type {
 	if t, ok := branchType([]sql.Expression{f.a, f.b}); ok {
 		return t
 	}
+	if mixedText(f.a, f.b) {
+		// A number or date and a string: a string, as MySQL's (GMS
+		// typed it as the first argument, so IFNULL(NULL_decimal, 'x')
+		// failed converting 'x': 1105 "number has no digits").
+		return types.LongText
+	}
 	return f.gms.Type()
+}
+
+// mixedText: one of a and b is text and the other a number or a
+// temporal value.
+func mixedText(a, b sql.Expression) bool {
+	if !a.Resolved() || !b.Resolved() {
+		return false
+	}
+	ta, tb := a.Type(), b.Type()
+	if ta == types.Null || tb == types.Null {
+		return false
+	}
+	other := func(t sql.Type) bool { return types.IsNumber(t) || types.IsTime(t) }
+	return types.IsText(ta) && other(tb) || types.IsText(tb) && other(ta)
 }
 
 func (f *ifNullExpr) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
@@ -287,7 +307,7 @@ func (f *ifNullExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		}
 	}
 	to, _ := branchType([]sql.Expression{f.a, f.b})
-	return branchValue(ctx, v, taken.Type(), to, f.gms.Type())
+	return branchValue(ctx, v, taken.Type(), to, f.Type())
 }
 
 // BranchTypeRuleID names BranchTypeRule.
