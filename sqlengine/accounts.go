@@ -181,6 +181,12 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		if it, err := iters.HashLookup(ctx, o.e.exec, n, row); it != nil || err != nil {
 			return it, err
 		}
+	case *plan.SetOp:
+		if it, ok, err := o.e.buildCollSetOp(ctx, n, row); ok { // collsetop.go
+			return it, err
+		}
+	case *collSetOp:
+		return o.e.buildCollSetOpIter(ctx, n, row)
 	case *plan.Distinct:
 		return o.e.buildCollDistinct(ctx, n.Child, row)
 	case *plan.OrderedDistinct:

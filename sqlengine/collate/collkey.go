@@ -45,6 +45,10 @@ func keyedCollation(t sql.Type) (sql.CollationID, bool) {
 	return c, true
 }
 
+// KeyedCollation is keyedCollation: t's collation when its strings need
+// a collation key to be told apart (or met) as MySQL does.
+func KeyedCollation(t sql.Type) (sql.CollationID, bool) { return keyedCollation(t) }
+
 // writeCollationKey writes s's key under c: its weights, trailing spaces
 // ignored under PAD SPACE.
 func WriteKey(w io.Writer, c sql.CollationID, s string) error {
@@ -213,23 +217,8 @@ func (d *collDistinctIter) Next(ctx *sql.Context) (sql.Row, error) {
 			return nil, err
 		}
 		d.buf.Reset()
-		for i, v := range row {
-			d.buf.WriteByte(0)
-			if v == nil {
-				d.buf.WriteByte('N')
-				continue
-			}
-			if i < len(d.sch) {
-				if c, ok := keyedCollation(d.sch[i].Type); ok {
-					if s, isStr := v.(string); isStr {
-						if err := WriteKey(&d.buf, c, s); err != nil {
-							return nil, err
-						}
-						continue
-					}
-				}
-			}
-			fmt.Fprintf(&d.buf, "%T:%v", v, v)
+		if err := WriteRowKey(&d.buf, d.sch, row); err != nil {
+			return nil, err
 		}
 		k := d.buf.String()
 		if _, dup := d.seen[k]; dup {
@@ -241,3 +230,28 @@ func (d *collDistinctIter) Next(ctx *sql.Context) (sql.Row, error) {
 }
 
 func (d *collDistinctIter) Close(ctx *sql.Context) error { return d.child.Close(ctx) }
+
+// WriteRowKey writes row's key to w: rows with equal keys are the same
+// row to DISTINCT, their strings compared by their columns' (sch's)
+// collation keys and every other value by its type and value.
+func WriteRowKey(w *bytes.Buffer, sch sql.Schema, row sql.Row) error {
+	for i, v := range row {
+		w.WriteByte(0)
+		if v == nil {
+			w.WriteByte('N')
+			continue
+		}
+		if i < len(sch) {
+			if c, ok := keyedCollation(sch[i].Type); ok {
+				if s, isStr := v.(string); isStr {
+					if err := WriteKey(w, c, s); err != nil {
+						return err
+					}
+					continue
+				}
+			}
+		}
+		fmt.Fprintf(w, "%T:%v", v, v)
+	}
+	return nil
+}
