@@ -52,11 +52,18 @@ type connState struct {
 	// for the error MySQL gives it (stmterr.go); dropped once read. The
 	// connection's goroutine alone uses it.
 	lastStmt ast.Statement
-	// clientStmt is the statement the client sent, parsed from the query
-	// text clientQuery (stmterr.go). The connection's goroutine alone
-	// uses them.
-	clientStmt  ast.Statement
-	clientQuery string
+	// clientPid is the query (its process id, new for each statement the
+	// client sends) whose first parse noteClientStatement saw; preparing
+	// is the name that statement prepares when it is a PREPARE, else ""
+	// (stmterr.go). None of these holds the statement: a connection kept
+	// its last 60 MB INSERT's text and tree until its next statement. The
+	// connection's goroutine alone uses them.
+	clientPid uint64
+	preparing string
+	// insertInto and insertVerb name the table an INSERT or REPLACE (the
+	// verb) the client sent writes, for its 1471 (stmterr.go); "" for
+	// any other statement.
+	insertInto, insertVerb string
 }
 
 var _ wire.Commands = (*connState)(nil)

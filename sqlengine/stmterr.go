@@ -45,10 +45,19 @@ func noteClientStatement(ctx context.Context, st ast.Statement) {
 		return
 	}
 	s, ok := c.Session.(*Session)
-	if !ok || s.conn == nil || c.Query() == s.conn.clientQuery {
+	if !ok || s.conn == nil || c.Pid() == s.conn.clientPid {
 		return
 	}
-	s.conn.clientStmt, s.conn.clientQuery = st, c.Query()
+	s.conn.clientPid, s.conn.preparing, s.conn.insertInto, s.conn.insertVerb = c.Pid(), "", "", ""
+	switch x := st.(type) {
+	case *ast.Prepare:
+		s.conn.preparing = x.Name
+	case *ast.Insert:
+		s.conn.insertInto, s.conn.insertVerb = x.Table.Name.String(), "INSERT"
+		if x.Action == ast.ReplaceStr {
+			s.conn.insertVerb = "REPLACE"
+		}
+	}
 }
 
 // tableDB is the database statement st names table name in (the
@@ -97,15 +106,11 @@ func (s *Session) statementError(err error) error {
 	if s.conn != nil {
 		st, s.conn.lastStmt = s.conn.lastStmt, nil
 	}
-	var client ast.Statement
-	if s.conn != nil {
-		client = s.conn.clientStmt
-	}
-	if p, ok := client.(*ast.Prepare); ok && s.eng != nil {
+	if s.conn != nil && s.conn.preparing != "" && s.eng != nil {
 		// A PREPARE that fails leaves no statement of its name, as in
 		// MySQL (the one prepared before is gone: EXECUTE is 1243); GMS
 		// kept the earlier one.
-		s.eng.gms.PreparedDataCache.UncacheStmt(s.ID(), p.Name)
+		s.eng.gms.PreparedDataCache.UncacheStmt(s.ID(), s.conn.preparing)
 	}
 	switch se.Num {
 	case mysqlerr.ErNoSuchTable:
@@ -132,12 +137,8 @@ func (s *Session) statementError(err error) error {
 	case mysqlerr.ErUnknown:
 		// An INSERT into a view that is not insertable (viewinsert.go
 		// rewrote the others): MySQL's 1471.
-		if ins, ok := client.(*ast.Insert); ok && se.Message == "expected insert destination to be resolved or unresolved table" {
-			verb := "INSERT"
-			if ins.Action == ast.ReplaceStr {
-				verb = "REPLACE"
-			}
-			return mysqlerr.New(mysqlerr.ErNonInsertableTable, "The target table %s of the %s is not insertable-into", ins.Table.Name.String(), verb)
+		if s.conn != nil && s.conn.insertInto != "" && se.Message == "expected insert destination to be resolved or unresolved table" {
+			return mysqlerr.New(mysqlerr.ErNonInsertableTable, "The target table %s of the %s is not insertable-into", s.conn.insertInto, s.conn.insertVerb)
 		}
 	}
 	return err
