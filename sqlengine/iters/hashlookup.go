@@ -21,8 +21,9 @@ import (
 // (groupiter.go's encodeGroupValue), length-prefixed: the same values
 // meet as before, and no two different keys do. A key of up to four
 // BIGINTs is those integers (intKey). The values are
-// converted to the probe key's type first, as GMS does; a key that is not
-// a tuple is GMS's lookup.
+// converted to the probe key's type first, as GMS does; a key that is
+// neither a tuple nor a string of a collation that needs keys (below) is
+// GMS's lookup.
 
 // Strings are keyed by their collation's weights (collate.WriteKey):
 // GMS keyed a single column's lookup by its value, so a hash join on
@@ -121,10 +122,12 @@ func (k *tupleKeyer) key(ctx *sql.Context, n *plan.HashLookup, e sql.Expression,
 	return k.buf.String(), nil
 }
 
-// weights is s's key under collation c, a string that never equals
-// another kind of key (a value of another type is itself).
+// weightKey is a string's key under its collation: a type of its own, so
+// it never equals a key of another kind (a value of another type is
+// itself).
 type weightKey string
 
+// weights is s's key under collation c.
 func (k *tupleKeyer) weights(c sql.CollationID, s string) (any, error) {
 	k.one.Reset()
 	if err := collate.WriteKey(&k.one, c, s); err != nil {
