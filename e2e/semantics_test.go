@@ -371,6 +371,20 @@ func semCorpus() []semStmt {
 		add("highnot", q)
 	}
 	add("strict", "SELECT (NOT 0) + 1, (1 = 1) * 5, (1 < 0) - 3") // a truth value is an integer
+	// Joins and set operations meet strings their collation finds equal
+	// (a hash join and UNION/INTERSECT/EXCEPT compared bytes).
+	quiet("CREATE TABLE t_ci (id INT PRIMARY KEY, a VARCHAR(3) COLLATE utf8mb4_general_ci, n INT)")
+	quiet("INSERT INTO t_ci VALUES (1, 'a', 1), (2, 'A', 1), (3, 'b', 2), (4, 'B ', 2), (5, 'z', 4), (6, 'Z', 5), (7, '1', 3)")
+	for _, q := range []string{
+		"SELECT /*+ HASH_JOIN(x, y) */ COUNT(*) FROM t_ci x JOIN t_ci y ON x.a = y.a",
+		"SELECT /*+ HASH_JOIN(x, y) */ COUNT(*) FROM t_ci x JOIN t_ci y ON x.a = y.a AND x.n = y.n",
+		"SELECT COUNT(*) FROM (SELECT a FROM t_ci UNION SELECT a FROM t_ci) u",
+		"SELECT COUNT(*) FROM (SELECT a, n FROM t_ci UNION SELECT a, n FROM t_ci) u",
+		"SELECT COUNT(*) FROM (SELECT a FROM t_ci INTERSECT SELECT a FROM t_ci WHERE n = 2) u",
+		"SELECT COUNT(*) FROM (SELECT a FROM t_ci EXCEPT SELECT a FROM t_ci WHERE n = 1) u",
+	} {
+		add("strict", q)
+	}
 	// CREATE TABLE ... AS SELECT names its columns by the select list as written.
 	add("strict", "CREATE TABLE t_ctas AS SELECT id, n+1, SUM(n), COUNT(*), MAX(n) m FROM t_pipe GROUP BY id, n")
 	add("strict", "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't_ctas' ORDER BY ORDINAL_POSITION")
