@@ -384,6 +384,9 @@ func abs64(n int64) int64 {
 	return n
 }
 
+// Pow10 is pow10[k], 10^k, for k up to 18 (storeval's DECIMAL path).
+func Pow10(k int32) int64 { return pow10[k] }
+
 // pow10 are the powers of ten an int64 holds.
 var pow10 = func() (p [19]int64) {
 	p[0] = 1

@@ -145,31 +145,22 @@ func smallDecimal(dt sql.DecimalType, v any) (decimal.Decimal, bool) {
 	switch {
 	case e < -s: // fractional digits past the scale: exact only if zero
 		k := -s - e
-		if k > 18 || c%pow10[k] != 0 {
+		if k > 18 || c%arith.Pow10(k) != 0 {
 			return decimal.Decimal{}, false
 		}
-		c /= pow10[k]
+		c /= arith.Pow10(k)
 	case e > -s: // scaled up to the column's scale
 		k := e + s
-		if k > 18 || c > math.MaxInt64/pow10[k] || c < -math.MaxInt64/pow10[k] {
+		if k > 18 || c > math.MaxInt64/arith.Pow10(k) || c < -math.MaxInt64/arith.Pow10(k) {
 			return decimal.Decimal{}, false
 		}
-		c *= pow10[k]
+		c *= arith.Pow10(k)
 	}
-	if c >= pow10[p] || c <= -pow10[p] {
+	if c >= arith.Pow10(p) || c <= -arith.Pow10(p) {
 		return decimal.Decimal{}, false
 	}
 	return decimal.New(c, -s), true
 }
-
-// pow10[k] is 10^k.
-var pow10 = func() (t [19]int64) {
-	t[0] = 1
-	for i := 1; i < len(t); i++ {
-		t[i] = t[i-1] * 10
-	}
-	return t
-}()
 
 func storeFloat(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum int) (any, error) {
 	if f, ok := v.(float64); ok && !math.IsInf(f, 0) && !math.IsNaN(f) && (col.Type.Type() != sqlTypeFloat32 || math.Abs(f) <= math.MaxFloat32) {
