@@ -163,7 +163,7 @@ func (d *dateRange) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	// warned 1292 about, or of a result past 9999-12-31), a negative
 	// year, or GMS's failure to convert one.
 	if d.overflows(ctx, row) {
-		ctx.Warn(erDatetimeOverflow, "Datetime function: datetime field overflow")
+		warnDatetimeOverflow(ctx)
 		return nil, nil
 	}
 	return v, err
@@ -195,7 +195,16 @@ func (d *dateRange) overflows(ctx *sql.Context, row sql.Row) bool {
 	} else {
 		r = delta.Add(t.(time.Time))
 	}
-	return r.Year() < 0 || r.Year() > 9999
+	return beyondDateRange(r)
+}
+
+// beyondDateRange: t is past 9999-12-31 or before year 0, where MySQL's
+// date arithmetic gives NULL with 1441 (warnDatetimeOverflow).
+func beyondDateRange(t time.Time) bool { return t.Year() < 0 || t.Year() > 9999 }
+
+// warnDatetimeOverflow raises MySQL's 1441 for a date out of range.
+func warnDatetimeOverflow(ctx *sql.Context) {
+	ctx.Warn(erDatetimeOverflow, "Datetime function: datetime field overflow")
 }
 
 // beforeYearZero: v, a DATE_ADD's result, has a negative year.

@@ -127,9 +127,8 @@ func (d *dateShift) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	} else {
 		shifted = delta.Add(d.base)
 	}
-	if y := shifted.Year(); y < 0 || y > 9999 {
-		// MySQL's range, as dateRange checks GMS's functions.
-		ctx.Warn(erDatetimeOverflow, "Datetime function: datetime field overflow")
+	if beyondDateRange(shifted) { // as dateRange checks GMS's functions
+		warnDatetimeOverflow(ctx)
 		return nil, nil
 	}
 	res := types.ValidateTime(shifted)
