@@ -222,6 +222,16 @@ func registerStatus(e *Engine) {
 	st := e.store
 	e.RegisterStatus("Innodb_row_lock_current_waits", func() any { return st.Stats().Locks.CurrentWaits })
 	e.RegisterStatus("Innodb_row_lock_waits", func() any { return st.Stats().Locks.TotalWaits })
+	// InnoDB reports its wait times in milliseconds.
+	e.RegisterStatus("Innodb_row_lock_time", func() any { return st.Stats().Locks.WaitTime.Milliseconds() })
+	e.RegisterStatus("Innodb_row_lock_time_max", func() any { return st.Stats().Locks.MaxWaitTime.Milliseconds() })
+	e.RegisterStatus("Innodb_row_lock_time_avg", func() any {
+		l := st.Stats().Locks
+		if l.TotalWaits == 0 {
+			return int64(0)
+		}
+		return l.WaitTime.Milliseconds() / l.TotalWaits
+	})
 	e.RegisterStatus("Innodb_deadlocks", func() any { return st.Stats().Locks.Deadlocks })
 	e.RegisterStatus("Innodb_row_lock_timeouts", func() any { return st.Stats().Locks.Timeouts })
 	e.RegisterStatus("Innodb_rows_read", func() any { return st.Stats().RowsRead })

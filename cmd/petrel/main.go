@@ -18,6 +18,7 @@ import (
 	_ "net/http/pprof"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -228,6 +229,12 @@ func runServer(args []string, stdout, stderr io.Writer, relay bool) int {
 	if addr := os.Getenv("PETREL_PPROF"); addr != "" {
 		// Profiling endpoint for benchmark runs; loopback only by convention.
 		go func() { logger.Info("pprof", "err", http.ListenAndServe(addr, nil)) }()
+		// Contention profiles (/debug/pprof/mutex and /block) cost on every
+		// wait, so only a benchmark run that asks for them pays it.
+		if os.Getenv("PETREL_PPROF_CONTENTION") != "" {
+			runtime.SetMutexProfileFraction(10)
+			runtime.SetBlockProfileRate(int(50 * time.Microsecond))
+		}
 	}
 
 	if spec := os.Getenv(failpoint.EnvVar); spec != "" {
