@@ -82,6 +82,9 @@ func installAnalyzerRules() {
 		// (functions/branchtype.go), before CREATE TABLE ... AS SELECT
 		// reads the select's schema; again after all rules below.
 		analyzer.OnceBeforeDefault = append(analyzer.OnceBeforeDefault, analyzer.Rule{Id: functions.BranchTypeRuleID, Apply: functions.BranchTypeRule})
+		// A set operation's converted columns keep their collation
+		// (collsetop.go), before anything reads the schema.
+		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: setOpCollationRuleID, Apply: setOpCollationRule}}, analyzer.OnceBeforeDefault...)
 		// Functions GMS's parser builds without the registry, as MySQL's
 		// (functions/miscfuncs.go).
 		analyzer.OnceBeforeDefault = append(analyzer.OnceBeforeDefault, analyzer.Rule{Id: functions.ParsedFormsRuleID, Apply: functions.ParsedFormsRule})
