@@ -123,6 +123,9 @@ type Engine struct {
 	// readOnly and superReadOnly are read_only and super_read_only,
 	// pushed on change (readonly.go).
 	readOnly, superReadOnly atomic.Bool
+	// tlocks are LOCK TABLES' and FLUSH TABLES WITH READ LOCK's locks
+	// (locktables.go).
+	tlocks *tableLocks
 	// fastWrites lets the executor answer (petrel_fast_paths; tests
 	// switch it off to compare with GMS).
 	fastWrites atomic.Bool
@@ -180,7 +183,7 @@ func New(opts Options) (*Engine, error) {
 	if opts.Globals == nil {
 		opts.Globals = NewGlobals()
 	}
-	e := &Engine{opts: opts, store: opts.Store, log: opts.Logger, sessions: map[uint32]*Session{}, globals: opts.Globals}
+	e := &Engine{opts: opts, store: opts.Store, log: opts.Logger, sessions: map[uint32]*Session{}, globals: opts.Globals, tlocks: newTableLocks()}
 	e.fastWrites.Store(true)
 	e.executor = noExecutor{}
 	e.prov = NewProvider(opts.Store)
@@ -273,6 +276,7 @@ func New(opts Options) (*Engine, error) {
 	e.RegisterAdmin(checkTablePattern, 0, e.checkTable)
 	e.RegisterAdmin(repairTablePattern, 0, e.repairTable)
 	e.RegisterAdmin(flushStatusPattern, sql.PrivilegeType_Reload, e.flushStatus) // flushstatus.go
+	e.RegisterAdmin(flushTablesPattern, sql.PrivilegeType_Reload, e.flushTables) // lockflush.go
 	e.RegisterAdmin(`SET (NAMES|CHARACTER SET|CHARSET) ('[^']*'|"[^"]*"|[A-Za-z0-9_]+)(?: COLLATE ('[^']*'|"[^"]*"|[A-Za-z0-9_]+))?`, 0, e.setNames)
 	e.RegisterAdmin(setNextTransactionPattern, 0, e.setNextTransaction)
 	e.RegisterAdmin(`ALTER USER (?:IF EXISTS )?\S+ REQUIRE (?:SSL|X509|NONE)`, sql.PrivilegeType_CreateUser, e.adminAlterRequire)
@@ -442,6 +446,7 @@ func (e *Engine) connectionClosed(connID uint32) {
 	delete(e.sessions, connID)
 	e.sessMu.Unlock()
 	e.executor.Closed(connID)
+	e.tlocks.release(connID)
 }
 
 // NewInternalSession builds a session not tied to a connection (the

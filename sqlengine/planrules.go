@@ -136,6 +136,9 @@ func installAnalyzerRules() {
 		// outer values (subquery/subqmemo.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: subquery.MemoRuleID, Apply: memoSubqueries})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: explainRuleID, Apply: rewrite.ExplainResult})
+		// LOCK TABLES and the statements its locks govern (lockrule.go),
+		// once triggers are applied and before tables are tracked.
+		analyzer.OnceAfterAll = insertAfter(analyzer.OnceAfterAll, "applyTriggers", analyzer.Rule{Id: tableLockRuleID, Apply: tableLockRule})
 		// CAST of a TIME to a string (functions/timetext.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.TimeTextRuleID, Apply: functions.TimeTextRule})
 		// MIN/MAX of a key's first column (rewrite/minmaxkey.go) in place of

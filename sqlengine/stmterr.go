@@ -52,6 +52,9 @@ func noteClientStatement(ctx context.Context, st ast.Statement) {
 	switch x := st.(type) {
 	case *ast.Prepare:
 		s.conn.preparing = x.Name
+	case *ast.Begin:
+		// START TRANSACTION releases table locks (locktables.go).
+		s.eng.tlocks.releaseTables(s.ID())
 	case *ast.Insert:
 		s.conn.insertInto, s.conn.insertVerb = x.Table.Name.String(), "INSERT"
 		if x.Action == ast.ReplaceStr {

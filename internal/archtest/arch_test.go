@@ -49,7 +49,7 @@ var allowed = map[string][]string{
 
 	// sqlengine never imports binlog or replication: node wires them.
 	// (sqltest: its external tests serve an engine over the wire.)
-	"sqlengine": {"internal/*", "storage", "storage/keys", "storage/lock", "sqlengine/wire", "sqlengine/rewrite", "sqlengine/collate", "sqlengine/arith", "sqlengine/subquery", "sqlengine/histogram", "sqlengine/functions", "sqlengine/sqlmode", "sqlengine/charset", "sqlengine/iters", "sqlengine/sqlerr", "sqlengine/storeval", "sqlengine/auth", "sqlengine/lookup", "sqlengine/planstats", "sqlengine/explain", "sqlengine/storedfn", "sqlengine/sysschema", "sqlengine/stmtstat", "sqlengine/sqltest"},
+	"sqlengine": {"internal/*", "storage", "storage/keys", "storage/lock", "sqlengine/wire", "sqlengine/rewrite", "sqlengine/collate", "sqlengine/arith", "sqlengine/subquery", "sqlengine/histogram", "sqlengine/functions", "sqlengine/sqlmode", "sqlengine/charset", "sqlengine/iters", "sqlengine/sqlerr", "sqlengine/storeval", "sqlengine/auth", "sqlengine/lookup", "sqlengine/planstats", "sqlengine/explain", "sqlengine/storedfn", "sqlengine/sysschema", "sqlengine/stmtstat", "sqlengine/tablelocks", "sqlengine/sqltest"},
 	// Rewrites that need no table: GMS's plan nodes and parse trees alone.
 	"sqlengine/rewrite": {"internal/*", "sqlengine/sqlmode"},
 	// MySQL's string semantics: collation keys, sorts, LIKE (PAD SPACE
@@ -90,6 +90,7 @@ var allowed = map[string][]string{
 	"sqlengine/sysschema": {"internal/*"},
 	// Statements counted by kind (Questions, Com_*): a pure core.
 	"sqlengine/stmtstat": {"internal/*"},
+	"sqlengine/tablelocks": {"internal/*"},
 	// The wire layer under vitess: no SQL, no sessions (sqlengine gives it
 	// settings, accounts and its command state through interfaces).
 	"sqlengine/wire": {"internal/*"},

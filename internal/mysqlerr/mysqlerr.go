@@ -112,6 +112,10 @@ const (
 	ErEventAlreadyExists       = 1537 // ER_EVENT_ALREADY_EXISTS
 	ErEventDoesNotExist        = 1539 // ER_EVENT_DOES_NOT_EXIST
 	ErQueryInterrupted         = 1317 // ER_QUERY_INTERRUPTED
+	ErTableNotLockedForWrite   = 1099 // ER_TABLE_NOT_LOCKED_FOR_WRITE
+	ErTableNotLocked           = 1100 // ER_TABLE_NOT_LOCKED
+	ErLockOrActiveTransaction  = 1192 // ER_LOCK_OR_ACTIVE_TRANSACTION
+	ErCantUpdateWithReadlock   = 1223 // ER_CANT_UPDATE_WITH_READLOCK
 	ErQueryTimeout             = 3024 // ER_QUERY_TIMEOUT (max_execution_time)
 	ErLockNoWait               = 3572 // ER_LOCK_NOWAIT
 	ErWrongValue               = 1292 // ER_TRUNCATED_WRONG_VALUE ("Incorrect DATETIME value")
