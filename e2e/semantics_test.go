@@ -1233,6 +1233,14 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// FROM_DAYS past 9999-12-31 (functions/baddate.go; GMS failed, 1105)
+	// and of text (GMS's warning quoted its own error).
+	for _, q := range []string{
+		"SELECT FROM_DAYS(3652500), FROM_DAYS(99999999999), FROM_DAYS(3652424), FROM_DAYS(730000.6), FROM_DAYS(730000.4), FROM_DAYS(NULL), FROM_DAYS(366), FROM_DAYS(-5)",
+		"SELECT FROM_DAYS('abc'), FROM_DAYS('730000x'), FROM_DAYS(0), FROM_DAYS(365)",
+	} {
+		add("nonstrict", q)
+	}
 	return out
 }
 

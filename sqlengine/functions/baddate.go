@@ -2,11 +2,16 @@ package functions
 
 import (
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"petrel/sqlengine/arith"
 )
 
 // DATE_FORMAT, MONTHNAME and the date parts (YEAR, MONTH, DAY, ...) of
@@ -92,4 +97,58 @@ func integerDate(v any) (string, bool) {
 		return s[:4] + "-" + s[4:6] + "-" + s[6:8] + " " + s[8:10] + ":" + s[10:12] + ":" + s[12:], true
 	}
 	return "", false
+}
+
+// Day numbers past 9999-12-31 (3652424): MySQL's get_date_from_daynr
+// gives year 10000 up to 3652499, which FROM_DAYS refuses (NULL with
+// 1441, ER_DATETIME_FUNCTION_OVERFLOW), and the zero date from 3652500
+// on; GMS failed the statement (1105, "outside of date range").
+const (
+	lastDayNumber    = 3652424 // TO_DAYS('9999-12-31')
+	zeroDayNumberMin = 3652500 // get_date_from_daynr's zero date from here on
+)
+
+func newFromDays(d sql.Expression) sql.Expression {
+	var self func(args ...sql.Expression) (sql.Expression, error)
+	self = func(args ...sql.Expression) (sql.Expression, error) {
+		return &delegate{name: "from_days", args: args, gms: function.NewFromDays(args[0]), mk: self, eval: fromDaysBeyond}, nil
+	}
+	e, _ := self(d)
+	return e
+}
+
+// fromDaysBeyond answers FROM_DAYS of a day number past 9999-12-31, and
+// of text read by its leading number (GMS's warning quoted its own
+// error), others through GMS's over the number; false leaves what the
+// number is not to GMS's.
+func fromDaysBeyond(ctx *sql.Context, row sql.Row, args []sql.Expression) (any, bool, error) {
+	v, err := args[0].Eval(ctx, row)
+	if err != nil || v == nil {
+		return nil, true, err
+	}
+	if s, ok := v.(string); ok {
+		start, end, ok := arith.NumberSpan(s)
+		var f float64
+		if ok {
+			f, _ = strconv.ParseFloat(s[start:end], 64)
+		}
+		if !ok || strings.TrimRight(s[end:], " \t\r\n") != "" {
+			ctx.Warn(1292, "Truncated incorrect INTEGER value: '%s'", s)
+		}
+		v = math.Round(f)
+	}
+	n, _, err := types.Int64.Convert(ctx, v)
+	days, ok := n.(int64)
+	if err != nil || !ok {
+		return nil, false, nil
+	}
+	if days <= lastDayNumber {
+		out, err := function.NewFromDays(expression.NewLiteral(days, types.Int64)).Eval(ctx, nil)
+		return out, true, err
+	}
+	if days >= zeroDayNumberMin {
+		return "0000-00-00", true, nil
+	}
+	ctx.Warn(1441, "Datetime function: from_days field overflow")
+	return nil, true, nil
 }

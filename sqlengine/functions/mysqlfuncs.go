@@ -41,7 +41,8 @@ import (
 //   - ABS and POW out of range, 1690; POW correctly rounded (numfuncs.go);
 //   - INSERT, MAKE_SET, EXPORT_SET, MAKEDATE and UTC_TIME, which GMS
 //     lacks (morefuncs.go); SEC_TO_TIME and MAKETIME (timefuncs.go);
-//   - DATE_FORMAT and MONTHNAME of a bad or integer date (baddate.go);
+//   - DATE_FORMAT and MONTHNAME of a bad or integer date, FROM_DAYS past
+//     9999-12-31 (baddate.go);
 //   - LENGTH and CHAR_LENGTH of a TIME (timefuncs.go);
 //   - TIME_TO_SEC, HOUR, MINUTE, SECOND, MICROSECOND of a TIME (timefuncs.go);
 //   - VARIANCE, STDDEV and their kin typed DOUBLE, as MySQL 8's (variance.go);
@@ -113,6 +114,7 @@ func MySQL() []sql.Function {
 		sql.Function1{Name: "dayname", Fn: datePart("dayname", function.NewDayName)},
 		sql.Function1{Name: "to_days", Fn: datePart("to_days", function.NewToDays)},
 		sql.Function1{Name: "last_day", Fn: datePart("last_day", function.NewLastDay)},
+		sql.Function1{Name: "from_days", Fn: newFromDays}, // baddate.go
 		sql.Function1{Name: "hour", Fn: newHourOf},
 		sql.Function1{Name: "minute", Fn: newMinuteOf},
 		sql.Function1{Name: "second", Fn: newSecondOf},
