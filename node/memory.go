@@ -142,6 +142,7 @@ func (n *Node) registerMemoryStatus() {
 	})
 	n.sql.RegisterStatus("Petrel_memory_returns", func() any { return n.memReturns.Load() })
 	n.sql.RegisterStatus("Petrel_undo_spills", func() any { return storage.UndoSpills() })
+	n.sql.RegisterStatus("Petrel_index_ingests", func() any { return storage.IndexIngests() })
 }
 
 // memSample is the Go heap at one moment (runtime/metrics).

@@ -123,6 +123,12 @@ func (t *Txn) CommitStart(ctx context.Context) (func(context.Context) error, err
 		t.finish()
 		return nil, err
 	}
+	// Index builds' table files are written before the commit takes its
+	// place: a failure fails this transaction alone (bulkindex.go).
+	if err := t.writeBulk(); err != nil {
+		t.finish()
+		return nil, err
+	}
 	rec := &CommitRecord{Changes: t.changes, Cache: t.cache, Queries: t.queries, Time: e.opts.Clock.Now(), Origin: t.origin, Session: t.session, Compression: t.compression}
 	// A transaction that wrote temporary tables' rows only has nothing to
 	// log: the sink never sees it (MySQL's binlog has no event for it
@@ -268,6 +274,9 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 	e.turn.do(rec.Seq, func() {
 		e.appliesBegun.Add(1)
 		defer e.appliesEnded.Add(1)
+		if err = t.ingestBulk(); err != nil {
+			return
+		}
 		if syncStorage {
 			waitSync, flushErr, err = e.applyDurable(apply)
 		} else {

@@ -184,6 +184,10 @@ type Engine struct {
 	logLimit *ratelog.Limiter
 	// undoFiles opens large transactions' undo spill files (undospill.go).
 	undoFiles *undoFiles
+	// popts are Pebble's options (the writer options of ingested index
+	// builds, bulkindex.go); nextIngest numbers their files.
+	popts      *pebble.Options
+	nextIngest atomic.Uint64
 	// bg tracks refusals being published in the background; opened says
 	// Open has finished (before, no commit can be in flight).
 	bg     sync.WaitGroup
@@ -306,9 +310,12 @@ func Open(opts Options) (*Engine, error) {
 		msg := fmt.Sprintf(format, args...)
 		e.logLimit.Log(e.opts.Logger, slog.LevelWarn, "undo spill", msg)
 	}}
-	// Spill files a crash left behind.
+	// Spill files and index builds' table files a crash left behind.
 	if err := opts.FS.RemoveAll(e.undoFiles.dir); err != nil {
 		return nil, fmt.Errorf("storage: remove %s: %w", e.undoFiles.dir, err)
+	}
+	if err := opts.FS.RemoveAll(opts.FS.PathJoin(opts.Dir, ingestDirName)); err != nil {
+		return nil, fmt.Errorf("storage: remove %s: %w", ingestDirName, err)
 	}
 	var inner vfs.FS = opts.FS
 	if opts.SyncDelay > 0 || opts.WriteDelay > 0 {
@@ -339,6 +346,7 @@ func Open(opts Options) (*Engine, error) {
 	po.ApplyCompressionSettings(compressedLevels)
 	po.Experimental.SpanPolicyFunc = e.spans.policy
 	po.EnsureDefaults()
+	e.popts = po
 	db, err := pebble.Open(opts.Dir, po)
 	if err != nil {
 		return nil, base.Wrap(base.ClassCorrupt, err, "storage: cannot open %s", opts.Dir)

@@ -118,6 +118,11 @@ func (t *Txn) lazyWrote(lo, hi []byte, point bool) bool {
 // nothing there (read Pebble alone); the indexed batch otherwise, which
 // it makes of a lazy one first.
 func (t *Txn) batchFor(lo, hi []byte, point bool) (*pebble.Batch, error) {
+	if len(t.bulk) > 0 {
+		if err := t.bulkRead(lo, hi, point); err != nil {
+			return nil, err
+		}
+	}
 	if t.batch == nil {
 		return nil, nil
 	}

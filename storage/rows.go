@@ -601,7 +601,7 @@ func (t *Txn) BuildIndex(ctx context.Context, tb *Table, ix *Index) error {
 	}
 	defer it.Close()
 	if !ix.Def.Unique {
-		return t.buildEntries(it, tb, ix, len(p))
+		return t.buildBulk(it, tb, ix, len(p))
 	}
 	for it.First(); it.Valid(); it.Next() {
 		row, err := decodeRow(it.Value(), tb.Schema)
@@ -680,6 +680,7 @@ func (t *Txn) DropIndexData(tb *Table, ix *Index) error {
 	if err := t.indexNow(); err != nil {
 		return err
 	}
+	t.rangeDeleted = true
 	return t.batch.DeleteRange(p, prefixEnd(p), nil)
 }
 

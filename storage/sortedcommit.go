@@ -69,6 +69,26 @@ var sortLargeCommits = true
 // last write of each key only; false if repr holds other kinds than sets
 // and deletions or does not decode.
 func sortRepr(repr []byte) ([]byte, bool) {
+	kept, ok := sortedEntries(repr)
+	if !ok {
+		return nil, false
+	}
+	size := batchrepr.HeaderLen
+	for i := range kept {
+		size += int(kept[i].end - kept[i].start)
+	}
+	out := make([]byte, batchrepr.HeaderLen, size)
+	for i := range kept {
+		out = append(out, repr[kept[i].start:kept[i].end]...)
+	}
+	batchrepr.SetCount(out, uint32(len(kept)))
+	return out, true
+}
+
+// sortedEntries returns the entries of repr's writes sorted by key, the
+// last write of each key only; false if repr holds other kinds than sets
+// and deletions or does not decode.
+func sortedEntries(repr []byte) ([]sortEntry, bool) {
 	h, ok := batchrepr.ReadHeader(repr)
 	if !ok || h.Count == 0 || len(repr) >= 1<<32 {
 		return nil, false
@@ -105,20 +125,13 @@ func sortRepr(repr []byte) ([]byte, bool) {
 	}
 	// Keep the last write of each key.
 	kept := ents[:0]
-	size := batchrepr.HeaderLen
 	for i := range ents {
 		if i+1 < len(ents) && ents[i+1].abbr == ents[i].abbr && compareEqualAbbr(repr, &ents[i], &ents[i+1]) == 0 {
 			continue
 		}
 		kept = append(kept, ents[i])
-		size += int(ents[i].end - ents[i].start)
 	}
-	out := make([]byte, batchrepr.HeaderLen, size)
-	for i := range kept {
-		out = append(out, repr[kept[i].start:kept[i].end]...)
-	}
-	batchrepr.SetCount(out, uint32(len(kept)))
-	return out, true
+	return kept, true
 }
 
 // sortEntry is one write of a batch repr, whose record is

@@ -68,6 +68,7 @@ func (t *Txn) TruncateTemp(tb *Table) error {
 	if err := t.indexNow(); err != nil {
 		return err
 	}
+	t.rangeDeleted = true
 	if err := t.batch.DeleteRange(p, prefixEnd(p), nil); err != nil {
 		return err
 	}

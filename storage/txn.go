@@ -50,6 +50,11 @@ type Txn struct {
 	runs     []changeRun
 	// queries are statements logged as such (DDL), in order.
 	queries []Query
+	// bulk are index builds to ingest at commit (bulkindex.go);
+	// rangeDeleted says the batch holds a range deletion, which an
+	// ingested build would come before.
+	bulk         []*bulkIndex
+	rangeDeleted bool
 
 	// stmtMark is the state at the current statement's start.
 	stmtMark Mark
@@ -259,6 +264,8 @@ func (t *Txn) StatementBegin() {
 // Mark is a savepoint: the transaction's state at one moment.
 type Mark struct {
 	undo, changes, queries int
+	// bulk is the number of index builds to ingest.
+	bulk int
 	// cache is the change cache's mark (zero without a cache); runs
 	// and runN the length of Txn.runs and its last run's count.
 	cache CacheMark
@@ -271,7 +278,7 @@ func (m Mark) After(o Mark) bool { return m.undo > o.undo || m.changes > o.chang
 
 // Savepoint returns the current state, for RollbackTo.
 func (t *Txn) Savepoint() Mark {
-	m := Mark{undo: t.undo.len(), changes: t.nChanges, queries: len(t.queries), runs: len(t.runs)}
+	m := Mark{undo: t.undo.len(), changes: t.nChanges, queries: len(t.queries), runs: len(t.runs), bulk: len(t.bulk)}
 	if m.runs > 0 {
 		m.runN = t.runs[m.runs-1].n
 	}
@@ -312,6 +319,13 @@ func (t *Txn) RollbackTo(m Mark) error {
 	}
 	if m.queries < len(t.queries) {
 		t.queries = t.queries[:m.queries]
+	}
+	if m.bulk < len(t.bulk) {
+		later := t.bulk[m.bulk:]
+		t.bulk = t.bulk[:m.bulk]
+		for _, b := range later {
+			b.remove(t.e.opts.FS)
+		}
 	}
 	return nil
 }
@@ -584,6 +598,7 @@ func (t *Txn) dropTableData(tb *Table) error {
 	if err := t.indexNow(); err != nil {
 		return err
 	}
+	t.rangeDeleted = true
 	if err := t.batch.DeleteRange(p, prefixEnd(p), nil); err != nil {
 		return err
 	}
@@ -607,6 +622,7 @@ func (t *Txn) TruncateTable(tb *Table) error {
 	if err := t.indexNow(); err != nil {
 		return err
 	}
+	t.rangeDeleted = true
 	if err := t.batch.DeleteRange(p, prefixEnd(p), nil); err != nil {
 		return err
 	}
@@ -686,6 +702,8 @@ func (t *Txn) release() error {
 func (t *Txn) dropChanges() {
 	t.undo.release()
 	t.undo, t.changes, t.queries, t.stmtKeys, t.deleted = undoLog{}, nil, nil, nil, nil
+	t.dropBulk()
+	t.rangeDeleted = false
 	t.spaces = nil
 	t.runs, t.nChanges, t.stmtMark = nil, 0, Mark{}
 	t.forgetLockedReads()
