@@ -228,3 +228,36 @@ func TestFlushTablesWithReadLock(t *testing.T) {
 		t.Errorf("t1 has %d rows, want 2", got)
 	}
 }
+
+// TestLockTablesRoutinesAndReadOnly: under LOCK TABLES, ALTER PROCEDURE
+// and SET GLOBAL read_only = 1 are refused (1192), as is the latter in an
+// explicit transaction; from another session SET GLOBAL read_only = 1
+// waits for WRITE locks. A locked table's trigger may use the tables its
+// body names (MySQL prelocks them).
+func TestLockTablesRoutinesAndReadOnly(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE lt", "CREATE TABLE lt.t1 (c1 INT)", "CREATE TABLE lt.t2 (c2 INT)", "INSERT INTO lt.t2 VALUES (2)",
+		"CREATE TRIGGER lt.t1_ai AFTER INSERT ON lt.t1 FOR EACH ROW UPDATE lt.t2 SET c2 = c2 + 1",
+		"CREATE PROCEDURE lt.p1() BEGIN END")
+	a, b := lockConn(t, open("lt")), lockConn(t, open("lt"))
+	mustExecConn(t, a, "LOCK TABLES t1 WRITE", "INSERT INTO t1 VALUES (3)")
+	for _, q := range []string{"ALTER PROCEDURE p1 COMMENT 'c'", "DROP PROCEDURE p1", "SET GLOBAL read_only = 1"} {
+		if got := connErrno(t, a, q); got != 1192 {
+			t.Errorf("%s under LOCK TABLES: error %d, want 1192", q, got)
+		}
+	}
+	mustExecConn(t, b, "SET SESSION lock_wait_timeout = 1")
+	if got := connErrno(t, b, "SET GLOBAL read_only = 1"); got != 1205 {
+		t.Errorf("SET GLOBAL read_only = 1 under another's WRITE lock: error %d, want 1205", got)
+	}
+	mustExecConn(t, a, "UNLOCK TABLES", "BEGIN")
+	if got := connErrno(t, a, "SET GLOBAL read_only = 1"); got != 1192 {
+		t.Errorf("SET GLOBAL read_only = 1 in a transaction: error %d, want 1192", got)
+	}
+	mustExecConn(t, a, "ROLLBACK")
+	mustExecConn(t, b, "SET GLOBAL read_only = 1", "SET GLOBAL read_only = 0")
+	if got := connInt(t, b, "SELECT c2 FROM t2"); got != 3 {
+		t.Errorf("t2.c2 = %d, want 3 (the trigger ran under LOCK TABLES)", got)
+	}
+}

@@ -22,9 +22,11 @@ import (
 const tableLockRuleID analyzer.RuleId = 1098
 
 // tableLockRule is the rule (planrules.go installs it).
-func tableLockRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func tableLockRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	s := ctxSession(ctx)
-	if s == nil || s.eng == nil {
+	// A nested analysis (a trigger's body) is part of its statement,
+	// whose plan this rule walks whole.
+	if s == nil || s.eng == nil || !scope.IsEmpty() {
 		return n, transform.SameTree, nil
 	}
 	l := s.eng.tlocks

@@ -166,6 +166,26 @@ func (l *tableLocks) releaseTables(id uint32) {
 	l.do(id, func(m *tablelocks.Manager, s tablelocks.SessionID) { m.UnlockTables(s) })
 }
 
+// readOnlyOn is SET GLOBAL read_only (or super_read_only) = ON by ctx's
+// session, as MySQL takes the global read lock for it: refused under the
+// session's LOCK TABLES or in its explicit transaction (1192), it waits
+// for other sessions' WRITE locks.
+func (l *tableLocks) readOnlyOn(ctx *sql.Context) error {
+	s := ctxSession(ctx)
+	if s == nil || s.conn == nil {
+		return nil
+	}
+	if s.GetIgnoreAutoCommit() && s.GetTransaction() != nil {
+		return errLockedTables()
+	}
+	if !l.Active() {
+		return nil
+	}
+	return l.decide(ctx, s, func(m *tablelocks.Manager, id tablelocks.SessionID) tablelocks.Decision {
+		return m.ReadOnly(id)
+	})
+}
+
 // refusal is a decision's error: MySQL's number and message.
 func refusal(d tablelocks.Decision) error {
 	if d.Outcome != tablelocks.Refused {

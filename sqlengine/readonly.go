@@ -40,6 +40,11 @@ func readOnlyVariables() []sql.SystemVariable {
 		return &sql.MysqlSystemVariable{Name: name, Scope: global, Dynamic: true, Type: types.NewSystemBoolType(name), Default: int8(0),
 			NotifyChanged: func(ctx *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
 				if e := engineOf(ctx); e != nil {
+					if truthy(v.Val) {
+						if err := e.tlocks.readOnlyOn(ctx); err != nil { // locktables.go
+							return err
+						}
+					}
 					set(e, truthy(v.Val))
 				}
 				return nil

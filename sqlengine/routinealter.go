@@ -53,6 +53,9 @@ func (e *Engine) alterRoutine(ctx context.Context, s *Session, q string) error {
 	if err := e.checkWritable(sctx); err != nil {
 		return err
 	}
+	if e.tlocks.inLockedTables(s.ID()) {
+		return errLockedTables() // locktables.go
+	}
 	if err := s.implicitCommit(sctx); err != nil {
 		return err
 	}

@@ -228,6 +228,26 @@ func (m *Manager) GlobalReadLock(s SessionID) Decision {
 	return granted()
 }
 
+// ReadOnly is SET GLOBAL read_only = ON by s, which MySQL runs under the
+// global read lock, taken and let go: refused in locked-tables mode
+// (1192), it waits for other sessions' WRITE locks.
+func (m *Manager) ReadOnly(s SessionID) Decision {
+	if m.InLockedTables(s) {
+		return refuse(LockedTables, "")
+	}
+	for _, id := range m.ids() {
+		if id == s {
+			continue
+		}
+		for _, e := range m.sessions[id].entries {
+			if e.Mode == Write {
+				return wait(id)
+			}
+		}
+	}
+	return granted()
+}
+
 // Unlock is UNLOCK TABLES by s: its table locks and its global read
 // lock go.
 func (m *Manager) Unlock(s SessionID) {

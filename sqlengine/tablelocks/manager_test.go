@@ -20,6 +20,7 @@ import (
 //	drop s=N t=db.t                                DROP TABLE by s
 //	access s=N [read=db.t[:alias],...] [write=...] a statement's tables
 //	ddl s=N [routine=true]                         DDL (routine=true: routine or database DDL)
+//	read-only s=N                                  SET GLOBAL read_only = ON
 //	state                                          every session's locks
 func TestScenarios(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
@@ -91,6 +92,8 @@ func TestScenarios(t *testing.T) {
 					}
 				}
 				return show(m.Access(s, uses))
+			case "read-only":
+				return show(m.ReadOnly(s))
 			case "ddl":
 				return show(m.DDL(s, arg("routine") == "true"))
 			case "state":
