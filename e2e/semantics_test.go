@@ -1241,6 +1241,7 @@ func semCorpus() []semStmt {
 	} {
 		add("nonstrict", q)
 	}
+	semWindowCorpus(add, quiet)
 	return out
 }
 

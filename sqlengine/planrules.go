@@ -115,6 +115,10 @@ func installAnalyzerRules() {
 		// reads its type.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.BranchTypeRuleID, Apply: functions.BranchTypeRule})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: intArithRuleID, Apply: intArithRule})
+		// Aggregates over a window computed over each row's frame as over
+		// a group (functions/windowagg.go), with the buffers of exact SUM
+		// and AVG (arith/exactagg.go).
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.FrameAggRuleID, Apply: functions.FrameAggRule})
 		// Column-literal comparisons of one type compared directly
 		// (arith/fastcmp.go), after index selection has read them.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: arith.FastCmpRuleID, Apply: fastCmpRule})

@@ -1,0 +1,22 @@
+package e2e
+
+// semWindowCorpus adds the window functions' statements to the
+// data-semantics corpus (semCorpus): statements MySQL 8 and MariaDB
+// answer alike. Where they differ, node/window*_test.go asserts MySQL 8's
+// answer.
+func semWindowCorpus(add func(mode, q string), quiet func(q string)) {
+	// An aggregate over a frame is the aggregate of the frame's rows as
+	// of a group (functions/windowagg.go): an empty frame's SUM, AVG,
+	// MIN and MAX are NULL and its COUNT 0 (GMS sliced ROWS BETWEEN 1
+	// PRECEDING AND 2 PRECEDING from -1: a caught panic; AVG of no rows
+	// was NaN), an all-NULL frame's SUM NULL (was 0).
+	quiet("CREATE TABLE t_wa (id INT PRIMARY KEY, g INT, v INT, d DOUBLE)")
+	quiet("INSERT INTO t_wa VALUES (1, 1, 10, 1.5), (2, 1, NULL, NULL), (3, 1, 30, 2.25), (4, 2, NULL, NULL), (5, 2, 7, 0.1), (6, 2, 8, 0.2), (7, 3, NULL, NULL)")
+	for _, q := range []string{
+		"SELECT id, SUM(v) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 2 PRECEDING) s0, COUNT(v) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 2 PRECEDING) c0, AVG(v) OVER (ORDER BY id ROWS BETWEEN 2 FOLLOWING AND 1 FOLLOWING) a0, MIN(v) OVER (ORDER BY id ROWS BETWEEN 3 PRECEDING AND 2 PRECEDING) mn FROM t_wa ORDER BY id",
+		"SELECT id, MAX(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 1 FOLLOWING AND 2 FOLLOWING) mx, SUM(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING) s1, AVG(v) OVER (PARTITION BY g) ag, COUNT(*) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) cf FROM t_wa ORDER BY id",
+		"SELECT id, SUM(d) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) sd, SUM(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) sv FROM t_wa ORDER BY id",
+	} {
+		add("strict", q)
+	}
+}
