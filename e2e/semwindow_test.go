@@ -19,4 +19,16 @@ func semWindowCorpus(add func(mode, q string), quiet func(q string)) {
 	} {
 		add("strict", q)
 	}
+	// NTH_VALUE, which GMS lacked (1305), and BIT_AND, BIT_OR and
+	// BIT_XOR OVER a window, which GMS evaluated per row (1105), planned
+	// as window functions (rewrite/windowcalls.go, functions/windowcalls.go):
+	// NTH_VALUE past the frame's end is NULL; BIT_AND of an empty frame
+	// is all ones, BIT_OR 0.
+	for _, q := range []string{
+		"SELECT id, NTH_VALUE(id, 2) OVER (ORDER BY id) n2, NTH_VALUE(id, 1) OVER (PARTITION BY g ORDER BY v ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) n1, NTH_VALUE(v, 3) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) n3 FROM t_wa ORDER BY id",
+		"SELECT id, BIT_OR(v) OVER (ORDER BY id) bo, BIT_AND(v) OVER (PARTITION BY g) ba, BIT_XOR(id) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) bx, BIT_AND(v) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 2 PRECEDING) be, BIT_OR(v) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 2 PRECEDING) bo0, BIT_XOR(v) OVER (PARTITION BY g ORDER BY v) bxv FROM t_wa ORDER BY id",
+		"SELECT id, BIT_OR(v), BIT_AND(id) FROM t_wa GROUP BY id ORDER BY id",
+	} {
+		add("strict", q)
+	}
 }

@@ -26,7 +26,7 @@ import (
 const PeerFrameRuleID analyzer.RuleId = 1044
 
 // PeerFrameRule sets peerFrame on the windows of aggregates (and
-// FIRST_VALUE, LAST_VALUE) ordered with no frame or MySQL's default one.
+// FIRST_VALUE, LAST_VALUE, NTH_VALUE) ordered with no frame or MySQL's default one.
 func PeerFrameRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		w, ok := n.(*plan.Window)
@@ -73,7 +73,7 @@ func withPeerFrame(e sql.Expression) (sql.Expression, bool) {
 		if !ok {
 			return nil, false
 		}
-		if name := strings.ToLower(f.FunctionName()); name != "first_value" && name != "last_value" {
+		if name := strings.ToLower(f.FunctionName()); name != "first_value" && name != "last_value" && name != "nth_value" {
 			return nil, false
 		}
 	}

@@ -19,12 +19,16 @@ import (
 // no WINDOW clause defines is left for GMS's error.
 
 // SelectClauses applies it, and constGroupBy (groupconst.go), to every
-// SELECT of stmt, in one walk.
+// SELECT of stmt, and windowCall (windowcalls.go) to every call with
+// OVER, in one walk.
 func SelectClauses(stmt ast.Statement) {
 	if stmt == nil {
 		return
 	}
 	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		if f, ok := n.(*ast.FuncExpr); ok && f.Over != nil {
+			windowCall(f)
+		}
 		if sel, ok := n.(*ast.Select); ok {
 			if len(sel.Window) > 0 {
 				inlineSelectWindows(sel)

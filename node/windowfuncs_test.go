@@ -30,3 +30,31 @@ func TestWindowFrameAggregates(t *testing.T) {
 		t.Errorf("frames:\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestWindowCalls: NTH_VALUE and CUME_DIST, which GMS lacked (1305), and
+// BIT_OR OVER a window (GMS evaluated it per row: 1105), as MySQL 8
+// answers them (sqlengine/functions/windowcalls.go). MySQL 8's CUME_DIST
+// is a DOUBLE, 1 for every row without ORDER BY (all rows are peers),
+// where MariaDB refuses a window without ORDER BY (4018) and types it
+// DECIMAL; MySQL's NTH_VALUE takes a positive integer literal N, else
+// 1210, where MariaDB answers NULL for 0 and reads a column's value.
+func TestWindowCalls(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE DATABASE wc", "USE wc",
+		"CREATE TABLE t (id INT PRIMARY KEY, g INT, v INT)",
+		"INSERT INTO t VALUES (1, 1, 10), (2, 1, NULL), (3, 1, 30), (4, 2, NULL), (5, 2, 7), (6, 2, 8), (7, 3, NULL)")
+	got := fmt.Sprint(queryRows(t, db, "SELECT id, CUME_DIST() OVER (ORDER BY g), CUME_DIST() OVER (PARTITION BY g ORDER BY v DESC), CUME_DIST() OVER (), "+
+		"NTH_VALUE(id, 2) OVER (PARTITION BY g ORDER BY id), BIT_OR(v) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t ORDER BY id"))
+	want := "[[1 0.42857142857142855 0.6666666666666666 1 NULL 10] [2 0.42857142857142855 1 1 2 10] [3 0.42857142857142855 0.3333333333333333 1 2 30] " +
+		"[4 0.8571428571428571 1 1 NULL 30] [5 0.8571428571428571 0.6666666666666666 1 5 7] [6 0.8571428571428571 0.3333333333333333 1 5 15] [7 1 1 1 NULL 8]]"
+	if got != want {
+		t.Errorf("window calls:\n got %s\nwant %s", got, want)
+	}
+	for _, q := range []string{"SELECT NTH_VALUE(v, 0) OVER () FROM t", "SELECT NTH_VALUE(v, id) OVER () FROM t", "SELECT NTH_VALUE(v, -1) OVER () FROM t"} {
+		if _, err := db.Exec(q); errno(t, err) != 1210 {
+			t.Errorf("%s: %v, want error 1210", q, err)
+		}
+	}
+}
