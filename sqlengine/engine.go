@@ -599,6 +599,9 @@ func checked(st ast.Statement, err error) (ast.Statement, error) {
 	if cerr := checkTemporalPrecision(st); cerr != nil { // timefsp.go
 		return nil, cerr
 	}
+	if cerr := checkWindowUse(st); cerr != nil { // windowcheck.go
+		return nil, cerr
+	}
 	return topLevelResignal(st), nil
 }
 
