@@ -88,3 +88,28 @@ func TestWindowFunctionPlacement(t *testing.T) {
 		t.Errorf("window functions in subqueries: %s", got)
 	}
 }
+
+// TestWindowsOverGroups: window functions over grouped rows
+// (sqlengine/rewrite/windowgroup.go; GMS failed: 1105 "unable to find
+// field with index"), under ONLY_FULL_GROUP_BY a window's argument that
+// is no grouped column refused as MySQL 8 refuses it (1055; MariaDB
+// does not check); and CREATE TABLE ... AS SELECT with window functions
+// names its columns by their text (rewrite/windowcalls.go; GMS named
+// them by its plan's text, too long: 1105 "invalid identifier").
+func TestWindowsOverGroups(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE DATABASE wg", "USE wg", "CREATE TABLE t (id INT PRIMARY KEY, g INT, v INT)",
+		"INSERT INTO t VALUES (1, 1, 10), (2, 1, NULL), (3, 1, 30), (4, 2, NULL), (5, 2, 7), (6, 2, 8), (7, 3, NULL)")
+	if got := fmt.Sprint(queryRows(t, db, "SELECT g, SUM(SUM(v)) OVER (ORDER BY g), RANK() OVER (ORDER BY COUNT(*)) FROM t GROUP BY g ORDER BY g")); got != "[[1 40 2] [2 55 2] [3 55 1]]" {
+		t.Errorf("windows over groups: %s", got)
+	}
+	if _, err := db.Exec("SELECT g, FIRST_VALUE(v) OVER () FROM t GROUP BY g"); errno(t, err) != 1055 {
+		t.Errorf("a window over a column not grouped: %v, want error 1055", err)
+	}
+	mustExec(t, db, "CREATE TABLE c AS SELECT g, FIRST_VALUE(v) OVER (), NTH_VALUE(v, 2) OVER (ORDER BY id) FROM t")
+	if got := fmt.Sprint(queryRows(t, db, "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'wg' AND TABLE_NAME = 'c' ORDER BY ORDINAL_POSITION")); got != "[[g] [FIRST_VALUE(v) OVER ()] [NTH_VALUE(v, 2) OVER (ORDER BY id)]]" {
+		t.Errorf("CREATE TABLE ... AS SELECT's columns: %s", got)
+	}
+}

@@ -30,7 +30,15 @@ const WindowCallPrefix = "petrel:"
 
 // Windows is the window functions sqlengine registers with MySQL()'s.
 func Windows() []sql.Function {
-	return []sql.Function{sql.FunctionN{Name: "row_number", Fn: newRowNumber}}
+	return []sql.Function{
+		sql.FunctionN{Name: "row_number", Fn: newRowNumber},
+		sql.Function1{Name: "first_value", Fn: func(e sql.Expression) sql.Expression {
+			return &windowCall{name: "first_value", args: []sql.Expression{e}, n: 1}
+		}},
+		sql.Function1{Name: "last_value", Fn: func(e sql.Expression) sql.Expression {
+			return &windowCall{name: "last_value", args: []sql.Expression{e}, n: 1}
+		}},
+	}
 }
 
 // newRowNumber is ROW_NUMBER(), or the window function a rewritten call
@@ -96,7 +104,10 @@ func nthArg(e sql.Expression) (int, error) {
 	return int(n), nil
 }
 
-// windowCall is NTH_VALUE(args[0], n) or CUME_DIST() over window.
+// windowCall is NTH_VALUE(args[0], n), FIRST_VALUE (the first), LAST_VALUE
+// (the first from the frame's end) or CUME_DIST() over window. GMS's own
+// FIRST_VALUE and LAST_VALUE failed over a window with neither PARTITION
+// BY nor ORDER BY (OVER (): a nil pointer in its plan, caught: 1105).
 type windowCall struct {
 	name   string
 	args   []sql.Expression
@@ -208,15 +219,17 @@ func (c *windowCall) NewWindowFunction() (sql.WindowFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &nthValue{arg: arg, n: c.n, framer: windowFramer(c.window)}, nil
+	return &nthValue{arg: arg, n: c.n, fromLast: c.name == "last_value", framer: windowFramer(c.window)}, nil
 }
 
-// nthValue is the frame's nth row's value, NULL past the frame's end.
+// nthValue is the frame's nth row's value (from its end: fromLast),
+// NULL past the frame's end.
 type nthValue struct {
-	arg    sql.Expression
-	n      int
-	framer sql.WindowFramer
-	part   sql.WindowInterval
+	arg      sql.Expression
+	n        int
+	fromLast bool
+	framer   sql.WindowFramer
+	part     sql.WindowInterval
 }
 
 func (v *nthValue) DefaultFramer() sql.WindowFramer { return v.framer }
@@ -230,7 +243,10 @@ func (v *nthValue) StartPartition(_ *sql.Context, part sql.WindowInterval, _ sql
 func (v *nthValue) Compute(ctx *sql.Context, frame sql.WindowInterval, rows sql.WindowBuffer) interface{} {
 	frame = clampFrame(frame, v.part)
 	i := frame.Start + v.n - 1
-	if i >= frame.End {
+	if v.fromLast {
+		i = frame.End - v.n
+	}
+	if i < frame.Start || i >= frame.End {
 		return nil
 	}
 	x, err := v.arg.Eval(ctx, rows[i])

@@ -18,12 +18,18 @@ import (
 // resolved), and GMS plans it as if the query had been written so. A name
 // no WINDOW clause defines is left for GMS's error.
 
-// SelectClauses applies it, and constGroupBy (groupconst.go), to every
-// SELECT of stmt, and windowCall (windowcalls.go) to every call with
+// SelectClauses applies it, constGroupBy (groupconst.go) and
+// groupedWindows (windowgroup.go) to every SELECT of stmt, and windowCall (windowcalls.go) to every call with
 // OVER, in one walk.
 func SelectClauses(stmt ast.Statement) {
 	if stmt == nil {
 		return
+	}
+	createSelectNames(stmt) // windowcalls.go
+	nodes := []ast.SQLNode{stmt}
+	if d, ok := stmt.(*ast.DDL); ok && d.OptSelect != nil {
+		// Walk does not enter CREATE TABLE ... AS SELECT's select.
+		nodes = append(nodes, d.OptSelect.Select)
 	}
 	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
 		if f, ok := n.(*ast.FuncExpr); ok && f.Over != nil {
@@ -33,12 +39,13 @@ func SelectClauses(stmt ast.Statement) {
 			if len(sel.Window) > 0 {
 				inlineSelectWindows(sel)
 			}
+			groupedWindows(sel) // windowgroup.go
 			if len(sel.GroupBy) > 0 {
 				constGroupBy(sel)
 			}
 		}
 		return true, nil
-	}, stmt)
+	}, nodes...)
 }
 
 func inlineSelectWindows(sel *ast.Select) {

@@ -31,3 +31,32 @@ func windowCall(f *ast.FuncExpr) {
 	f.Exprs = append(ast.SelectExprs{tag}, f.Exprs...)
 	f.Name = ast.NewColIdent("row_number")
 }
+
+// createSelectNames names the window functions of CREATE TABLE ... AS
+// SELECT's select list by their text. Vitess records the text of a
+// SELECT's expressions (InputExpression, GMS's column name) but not of
+// one inside CREATE TABLE, so GMS named the new column by its plan's
+// text, `first_value(t1.b) over ( rows between unbounded preceding and
+// unbounded following)`, which is too long for a column: 1105 "invalid
+// identifier" (mtr's win_first_last_value). The parse tree's text
+// stands in, and arith's renameCreateSelect then names the column by
+// the statement's own text, as MySQL does.
+func createSelectNames(stmt ast.Statement) {
+	d, ok := stmt.(*ast.DDL)
+	if !ok || d.OptSelect == nil {
+		return
+	}
+	sel, ok := d.OptSelect.Select.(*ast.Select)
+	if !ok {
+		return
+	}
+	for _, se := range sel.SelectExprs {
+		a, ok := se.(*ast.AliasedExpr)
+		if !ok || !a.As.IsEmpty() || a.InputExpression != "" {
+			continue
+		}
+		if _, col := a.Expr.(*ast.ColName); !col && hasCall(isWindowCall, a.Expr) {
+			a.InputExpression = ast.String(a.Expr)
+		}
+	}
+}
