@@ -1241,6 +1241,26 @@ func semCorpus() []semStmt {
 	} {
 		add("nonstrict", q)
 	}
+	// An interval of several fields read as MySQL reads its value
+	// (arith/compoundinterval.go): negative, with fewer groups than
+	// fields, or given by a column (GMS failed with 1105, or read a
+	// column's '1.5' SECOND_MICROSECOND as 5 microseconds).
+	quiet("CREATE TABLE t_civ (id INT PRIMARY KEY, s VARCHAR(20), d DECIMAL(6,2), f DOUBLE)")
+	quiet("INSERT INTO t_civ VALUES (1, '-1.5', -1.5, -1.5), (2, '1.5', 1.5, 2.25), (3, '1:2', 2.25, 0.5), (4, '-1:30', -0.5, 10), (5, NULL, NULL, NULL), (6, '1:2:3', 0.25, 1e0)")
+	for _, q := range []string{
+		"SELECT DATE_ADD('2020-01-01 00:00:00', INTERVAL '-1.5' SECOND_MICROSECOND), DATE_ADD('2020-01-01 00:00:00', INTERVAL -1.5 SECOND_MICROSECOND), DATE_ADD('2020-01-01', INTERVAL '-1:30' MINUTE_SECOND), DATE_ADD('2020-01-01', INTERVAL '-1 2' DAY_HOUR), DATE_SUB('2020-01-01', INTERVAL '-1 2' DAY_HOUR)",
+		"SELECT DATE_ADD('2020-01-01 00:00:00', INTERVAL '5' SECOND_MICROSECOND), DATE_ADD('2020-01-01 00:00:00', INTERVAL '1:2:3' SECOND_MICROSECOND), DATE_ADD('2020-01-01', INTERVAL '  -2-3' YEAR_MONTH), DATE_ADD('2020-01-01', INTERVAL '5' YEAR_MONTH), DATE_ADD('2020-01-01', INTERVAL 'x-1 2x' DAY_HOUR), DATE_ADD('2020-01-01', INTERVAL '1.1234567' SECOND_MICROSECOND), DATE_ADD('2020-01-01', INTERVAL 1.5e0 MINUTE_SECOND)",
+		"SELECT id, DATE_ADD('2020-01-01 00:00:00', INTERVAL s SECOND_MICROSECOND), DATE_ADD('2020-01-01 00:00:00', INTERVAL d SECOND_MICROSECOND), DATE_ADD('2020-01-01', INTERVAL s MINUTE_SECOND), DATE_SUB('2020-01-01', INTERVAL s DAY_HOUR), CAST('2020-01-01' AS DATE) - INTERVAL s YEAR_MONTH, DATE_ADD('2020-01-01', INTERVAL f MINUTE_SECOND) FROM t_civ ORDER BY id",
+		"SELECT id, DATE_ADD(CAST('2020-03-31 10:00:00' AS DATETIME), INTERVAL s HOUR_SECOND), TIMESTAMP('2020-03-31') + INTERVAL s DAY_MINUTE, DATE_SUB(CAST('2020-03-31' AS DATE), INTERVAL s YEAR_MONTH) FROM t_civ ORDER BY id",
+	} {
+		add("strict", q)
+	}
+	// ... and by a parameter.
+	quiet("PREPARE s_civ FROM 'SELECT DATE_ADD(''2020-01-01 00:00:00'', INTERVAL ? SECOND_MICROSECOND), DATE_SUB(''2020-01-01'', INTERVAL ? MINUTE_SECOND)'")
+	quiet("SET @civ1 = '-1.5', @civ2 = '-1:30'")
+	add("strict", "EXECUTE s_civ USING @civ1, @civ2")
+	quiet("SET @civ1 = 2.25, @civ2 = 5")
+	add("strict", "EXECUTE s_civ USING @civ1, @civ2")
 	semWindowCorpus(add, quiet)
 	return out
 }

@@ -77,56 +77,9 @@ var _ sql.FunctionExpression = (*dateRange)(nil)
 func checkedDateArith(e sql.Expression) sql.Expression {
 	switch e.(type) {
 	case *function.DateAdd, *function.DateSub:
-		return &dateRange{Expression: microsecondInterval(e)}
+		return &dateRange{Expression: e}
 	}
 	return nil
-}
-
-// microsecondInterval is DATE_ADD or DATE_SUB e with a literal interval
-// of a unit ending in MICROSECOND read as MySQL reads it: the last group
-// of digits is a fraction of a second, scaled to six digits (INTERVAL
-// '1.5' SECOND_MICROSECOND is 1.5 seconds; GMS read 5 microseconds).
-// The literal's last group is padded with zeros to six digits, or cut
-// to six.
-func microsecondInterval(e sql.Expression) sql.Expression {
-	ch := e.Children()
-	if len(ch) != 2 {
-		return e
-	}
-	iv, ok := ch[1].(*expression.Interval)
-	if !ok || !strings.HasSuffix(strings.ToUpper(iv.Unit), "_MICROSECOND") {
-		return e
-	}
-	l, ok := iv.Child.(*expression.Literal)
-	if !ok {
-		return e
-	}
-	s, ok := l.Value().(string)
-	if !ok {
-		return e
-	}
-	end := len(s)
-	for end > 0 && (s[end-1] < '0' || s[end-1] > '9') {
-		end--
-	}
-	start := end
-	for start > 0 && s[start-1] >= '0' && s[start-1] <= '9' {
-		start--
-	}
-	if start == 0 || end-start == 6 {
-		return e // one group (no fraction), or six digits already
-	}
-	var padded string
-	if end-start > 6 {
-		padded = s[:start+6] + s[end:] // past a microsecond: cut
-	} else {
-		padded = s[:end] + strings.Repeat("0", 6-(end-start)) + s[end:]
-	}
-	ne, err := e.WithChildren(ch[0], expression.NewInterval(expression.NewLiteral(padded, l.Type()), iv.Unit))
-	if err != nil {
-		return e
-	}
-	return ne
 }
 
 func (d *dateRange) WithChildren(children ...sql.Expression) (sql.Expression, error) {
@@ -155,24 +108,28 @@ func (d *dateRange) CollationCoercibility(ctx *sql.Context) (sql.CollationID, by
 }
 
 func (d *dateRange) Eval(ctx *sql.Context, row sql.Row) (any, error) {
-	v, err := d.Expression.Eval(ctx, row)
+	e, null, err := compoundAtRow(ctx, d.Expression, row) // compoundinterval.go
+	if err != nil || null {
+		return nil, err
+	}
+	v, err := e.Eval(ctx, row)
 	if err == nil && v != nil && !beforeYearZero(v) {
 		return v, nil
 	}
 	// NULL (of a NULL argument, of a value that is no date, which GMS
 	// warned 1292 about, or of a result past 9999-12-31), a negative
 	// year, or GMS's failure to convert one.
-	if d.overflows(ctx, row) {
+	if overflows(ctx, e, row) {
 		warnDatetimeOverflow(ctx)
 		return nil, nil
 	}
 	return v, err
 }
 
-// overflows reports whether the result for row is past 9999-12-31 or
-// before year 0.
-func (d *dateRange) overflows(ctx *sql.Context, row sql.Row) bool {
-	children := d.Children()
+// overflows reports whether the result of e, GMS's DATE_ADD or DATE_SUB,
+// for row is past 9999-12-31 or before year 0.
+func overflows(ctx *sql.Context, e sql.Expression, row sql.Row) bool {
+	children := e.Children()
 	iv, ok := children[1].(*expression.Interval)
 	if !ok {
 		return false
@@ -190,7 +147,7 @@ func (d *dateRange) overflows(ctx *sql.Context, row sql.Row) bool {
 		return false
 	}
 	var r time.Time
-	if _, sub := d.Expression.(*function.DateSub); sub {
+	if _, sub := e.(*function.DateSub); sub {
 		r = delta.Sub(t.(time.Time))
 	} else {
 		r = delta.Add(t.(time.Time))

@@ -117,7 +117,7 @@ func (d *dateShift) WithChildren(children ...sql.Expression) (sql.Expression, er
 }
 
 func (d *dateShift) Eval(ctx *sql.Context, row sql.Row) (any, error) {
-	delta, err := d.interval.EvalDelta(ctx, row)
+	delta, err := intervalDelta(ctx, d.interval, row) // compoundinterval.go
 	if err != nil || delta == nil {
 		return nil, err
 	}
