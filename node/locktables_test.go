@@ -71,6 +71,8 @@ func TestLockTablesHolder(t *testing.T) {
 		{"FLUSH TABLE t4", 1100},
 		{"ALTER TABLE t1 ADD COLUMN w INT", 1099},
 		{"TRUNCATE TABLE t4", 1100},
+		{"RENAME TABLE t1 TO t9", 1099},
+		{"RENAME TABLE t4 TO t9", 1100},
 	} {
 		if got := connErrno(t, a, c.q); got != c.want {
 			t.Errorf("%s: error %d, want %d", c.q, got, c.want)
@@ -122,6 +124,9 @@ func TestLockTablesOtherSessions(t *testing.T) {
 	if got := connErrno(t, b, "SELECT v FROM t1 WHERE id = 1"); got != 1205 {
 		t.Errorf("point read under another's WRITE lock: error %d, want 1205", got)
 	}
+	if got := connErrno(t, b, "RENAME TABLE t1 TO t9"); got != 1205 {
+		t.Errorf("RENAME TABLE under another's WRITE lock: error %d, want 1205", got)
+	}
 	if got := connErrno(t, b, "LOCK TABLES t1 READ"); got != 1205 {
 		t.Errorf("LOCK TABLES READ under another's WRITE lock: error %d, want 1205", got)
 	}
@@ -157,6 +162,9 @@ func TestLockTablesOtherSessions(t *testing.T) {
 	}()
 	time.Sleep(300 * time.Millisecond)
 	k := lockConn(t, db)
+	if got := connInt(t, k, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = "+itoa(int(bid))+" AND STATE = 'Waiting for table metadata lock' AND INFO = 'INSERT INTO t1 VALUES (4, 40)'"); got != 1 {
+		t.Errorf("PROCESSLIST shows %d waiting statements, want 1", got)
+	}
 	mustExecConn(t, k, "KILL QUERY "+itoa(int(bid)))
 	select {
 	case err := <-done:

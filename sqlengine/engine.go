@@ -222,6 +222,9 @@ func New(opts Options) (*Engine, error) {
 	if err := e.installTableSizes(a.Catalog); err != nil {
 		return nil, err
 	}
+	if err := e.installProcessListState(a.Catalog); err != nil { // locktables.go
+		return nil, err
+	}
 	if err := readPerDatabase(a.Catalog, information_schema.TriggersTableName); err != nil { // infoschemahook.go
 		return nil, err
 	}

@@ -148,13 +148,21 @@ func (c *useCollector) nodeTargets(n sql.Node, alias string, write, trig bool, t
 		}
 		c.nodeTargets(x.Child, "", false, trig, t)
 		return
+	case *plan.RenameTable:
+		// RENAME TABLE writes the tables it renames (named, not planned).
+		if x.Db != nil {
+			for _, name := range x.OldNames {
+				c.add(tablelocks.Use{Table: tablelocks.Table{DB: x.Db.Name(), Name: name}, Write: true}, trig)
+			}
+		}
+		return
 	case *plan.CreateTable, *plan.CreateView, *plan.DropView:
 		// The new table is not locked; a CREATE ... SELECT reads.
 		for _, ch := range n.Children() {
 			c.node(ch, "", false, trig)
 		}
 		return
-	case *plan.DropTable, *plan.Truncate, *plan.AlterPK, *plan.AlterIndex, *plan.RenameTable,
+	case *plan.DropTable, *plan.Truncate, *plan.AlterPK, *plan.AlterIndex,
 		*plan.AddColumn, *plan.ModifyColumn, *plan.DropColumn, *plan.RenameColumn,
 		*plan.CreateTrigger, *plan.DropTrigger, *plan.AlterAutoIncrement, *plan.AlterDefaultSet, *plan.AlterDefaultDrop:
 		write = true

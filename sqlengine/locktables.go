@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/information_schema"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
@@ -183,6 +185,22 @@ func (l *tableLocks) readOnlyOn(ctx *sql.Context) error {
 	}
 	return l.decide(ctx, s, func(m *tablelocks.Manager, id tablelocks.SessionID) tablelocks.Decision {
 		return m.ReadOnly(id)
+	})
+}
+
+// installProcessListState makes information_schema.PROCESSLIST show a
+// statement waiting for a table lock as MySQL does (STATE "Waiting for
+// table metadata lock"; GMS shows "running").
+func (e *Engine) installProcessListState(cat *analyzer.Catalog) error {
+	return rewriteInfoSchemaRows(cat, information_schema.ProcessListTableName, func(r sql.Row) error {
+		if len(r) > 6 {
+			if id, ok := r[0].(uint64); ok {
+				if st := e.tlocks.waitStateOf(uint32(id)); st != "" {
+					r[6] = st
+				}
+			}
+		}
+		return nil
 	})
 }
 
