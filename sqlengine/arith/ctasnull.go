@@ -35,6 +35,9 @@ func nullableCreateSelect(tc *plan.TableCopier) {
 		}
 		return true
 	})
+	grouped := projectedGroupBy(tc.Source)
+	outer := outerSideTables(tc.Source)
+	implicit := implicitlyGrouped(tc.Source)
 	for i, c := range cols {
 		if c.Nullable || c.PrimaryKey {
 			continue
@@ -42,17 +45,107 @@ func nullableCreateSelect(tc *plan.TableCopier) {
 		sql.Inspect(outs[i], func(x sql.Expression) bool {
 			switch y := x.(type) {
 			case *expression.GetField:
-				if ids[y.Id()] {
+				if ids[y.Id()] || groupedNullable(grouped, y) || outer[y.TableId()] || (implicit && !ids[y.Id()] && y.TableId() != 0) {
 					c.Nullable = true
 				}
 			default:
 				if nullableAggregate(x) {
 					c.Nullable = true
 				}
+				if _, agg := x.(sql.Aggregation); agg {
+					return false // its columns are read inside it
+				}
 			}
 			return !c.Nullable
 		})
 	}
+}
+
+// projectedGroupBy is the GROUP BY whose rows n's top projection reads
+// (through nodes that pass rows unchanged), or nil.
+func projectedGroupBy(n sql.Node) *plan.GroupBy {
+	p, ok := n.(*plan.Project)
+	if !ok {
+		return nil
+	}
+	for n = p.Child; n != nil; {
+		switch x := n.(type) {
+		case *plan.GroupBy:
+			return x
+		case *plan.Having, *plan.Sort, *plan.Limit, *plan.TopN, *plan.Distinct, *plan.OrderedDistinct:
+			n = x.Children()[0]
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// groupedNullable: f reads a column of g (by its position in g's rows)
+// that an aggregate answering NULL over no rows gives. Found by position
+// since a wrapper rebuilt over GMS's aggregate (GROUP_CONCAT's) has
+// neither its id nor its name.
+func groupedNullable(g *plan.GroupBy, f *expression.GetField) bool {
+	if g == nil || f.TableId() != 0 || f.Index() < 0 || f.Index() >= len(g.SelectedExprs) {
+		return false
+	}
+	e := g.SelectedExprs[f.Index()]
+	if a, ok := e.(*expression.Alias); ok {
+		e = a.Child
+	}
+	return nullableAggregate(e)
+}
+
+// outerSideTables is the tables (and derived tables) on the side of an
+// outer join below n that may have no row: a LEFT join's right, a RIGHT
+// join's left, both sides of a FULL join.
+func outerSideTables(n sql.Node) map[sql.TableId]bool {
+	out := map[sql.TableId]bool{}
+	add := func(side sql.Node) {
+		transform.Inspect(side, func(m sql.Node) bool {
+			if t, ok := m.(plan.TableIdNode); ok {
+				out[t.Id()] = true
+			}
+			return true
+		})
+	}
+	transform.Inspect(n, func(m sql.Node) bool {
+		j, ok := m.(*plan.JoinNode)
+		if !ok {
+			return true
+		}
+		switch {
+		case j.Op.IsLeftOuter():
+			add(j.Right())
+		case j.Op.IsRightOuter():
+			add(j.Left())
+		case j.Op.IsFullOuter():
+			add(j.Left())
+			add(j.Right())
+		}
+		return true
+	})
+	return out
+}
+
+// implicitlyGrouped: n's select aggregates without GROUP BY.
+func implicitlyGrouped(n sql.Node) bool {
+	for n != nil {
+		if g, ok := n.(*plan.GroupBy); ok {
+			return len(g.GroupByExprs) == 0
+		}
+		ch := n.Children()
+		if len(ch) != 1 {
+			return false
+		}
+		switch n.(type) {
+		case *plan.Project, *plan.Limit, *plan.Sort, *plan.Distinct, *plan.OrderedDistinct, *plan.Having, *plan.TopN:
+			n = ch[0]
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // selectOutputs is the expressions a select's rows are made of, found
@@ -83,16 +176,17 @@ func selectOutputs(n sql.Node) []sql.Expression {
 }
 
 // nullableAggregate reports whether e is an aggregate that answers NULL
-// over no rows although GMS types it NOT NULL.
+// over no rows (GMS types them NOT NULL when their argument is): every
+// aggregate but COUNT and the bit operations, GROUP_CONCAT and
+// JSON_ARRAYAGG included, in GMS's forms and Petrel's wrappers.
 func nullableAggregate(e sql.Expression) bool {
 	if x, ok := e.(*exactAgg); ok {
 		e = x.Aggregation
 	}
 	switch e.(type) {
-	case *aggregation.Max, *aggregation.Min, *aggregation.Sum, *aggregation.Avg,
-		*aggregation.AnyValue, *aggregation.First, *aggregation.Last,
-		*aggregation.StdDevPop, *aggregation.StdDevSamp, *aggregation.VarPop, *aggregation.VarSamp:
-		return true
+	case *aggregation.Count, *aggregation.CountDistinct, *aggregation.BitAnd, *aggregation.BitOr, *aggregation.BitXor:
+		return false
 	}
-	return false
+	_, ok := e.(sql.Aggregation)
+	return ok
 }

@@ -249,9 +249,13 @@ func newIfNull(a, b sql.Expression) sql.Expression {
 	return &ifNullExpr{a: a, b: b, gms: function.NewIfNull(a, b)}
 }
 
-func (f *ifNullExpr) Resolved() bool             { return f.a.Resolved() && f.b.Resolved() }
-func (f *ifNullExpr) String() string             { return f.gms.String() }
-func (f *ifNullExpr) IsNullable() bool           { return f.gms.IsNullable() }
+func (f *ifNullExpr) Resolved() bool { return f.a.Resolved() && f.b.Resolved() }
+func (f *ifNullExpr) String() string { return f.gms.String() }
+
+// IsNullable: NULL only when both arguments can be, as MySQL flags
+// IFNULL(a, 0) NOT NULL (GMS took the first argument's flag, so CREATE
+// TABLE ... AS SELECT IFNULL(a, 0) made a nullable column).
+func (f *ifNullExpr) IsNullable() bool           { return f.a.IsNullable() && f.b.IsNullable() }
 func (f *ifNullExpr) Children() []sql.Expression { return []sql.Expression{f.a, f.b} }
 func (f *ifNullExpr) FunctionName() string       { return "ifnull" }
 func (f *ifNullExpr) Description() string        { return "MySQL's IFNULL" }

@@ -25,9 +25,19 @@ func newCoalesce(args ...sql.Expression) (sql.Expression, error) {
 	return &coalesceExpr{args: args, gms: g}, nil
 }
 
-func (c *coalesceExpr) Resolved() bool             { return c.gms.Resolved() }
-func (c *coalesceExpr) String() string             { return c.gms.String() }
-func (c *coalesceExpr) IsNullable() bool           { return c.gms.IsNullable() }
+func (c *coalesceExpr) Resolved() bool { return c.gms.Resolved() }
+func (c *coalesceExpr) String() string { return c.gms.String() }
+
+// IsNullable: NULL only when every argument can be (COALESCE(a, 1) is
+// NOT NULL in MySQL; GMS flagged it nullable).
+func (c *coalesceExpr) IsNullable() bool {
+	for _, a := range c.args {
+		if !a.IsNullable() {
+			return false
+		}
+	}
+	return true
+}
 func (c *coalesceExpr) Children() []sql.Expression { return c.args }
 func (c *coalesceExpr) FunctionName() string       { return "coalesce" }
 func (c *coalesceExpr) Description() string        { return "MySQL's COALESCE" }
