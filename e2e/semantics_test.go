@@ -1288,6 +1288,17 @@ func semCorpus() []semStmt {
 	add("nonstrict", "CREATE TABLE t_cn5 AS SELECT b, COUNT(*) n FROM t_cn WHERE id < 0")
 	add("nonstrict", "SELECT * FROM t_cn5")
 	add("nonstrict", "SELECT column_name, is_nullable FROM information_schema.columns WHERE table_schema = 'sem' AND table_name = 't_cn5' ORDER BY ordinal_position")
+	// DOUBLEs printed as MySQL's my_gcvt prints them at the protocol's
+	// width (sqlengine/handler.go mysqlFloat): 1.5e-7 is 0.00000015, 1e15
+	// is 1e15 (GMS and Petrel's earlier rule: 1.5e-7, 1000000000000000).
+	quiet("CREATE TABLE t_dblp (id INT PRIMARY KEY, d DOUBLE)")
+	quiet("INSERT INTO t_dblp VALUES (1, 1.5e-7), (2, 1e15), (3, -1.2345678901234567e-10), (4, 1234567890123456.7), (5, 1e-16), (6, 1.2345678901234567e-15), (7, 1e16), (8, 0.0001), (9, 123456789012345.6), (10, -1e15)")
+	for _, q := range []string{
+		"SELECT 1e15, 1e15 + 0e0, 1.5e-7, 1e-15, 1e-16, 1234567890123456.7e0, 1.2345678901234567e-10, -1.2345678901234567e-10, 1e14, 123456789012345.6e0, 1e-5, -1.5e-7, 1.2345678901234567e-14, 1.2345678901234567e-15, 1e16, 12345678901234567e0",
+		"SELECT id, d, d * 10, -d FROM t_dblp ORDER BY id",
+	} {
+		add("strict", q)
+	}
 	semWindowCorpus(add, quiet)
 	return out
 }

@@ -457,8 +457,13 @@ func textFloats(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 	}
 }
 
-// mysqlFloat formats a float as MySQL does: plain digits while the
-// decimal exponent is within [-5, 15), shortest exponent form outside.
+// mysqlFloat formats a float as MySQL does. A DOUBLE takes my_gcvt's
+// choice for the protocol's field width (34; 33 for a negative value)
+// over its shortest digits: plain digits when they fit the width, the
+// decimal point is at most 15 places right of the first digit (or inside
+// the digits) and the first digit at most 14 places right of the point;
+// exponent form otherwise (1e15, 1e-16; GMS's 1e+15). A FLOAT keeps six
+// significant digits, plain while its exponent is within [-5, 15).
 func mysqlFloat(b []byte, f32 bool) []byte {
 	bits := 64
 	if f32 {
@@ -471,14 +476,18 @@ func mysqlFloat(b []byte, f32 bool) []byte {
 	if f == 0 {
 		return []byte("0")
 	}
+	var plain bool
 	if f32 {
 		// A FLOAT shows FLT_DIG (6) significant digits, as MySQL's
 		// my_gcvt: 123456789 reads 123457000, 3.402823466e38 3.40282e+38.
 		f, _ = strconv.ParseFloat(strconv.FormatFloat(f, 'e', 5, 64), 64)
 		bits = 64
+		exp := int(math.Floor(math.Log10(math.Abs(f))))
+		plain = exp >= -5 && exp < 15
+	} else {
+		plain = gcvtPlain(f)
 	}
-	exp := int(math.Floor(math.Log10(math.Abs(f))))
-	if exp >= -5 && exp < 15 {
+	if plain {
 		return strconv.AppendFloat(nil, f, 'f', -1, bits)
 	}
 	s := strconv.FormatFloat(f, 'e', -1, bits)
@@ -493,6 +502,36 @@ func mysqlFloat(b []byte, f32 bool) []byte {
 		e = "+" + e // a FLOAT's positive exponent is signed (MariaDB's output; MySQL's my_gcvt)
 	}
 	return []byte(mant + "e" + e)
+}
+
+// gcvtPlain reports whether my_gcvt writes the DOUBLE f in plain digits
+// at the text protocol's width (MY_GCVT_MAX_FIELD_WIDTH, 34): its 'f'
+// form fits, and the decimal point is within MAX_DECPT_FOR_F_FORMAT (15)
+// places of the first digit, or inside the digits.
+func gcvtPlain(f float64) bool {
+	s := strconv.FormatFloat(math.Abs(f), 'e', -1, 64) // d.ddddde±x, the shortest digits
+	mant, e, _ := strings.Cut(s, "e")
+	exp, err := strconv.Atoi(e)
+	if err != nil {
+		return false
+	}
+	n := len(strings.Replace(mant, ".", "", 1)) // significant digits
+	decpt := exp + 1                            // digits before the point
+	width := 34
+	if f < 0 {
+		width--
+	}
+	var flen int // the 'f' form's length
+	switch {
+	case decpt <= 0:
+		flen = n - decpt + 2
+	case decpt < n:
+		flen = n + 1
+	default:
+		flen = decpt
+	}
+	const maxDecpt = 15 // MAX_DECPT_FOR_F_FORMAT, DBL_DIG
+	return flen <= width && decpt >= -maxDecpt+1 && (decpt <= maxDecpt || n > decpt)
 }
 
 // blankQuery reports whether statement text q is empty: nothing but
