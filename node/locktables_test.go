@@ -269,3 +269,46 @@ func TestLockTablesRoutinesAndReadOnly(t *testing.T) {
 		t.Errorf("t2.c2 = %d, want 3 (the trigger ran under LOCK TABLES)", got)
 	}
 }
+
+// TestLockTablesPendingFlushGoesFirst: a FLUSH TABLES t (or DDL) waiting
+// for another session's lock makes new reads of t wait behind it, as
+// MySQL's pending exclusive metadata lock does; PROCESSLIST shows it
+// waiting, with its text.
+func TestLockTablesPendingFlushGoesFirst(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE lt", "CREATE TABLE lt.t1 (id INT PRIMARY KEY)", "INSERT INTO lt.t1 VALUES (1)")
+	a, b, c := lockConn(t, open("lt")), lockConn(t, open("lt")), lockConn(t, open("lt"))
+	mustExecConn(t, a, "LOCK TABLES t1 READ")
+	mustExecConn(t, c, "SET SESSION lock_wait_timeout = 1")
+	for _, q := range []string{"FLUSH TABLES t1", "ALTER TABLE t1 ADD COLUMN j INT"} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := b.ExecContext(context.Background(), q)
+			done <- err
+		}()
+		time.Sleep(300 * time.Millisecond)
+		if got := connInt(t, c, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE = 'Waiting for table metadata lock' AND INFO = '"+q+"'"); got != 1 {
+			t.Errorf("%s: PROCESSLIST shows %d waiting, want 1", q, got)
+		}
+		if got := connErrno(t, c, "SELECT * FROM t1"); got != 1205 {
+			t.Errorf("read behind a waiting %s: error %d, want 1205", q, got)
+		}
+		if got := connInt(t, a, "SELECT COUNT(*) FROM t1"); got != 1 {
+			t.Errorf("the READ lock's holder reads %d rows", got)
+		}
+		mustExecConn(t, a, "UNLOCK TABLES")
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("%s after UNLOCK TABLES: %v", q, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s still waits after UNLOCK TABLES", q)
+		}
+		if got := connInt(t, c, "SELECT COUNT(*) FROM t1"); got != 1 {
+			t.Errorf("after %s: %d rows", q, got)
+		}
+		mustExecConn(t, a, "LOCK TABLES t1 READ")
+	}
+}

@@ -49,6 +49,8 @@ func (e *Engine) flushTables(ctx context.Context, s *Session, m []string) (*Admi
 		tables = append(tables, tablelocks.Table{DB: db, Name: t.Name.String()})
 	}
 	l := e.tlocks
+	l.setInfo(s.ID(), m[0])
+	defer l.setInfo(s.ID(), "")
 	if f.Option.ReadLock {
 		if l.inLockedTables(s.ID()) {
 			return nil, errLockedTables()
@@ -76,7 +78,7 @@ func (e *Engine) flushTables(ctx context.Context, s *Session, m []string) (*Admi
 		}
 	}
 	for _, t := range tables {
-		uses = append(uses, tablelocks.Use{Table: t, Write: true})
+		uses = append(uses, tablelocks.Use{Table: t, Write: true, Exclusive: true})
 	}
 	global := l.holdsGlobal(s.ID())
 	err = l.decide(sctx, s, func(m *tablelocks.Manager, id tablelocks.SessionID) tablelocks.Decision {

@@ -55,6 +55,11 @@ func tableLockRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *pl
 	}
 	c.node(n, "", false, false)
 	holder := l.inLockedTables(s.ID())
+	if plan.IsDDLNode(n) {
+		for i := range c.uses {
+			c.uses[i].Exclusive = c.uses[i].Write
+		}
+	}
 	uses := c.uses
 	if !holder {
 		// Triggers' tables are prelocked with their table under LOCK

@@ -35,6 +35,9 @@ type tableLocks struct {
 	// then ask again.
 	changed chan struct{}
 	gen     uint64
+	// info is the text of a statement GMS's process list does not
+	// show (FLUSH, an admin statement) while it may wait, by session.
+	info map[uint32]string
 	// active mirrors m.Active(): while no session holds a lock, no
 	// statement is checked, and the fast paths may answer.
 	active atomic.Bool
@@ -110,6 +113,32 @@ func (l *tableLocks) settle() {
 	}
 }
 
+// setInfo records (or with q "" forgets) the statement session id runs
+// outside GMS's process list.
+func (l *tableLocks) setInfo(id uint32, q string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if q == "" {
+		delete(l.info, id)
+		return
+	}
+	if l.info == nil {
+		l.info = map[uint32]string{}
+	}
+	l.info[id] = q
+}
+
+// waitInfo is session id's wait state, and the statement text recorded
+// by setInfo.
+func (l *tableLocks) waitInfo(id uint32) (state, info string) {
+	if !l.Active() {
+		return "", ""
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.m.WaitState(tablelocks.SessionID(id)), l.info[id]
+}
+
 // inLockedTables reports whether session id is in locked-tables mode.
 func (l *tableLocks) inLockedTables(id uint32) bool {
 	if !l.Active() {
@@ -138,16 +167,6 @@ func (l *tableLocks) locked(id uint32) []tablelocks.Request {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.m.Locked(tablelocks.SessionID(id))
-}
-
-// waitState is what session id waits for here, "" if nothing.
-func (l *tableLocks) waitStateOf(id uint32) string {
-	if !l.Active() {
-		return ""
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.m.WaitState(tablelocks.SessionID(id))
 }
 
 // release drops every lock of session id (UNLOCK TABLES, the session's
@@ -195,8 +214,11 @@ func (e *Engine) installProcessListState(cat *analyzer.Catalog) error {
 	return rewriteInfoSchemaRows(cat, information_schema.ProcessListTableName, func(r sql.Row) error {
 		if len(r) > 6 {
 			if id, ok := r[0].(uint64); ok {
-				if st := e.tlocks.waitStateOf(uint32(id)); st != "" {
+				if st, info := e.tlocks.waitInfo(uint32(id)); st != "" {
 					r[6] = st
+					if q, _ := r[7].(string); q == "" && info != "" {
+						r[4], r[7] = "Query", info
+					}
 				}
 			}
 		}

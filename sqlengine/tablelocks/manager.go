@@ -74,6 +74,10 @@ type Use struct {
 	Table Table
 	Alias string
 	Write bool
+	// Exclusive marks DDL and FLUSH TABLES: while one waits, other
+	// sessions' new reads of its tables wait behind it (MySQL's pending
+	// exclusive metadata lock goes first).
+	Exclusive bool
 }
 
 // Outcome is what a decision says.
@@ -137,20 +141,23 @@ type Manager struct {
 	gen uint64
 	// waiting is what each waiting session waits for (PROCESSLIST's state).
 	waiting map[SessionID]string
+	// pending are the tables of each waiting exclusive use.
+	pending map[SessionID][]Table
 }
 
 // New returns a Manager holding no lock.
 func New() *Manager {
-	return &Manager{sessions: map[SessionID]*holder{}, waiting: map[SessionID]string{}}
+	return &Manager{sessions: map[SessionID]*holder{}, waiting: map[SessionID]string{}, pending: map[SessionID][]Table{}}
 }
 
 // Generation moves each time a lock is released or a session stops
 // waiting: a waiting session asks again then.
 func (m *Manager) Generation() uint64 { return m.gen }
 
-// Active reports whether any session holds any lock: while none does,
-// statements need no check (the fast paths' test).
-func (m *Manager) Active() bool { return len(m.sessions) > 0 }
+// Active reports whether any session holds any lock or waits for an
+// exclusive use: while none does, statements need no check (the fast
+// paths' test).
+func (m *Manager) Active() bool { return len(m.sessions) > 0 || len(m.pending) > 0 }
 
 // InLockedTables reports whether s is in locked-tables mode.
 func (m *Manager) InLockedTables(s SessionID) bool {
@@ -314,10 +321,26 @@ func (m *Manager) Access(s SessionID, uses []Use) Decision {
 	}
 	for _, u := range uses {
 		if d := m.conflict(s, u.Table, u.Write); d.Outcome != Granted {
+			if _, ok := m.pending[s]; !ok {
+				for _, x := range uses {
+					if x.Exclusive {
+						m.pending[s] = append(m.pending[s], x.Table.key())
+					}
+				}
+			}
 			return d
 		}
 	}
+	m.notPending(s)
 	return granted()
+}
+
+// notPending: s no longer waits for an exclusive use.
+func (m *Manager) notPending(s SessionID) {
+	if _, ok := m.pending[s]; ok {
+		delete(m.pending, s)
+		m.gen++
+	}
 }
 
 // DDL decides a DDL statement of s: refused while s holds the global
@@ -345,6 +368,7 @@ func (m *Manager) DDL(s SessionID, lockedMode bool) Decision {
 func (m *Manager) Waiting(s SessionID, state string) {
 	if state == "" {
 		delete(m.waiting, s)
+		m.notPending(s)
 		return
 	}
 	m.waiting[s] = state
@@ -402,6 +426,13 @@ func (m *Manager) conflict(s SessionID, t Table, write bool) Decision {
 		}
 		for _, e := range h.entries {
 			if e.Table.key() == k && (write || e.Mode == Write) {
+				return wait(id)
+			}
+		}
+	}
+	if !write {
+		for id, ts := range m.pending {
+			if id != s && slices.Contains(ts, k) {
 				return wait(id)
 			}
 		}

@@ -18,7 +18,8 @@ import (
 //	unlock s=N                                     UNLOCK TABLES
 //	begin s=N                                      START TRANSACTION (drops table locks)
 //	drop s=N t=db.t                                DROP TABLE by s
-//	access s=N [read=db.t[:alias],...] [write=...] a statement's tables
+//	access s=N [read=db.t[:alias],...] [write=...] [ddl=...]  a statement's tables (ddl: exclusive)
+//	give-up s=N                                    a waiting statement stops waiting
 //	ddl s=N [routine=true]                         DDL (routine=true: routine or database DDL)
 //	read-only s=N                                  SET GLOBAL read_only = ON
 //	state                                          every session's locks
@@ -81,10 +82,10 @@ func TestScenarios(t *testing.T) {
 				return fmt.Sprintf("gen=%d", m.Generation())
 			case "access":
 				var uses []Use
-				for _, kind := range []string{"read", "write"} {
+				for _, kind := range []string{"read", "write", "ddl"} {
 					for _, item := range list(arg(kind)) {
 						parts := strings.Split(item, ":")
-						u := Use{Table: table(parts[0]), Write: kind == "write"}
+						u := Use{Table: table(parts[0]), Write: kind != "read", Exclusive: kind == "ddl"}
 						if len(parts) > 1 {
 							u.Alias = parts[1]
 						}
@@ -94,6 +95,9 @@ func TestScenarios(t *testing.T) {
 				return show(m.Access(s, uses))
 			case "read-only":
 				return show(m.ReadOnly(s))
+			case "give-up":
+				m.Waiting(s, "")
+				return fmt.Sprintf("gen=%d", m.Generation())
 			case "ddl":
 				return show(m.DDL(s, arg("routine") == "true"))
 			case "state":
