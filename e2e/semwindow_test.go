@@ -53,4 +53,12 @@ func semWindowCorpus(add func(mode, q string), quiet func(q string)) {
 	} {
 		add("strict", q)
 	}
+	// Named windows: one naming another adds ORDER BY or a frame
+	// (windowcheck.go checks what MySQL refuses before the parser
+	// rewrite inlines them).
+	for _, q := range []string{
+		"SELECT id, SUM(id) OVER (w ROWS UNBOUNDED PRECEDING) s1, SUM(id) OVER w s2, SUM(id) OVER w3 s3, COUNT(*) OVER (w4 ORDER BY id DESC) c FROM t_wa WINDOW w AS (ORDER BY id), w2 AS (PARTITION BY g), w3 AS (w2 ORDER BY id), w4 AS (PARTITION BY id > 3) ORDER BY id",
+	} {
+		add("strict", q)
+	}
 }

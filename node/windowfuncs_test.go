@@ -113,3 +113,35 @@ func TestWindowsOverGroups(t *testing.T) {
 		t.Errorf("CREATE TABLE ... AS SELECT's columns: %s", got)
 	}
 }
+
+// TestWindowDefinitionErrors: windows MySQL 8 refuses get its errors
+// (sqlengine/windowcheck.go). GMS summed the whole partition for an
+// undefined window name, ignored a second definition of a name, an OVER's
+// PARTITION BY over a named window and a named window's frame, and
+// answered the rest with 1105 (vitess's grammar refuses a frame ending
+// before it starts with its own message; MariaDB answers such a frame,
+// empty: mtr's win_std).
+func TestWindowDefinitionErrors(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE DATABASE wd", "USE wd", "CREATE TABLE t (a INT, b INT)", "INSERT INTO t VALUES (1, 1), (2, 2), (3, 3)")
+	for q, want := range map[string]uint16{
+		"SELECT SUM(a) OVER w FROM t":                                                             3579,
+		"SELECT SUM(a) OVER w FROM t WINDOW w AS (w2), w2 AS (w)":                                 3580,
+		"SELECT SUM(a) OVER (w PARTITION BY b) FROM t WINDOW w AS (ORDER BY a)":                   3581,
+		"SELECT SUM(a) OVER (w ORDER BY b) FROM t WINDOW w AS (ROWS UNBOUNDED PRECEDING)":         3582,
+		"SELECT SUM(a) OVER (w ORDER BY b) FROM t WINDOW w AS (ORDER BY a)":                       3583,
+		"SELECT SUM(a) OVER w3 FROM t WINDOW w AS (ORDER BY a), w2 AS (w ORDER BY b), w3 AS (w2)": 3583,
+		"SELECT SUM(a) OVER w FROM t WINDOW w AS (ORDER BY a), w AS (ORDER BY b)":                 3591,
+		"SELECT SUM(a) OVER (ORDER BY a ROWS BETWEEN UNBOUNDED FOLLOWING AND CURRENT ROW) FROM t": 3584,
+		"SELECT SUM(a) OVER (ORDER BY a ROWS BETWEEN CURRENT ROW AND UNBOUNDED PRECEDING) FROM t": 3585,
+		"SELECT STD(b) OVER (ORDER BY a ROWS BETWEEN 1 FOLLOWING AND 0 PRECEDING) FROM t":         3586,
+		"SELECT SUM(a) OVER (ORDER BY a ROWS BETWEEN CURRENT ROW AND 1 PRECEDING) FROM t":         3586,
+		"SELECT SUM(a) OVER (ORDER BY a ROWS 1 FOLLOWING) FROM t":                                 3586,
+	} {
+		if _, err := db.Exec(q); errno(t, err) != want {
+			t.Errorf("%s: %v, want error %d", q, err, want)
+		}
+	}
+}

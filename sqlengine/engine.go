@@ -593,7 +593,10 @@ func fixSchema(stmt ast.Statement) ast.Statement {
 // does not (routinecheck.go). No statement, as for vitess's own errors:
 // GMS's multi-statement path ignores the error of a parse that gave one.
 func checked(st ast.Statement, err error) (ast.Statement, error) {
-	if err != nil || st == nil {
+	if err != nil {
+		return st, windowFrameError(err) // windowcheck.go
+	}
+	if st == nil {
 		return st, err
 	}
 	if cerr := checkRoutine(st); cerr != nil {
@@ -615,6 +618,7 @@ func (p schemaParser) ParseSimple(q string) (ast.Statement, error) {
 		return st, s, "", err
 	})
 	arith.RewriteBitNot(q, st)
+	st, err = windowDefsError(st, err) // windowcheck.go, before fixSchema inlines named windows
 	st, err = checked(fixSchema(st), err)
 	return st, err
 }
@@ -636,6 +640,7 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 	noteClientStatement(ctx, st) // stmterr.go
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
+	st, err = windowDefsError(st, err) // windowcheck.go, before fixSchema inlines named windows
 	st, err = checked(fixSchema(st), err)
 	return st, a, b, err
 }
@@ -660,6 +665,7 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 	noteClientStatement(ctx, st) // stmterr.go
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
+	st, err = windowDefsError(st, err) // windowcheck.go, before fixSchema inlines named windows
 	st, err = checked(fixSchema(st), err)
 	return st, a, b, err
 }
@@ -683,6 +689,7 @@ func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.P
 	noteStatement(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
+	st, err = windowDefsError(st, err) // windowcheck.go, before fixSchema inlines named windows
 	st, err = checked(fixSchema(st), err)
 	return st, n, err
 }
