@@ -61,4 +61,12 @@ func semWindowCorpus(add func(mode, q string), quiet func(q string)) {
 	} {
 		add("strict", q)
 	}
+	// Without ORDER BY, rows leave in the window's order
+	// (windowempty.go; GMS gave them in its input's order).
+	for _, q := range []string{
+		"SELECT id, FIRST_VALUE(id) OVER (ORDER BY id DESC), LAST_VALUE(id) OVER (ORDER BY id DESC) FROM t_wa",
+		"SELECT id, SUM(id) OVER (ORDER BY g, id) FROM t_wa",
+	} {
+		add("strict", q)
+	}
 }

@@ -145,3 +145,24 @@ func TestWindowDefinitionErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowRowOrder: without ORDER BY, a SELECT's rows leave in the
+// order of the last window that sorts them, as MySQL 8 runs its windows
+// one after the other (a window sorting as an earlier one runs right
+// after it, sharing its sort; sqlengine/windowempty.go). GMS gave them in
+// its input's order. MariaDB orders its windows otherwise: the rows of
+// the second query leave in the order of (PARTITION BY g ORDER BY v).
+func TestWindowRowOrder(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE DATABASE wo", "USE wo", "CREATE TABLE t (id INT PRIMARY KEY, g INT, v INT)",
+		"INSERT INTO t VALUES (1, 1, 10), (2, 1, NULL), (3, 1, 30), (4, 2, NULL), (5, 2, 7), (6, 2, 8), (7, 3, NULL)")
+	if got := fmt.Sprint(queryRows(t, db, "SELECT id, FIRST_VALUE(id) OVER (ORDER BY id DESC) FROM t")); got != "[[7 7] [6 7] [5 7] [4 7] [3 7] [2 7] [1 7]]" {
+		t.Errorf("one window: %s", got)
+	}
+	got := fmt.Sprint(queryRows(t, db, "SELECT id, ROW_NUMBER() OVER (PARTITION BY g ORDER BY v), SUM(id) OVER (ORDER BY v DESC, id), COUNT(*) OVER (PARTITION BY g ORDER BY v) FROM t"))
+	if want := "[[3 3 3 3] [1 2 4 2] [6 3 10 3] [5 2 15 2] [2 1 17 1] [4 1 21 1] [7 1 28 1]]"; got != want {
+		t.Errorf("three windows:\n got %s\nwant %s", got, want)
+	}
+}

@@ -3,8 +3,11 @@ package sqlengine
 import (
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 )
 
@@ -21,7 +24,7 @@ func (e *Engine) buildWindow(ctx *sql.Context, n *plan.Window, row sql.Row) (sql
 	if _, done := n.Child.(*windowInput); done {
 		return nil, nil
 	}
-	in := &windowInput{child: n.Child}
+	in := &windowInput{child: n.Child, sorts: windowSorts(n)}
 	w, err := n.WithChildren(in)
 	if err != nil {
 		return nil, nil
@@ -37,6 +40,7 @@ func (e *Engine) buildWindow(ctx *sql.Context, n *plan.Window, row sql.Row) (sql
 type windowInput struct {
 	child sql.Node
 	rows  int
+	sorts []sql.SortFields // windowSorts
 }
 
 var _ sql.Node = (*windowInput)(nil)
@@ -62,7 +66,88 @@ func (e *Engine) buildWindowInput(ctx *sql.Context, w *windowInput, row sql.Row)
 	if err != nil {
 		return nil, err
 	}
+	if len(w.sorts) > 0 {
+		if it, err = sortedWindowInput(ctx, it, w.sorts); err != nil {
+			return nil, err
+		}
+	}
 	return &countedRows{it: it, n: &w.rows}, nil
+}
+
+// The rows of windows leave in the order of the last window that sorts
+// them, as MySQL (and MariaDB) compute windows one after the other, each
+// sorting the rows the previous one gave (by its PARTITION BY, then its
+// ORDER BY): a SELECT with windows and no ORDER BY lists its rows so
+// (mtr's win_first_last_value). GMS gives a window's rows back in its
+// input's order, so the input is sorted here, each window's sort stable
+// over the one before.
+
+// windowSorts are the sorts of n's windows in the order MySQL runs
+// them: the select list's, a window sorting as an earlier one moved up
+// to run right after it, sharing its sort (Window::
+// reorder_and_eliminate_sorts), and then left out. MySQL puts a WINDOW
+// clause's windows first; the named windows are inlined into the calls
+// here (rewrite/namedwindow.go), so they count where they are used.
+func windowSorts(n *plan.Window) []sql.SortFields {
+	var sorts []sql.SortFields
+	var keys []string
+	for _, e := range n.SelectExprs {
+		if a, ok := e.(*expression.Alias); ok {
+			e = a.Child
+		}
+		wa, ok := e.(sql.WindowAdaptableExpression)
+		if !ok || wa.Window() == nil {
+			continue
+		}
+		def := wa.Window()
+		var fields sql.SortFields
+		for _, p := range def.PartitionBy {
+			fields = append(fields, sql.SortField{Column: p, Order: sql.Ascending})
+		}
+		fields = append(fields, def.OrderBy...)
+		if len(fields) == 0 {
+			continue // sorts nothing
+		}
+		var key strings.Builder
+		for _, f := range fields {
+			fmt.Fprintf(&key, "%s %v,", strings.ToLower(f.Column.String()), f.Order)
+		}
+		sorts, keys = append(sorts, fields), append(keys, key.String())
+	}
+	redundant := make([]bool, len(sorts))
+	for i := 0; i+1 < len(sorts); i++ {
+		for j := i + 1; j < len(sorts); j++ {
+			if keys[i] == keys[j] {
+				sorts[i+1], sorts[j] = sorts[j], sorts[i+1]
+				keys[i+1], keys[j] = keys[j], keys[i+1]
+				redundant[i+1] = true
+				break
+			}
+		}
+	}
+	out := sorts[:0]
+	for i, sf := range sorts {
+		if !redundant[i] {
+			out = append(out, sf)
+		}
+	}
+	return out
+}
+
+// sortedWindowInput is it's rows sorted by each of sorts in turn.
+func sortedWindowInput(ctx *sql.Context, it sql.RowIter, sorts []sql.SortFields) (sql.RowIter, error) {
+	rows, err := sql.RowIterToRows(ctx, it)
+	if err != nil {
+		return nil, err
+	}
+	for _, sf := range sorts {
+		sorter := &expression.Sorter{SortFields: sf, Rows: rows, Ctx: ctx}
+		sort.Stable(sorter)
+		if sorter.LastError != nil {
+			return nil, sorter.LastError
+		}
+	}
+	return sql.RowsToRowIter(rows...), nil
 }
 
 type countedRows struct {
