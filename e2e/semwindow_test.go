@@ -69,4 +69,14 @@ func semWindowCorpus(add func(mode, q string), quiet func(q string)) {
 	} {
 		add("strict", q)
 	}
+	// RANGE frames bounded by N PRECEDING or FOLLOWING
+	// (functions/windowrange.go): GMS's took the whole partition when
+	// the ORDER BY column held a NULL.
+	quiet("CREATE TABLE t_wr (id INT PRIMARY KEY, d DATE, v INT, x DECIMAL(5,2))")
+	quiet("INSERT INTO t_wr VALUES (1, '2024-01-01', 1, 1.5), (2, '2024-01-02', 2, 2.5), (3, '2024-01-04', 3, NULL), (4, '2024-01-04', 4, 4.25), (5, NULL, 5, 5)")
+	for _, q := range []string{
+		"SELECT id, SUM(v) OVER (ORDER BY x RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING) c, SUM(v) OVER (ORDER BY v DESC RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) e, SUM(v) OVER (ORDER BY x DESC RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING) f, SUM(v) OVER (ORDER BY d RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) g, COUNT(*) OVER (ORDER BY x RANGE BETWEEN UNBOUNDED PRECEDING AND 2 PRECEDING) h, MAX(id) OVER (ORDER BY v RANGE 2 PRECEDING) i FROM t_wr ORDER BY id",
+	} {
+		add("strict", q)
+	}
 }

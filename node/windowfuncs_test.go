@@ -166,3 +166,34 @@ func TestWindowRowOrder(t *testing.T) {
 		t.Errorf("three windows:\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestWindowRangeFrames: RANGE frames bounded by an INTERVAL over a
+// DATE or DATETIME key, MySQL 8's (MariaDB has none: 1064), and MySQL's
+// errors for a RANGE frame's N over no single numeric or temporal key
+// (3587), a number over a temporal key (3588), an INTERVAL over a
+// numeric one (3589) (sqlengine/functions/windowrange.go). GMS took the
+// whole partition when the key held a NULL.
+func TestWindowRangeFrames(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE DATABASE wr", "USE wr", "CREATE TABLE t (id INT PRIMARY KEY, d DATE, dt DATETIME, v INT, s VARCHAR(5))",
+		"INSERT INTO t VALUES (1, '2024-01-01', '2024-01-01 10:00:00', 1, 'a'), (2, '2024-01-02', '2024-01-01 11:00:00', 2, 'b'), "+
+			"(3, '2024-01-04', '2024-01-02 09:00:00', 3, 'c'), (4, '2024-01-04', NULL, 4, 'd'), (5, NULL, '2024-01-05 00:00:00', 5, 'e')")
+	got := fmt.Sprint(queryRows(t, db, "SELECT id, SUM(v) OVER (ORDER BY d RANGE BETWEEN INTERVAL 1 DAY PRECEDING AND CURRENT ROW), "+
+		"COUNT(*) OVER (ORDER BY dt RANGE BETWEEN INTERVAL 1 HOUR PRECEDING AND INTERVAL 1 HOUR FOLLOWING), "+
+		"SUM(v) OVER (ORDER BY d DESC RANGE BETWEEN CURRENT ROW AND INTERVAL 2 DAY FOLLOWING) FROM t ORDER BY id"))
+	if want := "[[1 1 2 1] [2 3 2 3] [3 7 1 9] [4 7 1 9] [5 5 1 5]]"; got != want {
+		t.Errorf("INTERVAL frames:\n got %s\nwant %s", got, want)
+	}
+	for q, want := range map[string]uint16{
+		"SELECT SUM(v) OVER (ORDER BY v, id RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t": 3587,
+		"SELECT SUM(v) OVER (ORDER BY s RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t":     3587,
+		"SELECT SUM(v) OVER (ORDER BY d RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t":     3588,
+		"SELECT SUM(v) OVER (ORDER BY v RANGE INTERVAL 1 DAY PRECEDING) FROM t":                3589,
+	} {
+		if _, err := db.Exec(q); errno(t, err) != want {
+			t.Errorf("%s: %v, want error %d", q, err, want)
+		}
+	}
+}

@@ -118,19 +118,21 @@ func (f *frameAggregate) NewWindowFunction() (sql.WindowFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &frameAgg{agg: agg.(sql.Aggregation), framer: windowFramer(f.agg.Window())}, nil
+	framer, err := windowFramer(f.agg.Window())
+	if err != nil {
+		return nil, err
+	}
+	return &frameAgg{agg: agg.(sql.Aggregation), framer: framer}, nil
 }
 
 // windowFramer is w's frame's framer: GMS gives a window with neither
 // ORDER BY nor frame the whole partition, and PeerFrameRule gives one
 // with ORDER BY alone MySQL's default frame.
-func windowFramer(w *sql.WindowDefinition) sql.WindowFramer {
+func windowFramer(w *sql.WindowDefinition) (sql.WindowFramer, error) {
 	if w != nil && w.Frame != nil {
-		if f, err := w.Frame.NewFramer(w); err == nil {
-			return f
-		}
+		return w.Frame.NewFramer(w)
 	}
-	return aggregation.NewPartitionFramer()
+	return aggregation.NewPartitionFramer(), nil
 }
 
 // frameAgg feeds an aggregation buffer a frame's rows: buf holds the

@@ -219,7 +219,11 @@ func (c *windowCall) NewWindowFunction() (sql.WindowFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &nthValue{arg: arg, n: c.n, fromLast: c.name == "last_value", framer: windowFramer(c.window)}, nil
+	framer, err := windowFramer(c.window)
+	if err != nil {
+		return nil, err
+	}
+	return &nthValue{arg: arg, n: c.n, fromLast: c.name == "last_value", framer: framer}, nil
 }
 
 // nthValue is the frame's nth row's value (from its end: fromLast),

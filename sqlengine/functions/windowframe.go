@@ -62,7 +62,8 @@ func PeerFrameRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sco
 }
 
 // withPeerFrame is e with peerFrame when e is a framed window function
-// ordered with no frame or RANGE UNBOUNDED PRECEDING to CURRENT ROW.
+// ordered with no frame or RANGE UNBOUNDED PRECEDING to CURRENT ROW, and
+// with rangeFrame (windowrange.go) for its other RANGE frames.
 func withPeerFrame(e sql.Expression) (sql.Expression, bool) {
 	wa, ok := e.(sql.WindowAdaptableExpression)
 	if !ok {
@@ -78,16 +79,24 @@ func withPeerFrame(e sql.Expression) (sql.Expression, bool) {
 		}
 	}
 	def := wa.Window()
-	if def == nil || len(def.OrderBy) == 0 {
-		return nil, false
-	}
-	switch def.Frame.(type) {
-	case nil, *plan.RangeUnboundedPrecedingToCurrentRowFrame:
-	default:
+	if def == nil {
 		return nil, false
 	}
 	nd := *def
-	nd.Frame = peerFrame{}
+	switch fr := def.Frame.(type) {
+	case nil, *plan.RangeUnboundedPrecedingToCurrentRowFrame:
+		if len(def.OrderBy) == 0 {
+			return nil, false
+		}
+		nd.Frame = peerFrame{}
+	case rangeFrame, peerFrame:
+		return nil, false
+	default:
+		if !isRangeFrame(fr) {
+			return nil, false
+		}
+		nd.Frame = rangeFrame{fr} // windowrange.go
+	}
 	return wa.WithWindow(&nd), true
 }
 
