@@ -171,8 +171,9 @@ func TestWindowRowOrder(t *testing.T) {
 // DATE or DATETIME key, MySQL 8's (MariaDB has none: 1064), and MySQL's
 // errors for a RANGE frame's N over no single numeric or temporal key
 // (3587), a number over a temporal key (3588), an INTERVAL over a
-// numeric one (3589) (sqlengine/functions/windowrange.go). GMS took the
-// whole partition when the key held a NULL.
+// numeric one (3589) (sqlengine/functions/windowrange.go), and an
+// INTERVAL bounding a ROWS frame (3596; GMS: 1105). GMS took the whole
+// partition when the key held a NULL.
 func TestWindowRangeFrames(t *testing.T) {
 	_, open := startNode(t)
 	db := open("")
@@ -191,6 +192,7 @@ func TestWindowRangeFrames(t *testing.T) {
 		"SELECT SUM(v) OVER (ORDER BY s RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t":     3587,
 		"SELECT SUM(v) OVER (ORDER BY d RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t":     3588,
 		"SELECT SUM(v) OVER (ORDER BY v RANGE INTERVAL 1 DAY PRECEDING) FROM t":                3589,
+		"SELECT SUM(v) OVER (ORDER BY d ROWS INTERVAL 1 DAY PRECEDING) FROM t":                 3596,
 	} {
 		if _, err := db.Exec(q); errno(t, err) != want {
 			t.Errorf("%s: %v, want error %d", q, err, want)

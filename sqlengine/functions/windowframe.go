@@ -9,6 +9,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+
+	"petrel/internal/mysqlerr"
 )
 
 // An aggregate OVER a window with ORDER BY and no frame has MySQL's
@@ -40,6 +42,9 @@ func PeerFrameRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sco
 			alias, _ := e.(*expression.Alias)
 			if alias != nil {
 				e = alias.Child
+			}
+			if err := rowsIntervalError(e); err != nil {
+				return nil, transform.SameTree, err
 			}
 			ne, ok := withPeerFrame(e)
 			if !ok {
@@ -190,4 +195,20 @@ func (f *peerFramer) LastIdx() int  { return f.peersEnd }
 
 func (f *peerFramer) Interval() (sql.WindowInterval, error) {
 	return sql.WindowInterval{Start: f.start, End: f.peersEnd}, nil
+}
+
+// rowsIntervalError is MySQL's 3596 for a ROWS frame bounded by an
+// INTERVAL (GMS: 1105, "offset must be a non-negative integer").
+func rowsIntervalError(e sql.Expression) error {
+	wa, ok := e.(sql.WindowAdaptableExpression)
+	if !ok || wa.Window() == nil || wa.Window().Frame == nil || isRangeFrame(wa.Window().Frame) {
+		return nil
+	}
+	f := wa.Window().Frame
+	for _, b := range []sql.Expression{f.StartNPreceding(), f.StartNFollowing(), f.EndNPreceding(), f.EndNFollowing()} {
+		if _, ok := b.(*expression.Interval); ok {
+			return mysqlerr.New(erWindowRowsInterval, "Window '<unnamed window>': INTERVAL can only be used with RANGE frames.")
+		}
+	}
+	return nil
 }

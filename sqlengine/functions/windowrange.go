@@ -34,6 +34,7 @@ const (
 	erWindowRangeOrderType = 3587 // ER_WINDOW_RANGE_FRAME_ORDER_TYPE
 	erWindowRangeTemporal  = 3588 // ER_WINDOW_RANGE_FRAME_TEMPORAL_TYPE
 	erWindowRangeNumeric   = 3589 // ER_WINDOW_RANGE_FRAME_NUMERIC_TYPE
+	erWindowRowsInterval   = 3596 // ER_WINDOW_ROWS_INTERVAL_USE
 )
 
 // isRangeFrame: f is one of GMS's RANGE frames (plan.Range...Frame),
