@@ -2,7 +2,9 @@ package storage
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -16,7 +18,11 @@ import (
 //     then its commit;
 //   - update: one transaction updating every row of a bulkRows-row table
 //     over a locking scan (txn = txn + 1, which moves its index entry),
-//     then its commit.
+//     then its commit;
+//   - addindex-ingest, addindex-batch: ADD INDEX on v of a bulkRows-row
+//     table (v distinct, 63 characters) and its commit, built as an
+//     ingested table file (bulkindex.go) and through the batch; each
+//     round then drops the index again (not measured).
 //
 // Reports the process's CPU per row (user+system, compactions included)
 // beside the wall time.
@@ -50,6 +56,64 @@ func BenchmarkBulkStatements(b *testing.B) {
 		b.StopTimer()
 		b.ReportMetric(float64((processTime()-cpu0).Nanoseconds())/float64(b.N*bulkRows), "cpu-ns/row")
 	})
+	for _, route := range []struct {
+		name string
+		at   int
+	}{{"addindex-ingest", 1}, {"addindex-batch", 1 << 40}} {
+		b.Run(route.name, func(b *testing.B) {
+			defer func(v int) { bulkIndexAt = v }(bulkIndexAt)
+			bulkIndexAt = route.at
+			e, tb := intKV(b)
+			defer e.Close()
+			load := e.Begin()
+			for id := int64(1); id <= bulkRows; id++ {
+				v := fmt.Sprintf("%063d", (id*7919)%bulkRows)
+				if err := load.Insert(ctx, tb, sql.Row{int32(id), int32(id), v}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := load.Commit(ctx); err != nil {
+				b.Fatal(err)
+			}
+			var cpu time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				cpu0 := processTime()
+				txn := e.Begin()
+				nt, err := e.Catalog().AlterTable(txn, tb, func(d *TableDef) error {
+					d.Indexes = append(d.Indexes, IndexDef{ID: 2, Name: "v", Columns: []string{"v"}})
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := txn.BuildIndex(ctx, nt, nt.Indexes[1]); err != nil {
+					b.Fatal(err)
+				}
+				if err := txn.Commit(ctx); err != nil {
+					b.Fatal(err)
+				}
+				cpu += processTime() - cpu0
+				b.StopTimer()
+				txn = e.Begin()
+				if tb, err = e.Catalog().AlterTable(txn, nt, func(d *TableDef) error {
+					d.Indexes = d.Indexes[:1]
+					return nil
+				}); err != nil {
+					b.Fatal(err)
+				}
+				if err := txn.DropIndexData(nt, nt.Indexes[1]); err != nil {
+					b.Fatal(err)
+				}
+				if err := txn.Commit(ctx); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*bulkRows), "cpu-ns/row")
+		})
+	}
 	b.Run("update", func(b *testing.B) {
 		e, tb := intKV(b)
 		defer e.Close()

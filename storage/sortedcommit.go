@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"slices"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/batchrepr"
@@ -118,7 +119,13 @@ func sortedEntries(repr []byte) ([]sortEntry, bool) {
 		for j < len(ents) && ents[j].abbr == ents[i].abbr {
 			j++
 		}
-		if j-i > 1 {
+		switch {
+		case j-i > 16:
+			// Keys sharing their first bytes past the abbreviation's (an
+			// index of zero-padded numbers, of URLs): an insertion sort
+			// of them would take quadratic time.
+			slices.SortStableFunc(ents[i:j], func(x, y sortEntry) int { return compareEqualAbbr(repr, &x, &y) })
+		case j-i > 1:
 			insertionSort(repr, ents[i:j])
 		}
 		i = j
