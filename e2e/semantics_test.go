@@ -1299,6 +1299,14 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// JSON_ARRAYAGG of no rows is NULL (functions/jsonagg.go; GMS: []).
+	for _, q := range []string{
+		"SELECT JSON_ARRAYAGG(b), JSON_OBJECTAGG(id, b) FROM t_cn WHERE id < 0",
+		"SELECT JSON_ARRAYAGG(b), JSON_ARRAYAGG(a) FROM t_cn WHERE id = 1",
+		"SELECT b, JSON_ARRAYAGG(a) FROM t_cn GROUP BY b ORDER BY b",
+	} {
+		add("strict", q)
+	}
 	semWindowCorpus(add, quiet)
 	return out
 }

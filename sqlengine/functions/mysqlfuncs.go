@@ -46,6 +46,7 @@ import (
 //   - LENGTH and CHAR_LENGTH of a TIME (timefuncs.go);
 //   - TIME_TO_SEC, HOUR, MINUTE, SECOND, MICROSECOND of a TIME (timefuncs.go);
 //   - VARIANCE, STDDEV and their kin typed DOUBLE, as MySQL 8's (variance.go);
+//   - JSON_ARRAYAGG of no rows NULL (jsonagg.go);
 //   - IF and IFNULL typed as MySQL aggregates their branches, with CASE
 //     through BranchTypeRule (branchtype.go);
 //   - petrel_assign_user_var(@v, expr): `@v := expr` in an expression,
@@ -120,7 +121,8 @@ func MySQL() []sql.Function {
 		sql.Function1{Name: "second", Fn: newSecondOf},
 		sql.Function1{Name: "microsecond", Fn: newMicrosecondOf},
 		sql.FunctionN{Name: "utc_time", Fn: newUTCTime},
-		sql.Function1{Name: "variance", Fn: newVariance(varPop)}, // variance.go
+		sql.Function1{Name: "json_arrayagg", Fn: newJSONArrayAgg}, // jsonagg.go
+		sql.Function1{Name: "variance", Fn: newVariance(varPop)},  // variance.go
 		sql.Function1{Name: "var_pop", Fn: newVariance(varPop)},
 		sql.Function1{Name: "var_samp", Fn: newVariance(varSamp)},
 		sql.Function1{Name: "std", Fn: newVariance(stdDevPop)},
