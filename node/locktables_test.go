@@ -92,6 +92,18 @@ func TestLockTablesHolder(t *testing.T) {
 	if got := connInt(t, a, "SELECT v FROM t1 WHERE id = 1"); got != 10 {
 		t.Errorf("t1.v = %d, want 10 (the refused UPDATE changed it)", got)
 	}
+	// Dropping the last locked table ends locked-tables mode.
+	mustExecConn(t, a, "LOCK TABLES t4 WRITE", "DROP TABLE t4", "CREATE TABLE t4 (id INT)")
+	if got := connInt(t, a, "SELECT COUNT(*) FROM t1"); got != 1 {
+		t.Errorf("after dropping the last locked table: %d rows in t1", got)
+	}
+	// A view needs its own lock, its tables' are not enough.
+	mustExecConn(t, a, "LOCK TABLES t5 READ, t1 READ")
+	for _, q := range []string{"SELECT * FROM v1", "SELECT * FROM t1 WHERE id IN (SELECT id FROM v1)"} {
+		if got := connErrno(t, a, q); got != 1100 {
+			t.Errorf("%s with only the view's table locked: error %d, want 1100", q, got)
+		}
+	}
 }
 
 // TestLockTablesOtherSessions: another session's write of a READ-locked

@@ -255,3 +255,56 @@ func tableOfNode(n sql.Node) *Table {
 	}
 	return nil
 }
+
+const viewLockRuleID analyzer.RuleId = 1099
+
+// viewLockRule refuses, under LOCK TABLES, a view the session did not
+// lock (1100), as MySQL does even when its tables are locked. It runs
+// before GMS's rules fold a view's query into the plan (tableLockRule
+// sees only its tables); a view is a derived table named as a view of the
+// current database.
+func viewLockRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	s := ctxSession(ctx)
+	if s == nil || s.eng == nil || !scope.IsEmpty() || !s.eng.tlocks.inLockedTables(s.ID()) {
+		return n, transform.SameTree, nil
+	}
+	locked := map[string]bool{}
+	for _, r := range s.eng.tlocks.locked(s.ID()) {
+		if !r.Implicit {
+			locked[strings.ToLower(r.Table.Name)] = true
+		}
+	}
+	db, err := s.eng.prov.Database(ctx, ctx.GetCurrentDatabase())
+	vdb, ok := db.(sql.ViewDatabase)
+	if err != nil || !ok {
+		return n, transform.SameTree, nil
+	}
+	var refused error
+	var visit func(n sql.Node)
+	visit = func(n sql.Node) {
+		transform.Inspect(n, func(n sql.Node) bool {
+			if refused != nil {
+				return false
+			}
+			if sa, ok := n.(*plan.SubqueryAlias); ok && !locked[strings.ToLower(sa.Name())] {
+				if _, isView, _ := vdb.GetViewDefinition(ctx, sa.Name()); isView {
+					refused = refusal(tablelocks.Decision{Outcome: tablelocks.Refused, Refusal: tablelocks.NotLocked, Name: sa.Name()})
+					return false
+				}
+			}
+			if e, ok := n.(sql.Expressioner); ok {
+				for _, x := range e.Expressions() {
+					transform.InspectExpr(x, func(x sql.Expression) bool {
+						if sq, ok := x.(*plan.Subquery); ok {
+							visit(sq.Query)
+						}
+						return false
+					})
+				}
+			}
+			return true
+		})
+	}
+	visit(n)
+	return n, transform.SameTree, refused
+}

@@ -143,6 +143,9 @@ func installAnalyzerRules() {
 		// LOCK TABLES and the statements its locks govern (lockrule.go),
 		// once triggers are applied and before tables are tracked.
 		analyzer.OnceAfterAll = insertAfter(analyzer.OnceAfterAll, "applyTriggers", analyzer.Rule{Id: tableLockRuleID, Apply: tableLockRule})
+		// Views under LOCK TABLES (lockrule.go), before their queries are
+		// folded into the plan.
+		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: viewLockRuleID, Apply: viewLockRule}}, analyzer.OnceBeforeDefault...)
 		// CAST of a TIME to a string (functions/timetext.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.TimeTextRuleID, Apply: functions.TimeTextRule})
 		// MIN/MAX of a key's first column (rewrite/minmaxkey.go) in place of

@@ -279,8 +279,8 @@ func (m *Manager) UnlockTables(s SessionID) {
 	m.gen++
 }
 
-// Dropped is DROP TABLE t by s: s's locks on it go (the session stays in
-// locked-tables mode).
+// Dropped is DROP TABLE t by s: s's locks on it go; with the last of them
+// the session leaves locked-tables mode.
 func (m *Manager) Dropped(s SessionID, t Table) {
 	h := m.sessions[s]
 	if h == nil {
@@ -297,6 +297,10 @@ func (m *Manager) Dropped(s SessionID, t Table) {
 		m.gen++
 	}
 	h.entries = kept
+	if len(kept) == 0 {
+		// MySQL unlocks when the last locked table is dropped.
+		m.UnlockTables(s)
+	}
 }
 
 // Access decides whether s may run a statement using uses. A session in
