@@ -618,6 +618,7 @@ func (p schemaParser) ParseSimple(q string) (ast.Statement, error) {
 		return st, s, "", err
 	})
 	arith.RewriteBitNot(q, st)
+	rewriteQuantified(st)              // quantified.go
 	st, err = windowDefsError(st, err) // windowcheck.go, before fixSchema inlines named windows
 	st, err = checked(fixSchema(st), err)
 	return st, err
@@ -640,6 +641,7 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 	noteClientStatement(ctx, st) // stmterr.go
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
+	rewriteQuantified(st)              // quantified.go
 	st, err = windowDefsError(st, err) // windowcheck.go, before fixSchema inlines named windows
 	st, err = checked(fixSchema(st), err)
 	return st, a, b, err
@@ -665,6 +667,7 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 	noteClientStatement(ctx, st) // stmterr.go
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
+	rewriteQuantified(st)              // quantified.go
 	st, err = windowDefsError(st, err) // windowcheck.go, before fixSchema inlines named windows
 	st, err = checked(fixSchema(st), err)
 	return st, a, b, err
@@ -689,6 +692,7 @@ func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.P
 	noteStatement(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
+	rewriteQuantified(st)              // quantified.go
 	st, err = windowDefsError(st, err) // windowcheck.go, before fixSchema inlines named windows
 	st, err = checked(fixSchema(st), err)
 	return st, n, err
