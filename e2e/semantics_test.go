@@ -511,6 +511,36 @@ func semCorpus() []semStmt {
 			add("strict", q)
 		}
 	}
+	// Quantified comparisons (ALL, ANY, SOME) with SQL's three values:
+	// empty subqueries, NULLs on either side, set operations, correlated
+	// and in WHERE (sqlengine/quantified.go); vitess parsed none (1064).
+	quiet("CREATE TABLE t_qa (a INT)")
+	quiet("CREATE TABLE t_qe (a INT)")
+	quiet("CREATE TABLE t_qs (s VARCHAR(10))")
+	quiet("INSERT INTO t_qa VALUES (1), (2), (3), (NULL)")
+	quiet("INSERT INTO t_qs VALUES ('abc'), ('ABD'), ('b')")
+	for _, q := range []string{
+		"SELECT 1 = ALL (SELECT 1), 2 > ANY (SELECT a FROM t_qa), 0 > ANY (SELECT a FROM t_qa), 5 > ALL (SELECT a FROM t_qa)",
+		"SELECT 5 > ALL (SELECT a FROM t_qa WHERE a IS NOT NULL), 5 > ALL (SELECT a FROM t_qe), 5 < ANY (SELECT a FROM t_qe), 5 < SOME (SELECT a FROM t_qa)",
+		"SELECT 2 = ANY (SELECT a FROM t_qa), 7 = ANY (SELECT a FROM t_qa), 7 <> ALL (SELECT a FROM t_qa), 7 != ALL (SELECT a FROM t_qa WHERE a IS NOT NULL)",
+		"SELECT NULL > ALL (SELECT a FROM t_qe), NULL > ALL (SELECT 1), NULL = ANY (SELECT a FROM t_qe), 2 <> ANY (SELECT 2 UNION SELECT 2), 2 = ALL (SELECT 2 UNION ALL SELECT 2)",
+		"SELECT 2 = ALL (SELECT a FROM t_qa), 2 <> ANY (SELECT a FROM t_qa), 3 >= ALL (SELECT a FROM t_qa WHERE a < 9), 1 <= ALL (SELECT a FROM t_qa WHERE a > 0)",
+		"SELECT a, a >= ALL (SELECT a FROM t_qa t2 WHERE t2.a IS NOT NULL), a < ANY (SELECT t2.a FROM t_qa t2 WHERE t2.a > t_qa.a) FROM t_qa ORDER BY a",
+		"SELECT a FROM t_qa WHERE a > ANY (SELECT a FROM t_qa WHERE a < 3) ORDER BY a",
+		"SELECT COUNT(*) FROM t_qa WHERE NOT (a <= ALL (SELECT a FROM t_qa WHERE a IS NOT NULL))",
+		"SELECT s, 'abd' = ANY (SELECT s FROM t_qs), 'ABC' >= ALL (SELECT s FROM t_qs WHERE s < 'b') FROM t_qs ORDER BY s",
+		"SELECT 1 UNION ALL (SELECT 2) ORDER BY 1",
+		// IN subqueries left as expressions compare by collation
+		// (insubqcoll.go): 'abd' meets 'ABD'.
+		"SELECT 'abd' IN (SELECT s FROM t_qs), 'abd' NOT IN (SELECT s FROM t_qs), 'x' IN (SELECT s FROM t_qs), NULL IN (SELECT s FROM t_qs)",
+		"SELECT s, s IN (SELECT UPPER(s) FROM t_qs WHERE s <> 'b'), CASE WHEN s NOT IN (SELECT 'ABC') THEN 'out' ELSE 'in' END FROM t_qs ORDER BY s",
+	} {
+		add("strict", q)
+	}
+	// Unquoted identifiers of characters past ASCII, as MySQL takes them.
+	quiet("CREATE TABLE t_имя (колонка INT, ünïcode VARCHAR(5))")
+	quiet("INSERT INTO t_имя VALUES (1, 'x'), (2, 'y')")
+	add("strict", "SELECT колонка AS алиас, ünïcode FROM t_имя WHERE колонка > 1")
 	// A subquery's aggregate over a table the outer query also reads is
 	// the subquery's own (subqalias.go; TPC-H Q11's shape).
 	quiet("CREATE TABLE t_ps (pk INT, sk INT, cost DECIMAL(15,2), qty INT, PRIMARY KEY (pk, sk))")

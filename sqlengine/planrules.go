@@ -119,6 +119,8 @@ func installAnalyzerRules() {
 		// a group (functions/windowagg.go), with the buffers of exact SUM
 		// and AVG (arith/exactagg.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.FrameAggRuleID, Apply: functions.FrameAggRule})
+		// IN subqueries of text compared by collation (insubqcoll.go).
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: collInSubqueryRuleID, Apply: collInSubqueryRule})
 		// Column-literal comparisons of one type compared directly
 		// (arith/fastcmp.go), after index selection has read them.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: arith.FastCmpRuleID, Apply: fastCmpRule})
