@@ -50,7 +50,10 @@ func TestLockTablesHolder(t *testing.T) {
 		{"SELECT v FROM t1 WHERE id = 1", 0},
 		{"SELECT * FROM t2", 0},
 		{"INSERT INTO t2 VALUES (1)", 0},
-		{"SELECT * FROM a", 1146},
+		{"SELECT * FROM a", 1100},
+		{"SELECT * FROM nosuch", 1100},
+		{"TRUNCATE TABLE nosuch", 1100},
+		{"DROP TABLE nosuch", 1051},
 		{"SELECT * FROM t3 AS a", 0},
 		{"SELECT * FROM t3", 1100},
 		{"SELECT * FROM t1 AS x", 1100},
@@ -103,6 +106,11 @@ func TestLockTablesHolder(t *testing.T) {
 		if got := connErrno(t, a, q); got != 1100 {
 			t.Errorf("%s with only the view's table locked: error %d, want 1100", q, got)
 		}
+	}
+	// TRUNCATE of a view, even a locked one, is 1100 under LOCK TABLES.
+	mustExecConn(t, a, "LOCK TABLES v1 WRITE")
+	if got := connErrno(t, a, "TRUNCATE v1"); got != 1100 {
+		t.Errorf("TRUNCATE of a locked view: error %d, want 1100", got)
 	}
 }
 

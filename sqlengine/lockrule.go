@@ -268,6 +268,9 @@ func viewLockRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *pla
 	if s == nil || s.eng == nil || !scope.IsEmpty() || !s.eng.tlocks.inLockedTables(s.ID()) {
 		return n, transform.SameTree, nil
 	}
+	if _, ok := n.(*plan.LockTables); ok {
+		return n, transform.SameTree, nil // it releases the locks first
+	}
 	locked := map[string]bool{}
 	for _, r := range s.eng.tlocks.locked(s.ID()) {
 		if !r.Implicit {

@@ -2,6 +2,7 @@ package sqlengine
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/information_schema"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"petrel/internal/mysqlerr"
 	"petrel/sqlengine/arith"
@@ -224,6 +226,33 @@ func (e *Engine) installProcessListState(cat *analyzer.Catalog) error {
 		}
 		return nil
 	})
+}
+
+// notLockedTable reports whether a missing table of statement st is,
+// for session s, one it did not lock: under LOCK TABLES MySQL looks a
+// name up in the locked list only, so a name missing there is 1100 even
+// when no table has it (DROP TABLE and CREATE ... keep their errors).
+func notLockedTable(s *Session, st ast.Statement) bool {
+	if !s.eng.tlocks.inLockedTables(s.ID()) {
+		return false
+	}
+	switch x := st.(type) {
+	case *ast.DDL:
+		// A view's CREATE is the last statement parsed when the view
+		// was planned (TRUNCATE v1), not the client's.
+		return x.Action != ast.DropStr && (x.Action != ast.CreateStr || x.ViewSpec != nil)
+	case *ast.Show, *ast.Explain:
+		return false
+	}
+	return st != nil
+}
+
+// notLockedError is ER_TABLE_NOT_LOCKED for name (db.table or table).
+func notLockedError(name string) error {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	return refusal(tablelocks.Decision{Outcome: tablelocks.Refused, Refusal: tablelocks.NotLocked, Name: name})
 }
 
 // refusal is a decision's error: MySQL's number and message.

@@ -118,6 +118,9 @@ func (s *Session) statementError(err error) error {
 	switch se.Num {
 	case mysqlerr.ErNoSuchTable:
 		m := noSuchTableMsg.FindStringSubmatch(se.Message)
+		if m != nil && s.eng != nil && notLockedTable(s, st) {
+			return notLockedError(m[1]) // locktables.go
+		}
 		if m == nil || strings.Contains(m[1], ".") {
 			return err
 		}
