@@ -534,6 +534,11 @@ func semCorpus() []semStmt {
 		// (insubqcoll.go): 'abd' meets 'ABD'.
 		"SELECT 'abd' IN (SELECT s FROM t_qs), 'abd' NOT IN (SELECT s FROM t_qs), 'x' IN (SELECT s FROM t_qs), NULL IN (SELECT s FROM t_qs)",
 		"SELECT s, s IN (SELECT UPPER(s) FROM t_qs WHERE s <> 'b'), CASE WHEN s NOT IN (SELECT 'ABC') THEN 'out' ELSE 'in' END FROM t_qs ORDER BY s",
+		// LOCATE, POSITION and INSTR by collation, in characters
+		// (functions/locate.go).
+		"SELECT INSTR('abc', 'B'), LOCATE('B', 'abc'), LOCATE('c', 'ábc'), POSITION('C' IN 'abc'), LOCATE('b', 'abcb', 3), LOCATE(2, 123), INSTR(123, 3)",
+		"SELECT LOCATE('B', BINARY 'abc'), LOCATE('b', BINARY 'abc'), INSTR('日本語テキスト', 'テ'), LOCATE('a', 'abc', 0), LOCATE('x', NULL), INSTR(NULL, 'a')",
+		"SELECT s, INSTR(s, 'B'), LOCATE('c', s), LOCATE('b', s, 2) FROM t_qs ORDER BY s",
 	} {
 		add("strict", q)
 	}

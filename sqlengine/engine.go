@@ -249,7 +249,7 @@ func New(opts Options) (*Engine, error) {
 	e.superReadOnly.Store(e.globals.Bool("super_read_only"))
 	e.globals.Add(e.fastPathsVariable())
 	registerStatus(e)
-	for _, f := range append(functions.MySQL(), functions.Windows()...) {
+	for _, f := range append(append(functions.MySQL(), functions.Windows()...), functions.Collated()...) {
 		e.RegisterFunction(f)
 	}
 	e.RegisterFunction(releaseLockFunction(e.gms.LS)) // namedlocks.go
