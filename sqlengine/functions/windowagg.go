@@ -2,6 +2,7 @@ package functions
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
@@ -122,7 +123,29 @@ func (f *frameAggregate) NewWindowFunction() (sql.WindowFunction, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &frameAgg{agg: agg.(sql.Aggregation), framer: framer}, nil
+	return &frameAgg{agg: agg.(sql.Aggregation), framer: framer, orderFree: orderFree(f.agg)}, nil
+}
+
+// orderFree: agg's value over rows does not depend on their order, to
+// the last digit (COUNT, MIN, MAX, the bit aggregates, SUM and AVG of
+// exact numbers): frameAgg may feed it a frame's rows from the last.
+func orderFree(agg sql.Aggregation) bool {
+	if _, exact := agg.Type().(sql.DecimalType); exact {
+		// arith's exact SUM and AVG (exactagg.go) wrap GMS's, whose
+		// text they keep but not their FunctionName.
+		if s := strings.ToLower(agg.String()); strings.HasPrefix(s, "sum") || strings.HasPrefix(s, "avg") {
+			return true
+		}
+	}
+	f, ok := agg.(sql.FunctionExpression)
+	if !ok {
+		return false
+	}
+	switch strings.ToLower(f.FunctionName()) {
+	case "count", "countdistinct", "min", "max", "bitand", "bitor", "bitxor": // GMS's names
+		return true
+	}
+	return false
 }
 
 // windowFramer is w's frame's framer: GMS gives a window with neither
@@ -136,13 +159,19 @@ func windowFramer(w *sql.WindowDefinition) (sql.WindowFramer, error) {
 }
 
 // frameAgg feeds an aggregation buffer a frame's rows: buf holds the
-// rows [start, end) of the partition starting at part.
+// rows [start, end) of the partition part. Frames that end with the
+// partition and start ever later (ROWS BETWEEN CURRENT ROW AND UNBOUNDED
+// FOLLOWING) would feed the partition's rows again for each row; an
+// order-free aggregate has their values computed once, from the
+// partition's last row back (suffix).
 type frameAgg struct {
 	agg        sql.Aggregation
 	framer     sql.WindowFramer
 	part       sql.WindowInterval
 	buf        sql.AggregationBuffer
 	start, end int
+	orderFree  bool
+	suffix     []interface{} // suffix[i]: over [part.Start+i, part.End)
 }
 
 var _ sql.WindowFunction = (*frameAgg)(nil)
@@ -152,6 +181,7 @@ func (a *frameAgg) DefaultFramer() sql.WindowFramer { return a.framer }
 func (a *frameAgg) StartPartition(_ *sql.Context, part sql.WindowInterval, _ sql.WindowBuffer) error {
 	a.part = part
 	a.reset()
+	a.suffix = nil
 	return nil
 }
 
@@ -168,6 +198,15 @@ func (a *frameAgg) Dispose() { a.reset() }
 // window iterator takes values alone), with the error as a warning.
 func (a *frameAgg) Compute(ctx *sql.Context, frame sql.WindowInterval, rows sql.WindowBuffer) interface{} {
 	frame = clampFrame(frame, a.part)
+	if a.orderFree && frame.End == a.part.End && frame.Start < frame.End && a.buf != nil && frame.Start > a.start {
+		if a.suffix == nil {
+			if err := a.loadSuffix(ctx, rows); err != nil {
+				ctx.Warn(1105, "%s", err.Error())
+				return nil
+			}
+		}
+		return a.suffix[frame.Start-a.part.Start]
+	}
 	if a.buf == nil || frame.Start != a.start || frame.End < a.end {
 		a.reset()
 		b, err := a.agg.NewBuffer()
@@ -190,6 +229,29 @@ func (a *frameAgg) Compute(ctx *sql.Context, frame sql.WindowInterval, rows sql.
 		return nil
 	}
 	return v
+}
+
+// loadSuffix computes suffix.
+func (a *frameAgg) loadSuffix(ctx *sql.Context, rows sql.WindowBuffer) error {
+	b, err := a.agg.NewBuffer()
+	if err != nil {
+		return err
+	}
+	defer b.Dispose()
+	n := a.part.End - a.part.Start
+	a.suffix = make([]interface{}, n+1)
+	if a.suffix[n], err = b.Eval(ctx); err != nil {
+		return err
+	}
+	for i := n - 1; i >= 0; i-- {
+		if err := b.Update(ctx, rows[a.part.Start+i]); err != nil {
+			return err
+		}
+		if a.suffix[i], err = b.Eval(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // clampFrame is frame within partition part, empty (at its start) when
