@@ -13,7 +13,8 @@ import (
 // them when it resolves a query: in WHERE, GROUP BY, HAVING, an argument
 // of an aggregate or of another window function (3593,
 // ER_WINDOW_INVALID_WINDOW_FUNC_USE), and in a window's PARTITION BY or
-// ORDER BY (3595). GMS answered `MIN(SUM(i) OVER (ORDER BY i))` with its
+// ORDER BY (3595); and DISTINCT in a window function's call (1235).
+// GMS answered `MIN(SUM(i) OVER (ORDER BY i))` with its
 // ONLY_FULL_GROUP_BY error, its text unformatted (1140, "expression
 // #%!d(MISSING)"), and a window in WHERE with 1105. MariaDB has its own
 // numbers (4074 for a window in an aggregate, 4015 elsewhere).
@@ -118,6 +119,10 @@ func selectWindowUse(sel *ast.Select) error {
 // callWindowUse: a window function in f's arguments when f is an
 // aggregate or a window function, or in f's window.
 func callWindowUse(f *ast.FuncExpr) error {
+	if f.Over != nil && f.Distinct {
+		// GMS counted every row for COUNT(DISTINCT v) OVER (...).
+		return mysqlerr.New(mysqlerr.ErNotSupportedYet, "This version of MySQL doesn't yet support '<window function>(DISTINCT ..)'")
+	}
 	if f.Over != nil {
 		if w := firstWindowCall(f.Over.PartitionBy, f.Over.OrderBy); w != nil {
 			return mysqlerr.New(erWindowNestedSpec, "You cannot nest a window function in the specification of window '%s'.", "<unnamed window>")
