@@ -61,7 +61,8 @@ func TestWindowCalls(t *testing.T) {
 
 // TestWindowFunctionPlacement: a window function where MySQL 8 allows
 // none is its error 3593 (in an aggregate's or another window function's
-// argument, WHERE, GROUP BY, HAVING) or 3595 (in a window's ORDER BY);
+// argument, WHERE, GROUP BY, HAVING, UPDATE's SET, DELETE's WHERE) or
+// 3595 (in a window's ORDER BY);
 // GMS answered an aggregate of a window with its ONLY_FULL_GROUP_BY error
 // unformatted (1140, "expression #%!d(MISSING)"). MariaDB's numbers are
 // 4074 and 4015. A subquery's select list may hold one. DISTINCT in a
@@ -83,6 +84,8 @@ func TestWindowFunctionPlacement(t *testing.T) {
 		"SELECT id, (SELECT SUM(ROW_NUMBER() OVER ()) FROM t) FROM t":       3593,
 		"SELECT COUNT(DISTINCT v) OVER () FROM t":                           1235,
 		"SELECT SUM(DISTINCT v) OVER (ORDER BY id) FROM t":                  1235,
+		"UPDATE t SET v = ROW_NUMBER() OVER ()":                             3593,
+		"DELETE FROM t WHERE RANK() OVER (ORDER BY id) = 1":                 3593,
 	} {
 		if _, err := db.Exec(q); errno(t, err) != want {
 			t.Errorf("%s: %v, want error %d", q, err, want)

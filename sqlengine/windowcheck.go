@@ -10,10 +10,11 @@ import (
 )
 
 // Window functions where MySQL allows none, refused as MySQL refuses
-// them when it resolves a query: in WHERE, GROUP BY, HAVING, an argument
-// of an aggregate or of another window function (3593,
-// ER_WINDOW_INVALID_WINDOW_FUNC_USE), and in a window's PARTITION BY or
-// ORDER BY (3595); and DISTINCT in a window function's call (1235).
+// them when it resolves a query: in WHERE, GROUP BY, HAVING, UPDATE's
+// SET, DELETE's WHERE, an argument of an aggregate or of another window
+// function (3593, ER_WINDOW_INVALID_WINDOW_FUNC_USE), and in a window's
+// PARTITION BY or ORDER BY (3595); and DISTINCT in a window function's
+// call (1235).
 // GMS answered `MIN(SUM(i) OVER (ORDER BY i))` with its
 // ONLY_FULL_GROUP_BY error, its text unformatted (1140, "expression
 // #%!d(MISSING)"), and a window in WHERE with 1105. MariaDB has its own
@@ -80,6 +81,16 @@ func checkWindowUse(st ast.Statement) error {
 		switch x := n.(type) {
 		case *ast.Select:
 			found = selectWindowUse(x)
+		case *ast.Update:
+			// GMS: 1105 "in a context where it cannot be evaluated".
+			if w := firstWindowCall(x.Exprs, whereExpr(x.Where)); w != nil {
+				found = windowUseError(w)
+			}
+		case *ast.Delete:
+			// GMS: 1105 "unable to find field with index".
+			if w := firstWindowCall(whereExpr(x.Where)); w != nil {
+				found = windowUseError(w)
+			}
 		case *ast.FuncExpr:
 			found = callWindowUse(x)
 		case *ast.GroupConcatExpr:
@@ -138,6 +149,13 @@ func callWindowUse(f *ast.FuncExpr) error {
 
 func windowUseError(w *ast.FuncExpr) error {
 	return mysqlerr.New(erWindowInvalidUse, "You cannot use the window function '%s' in this context.'", windowCallName(w))
+}
+
+func whereExpr(w *ast.Where) ast.SQLNode {
+	if w == nil {
+		return nil
+	}
+	return w.Expr
 }
 
 // firstWindowCall is the first call with OVER in nodes, subqueries
