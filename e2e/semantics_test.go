@@ -519,6 +519,8 @@ func semCorpus() []semStmt {
 	quiet("CREATE TABLE t_qs (s VARCHAR(10))")
 	quiet("INSERT INTO t_qa VALUES (1), (2), (3), (NULL)")
 	quiet("INSERT INTO t_qs VALUES ('abc'), ('ABD'), ('b')")
+	quiet("CREATE TABLE t_qb (id INT PRIMARY KEY, b VARBINARY(20))")
+	quiet("INSERT INTO t_qb VALUES (1, 'ábcdé'), (2, 'xyz'), (3, NULL)")
 	for _, q := range []string{
 		"SELECT 1 = ALL (SELECT 1), 2 > ANY (SELECT a FROM t_qa), 0 > ANY (SELECT a FROM t_qa), 5 > ALL (SELECT a FROM t_qa)",
 		"SELECT 5 > ALL (SELECT a FROM t_qa WHERE a IS NOT NULL), 5 > ALL (SELECT a FROM t_qe), 5 < ANY (SELECT a FROM t_qe), 5 < SOME (SELECT a FROM t_qa)",
@@ -539,6 +541,11 @@ func semCorpus() []semStmt {
 		"SELECT INSTR('abc', 'B'), LOCATE('B', 'abc'), LOCATE('c', 'ábc'), POSITION('C' IN 'abc'), LOCATE('b', 'abcb', 3), LOCATE(2, 123), INSTR(123, 3)",
 		"SELECT LOCATE('B', BINARY 'abc'), LOCATE('b', BINARY 'abc'), INSTR('日本語テキスト', 'テ'), LOCATE('a', 'abc', 0), LOCATE('x', NULL), INSTR(NULL, 'a')",
 		"SELECT s, INSTR(s, 'B'), LOCATE('c', s), LOCATE('b', s, 2) FROM t_qs ORDER BY s",
+		// SUBSTRING, LEFT and RIGHT of binary strings count bytes
+		// (functions/binarysubstr.go).
+		"SELECT LEFT(BINARY 'ábc', 2) = 'á', HEX(SUBSTRING(BINARY 'ábc', 2, 1)), HEX(SUBSTR(BINARY 'ábc', -2)), HEX(MID(BINARY 'ábc', 0)), HEX(RIGHT(BINARY 'ábc', 3))",
+		"SELECT SUBSTRING('ábc', 2, 1), LEFT('ábc', 2), RIGHT('ábc', 1), HEX(SUBSTRING(BINARY 'abc', 5)), HEX(SUBSTRING(BINARY 'abc', 2, -1)), SUBSTRING(NULL, 1), LEFT(BINARY 'ab', NULL), HEX(LEFT(BINARY 'ábc', -1))",
+		"SELECT HEX(LEFT(b, 3)), HEX(SUBSTRING(b, 2, 2)), HEX(RIGHT(b, 2)), LENGTH(SUBSTRING(b, 3)) FROM t_qb ORDER BY id",
 	} {
 		add("strict", q)
 	}

@@ -17,9 +17,10 @@ import (
 // 'ábc') 4 (MySQL: 3); a binary string matched case-insensitively; a
 // number argument was an error (MySQL reads it as text).
 
-// Collated is the functions of this file, registered over GMS's.
+// Collated is the functions of this file and binarysubstr.go,
+// registered over GMS's.
 func Collated() []sql.Function {
-	return []sql.Function{
+	return append([]sql.Function{
 		sql.FunctionN{Name: "locate", Fn: func(args ...sql.Expression) (sql.Expression, error) {
 			if len(args) < 2 || len(args) > 3 {
 				return nil, sql.ErrInvalidArgumentNumber.New("LOCATE", "2 or 3", len(args))
@@ -29,7 +30,7 @@ func Collated() []sql.Function {
 		sql.Function2{Name: "instr", Fn: func(str, sub sql.Expression) sql.Expression {
 			return &locate{name: "instr", args: []sql.Expression{sub, str}, instr: true}
 		}},
-	}
+	}, substringFns()...) // binarysubstr.go
 }
 
 // locate is LOCATE(substr, str[, pos]); INSTR(str, substr) with its
