@@ -546,6 +546,8 @@ func semCorpus() []semStmt {
 		"SELECT LEFT(BINARY 'ábc', 2) = 'á', HEX(SUBSTRING(BINARY 'ábc', 2, 1)), HEX(SUBSTR(BINARY 'ábc', -2)), HEX(MID(BINARY 'ábc', 0)), HEX(RIGHT(BINARY 'ábc', 3))",
 		"SELECT SUBSTRING('ábc', 2, 1), LEFT('ábc', 2), RIGHT('ábc', 1), HEX(SUBSTRING(BINARY 'abc', 5)), HEX(SUBSTRING(BINARY 'abc', 2, -1)), SUBSTRING(NULL, 1), LEFT(BINARY 'ab', NULL), HEX(LEFT(BINARY 'ábc', -1))",
 		"SELECT HEX(LEFT(b, 3)), HEX(SUBSTRING(b, 2, 2)), HEX(RIGHT(b, 2)), LENGTH(SUBSTRING(b, 3)) FROM t_qb ORDER BY id",
+		// SUBSTRING's FROM form without FOR (sqlmode/substrfrom.go; 1064 before).
+		"SELECT SUBSTRING('ábc' FROM 2), SUBSTRING('abcde' FROM -2), SUBSTR('abc' FROM 2 FOR 1), SUBSTRING(s FROM 2) FROM t_qs ORDER BY s",
 	} {
 		add("strict", q)
 	}

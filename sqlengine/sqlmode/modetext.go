@@ -249,6 +249,9 @@ func withAssign(r string, added []int, ansi bool) (string, []int) {
 	if r2, more := quantified(r, ansi); more != nil { // quantified.go
 		r, added = r2, composeAdded(added, more)
 	}
+	if r2, more := substringFrom(r, ansi); more != nil { // substrfrom.go
+		r, added = r2, composeAdded(added, more)
+	}
 	return createSelect(quotedEngine(optimizerHints(dropTables(r), ansi), ansi), ansi), added // in place (hints.go, locktable.go)
 }
 

@@ -45,3 +45,20 @@ func TestQuantifiedAndWideIdentifiers(t *testing.T) {
 		}
 	}
 }
+
+func TestSubstringFromCompleted(t *testing.T) {
+	for _, tc := range []struct{ q, want string }{
+		{"SELECT SUBSTRING('abc' FROM 2), substr(s from -1) FROM t", "SELECT SUBSTRING('abc' FROM 2 FOR 4294967295), substr(s from -1 FOR 4294967295) FROM t"},
+		{"SELECT SUBSTRING(s FROM (SELECT 1 FROM u) FOR 2), SUBSTRING(s, 2), SUBSTRING('FROM x')", ""},
+		{"SELECT SUBSTRING((SELECT a FROM u) FROM 2)", "SELECT SUBSTRING((SELECT a FROM u) FROM 2 FOR 4294967295)"},
+	} {
+		got, added := substringFrom(tc.q, false)
+		want := tc.want
+		if want == "" {
+			want = tc.q
+		}
+		if got != want || len(added) != len(got)-len(tc.q) {
+			t.Errorf("%s:\n got %s (%d offsets)\nwant %s", tc.q, got, len(added), want)
+		}
+	}
+}
