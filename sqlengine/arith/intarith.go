@@ -449,6 +449,13 @@ func operator(ctx *sql.Context, e sql.Expression, divErrors bool) (sql.Expressio
 			return &strDouble{child: x.Child}, transform.NewTree, nil
 		case ct == types.Date && IsIntegerType(t):
 			return &castDate{child: x.Child, gms: x}, transform.NewTree, nil
+		case (ct == types.Int64 || ct == types.Uint64) && types.IsFloat(t):
+			// castnum.go
+			return &castNumber{child: x.Child, gms: x, eval: floatToInt(ct == types.Uint64)}, transform.NewTree, nil
+		case ct == types.Int64 && IsIntegerType(t) && types.IsUnsigned(t):
+			return &castNumber{child: x.Child, gms: x, eval: uintToSigned}, transform.NewTree, nil
+		case types.IsDatetimeType(ct) && IsIntegerType(t):
+			return &castNumber{child: x.Child, gms: x, eval: numberToDatetime}, transform.NewTree, nil
 		case types.IsDecimal(ct) && !temporal(t):
 			// Clipped to the type's range (deccast.go).
 			if dc := newDecCast(x); dc != nil {

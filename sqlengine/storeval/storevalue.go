@@ -150,12 +150,14 @@ func storeInteger(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum int) 
 		}
 		return int64(0), nil
 	case float32:
-		d = decimal.NewFromFloat32(x)
+		// A FLOAT or DOUBLE rounds half to even, as MySQL's rint: 2.5e0
+		// is stored as 2 (a DECIMAL's 2.5 as 3).
+		d = decimal.NewFromFloat(math.RoundToEven(float64(x)))
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return v, nil
 		}
-		d = decimal.NewFromFloat(x)
+		d = decimal.NewFromFloat(math.RoundToEven(x))
 	case decimal.Decimal:
 		d = x
 	case string:
