@@ -1367,6 +1367,23 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// TO_SECONDS, which GMS lacked (1305; functions/baddate.go).
+	for _, q := range []string{
+		"SELECT TO_SECONDS('2024-01-01'), TO_SECONDS('2009-11-29 13:43:32'), TO_SECONDS(20240101), TO_SECONDS(20091129134332), TO_SECONDS('2024-01-01 00:00:01.9'), TO_SECONDS(NULL), TO_SECONDS('abc'), TO_SECONDS(CAST('2024-02-29' AS DATE)), TO_SECONDS(CAST('2024-02-29 10:00:00' AS DATETIME)), TO_SECONDS(950501)",
+		"SELECT id, TO_SECONDS(dt) FROM t_di ORDER BY id",
+	} {
+		add("strict", q)
+	}
+	// TIME_FORMAT of hours past 24 and of %k and %l
+	// (functions/timeformat.go; GMS took the hour modulo 24, printed %k
+	// as the letter, and failed text with a date, 1105).
+	for _, q := range []string{
+		"SELECT TIME_FORMAT('10:11:12', '%H %k %h %I %l %i %s %p'), TIME_FORMAT('100:00:00', '%H %k'), TIME_FORMAT('-01:02:03.5', '%H:%i:%s.%f %r %T'), TIME_FORMAT('00:00:00', '%h %l %p'), TIME_FORMAT('13:00:00', '%h %l %p %%'), TIME_FORMAT('10:00:00', '%Y'), TIME_FORMAT(NULL, '%H')",
+		"SELECT TIME_FORMAT('2024-01-01 15:16:17', '%H %i'), TIME_FORMAT(CAST('2024-01-01 15:16:17' AS DATETIME), '%k'), TIME_FORMAT(101112, '%T'), TIME_FORMAT('abc', '%H')",
+		"SELECT id, TIME_FORMAT(t, '%H:%i %k %l %p') FROM t_tt2 ORDER BY id",
+	} {
+		add("strict", q)
+	}
 	semWindowCorpus(add, quiet)
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -151,4 +152,40 @@ func fromDaysBeyond(ctx *sql.Context, row sql.Row, args []sql.Expression) (any, 
 	}
 	ctx.Warn(1441, "Datetime function: from_days field overflow")
 	return nil, true, nil
+}
+
+// TO_SECONDS(date), which GMS lacks (1305): the seconds since year 0,
+// TO_DAYS of the date times 86400 plus its time of day (the fraction
+// left out, as MySQL's); an integer date read by its digits; NULL with
+// 1292 for a value that is no date.
+func newToSeconds(d sql.Expression) sql.Expression {
+	var self func(args ...sql.Expression) (sql.Expression, error)
+	self = func(args ...sql.Expression) (sql.Expression, error) {
+		return &delegate{name: "to_seconds", args: args, gms: function.NewToDays(args[0]), mk: self, typ: types.Int64, eval: toSeconds}, nil
+	}
+	e, _ := self(d)
+	return e
+}
+
+func toSeconds(ctx *sql.Context, row sql.Row, args []sql.Expression) (any, bool, error) {
+	v, err := args[0].Eval(ctx, row)
+	if err != nil || v == nil {
+		return nil, true, err
+	}
+	in := v
+	if s, ok := integerDate(v); ok {
+		in = s
+	}
+	t, _, err := types.DatetimeMaxPrecision.Convert(ctx, in)
+	tm, ok := t.(time.Time)
+	if err != nil || !ok {
+		ctx.Warn(1292, "Incorrect datetime value: '%v'", v)
+		return nil, true, nil
+	}
+	days, err := function.NewToDays(expression.NewLiteral(tm, types.DatetimeMaxPrecision)).Eval(ctx, nil)
+	n, isInt := days.(int)
+	if err != nil || !isInt {
+		return nil, true, err
+	}
+	return int64(n)*86400 + int64(tm.Hour()*3600+tm.Minute()*60+tm.Second()), true, nil
 }

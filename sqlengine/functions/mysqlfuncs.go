@@ -42,11 +42,12 @@ import (
 //   - INSERT, MAKE_SET, EXPORT_SET, MAKEDATE and UTC_TIME, which GMS
 //     lacks (morefuncs.go); SEC_TO_TIME and MAKETIME (timefuncs.go);
 //   - DATE_FORMAT and MONTHNAME of a bad or integer date, FROM_DAYS past
-//     9999-12-31 (baddate.go);
+//     9999-12-31, TO_SECONDS, which GMS lacks (baddate.go);
 //   - LENGTH and CHAR_LENGTH of a TIME (timefuncs.go);
 //   - TIME_TO_SEC, HOUR, MINUTE, SECOND, MICROSECOND of a TIME (timefuncs.go);
 //   - VARIANCE, STDDEV and their kin typed DOUBLE, as MySQL 8's (variance.go);
 //   - JSON_ARRAYAGG of no rows NULL (jsonagg.go);
+//   - TIME_FORMAT of hours past 24, %k and %l (timeformat.go);
 //   - IF and IFNULL typed as MySQL aggregates their branches, with CASE
 //     through BranchTypeRule (branchtype.go);
 //   - petrel_assign_user_var(@v, expr): `@v := expr` in an expression,
@@ -116,6 +117,8 @@ func MySQL() []sql.Function {
 		sql.Function1{Name: "to_days", Fn: datePart("to_days", function.NewToDays)},
 		sql.Function1{Name: "last_day", Fn: datePart("last_day", function.NewLastDay)},
 		sql.Function1{Name: "from_days", Fn: newFromDays}, // baddate.go
+		sql.Function1{Name: "to_seconds", Fn: newToSeconds},
+		sql.Function2{Name: "time_format", Fn: newTimeFormat}, // timeformat.go
 		sql.Function1{Name: "hour", Fn: newHourOf},
 		sql.Function1{Name: "minute", Fn: newMinuteOf},
 		sql.Function1{Name: "second", Fn: newSecondOf},
