@@ -143,7 +143,7 @@ func MySQL() []sql.Function {
 			return newAssignUserVar(args[0], args[1])
 		}},
 		sql.Function1{Name: "sqrt", Fn: function.NewSqrt}, // text arguments: textnum.go
-		sql.Function1{Name: "exp", Fn: function.NewExp},
+		sql.Function1{Name: "exp", Fn: newExp},            // numfuncs.go
 		sql.Function1{Name: "ln", Fn: function.NewLogBaseFunc(math.E)},
 		sql.FunctionN{Name: "log", Fn: function.NewLog},
 		sql.Function1{Name: "log10", Fn: function.NewLogBaseFunc(10)},

@@ -211,3 +211,32 @@ func power(x, y float64) float64 {
 	r, _ := z.Float64()
 	return r
 }
+
+// newExp is EXP(x) with MySQL's overflow check: a result past the DOUBLE
+// range is error 1690 ("DOUBLE value is out of range in 'exp(x)'"); GMS
+// answered NULL.
+func newExp(x sql.Expression) sql.Expression {
+	return &delegate{name: "exp", args: []sql.Expression{x}, gms: function.NewExp(x), mk: func(args ...sql.Expression) (sql.Expression, error) {
+		return newExp(args[0]), nil
+	}, typ: types.Float64, eval: func(ctx *sql.Context, row sql.Row, args []sql.Expression) (any, bool, error) {
+		v, err := args[0].Eval(ctx, row)
+		if err != nil || v == nil {
+			return nil, true, err
+		}
+		var f float64
+		if s, ok := v.(string); ok {
+			f = textDouble(ctx, s)
+		} else {
+			c, _, err := types.Float64.Convert(ctx, v)
+			if err != nil {
+				return nil, false, nil
+			}
+			f = c.(float64)
+		}
+		r := math.Exp(f)
+		if math.IsInf(r, 0) || math.IsNaN(r) {
+			return nil, true, mysqlerr.New(mysqlerr.ErDataOutOfRange, "DOUBLE value is out of range in 'exp(%s)'", args[0])
+		}
+		return r, true, nil
+	}}
+}
