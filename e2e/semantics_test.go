@@ -1391,6 +1391,13 @@ func semCorpus() []semStmt {
 	} {
 		add("strict", q)
 	}
+	// A TIMESTAMP outside its range is 1292 under strict mode and the
+	// zero timestamp with 1264 otherwise (storeval; GMS failed with 1105).
+	quiet("CREATE TABLE t_tsr (id INT PRIMARY KEY, ts TIMESTAMP NULL)")
+	add("strict", "INSERT INTO t_tsr VALUES (1, '2038-01-19 03:14:08')")
+	add("strict", "INSERT INTO t_tsr VALUES (2, '1970-01-01 00:00:00')")
+	add("nonstrict", "INSERT INTO t_tsr VALUES (3, '2038-01-19 03:14:08'), (4, '1969-12-31 23:59:59'), (5, '2000-01-01 10:00:00')")
+	add("nonstrict", "SELECT id, ts FROM t_tsr ORDER BY id")
 	semWindowCorpus(add, quiet)
 	return out
 }

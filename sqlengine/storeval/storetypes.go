@@ -417,6 +417,18 @@ func storeDate(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum int) (an
 		ctx.Session.Warn(&sql.Warning{Level: "Note", Code: mysqlerr.ErWarnDataTruncated, Message: truncatedMsg(col, rowNum)})
 		t = time.Date(p.Y, time.Month(p.Mo), p.D, 0, 0, 0, 0, time.UTC)
 	}
+	if types.IsTimestampType(col.Type) {
+		// Outside TIMESTAMP's range: MySQL's 1292 under strict mode, the
+		// zero timestamp with 1264 otherwise (GMS failed with 1105,
+		// "outside of timestamp range").
+		if _, _, err := col.Type.Convert(ctx, t); types.ErrConvertingToTimeOutOfRange.Is(err) {
+			if m.Strict {
+				return nil, storeError(mysqlerr.ErWrongValue, "Incorrect datetime value: '%s' for column '%s' at row %d", text, col.Name, rowNum)
+			}
+			ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWarnDataOutOfRange, Message: outOfRange(col, rowNum)})
+			return zero, nil
+		}
+	}
 	return t, nil
 }
 
