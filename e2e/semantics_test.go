@@ -546,6 +546,10 @@ func semCorpus() []semStmt {
 		"SELECT LEFT(BINARY 'ábc', 2) = 'á', HEX(SUBSTRING(BINARY 'ábc', 2, 1)), HEX(SUBSTR(BINARY 'ábc', -2)), HEX(MID(BINARY 'ábc', 0)), HEX(RIGHT(BINARY 'ábc', 3))",
 		"SELECT SUBSTRING('ábc', 2, 1), LEFT('ábc', 2), RIGHT('ábc', 1), HEX(SUBSTRING(BINARY 'abc', 5)), HEX(SUBSTRING(BINARY 'abc', 2, -1)), SUBSTRING(NULL, 1), LEFT(BINARY 'ab', NULL), HEX(LEFT(BINARY 'ábc', -1))",
 		"SELECT HEX(LEFT(b, 3)), HEX(SUBSTRING(b, 2, 2)), HEX(RIGHT(b, 2)), LENGTH(SUBSTRING(b, 3)) FROM t_qb ORDER BY id",
+		// A DECIMAL cast to text at its scale (castchar.go): a quotient's
+		// 9-digit value printed before.
+		"SELECT CAST(1/3 AS CHAR), CAST(2/3 AS CHAR(10)), CAST(10/4 AS CHAR), CAST(1/3*3 AS CHAR), CAST(-2/3 AS CHAR), CAST(1/3 AS BINARY), CAST(SUM(1/3) AS CHAR)",
+		"SELECT a, CAST(a/3 AS CHAR), CAST(a/3*3 AS CHAR), CAST(-a/7 AS CHAR), CAST(a*1.5/4 AS CHAR), CAST(a/3 + 0.5 AS BINARY), CAST(CAST(a AS DECIMAL(5,2))/3 AS CHAR) FROM t_qa WHERE a IS NOT NULL ORDER BY a",
 		// SUBSTRING's FROM form without FOR (sqlmode/substrfrom.go; 1064 before).
 		"SELECT SUBSTRING('ábc' FROM 2), SUBSTRING('abcde' FROM -2), SUBSTR('abc' FROM 2 FOR 1), SUBSTRING(s FROM 2) FROM t_qs ORDER BY s",
 	} {

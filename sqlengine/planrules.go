@@ -68,6 +68,9 @@ func installAnalyzerRules() {
 		// Constants folded before the default rules pick index ranges
 		// (arith/constfold.go).
 		analyzer.OnceBeforeDefault = insertAfter(analyzer.OnceBeforeDefault, "simplifyFilters", analyzer.Rule{Id: arith.ConstFoldRuleID, Apply: arith.FoldConstants})
+		// A DECIMAL cast to text prints at its scale (castchar.go): before
+		// the folding, which would print a constant quotient's 9 digits.
+		analyzer.OnceBeforeDefault = insertAfter(analyzer.OnceBeforeDefault, "simplifyFilters", analyzer.Rule{Id: castCharRuleID, Apply: castCharRule})
 		// LEFT JOIN conditions on the right side alone filter it before
 		// the join (rewrite/outerpush.go).
 		analyzer.OnceBeforeDefault = append(analyzer.OnceBeforeDefault, analyzer.Rule{Id: rewrite.OuterPushRuleID, Apply: rewrite.PushLeftJoinConditions})
@@ -121,6 +124,9 @@ func installAnalyzerRules() {
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.FrameAggRuleID, Apply: functions.FrameAggRule})
 		// IN subqueries of text compared by collation (insubqcoll.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: collInSubqueryRuleID, Apply: collInSubqueryRule})
+		// CAST of a DECIMAL to text at its scale (castchar.go), after the
+		// arithmetic rules have typed the quotients.
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: castCharRuleID, Apply: castCharRule})
 		// Column-literal comparisons of one type compared directly
 		// (arith/fastcmp.go), after index selection has read them.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: arith.FastCmpRuleID, Apply: fastCmpRule})

@@ -4,6 +4,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
 )
 
 // SUBSTRING (SUBSTR, MID), LEFT and RIGHT of a binary string count
@@ -43,7 +44,7 @@ func substringFns() []sql.Function {
 // binaryArgs evaluates a binary string and its integer arguments; ok
 // false when the string is not binary (GMS answers).
 func binaryArgs(ctx *sql.Context, row sql.Row, args []sql.Expression) (s []byte, ns []int64, null, ok bool, err error) {
-	if !types.IsBinaryType(args[0].Type()) {
+	if !binaryString(args[0].Type()) {
 		return nil, nil, false, false, nil
 	}
 	v, err := args[0].Eval(ctx, row)
@@ -116,4 +117,18 @@ func binaryEnd(fromRight bool) func(ctx *sql.Context, row sql.Row, args []sql.Ex
 		}
 		return append([]byte{}, s[:k]...), true, nil
 	}
+}
+
+// binaryString reports whether t is a binary string type (BINARY,
+// VARBINARY, BLOB): GMS's IsBinaryType counts JSON and spatial types
+// too, which MySQL's string functions read as text.
+func binaryString(t sql.Type) bool {
+	if t == nil {
+		return false
+	}
+	switch t.Type() {
+	case sqltypes.Binary, sqltypes.VarBinary, sqltypes.Blob:
+		return true
+	}
+	return false
 }

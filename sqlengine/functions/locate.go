@@ -85,7 +85,7 @@ func (l *locate) WithChildren(children ...sql.Expression) (sql.Expression, error
 // coercibility's, the string's on a tie (binary if either is binary).
 func (l *locate) collation(ctx *sql.Context) sql.CollationID {
 	coll := func(e sql.Expression) (sql.CollationID, byte) {
-		if types.IsBinaryType(e.Type()) {
+		if binaryString(e.Type()) {
 			return sql.Collation_binary, 2
 		}
 		if cc, ok := e.(sql.CollationCoercible); ok {
