@@ -1402,6 +1402,14 @@ func semCorpus() []semStmt {
 	add("strict", "INSERT INTO t_tsr VALUES (2, '1970-01-01 00:00:00')")
 	add("nonstrict", "INSERT INTO t_tsr VALUES (3, '2038-01-19 03:14:08'), (4, '1969-12-31 23:59:59'), (5, '2000-01-01 10:00:00')")
 	add("nonstrict", "SELECT id, ts FROM t_tsr ORDER BY id")
+	// EXTRACT of a TIME's parts (functions/extracttime.go; GMS read the
+	// TIME as a DATETIME: NULL with 1292 for '10:11:12', 14 for -10:00:00).
+	for _, q := range []string{
+		"SELECT EXTRACT(HOUR FROM '10:11:12'), EXTRACT(MINUTE FROM '10:11:12'), EXTRACT(SECOND FROM '10:11:12'), EXTRACT(MICROSECOND FROM '10:11:12.5'), EXTRACT(HOUR_SECOND FROM '10:11:12'), EXTRACT(HOUR FROM CAST('-10:00:00' AS TIME)), EXTRACT(MINUTE_MICROSECOND FROM CAST('-10:11:12.25' AS TIME(2))), EXTRACT(YEAR FROM '2024-02-29'), EXTRACT(HOUR FROM '2024-02-29 13:00:00'), EXTRACT(HOUR FROM NULL), EXTRACT(HOUR FROM 101112), EXTRACT(WEEK FROM '2024-02-29')",
+		"SELECT id, EXTRACT(MINUTE FROM t), EXTRACT(SECOND FROM t), EXTRACT(MINUTE_SECOND FROM t) FROM t_tt2 ORDER BY id",
+	} {
+		add("strict", q)
+	}
 	semWindowCorpus(add, quiet)
 	return out
 }

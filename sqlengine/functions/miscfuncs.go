@@ -187,7 +187,8 @@ const ParsedFormsRuleID analyzer.RuleId = 1043
 // ParsedFormsRule puts Petrel's functions in place of GMS's where GMS's
 // parser builds them without the function registry: TIMESTAMPDIFF,
 // TRIM of a NULL pattern (trimNull), and EXTRACT(WEEK FROM d), which is WEEK(d, 0) (GMS's was one more in
-// 2024: EXTRACT(WEEK FROM '2024-02-29') was 9 where MySQL's is 8).
+// 2024: EXTRACT(WEEK FROM '2024-02-29') was 9 where MySQL's is 8), other
+// units through newExtract (a TIME's parts).
 func ParsedFormsRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		if ex, ok := e.(*function.Extract); ok {
@@ -239,8 +240,11 @@ func extractWeek(ex *function.Extract) (sql.Expression, transform.TreeIdentity, 
 		return ex, transform.SameTree, nil
 	}
 	unit, ok := lit.Value().(string)
-	if !ok || !strings.EqualFold(unit, "week") {
+	if !ok {
 		return ex, transform.SameTree, nil
+	}
+	if !strings.EqualFold(unit, "week") {
+		return newExtract(ex.LeftChild, ex.RightChild), transform.NewTree, nil // a TIME's parts: extracttime.go
 	}
 	w, err := newWeek(ex.RightChild, expression.NewLiteral(int8(0), types.Int8))
 	if err != nil {

@@ -48,6 +48,7 @@ import (
 //   - VARIANCE, STDDEV and their kin typed DOUBLE, as MySQL 8's (variance.go);
 //   - JSON_ARRAYAGG of no rows NULL (jsonagg.go);
 //   - TIME_FORMAT of hours past 24, %k and %l (timeformat.go);
+//   - EXTRACT of a TIME's parts (extracttime.go);
 //   - IF and IFNULL typed as MySQL aggregates their branches, with CASE
 //     through BranchTypeRule (branchtype.go);
 //   - petrel_assign_user_var(@v, expr): `@v := expr` in an expression,
