@@ -2,6 +2,8 @@ package node_test
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -76,4 +78,43 @@ func TestLockTablesNotLogged(t *testing.T) {
 	if got := queryRows(t, db, "SELECT COUNT(*) FROM lt.t1"); got[0][0] != "2" {
 		t.Errorf("t1 has %s rows, want 2", got[0][0])
 	}
+}
+
+// TestMetadataLocksTable: performance_schema.metadata_locks lists LOCK
+// TABLES' locks (SHARED_READ_ONLY for READ, SHARED_NO_READ_WRITE for
+// WRITE) and the global read lock, with their owner's thread.
+func TestMetadataLocksTable(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE lt", "CREATE TABLE lt.t1 (id INT)", "CREATE TABLE lt.t2 (id INT)")
+	a, b := lockConn(t, open("lt")), lockConn(t, open("lt"))
+	mustExecConn(t, b, "FLUSH TABLES WITH READ LOCK")
+	mustExecConn(t, a, "LOCK TABLES t1 READ, t1 AS x READ")
+	q := `SELECT m.OBJECT_TYPE, COALESCE(m.OBJECT_SCHEMA, ''), COALESCE(m.OBJECT_NAME, ''), m.LOCK_TYPE, m.LOCK_DURATION, m.LOCK_STATUS, t.PROCESSLIST_ID = CONNECTION_ID()
+		FROM performance_schema.metadata_locks m JOIN performance_schema.threads t ON t.THREAD_ID = m.OWNER_THREAD_ID ORDER BY 1 DESC, 3`
+	for _, want := range []string{
+		"[[TABLE lt t1 SHARED_READ_ONLY EXPLICIT GRANTED 1] [GLOBAL   SHARED EXPLICIT GRANTED 0]]",
+		"[[TABLE lt t2 SHARED_NO_READ_WRITE EXPLICIT GRANTED 1]]",
+	} {
+		if got := fmt.Sprint(lockConnRows(t, a, q)); got != want {
+			t.Errorf("metadata_locks:\n got %s\nwant %s", got, want)
+		}
+		mustExecConn(t, b, "UNLOCK TABLES")
+		mustExecConn(t, a, "LOCK TABLES t2 WRITE")
+	}
+	mustExecConn(t, a, "UNLOCK TABLES")
+	if n := connInt(t, a, "SELECT COUNT(*) FROM performance_schema.metadata_locks"); n != 0 {
+		t.Errorf("%d metadata locks after UNLOCK TABLES", n)
+	}
+}
+
+// lockConnRows runs q on c and returns its rows as strings.
+func lockConnRows(t *testing.T, c *sql.Conn, q string) [][]string {
+	t.Helper()
+	rows, err := c.QueryContext(context.Background(), q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	return scanRows(t, rows)
 }

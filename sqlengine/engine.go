@@ -254,6 +254,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	e.RegisterFunction(releaseLockFunction(e.gms.LS)) // namedlocks.go
 	e.registerConnectAttrs()
+	e.registerMetadataLocks() // lockmdl.go
 	e.registerPerfSchemaTables()
 	e.admission = newAdmitGate(int(e.globals.Int(concurrencyVar, defaultConcurrency())), time.Now)
 	e.registerAdmissionStatus()

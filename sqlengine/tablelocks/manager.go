@@ -381,6 +381,39 @@ func (m *Manager) Waiting(s SessionID, state string) {
 // WaitState is what s waits for, "" if it does not wait.
 func (m *Manager) WaitState(s SessionID) string { return m.waiting[s] }
 
+// Held is one lock a session holds: a table's (Table set, Mode its
+// strongest) or the global read lock (Global).
+type Held struct {
+	Session SessionID
+	Global  bool
+	Table   Table
+	Mode    Mode
+}
+
+// Snapshot lists the locks held, by session and then in the order taken;
+// a table locked under several names once, in its strongest mode
+// (performance_schema.metadata_locks).
+func (m *Manager) Snapshot() []Held {
+	var out []Held
+	for _, id := range m.ids() {
+		h := m.sessions[id]
+		if h.global {
+			out = append(out, Held{Session: id, Global: true})
+		}
+		at := map[Table]int{}
+		for _, e := range h.entries {
+			k := e.Table.key()
+			if i, ok := at[k]; ok {
+				out[i].Mode = max(out[i].Mode, e.Mode)
+				continue
+			}
+			at[k] = len(out)
+			out = append(out, Held{Session: id, Table: e.Table, Mode: e.Mode})
+		}
+	}
+	return out
+}
+
 // Holders lists who locks t: sessions and modes (SHOW OPEN TABLES'
 // In_use, performance_schema.metadata_locks).
 func (m *Manager) Holders(t Table) map[SessionID]Mode {

@@ -23,6 +23,7 @@ import (
 //	ddl s=N [routine=true]                         DDL (routine=true: routine or database DDL)
 //	read-only s=N                                  SET GLOBAL read_only = ON
 //	state                                          every session's locks
+//	snapshot                                       the locks held (metadata_locks)
 func TestScenarios(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		m := New()
@@ -102,6 +103,16 @@ func TestScenarios(t *testing.T) {
 				return show(m.DDL(s, arg("routine") == "true"))
 			case "state":
 				return state(m)
+			case "snapshot":
+				var b strings.Builder
+				for _, h := range m.Snapshot() {
+					if h.Global {
+						fmt.Fprintf(&b, "s%d global\n", h.Session)
+						continue
+					}
+					fmt.Fprintf(&b, "s%d %s.%s %s\n", h.Session, h.Table.DB, h.Table.Name, h.Mode)
+				}
+				return strings.TrimSuffix(b.String(), "\n")
 			}
 			t.Fatalf("%s: unknown command %q", td.Pos, td.Cmd)
 			return ""
