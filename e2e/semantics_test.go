@@ -519,6 +519,8 @@ func semCorpus() []semStmt {
 	quiet("CREATE TABLE t_qs (s VARCHAR(10))")
 	quiet("INSERT INTO t_qa VALUES (1), (2), (3), (NULL)")
 	quiet("INSERT INTO t_qs VALUES ('abc'), ('ABD'), ('b')")
+	quiet("CREATE TABLE t_qr (id INT PRIMARY KEY, s VARCHAR(10), d DECIMAL(5,2), g INT)")
+	quiet("INSERT INTO t_qr VALUES (1, 'abc', 1.0, 1), (2, 'ABC', 1.00, 1), (3, 'b', 2, 1), (4, 'B', 2.5, 2), (5, 'abd', NULL, 2), (6, 'ABC', NULL, 2)")
 	quiet("CREATE TABLE t_qb (id INT PRIMARY KEY, b VARBINARY(20))")
 	quiet("INSERT INTO t_qb VALUES (1, 'ábcdé'), (2, 'xyz'), (3, NULL)")
 	for _, q := range []string{
@@ -550,6 +552,8 @@ func semCorpus() []semStmt {
 		// 9-digit value printed before.
 		"SELECT CAST(1/3 AS CHAR), CAST(2/3 AS CHAR(10)), CAST(10/4 AS CHAR), CAST(1/3*3 AS CHAR), CAST(-2/3 AS CHAR), CAST(1/3 AS BINARY), CAST(SUM(1/3) AS CHAR)",
 		"SELECT a, CAST(a/3 AS CHAR), CAST(a/3*3 AS CHAR), CAST(-a/7 AS CHAR), CAST(a*1.5/4 AS CHAR), CAST(a/3 + 0.5 AS BINARY), CAST(CAST(a AS DECIMAL(5,2))/3 AS CHAR) FROM t_qa WHERE a IS NOT NULL ORDER BY a",
+		// RANK and DENSE_RANK tell peers by collation (functions/windowpeers.go).
+		"SELECT id, RANK() OVER (ORDER BY s), DENSE_RANK() OVER (ORDER BY s), RANK() OVER (PARTITION BY g ORDER BY d), DENSE_RANK() OVER (ORDER BY s DESC, id), RANK() OVER (ORDER BY s, d) FROM t_qr ORDER BY id",
 		// SUBSTRING's FROM form without FOR (sqlmode/substrfrom.go; 1064 before).
 		"SELECT SUBSTRING('ábc' FROM 2), SUBSTRING('abcde' FROM -2), SUBSTR('abc' FROM 2 FOR 1), SUBSTRING(s FROM 2) FROM t_qs ORDER BY s",
 	} {

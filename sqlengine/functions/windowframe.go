@@ -48,7 +48,9 @@ func PeerFrameRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sco
 			}
 			ne, ok := withPeerFrame(e)
 			if !ok {
-				continue
+				if ne, ok = withPeerGroups(e); !ok { // windowpeers.go
+					continue
+				}
 			}
 			if alias != nil {
 				var err error
