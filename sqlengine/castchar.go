@@ -26,32 +26,30 @@ const castCharRuleID analyzer.RuleId = 1732
 
 // castCharRule puts decFixed under each cast of a DECIMAL to text.
 func castCharRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-			c, ok := e.(*expression.Convert)
-			if !ok {
-				return e, transform.SameTree, nil
-			}
-			if t := c.Type(); !types.IsText(t) && (t.Type() != sqltypes.VarBinary && t.Type() != sqltypes.Blob && t.Type() != sqltypes.Binary) {
-				return e, transform.SameTree, nil
-			}
-			dt, ok := c.Child.Type().(sql.DecimalType)
-			if !ok {
-				return e, transform.SameTree, nil
-			}
-			if _, done := c.Child.(*decFixed); done {
-				return e, transform.SameTree, nil
-			}
-			scale, ok := arith.ResultScale(c.Child, arith.DivIncrement(ctx))
-			if !ok {
-				scale = int(dt.Scale())
-			}
-			ne, err := c.WithChildren(&decFixed{child: c.Child, scale: int32(scale)})
-			if err != nil {
-				return nil, transform.SameTree, err
-			}
-			return ne, transform.NewTree, nil
-		})
+	return eachExpr(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		c, ok := e.(*expression.Convert)
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		if t := c.Type(); !types.IsText(t) && (t.Type() != sqltypes.VarBinary && t.Type() != sqltypes.Blob && t.Type() != sqltypes.Binary) {
+			return e, transform.SameTree, nil
+		}
+		dt, ok := c.Child.Type().(sql.DecimalType)
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		if _, done := c.Child.(*decFixed); done {
+			return e, transform.SameTree, nil
+		}
+		scale, ok := arith.ResultScale(c.Child, arith.DivIncrement(ctx))
+		if !ok {
+			scale = int(dt.Scale())
+		}
+		ne, err := c.WithChildren(&decFixed{child: c.Child, scale: int32(scale)})
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		return ne, transform.NewTree, nil
 	})
 }
 

@@ -31,18 +31,16 @@ const collInSubqueryRuleID analyzer.RuleId = 1731
 // collInSubqueryRule replaces each InSubquery of text under a keyed
 // collation by collInSubquery.
 func collInSubqueryRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-			in, ok := e.(*plan.InSubquery)
-			if !ok {
-				return e, transform.SameTree, nil
-			}
-			coll, ok := inSubqueryCollation(ctx, in)
-			if !ok {
-				return e, transform.SameTree, nil
-			}
-			return &collInSubquery{InSubquery: in, coll: coll}, transform.NewTree, nil
-		})
+	return eachExpr(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		in, ok := e.(*plan.InSubquery)
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		coll, ok := inSubqueryCollation(ctx, in)
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		return &collInSubquery{InSubquery: in, coll: coll}, transform.NewTree, nil
 	})
 }
 
@@ -182,4 +180,12 @@ func textOf(v any) string {
 		return string(v)
 	}
 	return fmt.Sprint(v)
+}
+
+// eachExpr applies fn to every expression of n's nodes, bottom up
+// (castchar.go's rule too).
+func eachExpr(n sql.Node, fn func(sql.Expression) (sql.Expression, transform.TreeIdentity, error)) (sql.Node, transform.TreeIdentity, error) {
+	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		return transform.Expr(e, fn)
+	})
 }

@@ -11,10 +11,8 @@ import (
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
-	"github.com/dolthub/go-mysql-server/sql"
 
 	"petrel/internal/base"
-	"petrel/storage/keys"
 )
 
 // A large non-unique index is built as a table file and ingested
@@ -135,40 +133,24 @@ func (t *Txn) buildBulk(it *pebble.Iterator, tb *Table, ix *Index, plen int) err
 		// id reused in the same ALTER).
 		return t.buildEntries(it, tb, ix, plen)
 	}
-	want := make([]bool, len(tb.Schema))
-	for _, o := range ix.Ords {
-		want[o] = true
-	}
 	b := &bulkIndex{start: start, end: end, repr: make([]byte, batchrepr.HeaderLen, 1<<20)}
-	var (
-		row   sql.Row
-		k     []byte
-		total int
-	)
-	for it.First(); it.Valid(); it.Next() {
-		if row, err = keys.DecodeRowBorrowed(row, it.Value(), tb.Schema, want); err != nil {
-			return err
-		}
-		pkSuffix := it.Key()[plen:]
-		if k, err = tb.appendIndexKey(k[:0], ix, row, pkSuffix); err != nil {
-			return err
-		}
+	total := 0
+	err = indexEntries(it, tb, ix, plen, func(k, pkSuffix []byte) error {
 		b.repr = appendSet(b.repr, k, pkSuffix)
 		b.n++
 		total++
 		if total == 1 {
 			b.reserve(t.e.ApproxRows(tb))
 		}
-		if len(b.repr) >= bulkChunk {
-			if len(t.bulk) == 0 || t.bulk[len(t.bulk)-1] != b {
-				t.bulk = append(t.bulk, b) // its files are removed with the transaction
-			}
-			if err := t.e.writeBulkFile(b); err != nil {
-				return err
-			}
+		if len(b.repr) < bulkChunk {
+			return nil
 		}
-	}
-	if err := readErr(it.Error()); err != nil {
+		if len(t.bulk) == 0 || t.bulk[len(t.bulk)-1] != b {
+			t.bulk = append(t.bulk, b) // its files are removed with the transaction
+		}
+		return t.e.writeBulkFile(b)
+	})
+	if err != nil {
 		return err
 	}
 	if total == 0 {

@@ -643,6 +643,13 @@ func (t *Txn) putEntry(k, pkSuffix []byte) error {
 // values and allocated two byte slices per row (ALTER TABLE ... ADD
 // INDEX of 1M rows, issue 29).
 func (t *Txn) buildEntries(it *pebble.Iterator, tb *Table, ix *Index, plen int) error {
+	return indexEntries(it, tb, ix, plen, t.putEntry)
+}
+
+// indexEntries calls put with each row's entry of the non-unique index
+// ix (its key, valid until the next call, and the row's primary-key
+// suffix), the rows of tb from it, keys after a prefix of plen bytes.
+func indexEntries(it *pebble.Iterator, tb *Table, ix *Index, plen int, put func(k, pkSuffix []byte) error) error {
 	want := make([]bool, len(tb.Schema))
 	for _, o := range ix.Ords {
 		want[o] = true
@@ -660,7 +667,7 @@ func (t *Txn) buildEntries(it *pebble.Iterator, tb *Table, ix *Index, plen int) 
 		if k, err = tb.appendIndexKey(k[:0], ix, row, pkSuffix); err != nil {
 			return err
 		}
-		if err := t.putEntry(k, pkSuffix); err != nil {
+		if err := put(k, pkSuffix); err != nil {
 			return err
 		}
 	}

@@ -14,16 +14,7 @@ func TestIntervalUnitsQuoted(t *testing.T) {
 		{"SELECT INTERVAL(5, 1, 3, f(7, 8)), d + INTERVAL (1) DAY, d - INTERVAL (SELECT 1) DAY", "SELECT `INTERVAL`(5, 1, 3, f(7, 8)), d + INTERVAL (1) DAY, d - INTERVAL (SELECT 1) DAY"},
 	} {
 		got, added := intervalUnits(tc.q, false)
-		want := tc.want
-		if want == "" {
-			want = tc.q
-		}
-		if got != want {
-			t.Errorf("%s:\n got %s\nwant %s", tc.q, got, want)
-		}
-		if len(added) != len(got)-len(tc.q) {
-			t.Errorf("%s: %d offsets for %d bytes added", tc.q, len(added), len(got)-len(tc.q))
-		}
+		checkInsertions(t, tc.q, tc.want, got, added) // quantified_internal_test.go
 		for _, a := range added {
 			if got[a] != '`' {
 				t.Errorf("%s: offset %d is %q, not a backquote", tc.q, a, got[a])

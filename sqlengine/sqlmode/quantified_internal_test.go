@@ -19,30 +19,36 @@ func TestQuantifiedAndWideIdentifiers(t *testing.T) {
 		{"SELECT имя = ANY (SELECT имя FROM t)", "SELECT `имя` = petrel_q_ANY ((SELECT `имя` FROM t))"},
 	} {
 		got, added := quantified(tc.q, false)
-		want := tc.want
-		if want == "" {
-			want = tc.q
+		checkInsertions(t, tc.q, tc.want, got, added)
+	}
+}
+
+// checkInsertions checks a text rewrite of q that only inserts: got is
+// want (q itself when want is empty), added names every inserted byte,
+// and removing those gives q back.
+func checkInsertions(t *testing.T, q, want, got string, added []int) {
+	t.Helper()
+	if want == "" {
+		want = q
+	}
+	if got != want {
+		t.Errorf("%s:\n got %s\nwant %s", q, got, want)
+	}
+	if len(added) != len(got)-len(q) {
+		t.Errorf("%s: %d offsets for %d bytes added", q, len(added), len(got)-len(q))
+	}
+	drop := map[int]bool{}
+	for _, a := range added {
+		drop[a] = true
+	}
+	var back []byte
+	for i := 0; i < len(got); i++ {
+		if !drop[i] {
+			back = append(back, got[i])
 		}
-		if got != want {
-			t.Errorf("%s:\n got %s\nwant %s", tc.q, got, want)
-		}
-		if len(added) != len(got)-len(tc.q) {
-			t.Errorf("%s: %d offsets for %d bytes added", tc.q, len(added), len(got)-len(tc.q))
-		}
-		// Removing the added bytes gives the client's text back.
-		drop := map[int]bool{}
-		for _, a := range added {
-			drop[a] = true
-		}
-		var back []byte
-		for i := 0; i < len(got); i++ {
-			if !drop[i] {
-				back = append(back, got[i])
-			}
-		}
-		if string(back) != tc.q {
-			t.Errorf("%s: without the added bytes: %s", tc.q, back)
-		}
+	}
+	if string(back) != q {
+		t.Errorf("%s: without the added bytes: %s", q, back)
 	}
 }
 
@@ -53,12 +59,6 @@ func TestSubstringFromCompleted(t *testing.T) {
 		{"SELECT SUBSTRING((SELECT a FROM u) FROM 2)", "SELECT SUBSTRING((SELECT a FROM u) FROM 2 FOR 4294967295)"},
 	} {
 		got, added := substringFrom(tc.q, false)
-		want := tc.want
-		if want == "" {
-			want = tc.q
-		}
-		if got != want || len(added) != len(got)-len(tc.q) {
-			t.Errorf("%s:\n got %s (%d offsets)\nwant %s", tc.q, got, len(added), want)
-		}
+		checkInsertions(t, tc.q, tc.want, got, added)
 	}
 }
