@@ -552,6 +552,9 @@ func semCorpus() []semStmt {
 		// 9-digit value printed before.
 		"SELECT CAST(1/3 AS CHAR), CAST(2/3 AS CHAR(10)), CAST(10/4 AS CHAR), CAST(1/3*3 AS CHAR), CAST(-2/3 AS CHAR), CAST(1/3 AS BINARY), CAST(SUM(1/3) AS CHAR)",
 		"SELECT a, CAST(a/3 AS CHAR), CAST(a/3*3 AS CHAR), CAST(-a/7 AS CHAR), CAST(a*1.5/4 AS CHAR), CAST(a/3 + 0.5 AS BINARY), CAST(CAST(a AS DECIMAL(5,2))/3 AS CHAR) FROM t_qa WHERE a IS NOT NULL ORDER BY a",
+		// CAST(x AS CHAR(n)) keeps n characters and warns 1292 (castchar.go).
+		"SELECT CAST('abcdef' AS CHAR(3)), CAST('日本語' AS CHAR(2)), CAST('ábcdef' AS CHAR(3)), CAST(123456 AS CHAR(4)), CAST(-1/7 AS CHAR(5)), CAST('ab' AS CHAR(5)), CAST(NULL AS CHAR(2)), CONVERT('xyz', CHAR(1))",
+		"SELECT s, CAST(s AS CHAR(2)), CAST(a/3 AS CHAR(3)) FROM t_qs, t_qa WHERE a = 1 ORDER BY s",
 		// RANK and DENSE_RANK tell peers by collation (functions/windowpeers.go).
 		"SELECT id, RANK() OVER (ORDER BY s), DENSE_RANK() OVER (ORDER BY s), RANK() OVER (PARTITION BY g ORDER BY d), DENSE_RANK() OVER (ORDER BY s DESC, id), RANK() OVER (ORDER BY s, d) FROM t_qr ORDER BY id",
 		// SUBSTRING's FROM form without FOR (sqlmode/substrfrom.go; 1064 before).

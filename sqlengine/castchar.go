@@ -2,6 +2,9 @@ package sqlengine
 
 import (
 	"fmt"
+	"reflect"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
@@ -34,6 +37,14 @@ func castCharRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 		if t := c.Type(); !types.IsText(t) && (t.Type() != sqltypes.VarBinary && t.Type() != sqltypes.Blob && t.Type() != sqltypes.Binary) {
 			return e, transform.SameTree, nil
 		}
+		if n, ok := charCastLength(c); ok && n > 0 {
+			// CAST(x AS CHAR(n)): Petrel's, in characters, with 1292.
+			child := c.Child
+			if dt, ok := child.Type().(sql.DecimalType); ok {
+				child = &decFixed{child: child, scale: int32(castScale(ctx, child, dt))}
+			}
+			return &charCast{child: child, n: n}, transform.NewTree, nil
+		}
 		dt, ok := c.Child.Type().(sql.DecimalType)
 		if !ok {
 			return e, transform.SameTree, nil
@@ -41,11 +52,7 @@ func castCharRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 		if _, done := c.Child.(*decFixed); done {
 			return e, transform.SameTree, nil
 		}
-		scale, ok := arith.ResultScale(c.Child, arith.DivIncrement(ctx))
-		if !ok {
-			scale = int(dt.Scale())
-		}
-		ne, err := c.WithChildren(&decFixed{child: c.Child, scale: int32(scale)})
+		ne, err := c.WithChildren(&decFixed{child: c.Child, scale: int32(castScale(ctx, c.Child, dt))})
 		if err != nil {
 			return nil, transform.SameTree, err
 		}
@@ -97,4 +104,82 @@ func (d *decFixed) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return str, nil
 	}
 	return fmt.Sprint(s), nil
+}
+
+// castScale is the scale DECIMAL expression e prints at.
+func castScale(ctx *sql.Context, e sql.Expression, dt sql.DecimalType) int {
+	if scale, ok := arith.ResultScale(e, arith.DivIncrement(ctx)); ok {
+		return scale
+	}
+	return int(dt.Scale())
+}
+
+// CAST(x AS CHAR(n)) keeps n characters, with warning 1292 "Truncated
+// incorrect CHAR(n) value" when it cuts, as MySQL's. GMS cut n bytes
+// (CAST('日本語' AS CHAR(2)) was the first two bytes of 日, not UTF-8),
+// silently. GMS keeps the cast's kind and length unexported: they are
+// read by reflection (the version is pinned; fields not found leave
+// GMS's cast).
+
+// charCastLength is c's length when c casts to CHAR(n) or NCHAR(n).
+func charCastLength(c *expression.Convert) (int, bool) {
+	v := reflect.ValueOf(c).Elem()
+	kind, length := v.FieldByName("castToType"), v.FieldByName("typeLength")
+	if kind.Kind() != reflect.String || length.Kind() != reflect.Int {
+		return 0, false
+	}
+	if k := strings.ToLower(kind.String()); k != expression.ConvertToChar && k != expression.ConvertToNChar {
+		return 0, false
+	}
+	return int(length.Int()), true
+}
+
+// charCast is CAST(child AS CHAR(n)).
+type charCast struct {
+	child sql.Expression
+	n     int
+}
+
+var _ sql.Expression = (*charCast)(nil)
+
+func (c *charCast) Resolved() bool             { return c.child.Resolved() }
+func (c *charCast) String() string             { return fmt.Sprintf("convert(%s, char(%d))", c.child, c.n) }
+func (c *charCast) IsNullable() bool           { return true }
+func (c *charCast) Children() []sql.Expression { return []sql.Expression{c.child} }
+func (c *charCast) Type() sql.Type             { return types.LongText }
+
+func (c *charCast) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(c, len(children), 1)
+	}
+	return &charCast{child: children[0], n: c.n}, nil
+}
+
+func (c *charCast) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := c.child.Eval(ctx, row)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	t, _, err := types.LongText.Convert(ctx, v)
+	if err != nil {
+		ctx.Warn(1292, "Incorrect char value: %v", v)
+		return nil, nil
+	}
+	s, ok := t.(string)
+	if !ok {
+		return t, nil
+	}
+	if utf8.RuneCountInString(s) <= c.n {
+		return s, nil
+	}
+	cut, left := s, c.n
+	for i := range s {
+		if left == 0 {
+			cut = s[:i]
+			break
+		}
+		left--
+	}
+	ctx.Warn(1292, "Truncated incorrect CHAR(%d) value: '%s'", c.n, s)
+	return cut, nil
 }
