@@ -609,6 +609,9 @@ func checked(st ast.Statement, err error) (ast.Statement, error) {
 	if cerr := checkWindowUse(st); cerr != nil { // windowcheck.go
 		return nil, cerr
 	}
+	if cerr := checkLikeSelf(st); cerr != nil { // likeself.go
+		return nil, cerr
+	}
 	return topLevelResignal(st), nil
 }
 

@@ -39,6 +39,7 @@ const (
 	ErBadNull                  = 1048 // ER_BAD_NULL_ERROR
 	ErBadDB                    = 1049 // ER_BAD_DB_ERROR
 	ErTableExists              = 1050 // ER_TABLE_EXISTS_ERROR
+	ErNonUniqTable             = 1066 // ER_NONUNIQ_TABLE
 	ErBadTable                 = 1051 // ER_BAD_TABLE_ERROR
 	ErEmptyQuery               = 1065 // ER_EMPTY_QUERY
 	ErAutoincErange            = 167  // HA_ERR_AUTOINC_ERANGE: a generated AUTO_INCREMENT value beyond its column
@@ -249,7 +250,7 @@ func Classes() []base.Class {
 // (numbers not listed: HY000).
 var states = map[int]string{
 	ErDBAccessDenied: "42000", ErAccessDenied: "28000", ErNoDB: "3D000", ErBadNull: "23000",
-	ErBadDB: "42000", ErTableExists: "42S01", ErBadTable: "42S02", ErEmptyQuery: "42000", ErWrongDBName: "42000", ErAutoincErange: "22003", ErBadField: "42S22",
+	ErBadDB: "42000", ErTableExists: "42S01", ErNonUniqTable: "42000", ErBadTable: "42S02", ErEmptyQuery: "42000", ErWrongDBName: "42000", ErAutoincErange: "22003", ErBadField: "42S22",
 	ErDupFieldName: "42S21", ErDupKeyName: "42000", ErDupEntry: "23000", ErParse: "42000",
 	ErServerShutdown: "08S01", ErCantDropFieldOrKey: "42000", ErTableAccessDenied: "42000",
 	ErNoSuchTable: "42S02", ErNetPacketTooLarge: "08S01", ErLockDeadlock: "40001",
