@@ -283,6 +283,7 @@ func New(opts Options) (*Engine, error) {
 	e.RegisterAdmin(flushTablesPattern, sql.PrivilegeType_Reload, e.flushTables) // lockflush.go
 	e.RegisterAdmin(`SET (NAMES|CHARACTER SET|CHARSET) ('[^']*'|"[^"]*"|[A-Za-z0-9_]+)(?: COLLATE ('[^']*'|"[^"]*"|[A-Za-z0-9_]+))?`, 0, e.setNames)
 	e.RegisterAdmin(setNextTransactionPattern, 0, e.setNextTransaction)
+	e.RegisterAdmin(columnsPrivDeletePattern, sql.PrivilegeType_Delete, e.deleteColumnsPriv) // columnspriv.go
 	e.RegisterAdmin(`ALTER USER (?:IF EXISTS )?\S+ REQUIRE (?:SSL|X509|NONE)`, sql.PrivilegeType_CreateUser, e.adminAlterRequire)
 
 	udb := a.Catalog.MySQLDb
@@ -586,6 +587,7 @@ func fixSchema(stmt ast.Statement) ast.Statement {
 	rewrite.AliasSubqueryTables(stmt)  // rewrite/subqalias.go
 	rewrite.AlterRename(stmt)          // rewrite/alterrename.go
 	maskRoutine(stmt)                  // routinecond.go
+	columnsPrivReads(stmt)             // columnspriv.go
 	return stmt
 }
 
