@@ -641,8 +641,9 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 	}
 	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, q, st)
-	joinDMLRewrites(ctx, st) // keylessjoin.go
-	insertIntoViews(ctx, st) // viewinsert.go
+	joinDMLRewrites(ctx, st)    // keylessjoin.go
+	insertIntoViews(ctx, st)    // viewinsert.go
+	updateThroughViews(ctx, st) // viewupdate.go
 	noteStatement(ctx, st)
 	noteClientStatement(ctx, st) // stmterr.go
 	noteTimePrecisions(ctx, st)
@@ -667,8 +668,9 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 	}
 	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, q, st)
-	joinDMLRewrites(ctx, st) // keylessjoin.go
-	insertIntoViews(ctx, st) // viewinsert.go
+	joinDMLRewrites(ctx, st)    // keylessjoin.go
+	insertIntoViews(ctx, st)    // viewinsert.go
+	updateThroughViews(ctx, st) // viewupdate.go
 	noteStatement(ctx, st)
 	noteClientStatement(ctx, st) // stmterr.go
 	noteTimePrecisions(ctx, st)
@@ -693,8 +695,9 @@ func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.P
 	}
 	sqlmode.OriginalNames(q, r, added, st)
 	markLocking(ctx, q, st)
-	joinDMLRewrites(ctx, st) // keylessjoin.go
-	insertIntoViews(ctx, st) // viewinsert.go
+	joinDMLRewrites(ctx, st)    // keylessjoin.go
+	insertIntoViews(ctx, st)    // viewinsert.go
+	updateThroughViews(ctx, st) // viewupdate.go
 	noteStatement(ctx, st)
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)

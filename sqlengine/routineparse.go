@@ -55,7 +55,8 @@ func (p routineParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Statem
 		a, b = placeTriggerBody(st, q, r, b, ';', added, span)
 	}
 	splitRoutineSets(st)
-	bodyInsertsIntoViews(ctx, st) // viewinsert.go
+	bodyInsertsIntoViews(ctx, st)    // viewinsert.go
+	bodyUpdatesThroughViews(ctx, st) // viewupdate.go
 	return st, a, b, err
 }
 
@@ -66,7 +67,8 @@ func (p routineParser) ParseWithOptions(ctx context.Context, q string, delim run
 		a, b = placeTriggerBody(st, q, r, b, delim, added, span)
 	}
 	splitRoutineSets(st)
-	bodyInsertsIntoViews(ctx, st) // viewinsert.go
+	bodyInsertsIntoViews(ctx, st)    // viewinsert.go
+	bodyUpdatesThroughViews(ctx, st) // viewupdate.go
 	return st, a, b, err
 }
 
@@ -78,7 +80,8 @@ func (p routineParser) ParseOneWithOptions(ctx context.Context, q string, o ast.
 		n = sqlmode.OriginalOffset(n, added)
 	}
 	splitRoutineSets(st)
-	bodyInsertsIntoViews(ctx, st) // viewinsert.go
+	bodyInsertsIntoViews(ctx, st)    // viewinsert.go
+	bodyUpdatesThroughViews(ctx, st) // viewupdate.go
 	return st, n, err
 }
 

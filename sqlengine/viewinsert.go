@@ -36,25 +36,7 @@ func insertIntoViews(ctx context.Context, st ast.Statement) {
 		return
 	}
 	for range 8 { // views of views, as deep as MySQL would follow them
-		db := ins.Table.DbQualifier.String()
-		if db == "" {
-			db = c.GetCurrentDatabase()
-		}
-		name := ins.Table.Name.String()
-		if db == "" || s.temps[tempKey(db, name)] != nil || s.eng.store.Catalog().Table(db, name) != nil {
-			return
-		}
-		sd := s.eng.store.Catalog().Database(db)
-		if sd == nil {
-			return
-		}
-		var view *storage.ViewDef
-		for i, v := range sd.Def().Views {
-			if strings.EqualFold(v.Name, name) {
-				view = &sd.Def().Views[i]
-				break
-			}
-		}
+		db, view := s.viewNamed(c, ins.Table) // viewupdate.go
 		if view == nil {
 			return
 		}
