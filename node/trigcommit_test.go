@@ -35,4 +35,22 @@ func TestTriggerCallingCommittingProcedure(t *testing.T) {
 	if got := queryRows(t, db, "SELECT a FROM t2"); !reflect.DeepEqual(got, [][]string{{"5"}}) {
 		t.Errorf("t2 %v, want 5", got)
 	}
+	// A function calling a procedure that renames a table: 1422, the
+	// table kept.
+	mustExec(t, open(""), "SET GLOBAL log_bin_trust_function_creators = 1")
+	mustExec(t, db,
+		"CREATE PROCEDURE p3() RENAME TABLE t2 TO t3",
+		"CREATE FUNCTION f1() RETURNS INT BEGIN CALL p3(); RETURN 1; END",
+		"CREATE FUNCTION f2() RETURNS INT BEGIN CALL p2(7); RETURN 2; END",
+	)
+	_, err = db.Exec("SELECT f1()")
+	if n := errno(t, err); n != 1422 {
+		t.Fatalf("SELECT f1(): errno %d (%v), want 1422", n, err)
+	}
+	if got := queryRows(t, db, "SELECT f2()"); !reflect.DeepEqual(got, [][]string{{"2"}}) {
+		t.Errorf("f2(): %v, want 2", got)
+	}
+	if got := queryRows(t, db, "SELECT a FROM t2 ORDER BY a"); !reflect.DeepEqual(got, [][]string{{"5"}, {"7"}}) {
+		t.Errorf("t2 %v, want 5, 7", got)
+	}
 }
