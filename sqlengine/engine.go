@@ -588,6 +588,7 @@ func fixSchema(stmt ast.Statement) ast.Statement {
 	rewrite.AlterRename(stmt)          // rewrite/alterrename.go
 	maskRoutine(stmt)                  // routinecond.go
 	columnsPrivReads(stmt)             // columnspriv.go
+	dbDDLAuth(stmt)                    // dbddlauth.go
 	return stmt
 }
 
