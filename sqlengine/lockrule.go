@@ -47,7 +47,7 @@ func tableLockRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *pl
 			return n, transform.SameTree, err
 		}
 	}
-	c := &useCollector{views: map[string]tablelocks.Table{}}
+	c := &useCollector{views: map[string]tablelocks.Table{}, temp: func(db, name string) bool { return s.temps[tempKey(db, name)] != nil }}
 	for _, r := range l.locked(s.ID()) {
 		if r.Alias == "" && !r.Implicit {
 			c.views[strings.ToLower(r.Table.Name)] = r.Table
@@ -102,6 +102,9 @@ type useCollector struct {
 	// views are the names the session locked by name: a view of one of
 	// them counts as a use of the view, not of its tables.
 	views map[string]tablelocks.Table
+	// temp says whether db.name is one of the session's temporary
+	// tables, which LOCK TABLES neither locks nor needs (MySQL).
+	temp func(db, name string) bool
 }
 
 // node collects n's tables: write says n's tables are written; targets
@@ -157,6 +160,9 @@ func (c *useCollector) nodeTargets(n sql.Node, alias string, write, trig bool, t
 		// RENAME TABLE writes the tables it renames (named, not planned).
 		if x.Db != nil {
 			for _, name := range x.OldNames {
+				if c.temp != nil && c.temp(x.Db.Name(), name) {
+					continue // renaming a temporary table (temp_table)
+				}
 				c.add(tablelocks.Use{Table: tablelocks.Table{DB: x.Db.Name(), Name: name}, Write: true}, trig)
 			}
 		}
