@@ -36,6 +36,19 @@ func TestLockTablesRenameTemporary(t *testing.T) {
 	if n := errno(t, err); n != 1100 {
 		t.Errorf("rename of an unlocked base table: errno %d (%v), want 1100", n, err)
 	}
+	// Nor does the global read lock refuse it.
+	for _, q := range []string{"UNLOCK TABLES", "FLUSH TABLES WITH READ LOCK", "ALTER TABLE t3 RENAME t4"} {
+		if _, err := c.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := c.QueryRowContext(ctx, "SELECT COUNT(*) FROM t4").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("t4: %d %v, want 1 row", n, err)
+	}
+	_, err = c.ExecContext(ctx, "ALTER TABLE b1 RENAME b4")
+	if n := errno(t, err); n != 1223 {
+		t.Errorf("rename of a base table under the read lock: errno %d (%v), want 1223", n, err)
+	}
 	if _, err := c.ExecContext(ctx, "UNLOCK TABLES"); err != nil {
 		t.Fatal(err)
 	}
