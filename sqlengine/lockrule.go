@@ -39,7 +39,7 @@ func tableLockRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *pl
 	if !l.Active() {
 		return n, transform.SameTree, nil
 	}
-	if routine := routineOrDBDDL(n); routine || plan.IsDDLNode(n) && !renamesTempOnly(s, n) {
+	if routine := routineOrDBDDL(n); routine || plan.IsDDLNode(n) && !tempDDLOnly(s, n) {
 		err := l.decide(ctx, s, func(m *tablelocks.Manager, id tablelocks.SessionID) tablelocks.Decision {
 			return m.DDL(id, routine)
 		})
@@ -318,18 +318,28 @@ func viewLockRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *pla
 	return n, transform.SameTree, refused
 }
 
-// renamesTempOnly reports whether n renames only s's temporary tables,
-// which take no metadata lock in MySQL, so neither the global read lock
-// nor LOCK TABLES refuses it (mtr's temp_table).
-func renamesTempOnly(s *Session, n sql.Node) bool {
-	r, ok := n.(*plan.RenameTable)
-	if !ok || r.Db == nil || len(r.OldNames) == 0 {
-		return false
-	}
-	for _, name := range r.OldNames {
-		if s.temps[tempKey(r.Db.Name(), name)] == nil {
+// tempDDLOnly reports whether n is DDL on s's temporary tables only (a
+// rename of them, an index change of one), which takes no metadata lock
+// in MySQL, so neither the global read lock nor LOCK TABLES refuses it
+// (mtr's temp_table).
+func tempDDLOnly(s *Session, n sql.Node) bool {
+	switch x := n.(type) {
+	case *plan.RenameTable:
+		if x.Db == nil || len(x.OldNames) == 0 {
 			return false
 		}
+		for _, name := range x.OldNames {
+			if s.temps[tempKey(x.Db.Name(), name)] == nil {
+				return false
+			}
+		}
+		return true
+	case *plan.AlterIndex:
+		if x.Table == nil {
+			return false
+		}
+		pt, ok := petrelTable(x.Table.UnderlyingTable())
+		return ok && pt.temp != nil
 	}
-	return true
+	return false
 }
