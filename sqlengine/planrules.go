@@ -99,7 +99,8 @@ func installAnalyzerRules() {
 		// (AlwaysBeforeDefault is also the first batch of GMS's
 		// single-table DELETE, whose next runs processTruncate.)
 		analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault, analyzer.Rule{Id: keepDeleteRuleID, Apply: keepDeleteRows})
-		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: trigCommitRuleID, Apply: trigCommitRule}) // trigcommit.go
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: trigCommitRuleID, Apply: trigCommitRule})                    // trigcommit.go
+		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: triggerPrivRuleID, Apply: triggerPrivRule}}, analyzer.OnceBeforeDefault...) // triggerpriv.go
 		kept := analyzer.DefaultValidationRules[:0:0]
 		for _, r := range analyzer.DefaultValidationRules {
 			if r.Id.String() != "validateGroupBy" {
