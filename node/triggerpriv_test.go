@@ -8,7 +8,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 )
 
-// CREATE TRIGGER needs TRIGGER on its table: SUPER without it is 1142
+// CREATE and DROP TRIGGER need TRIGGER on the table: SUPER without it is 1142
 // (GMS let SUPER stand for every privilege; mtr's trigger_notembedded),
 // a table or database TRIGGER grant suffices.
 func TestCreateTriggerNeedsTriggerPrivilege(t *testing.T) {
@@ -32,5 +32,15 @@ func TestCreateTriggerNeedsTriggerPrivilege(t *testing.T) {
 	mustExec(t, u, trg, "INSERT INTO t1 VALUES (4)")
 	if got := queryRows(t, root, "SELECT a FROM d1.t2"); !reflect.DeepEqual(got, [][]string{{"4"}}) {
 		t.Errorf("t2 %v, want 4", got)
+	}
+	mustExec(t, root, "REVOKE TRIGGER ON d1.t1 FROM 'u1'@'%'")
+	_, err = u.Exec("DROP TRIGGER trg1")
+	if n := errno(t, err); n != 1142 {
+		t.Fatalf("DROP TRIGGER without TRIGGER: errno %d (%v), want 1142", n, err)
+	}
+	mustExec(t, root, "GRANT TRIGGER ON d1.* TO 'u1'@'%'")
+	mustExec(t, u, "DROP TRIGGER trg1")
+	if got := queryRows(t, root, "SELECT COUNT(*) FROM information_schema.triggers WHERE trigger_schema = 'd1'"); !reflect.DeepEqual(got, [][]string{{"0"}}) {
+		t.Errorf("triggers left: %v", got)
 	}
 }
