@@ -89,7 +89,7 @@ var allowed = map[string][]string{
 	// performance_schema: tables the stages register.
 	"sqlengine/sysschema": {"internal/*"},
 	// Statements counted by kind (Questions, Com_*): a pure core.
-	"sqlengine/stmtstat": {"internal/*"},
+	"sqlengine/stmtstat":   {"internal/*"},
 	"sqlengine/tablelocks": {"internal/*"},
 	// The wire layer under vitess: no SQL, no sessions (sqlengine gives it
 	// settings, accounts and its command state through interfaces).
