@@ -30,6 +30,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"petrel/binlog/rowenc"
+	"petrel/internal/failpoint"
 	"petrel/storage"
 )
 
@@ -288,6 +289,11 @@ func (c *txnCache) spill() error {
 	}
 	c.fileLen += int64(closed)
 	c.high = max(c.high, c.fileLen)
+	// A crash here is one before the transaction's commit (e2e kill tests).
+	if err := failpoint.Inject("binlog.cacheSpill"); err != nil {
+		c.err = err
+		return err
+	}
 	n := copy(c.buf, c.buf[closed:])
 	c.buf = c.buf[:n]
 	if c.open >= 0 {

@@ -415,7 +415,7 @@ func TestMovedKeysSkippedByLaterScans(t *testing.T) {
 		}
 	})
 	ms := txn.movedSetOf(tb.IndexKeyPrefix(1), false)
-	if ms == nil || len(ms.pending) != 6 || ms.keys != nil {
+	if ms == nil || ms.pending.len() != 6 || ms.keys != nil {
 		t.Fatalf("moved entries of index txn: %+v", ms)
 	}
 	txn.StatementComplete()

@@ -37,6 +37,18 @@ type ColumnDef struct {
 	// (TIME is TIME(0)); nil for columns of other types and for TIME
 	// columns created before it was kept, which hold microseconds.
 	FSP *int `json:"fsp,omitempty"`
+	// Digits are a FLOAT(M,D) or DOUBLE(M,D) column's M and D as
+	// declared; nil for other columns, plain FLOAT and DOUBLE, and
+	// columns created before they were kept.
+	Digits *FloatDigits `json:"digits,omitempty"`
+}
+
+// FloatDigits are the M (digits in all) and D (digits after the point)
+// of a FLOAT(M,D) or DOUBLE(M,D) column: values are stored rounded to D
+// places, within plus or minus 10^(M-D) - 10^-D.
+type FloatDigits struct {
+	M int `json:"m"`
+	D int `json:"d"`
 }
 
 // TimeFSP is the fractional-seconds precision a TIME column keeps.
@@ -181,6 +193,9 @@ type Table struct {
 	// Hidden is true when the table has no primary key and rows are keyed
 	// by a hidden row id (as InnoDB's DB_ROW_ID).
 	Hidden bool
+	// HasDigits is true when a column has FLOAT(M,D) or DOUBLE(M,D)
+	// digits (ColumnDef.Digits): storing values asks only such tables.
+	HasDigits bool
 
 	ctr *tableCounters
 }
@@ -432,6 +447,9 @@ func resolveTable(def TableDef, ctr *tableCounters) (*Table, error) {
 		sch[i] = col
 	}
 	t := &Table{Def: def, Schema: sch, Hidden: len(def.PK) == 0, ctr: ctr}
+	for _, cd := range def.Columns {
+		t.HasDigits = t.HasDigits || cd.Digits != nil
+	}
 	if t.ctr == nil {
 		t.ctr = &tableCounters{}
 	}
@@ -464,6 +482,7 @@ func ColumnDefFrom(c *sql.Column) ColumnDef {
 		// default collation out, and reading it back would lose it.
 		typ = ct.StringWithTableCollation(sql.Collation_Unspecified)
 	}
+	typ = QuotedMembers(c.Type, typ)
 	cd := ColumnDef{
 		Name: c.Name, Type: typ, Nullable: c.Nullable, PrimaryKey: c.PrimaryKey,
 		AutoIncrement: c.AutoIncrement, Virtual: c.Virtual, Comment: c.Comment, Extra: c.Extra,
@@ -478,6 +497,36 @@ func ColumnDefFrom(c *sql.Column) ColumnDef {
 		cd.OnUpdate = c.OnUpdate.String()
 	}
 	return cd
+}
+
+// QuotedMembers is typ, the type string of t, with an ENUM's or SET's
+// members written as SQL strings: GMS writes them between quotes as
+// they are, so a member holding a quote or a backslash (it's) made
+// a type string that does not parse back (CREATE TABLE failed, 1105).
+func QuotedMembers(t sql.Type, typ string) string {
+	var members []string
+	var kw string
+	switch x := t.(type) {
+	case sql.EnumType:
+		members, kw = x.Values(), "enum("
+	case sql.SetType:
+		members, kw = x.Values(), "set("
+	default:
+		return typ
+	}
+	plain, quoted := kw, kw
+	for i, m := range members {
+		if i > 0 {
+			plain, quoted = plain+",", quoted+","
+		}
+		plain += "'" + m + "'"
+		quoted += "'" + strings.ReplaceAll(strings.ReplaceAll(m, `\`, `\\`), "'", "''") + "'"
+	}
+	plain, quoted = plain+")", quoted+")"
+	if plain == quoted || !strings.HasPrefix(typ, plain) {
+		return typ
+	}
+	return quoted + typ[len(plain):]
 }
 
 func (cd ColumnDef) toColumn(table, db string) (*sql.Column, error) {

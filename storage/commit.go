@@ -259,8 +259,21 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 	// A large batch is applied as a sorted copy (sortedcommit.go), made
 	// before the turn so that committers sort in parallel; the batch
 	// applied is the one waited for.
-	apply := t.batch
-	if sb := e.sortedBatch(t.batch); sb != nil {
+	// A very large one is written to a table file and ingested
+	// (ingestcommit.go).
+	file, ferr := t.largeCommitFile()
+	if ferr != nil {
+		// In the sink, not in storage: as a failed apply.
+		e.turn.do(rec.Seq, nil)
+		e.refuseWrites(ferr)
+		return base.Wrap(base.ClassOutcomeUnknown, ferr, "storage: commit outcome unknown")
+	}
+	apply := t.batch // with its spilled writes loaded back, if not ingested
+	if file != "" {
+		apply = nil
+		t.dropBatch()
+		defer func() { _ = e.opts.FS.Remove(file) }() // Pebble's after an ingestion
+	} else if sb := e.sortedBatch(t.batch); sb != nil {
 		apply = sb
 		defer sb.Close()
 		t.dropBatch()
@@ -277,7 +290,13 @@ func (t *Txn) commitFinish(ctx context.Context, sink CommitSink, rec *CommitReco
 		if err = t.ingestBulk(); err != nil {
 			return
 		}
-		if syncStorage {
+		if file != "" {
+			// Durable when it returns, but for a file stacked on the
+			// memtables without Pebble's WAL: flushed as applyDurable's.
+			if err = e.ingestCommit(file); err == nil && syncStorage && e.opts.LogIsWAL {
+				flushErr = e.flushWait()
+			}
+		} else if syncStorage {
 			waitSync, flushErr, err = e.applyDurable(apply)
 		} else {
 			err = e.db.Apply(apply, pebble.NoSync)
@@ -366,8 +385,17 @@ func (t *Txn) CommitReplayed(ctx context.Context, sinkPos []byte) error {
 	if e.opts.LogIsWAL {
 		opts = pebble.NoSync
 	}
+	file, err := t.largeCommitFile()
+	if err != nil {
+		e.turn.do(seq, nil)
+		e.refuseWrites(err)
+		return base.Wrap(base.ClassStorageIO, err, "storage: commit")
+	}
 	apply := t.batch
-	if sb := e.sortedBatch(t.batch); sb != nil {
+	if file != "" {
+		t.dropBatch()
+		defer func() { _ = e.opts.FS.Remove(file) }()
+	} else if sb := e.sortedBatch(t.batch); sb != nil {
 		apply = sb
 		defer sb.Close()
 		t.dropBatch()
@@ -375,6 +403,10 @@ func (t *Txn) CommitReplayed(ctx context.Context, sinkPos []byte) error {
 	e.turn.do(seq, func() {
 		e.appliesBegun.Add(1)
 		defer e.appliesEnded.Add(1)
+		if file != "" {
+			err = e.ingestCommit(file)
+			return
+		}
 		err = e.db.Apply(apply, opts)
 	})
 	if err != nil {

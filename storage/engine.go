@@ -2,8 +2,10 @@
 //
 // It owns the catalog (databases, tables, indexes, views, triggers), the key
 // layout of rows and index entries, row locks, per-statement undo, and the
-// commit pipeline. A transaction's writes are buffered in a Pebble indexed
-// batch while its row locks are held; at commit the row changes go to a
+// commit pipeline. A transaction's writes are buffered in a Pebble batch
+// (indexed once the transaction reads it: lazybatch.go; spilled to files
+// beside Pebble while it does not: batchspill.go) while its row locks are
+// held; at commit the row changes go to a
 // CommitSink (the binary log) in commit order, the sink makes the commit
 // durable (and, with semi-sync, acknowledged), and only then is the batch
 // applied to Pebble, so no other session can see a transaction the sink has
@@ -12,7 +14,8 @@
 //
 // Invariants:
 //   - A transaction's rows, index entries, catalog changes and commit
-//     sequence number reach Pebble in one atomic batch.
+//     sequence number reach Pebble in one atomic batch, or, when large,
+//     in one ingested table file (ingestcommit.go).
 //   - Batches are applied in commit-sequence order.
 //   - A committed transaction is durable before Commit returns (the sink's
 //     fsync, or Pebble's WAL fsync when no durable sink is attached).
@@ -39,6 +42,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"petrel/internal/base"
+	"petrel/internal/charsets"
 	"petrel/internal/ratelog"
 	"petrel/storage/lock"
 )
@@ -298,6 +302,8 @@ func Open(opts Options) (*Engine, error) {
 	if err := opts.setDefaults(); err != nil {
 		return nil, err
 	}
+	// The catalog's column types may name a character set GMS lacks.
+	charsets.Install()
 	cache := pebble.NewCache(opts.CacheSize)
 	defer cache.Unref()
 	e := &Engine{opts: opts, closing: make(chan struct{}), pebbleClosing: make(chan struct{}), logLimit: ratelog.New(time.Second, opts.Clock.Now)}

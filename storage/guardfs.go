@@ -55,7 +55,11 @@ func (fs *guardFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File
 	if err != nil {
 		return nil, fs.e.createFailed(name, category, err)
 	}
-	return fs.watch(f, category), nil
+	g := fs.watch(f, category)
+	if tableFile(name) {
+		return newBufferedTable(g), nil // tablewrites.go
+	}
+	return g, nil
 }
 
 func (fs *guardFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCategory) (vfs.File, error) {
@@ -89,7 +93,7 @@ func (fs *guardFS) MkdirAll(dir string, perm os.FileMode) error {
 
 func (fs *guardFS) Unwrap() vfs.FS { return fs.FS }
 
-func (fs *guardFS) watch(f vfs.File, category vfs.DiskWriteCategory) vfs.File {
+func (fs *guardFS) watch(f vfs.File, category vfs.DiskWriteCategory) *guardFile {
 	return &guardFile{File: f, e: fs.e, category: category}
 }
 

@@ -82,6 +82,10 @@ func (t *Txn) indexNow() error {
 		return nil
 	}
 	ib := t.e.db.NewIndexedBatch()
+	if err := t.unspill(ib); err != nil { // the older writes first
+		ib.Close()
+		return err
+	}
 	if !t.batch.Empty() {
 		if err := ib.Apply(t.batch, nil); err != nil {
 			ib.Close()

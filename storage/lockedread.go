@@ -52,12 +52,14 @@ type lockedReads struct {
 	next  int // the slot to reuse when all are taken
 }
 
-// batchMark is the batch's length, 0 while it holds nothing.
+// batchMark is the batch's length, 0 while it holds nothing, plus the
+// lengths of the batches spilled before it (batchspill.go): it only
+// grows while the transaction writes.
 func (t *Txn) batchMark() int {
 	if t.batch == nil || t.batch.Empty() {
-		return 0
+		return t.spillBytes
 	}
-	return t.batch.Len()
+	return t.spillBytes + t.batch.Len()
 }
 
 // lockedGet reads key, which the transaction holds the lock on, as get

@@ -2,9 +2,11 @@ package storage
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -377,5 +379,42 @@ func TestLargeCommitDropsItsBatch(t *testing.T) {
 	}
 	if got := len(scanAll(t, e)); got != 5010 {
 		t.Fatalf("%d rows, want 5010", got)
+	}
+}
+
+// TestRadixSortInPlace: the in-place radix sort orders abbreviations as
+// a comparison sort does, for random values over every byte, values
+// sharing their high bytes (one table's keys), few distinct values and
+// one value, at sizes around its insertion sort's cutoff.
+func TestRadixSortInPlace(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(uint64(seed), 3))
+	gens := map[string]func() uint64{
+		"random":    func() uint64 { return rng.Uint64() },
+		"one table": func() uint64 { return 0x0000_0100_0000_0000 | uint64(rng.IntN(1<<20))<<8 },
+		"few":       func() uint64 { return uint64(rng.IntN(5)) << 40 },
+		"one":       func() uint64 { return 7 },
+	}
+	for name, gen := range gens {
+		for _, n := range []int{2, 31, 33, 1000, 100_000} {
+			a := make([]sortEntry, n)
+			for i := range a {
+				a[i] = sortEntry{abbr: gen(), start: uint32(i)}
+			}
+			want := slices.Clone(a)
+			slices.SortStableFunc(want, func(x, y sortEntry) int { return cmp.Compare(x.abbr, y.abbr) })
+			radixSort(a)
+			seen := make([]bool, n)
+			for i := range a {
+				if a[i].abbr != want[i].abbr {
+					t.Fatalf("%s, %d entries: entry %d is %x, want %x", name, n, i, a[i].abbr, want[i].abbr)
+				}
+				seen[a[i].start] = true
+			}
+			if slices.Contains(seen, false) {
+				t.Fatalf("%s, %d entries: an entry was lost", name, n)
+			}
+		}
 	}
 }

@@ -39,7 +39,11 @@ type Txn struct {
 	// writes of (lazybatch.go).
 	lazy   bool
 	spaces []lazySpace
-	undo   undoLog
+	// spill are the lazy batch's writes written to files, oldest first,
+	// and spillBytes their batches' sizes (batchspill.go).
+	spill      []spillFile
+	spillBytes int
+	undo       undoLog
 	// changes are the row changes, unless the sink caches them
 	// (changecache.go): then cache has them, and changes is empty.
 	changes []RowChange
@@ -204,7 +208,12 @@ func (t *Txn) Changes() []RowChange { return t.changes }
 func (t *Txn) HoldsLocks() bool { return t.locked || t.HasWrites() }
 
 // HasWrites reports whether the transaction wrote anything.
-func (t *Txn) HasWrites() bool { return t.batch != nil && !t.batch.Empty() }
+func (t *Txn) HasWrites() bool { return len(t.spill) > 0 || t.batch != nil && !t.batch.Empty() }
+
+// ChangesRows reports whether the transaction changed a row of a table
+// that is not temporary (a change the binlog logs): what read_only
+// refuses at COMMIT.
+func (t *Txn) ChangesRows() bool { return t.nChanges > 0 }
 
 // LogQuery records a statement (DDL) in the change stream.
 func (t *Txn) LogQuery(db, q string) { t.queries = append(t.queries, Query{Database: db, SQL: q}) }
@@ -228,7 +237,10 @@ func (t *Txn) writable() error {
 	if err := t.ready(); err != nil {
 		return err
 	}
-	return t.checkSize()
+	if err := t.checkSize(); err != nil {
+		return err
+	}
+	return t.maybeSpill()
 }
 
 // ready is writable without the size limit: the commit's own bookkeeping
@@ -469,106 +481,6 @@ func (t *Txn) undelete(key []byte) {
 	}
 }
 
-// movedSet holds the keys of one index (prefix: table and index id) the
-// current statement moved rows or entries to. They are appended to
-// pending, and put into keys, which maps each to the depth of the
-// statement that last moved a row there, only once a scan of that index
-// asks (writtenByStatement): an UPDATE of an indexed column over a scan
-// of the primary key moves 300,000 entries of the secondary index that
-// no scan of its looks up.
-type movedSet struct {
-	prefix  [indexPrefixLen]byte
-	pending []movedKey
-	keys    map[string]int
-}
-
-type movedKey struct {
-	key   []byte
-	depth int
-}
-
-// moved records a key an UPDATE moved a row (or index entry) to. The
-// key is kept as it is: the caller made it for this write alone.
-func (t *Txn) moved(key []byte) {
-	if len(key) < indexPrefixLen {
-		return
-	}
-	ms := t.movedSetOf(key, true)
-	ms.pending = append(ms.pending, movedKey{key, t.stmtDepth})
-}
-
-// movedSetOf returns the set of key's index (nil if none and !create).
-func (t *Txn) movedSetOf(key []byte, create bool) *movedSet {
-	p := key[:indexPrefixLen]
-	for i := range t.stmtKeys {
-		if string(t.stmtKeys[i].prefix[:]) == string(p) {
-			return &t.stmtKeys[i]
-		}
-	}
-	if !create {
-		return nil
-	}
-	t.stmtKeys = append(t.stmtKeys, movedSet{})
-	ms := &t.stmtKeys[len(t.stmtKeys)-1]
-	copy(ms.prefix[:], p)
-	return ms
-}
-
-// forgetMoved drops the moves of statements at depth d and deeper.
-func (t *Txn) forgetMoved(d int) {
-	kept := t.stmtKeys[:0]
-	for _, ms := range t.stmtKeys {
-		pending := ms.pending[:0]
-		for _, m := range ms.pending {
-			if m.depth < d {
-				pending = append(pending, m)
-			}
-		}
-		clear(ms.pending[len(pending):])
-		ms.pending = pending
-		for k, v := range ms.keys {
-			if v >= d {
-				delete(ms.keys, k)
-			}
-		}
-		if len(ms.pending) > 0 || len(ms.keys) > 0 {
-			kept = append(kept, ms)
-		}
-	}
-	clear(t.stmtKeys[len(kept):])
-	t.stmtKeys = kept
-}
-
-// clearMoved forgets every move (a new statement starts).
-func (t *Txn) clearMoved() {
-	clear(t.stmtKeys)
-	t.stmtKeys = t.stmtKeys[:0]
-}
-
-// writtenByStatement reports whether the current (innermost) statement
-// moved a row to key.
-func (t *Txn) writtenByStatement(key []byte) bool {
-	if len(t.stmtKeys) == 0 || len(key) < indexPrefixLen {
-		return false
-	}
-	ms := t.movedSetOf(key, false)
-	if ms == nil {
-		return false
-	}
-	if len(ms.pending) > 0 {
-		if ms.keys == nil {
-			ms.keys = make(map[string]int, len(ms.pending))
-		}
-		for _, m := range ms.pending {
-			ms.keys[string(m.key)] = m.depth
-		}
-		clear(ms.pending)
-		ms.pending = ms.pending[:0]
-	}
-	d, ok := ms.keys[string(key)]
-	return ok && d == t.stmtDepth
-}
-
 func (t *Txn) delete(key []byte, prev []byte) error {
 	if err := t.noteLazy(key); err != nil {
 		return err
@@ -703,6 +615,7 @@ func (t *Txn) dropChanges() {
 	t.undo.release()
 	t.undo, t.changes, t.queries, t.stmtKeys, t.deleted = undoLog{}, nil, nil, nil, nil
 	t.dropBulk()
+	t.dropSpill()
 	t.rangeDeleted = false
 	t.spaces = nil
 	t.runs, t.nChanges, t.stmtMark = nil, 0, Mark{}

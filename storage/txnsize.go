@@ -30,10 +30,11 @@ func (e *Engine) MaxTxnSize() int64 { return e.maxTxnSize.Load() }
 // PendingSize is the bytes of the transaction's pending writes (its
 // batch's encoded size), what the limit counts.
 func (t *Txn) PendingSize() int64 {
-	if t.batch == nil {
-		return 0
+	n := uint64(t.spillBytes) // batchspill.go
+	if t.batch != nil {
+		n += uint64(t.batch.Len())
 	}
-	return int64(min(uint64(t.batch.Len()), math.MaxInt64))
+	return int64(min(n, math.MaxInt64))
 }
 
 // LargeTxnBytes is the pending writes past which a transaction counts as

@@ -549,36 +549,51 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// TestEntryKeys: a lock's key is the manager's own copy, inline in the
-// entry up to entryKeyBytes and a string beyond, so the caller may reuse
-// its buffer; ten short keys and their release cost one allocation each
-// plus the owner's state and its list of held keys.
+// TestEntryKeys: a lock's key is the manager's own copy, in its owner's
+// key arena up to maxArenaKey bytes (across the arena's chunks) and a
+// string beyond, so the caller may reuse its buffer; ten short keys and
+// their release cost one allocation each plus the owner's state and its
+// list of held keys.
 func TestEntryKeys(t *testing.T) {
 	m := NewManager(Options{})
-	for _, n := range []int{1, 31, 32, 33, 200} { // around entryKeyBytes
-		buf := make([]byte, n)
-		for i := range buf {
-			buf[i] = byte('a' + i%26)
+	for _, n := range []int{1, 31, 32, 33, 200, maxArenaKey, maxArenaKey + 1, 1000} {
+		var bufs [][]byte
+		var want []string
+		for k := 0; k < 40; k++ { // past the first chunks of the arena
+			buf := make([]byte, n)
+			for i := range buf {
+				buf[i] = byte('a' + (i+k)%26)
+			}
+			buf[0] = byte(k)
+			bufs, want = append(bufs, buf), append(want, string(buf))
+			if err := m.Acquire(bg, 1, buf, time.Second); err != nil {
+				t.Fatal(err)
+			}
 		}
-		want := string(buf)
-		if err := m.Acquire(bg, 1, buf, time.Second); err != nil {
-			t.Fatal(err)
+		for _, buf := range bufs {
+			for i := range buf {
+				buf[i] = 'X' // the caller's buffer, reused
+			}
 		}
-		for i := range buf {
-			buf[i] = 'X' // the caller's buffer, reused
+		for k, w := range want {
+			if owner, ok := m.Holder([]byte(w)); !ok || owner != 1 {
+				t.Fatalf("%d-byte key %d: holder %d, %v after the caller's buffer changed", n, k, owner, ok)
+			}
+			if m.TryAcquire(2, []byte(w)) {
+				t.Fatalf("%d-byte key %d: another owner took it", n, k)
+			}
 		}
-		if owner, ok := m.Holder([]byte(want)); !ok || owner != 1 {
-			t.Fatalf("%d-byte key: holder %d, %v after the caller's buffer changed", n, owner, ok)
-		}
-		if _, ok := m.Holder(buf); ok {
+		if _, ok := m.Holder(bufs[0]); ok {
 			t.Fatalf("%d-byte key: the changed buffer's key is held", n)
 		}
-		if m.TryAcquire(2, []byte(want)) {
-			t.Fatalf("%d-byte key: another owner took it", n)
+		if got := m.Held(1); got != len(want) {
+			t.Fatalf("%d-byte keys: %d held, want %d", n, got, len(want))
 		}
 		m.ReleaseAll(1)
-		if !m.TryAcquire(2, []byte(want)) {
-			t.Fatalf("%d-byte key: not free after the release", n)
+		for k, w := range want {
+			if !m.TryAcquire(2, []byte(w)) {
+				t.Fatalf("%d-byte key %d: not free after the release", n, k)
+			}
 		}
 		m.ReleaseAll(2)
 	}

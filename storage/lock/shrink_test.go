@@ -3,6 +3,7 @@ package lock
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 )
 
@@ -51,4 +52,35 @@ func TestLargeReleaseShrinksTheMaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.ReleaseAll(3)
+}
+
+// TestManyLocksCompact: a transaction's row locks take about 100 bytes
+// each (15-byte keys; tables at 70% full), the entry, its key in the
+// arena, its table slot and its place in the held list; with the key in
+// an array of each entry and the queue a slice they took about 130.
+func TestManyLocksCompact(t *testing.T) {
+	m := NewManager(Options{})
+	ctx := context.Background()
+	const n = 180_000
+	keys := make([][]byte, n)
+	for i := range keys {
+		keys[i] = []byte(fmt.Sprintf("t1/pk/%09d", i))
+	}
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	for i := range keys {
+		if err := m.Acquire(ctx, 1, keys[i], 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	per := (int64(m1.HeapAlloc) - int64(m0.HeapAlloc)) / n
+	t.Logf("%d bytes a lock", per)
+	if per > 110 {
+		t.Fatalf("%d bytes a lock, want at most 110", per)
+	}
+	m.ReleaseAll(1)
+	runtime.KeepAlive(keys)
 }
