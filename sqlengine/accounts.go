@@ -74,6 +74,12 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 			return it, err
 		}
 	}
+	if it, ok, err := o.e.showCreateProcedure(ctx, n, row); ok { // showcreateproc.go
+		return it, err
+	}
+	if it, ok, err := o.e.routinesRows(ctx, n, row); ok { // showcreateproc.go
+		return it, err
+	}
 	if it, ok, err := o.e.showWithDatabaseCollation(ctx, n, row); ok { // dbcollation.go
 		return it, err
 	}
@@ -109,6 +115,14 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		}
 	case *plan.ShowStatus:
 		return sql.RowsToRowIter(engineStatusRows(ctx, *n == *plan.NewShowStatus(true))...), nil // serverscope.go
+	case *plan.StartTransaction:
+		if n.TransChar == sql.ReadWrite && readWriteStart.MatchString(ctx.Query()) {
+			// An explicit READ WRITE transaction under read_only is
+			// MySQL's 1290 for an account without SUPER (readonly.go).
+			if err := o.e.checkWritable(ctx); err != nil {
+				return nil, err
+			}
+		}
 	case *plan.CreateDB:
 		return nil, defaultCreateDB(ctx, n)
 	case *plan.DropDB:
@@ -139,6 +153,14 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 			return it, err
 		}
 	case *plan.AlterDB:
+		if n.Database(ctx) == "" {
+			// ALTER DATABASE without a name and no current database
+			// (GMS: 1049 Unknown database '').
+			return nil, mysqlerr.New(mysqlerr.ErNoDB, "No database selected")
+		}
+		if err := checkDBName(n.Database(ctx)); err != nil {
+			return nil, err // a name too long is 1102 before it is looked for
+		}
 		return nil, implementedCollation(n.Collation)
 	case *plan.Update:
 		if err := o.e.refuseReadOnlyTargets(ctx, n); err != nil { // readonlytargets.go
@@ -151,7 +173,15 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 			return nil, err
 		}
 		lockingWrite(ctx)
+		if it, ok, err := o.e.buildMultiDelete(ctx, n, row); ok { // deletemulti.go
+			return it, err
+		}
+	case *readJoinFirst:
+		return o.e.buildReadJoinFirst(ctx, n, row)
+	case *plan.DropTable:
+		closeHandlersOf(ctx, n) // tablehandler.go
 	case *plan.Truncate:
+		closeHandlersOf(ctx, n)                          // tablehandler.go
 		if err := o.e.truncateNotView(ctx); err != nil { // deleterows.go
 			return nil, err
 		}
@@ -166,6 +196,10 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		return storeval.BuildInsert(ctx, o.e.exec, isPetrelTable, n, row)
 	case *storeval.Source:
 		return storeval.BuildSource(ctx, o.e.exec, n, row)
+	case *plan.LoadData:
+		if it, ok, err := o.e.buildLoadData(ctx, n); ok { // loaddata.go
+			return it, err
+		}
 	case *plan.GroupBy:
 		inOrder := groupsInOrder(n)
 		if it, err := iters.GroupBy(ctx, o.e.exec, n, row, inOrder); it != nil || err != nil {

@@ -90,7 +90,7 @@ func splitFirst(q string) (first, rest string) {
 const maxAdminStatement = 1 << 20
 
 // adminVerbs are the words admin statements start with.
-var adminVerbs = []string{"SHOW", "PURGE", "RESET", "FLUSH", "INSTALL", "UNINSTALL", "START", "STOP", "CHANGE", "SET", "SELECT", "ALTER", "CLONE", "GET", "CHECKSUM", "OPTIMIZE", "CHECK", "REPAIR", "CREATE", "DROP", "DELETE"}
+var adminVerbs = []string{"SHOW", "PURGE", "RESET", "FLUSH", "INSTALL", "UNINSTALL", "START", "STOP", "CHANGE", "SET", "SELECT", "ALTER", "CLONE", "GET", "CHECKSUM", "OPTIMIZE", "CHECK", "REPAIR", "CREATE", "DROP", "DELETE", "HANDLER"}
 
 // matchAdmin finds the handler for a statement, if any.
 func (e *Engine) matchAdmin(stmt string) (*adminStmt, []string) {

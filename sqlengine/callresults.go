@@ -38,9 +38,9 @@ import (
 
 // callCapture is the CALL being run on a session.
 type callCapture struct {
-	// selects are the procedures' own SELECT statements (the interpreter
-	// hands the runner these very pointers).
-	selects map[*ast.Select]struct{}
+	// selects are the procedures' own SELECT statements, set operations
+	// included (the interpreter hands the runner these very pointers).
+	selects map[ast.SelectStatement]struct{}
 	// sets are the result sets sent so far, in order.
 	sets []*sqltypes.Result
 	err  error
@@ -58,10 +58,17 @@ func noteCall(ctx *sql.Context, n *plan.Call) {
 		return
 	}
 	for _, op := range n.Procedure.Ops {
-		if op == nil || op.OpCode != procedures.OpCode_Select {
+		if op == nil {
 			continue
 		}
-		if sel, ok := op.PrimaryData.(*ast.Select); ok && sel.Into == nil {
+		switch sel := op.PrimaryData.(type) {
+		case *ast.Select:
+			if op.OpCode == procedures.OpCode_Select && sel.Into == nil {
+				s.call.selects[sel] = struct{}{}
+			}
+		case *ast.SetOp:
+			// SELECT ... UNION SELECT ...: a result set too (the
+			// interpreter runs it as a plain statement).
 			s.call.selects[sel] = struct{}{}
 		}
 	}
@@ -103,7 +110,7 @@ func (r callRunner) QueryWithBindings(ctx *sql.Context, query string, parsed ast
 		return sch, sql.RowsToRowIter(rows...), qf, nil
 	}
 	if s, ok := ctx.Session.(*Session); ok && s.call != nil {
-		if sel, ok := parsed.(*ast.Select); ok {
+		if sel, ok := parsed.(ast.SelectStatement); ok {
 			if _, ok := s.call.selects[sel]; ok {
 				res := &sqltypes.Result{Fields: callFields(ctx, sch)}
 				s.call.sets = append(s.call.sets, res)
@@ -196,7 +203,7 @@ type gmsAnswer struct {
 // runCall runs a CALL through run (GMS's handler, whose answer is held
 // back), its result sets kept.
 func runCall(s *Session, run func(mysql.ResultSpoolFn) error) callOutcome {
-	s.call = &callCapture{selects: map[*ast.Select]struct{}{}}
+	s.call = &callCapture{selects: map[ast.SelectStatement]struct{}{}}
 	defer func() { s.call = nil }()
 	var out callOutcome
 	out.err = run(func(res *sqltypes.Result, more bool) error {

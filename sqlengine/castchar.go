@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -16,6 +17,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"petrel/sqlengine/arith"
+	"petrel/sqlengine/functions"
 )
 
 // CAST(d AS CHAR) and CAST(d AS BINARY) of a DECIMAL expression print
@@ -30,12 +32,29 @@ const castCharRuleID analyzer.RuleId = 1732
 // castCharRule puts decFixed under each cast of a DECIMAL to text.
 func castCharRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return eachExpr(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		if ch, ok := e.(*function.Char); ok && ch.Collation != sql.Collation_binary && ch.Collation != sql.Collation_Unspecified {
+			return &charUsing{args: ch.Children(), coll: ch.Collation}, transform.NewTree, nil // charusing.go
+		}
+		if ne, ok := doubleTextOperands(e); ok {
+			return ne, transform.NewTree, nil // doubletextops.go
+		}
 		c, ok := e.(*expression.Convert)
 		if !ok {
 			return e, transform.SameTree, nil
 		}
+		if z, ok := zeroLengthCast(c); ok {
+			return z, transform.NewTree, nil // castzero.go
+		}
 		if t := c.Type(); !types.IsText(t) && (t.Type() != sqltypes.VarBinary && t.Type() != sqltypes.Blob && t.Type() != sqltypes.Binary) {
 			return e, transform.SameTree, nil
+		}
+		if types.IsFloat(c.Child.Type()) {
+			// MySQL's text of a DOUBLE, 1e15 (functions/doubletext.go).
+			ne, err := c.WithChildren(functions.DoubleText(c.Child))
+			if err != nil {
+				return nil, transform.SameTree, err
+			}
+			c = ne.(*expression.Convert)
 		}
 		if n, ok := charCastLength(c); ok && n > 0 {
 			// CAST(x AS CHAR(n)): Petrel's, in characters, with 1292.
@@ -47,6 +66,9 @@ func castCharRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 		}
 		dt, ok := c.Child.Type().(sql.DecimalType)
 		if !ok {
+			if c != e {
+				return c, transform.NewTree, nil
+			}
 			return e, transform.SameTree, nil
 		}
 		if _, done := c.Child.(*decFixed); done {
@@ -132,6 +154,20 @@ func charCastLength(c *expression.Convert) (int, bool) {
 		return 0, false
 	}
 	return int(length.Int()), true
+}
+
+// zeroLengthCast is c as a zeroCast when its length is castZeroMark's.
+func zeroLengthCast(c *expression.Convert) (sql.Expression, bool) {
+	v := reflect.ValueOf(c).Elem()
+	kind, length := v.FieldByName("castToType"), v.FieldByName("typeLength")
+	if kind.Kind() != reflect.String || length.Kind() != reflect.Int || length.Int() != -1 {
+		return nil, false
+	}
+	switch k := strings.ToLower(kind.String()); k {
+	case expression.ConvertToChar, expression.ConvertToNChar, expression.ConvertToBinary:
+		return &zeroCast{child: c.Child, binary: k == expression.ConvertToBinary}, true
+	}
+	return nil, false
 }
 
 // charCast is CAST(child AS CHAR(n)).

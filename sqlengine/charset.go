@@ -332,6 +332,10 @@ func handshakeCollation(id uint8) (sql.CollationID, bool) {
 // cs` (GMS's parser drops SET NAMES' COLLATE clause; plain forms inside
 // other SET statements reach SetSessionVariable through GMS).
 func (e *Engine) setNames(_ context.Context, s *Session, m []string) (*AdminResult, error) {
+	// A statement that is no diagnostic one clears the previous one's
+	// conditions (MySQL): the OK packet of SET NAMES counted the
+	// warnings of the statement before it.
+	s.ClearWarnings()
 	ctx := sql.NewEmptyContext()
 	kind, csName, collName := strings.ToUpper(m[1]), unquoteName(m[2]), unquoteName(m[3])
 	if strings.EqualFold(csName, "DEFAULT") {
@@ -448,8 +452,7 @@ var convertTo = regexp.MustCompile(`(?i)\bCONVERT\s+TO\s+(CHARACTER\s+SET|CHARSE
 // MySQL.
 //
 // GMS's parser turns ALTER TABLE ... CONVERT TO CHARACTER SET into the
-// same call; converting the columns is not implemented, so the statement
-// text tells them apart and CONVERT is refused rather than half done.
+// same call; the statement text tells them apart.
 func (t *Table) ModifyDefaultCollation(ctx *sql.Context, c sql.CollationID) error {
 	if convertTo.MatchString(ctx.Query()) {
 		return t.ModifyStoredCollation(ctx, c)
@@ -461,11 +464,10 @@ func (t *Table) ModifyDefaultCollation(ctx *sql.Context, c sql.CollationID) erro
 }
 
 // ModifyStoredCollation implements sql.CollationAlterableTable: ALTER
-// TABLE ... CONVERT TO CHARACTER SET would rewrite every string column
-// and its keys; Petrel refuses it (MODIFY COLUMN ... COLLATE converts one
-// column, rewriting the table).
-func (t *Table) ModifyStoredCollation(*sql.Context, sql.CollationID) error {
-	return mysqlerr.New(mysqlerr.ErNotSupportedYet, "This version of Petrel doesn't yet support 'ALTER TABLE ... CONVERT TO CHARACTER SET'; use ALTER TABLE ... MODIFY COLUMN ... COLLATE")
+// TABLE ... CONVERT TO CHARACTER SET converts every character column and
+// rewrites the rows (convertcharset.go).
+func (t *Table) ModifyStoredCollation(ctx *sql.Context, c sql.CollationID) error {
+	return t.convertCharset(ctx, c)
 }
 
 // checkSQLMode refuses the sql_mode flags Petrel does not honour, rather

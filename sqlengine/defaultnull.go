@@ -15,6 +15,35 @@ import (
 // tools that compare a table's statement with MySQL's read the
 // difference as a change.
 func defaultNullText(sch sql.Schema, stmt string) string {
+	return editColumnLines(sch, stmt, func(l, rest string, c *sql.Column) (string, bool) {
+		if c.Nullable && types.IsTimestampType(c.Type) && strings.Contains(rest, " DEFAULT ") && !strings.Contains(rest, " NULL DEFAULT ") {
+			// A nullable TIMESTAMP with a default: MySQL writes its NULL
+			// (timestamp NULL DEFAULT ...).
+			return strings.Replace(l, " DEFAULT ", " NULL DEFAULT ", 1), true
+		}
+		if !c.Nullable || c.Default != nil || c.Generated != nil || c.AutoIncrement || types.IsTextBlob(c.Type) || types.IsGeometry(c.Type) ||
+			strings.Contains(rest, " DEFAULT ") || strings.Contains(rest, " GENERATED ") {
+			return l, false
+		}
+		add := " DEFAULT NULL"
+		if types.IsTimestampType(c.Type) {
+			add = " NULL DEFAULT NULL"
+		}
+		body, tail := l, ""
+		if strings.HasSuffix(body, ",") {
+			body, tail = body[:len(body)-1], ","
+		}
+		if at := strings.Index(body, " COMMENT '"); at >= 0 {
+			body, tail = body[:at], body[at:]+tail
+		}
+		return body + add + tail, true
+	})
+}
+
+// editColumnLines gives edit each column line of stmt, a CREATE TABLE
+// text of a table of schema sch, with what follows the column's name
+// and the column; edit returns the line, and whether it changed it.
+func editColumnLines(sch sql.Schema, stmt string, edit func(line, rest string, c *sql.Column) (string, bool)) string {
 	lines := strings.Split(stmt, "\n")
 	changed := false
 	for i, l := range lines {
@@ -29,31 +58,9 @@ func defaultNullText(sch sql.Schema, stmt string) string {
 		if o < 0 {
 			continue
 		}
-		c := sch[o]
-		if c.Nullable && types.IsTimestampType(c.Type) && strings.Contains(rest, " DEFAULT ") && !strings.Contains(rest, " NULL DEFAULT ") {
-			// A nullable TIMESTAMP with a default: MySQL writes its NULL
-			// (timestamp NULL DEFAULT ...).
-			lines[i] = strings.Replace(l, " DEFAULT ", " NULL DEFAULT ", 1)
-			changed = true
-			continue
+		if nl, ok := edit(l, rest, sch[o]); ok {
+			lines[i], changed = nl, true
 		}
-		if !c.Nullable || c.Default != nil || c.Generated != nil || c.AutoIncrement || types.IsTextBlob(c.Type) || types.IsGeometry(c.Type) ||
-			strings.Contains(rest, " DEFAULT ") || strings.Contains(rest, " GENERATED ") {
-			continue
-		}
-		add := " DEFAULT NULL"
-		if types.IsTimestampType(c.Type) {
-			add = " NULL DEFAULT NULL"
-		}
-		body, tail := l, ""
-		if strings.HasSuffix(body, ",") {
-			body, tail = body[:len(body)-1], ","
-		}
-		if at := strings.Index(body, " COMMENT '"); at >= 0 {
-			body, tail = body[:at], body[at:]+tail
-		}
-		lines[i] = body + add + tail
-		changed = true
 	}
 	if !changed {
 		return stmt

@@ -271,6 +271,7 @@ func New(opts Options) (*Engine, error) {
 	e.RegisterAdmin(`SET PASSWORD(?: FOR .+?)? ?= ?.+`, 0, e.setPassword)
 	e.RegisterAdmin(getDiagnosticsPattern, 0, e.getDiagnostics)
 	e.RegisterAdmin(checksumTablePattern, 0, e.checksumTable)
+	e.RegisterAdmin(tableHandlerPattern, 0, e.tableHandlerStmt) // tablehandler.go
 	e.prov.callFunction = e.callStoredFunction
 	e.registerFunctionStatements()                                  // storedfuncs.go
 	e.registerDiagnosticStatements()                                // showerrors.go
@@ -563,19 +564,47 @@ func clipSubStatement(st ast.Statement, a string, multi bool) {
 }
 
 // keepViewText keeps a CREATE VIEW's SELECT as text in the statement,
-// from the text q it was parsed from (a statement parsed alone). GMS
-// slices it out of the query being run, which for a prepared CREATE VIEW
-// (PREPARE s FROM '...', parsed again by ParseOneWithOptions for the
-// cache) is the EXECUTE: 1105 "unable to get sub statement" (mtr's
-// information_schema_prepare).
-func keepViewText(st ast.Statement, q string) {
+// the client's text q of it, r being the text it was parsed from (q
+// after sqlmode's rewrites, which added bytes at added). GMS slices it
+// out of the query being run, which for a prepared CREATE VIEW (PREPARE
+// s FROM '...', parsed again by ParseOneWithOptions for the cache) is
+// the EXECUTE: 1105 "unable to get sub statement" (mtr's
+// information_schema_prepare); and with a rewrite that added bytes (the
+// function INTERVAL(N, N1, ...) quoted, intervalunit.go) its offsets
+// into r were off in q: the same error, or a cut SELECT (mtr's
+// view_alias).
+func keepViewText(st ast.Statement, q, r string, added []int) {
 	d, ok := st.(*ast.DDL)
 	if !ok || d.ViewSpec == nil || d.SubStatementStr != "" {
 		return
 	}
-	if i, j := d.SubStatementPositionStart, d.SubStatementPositionEnd; 0 <= i && i <= j && j <= len(q) {
-		d.SubStatementStr = q[i:j]
+	i, j := d.SubStatementPositionStart, d.SubStatementPositionEnd
+	if i < 0 || i > j || j > len(r) {
+		return
 	}
+	if added != nil {
+		i, j = sqlmode.OriginalOffset(i, added), sqlmode.OriginalOffset(j, added)
+		if i < 0 || i > j || j > len(q) {
+			return
+		}
+	}
+	d.SubStatementStr = q[i:j]
+}
+
+// originalBodySpan maps the body offsets of a CREATE TRIGGER, PROCEDURE,
+// FUNCTION or EVENT parsed from r, a rewrite of the client's text that
+// added bytes at added, back to the client's text, which GMS slices the
+// body out of (and stores): a DO in the body, rewritten
+// (sqlmode/routinedo.go), made those offsets run past the text (1105 on
+// a recovered panic, mtr's trigger_no_defaults-11698). The stored text
+// is rewritten again each time it is parsed.
+func originalBodySpan(st ast.Statement, added []int) {
+	d, ok := st.(*ast.DDL)
+	if !ok || added == nil || (d.TriggerSpec == nil && d.ProcedureSpec == nil && d.EventSpec == nil) {
+		return
+	}
+	d.SubStatementPositionStart = sqlmode.OriginalOffset(d.SubStatementPositionStart, added)
+	d.SubStatementPositionEnd = sqlmode.OriginalOffset(d.SubStatementPositionEnd, added)
 }
 
 func fixSchema(stmt ast.Statement) ast.Statement {
@@ -586,22 +615,31 @@ func fixSchema(stmt ast.Statement) ast.Statement {
 	arith.ProtectDecimalLiterals(stmt) // arith/decliteral.go
 	rewrite.AliasSubqueryTables(stmt)  // rewrite/subqalias.go
 	rewrite.AlterRename(stmt)          // rewrite/alterrename.go
+	rewrite.HavingVariables(stmt)      // rewrite/havingvar.go
+	rewrite.CTEAuth(stmt)              // rewrite/cteauth.go
+	castZeroMark(stmt)                 // castzero.go
+	bitLiterals(stmt)                  // bitliteral.go
+	intervalArith(stmt)                // intervalarith.go
 	maskRoutine(stmt)                  // routinecond.go
 	columnsPrivReads(stmt)             // columnspriv.go
 	dbDDLAuth(stmt)                    // dbddlauth.go
 	return stmt
 }
 
-// checked is a parse's outcome: st and err, or no statement and the
+// checked is a parse's outcome of the text q: st and err, or no statement and the
 // error MySQL's parser reports for a routine's conditions that vitess's
 // does not (routinecheck.go). No statement, as for vitess's own errors:
 // GMS's multi-statement path ignores the error of a parse that gave one.
-func checked(st ast.Statement, err error) (ast.Statement, error) {
+func checked(q string, st ast.Statement, err error) (ast.Statement, error) {
 	if err != nil {
 		return st, windowFrameError(err) // windowcheck.go
 	}
 	if st == nil {
 		return st, err
+	}
+	st, rerr := rewrite.Rollup(st, fixSchema) // rewrite/rollup.go
+	if rerr != nil {
+		return nil, rerr
 	}
 	if cerr := checkRoutine(st); cerr != nil {
 		return nil, cerr
@@ -609,10 +647,25 @@ func checked(st ast.Statement, err error) (ast.Statement, error) {
 	if cerr := checkTemporalPrecision(st); cerr != nil { // timefsp.go
 		return nil, cerr
 	}
+	if cerr := checkFloatDigits(st); cerr != nil { // floatdigits.go
+		return nil, cerr
+	}
+	if cerr := checkCharsetClauses(st); cerr != nil { // charsetclauses.go
+		return nil, cerr
+	}
+	if cerr := checkIdentifiers(st); cerr != nil { // identcheck.go
+		return nil, cerr
+	}
 	if cerr := checkWindowUse(st); cerr != nil { // windowcheck.go
 		return nil, cerr
 	}
 	if cerr := checkLikeSelf(st); cerr != nil { // likeself.go
+		return nil, cerr
+	}
+	if cerr := checkVarTableName(st, q); cerr != nil { // vartable.go
+		return nil, cerr
+	}
+	if cerr := emptyDBName(st, q); cerr != nil { // dbnameempty.go
 		return nil, cerr
 	}
 	return topLevelResignal(st), nil
@@ -627,7 +680,7 @@ func (p schemaParser) ParseSimple(q string) (ast.Statement, error) {
 	arith.RewriteBitNot(q, st)
 	rewriteQuantified(st)              // quantified.go
 	st, err = windowDefsError(st, err) // windowcheck.go, before fixSchema inlines named windows
-	st, err = checked(fixSchema(st), err)
+	st, err = checked(r, fixSchema(st), err)
 	return st, err
 }
 
@@ -637,6 +690,10 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 		return p.Parser.Parse(ctx, s, multi)
 	})
 	clipSubStatement(st, a, multi)
+	if added != nil {
+		keepViewText(st, q, r, added)
+	}
+	originalBodySpan(st, added)
 	if added != nil && err == nil {
 		a, b = sqlmode.RewrittenRemainder(q, r, b, ';', added)
 	}
@@ -646,12 +703,15 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 	insertIntoViews(ctx, st)    // viewinsert.go
 	updateThroughViews(ctx, st) // viewupdate.go
 	noteStatement(ctx, st)
-	noteClientStatement(ctx, st) // stmterr.go
+	noteClientStatement(ctx, st)                    // stmterr.go
+	if perr := unpreparable(ctx, st); perr != nil { // psrefuse.go
+		st, err = nil, perr
+	}
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
 	rewriteQuantified(st)              // quantified.go
 	st, err = windowDefsError(st, err) // windowcheck.go, before fixSchema inlines named windows
-	st, err = checked(fixSchema(st), err)
+	st, err = checked(r, fixSchema(st), err)
 	return st, a, b, err
 }
 
@@ -661,9 +721,10 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 		return p.Parser.ParseWithOptions(ctx, s, delim, multi, o)
 	})
 	clipSubStatement(st, a, multi)
-	if !multi {
-		keepViewText(st, r)
+	if !multi || added != nil {
+		keepViewText(st, q, r, added)
 	}
+	originalBodySpan(st, added)
 	if added != nil && err == nil {
 		a, b = sqlmode.RewrittenRemainder(q, r, b, delim, added)
 	}
@@ -673,12 +734,18 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 	insertIntoViews(ctx, st)    // viewinsert.go
 	updateThroughViews(ctx, st) // viewupdate.go
 	noteStatement(ctx, st)
-	noteClientStatement(ctx, st) // stmterr.go
+	noteClientStatement(ctx, st)                    // stmterr.go
+	if perr := unpreparable(ctx, st); perr != nil { // psrefuse.go
+		st, err = nil, perr
+	}
+	if !multi {
+		prepareCheckOrderBy(ctx, st) // psorderby.go
+	}
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
 	rewriteQuantified(st)              // quantified.go
 	st, err = windowDefsError(st, err) // windowcheck.go, before fixSchema inlines named windows
-	st, err = checked(fixSchema(st), err)
+	st, err = checked(r, fixSchema(st), err)
 	return st, a, b, err
 }
 
@@ -690,7 +757,8 @@ func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.P
 		return st, s[:m], s[m:], err
 	})
 	n := len(a) // where the statement ends in r
-	keepViewText(st, r)
+	keepViewText(st, q, r, added)
+	originalBodySpan(st, added)
 	if added != nil {
 		n = sqlmode.OriginalOffset(n, added)
 	}
@@ -704,6 +772,6 @@ func (p schemaParser) ParseOneWithOptions(ctx context.Context, q string, o ast.P
 	arith.RewriteBitNot(q, st)
 	rewriteQuantified(st)              // quantified.go
 	st, err = windowDefsError(st, err) // windowcheck.go, before fixSchema inlines named windows
-	st, err = checked(fixSchema(st), err)
+	st, err = checked(r, fixSchema(st), err)
 	return st, n, err
 }

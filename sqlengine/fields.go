@@ -84,6 +84,7 @@ func (e *Engine) binaryFieldsFixed(q string, cb func(*sqltypes.Result) error) fu
 func (e *Engine) fixFields(q string, fs []*querypb.Field) {
 	mysqlFields(fs)
 	e.timestampDecimals(fs)
+	e.floatFields(fs) // floatdigits.go
 	aliasCase(q, fs)
 	trailingComments(fs)
 }

@@ -97,7 +97,7 @@ func (h *errHandler) ComQuery(ctx context.Context, c *mysql.Conn, q string, cb m
 		}
 		cb = run
 	}
-	cb = h.e.fieldsFixed(q, cb)
+	cb = h.e.fieldsFixed(q, h.e.doubleDecimalsFixed(s, cb))
 	if isShowVariables(q) {
 		cb = onOffVariables(cb)
 	}
@@ -126,7 +126,8 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 	}
 	defer end()
 	inner := textFloats(h.statusSpool(c, cb))
-	cb = h.e.fieldsFixed(q, inner)
+	s0 := h.e.session(c.ConnectionID)
+	cb = h.e.fieldsFixed(q, h.e.doubleDecimalsFixed(s0, inner))
 	// Only the first statement runs now; vitess passes the rest back, to
 	// be decoded with the character set in force by then (the first may
 	// be SET NAMES).
@@ -176,7 +177,7 @@ func (h *errHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, q string,
 		if handled {
 			return "", h.reply(c, err)
 		}
-		cb = h.e.fieldsFixed(q, run)
+		cb = h.e.fieldsFixed(q, h.e.doubleDecimalsFixed(s, run))
 	}
 	if isShowVariables(first) {
 		cb = onOffVariables(cb)
@@ -447,6 +448,13 @@ func textFloats(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 						if b := row[i].ToBytes(); len(b) == 1 && b[0] == '0' {
 							row[i] = sqltypes.MakeTrusted(sqltypes.Year, []byte("0000"))
 						}
+						continue
+					}
+					if d := res.Fields[i].Decimals; d > 0 && d < notFixedDec {
+						// FLOAT(M,D) and DOUBLE(M,D): D digits (floatdigits.go).
+						// (0 is also a field nobody fixed, a CALL's: its
+						// values print as GMS's; a D of 0 stores integers.)
+						row[i] = sqltypes.MakeTrusted(row[i].Type(), fixedDecimals(row[i].ToBytes(), res.Fields[i].Type == sqltypes.Float32, int(d)))
 						continue
 					}
 					row[i] = sqltypes.MakeTrusted(row[i].Type(), mysqlFloat(row[i].ToBytes(), res.Fields[i].Type == sqltypes.Float32))

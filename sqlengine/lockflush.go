@@ -48,6 +48,9 @@ func (e *Engine) flushTables(ctx context.Context, s *Session, m []string) (*Admi
 		}
 		tables = append(tables, tablelocks.Table{DB: db, Name: t.Name.String()})
 	}
+	if !f.Option.ReadLock {
+		s.restartHandlers() // tablehandler.go
+	}
 	l := e.tlocks
 	l.setInfo(s.ID(), m[0])
 	defer l.setInfo(s.ID(), "")

@@ -56,16 +56,22 @@ func markLocking(ctx context.Context, q string, stmt ast.Statement) {
 }
 
 // rewritePrepare rewrites a COM_STMT_PREPARE packet's text before vitess
-// parses it: DO as its marked SELECT (rewrite.PrepareDo), and the
-// locking-read clause as vitess parses it (FOR SHARE, OF, NOWAIT:
-// sqlmode.PreparedLockClause). Other packets pass unchanged.
+// parses it: DO as its marked SELECT (rewrite.PrepareDo), the syntax the
+// text protocol's parse rewrites (WITH ROLLUP, ALL/ANY, SUBSTRING FROM,
+// two-part INTERVAL units, function names as aliases:
+// sqlmode.PreparedText), and the locking-read clause as vitess parses it
+// (FOR SHARE, OF, NOWAIT: sqlmode.PreparedLockClause). Other packets
+// pass unchanged.
 func rewritePrepare(p []byte) []byte {
 	p = rewrite.PrepareDo(p)
 	if len(p) < 2 || p[0] != mysql.ComPrepare {
 		return p
 	}
 	q := string(p[1:])
-	if r := sqlmode.PreparedLockClause(q); r != q {
+	// Syntax vitess cannot parse but Petrel's parse rewrites, as the
+	// text protocol's statements get it (sqlmode.PreparedText).
+	r := sqlmode.PreparedLockClause(sqlmode.PreparedText(q))
+	if r != q {
 		return append([]byte{mysql.ComPrepare}, r...)
 	}
 	return p

@@ -73,9 +73,13 @@ func tableLockRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *pl
 		return n, transform.SameTree, err
 	}
 	if d, ok := n.(*plan.DropTable); ok && holder {
-		// DROP TABLE of a locked table releases its lock.
+		// DROP TABLE of a locked table releases its lock; a temporary
+		// table holds none, and dropping it leaves the session in
+		// locked-tables mode (MySQL's read_only_innodb: LOCK TABLES of
+		// a temporary t1 shadowing a base t1, DROP TABLE t1, then the
+		// base t1 is not locked, 1100).
 		for _, t := range d.Tables {
-			if pt := tableOfNode(t); pt != nil {
+			if pt := tableOfNode(t); pt != nil && pt.temp == nil {
 				l.do(s.ID(), func(m *tablelocks.Manager, id tablelocks.SessionID) {
 					m.Dropped(id, tablelocks.Table{DB: pt.db.name, Name: pt.Name()})
 				})

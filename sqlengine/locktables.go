@@ -70,6 +70,13 @@ func (l *tableLocks) decide(ctx *sql.Context, s *Session, f func(m *tablelocks.M
 			}
 			l.settle()
 			l.mu.Unlock()
+			if d.Outcome == tablelocks.Refused && d.Refusal == tablelocks.NotLockedForWrite && s.eng != nil {
+				// MySQL refuses a write under read_only before it
+				// opens (and lock-checks) the tables: 1290 first.
+				if err := s.eng.checkWritable(ctx); err != nil {
+					return err
+				}
+			}
 			return refusal(d)
 		}
 		l.m.Waiting(id, waitState)

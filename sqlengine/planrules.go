@@ -53,7 +53,11 @@ var analyzerRulesOnce sync.Once
 
 func installAnalyzerRules() {
 	analyzerRulesOnce.Do(func() {
+		arith.InstallDateLayouts() // arith/datelayouts.go
 		analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault, analyzer.Rule{Id: tupleInRuleID, Apply: tupleInToDisjunction})
+		// CONVERT ... USING and introduced hex literals as MySQL's strings
+		// (charset/convertusing.go), before anything reads their values.
+		analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault, analyzer.Rule{Id: charset.ConvertRuleID, Apply: charset.ConvertRule})
 		// A string literal that is no date or number compared with one in a
 		// single-table UPDATE or DELETE (arith/cmptext.go).
 		analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault, analyzer.Rule{Id: arith.BadTextRuleID, Apply: arith.BadTextRule})
@@ -103,6 +107,9 @@ func installAnalyzerRules() {
 		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: triggerPrivRuleID, Apply: triggerPrivRule}}, analyzer.OnceBeforeDefault...) // triggerpriv.go
 		kept := analyzer.DefaultValidationRules[:0:0]
 		for _, r := range analyzer.DefaultValidationRules {
+			if r.Id.String() == "validateIntervalUsage" {
+				r.Apply = arith.IntervalUseRule // arith/intervaluse.go
+			}
 			if r.Id.String() != "validateGroupBy" {
 				kept = append(kept, r)
 			}
@@ -120,6 +127,12 @@ func installAnalyzerRules() {
 		// reads its type.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.BranchTypeRuleID, Apply: functions.BranchTypeRule})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: intArithRuleID, Apply: intArithRule})
+		// A quotient written to a column stored from its longer value
+		// (arith/storedquot.go), once the division operators are MySQL's.
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: arith.StoredQuotientsRuleID, Apply: arith.StoredQuotients})
+		// Readers of a derived table's column take its analysed type (derivedtypes.go).
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: derivedTypesRuleID, Apply: derivedTypesRule})
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: derivedTimesRuleID, Apply: derivedTimesRule}) // derivedtimes.go
 		// Aggregates over a window computed over each row's frame as over
 		// a group (functions/windowagg.go), with the buffers of exact SUM
 		// and AVG (arith/exactagg.go).
@@ -129,6 +142,8 @@ func installAnalyzerRules() {
 		// CAST of a DECIMAL to text at its scale (castchar.go), after the
 		// arithmetic rules have typed the quotients.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: castCharRuleID, Apply: castCharRule})
+		// DOUBLE results' decimals noted for the fields (doubledecimals.go).
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: doubleDecimalsRuleID, Apply: doubleDecimalsRule})
 		// Column-literal comparisons of one type compared directly
 		// (arith/fastcmp.go), after index selection has read them.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: arith.FastCmpRuleID, Apply: fastCmpRule})
@@ -150,6 +165,8 @@ func installAnalyzerRules() {
 		// outer values (subquery/subqmemo.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: subquery.MemoRuleID, Apply: memoSubqueries})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: explainRuleID, Apply: rewrite.ExplainResult})
+		// A set operation is never one row (setopmax1row.go).
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: setOpMax1RowRuleID, Apply: setOpMax1Row})
 		// LOCK TABLES and the statements its locks govern (lockrule.go),
 		// once triggers are applied and before tables are tracked.
 		analyzer.OnceAfterAll = insertAfter(analyzer.OnceAfterAll, "applyTriggers", analyzer.Rule{Id: tableLockRuleID, Apply: tableLockRule})
@@ -183,6 +200,9 @@ func installAnalyzerRules() {
 		// Correlated subqueries' index lookups (lookup/correlated.go): around
 		// GMS's join planning.
 		analyzer.OnceAfterDefault = insertAfter(analyzer.OnceAfterDefault, "pushFilters", analyzer.Rule{Id: corrPushRuleID, Apply: lookup.PushCorrelatedFilters})
+		// A set operation's DECIMAL columns typed from its analysed sides
+		// (setoptypes.go), before GMS checks that the sides match.
+		analyzer.OnceAfterDefault = insertAfter(analyzer.OnceAfterDefault, "finalizeUnions", analyzer.Rule{Id: setOpTypesRuleID, Apply: setOpTypesRule})
 		analyzer.OnceAfterDefault = insertAfter(analyzer.OnceAfterDefault, "optimizeJoins", analyzer.Rule{Id: outerIndexRuleID, Apply: lookup.OuterIndexLookups})
 		// NOT EXISTS read by an index (lookup/antilookup.go), after GMS's join
 		// planning chose a nested-loop anti join.

@@ -15,6 +15,7 @@ import (
 
 	"petrel/internal/mysqlerr"
 	"petrel/sqlengine/sqlerr"
+	"petrel/sqlengine/sqlmode"
 )
 
 // A routine's conditions (routinerun.go's interpreter): DECLARE ...
@@ -302,9 +303,12 @@ func (r *routineRun) signal(ctx *sql.Context, s *ast.Signal, resignal bool) erro
 		c.state, c.num, c.msg = state, signalNumber(state), signalMessage(state)
 	}
 	for _, it := range s.Info {
-		v, err := r.value(ctx, it.Value)
-		if err != nil {
-			return err
+		var v any
+		var err error
+		if !signalNull(it.Value) {
+			if v, err = r.value(ctx, it.Value); err != nil {
+				return err
+			}
 		}
 		switch it.ConditionItemName {
 		case ast.SignalConditionItemName_MysqlErrno:
@@ -317,19 +321,47 @@ func (r *routineRun) signal(ctx *sql.Context, s *ast.Signal, resignal bool) erro
 			if v == nil {
 				return mysqlerr.New(mysqlerr.ErWrongValueForVar, "Variable 'MESSAGE_TEXT' can't be set to the value of 'NULL'")
 			}
-			msg := signalText(v)
-			if len([]rune(msg)) > 128 {
-				return mysqlerr.New(mysqlerr.ErCondItemTooLong, "Data too long for condition item 'MESSAGE_TEXT'")
+			msg, err := conditionItem(ctx, "MESSAGE_TEXT", signalText(v), 128)
+			if err != nil {
+				return err
 			}
 			c.msg = msg
 		default:
-			if v != nil && len([]rune(signalText(v))) > 64 {
-				return mysqlerr.New(mysqlerr.ErCondItemTooLong, "Data too long for condition item '%s'", strings.ToUpper(string(it.ConditionItemName)))
+			name := strings.ToUpper(string(it.ConditionItemName))
+			if v == nil {
+				return mysqlerr.New(mysqlerr.ErWrongValueForVar, "Variable '%s' can't be set to the value of 'NULL'", name)
+			}
+			if _, err := conditionItem(ctx, name, signalText(v), 64); err != nil {
+				return err
 			}
 		}
 	}
 	c.noDataWarning = false
 	return &conditionError{c}
+}
+
+// signalNull reports whether e is the NULL of a SIGNAL's item, which
+// the statement's text gave quoted (sqlmode/condname.go's signalNulls).
+func signalNull(e ast.Expr) bool {
+	c, ok := e.(*ast.ColName)
+	return ok && c.Qualifier.IsEmpty() && strings.EqualFold(c.Name.String(), "NULL")
+}
+
+// conditionItem is v as SIGNAL's item name stores it, at most max
+// characters: longer, it is 1648 ER_COND_ITEM_TOO_LONG in strict mode
+// and otherwise cut to max with warning 1647, as MySQL assigns it
+// (mtr's signal_sqlmode: a 129-character MESSAGE_TEXT under sql_mode ”
+// signals its condition, 1644).
+func conditionItem(ctx *sql.Context, name, v string, max int) (string, error) {
+	r := []rune(v)
+	if len(r) <= max {
+		return v, nil
+	}
+	if m := sqlmode.Load(ctx); m.ModeEnabled("STRICT_TRANS_TABLES") || m.ModeEnabled("STRICT_ALL_TABLES") {
+		return "", mysqlerr.New(mysqlerr.ErCondItemTooLong, "Data too long for condition item '%s'", name)
+	}
+	ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.WarnCondItemTruncated, Message: fmt.Sprintf("Data truncated for condition item '%s'", name)})
+	return string(r[:max]), nil
 }
 
 // validErrno reports whether n may be a SIGNAL's MYSQL_ERRNO: 1 to

@@ -39,21 +39,31 @@ func installRoutineParser() {
 type routineParser struct{ sql.Parser }
 
 func (p routineParser) ParseSimple(q string) (ast.Statement, error) {
+	q, doAdded := sqlmode.RoutineBodyDo(q, false) // sqlmode/routinedo.go
 	r, added, span, wrapped := sqlmode.TriggerBody(q, false)
 	st, err := p.Parser.ParseSimple(r)
 	if wrapped && err == nil {
 		placeTriggerBody(st, q, r, "", ';', added, span)
 	}
+	originalBodySpan(st, doAdded) // engine.go
 	splitRoutineSets(st)
 	return st, err
 }
 
 func (p routineParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Statement, string, string, error) {
+	orig := q
+	q, doAdded := sqlmode.RoutineBodyDo(q, false) // sqlmode/routinedo.go
 	r, added, span, wrapped := sqlmode.TriggerBody(q, false)
 	st, a, b, err := p.Parser.Parse(ctx, r, multi)
 	if wrapped && err == nil {
 		a, b = placeTriggerBody(st, q, r, b, ';', added, span)
 	}
+	if doAdded != nil && err == nil {
+		// GMS slices the body out of the parsed text with the offsets
+		// originalBodySpan maps back: the text must be the original.
+		a, b = sqlmode.RewrittenRemainder(orig, q, b, ';', doAdded)
+	}
+	originalBodySpan(st, doAdded) // engine.go
 	splitRoutineSets(st)
 	bodyInsertsIntoViews(ctx, st)    // viewinsert.go
 	bodyUpdatesThroughViews(ctx, st) // viewupdate.go
@@ -61,11 +71,17 @@ func (p routineParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Statem
 }
 
 func (p routineParser) ParseWithOptions(ctx context.Context, q string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
+	orig := q
+	q, doAdded := sqlmode.RoutineBodyDo(q, o.AnsiQuotes) // sqlmode/routinedo.go
 	r, added, span, wrapped := sqlmode.TriggerBody(q, o.AnsiQuotes)
 	st, a, b, err := p.Parser.ParseWithOptions(ctx, r, delim, multi, o)
 	if wrapped && err == nil {
 		a, b = placeTriggerBody(st, q, r, b, delim, added, span)
 	}
+	if doAdded != nil && err == nil {
+		a, b = sqlmode.RewrittenRemainder(orig, q, b, delim, doAdded) // as in Parse
+	}
+	originalBodySpan(st, doAdded) // engine.go
 	splitRoutineSets(st)
 	bodyInsertsIntoViews(ctx, st)    // viewinsert.go
 	bodyUpdatesThroughViews(ctx, st) // viewupdate.go
@@ -73,12 +89,17 @@ func (p routineParser) ParseWithOptions(ctx context.Context, q string, delim run
 }
 
 func (p routineParser) ParseOneWithOptions(ctx context.Context, q string, o ast.ParserOptions) (ast.Statement, int, error) {
+	q, doAdded := sqlmode.RoutineBodyDo(q, o.AnsiQuotes) // sqlmode/routinedo.go
 	r, added, span, wrapped := sqlmode.TriggerBody(q, o.AnsiQuotes)
 	st, n, err := p.Parser.ParseOneWithOptions(ctx, r, o)
 	if wrapped && err == nil {
 		placeTriggerBody(st, q, r, "", ';', added, span)
 		n = sqlmode.OriginalOffset(n, added)
 	}
+	if doAdded != nil && err == nil {
+		n = sqlmode.OriginalOffset(n, doAdded)
+	}
+	originalBodySpan(st, doAdded) // engine.go
 	splitRoutineSets(st)
 	bodyInsertsIntoViews(ctx, st)    // viewinsert.go
 	bodyUpdatesThroughViews(ctx, st) // viewupdate.go

@@ -517,6 +517,9 @@ func (r *routineRun) exec(ops *[]*procedures.InterpreterOperation, pc int) (int,
 		if ex, ok := op.PrimaryData.(*ast.Execute); ok {
 			return pc + 1, r.execute(ctx, ex)
 		}
+		if err := unpreparable(ctx, op.PrimaryData); err != nil { // psrefuse.go
+			return pc + 1, err
+		}
 		r.bind(op.PrimaryData)
 		_, _, err := r.query(ctx, op.PrimaryData)
 		return pc + 1, err

@@ -83,6 +83,8 @@ func (d *Database) SaveStoredProcedure(ctx *sql.Context, spd sql.StoredProcedure
 		if s, ok := ctx.Session.(*Session); ok && storedfn.IsHidden(spd.Name) && s.routineText != "" {
 			// A function's hidden procedure keeps the CREATE FUNCTION.
 			create = s.routineText
+		} else if !storedfn.IsHidden(spd.Name) {
+			create = withDefiner(ctx, create) // showcreateproc.go
 		}
 		dd.Procedures = append(dd.Procedures, storage.ProcedureDef{
 			Name: spd.Name, CreateStmt: create, SqlMode: spd.SqlMode,

@@ -27,6 +27,9 @@ import (
 type Session struct {
 	*sql.BaseSession
 	eng *Engine
+	// handlers are the session's open HANDLERs by lower-case name
+	// (tablehandler.go).
+	handlers map[string]*tableHandler
 	// stmts counts the statements the client sent, by kind (Questions,
 	// Com_*: stmtcount.go).
 	stmts stmtstat.Counters
@@ -66,6 +69,9 @@ type Session struct {
 	// timeFSP are the TIME columns' precisions the CREATE or ALTER TABLE
 	// being run declares (timefsp.go).
 	timeFSP *timeNotes
+	// resultDec are the decimals of the running statement's DOUBLE
+	// result columns (doubledecimals.go).
+	resultDec *resultDecimals
 	// adminQuery is the admin statement being answered, as written.
 	adminQuery string
 	// routineText is the CREATE or DROP FUNCTION statement being run
@@ -225,6 +231,13 @@ func (s *Session) CommitTransaction(ctx *sql.Context, tx sql.Transaction) error 
 	}
 	if t.abort != nil {
 		return t.abort
+	}
+	if t.txn.ChangesRows() && s.eng != nil {
+		// A transaction that wrote before read_only went on cannot
+		// commit (MySQL's 1290; it stays open, as there).
+		if err := s.eng.checkWritable(ctx); err != nil {
+			return err
+		}
 	}
 	q := ctx.Query()
 	if s.routineText != "" {

@@ -29,6 +29,9 @@ import (
 // server-side cursor's statement on a goroutine of its own).
 type connState struct {
 	c *mysql.Conn
+	// h is the connection's handler (COM_CHANGE_USER resets the
+	// session through it: changeuser.go).
+	h *errHandler
 	// ctx is cancelled when the server closes the connection; every
 	// command's context ends with it.
 	ctx    context.Context
@@ -100,7 +103,7 @@ func (h *errHandler) NewConnection(c *mysql.Conn) {
 	if cc, ok := c.Conn.(*wire.Conn); ok {
 		cc.SetCheckPrepare(h.checkPrepare)
 	}
-	cs := &connState{c: c}
+	cs := &connState{c: c, h: h}
 	cs.ctx, cs.cancel = context.WithCancel(context.Background())
 	cs.done = func() { cs.busy.Add(-1) }
 	c.ClientData = cs

@@ -746,6 +746,13 @@ type rewriteEditor struct {
 }
 
 func (r *rewriteEditor) Insert(ctx *sql.Context, row sql.Row) error {
+	if _, st, err := r.editor.target(ctx); err == nil && st.HasDigits {
+		// Columns whose FLOAT(M,D) digits change take their rows'
+		// values as a store does (floatdigits.go).
+		if row, err = fitFloatDigits(ctx, st, r.old, row, r.rows+1); err != nil {
+			return ddlError(ctx, err)
+		}
+	}
 	return ddlError(ctx, r.editor.Insert(ctx, row))
 }
 

@@ -164,9 +164,10 @@ func (e *Engine) showCreateTable(ctx *sql.Context, n *plan.ShowCreateTable, row 
 		if !ok || !strings.HasSuffix(stmt, comment) {
 			return fmt.Errorf("sqlengine: SHOW CREATE TABLE %s: GMS's statement does not end with its comment", tb.Name())
 		}
-		text := timeTypesText(&tb.t.Def, stmt[:len(stmt)-len(comment)]+opts+comment)
+		text := floatTypesText(&tb.t.Def, timeTypesText(&tb.t.Def, stmt[:len(stmt)-len(comment)]+opts+comment))
 		if !e.opts.GMSCreateText {
 			text = defaultNullText(tb.t.Schema, text)
+			text = enumDefaultText(tb.t.Schema, text) // enumdefault.go
 		}
 		r[1] = text
 		return nil

@@ -39,6 +39,13 @@ import (
 type timeNotes struct {
 	db, name string
 	fsp      map[string]int
+	// digits are the statement's FLOAT and DOUBLE columns' M and D (nil
+	// for a plain type; floatdigits.go).
+	digits map[string]*storage.FloatDigits
+	// like is CREATE TABLE ... LIKE's source table, whose columns' TIME
+	// precisions and digits the new table takes (GMS copies only the
+	// source's schema).
+	like *ast.TableName
 }
 
 // noteTimePrecisions records, in ctx's session, the precision of every
@@ -65,6 +72,15 @@ func noteTimePrecisions(ctx context.Context, st ast.Statement) {
 	}
 	realAsFloat := sqlmode.On(sqlmode.Load(sctx), "REAL_AS_FLOAT")
 	var notes *timeNotes
+	note := func() *timeNotes {
+		if notes == nil {
+			notes = &timeNotes{db: table.DbQualifier.String(), name: table.Name.String(), fsp: map[string]int{}, digits: map[string]*storage.FloatDigits{}}
+		}
+		return notes
+	}
+	if d, ok := st.(*ast.DDL); ok && d.OptLike != nil && len(d.OptLike.LikeTables) == 1 {
+		note().like = &d.OptLike.LikeTables[0]
+	}
 	for _, d := range ddls {
 		if d == nil || d.TableSpec == nil {
 			continue
@@ -74,7 +90,14 @@ func noteTimePrecisions(ctx context.Context, st ast.Statement) {
 				// REAL_AS_FLOAT: REAL is FLOAT, not DOUBLE.
 				c.Type.Type = "float"
 			}
-			if c == nil || !strings.EqualFold(c.Type.Type, "time") {
+			if c == nil {
+				continue
+			}
+			if digits, ok := declaredDigits(c); ok {
+				note().digits[strings.ToLower(c.Name.String())] = digits
+				continue
+			}
+			if !strings.EqualFold(c.Type.Type, "time") {
 				continue
 			}
 			fsp := 0
@@ -86,10 +109,7 @@ func noteTimePrecisions(ctx context.Context, st ast.Statement) {
 				fsp = n
 			}
 			c.Type.Length = ast.NewIntVal([]byte("6"))
-			if notes == nil {
-				notes = &timeNotes{db: table.DbQualifier.String(), name: table.Name.String(), fsp: map[string]int{}}
-			}
-			notes.fsp[strings.ToLower(c.Name.String())] = fsp
+			note().fsp[strings.ToLower(c.Name.String())] = fsp
 		}
 	}
 	s.timeFSP = notes
@@ -110,7 +130,17 @@ func takeTimePrecisions(ctx *sql.Context, def *storage.TableDef, old *storage.Ta
 		if strings.EqualFold(db, def.Database) && strings.EqualFold(n.name, def.Name) {
 			notes = n
 		}
+		if notes != nil && notes.like != nil && old == nil && s.eng != nil {
+			src := notes.like.DbQualifier.String()
+			if src == "" {
+				src = ctx.GetCurrentDatabase()
+			}
+			if t := s.eng.store.Catalog().Table(src, notes.like.Name.String()); t != nil {
+				old = &t.Def
+			}
+		}
 	}
+	takeFloatDigits(def, notes, old, renamed) // floatdigits.go
 	for i := range def.Columns {
 		cd := &def.Columns[i]
 		if !strings.HasPrefix(strings.ToLower(cd.Type), "time") || strings.HasPrefix(strings.ToLower(cd.Type), "timestamp") {
@@ -125,17 +155,9 @@ func takeTimePrecisions(ctx *sql.Context, def *storage.TableDef, old *storage.Ta
 			}
 		}
 		cd.FSP = nil
-		if old == nil {
-			continue
-		}
-		if o, ok := renamed[name]; ok {
-			name = o
-		}
-		for _, oc := range old.Columns {
-			if strings.EqualFold(oc.Name, name) && oc.FSP != nil {
-				fsp := *oc.FSP
-				cd.FSP = &fsp
-			}
+		if oc := priorColumn(old, renamed, name); oc != nil && oc.FSP != nil {
+			fsp := *oc.FSP
+			cd.FSP = &fsp
 		}
 	}
 }
@@ -177,10 +199,13 @@ func timeAtPrecision(res *sqltypes.Result) {
 		if f.Type != sqltypes.Time && f.Type != sqltypes.Datetime && f.Type != sqltypes.Timestamp || f.Decimals == 0 || f.Decimals > 6 {
 			continue
 		}
-		if f.Type != sqltypes.Time && f.OrgTable == "" && f.Table == "" {
+		if f.Type != sqltypes.Time && f.OrgTable == "" && f.Table == "" && f.Decimals == 6 {
 			// A DATETIME expression: GMS types many at precision 6
-			// (FROM_UNIXTIME(0), CONVERT_TZ, DATE_ADD) where MySQL's
-			// is 0, so only a column's precision is trusted.
+			// (FROM_UNIXTIME(0), CONVERT_TZ, STR_TO_DATE) where
+			// MySQL's is 0, so its 6 is not trusted. A precision of 1
+			// to 5 is a column's or a cast's, carried through GREATEST,
+			// COALESCE, MAX or DATE_ADD: CAST(x AS DATETIME(3)) prints
+			// three digits, as MySQL's.
 			continue
 		}
 		n := int(f.Decimals)
@@ -298,7 +323,7 @@ func (e *Engine) columnFSP(db, table, col string) (int, bool) {
 func (e *Engine) showColumns(ctx *sql.Context, n *plan.ShowColumns, row sql.Row) (sql.RowIter, error) {
 	var tb *Table
 	if rt, ok := n.Child.(*plan.ResolvedTable); ok {
-		if t, ok := petrelTable(rt.Table); ok && hasTimeFSP(&t.t.Def) {
+		if t, ok := petrelTable(rt.Table); ok && (hasTimeFSP(&t.t.Def) || t.t.HasDigits) {
 			tb = t
 		}
 	}
@@ -323,6 +348,11 @@ func (e *Engine) showColumns(ctx *sql.Context, n *plan.ShowColumns, row sql.Row)
 			if fsp, ok := e.columnFSP(tb.t.Def.Database, tb.t.Def.Name, name); ok {
 				r[1] = timeTypeName(fsp)
 			}
+			if ty, _ := r[1].(string); ty == "float" || ty == "double" {
+				if d := e.columnDigits(tb.t.Def.Database, tb.t.Def.Name, name); d != nil {
+					r[1] = floatTypeName(ty, d)
+				}
+			}
 		}
 		return nil
 	})
@@ -330,7 +360,7 @@ func (e *Engine) showColumns(ctx *sql.Context, n *plan.ShowColumns, row sql.Row)
 
 // Column ordinals of GMS's information_schema.COLUMNS rows.
 const (
-	isColsSchema, isColsTable, isColsName, isColsDatetimePrecision, isColsType = 1, 2, 3, 12, 15
+	isColsSchema, isColsTable, isColsName, isColsNumericPrecision, isColsNumericScale, isColsDatetimePrecision, isColsType = 1, 2, 3, 10, 11, 12, 15
 )
 
 // timeColumnsIter wraps information_schema.COLUMNS' row source orig so
@@ -346,12 +376,22 @@ func (e *Engine) timeColumnsIter(orig func(*sql.Context, sql.Catalog, sql.Schema
 			if len(r) <= isColsType {
 				return nil
 			}
-			if ty, _ := r[isColsType].(string); ty != "time(6)" {
-				return nil
-			}
+			ty, _ := r[isColsType].(string)
 			db, _ := r[isColsSchema].(string)
 			tbl, _ := r[isColsTable].(string)
 			name, _ := r[isColsName].(string)
+			if ty == "float" || ty == "double" {
+				// FLOAT(M,D), DOUBLE(M,D): MySQL's precision is M, its
+				// scale D (floatdigits.go).
+				if d := e.columnDigits(db, tbl, name); d != nil {
+					r[isColsType] = floatTypeName(ty, d)
+					r[isColsNumericPrecision], r[isColsNumericScale] = d.M, d.D
+				}
+				return nil
+			}
+			if ty != "time(6)" {
+				return nil
+			}
 			if fsp, ok := e.columnFSP(db, tbl, name); ok {
 				r[isColsType] = timeTypeName(fsp)
 				r[isColsDatetimePrecision] = fsp
@@ -426,6 +466,7 @@ func (c *castTime) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 			}
 			if v == nil {
 				ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWrongValue, Message: fmt.Sprintf("Truncated incorrect time value: '%s'", s)})
+				v = leadingTime(ctx, s)
 			}
 		}
 	}
@@ -447,6 +488,30 @@ func timeOfDay(ctx *sql.Context, s string) any {
 		return nil
 	}
 	return types.Timespan((int64(t.Hour())*3600+int64(t.Minute())*60+int64(t.Second()))*1_000_000 + int64(t.Nanosecond()/1000))
+}
+
+// leadingTime is the time MySQL reads from the digits s starts with,
+// as a number [H]HMMSS, the rest cut with the warning ('0000-00-00' is
+// 00:00:00, '2024-07-04' 00:20:24, '123abc' 00:01:23); nil when s does
+// not start with a digit or the number is no time.
+func leadingTime(ctx *sql.Context, s string) any {
+	s = strings.TrimLeft(s, " ")
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	if n == 0 || n > 9 {
+		return nil
+	}
+	num, err := strconv.ParseInt(s[:n], 10, 64)
+	if err != nil {
+		return nil
+	}
+	tv, _, err := types.Time.Convert(ctx, num)
+	if err != nil {
+		return nil
+	}
+	return tv
 }
 
 func (c *castTime) WithChildren(children ...sql.Expression) (sql.Expression, error) {

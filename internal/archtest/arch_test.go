@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"internal/lenenc":        nil,
 	"internal/sqlstr":        nil,
 	"internal/admission":     nil,
+	"internal/charsets":      nil,
 
 	"storage/keys":  {"internal/*"},
 	"storage/lock":  {"internal/*"},

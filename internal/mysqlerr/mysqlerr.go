@@ -45,6 +45,9 @@ const (
 	ErAutoincErange            = 167  // HA_ERR_AUTOINC_ERANGE: a generated AUTO_INCREMENT value beyond its column
 	ErBadField                 = 1054 // ER_BAD_FIELD_ERROR
 	ErWrongDBName              = 1102 // ER_WRONG_DB_NAME
+	ErUnknownTable             = 1109 // ER_UNKNOWN_TABLE
+	ErTooManyKeyParts          = 1070 // ER_TOO_MANY_KEY_PARTS
+	ErKeyDoesNotExist          = 1176 // ER_KEY_DOES_NOT_EXITS
 	ErNoDefaultForField        = 1364 // ER_NO_DEFAULT_FOR_FIELD
 	ErDupFieldName             = 1060 // ER_DUP_FIELDNAME
 	ErDupKeyName               = 1061 // ER_DUP_KEYNAME
@@ -72,6 +75,7 @@ const (
 	ErCantRevokeAll            = 1269 // ER_REVOKE_GRANTS
 	ErUnsupportedPS            = 1295 // ER_UNSUPPORTED_PS
 	ErInvalidCharacterString   = 1300 // ER_INVALID_CHARACTER_STRING
+	ErConflictingDeclarations  = 1302 // ER_CONFLICTING_DECLARATIONS
 	ErNotSupportedYet          = 1235 // ER_NOT_SUPPORTED_YET
 	ErKeyNotFound              = 1032 // ER_KEY_NOT_FOUND (HA_ERR_KEY_NOT_FOUND)
 	ErIncorrectGlobalLocalVar  = 1238 // ER_INCORRECT_GLOBAL_LOCAL_VAR
@@ -98,6 +102,7 @@ const (
 	ErResignalNoHandler        = 1645 // ER_RESIGNAL_WITHOUT_ACTIVE_HANDLER
 	ErSignalBadConditionType   = 1646 // ER_SIGNAL_BAD_CONDITION_TYPE
 	ErCondItemTooLong          = 1648 // ER_COND_ITEM_TOO_LONG
+	WarnCondItemTruncated      = 1647 // WARN_COND_ITEM_TRUNCATED
 	ErWrongValueOf             = 1525 // ER_WRONG_VALUE ("Incorrect %s value: '%s'")
 	ErSPDupCond                = 1332 // ER_SP_DUP_COND
 	ErSPDupHandler             = 1413 // ER_SP_DUP_HANDLER
@@ -106,6 +111,9 @@ const (
 	ErSPNoReturnEnd            = 1321 // ER_SP_NORETURNEND
 	ErSPNoRecursion            = 1424 // ER_SP_NO_RECURSION
 	ErTooBigPrecision          = 1426 // ER_TOO_BIG_PRECISION
+	ErTooBigScale              = 1425 // ER_TOO_BIG_SCALE
+	ErMBiggerThanD             = 1427 // ER_M_BIGGER_THAN_D
+	ErTooBigDisplayWidth       = 1439 // ER_TOO_BIG_DISPLAYWIDTH
 	ErWrongAutoKey             = 1075 // ER_WRONG_AUTO_KEY
 	ErNonInsertableTable       = 1471 // ER_NON_INSERTABLE_TABLE
 	ErCommitNotAllowedInSF     = 1422 // ER_COMMIT_NOT_ALLOWED_IN_SF_OR_TRG
@@ -250,7 +258,7 @@ func Classes() []base.Class {
 // (numbers not listed: HY000).
 var states = map[int]string{
 	ErDBAccessDenied: "42000", ErAccessDenied: "28000", ErNoDB: "3D000", ErBadNull: "23000",
-	ErBadDB: "42000", ErTableExists: "42S01", ErNonUniqTable: "42000", ErBadTable: "42S02", ErEmptyQuery: "42000", ErWrongDBName: "42000", ErAutoincErange: "22003", ErBadField: "42S22",
+	ErBadDB: "42000", ErTableExists: "42S01", ErUnknownTable: "42S02", ErTooManyKeyParts: "42000", ErKeyDoesNotExist: "42000", ErNonUniqTable: "42000", ErBadTable: "42S02", ErEmptyQuery: "42000", ErWrongDBName: "42000", ErAutoincErange: "22003", ErBadField: "42S22",
 	ErDupFieldName: "42S21", ErDupKeyName: "42000", ErDupEntry: "23000", ErParse: "42000",
 	ErServerShutdown: "08S01", ErCantDropFieldOrKey: "42000", ErTableAccessDenied: "42000",
 	ErNoSuchTable: "42S02", ErNetPacketTooLarge: "08S01", ErLockDeadlock: "40001",
@@ -268,6 +276,7 @@ var states = map[int]string{
 	ErSPFetchNoData: "02000", ErSPBadSQLState: "42000", ErTooManyRows: "42000",
 	ErWrongNumberOfColumns: "21000", ErResignalNoHandler: "0K000", ErSubqueryNo1Row: "21000",
 	ErSPDupCond: "42000", ErSPDupHandler: "42000", ErDupSignalSet: "42000", ErTooBigPrecision: "42000", ErWrongAutoKey: "42000",
+	ErTooBigScale: "42000", ErMBiggerThanD: "42000", ErTooBigDisplayWidth: "42000",
 }
 
 // State is the SQLSTATE MySQL sends with error number num.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/shopspring/decimal"
 
 	"petrel/internal/mysqlerr"
 )
@@ -12,8 +13,13 @@ import (
 // Casts of numbers GMS converts otherwise than MySQL:
 //   - CAST(double AS SIGNED | UNSIGNED) rounds half to even, as MySQL's
 //     val_int of a DOUBLE (rint): CAST(2.5e0 AS SIGNED) is 2 (GMS
-//     rounded half away from zero: 3); a negative one as UNSIGNED stays
-//     GMS's;
+//     rounded half away from zero: 3); a negative one as UNSIGNED is
+//     the signed integer's bits (CAST(-2.5e0 AS UNSIGNED) is
+//     18446744073709551614, without a warning; GMS clipped to 2^63);
+//   - CAST(decimal AS SIGNED | UNSIGNED) rounds half away from zero; a
+//     negative one as UNSIGNED is the signed integer's bits, as MySQL 8's
+//     Item_typecast_unsigned (GMS gave 2^63 for any negative DECIMAL and
+//     for one above 2^63); past the range it clips with 1292;
 //   - CAST(bigint_unsigned AS SIGNED) wraps past 2^63-1, as MySQL's
 //     (CAST(18446744073709551615 AS SIGNED) is -1; GMS clipped to
 //     9223372036854775807);
@@ -76,10 +82,11 @@ func floatToInt(unsigned bool) func(*sql.Context, any) (any, bool) {
 		switch {
 		case math.IsNaN(r) || r < -9.223372036854775808e18:
 			return nil, false
-		case unsigned && r < 0:
-			return nil, false
 		case r < 9.223372036854775808e18:
 			if unsigned {
+				if r < 0 {
+					return uint64(int64(r)), true
+				}
 				return uint64(r), true
 			}
 			return int64(r), true
@@ -87,6 +94,45 @@ func floatToInt(unsigned bool) func(*sql.Context, any) (any, bool) {
 			return uint64(r), true
 		}
 		return nil, false
+	}
+}
+
+var (
+	decMinInt64  = decimal.NewFromInt(math.MinInt64)
+	decMaxInt64  = decimal.NewFromInt(math.MaxInt64)
+	decMaxUint64 = decimal.RequireFromString("18446744073709551615")
+)
+
+// decimalToInt is CAST(decimal AS SIGNED | UNSIGNED).
+func decimalToInt(unsigned bool) func(*sql.Context, any) (any, bool) {
+	return func(ctx *sql.Context, v any) (any, bool) {
+		d, ok := v.(decimal.Decimal)
+		if !ok {
+			return nil, false
+		}
+		r := d.Round(0)
+		if unsigned && d.Sign() >= 0 {
+			if r.GreaterThan(decMaxUint64) {
+				ctx.Warn(mysqlerr.ErWrongValue, "Truncated incorrect DECIMAL value: '%s'", decText(d))
+				return uint64(math.MaxUint64), true
+			}
+			return r.BigInt().Uint64(), true
+		}
+		var n int64
+		switch {
+		case r.LessThan(decMinInt64):
+			ctx.Warn(mysqlerr.ErWrongValue, "Truncated incorrect DECIMAL value: '%s'", decText(d))
+			n = math.MinInt64
+		case r.GreaterThan(decMaxInt64):
+			ctx.Warn(mysqlerr.ErWrongValue, "Truncated incorrect DECIMAL value: '%s'", decText(d))
+			n = math.MaxInt64
+		default:
+			n = r.IntPart()
+		}
+		if unsigned {
+			return uint64(n), true
+		}
+		return n, true
 	}
 }
 
@@ -131,4 +177,12 @@ func itoa(n int64) string {
 			return string(b[i:])
 		}
 	}
+}
+
+// decText is d as written, its scale kept (18446744073709551616.0).
+func decText(d decimal.Decimal) string {
+	if e := d.Exponent(); e < 0 {
+		return d.StringFixed(-e)
+	}
+	return d.String()
 }

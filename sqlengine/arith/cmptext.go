@@ -137,6 +137,9 @@ func (f *textFixer) fix(col, lit sql.Expression) (sql.Expression, bool) {
 	if _, ok := col.(*expression.Literal); ok {
 		return nil, false
 	}
+	if z, ok := numDateLiteral(col, lit, f.warn); ok { // numdatecmp.go
+		return z, true
+	}
 	l, ok := lit.(*expression.Literal)
 	if !ok {
 		return nil, false

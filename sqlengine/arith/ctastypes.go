@@ -59,6 +59,9 @@ func widenCreateSelect(ctx *sql.Context, tc *plan.TableCopier) {
 		if a, ok := e.(*expression.Alias); ok {
 			e = a.Child
 		}
+		if hexCreateSelect(c, e) {
+			continue
+		}
 		if ctx != nil && types.IsText(c.Type) {
 			collateCreateSelect(ctx, c, e)
 			varcharCreateSelect(c, e)
@@ -85,6 +88,24 @@ func widenCreateSelect(ctx *sql.Context, tc *plan.TableCopier) {
 			}
 		}
 	}
+}
+
+// hexCreateSelect gives a new column of a hexadecimal or bit-value
+// literal MySQL's VARBINARY of its bytes (X'4142' VARBINARY(2); GMS's
+// was LONGBLOB), and reports whether e is one.
+func hexCreateSelect(c *sql.Column, e sql.Expression) bool {
+	l, ok := e.(*expression.Literal)
+	if !ok || l.Type() != types.LongBlob || c.Type != types.LongBlob {
+		return false
+	}
+	b, ok := l.Value().([]byte)
+	if !ok {
+		return false
+	}
+	if t, err := types.CreateBinary(sqltypes.VarBinary, int64(len(b))); err == nil {
+		c.Type = t
+	}
+	return true
 }
 
 // collateCreateSelect gives a new text column its expression's

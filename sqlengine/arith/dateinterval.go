@@ -8,7 +8,11 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/sqlmode"
 )
 
 // dateInterval is `x + INTERVAL n unit` (or INTERVAL n unit + x, or
@@ -47,6 +51,9 @@ func dateInterval(a *expression.Arithmetic) sql.Expression {
 	}
 	if err != nil {
 		return nil
+	}
+	if nd := numDateArg(out); nd != nil { // numdate.go
+		out = nd
 	}
 	if c := checkedDateArith(out); c != nil {
 		return c
@@ -93,6 +100,33 @@ func (d *dateRange) WithChildren(children ...sql.Expression) (sql.Expression, er
 	return n, nil
 }
 
+// Type is GMS's, but a DATETIME of MySQL's precision: the date's
+// (0 for a DATE or text), 6 with an interval of microseconds or of
+// fractional seconds. GMS typed every DATETIME result DATETIME(6), so a
+// derived table's DATE - INTERVAL 1 HOUR printed six zero decimals.
+func (d *dateRange) Type() sql.Type {
+	t := d.Expression.Type()
+	if t != types.DatetimeMaxPrecision {
+		return t
+	}
+	ch := d.Expression.Children()
+	if len(ch) != 2 {
+		return t
+	}
+	iv, ok := ch[1].(*expression.Interval)
+	if !ok {
+		return t
+	}
+	fsp := 0
+	if dt, ok := ch[0].Type().(sql.DatetimeType); ok && (types.IsDatetimeType(dt) || types.IsTimestampType(dt)) {
+		fsp = dt.Precision()
+	}
+	if strings.Contains(iv.Unit, "MICROSECOND") || (iv.Unit == "SECOND" && !IsIntegerType(iv.Child.Type())) {
+		fsp = 6
+	}
+	return types.MustCreateDatetimeType(sqltypes.Datetime, fsp)
+}
+
 // FunctionName and Description are GMS's (CREATE TABLE ... AS SELECT
 // reads the name for the result's fractional digits).
 func (d *dateRange) FunctionName() string {
@@ -120,10 +154,35 @@ func (d *dateRange) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	// warned 1292 about, or of a result past 9999-12-31), a negative
 	// year, or GMS's failure to convert one.
 	if overflows(ctx, e, row) {
+		if strictDataChange(ctx) {
+			// A strict INSERT or UPDATE makes the warning an error, as
+			// MySQL's (SQLSTATE 22008): it stored NULL.
+			return nil, mysqlerr.Relay(erDatetimeOverflow, "22008", "Datetime function: datetime field overflow")
+		}
 		warnDatetimeOverflow(ctx)
 		return nil, nil
 	}
 	return v, err
+}
+
+// strictDataChange reports whether ctx's statement is an INSERT, REPLACE
+// or UPDATE without IGNORE under strict mode, where MySQL makes a
+// warning an error.
+func strictDataChange(ctx *sql.Context) bool {
+	m := sqlmode.Load(ctx)
+	if !m.ModeEnabled("STRICT_TRANS_TABLES") && !m.ModeEnabled("STRICT_ALL_TABLES") {
+		return false
+	}
+	w := strings.Fields(strings.ToUpper(strings.TrimLeft(ctx.Query(), " \t\r\n(")))
+	if len(w) == 0 || (w[0] != "INSERT" && w[0] != "REPLACE" && w[0] != "UPDATE") {
+		return false
+	}
+	for _, x := range w[1:min(len(w), 4)] {
+		if x == "IGNORE" {
+			return false
+		}
+	}
+	return true
 }
 
 // overflows reports whether the result of e, GMS's DATE_ADD or DATE_SUB,

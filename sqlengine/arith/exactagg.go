@@ -334,6 +334,7 @@ func ExactSums(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, 
 		widenCreateSelect(ctx, tc)
 		nullableCreateSelect(tc)
 		renameCreateSelect(ctx, tc)
+		setOpCreateSelect(ctx, tc) // ctassetop.go
 		return n, transform.SameTree, nil
 	}
 	retype := map[sql.ColumnId]sql.DecimalType{}
@@ -505,7 +506,19 @@ func renameCreateSelect(ctx *sql.Context, tc *plan.TableCopier) {
 	if !ok || d.OptSelect == nil || (d.TableSpec != nil && len(d.TableSpec.Columns) > 0) {
 		return
 	}
-	sel, ok := d.OptSelect.Select.(*ast.Select)
+	first := d.OptSelect.Select
+	for {
+		// A set operation's columns are named by its first select's.
+		so, isSetOp := first.(*ast.SetOp)
+		if !isSetOp {
+			break
+		}
+		first = so.Left
+	}
+	if p, isParen := first.(*ast.ParenSelect); isParen {
+		first = p.Select
+	}
+	sel, ok := first.(*ast.Select)
 	cols := ct.PkSchema().Schema
 	if !ok || len(sel.SelectExprs) != len(cols) {
 		return
@@ -544,4 +557,44 @@ func renameCreateSelect(ctx *sql.Context, tc *plan.TableCopier) {
 	for i, c := range cols {
 		c.Name = names[i]
 	}
+}
+
+// SetOpNumericType is MySQL's type for a UNION, INTERSECT or EXCEPT
+// column whose sides are of types l and r, where one is a DECIMAL and
+// the other a DECIMAL, an integer, a float or NULL: a DECIMAL with the
+// larger integer part and the larger scale (decimal_int_part and
+// decimals aggregated as Item_type_holder does), or DOUBLE beside a
+// float. ok is false for every other pair, which GMS's own merge types.
+func SetOpNumericType(l, r sql.Type) (t sql.Type, ok bool) {
+	ld, lok := l.(sql.DecimalType)
+	rd, rok := r.(sql.DecimalType)
+	if !lok && !rok {
+		return nil, false
+	}
+	if !lok {
+		l, r, ld, rd = r, l, rd, ld
+	}
+	// l is a DECIMAL (ld); r any type.
+	var intPart, scale uint8 = ld.Precision() - ld.Scale(), ld.Scale()
+	switch {
+	case rd != nil:
+		intPart, scale = max(intPart, rd.Precision()-rd.Scale()), max(scale, rd.Scale())
+	case r == types.Null:
+		return l, true
+	case types.IsFloat(r):
+		return types.Float64, true
+	case IsIntegerType(r):
+		p, ok := integerPrecision(r)
+		if !ok {
+			return nil, false
+		}
+		intPart = max(intPart, p)
+	default:
+		return nil, false
+	}
+	d, err := types.CreateDecimalType(min(intPart+scale, 65), scale)
+	if err != nil {
+		return nil, false
+	}
+	return d, true
 }

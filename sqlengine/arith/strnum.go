@@ -375,3 +375,8 @@ func NumberSpan(s string) (start, end int, ok bool) {
 	}
 	return start, end, true
 }
+
+// TextAsDouble is e read as MySQL reads a string as a DOUBLE: the
+// leading number, with warning 1292 when the text is no clean number;
+// values of other types convert as numbers.
+func TextAsDouble(e sql.Expression) sql.Expression { return &strDouble{child: e} }

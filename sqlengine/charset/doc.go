@@ -1,4 +1,6 @@
-// Package charset holds results in the client's character_set_results:
+// Package charset holds conversions between character sets as MySQL
+// makes them (convertusing.go: CONVERT ... USING, introduced hex
+// literals) and results in the client's character_set_results:
 // an analyzer rule that converts result strings a client's character set
 // cannot hold as MySQL does (clientresult.go), and encoders installed
 // over GMS's that pass ASCII text through unconverted (resultenc.go;

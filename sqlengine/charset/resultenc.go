@@ -7,6 +7,8 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/encodings"
+
+	"petrel/internal/charsets"
 )
 
 // Result strings in a client's character_set_results. GMS converts every
@@ -24,9 +26,11 @@ var characterSetArray [256]sql.CharacterSet
 
 var asciiFastOnce sync.Once
 
-// InstallASCIIEncoders wraps the encoder of every ASCII-preserving
-// character set (once per process; the table is GMS's, global).
+// InstallASCIIEncoders installs the 8-bit character sets GMS lacks
+// (charsets.Install: the wrappers must wrap their encoders) and wraps the encoder of every ASCII-preserving
+// character set (once per process; the tables are GMS's, global).
 func InstallASCIIEncoders() {
+	charsets.Install()
 	asciiFastOnce.Do(func() {
 		if !tableIsGMS() {
 			return

@@ -55,6 +55,9 @@ func (e *Executor) execTxnStatement(ctx context.Context, s *sqlengine.Session, k
 		if s.GetTransaction() != nil {
 			return false, nil // GMS commits the open one first
 		}
+		if !e.e.ExecutorOnFor(s) {
+			return false, nil // BEGIN releases table locks (Petrel's parse hook)
+		}
 		tx, err := s.StartTransaction(sctx, sql.ReadWrite)
 		if err != nil {
 			return true, sqlengine.ToMySQLError(err)

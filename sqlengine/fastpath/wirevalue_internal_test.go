@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
+	"github.com/shopspring/decimal"
 )
 
 // TestWireValueMatchesGMS: the fast paths' own formatting gives the
@@ -39,6 +40,11 @@ func TestWireValueMatchesGMS(t *testing.T) {
 		{types.Uint64, []any{uint64(math.MaxUint64)}, true},
 		{utf8Varchar, []any{"", "bob", "héllo wörld ✓ 𝄞", "åäö"}, true},
 		{types.MustCreateString(sqltypes.Text, 65535, sql.Collation_utf8mb4_bin), []any{"long text"}, true},
+		{types.MustCreateColumnDecimalType(12, 2), decimals(2, 0, 5, -5, 1234, -1234, 100, 99999999999, -99999999999), true},
+		{types.MustCreateDecimalType(12, 2), decimals(2, 0, 7, -70, 123456), true},
+		{types.MustCreateColumnDecimalType(4, 4), decimals(4, 0, 1, -9999, 10), true},
+		{types.MustCreateColumnDecimalType(18, 0), decimals(0, 0, -1, 999999999999999999, -999999999999999999), true},
+		{types.MustCreateColumnDecimalType(18, 9), decimals(9, 123456789, -1, 999999999999999999), true},
 		// Handed to GMS: out of the column's range for the Go type, other
 		// Go types, types that print integers otherwise, CHAR, binary and
 		// non-utf8mb4 text, invalid UTF-8.
@@ -50,6 +56,11 @@ func TestWireValueMatchesGMS(t *testing.T) {
 		{types.MustCreateEnumType([]string{"a", "b"}, sql.Collation_Default), []any{uint16(2)}, false},
 		{types.MustCreateSetType([]string{"a", "b"}, sql.Collation_Default), []any{uint64(3)}, false},
 		{types.Float64, []any{float64(-1.5)}, false},
+		// DECIMALs of another scale than the column's, past 18 digits, or
+		// of other Go types.
+		{types.MustCreateColumnDecimalType(12, 2), append(decimals(3, 12345, -5), decimals(0, 7)...), false},
+		{types.MustCreateColumnDecimalType(30, 2), decimals(2, 12345), false},
+		{types.MustCreateColumnDecimalType(12, 2), []any{int64(5), "1.5", float64(2.25)}, false},
 		{types.MustCreateString(sqltypes.Char, 10, sql.Collation_utf8mb4_0900_ai_ci), []any{"ab"}, false},
 		{types.MustCreateString(sqltypes.VarChar, 10, sql.Collation_latin1_swedish_ci), []any{"åäö"}, false},
 		{types.MustCreateString(sqltypes.VarChar, 10, sql.Collation_utf8mb3_general_ci), []any{"abc"}, false},
@@ -93,6 +104,32 @@ func TestWireValueMatchesGMS(t *testing.T) {
 	}
 }
 
+// decimals are DECIMAL values of coefficients cs at scale.
+func decimals(scale int32, cs ...int64) []any {
+	out := make([]any, len(cs))
+	for i, c := range cs {
+		out[i] = decimal.New(c, -scale)
+	}
+	return out
+}
+
+// TestWireValueDecimalNoAlloc: a stored DECIMAL at its column's scale is
+// formatted into dest without allocating (GMS's Type.SQL parses and
+// prints it through big.Int).
+func TestWireValueDecimalNoAlloc(t *testing.T) {
+	ctx := sql.NewContext(context.Background(), sql.WithSession(sql.NewBaseSession()))
+	typ := types.MustCreateColumnDecimalType(12, 2)
+	var v any = decimal.New(-123456, -2) // as a row holds it
+	dest := make([]byte, 0, 64)
+	var got sqltypes.Value
+	allocs := testing.AllocsPerRun(100, func() {
+		got, _ = wireValue(ctx, typ, sql.CharacterSet_utf8mb4, dest, v)
+	})
+	if string(got.Raw()) != "-1234.56" || allocs != 0 {
+		t.Fatalf("wireValue(DECIMAL(12,2) -1234.56) = %q with %v allocations, want \"-1234.56\" with 0", got.Raw(), allocs)
+	}
+}
+
 func BenchmarkWireValue(b *testing.B) {
 	ctx := sql.NewContext(context.Background(), sql.WithSession(sql.NewBaseSession()))
 	vc := types.MustCreateString(sqltypes.VarChar, 128, sql.Collation_utf8mb4_0900_ai_ci)
@@ -108,6 +145,18 @@ func BenchmarkWireValue(b *testing.B) {
 		for b.Loop() {
 			_, _ = types.Int32.SQL(ctx, dest, int32(123456))
 			_, _ = vc.SQL(ctx, dest, s)
+		}
+	})
+	dt := types.MustCreateColumnDecimalType(12, 2)
+	var dv any = decimal.New(-123456, -2)
+	b.Run("decimal/fast", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = wireValue(ctx, dt, sql.CharacterSet_utf8mb4, dest, dv)
+		}
+	})
+	b.Run("decimal/gms", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = dt.SQL(ctx, dest, dv)
 		}
 	})
 }

@@ -20,7 +20,7 @@ import (
 // Collated is the functions of this file and binarysubstr.go,
 // registered over GMS's.
 func Collated() []sql.Function {
-	return append([]sql.Function{
+	return withDoubleText(append([]sql.Function{
 		sql.FunctionN{Name: "locate", Fn: func(args ...sql.Expression) (sql.Expression, error) {
 			if len(args) < 2 || len(args) > 3 {
 				return nil, sql.ErrInvalidArgumentNumber.New("LOCATE", "2 or 3", len(args))
@@ -30,7 +30,7 @@ func Collated() []sql.Function {
 		sql.Function2{Name: "instr", Fn: func(str, sub sql.Expression) sql.Expression {
 			return &locate{name: "instr", args: []sql.Expression{sub, str}, instr: true}
 		}},
-	}, substringFns()...) // binarysubstr.go
+	}, substringFns()...), false, nil) // binarysubstr.go, doubletext.go
 }
 
 // locate is LOCATE(substr, str[, pos]); INSTR(str, substr) with its

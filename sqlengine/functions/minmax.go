@@ -33,6 +33,9 @@ type minMax struct {
 	// text: every argument is a nonbinary string, compared by the first
 	// one's collation.
 	text sql.Type
+	// mode, modeType: minmaxmodes.go's comparisons.
+	mode     minMaxMode
+	modeType sql.Type
 }
 
 func newGreatest(args ...sql.Expression) (sql.Expression, error) {
@@ -51,12 +54,16 @@ func newMinMax(name string, greatest bool, args []sql.Expression) (sql.Expressio
 	} else {
 		g, err = function.NewLeast(args...)
 	}
-	if err != nil {
-		return nil, err
-	}
 	m := &minMax{name: name, args: args, gms: g, greatest: greatest}
 	m.mine, m.double, m.typ = decimalArgs(args)
 	m.text = textArgs(args)
+	if !m.mine && m.text == nil {
+		m.mode, m.modeType = minMaxModeOf(args)
+	}
+	// GMS refuses a TIME argument, which minmaxmodes.go compares.
+	if err != nil && m.mode == modeOther {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -123,10 +130,20 @@ func (m *minMax) Type() sql.Type {
 	if m.mine {
 		return m.typ
 	}
+	if m.mode != modeOther {
+		return m.modeType
+	}
 	return m.gms.Type()
 }
 
-func (m *minMax) IsNullable() bool           { return m.gms.IsNullable() }
+func (m *minMax) IsNullable() bool {
+	for _, a := range m.args {
+		if a.IsNullable() {
+			return true
+		}
+	}
+	return false
+}
 func (m *minMax) Children() []sql.Expression { return m.args }
 func (m *minMax) FunctionName() string       { return m.name }
 func (m *minMax) Description() string        { return "MySQL's " + m.name }
@@ -160,6 +177,9 @@ func textArgs(args []sql.Expression) sql.Type {
 func (m *minMax) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if m.text != nil {
 		return m.evalText(ctx, row)
+	}
+	if m.mode != modeOther {
+		return m.evalMode(ctx, row)
 	}
 	if !m.mine {
 		return m.gms.Eval(ctx, row)

@@ -56,7 +56,7 @@ import (
 
 // MySQL is the functions sqlengine registers over GMS's.
 func MySQL() []sql.Function {
-	return withTextNumbers([]sql.Function{
+	return withDoubleText(withTextNumbers([]sql.Function{
 		sql.FunctionN{Name: "round", Fn: newMySQLRound},
 		sql.Function2{Name: "truncate", Fn: newTruncate},
 		sql.Function2{Name: "period_add", Fn: newPeriodAdd},
@@ -125,6 +125,7 @@ func MySQL() []sql.Function {
 		sql.Function1{Name: "second", Fn: newSecondOf},
 		sql.Function1{Name: "microsecond", Fn: newMicrosecondOf},
 		sql.FunctionN{Name: "utc_time", Fn: newUTCTime},
+		sql.FunctionN{Name: "utc_date", Fn: newUTCDate},           // utcdate.go
 		sql.Function1{Name: "json_arrayagg", Fn: newJSONArrayAgg}, // jsonagg.go
 		sql.Function1{Name: "variance", Fn: newVariance(varPop)},  // variance.go
 		sql.Function1{Name: "var_pop", Fn: newVariance(varPop)},
@@ -154,7 +155,7 @@ func MySQL() []sql.Function {
 		sql.Function1{Name: "tan", Fn: function.NewTan},
 		sql.Function1{Name: "degrees", Fn: function.NewDegrees},
 		sql.Function1{Name: "radians", Fn: function.NewRadians},
-	})
+	}), true, Collated()) // doubletext.go
 }
 
 // delegate is a function expression answered by GMS's own expression

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/planbuilder"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	gmserrors "gopkg.in/src-d/go-errors.v1"
@@ -50,6 +51,9 @@ var gmsKinds = compileKinds([]gmsKind{
 		return fmt.Sprintf("Can't create database '%s'; database exists", a[0])
 	}},
 	{kind: sql.ErrExpectedSingleRow, num: mysqlerr.ErSubqueryNo1Row, msg: func([]string) string { return "Subquery returns more than 1 row" }},
+	{kind: planbuilder.ErrUnionSchemasDifferentLength, num: mysqlerr.ErWrongNumberOfColumns, msg: func([]string) string {
+		return "The used SELECT statements have a different number of columns"
+	}},
 	{kind: sql.ErrTableNotFound, num: mysqlerr.ErNoSuchTable, msg: func(a []string) string { return fmt.Sprintf("Table '%s' doesn't exist", a[0]) }},
 	{kind: sql.ErrUnknownTable, num: mysqlerr.ErBadTable},
 	{kind: sql.ErrDatabaseNotFound, num: mysqlerr.ErBadDB, msg: func(a []string) string { return fmt.Sprintf("Unknown database '%s'", a[0]) }},
@@ -255,7 +259,15 @@ var textRules = []struct {
 	// vitess's sentinel for a text with no statement (PREPARE of an
 	// empty string).
 	{func(m string) bool { return m == "empty statement" }, mysqlerr.ErEmptyQuery, func(string) string { return "Query was empty" }},
+	// GMS's ParseCollation of a column's CHARACTER SET cs COLLATE c of
+	// another set (an uncoded fmt error).
+	{func(m string) bool { return charsetMismatch.MatchString(m) }, mysqlerr.ErCollationCharsetMismatch, func(m string) string {
+		g := charsetMismatch.FindStringSubmatch(m)
+		return fmt.Sprintf("COLLATION '%s' is not valid for CHARACTER SET '%s'", g[2], g[1])
+	}},
 }
+
+var charsetMismatch = regexp.MustCompile(`^([a-z0-9_]+) is not a valid character set for ([a-z0-9_]+)$`)
 
 // MySQLError is the one function that applies the table: a Petrel error
 // by its class, a GMS error by its kind (or, once GMS made it text, by
@@ -298,6 +310,16 @@ func FixSQLError(se *mysql.SQLError) error {
 	if se.Num < 1000 && se.Num != mysqlerr.ErAutoincErange {
 		return mysqlerr.New(mysqlerr.ErUnknown, "%s", se.Message)
 	}
+	if se.Num == mysqlerr.ErUnknown {
+		// A MySQL error GMS made text keeps its number, before any
+		// kind's pattern reads its message (1439's "Display width out
+		// of range for column" is not GMS's out-of-range value).
+		if m := relayedText.FindStringSubmatch(se.Message); m != nil {
+			if n, err := strconv.Atoi(m[2]); err == nil && n >= 1000 {
+				return mysqlerr.Relay(n, m[3], "%s", m[1])
+			}
+		}
+	}
 	for i := range gmsKinds {
 		if k := &gmsKinds[i]; se.Num == mysqlerr.ErUnknown || se.Num == k.num {
 			if e := k.fromText(se.Message); e != nil {
@@ -310,11 +332,6 @@ func FixSQLError(se *mysql.SQLError) error {
 			return mysqlerr.Relay(se.Num, st, "%s", se.Message)
 		}
 		return se
-	}
-	if m := relayedText.FindStringSubmatch(se.Message); m != nil {
-		if n, err := strconv.Atoi(m[2]); err == nil && n >= 1000 {
-			return mysqlerr.Relay(n, m[3], "%s", m[1])
-		}
 	}
 	for _, r := range textRules {
 		if r.match(se.Message) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/planbuilder"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	gmserrors "gopkg.in/src-d/go-errors.v1"
@@ -78,6 +79,7 @@ func TestGMSErrorKinds(t *testing.T) {
 		{sql.ErrTableAlreadyExists, []any{"t"}, 1050, "42S01", "Table 't' already exists"},
 		{sql.ErrDatabaseExists, []any{"d"}, 1007, "HY000", "Can't create database 'd'; database exists"},
 		{sql.ErrExpectedSingleRow, nil, 1242, "21000", "Subquery returns more than 1 row"},
+		{planbuilder.ErrUnionSchemasDifferentLength, []any{2, 1}, 1222, "21000", "The used SELECT statements have a different number of columns"},
 		{sql.ErrTableNotFound, []any{"t"}, 1146, "42S02", "Table 't' doesn't exist"},
 		{sql.ErrUnknownTable, []any{"t"}, 1051, "42S02", "Unknown table 't'"},
 		{sql.ErrDatabaseNotFound, []any{"nod"}, 1049, "42000", "Unknown database 'nod'"},
@@ -161,7 +163,7 @@ func TestGMSErrorKinds(t *testing.T) {
 		}
 	}
 	// Every row of the table is covered above.
-	if len(gmsKinds) != 69 {
+	if len(gmsKinds) != 70 {
 		t.Errorf("gmsKinds has %d rows; add the new ones to this test", len(gmsKinds))
 	}
 }

@@ -1,7 +1,5 @@
 package sqlmode
 
-import "strings"
-
 // compoundUnits are the INTERVAL units of two parts, which vitess reads
 // as keywords: its expression rule `INTERVAL expr unit` takes an
 // identifier for the unit, so `DATE_ADD(d, INTERVAL '1:30' HOUR_MINUTE)`
@@ -40,21 +38,7 @@ func intervalUnits(q string, ansiQuotes bool) (string, []int) {
 	if quote == nil {
 		return q, nil
 	}
-	var b strings.Builder
-	var added []int
-	last := 0
-	for _, i := range quote {
-		tok := t.toks[i]
-		b.WriteString(q[last:tok.start])
-		added = append(added, b.Len())
-		b.WriteByte('`')
-		b.WriteString(q[tok.start:tok.end])
-		added = append(added, b.Len())
-		b.WriteByte('`')
-		last = tok.end
-	}
-	b.WriteString(q[last:])
-	return b.String(), added
+	return t.enclose(quote, '`')
 }
 
 // topLevelComma reports whether the parenthesis at token open holds a

@@ -229,7 +229,10 @@ func SessionText(ctx context.Context, q string) (string, []int) {
 // withAssign applies the assignment rewrite (assign.go) after r's,
 // LOCK TABLE's and a quoted ENGINE name's (locktable.go), the
 // locking-read clause's (lockclause.go), a two-part INTERVAL unit's
-// (intervalunit.go) and CREATE TABLE ... SELECT's (ctas.go).
+// (intervalunit.go), a function name as an alias (aliasword.go), a
+// keyword as a table alias (tablealias.go), BINARY
+// as a SET value (setbinary.go), a routine body's DO (routinedo.go) and
+// CREATE TABLE ... SELECT's (ctas.go).
 func withAssign(r string, added []int, ansi bool) (string, []int) {
 	if r2, more := userAssign(r, ansi); more != nil {
 		r, added = r2, composeAdded(added, more)
@@ -250,6 +253,24 @@ func withAssign(r string, added []int, ansi bool) (string, []int) {
 		r, added = r2, composeAdded(added, more)
 	}
 	if r2, more := substringFrom(r, ansi); more != nil { // substrfrom.go
+		r, added = r2, composeAdded(added, more)
+	}
+	if r2, more := bitLiteral(r, ansi); more != nil { // bitliteral.go
+		r, added = r2, composeAdded(added, more)
+	}
+	if r2, more := withRollup(r, ansi); more != nil { // rollup.go
+		r, added = r2, composeAdded(added, more)
+	}
+	if r2, more := aliasKeywords(r, ansi); more != nil { // aliasword.go
+		r, added = r2, composeAdded(added, more)
+	}
+	if r2, more := tableAliases(r, ansi); more != nil { // tablealias.go
+		r, added = r2, composeAdded(added, more)
+	}
+	if r2, more := setBinaryValue(r, ansi); more != nil { // setbinary.go
+		r, added = r2, composeAdded(added, more)
+	}
+	if r2, more := bodyDo(r, ansi); more != nil { // routinedo.go
 		r, added = r2, composeAdded(added, more)
 	}
 	return createSelect(quotedEngine(optimizerHints(dropTables(r), ansi), ansi), ansi), added // in place (hints.go, locktable.go)

@@ -455,3 +455,23 @@ func Tokens(q string, ansiQuotes bool) []Token {
 	}
 	return out
 }
+
+// enclose is the text with the tokens at toks enclosed in quote
+// characters, and the offsets of the characters it inserted.
+func (t tokText) enclose(toks []int, quote byte) (string, []int) {
+	var b strings.Builder
+	var added []int
+	last := 0
+	for _, i := range toks {
+		tok := t.toks[i]
+		b.WriteString(t.q[last:tok.start])
+		added = append(added, b.Len())
+		b.WriteByte(quote)
+		b.WriteString(t.q[tok.start:tok.end])
+		added = append(added, b.Len())
+		b.WriteByte(quote)
+		last = tok.end
+	}
+	b.WriteString(t.q[last:])
+	return b.String(), added
+}

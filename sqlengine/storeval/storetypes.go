@@ -163,6 +163,9 @@ func smallDecimal(dt sql.DecimalType, v any) (decimal.Decimal, bool) {
 }
 
 func storeFloat(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum int) (any, error) {
+	if digits, scale, ok := columnFloatDigits(ctx, col); ok {
+		return storeFloatDigits(ctx, m, col, v, rowNum, digits, scale)
+	}
 	if f, ok := v.(float64); ok && !math.IsInf(f, 0) && !math.IsNaN(f) && (col.Type.Type() != sqlTypeFloat32 || math.Abs(f) <= math.MaxFloat32) {
 		return v, nil // the common case
 	}
@@ -617,5 +620,76 @@ func columnTimeFSP(ctx *sql.Context, col *sql.Column) int {
 	return 6
 }
 
+// floatDigitsSession is a session that knows its tables' FLOAT(M,D)
+// and DOUBLE(M,D) columns.
+type floatDigitsSession interface {
+	ColumnFloatDigits(col *sql.Column) (m, d int, ok bool)
+}
+
+// columnFloatDigits are the M and D of FLOAT or DOUBLE column col, as
+// the session knows them; ok is false for a column without them.
+func columnFloatDigits(ctx *sql.Context, col *sql.Column) (m, d int, ok bool) {
+	if s, is := ctx.Session.(floatDigitsSession); is {
+		return s.ColumnFloatDigits(col)
+	}
+	return 0, 0, false
+}
+
+// storeFloatDigits stores v in a FLOAT(M,D) or DOUBLE(M,D) column as
+// MySQL's Field_real does: the fraction rounded to D places (rint: half
+// to even), then kept within plus or minus 10^(M-D) - 10^-D (1264, an
+// error in strict mode, else the bound with a warning); an UNSIGNED
+// column's bottom is 0. Rounding alone warns nothing.
+func storeFloatDigits(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum, digits, scale int) (any, error) {
+	f, ok := v.(float64)
+	if !ok {
+		if f32, is := v.(float32); is {
+			f, ok = float64(f32), true
+		}
+	}
+	if !ok {
+		d, isNum, err := numberOf(ctx, m, col, v, rowNum, "double")
+		if err != nil || !isNum {
+			return v, err
+		}
+		f, _ = d.Float64()
+	}
+	if math.IsNaN(f) {
+		return v, nil
+	}
+	p := math.Pow10(scale)
+	if !math.IsInf(f, 0) {
+		fl := math.Floor(f)
+		f = fl + math.RoundToEven((f-fl)*p)/p
+	}
+	// MySQL's bound and comparison, in doubles as its truncate_double
+	// makes them: FLOAT(5,2)'s 999.99 is within, FLOAT(30,10)'s 1e20 too.
+	top := math.Pow10(digits-scale) - 1/p
+	bottom := -top
+	if types.IsUnsigned(col.Type) {
+		bottom = 0
+	}
+	switch {
+	case f > top:
+		if _, err := warnOrFail(ctx, m, mysqlerr.ErWarnDataOutOfRange, nil, outOfRange(col, rowNum)); err != nil {
+			return nil, err
+		}
+		return top, nil
+	case f < bottom:
+		if _, err := warnOrFail(ctx, m, mysqlerr.ErWarnDataOutOfRange, nil, outOfRange(col, rowNum)); err != nil {
+			return nil, err
+		}
+		return bottom, nil
+	}
+	return f, nil
+}
+
 // maxTimeMicros is TIME's largest magnitude, 838:59:59.
 const maxTimeMicros = (838*3600 + 59*60 + 59) * 1_000_000
+
+// FitFloatDigits is v stored in FLOAT(M,D) or DOUBLE(M,D) column col
+// (digits M, scale D) under the session's sql_mode, as a table rewrite
+// stores the rows it copies (ALTER TABLE ... MODIFY f FLOAT(5,2)).
+func FitFloatDigits(ctx *sql.Context, col *sql.Column, v any, rowNum, digits, scale int) (any, error) {
+	return storeFloatDigits(ctx, storeModeOf(ctx, false), col, v, rowNum, digits, scale)
+}

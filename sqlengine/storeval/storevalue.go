@@ -267,6 +267,21 @@ func storeText(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum int) (an
 		// A TIME value as its text (GMS's string conversion has no case
 		// for it: INSERT ... SELECT of a TIME column into a VARCHAR failed).
 		s = x.String()
+	case []byte:
+		// A binary string (0xB1, X'..', a BLOB) is the column's bytes, as
+		// MySQL reads it: into a single-byte set's column each byte is
+		// that set's character (GMS kept the bytes as UTF-8 text, and
+		// every byte >= 0x80 failed with 1366). UTF-8 columns check the
+		// bytes as they are.
+		cs := st.CharacterSet()
+		if cs.MaxLength() != 1 || cs == sql.CharacterSet_binary || cs.Encoder() == nil {
+			return v, nil
+		}
+		dec, ok := cs.Encoder().Decode(x)
+		if !ok {
+			return v, nil
+		}
+		s = string(dec)
 	default:
 		return v, nil
 	}

@@ -128,8 +128,9 @@ type Conn struct {
 	gatherSent bool
 	// prepGather: the connection gathers a COM_STMT_PREPARE's response,
 	// which vitess writes packet by packet (one column definition per
-	// parameter and per result column, each a socket write); Read sends
-	// it in one write when vitess asks for the next command.
+	// parameter and per result column, each a socket write), or another
+	// reply vitess writes unbuffered (gathersReply); Read sends it in one
+	// write when vitess asks for the next command.
 	prepGather bool
 
 	// comp is protocol compression (compressconn.go), nil when the client
@@ -537,6 +538,9 @@ func (c *Conn) commandFrame(hdr [4]byte, n int) error {
 		if err != nil {
 			return err
 		}
+		if command && n > 0 && !c.cont && b[4] == comChangeUser {
+			return c.changeUser(b[4:]) // changeuser.go
+		}
 		if command && n > 0 && !c.cont {
 			if p := c.inspect(b[4:]); len(p) != n || &p[0] != &b[4] {
 				// A replication command, replaced for vitess.
@@ -552,7 +556,7 @@ func (c *Conn) commandFrame(hdr [4]byte, n int) error {
 			}
 		}
 		c.pending = b
-		if command && n > 0 && !c.cont && b[4] == mysql.ComPrepare && c.gather == nil {
+		if command && n > 0 && !c.cont && gathersReply(b[4]) && c.gather == nil {
 			c.StartGather()
 			c.prepGather = c.gather != nil
 		}
@@ -591,6 +595,22 @@ func (c *Conn) commandFrame(hdr [4]byte, n int) error {
 	}
 	c.passThrough(hdr, n)
 	return nil
+}
+
+// gathersReply reports whether the reply to command cmd is gathered
+// until vitess reads the next command (prepGather): vitess writes it
+// unbuffered, each packet's 4-byte header and its payload in two socket
+// writes (a COM_PING's OK: the client wakes for 4 bytes, then for 7;
+// go-tpc pings before each transaction), and a COM_STMT_PREPARE's
+// response a packet per column besides. None of these commands reads
+// from the client while it answers, so its reply is whole when vitess
+// reads on.
+func gathersReply(cmd byte) bool {
+	switch cmd {
+	case mysql.ComPrepare, mysql.ComPing, mysql.ComInitDB, mysql.ComStmtReset, mysql.ComSetOption, mysql.ComResetConnection:
+		return true
+	}
+	return false
 }
 
 // continuation passes on the next frame of a packet.

@@ -492,10 +492,11 @@ func TestCmdConnGathersPrepareResponse(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("client got %q, want %q", got, want)
 	}
-	write(t, cli, frame(0, []byte{0x0e})) // COM_PING
+	query := append([]byte{mysql.ComQuery}, "SELECT 1"...)
+	write(t, cli, frame(0, query))
 	select {
 	case p := <-next:
-		if !bytes.Equal(p, []byte{0x0e}) {
+		if !bytes.Equal(p, query) {
 			t.Fatalf("next command: %x", p)
 		}
 	case <-time.After(10 * time.Second):
@@ -506,6 +507,36 @@ func TestCmdConnGathersPrepareResponse(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, p, err := readFrame(cli); err != nil || !bytes.Equal(p, []byte{0}) {
-		t.Fatalf("OK after the ping: %x %v", p, err)
+		t.Fatalf("OK after the query: %x %v", p, err)
+	}
+}
+
+// A COM_PING's OK, which vitess writes as its header and then its
+// payload (two socket writes, two wake-ups of the client), reaches the
+// client in one write when vitess reads on.
+func TestCmdConnGathersPingReply(t *testing.T) {
+	g := testGate(t)
+	cc, cli := connPair(t, g)
+	command(cc, 1<<20)
+	write(t, cli, frame(0, []byte{mysql.ComPing}))
+	if _, p, err := readFrame(cc); err != nil || !bytes.Equal(p, []byte{mysql.ComPing}) {
+		t.Fatalf("ping frame: %x %v", p, err)
+	}
+	ok := frame(1, []byte{0, 0, 0, 2, 0, 0, 0})
+	for _, part := range [][]byte{ok[:4], ok[4:]} {
+		if n, err := cc.Write(part); err != nil || n != len(part) {
+			t.Fatalf("write: %d, %v", n, err)
+		}
+	}
+	_ = cli.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	var buf [64]byte
+	if n, err := cli.Read(buf[:]); n != 0 || err == nil {
+		t.Fatalf("the client got %q before vitess read on: the reply went out in pieces", buf[:n])
+	}
+	go func() { _, _, _ = readFrame(cc) }() // flushes, then waits
+	_ = cli.SetReadDeadline(time.Now().Add(10 * time.Second))
+	n, err := cli.Read(buf[:])
+	if err != nil || !bytes.Equal(buf[:n], ok) {
+		t.Fatalf("client read %q (%v), want the whole OK %q in one read", buf[:n], err, ok)
 	}
 }

@@ -1,0 +1,247 @@
+package sqlengine
+
+import (
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
+	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+
+	"petrel/sqlengine/arith"
+	"petrel/sqlengine/functions"
+)
+
+// DOUBLE results with fixed decimals. MySQL gives some DOUBLE results a
+// number of decimals and prints them with that many digits: PI() has 6
+// (3.141593), STD, STDDEV, VARIANCE and their _POP/_SAMP forms over an
+// integer or DECIMAL argument its scale plus 4 (STD of 1, 2, 3 is
+// 0.8165), a FLOAT(M,D) or DOUBLE(M,D) column D (and its SUM, MIN and
+// MAX; its AVG D plus 4), and +, -, * of such values the larger of
+// their operands', / the dividend's plus div_precision_increment. GMS's DOUBLE has no
+// decimals, so Petrel printed every digit (0.816496580927726). An
+// after-all rule works out the decimals of the statement's result
+// columns from its plan and notes them in the session; the text
+// protocol's fields take them (doubleDecimalsFixed), and textFloats
+// prints that many digits, as for FLOAT(M,D) columns (floatdigits.go).
+
+const doubleDecimalsRuleID analyzer.RuleId = 1735
+
+// resultDecimals are the decimals of a statement's DOUBLE result
+// columns, by position, noted with the columns' names so that a result
+// of another statement (a CALL's, a trigger's) is not given them.
+type resultDecimals struct {
+	names []string
+	dec   []int // -1: none
+}
+
+// doubleDecimalsRule notes the decimals of the result columns of the
+// top-level statement n.
+func doubleDecimalsRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	s, ok := ctx.Session.(*Session)
+	if !ok || (scope != nil && !scope.IsEmpty()) {
+		return n, transform.SameTree, nil
+	}
+	s.resultDec = nil
+	sch := n.Schema()
+	var exprs []sql.Expression
+	aggs := map[string]sql.Expression{}
+	for node := n; node != nil && exprs == nil; {
+		switch x := node.(type) {
+		case *plan.Project:
+			exprs = x.Projections
+			// The aggregates it reads, through HAVING, ORDER BY and
+			// the like.
+			for c := x.Child; c != nil; {
+				if g, ok := c.(*plan.GroupBy); ok {
+					for _, e := range g.SelectedExprs {
+						aggs[strings.ToLower(exprName(e))] = e
+					}
+					break
+				}
+				if len(c.Children()) != 1 {
+					break
+				}
+				c = c.Children()[0]
+			}
+		case *plan.GroupBy:
+			exprs = x.SelectedExprs
+		default:
+			ch := node.Children()
+			if len(ch) != 1 {
+				return n, transform.SameTree, nil
+			}
+			node = ch[0]
+			continue
+		}
+		break
+	}
+	// A DOUBLE with fixed decimals read as text (CONCAT, CAST AS CHAR)
+	// is written with them: CONCAT(PI()) is '3.141593'.
+	n, same, err := transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		out, ok := functions.FixedDoubleText(e, func(c sql.Expression) (int, bool) {
+			d, ok := doubleDecimals(ctx, c, aggs)
+			return d, ok && d < notFixedDec
+		})
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		return out, transform.NewTree, nil
+	})
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	if len(exprs) != len(sch) {
+		return n, same, nil
+	}
+	var rd *resultDecimals
+	for i, e := range exprs {
+		if sch[i].Type != types.Float64 {
+			continue
+		}
+		d, ok := doubleDecimals(ctx, e, aggs)
+		if !ok || d >= notFixedDec {
+			continue
+		}
+		if rd == nil {
+			rd = &resultDecimals{names: make([]string, len(sch)), dec: make([]int, len(sch))}
+			for j := range sch {
+				rd.names[j], rd.dec[j] = sch[j].Name, -1
+			}
+		}
+		rd.dec[i] = d
+	}
+	s.resultDec = rd
+	return n, same, nil
+}
+
+// exprName is the name a GroupBy's selected expression is read by.
+func exprName(e sql.Expression) string {
+	if n, ok := e.(sql.Nameable); ok {
+		return n.Name()
+	}
+	return e.String()
+}
+
+// doubleDecimals are MySQL's decimals of e's value, ok false when they
+// are not fixed (or not known here). aggs are the aggregates of the
+// GroupBy under e's projection, by name.
+func doubleDecimals(ctx *sql.Context, e sql.Expression, aggs map[string]sql.Expression) (int, bool) {
+	if u := arith.FloatUnwrapped(e); u != e {
+		return doubleDecimals(ctx, u, aggs)
+	}
+	switch x := e.(type) {
+	case *expression.Alias:
+		return doubleDecimals(ctx, x.Child, aggs)
+	case *expression.GetField:
+		if a, ok := aggs[strings.ToLower(x.Name())]; ok && a != e {
+			return doubleDecimals(ctx, a, aggs)
+		}
+		if types.IsFloat(x.Type()) {
+			// A FLOAT(M,D) or DOUBLE(M,D) column's D (floatdigits.go).
+			if s, ok := ctx.Session.(*Session); ok && s.eng != nil && x.Database() != "" && x.Table() != "" {
+				if d := s.eng.columnDigits(x.Database(), x.Table(), x.Name()); d != nil {
+					return d.D, true
+				}
+			}
+			return 0, false
+		}
+		return fixedScale(x.Type())
+	case *function.Pi:
+		return 6, true
+	case *aggregation.Sum, *aggregation.Max, *aggregation.Min:
+		// Of a FLOAT(M,D) column: its D, as MySQL types them.
+		if types.IsFloat(x.Type()) {
+			return doubleDecimals(ctx, x.Children()[0], aggs)
+		}
+	case *aggregation.Avg:
+		// Of a FLOAT(M,D) column: D plus div_precision_increment.
+		if types.IsFloat(x.Children()[0].Type()) {
+			if d, ok := doubleDecimals(ctx, x.Children()[0], aggs); ok {
+				return min(d+arith.DivIncrement(ctx), notFixedDec), true
+			}
+		}
+	case *aggregation.StdDevPop, *aggregation.StdDevSamp, *aggregation.VarPop, *aggregation.VarSamp, sql.Aggregation:
+		if _, gms := x.(sql.Aggregation); gms && !functions.IsVariance(x) {
+			break
+		}
+		arg := x.Children()[0]
+		if types.IsFloat(arg.Type()) {
+			// Of a FLOAT(M,D) column: D plus 4, as of an exact one.
+			if d, ok := doubleDecimals(ctx, arg, aggs); ok {
+				return min(d+4, notFixedDec), true
+			}
+			return 0, false
+		}
+		if !types.IsInteger(arg.Type()) && !types.IsDecimal(arg.Type()) {
+			return 0, false
+		}
+		s, _ := fixedScale(arg.Type())
+		return min(s+4, 30), true
+	case *expression.Literal:
+		return fixedScale(x.Type())
+	case *expression.UnaryMinus:
+		return doubleDecimals(ctx, x.Child, aggs)
+	case *expression.Arithmetic:
+		l, ok1 := doubleDecimals(ctx, x.Left(), aggs)
+		r, ok2 := doubleDecimals(ctx, x.Right(), aggs)
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		switch x.Op {
+		case "+", "-", "*":
+			return max(l, r), true
+		}
+	case *expression.Div:
+		l, ok1 := doubleDecimals(ctx, x.Left(), aggs)
+		_, ok2 := doubleDecimals(ctx, x.Right(), aggs)
+		if ok1 && ok2 {
+			return min(l+arith.DivIncrement(ctx), notFixedDec), true
+		}
+	}
+	return 0, false
+}
+
+// fixedScale is the decimals of a value of type t that is not DOUBLE:
+// an integer's 0, a DECIMAL's scale.
+func fixedScale(t sql.Type) (int, bool) {
+	switch {
+	case types.IsInteger(t):
+		return 0, true
+	case types.IsDecimal(t):
+		return int(t.(sql.DecimalType).Scale()), true
+	}
+	return 0, false
+}
+
+// doubleDecimalsFixed gives a text-protocol result's DOUBLE fields the
+// decimals the rule noted for s's statement (below fieldsFixed, which
+// sets 31 first; above textFloats, which prints them).
+func (e *Engine) doubleDecimalsFixed(s *Session, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+	if s == nil {
+		return cb
+	}
+	// A statement starts: what an earlier one noted is no longer its (a
+	// statement answered without analysis, by a cached plan, notes
+	// nothing).
+	s.resultDec = nil
+	return func(res *sqltypes.Result, more bool) error {
+		if rd := s.resultDec; rd != nil && len(res.Fields) == len(rd.names) {
+			for i, f := range res.Fields {
+				if rd.dec[i] < 0 || f.Type != sqltypes.Float64 || !strings.EqualFold(f.Name, rd.names[i]) {
+					continue
+				}
+				if f.Decimals != uint32(rd.dec[i]) {
+					f.Decimals = uint32(rd.dec[i])
+				}
+			}
+		}
+		return cb(res, more)
+	}
+}
