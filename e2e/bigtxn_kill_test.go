@@ -17,7 +17,8 @@ import (
 // file (binlog_cache_size 4 KiB) is running or committing leaves, after
 // the restart, all of its rows or none, the binary log in agreement
 // (mariadb-binlog decodes exactly the rows storage holds) and no cache
-// file: killed before its commit (none), with its events half streamed
+// file: killed before its commit, with the statement held at its third
+// spill to the cache file (none), with its events half streamed
 // into the log (none: recovery cuts the torn transaction), and with its
 // events all in the log but not yet applied (all: recovery replays it).
 func TestKilledSpilledTransactionIsAllOrNothing(t *testing.T) {
@@ -26,7 +27,7 @@ func TestKilledSpilledTransactionIsAllOrNothing(t *testing.T) {
 		name, failpoint string
 		want            int64
 	}{
-		{"before-commit", "", 0},
+		{"before-commit", "binlog.cacheSpill=block@3", 0},
 		{"mid-write", "binlog.spillChunk=block@2", 0},
 		{"written", "binlog.spilledWritten=block", rows},
 	} {

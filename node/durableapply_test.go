@@ -117,6 +117,11 @@ func TestDurableApply(t *testing.T) {
 					time.Sleep(10 * time.Millisecond)
 				}
 			}
+			// One row through before the fsync is held: the replica has
+			// connected and applied the schema (whose DDL would otherwise
+			// wait for a held fsync under a slow start).
+			next++
+			exec(t, "INSERT INTO d1.t VALUES (?, 'x')", next)
 			if n := waitRows(next, 30*time.Second); n != next {
 				t.Fatalf("the replica holds %d rows before the test, the primary %d", n, next)
 			}

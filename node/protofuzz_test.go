@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -196,6 +197,62 @@ func (f *fuzzConn) sync() error {
 	}
 }
 
+// changeUserGoesOn follows COM_CHANGE_USER's exchange: an auth switch
+// is answered with an empty response; OK means the connection goes on.
+// A malformed request is 1835 and the connection goes on; any other
+// ERR must be 1045 (or 1043) and, as MySQL's, the server closes the
+// connection after it: false.
+func (f *fuzzConn) changeUserGoesOn(t *testing.T) bool {
+	t.Helper()
+	p, err := f.read(10 * time.Second)
+	if err != nil {
+		t.Fatalf("COM_CHANGE_USER: no answer: %v", err)
+	}
+	if len(p) > 0 && p[0] == 0xfe {
+		if err := f.write(nil); err != nil {
+			t.Fatalf("COM_CHANGE_USER: auth switch response: %v", err)
+		}
+		if p, err = f.read(10 * time.Second); err != nil {
+			t.Fatalf("COM_CHANGE_USER: no answer after the auth switch: %v", err)
+		}
+	}
+	switch {
+	case len(p) > 0 && p[0] == 0:
+		return true
+	case len(p) >= 3 && p[0] == 0xff:
+		code := binary.LittleEndian.Uint16(p[1:])
+		if code == 1835 { // malformed: refused before any authentication
+			return true
+		}
+		if code != 1045 && code != 1043 {
+			t.Fatalf("COM_CHANGE_USER refused with %d, want 1045 or 1043", code)
+		}
+		if q, err := f.read(5 * time.Second); err == nil {
+			t.Fatalf("COM_CHANGE_USER refused but the connection went on: %x", q)
+		}
+		return false
+	}
+	t.Fatalf("COM_CHANGE_USER: unexpected answer %x", p)
+	return false
+}
+
+// pingFresh logs in on a new connection and pings.
+func pingFresh(addr string) error {
+	c, err := dialFuzz(addr)
+	if err != nil {
+		return err
+	}
+	defer c.c.Close()
+	if err := c.login("root", "pw"); err != nil {
+		return err
+	}
+	r, err := c.cmd([]byte{0x0e})
+	if err != nil || len(r) == 0 || r[0] != 0 {
+		return fmt.Errorf("COM_PING: %x %v", r, err)
+	}
+	return nil
+}
+
 // noPanic fails when the server recovered a panic since before.
 func noPanic(t *testing.T, before int64, what string) {
 	t.Helper()
@@ -281,6 +338,13 @@ func FuzzCommand(f *testing.F) {
 		c.seq = 0
 		if err := c.write(p); err != nil {
 			t.Fatalf("command %x: %v", p[0], err)
+		}
+		if p[0] == 0x11 && !c.changeUserGoesOn(t) {
+			noPanic(t, before, "change user")
+			if err := pingFresh(addr); err != nil {
+				t.Fatalf("after a refused COM_CHANGE_USER the server does not serve a new connection: %v", err)
+			}
+			return
 		}
 		if err := c.sync(); err != nil {
 			t.Fatalf("command %x: the connection did not go on: %v", p[0], err)

@@ -482,3 +482,41 @@ func TestNoCommitInFunctionOrTrigger(t *testing.T) {
 		t.Errorf("SELECT f4(): %v", got)
 	}
 }
+
+// TestCallUnionResultSets: a procedure's SELECT ... UNION SELECT is a
+// result set of its CALL, in order with the plain SELECTs, over the text
+// protocol and the binary one (go-sql-driver's TestMultiResultSet); the
+// interpreter runs a set operation as a plain statement, so it was left
+// out and a CALL of such a procedure answered with no result set.
+func TestCallUnionResultSets(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	mustExec(t, db, "CREATE DATABASE cu",
+		`CREATE PROCEDURE cu.mrss() BEGIN
+		   DO 1;
+		   SELECT 1 AS col1, 2 AS col2 UNION SELECT 3, 4;
+		   SELECT 0 AS z;
+		   SELECT 1 AS col1, 2 AS col2, 3 AS col3 UNION ALL SELECT 4, 5, 6;
+		 END`)
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	want := [][][]string{
+		{{"col1", "col2"}, {"1", "2"}, {"3", "4"}},
+		{{"z"}, {"0"}},
+		{{"col1", "col2", "col3"}, {"1", "2", "3"}, {"4", "5", "6"}},
+	}
+	if got := callSets(t, conn, "CALL cu.mrss()"); !reflect.DeepEqual(got, want) {
+		t.Errorf("text CALL: %v, want %v", got, want)
+	}
+	// With an argument go-sql-driver prepares and executes (binary).
+	mustExec(t, db, "CREATE PROCEDURE cu.mrss2(IN n INT) BEGIN SELECT n AS a UNION SELECT n + 1; SELECT n * 10 AS b; END")
+	want2 := [][][]string{{{"a"}, {"7"}, {"8"}}, {{"b"}, {"70"}}}
+	for i := 0; i < 2; i++ {
+		if got := callSets(t, conn, "CALL cu.mrss2(?)", 7); !reflect.DeepEqual(got, want2) {
+			t.Errorf("binary CALL, run %d: %v, want %v", i, got, want2)
+		}
+	}
+}

@@ -415,3 +415,18 @@ func TestMalformedPacketsDoNotHurtTheServer(t *testing.T) {
 		t.Fatalf("server after garbage: %v %v", one, err)
 	}
 }
+
+// testDBConn starts a node with a database called test and returns a
+// connection to it (one session), closed at the test's end.
+func testDBConn(t *testing.T) (context.Context, *sql.Conn) {
+	t.Helper()
+	_, open := startNode(t)
+	mustExec(t, open(""), "CREATE DATABASE test")
+	ctx := context.Background()
+	c, err := open("test").Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return ctx, c
+}
