@@ -136,6 +136,19 @@ func doubleDecimals(ctx *sql.Context, e sql.Expression, aggs map[string]sql.Expr
 	if u := arith.FloatUnwrapped(e); u != e {
 		return doubleDecimals(ctx, u, aggs)
 	}
+	// ROUND(double, d) and TRUNCATE(double, d) with a constant d: d
+	// decimals (none for a negative d or ROUND(x)).
+	if v, d, ok := functions.RoundArgs(e); ok && types.IsFloat(v.Type()) {
+		if d == nil {
+			return 0, true
+		}
+		if lit, isLit := d.(*expression.Literal); isLit {
+			if n, isInt := arith.ToInt64(lit.Value()); isInt {
+				return int(min(max(n, 0), notFixedDec-1)), true
+			}
+		}
+		return 0, false
+	}
 	switch x := e.(type) {
 	case *expression.Alias:
 		return doubleDecimals(ctx, x.Child, aggs)
@@ -155,6 +168,7 @@ func doubleDecimals(ctx *sql.Context, e sql.Expression, aggs map[string]sql.Expr
 		return fixedScale(x.Type())
 	case *function.Pi:
 		return 6, true
+
 	case *aggregation.Sum, *aggregation.Max, *aggregation.Min:
 		// Of a FLOAT(M,D) column: its D, as MySQL types them.
 		if types.IsFloat(x.Type()) {

@@ -126,6 +126,9 @@ func installAnalyzerRules() {
 		// CASE typed as MySQL aggregates its branches, before arithmetic
 		// reads its type.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.BranchTypeRuleID, Apply: functions.BranchTypeRule})
+		// ENUM and SET operands of string functions as their member text
+		// (functions/enumtext.go), before collations are settled.
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.EnumTextRuleID, Apply: functions.EnumTextRule})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: intArithRuleID, Apply: intArithRule})
 		// A quotient written to a column stored from its longer value
 		// (arith/storedquot.go), once the division operators are MySQL's.

@@ -149,7 +149,16 @@ func (d *dateNumber) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 	tm, ok := v.(time.Time)
 	if !ok {
-		return v, nil
+		// GMS's DATE() and a few others are DATE-typed but evaluate
+		// to the date's text: read it back as the date it prints.
+		s, isText := v.(string)
+		if !isText {
+			return v, nil
+		}
+		cv, _, cerr := types.DatetimeMaxPrecision.Convert(ctx, s)
+		if tm, ok = cv.(time.Time); cerr != nil || !ok {
+			return v, nil
+		}
 	}
 	ymd := int64(tm.Year())*10000 + int64(tm.Month())*100 + int64(tm.Day())
 	if d.fsp == 0 {

@@ -47,6 +47,17 @@ func newLeast(args ...sql.Expression) (sql.Expression, error) {
 }
 
 func newMinMax(name string, greatest bool, args []sql.Expression) (sql.Expression, error) {
+	// ENUM and SET arguments compare as their member text (enumtext.go);
+	// GMS refused them.
+	copied := false
+	for i, a := range args {
+		if a.Resolved() && enumOrSet(a.Type()) {
+			if !copied {
+				args, copied = append([]sql.Expression(nil), args...), true
+			}
+			args[i] = &enumText{child: a}
+		}
+	}
 	var g sql.Expression
 	var err error
 	if greatest {

@@ -216,6 +216,9 @@ func newMySQLRound(args ...sql.Expression) (sql.Expression, error) {
 	if len(args) == 2 {
 		placesArg = args[1]
 	}
+	if args[0].Resolved() && types.IsFloat(args[0].Type()) {
+		dl.typ = types.Float64 // a FLOAT's rounded as the DOUBLE it reads as
+	}
 	if len(args) <= 2 {
 		if t, places, ok := placesType(args[0], placesArg); ok {
 			dl.typ = t
@@ -272,6 +275,11 @@ func roundDouble(ctx *sql.Context, row sql.Row, args []sql.Expression) (any, boo
 		return nil, true, err
 	}
 	f, ok := v.(float64)
+	if x, is32 := v.(float32); is32 {
+		// A FLOAT column's value, rounded as the DOUBLE MySQL reads it
+		// as (ROUND(1.25 in a FLOAT, 1) is 1.2; GMS's decimal rounding 1.3).
+		f, ok = float64(x), true
+	}
 	if !ok {
 		return nil, false, nil
 	}
@@ -356,8 +364,10 @@ func (t *truncateExpr) Description() string        { return "truncates X to D de
 func (t *truncateExpr) Type() sql.Type {
 	xt := t.x.Type()
 	switch {
-	case types.IsInteger(xt), types.IsFloat(xt):
+	case types.IsInteger(xt):
 		return xt
+	case types.IsFloat(xt):
+		return types.Float64 // a FLOAT's too, as MySQL's REAL result
 	case types.IsDecimal(xt):
 		if pt, _, ok := placesType(t.x, t.d); ok {
 			return pt
@@ -401,7 +411,7 @@ func (t *truncateExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return math.Trunc(x*p) / p, nil
 	case float32:
 		p := math.Pow(10, float64(d))
-		return float32(math.Trunc(float64(x)*p) / p), nil
+		return math.Trunc(float64(x)*p) / p, nil
 	case decimal.Decimal:
 		if d < 0 {
 			// Truncate takes no negative places: shift, cut, shift back.

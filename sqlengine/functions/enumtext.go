@@ -1,0 +1,224 @@
+package functions
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
+	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+)
+
+// An ENUM or SET value read as a string is its member text: in MySQL
+// CONCAT(e), e LIKE 'y%', HEX(e), MD5(e), GROUP_CONCAT(e), JSON_OBJECT('k',
+// e), CHAR_LENGTH(s) and every other string function see 'y' or 'a,c'.
+// GMS keeps the values as their index (uint16) and bit mask (uint64) and
+// most of its string functions print those numbers: CONCAT_WS(',', e, s)
+// was '2,5', e LIKE 'y%' matched no row, LOWER(s) failed with 1105.
+// EnumTextRule wraps an ENUM or SET operand of a string consumer in
+// enumText. Numeric contexts (arithmetic, comparisons with numbers, SUM,
+// CAST AS SIGNED, ABS ...) keep the index, as MySQL's val_int does, and
+// pass-through expressions (CASE, IF, COALESCE, MIN, MAX ...) keep the
+// column's type for the result's metadata.
+
+// EnumTextRuleID names the rule in the analyzer's batches.
+const EnumTextRuleID analyzer.RuleId = 1800
+
+// EnumTextRule puts enumText over the ENUM and SET operands of string
+// consumers.
+func EnumTextRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			number := numberTyped(e)
+			text := !number && stringConsumer(e)
+			if !text && !number {
+				return e, transform.SameTree, nil
+			}
+			ch := e.Children()
+			var out []sql.Expression
+			for i, c := range ch {
+				if c == nil || !enumOrSet(c.Type()) {
+					continue
+				}
+				if out == nil {
+					out = append([]sql.Expression(nil), ch...)
+				}
+				if text {
+					out[i] = &enumText{child: c}
+				} else {
+					out[i] = &enumNumber{child: c}
+				}
+			}
+			if out == nil {
+				return e, transform.SameTree, nil
+			}
+			ne, err := e.WithChildren(out...)
+			if err != nil {
+				return nil, transform.SameTree, err
+			}
+			return ne, transform.NewTree, nil
+		})
+	})
+}
+
+func enumOrSet(t sql.Type) bool { return types.IsEnum(t) || types.IsSet(t) }
+
+// Packages whose functions may be string consumers: GMS's and Petrel's.
+// GMS's operators (package expression: SetField, Tuple, EnumToString
+// ...) are only the ones stringConsumer names; other wrappers (storage
+// conversions) read the raw index and are left alone.
+var consumerPkgs = map[string]bool{
+	"github.com/dolthub/go-mysql-server/sql/expression/function":      true,
+	"github.com/dolthub/go-mysql-server/sql/expression/function/json": true,
+	"petrel/sqlengine/functions":                                      true,
+}
+
+// stringConsumer: e reads its operands as strings. Text- and JSON-typed
+// functions, LIKE, REGEXP and the string functions with a numeric
+// result; not the pass-through expressions, comparisons or numbers.
+func stringConsumer(e sql.Expression) bool {
+	if d, ok := e.(*delegate); ok && d.gms != nil {
+		// Petrel's functions over GMS's: decided by GMS's function
+		// (CHAR_LENGTH is a delegate over GMS's Length).
+		if stringConsumer(d.gms) {
+			return true
+		}
+	}
+	switch x := e.(type) {
+	case *enumText, *expression.EnumToString, *expression.Alias, *expression.GetField,
+		*expression.Case, *function.If, *function.IfNull, *function.NullIf, *function.Coalesce,
+		*function.FindInSet, *function.Values:
+		return false
+	case *aggregation.GroupConcat:
+		return true
+	case *expression.Like, *function.RegexpLike, *function.Length, *function.Ascii, *function.Ord,
+		*function.Crc32, *function.StrCmp, *function.Instr, *function.Locate, *locate,
+		// typed as their argument, so an ENUM-typed result
+		*function.Lower, *function.Upper, *function.Reverse, *function.LeftTrim, *function.RightTrim:
+		return true
+	case *expression.Convert:
+		return types.IsText(x.Type()) || types.IsBinaryType(x.Type())
+	case *expression.CollatedExpression:
+		return true
+	case *minMax:
+		return true
+	}
+	t := reflect.TypeOf(e)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if !consumerPkgs[t.PkgPath()] {
+		return false
+	}
+	// SUBSTR, LOWER, REVERSE and the like are typed as their argument:
+	// an ENUM-typed result is a string function's too (the numeric ones
+	// typed so are numberTyped's).
+	rt := e.Type()
+	return types.IsText(rt) || types.IsJSON(rt) || enumOrSet(rt)
+}
+
+// numberTyped: e is a numeric function typed as its argument (ABS,
+// ROUND, CEIL, FLOOR, TRUNCATE), which over an ENUM printed the member
+// (ABS(e) was 'y') or gave NULL (ROUND of a SET); MySQL reads the index.
+func numberTyped(e sql.Expression) bool {
+	switch x := e.(type) {
+	case *function.AbsVal, *function.Round, *function.Ceil, *function.Floor, *truncateExpr:
+		return true
+	case *delegate:
+		return x.gms != nil && numberTyped(x.gms)
+	}
+	return false
+}
+
+// enumNumber is an ENUM's index or a SET's bit mask as BIGINT UNSIGNED.
+type enumNumber struct{ child sql.Expression }
+
+var _ sql.Expression = (*enumNumber)(nil)
+
+func (e *enumNumber) Resolved() bool             { return e.child.Resolved() }
+func (e *enumNumber) String() string             { return e.child.String() }
+func (e *enumNumber) IsNullable() bool           { return e.child.IsNullable() }
+func (e *enumNumber) Children() []sql.Expression { return []sql.Expression{e.child} }
+func (e *enumNumber) Type() sql.Type             { return types.Uint64 }
+
+func (e *enumNumber) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(e, len(children), 1)
+	}
+	return &enumNumber{child: children[0]}, nil
+}
+
+func (e *enumNumber) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := e.child.Eval(ctx, row)
+	if err != nil || v == nil {
+		return v, err
+	}
+	switch x := v.(type) {
+	case uint16:
+		return uint64(x), nil
+	case uint64:
+		return x, nil
+	}
+	n, _, err := types.Uint64.Convert(ctx, v)
+	return n, err
+}
+
+// enumText is an ENUM's or SET's value as its member text, typed as a
+// string of the column's collation.
+type enumText struct{ child sql.Expression }
+
+var _ sql.Expression = (*enumText)(nil)
+var _ sql.CollationCoercible = (*enumText)(nil)
+
+func (e *enumText) Resolved() bool             { return e.child.Resolved() }
+func (e *enumText) String() string             { return e.child.String() }
+func (e *enumText) IsNullable() bool           { return e.child.IsNullable() }
+func (e *enumText) Children() []sql.Expression { return []sql.Expression{e.child} }
+
+func (e *enumText) Type() sql.Type {
+	if st, ok := e.child.Type().(sql.StringType); ok {
+		return types.CreateLongText(st.Collation())
+	}
+	return types.LongText
+}
+
+func (e *enumText) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
+	if st, ok := e.child.Type().(sql.StringType); ok {
+		return st.Collation(), 2 // implicit, as a column's
+	}
+	return sql.Collation_Default, 2
+}
+
+func (e *enumText) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(e, len(children), 1)
+	}
+	return &enumText{child: children[0]}, nil
+}
+
+func (e *enumText) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := e.child.Eval(ctx, row)
+	if err != nil || v == nil {
+		return v, err
+	}
+	switch t := e.child.Type().(type) {
+	case sql.EnumType:
+		if i, ok := v.(uint16); ok {
+			s, found := t.At(int(i))
+			if !found {
+				return nil, fmt.Errorf("sqlengine: ENUM index %d out of range", i)
+			}
+			return s, nil
+		}
+	case sql.SetType:
+		if b, ok := v.(uint64); ok {
+			return t.BitsToString(b)
+		}
+	}
+	return v, nil // already text (a derived table's value, a literal)
+}
