@@ -29,6 +29,13 @@ func semSweep5(add func(mode, q string), quiet func(q string)) {
 	// operand 2001-01-01').
 	add("strict", "SELECT DATE('2001-01-01') + 0, DATE('2001-01-01') + 1, DATE('2001-01-01') * 2, -DATE('2001-01-01'), DATE('2001-01-01') DIV 1, DATE('2001-01-01') - 0, DATE('2001-01-01') % 7, DATE('2001-01-01') / 2")
 	add("strict", "SELECT DATE(CAST('2024-02-29 10:11:12' AS DATETIME)) + 0, DATE(NULL) + 0")
+	// DEFAULT(col) in a SELECT is the column's default (defaultfunc.go;
+	// GMS panicked on its placeholder, 1105), 1364 when it has none.
+	quiet("CREATE TABLE t_sw5d (id INT PRIMARY KEY, s VARCHAR(3) NOT NULL DEFAULT 'zz', n INT, q INT NOT NULL, c VARCHAR(5) DEFAULT 'x''y', k DECIMAL(5,2) DEFAULT 1.5)")
+	quiet("INSERT INTO t_sw5d (id, q) VALUES (1, 7)")
+	add("strict", "SELECT DEFAULT(s), DEFAULT(n), DEFAULT(c), DEFAULT(k) FROM t_sw5d")
+	add("strict", "SELECT id, DEFAULT(s) FROM t_sw5d WHERE id = 1")
+	add("strict", "SELECT DEFAULT(q) FROM t_sw5d")
 	// ROUND of a FLOAT column rounds the DOUBLE it reads as, half to
 	// even (functions/mysqlfuncs.go roundDouble; was 1.3).
 	quiet("CREATE TABLE t_sw5f (id INT PRIMARY KEY, f FLOAT)")

@@ -709,7 +709,10 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 	}
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
-	rewriteQuantified(st)              // quantified.go
+	rewriteQuantified(st) // quantified.go
+	if derr := selectDefaults(ctx, st); derr != nil && err == nil { // defaultfunc.go
+		st, err = nil, derr
+	}
 	st, err = windowDefsError(st, err) // windowcheck.go, before fixSchema inlines named windows
 	st, err = checked(r, fixSchema(st), err)
 	return st, a, b, err
@@ -743,7 +746,10 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 	}
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
-	rewriteQuantified(st)              // quantified.go
+	rewriteQuantified(st) // quantified.go
+	if derr := selectDefaults(ctx, st); derr != nil && err == nil { // defaultfunc.go
+		st, err = nil, derr
+	}
 	st, err = windowDefsError(st, err) // windowcheck.go, before fixSchema inlines named windows
 	st, err = checked(r, fixSchema(st), err)
 	return st, a, b, err
