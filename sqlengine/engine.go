@@ -709,7 +709,7 @@ func (p schemaParser) Parse(ctx *sql.Context, q string, multi bool) (ast.Stateme
 	}
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
-	rewriteQuantified(st) // quantified.go
+	rewriteQuantified(st)                                           // quantified.go
 	if derr := selectDefaults(ctx, st); derr != nil && err == nil { // defaultfunc.go
 		st, err = nil, derr
 	}
@@ -746,7 +746,7 @@ func (p schemaParser) ParseWithOptions(ctx context.Context, q string, delim rune
 	}
 	noteTimePrecisions(ctx, st)
 	arith.RewriteBitNot(q, st)
-	rewriteQuantified(st) // quantified.go
+	rewriteQuantified(st)                                           // quantified.go
 	if derr := selectDefaults(ctx, st); derr != nil && err == nil { // defaultfunc.go
 		st, err = nil, derr
 	}
