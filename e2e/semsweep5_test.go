@@ -36,6 +36,15 @@ func semSweep5(add func(mode, q string), quiet func(q string)) {
 	add("strict", "SELECT DEFAULT(s), DEFAULT(n), DEFAULT(c), DEFAULT(k) FROM t_sw5d")
 	add("strict", "SELECT id, DEFAULT(s) FROM t_sw5d WHERE id = 1")
 	add("strict", "SELECT DEFAULT(q) FROM t_sw5d")
+	// JSON_EXTRACT over documents of other shapes: a path that matches
+	// nothing is NULL, [0] of a non-array the value itself, several paths
+	// an array of their matches (functions/jsonextract.go; GMS failed the
+	// statement, 1105 'failed to extract from expression', or panicked).
+	quiet("CREATE TABLE t_sw5j (id INT PRIMARY KEY, doc JSON)")
+	quiet(`INSERT INTO t_sw5j VALUES (1, '{"a": 1, "b": [1, 2, {"c": "x"}], "d": null, "e": true, "f": 1.5}'), (2, '[3, "3", 4]'), (3, '"str"'), (4, NULL)`)
+	add("strict", "SELECT id, JSON_EXTRACT(doc, '$.a'), JSON_EXTRACT(doc, '$.b[2].c'), JSON_EXTRACT(doc, '$.b[*]'), JSON_UNQUOTE(JSON_EXTRACT(doc, '$.e')) FROM t_sw5j ORDER BY id")
+	add("strict", "SELECT id, JSON_EXTRACT(doc, '$[0]'), JSON_EXTRACT(doc, '$.a', '$.f'), JSON_EXTRACT(doc, '$[0].a'), JSON_EXTRACT(doc, '$[5]'), JSON_EXTRACT(doc, '$.*'), JSON_EXTRACT(doc, '$[*]'), JSON_EXTRACT(doc, '$.b[*].c') FROM t_sw5j ORDER BY id")
+	add("strict", `SELECT JSON_EXTRACT('{"a b": 1}', '$."a b"'), JSON_EXTRACT('[[1,2],[3]]', '$[1][0]'), JSON_EXTRACT('{"a":{"b":{"c":7}}}', '$.a.b.c', '$.a.zz'), JSON_EXTRACT(NULL, '$.a'), JSON_EXTRACT('{"a":1}', NULL)`)
 	// ROUND of a FLOAT column rounds the DOUBLE it reads as, half to
 	// even (functions/mysqlfuncs.go roundDouble; was 1.3).
 	quiet("CREATE TABLE t_sw5f (id INT PRIMARY KEY, f FLOAT)")

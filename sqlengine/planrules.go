@@ -129,6 +129,8 @@ func installAnalyzerRules() {
 		// ENUM and SET operands of string functions as their member text
 		// (functions/enumtext.go), before collations are settled.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.EnumTextRuleID, Apply: functions.EnumTextRule})
+		// JSON paths that match nothing are NULL (functions/jsonextract.go).
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.JSONExtractRuleID, Apply: functions.JSONExtractRule})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: intArithRuleID, Apply: intArithRule})
 		// A quotient written to a column stored from its longer value
 		// (arith/storedquot.go), once the division operators are MySQL's.
