@@ -62,6 +62,9 @@ func (j *jsonExtract) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 // mysqlPaths answers JSON_EXTRACT by walking its paths; ok false when a
 // path has steps it does not walk.
 func (j *jsonExtract) mysqlPaths(ctx *sql.Context, row sql.Row) (any, bool, error) {
+	if t := j.JSON.Type(); !types.IsJSON(t) && !types.IsText(t) {
+		return nil, false, nil // GMS's 3146 for a number or other type
+	}
 	dv, err := j.JSON.Eval(ctx, row)
 	if err != nil || dv == nil {
 		return nil, err == nil, err
