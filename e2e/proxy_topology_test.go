@@ -147,6 +147,10 @@ func TestProxyTopology(t *testing.T) {
 
 	// A switchover: the primary read-only, replica 2 caught up, stopped
 	// and writable. The next writes land on replica 2, within 2 s.
+	// Replica 3 read-only again first: stopped for repointing below, a
+	// writable server that replicates from nothing is a primary
+	// candidate too, and the proxy could pick it in that window.
+	mustExec(t, ctx, rep3, "SET GLOBAL super_read_only = ON")
 	mustExec(t, ctx, via, "INSERT INTO t VALUES (2, 20)")
 	waitCaughtUp(t, ctx, src, rep2, 20*time.Second)
 	waitCaughtUp(t, ctx, src, rep3, 20*time.Second)
