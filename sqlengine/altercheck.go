@@ -3,6 +3,7 @@ package sqlengine
 import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
 
 	"petrel/internal/mysqlerr"
 	"petrel/sqlengine/sqlmode"
@@ -47,7 +48,7 @@ func checkModifiedValues(ctx *sql.Context, txn *storage.Txn, st *storage.Table, 
 			continue
 		}
 		if _, err := storeval.Value(ctx, storeval.Mode{Strict: true}, newCol, row[ord], n); err != nil {
-			if types.ErrLengthBeyondLimit.Is(err) {
+			if se, ok := err.(*mysql.SQLError); ok && se.Num == mysqlerr.ErDataTooLong {
 				if types.IsText(oldCol.Type) {
 					// A shorter string column cuts the value: MySQL's
 					// ALTER says so (1265), where an INSERT says 1406.

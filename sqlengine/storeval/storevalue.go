@@ -317,8 +317,7 @@ func storeText(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum int) (an
 		return cut, nil
 	}
 	if m.Strict {
-		// GMS's kind, which the error table sends as 1406.
-		return nil, types.ErrLengthBeyondLimit.New(s, col.Name)
+		return nil, storeError(mysqlerr.ErDataTooLong, "Data too long for column '%s' at row %d", col.Name, rowNum)
 	}
 	ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: mysqlerr.ErWarnDataTruncated,
 		Message: fmt.Sprintf("Data truncated for column '%s' at row %d", col.Name, rowNum)})
