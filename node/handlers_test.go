@@ -156,6 +156,13 @@ func TestSignal(t *testing.T) {
 		   IF n = 4 THEN SIGNAL SQLSTATE '02000'; END IF;
 		   IF n = 5 THEN SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 65535; END IF;
 		   IF n = 6 THEN RESIGNAL; END IF;
+		   IF n = 8 THEN SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = 999, MESSAGE_TEXT = 'low'; END IF;
+		   IF n = 9 THEN
+		     BEGIN
+		       DECLARE EXIT HANDLER FOR 5 SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'caught 5';
+		       SIGNAL SQLSTATE '45001' SET MYSQL_ERRNO = 5;
+		     END;
+		   END IF;
 		   IF n = 7 THEN
 		     BEGIN
 		       DECLARE EXIT HANDLER FOR SQLEXCEPTION RESIGNAL SET MESSAGE_TEXT = 'resignalled';
@@ -181,6 +188,9 @@ func TestSignal(t *testing.T) {
 		{5, 1231, "42000", "Variable 'MYSQL_ERRNO' can't be set to the value of '65535'"},
 		{6, 1645, "0K000", "RESIGNAL when handler not active"},
 		{7, 1062, "23000", "resignalled"},
+		// MYSQL_ERRNO below 1000 stands, as MySQL's (was 1105).
+		{8, 999, "45000", "low"},
+		{9, 1644, "45000", "caught 5"},
 	}
 	for _, c := range cases {
 		_, err := db.Exec(fmt.Sprintf("CALL sg.fail(%d)", c.n))

@@ -307,7 +307,10 @@ func MySQLError(err error) error {
 // (GMS leaves most at 1105) and MySQL's message; every number gets
 // MySQL's SQLSTATE.
 func FixSQLError(se *mysql.SQLError) error {
-	if se.Num < 1000 && se.Num != mysqlerr.ErAutoincErange {
+	// SQLSTATE class 45, user-defined, is a SIGNAL's: its MYSQL_ERRNO
+	// stands as set, 1 to 999 too, as MySQL's (SIGNAL SQLSTATE '45000'
+	// SET MYSQL_ERRNO = 999 is error 999).
+	if se.Num < 1000 && se.Num != mysqlerr.ErAutoincErange && !strings.HasPrefix(se.State, "45") {
 		return mysqlerr.New(mysqlerr.ErUnknown, "%s", se.Message)
 	}
 	if se.Num == mysqlerr.ErUnknown {
