@@ -223,6 +223,8 @@ func Open(opts Options) (*Node, error) {
 		if err := n.openBinlog(); err != nil {
 			return fail(err)
 		}
+	} else {
+		binlogsql.RegisterLogFlushesWithoutLog(n.sql)
 	}
 	switch {
 	case fresh:

@@ -113,10 +113,7 @@ func (v *Vars) Register(e *sqlengine.Engine, l *binlog.Log, store *storage.Engin
 		func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
 			return &sqlengine.AdminResult{}, l.Rotate()
 		})
-	e.RegisterAdmin(`FLUSH (?:NO_WRITE_TO_BINLOG |LOCAL )?(?:ERROR|GENERAL|SLOW|ENGINE) LOGS`, sql.PrivilegeType_Reload,
-		func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
-			return &sqlengine.AdminResult{}, nil
-		})
+	registerOtherLogFlushes(e)
 	e.RegisterAdmin(`PURGE (?:BINARY|MASTER) LOGS TO '([^']*)'`, sql.PrivilegeType_Super,
 		func(_ context.Context, _ *sqlengine.Session, m []string) (*sqlengine.AdminResult, error) {
 			return &sqlengine.AdminResult{}, l.PurgeTo(m[1])
@@ -180,4 +177,25 @@ func optArg(s string) string {
 		return ""
 	}
 	return ", " + s
+}
+
+// registerOtherLogFlushes: FLUSH ERROR, GENERAL, SLOW or ENGINE LOGS
+// have nothing to reopen (Petrel's messages go to stderr).
+func registerOtherLogFlushes(e *sqlengine.Engine) {
+	e.RegisterAdmin(`FLUSH (?:NO_WRITE_TO_BINLOG |LOCAL )?(?:ERROR|GENERAL|SLOW|ENGINE) LOGS`, sql.PrivilegeType_Reload,
+		func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
+			return &sqlengine.AdminResult{}, nil
+		})
+}
+
+// RegisterLogFlushesWithoutLog answers FLUSH [BINARY | ERROR | ...] LOGS
+// on a server without a binary log: nothing to rotate or reopen, OK, as
+// MySQL's with log_bin off (it was 1105 'logs not supported', and
+// logrotate's `mysqladmin flush-logs` failed).
+func RegisterLogFlushesWithoutLog(e *sqlengine.Engine) {
+	e.RegisterAdmin(`FLUSH (?:NO_WRITE_TO_BINLOG |LOCAL )?(?:BINARY )?LOGS`, sql.PrivilegeType_Reload,
+		func(context.Context, *sqlengine.Session, []string) (*sqlengine.AdminResult, error) {
+			return &sqlengine.AdminResult{}, nil
+		})
+	registerOtherLogFlushes(e)
 }
