@@ -131,6 +131,8 @@ func installAnalyzerRules() {
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.EnumTextRuleID, Apply: functions.EnumTextRule})
 		// JSON paths that match nothing are NULL (functions/jsonextract.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.JSONExtractRuleID, Apply: functions.JSONExtractRule})
+		// NOW(n) in a select list typed DATETIME(n) (functions/nowfsp.go).
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.NowPrecisionRuleID, Apply: functions.NowPrecisionRule})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: intArithRuleID, Apply: intArithRule})
 		// A quotient written to a column stored from its longer value
 		// (arith/storedquot.go), once the division operators are MySQL's.
