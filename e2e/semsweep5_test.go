@@ -22,6 +22,16 @@ func semSweep5(add func(mode, q string), quiet func(q string)) {
 	add("strict", "INSERT INTO t_sw5e (id, e, s, v) SELECT id + 10, e, s, UPPER(e) FROM t_sw5e WHERE id < 10")
 	add("strict", "SELECT id, e, s, v, j FROM t_sw5e ORDER BY id")
 	add("strict", "SELECT DISTINCT CONCAT('<', e, '>') FROM t_sw5e ORDER BY 1")
+	// MAX and MIN compare the member text, ORDER BY (GROUP_CONCAT's too)
+	// the index, and e > 'a' compares strings (GMS: MAX by index, e > 'a'
+	// by 'a''s index).
+	quiet("CREATE TABLE t_sw5o (id INT PRIMARY KEY, e ENUM('b','a','c'))")
+	quiet("INSERT INTO t_sw5o VALUES (1, 'b'), (2, 'a')")
+	add("strict", "SELECT MAX(e), MIN(e), GROUP_CONCAT(e ORDER BY e), GROUP_CONCAT(e ORDER BY id DESC) FROM t_sw5o")
+	add("strict", "SELECT id FROM t_sw5o WHERE e > 'a' ORDER BY id")
+	add("strict", "SELECT id FROM t_sw5o WHERE e > 1 ORDER BY id")
+	add("strict", "SELECT id FROM t_sw5o WHERE e <= 'b' ORDER BY id")
+	add("strict", "SELECT e FROM t_sw5o ORDER BY e")
 	add("strict", "INSERT INTO t_sw5e (id, e) VALUES (1, 'z') ON DUPLICATE KEY UPDATE v = CONCAT(VALUES(e), '!'), e = VALUES(e)")
 	add("strict", "SELECT id, e, v FROM t_sw5e WHERE id = 1")
 	// A DATE-typed function that GMS evaluates to text (DATE()) in a

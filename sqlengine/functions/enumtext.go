@@ -22,9 +22,10 @@ import (
 // was '2,5', e LIKE 'y%' matched no row, LOWER(s) failed with 1105.
 // EnumTextRule wraps an ENUM or SET operand of a string consumer in
 // enumText. Numeric contexts (arithmetic, comparisons with numbers, SUM,
-// CAST AS SIGNED, ABS ...) keep the index, as MySQL's val_int does, and
-// pass-through expressions (CASE, IF, COALESCE, MIN, MAX ...) keep the
-// column's type for the result's metadata.
+// CAST AS SIGNED, ABS ...), ORDER BY and GROUP_CONCAT's ORDER BY keep the
+// index, as MySQL's val_int does; pass-through expressions (CASE, IF,
+// COALESCE ...) keep the column's type for the result's metadata. MAX,
+// MIN and comparisons with text (e > 'a') compare the member text.
 
 // EnumTextRuleID names the rule in the analyzer's batches.
 const EnumTextRuleID analyzer.RuleId = 1800
@@ -40,9 +41,10 @@ func EnumTextRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 				return e, transform.SameTree, nil
 			}
 			ch := e.Children()
+			kept := orderOperands(e)
 			var out []sql.Expression
 			for i, c := range ch {
-				if c == nil || !enumOrSet(c.Type()) {
+				if i < kept || c == nil || !enumOrSet(c.Type()) {
 					continue
 				}
 				if out == nil {
@@ -96,6 +98,15 @@ func stringConsumer(e sql.Expression) bool {
 		return false
 	case *aggregation.GroupConcat:
 		return true
+	case *aggregation.Max, *aggregation.Min:
+		// MySQL's MAX and MIN compare ENUM and SET values as strings
+		// (its manual: unlike ORDER BY, which takes the index).
+		return true
+	case *expression.GreaterThan, *expression.LessThan, *expression.GreaterThanOrEqual, *expression.LessThanOrEqual:
+		// e > 'a': compared as strings when the other side is text (GMS
+		// read 'a' as its index and compared numbers).
+		ch := e.Children()
+		return len(ch) == 2 && (textOperand(ch[0]) || textOperand(ch[1]))
 	case *expression.Like, *function.RegexpLike, *function.Length, *function.Ascii, *function.Ord,
 		*function.Crc32, *function.StrCmp, *function.Instr, *function.Locate, *locate,
 		// typed as their argument, so an ENUM-typed result
@@ -120,6 +131,24 @@ func stringConsumer(e sql.Expression) bool {
 	// typed so are numberTyped's).
 	rt := e.Type()
 	return types.IsText(rt) || types.IsJSON(rt) || enumOrSet(rt)
+}
+
+// textOperand: e is a string and no ENUM or SET.
+func textOperand(e sql.Expression) bool {
+	t := e.Type()
+	return types.IsText(t) && !enumOrSet(t)
+}
+
+// orderOperands is how many of e's first children order its rows rather
+// than give its values (GROUP_CONCAT's ORDER BY, which orders an ENUM by
+// its index, as ORDER BY does); they keep the index.
+func orderOperands(e sql.Expression) int {
+	if _, ok := e.(*aggregation.GroupConcat); ok {
+		if f := reflect.ValueOf(e).Elem().FieldByName("sf"); f.IsValid() && f.Kind() == reflect.Slice {
+			return f.Len()
+		}
+	}
+	return 0
 }
 
 // numberTyped: e is a numeric function typed as its argument (ABS,
