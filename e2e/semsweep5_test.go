@@ -32,6 +32,18 @@ func semSweep5(add func(mode, q string), quiet func(q string)) {
 	add("strict", "SELECT id FROM t_sw5o WHERE e > 1 ORDER BY id")
 	add("strict", "SELECT id FROM t_sw5o WHERE e <= 'b' ORDER BY id")
 	add("strict", "SELECT e FROM t_sw5o ORDER BY e")
+	// Stored into a string column an ENUM or SET value is its text, into
+	// another ENUM the member of that text (enumtext.go enumInsertSource,
+	// enumSetField; the index was stored: '1', or e2's first member).
+	quiet("CREATE TABLE t_sw5s (id INT PRIMARY KEY, e ENUM('b','a','c'), s SET('x','y'))")
+	quiet("INSERT INTO t_sw5s VALUES (1, 'b', 'x,y'), (2, 'a', '')")
+	quiet("CREATE TABLE t_sw5t (id INT PRIMARY KEY, v VARCHAR(5), n INT, e2 ENUM('a','b'), w VARCHAR(5))")
+	add("strict", "INSERT INTO t_sw5t (id, v, n, e2) SELECT id, e, e, e FROM t_sw5s")
+	add("strict", "INSERT INTO t_sw5t (id, v) SELECT id + 10, s FROM t_sw5s")
+	add("strict", "INSERT INTO t_sw5t SELECT id + 20, e, s, e, s FROM t_sw5s")
+	add("strict", "UPDATE t_sw5t JOIN t_sw5s ON t_sw5t.id = t_sw5s.id SET t_sw5t.w = t_sw5s.s, t_sw5t.e2 = t_sw5s.e")
+	add("strict", "UPDATE t_sw5t SET w = (SELECT e FROM t_sw5s WHERE t_sw5s.id = t_sw5t.id - 20) WHERE id > 20")
+	add("strict", "SELECT * FROM t_sw5t ORDER BY id")
 	add("strict", "INSERT INTO t_sw5e (id, e) VALUES (1, 'z') ON DUPLICATE KEY UPDATE v = CONCAT(VALUES(e), '!'), e = VALUES(e)")
 	add("strict", "SELECT id, e, v FROM t_sw5e WHERE id = 1")
 	// A DATE-typed function that GMS evaluates to text (DATE()) in a

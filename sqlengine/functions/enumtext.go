@@ -33,8 +33,15 @@ const EnumTextRuleID analyzer.RuleId = 1800
 // EnumTextRule puts enumText over the ENUM and SET operands of string
 // consumers.
 func EnumTextRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	n, sameIns, err := transform.Node(n, enumInsertSource)
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	out, same, err := transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			if sf, ok := e.(*expression.SetField); ok {
+				return enumSetField(sf)
+			}
 			number := numberTyped(e)
 			text := !number && stringConsumer(e)
 			if !text && !number {
@@ -66,6 +73,118 @@ func EnumTextRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 			return ne, transform.NewTree, nil
 		})
 	})
+	return out, same && sameIns, err
+}
+
+// Storing an ENUM or SET value into a string column stores its member
+// text, and into another ENUM or SET the member of the same text, as
+// MySQL's val_str gives it: INSERT INTO t (v) SELECT e ..., UPDATE ...
+// SET v = e and SET e2 = e stored the index ('2', or e2's second
+// member).
+
+// storesAsText: a value of type src stored into a column of type dst
+// goes through its text.
+func storesAsText(src, dst sql.Type) bool {
+	if !enumOrSet(src) {
+		return false
+	}
+	if enumOrSet(dst) {
+		return !dst.Equals(src)
+	}
+	return types.IsText(dst)
+}
+
+// enumSetField is SET col = e with e through its text when storesAsText.
+func enumSetField(sf *expression.SetField) (sql.Expression, transform.TreeIdentity, error) {
+	if !storesAsText(sf.RightChild.Type(), sf.LeftChild.Type()) {
+		return sf, transform.SameTree, nil
+	}
+	ne, err := sf.WithChildren(sf.LeftChild, &enumText{child: sf.RightChild})
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	return ne, transform.NewTree, nil
+}
+
+// enumInsertSource puts a projection reading ENUM and SET values as
+// text over an INSERT's query source whose values go into string
+// columns or other ENUMs (VALUES lists hold literals, not stored values).
+func enumInsertSource(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	ins, ok := n.(*plan.InsertInto)
+	if !ok || ins.Source == nil {
+		return n, transform.SameTree, nil
+	}
+	if _, values := ins.Source.(*plan.Values); values {
+		return n, transform.SameTree, nil
+	}
+	srcSch, dst := ins.Source.Schema(), ins.Destination.Schema()
+	dstOf := func(i int) *sql.Column {
+		// The analysed source is the destination's whole row (GMS
+		// fills the unnamed columns), else the named columns'.
+		if len(ins.ColumnNames) == 0 || len(srcSch) == len(dst) {
+			if i < len(dst) {
+				return dst[i]
+			}
+			return nil
+		}
+		if i >= len(ins.ColumnNames) {
+			return nil
+		}
+		if j := dst.IndexOfColName(ins.ColumnNames[i]); j >= 0 {
+			return dst[j]
+		}
+		return nil
+	}
+	if p, ok := ins.Source.(*plan.Project); ok && len(p.Projections) == len(srcSch) {
+		// GMS's analysed source: a projection to the destination's
+		// columns, named and typed as them, over the query.
+		out := make([]sql.Expression, len(p.Projections))
+		need := false
+		for i, e := range p.Projections {
+			out[i] = e
+			d := dstOf(i)
+			if d == nil {
+				continue
+			}
+			if gf, isField := e.(*expression.GetField); isField {
+				// A column of the query below, typed as the
+				// destination's: its own type is the query's.
+				if below := p.Child.Schema(); gf.Index() >= 0 && gf.Index() < len(below) && storesAsText(below[gf.Index()].Type, d.Type) {
+					c := below[gf.Index()]
+					out[i] = expression.NewAlias(gf.Name(), &enumText{child: expression.NewGetField(gf.Index(), c.Type, c.Name, c.Nullable)})
+					need = true
+				}
+			} else if a, isAlias := e.(*expression.Alias); isAlias && storesAsText(a.Child.Type(), d.Type) {
+				out[i] = expression.NewAlias(a.Name(), &enumText{child: a.Child})
+				need = true
+			} else if !isAlias && storesAsText(e.Type(), d.Type) {
+				out[i] = &enumText{child: e}
+				need = true
+			}
+		}
+		if !need {
+			return n, transform.SameTree, nil
+		}
+		np, err := p.WithExpressions(out...)
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		return ins.WithSource(np), transform.NewTree, nil
+	}
+	exprs := make([]sql.Expression, len(srcSch))
+	need := false
+	for i, c := range srcSch {
+		gf := expression.NewGetField(i, c.Type, c.Name, c.Nullable)
+		exprs[i] = gf
+		if d := dstOf(i); d != nil && storesAsText(c.Type, d.Type) {
+			exprs[i] = &enumText{child: gf}
+			need = true
+		}
+	}
+	if !need {
+		return n, transform.SameTree, nil
+	}
+	return ins.WithSource(plan.NewProject(exprs, ins.Source)), transform.NewTree, nil
 }
 
 func enumOrSet(t sql.Type) bool { return types.IsEnum(t) || types.IsSet(t) }
