@@ -42,6 +42,9 @@ func EnumTextRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 			if sf, ok := e.(*expression.SetField); ok {
 				return enumSetField(sf)
 			}
+			if c, ok := e.(*expression.Case); ok {
+				return enumCaseValues(c)
+			}
 			number := numberTyped(e)
 			text := !number && stringConsumer(e)
 			if !text && !number {
@@ -81,6 +84,39 @@ func EnumTextRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 // MySQL's val_str gives it: INSERT INTO t (v) SELECT e ..., UPDATE ...
 // SET v = e and SET e2 = e stored the index ('2', or e2's second
 // member).
+
+// enumCaseValues: a CASE whose result is no ENUM (its branches mix an
+// ENUM with other kinds) takes an ENUM branch's value as its text (CASE
+// WHEN id = 1 THEN e ELSE 'x' END was '1'); CASE e WHEN 'b' compares
+// the text. The WHEN conditions are left alone.
+func enumCaseValues(c *expression.Case) (sql.Expression, transform.TreeIdentity, error) {
+	if enumOrSet(c.Type()) {
+		return c, transform.SameTree, nil
+	}
+	wrap := func(e sql.Expression) (sql.Expression, bool) {
+		if e != nil && enumOrSet(e.Type()) {
+			return &enumText{child: e}, true
+		}
+		return e, false
+	}
+	nc := *c
+	changed := false
+	var w bool
+	nc.Expr, w = wrap(c.Expr)
+	changed = changed || w
+	nc.Branches = make([]expression.CaseBranch, len(c.Branches))
+	for i, b := range c.Branches {
+		nc.Branches[i] = b
+		nc.Branches[i].Value, w = wrap(b.Value)
+		changed = changed || w
+	}
+	nc.Else, w = wrap(c.Else)
+	changed = changed || w
+	if !changed {
+		return c, transform.SameTree, nil
+	}
+	return &nc, transform.NewTree, nil
+}
 
 // storesAsText: a value of type src stored into a column of type dst
 // goes through its text.
