@@ -32,6 +32,8 @@ func semSweep5(add func(mode, q string), quiet func(q string)) {
 	add("strict", "SELECT id FROM t_sw5o WHERE e > 1 ORDER BY id")
 	add("strict", "SELECT id FROM t_sw5o WHERE e <= 'b' ORDER BY id")
 	add("strict", "SELECT e FROM t_sw5o ORDER BY e")
+	add("strict", "SELECT e FROM t_sw5o UNION SELECT 'zz' ORDER BY 1")
+	add("strict", "SELECT e FROM t_sw5o UNION ALL SELECT id FROM t_sw5o ORDER BY 1")
 	add("strict", "SELECT CASE WHEN id = 1 THEN e ELSE 'x' END, CASE e WHEN 'b' THEN 'B' ELSE 'o' END, CASE WHEN id = 1 THEN e END, IF(id = 1, e, 'q') FROM t_sw5o ORDER BY id")
 	// Stored into a string column an ENUM or SET value is its text, into
 	// another ENUM the member of that text (enumtext.go enumInsertSource,
