@@ -67,6 +67,12 @@ type acctChange struct {
 type execOverrides struct{ e *Engine }
 
 func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
+	if alterTableNode(n) {
+		// ALTER TABLE ... COMMENT = '...' (altercomment.go).
+		if err := o.e.applyAlterComment(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if p := profiled(ctx); p != nil {
 		// EXPLAIN ANALYZE (explain/analyze.go): n measured, built
 		// below when the builder comes back for it.

@@ -72,6 +72,9 @@ type Session struct {
 	// resultDec are the decimals of the running statement's DOUBLE
 	// result columns (doubledecimals.go).
 	resultDec *resultDecimals
+	// alterCommentPid is the statement whose ALTER TABLE ... COMMENT was
+	// applied (altercomment.go).
+	alterCommentPid uint64
 	// adminQuery is the admin statement being answered, as written.
 	adminQuery string
 	// routineText is the CREATE or DROP FUNCTION statement being run
