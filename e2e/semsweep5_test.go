@@ -32,6 +32,15 @@ func semSweep5(add func(mode, q string), quiet func(q string)) {
 	add("strict", "SELECT id FROM t_sw5o WHERE e > 1 ORDER BY id")
 	add("strict", "SELECT id FROM t_sw5o WHERE e <= 'b' ORDER BY id")
 	add("strict", "SELECT e FROM t_sw5o ORDER BY e")
+	// A set operation's ORDER BY of a column that is a constant in the
+	// first SELECT (functions/setoporder.go; GMS sorted nothing).
+	quiet("CREATE TABLE t_sw5u (s VARCHAR(10))")
+	quiet("INSERT INTO t_sw5u VALUES ('m'), ('b'), ('z')")
+	add("strict", "SELECT 'k' UNION SELECT s FROM t_sw5u ORDER BY 1")
+	add("strict", "SELECT 'k' AS x UNION SELECT s FROM t_sw5u ORDER BY x DESC")
+	add("strict", "SELECT 'k' UNION ALL SELECT s FROM t_sw5u ORDER BY 1 LIMIT 2")
+	add("strict", "SELECT 1 AS n, 'k' UNION SELECT 2, s FROM t_sw5u ORDER BY 2, 1")
+	add("strict", "SELECT 'zz' UNION SELECT e FROM t_sw5o ORDER BY 1")
 	add("strict", "SELECT e FROM t_sw5o UNION SELECT 'zz' ORDER BY 1")
 	add("strict", "SELECT e FROM t_sw5o UNION ALL SELECT id FROM t_sw5o ORDER BY 1")
 	add("strict", "SELECT CASE WHEN id = 1 THEN e ELSE 'x' END, CASE e WHEN 'b' THEN 'B' ELSE 'o' END, CASE WHEN id = 1 THEN e END, IF(id = 1, e, 'q') FROM t_sw5o ORDER BY id")

@@ -37,7 +37,7 @@ func EnumTextRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 	if err != nil {
 		return nil, transform.SameTree, err
 	}
-	n, sameOps, err := transform.Node(n, enumSetOpOrder)
+	n, sameOps, err := transform.Node(n, setOpOrder) // setoporder.go
 	if err != nil {
 		return nil, transform.SameTree, err
 	}
@@ -121,37 +121,6 @@ func enumCaseValues(c *expression.Case) (sql.Expression, transform.TreeIdentity,
 		return c, transform.SameTree, nil
 	}
 	return &nc, transform.NewTree, nil
-}
-
-// enumSetOpOrder: a UNION, INTERSECT or EXCEPT of an ENUM column with
-// another type is a string column (GMS converts each side's values), but
-// its ORDER BY kept the ENUM column and ordered the strings by the
-// ENUM's index (SELECT e ... UNION SELECT 'zz' ORDER BY 1 gave zz, b,
-// a). The ORDER BY reads the column with the set operation's own type.
-func enumSetOpOrder(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-	op, ok := n.(*plan.SetOp)
-	if !ok || len(op.SortFields) == 0 {
-		return n, transform.SameTree, nil
-	}
-	sch := op.Schema()
-	var sf sql.SortFields
-	for i, f := range op.SortFields {
-		gf, ok := f.Column.(*expression.GetField)
-		if !ok || !enumOrSet(gf.Type()) || gf.Index() < 0 || gf.Index() >= len(sch) || enumOrSet(sch[gf.Index()].Type) {
-			continue
-		}
-		if sf == nil {
-			sf = append(sql.SortFields(nil), op.SortFields...)
-		}
-		ng := expression.NewGetFieldWithTable(gf.Index(), int(gf.TableId()), sch[gf.Index()].Type, gf.Database(), gf.Table(), gf.Name(), gf.IsNullable())
-		sf[i].Column = ng.WithId(gf.Id()).(sql.Expression)
-	}
-	if sf == nil {
-		return n, transform.SameTree, nil
-	}
-	c := *op
-	c.SortFields = sf
-	return &c, transform.NewTree, nil
 }
 
 // storesAsText: a value of type src stored into a column of type dst
