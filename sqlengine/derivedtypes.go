@@ -22,6 +22,14 @@ import (
 const derivedTypesRuleID analyzer.RuleId = 1736
 
 func derivedTypesRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return retypeDerivedReaders(n, types.IsDecimal, func(reader, _ sql.Type) bool { return reader == types.Float64 })
+}
+
+// retypeDerivedReaders gives each reader of a derived table's (or a
+// view's) column the column's analysed type, for the columns whose
+// analysed type is carried (carry) and the readers that take it
+// (takes, given the reader's type and the analysed one).
+func retypeDerivedReaders(n sql.Node, carry func(sql.Type) bool, takes func(reader, analysed sql.Type) bool) (sql.Node, transform.TreeIdentity, error) {
 	retype := map[sql.ColumnId]sql.Type{}
 	transform.Inspect(n, func(node sql.Node) bool {
 		sqa, ok := node.(*plan.SubqueryAlias)
@@ -35,7 +43,7 @@ func derivedTypesRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *pla
 		}
 		i := 0
 		cols.ForEach(func(id sql.ColumnId) {
-			if i < len(sch) && types.IsDecimal(sch[i].Type) {
+			if i < len(sch) && carry(sch[i].Type) {
 				retype[id] = sch[i].Type
 			}
 			i++
@@ -47,11 +55,11 @@ func derivedTypesRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *pla
 	}
 	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		gf, ok := e.(*expression.GetField)
-		if !ok || gf.Type() != types.Float64 {
+		if !ok {
 			return e, transform.SameTree, nil
 		}
 		t, ok := retype[gf.Id()]
-		if !ok {
+		if !ok || !takes(gf.Type(), t) {
 			return e, transform.SameTree, nil
 		}
 		ng := expression.NewGetFieldWithTable(gf.Index(), int(gf.TableId()), t, gf.Database(), gf.Table(), gf.Name(), gf.IsNullable()).WithId(gf.Id())
