@@ -129,6 +129,8 @@ func installAnalyzerRules() {
 		// ENUM and SET operands of string functions as their member text
 		// (functions/enumtext.go), before collations are settled.
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.EnumTextRuleID, Apply: functions.EnumTextRule})
+		// A set operation's ORDER BY reads its own columns (functions/setoporder.go).
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.SetOpOrderRuleID, Apply: functions.SetOpOrderRule})
 		// JSON paths that match nothing are NULL (functions/jsonextract.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.JSONExtractRuleID, Apply: functions.JSONExtractRule})
 		// NOW(n) in a select list typed DATETIME(n) (functions/nowfsp.go).

@@ -37,11 +37,6 @@ func EnumTextRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 	if err != nil {
 		return nil, transform.SameTree, err
 	}
-	n, sameOps, err := transform.Node(n, setOpOrder) // setoporder.go
-	if err != nil {
-		return nil, transform.SameTree, err
-	}
-	sameIns = sameIns && sameOps
 	out, same, err := transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 			if sf, ok := e.(*expression.SetField); ok {

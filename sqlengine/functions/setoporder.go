@@ -2,6 +2,7 @@ package functions
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
@@ -19,6 +20,14 @@ import (
 //
 // setOpOrder reads such a sort field as the set operation's column, by
 // its place, with the column's own type.
+// SetOpOrderRuleID names SetOpOrderRule.
+const SetOpOrderRuleID analyzer.RuleId = 1803
+
+// SetOpOrderRule puts setOpOrder's sort fields in every set operation.
+func SetOpOrderRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.Node(n, setOpOrder)
+}
+
 func setOpOrder(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 	op, ok := n.(*plan.SetOp)
 	if !ok || len(op.SortFields) == 0 {
