@@ -59,9 +59,11 @@ func (e *Engine) ExecutorOn() bool { return e.fastWrites.Load() }
 
 // ExecutorOnFor is ExecutorOn for a statement of session s: never while
 // s has a temporary table, which may shadow a table by its name (the
-// executors resolve names in the catalog; temptables.go), nor while any
+// executors resolve names in the catalog; temptables.go), nor while s
+// reads TIMESTAMPs in a zone other than UTC (the executors read and
+// write stored values: tszone.go), nor while any
 // session holds a table lock or the global read lock (the statement's
 // tables are checked against them in GMS's plan: lockrule.go).
 func (e *Engine) ExecutorOnFor(s *Session) bool {
-	return e.fastWrites.Load() && (s == nil || len(s.temps) == 0) && !e.tlocks.Active()
+	return e.fastWrites.Load() && (s == nil || len(s.temps) == 0 && !s.TimestampsConverted()) && !e.tlocks.Active()
 }

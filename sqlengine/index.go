@@ -270,6 +270,9 @@ func rangeBounds(ctx *sql.Context, t *storage.Table, ix *Index, r sql.MySQLRange
 		typ := t.Schema[ords[i]].Type
 		lk, lkOK := exactKey(ctx, typ, ce.Typ, ce.LowerBound)
 		uk, ukOK := exactKey(ctx, typ, ce.Typ, ce.UpperBound)
+		// TIMESTAMP keys are stored in UTC (tszone.go); the equality
+		// test below compares the range's own keys, in the session's.
+		lk, uk = tsKeyToStore(ctx, typ, lk), tsKeyToStore(ctx, typ, uk)
 		_, lNull := ce.LowerBound.(sql.BelowNull)
 		_, uNull := ce.UpperBound.(sql.AboveNull)
 		// Equality on this column: extend the prefix and go on.

@@ -406,7 +406,11 @@ func (c *currentRowUpdater) Update(ctx *sql.Context, old, new sql.Row) error {
 	if err != nil {
 		return err
 	}
-	k, err := st.PKKey(nil, old)
+	so, err := tsRowToStore(ctx, st, old, c.rows+1)
+	if err != nil {
+		return err
+	}
+	k, err := st.PKKey(nil, so)
 	if err != nil {
 		return sessionError(ctx, err)
 	}
@@ -414,6 +418,8 @@ func (c *currentRowUpdater) Update(ctx *sql.Context, old, new sql.Row) error {
 	if err != nil {
 		return sessionError(ctx, err)
 	}
+	// cur is stored (UTC TIMESTAMPs); old and new are the session's.
+	cur = tsRowFromStore(ctx, st, cur)
 	if cur == nil || len(cur) != len(old) || len(new) != len(old) {
 		return c.editor.Update(ctx, old, new)
 	}

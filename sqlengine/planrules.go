@@ -135,6 +135,8 @@ func installAnalyzerRules() {
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.JSONExtractRuleID, Apply: functions.JSONExtractRule})
 		// NOW(n) in a select list typed DATETIME(n) (functions/nowfsp.go).
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.NowPrecisionRuleID, Apply: functions.NowPrecisionRule})
+		// UNIX_TIMESTAMP(ts) reads ts in the session's zone (functions/unixts.go).
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: functions.UnixTimestampZoneRuleID, Apply: functions.UnixTimestampZoneRule})
 		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: intArithRuleID, Apply: intArithRule})
 		// A quotient written to a column stored from its longer value
 		// (arith/storedquot.go), once the division operators are MySQL's.

@@ -7,6 +7,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/vitess/go/sqltypes"
 
 	"petrel/sqlengine/arith"
 	"petrel/sqlengine/collate"
@@ -162,6 +163,15 @@ func (t *Table) prefilter(ctx *sql.Context, it sql.RowIter) {
 	ri, ok := it.(*rowIter)
 	if !ok || t.pre == nil {
 		return
+	}
+	if ri.ts.loc != nil {
+		// The prefilter tests stored values: TIMESTAMPs in UTC, which a
+		// converting session's conditions are not (tszone.go).
+		for _, o := range t.pre.cols {
+			if t.t.Schema[o].Type.Type() == sqltypes.Timestamp {
+				return
+			}
+		}
 	}
 	conds, cols := t.pre.conds, t.pre.cols
 	// Each condition reads one column; a string's answer is kept for

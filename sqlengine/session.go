@@ -148,6 +148,10 @@ type Session struct {
 	// varGen+1 == nbeGen (status.go).
 	nbe    bool
 	nbeGen uint64
+	// tz caches the zone of time_zone for TIMESTAMP values (nil: UTC),
+	// as of varGen+1 == tzGen (tszone.go).
+	tz    *time.Location
+	tzGen uint64
 }
 
 var (

@@ -165,6 +165,7 @@ func (t *Table) scan(ctx *sql.Context, ixID uint8, sp *scanPartition, reverse bo
 		if row == nil {
 			return sql.RowsToRowIter(), nil
 		}
+		row = tsRowFromStore(ctx, t.t, row)
 		if filter != nil {
 			ok, err := sql.EvaluateCondition(ctx, filter, row)
 			if err != nil || !sql.IsTrue(ok) {
@@ -177,12 +178,13 @@ func (t *Table) scan(ctx *sql.Context, ixID uint8, sp *scanPartition, reverse bo
 	if err != nil {
 		return nil, sessionError(ctx, err)
 	}
-	return &rowIter{it: it, filter: filter}, nil
+	return &rowIter{it: it, filter: filter, ts: newTSReader(ctx, t.t)}, nil
 }
 
 type rowIter struct {
 	it     *storage.RowIter
 	filter sql.Expression
+	ts     tsReader // the session's TIMESTAMP zone (tszone.go)
 	// rejected, when a prefilter is set, is the counter its rows turned
 	// down are added to at Close (Petrel_prefiltered_rows).
 	rejected *atomic.Uint64
@@ -197,6 +199,7 @@ func (r *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 		if row == nil {
 			return nil, io.EOF
 		}
+		row = r.ts.row(row)
 		if r.filter != nil {
 			ok, err := sql.EvaluateCondition(ctx, r.filter, row)
 			if err != nil {
@@ -359,6 +362,9 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	}
 	e.rows++
 	row = fitTimeFSP(ctx, st, row)
+	if row, err = tsRowToStore(ctx, st, row, e.rows); err != nil {
+		return err
+	}
 	if err := keys.CheckRow(st.Schema, nil, row); err != nil {
 		return stringError(err, e.rows)
 	}
@@ -378,6 +384,12 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 	txn, st, err := e.target(ctx)
 	if err != nil {
+		return err
+	}
+	if old, err = tsRowToStore(ctx, st, old, e.rows+1); err != nil {
+		return err
+	}
+	if new, err = tsRowToStore(ctx, st, new, e.rows+1); err != nil {
 		return err
 	}
 	if e.joinDone != nil && st.Hidden {
@@ -436,6 +448,9 @@ func (e *editor) updateKeyless(ctx *sql.Context, txn *storage.Txn, st *storage.T
 func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
 	txn, st, err := e.target(ctx)
 	if err != nil {
+		return err
+	}
+	if row, err = tsRowToStore(ctx, st, row, e.rows+1); err != nil {
 		return err
 	}
 	if err := txn.Delete(ctx, st, row); err != nil {
