@@ -221,6 +221,10 @@ func (o execOverrides) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		if it, err := iters.HashLookup(ctx, o.e.exec, n, row); it != nil || err != nil {
 			return it, err
 		}
+	case *plan.JoinNode:
+		if it, ok, err := iters.CrossJoin(ctx, o.e.exec, n, row); ok { // iters/crossjoin.go
+			return it, err
+		}
 	case *plan.SetOp:
 		if it, ok, err := o.e.buildCollSetOp(ctx, n, row); ok { // collsetop.go
 			return it, err
