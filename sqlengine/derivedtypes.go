@@ -17,12 +17,20 @@ import (
 // client was told DOUBLE, and a sort above printed the values as
 // doubles (1 for MySQL's 1.0000, 8.6 for 8.6000). This rule gives each
 // reader of a derived table's column the column's type as analysed,
-// where GMS's was DOUBLE and the analysed one is DECIMAL.
+// where GMS's was DOUBLE and the analysed one is DECIMAL, or GMS's an
+// ENUM or SET and the analysed one a string (a UNION's column of ENUMs is
+// text: functions/setoporder.go; an ENUM reader of it failed with 1105
+// "value b is not valid for this Enum" on the second ENUM's members).
 
 const derivedTypesRuleID analyzer.RuleId = 1736
 
 func derivedTypesRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return retypeDerivedReaders(n, types.IsDecimal, func(reader, _ sql.Type) bool { return reader == types.Float64 })
+	n, same, err := retypeDerivedReaders(n, types.IsDecimal, func(reader, _ sql.Type) bool { return reader == types.Float64 })
+	if err != nil {
+		return n, same, err
+	}
+	n, same2, err := retypeDerivedReaders(n, types.IsText, func(reader, _ sql.Type) bool { return types.IsEnum(reader) || types.IsSet(reader) })
+	return n, same && same2, err
 }
 
 // retypeDerivedReaders gives each reader of a derived table's (or a

@@ -353,8 +353,12 @@ func (e *enumNumber) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 }
 
 // enumText is an ENUM's or SET's value as its member text, typed as a
-// string of the column's collation.
-type enumText struct{ child sql.Expression }
+// string of the column's collation (typ, when set: a set operation's
+// column type, setoporder.go).
+type enumText struct {
+	child sql.Expression
+	typ   sql.Type
+}
 
 var _ sql.Expression = (*enumText)(nil)
 var _ sql.CollationCoercible = (*enumText)(nil)
@@ -365,6 +369,9 @@ func (e *enumText) IsNullable() bool           { return e.child.IsNullable() }
 func (e *enumText) Children() []sql.Expression { return []sql.Expression{e.child} }
 
 func (e *enumText) Type() sql.Type {
+	if e.typ != nil {
+		return e.typ
+	}
 	if st, ok := e.child.Type().(sql.StringType); ok {
 		return types.CreateLongText(st.Collation())
 	}
@@ -382,7 +389,7 @@ func (e *enumText) WithChildren(children ...sql.Expression) (sql.Expression, err
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(e, len(children), 1)
 	}
-	return &enumText{child: children[0]}, nil
+	return &enumText{child: children[0], typ: e.typ}, nil
 }
 
 func (e *enumText) Eval(ctx *sql.Context, row sql.Row) (any, error) {
