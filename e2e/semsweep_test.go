@@ -6,7 +6,7 @@ func semSweepCorpus(add func(mode, q string), quiet func(q string)) {
 	semSweepDates(add, quiet)
 	semSweepCharUsing(add)
 	semSweep4(add, quiet)
-	semSweep5(add, quiet) // semsweep5_test.go
+	semSweep5(add, quiet)  // semsweep5_test.go
 	semSweepTZ(add, quiet) // semsweeptz_test.go
 	// GREATEST and LEAST over TIMEs and dates with strings and numbers
 	// among them compare as temporal values; numbers with strings as
