@@ -103,4 +103,17 @@ func semSweep5(add func(mode, q string), quiet func(q string)) {
 	add("strict", "(SELECT e FROM t_sw5x ORDER BY e LIMIT 2) UNION ALL (SELECT e FROM t_sw5y) ORDER BY 1 DESC")
 	quiet("CREATE VIEW v_sw5xy AS SELECT e FROM t_sw5x UNION SELECT e FROM t_sw5y")
 	add("strict", "SELECT * FROM v_sw5xy ORDER BY e")
+	// A TIME operand of a string function is its text (functions/
+	// enumtext.go, timetext.go; GMS failed UPPER, LEFT, REPLACE, LIKE,
+	// REGEXP and LOCATE of a TIME with 1105), and CURTIME() is a TIME
+	// (functions/curdate.go; GMS's was text: CURTIME() + 0 read the hour).
+	quiet("CREATE TABLE t_sw5tm (id INT PRIMARY KEY, t TIME)")
+	quiet("INSERT INTO t_sw5tm VALUES (1, '10:05:00'), (2, '-01:00:00'), (3, NULL)")
+	add("strict", "SELECT id, UPPER(t), LEFT(t, 5), REPLACE(t, ':', ''), t LIKE '10%', t REGEXP '^-', LOCATE(':', t), SUBSTRING(t, 4), MD5(t) = MD5(CAST(t AS CHAR)) FROM t_sw5tm ORDER BY id")
+	add("strict", "SELECT id FROM t_sw5tm WHERE t LIKE '10:%' OR t NOT LIKE '%:%' ORDER BY id")
+	add("strict", "SELECT id, t = '10:05:00', t > '9:00', t BETWEEN '-2:00' AND '0:00' FROM t_sw5tm ORDER BY id")
+	// A TIME expression compared with a string compares TIMEs
+	// (functions/timecmp.go; GMS: false for every row).
+	add("strict", "SELECT id, TIME(t) = '10:05:00', ADDTIME(t, '1:00:00') BETWEEN '10:00' AND '12:00', '9:00' < TIME(t), CAST('10:05:00' AS TIME) = '10:05:00' FROM t_sw5tm ORDER BY id")
+	add("strict", "SELECT CURTIME() = TIME(NOW()), LENGTH(CURTIME()), CURTIME() + 0 = TIME(NOW()) + 0, CURRENT_TIME() = CURTIME(), TIMEDIFF(CURTIME(), CURTIME())")
 }

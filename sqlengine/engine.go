@@ -281,6 +281,7 @@ func New(opts Options) (*Engine, error) {
 	e.RegisterAdmin(checkTablePattern, 0, e.checkTable)
 	e.RegisterAdmin(repairTablePattern, 0, e.repairTable)
 	e.RegisterAdmin(flushStatusPattern, sql.PrivilegeType_Reload, e.flushStatus) // flushstatus.go
+	e.RegisterAdmin(flushHostsPattern, sql.PrivilegeType_Reload, e.flushHosts)   // flushstatus.go
 	e.RegisterAdmin(flushTablesPattern, sql.PrivilegeType_Reload, e.flushTables) // lockflush.go
 	e.RegisterAdmin(`SET (NAMES|CHARACTER SET|CHARSET) ('[^']*'|"[^"]*"|[A-Za-z0-9_]+)(?: COLLATE ('[^']*'|"[^"]*"|[A-Za-z0-9_]+))?`, 0, e.setNames)
 	e.RegisterAdmin(setNextTransactionPattern, 0, e.setNextTransaction)

@@ -58,3 +58,70 @@ func (c *curDate) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC), nil
 }
+
+// curTime is CURTIME([fsp]) and CURRENT_TIME as MySQL's: a TIME of the
+// session's time zone, with fsp fractional digits. GMS's was text
+// ('13:17:11', its fraction dropped), so CURTIME() + 0 read 13 (MySQL
+// 131711), a copy made a LONGTEXT column, and CURTIME(2) LIKE '%.__'
+// failed with 1105.
+type curTime struct {
+	name string
+	now  sql.Expression // GMS's NOW(fsp), in the session's time zone
+	args []sql.Expression
+}
+
+var _ sql.FunctionExpression = (*curTime)(nil)
+
+func newCurTime(name string) func(args ...sql.Expression) (sql.Expression, error) {
+	return func(args ...sql.Expression) (sql.Expression, error) {
+		if len(args) > 1 {
+			return nil, sql.ErrInvalidArgumentNumber.New(name, "0 or 1", len(args))
+		}
+		now, err := function.NewNow(args...)
+		if err != nil {
+			return nil, err
+		}
+		return &curTime{name: name, now: now, args: args}, nil
+	}
+}
+
+func (c *curTime) Resolved() bool {
+	for _, a := range c.args {
+		if !a.Resolved() {
+			return false
+		}
+	}
+	return true
+}
+func (c *curTime) String() string {
+	if len(c.args) == 1 {
+		return c.name + "(" + c.args[0].String() + ")"
+	}
+	return c.name + "()"
+}
+func (c *curTime) Type() sql.Type             { return types.Time }
+func (c *curTime) IsNullable() bool           { return false }
+func (c *curTime) IsNonDeterministic() bool   { return true }
+func (c *curTime) Children() []sql.Expression { return c.args }
+func (c *curTime) FunctionName() string       { return c.name }
+func (c *curTime) Description() string        { return "returns the current time." }
+func (c *curTime) CollationCoercibility(*sql.Context) (sql.CollationID, byte) {
+	return sql.Collation_binary, 5
+}
+
+func (c *curTime) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	return newCurTime(c.name)(children...)
+}
+
+func (c *curTime) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := c.now.Eval(ctx, row)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	t, ok := v.(time.Time)
+	if !ok {
+		return nil, sql.ErrInvalidType.New(v)
+	}
+	micros := (int64(t.Hour())*3600+int64(t.Minute())*60+int64(t.Second()))*1_000_000 + int64(t.Nanosecond()/1000)
+	return types.Time.MicrosecondsToTimespan(micros), nil
+}

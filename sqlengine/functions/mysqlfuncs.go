@@ -74,6 +74,9 @@ func MySQL() []sql.Function {
 		sql.FunctionN{Name: "coalesce", Fn: newCoalesce},          // coalesce.go
 		sql.Function0{Name: "curdate", Fn: newCurDate("curdate")}, // curdate.go
 		sql.Function0{Name: "current_date", Fn: newCurDate("current_date")},
+		sql.FunctionN{Name: "curtime", Fn: newCurTime("curtime")}, // curdate.go
+		sql.FunctionN{Name: "current_time", Fn: newCurTime("current_time")},
+		sql.Function1{Name: "time", Fn: newTimeFn},                // timecmp.go
 		sql.FunctionN{Name: "timestamp", Fn: newTimestampFn},      // timestampfn.go
 		sql.Function1{Name: "sign", Fn: newSign},                  // numfuncs.go
 		sql.FunctionN{Name: "lpad", Fn: newLPad},                  // padfuncs.go
