@@ -116,4 +116,7 @@ func semSweep5(add func(mode, q string), quiet func(q string)) {
 	// (functions/timecmp.go; GMS: false for every row).
 	add("strict", "SELECT id, TIME(t) = '10:05:00', ADDTIME(t, '1:00:00') BETWEEN '10:00' AND '12:00', '9:00' < TIME(t), CAST('10:05:00' AS TIME) = '10:05:00' FROM t_sw5tm ORDER BY id")
 	add("strict", "SELECT CURTIME() = TIME(NOW()), LENGTH(CURTIME()), CURTIME() + 0 = TIME(NOW()) + 0, CURRENT_TIME() = CURTIME(), TIMEDIFF(CURTIME(), CURTIME())")
+	// FIELD compares an ENUM's member text with strings, its index with
+	// numbers (enumtext.go; GMS compared the index with the strings: 0).
+	add("strict", "SELECT id, FIELD(e, 'z', 'y'), FIELD(e, 1, 2), FIELD('y', e), FIELD(e, 'q', e) FROM t_sw5e ORDER BY id")
 }

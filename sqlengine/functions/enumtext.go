@@ -274,6 +274,16 @@ func stringConsumer(e sql.Expression) bool {
 		// MySQL's MAX and MIN compare ENUM and SET values as strings
 		// (its manual: unlike ORDER BY, which takes the index).
 		return true
+	case *function.Field:
+		// FIELD(e, 'paid', 'void') and FIELD('paid', e) compare the
+		// member text with strings (GMS compared the index: 0);
+		// FIELD(e, 1, 2) the index.
+		for _, c := range e.Children() {
+			if textOperand(c) {
+				return true
+			}
+		}
+		return false
 	case *expression.GreaterThan, *expression.LessThan, *expression.GreaterThanOrEqual, *expression.LessThanOrEqual:
 		// e > 'a': compared as strings when the other side is text (GMS
 		// read 'a' as its index and compared numbers).
