@@ -3,6 +3,7 @@ package node_test
 import (
 	"context"
 	"database/sql"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ func TestClientsSeeMySQLErrorNumbers(t *testing.T) {
 	root := open("")
 	mustExec(t, root, "CREATE DATABASE e", "CREATE TABLE e.t (id INT PRIMARY KEY, s VARCHAR(3), b TINYINT, v INT NOT NULL)",
 		"INSERT INTO e.t VALUES (1, 'a', 1, 1)",
+		"CREATE TABLE e.uk (id INT PRIMARY KEY, email VARCHAR(20), UNIQUE KEY uk_email (email))", "INSERT INTO e.uk VALUES (1, 'a@x.io')",
 		"CREATE TABLE e.secret (id INT PRIMARY KEY)", "CREATE DATABASE e2", "CREATE TABLE e.ak (pk INT AUTO_INCREMENT PRIMARY KEY)",
 		"CREATE USER 'u'@'%' IDENTIFIED BY 'x'", "GRANT SELECT ON e.t TO 'u'@'%'")
 	db := open("e")
@@ -43,6 +45,7 @@ func TestClientsSeeMySQLErrorNumbers(t *testing.T) {
 		{db, "SELECT nocol FROM t", 1054, "42S22", "nocol"},
 		{db, "USE nodb", 1049, "42000", "Unknown database 'nodb'"},
 		{db, "INSERT INTO t VALUES (1, 'b', 1, 1)", 1062, "23000", "Duplicate entry '1' for key 'PRIMARY'"},
+		{db, "INSERT INTO uk VALUES (2, 'a@x.io')", 1062, "23000", "Duplicate entry 'a@x.io' for key 'uk_email'"},
 		{db, "INSERT INTO t VALUES (2, 'abcd', 1, 1)", 1406, "22001", "Data too long for column 's' at row 1"},
 		{db, "INSERT INTO t VALUES (2, 'a', 1, 1), (3, 'abcd', 1, 1)", 1406, "22001", "Data too long for column 's' at row 2"},
 		{db, "INSERT INTO t VALUES (2, 'a', 300, 1)", 1264, "22003", "Out of range"},
@@ -147,5 +150,26 @@ func TestClientsSeeMySQLErrorNumbers(t *testing.T) {
 	}
 	for _, c := range []*sql.Conn{c1, c2} {
 		_, _ = c.ExecContext(ctx, "ROLLBACK")
+	}
+}
+
+// INSERT IGNORE's duplicate-key warnings carry MySQL's 1062 text (GMS's
+// was "duplicate unique key given: a@x.io").
+func TestDuplicateKeyWarnings(t *testing.T) {
+	_, open := startNode(t)
+	db := open("")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, "CREATE DATABASE dw", "CREATE TABLE dw.t (id INT PRIMARY KEY, email VARCHAR(20), UNIQUE KEY uk_email (email))",
+		"INSERT INTO dw.t VALUES (1, 'a@x.io')", "INSERT IGNORE INTO dw.t VALUES (1, 'b@x.io'), (2, 'a@x.io'), (3, 'c@x.io')")
+	got := queryRows(t, db, "SHOW WARNINGS")
+	want := [][]string{
+		{"Warning", "1062", "Duplicate entry '1' for key 'PRIMARY'"},
+		{"Warning", "1062", "Duplicate entry 'a@x.io' for key 'uk_email'"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("warnings of INSERT IGNORE: %v, want %v", got, want)
+	}
+	if got := queryRows(t, db, "SELECT COUNT(*) FROM dw.t"); got[0][0] != "2" {
+		t.Errorf("rows after INSERT IGNORE: %v, want 2", got)
 	}
 }

@@ -2,6 +2,7 @@ package sqlengine
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"petrel/sqlengine/sqlerr"
@@ -98,6 +99,18 @@ func (s *Session) Warn(w *sql.Warning) {
 		if errors.As(sqlerr.FixSQLError(mysqlerr.Relay(w.Code, "HY000", "%s", w.Message)), &se) && se.Num != mysqlerr.ErUnknown {
 			w = &sql.Warning{Level: "Warning", Code: se.Num, Message: se.Message}
 		}
+	}
+	if w != nil && w.Code == mysqlerr.ErDupEntry {
+		// INSERT IGNORE's and UPDATE IGNORE's warning carries GMS's
+		// text of the error ("duplicate primary key given: 1"); MySQL's
+		// is the error's own.
+		c := *w
+		if k, ok := strings.CutPrefix(w.Message, "duplicate primary key given: "); ok {
+			c.Message = fmt.Sprintf("Duplicate entry '%s' for key 'PRIMARY'", k)
+		} else if k, ok := strings.CutPrefix(w.Message, "duplicate unique key given: "); ok {
+			c.Message = sqlerr.DuplicateUniqueText(k)
+		}
+		w = &c
 	}
 	if w != nil && w.Code == 1831 && s.falseDuplicateIndex(w) { // dupindex.go
 		return

@@ -269,7 +269,15 @@ func (t *Txn) checkUnique(ctx context.Context, tb *Table, ix *Index, prefix []by
 	if err != nil {
 		return err
 	}
-	return sql.NewUniqueKeyErr(tb.keyString(ix.Ords, row), false, existing)
+	return sql.NewUniqueKeyErr(UniqueKeyText(tb.keyString(ix.Ords, row), ix.Def.Name), false, existing)
+}
+
+// UniqueKeyText is the key text of a unique index's duplicate error,
+// naming the index as MySQL's message does: GMS's error carries one
+// string, which its messages quote (sqlerr's "Duplicate entry '%s'"
+// makes it "Duplicate entry 'a@x.io' for key 'email'").
+func UniqueKeyText(value, index string) string {
+	return value + "' for key '" + index
 }
 
 func (t *Txn) rowByPKSuffix(tb *Table, suffix []byte) (sql.Row, error) {

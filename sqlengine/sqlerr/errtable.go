@@ -75,7 +75,7 @@ var gmsKinds = compileKinds([]gmsKind{
 		return fmt.Sprintf("Duplicate entry '%s' for key 'PRIMARY'", a[0])
 	}},
 	{kind: sql.ErrUniqueKeyViolation, num: mysqlerr.ErDupEntry, msg: func(a []string) string {
-		return fmt.Sprintf("Duplicate entry '%s' for a unique key", a[0])
+		return DuplicateUniqueText(a[0])
 	}},
 	{kind: sql.ErrInsertIntoNonNullableProvidedNull, num: mysqlerr.ErBadNull, msg: func(a []string) string { return fmt.Sprintf("Column '%s' cannot be null", a[0]) }},
 	{kind: types.ErrLengthBeyondLimit, num: mysqlerr.ErDataTooLong, msg: func(a []string) string { return fmt.Sprintf("Data too long for column '%s'", a[1]) }},
@@ -467,4 +467,13 @@ func EscapeHex(s string, max int) string {
 		b.WriteString("...")
 	}
 	return b.String()
+}
+
+// DuplicateUniqueText is MySQL's 1062 text for a unique index's key
+// text (storage.UniqueKeyText: the value and the index's name).
+func DuplicateUniqueText(key string) string {
+	if strings.Contains(key, "' for key '") {
+		return fmt.Sprintf("Duplicate entry '%s'", key)
+	}
+	return fmt.Sprintf("Duplicate entry '%s' for a unique key", key)
 }
