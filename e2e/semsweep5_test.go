@@ -119,4 +119,16 @@ func semSweep5(add func(mode, q string), quiet func(q string)) {
 	// FIELD compares an ENUM's member text with strings, its index with
 	// numbers (enumtext.go; GMS compared the index with the strings: 0).
 	add("strict", "SELECT id, FIELD(e, 'z', 'y'), FIELD(e, 1, 2), FIELD('y', e), FIELD(e, 'q', e) FROM t_sw5e ORDER BY id")
+	// ORDER BY an alias of CONCAT, IF or COALESCE over a column sorts by
+	// the column's collation (collate/collcompare.go aliasCollation,
+	// functions/branchtype.go branchCollation; GMS sorted bytes: 'ACME2'
+	// before 'acme', 'US' before 'n/a'), and COALESCE compares so.
+	quiet("CREATE TABLE t_sw5c (id INT PRIMARY KEY, name VARCHAR(20), region CHAR(2))")
+	quiet("INSERT INTO t_sw5c VALUES (1, 'acme', 'EU'), (2, 'beta', 'US'), (3, 'gamma', NULL), (4, 'ACME2', 'EU'), (5, 'Zed', 'ca')")
+	add("strict", "SELECT CONCAT(name, '') r FROM t_sw5c ORDER BY r")
+	add("strict", "SELECT IF(region IS NULL, 'n/a', region) r, COUNT(*) FROM t_sw5c GROUP BY r ORDER BY r")
+	add("strict", "SELECT COALESCE(region, name) r FROM t_sw5c ORDER BY r, id")
+	add("strict", "SELECT IF(id > 100, 'x', name) r FROM t_sw5c ORDER BY r DESC")
+	add("strict", "SELECT name FROM t_sw5c ORDER BY IFNULL(region, 'zz'), name")
+	add("strict", "SELECT COALESCE(name, '') = 'ACME', IF(id > 0, name, 'x') = 'ACME', COALESCE(NULL, name) = 'ACME' FROM t_sw5c WHERE id = 1")
 }

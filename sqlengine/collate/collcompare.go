@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
 )
 
 // Comparisons and sorts by collation, as MySQL's:
@@ -167,7 +168,73 @@ func sortCollation(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
 	if c == st.Collation() || c == sql.Collation_binary || c.CharacterSet() != st.Collation().CharacterSet() {
 		return e, false
 	}
-	t, err := types.CreateString(st.Type(), st.MaxCharacterLength(), c)
+	var t sql.Type
+	var err error
+	if st.Type() == sqltypes.Text || st.Type() == sqltypes.Blob {
+		// TEXT types: GMS's string functions are LONGTEXT, which
+		// CreateString refuses at that length (so CONCAT, IF and
+		// COALESCE sorted by utf8mb4_0900_bin: 'ACME2' before 'acme').
+		t = types.CreateLongText(c)
+	} else {
+		t, err = types.CreateString(st.Type(), st.MaxCharacterLength(), c)
+	}
+	if err != nil {
+		return e, false
+	}
+	return &withCollation{child: e, typ: t}, true
+}
+
+// aliasCollation types a sort key that reads a column of the sort's
+// input (ORDER BY an alias: `SELECT CONCAT(a, b) r ... ORDER BY r`) with
+// the collation of the expression that computes the column, when that
+// differs from the column's type's; the column's type is GMS's LONGTEXT
+// of utf8mb4_0900_bin for most string functions.
+func aliasCollation(ctx *sql.Context, input sql.Node, e sql.Expression) (sql.Expression, bool) {
+	gf, ok := e.(*expression.GetField)
+	if !ok {
+		return e, false
+	}
+	st, ok := gf.Type().(sql.StringType)
+	if !ok || !types.IsText(st) {
+		return e, false
+	}
+	var src sql.Expression
+	for n, depth := input, 0; n != nil && depth < 4 && src == nil; depth++ {
+		switch x := n.(type) {
+		case *plan.Project:
+			if i := gf.Index(); i >= 0 && i < len(x.Projections) {
+				src = x.Projections[i]
+			}
+		case *plan.GroupBy:
+			if i := gf.Index(); i >= 0 && i < len(x.SelectedExprs) {
+				src = x.SelectedExprs[i]
+			}
+		case *plan.Filter, *plan.Having, *plan.Limit, *plan.Distinct:
+			n = x.Children()[0]
+			continue
+		}
+		break
+	}
+	if src == nil {
+		return e, false
+	}
+	if a, ok := src.(*expression.Alias); ok {
+		src = a.Child
+	}
+	if _, ok := src.(*expression.GetField); ok {
+		return e, false // a column: its type's collation is its own
+	}
+	c, _ := sql.GetCoercibility(ctx, src)
+	if c == st.Collation() || c == sql.Collation_binary || c.CharacterSet() != st.Collation().CharacterSet() {
+		return e, false
+	}
+	var t sql.Type
+	var err error
+	if st.Type() == sqltypes.Text || st.Type() == sqltypes.Blob {
+		t = types.CreateLongText(c)
+	} else {
+		t, err = types.CreateString(st.Type(), st.MaxCharacterLength(), c)
+	}
 	if err != nil {
 		return e, false
 	}
@@ -191,6 +258,8 @@ func collateSorts(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentit
 		for i, f := range fields {
 			nf[i] = f
 			if c, ok := sortCollation(ctx, f.Column); ok {
+				nf[i].Column, changed = c, true
+			} else if c, ok := aliasCollation(ctx, n.Children()[0], f.Column); ok {
 				nf[i].Column, changed = c, true
 			}
 		}

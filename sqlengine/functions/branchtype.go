@@ -204,7 +204,36 @@ func (f *ifExpr) Type() sql.Type {
 }
 
 func (f *ifExpr) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
-	return sql.GetCoercibility(ctx, f.gms)
+	return branchCollation(ctx, f.gms, f.a, f.b)
+}
+
+// branchCollation is the collation and coercibility of a result taken
+// from one of args (IF, IFNULL, COALESCE): MySQL aggregates the
+// branches' as for any operation, a column's (implicit) over a
+// literal's (coercible), a NULL's counting for none. GMS's gave IF the
+// literal's and COALESCE utf8mb4_0900_bin, so `ORDER BY IF(c IS NULL,
+// 'n/a', c)` over a utf8mb4_0900_ai_ci column sorted bytes. gms is
+// GMS's expression, whose answer stands when no branch is a string.
+func branchCollation(ctx *sql.Context, gms sql.Expression, args ...sql.Expression) (sql.CollationID, byte) {
+	coll, co, any := sql.Collation_Unspecified, byte(7), false
+	for _, a := range args {
+		if !types.IsText(a.Type()) {
+			if a.Type() == types.Null {
+				continue
+			}
+			return sql.GetCoercibility(ctx, gms)
+		}
+		c, k := sql.GetCoercibility(ctx, a)
+		if !any {
+			coll, co, any = c, k, true
+			continue
+		}
+		coll, co = sql.ResolveCoercibility(coll, co, c, k)
+	}
+	if !any {
+		return sql.GetCoercibility(ctx, gms)
+	}
+	return coll, co
 }
 
 func (f *ifExpr) WithChildren(children ...sql.Expression) (sql.Expression, error) {

@@ -50,7 +50,7 @@ func (c *coalesceExpr) Type() sql.Type {
 }
 
 func (c *coalesceExpr) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
-	return sql.GetCoercibility(ctx, c.gms)
+	return branchCollation(ctx, c.gms, c.args...) // branchtype.go
 }
 
 func (c *coalesceExpr) WithChildren(children ...sql.Expression) (sql.Expression, error) {
