@@ -131,4 +131,11 @@ func semSweep5(add func(mode, q string), quiet func(q string)) {
 	add("strict", "SELECT IF(id > 100, 'x', name) r FROM t_sw5c ORDER BY r DESC")
 	add("strict", "SELECT name FROM t_sw5c ORDER BY IFNULL(region, 'zz'), name")
 	add("strict", "SELECT COALESCE(name, '') = 'ACME', IF(id > 0, name, 'x') = 'ACME', COALESCE(NULL, name) = 'ACME' FROM t_sw5c WHERE id = 1")
+	// GROUP BY, DISTINCT and COUNT(DISTINCT) of such an expression group
+	// by that collation (collate/collkey.go; GMS told 'acme' and 'ACME'
+	// apart).
+	quiet("INSERT INTO t_sw5c VALUES (6, 'ACME', 'eu')")
+	add("strict", "SELECT COUNT(DISTINCT CONCAT(name, '')), COUNT(DISTINCT IFNULL(region, 'x')) FROM t_sw5c")
+	add("strict", "SELECT DISTINCT CONCAT(name, '') FROM t_sw5c WHERE name LIKE 'acme' ORDER BY 1")
+	add("strict", "SELECT CONCAT(name, '') g, COUNT(*), MIN(id) FROM t_sw5c GROUP BY g ORDER BY g")
 }

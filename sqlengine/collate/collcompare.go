@@ -156,32 +156,53 @@ func (w *withCollation) WithChildren(children ...sql.Expression) (sql.Expression
 // sortCollation returns the sort key e typed with its derived collation
 // when that differs from its type's.
 func sortCollation(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
-	st, ok := e.Type().(sql.StringType)
-	if !ok || !types.IsText(st) {
+	if _, done := e.(*withCollation); done {
 		return e, false
 	}
-	switch e.(type) {
-	case *expression.GetField, *withCollation:
+	return typedWithDerived(ctx, e)
+}
+
+// typedWithDerived is e typed with its derived collation
+// (derivedCollation); false when it has none.
+func typedWithDerived(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
+	c := derivedCollation(ctx, e)
+	if c == 0 {
 		return e, false
 	}
-	c, _ := sql.GetCoercibility(ctx, e)
-	if c == st.Collation() || c == sql.Collation_binary || c.CharacterSet() != st.Collation().CharacterSet() {
-		return e, false
-	}
-	var t sql.Type
-	var err error
-	if st.Type() == sqltypes.Text || st.Type() == sqltypes.Blob {
-		// TEXT types: GMS's string functions are LONGTEXT, which
-		// CreateString refuses at that length (so CONCAT, IF and
-		// COALESCE sorted by utf8mb4_0900_bin: 'ACME2' before 'acme').
-		t = types.CreateLongText(c)
-	} else {
-		t, err = types.CreateString(st.Type(), st.MaxCharacterLength(), c)
-	}
+	t, err := stringTypeWith(e.Type().(sql.StringType), c)
 	if err != nil {
 		return e, false
 	}
 	return &withCollation{child: e, typ: t}, true
+}
+
+// stringTypeWith is st in collation c. TEXT types: GMS's string
+// functions are LONGTEXT, which CreateString refuses at that length (so
+// CONCAT, IF and COALESCE sorted by utf8mb4_0900_bin: 'ACME2' before
+// 'acme').
+func stringTypeWith(st sql.StringType, c sql.CollationID) (sql.Type, error) {
+	if st.Type() == sqltypes.Text || st.Type() == sqltypes.Blob {
+		return types.CreateLongText(c), nil
+	}
+	return types.CreateString(st.Type(), st.MaxCharacterLength(), c)
+}
+
+// derivedCollation is the collation string expression e takes from its
+// operands when it is not a column's and differs from its type's (GMS
+// types most string functions LONGTEXT of utf8mb4_0900_bin); 0 if none.
+func derivedCollation(ctx *sql.Context, e sql.Expression) sql.CollationID {
+	st, ok := e.Type().(sql.StringType)
+	if ctx == nil || !ok || !types.IsText(st) {
+		return 0
+	}
+	if _, isCol := e.(*expression.GetField); isCol {
+		return 0
+	}
+	c, _ := sql.GetCoercibility(ctx, e)
+	if c == st.Collation() || c == sql.Collation_binary || c == sql.Collation_Unspecified || c.CharacterSet() != st.Collation().CharacterSet() {
+		return 0
+	}
+	return c
 }
 
 // aliasCollation types a sort key that reads a column of the sort's
@@ -221,20 +242,11 @@ func aliasCollation(ctx *sql.Context, input sql.Node, e sql.Expression) (sql.Exp
 	if a, ok := src.(*expression.Alias); ok {
 		src = a.Child
 	}
-	if _, ok := src.(*expression.GetField); ok {
-		return e, false // a column: its type's collation is its own
-	}
-	c, _ := sql.GetCoercibility(ctx, src)
-	if c == st.Collation() || c == sql.Collation_binary || c.CharacterSet() != st.Collation().CharacterSet() {
+	c := derivedCollation(ctx, src)
+	if c == 0 || c.CharacterSet() != st.Collation().CharacterSet() {
 		return e, false
 	}
-	var t sql.Type
-	var err error
-	if st.Type() == sqltypes.Text || st.Type() == sqltypes.Blob {
-		t = types.CreateLongText(c)
-	} else {
-		t, err = types.CreateString(st.Type(), st.MaxCharacterLength(), c)
-	}
+	t, err := stringTypeWith(st, c)
 	if err != nil {
 		return e, false
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
@@ -102,12 +103,20 @@ func (k *Key) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	return hex.EncodeToString(b.Bytes()), nil
 }
 
-// keyed wraps e in its collation key when its type needs one.
-func keyed(e sql.Expression) (sql.Expression, bool) {
+// keyed wraps e in its collation key when its type, or the collation
+// it takes from its operands (GROUP BY CONCAT(name, ”): GMS's LONGTEXT
+// is utf8mb4_0900_bin, which told 'acme' and 'ACME' apart), needs one.
+func keyed(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
 	if _, done := e.(*Key); done {
 		return e, false
 	}
-	c, ok := keyedCollation(e.Type())
+	t := e.Type()
+	if c := derivedCollation(ctx, e); c != 0 {
+		if nt, err := stringTypeWith(t.(sql.StringType), c); err == nil {
+			t = nt
+		}
+	}
+	c, ok := keyedCollation(t)
 	if !ok {
 		return e, false
 	}
@@ -126,7 +135,7 @@ func Rule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ a
 		changed := false
 		for i, e := range gb.GroupByExprs {
 			var c bool
-			exprs[i], c = keyed(e)
+			exprs[i], c = keyed(ctx, e)
 			changed = changed || c
 		}
 		if !changed {
@@ -149,7 +158,7 @@ func Rule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ a
 		changed := false
 		for i, k := range kids {
 			var c bool
-			nk[i], c = keyed(k)
+			nk[i], c = keyed(ctx, k)
 			changed = changed || c
 		}
 		if !changed {
@@ -180,7 +189,48 @@ func Rule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ a
 	if err != nil {
 		return nil, transform.SameTree, err
 	}
-	return n, same1 && same2 && same3 && same4, nil
+	// DISTINCT over string expressions: the projection typed with its
+	// derived collation, which the DISTINCT keys by (NeedsDistinctKeys).
+	n, same5, err := transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		d, ok := n.(*plan.Distinct)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		p, ok := d.Child.(*plan.Project)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		out := append([]sql.Expression(nil), p.Projections...)
+		changed := false
+		for i, e := range out {
+			inner, name := e, ""
+			if a, ok := e.(*expression.Alias); ok {
+				inner, name = a.Child, a.Name()
+			}
+			if w, ok := sortCollation(ctx, inner); ok {
+				if name == "" {
+					name = e.String()
+				}
+				out[i], changed = expression.NewAlias(name, w), true
+			}
+		}
+		if !changed {
+			return n, transform.SameTree, nil
+		}
+		np, err := p.WithExpressions(out...)
+		if err != nil {
+			return n, transform.SameTree, nil
+		}
+		nd, err := d.WithChildren(np)
+		if err != nil {
+			return n, transform.SameTree, nil
+		}
+		return nd, transform.NewTree, nil
+	})
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	return n, same1 && same2 && same3 && same4 && same5, nil
 }
 
 // collDistinctIter is DISTINCT over rows told apart by their columns'
