@@ -138,4 +138,6 @@ func semSweep5(add func(mode, q string), quiet func(q string)) {
 	add("strict", "SELECT COUNT(DISTINCT CONCAT(name, '')), COUNT(DISTINCT IFNULL(region, 'x')) FROM t_sw5c")
 	add("strict", "SELECT DISTINCT CONCAT(name, '') FROM t_sw5c WHERE name LIKE 'acme' ORDER BY 1")
 	add("strict", "SELECT CONCAT(name, '') g, COUNT(*), MIN(id) FROM t_sw5c GROUP BY g ORDER BY g")
+	add("strict", "SELECT CASE WHEN id > 100 THEN 'x' ELSE name END r FROM t_sw5c ORDER BY r, id")
+	add("strict", "SELECT CASE id WHEN 1 THEN 'one' ELSE name END = 'acme2', COUNT(*) FROM t_sw5c GROUP BY 1 ORDER BY 1")
 }

@@ -355,10 +355,49 @@ func BranchTypeRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 			return e, transform.SameTree, nil
 		}
 		if _, ok := branchType(caseValues(c)); !ok {
+			if textBranches(caseValues(c)) {
+				return &caseColl{Case: c}, transform.NewTree, nil
+			}
 			return e, transform.SameTree, nil
 		}
 		return &caseExpr{Case: c}, transform.NewTree, nil
 	})
+}
+
+// textBranches: every value is a string or NULL, one at least a string.
+func textBranches(vals []sql.Expression) bool {
+	text := false
+	for _, v := range vals {
+		switch t := v.Type(); {
+		case types.IsText(t):
+			text = true
+		case t == types.Null:
+		default:
+			return false
+		}
+	}
+	return text
+}
+
+// caseColl is a CASE of string values with its branches' collation
+// (branchCollation): GMS's was utf8mb4_0900_bin, so ORDER BY, GROUP BY
+// and comparisons of `CASE WHEN ... THEN name ELSE 'x' END` over a
+// case-insensitive column went by bytes.
+type caseColl struct{ *expression.Case }
+
+func (c *caseColl) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
+	return branchCollation(ctx, c.Case, caseValues(c.Case)...)
+}
+
+func (c *caseColl) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	n, err := c.Case.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	if nc, ok := n.(*expression.Case); ok {
+		return &caseColl{Case: nc}, nil
+	}
+	return n, nil
 }
 
 func caseValues(c *expression.Case) []sql.Expression {
