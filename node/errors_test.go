@@ -20,6 +20,7 @@ func TestClientsSeeMySQLErrorNumbers(t *testing.T) {
 	mustExec(t, root, "CREATE DATABASE e", "CREATE TABLE e.t (id INT PRIMARY KEY, s VARCHAR(3), b TINYINT, v INT NOT NULL)",
 		"INSERT INTO e.t VALUES (1, 'a', 1, 1)",
 		"CREATE TABLE e.uk (id INT PRIMARY KEY, email VARCHAR(20), UNIQUE KEY uk_email (email))", "INSERT INTO e.uk VALUES (1, 'a@x.io')",
+		"CREATE TABLE e.gc (id INT PRIMARY KEY, a INT, total INT AS (a + 1) STORED)",
 		"CREATE TABLE e.secret (id INT PRIMARY KEY)", "CREATE DATABASE e2", "CREATE TABLE e.ak (pk INT AUTO_INCREMENT PRIMARY KEY)",
 		"CREATE USER 'u'@'%' IDENTIFIED BY 'x'", "GRANT SELECT ON e.t TO 'u'@'%'")
 	db := open("e")
@@ -46,6 +47,7 @@ func TestClientsSeeMySQLErrorNumbers(t *testing.T) {
 		{db, "USE nodb", 1049, "42000", "Unknown database 'nodb'"},
 		{db, "INSERT INTO t VALUES (1, 'b', 1, 1)", 1062, "23000", "Duplicate entry '1' for key 'PRIMARY'"},
 		{db, "INSERT INTO uk VALUES (2, 'a@x.io')", 1062, "23000", "Duplicate entry 'a@x.io' for key 'uk_email'"},
+		{db, "INSERT INTO gc (id, a, total) VALUES (1, 1, 5)", 3105, "HY000", "The value specified for generated column 'total' in table 'gc' is not allowed."},
 		{db, "INSERT INTO t VALUES (2, 'abcd', 1, 1)", 1406, "22001", "Data too long for column 's' at row 1"},
 		{db, "INSERT INTO t VALUES (2, 'a', 1, 1), (3, 'abcd', 1, 1)", 1406, "22001", "Data too long for column 's' at row 2"},
 		{db, "INSERT INTO t VALUES (2, 'a', 300, 1)", 1264, "22003", "Out of range"},

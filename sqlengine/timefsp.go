@@ -343,6 +343,16 @@ func (e *Engine) showColumns(ctx *sql.Context, n *plan.ShowColumns, row sql.Row)
 				}
 			}
 		}
+		// Default unquoted, Extra as MySQL's (colsmeta.go).
+		def, extra := 4, 5
+		if n.Full {
+			def, extra = 5, 6
+		}
+		if len(r) > extra {
+			gms, _ := r[extra].(string)
+			r[def] = unquotedDefault(r[def], gms)
+			r[extra] = columnExtra(sch[i], gms)
+		}
 		if tb != nil {
 			name, _ := r[0].(string)
 			if fsp, ok := e.columnFSP(tb.t.Def.Database, tb.t.Def.Name, name); ok {
@@ -361,6 +371,7 @@ func (e *Engine) showColumns(ctx *sql.Context, n *plan.ShowColumns, row sql.Row)
 // Column ordinals of GMS's information_schema.COLUMNS rows.
 const (
 	isColsSchema, isColsTable, isColsName, isColsNumericPrecision, isColsNumericScale, isColsDatetimePrecision, isColsType = 1, 2, 3, 10, 11, 12, 15
+	isColsExtra, isColsGeneration                                                                                          = 17, 20
 )
 
 // timeColumnsIter wraps information_schema.COLUMNS' row source orig so
@@ -380,6 +391,15 @@ func (e *Engine) timeColumnsIter(orig func(*sql.Context, sql.Catalog, sql.Schema
 			db, _ := r[isColsSchema].(string)
 			tbl, _ := r[isColsTable].(string)
 			name, _ := r[isColsName].(string)
+			if len(r) > isColsGeneration {
+				// EXTRA and GENERATION_EXPRESSION (colsmeta.go).
+				col := e.catalogColumn(db, tbl, name)
+				extra, _ := r[isColsExtra].(string)
+				r[isColsExtra] = columnExtra(col, extra)
+				if g := generationExpression(col); g != "" {
+					r[isColsGeneration] = g
+				}
+			}
 			if ty == "float" || ty == "double" {
 				// FLOAT(M,D), DOUBLE(M,D): MySQL's precision is M, its
 				// scale D (floatdigits.go).

@@ -136,6 +136,7 @@ const (
 	ErDataTooLong              = 1406 // ER_DATA_TOO_LONG
 	ErDataOutOfRange           = 1690 // ER_DATA_OUT_OF_RANGE ("BIGINT UNSIGNED value is out of range")
 	ErInvalidJSONText          = 3140 // ER_INVALID_JSON_TEXT
+	ErGeneratedColumnValue     = 3105 // ER_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN
 	ErCheckConstraintViolated  = 3819 // ER_CHECK_CONSTRAINT_VIOLATED
 	// Foreign keys (InnoDB's numbers, MySQL 8).
 	ErRowIsReferenced2             = 1451 // ER_ROW_IS_REFERENCED_2

@@ -85,6 +85,9 @@ var gmsKinds = compileKinds([]gmsKind{
 	{kind: types.ErrBadCharsetString, num: mysqlerr.ErTruncatedWrongValue, msg: func(a []string) string {
 		return fmt.Sprintf("Incorrect string value: '%s'", gmsBadString("'"+a[1]+"'"))
 	}},
+	{kind: sql.ErrGeneratedColumnValue, num: mysqlerr.ErGeneratedColumnValue, msg: func(a []string) string {
+		return fmt.Sprintf("The value specified for generated column '%s' in table '%s' is not allowed.", strings.Trim(a[0], `"`), strings.Trim(a[1], `"`))
+	}},
 	{kind: sql.ErrCheckConstraintViolated, num: mysqlerr.ErCheckConstraintViolated, msg: func(a []string) string {
 		return fmt.Sprintf("Check constraint '%s' is violated.", strings.Trim(a[0], `"`))
 	}},

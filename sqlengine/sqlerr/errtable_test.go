@@ -98,6 +98,7 @@ func TestGMSErrorKinds(t *testing.T) {
 		{sql.ErrValueOutOfRange, []any{300, "tinyint"}, 1264, "22003", "Out of range value"},
 		{types.ErrBadCharsetString, []any{"utf8mb4", []byte{0xe9, 0x0a}}, 1366, "HY000", `Incorrect string value: '\xE9\x0A'`},
 		{sql.ErrCheckConstraintViolated, []any{"small"}, 3819, "HY000", "Check constraint 'small' is violated."},
+		{sql.ErrGeneratedColumnValue, []any{"total", "g"}, 3105, "HY000", "The value specified for generated column 'total' in table 'g' is not allowed."},
 		{sql.ErrTriggerTableInUse, []any{"t"}, 1442, "HY000", "Can't update table 't' in stored function/trigger because it is already used"},
 		{sql.ErrInvalidJson, []any{"bad"}, 3140, "22032", "Invalid JSON text: bad"},
 		{sql.ErrForeignKeyChildViolation, []any{"fk", "c", "p", "[1]"}, 1452, "23000", "Cannot add or update a child row: a foreign key constraint fails (`c`, CONSTRAINT `fk`"},
@@ -163,7 +164,7 @@ func TestGMSErrorKinds(t *testing.T) {
 		}
 	}
 	// Every row of the table is covered above.
-	if len(gmsKinds) != 70 {
+	if len(gmsKinds) != 71 {
 		t.Errorf("gmsKinds has %d rows; add the new ones to this test", len(gmsKinds))
 	}
 }
