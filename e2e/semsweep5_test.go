@@ -140,4 +140,6 @@ func semSweep5(add func(mode, q string), quiet func(q string)) {
 	add("strict", "SELECT CONCAT(name, '') g, COUNT(*), MIN(id) FROM t_sw5c GROUP BY g ORDER BY g")
 	add("strict", "SELECT CASE WHEN id > 100 THEN 'x' ELSE name END r FROM t_sw5c ORDER BY r, id")
 	add("strict", "SELECT CASE id WHEN 1 THEN 'one' ELSE name END = 'acme2', COUNT(*) FROM t_sw5c GROUP BY 1 ORDER BY 1")
+	// JSON paths with ** (functions/jsonextract.go; GMS's answered NULL).
+	add("strict", `SELECT JSON_EXTRACT('{"a": {"a": 1, "b": [{"a": 2}]}}', '$**.a'), JSON_EXTRACT('[1, [2, 3]]', '$**[1]'), JSON_EXTRACT('[1]', '$**.q'), JSON_EXTRACT('{"n": "x", "addr": {"city": "Oslo"}}', '$**.city')`)
 }

@@ -22,8 +22,9 @@ import (
 // reads [0] of a value that is not an array as the value itself
 // ('{"a": 1}'->'$[0]' is {"a": 1}), and several paths give an array of
 // what they match (GMS's panicked when one matched nothing). jsonExtract
-// walks paths of member and array steps (n, last, last-n, .*, [*])
-// itself; paths with ** or ranges go to GMS's.
+// walks paths of member and array steps (n, last, last-n, .*, [*], and
+// ** for any depth: '$**.city', which GMS's answered NULL for every
+// document) itself; paths with ranges go to GMS's.
 
 // JSONExtractRuleID names JSONExtractRule.
 const JSONExtractRuleID analyzer.RuleId = 1801
@@ -118,6 +119,7 @@ type jsonStep struct {
 	index   int
 	fromEnd bool
 	wild    bool // .* or [*]
+	descend bool // **: the rest of the path at any depth
 }
 
 // parseJSONPath reads $ followed by .key, ."key" and [n], [last],
@@ -133,6 +135,12 @@ func parseJSONPath(p string) ([]jsonStep, bool) {
 		switch p[0] {
 		case ' ':
 			p = p[1:]
+		case '*':
+			if !strings.HasPrefix(p, "**") {
+				return nil, false
+			}
+			steps = append(steps, jsonStep{descend: true, wild: true})
+			p = p[2:]
 		case '.':
 			p = strings.TrimLeft(p[1:], " ")
 			if strings.HasPrefix(p, `"`) {
@@ -144,16 +152,16 @@ func parseJSONPath(p string) ([]jsonStep, bool) {
 				p = p[end+2:]
 				continue
 			}
-			end := strings.IndexAny(p, ".[ ")
+			if strings.HasPrefix(p, "*") && !strings.HasPrefix(p, "**") {
+				steps = append(steps, jsonStep{member: true, wild: true})
+				p = p[1:]
+				continue
+			}
+			end := strings.IndexAny(p, ".[ *")
 			if end < 0 {
 				end = len(p)
 			}
 			key := p[:end]
-			if key == "*" {
-				steps = append(steps, jsonStep{member: true, wild: true})
-				p = p[end:]
-				continue
-			}
 			if key == "" || strings.ContainsAny(key, `*"`) {
 				return nil, false
 			}
@@ -195,6 +203,9 @@ func parseJSONPath(p string) ([]jsonStep, bool) {
 			return nil, false
 		}
 	}
+	if len(steps) > 0 && steps[len(steps)-1].descend {
+		return nil, false // MySQL: a path may not end in ** (GMS's error)
+	}
 	return steps, true
 }
 
@@ -204,6 +215,21 @@ func walkJSONPath(v any, steps []jsonStep, out []any) []any {
 		return append(out, v)
 	}
 	st, rest := steps[0], steps[1:]
+	if st.descend {
+		// The rest here, then at every depth below, in document order.
+		out = walkJSONPath(v, rest, out)
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range jsonKeyOrder(x) {
+				out = walkJSONPath(x[k], steps, out)
+			}
+		case []any:
+			for _, c := range x {
+				out = walkJSONPath(c, steps, out)
+			}
+		}
+		return out
+	}
 	if st.member {
 		m, ok := v.(map[string]any)
 		if !ok {
