@@ -57,6 +57,9 @@ func setOpEnumText(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		return n, transform.SameTree, nil
 	}
 	lt, rt := branchTypes(op.Left()), branchTypes(op.Right())
+	if len(lt) != len(rt) {
+		return n, transform.SameTree, nil // GMS's 1222 stands
+	}
 	var texts []sql.Type // per column: the text type, nil if not ENUM/SET
 	for i := range lt {
 		t := enumTextType(lt[i], rt[i])
