@@ -83,18 +83,23 @@ func unquotedDefault(v any, extra string) any {
 // parentheses GMS wraps it in ("(((`a` + `b`)))", "((1 + 1))"), then in
 // one pair when it is more than one term ("(`a` + `b`)", "json_array()").
 func exprText(s string) string {
-	for len(s) >= 2 && s[0] == '(' && s[len(s)-1] == ')' && closes(s) == len(s)-1 {
+	for len(s) >= 2 && s[0] == '(' && s[len(s)-1] == ')' {
+		if closing, _ := parenScan(s); closing != len(s)-1 {
+			break
+		}
 		s = s[1 : len(s)-1]
 	}
-	if topLevelSpace(s) {
+	if _, spaced := parenScan(s); spaced {
 		return "(" + s + ")"
 	}
 	return s
 }
 
-// closes is the index of the parenthesis closing s's first one, -1 if
-// none (quotes and backquotes skipped).
-func closes(s string) int {
+// parenScan reads s outside quotes and backquotes: closing is the index
+// of the parenthesis closing s's first one (-1 if none), spaced whether
+// a space stands outside every parenthesis.
+func parenScan(s string) (closing int, spaced bool) {
+	closing = -1
 	depth := 0
 	var quote byte
 	for i := 0; i < len(s); i++ {
@@ -110,35 +115,12 @@ func closes(s string) int {
 			depth++
 		case c == ')':
 			depth--
-			if depth == 0 {
-				return i
+			if depth == 0 && closing < 0 {
+				closing = i
 			}
-		}
-	}
-	return -1
-}
-
-// topLevelSpace reports whether s has a space outside parentheses and
-// quotes.
-func topLevelSpace(s string) bool {
-	depth := 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"' || c == '`':
-			quote = c
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
 		case c == ' ' && depth == 0:
-			return true
+			spaced = true
 		}
 	}
-	return false
+	return closing, spaced
 }

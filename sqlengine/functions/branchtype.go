@@ -390,12 +390,17 @@ func (c *caseColl) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byt
 }
 
 func (c *caseColl) WithChildren(children ...sql.Expression) (sql.Expression, error) {
-	n, err := c.Case.WithChildren(children...)
+	return rewrapCase(c.Case, children, func(nc *expression.Case) sql.Expression { return &caseColl{Case: nc} })
+}
+
+// rewrapCase is c with children, in wrap's wrapper again.
+func rewrapCase(c *expression.Case, children []sql.Expression, wrap func(*expression.Case) sql.Expression) (sql.Expression, error) {
+	n, err := c.WithChildren(children...)
 	if err != nil {
 		return nil, err
 	}
 	if nc, ok := n.(*expression.Case); ok {
-		return &caseColl{Case: nc}, nil
+		return wrap(nc), nil
 	}
 	return n, nil
 }
@@ -422,14 +427,7 @@ func (c *caseExpr) Type() sql.Type {
 }
 
 func (c *caseExpr) WithChildren(children ...sql.Expression) (sql.Expression, error) {
-	n, err := c.Case.WithChildren(children...)
-	if err != nil {
-		return nil, err
-	}
-	if nc, ok := n.(*expression.Case); ok {
-		return &caseExpr{Case: nc}, nil
-	}
-	return n, nil
+	return rewrapCase(c.Case, children, func(nc *expression.Case) sql.Expression { return &caseExpr{Case: nc} })
 }
 
 func (c *caseExpr) Eval(ctx *sql.Context, row sql.Row) (any, error) {
