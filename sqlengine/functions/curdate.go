@@ -122,6 +122,5 @@ func (c *curTime) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if !ok {
 		return nil, sql.ErrInvalidType.New(v)
 	}
-	micros := (int64(t.Hour())*3600+int64(t.Minute())*60+int64(t.Second()))*1_000_000 + int64(t.Nanosecond()/1000)
-	return types.Time.MicrosecondsToTimespan(micros), nil
+	return types.Time.MicrosecondsToTimespan(clockOf(t)), nil // miscfuncs.go
 }
