@@ -71,6 +71,15 @@ func EnumTextRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 					out[i] = &timeText{child: c}
 					continue
 				}
+				if text && !ordersValues(e) && bitAsText(e, c) {
+					// A BIT operand of a string function is its bytes
+					// (bittext.go).
+					if out == nil {
+						out = append([]sql.Expression(nil), ch...)
+					}
+					out[i] = &bitText{child: c}
+					continue
+				}
 				if !enumOrSet(c.Type()) {
 					continue
 				}
