@@ -8,6 +8,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 	"github.com/shopspring/decimal"
@@ -384,11 +385,31 @@ func (n *negInt) String() string             { return n.gms.String() }
 func (n *negInt) IsNullable() bool           { return n.child.IsNullable() }
 func (n *negInt) Children() []sql.Expression { return []sql.Expression{n.child} }
 
+// Type: the negation of a BIGINT UNSIGNED literal is a DECIMAL
+// (-18446744073709551615 is that number), of any other BIGINT UNSIGNED
+// operand a BIGINT, out of range past -2^63 (1690), as MySQL's
+// Item_func_neg types them.
 func (n *negInt) Type() sql.Type {
-	if n.child.Type() == types.Uint64 {
+	if n.unsignedLiteral() {
 		return negUnsignedType
 	}
 	return types.Int64
+}
+
+// unsignedLiteral: the operand is a BIGINT UNSIGNED constant (a
+// literal, ~0), reading no column.
+func (n *negInt) unsignedLiteral() bool {
+	if n.child.Type() != types.Uint64 {
+		return false
+	}
+	return !transform.InspectExpr(n.child, func(e sql.Expression) bool {
+		switch e.(type) {
+		case *expression.GetField, *expression.Literal:
+			_, col := e.(*expression.GetField)
+			return col
+		}
+		return len(e.Children()) == 0 // a variable, a subquery, a parameter
+	})
 }
 
 func (n *negInt) WithChildren(children ...sql.Expression) (sql.Expression, error) {
@@ -411,7 +432,7 @@ func (n *negInt) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if !ok {
 		return n.gms.Eval(ctx, row)
 	}
-	if n.child.Type() == types.Uint64 {
+	if n.unsignedLiteral() {
 		if big {
 			return decimal.RequireFromString(fmt.Sprint(u)).Neg(), nil
 		}
