@@ -157,4 +157,13 @@ func semSweep5(add func(mode, q string), quiet func(q string)) {
 	add("strict", "SELECT id, -u, -u + 1 FROM t_sw5ng WHERE id > 1 ORDER BY id")
 	add("strict", "SELECT -u FROM t_sw5ng WHERE id = 1")
 	add("strict", "SELECT -18446744073709551615, -CAST(7 AS UNSIGNED), -9223372036854775807")
+	// A TIME(n) expression has its precision's digits, as a number and
+	// as text, and compares with a DECIMAL as a number (arith/timefsp.go;
+	// GMS read '10:00:00.25' + 0 as 100000, printed six digits for
+	// TIME(t) and CONCAT(t), and `t = 100000.25` was false).
+	quiet("CREATE TABLE t_sw5fs (id INT PRIMARY KEY, t TIME(2), t3 TIME(3), dt DATETIME(2))")
+	quiet("INSERT INTO t_sw5fs VALUES (1, '10:00:00.25', '10:00:00.5', '2020-01-01 10:00:00.5'), (2, '-01:00:00', '00:00:01', '2020-01-01 00:00:00'), (3, NULL, NULL, NULL)")
+	add("strict", "SELECT id, t + 0, t * 1, CAST(t AS CHAR), CONCAT(t), CONCAT(t3, '|'), t = 100000.25, t > 95959.5, TIME(t) = 100000.25 FROM t_sw5fs ORDER BY id")
+	add("strict", "SELECT id, TIME(t), ADDTIME(t, '00:00:01'), ADDTIME(t3, '1:00'), TIME(dt), SUBTIME(t, '0:00:00.125'), IF(id = 1, t, NULL), COALESCE(t, '1:00') FROM t_sw5fs ORDER BY id")
+	add("strict", "SELECT TIME('10:00:00.5'), SEC_TO_TIME(3600.5), MAKETIME(1, 2, 3.5), LENGTH(CURTIME(2)), LENGTH(CONCAT(CURTIME())), CAST('10:00:00.5' AS TIME(1)) = '10:00:00.5', TIME(t) = '10:00:00.25' FROM t_sw5fs WHERE id = 1")
 }

@@ -155,6 +155,30 @@ func TestTimeTruncateFractional(t *testing.T) {
 	}
 }
 
+// CAST(x AS TIME(n)) fits the value to n digits as MySQL does: rounded,
+// cut under TIME_TRUNCATE_FRACTIONAL (MariaDB always cuts, so the
+// differential corpus cannot ask).
+func TestCastTimePrecision(t *testing.T) {
+	_, c := sessionWith(t)
+	ctx := context.Background()
+	q := "SELECT CAST(CAST('10:00:00.56' AS TIME(1)) AS CHAR), CAST('10:00:00.5' AS TIME), CAST('10:00:00.56' AS TIME(1)) = '10:00:00.6'"
+	for _, tc := range []struct{ mode, one, zero, eq string }{
+		{"STRICT_TRANS_TABLES", "10:00:00.6", "10:00:01", "1"},
+		{"STRICT_TRANS_TABLES,TIME_TRUNCATE_FRACTIONAL", "10:00:00.5", "10:00:00", "0"},
+	} {
+		if _, err := c.ExecContext(ctx, "SET SESSION sql_mode = '"+tc.mode+"'"); err != nil {
+			t.Fatal(err)
+		}
+		var one, zero, eq string
+		if err := c.QueryRowContext(ctx, q).Scan(&one, &zero, &eq); err != nil {
+			t.Fatal(err)
+		}
+		if one != tc.one || zero != tc.zero || eq != tc.eq {
+			t.Fatalf("%s: %s %s %s, want %s %s %s", tc.mode, one, zero, eq, tc.one, tc.zero, tc.eq)
+		}
+	}
+}
+
 // GET DIAGNOSTICS reads the previous statement's conditions into user
 // variables, and leaves them in place.
 func TestGetDiagnostics(t *testing.T) {

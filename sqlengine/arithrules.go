@@ -1,7 +1,6 @@
 package sqlengine
 
 import (
-	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
@@ -22,12 +21,12 @@ func intArithRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 		return nil, transform.SameTree, err
 	}
 	out, same, err := transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		if x, ok := e.(*expression.Convert); ok && types.IsTimespan(x.Type()) && strings.HasSuffix(x.String(), ", time)") {
-			// CAST(x AS TIME) is TIME(0) (timefsp.go).
-			return &castTime{Expression: x}, transform.NewTree, nil
+		if x, ok := e.(*expression.Convert); ok && types.IsTimespan(x.Type()) {
+			// CAST(x AS TIME(n)) is TIME(n) (timefsp.go).
+			return &castTime{Expression: x, fsp: arith.ConvertFSP(x)}, transform.NewTree, nil
 		}
 		// A TIME operand as a number (arith/timenum.go).
-		if t, ok := arith.TimeOperands(e); ok {
+		if t, ok := arith.TimeOperands(ctx, e); ok {
 			out, _, err := arith.Operator(ctx, t, divErrors)
 			return out, transform.NewTree, err
 		}

@@ -102,11 +102,23 @@ func doubleDecimalsRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scop
 	}
 	var rd *resultDecimals
 	for i, e := range exprs {
-		if sch[i].Type != types.Float64 {
-			continue
-		}
-		d, ok := doubleDecimals(ctx, e, aggs)
-		if !ok || d >= notFixedDec {
+		var d int
+		switch {
+		case sch[i].Type == types.Float64:
+			var ok bool
+			d, ok = doubleDecimals(ctx, e, aggs)
+			if !ok || d >= notFixedDec {
+				continue
+			}
+		case types.IsTimespan(sch[i].Type):
+			// A TIME expression's precision (arith/timefsp.go):
+			// timeAtPrecision prints its digits.
+			fsp, trusted := arith.TimeFSP(ctx, e)
+			if !trusted || fsp == 0 || fsp >= 6 {
+				continue
+			}
+			d = fsp
+		default:
 			continue
 		}
 		if rd == nil {
@@ -248,7 +260,7 @@ func (e *Engine) doubleDecimalsFixed(s *Session, cb mysql.ResultSpoolFn) mysql.R
 	return func(res *sqltypes.Result, more bool) error {
 		if rd := s.resultDec; rd != nil && len(res.Fields) == len(rd.names) {
 			for i, f := range res.Fields {
-				if rd.dec[i] < 0 || f.Type != sqltypes.Float64 || !strings.EqualFold(f.Name, rd.names[i]) {
+				if rd.dec[i] < 0 || (f.Type != sqltypes.Float64 && f.Type != sqltypes.Time) || !strings.EqualFold(f.Name, rd.names[i]) {
 					continue
 				}
 				if f.Decimals != uint32(rd.dec[i]) {

@@ -448,10 +448,16 @@ func unwrapTable(t sql.Table) sql.Table {
 	return t
 }
 
-// castTime is CAST(x AS TIME): TIME(0), the fraction rounded (truncated
-// under TIME_TRUNCATE_FRACTIONAL), where GMS keeps microseconds.
-// CAST(x AS TIME(n)) is GMS's.
-type castTime struct{ sql.Expression }
+// castTime is CAST(x AS TIME[(n)]): TIME(n), the fraction rounded to n
+// digits (truncated under TIME_TRUNCATE_FRACTIONAL), where GMS keeps
+// microseconds.
+type castTime struct {
+	sql.Expression
+	fsp int
+}
+
+// FSP is the cast's precision (arith.TimeFSP).
+func (c *castTime) FSP() int { return c.fsp }
 
 func (c *castTime) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	v, err := c.Expression.Eval(ctx, row)
@@ -491,7 +497,7 @@ func (c *castTime) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		}
 	}
 	if ts, ok := v.(types.Timespan); ok {
-		return storeval.RoundTimespan(ctx, ts, 0), nil
+		return storeval.RoundTimespan(ctx, ts, c.fsp), nil
 	}
 	return v, nil
 }

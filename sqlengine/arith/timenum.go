@@ -14,9 +14,10 @@ import (
 // hhmmss: '09:26:00' + 0 is 92600 in MySQL. GMS's arithmetic and numeric
 // casts read a TIME value (types.Timespan) as 0 (Zeit + 0, Zeit * 1,
 // CAST(Zeit AS SIGNED) all 0). TimeOperands gives an arithmetic
-// operator's or numeric cast's TIME operands as that number (timeNumber,
-// an integer: fractional seconds, which TIME(0) columns never have, are
-// dropped).
+// operator's or numeric cast's TIME operands as that number (timeNumber:
+// an integer for TIME(0), a DECIMAL with the operand's precision's
+// decimals for TIME(n), as '10:00:00.25' in a TIME(2) + 0 is 100000.25;
+// timefsp.go).
 
 // Likewise a DATE is yyyymmdd (GMS read it as a DATETIME:
 // 20240229000000, and date_col + 1 was 20240229000001 where MySQL's is
@@ -25,7 +26,7 @@ import (
 
 // TimeOperands is e with its TIME operands as numbers when e is an
 // arithmetic operator or a cast to a number (true); e itself otherwise.
-func TimeOperands(e sql.Expression) (sql.Expression, bool) {
+func TimeOperands(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
 	switch x := e.(type) {
 	case *expression.Arithmetic, *expression.Div, *expression.IntDiv, *expression.Mod, *expression.UnaryMinus:
 	case *expression.Convert:
@@ -49,7 +50,7 @@ func TimeOperands(e sql.Expression) (sql.Expression, bool) {
 		var n sql.Expression
 		switch t := c.Type(); {
 		case types.IsTimespan(t):
-			n = &timeNumber{child: c}
+			n = NewTimeNumber(ctx, c)
 		case types.IsDateType(t):
 			n = &dateNumber{child: c}
 		case (types.IsDatetimeType(t) || types.IsTimestampType(t)) && t.(sql.DatetimeType).Precision() > 0 && isColumn(c):
@@ -74,22 +75,42 @@ func TimeOperands(e sql.Expression) (sql.Expression, bool) {
 	return n, true
 }
 
-// timeNumber is a TIME value as the integer hhmmss.
-type timeNumber struct{ child sql.Expression }
+// timeNumber is a TIME value as the integer hhmmss, or (fsp > 0) the
+// DECIMAL hhmmss.f with fsp decimals.
+type timeNumber struct {
+	child sql.Expression
+	fsp   int
+}
 
 var _ sql.Expression = (*timeNumber)(nil)
 
+// NewTimeNumber is TIME expression e as a number, with e's precision's
+// decimals when TimeFSP is sure of them.
+func NewTimeNumber(ctx *sql.Context, e sql.Expression) sql.Expression {
+	fsp, trusted := TimeFSP(ctx, e)
+	if !trusted {
+		fsp = 0
+	}
+	return &timeNumber{child: e, fsp: fsp}
+}
+
 func (t *timeNumber) Resolved() bool             { return t.child.Resolved() }
 func (t *timeNumber) String() string             { return t.child.String() }
-func (t *timeNumber) Type() sql.Type             { return types.Int64 }
 func (t *timeNumber) IsNullable() bool           { return t.child.IsNullable() }
 func (t *timeNumber) Children() []sql.Expression { return []sql.Expression{t.child} }
+
+func (t *timeNumber) Type() sql.Type {
+	if t.fsp == 0 {
+		return types.Int64
+	}
+	return types.MustCreateDecimalType(uint8(7+t.fsp), uint8(t.fsp))
+}
 
 func (t *timeNumber) WithChildren(children ...sql.Expression) (sql.Expression, error) {
 	if len(children) != 1 {
 		return nil, fmt.Errorf("arith: TIME number takes 1 child, got %d", len(children))
 	}
-	return &timeNumber{child: children[0]}, nil
+	return &timeNumber{child: children[0], fsp: t.fsp}, nil
 }
 
 func (t *timeNumber) Eval(ctx *sql.Context, row sql.Row) (any, error) {
@@ -108,10 +129,17 @@ func (t *timeNumber) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 	secs := us / 1_000_000
 	n := (secs/3600)*10000 + (secs/60%60)*100 + secs%60
-	if neg {
-		n = -n
+	if t.fsp == 0 {
+		if neg {
+			n = -n
+		}
+		return n, nil
 	}
-	return n, nil
+	d := decimal.New(n, 0).Add(decimal.New(us%1_000_000, -6).Truncate(int32(t.fsp))).Add(decimal.New(0, -int32(t.fsp)))
+	if neg {
+		d = d.Neg()
+	}
+	return d, nil
 }
 
 // dateNumber is a DATE value as the integer yyyymmdd, or (fsp > 0) a

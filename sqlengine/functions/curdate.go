@@ -1,9 +1,11 @@
 package functions
 
 import (
+	"context"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
@@ -100,6 +102,19 @@ func (c *curTime) String() string {
 	return c.name + "()"
 }
 func (c *curTime) Type() sql.Type             { return types.Time }
+
+// FSP is CURTIME(n)'s n (arith.TimeFSP); 0 without one.
+func (c *curTime) FSP() int {
+	if len(c.args) == 1 {
+		if l, ok := c.args[0].(*expression.Literal); ok {
+			if n, _, err := types.Int64.Convert(context.Background(), l.Value()); err == nil {
+				return min(max(int(n.(int64)), 0), 6)
+			}
+		}
+		return 6
+	}
+	return 0
+}
 func (c *curTime) IsNullable() bool           { return false }
 func (c *curTime) IsNonDeterministic() bool   { return true }
 func (c *curTime) Children() []sql.Expression { return c.args }

@@ -45,7 +45,7 @@ func EnumTextRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sc
 			if c, ok := e.(*expression.Case); ok {
 				return enumCaseValues(c)
 			}
-			if ne, same, err := timeCompare(e); err != nil || same == transform.NewTree { // timecmp.go
+			if ne, same, err := timeCompare(ctx, e); err != nil || same == transform.NewTree { // timecmp.go
 				return ne, same, err
 			}
 			number := numberTyped(e)

@@ -6,6 +6,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"petrel/sqlengine/arith"
 )
 
 // A TIME expression compared with a string compares TIMEs, as MySQL
@@ -16,7 +18,33 @@ import (
 // converts the string side of such a comparison to TIME. A TIME column
 // compared with a string is left as it is (GMS compares it as a TIME,
 // and index ranges and the fast comparisons take it so).
-func timeCompare(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+//
+// A TIME compared with a DECIMAL or floating-point number compares
+// numbers, the TIME read as hhmmss.f (arith.NewTimeNumber): GMS read the
+// number as a TIME and lost its fraction, so `t = 100000.25` was false
+// for '10:00:00.25' in a TIME(2).
+func timeCompare(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	if c, ok := e.(expression.Comparer); ok {
+		if ch := e.Children(); len(ch) == 2 {
+			l, r := ch[0], ch[1]
+			changed := true
+			switch {
+			case types.IsTimespan(l.Type()) && fractionalNumber(r.Type()):
+				l = arith.NewTimeNumber(ctx, l)
+			case types.IsTimespan(r.Type()) && fractionalNumber(l.Type()):
+				r = arith.NewTimeNumber(ctx, r)
+			default:
+				changed = false
+			}
+			if changed {
+				ne, err := c.WithChildren(l, r)
+				if err != nil {
+					return e, transform.SameTree, nil
+				}
+				return ne, transform.NewTree, nil
+			}
+		}
+	}
 	switch x := e.(type) {
 	case *expression.Between:
 		if !timeExpr(x.Val) {
@@ -63,7 +91,8 @@ func asTime(e sql.Expression) sql.Expression {
 	if !types.IsText(e.Type()) {
 		return e
 	}
-	return expression.NewConvert(e, expression.ConvertToTime)
+	// At full precision: the string's fraction is compared whole.
+	return expression.NewConvertWithLengthAndScale(e, expression.ConvertToTime, 6, 0)
 }
 
 // timeFn is TIME(x): GMS's, but a TIME argument is its own value. GMS
@@ -92,4 +121,9 @@ func (t *timeFn) WithChildren(children ...sql.Expression) (sql.Expression, error
 		return nil, sql.ErrInvalidChildrenNumber.New(t, len(children), 1)
 	}
 	return newTimeFn(children[0]), nil
+}
+
+// fractionalNumber: t is a DECIMAL or a floating-point type.
+func fractionalNumber(t sql.Type) bool {
+	return types.IsDecimal(t) || types.IsFloat(t)
 }

@@ -2,6 +2,8 @@ package functions
 
 import (
 	"fmt"
+	"strings"
+	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
@@ -12,6 +14,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
+
+	"petrel/sqlengine/arith"
 )
 
 // CONCAT and CONCAT_WS of a TIME value. GMS's string conversion has no
@@ -50,8 +54,14 @@ func timeArgsAsText(args []sql.Expression) []sql.Expression {
 	return out
 }
 
-// timeText is a TIME value as its text.
-type timeText struct{ child sql.Expression }
+// timeText is a TIME value as its text, with its precision's digits
+// (arith.TimeFSP: CONCAT of a TIME(2) is '10:00:00.25', of a TIME(0)
+// '10:00:00'; GMS's text had six digits whenever there was a fraction).
+type timeText struct {
+	child sql.Expression
+	// fsp is the child's precision plus one once known (0: not yet).
+	fsp atomic.Int32
+}
 
 var _ sql.Expression = (*timeText)(nil)
 var _ sql.CollationCoercible = (*timeText)(nil)
@@ -83,9 +93,33 @@ func (t *timeText) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return v, err
 	}
 	if ts, ok := v.(types.Timespan); ok {
-		return ts.String(), nil
+		f := t.fsp.Load()
+		if f == 0 {
+			fsp, trusted := arith.TimeFSP(ctx, t.child)
+			if !trusted {
+				fsp = 6
+			}
+			f = int32(fsp) + 1
+			t.fsp.Store(f)
+		}
+		return timespanText(ts, int(f-1)), nil
 	}
 	return v, nil
+}
+
+// timespanText is ts with fsp fractional digits; at 6, GMS's text (six
+// digits when there is a fraction, none otherwise).
+func timespanText(ts types.Timespan, fsp int) string {
+	s := ts.String()
+	if fsp >= 6 {
+		return s
+	}
+	whole, frac, _ := strings.Cut(s, ".")
+	if fsp == 0 {
+		return whole
+	}
+	frac += "000000"
+	return whole + "." + frac[:fsp]
 }
 
 // TimeTextRuleID is TimeTextRule's analyzer rule id.

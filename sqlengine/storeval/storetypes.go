@@ -583,27 +583,7 @@ func truncateFraction(ctx *sql.Context, col *sql.Column, t time.Time) time.Time 
 // RoundTimespan is ts to fsp fractional digits: rounded half away from
 // zero (truncated under TIME_TRUNCATE_FRACTIONAL), within TIME's range.
 func RoundTimespan(ctx *sql.Context, ts types.Timespan, fsp int) types.Timespan {
-	unit := int64(1)
-	for i := fsp; i < 6; i++ {
-		unit *= 10
-	}
-	v := int64(ts)
-	neg := v < 0
-	if neg {
-		v = -v
-	}
-	r := v % unit
-	v -= r
-	if r*2 >= unit && !sqlmode.Load(ctx).ModeEnabled("TIME_TRUNCATE_FRACTIONAL") {
-		v += unit
-	}
-	if v > maxTimeMicros {
-		v = maxTimeMicros
-	}
-	if neg {
-		v = -v
-	}
-	return types.Timespan(v)
+	return arith.RoundTimespan(ctx, ts, fsp)
 }
 
 // timeFSPSession is a session that knows its tables' TIME precisions.
@@ -684,8 +664,6 @@ func storeFloatDigits(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum, 
 	return f, nil
 }
 
-// maxTimeMicros is TIME's largest magnitude, 838:59:59.
-const maxTimeMicros = (838*3600 + 59*60 + 59) * 1_000_000
 
 // FitFloatDigits is v stored in FLOAT(M,D) or DOUBLE(M,D) column col
 // (digits M, scale D) under the session's sql_mode, as a table rewrite
