@@ -101,7 +101,7 @@ func (c *curTime) String() string {
 	}
 	return c.name + "()"
 }
-func (c *curTime) Type() sql.Type             { return types.Time }
+func (c *curTime) Type() sql.Type { return types.Time }
 
 // FSP is CURTIME(n)'s n (arith.TimeFSP); 0 without one.
 func (c *curTime) FSP() int {

@@ -664,7 +664,6 @@ func storeFloatDigits(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum, 
 	return f, nil
 }
 
-
 // FitFloatDigits is v stored in FLOAT(M,D) or DOUBLE(M,D) column col
 // (digits M, scale D) under the session's sql_mode, as a table rewrite
 // stores the rows it copies (ALTER TABLE ... MODIFY f FLOAT(5,2)).
