@@ -215,22 +215,29 @@ func (f *ifExpr) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte)
 // 'n/a', c)` over a utf8mb4_0900_ai_ci column sorted bytes. gms is
 // GMS's expression, whose answer stands when no branch is a string.
 func branchCollation(ctx *sql.Context, gms sql.Expression, args ...sql.Expression) (sql.CollationID, byte) {
-	coll, co, any := sql.Collation_Unspecified, byte(7), false
+	coll, co, any, text := sql.Collation_Unspecified, byte(7), false, false
 	for _, a := range args {
-		if !types.IsText(a.Type()) {
-			if a.Type() == types.Null {
-				continue
-			}
-			return sql.GetCoercibility(ctx, gms)
+		var c sql.CollationID
+		var k byte
+		switch {
+		case a.Type() == types.Null:
+			continue
+		case types.IsText(a.Type()):
+			c, k = sql.GetCoercibility(ctx, a)
+			text = true
+		default:
+			// A number's or a date's text: the connection's collation,
+			// which a column's decides over (COALESCE(1, name) is
+			// name's collation).
+			c, k = ctx.GetCollation(), 5
 		}
-		c, k := sql.GetCoercibility(ctx, a)
 		if !any {
 			coll, co, any = c, k, true
 			continue
 		}
 		coll, co = sql.ResolveCoercibility(coll, co, c, k)
 	}
-	if !any {
+	if !any || !text {
 		return sql.GetCoercibility(ctx, gms)
 	}
 	return coll, co
