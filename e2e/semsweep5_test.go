@@ -169,4 +169,9 @@ func semSweep5(add func(mode, q string), quiet func(q string)) {
 	// A number beside a column in IF and COALESCE takes the column's
 	// collation (functions/branchtype.go; GMS's was utf8mb4_0900_bin).
 	add("strict", "SELECT id, COALESCE(1, name) = 'ACME', IF(id > 100, 1, name) = 'acme', IFNULL(name, 2) = 'ZED' FROM t_sw5c ORDER BY id")
+	// CAST of text to DATE or DATETIME reads the forms a column stores
+	// (arith/datetext.go castDateText; GMS: NULL for '2002-011-012'),
+	// and CAST(0 AS DATE) is the zero date (GMS: NULL).
+	add("strict", "SELECT CAST('2002-011-012' AS DATE), CAST('2002.011.012' AS DATE), CAST(0 AS DATE), CAST('2002.11.12 10.11.12' AS DATETIME), CAST('02-1-2' AS DATE), CAST('2002-11-12 10:11:12.5' AS DATETIME(1)), CAST('2002-11-12' AS DATETIME) + 0")
+	add("strict", "SELECT CAST('2002-02-30' AS DATE), CAST('x' AS DATETIME), CAST('' AS DATE)")
 }

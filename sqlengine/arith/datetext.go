@@ -4,6 +4,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
 // DateParts is a date and time as written, before validation.
@@ -117,4 +120,56 @@ func ParseDateDigits(s string) (DateParts, bool) {
 
 func DaysIn(y, mo int) int {
 	return time.Date(y, time.Month(mo)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+// castDateText is CAST(text AS DATE) and CAST(text AS DATETIME[(n)]):
+// the text read as a column stores it (ParseDateText: '2002-011-012' and
+// '2002.11.12 10.11.12' are dates in MySQL, GMS read NULL), GMS's
+// conversion for what that parser does not read or what names no date.
+type castDateText struct {
+	child sql.Expression
+	gms   sql.Expression
+}
+
+var _ sql.Expression = (*castDateText)(nil)
+
+func (c *castDateText) Resolved() bool             { return c.child.Resolved() }
+func (c *castDateText) String() string             { return c.gms.String() }
+func (c *castDateText) Type() sql.Type             { return c.gms.Type() }
+func (c *castDateText) IsNullable() bool           { return true }
+func (c *castDateText) Children() []sql.Expression { return []sql.Expression{c.child} }
+
+func (c *castDateText) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(c, len(children), 1)
+	}
+	g, err := c.gms.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	return &castDateText{child: children[0], gms: g}, nil
+}
+
+func (c *castDateText) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := c.child.Eval(ctx, row)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	s, ok := v.(string)
+	if !ok {
+		return c.gms.Eval(ctx, row)
+	}
+	p, ok := ParseDateText(s)
+	if !ok || p.Mo < 1 || p.Mo > 12 || p.D < 1 || p.D > DaysIn(p.Y, p.Mo) || p.H > 23 || p.Mi > 59 || p.S > 59 {
+		return c.gms.Eval(ctx, row)
+	}
+	t := c.Type()
+	if types.IsDateType(t) {
+		return time.Date(p.Y, time.Month(p.Mo), p.D, 0, 0, 0, 0, time.UTC), nil
+	}
+	out, _, err := t.Convert(ctx, time.Date(p.Y, time.Month(p.Mo), p.D, p.H, p.Mi, p.S, p.Us*1000, time.UTC))
+	if err != nil {
+		return c.gms.Eval(ctx, row)
+	}
+	return out, nil
 }

@@ -474,6 +474,8 @@ func operator(ctx *sql.Context, e sql.Expression, divErrors bool) (sql.Expressio
 			return &strDouble{child: x.Child}, transform.NewTree, nil
 		case ct == types.Date && IsIntegerType(t):
 			return &castDate{child: x.Child, gms: x}, transform.NewTree, nil
+		case (ct == types.Date || types.IsDatetimeType(ct)) && types.IsText(t):
+			return &castDateText{child: x.Child, gms: x}, transform.NewTree, nil
 		case (ct == types.Int64 || ct == types.Uint64) && types.IsFloat(t):
 			// castnum.go
 			return &castNumber{child: x.Child, gms: x, eval: floatToInt(ct == types.Uint64)}, transform.NewTree, nil

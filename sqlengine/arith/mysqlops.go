@@ -14,6 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/sqlmode"
 )
 
 // Operators and casts as MySQL 8 evaluates them, where GMS's differ in
@@ -310,6 +311,16 @@ func (c *castDate) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 			return nil, nil
 		}
 		return c.gms.Eval(ctx, row)
+	}
+	if n == 0 {
+		// The zero date, as CAST('0000-00-00' AS DATE); NULL with 1292
+		// under NO_ZERO_DATE.
+		if sqlmode.Load(ctx).ModeEnabled("NO_ZERO_DATE") {
+			ctx.Warn(mysqlerr.ErWrongValue, "Incorrect datetime value: '0'")
+			return nil, nil
+		}
+		z, _, err := c.gms.Type().Convert(ctx, "0000-00-00")
+		return z, err
 	}
 	digits := fmt.Sprint(n)
 	if l := len(digits); l == 5 || l == 7 || l == 11 || l == 13 {
