@@ -174,4 +174,19 @@ func semSweep5(add func(mode, q string), quiet func(q string)) {
 	// and CAST(0 AS DATE) is the zero date (GMS: NULL).
 	add("strict", "SELECT CAST('2002-011-012' AS DATE), CAST('2002.011.012' AS DATE), CAST(0 AS DATE), CAST('2002.11.12 10.11.12' AS DATETIME), CAST('02-1-2' AS DATE), CAST('2002-11-12 10:11:12.5' AS DATETIME(1)), CAST('2002-11-12' AS DATETIME) + 0")
 	add("strict", "SELECT CAST('2002-02-30' AS DATE), CAST('x' AS DATETIME), CAST('' AS DATE)")
+	// CREATE TABLE ... AS SELECT: a string literal names its column by
+	// its text, an integer literal makes an INT (BIGINT past its range),
+	// and REPLACE's column holds any replacement (arith/exactagg.go,
+	// ctastypes.go; GMS named the column 'a' with its quotes, typed 1
+	// TINYINT, and REPLACE('a', c1, c2) failed the copy with 1406).
+	quiet("CREATE TABLE t_sw5r (id INT PRIMARY KEY, c1 VARCHAR(2), c2 VARCHAR(2))")
+	quiet("INSERT INTO t_sw5r VALUES (1, 'a', 'ba')")
+	add("strict", "CREATE TABLE t_sw5ct AS SELECT 'a', 1, -5, 3000000000, 'it''s' FROM t_sw5r")
+	add("strict", "SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't_sw5ct' ORDER BY ORDINAL_POSITION")
+	add("strict", "SELECT a, `1`, `it's` FROM t_sw5ct")
+	add("strict", "INSERT INTO t_sw5ct (a, `1`, `-5`, `3000000000`, `it's`) VALUES ('b', 100000, 1000, 1, 'x')")
+	add("strict", "CREATE TABLE t_sw5cr AS SELECT 'a' UNION ALL SELECT REPLACE('a', c1, c2) FROM t_sw5r")
+	add("strict", "SELECT a FROM t_sw5cr ORDER BY a")
+	add("strict", "CREATE TABLE t_sw5cs AS SELECT REPLACE('abc', c1, c2) x FROM t_sw5r")
+	add("strict", "SELECT x, CHARACTER_MAXIMUM_LENGTH FROM t_sw5cs, information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't_sw5cs' AND COLUMN_NAME = 'x'")
 }

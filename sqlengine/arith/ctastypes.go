@@ -59,6 +59,7 @@ func widenCreateSelect(ctx *sql.Context, tc *plan.TableCopier) {
 		if a, ok := e.(*expression.Alias); ok {
 			e = a.Child
 		}
+		literalCreateSelect(c, e)
 		if hexCreateSelect(c, e) {
 			continue
 		}
@@ -87,6 +88,21 @@ func widenCreateSelect(ctx *sql.Context, tc *plan.TableCopier) {
 				c.Type = t
 			}
 		}
+	}
+}
+
+// literalCreateSelect types a new column of an integer literal INT, or
+// BIGINT past INT's range, as MySQL's integer literals are (GMS's
+// TINYINT for `SELECT 1` refused 1000 later).
+func literalCreateSelect(c *sql.Column, e sql.Expression) {
+	if _, ok := e.(*expression.Literal); !ok {
+		return
+	}
+	switch c.Type {
+	case types.Int8, types.Int16, types.Int24, types.Uint8, types.Uint16, types.Uint24:
+		c.Type = types.Int32
+	case types.Uint32:
+		c.Type = types.Int64
 	}
 }
 
@@ -288,8 +304,10 @@ func functionLength(f sql.FunctionExpression) (int, bool) {
 		if !ok || !fok || !tok {
 			return 0, false
 		}
-		if to > from && from > 0 {
-			n = (n*to + from - 1) / from
+		// Each character of the subject may be a match of a
+		// one-character search string: MySQL's n * to.
+		if to > 1 && from > 0 {
+			n *= to
 		}
 		return n, true
 	case "nullif":

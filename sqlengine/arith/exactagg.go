@@ -537,6 +537,12 @@ func renameCreateSelect(ctx *sql.Context, tc *plan.TableCopier) {
 			names[i] = c.Name.String()
 			continue
 		}
+		if v, ok := ae.Expr.(*ast.SQLVal); ok && v.Type == ast.StrVal && len(v.Val) > 0 && len(v.Val) <= 64 {
+			// A string literal names its column by its text: `SELECT
+			// 'a'` makes column a (GMS's name was 'a', quotes and all).
+			names[i] = string(v.Val)
+			continue
+		}
 		// The expression as the client wrote it.
 		s, e := sqlmode.OriginalOffset(ae.StartParsePos, added), sqlmode.OriginalOffset(ae.EndParsePos, added)
 		if ae.EndParsePos <= ae.StartParsePos || s < 0 || e > len(q) || s >= e {
