@@ -63,6 +63,8 @@ func installAnalyzerRules() {
 		analyzer.AlwaysBeforeDefault = append(analyzer.AlwaysBeforeDefault, analyzer.Rule{Id: arith.BadTextRuleID, Apply: arith.BadTextRule})
 		// A statement that reads a view is not DDL (viewddl.go).
 		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: viewDDLRuleID, Apply: clearViewDDLFlag}}, analyzer.OnceBeforeDefault...)
+		// Before GMS's simplifyFilters splits BETWEEN (arith/strnum.go).
+		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: arith.MixedBetweenRuleID, Apply: arith.MixedBetweenRule}}, analyzer.OnceBeforeDefault...)
 		// Before GMS's simplifyFilters, which misreads escapes (rewrite/planfix.go).
 		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: likeEscapeID, Apply: rewrite.LikeEscapeRule}}, analyzer.OnceBeforeDefault...)
 		// ONLY_FULL_GROUP_BY on the plan as built (rewrite/fullgroupby.go), in

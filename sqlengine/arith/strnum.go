@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -281,20 +283,30 @@ func (b *strBetween) WithChildren(children ...sql.Expression) (sql.Expression, e
 	return &strBetween{val: children[0], lo: children[1], hi: children[2], strict: b.strict}, nil
 }
 
+// double is e's value as a DOUBLE: a string's leading number (with
+// strDouble's warning), another value converted.
+func (b *strBetween) double(ctx *sql.Context, e sql.Expression, row sql.Row) (any, error) {
+	if stringSide(e) || textLiteral(e) {
+		return (&strDouble{child: e, strict: b.strict}).Eval(ctx, row)
+	}
+	x, err := e.Eval(ctx, row)
+	if err != nil || x == nil {
+		return nil, err
+	}
+	f, _, err := types.Float64.Convert(ctx, x)
+	return f, err
+}
+
 func (b *strBetween) Eval(ctx *sql.Context, row sql.Row) (any, error) {
-	v, err := (&strDouble{child: b.val, strict: b.strict}).Eval(ctx, row)
+	v, err := b.double(ctx, b.val, row)
 	if err != nil || v == nil {
 		return nil, err
 	}
 	f := v.(float64)
 	// side is lo <= f (or f <= hi): true, false or unknown (nil).
 	side := func(e sql.Expression, lower bool) (any, error) {
-		x, err := e.Eval(ctx, row)
-		if err != nil || x == nil {
-			return nil, err
-		}
-		bf, _, err := types.Float64.Convert(ctx, x)
-		if err != nil {
+		bf, err := b.double(ctx, e, row)
+		if err != nil || bf == nil {
 			return nil, err
 		}
 		if lower {
@@ -322,10 +334,19 @@ func (b *strBetween) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	return true, nil
 }
 
-// strNumBetween makes x a strBetween when it compares a string with two
-// numbers.
+// strNumBetween makes x a strBetween when it mixes strings and numbers,
+// which MySQL compares as DOUBLEs, all three: a string value between
+// numbers, or a string between a number and a string column ('a'
+// BETWEEN 0 AND c, where GMS compared 'a' with c as strings). A number
+// column between string literals is GMS's (it converts the literals
+// once and keeps the index).
 func strNumBetween(x *expression.Between) (sql.Expression, bool) {
-	if !stringSide(x.Val) || !numberSide(x.Lower) || !numberSide(x.Upper) {
+	str := func(e sql.Expression) bool { return stringSide(e) || textLiteral(e) }
+	switch {
+	case stringSide(x.Val) && numberSide(x.Lower) && numberSide(x.Upper):
+	case str(x.Val) && (numberSide(x.Lower) || numberSide(x.Upper)):
+	case numberSide(x.Val) && (stringSide(x.Lower) || stringSide(x.Upper)):
+	default:
 		return nil, false
 	}
 	return &strBetween{val: x.Val, lo: x.Lower, hi: x.Upper}, true
@@ -380,3 +401,26 @@ func NumberSpan(s string) (start, end int, ok bool) {
 // leading number, with warning 1292 when the text is no clean number;
 // values of other types convert as numbers.
 func TextAsDouble(e sql.Expression) sql.Expression { return &strDouble{child: e} }
+
+// MixedBetweenRuleID is MixedBetweenRule's.
+const MixedBetweenRuleID analyzer.RuleId = 1062
+
+// MixedBetweenRule makes each BETWEEN that mixes strings and numbers a
+// strBetween before GMS's simplifyFilters splits a filter's BETWEEN into
+// two comparisons, each of which would pick its own type ('a' BETWEEN 0
+// AND c, c a VARBINARY, compared 'a' with c as strings; MySQL compares
+// all three as DOUBLEs: mtr type_varbinary).
+func MixedBetweenRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.NodeExprsWithOpaque(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		return transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			b, ok := e.(*expression.Between)
+			if !ok || !b.Resolved() {
+				return e, transform.SameTree, nil
+			}
+			if ne, ok := strNumBetween(b); ok {
+				return ne, transform.NewTree, nil
+			}
+			return e, transform.SameTree, nil
+		})
+	})
+}
