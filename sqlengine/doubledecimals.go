@@ -50,37 +50,12 @@ func doubleDecimalsRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scop
 	}
 	s.resultDec = nil
 	sch := n.Schema()
-	var exprs []sql.Expression
-	aggs := map[string]sql.Expression{}
-	for node := n; node != nil && exprs == nil; {
-		switch x := node.(type) {
-		case *plan.Project:
-			exprs = x.Projections
-			// The aggregates it reads, through HAVING, ORDER BY and
-			// the like.
-			for c := x.Child; c != nil; {
-				if g, ok := c.(*plan.GroupBy); ok {
-					for _, e := range g.SelectedExprs {
-						aggs[strings.ToLower(exprName(e))] = e
-					}
-					break
-				}
-				if len(c.Children()) != 1 {
-					break
-				}
-				c = c.Children()[0]
-			}
-		case *plan.GroupBy:
-			exprs = x.SelectedExprs
-		default:
-			ch := node.Children()
-			if len(ch) != 1 {
-				return n, transform.SameTree, nil
-			}
-			node = ch[0]
-			continue
+	exprs, aggs := projectionOf(ctx, n)
+	if exprs == nil {
+		if setOpNode(n) {
+			s.resultDec = setOpDecimals(ctx, n, sch)
 		}
-		break
+		return n, transform.SameTree, nil
 	}
 	// A DOUBLE with fixed decimals read as text (CONCAT, CAST AS CHAR)
 	// is written with them: CONCAT(PI()) is '3.141593'.
@@ -139,6 +114,154 @@ func exprName(e sql.Expression) string {
 		return n.Name()
 	}
 	return e.String()
+}
+
+// projectionOf finds the projection that gives n's rows (through
+// single-child nodes): its expressions, and the aggregates of the
+// GroupBy under it by name, with, for the columns of a derived table or
+// set operation it reads, their decimals (derivedDecimals). exprs is
+// nil when there is none.
+func projectionOf(ctx *sql.Context, n sql.Node) (exprs []sql.Expression, aggs map[string]sql.Expression) {
+	aggs = map[string]sql.Expression{}
+	for node := n; node != nil; {
+		switch x := node.(type) {
+		case *plan.Project:
+			// The aggregates it reads, through HAVING, ORDER BY and
+			// the like; or the derived table it reads.
+			for c := x.Child; c != nil; {
+				if g, ok := c.(*plan.GroupBy); ok {
+					for _, e := range g.SelectedExprs {
+						aggs[strings.ToLower(exprName(e))] = e
+					}
+					break
+				}
+				if sq, ok := c.(*plan.SubqueryAlias); ok {
+					derivedDecimals(ctx, sq, aggs)
+					break
+				}
+				if len(c.Children()) != 1 {
+					break
+				}
+				c = c.Children()[0]
+			}
+			return x.Projections, aggs
+		case *plan.GroupBy:
+			return x.SelectedExprs, aggs
+		default:
+			ch := node.Children()
+			if len(ch) != 1 {
+				return nil, aggs
+			}
+			node = ch[0]
+		}
+	}
+	return nil, aggs
+}
+
+// setOpDecimals are the result decimals of set operation n of schema
+// sch (nil when none is fixed).
+func setOpDecimals(ctx *sql.Context, n sql.Node, sch sql.Schema) *resultDecimals {
+	dec := nodeDecimals(ctx, n, 0)
+	var rd *resultDecimals
+	for i, c := range sch {
+		if i >= len(dec) || dec[i] < 0 || c.Type != types.Float64 {
+			continue
+		}
+		if rd == nil {
+			rd = &resultDecimals{names: make([]string, len(sch)), dec: make([]int, len(sch))}
+			for j := range sch {
+				rd.names[j], rd.dec[j] = sch[j].Name, -1
+			}
+		}
+		rd.dec[i] = dec[i]
+	}
+	return rd
+}
+
+// setOpNode: n's rows come from a set operation (through single-child
+// nodes).
+func setOpNode(n sql.Node) bool {
+	for n != nil {
+		if _, ok := n.(*plan.SetOp); ok {
+			return true
+		}
+		ch := n.Children()
+		if len(ch) != 1 {
+			return false
+		}
+		n = ch[0]
+	}
+	return false
+}
+
+// nodeDecimals are the fixed decimals of n's DOUBLE columns by position
+// (-1: none known): its projection's, or for a set operation the larger
+// of its sides' where both are known (MySQL's aggregated decimals).
+func nodeDecimals(ctx *sql.Context, n sql.Node, depth int) []int {
+	sch := n.Schema()
+	out := make([]int, len(sch))
+	for i := range out {
+		out[i] = -1
+	}
+	if depth > 8 {
+		return out
+	}
+	for c := n; c != nil; {
+		if so, ok := c.(*plan.SetOp); ok {
+			l, r := nodeDecimals(ctx, so.Left(), depth+1), nodeDecimals(ctx, so.Right(), depth+1)
+			for i := range out {
+				if i < len(l) && i < len(r) && l[i] >= 0 && r[i] >= 0 {
+					out[i] = max(l[i], r[i])
+				}
+			}
+			return out
+		}
+		if sq, ok := c.(*plan.SubqueryAlias); ok {
+			c = sq.Child
+			continue
+		}
+		if _, ok := c.(*plan.Project); ok {
+			break
+		}
+		ch := c.Children()
+		if len(ch) != 1 {
+			return out
+		}
+		c = ch[0]
+	}
+	exprs, aggs := projectionOf(ctx, n)
+	if len(exprs) != len(sch) {
+		return out
+	}
+	for i, e := range exprs {
+		if d, ok := doubleDecimals(ctx, e, aggs); ok && d < notFixedDec {
+			out[i] = d
+		}
+	}
+	return out
+}
+
+// derivedDecimals notes in aggs, by column name, a literal of each
+// DOUBLE column of derived table sq that has fixed decimals, typed
+// DECIMAL of that scale, which doubleDecimals reads as those decimals:
+// `SELECT x FROM (SELECT STD(a) x ...) d` and WITH ROLLUP's rows (a
+// UNION ALL in a derived table, rewrite/rollup.go) keep STD's 4
+// decimals.
+func derivedDecimals(ctx *sql.Context, sq *plan.SubqueryAlias, aggs map[string]sql.Expression) {
+	dec := nodeDecimals(ctx, sq.Child, 0)
+	for i, c := range sq.Schema() {
+		if i >= len(dec) || dec[i] < 0 || !types.IsFloat(c.Type) {
+			continue
+		}
+		t, err := types.CreateDecimalType(65, uint8(min(dec[i], 30)))
+		if err != nil {
+			continue
+		}
+		name := strings.ToLower(c.Name)
+		if _, taken := aggs[name]; !taken {
+			aggs[name] = expression.NewLiteral(nil, t)
+		}
+	}
 }
 
 // doubleDecimals are MySQL's decimals of e's value, ok false when they
