@@ -71,6 +71,9 @@ func installAnalyzerRules() {
 		// place of GMS's validateGroupBy (no functional dependencies:
 		// it refused GROUP BY id with other columns of the row, 1105).
 		analyzer.OnceBeforeDefault = append([]analyzer.Rule{{Id: fullGroupByID, Apply: rewrite.FullGroupByRule}}, analyzer.OnceBeforeDefault...)
+		// ALTER TABLE clauses after a moved column start from its new
+		// order (alterorder.go).
+		analyzer.OnceBeforeDefault = insertAfter(analyzer.OnceBeforeDefault, "resolveAlterColumn", analyzer.Rule{Id: alterOrderRuleID, Apply: alterOrderRule})
 		// Constants folded before the default rules pick index ranges
 		// (arith/constfold.go).
 		analyzer.OnceBeforeDefault = insertAfter(analyzer.OnceBeforeDefault, "simplifyFilters", analyzer.Rule{Id: arith.ConstFoldRuleID, Apply: arith.FoldConstants})
