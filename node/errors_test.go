@@ -55,6 +55,8 @@ func TestClientsSeeMySQLErrorNumbers(t *testing.T) {
 		{db, "SELEC 1", 1064, "42000", "You have an error in your SQL syntax"},
 		{db, "CREATE TABLE tp (a INT, b TIME(7))", 1426, "42000", "Too-big precision 7 specified for 'b'. Maximum is 6."},
 		{db, "ALTER TABLE t ADD COLUMN d DATETIME(9)", 1426, "42000", "Too-big precision 9 specified for 'd'. Maximum is 6."},
+		{db, "CREATE TABLE inv (id INT PRIMARY KEY, n INT, INDEX ix (n) INVISIBLE)", 1235, "42000", "INVISIBLE indexes and columns"},
+		{db, "ALTER TABLE t ADD INDEX ix_b (b) INVISIBLE", 1235, "42000", "INVISIBLE indexes and columns"},
 		{db, "ALTER TABLE ak DROP PRIMARY KEY", 1075, "42000", "Incorrect table definition; there can be only one auto column and it must be defined as a key"},
 		{db, "SHOW BINLOG EVENTS IN 'nosuch.000001'", 1220, "HY000", "Could not find target log"},
 		{db, "SELECT WAIT_FOR_EXECUTED_GTID_SET('not-a-gtid')", 1772, "HY000", "Malformed GTID set specification"},

@@ -654,6 +654,9 @@ func checked(q string, st ast.Statement, err error) (ast.Statement, error) {
 	if cerr := checkCharsetClauses(st); cerr != nil { // charsetclauses.go
 		return nil, cerr
 	}
+	if cerr := checkInvisible(st, q); cerr != nil { // invisible.go
+		return nil, cerr
+	}
 	if cerr := checkIdentifiers(st); cerr != nil { // identcheck.go
 		return nil, cerr
 	}

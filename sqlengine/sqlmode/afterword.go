@@ -30,3 +30,18 @@ func afterColumns(q string, ansiQuotes bool) (string, []int) {
 	}
 	return t.enclose(quote, '`')
 }
+
+// HasWord reports whether q has the unquoted word w (any case) outside
+// strings, quoted identifiers and comments.
+func HasWord(q, w string, ansiQuotes bool) bool {
+	if !containsFold(q, w) {
+		return false
+	}
+	t := tokText{q: q, toks: sqlTokens(q, ansiQuotes)}
+	for i := range t.toks {
+		if t.toks[i].kind == 'i' && t.is(i, w) {
+			return true
+		}
+	}
+	return false
+}
