@@ -21,7 +21,7 @@ func TestClientsSeeMySQLErrorNumbers(t *testing.T) {
 		"INSERT INTO e.t VALUES (1, 'a', 1, 1)",
 		"CREATE TABLE e.uk (id INT PRIMARY KEY, email VARCHAR(20), UNIQUE KEY uk_email (email))", "INSERT INTO e.uk VALUES (1, 'a@x.io')",
 		"CREATE TABLE e.gc (id INT PRIMARY KEY, a INT, total INT AS (a + 1) STORED)",
-		"CREATE TABLE e.secret (id INT PRIMARY KEY)", "CREATE DATABASE e2", "CREATE TABLE e.ak (pk INT AUTO_INCREMENT PRIMARY KEY)",
+		"CREATE TABLE e.secret (id INT PRIMARY KEY)", "CREATE DATABASE e2", "CREATE TABLE e.nl (id INT PRIMARY KEY, n INT)", "INSERT INTO e.nl VALUES (1, NULL)", "CREATE TABLE e.ak (pk INT AUTO_INCREMENT PRIMARY KEY)",
 		"CREATE USER 'u'@'%' IDENTIFIED BY 'x'", "GRANT SELECT ON e.t TO 'u'@'%'")
 	db := open("e")
 	db.SetMaxOpenConns(1)
@@ -57,6 +57,7 @@ func TestClientsSeeMySQLErrorNumbers(t *testing.T) {
 		{db, "ALTER TABLE t ADD COLUMN d DATETIME(9)", 1426, "42000", "Too-big precision 9 specified for 'd'. Maximum is 6."},
 		{db, "CREATE TABLE inv (id INT PRIMARY KEY, n INT, INDEX ix (n) INVISIBLE)", 1235, "42000", "INVISIBLE indexes and columns"},
 		{db, "ALTER TABLE t ADD INDEX ix_b (b) INVISIBLE", 1235, "42000", "INVISIBLE indexes and columns"},
+		{db, "ALTER TABLE nl MODIFY n INT NOT NULL", 1138, "22004", "Invalid use of NULL value"},
 		{db, "ALTER TABLE ak DROP PRIMARY KEY", 1075, "42000", "Incorrect table definition; there can be only one auto column and it must be defined as a key"},
 		{db, "SHOW BINLOG EVENTS IN 'nosuch.000001'", 1220, "HY000", "Could not find target log"},
 		{db, "SELECT WAIT_FOR_EXECUTED_GTID_SET('not-a-gtid')", 1772, "HY000", "Malformed GTID set specification"},

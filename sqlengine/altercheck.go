@@ -20,7 +20,17 @@ import (
 // MySQL answers 1264, 1292, 1265 or 1406 naming the column and the row.
 // Outside strict mode GMS's conversion is left to answer.
 func checkModifiedValues(ctx *sql.Context, txn *storage.Txn, st *storage.Table, oldSch sql.Schema, oldCol, newCol *sql.Column) error {
-	if oldCol == nil || newCol == nil || oldCol.Type.Equals(newCol.Type) || !strictMode(ctx) {
+	if oldCol == nil || newCol == nil || !strictMode(ctx) {
+		return nil
+	}
+	if oldCol.Nullable && !newCol.Nullable {
+		// A NULL where the column becomes NOT NULL: MySQL's strict
+		// ALTER refuses it with 1138 (GMS's copy failed with 1048).
+		if err := checkNoNulls(ctx, txn, st, oldSch, oldCol); err != nil {
+			return err
+		}
+	}
+	if oldCol.Type.Equals(newCol.Type) {
 		return nil
 	}
 	if isEnumOrSet(oldCol.Type) || isEnumOrSet(newCol.Type) {
@@ -72,4 +82,30 @@ func isEnumOrSet(t sql.Type) bool {
 	_, e := t.(sql.EnumType)
 	_, s := t.(sql.SetType)
 	return e || s
+}
+
+// checkNoNulls is 1138 when column col of st holds a NULL.
+func checkNoNulls(ctx *sql.Context, txn *storage.Txn, st *storage.Table, oldSch sql.Schema, col *sql.Column) error {
+	ord := oldSch.IndexOfColName(col.Name)
+	if ord < 0 {
+		return nil
+	}
+	it, err := txn.Scan(ctx, st, 0, nil, nil, false)
+	if err != nil {
+		return sessionError(ctx, err)
+	}
+	defer it.Close()
+	it.Project([]int{ord})
+	for {
+		row, err := it.Next()
+		if err != nil {
+			return sessionError(ctx, err)
+		}
+		if row == nil {
+			return nil
+		}
+		if ord < len(row) && row[ord] == nil {
+			return mysqlerr.New(mysqlerr.ErInvalidUseOfNull, "Invalid use of NULL value")
+		}
+	}
 }

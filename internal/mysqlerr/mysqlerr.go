@@ -77,6 +77,7 @@ const (
 	ErInvalidCharacterString   = 1300 // ER_INVALID_CHARACTER_STRING
 	ErConflictingDeclarations  = 1302 // ER_CONFLICTING_DECLARATIONS
 	ErNotSupportedYet          = 1235 // ER_NOT_SUPPORTED_YET
+	ErInvalidUseOfNull         = 1138 // ER_INVALID_USE_OF_NULL
 	ErKeyNotFound              = 1032 // ER_KEY_NOT_FOUND (HA_ERR_KEY_NOT_FOUND)
 	ErIncorrectGlobalLocalVar  = 1238 // ER_INCORRECT_GLOBAL_LOCAL_VAR
 	ErMasterFatalReadingLog    = 1236 // ER_SOURCE_FATAL_ERROR_READING_BINLOG
@@ -263,7 +264,7 @@ var states = map[int]string{
 	ErDupFieldName: "42S21", ErDupKeyName: "42000", ErDupEntry: "23000", ErParse: "42000",
 	ErServerShutdown: "08S01", ErCantDropFieldOrKey: "42000", ErTableAccessDenied: "42000",
 	ErNoSuchTable: "42S02", ErNetPacketTooLarge: "08S01", ErLockDeadlock: "40001",
-	ErWrongValueForVar: "42000", ErNotSupportedYet: "42000", ErWarnDataOutOfRange: "22003",
+	ErWrongValueForVar: "42000", ErNotSupportedYet: "42000", ErInvalidUseOfNull: "22004", ErWarnDataOutOfRange: "22003",
 	ErSPDoesNotExist: "42000", ErSPAlreadyExists: "42000", ErNonexistingGrant: "42000", ErSPBadSelect: "0A000", ErCollationCharsetMismatch: "42000", ErQueryInterrupted: "70100", ErDataTooLong: "22001",
 	ErUnknownCharacterSet: "42000", ErReadOnlyTransaction: "25006", ErWrongValue: "22007",
 	ErSpecificAccessDenied: "42000", ErDataOutOfRange: "22003", ErInvalidJSONText: "22032", ErWarnDataTruncated: "01000",
