@@ -58,6 +58,7 @@ func TestClientsSeeMySQLErrorNumbers(t *testing.T) {
 		{db, "CREATE TABLE inv (id INT PRIMARY KEY, n INT, INDEX ix (n) INVISIBLE)", 1235, "42000", "INVISIBLE indexes and columns"},
 		{db, "ALTER TABLE t ADD INDEX ix_b (b) INVISIBLE", 1235, "42000", "INVISIBLE indexes and columns"},
 		{db, "ALTER TABLE nl MODIFY n INT NOT NULL", 1138, "22004", "Invalid use of NULL value"},
+		{db, "ALTER TABLE uk RENAME INDEX nope TO other", 1176, "42000", "Key 'nope' doesn't exist in table 'uk'"},
 		{db, "ALTER TABLE ak DROP PRIMARY KEY", 1075, "42000", "Incorrect table definition; there can be only one auto column and it must be defined as a key"},
 		{db, "SHOW BINLOG EVENTS IN 'nosuch.000001'", 1220, "HY000", "Could not find target log"},
 		{db, "SELECT WAIT_FOR_EXECUTED_GTID_SET('not-a-gtid')", 1772, "HY000", "Malformed GTID set specification"},

@@ -7,6 +7,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+
+	"petrel/internal/mysqlerr"
 )
 
 // The clauses of one ALTER TABLE after a MODIFY or CHANGE that moves a
@@ -140,4 +142,49 @@ func place(names []string, name string, o *sql.ColumnOrder) []string {
 		}
 	}
 	return names
+}
+
+// renameIndexRuleID is renameIndexRule's.
+const renameIndexRuleID analyzer.RuleId = 1064
+
+// renameIndexRule answers RENAME INDEX of an index the table does not
+// have as MySQL does, 1176 naming the old name and the table, before
+// GMS's check (1091 "can't drop" naming the new name).
+func renameIndexRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if qFlags == nil || !qFlags.IsSet(sql.QFlagAlterTable) {
+		return n, transform.SameTree, nil
+	}
+	var err error
+	renamed := map[string]bool{} // indexes this statement renamed to, lower case
+	transform.Inspect(n, func(n sql.Node) bool {
+		ai, ok := n.(*plan.AlterIndex)
+		if !ok || ai.Action != plan.IndexAction_Rename || err != nil {
+			return err == nil
+		}
+		rt, ok := ai.Table.(*plan.ResolvedTable)
+		if !ok {
+			return true
+		}
+		it, ok := rt.UnderlyingTable().(sql.IndexAddressable)
+		if !ok {
+			return true
+		}
+		ixs, ierr := it.GetIndexes(ctx)
+		if ierr != nil {
+			return true
+		}
+		found := renamed[strings.ToLower(ai.PreviousIndexName)]
+		for _, ix := range ixs {
+			found = found || strings.EqualFold(ix.ID(), ai.PreviousIndexName)
+		}
+		if !found {
+			err = mysqlerr.New(mysqlerr.ErKeyDoesNotExist, "Key '%s' doesn't exist in table '%s'", ai.PreviousIndexName, rt.Name())
+		}
+		renamed[strings.ToLower(ai.IndexName)] = true
+		return true
+	})
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	return n, transform.SameTree, nil
 }

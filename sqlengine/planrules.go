@@ -74,6 +74,8 @@ func installAnalyzerRules() {
 		// ALTER TABLE clauses after a moved column start from its new
 		// order (alterorder.go).
 		analyzer.OnceBeforeDefault = insertAfter(analyzer.OnceBeforeDefault, "resolveAlterColumn", analyzer.Rule{Id: alterOrderRuleID, Apply: alterOrderRule})
+		// RENAME INDEX of a missing index is 1176, before GMS's check.
+		analyzer.OnceBeforeDefault = insertAfter(analyzer.OnceBeforeDefault, "resolveDropConstraint", analyzer.Rule{Id: renameIndexRuleID, Apply: renameIndexRule})
 		// Constants folded before the default rules pick index ranges
 		// (arith/constfold.go).
 		analyzer.OnceBeforeDefault = insertAfter(analyzer.OnceBeforeDefault, "simplifyFilters", analyzer.Rule{Id: arith.ConstFoldRuleID, Apply: arith.FoldConstants})
