@@ -616,6 +616,7 @@ func fixSchema(stmt ast.Statement) ast.Statement {
 	arith.ProtectDecimalLiterals(stmt) // arith/decliteral.go
 	rewrite.AliasSubqueryTables(stmt)  // rewrite/subqalias.go
 	rewrite.AlterRename(stmt)          // rewrite/alterrename.go
+	rewrite.ODKUAlias(stmt)            // rewrite/odkualias.go
 	rewrite.HavingVariables(stmt)      // rewrite/havingvar.go
 	rewrite.CTEAuth(stmt)              // rewrite/cteauth.go
 	castZeroMark(stmt)                 // castzero.go
