@@ -225,4 +225,8 @@ func semSweep5(add func(mode, q string), quiet func(q string)) {
 	quiet("ALTER TABLE t_sw5al CHANGE q3 r3 BIGINT, ADD COLUMN z7 INT FIRST") // (affected rows: MariaDB counts its copy)
 	add("strict", cols)
 	add("strict", "SELECT * FROM t_sw5al")
+	// A DECIMAL column's default at its scale (decdefault.go; GMS: 1.5
+	// for 1.50, 2 for a DECIMAL(6,3)'s '2').
+	quiet("CREATE TABLE t_sw5dd (id INT PRIMARY KEY, a DECIMAL(5,2) DEFAULT 1.5, b DECIMAL(6,3) NOT NULL DEFAULT '2', e DECIMAL(4,0) DEFAULT 7, f DECIMAL(5,2) DEFAULT -0.5)")
+	add("strict", "SELECT COLUMN_NAME, COLUMN_DEFAULT FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't_sw5dd' ORDER BY ORDINAL_POSITION")
 }

@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -37,5 +38,17 @@ func TestColumnMetadata(t *testing.T) {
 	}
 	if want := []string{"", "", "", "", "STORED GENERATED", "VIRTUAL GENERATED", "DEFAULT_GENERATED", "DEFAULT_GENERATED on update CURRENT_TIMESTAMP"}; !reflect.DeepEqual(extras, want) {
 		t.Errorf("SHOW COLUMNS Extra: %q, want %q", extras, want)
+	}
+	// A DECIMAL's default at its scale, in SHOW CREATE TABLE and SHOW
+	// COLUMNS (decdefault.go; GMS: '1.5', '2').
+	mustExec(t, db, "CREATE TABLE cm.d (id INT PRIMARY KEY, a DECIMAL(5,2) DEFAULT 1.5, b DECIMAL(6,3) NOT NULL DEFAULT '2')")
+	create := queryRows(t, db, "SHOW CREATE TABLE cm.d")[0][1]
+	for _, w := range []string{"`a` decimal(5,2) DEFAULT '1.50'", "`b` decimal(6,3) NOT NULL DEFAULT '2.000'"} {
+		if !strings.Contains(create, w) {
+			t.Errorf("SHOW CREATE TABLE lacks %s:\n%s", w, create)
+		}
+	}
+	if got := queryRows(t, db, "SHOW COLUMNS FROM cm.d"); len(got) != 3 || got[1][4] != "1.50" || got[2][4] != "2.000" {
+		t.Errorf("SHOW COLUMNS of DECIMAL defaults: %v", got)
 	}
 }

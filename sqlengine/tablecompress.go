@@ -167,7 +167,8 @@ func (e *Engine) showCreateTable(ctx *sql.Context, n *plan.ShowCreateTable, row 
 		text := floatTypesText(&tb.t.Def, timeTypesText(&tb.t.Def, stmt[:len(stmt)-len(comment)]+opts+comment))
 		if !e.opts.GMSCreateText {
 			text = defaultNullText(tb.t.Schema, text)
-			text = enumDefaultText(tb.t.Schema, text) // enumdefault.go
+			text = enumDefaultText(tb.t.Schema, text)    // enumdefault.go
+			text = decimalDefaultText(tb.t.Schema, text) // decdefault.go
 		}
 		r[1] = text
 		return nil

@@ -350,7 +350,7 @@ func (e *Engine) showColumns(ctx *sql.Context, n *plan.ShowColumns, row sql.Row)
 		}
 		if len(r) > extra {
 			gms, _ := r[extra].(string)
-			r[def] = unquotedDefault(r[def], gms)
+			r[def] = decimalColumnDefault(sch[i], unquotedDefault(r[def], gms)) // decdefault.go
 			r[extra] = columnExtra(sch[i], gms)
 		}
 		if tb != nil {
@@ -371,7 +371,7 @@ func (e *Engine) showColumns(ctx *sql.Context, n *plan.ShowColumns, row sql.Row)
 // Column ordinals of GMS's information_schema.COLUMNS rows.
 const (
 	isColsSchema, isColsTable, isColsName, isColsNumericPrecision, isColsNumericScale, isColsDatetimePrecision, isColsType = 1, 2, 3, 10, 11, 12, 15
-	isColsExtra, isColsGeneration                                                                                          = 17, 20
+	isColsExtra, isColsGeneration, isColsDefault                                                                           = 17, 20, 5
 )
 
 // timeColumnsIter wraps information_schema.COLUMNS' row source orig so
@@ -398,6 +398,9 @@ func (e *Engine) timeColumnsIter(orig func(*sql.Context, sql.Catalog, sql.Schema
 				r[isColsExtra] = columnExtra(col, extra)
 				if g := generationExpression(col); g != "" {
 					r[isColsGeneration] = g
+				}
+				if col != nil {
+					r[isColsDefault] = decimalColumnDefault(col, r[isColsDefault]) // decdefault.go
 				}
 			}
 			if ty == "float" || ty == "double" {
