@@ -229,4 +229,7 @@ func semSweep5(add func(mode, q string), quiet func(q string)) {
 	// for 1.50, 2 for a DECIMAL(6,3)'s '2').
 	quiet("CREATE TABLE t_sw5dd (id INT PRIMARY KEY, a DECIMAL(5,2) DEFAULT 1.5, b DECIMAL(6,3) NOT NULL DEFAULT '2', e DECIMAL(4,0) DEFAULT 7, f DECIMAL(5,2) DEFAULT -0.5)")
 	add("strict", "SELECT COLUMN_NAME, COLUMN_DEFAULT FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't_sw5dd' ORDER BY ORDINAL_POSITION")
+	// TRIM(LEADING|TRAILING|BOTH FROM s) trims spaces (sqlmode/
+	// afterword.go trimSpaces; vitess: 1064).
+	add("strict", "SELECT CONCAT('[', TRIM(LEADING FROM '  a '), ']'), CONCAT('[', TRIM(TRAILING FROM '  a '), ']'), CONCAT('[', TRIM(BOTH FROM '  a '), ']')")
 }

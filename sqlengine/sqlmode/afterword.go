@@ -1,5 +1,7 @@
 package sqlmode
 
+import "strings"
+
 // ALTER TABLE ... ADD/MODIFY/CHANGE ... AFTER col, col a non-reserved
 // keyword. MySQL takes any identifier there; vitess's grammar takes only
 // plain ones, so `ADD COLUMN score INT AFTER name` (or after status,
@@ -44,4 +46,42 @@ func HasWord(q, w string, ansiQuotes bool) bool {
 		}
 	}
 	return false
+}
+
+// TRIM(LEADING FROM s), TRIM(TRAILING FROM s), TRIM(BOTH FROM s): MySQL
+// trims spaces; vitess's grammar wants the string to remove (1064).
+// trimSpaces inserts it, "' ' " before the FROM.
+func trimSpaces(q string, ansiQuotes bool) (string, []int) {
+	if !containsFold(q, "TRIM") || !containsFold(q, "FROM") {
+		return q, nil
+	}
+	t := tokText{q: q, toks: sqlTokens(q, ansiQuotes)}
+	var at []int
+	for i := 0; i+3 < len(t.toks); i++ {
+		if t.word(i) != "TRIM" || !t.is(i+1, "(") {
+			continue
+		}
+		switch t.word(i + 2) {
+		case "LEADING", "TRAILING", "BOTH":
+			if t.word(i+3) == "FROM" {
+				at = append(at, t.toks[i+3].start)
+			}
+		}
+	}
+	if at == nil {
+		return q, nil
+	}
+	var b strings.Builder
+	var added []int
+	last := 0
+	for _, p := range at {
+		b.WriteString(q[last:p])
+		for k := range 4 {
+			added = append(added, b.Len()+k)
+		}
+		b.WriteString("' ' ")
+		last = p
+	}
+	b.WriteString(q[last:])
+	return b.String(), added
 }

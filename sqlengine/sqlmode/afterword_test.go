@@ -22,3 +22,16 @@ func TestAfterColumns(t *testing.T) {
 		}
 	}
 }
+
+// TRIM(LEADING FROM s) trims spaces: the string is inserted.
+func TestTrimSpaces(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"SELECT TRIM(LEADING FROM '  a ')", "SELECT TRIM(LEADING ' ' FROM '  a ')"},
+		{"select trim(both from s), trim(trailing 'x' from s) from t", "select trim(both ' ' from s), trim(trailing 'x' from s) from t"},
+		{"SELECT TRIM('  a ')", "SELECT TRIM('  a ')"},
+	} {
+		if got, _ := trimSpaces(tc.in, false); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -251,6 +251,9 @@ func withAssign(r string, added []int, ansi bool) (string, []int) {
 	if r2, more := afterColumns(r, ansi); more != nil { // afterword.go
 		r, added = r2, composeAdded(added, more)
 	}
+	if r2, more := trimSpaces(r, ansi); more != nil { // afterword.go
+		r, added = r2, composeAdded(added, more)
+	}
 	if r2, more := lockClause(r, ansi); more != nil {
 		r, added = r2, composeAdded(added, more)
 	}
