@@ -36,7 +36,27 @@ func checkModifiedValues(ctx *sql.Context, txn *storage.Txn, st *storage.Table, 
 	if isEnumOrSet(oldCol.Type) || isEnumOrSet(newCol.Type) {
 		return nil // stored as indexes and bits, which GMS remaps
 	}
-	ord := oldSch.IndexOfColName(oldCol.Name)
+	return eachStored(ctx, txn, st, oldSch, oldCol, func(n int, v any) error {
+		if v == nil {
+			return nil
+		}
+		_, err := storeval.Value(ctx, storeval.Mode{Strict: true}, newCol, v, n)
+		if se, ok := err.(*mysql.SQLError); ok && se.Num == mysqlerr.ErDataTooLong {
+			if types.IsText(oldCol.Type) {
+				// A shorter string column cuts the value: MySQL's
+				// ALTER says so (1265), where an INSERT says 1406.
+				return mysqlerr.New(mysqlerr.ErWarnDataTruncated, "Data truncated for column '%s' at row %d", newCol.Name, n)
+			}
+			return mysqlerr.New(mysqlerr.ErDataTooLong, "Data too long for column '%s' at row %d", newCol.Name, n)
+		}
+		return err
+	})
+}
+
+// eachStored calls fn with each stored value of column col of st (of
+// schema sch) and its row number, from 1, until fn fails.
+func eachStored(ctx *sql.Context, txn *storage.Txn, st *storage.Table, sch sql.Schema, col *sql.Column, fn func(n int, v any) error) error {
+	ord := sch.IndexOfColName(col.Name)
 	if ord < 0 {
 		return nil
 	}
@@ -54,25 +74,15 @@ func checkModifiedValues(ctx *sql.Context, txn *storage.Txn, st *storage.Table, 
 		if row == nil {
 			return nil
 		}
-		if ord >= len(row) || row[ord] == nil {
+		if ord >= len(row) {
 			continue
 		}
-		if _, err := storeval.Value(ctx, storeval.Mode{Strict: true}, newCol, row[ord], n); err != nil {
-			if se, ok := err.(*mysql.SQLError); ok && se.Num == mysqlerr.ErDataTooLong {
-				if types.IsText(oldCol.Type) {
-					// A shorter string column cuts the value: MySQL's
-					// ALTER says so (1265), where an INSERT says 1406.
-					return mysqlerr.New(mysqlerr.ErWarnDataTruncated, "Data truncated for column '%s' at row %d", newCol.Name, n)
-				}
-				return mysqlerr.New(mysqlerr.ErDataTooLong, "Data too long for column '%s' at row %d", newCol.Name, n)
-			}
+		if err := fn(n, row[ord]); err != nil {
 			return err
 		}
 	}
 }
 
-// strictMode reports STRICT_TRANS_TABLES or STRICT_ALL_TABLES in ctx's
-// sql_mode.
 func strictMode(ctx *sql.Context) bool {
 	m := sqlmode.Load(ctx)
 	return m.ModeEnabled("STRICT_TRANS_TABLES") || m.ModeEnabled("STRICT_ALL_TABLES")
@@ -85,27 +95,11 @@ func isEnumOrSet(t sql.Type) bool {
 }
 
 // checkNoNulls is 1138 when column col of st holds a NULL.
-func checkNoNulls(ctx *sql.Context, txn *storage.Txn, st *storage.Table, oldSch sql.Schema, col *sql.Column) error {
-	ord := oldSch.IndexOfColName(col.Name)
-	if ord < 0 {
-		return nil
-	}
-	it, err := txn.Scan(ctx, st, 0, nil, nil, false)
-	if err != nil {
-		return sessionError(ctx, err)
-	}
-	defer it.Close()
-	it.Project([]int{ord})
-	for {
-		row, err := it.Next()
-		if err != nil {
-			return sessionError(ctx, err)
-		}
-		if row == nil {
-			return nil
-		}
-		if ord < len(row) && row[ord] == nil {
+func checkNoNulls(ctx *sql.Context, txn *storage.Txn, st *storage.Table, sch sql.Schema, col *sql.Column) error {
+	return eachStored(ctx, txn, st, sch, col, func(_ int, v any) error {
+		if v == nil {
 			return mysqlerr.New(mysqlerr.ErInvalidUseOfNull, "Invalid use of NULL value")
 		}
-	}
+		return nil
+	})
 }

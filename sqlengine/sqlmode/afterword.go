@@ -71,16 +71,32 @@ func trimSpaces(q string, ansiQuotes bool) (string, []int) {
 	if at == nil {
 		return q, nil
 	}
+	ins := make([]insertion, len(at))
+	for k, p := range at {
+		ins[k] = insertion{at: p, text: "' ' "}
+	}
+	return insertTexts(q, ins)
+}
+
+// insertion is text to insert into a statement at offset at.
+type insertion struct {
+	at   int
+	text string
+}
+
+// insertTexts is q with ins (in offset order) inserted, and the offsets
+// of the characters inserted, which OriginalOffset maps back.
+func insertTexts(q string, ins []insertion) (string, []int) {
 	var b strings.Builder
 	var added []int
 	last := 0
-	for _, p := range at {
-		b.WriteString(q[last:p])
-		for k := range 4 {
+	for _, in := range ins {
+		b.WriteString(q[last:in.at])
+		for k := range len(in.text) {
 			added = append(added, b.Len()+k)
 		}
-		b.WriteString("' ' ")
-		last = p
+		b.WriteString(in.text)
+		last = in.at
 	}
 	b.WriteString(q[last:])
 	return b.String(), added

@@ -1,7 +1,5 @@
 package sqlmode
 
-import "strings"
-
 // ALTER TABLE's table options as MySQL reads them. MySQL separates
 // table options with commas or spaces and spells the character set
 // CHARSET or CHARACTER SET; vitess parses an ALTER TABLE's options only
@@ -47,11 +45,7 @@ func alterTableOptions(q string, ansiQuotes bool) (string, []int) {
 		}
 		i += 2
 	}
-	type insert struct {
-		at   int
-		text string
-	}
-	var ins []insert
+	var ins []insertion
 	options := 0
 	for i < len(t.toks) {
 		if t.is(i, ";") && i == len(t.toks)-1 {
@@ -61,7 +55,7 @@ func alterTableOptions(q string, ansiQuotes bool) (string, []int) {
 			if t.is(i, ",") {
 				i++
 			} else {
-				ins = append(ins, insert{t.toks[i-1].end, ","})
+				ins = append(ins, insertion{t.toks[i-1].end, ","})
 			}
 		}
 		start := i
@@ -70,7 +64,7 @@ func alterTableOptions(q string, ansiQuotes bool) (string, []int) {
 		}
 		switch w := t.word(i); {
 		case w == "CHARSET":
-			ins = append(ins, insert{t.toks[i].start + 4, "ACTER "})
+			ins = append(ins, insertion{t.toks[i].start + 4, "ACTER "})
 			i++
 		case w == "CHARACTER" && t.is(i+1, "SET"):
 			i += 2
@@ -94,19 +88,7 @@ func alterTableOptions(q string, ansiQuotes bool) (string, []int) {
 	if options == 0 || len(ins) == 0 {
 		return q, nil
 	}
-	var b strings.Builder
-	var added []int
-	last := 0
-	for _, in := range ins {
-		b.WriteString(q[last:in.at])
-		for k := range len(in.text) {
-			added = append(added, b.Len()+k)
-		}
-		b.WriteString(in.text)
-		last = in.at
-	}
-	b.WriteString(q[last:])
-	return b.String(), added
+	return insertTexts(q, ins)
 }
 
 // name reports whether token i is a name (an identifier or a quoted one).
