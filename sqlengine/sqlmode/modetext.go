@@ -248,6 +248,7 @@ func withAssign(r string, added []int, ansi bool) (string, []int) {
 	if r2, more := alterTableOptions(r, ansi); more != nil { // altertableopts.go
 		r, added = r2, composeAdded(added, more)
 	}
+	r = nationalStrings(r, ansi)                        // afterword.go; in place
 	if r2, more := afterColumns(r, ansi); more != nil { // afterword.go
 		r, added = r2, composeAdded(added, more)
 	}
