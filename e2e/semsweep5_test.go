@@ -185,6 +185,8 @@ func semSweep5(add func(mode, q string), quiet func(q string)) {
 	add("strict", "SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't_sw5ct' ORDER BY ORDINAL_POSITION")
 	add("strict", "SELECT a, `1`, `it's` FROM t_sw5ct")
 	add("strict", "INSERT INTO t_sw5ct (a, `1`, `-5`, `3000000000`, `it's`) VALUES ('b', 100000, 1000, 1, 'x')")
+	add("strict", "CREATE TABLE t_sw5cd (c TINYINT, d DECIMAL(5,2)) SELECT 1 AS c FROM t_sw5r")
+	add("strict", "SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't_sw5cd' ORDER BY ORDINAL_POSITION")
 	add("strict", "CREATE TABLE t_sw5cr AS SELECT 'a' UNION ALL SELECT REPLACE('a', c1, c2) FROM t_sw5r")
 	add("strict", "SELECT a FROM t_sw5cr ORDER BY a")
 	add("strict", "CREATE TABLE t_sw5cs AS SELECT REPLACE('abc', c1, c2) x FROM t_sw5r")

@@ -95,7 +95,9 @@ func widenCreateSelect(ctx *sql.Context, tc *plan.TableCopier) {
 // BIGINT past INT's range, as MySQL's integer literals are (GMS's
 // TINYINT for `SELECT 1` refused 1000 later).
 func literalCreateSelect(c *sql.Column, e sql.Expression) {
-	if _, ok := e.(*expression.Literal); !ok {
+	if _, ok := e.(*expression.Literal); !ok || c.Nullable {
+		// (A nullable column is one the statement declares, `CREATE
+		// TABLE t (c TINYINT) SELECT 1 AS c`: its type stands.)
 		return
 	}
 	switch c.Type {
