@@ -232,9 +232,9 @@ func semSweep5(add func(mode, q string), quiet func(q string)) {
 	quiet("CREATE TABLE t_sw5dd (id INT PRIMARY KEY, a DECIMAL(5,2) DEFAULT 1.5, b DECIMAL(6,3) NOT NULL DEFAULT '2', e DECIMAL(4,0) DEFAULT 7, f DECIMAL(5,2) DEFAULT -0.5)")
 	add("strict", "SELECT COLUMN_NAME, COLUMN_DEFAULT FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't_sw5dd' ORDER BY ORDINAL_POSITION")
 	// TRIM(LEADING|TRAILING|BOTH FROM s) trims spaces (sqlmode/
-	// afterword.go trimSpaces; vitess: 1064).
+	// stringforms.go trimSpaces; vitess: 1064).
 	add("strict", "SELECT CONCAT('[', TRIM(LEADING FROM '  a '), ']'), CONCAT('[', TRIM(TRAILING FROM '  a '), ']'), CONCAT('[', TRIM(BOTH FROM '  a '), ']')")
-	// N'text' is a string literal (sqlmode/afterword.go nationalStrings;
+	// N'text' is a string literal (sqlmode/stringforms.go nationalStrings;
 	// vitess read N as a column name).
 	add("strict", "SELECT N'abc', n'x' = 'x', CONCAT(N'a', 'b'), LENGTH(N'xyz')")
 }

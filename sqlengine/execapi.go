@@ -136,7 +136,7 @@ func StoreExact(ctx *sql.Context, col *sql.Column, v any) (any, error) {
 
 // RoundTimespan rounds a TIME to fsp fractional digits as MySQL stores it.
 func RoundTimespan(ctx *sql.Context, ts types.Timespan, fsp int) types.Timespan {
-	return storeval.RoundTimespan(ctx, ts, fsp)
+	return arith.RoundTimespan(ctx, ts, fsp)
 }
 
 // RowsIdentical reports byte-equal rows (an UPDATE that changes nothing).

@@ -9,10 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"petrel/sqlengine/storeval"
-
-	"petrel/sqlengine/sqlmode"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/information_schema"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -21,6 +17,8 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"petrel/internal/mysqlerr"
+	"petrel/sqlengine/arith"
+	"petrel/sqlengine/sqlmode"
 	"petrel/storage"
 )
 
@@ -174,7 +172,7 @@ func fitTimeFSP(ctx *sql.Context, st *storage.Table, row sql.Row) sql.Row {
 		if !ok {
 			continue
 		}
-		r := storeval.RoundTimespan(ctx, ts, *cd.FSP)
+		r := arith.RoundTimespan(ctx, ts, *cd.FSP)
 		if r == ts {
 			continue
 		}
@@ -500,7 +498,7 @@ func (c *castTime) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		}
 	}
 	if ts, ok := v.(types.Timespan); ok {
-		return storeval.RoundTimespan(ctx, ts, c.fsp), nil
+		return arith.RoundTimespan(ctx, ts, c.fsp), nil
 	}
 	return v, nil
 }

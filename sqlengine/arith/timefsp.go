@@ -28,6 +28,18 @@ type timeFSPSession interface {
 	ColumnTimeFSP(col *sql.Column) int
 }
 
+// ColumnTimeFSP is the precision of TIME column col: its table's, as
+// ctx's session knows it, else 6 (microseconds, GMS's).
+func ColumnTimeFSP(ctx *sql.Context, col *sql.Column) int {
+	if ctx == nil {
+		return 6
+	}
+	if s, ok := ctx.Session.(timeFSPSession); ok {
+		return s.ColumnTimeFSP(col)
+	}
+	return 6
+}
+
 // FSPer is an expression that knows its own precision (CURTIME(n)).
 type FSPer interface {
 	FSP() int
@@ -45,10 +57,13 @@ func TimeFSP(ctx *sql.Context, e sql.Expression) (fsp int, trusted bool) {
 		t := x.Type()
 		switch {
 		case types.IsTimespan(t):
-			if s, ok := ctx.Session.(timeFSPSession); ok && ctx != nil {
-				return s.ColumnTimeFSP(&sql.Column{Name: x.Name(), Source: x.Table(), DatabaseSource: x.Database()}), true
+			if ctx == nil {
+				return 6, false
 			}
-			return 6, false
+			if _, ok := ctx.Session.(timeFSPSession); !ok {
+				return 6, false
+			}
+			return ColumnTimeFSP(ctx, &sql.Column{Name: x.Name(), Source: x.Table(), DatabaseSource: x.Database()}), true
 		case types.IsDatetimeType(t) || types.IsTimestampType(t):
 			return t.(sql.DatetimeType).Precision(), true
 		}

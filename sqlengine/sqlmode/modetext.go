@@ -229,7 +229,7 @@ func SessionText(ctx context.Context, q string) (string, []int) {
 // withAssign applies the assignment rewrite (assign.go) after r's,
 // LOCK TABLE's and a quoted ENGINE name's (locktable.go), ALTER TABLE's
 // space-separated options (altertableopts.go), a keyword after AFTER
-// (afterword.go), the
+// (afterword.go), N'text' and TRIM(LEADING FROM s) (stringforms.go), the
 // locking-read clause's (lockclause.go), a two-part INTERVAL unit's
 // (intervalunit.go), a function name as an alias (aliasword.go), a
 // keyword as a table alias (tablealias.go), BINARY
@@ -248,11 +248,11 @@ func withAssign(r string, added []int, ansi bool) (string, []int) {
 	if r2, more := alterTableOptions(r, ansi); more != nil { // altertableopts.go
 		r, added = r2, composeAdded(added, more)
 	}
-	r = nationalStrings(r, ansi)                        // afterword.go; in place
+	r = nationalStrings(r, ansi)                        // stringforms.go; in place
 	if r2, more := afterColumns(r, ansi); more != nil { // afterword.go
 		r, added = r2, composeAdded(added, more)
 	}
-	if r2, more := trimSpaces(r, ansi); more != nil { // afterword.go
+	if r2, more := trimSpaces(r, ansi); more != nil { // stringforms.go
 		r, added = r2, composeAdded(added, more)
 	}
 	if r2, more := lockClause(r, ansi); more != nil {

@@ -475,3 +475,42 @@ func (t tokText) enclose(toks []int, quote byte) (string, []int) {
 	b.WriteString(t.q[last:])
 	return b.String(), added
 }
+
+// HasWord reports whether q has the unquoted word w (any case) outside
+// strings, quoted identifiers and comments.
+func HasWord(q, w string, ansiQuotes bool) bool {
+	if !containsFold(q, w) {
+		return false
+	}
+	t := tokText{q: q, toks: sqlTokens(q, ansiQuotes)}
+	for i := range t.toks {
+		if t.toks[i].kind == 'i' && t.is(i, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// insertion is text to insert into a statement at offset at.
+type insertion struct {
+	at   int
+	text string
+}
+
+// insertTexts is q with ins (in offset order) inserted, and the offsets
+// of the characters inserted, which OriginalOffset maps back.
+func insertTexts(q string, ins []insertion) (string, []int) {
+	var b strings.Builder
+	var added []int
+	last := 0
+	for _, in := range ins {
+		b.WriteString(q[last:in.at])
+		for k := range len(in.text) {
+			added = append(added, b.Len()+k)
+		}
+		b.WriteString(in.text)
+		last = in.at
+	}
+	b.WriteString(q[last:])
+	return b.String(), added
+}

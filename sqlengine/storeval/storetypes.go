@@ -471,10 +471,10 @@ func storeTime(ctx *sql.Context, m Mode, col *sql.Column, v any, rowNum int) (an
 			us = maxTime
 		}
 	}
-	if fsp := columnTimeFSP(ctx, col); fsp < 6 {
+	if fsp := arith.ColumnTimeFSP(ctx, col); fsp < 6 {
 		// Rounded here, before GMS compares an UPDATE's old and new
 		// rows: a value that rounds to the stored one changes nothing.
-		us = int64(RoundTimespan(ctx, types.Timespan(us), fsp))
+		us = int64(arith.RoundTimespan(ctx, types.Timespan(us), fsp))
 	}
 	return formatTime(us), nil
 }
@@ -578,26 +578,6 @@ func truncateFraction(ctx *sql.Context, col *sql.Column, t time.Time) time.Time 
 		unit *= 10
 	}
 	return t.Truncate(unit)
-}
-
-// RoundTimespan is ts to fsp fractional digits: rounded half away from
-// zero (truncated under TIME_TRUNCATE_FRACTIONAL), within TIME's range.
-func RoundTimespan(ctx *sql.Context, ts types.Timespan, fsp int) types.Timespan {
-	return arith.RoundTimespan(ctx, ts, fsp)
-}
-
-// timeFSPSession is a session that knows its tables' TIME precisions.
-type timeFSPSession interface {
-	ColumnTimeFSP(col *sql.Column) int
-}
-
-// columnTimeFSP is the precision of TIME column col: its table's, as
-// the session knows it, else 6.
-func columnTimeFSP(ctx *sql.Context, col *sql.Column) int {
-	if s, ok := ctx.Session.(timeFSPSession); ok {
-		return s.ColumnTimeFSP(col)
-	}
-	return 6
 }
 
 // floatDigitsSession is a session that knows its tables' FLOAT(M,D)
